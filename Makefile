@@ -1,0 +1,42 @@
+# Makefile — a thin wrapper so the README's quick start is two commands on a
+# fresh Debian machine. The build itself is meson's (meson.build).
+#   make demo   install what is missing, build, run the headline demo
+#   make test   install what is missing, build, run every test
+BUILD ?= build
+PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev
+JOBS ?= 2
+
+.PHONY: all deps build demo test bench clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "missing Debian packages:$$missing -- run: sudo apt-get install$$missing" >&2; exit 2; \
+	  fi; \
+	fi
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) --buildtype=release
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+demo: build
+	./$(BUILD)/lbtorus demo
+
+test: build
+	meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs
+
+bench: build
+	meson test -C $(BUILD) --benchmark --verbose
+
+clean:
+	rm -rf $(BUILD)

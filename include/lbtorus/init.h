@@ -1,0 +1,24 @@
+/* init.h — initial load configurations: point:TOTAL, worst:C, uniform:LO:HI,
+ * const:V, file:PATH.npy. Parsed once, then applied to a grid. */
+#ifndef LBTORUS_INIT_H
+#define LBTORUS_INIT_H
+
+#include <stdint.h>
+
+typedef enum { LBT_INIT_POINT, LBT_INIT_WORST, LBT_INIT_UNIFORM, LBT_INIT_CONST, LBT_INIT_FILE } lbt_init_kind;
+
+typedef struct {
+	lbt_init_kind kind;
+	int64_t a, b;     /* point: a = TOTAL; worst: a = C; uniform: [a, b]; const: a */
+	char path[4096];  /* file */
+	char text[4200];  /* the spec as given, for records */
+} lbt_init;
+
+int lbt_init_parse(lbt_init *in, const char *text, lbt_err *e);
+/* Refuse, before any allocation, what cannot fit on shape s. */
+int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e);
+/* Fill g's loads. Refuses negative loads, per-PE loads beyond int32 and
+ * totals beyond int64, naming the problem. seed feeds uniform. */
+int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e);
+
+#endif

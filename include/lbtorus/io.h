@@ -1,0 +1,20 @@
+/* io.h — outputs written atomically: to a temporary file beside the target,
+ * flushed and synced, then renamed into place, so an interrupted or failed
+ * run never leaves a half-written result. */
+#ifndef LBTORUS_IO_H
+#define LBTORUS_IO_H
+
+#include <stdio.h>
+
+typedef struct {
+	FILE *f;
+	char path[4096];
+	char tmp[4160];
+} lbt_outfile;
+
+/* "-" means stdout (written directly, nothing to rename). */
+int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e);
+int lbt_out_commit(lbt_outfile *o, lbt_err *e); /* flush, fsync, rename */
+void lbt_out_abort(lbt_outfile *o);              /* close and remove the temporary */
+
+#endif

@@ -1,0 +1,74 @@
+/* run.h — the run driver: steps a method until a criterion holds or the
+ * safety cap is hit, keeping the counters and the first step at which the
+ * load was shared, balanced and flat. */
+#ifndef LBTORUS_RUN_H
+#define LBTORUS_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum {
+	LBT_UNTIL_SHARED,   /* every PE holds load: min > 0 */
+	LBT_UNTIL_BALANCED, /* seed 000, Definition 2: max - min <= D */
+	LBT_UNTIL_FLAT,     /* max - min <= 1 */
+	LBT_UNTIL_STEPS     /* exactly `steps` steps */
+} lbt_until_kind;
+
+typedef struct {
+	lbt_until_kind kind;
+	int64_t steps;
+} lbt_until;
+
+int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100" */
+const char *lbt_until_name(lbt_until_kind k);
+
+/* The state after one step (step 0: the initial state). */
+typedef struct {
+	int64_t step, shifts;
+	int32_t max, min;
+	int64_t total;
+	int64_t idle;          /* PEs with no load (only if opts.full_stats) */
+	double stddev;         /* (only if opts.full_stats) */
+	int64_t moved;         /* in this step */
+	int64_t moved_total;
+} lbt_step_record;
+
+typedef struct {
+	lbt_until until;
+	int64_t max_steps;     /* safety cap: stop unconverged after this many steps */
+	int verify;            /* also run the scalar reference and compare every step */
+	int full_stats;        /* fill idle and stddev in every record */
+	void (*on_step)(void *ctx, const lbt_step_record *r); /* after every step, and for step 0 */
+	void *ctx;
+} lbt_run_opts;
+
+typedef struct {
+	int64_t steps, shifts, moved;
+	int64_t total;
+	int32_t initial_max, initial_min, final_max, final_min;
+	int64_t shared_step, balanced_step, flat_step;       /* -1: never reached */
+	int64_t shared_shifts, balanced_shifts, flat_shifts; /* -1: never reached */
+	int reached;        /* the --until criterion held when the run stopped */
+	double seconds;     /* wall time of the stepping loop */
+	int64_t site_updates; /* PEs x substeps processed */
+} lbt_summary;
+
+/* Step st until opts->until holds (checked on the initial state too) or
+ * max_steps steps have run. Checks that the total load never changes. */
+int lbt_run(lbt_state *st, const lbt_run_opts *opts, lbt_summary *out, lbt_err *e);
+
+/* Theorem 3 of seed 000 and the trivial bound, for records. */
+int64_t lbt_bound_dkl(const lbt_shape *s, int64_t ldiff);            /* D*K*Ldiff */
+/* The most loaded PE gives away at most one element per substep, so it needs
+ * ceil((Lmax - mean)/D) steps to come down to the mean ... */
+int64_t lbt_bound_lower_steps(const lbt_shape *s, int32_t max, int64_t total);
+/* ... and, since balanced needs max <= min + D <= floor(mean) + D,
+ * ceil((Lmax - floor(mean) - D)/D) steps to be balanced (0 if D = 0). */
+int64_t lbt_bound_lower_balanced(const lbt_shape *s, int32_t max, int64_t total);
+
+/* One JSON object describing a finished run (the keys are documented in
+ * README.md); `init` is the spec as given. No trailing newline. */
+void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_run_opts *o,
+                      const lbt_summary *s);
+
+#endif

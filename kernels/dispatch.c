@@ -1,0 +1,75 @@
+/* dispatch.c — the kernel table, chosen at start-up. Compiled at baseline.
+ * The table starts as the scalar reference; each ISA target compiled in
+ * overwrites the entries it optimizes (see kernels/simd/). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbtorus/lbtorus.h"
+
+typedef void (*target_init_fn)(lbt_kernels *k);
+
+static const struct target {
+	const char *name;
+	target_init_fn init; /* NULL: the reference itself */
+} targets[] = {
+	{"scalar", NULL},
+};
+
+enum { NTARGETS = sizeof targets / sizeof targets[0] };
+
+const char *const *lbt_isa_compiled(void)
+{
+	static const char *names[NTARGETS + 1];
+	for (int i = 0; i < NTARGETS; i++)
+		names[i] = targets[i].name;
+	return names;
+}
+
+int lbt_isa_supported(const char *isa)
+{
+	if (!strcmp(isa, "scalar"))
+		return 1;
+	__builtin_cpu_init();
+	if (!strcmp(isa, "sse41"))
+		return __builtin_cpu_supports("sse4.1");
+	if (!strcmp(isa, "avx2"))
+		return __builtin_cpu_supports("avx2");
+	if (!strcmp(isa, "avx512"))
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vl");
+	return 0;
+}
+
+int lbt_kernels_select(lbt_kernels *k, const char *isa, lbt_err *e)
+{
+	if (!isa || !strcmp(isa, "auto"))
+		isa = getenv("LBTORUS_ISA");
+	if (isa && !*isa)
+		isa = NULL;
+	int pick = -1;
+	if (!isa || !strcmp(isa, "auto")) {
+		for (int i = 0; i < NTARGETS; i++)
+			if (lbt_isa_supported(targets[i].name))
+				pick = i; /* targets are listed best last */
+	} else {
+		for (int i = 0; i < NTARGETS; i++)
+			if (!strcmp(isa, targets[i].name))
+				pick = i;
+		if (pick < 0) {
+			char list[256] = "";
+			for (int i = 0; i < NTARGETS; i++)
+				strcat(strcat(list, i ? ", " : ""), targets[i].name);
+			return lbt_errf(e, LBT_EINVAL, "unknown ISA '%s': this build has %s (or auto)", isa, list);
+		}
+		if (!lbt_isa_supported(isa))
+			return lbt_errf(e, LBT_EUNSUP, "ISA '%s' is compiled in but this CPU cannot run it", isa);
+	}
+	k->isa = "scalar";
+	k->lm_step = lbt_ref_lm_step;
+	for (int i = 1; i <= pick; i++)
+		if (lbt_isa_supported(targets[i].name) && targets[i].init) {
+			targets[i].init(k); /* lower targets first: each overwrites what it has */
+			k->isa = targets[i].name;
+		}
+	return LBT_OK;
+}

@@ -1,0 +1,110 @@
+/* demo.c — `lbtorus demo`: the headline. Seed 000's worst case on Table 3's
+ * ring of 8 PEs and on a torus of the MasPar MP-1's size, LM-C5, with the
+ * paper's numbers, Theorem 3's bound and the trivial lower bound beside ours. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+	const char *title, *shape, *init;
+	int64_t paper_shared, paper_balanced; /* -1: the paper states none */
+	const char *paper_note;
+} demo_case;
+
+static void show(int64_t v, int64_t paper)
+{
+	if (v < 0) printf("%10s", "never");
+	else printf("%10lld", (long long)v);
+	if (paper >= 0) printf("  %10lld", (long long)paper);
+	else printf("  %10s", "-");
+}
+
+static void progress(void *p, const lbt_step_record *r) { cli_progress_step(p, r); }
+
+static int run_case(const demo_case *c, const char *isa, int threads, int quiet)
+{
+	lbt_setup set = {.shape = c->shape, .method = "lm-c5", .init = c->init, .isa = isa, .threads = threads, .seed = 1};
+	lbt_state st;
+	lbt_err err;
+	int status = lbt_state_open(&st, &set, &err);
+	if (status)
+		return cli_fail(status, "%s", err.msg);
+	cli_progress pr;
+	cli_progress_init(&pr, !quiet, &st);
+	lbt_run_opts ro = {.until = {LBT_UNTIL_BALANCED, 0}, .max_steps = 100000000,
+	                   .on_step = progress, .ctx = &pr};
+	lbt_summary s;
+	status = lbt_run(&st, &ro, &s, &err);
+	cli_progress_done(&pr);
+	if (status) {
+		lbt_state_close(&st);
+		return cli_fail(status, "%s", err.msg);
+	}
+	const lbt_shape *sh = &st.grid.shape;
+	int64_t P = lbt_shape_pes(sh), ldiff = (int64_t)s.initial_max - s.initial_min;
+	int64_t dkl = lbt_bound_dkl(sh, ldiff), lower = lbt_bound_lower_steps(sh, s.initial_max, s.total);
+	int64_t lower_bal = lbt_bound_lower_balanced(sh, s.initial_max, s.total);
+	printf("\n%s\n", c->title);
+	printf("  torus %s: P = %lld PEs, D = %d, K = %lld; init %s: %lld load units on PE 0, mean %.3g\n",
+	       c->shape, (long long)P, lbt_shape_active_dims(sh), (long long)lbt_shape_kmax(sh), c->init,
+	       (long long)s.total, (double)s.total / (double)P);
+	printf("  method lm-c5, ISA %s, %d thread%s, %.3f s, %.3g site updates/s\n\n", st.kern->isa, st.threads,
+	       st.threads == 1 ? "" : "s", s.seconds, s.seconds > 0 ? (double)s.site_updates / s.seconds : 0.0);
+	printf("  %-34s %10s  %10s\n", "", "ours", "paper");
+	printf("  %-34s", "steps to shared (every L_i > 0)");
+	show(s.shared_step, c->paper_shared);
+	printf("\n  %-34s", "steps to balanced (max-min <= D)");
+	show(s.balanced_step, c->paper_balanced);
+	printf("\n  %-34s %10lld\n", "Theorem 3 scale D*K*Ldiff", (long long)dkl);
+	if (s.balanced_step >= 0 && dkl > 0)
+		printf("  %-34s %10.4f\n", "balanced / (D*K*Ldiff)", (double)s.balanced_step / (double)dkl);
+	printf("  %-34s %10lld\n", "trivial bound ceil((Lmax-mean)/D)", (long long)lower);
+	printf("  %-34s %10lld\n", "to balanced ceil((Lmax-|mean|-D)/D)", (long long)lower_bal);
+	if (s.balanced_step >= 0 && lower_bal > 0)
+		printf("  %-34s %10.4f\n", "balanced / its lower bound", (double)s.balanced_step / (double)lower_bal);
+	printf("  paper: %s\n", c->paper_note);
+	lbt_state_close(&st);
+	return 0;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+	static const struct option opts[] = {{"isa", 1, 0, 'i'}, {"threads", 1, 0, 't'}, {"quiet", 0, 0, 'q'},
+	                                     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	const char *isa = NULL;
+	int threads = 0, quiet = 0, o;
+	int64_t v;
+	opterr = 0;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (o == 'i') isa = optarg;
+		else if (o == 't') { if (cli_int("--threads", optarg, &v) || v < 1) return EXIT_USAGE; threads = (int)v; }
+		else if (o == 'q') quiet = 1;
+		else if (o == 'h') {
+			printf("usage: lbtorus demo [--isa NAME] [--threads N] [--quiet]\n\n"
+			       "Runs seed 000's worst case with LM-C5 until balanced: Table 3's ring of 8 PEs\n"
+			       "with 16 units, then a 128x128 torus (the MasPar MP-1's 16384 PEs) with c = 5,\n"
+			       "printing steps to sharing and balance beside the paper, Theorem 3's D*K*Ldiff\n"
+			       "and the trivial lower bound ceil((Lmax - mean)/D).\n");
+			return 0;
+		} else
+			return cli_fail(LBT_EINVAL, "demo: unknown option '%s' (see lbtorus demo --help)", argv[optind - 1]);
+	}
+	if (optind < argc)
+		return cli_fail(LBT_EINVAL, "demo: unexpected argument '%s'", argv[optind]);
+	static const demo_case cases[] = {
+		{"Seed 000, Table 3: ring of 8 PEs, 16 units on P(0)", "8", "point:16", 7, 18,
+		 "Table 3: LM-C5 shares after step 7 and balances after step 18 (NNA needs 24 shifts)"},
+		{"Seed 000, Sec. 5 worst case c = 5 on a MasPar MP-1-sized 128x128 torus", "128x128", "worst:5", -1, -1,
+		 "Fig. 7(a) plots this case (values not tabulated); Theorem 3: T = O(D*K*Ldiff)"},
+	};
+	printf("lbtorus %s demo: the Liquid model (Henrich, seed 000) on its worst case\n", LBT_VERSION);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int st = run_case(&cases[i], isa, threads, quiet);
+		if (st)
+			return st;
+	}
+	return 0;
+}

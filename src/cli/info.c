@@ -1,0 +1,40 @@
+/* info.c — `lbtorus info`: version, ISA targets, threads. */
+#include <stdio.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cli.h"
+
+int cmd_info(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		printf("usage: lbtorus info\n\nPrints the version, the kernel targets compiled in, those this CPU\n"
+		       "supports, the one chosen (auto, or $LBTORUS_ISA) and the OpenMP thread count.\n");
+		return 0;
+	}
+	if (argc > 1)
+		return cli_fail(LBT_EINVAL, "info: unexpected argument '%s'", argv[1]);
+	printf("lbtorus %s\n", LBT_VERSION);
+	printf("compiled targets: ");
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		printf("%s%s", *t, t[1] ? " " : "\n");
+	printf("supported by this CPU: ");
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		if (lbt_isa_supported(*t))
+			printf("%s ", *t);
+	printf("\n");
+	lbt_kernels k;
+	lbt_err err;
+	int st = lbt_kernels_select(&k, NULL, &err);
+	if (st)
+		return cli_fail(st, "%s", err.msg);
+	printf("chosen: %s\n", k.isa);
+#ifdef _OPENMP
+	printf("threads: %d (OpenMP)\n", omp_get_num_procs());
+#else
+	printf("threads: 1 (built without OpenMP)\n");
+#endif
+	return 0;
+}

@@ -1,0 +1,101 @@
+/* main.c — `lbtorus COMMAND ...`: hands over to one command. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: lbtorus COMMAND [OPTIONS]\n"
+	"\n"
+	"An emulator of a fine-grained SIMD torus (MasPar style) running the local\n"
+	"load-balancing methods of the classic papers, above all Henrich's Liquid model.\n"
+	"\n"
+	"commands:\n"
+	"  run    balance one initial load on one torus with one method\n"
+	"  demo   seed 000's worst cases: Table 3's 8-PE ring and a 128x128 MasPar torus\n"
+	"  info   the version, the ISA targets compiled in and the one this CPU uses\n"
+	"\n"
+	"  lbtorus COMMAND --help   options of one command\n"
+	"  lbtorus --version        the version\n"
+	"\n"
+	"exit status: 0 done, 2 bad usage or input (one line on stderr says what),\n"
+	"3 a run stopped at --max-steps before its criterion, 1 an internal error.\n";
+
+int cli_fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("lbtorus: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status == LBT_EINTERNAL ? 1 : EXIT_USAGE;
+}
+
+int cli_int(const char *opt, const char *text, int64_t *v)
+{
+	char *end;
+	long long x = strtoll(text, &end, 10);
+	if (end == text || *end || x < 0)
+		return cli_fail(LBT_EINVAL, "%s wants a non-negative integer, got '%s'", opt, text);
+	*v = x;
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)
+{
+	p->on = enabled && isatty(2);
+	p->start = p->last = now();
+	p->pes = lbt_shape_pes(&st->grid.shape);
+	p->active = lbt_shape_active_dims(&st->grid.shape);
+}
+
+void cli_progress_step(cli_progress *p, const lbt_step_record *r)
+{
+	if (!p->on || (r->step & 63))
+		return;
+	double t = now();
+	if (t - p->last < 0.25)
+		return;
+	p->last = t;
+	double rate = (double)r->step * (double)(p->pes * p->active) / (t - p->start);
+	fprintf(stderr, "\r  step %lld  max %d  min %d  ldiff %lld  %.3g site updates/s  %.1f s ",
+	        (long long)r->step, r->max, r->min, (long long)r->max - r->min, rate, t - p->start);
+}
+
+void cli_progress_done(cli_progress *p)
+{
+	if (p->on && p->last > p->start)
+		fputs("\r\033[K", stderr);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("lbtorus %s\n", LBT_VERSION);
+		return 0;
+	}
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {{"run", cmd_run}, {"demo", cmd_demo}, {"info", cmd_info}};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	return cli_fail(LBT_EINVAL, "unknown command '%s' (try lbtorus --help)", argv[1]);
+}

@@ -1,0 +1,189 @@
+/* run.c — `lbtorus run`: one method, one torus, one initial load. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void help(void)
+{
+	printf("usage: lbtorus run --shape SHAPE [OPTIONS]\n"
+	       "\n"
+	       "Balance one initial load on a torus (or mesh) and print a JSON summary.\n"
+	       "\n"
+	       "  --shape SHAPE      extents as NumPy writes them: 8, 128x128, 16x16x16 (D <= %d).\n"
+	       "                     Axis 0 is the paper's dimension d = 1 and runs first; the\n"
+	       "                     last axis is contiguous. Optional with --init file:.\n"
+	       "  --boundary B       torus (default), mesh, or one per axis: torus,mesh\n"
+	       "  --method M         default lm-c5; one of:\n", LBT_MAXD);
+	for (const lbt_method *const *m = lbt_methods(); *m; m++)
+		printf("                       %-8s %s  [%s]\n", (*m)->name, (*m)->summary, (*m)->source);
+	printf("  --init SPEC        initial load (default worst:5):\n"
+	       "                       point:TOTAL    PE (0,...,0) holds TOTAL\n"
+	       "                       worst:C        the paper's worst case: point:C*P\n"
+	       "                       uniform:LO:HI  i.i.d. integers in [LO,HI] (see --seed)\n"
+	       "                       const:V        every PE holds V\n"
+	       "                       file:F.npy     int32/int64 array of exactly the shape\n"
+	       "  --until C          stop criterion (default balanced):\n"
+	       "                       shared    every PE holds load (min > 0)\n"
+	       "                       balanced  max - min <= D (seed 000, Definition 2)\n"
+	       "                       flat      max - min <= 1\n"
+	       "                       steps:N   exactly N steps\n"
+	       "  --max-steps N      safety cap (default 1000000): stop there, exit 3\n"
+	       "  --seed N           seed of the counter-based generator (default 1)\n"
+	       "  --json FILE        write the summary there instead of stdout\n"
+	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,moved,moved_total\n"
+	       "  --dump FILE.npy    the final grid, int32, shape = the torus shape\n"
+	       "  --isa NAME         kernel target: auto (default; or $LBTORUS_ISA), scalar, ...\n"
+	       "                     (lbtorus info lists them)\n"
+	       "  --threads N        OpenMP threads (default: all cores)\n"
+	       "  --verify           also run the scalar reference; stop if any step differs\n"
+	       "  --quiet            no progress line on stderr\n"
+	       "\n"
+	       "A step is D substeps, one per axis with extent >= 2 (an extent-1 axis has no\n"
+	       "links); time is counted in shifts, 1 per Liquid-model substep. Outputs are\n"
+	       "written to a temporary file and renamed into place. README.md documents every\n"
+	       "JSON key and CSV column.\n"
+	       "\n"
+	       "example: lbtorus run --shape 128x128 --method lm-c5 --init worst:5 --until balanced\n");
+}
+
+typedef struct {
+	lbt_outfile trace;
+	int tracing;
+	cli_progress progress;
+} run_ctx;
+
+static void on_step(void *p, const lbt_step_record *r)
+{
+	run_ctx *c = p;
+	if (c->tracing)
+		fprintf(c->trace.f, "%lld,%lld,%d,%d,%lld,%lld,%.6f,%lld,%lld\n", (long long)r->step,
+		        (long long)r->shifts, r->max, r->min, (long long)r->max - r->min, (long long)r->idle,
+		        r->stddev, (long long)r->moved, (long long)r->moved_total);
+	cli_progress_step(&c->progress, r);
+}
+
+static int same_path(const char *a, const char *b) { return a && b && !strcmp(a, b); }
+
+int cmd_run(int argc, char **argv)
+{
+	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
+	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP };
+	static const struct option opts[] = {
+		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
+		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
+		{"seed", 1, 0, O_SEED}, {"json", 1, 0, O_JSON}, {"trace", 1, 0, O_TRACE},
+		{"dump", 1, 0, O_DUMP}, {"isa", 1, 0, O_ISA}, {"threads", 1, 0, O_THREADS},
+		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+	lbt_setup set = {.seed = 1};
+	const char *until = "balanced", *json = NULL, *trace = NULL, *dump = NULL;
+	int64_t max_steps = 1000000, v;
+	int verify = 0, quiet = 0, o;
+	opterr = 0;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case O_SHAPE: set.shape = optarg; break;
+		case O_BOUNDARY: set.boundary = optarg; break;
+		case O_METHOD: set.method = optarg; break;
+		case O_INIT: set.init = optarg; break;
+		case O_UNTIL: until = optarg; break;
+		case O_MAX: if (cli_int("--max-steps", optarg, &max_steps)) return EXIT_USAGE; break;
+		case O_SEED: if (cli_int("--seed", optarg, &v)) return EXIT_USAGE; set.seed = (uint64_t)v; break;
+		case O_JSON: json = optarg; break;
+		case O_TRACE: trace = optarg; break;
+		case O_DUMP: dump = optarg; break;
+		case O_ISA: set.isa = optarg; break;
+		case O_THREADS:
+			if (cli_int("--threads", optarg, &v)) return EXIT_USAGE;
+			if (v < 1 || v > 4096) return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", optarg);
+			set.threads = (int)v;
+			break;
+		case O_VERIFY: verify = 1; break;
+		case O_QUIET: quiet = 1; break;
+		case O_HELP: help(); return 0;
+		default:
+			if (optopt)
+				return cli_fail(LBT_EINVAL, "run: option --%s needs a value", opts[optopt - O_SHAPE].name);
+			return cli_fail(LBT_EINVAL, "run: unknown option '%s' (see lbtorus run --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_fail(LBT_EINVAL, "run: unexpected argument '%s' (see lbtorus run --help)", argv[optind]);
+	if (same_path(json, trace) || same_path(json, dump) || same_path(trace, dump))
+		return cli_fail(LBT_EINVAL, "run: --json, --trace and --dump must name different files");
+
+	lbt_err err;
+	lbt_run_opts ro = {.max_steps = max_steps, .verify = verify};
+	int st = lbt_until_parse(&ro.until, until, &err);
+	if (st)
+		return cli_fail(st, "%s", err.msg);
+	if (ro.until.kind == LBT_UNTIL_STEPS && ro.until.steps > max_steps)
+		return cli_fail(LBT_EINVAL, "run: --until %s conflicts with --max-steps %lld", until, (long long)max_steps);
+
+	lbt_state state;
+	if ((st = lbt_state_open(&state, &set, &err)))
+		return cli_fail(st, "%s", err.msg);
+
+	/* Open every output before running, so a bad path fails in a second, not after an hour. */
+	lbt_outfile out_json, out_dump;
+	run_ctx ctx = {.tracing = trace != NULL};
+	int opened = 0; /* how many of json, trace, dump are open */
+	st = lbt_out_open(&out_json, json ? json : "-", &err);
+	if (!st && ++opened && trace)
+		st = lbt_out_open(&ctx.trace, trace, &err);
+	if (!st && ++opened && dump)
+		st = lbt_out_open(&out_dump, dump, &err);
+	if (st) {
+		if (opened > 0) lbt_out_abort(&out_json);
+		if (opened > 1 && trace) lbt_out_abort(&ctx.trace);
+		lbt_state_close(&state);
+		return cli_fail(st, "%s", err.msg);
+	}
+	if (trace)
+		fputs("step,shifts,max,min,ldiff,idle,stddev,moved,moved_total\n", ctx.trace.f);
+	ro.full_stats = ctx.tracing;
+	ro.on_step = on_step;
+	ro.ctx = &ctx;
+	cli_progress_init(&ctx.progress, !quiet, &state);
+
+	lbt_summary sum;
+	st = lbt_run(&state, &ro, &sum, &err);
+	cli_progress_done(&ctx.progress);
+	int32_t *dense = NULL;
+	if (!st && dump) {
+		dense = malloc((size_t)lbt_shape_pes(&state.grid.shape) * sizeof *dense);
+		if (!dense)
+			st = lbt_errf(&err, LBT_ENOMEM, "no memory to dump the grid");
+		else {
+			lbt_grid_export(&state.grid, dense);
+			if (lbt_npy_write_file(out_dump.f, &state.grid.shape, dense))
+				st = lbt_errf(&err, LBT_EIO, "cannot write %s", dump);
+		}
+	}
+	if (!st) {
+		lbt_summary_json(out_json.f, &state, set.init ? set.init : "worst:5", &ro, &sum);
+		fputc('\n', out_json.f);
+	}
+	/* Commit all or nothing. */
+	if (!st && trace) st = lbt_out_commit(&ctx.trace, &err);
+	if (!st && dump) st = lbt_out_commit(&out_dump, &err);
+	if (!st) st = lbt_out_commit(&out_json, &err);
+	if (st) {
+		lbt_out_abort(&out_json);
+		if (trace) lbt_out_abort(&ctx.trace);
+		if (dump) lbt_out_abort(&out_dump);
+	}
+	free(dense);
+	lbt_state_close(&state);
+	if (st)
+		return cli_fail(st, "%s", err.msg);
+	if (!sum.reached) {
+		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %lld)\n",
+		        (long long)max_steps, until, (long long)sum.final_max - sum.final_min);
+		return EXIT_UNCONVERGED;
+	}
+	return 0;
+}

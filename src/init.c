@@ -1,0 +1,160 @@
+/* init.c — the initial load configurations.
+ *   point:TOTAL    PE (0,...,0) holds TOTAL, the rest nothing
+ *   worst:C        the paper's worst case (seed 000, §5): point:C*P
+ *   uniform:LO:HI  i.i.d. integers in [LO, HI] from the counter-based rng
+ *   const:V        every PE holds V
+ *   file:PATH.npy  an int32 or int64 array of exactly the torus's shape
+ * Loads are non-negative int32 per PE and the total fits in int64: anything
+ * else is refused here, before a run starts. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbtorus/lbtorus.h"
+
+static int parse_int(const char *s, const char *spec, int64_t *v, const char **rest, lbt_err *e)
+{
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (end == s || errno || (*end && *end != ':') || (!rest && *end))
+		return lbt_errf(e, LBT_EINVAL, "init '%s': expected an integer at '%s'", spec, s);
+	if (x < 0)
+		return lbt_errf(e, LBT_EINVAL, "init '%s': loads must not be negative", spec);
+	*v = x;
+	if (rest)
+		*rest = *end ? end + 1 : NULL;
+	return LBT_OK;
+}
+
+int lbt_init_parse(lbt_init *in, const char *text, lbt_err *e)
+{
+	memset(in, 0, sizeof *in);
+	if (strlen(text) >= sizeof in->text)
+		return lbt_errf(e, LBT_EINVAL, "init spec too long");
+	strcpy(in->text, text);
+	const char *arg = strchr(text, ':');
+	size_t kw = arg ? (size_t)(arg - text) : strlen(text);
+	int st;
+	if (!arg)
+		return lbt_errf(e, LBT_EINVAL, "init '%s': use point:TOTAL, worst:C, uniform:LO:HI, const:V or file:PATH.npy", text);
+	arg++;
+	if (kw == 5 && !strncmp(text, "point", 5)) {
+		in->kind = LBT_INIT_POINT;
+		return parse_int(arg, text, &in->a, NULL, e);
+	}
+	if (kw == 5 && !strncmp(text, "worst", 5)) {
+		in->kind = LBT_INIT_WORST;
+		return parse_int(arg, text, &in->a, NULL, e);
+	}
+	if (kw == 5 && !strncmp(text, "const", 5)) {
+		in->kind = LBT_INIT_CONST;
+		return parse_int(arg, text, &in->a, NULL, e);
+	}
+	if (kw == 7 && !strncmp(text, "uniform", 7)) {
+		const char *rest;
+		in->kind = LBT_INIT_UNIFORM;
+		if ((st = parse_int(arg, text, &in->a, &rest, e)))
+			return st;
+		if (!rest)
+			return lbt_errf(e, LBT_EINVAL, "init '%s': write uniform:LO:HI", text);
+		if ((st = parse_int(rest, text, &in->b, NULL, e)))
+			return st;
+		if (in->b < in->a)
+			return lbt_errf(e, LBT_EINVAL, "init '%s': HI is below LO", text);
+		if (in->b > INT32_MAX)
+			return lbt_errf(e, LBT_ERANGE, "init '%s': HI exceeds the int32 load limit %d", text, INT32_MAX);
+		return LBT_OK;
+	}
+	if (kw == 4 && !strncmp(text, "file", 4)) {
+		in->kind = LBT_INIT_FILE;
+		if (!*arg)
+			return lbt_errf(e, LBT_EINVAL, "init '%s': name a .npy file", text);
+		if (strlen(arg) >= sizeof in->path)
+			return lbt_errf(e, LBT_EINVAL, "init file path too long");
+		strcpy(in->path, arg);
+		return LBT_OK;
+	}
+	return lbt_errf(e, LBT_EINVAL, "unknown init '%.*s': use point, worst, uniform, const or file", (int)kw, text);
+}
+
+int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e)
+{
+	const int64_t P = lbt_shape_pes(s);
+	switch (in->kind) {
+	case LBT_INIT_WORST:
+		if (in->a > INT32_MAX / P)
+			return lbt_errf(e, LBT_ERANGE, "init '%s': C*P = %lld*%lld does not fit in one PE's int32 load (max %d)",
+			                in->text, (long long)in->a, (long long)P, INT32_MAX);
+		return LBT_OK;
+	case LBT_INIT_POINT:
+		if (in->a > INT32_MAX)
+			return lbt_errf(e, LBT_ERANGE, "init '%s': %lld does not fit in one PE's int32 load (max %d)",
+			                in->text, (long long)in->a, INT32_MAX);
+		return LBT_OK;
+	case LBT_INIT_CONST:
+	case LBT_INIT_UNIFORM: {
+		int64_t hi = in->kind == LBT_INIT_CONST ? in->a : in->b;
+		if (hi > INT32_MAX)
+			return lbt_errf(e, LBT_ERANGE, "init '%s': %lld exceeds the int32 load limit %d", in->text, (long long)hi, INT32_MAX);
+		if (hi > 0 && P > INT64_MAX / hi)
+			return lbt_errf(e, LBT_ERANGE, "init '%s': the total load could exceed int64", in->text);
+		return LBT_OK;
+	}
+	case LBT_INIT_FILE:
+		return LBT_OK; /* checked value by value as it is read */
+	}
+	return lbt_errf(e, LBT_EINTERNAL, "unknown init kind");
+}
+
+int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
+{
+	const int64_t P = lbt_shape_pes(&g->shape);
+	int64_t origin[LBT_MAXD] = {0};
+	int st = lbt_init_check(in, &g->shape, e);
+	if (st)
+		return st;
+	switch (in->kind) {
+	case LBT_INIT_WORST:
+	case LBT_INIT_POINT:
+		g->load[lbt_grid_offset(g, origin)] = (int32_t)(in->kind == LBT_INIT_WORST ? in->a * P : in->a);
+		return LBT_OK;
+	case LBT_INIT_CONST:
+	case LBT_INIT_UNIFORM: {
+		const int D = g->shape.dims;
+		const int64_t n = g->shape.ext[D - 1];
+#pragma omp parallel for schedule(static) if (P > 65536)
+		for (int64_t r = 0; r < P / n; r++) {
+			int64_t c[LBT_MAXD], q = r;
+			for (int d = D - 2; d >= 0; d--) {
+				c[d] = q % g->shape.ext[d];
+				q /= g->shape.ext[d];
+			}
+			c[D - 1] = 0;
+			int32_t *row = g->load + lbt_grid_offset(g, c);
+			for (int64_t i = 0; i < n; i++)
+				row[i] = in->kind == LBT_INIT_CONST
+					? (int32_t)in->a
+					: (int32_t)lbt_rand_range(lbt_rand(seed, 0, (uint64_t)(r * n + i), LBT_RNG_INIT), in->a, in->b);
+		}
+		return LBT_OK;
+	}
+	case LBT_INIT_FILE: {
+		int32_t *dense = malloc((size_t)P * sizeof *dense);
+		if (!dense)
+			return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
+		int st = lbt_npy_read(in->path, &g->shape, dense, e);
+		int64_t total = 0;
+		for (int64_t i = 0; st == LBT_OK && i < P; i++)
+			if (dense[i] < 0)
+				st = lbt_errf(e, LBT_EINVAL, "%s: load %d at flat index %lld is negative", in->path, dense[i], (long long)i);
+			else if (__builtin_add_overflow(total, dense[i], &total))
+				st = lbt_errf(e, LBT_ERANGE, "%s: the total load exceeds int64", in->path);
+		if (st == LBT_OK)
+			lbt_grid_import(g, dense);
+		free(dense);
+		return st;
+	}
+	}
+	return lbt_errf(e, LBT_EINTERNAL, "unknown init kind");
+}

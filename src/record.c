@@ -1,0 +1,89 @@
+/* record.c — a finished run as one JSON object: what ran, what it reached,
+ * and the bounds of seed 000's Theorem 3 beside the measurement. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lbtorus/lbtorus.h"
+
+static void jstr(FILE *f, const char *k, const char *v)
+{
+	fprintf(f, ",\"%s\":\"", k);
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*v < 0x20)
+			fprintf(f, "\\u%04x", *v);
+		else
+			fputc(*v, f);
+	}
+	fputc('"', f);
+}
+
+static void jint(FILE *f, const char *k, int64_t v) { fprintf(f, ",\"%s\":%lld", k, (long long)v); }
+static void jopt(FILE *f, const char *k, int64_t v) /* -1: never */
+{
+	if (v < 0)
+		fprintf(f, ",\"%s\":null", k);
+	else
+		jint(f, k, v);
+}
+static void jnum(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.9g", k, v); }
+
+void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_run_opts *o,
+                      const lbt_summary *s)
+{
+	const lbt_shape *sh = &st->grid.shape;
+	char buf[256];
+	int64_t P = lbt_shape_pes(sh), ldiff = (int64_t)s->initial_max - s->initial_min;
+	int64_t dkl = lbt_bound_dkl(sh, ldiff);
+	fprintf(f, "{\"lbtorus\":\"%s\"", LBT_VERSION);
+	jstr(f, "method", st->method->name);
+	lbt_shape_format(sh, buf, sizeof buf);
+	jstr(f, "shape", buf);
+	lbt_boundary_format(sh, buf, sizeof buf);
+	jstr(f, "boundary", buf);
+	jint(f, "dims", sh->dims);
+	jint(f, "active_dims", lbt_shape_active_dims(sh));
+	jint(f, "k", lbt_shape_kmax(sh));
+	jint(f, "pes", P);
+	jstr(f, "init", init);
+	fprintf(f, ",\"seed\":%llu", (unsigned long long)st->seed);
+	if (o->until.kind == LBT_UNTIL_STEPS)
+		snprintf(buf, sizeof buf, "steps:%lld", (long long)o->until.steps);
+	else
+		snprintf(buf, sizeof buf, "%s", lbt_until_name(o->until.kind));
+	jstr(f, "until", buf);
+	jint(f, "max_steps", o->max_steps);
+	jstr(f, "isa", st->kern->isa);
+	jint(f, "threads", st->threads);
+	jint(f, "total", s->total);
+	jnum(f, "mean", (double)s->total / (double)P);
+	jint(f, "initial_max", s->initial_max);
+	jint(f, "initial_min", s->initial_min);
+	jint(f, "initial_ldiff", ldiff);
+	jint(f, "final_max", s->final_max);
+	jint(f, "final_min", s->final_min);
+	jint(f, "final_ldiff", (int64_t)s->final_max - s->final_min);
+	jint(f, "steps", s->steps);
+	jint(f, "shifts", s->shifts);
+	jint(f, "moved", s->moved);
+	fprintf(f, ",\"reached\":%s", s->reached ? "true" : "false");
+	jstr(f, "stop_reason", s->reached ? "until" : "max_steps");
+	jopt(f, "shared_step", s->shared_step);
+	jopt(f, "shared_shifts", s->shared_shifts);
+	jopt(f, "balanced_step", s->balanced_step);
+	jopt(f, "balanced_shifts", s->balanced_shifts);
+	jopt(f, "flat_step", s->flat_step);
+	jopt(f, "flat_shifts", s->flat_shifts);
+	jint(f, "dkl_bound", dkl);
+	if (s->balanced_step >= 0 && dkl > 0)
+		jnum(f, "balanced_over_dkl", (double)s->balanced_step / (double)dkl);
+	else
+		fprintf(f, ",\"balanced_over_dkl\":null");
+	jint(f, "lower_bound_steps", lbt_bound_lower_steps(sh, s->initial_max, s->total));
+	jint(f, "balanced_lower_bound_steps", lbt_bound_lower_balanced(sh, s->initial_max, s->total));
+	jnum(f, "seconds", s->seconds);
+	jint(f, "site_updates", s->site_updates);
+	jnum(f, "site_updates_per_second", s->seconds > 0 ? (double)s->site_updates / s->seconds : 0.0);
+	fputc('}', f);
+}

@@ -1,0 +1,173 @@
+/* run.c — the run driver: step a method until a criterion holds.
+ *
+ * Invariants checked on every step: the total load never changes (every
+ * method here is conservative), and with `verify` the state equals what the
+ * scalar reference makes of the same input, PE for PE. Criteria are judged on
+ * the state after each full step, and on the initial state (step 0). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lbtorus/lbtorus.h"
+
+int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
+{
+	memset(u, 0, sizeof *u);
+	if (!strcmp(text, "shared")) u->kind = LBT_UNTIL_SHARED;
+	else if (!strcmp(text, "balanced")) u->kind = LBT_UNTIL_BALANCED;
+	else if (!strcmp(text, "flat")) u->kind = LBT_UNTIL_FLAT;
+	else if (!strncmp(text, "steps:", 6)) {
+		char *end;
+		long long n = strtoll(text + 6, &end, 10);
+		if (end == text + 6 || *end || n < 0)
+			return lbt_errf(e, LBT_EINVAL, "criterion '%s': write steps:N with N >= 0", text);
+		u->kind = LBT_UNTIL_STEPS;
+		u->steps = n;
+	} else
+		return lbt_errf(e, LBT_EINVAL, "unknown criterion '%s': use shared, balanced, flat or steps:N", text);
+	return LBT_OK;
+}
+
+const char *lbt_until_name(lbt_until_kind k)
+{
+	static const char *const n[] = {"shared", "balanced", "flat", "steps"};
+	return n[k];
+}
+
+int64_t lbt_bound_dkl(const lbt_shape *s, int64_t ldiff)
+{
+	return (int64_t)lbt_shape_active_dims(s) * lbt_shape_kmax(s) * ldiff;
+}
+
+int64_t lbt_bound_lower_steps(const lbt_shape *s, int32_t max, int64_t total)
+{ /* ceil((max - total/P) / D) = ceil((max*P - total) / (P*D)), exactly */
+	__int128 P = lbt_shape_pes(s), D = lbt_shape_active_dims(s);
+	__int128 num = (__int128)max * P - total, den = P * D;
+	if (D == 0 || num <= 0)
+		return 0;
+	return (int64_t)((num + den - 1) / den);
+}
+
+int64_t lbt_bound_lower_balanced(const lbt_shape *s, int32_t max, int64_t total)
+{
+	int64_t P = lbt_shape_pes(s), D = lbt_shape_active_dims(s);
+	int64_t num = (int64_t)max - total / P - D;
+	return D == 0 || num <= 0 ? 0 : (num + D - 1) / D;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Which criteria hold: bit 0 shared, 1 balanced, 2 flat. */
+static unsigned criteria(int32_t max, int32_t min, int D)
+{
+	int64_t diff = (int64_t)max - min;
+	return (min > 0) | (diff <= D) << 1 | (diff <= 1) << 2;
+}
+
+int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
+{
+	const lbt_shape *s = &st->grid.shape;
+	const int D = lbt_shape_active_dims(s);
+	const int64_t P = lbt_shape_pes(s);
+	memset(out, 0, sizeof *out);
+	out->shared_step = out->balanced_step = out->flat_step = -1;
+	out->shared_shifts = out->balanced_shifts = out->flat_shifts = -1;
+
+	lbt_state ref = *st; /* --verify: the same method on the scalar reference */
+	lbt_kernels scalar;
+	int status = LBT_OK;
+	if (o->verify) {
+		if ((status = lbt_kernels_select(&scalar, "scalar", e)))
+			return status;
+		if ((status = lbt_grid_init(&ref.grid, s, e)))
+			return status;
+		lbt_grid_copy(&ref.grid, &st->grid);
+		ref.kern = &scalar;
+	}
+
+	lbt_stats sts;
+	lbt_grid_stats(&st->grid, &sts);
+	lbt_step_record r = {0};
+	r.max = sts.max;
+	r.min = sts.min;
+	r.total = sts.total;
+	r.idle = sts.idle;
+	r.stddev = sts.stddev;
+	out->total = sts.total;
+	out->initial_max = sts.max;
+	out->initial_min = sts.min;
+	if (o->on_step)
+		o->on_step(o->ctx, &r);
+
+	double t0 = now();
+	for (;;) {
+		unsigned c = criteria(r.max, r.min, D);
+		if ((c & 1) && out->shared_step < 0) { out->shared_step = r.step; out->shared_shifts = r.shifts; }
+		if ((c & 2) && out->balanced_step < 0) { out->balanced_step = r.step; out->balanced_shifts = r.shifts; }
+		if ((c & 4) && out->flat_step < 0) { out->flat_step = r.step; out->flat_shifts = r.shifts; }
+		int done = o->until.kind == LBT_UNTIL_STEPS ? r.step >= o->until.steps : (c >> o->until.kind) & 1;
+		if (done) {
+			out->reached = 1;
+			break;
+		}
+		if (r.step >= o->max_steps)
+			break;
+
+		lbt_counts k = {0};
+		st->method->step(st, &k);
+		st->step++;
+		r.step++;
+		r.shifts += k.shifts;
+		r.moved = k.moved;
+		r.moved_total += k.moved;
+		if (k.has_stats && !o->full_stats) {
+			r.max = k.max;
+			r.min = k.min;
+			r.total = k.total;
+		} else {
+			lbt_grid_stats(&st->grid, &sts);
+			r.max = sts.max;
+			r.min = sts.min;
+			r.total = sts.total;
+			r.idle = sts.idle;
+			r.stddev = sts.stddev;
+		}
+		if (r.total != out->total) {
+			status = lbt_errf(e, LBT_EINTERNAL, "%s lost load at step %lld: total %lld became %lld (ISA %s)",
+			                  st->method->name, (long long)r.step, (long long)out->total,
+			                  (long long)r.total, st->kern->isa);
+			break;
+		}
+		if (o->verify) {
+			lbt_counts kr = {0};
+			ref.method->step(&ref, &kr);
+			ref.step++;
+			int64_t at = lbt_grid_first_diff(&st->grid, &ref.grid);
+			if (at >= 0 || kr.moved != k.moved || kr.shifts != k.shifts) {
+				char where[160] = "in its counters";
+				if (at >= 0)
+					lbt_shape_coords(s, at, where + snprintf(where, sizeof where, "at PE "), sizeof where - 6);
+				status = lbt_errf(e, LBT_EINTERNAL, "verify: %s on ISA %s differs from the scalar reference at step %lld, %s",
+				                  st->method->name, st->kern->isa, (long long)r.step, where);
+				break;
+			}
+		}
+		out->site_updates += P * D;
+		if (o->on_step)
+			o->on_step(o->ctx, &r);
+	}
+	out->seconds = now() - t0;
+	out->steps = r.step;
+	out->shifts = r.shifts;
+	out->moved = r.moved_total;
+	out->final_max = r.max;
+	out->final_min = r.min;
+	if (o->verify)
+		lbt_grid_free(&ref.grid);
+	return status;
+}

@@ -1,0 +1,126 @@
+/* helpers.c — see helpers.h. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+void th_open(lbt_state *st, const char *shape, const char *boundary, const char *method,
+             const char *init, const char *isa)
+{
+	lbt_setup set = {.shape = shape, .boundary = boundary, .method = method, .init = init,
+	                 .isa = isa ? isa : "scalar", .seed = 7, .threads = 1};
+	lbt_err e;
+	int s = lbt_state_open(st, &set, &e);
+	cr_assert_eq(s, LBT_OK, "state %s %s %s: %s", shape, method, init, e.msg);
+}
+
+int32_t *th_loads(const lbt_state *st)
+{
+	int32_t *d = malloc((size_t)lbt_shape_pes(&st->grid.shape) * sizeof *d);
+	cr_assert(d);
+	lbt_grid_export(&st->grid, d);
+	return d;
+}
+
+void th_set(lbt_state *st, const int32_t *dense) { lbt_grid_import(&st->grid, dense); }
+
+int64_t th_total(const lbt_state *st)
+{
+	lbt_stats s;
+	lbt_grid_stats(&st->grid, &s);
+	return s.total;
+}
+
+int th_table(const char *name, int64_t *rows, int max, int cols)
+{
+	char path[1024];
+	const char *dir = getenv("LBTORUS_DATA");
+	snprintf(path, sizeof path, "%s/%s", dir ? dir : "data", name);
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "cannot open golden table %s", path);
+	char line[4096];
+	int n = 0, header = 1;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (header) { header = 0; continue; }
+		cr_assert_lt(n, max);
+		char *p = line;
+		for (int c = 0; c < cols; c++) {
+			rows[n * cols + c] = strtoll(p, &p, 10);
+			if (*p == ',') p++;
+		}
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static char *slurp(int fd)
+{
+	size_t cap = 4096, len = 0;
+	char *b = malloc(cap);
+	ssize_t k;
+	while ((k = read(fd, b + len, cap - len - 1)) > 0) {
+		len += (size_t)k;
+		if (len + 1 == cap)
+			b = realloc(b, cap *= 2);
+	}
+	b[len] = 0;
+	return b;
+}
+
+int th_cli(const char *dir, const char *const *argv, char **out, char **err)
+{
+	const char *bin = getenv("LBTORUS");
+	cr_assert(bin, "LBTORUS (path of the binary) is not set");
+	char fo[] = "/tmp/lbt_outXXXXXX", fe[] = "/tmp/lbt_errXXXXXX";
+	int o = mkstemp(fo), e = mkstemp(fe);
+	pid_t pid = fork();
+	if (pid == 0) {
+		const char *args[64] = {bin};
+		for (int i = 0; argv[i]; i++)
+			args[i + 1] = argv[i];
+		if (dir && chdir(dir)) _exit(127);
+		dup2(o, 1);
+		dup2(e, 2);
+		int null = open("/dev/null", O_RDONLY);
+		dup2(null, 0);
+		execv(bin, (char *const *)args);
+		_exit(127);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	lseek(o, 0, SEEK_SET);
+	lseek(e, 0, SEEK_SET);
+	char *so = slurp(o), *se = slurp(e);
+	close(o); close(e);
+	unlink(fo); unlink(fe);
+	if (out) *out = so; else free(so);
+	if (err) *err = se; else free(se);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void th_tmpdir(char *buf, size_t n)
+{
+	snprintf(buf, n, "/tmp/lbt_testXXXXXX");
+	cr_assert(mkdtemp(buf));
+}
+
+int th_count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d);
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,27 @@
+/* helpers.h — test utilities: states from text, golden CSV tables from
+ * data/, and running the lbtorus binary as a user would. */
+#ifndef LBTORUS_TEST_HELPERS_H
+#define LBTORUS_TEST_HELPERS_H
+
+#include "lbtorus/lbtorus.h"
+
+/* Open a state (aborts the test on failure); isa NULL = scalar. */
+void th_open(lbt_state *st, const char *shape, const char *boundary, const char *method,
+             const char *init, const char *isa);
+/* Dense row-major copy of the loads (caller frees). */
+int32_t *th_loads(const lbt_state *st);
+void th_set(lbt_state *st, const int32_t *dense);
+int64_t th_total(const lbt_state *st);
+
+/* Read data/NAME (CSV, '#' comments, a header row): up to max rows of up to
+ * cols integers each; returns the row count. */
+int th_table(const char *name, int64_t *rows, int max, int cols);
+
+/* Run the lbtorus binary with argv (NULL-terminated, without argv[0]) in dir;
+ * capture stdout and stderr (caller frees). Returns the exit status. */
+int th_cli(const char *dir, const char *const *argv, char **out, char **err);
+/* A fresh empty temporary directory. */
+void th_tmpdir(char *buf, size_t n);
+int th_count_files(const char *dir);
+
+#endif
