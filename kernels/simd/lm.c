@@ -1,0 +1,365 @@
+/* lm.c — the Liquid model (seed 000, Table 1, Definition 1) as a fused vector
+ * kernel: one step, all D substeps, in about one pass over the load array.
+ * Compiled once per ISA target (see simd.h); checked bit for bit against
+ * kernels/ref/lm.c by tests/test_checkasm.c.
+ *
+ * Fusion. Substep d only mixes PEs along axis d, so a step factors by slabs:
+ * slab r of the first active axis a (all PEs with i_a = r) gets its axis-a
+ * update from the OLD slabs r-2..r+1, and after that the substeps of the
+ * inner axes touch nothing outside slab r. So the kernel rolls over axis a:
+ * for r = 0, 1, ... it saves old slab r in a ring of two slab buffers (slabs
+ * r+1 and r+2 still need it), writes slab r's axis-a update in place, and
+ * runs the inner axes on slab r the same way, recursively, while slab r is
+ * still in cache. The contiguous last axis is the innermost level: the
+ * update of the last outer axis goes to a row buffer B, whose halo is filled
+ * in the buffer, and the row update goes from B to the grid together with
+ * the step's counters (moved) and the statistics of the state it leaves
+ * (max, min, total), so the driver needs no extra pass.
+ *
+ * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
+ * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
+ * Mesh boundaries: a missing predecessor reads as a PE with load 0 (every
+ * condition is false for it, and C2's "L_{i-1} > 1" is false too), which is
+ * exactly the reference's rule; the last PE of a mesh axis has its C masked.
+ * Cells outside the PEs are never changed, except halos, which are refilled
+ * before they are read.
+ *
+ * Threads. The first active axis is cut into one contiguous range of slabs
+ * per thread. Before anyone writes, each thread copies the old slabs its
+ * range needs from its neighbours' ranges (r0-2, r0-1 and r1); after a
+ * barrier all ranges run independently. Every sum is an exact integer sum,
+ * so the result is the same for any thread count. */
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "simd.h"
+
+/* Counters a thread accumulates: vectors on the hot path, scalars per row. */
+typedef struct {
+	V mx, mn, sum;  /* max, min (int32 lanes), total (W/2 int64 lanes) */
+	int64_t moved;
+} acc;
+
+/* C_i given (L_{i-1}, L_i, L_{i+1}), lane by lane; cond is a constant after inlining. */
+static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
+{
+	const V one = VSET1(1), two = VSET1(2);
+	switch (cond) {
+	case LBT_C0: return MGT(l, VSET1(0));
+	case LBT_C1: return MGT(l, one);
+	case LBT_C2: return MOR(MGT(l, one), MAND(MEQ(l, one), MGT(lp, one)));
+	case LBT_C3: return MGE(l, VMAX(ln, two));
+	case LBT_C4: return MAND(MOR(MGT(l, one), MAND(MEQ(l, one), MGT(lp, one))), MGE(l, ln));
+	default:     return MGE(l, VMAX(ln, one)); /* C5 */
+	}
+}
+
+static ALWAYS_INLINE void stats_add(acc *A, V x)
+{
+	A->mx = VMAX(A->mx, x);
+	A->mn = VMIN(A->mn, x);
+	A->sum = VADD64(A->sum, x);
+}
+
+/* Substep of an outer axis on one row of n PEs: old rows i-2 (m2), i-1 (m1),
+ * i (p0), i+1 (p1) give the new row i in out (p0 itself or the buffer B).
+ * Old row i is saved to `save` (which may be m2: each chunk is read first).
+ * With `stats` this is the last substep of the step for these PEs. */
+static ALWAYS_INLINE void vrow_impl(const int cond, const int stats, const int32_t *m2, const int32_t *m1,
+                                    const int32_t *p0, const int32_t *p1, int32_t *save, int32_t *out,
+                                    int64_t n, int has_next, acc *A)
+{
+	const M nm = has_next ? MALL : MNONE;
+	V cnt = VSET1(0);
+	int64_t i = 0;
+	for (; i + W <= n; i += W) {
+		V a = VLOAD(m2 + i), b = VLOAD(m1 + i), l = VLOAD(p0 + i), d = VLOAD(p1 + i);
+		VSTORE(save + i, l);
+		M cp = shift_cond(cond, a, b, l);
+		M cs = MAND(shift_cond(cond, b, l, d), nm);
+		V x = VINC(VDEC(l, cs), cp);
+		cnt = VINC(cnt, cs);
+		VSTORE(out + i, x);
+		if (stats)
+			stats_add(A, x);
+	}
+	if (i < n) { /* the last, partial chunk: lanes >= n keep what they held */
+		const M valid = MFIRST(n - i);
+		V a = VLOAD(m2 + i), b = VLOAD(m1 + i), l = VLOAD(p0 + i), d = VLOAD(p1 + i);
+		VSTORE(save + i, l);
+		M cp = shift_cond(cond, a, b, l);
+		M cs = MAND(MAND(shift_cond(cond, b, l, d), nm), valid);
+		V x = VSEL(valid, VINC(VDEC(l, cs), cp), l);
+		cnt = VINC(cnt, cs);
+		VSTORE(out + i, x);
+		if (stats) {
+			A->mx = VMAX(A->mx, VSEL(valid, x, VSET1(INT32_MIN)));
+			A->mn = VMIN(A->mn, VSEL(valid, x, VSET1(INT32_MAX)));
+			A->sum = VADD64(A->sum, VSEL(valid, x, VSET1(0)));
+		}
+	}
+	A->moved += vsum32(cnt);
+}
+
+/* Substep of the last (contiguous) axis: B holds the row with its halo
+ * (B[-2], B[-1], B[n], B[n+1]: the wrap for a torus, 0 before a mesh row);
+ * the new row goes to out, and its statistics to A. */
+static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *out, int64_t n, int torus, acc *A)
+{
+	V cnt = VSET1(0);
+	int64_t i = 0;
+	for (; i + W < n; i += W) { /* every chunk before the one holding PE n-1 */
+		V a = VLOADU(B + i - 2), b = VLOADU(B + i - 1), l = VLOAD(B + i), d = VLOADU(B + i + 1);
+		M cp = shift_cond(cond, a, b, l);
+		M cs = shift_cond(cond, b, l, d);
+		V x = VINC(VDEC(l, cs), cp);
+		cnt = VINC(cnt, cs);
+		VSTORE(out + i, x);
+		stats_add(A, x);
+	}
+	const M valid = MFIRST(n - i), linked = torus ? valid : MFIRST(n - 1 - i);
+	V a = VLOADU(B + i - 2), b = VLOADU(B + i - 1), l = VLOAD(B + i), d = VLOADU(B + i + 1);
+	M cp = shift_cond(cond, a, b, l);
+	M cs = MAND(shift_cond(cond, b, l, d), linked);
+	V x = VSEL(valid, VINC(VDEC(l, cs), cp), VLOAD(out + i));
+	cnt = VINC(cnt, cs);
+	VSTORE(out + i, x);
+	A->mx = VMAX(A->mx, VSEL(valid, x, VSET1(INT32_MIN)));
+	A->mn = VMIN(A->mn, VSEL(valid, x, VSET1(INT32_MAX)));
+	A->sum = VADD64(A->sum, VSEL(valid, x, VSET1(0)));
+	A->moved += vsum32(cnt);
+}
+
+/* One specialization per condition (and per stats flag), chosen by table. */
+typedef void (*vrow_fn)(const int32_t *, const int32_t *, const int32_t *, const int32_t *, int32_t *, int32_t *,
+                        int64_t, int, acc *);
+typedef void (*hrow_fn)(const int32_t *, int32_t *, int64_t, int, acc *);
+#define ROWS(k)                                                                                               \
+	static void vrow_##k(const int32_t *m2, const int32_t *m1, const int32_t *p0, const int32_t *p1,      \
+	                     int32_t *save, int32_t *out, int64_t n, int has_next, acc *A)                    \
+	{ vrow_impl(k, 0, m2, m1, p0, p1, save, out, n, has_next, A); }                                       \
+	static void vrow_stats_##k(const int32_t *m2, const int32_t *m1, const int32_t *p0, const int32_t *p1, \
+	                           int32_t *save, int32_t *out, int64_t n, int has_next, acc *A)              \
+	{ vrow_impl(k, 1, m2, m1, p0, p1, save, out, n, has_next, A); }                                       \
+	static void hrow_##k(const int32_t *B, int32_t *out, int64_t n, int torus, acc *A)                     \
+	{ hrow_impl(k, B, out, n, torus, A); }
+ROWS(0) ROWS(1) ROWS(2) ROWS(3) ROWS(4) ROWS(5)
+static const vrow_fn vrows[LBT_NCOND] = {vrow_0, vrow_1, vrow_2, vrow_3, vrow_4, vrow_5};
+static const vrow_fn vrows_stats[LBT_NCOND] = {vrow_stats_0, vrow_stats_1, vrow_stats_2,
+                                               vrow_stats_3, vrow_stats_4, vrow_stats_5};
+static const hrow_fn hrows[LBT_NCOND] = {hrow_0, hrow_1, hrow_2, hrow_3, hrow_4, hrow_5};
+
+/* What every thread shares: the view, and per axis a the offset from a
+ * slab's first PE back to the start of its memory (slabs are copied whole). */
+typedef struct {
+	const lbt_view *v;
+	int last;           /* D - 1 */
+	int next[8];        /* next active axis after a (-1: none) */
+	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
+	vrow_fn vrow, vrow_stats;
+	hrow_fn hrow;
+	const int32_t *zero; /* a zeroed slab: the missing neighbours of a mesh */
+} kctx;
+
+/* A thread's buffers: two old slabs per outer axis, the copy of the slab
+ * after its range, and the row buffer B. Origins, like grid pointers. */
+typedef struct {
+	int32_t *ring[8][2];
+	int32_t *next;
+	int32_t *B;
+	acc A;
+} kthread;
+
+static const int32_t *zero_at(const kctx *k, int a) { return k->zero + k->back[a]; }
+
+/* The row buffer's halo, from its own PEs (torus) or zeros (mesh). */
+static void row_halo(int32_t *B, int64_t n, int torus)
+{
+	if (torus) {
+		B[-1] = B[n - 1];
+		B[-2] = B[n >= 2 ? n - 2 : 0];
+		B[n] = B[0];
+		B[n + 1] = B[n >= 2 ? 1 : 0];
+	} else
+		B[-1] = B[-2] = 0;
+}
+
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int fill_halo);
+
+/* Slab (origin p0) of axis a: its update along a from old m2, m1, p0, p1,
+ * then the inner axes. The slab's rows are visited with an odometer over
+ * axes a+1 .. D-2. */
+static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int32_t *m1, int32_t *p0,
+                 const int32_t *p1, int32_t *save, int has_next)
+{
+	const lbt_view *v = k->v;
+	const int last = k->last, nb = k->next[a];
+	const int64_t n = v->ext[last];
+	if (nb == last && a + 1 == last) { /* the slab is one row: through B, then along the row */
+		k->vrow(m2, m1, p0, p1, save, t->B, n, has_next, &t->A);
+		row_halo(t->B, n, v->torus[last]);
+		k->hrow(t->B, p0, n, v->torus[last], &t->A);
+		return;
+	}
+	vrow_fn f = nb < 0 ? k->vrow_stats : k->vrow;
+	int64_t c[8] = {0};
+	for (;;) {
+		int64_t o = 0;
+		for (int d = a + 1; d < last; d++)
+			o += c[d] * v->stride[d];
+		if (nb == last) { /* inner axes of extent 1 between a and the row */
+			k->vrow(m2 + o, m1 + o, p0 + o, p1 + o, save + o, t->B, n, has_next, &t->A);
+			row_halo(t->B, n, v->torus[last]);
+			k->hrow(t->B, p0 + o, n, v->torus[last], &t->A);
+		} else
+			f(m2 + o, m1 + o, p0 + o, p1 + o, save + o, p0 + o, n, has_next, &t->A);
+		int d = last - 1;
+		while (d > a && ++c[d] == v->ext[d])
+			c[d--] = 0;
+		if (d == a)
+			break;
+	}
+	if (nb >= 0 && nb != last)
+		roll(k, t, nb, p0, 0, v->ext[nb], 1);
+}
+
+/* Roll over slabs q0..q1-1 of axis a inside the block whose origin is base.
+ * Old slabs q0-2, q0-1 must be in the ring and old slab q1 (if q1 < n) in
+ * t->next already; an inner axis (fill_halo) fills its own halo slabs. */
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int fill_halo)
+{
+	const lbt_view *v = k->v;
+	const int64_t n = v->ext[a], s = v->stride[a], len = s;
+	const int torus = v->torus[a];
+	if (fill_halo && torus)
+		for (int h = 1; h <= LBT_HALO; h++) { /* whole slabs: their inner halos are refilled later */
+			memcpy(base - h * s - k->back[a], base + (n - h) * s - k->back[a], (size_t)len * sizeof *base);
+			memcpy(base + (n - 1 + h) * s - k->back[a], base + (h - 1) % n * s - k->back[a], (size_t)len * sizeof *base);
+		}
+	for (int64_t q = q0; q < q1; q++) {
+		const int32_t *m2 = q >= 2 ? t->ring[a][q & 1] : torus ? base + (q - 2) * s : zero_at(k, a);
+		const int32_t *m1 = q >= 1 ? t->ring[a][(q - 1) & 1] : torus ? base + (q - 1) * s : zero_at(k, a);
+		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s
+		                  : q + 1 < n ? t->next
+		                  : torus ? base + n * s : zero_at(k, a);
+		slab(k, t, a, m2, m1, base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n);
+	}
+}
+
+static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src)
+{
+	memcpy(dst - k->back[a], src - k->back[a], (size_t)k->v->stride[a] * sizeof *dst);
+}
+
+/* A lone row (the only active axis is the last): through B. */
+static void lone_row(const kctx *k, kthread *t)
+{
+	const lbt_view *v = k->v;
+	const int64_t n = v->ext[k->last];
+	for (int64_t i = 0; i < n; i += W)
+		VSTORE(t->B + i, VLOAD(v->load + i));
+	row_halo(t->B, n, v->torus[k->last]);
+	k->hrow(t->B, v->load, n, v->torus[k->last], &t->A);
+}
+
+static int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
+{
+	const int D = v->dims, last = D - 1;
+	int a0 = -1, active = 0;
+	for (int d = last; d >= 0; d--)
+		if (v->ext[d] >= 2) {
+			active++;
+			a0 = d;
+		}
+	if (!active)
+		return; /* one PE: no links, nothing moves, no statistics */
+	/* The layout the kernel relies on (lbt_grid's): aligned rows, whole-vector pitch. */
+	if ((uintptr_t)v->load % LBT_ALIGN || (D > 1 && v->stride[last - 1] % 16) || v->stride[last] != 1) {
+		lbt_ref_lm_step(v, cond, c);
+		return;
+	}
+	kctx k = {.v = v, .last = last, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond]};
+	for (int a = 0; a < D; a++) {
+		k.next[a] = -1;
+		for (int d = a + 1; d < D; d++)
+			if (v->ext[d] >= 2) {
+				k.next[a] = d;
+				break;
+			}
+		k.back[a] = LBT_ROW_LEAD;
+		for (int d = a + 1; d < last; d++)
+			k.back[a] += LBT_HALO * v->stride[d];
+	}
+	const int64_t n0 = v->ext[a0];
+	int T = v->threads > 1 ? v->threads : 1;
+	if (a0 == last || T > n0)
+		T = a0 == last ? 1 : (int)n0;
+
+	/* One allocation: the zero slab, then per thread its rings, next copy and B. */
+	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
+	int64_t per = rowcells;
+	for (int a = a0; a < last; a++)
+		if (v->ext[a] >= 2)
+			per += (a == a0 ? 3 : 2) * v->stride[a];
+	int64_t zcells = a0 < last ? v->stride[a0] : 0;
+	int32_t *mem = aligned_alloc(LBT_ALIGN, (size_t)(zcells + T * per) * sizeof *mem);
+	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB */
+		lbt_ref_lm_step(v, cond, c);
+		return;
+	}
+	memset(mem, 0, (size_t)zcells * sizeof *mem);
+	k.zero = mem;
+	if (a0 < last && v->torus[a0])
+		lbt_halo_fill(v, a0);
+
+	int64_t moved = 0, total = 0;
+	int32_t mx = INT32_MIN, mn = INT32_MAX;
+#pragma omp parallel num_threads(T) if (T > 1) reduction(+ : moved, total) reduction(max : mx) reduction(min : mn)
+	{
+		int id = 0;
+#ifdef _OPENMP
+		id = omp_get_thread_num();
+#endif
+		kthread t = {.A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .sum = VZERO64()}};
+		int32_t *p = mem + zcells + id * per;
+		for (int a = a0; a < last; a++)
+			if (v->ext[a] >= 2)
+				for (int j = 0; j < (a == a0 ? 3 : 2); j++, p += v->stride[a]) {
+					int32_t *origin = p + k.back[a];
+					if (j < 2)
+						t.ring[a][j] = origin;
+					else
+						t.next = origin;
+				}
+		t.B = p + LBT_ROW_LEAD;
+		if (a0 == last)
+			lone_row(&k, &t);
+		else {
+			const int64_t r0 = n0 * id / T, r1 = n0 * (id + 1) / T, s = v->stride[a0];
+			for (int64_t q = r0 - 2; q < r0; q++)
+				if (q >= 0)
+					copy_slab(&k, a0, t.ring[a0][q & 1], v->load + q * s);
+			if (r1 < n0)
+				copy_slab(&k, a0, t.next, v->load + r1 * s);
+#pragma omp barrier
+			roll(&k, &t, a0, v->load, r0, r1, 0);
+		}
+		moved += t.A.moved;
+		total += vsum64(t.A.sum);
+		int32_t x = vmax32(t.A.mx), y = vmin32(t.A.mn);
+		mx = x > mx ? x : mx;
+		mn = y < mn ? y : mn;
+	}
+	free(mem);
+	c->moved += moved;
+	c->shifts += active;
+	c->has_stats = 1;
+	c->max = mx;
+	c->min = mn;
+	c->total = total;
+}

@@ -1,0 +1,159 @@
+/* simd.h — the vector vocabulary the kernels of kernels/simd/ are written in,
+ * one SIMDe spelling per target width, so each kernel file is written once.
+ *
+ * Every file of kernels/simd/ is compiled once per ISA target (meson.build:
+ * `simd_targets`) with that target's -m flags, -DLBT_TARGET=name and
+ * -DLBT_SIMD_W=lanes (4: sse41, 8: avx2, 16: avx512). LBT_SIMD_FN(x) gives
+ * each object's functions a per-target name (x_avx2, ...), so the objects
+ * link side by side; kernels/dispatch.c (built at baseline) calls the init
+ * of the best target the CPU runs.
+ *
+ * V is a vector of W int32 lanes, M a lane mask: an AVX-512 mask register
+ * at W = 16, a vector of 0/-1 lanes below. Masks are only combined with the
+ * M* macros, so one spelling serves both. Loads are non-negative (every
+ * method keeps them so, and inputs are checked), which VADD64 relies on. */
+#ifndef LBTORUS_SIMD_H
+#define LBTORUS_SIMD_H
+
+#include <stdint.h>
+
+#include "lbtorus/lbtorus.h"
+
+#ifndef LBT_SIMD_W
+#error "kernels/simd/ files are compiled per target: meson passes -DLBT_SIMD_W and -DLBT_TARGET"
+#endif
+#define LBT_SIMD_CAT2(a, b) a##_##b
+#define LBT_SIMD_CAT(a, b) LBT_SIMD_CAT2(a, b)
+#define LBT_SIMD_FN(x) LBT_SIMD_CAT(x, LBT_TARGET)
+#define LBT_SIMD_STR2(x) #x
+#define LBT_SIMD_STR(x) LBT_SIMD_STR2(x)
+#if LBT_SIMD_W == 16
+#include <simde/x86/avx512.h>
+#elif LBT_SIMD_W == 8
+#include <simde/x86/avx2.h>
+#elif LBT_SIMD_W == 4
+#include <simde/x86/sse4.1.h>
+#endif
+#define W LBT_SIMD_W
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+#if W == 16
+typedef simde__m512i V;
+typedef simde__mmask16 M;
+#define VLOAD(p) simde_mm512_load_si512((const void *)(p))
+#define VLOADU(p) simde_mm512_loadu_si512((const void *)(p))
+#define VSTORE(p, x) simde_mm512_store_si512((void *)(p), (x))
+#define VSET1(x) simde_mm512_set1_epi32(x)
+#define VMAX(a, b) simde_mm512_max_epi32((a), (b))
+#define VMIN(a, b) simde_mm512_min_epi32((a), (b))
+#define MGT(a, b) simde_mm512_cmpgt_epi32_mask((a), (b))
+#define MGE(a, b) simde_mm512_cmpge_epi32_mask((a), (b))
+#define MEQ(a, b) simde_mm512_cmpeq_epi32_mask((a), (b))
+#define MAND(a, b) ((M)((a) & (b)))
+#define MOR(a, b) ((M)((a) | (b)))
+#define MALL ((M)0xffff)
+#define MNONE ((M)0)
+#define MFIRST(k) ((M)((1u << (k)) - 1u))                          /* lanes < k, 0 <= k <= W */
+#define VINC(v, m) simde_mm512_mask_add_epi32((v), (m), (v), VSET1(1)) /* v + (m ? 1 : 0) */
+#define VDEC(v, m) simde_mm512_mask_sub_epi32((v), (m), (v), VSET1(1))
+#define VSEL(m, a, b) simde_mm512_mask_blend_epi32((m), (b), (a))     /* m ? a : b */
+#define VZERO64() simde_mm512_setzero_si512()
+#define VADD64(acc, x) /* acc (W/2 int64 lanes) += the W non-negative int32 lanes of x */ \
+	simde_mm512_add_epi64(simde_mm512_add_epi64((acc), simde_mm512_srli_epi64((x), 32)), \
+	                      simde_mm512_and_si512((x), simde_mm512_set1_epi64(0xffffffff)))
+#elif W == 8
+typedef simde__m256i V;
+typedef simde__m256i M;
+#define VLOAD(p) simde_mm256_load_si256((const void *)(p))
+#define VLOADU(p) simde_mm256_loadu_si256((const void *)(p))
+#define VSTORE(p, x) simde_mm256_store_si256((void *)(p), (x))
+#define VSET1(x) simde_mm256_set1_epi32(x)
+#define VMAX(a, b) simde_mm256_max_epi32((a), (b))
+#define VMIN(a, b) simde_mm256_min_epi32((a), (b))
+#define MGT(a, b) simde_mm256_cmpgt_epi32((a), (b))
+#define MGE(a, b) simde_mm256_cmpeq_epi32(simde_mm256_max_epi32((a), (b)), (a))
+#define MEQ(a, b) simde_mm256_cmpeq_epi32((a), (b))
+#define MAND(a, b) simde_mm256_and_si256((a), (b))
+#define MOR(a, b) simde_mm256_or_si256((a), (b))
+#define MALL VSET1(-1)
+#define MNONE VSET1(0)
+#define MFIRST(k) simde_mm256_cmpgt_epi32(VSET1((int)(k)), simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define VINC(v, m) simde_mm256_sub_epi32((v), (m)) /* a true lane is -1 */
+#define VDEC(v, m) simde_mm256_add_epi32((v), (m))
+#define VSEL(m, a, b) simde_mm256_blendv_epi8((b), (a), (m))
+#define VZERO64() simde_mm256_setzero_si256()
+#define VADD64(acc, x) \
+	simde_mm256_add_epi64(simde_mm256_add_epi64((acc), simde_mm256_srli_epi64((x), 32)), \
+	                      simde_mm256_and_si256((x), simde_mm256_set1_epi64x(0xffffffff)))
+#elif W == 4
+typedef simde__m128i V;
+typedef simde__m128i M;
+#define VLOAD(p) simde_mm_load_si128((const void *)(p))
+#define VLOADU(p) simde_mm_loadu_si128((const void *)(p))
+#define VSTORE(p, x) simde_mm_store_si128((void *)(p), (x))
+#define VSET1(x) simde_mm_set1_epi32(x)
+#define VMAX(a, b) simde_mm_max_epi32((a), (b))
+#define VMIN(a, b) simde_mm_min_epi32((a), (b))
+#define MGT(a, b) simde_mm_cmpgt_epi32((a), (b))
+#define MGE(a, b) simde_mm_cmpeq_epi32(simde_mm_max_epi32((a), (b)), (a))
+#define MEQ(a, b) simde_mm_cmpeq_epi32((a), (b))
+#define MAND(a, b) simde_mm_and_si128((a), (b))
+#define MOR(a, b) simde_mm_or_si128((a), (b))
+#define MALL VSET1(-1)
+#define MNONE VSET1(0)
+#define MFIRST(k) simde_mm_cmpgt_epi32(VSET1((int)(k)), simde_mm_setr_epi32(0, 1, 2, 3))
+#define VINC(v, m) simde_mm_sub_epi32((v), (m))
+#define VDEC(v, m) simde_mm_add_epi32((v), (m))
+#define VSEL(m, a, b) simde_mm_blendv_epi8((b), (a), (m))
+#define VZERO64() simde_mm_setzero_si128()
+#define VADD64(acc, x) \
+	simde_mm_add_epi64(simde_mm_add_epi64((acc), simde_mm_srli_epi64((x), 32)), \
+	                   simde_mm_and_si128((x), simde_mm_set1_epi64x(0xffffffff)))
+#else
+#error "LBT_SIMD_W must be 4, 8 or 16"
+#endif
+
+/* Horizontal reductions, off the hot paths (once per row or per thread). */
+static inline int64_t vsum32(V x)
+{
+	int32_t a[W] __attribute__((aligned(64)));
+	VSTORE(a, x);
+	int64_t s = 0;
+	for (int i = 0; i < W; i++)
+		s += a[i];
+	return s;
+}
+static inline int64_t vsum64(V x)
+{
+	int64_t a[W / 2] __attribute__((aligned(64)));
+	VSTORE(a, x);
+	int64_t s = 0;
+	for (int i = 0; i < W / 2; i++)
+		s += a[i];
+	return s;
+}
+static inline int32_t vmax32(V x)
+{
+	int32_t a[W] __attribute__((aligned(64)));
+	VSTORE(a, x);
+	int32_t m = a[0];
+	for (int i = 1; i < W; i++)
+		m = a[i] > m ? a[i] : m;
+	return m;
+}
+static inline int32_t vmin32(V x)
+{
+	int32_t a[W] __attribute__((aligned(64)));
+	VSTORE(a, x);
+	int32_t m = a[0];
+	for (int i = 1; i < W; i++)
+		m = a[i] < m ? a[i] : m;
+	return m;
+}
+
+/* Each target's kernels (one line per kernel file) and the init that puts
+ * them into the dispatch table (kernels/simd/init.c). */
+void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c);
+void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k);
+
+#endif
