@@ -37,11 +37,25 @@
 
 #include "simd.h"
 
-/* Counters a thread accumulates: vectors on the hot path, scalars per row. */
+/* Counters a thread accumulates. The row functions copy them into registers
+ * and back once per row; cnt (int32 lanes) is flushed into moved well
+ * before a lane could overflow. */
 typedef struct {
 	V mx, mn, sum;  /* max, min (int32 lanes), total (W/2 int64 lanes) */
+	V cnt;          /* shifts counted per lane */
+	int64_t pending; /* increments of cnt per lane since the last flush, at most */
 	int64_t moved;
 } acc;
+
+static void acc_flush(acc *A, int64_t more)
+{
+	A->pending += more;
+	if (A->pending > (INT64_C(1) << 30)) {
+		A->moved += vsum32(A->cnt);
+		A->cnt = VSET1(0);
+		A->pending = 0;
+	}
+}
 
 /* C_i given (L_{i-1}, L_i, L_{i+1}), lane by lane; cond is a constant after inlining. */
 static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
@@ -57,86 +71,149 @@ static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
 	}
 }
 
-static ALWAYS_INLINE void stats_add(acc *A, V x)
+/* Registers of one row call: the accumulators and the outer-axis operands. */
+typedef struct {
+	V mx, mn, sum, cnt;
+} regs;
+#define REGS_IN(A) {(A)->mx, (A)->mn, (A)->sum, (A)->cnt}
+#define REGS_OUT(A, R) ((A)->mx = (R).mx, (A)->mn = (R).mn, (A)->sum = (R).sum, (A)->cnt = (R).cnt)
+
+static ALWAYS_INLINE void stats_add(regs *R, V x)
 {
-	A->mx = VMAX(A->mx, x);
-	A->mn = VMIN(A->mn, x);
-	A->sum = VADD64(A->sum, x);
+	R->mx = VMAX(R->mx, x);
+	R->mn = VMIN(R->mn, x);
+	R->sum = VADD64(R->sum, x);
+}
+static ALWAYS_INLINE void stats_add_masked(regs *R, M valid, V x)
+{
+	R->mx = VMAX(R->mx, VSEL(valid, x, VSET1(INT32_MIN)));
+	R->mn = VMIN(R->mn, VSEL(valid, x, VSET1(INT32_MAX)));
+	R->sum = VADD64(R->sum, VSEL(valid, x, VSET1(0)));
 }
 
-/* Substep of an outer axis on one row of n PEs: old rows i-2 (m2), i-1 (m1),
- * i (p0), i+1 (p1) give the new row i in out (p0 itself or the buffer B).
- * Old row i is saved to `save` (which may be m2: each chunk is read first).
- * With `stats` this is the last substep of the step for these PEs. */
+/* The outer-axis update of chunk i: old rows m2, m1, p0, p1 (i-2 .. i+1 on
+ * that axis) give p0's new chunk; the old chunk goes to save first. */
+static ALWAYS_INLINE V vchunk(const int cond, const int32_t *m2, const int32_t *m1, const int32_t *p0,
+                              const int32_t *p1, int32_t *save, int64_t i, M nm, regs *R)
+{
+	V a = VLOAD(m2 + i), b = VLOAD(m1 + i), l = VLOAD(p0 + i), d = VLOAD(p1 + i);
+	VSTORE(save + i, l);
+	M cp = shift_cond(cond, a, b, l);
+	M cs = MAND(shift_cond(cond, b, l, d), nm);
+	R->cnt = VINC(R->cnt, cs);
+	return VINC(VDEC(l, cs), cp);
+}
+
+/* The last-axis update of chunk cur, between its neighbours prev and next. */
+static ALWAYS_INLINE V hchunk(const int cond, V prev, V cur, V next, M linked, regs *R)
+{
+	V a = SHL2(prev, cur), b = SHL1(prev, cur), d = SHR1(cur, next);
+	M cp = shift_cond(cond, a, b, cur);
+	M cs = MAND(shift_cond(cond, b, cur, d), linked);
+	R->cnt = VINC(R->cnt, cs);
+	return VINC(VDEC(cur, cs), cp);
+}
+
+/* Substep of an outer axis on one row of n PEs, into out (p0 itself or the
+ * row buffer B). Old row i is saved to `save` (which may be m2: each chunk
+ * is read first). With `stats` this is the last substep of the step. */
 static ALWAYS_INLINE void vrow_impl(const int cond, const int stats, const int32_t *m2, const int32_t *m1,
                                     const int32_t *p0, const int32_t *p1, int32_t *save, int32_t *out,
                                     int64_t n, int has_next, acc *A)
 {
 	const M nm = has_next ? MALL : MNONE;
-	V cnt = VSET1(0);
+	regs R = REGS_IN(A);
 	int64_t i = 0;
 	for (; i + W <= n; i += W) {
-		V a = VLOAD(m2 + i), b = VLOAD(m1 + i), l = VLOAD(p0 + i), d = VLOAD(p1 + i);
-		VSTORE(save + i, l);
-		M cp = shift_cond(cond, a, b, l);
-		M cs = MAND(shift_cond(cond, b, l, d), nm);
-		V x = VINC(VDEC(l, cs), cp);
-		cnt = VINC(cnt, cs);
+		V x = vchunk(cond, m2, m1, p0, p1, save, i, nm, &R);
 		VSTORE(out + i, x);
 		if (stats)
-			stats_add(A, x);
+			stats_add(&R, x);
 	}
 	if (i < n) { /* the last, partial chunk: lanes >= n keep what they held */
 		const M valid = MFIRST(n - i);
-		V a = VLOAD(m2 + i), b = VLOAD(m1 + i), l = VLOAD(p0 + i), d = VLOAD(p1 + i);
-		VSTORE(save + i, l);
-		M cp = shift_cond(cond, a, b, l);
-		M cs = MAND(MAND(shift_cond(cond, b, l, d), nm), valid);
-		V x = VSEL(valid, VINC(VDEC(l, cs), cp), l);
-		cnt = VINC(cnt, cs);
+		V l = VLOAD(p0 + i);
+		V x = VSEL(valid, vchunk(cond, m2, m1, p0, p1, save, i, MAND(nm, valid), &R), l);
 		VSTORE(out + i, x);
-		if (stats) {
-			A->mx = VMAX(A->mx, VSEL(valid, x, VSET1(INT32_MIN)));
-			A->mn = VMIN(A->mn, VSEL(valid, x, VSET1(INT32_MAX)));
-			A->sum = VADD64(A->sum, VSEL(valid, x, VSET1(0)));
-		}
+		if (stats)
+			stats_add_masked(&R, valid, x);
 	}
-	A->moved += vsum32(cnt);
+	REGS_OUT(A, R);
+	acc_flush(A, n / W + 1);
 }
 
-/* Substep of the last (contiguous) axis: B holds the row with its halo
- * (B[-2], B[-1], B[n], B[n+1]: the wrap for a torus, 0 before a mesh row);
- * the new row goes to out, and its statistics to A. */
+/* Substep of the last (contiguous) axis from B to out. The neighbours of
+ * the row's ends: for a torus whose n is a whole number of chunks, the
+ * row's own last and first chunks (in registers); for other tori, B's halo
+ * cells B[-2], B[-1], B[n], B[n+1] (filled by the caller); for a mesh, zeros. */
 static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *out, int64_t n, int torus, acc *A)
 {
-	V cnt = VSET1(0);
+	regs R = REGS_IN(A);
+	const int whole = n % W == 0;
+	V prev = !torus ? VSET1(0) : whole ? VLOAD(B + n - W) : VLOAD(B - W);
+	V cur = VLOAD(B);
 	int64_t i = 0;
 	for (; i + W < n; i += W) { /* every chunk before the one holding PE n-1 */
-		V a = VLOADU(B + i - 2), b = VLOADU(B + i - 1), l = VLOAD(B + i), d = VLOADU(B + i + 1);
-		M cp = shift_cond(cond, a, b, l);
-		M cs = shift_cond(cond, b, l, d);
-		V x = VINC(VDEC(l, cs), cp);
-		cnt = VINC(cnt, cs);
+		V next = VLOAD(B + i + W);
+		V x = hchunk(cond, prev, cur, next, MALL, &R);
 		VSTORE(out + i, x);
-		stats_add(A, x);
+		stats_add(&R, x);
+		prev = cur;
+		cur = next;
 	}
 	const M valid = MFIRST(n - i), linked = torus ? valid : MFIRST(n - 1 - i);
-	V a = VLOADU(B + i - 2), b = VLOADU(B + i - 1), l = VLOAD(B + i), d = VLOADU(B + i + 1);
-	M cp = shift_cond(cond, a, b, l);
-	M cs = MAND(shift_cond(cond, b, l, d), linked);
-	V x = VSEL(valid, VINC(VDEC(l, cs), cp), VLOAD(out + i));
-	cnt = VINC(cnt, cs);
+	V next = !torus ? VSET1(0) : whole ? VLOAD(B) : VLOAD(B + i + W);
+	V x = VSEL(valid, hchunk(cond, prev, cur, next, linked, &R), VLOAD(out + i));
 	VSTORE(out + i, x);
-	A->mx = VMAX(A->mx, VSEL(valid, x, VSET1(INT32_MIN)));
-	A->mn = VMIN(A->mn, VSEL(valid, x, VSET1(INT32_MAX)));
-	A->sum = VADD64(A->sum, VSEL(valid, x, VSET1(0)));
-	A->moved += vsum32(cnt);
+	stats_add_masked(&R, valid, x);
+	REGS_OUT(A, R);
+	acc_flush(A, n / W + 1);
+}
+
+/* Both substeps of a 2-D step for one row of n = a whole number of chunks,
+ * in registers: the outer-axis update of chunk j+1 is made just before the
+ * row update of chunk j needs it; chunks 0 and J-1 are made first, as the
+ * torus neighbours of the row's ends. Writes p0 in place: chunk j is stored
+ * after chunk j+1 was read. */
+static ALWAYS_INLINE void frow_impl(const int cond, const int32_t *m2, const int32_t *m1, int32_t *p0,
+                                    const int32_t *p1, int32_t *save, int64_t n, int has_next, int torus, acc *A)
+{
+	const M nm = has_next ? MALL : MNONE;
+	regs R = REGS_IN(A);
+	const int64_t J = n / W;
+	V first = vchunk(cond, m2, m1, p0, p1, save, 0, nm, &R);
+	V lastv = J > 1 ? vchunk(cond, m2, m1, p0, p1, save, (J - 1) * W, nm, &R) : first;
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		V next = vchunk(cond, m2, m1, p0, p1, save, (j + 1) * W, nm, &R);
+		V x = hchunk(cond, prev, cur, next, MALL, &R);
+		VSTORE(p0 + j * W, x);
+		stats_add(&R, x);
+		prev = cur;
+		cur = next;
+	}
+	if (j + 1 < J) {
+		V x = hchunk(cond, prev, cur, lastv, MALL, &R);
+		VSTORE(p0 + j * W, x);
+		stats_add(&R, x);
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	V x = hchunk(cond, prev, cur, torus ? first : VSET1(0), torus ? MALL : MFIRST(W - 1), &R);
+	VSTORE(p0 + j * W, x);
+	stats_add(&R, x);
+	REGS_OUT(A, R);
+	acc_flush(A, 2 * J);
 }
 
 /* One specialization per condition (and per stats flag), chosen by table. */
 typedef void (*vrow_fn)(const int32_t *, const int32_t *, const int32_t *, const int32_t *, int32_t *, int32_t *,
                         int64_t, int, acc *);
 typedef void (*hrow_fn)(const int32_t *, int32_t *, int64_t, int, acc *);
+typedef void (*frow_fn)(const int32_t *, const int32_t *, int32_t *, const int32_t *, int32_t *, int64_t, int, int,
+                        acc *);
 #define ROWS(k)                                                                                               \
 	static void vrow_##k(const int32_t *m2, const int32_t *m1, const int32_t *p0, const int32_t *p1,      \
 	                     int32_t *save, int32_t *out, int64_t n, int has_next, acc *A)                    \
@@ -145,12 +222,16 @@ typedef void (*hrow_fn)(const int32_t *, int32_t *, int64_t, int, acc *);
 	                           int32_t *save, int32_t *out, int64_t n, int has_next, acc *A)              \
 	{ vrow_impl(k, 1, m2, m1, p0, p1, save, out, n, has_next, A); }                                       \
 	static void hrow_##k(const int32_t *B, int32_t *out, int64_t n, int torus, acc *A)                     \
-	{ hrow_impl(k, B, out, n, torus, A); }
+	{ hrow_impl(k, B, out, n, torus, A); }                                                                \
+	static void frow_##k(const int32_t *m2, const int32_t *m1, int32_t *p0, const int32_t *p1,            \
+	                     int32_t *save, int64_t n, int has_next, int torus, acc *A)                       \
+	{ frow_impl(k, m2, m1, p0, p1, save, n, has_next, torus, A); }
 ROWS(0) ROWS(1) ROWS(2) ROWS(3) ROWS(4) ROWS(5)
 static const vrow_fn vrows[LBT_NCOND] = {vrow_0, vrow_1, vrow_2, vrow_3, vrow_4, vrow_5};
 static const vrow_fn vrows_stats[LBT_NCOND] = {vrow_stats_0, vrow_stats_1, vrow_stats_2,
                                                vrow_stats_3, vrow_stats_4, vrow_stats_5};
 static const hrow_fn hrows[LBT_NCOND] = {hrow_0, hrow_1, hrow_2, hrow_3, hrow_4, hrow_5};
+static const frow_fn frows[LBT_NCOND] = {frow_0, frow_1, frow_2, frow_3, frow_4, frow_5};
 
 /* What every thread shares: the view, and per axis a the offset from a
  * slab's first PE back to the start of its memory (slabs are copied whole). */
@@ -161,6 +242,7 @@ typedef struct {
 	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
 	vrow_fn vrow, vrow_stats;
 	hrow_fn hrow;
+	frow_fn frow;
 	const int32_t *zero; /* a zeroed slab: the missing neighbours of a mesh */
 } kctx;
 
@@ -175,19 +257,20 @@ typedef struct {
 
 static const int32_t *zero_at(const kctx *k, int a) { return k->zero + k->back[a]; }
 
-/* The row buffer's halo, from its own PEs (torus) or zeros (mesh). */
+/* The row buffer's halo, for a torus whose n is not a whole number of
+ * chunks (hrow_impl makes the others in registers). */
 static void row_halo(int32_t *B, int64_t n, int torus)
 {
-	if (torus) {
+	if (torus && n % W) {
 		B[-1] = B[n - 1];
 		B[-2] = B[n >= 2 ? n - 2 : 0];
 		B[n] = B[0];
 		B[n + 1] = B[n >= 2 ? 1 : 0];
-	} else
-		B[-1] = B[-2] = 0;
+	}
 }
 
-static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int fill_halo);
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int halo);
+static void fill_halo(const kctx *k, int a, int32_t *base);
 
 /* Slab (origin p0) of axis a: its update along a from old m2, m1, p0, p1,
  * then the inner axes. The slab's rows are visited with an odometer over
@@ -198,6 +281,10 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 	const lbt_view *v = k->v;
 	const int last = k->last, nb = k->next[a];
 	const int64_t n = v->ext[last];
+	if (nb == last && a + 1 == last && n % W == 0) { /* one row of whole chunks: all in registers */
+		k->frow(m2, m1, p0, p1, save, n, has_next, v->torus[last], &t->A);
+		return;
+	}
 	if (nb == last && a + 1 == last) { /* the slab is one row: through B, then along the row */
 		k->vrow(m2, m1, p0, p1, save, t->B, n, has_next, &t->A);
 		row_halo(t->B, n, v->torus[last]);
@@ -228,17 +315,15 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 
 /* Roll over slabs q0..q1-1 of axis a inside the block whose origin is base.
  * Old slabs q0-2, q0-1 must be in the ring and old slab q1 (if q1 < n) in
- * t->next already; an inner axis (fill_halo) fills its own halo slabs. */
-static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int fill_halo)
+ * t->next already; an inner axis (halo) fills its own halo slabs first, as
+ * whole slabs: their inner halos are refilled before they are read. */
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int halo)
 {
 	const lbt_view *v = k->v;
-	const int64_t n = v->ext[a], s = v->stride[a], len = s;
+	const int64_t n = v->ext[a], s = v->stride[a];
 	const int torus = v->torus[a];
-	if (fill_halo && torus)
-		for (int h = 1; h <= LBT_HALO; h++) { /* whole slabs: their inner halos are refilled later */
-			memcpy(base - h * s - k->back[a], base + (n - h) * s - k->back[a], (size_t)len * sizeof *base);
-			memcpy(base + (n - 1 + h) * s - k->back[a], base + (h - 1) % n * s - k->back[a], (size_t)len * sizeof *base);
-		}
+	if (halo && torus)
+		fill_halo(k, a, base);
 	for (int64_t q = q0; q < q1; q++) {
 		const int32_t *m2 = q >= 2 ? t->ring[a][q & 1] : torus ? base + (q - 2) * s : zero_at(k, a);
 		const int32_t *m1 = q >= 1 ? t->ring[a][(q - 1) & 1] : torus ? base + (q - 1) * s : zero_at(k, a);
@@ -267,6 +352,58 @@ static void lone_row(const kctx *k, kthread *t)
 
 static int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
+/* The halo slabs of axis a around the block at base, copied whole. */
+static void fill_halo(const kctx *k, int a, int32_t *base)
+{
+	const int64_t n = k->v->ext[a], s = k->v->stride[a];
+	for (int h = 1; h <= LBT_HALO; h++) {
+		copy_slab(k, a, base - h * s, base + (n - h) * s);
+		copy_slab(k, a, base + (n - 1 + h) * s, base + (h - 1) % n * s);
+	}
+}
+
+typedef struct {
+	int64_t moved, total;
+	int32_t max, min;
+} kresult;
+
+/* Thread id of T: its buffers in mem, its range of slabs of axis a0. */
+static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id, int T, kresult *out)
+{
+	const lbt_view *v = k->v;
+	const int last = k->last;
+	kthread t = {.A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .sum = VZERO64(), .cnt = VSET1(0)}};
+	int32_t *p = mem + id * per;
+	for (int a = a0; a < last; a++)
+		if (v->ext[a] >= 2)
+			for (int j = 0; j < (a == a0 ? 3 : 2); j++, p += v->stride[a]) {
+				int32_t *origin = p + k->back[a];
+				if (j < 2)
+					t.ring[a][j] = origin;
+				else
+					t.next = origin;
+			}
+	t.B = p + LBT_ROW_LEAD;
+	if (a0 == last)
+		lone_row(k, &t);
+	else {
+		const int64_t n0 = v->ext[a0], r0 = n0 * id / T, r1 = n0 * (id + 1) / T, s = v->stride[a0];
+		for (int64_t q = r0 - 2; q < r0; q++)
+			if (q >= 0)
+				copy_slab(k, a0, t.ring[a0][q & 1], v->load + q * s);
+		if (r1 < n0)
+			copy_slab(k, a0, t.next, v->load + r1 * s);
+		if (T > 1) {
+#pragma omp barrier
+		}
+		roll(k, &t, a0, v->load, r0, r1, 0);
+	}
+	out->moved = t.A.moved + vsum32(t.A.cnt);
+	out->total = vsum64(t.A.sum);
+	out->max = vmax32(t.A.mx);
+	out->min = vmin32(t.A.mn);
+}
+
 void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 {
 	const int D = v->dims, last = D - 1;
@@ -283,7 +420,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		lbt_ref_lm_step(v, cond, c);
 		return;
 	}
-	kctx k = {.v = v, .last = last, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond]};
+	kctx k = {.v = v, .last = last, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
+	          .frow = frows[cond]};
 	for (int a = 0; a < D; a++) {
 		k.next[a] = -1;
 		for (int d = a + 1; d < D; d++)
@@ -315,51 +453,33 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	memset(mem, 0, (size_t)zcells * sizeof *mem);
 	k.zero = mem;
 	if (a0 < last && v->torus[a0])
-		lbt_halo_fill(v, a0);
+		fill_halo(&k, a0, v->load);
 
-	int64_t moved = 0, total = 0;
-	int32_t mx = INT32_MIN, mn = INT32_MAX;
-#pragma omp parallel num_threads(T) if (T > 1) reduction(+ : moved, total) reduction(max : mx) reduction(min : mn)
-	{
-		int id = 0;
+	kresult res[T];
+	if (T == 1)
+		run_thread(&k, a0, mem + zcells, per, 0, 1, &res[0]);
+	else {
+#pragma omp parallel num_threads(T)
+		{
+			int id = 0;
 #ifdef _OPENMP
-		id = omp_get_thread_num();
+			id = omp_get_thread_num();
 #endif
-		kthread t = {.A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .sum = VZERO64()}};
-		int32_t *p = mem + zcells + id * per;
-		for (int a = a0; a < last; a++)
-			if (v->ext[a] >= 2)
-				for (int j = 0; j < (a == a0 ? 3 : 2); j++, p += v->stride[a]) {
-					int32_t *origin = p + k.back[a];
-					if (j < 2)
-						t.ring[a][j] = origin;
-					else
-						t.next = origin;
-				}
-		t.B = p + LBT_ROW_LEAD;
-		if (a0 == last)
-			lone_row(&k, &t);
-		else {
-			const int64_t r0 = n0 * id / T, r1 = n0 * (id + 1) / T, s = v->stride[a0];
-			for (int64_t q = r0 - 2; q < r0; q++)
-				if (q >= 0)
-					copy_slab(&k, a0, t.ring[a0][q & 1], v->load + q * s);
-			if (r1 < n0)
-				copy_slab(&k, a0, t.next, v->load + r1 * s);
-#pragma omp barrier
-			roll(&k, &t, a0, v->load, r0, r1, 0);
+			run_thread(&k, a0, mem + zcells, per, id, T, &res[id]);
 		}
-		moved += t.A.moved;
-		total += vsum64(t.A.sum);
-		int32_t x = vmax32(t.A.mx), y = vmin32(t.A.mn);
-		mx = x > mx ? x : mx;
-		mn = y < mn ? y : mn;
 	}
 	free(mem);
-	c->moved += moved;
+	kresult r = res[0];
+	for (int i = 1; i < T; i++) {
+		r.moved += res[i].moved;
+		r.total += res[i].total;
+		r.max = res[i].max > r.max ? res[i].max : r.max;
+		r.min = res[i].min < r.min ? res[i].min : r.min;
+	}
+	c->moved += r.moved;
 	c->shifts += active;
 	c->has_stats = 1;
-	c->max = mx;
-	c->min = mn;
-	c->total = total;
+	c->max = r.max;
+	c->min = r.min;
+	c->total = r.total;
 }

@@ -58,6 +58,12 @@ typedef simde__mmask16 M;
 #define VDEC(v, m) simde_mm512_mask_sub_epi32((v), (m), (v), VSET1(1))
 #define VSEL(m, a, b) simde_mm512_mask_blend_epi32((m), (b), (a))     /* m ? a : b */
 #define VZERO64() simde_mm512_setzero_si512()
+/* Lanes i-1, i-2 of the row whose chunks are prev, cur; lanes i+1 from cur, next. */
+static const int32_t lbt_simd_iota[32] __attribute__((aligned(64))) = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+#define SHL1(prev, cur) simde_mm512_permutex2var_epi32((prev), VLOADU(lbt_simd_iota + 15), (cur))
+#define SHL2(prev, cur) simde_mm512_permutex2var_epi32((prev), VLOADU(lbt_simd_iota + 14), (cur))
+#define SHR1(cur, next) simde_mm512_permutex2var_epi32((cur), VLOADU(lbt_simd_iota + 1), (next))
 #define VADD64(acc, x) /* acc (W/2 int64 lanes) += the W non-negative int32 lanes of x */ \
 	simde_mm512_add_epi64(simde_mm512_add_epi64((acc), simde_mm512_srli_epi64((x), 32)), \
 	                      simde_mm512_and_si512((x), simde_mm512_set1_epi64(0xffffffff)))
@@ -77,11 +83,15 @@ typedef simde__m256i M;
 #define MOR(a, b) simde_mm256_or_si256((a), (b))
 #define MALL VSET1(-1)
 #define MNONE VSET1(0)
-#define MFIRST(k) simde_mm256_cmpgt_epi32(VSET1((int)(k)), simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+static const int32_t lbt_simd_iota[8] __attribute__((aligned(64))) = {0, 1, 2, 3, 4, 5, 6, 7};
+#define MFIRST(k) simde_mm256_cmpgt_epi32(VSET1((int)(k)), VLOAD(lbt_simd_iota))
 #define VINC(v, m) simde_mm256_sub_epi32((v), (m)) /* a true lane is -1 */
 #define VDEC(v, m) simde_mm256_add_epi32((v), (m))
 #define VSEL(m, a, b) simde_mm256_blendv_epi8((b), (a), (m))
 #define VZERO64() simde_mm256_setzero_si256()
+#define SHL1(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 12)
+#define SHL2(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 8)
+#define SHR1(cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 4)
 #define VADD64(acc, x) \
 	simde_mm256_add_epi64(simde_mm256_add_epi64((acc), simde_mm256_srli_epi64((x), 32)), \
 	                      simde_mm256_and_si256((x), simde_mm256_set1_epi64x(0xffffffff)))
@@ -101,11 +111,15 @@ typedef simde__m128i M;
 #define MOR(a, b) simde_mm_or_si128((a), (b))
 #define MALL VSET1(-1)
 #define MNONE VSET1(0)
-#define MFIRST(k) simde_mm_cmpgt_epi32(VSET1((int)(k)), simde_mm_setr_epi32(0, 1, 2, 3))
+static const int32_t lbt_simd_iota[4] __attribute__((aligned(64))) = {0, 1, 2, 3};
+#define MFIRST(k) simde_mm_cmpgt_epi32(VSET1((int)(k)), VLOAD(lbt_simd_iota))
 #define VINC(v, m) simde_mm_sub_epi32((v), (m))
 #define VDEC(v, m) simde_mm_add_epi32((v), (m))
 #define VSEL(m, a, b) simde_mm_blendv_epi8((b), (a), (m))
 #define VZERO64() simde_mm_setzero_si128()
+#define SHL1(prev, cur) simde_mm_alignr_epi8((cur), (prev), 12)
+#define SHL2(prev, cur) simde_mm_alignr_epi8((cur), (prev), 8)
+#define SHR1(cur, next) simde_mm_alignr_epi8((next), (cur), 4)
 #define VADD64(acc, x) \
 	simde_mm_add_epi64(simde_mm_add_epi64((acc), simde_mm_srli_epi64((x), 32)), \
 	                   simde_mm_and_si128((x), simde_mm_set1_epi64x(0xffffffff)))
