@@ -41,21 +41,35 @@
  * and back once per row; cnt (int32 lanes) is flushed into moved well
  * before a lane could overflow. */
 typedef struct {
-	V mx, mn, sum;  /* max, min (int32 lanes), total (W/2 int64 lanes) */
-	V cnt;          /* shifts counted per lane */
-	int64_t pending; /* increments of cnt per lane since the last flush, at most */
-	int64_t moved;
+	V mx, mn;        /* max, min */
+	V s, h;          /* the total, as s and h of simd.h's exact sums */
+	V cnt;           /* shifts counted per lane */
+	int64_t pending; /* additions per lane since the last flush, at most */
+	int64_t moved, total;
 } acc;
+
+/* Rows flush their registers every SEG chunks, and acc_flush every 2 SEG. */
+enum { SEG = 16384 };
+static void regs_flush(const V *s, const V *h, const V *cnt, acc *A);
 
 static void acc_flush(acc *A, int64_t more)
 {
-	A->pending += more;
-	if (A->pending > (INT64_C(1) << 30)) {
+	A->pending += more < SEG ? more : SEG;
+	if (A->pending >= 32768) { /* well before 65536 */
 		A->moved += vsum32(A->cnt);
-		A->cnt = VSET1(0);
+		A->total += vtotal(A->s, A->h);
+		A->cnt = A->s = A->h = VSET1(0);
 		A->pending = 0;
 	}
 }
+
+/* Empty the sum and count registers of a long row into A. */
+static __attribute__((noinline)) void regs_flush(const V *s, const V *h, const V *cnt, acc *A)
+{
+	A->moved += vsum32(*cnt);
+	A->total += vtotal(*s, *h);
+}
+#define SEG_FLUSH(R, A) (regs_flush(&(R).s, &(R).h, &(R).cnt, (A)), (R).s = (R).h = (R).cnt = VSET1(0))
 
 /* C_i given (L_{i-1}, L_i, L_{i+1}), lane by lane; cond is a constant after inlining. */
 static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
@@ -73,22 +87,25 @@ static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
 
 /* Registers of one row call: the accumulators and the outer-axis operands. */
 typedef struct {
-	V mx, mn, sum, cnt;
+	V mx, mn, s, h, cnt;
 } regs;
-#define REGS_IN(A) {(A)->mx, (A)->mn, (A)->sum, (A)->cnt}
-#define REGS_OUT(A, R) ((A)->mx = (R).mx, (A)->mn = (R).mn, (A)->sum = (R).sum, (A)->cnt = (R).cnt)
+#define REGS_IN(A) {(A)->mx, (A)->mn, (A)->s, (A)->h, (A)->cnt}
+#define REGS_OUT(A, R) ((A)->mx = (R).mx, (A)->mn = (R).mn, (A)->s = (R).s, (A)->h = (R).h, (A)->cnt = (R).cnt)
 
 static ALWAYS_INLINE void stats_add(regs *R, V x)
 {
 	R->mx = VMAX(R->mx, x);
 	R->mn = VMIN(R->mn, x);
-	R->sum = VADD64(R->sum, x);
+	R->s = VADD(R->s, x);
+	R->h = VADD(R->h, VSRL16(x));
 }
 static ALWAYS_INLINE void stats_add_masked(regs *R, M valid, V x)
 {
 	R->mx = VMAX(R->mx, VSEL(valid, x, VSET1(INT32_MIN)));
 	R->mn = VMIN(R->mn, VSEL(valid, x, VSET1(INT32_MAX)));
-	R->sum = VADD64(R->sum, VSEL(valid, x, VSET1(0)));
+	x = VSEL(valid, x, VSET1(0));
+	R->s = VADD(R->s, x);
+	R->h = VADD(R->h, VSRL16(x));
 }
 
 /* The outer-axis update of chunk i: old rows m2, m1, p0, p1 (i-2 .. i+1 on
@@ -129,6 +146,8 @@ static ALWAYS_INLINE void vrow_impl(const int cond, const int stats, const int32
 		VSTORE(out + i, x);
 		if (stats)
 			stats_add(&R, x);
+		if (((i + W) & (SEG * W - 1)) == 0)
+			SEG_FLUSH(R, A);
 	}
 	if (i < n) { /* the last, partial chunk: lanes >= n keep what they held */
 		const M valid = MFIRST(n - i);
@@ -160,6 +179,8 @@ static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *o
 		stats_add(&R, x);
 		prev = cur;
 		cur = next;
+		if (((i + W) & (SEG * W - 1)) == 0)
+			SEG_FLUSH(R, A);
 	}
 	const M valid = MFIRST(n - i), linked = torus ? valid : MFIRST(n - 1 - i);
 	V next = !torus ? VSET1(0) : whole ? VLOAD(B) : VLOAD(B + i + W);
@@ -174,24 +195,49 @@ static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *o
  * in registers: the outer-axis update of chunk j+1 is made just before the
  * row update of chunk j needs it; chunks 0 and J-1 are made first, as the
  * torus neighbours of the row's ends. Writes p0 in place: chunk j is stored
- * after chunk j+1 was read. */
-static ALWAYS_INLINE void frow_impl(const int cond, const int32_t *m2, const int32_t *m1, int32_t *p0,
-                                    const int32_t *p1, int32_t *save, int64_t n, int has_next, int torus, acc *A)
+ * after chunk j+1 was read.
+ *
+ * Along the outer axis C_{i-1} of row i is C_i of row i-1: with have_cp it
+ * comes from cpb, where the previous row left its C_i, so the row reads only
+ * old rows i and i+1 (and i-1 for C2 and C4, whose C_i looks at L_{i-1}),
+ * and the ring needs saving only for C2 and C4. */
+static ALWAYS_INLINE V fchunk(const int cond, const int have_cp, const int32_t *m2, const int32_t *m1,
+                              const int32_t *p0, const int32_t *p1, int32_t *save, int64_t j, M nm, M *cpb,
+                              regs *R)
+{
+	const int64_t i = j * W;
+	const int lp = cond == LBT_C2 || cond == LBT_C4;
+	V l = VLOAD(p0 + i), d = VLOAD(p1 + i);
+	V b = lp ? VLOAD(m1 + i) : l;
+	M cp = have_cp ? cpb[j] : shift_cond(cond, VLOAD(m2 + i), VLOAD(m1 + i), l);
+	if (lp)
+		VSTORE(save + i, l);
+	M cs = MAND(shift_cond(cond, b, l, d), nm);
+	cpb[j] = cs;
+	R->cnt = VINC(R->cnt, cs);
+	return VINC(VDEC(l, cs), cp);
+}
+
+static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int32_t *m2, const int32_t *m1,
+                                    int32_t *p0, const int32_t *p1, int32_t *save, int64_t n, int has_next,
+                                    int torus, M *cpb, acc *A)
 {
 	const M nm = has_next ? MALL : MNONE;
 	regs R = REGS_IN(A);
 	const int64_t J = n / W;
-	V first = vchunk(cond, m2, m1, p0, p1, save, 0, nm, &R);
-	V lastv = J > 1 ? vchunk(cond, m2, m1, p0, p1, save, (J - 1) * W, nm, &R) : first;
+	V first = fchunk(cond, have_cp, m2, m1, p0, p1, save, 0, nm, cpb, &R);
+	V lastv = J > 1 ? fchunk(cond, have_cp, m2, m1, p0, p1, save, J - 1, nm, cpb, &R) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = vchunk(cond, m2, m1, p0, p1, save, (j + 1) * W, nm, &R);
+		V next = fchunk(cond, have_cp, m2, m1, p0, p1, save, j + 1, nm, cpb, &R);
 		V x = hchunk(cond, prev, cur, next, MALL, &R);
 		VSTORE(p0 + j * W, x);
 		stats_add(&R, x);
 		prev = cur;
 		cur = next;
+		if (((j + 1) & (SEG - 1)) == 0)
+			SEG_FLUSH(R, A);
 	}
 	if (j + 1 < J) {
 		V x = hchunk(cond, prev, cur, lastv, MALL, &R);
@@ -213,7 +259,7 @@ typedef void (*vrow_fn)(const int32_t *, const int32_t *, const int32_t *, const
                         int64_t, int, acc *);
 typedef void (*hrow_fn)(const int32_t *, int32_t *, int64_t, int, acc *);
 typedef void (*frow_fn)(const int32_t *, const int32_t *, int32_t *, const int32_t *, int32_t *, int64_t, int, int,
-                        acc *);
+                        M *, acc *);
 #define ROWS(k)                                                                                               \
 	static void vrow_##k(const int32_t *m2, const int32_t *m1, const int32_t *p0, const int32_t *p1,      \
 	                     int32_t *save, int32_t *out, int64_t n, int has_next, acc *A)                    \
@@ -224,14 +270,18 @@ typedef void (*frow_fn)(const int32_t *, const int32_t *, int32_t *, const int32
 	static void hrow_##k(const int32_t *B, int32_t *out, int64_t n, int torus, acc *A)                     \
 	{ hrow_impl(k, B, out, n, torus, A); }                                                                \
 	static void frow_##k(const int32_t *m2, const int32_t *m1, int32_t *p0, const int32_t *p1,            \
-	                     int32_t *save, int64_t n, int has_next, int torus, acc *A)                       \
-	{ frow_impl(k, m2, m1, p0, p1, save, n, has_next, torus, A); }
+	                     int32_t *save, int64_t n, int has_next, int torus, M *cpb, acc *A)               \
+	{ frow_impl(k, 0, m2, m1, p0, p1, save, n, has_next, torus, cpb, A); }                                \
+	static void frow_cp_##k(const int32_t *m2, const int32_t *m1, int32_t *p0, const int32_t *p1,         \
+	                        int32_t *save, int64_t n, int has_next, int torus, M *cpb, acc *A)            \
+	{ frow_impl(k, 1, m2, m1, p0, p1, save, n, has_next, torus, cpb, A); }
 ROWS(0) ROWS(1) ROWS(2) ROWS(3) ROWS(4) ROWS(5)
 static const vrow_fn vrows[LBT_NCOND] = {vrow_0, vrow_1, vrow_2, vrow_3, vrow_4, vrow_5};
 static const vrow_fn vrows_stats[LBT_NCOND] = {vrow_stats_0, vrow_stats_1, vrow_stats_2,
                                                vrow_stats_3, vrow_stats_4, vrow_stats_5};
 static const hrow_fn hrows[LBT_NCOND] = {hrow_0, hrow_1, hrow_2, hrow_3, hrow_4, hrow_5};
 static const frow_fn frows[LBT_NCOND] = {frow_0, frow_1, frow_2, frow_3, frow_4, frow_5};
+static const frow_fn frows_cp[LBT_NCOND] = {frow_cp_0, frow_cp_1, frow_cp_2, frow_cp_3, frow_cp_4, frow_cp_5};
 
 /* What every thread shares: the view, and per axis a the offset from a
  * slab's first PE back to the start of its memory (slabs are copied whole). */
@@ -242,7 +292,7 @@ typedef struct {
 	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
 	vrow_fn vrow, vrow_stats;
 	hrow_fn hrow;
-	frow_fn frow;
+	frow_fn frow, frow_cp;
 	const int32_t *zero; /* a zeroed slab: the missing neighbours of a mesh */
 } kctx;
 
@@ -252,6 +302,7 @@ typedef struct {
 	int32_t *ring[8][2];
 	int32_t *next;
 	int32_t *B;
+	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
 	acc A;
 } kthread;
 
@@ -276,13 +327,13 @@ static void fill_halo(const kctx *k, int a, int32_t *base);
  * then the inner axes. The slab's rows are visited with an odometer over
  * axes a+1 .. D-2. */
 static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int32_t *m1, int32_t *p0,
-                 const int32_t *p1, int32_t *save, int has_next)
+                 const int32_t *p1, int32_t *save, int has_next, int have_cp)
 {
 	const lbt_view *v = k->v;
 	const int last = k->last, nb = k->next[a];
 	const int64_t n = v->ext[last];
 	if (nb == last && a + 1 == last && n % W == 0) { /* one row of whole chunks: all in registers */
-		k->frow(m2, m1, p0, p1, save, n, has_next, v->torus[last], &t->A);
+		(have_cp ? k->frow_cp : k->frow)(m2, m1, p0, p1, save, n, has_next, v->torus[last], t->cpb, &t->A);
 		return;
 	}
 	if (nb == last && a + 1 == last) { /* the slab is one row: through B, then along the row */
@@ -330,7 +381,7 @@ static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, in
 		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s
 		                  : q + 1 < n ? t->next
 		                  : torus ? base + n * s : zero_at(k, a);
-		slab(k, t, a, m2, m1, base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n);
+		slab(k, t, a, m2, m1, base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
 	}
 }
 
@@ -372,7 +423,7 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 {
 	const lbt_view *v = k->v;
 	const int last = k->last;
-	kthread t = {.A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .sum = VZERO64(), .cnt = VSET1(0)}};
+	kthread t = {.A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .s = VSET1(0), .h = VSET1(0), .cnt = VSET1(0)}};
 	int32_t *p = mem + id * per;
 	for (int a = a0; a < last; a++)
 		if (v->ext[a] >= 2)
@@ -384,6 +435,7 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 					t.next = origin;
 			}
 	t.B = p + LBT_ROW_LEAD;
+	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
 	if (a0 == last)
 		lone_row(k, &t);
 	else {
@@ -399,7 +451,7 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 		roll(k, &t, a0, v->load, r0, r1, 0);
 	}
 	out->moved = t.A.moved + vsum32(t.A.cnt);
-	out->total = vsum64(t.A.sum);
+	out->total = t.A.total + vtotal(t.A.s, t.A.h);
 	out->max = vmax32(t.A.mx);
 	out->min = vmin32(t.A.mn);
 }
@@ -421,7 +473,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		return;
 	}
 	kctx k = {.v = v, .last = last, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
-	          .frow = frows[cond]};
+	          .frow = frows[cond], .frow_cp = frows_cp[cond]};
 	for (int a = 0; a < D; a++) {
 		k.next[a] = -1;
 		for (int d = a + 1; d < D; d++)
@@ -438,9 +490,9 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	if (a0 == last || T > n0)
 		T = a0 == last ? 1 : (int)n0;
 
-	/* One allocation: the zero slab, then per thread its rings, next copy and B. */
+	/* One allocation: the zero slab, then per thread its rings, next copy, B and cpb. */
 	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
-	int64_t per = rowcells;
+	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
 	for (int a = a0; a < last; a++)
 		if (v->ext[a] >= 2)
 			per += (a == a0 ? 3 : 2) * v->stride[a];

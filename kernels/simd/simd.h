@@ -10,8 +10,12 @@
  *
  * V is a vector of W int32 lanes, M a lane mask: an AVX-512 mask register
  * at W = 16, a vector of 0/-1 lanes below. Masks are only combined with the
- * M* macros, so one spelling serves both. Loads are non-negative (every
- * method keeps them so, and inputs are checked), which VADD64 relies on. */
+ * M* macros, so one spelling serves both.
+ *
+ * Exact sums in 32-bit lanes: add x to s (mod 2^32) and x >> 16 to h. After
+ * at most 65536 additions per lane, the true sum is 65536 h + r with
+ * 0 <= r < 2^32, and r = s - 65536 h (mod 2^32), so vtotal() recovers it
+ * (loads are non-negative: every method keeps them so, inputs are checked). */
 #ifndef LBTORUS_SIMD_H
 #define LBTORUS_SIMD_H
 
@@ -44,6 +48,8 @@ typedef simde__mmask16 M;
 #define VLOADU(p) simde_mm512_loadu_si512((const void *)(p))
 #define VSTORE(p, x) simde_mm512_store_si512((void *)(p), (x))
 #define VSET1(x) simde_mm512_set1_epi32(x)
+#define VADD(a, b) simde_mm512_add_epi32((a), (b))
+#define VSRL16(x) simde_mm512_srli_epi32((x), 16)
 #define VMAX(a, b) simde_mm512_max_epi32((a), (b))
 #define VMIN(a, b) simde_mm512_min_epi32((a), (b))
 #define MGT(a, b) simde_mm512_cmpgt_epi32_mask((a), (b))
@@ -57,16 +63,12 @@ typedef simde__mmask16 M;
 #define VINC(v, m) simde_mm512_mask_add_epi32((v), (m), (v), VSET1(1)) /* v + (m ? 1 : 0) */
 #define VDEC(v, m) simde_mm512_mask_sub_epi32((v), (m), (v), VSET1(1))
 #define VSEL(m, a, b) simde_mm512_mask_blend_epi32((m), (b), (a))     /* m ? a : b */
-#define VZERO64() simde_mm512_setzero_si512()
 /* Lanes i-1, i-2 of the row whose chunks are prev, cur; lanes i+1 from cur, next. */
 static const int32_t lbt_simd_iota[32] __attribute__((aligned(64))) = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 #define SHL1(prev, cur) simde_mm512_permutex2var_epi32((prev), VLOADU(lbt_simd_iota + 15), (cur))
 #define SHL2(prev, cur) simde_mm512_permutex2var_epi32((prev), VLOADU(lbt_simd_iota + 14), (cur))
 #define SHR1(cur, next) simde_mm512_permutex2var_epi32((cur), VLOADU(lbt_simd_iota + 1), (next))
-#define VADD64(acc, x) /* acc (W/2 int64 lanes) += the W non-negative int32 lanes of x */ \
-	simde_mm512_add_epi64(simde_mm512_add_epi64((acc), simde_mm512_srli_epi64((x), 32)), \
-	                      simde_mm512_and_si512((x), simde_mm512_set1_epi64(0xffffffff)))
 #elif W == 8
 typedef simde__m256i V;
 typedef simde__m256i M;
@@ -74,6 +76,8 @@ typedef simde__m256i M;
 #define VLOADU(p) simde_mm256_loadu_si256((const void *)(p))
 #define VSTORE(p, x) simde_mm256_store_si256((void *)(p), (x))
 #define VSET1(x) simde_mm256_set1_epi32(x)
+#define VADD(a, b) simde_mm256_add_epi32((a), (b))
+#define VSRL16(x) simde_mm256_srli_epi32((x), 16)
 #define VMAX(a, b) simde_mm256_max_epi32((a), (b))
 #define VMIN(a, b) simde_mm256_min_epi32((a), (b))
 #define MGT(a, b) simde_mm256_cmpgt_epi32((a), (b))
@@ -88,13 +92,9 @@ static const int32_t lbt_simd_iota[8] __attribute__((aligned(64))) = {0, 1, 2, 3
 #define VINC(v, m) simde_mm256_sub_epi32((v), (m)) /* a true lane is -1 */
 #define VDEC(v, m) simde_mm256_add_epi32((v), (m))
 #define VSEL(m, a, b) simde_mm256_blendv_epi8((b), (a), (m))
-#define VZERO64() simde_mm256_setzero_si256()
 #define SHL1(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 12)
 #define SHL2(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 8)
 #define SHR1(cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 4)
-#define VADD64(acc, x) \
-	simde_mm256_add_epi64(simde_mm256_add_epi64((acc), simde_mm256_srli_epi64((x), 32)), \
-	                      simde_mm256_and_si256((x), simde_mm256_set1_epi64x(0xffffffff)))
 #elif W == 4
 typedef simde__m128i V;
 typedef simde__m128i M;
@@ -102,6 +102,8 @@ typedef simde__m128i M;
 #define VLOADU(p) simde_mm_loadu_si128((const void *)(p))
 #define VSTORE(p, x) simde_mm_store_si128((void *)(p), (x))
 #define VSET1(x) simde_mm_set1_epi32(x)
+#define VADD(a, b) simde_mm_add_epi32((a), (b))
+#define VSRL16(x) simde_mm_srli_epi32((x), 16)
 #define VMAX(a, b) simde_mm_max_epi32((a), (b))
 #define VMIN(a, b) simde_mm_min_epi32((a), (b))
 #define MGT(a, b) simde_mm_cmpgt_epi32((a), (b))
@@ -116,13 +118,9 @@ static const int32_t lbt_simd_iota[4] __attribute__((aligned(64))) = {0, 1, 2, 3
 #define VINC(v, m) simde_mm_sub_epi32((v), (m))
 #define VDEC(v, m) simde_mm_add_epi32((v), (m))
 #define VSEL(m, a, b) simde_mm_blendv_epi8((b), (a), (m))
-#define VZERO64() simde_mm_setzero_si128()
 #define SHL1(prev, cur) simde_mm_alignr_epi8((cur), (prev), 12)
 #define SHL2(prev, cur) simde_mm_alignr_epi8((cur), (prev), 8)
 #define SHR1(cur, next) simde_mm_alignr_epi8((next), (cur), 4)
-#define VADD64(acc, x) \
-	simde_mm_add_epi64(simde_mm_add_epi64((acc), simde_mm_srli_epi64((x), 32)), \
-	                   simde_mm_and_si128((x), simde_mm_set1_epi64x(0xffffffff)))
 #else
 #error "LBT_SIMD_W must be 4, 8 or 16"
 #endif
@@ -137,14 +135,17 @@ static inline int64_t vsum32(V x)
 		s += a[i];
 	return s;
 }
-static inline int64_t vsum64(V x)
+static inline int64_t vtotal(V s, V h)
 {
-	int64_t a[W / 2] __attribute__((aligned(64)));
-	VSTORE(a, x);
-	int64_t s = 0;
-	for (int i = 0; i < W / 2; i++)
-		s += a[i];
-	return s;
+	uint32_t a[W] __attribute__((aligned(64))), b[W] __attribute__((aligned(64)));
+	VSTORE(a, s);
+	VSTORE(b, h);
+	int64_t t = 0;
+	for (int i = 0; i < W; i++) {
+		uint64_t hi = (uint64_t)b[i] << 16;
+		t += (int64_t)(hi + (uint32_t)(a[i] - (uint32_t)hi));
+	}
+	return t;
 }
 static inline int32_t vmax32(V x)
 {
