@@ -50,7 +50,7 @@ typedef struct {
 
 /* Rows flush their registers every SEG chunks, and acc_flush every 2 SEG. */
 enum { SEG = 16384 };
-static void regs_flush(const V *s, const V *h, const V *cnt, acc *A);
+static void regs_flush(V s, V h, V cnt, acc *A);
 
 static void acc_flush(acc *A, int64_t more)
 {
@@ -64,12 +64,12 @@ static void acc_flush(acc *A, int64_t more)
 }
 
 /* Empty the sum and count registers of a long row into A. */
-static __attribute__((noinline)) void regs_flush(const V *s, const V *h, const V *cnt, acc *A)
+static __attribute__((noinline)) void regs_flush(V s, V h, V cnt, acc *A)
 {
-	A->moved += vsum32(*cnt);
-	A->total += vtotal(*s, *h);
+	A->moved += vsum32(cnt);
+	A->total += vtotal(s, h);
 }
-#define SEG_FLUSH(R, A) (regs_flush(&(R).s, &(R).h, &(R).cnt, (A)), (R).s = (R).h = (R).cnt = VSET1(0))
+#define SEG_FLUSH(R, A) (regs_flush((R).s, (R).h, (R).cnt, (A)), (R).s = (R).h = (R).cnt = VSET1(0))
 
 /* C_i given (L_{i-1}, L_i, L_{i+1}), lane by lane; cond is a constant after inlining. */
 static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
@@ -197,6 +197,8 @@ static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *o
  * torus neighbours of the row's ends. Writes p0 in place: chunk j is stored
  * after chunk j+1 was read.
  *
+ * Rows of at most SEG chunks: the registers are flushed after the row.
+ *
  * Along the outer axis C_{i-1} of row i is C_i of row i-1: with have_cp it
  * comes from cpb, where the previous row left its C_i, so the row reads only
  * old rows i and i+1 (and i-1 for C2 and C4, whose C_i looks at L_{i-1}),
@@ -236,8 +238,6 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
 		stats_add(&R, x);
 		prev = cur;
 		cur = next;
-		if (((j + 1) & (SEG - 1)) == 0)
-			SEG_FLUSH(R, A);
 	}
 	if (j + 1 < J) {
 		V x = hchunk(cond, prev, cur, lastv, MALL, &R);
@@ -296,11 +296,12 @@ typedef struct {
 	const int32_t *zero; /* a zeroed slab: the missing neighbours of a mesh */
 } kctx;
 
-/* A thread's buffers: two old slabs per outer axis, the copy of the slab
- * after its range, and the row buffer B. Origins, like grid pointers. */
+/* A thread's buffers, per outer axis: two old slabs (the ring) and the old
+ * slab after the range it rolls over (next); the row buffer B and cpb.
+ * Origins, like grid pointers. */
 typedef struct {
 	int32_t *ring[8][2];
-	int32_t *next;
+	int32_t *next[8];
 	int32_t *B;
 	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
 	acc A;
@@ -320,8 +321,9 @@ static void row_halo(int32_t *B, int64_t n, int torus)
 	}
 }
 
-static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int halo);
-static void fill_halo(const kctx *k, int a, int32_t *base);
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct);
+static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src);
+static int64_t wrap(int64_t i, int64_t n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
 /* Slab (origin p0) of axis a: its update along a from old m2, m1, p0, p1,
  * then the inner axes. The slab's rows are visited with an odometer over
@@ -332,7 +334,7 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 	const lbt_view *v = k->v;
 	const int last = k->last, nb = k->next[a];
 	const int64_t n = v->ext[last];
-	if (nb == last && a + 1 == last && n % W == 0) { /* one row of whole chunks: all in registers */
+	if (nb == last && a + 1 == last && n % W == 0 && n / W <= SEG) { /* one row of whole chunks: in registers */
 		(have_cp ? k->frow_cp : k->frow)(m2, m1, p0, p1, save, n, has_next, v->torus[last], t->cpb, &t->A);
 		return;
 	}
@@ -360,28 +362,31 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 		if (d == a)
 			break;
 	}
-	if (nb >= 0 && nb != last)
+	if (nb >= 0 && nb != last) { /* the inner axis, in this slab, from its start */
+		if (v->torus[nb])
+			copy_slab(k, nb, t->next[nb], p0);
 		roll(k, t, nb, p0, 0, v->ext[nb], 1);
+	}
 }
 
 /* Roll over slabs q0..q1-1 of axis a inside the block whose origin is base.
- * Old slabs q0-2, q0-1 must be in the ring and old slab q1 (if q1 < n) in
- * t->next already; an inner axis (halo) fills its own halo slabs first, as
- * whole slabs: their inner halos are refilled before they are read. */
-static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int halo)
+ * Old slab q1 (wrapped on a torus) must be in t->next[a]; old slabs q0-2
+ * and q0-1 either are still unchanged in place (direct: the roll starts the
+ * block, or it is the only thread) or were copied into the ring. */
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct)
 {
 	const lbt_view *v = k->v;
 	const int64_t n = v->ext[a], s = v->stride[a];
 	const int torus = v->torus[a];
-	if (halo && torus)
-		fill_halo(k, a, base);
 	for (int64_t q = q0; q < q1; q++) {
-		const int32_t *m2 = q >= 2 ? t->ring[a][q & 1] : torus ? base + (q - 2) * s : zero_at(k, a);
-		const int32_t *m1 = q >= 1 ? t->ring[a][(q - 1) & 1] : torus ? base + (q - 1) * s : zero_at(k, a);
-		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s
-		                  : q + 1 < n ? t->next
-		                  : torus ? base + n * s : zero_at(k, a);
-		slab(k, t, a, m2, m1, base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
+		const int32_t *m[2];
+		for (int h = 0; h < 2; h++) { /* old slabs q-2, q-1 */
+			int64_t x = q - 2 + h;
+			m[h] = x >= q0 || (!direct && (torus || x >= 0)) ? t->ring[a][x & 1]
+			     : x < 0 && !torus ? zero_at(k, a) : base + wrap(x, n) * s;
+		}
+		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : zero_at(k, a);
+		slab(k, t, a, m[0], m[1], base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
 	}
 }
 
@@ -403,16 +408,6 @@ static void lone_row(const kctx *k, kthread *t)
 
 static int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-/* The halo slabs of axis a around the block at base, copied whole. */
-static void fill_halo(const kctx *k, int a, int32_t *base)
-{
-	const int64_t n = k->v->ext[a], s = k->v->stride[a];
-	for (int h = 1; h <= LBT_HALO; h++) {
-		copy_slab(k, a, base - h * s, base + (n - h) * s);
-		copy_slab(k, a, base + (n - 1 + h) * s, base + (h - 1) % n * s);
-	}
-}
-
 typedef struct {
 	int64_t moved, total;
 	int32_t max, min;
@@ -427,12 +422,12 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 	int32_t *p = mem + id * per;
 	for (int a = a0; a < last; a++)
 		if (v->ext[a] >= 2)
-			for (int j = 0; j < (a == a0 ? 3 : 2); j++, p += v->stride[a]) {
+			for (int j = 0; j < 3; j++, p += v->stride[a]) {
 				int32_t *origin = p + k->back[a];
 				if (j < 2)
 					t.ring[a][j] = origin;
 				else
-					t.next = origin;
+					t.next[a] = origin;
 			}
 	t.B = p + LBT_ROW_LEAD;
 	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
@@ -440,15 +435,17 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 		lone_row(k, &t);
 	else {
 		const int64_t n0 = v->ext[a0], r0 = n0 * id / T, r1 = n0 * (id + 1) / T, s = v->stride[a0];
-		for (int64_t q = r0 - 2; q < r0; q++)
-			if (q >= 0)
-				copy_slab(k, a0, t.ring[a0][q & 1], v->load + q * s);
-		if (r1 < n0)
-			copy_slab(k, a0, t.next, v->load + r1 * s);
+		const int torus = v->torus[a0];
+		if (T > 1) /* the old slabs next to the range, before anyone writes */
+			for (int64_t q = r0 - 2; q < r0; q++)
+				if (torus || q >= 0)
+					copy_slab(k, a0, t.ring[a0][q & 1], v->load + wrap(q, n0) * s);
+		if (torus || r1 < n0)
+			copy_slab(k, a0, t.next[a0], v->load + wrap(r1, n0) * s);
 		if (T > 1) {
 #pragma omp barrier
 		}
-		roll(k, &t, a0, v->load, r0, r1, 0);
+		roll(k, &t, a0, v->load, r0, r1, T == 1);
 	}
 	out->moved = t.A.moved + vsum32(t.A.cnt);
 	out->total = t.A.total + vtotal(t.A.s, t.A.h);
@@ -495,8 +492,11 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
 	for (int a = a0; a < last; a++)
 		if (v->ext[a] >= 2)
-			per += (a == a0 ? 3 : 2) * v->stride[a];
-	int64_t zcells = a0 < last ? v->stride[a0] : 0;
+			per += 3 * v->stride[a];
+	int mesh = 0;
+	for (int a = a0; a < last; a++)
+		mesh |= !v->torus[a] && v->ext[a] >= 2;
+	int64_t zcells = mesh ? v->stride[a0] : 0;
 	int32_t *mem = aligned_alloc(LBT_ALIGN, (size_t)(zcells + T * per) * sizeof *mem);
 	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB */
 		lbt_ref_lm_step(v, cond, c);
@@ -504,8 +504,6 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	}
 	memset(mem, 0, (size_t)zcells * sizeof *mem);
 	k.zero = mem;
-	if (a0 < last && v->torus[a0])
-		fill_halo(&k, a0, v->load);
 
 	kresult res[T];
 	if (T == 1)
