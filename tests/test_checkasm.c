@@ -17,7 +17,8 @@
 #include "helpers.h"
 
 /* K in {1, 2, 3, 5, 7, 8, 17, 64, 127}; rows shorter and longer than a
- * vector (4, 8 or 16 lanes) and not a multiple of one; D = 1..4. */
+ * vector (4, 8 or 16 lanes) and not a multiple of one; D = 1..4 (D = 8 has
+ * its own test: with a halo on every axis even a small 8-D grid is big). */
 static const char *const shapes[] = {
 	"1", "2", "3", "5", "7", "8", "17", "64", "127",
 	"2x2", "3x3", "1x5", "5x1", "2x17", "3x64", "7x8", "8x7", "5x127", "17x3", "64x2", "127x2", "2x16",
@@ -190,6 +191,24 @@ Test(checkasm, lm_every_row_length_to_40)
 				check_case(&k, LBT_C4, &s, L_SMALL, 1, 40);
 				check_case(&k, LBT_C5, &s, L_POINT, 2, 40);
 			}
+	}
+}
+
+/* D = 8, extents 1, 2, 3 and 5, torus and mesh mixed, on every ISA. */
+Test(checkasm, lm_eight_dimensions)
+{
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		lbt_shape s;
+		lbt_shape_parse(&s, "2x1x3x2x1x2x2x5", &e);
+		for (int d = 0; d < 8; d++)
+			s.bnd[d] = d % 3 == 1 ? LBT_MESH : LBT_TORUS;
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			check_case(&k, cond, &s, cond % 2 ? L_SMALL : L_RUNS, 1 + cond % 2, 12);
 	}
 }
 

@@ -302,7 +302,7 @@ typedef struct {
 	vrow_fn vrow, vrow_stats;
 	hrow_fn hrow;
 	frow_fn frow, frow_cp;
-	const int32_t *zero; /* a zeroed slab: the missing neighbours of a mesh */
+	const int32_t *zrow; /* a zeroed row: the missing neighbours of a mesh */
 } kctx;
 
 /* A thread's buffers, per outer axis: two old slabs (the ring) and the old
@@ -316,7 +316,6 @@ typedef struct {
 	acc A;
 } kthread;
 
-static const int32_t *zero_at(const kctx *k, int a) { return k->zero + k->back[a]; }
 
 /* The row buffer's halo, for a torus whose n is not a whole number of
  * chunks (hrow_impl makes the others in registers). */
@@ -343,12 +342,14 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 	const lbt_view *v = k->v;
 	const int last = k->last, nb = k->next[a];
 	const int64_t n = v->ext[last];
+	/* NULL: an old slab beyond a mesh edge, read as rows of zeros */
+	const int32_t *z2 = m2 ? m2 : k->zrow, *z1 = m1 ? m1 : k->zrow, *zp = p1 ? p1 : k->zrow;
 	if (nb == last && a + 1 == last && n % W == 0 && n / W <= SEG) { /* one row of whole chunks: in registers */
-		(have_cp ? k->frow_cp : k->frow)(m2, m1, p0, p1, save, n, has_next, v->torus[last], t->cpb, &t->A);
+		(have_cp ? k->frow_cp : k->frow)(z2, z1, p0, zp, save, n, has_next, v->torus[last], t->cpb, &t->A);
 		return;
 	}
 	if (nb == last && a + 1 == last) { /* the slab is one row: through B, then along the row */
-		k->vrow(m2, m1, p0, p1, save, t->B, n, has_next, &t->A);
+		k->vrow(z2, z1, p0, zp, save, t->B, n, has_next, &t->A);
 		row_halo(t->B, n, v->torus[last]);
 		k->hrow(t->B, p0, n, v->torus[last], &t->A);
 		return;
@@ -359,12 +360,13 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 		int64_t o = 0;
 		for (int d = a + 1; d < last; d++)
 			o += c[d] * v->stride[d];
+		const int32_t *r2 = m2 ? m2 + o : k->zrow, *r1 = m1 ? m1 + o : k->zrow, *rp = p1 ? p1 + o : k->zrow;
 		if (nb == last) { /* inner axes of extent 1 between a and the row */
-			k->vrow(m2 + o, m1 + o, p0 + o, p1 + o, save + o, t->B, n, has_next, &t->A);
+			k->vrow(r2, r1, p0 + o, rp, save + o, t->B, n, has_next, &t->A);
 			row_halo(t->B, n, v->torus[last]);
 			k->hrow(t->B, p0 + o, n, v->torus[last], &t->A);
 		} else
-			f(m2 + o, m1 + o, p0 + o, p1 + o, save + o, p0 + o, n, has_next, &t->A);
+			f(r2, r1, p0 + o, rp, save + o, p0 + o, n, has_next, &t->A);
 		int d = last - 1;
 		while (d > a && ++c[d] == v->ext[d])
 			c[d--] = 0;
@@ -392,16 +394,31 @@ static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, in
 		for (int h = 0; h < 2; h++) { /* old slabs q-2, q-1 */
 			int64_t x = q - 2 + h;
 			m[h] = x >= q0 || (!direct && (torus || x >= 0)) ? t->ring[a][x & 1]
-			     : x < 0 && !torus ? zero_at(k, a) : base + wrap(x, n) * s;
+			     : x < 0 && !torus ? NULL : base + wrap(x, n) * s;
 		}
-		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : zero_at(k, a);
+		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : NULL;
 		slab(k, t, a, m[0], m[1], base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
 	}
 }
 
+/* Copy the rows of PEs of a slab of axis a (whole chunks). */
 static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src)
 {
-	memcpy(dst - k->back[a], src - k->back[a], (size_t)k->v->stride[a] * sizeof *dst);
+	const lbt_view *v = k->v;
+	const int last = k->last;
+	const size_t len = (size_t)((v->ext[last] + W - 1) / W * W) * sizeof *dst;
+	int64_t c[8] = {0};
+	for (;;) {
+		int64_t o = 0;
+		for (int d = a + 1; d < last; d++)
+			o += c[d] * v->stride[d];
+		memcpy(dst + o, src + o, len);
+		int d = last - 1;
+		while (d > a && ++c[d] == v->ext[d])
+			c[d--] = 0;
+		if (d == a)
+			break;
+	}
 }
 
 /* A lone row (the only active axis is the last): through B. */
@@ -502,17 +519,14 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	for (int a = a0; a < last; a++)
 		if (v->ext[a] >= 2)
 			per += 3 * v->stride[a];
-	int mesh = 0;
-	for (int a = a0; a < last; a++)
-		mesh |= !v->torus[a] && v->ext[a] >= 2;
-	int64_t zcells = mesh ? v->stride[a0] : 0;
+	const int64_t zcells = rowcells;
 	int32_t *mem = aligned_alloc(LBT_ALIGN, (size_t)(zcells + T * per) * sizeof *mem);
 	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB */
 		lbt_ref_lm_step(v, cond, c);
 		return;
 	}
 	memset(mem, 0, (size_t)zcells * sizeof *mem);
-	k.zero = mem;
+	k.zrow = mem + LBT_ROW_LEAD;
 
 	kresult res[T];
 	if (T == 1)
