@@ -55,7 +55,7 @@ static void fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 		case L_ONES: v = 1; break;
 		case L_RUNS: v = (int32_t)(rnd(&s) % 5); if (v == 4) v = 1000000; break;
 		case L_POINT: v = i == 0 ? (int32_t)(5 * P) : 0; break;
-		case L_NEARMAX: v = top - (int32_t)(rnd(&s) % 4 % (top + 1)); break;
+		case L_NEARMAX: v = top - (int32_t)(rnd(&s) % 4 % ((uint64_t)top + 1)); break;
 		case L_MAXRUNS: v = rnd(&s) & 1 ? top : 0; break;
 		case L_SMALL: v = (int32_t)(rnd(&s) % 4); break;
 		default: v = (int32_t)(rnd(&s) % 1001); break;
@@ -270,6 +270,37 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 	free(a);
 	free(b);
 	free(c);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* `lbtorus bench` measures every ISA beside the scalar reference and the
+ * copy bandwidth, and writes the same as JSON (timings are not checked). */
+Test(checkasm, bench_reports_every_isa_with_its_bound)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	int rc = th_cli(dir, ARGS("bench", "--sizes", "16x16,4x4x4", "--methods", "lm-c5", "--seconds", "0.01",
+	                          "--threads", "1", "--no-headline", "--json", "b.json"), &out, &err);
+	cr_assert_eq(rc, 0, "bench failed: %s", err);
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		if (lbt_isa_supported(*t)) {
+			char want[64];
+			snprintf(want, sizeof want, "\"isa\":\"%s\"", *t);
+			size_t n;
+			unsigned char *j = read_file(dir, "b.json", &n);
+			j = realloc(j, n + 1);
+			j[n] = 0;
+			cr_assert(strstr((char *)j, want), "no %s in the JSON", *t);
+			cr_assert(strstr((char *)j, "\"size\":\"4x4x4\"") && strstr((char *)j, "\"of_bound\":"), "%s", j);
+			free(j);
+			snprintf(want, sizeof want, "lm-c5  %-7s", *t);
+			cr_assert(strstr(out, want), "no table row for %s:\n%s", *t, out);
+		}
+	free(out);
+	free(err);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);

@@ -48,7 +48,7 @@ void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c)
 			int c_prev = (torus || i > 0)
 				? shift_condition(cond, L[i - 2], L[i - 1], L[i], torus || i > 1, 1) : 0;
 			int c_self = shift_condition(cond, L[i - 1], L[i], L[i + 1], torus || i > 0, torus || i < n - 1);
-			p[i * s] = L[i] + c_prev - c_self; /* Definition 1 */
+			p[i * s] = L[i] - c_self + c_prev; /* Definition 1; giving first: no overflow at INT32_MAX */
 			moved += c_self;
 		}
 	}
