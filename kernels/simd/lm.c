@@ -50,6 +50,7 @@ typedef struct {
 
 /* Rows flush their registers every SEG chunks, and acc_flush every 2 SEG. */
 enum { SEG = 16384 };
+#define LBT_SIMD_MAXT 4096 /* threads a step may use (lbtorus run allows 1..4096) */
 static void regs_flush(V s, V h, V cnt, acc *A);
 
 static void acc_flush(acc *A, int64_t more)
@@ -509,9 +510,17 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 			k.back[a] += LBT_HALO * v->stride[d];
 	}
 	const int64_t n0 = v->ext[a0];
-	int T = v->threads > 1 ? v->threads : 1;
-	if (a0 == last || T > n0)
-		T = a0 == last ? 1 : (int)n0;
+	int64_t pes = 1;
+	for (int d = 0; d < D; d++)
+		pes *= v->ext[d];
+	/* Threads: at most one per slab, and one per MIN_PES PEs: a smaller step
+	 * takes microseconds, less than waking a thread costs. */
+	enum { MIN_PES = 1 << 16 };
+	int64_t T = v->threads > 1 ? v->threads : 1;
+	T = T < n0 ? T : n0;
+	T = T < pes / MIN_PES ? T : pes / MIN_PES;
+	if (a0 == last || T < 1)
+		T = 1;
 
 	/* One allocation: the zero slab, then per thread its rings, next copy, B and cpb. */
 	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
@@ -520,7 +529,9 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		if (v->ext[a] >= 2)
 			per += 3 * v->stride[a];
 	const int64_t zcells = rowcells;
-	int32_t *mem = aligned_alloc(LBT_ALIGN, (size_t)(zcells + T * per) * sizeof *mem);
+	T = T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
+	const int64_t rescells = round_up(T * (int64_t)sizeof(kresult), LBT_ALIGN) / 4;
+	int32_t *mem = aligned_alloc(LBT_ALIGN, (size_t)(zcells + T * per + rescells) * sizeof *mem);
 	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB */
 		lbt_ref_lm_step(v, cond, c);
 		return;
@@ -528,20 +539,19 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	memset(mem, 0, (size_t)zcells * sizeof *mem);
 	k.zrow = mem + LBT_ROW_LEAD;
 
-	kresult res[T];
+	kresult *res = (kresult *)(mem + zcells + T * per);
 	if (T == 1)
 		run_thread(&k, a0, mem + zcells, per, 0, 1, &res[0]);
 	else {
-#pragma omp parallel num_threads(T)
+#pragma omp parallel num_threads((int)T)
 		{
 			int id = 0;
 #ifdef _OPENMP
 			id = omp_get_thread_num();
 #endif
-			run_thread(&k, a0, mem + zcells, per, id, T, &res[id]);
+			run_thread(&k, a0, mem + zcells, per, id, (int)T, &res[id]);
 		}
 	}
-	free(mem);
 	kresult r = res[0];
 	for (int i = 1; i < T; i++) {
 		r.moved += res[i].moved;
@@ -549,6 +559,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		r.max = res[i].max > r.max ? res[i].max : r.max;
 		r.min = res[i].min < r.min ? res[i].min : r.min;
 	}
+	free(mem);
 	c->moved += r.moved;
 	c->shifts += active;
 	c->has_stats = 1;
