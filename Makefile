@@ -3,7 +3,7 @@
 #   make demo   install what is missing, build, run the headline demo
 #   make test   install what is missing, build, run every test
 BUILD ?= build
-PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev
+PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev gnuplot-nox libpng-dev
 JOBS ?= 2
 
 .PHONY: all deps build demo test bench clean
