@@ -40,5 +40,6 @@ const char *lbt_status_name(int status);
 #include "lbtorus/io.h"
 #include "lbtorus/method.h"
 #include "lbtorus/run.h"
+#include "lbtorus/plot.h"
 
 #endif
