@@ -10,7 +10,9 @@
  * j (only the net transfer crosses, Dickens's Figure 3). All links of all
  * axes act at once on the same state. The real-valued step sums a PE's flows
  * in a fixed order (axis 0 first, outgoing to i+1_d, then incoming from
- * i-1_d), so results do not depend on threads.
+ * i-1_d), and the amount moved is summed row by row (rows in row-major
+ * order; within a row axis by axis), so results do not depend on threads and
+ * a vector kernel can reproduce them bit for bit.
  *
  * The integer step uses integer flows, truncated towards zero:
  * f_ij = trunc(alpha_ij (L_i - L_j)) (exact integer division by max+k in the
@@ -60,12 +62,19 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 		double right = 0, left = 0;
 		for (int64_t i = 0; i < P; i++) {
 			double f = F[d * P + i];
-			moved += fabs(f);
 			right = f > right ? f : right;
 			left = -f > left ? -f : left;
 		}
 		shifts += right + left;
 		link_max = fmax(link_max, fmax(right, left));
+	}
+	const int64_t n = g.n[D - 1];
+	for (int64_t r = 0; r < P / n; r++) { /* a fixed order: row by row, in a row axis by axis */
+		double row = 0;
+		for (int d = 0; d < D; d++)
+			for (int64_t i = r * n; i < (r + 1) * n; i++)
+				row += fabs(F[d * P + i]);
+		moved += row;
 	}
 	double *N = lbt_xmalloc((size_t)P * sizeof *N);
 	memset(coord, 0, sizeof coord);
