@@ -33,6 +33,13 @@ static void nna_step(lbt_state *st, lbt_counts *c)
 	st->kern->nna_step(&v, c);
 }
 
+static void nna_def_step(lbt_state *st, lbt_counts *c)
+{
+	lbt_view v;
+	lbt_state_view(st, &v);
+	st->kern->nna_def_step(&v, c);
+}
+
 static void fos_step(lbt_state *st, lbt_counts *c)
 {
 	lbt_view v;
@@ -81,6 +88,8 @@ static const lbt_method methods[] = {
 	LM(5, "L_i > 0 and L_i >= L_{i+1}"),
 	{"nna", "nearest-neighbour averaging, net flows L_i/(|D|+1) - L_j/(|D|+1), rightward rounded up",
 	 "seed 000, §2.3 eq. (3)/(5), fn. 3, §5", 0, nna_step, 0, ""},
+	{"nna-def", "deficiency-based NNA: surplus over the local mean to lower neighbours, by deficiency",
+	 "seed 000, §2.3 eq. (4), §5 rounding", 0, nna_def_step, 0, ""},
 	{"fos", "first-order diffusion, real-valued loads", "seed 002, eq. (1)/(2)", 0, fos_step, 1, "--alpha"},
 	{"fos-int", "first-order diffusion, integer flows truncated towards zero", "seed 002, eq. (1)/(2)", 0,
 	 fos_int_step, 0, "--alpha"},

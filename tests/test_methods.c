@@ -24,7 +24,8 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
-static const char *const methods[] = {"nna", "fos", "fos-int", "de", "de-int", "ca"};
+static const char *const methods[] = {"nna", "fos", "fos-int", "de", "de-int", "ca", "nna-def"};
+enum { NMETHODS = sizeof methods / sizeof *methods };
 
 /* Each method with each init and each criterion: exit 0 when the criterion
  * was reached, 3 when it stopped (cap or fixed point) — never anything else;
@@ -40,7 +41,7 @@ Test(methods, every_init_and_criterion)
 	free(err);
 	static const char *const inits[] = {"point:100", "worst:3", "uniform:0:9", "const:4", "file:g.npy"};
 	static const char *const untils[] = {"shared", "balanced", "flat", "steps:7", "rel:1e-3"};
-	for (int m = 0; m < 6; m++)
+	for (int m = 0; m < NMETHODS; m++)
 		for (int i = 0; i < 5; i++)
 			for (int u = 0; u < 5; u++) {
 				int rc = th_cli(dir, ARGS("run", "--shape", "6x6", "--method", methods[m], "--init", inits[i], "--until",
@@ -67,7 +68,7 @@ Test(methods, outputs_identical_for_any_thread_count)
 {
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
-	for (int m = 0; m < 6; m++) {
+	for (int m = 0; m < NMETHODS; m++) {
 		char *out, *err;
 		for (int t = 1; t <= 2; t++) {
 			char tr[32], dp[32];
@@ -127,8 +128,8 @@ Test(methods, help_lists_every_method_with_its_paper)
 	char *out;
 	cr_assert_eq(th_cli(NULL, ARGS("run", "--help"), &out, NULL), 0);
 	static const char *const src[] = {"seed 000, §2.3", "seed 002, eq. (1)/(2)", "seed 002, eq. (1)/(2)",
-	                                  "seed 002, §4", "seed 002, §4", "seed 004"};
-	for (int m = 0; m < 6; m++) {
+	                                  "seed 002, §4", "seed 002, §4", "seed 004", "seed 000, §2.3 eq. (4)"};
+	for (int m = 0; m < NMETHODS; m++) {
 		char name[32];
 		snprintf(name, sizeof name, " %s ", methods[m]);
 		cr_expect(strstr(out, name), "--help lacks %s", methods[m]);

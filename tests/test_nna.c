@@ -134,3 +134,51 @@ Test(seed000, fig5_nna_slower_than_lm_on_rings)
 		        (double)s[1].balanced_shifts / (double)s[0].balanced_shifts);
 	}
 }
+
+/* Eq. (4), derived by hand on Table 3's ring: P0 (16) is 32/3 above its local
+ * mean 16/3, both neighbours are 16 short, so 16/3 goes each way: 6 to the
+ * right (rounded up), 5 to the left. Then P1 (6) is 7/3 above its mean 11/3
+ * with deficiencies 6 (P2) and 1 (P0): 2 to P2, 1/3 -> 0 to P0; P7 (5) sends
+ * 5/3 -> 1 to P6; P0 is below its mean. */
+Test(eq4, deficiency_nna_first_steps_by_hand)
+{
+	lbt_state st;
+	th_open(&st, "8", NULL, "nna-def", "point:16", NULL);
+	static const int32_t want[2][8] = {{5, 6, 0, 0, 0, 0, 0, 5}, {5, 4, 2, 0, 0, 0, 1, 4}};
+	static const int64_t shifts[2] = {11, 3};
+	for (int t = 0; t < 2; t++) {
+		lbt_counts k = {0};
+		st.method->step(&st, &k);
+		cr_expect_eq(k.shifts, shifts[t], "step %d: %lld shifts", t + 1, (long long)k.shifts);
+		int32_t *L = th_loads(&st);
+		for (int i = 0; i < 8; i++)
+			cr_expect_eq(L[i], want[t][i], "step %d: P%d holds %d, want %d", t + 1, i, L[i], want[t][i]);
+		free(L);
+	}
+	lbt_state_close(&st);
+}
+
+Test(conservation, nna_def_exact_and_non_negative)
+{
+	static const char *shapes[] = {"7", "2", "5x4", "3x3", "2x6", "4x3x5", "2x2x2"};
+	static const char *bnds[] = {"torus", "mesh"};
+	static const char *inits[] = {"uniform:0:1", "uniform:0:3", "uniform:0:100", "uniform:0:2000000000", "worst:5"};
+	for (size_t a = 0; a < sizeof shapes / sizeof *shapes; a++)
+		for (size_t b = 0; b < 2; b++)
+			for (size_t c = 0; c < sizeof inits / sizeof *inits; c++) {
+				lbt_state st;
+				th_open(&st, shapes[a], bnds[b], "nna-def", inits[c], NULL);
+				int64_t total = th_total(&st), P = lbt_shape_pes(&st.grid.shape);
+				for (int t = 0; t < 40; t++) {
+					lbt_counts k = {0};
+					st.method->step(&st, &k);
+					cr_assert_eq(th_total(&st), total, "%s %s %s: total changed at step %d", shapes[a], bnds[b], inits[c], t + 1);
+					int32_t *L = th_loads(&st);
+					for (int64_t i = 0; i < P; i++)
+						cr_assert_geq(L[i], 0, "%s %s %s: PE %lld negative at step %d", shapes[a], bnds[b], inits[c],
+						              (long long)i, t + 1);
+					free(L);
+				}
+				lbt_state_close(&st);
+			}
+}

@@ -63,6 +63,7 @@ typedef struct {
 	const char *isa;        /* "scalar", "sse41", "avx2", "avx512" */
 	lbt_lm_step_fn lm_step;
 	lbt_nna_step_fn nna_step;
+	lbt_nna_step_fn nna_def_step;
 	lbt_fos_step_fn fos_step, fos_int_step;
 	lbt_de_step_fn de_step, de_int_step;
 } lbt_kernels;
@@ -77,6 +78,7 @@ void lbt_halo_fill(const lbt_view *v, int axis);
 void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c);
 void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c);
 void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c);
+void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c); /* eq. (4), kernels/ref/nna_def.c */
 void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
 void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
 void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
