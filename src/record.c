@@ -79,7 +79,7 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 		jreal(f, "lambda", st->lambda);
 	if (st->method->params && strstr(st->method->params, "--ca-k"))
 		jint(f, "ca_k", st->ca_k);
-	if (st->method->params && *st->method->params) {
+	if (st->method->params && (strstr(st->method->params, "--alpha") || strstr(st->method->params, "--ca-k"))) {
 		if (st->gamma >= 0)
 			jreal(f, "gamma", st->gamma);
 		else
