@@ -99,8 +99,12 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 		fputs("set logscale x\n", f);
 	if (ax->logy)
 		fputs("set logscale y\n", f);
-	fputs("set grid\nset key below box noenhanced\nset datafile missing 'NaN'\n"
+	fputs("set grid\nset key outside right top vertical box noenhanced\nset autoscale fix\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\nset datafile missing 'NaN'\n"
 	      "set style data linespoints\nset pointsize 1.2\n", f);
+	/* Okabe-Ito colours (no yellow: too faint on white), readable by colour-blind readers */
+	static const char *const colour[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999"};
+	for (int i = 0; i < 8; i++)
+		fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, colour[i]);
 	fputs("set term pngcairo size 960,640 font 'sans,11' noenhanced\nset output png_out\nplot ", f);
 	int block = 0;
 	for (int j = 0; j < ns; j++) {
