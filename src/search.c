@@ -3,7 +3,8 @@
  * The space: loads on P PEs, each >= 0, summing to `total`, with max - min
  * exactly `ldiff`. A restart draws a random member: a minimum m (uniform
  * over the feasible ones), one PE at m and one at m + ldiff, the remaining
- * units dropped one by one on random PEs with room. A move takes 1..ldiff/4
+ * units piled around the maximum (even restarts) or scattered on random PEs
+ * with room (odd restarts). A move takes 1..ldiff/4
  * units from a random PE to a neighbour (half the time) or to any PE, and is
  * kept only if the result is still in the space. A candidate's score is the
  * method's steps until balanced (Definition 2); a move is accepted if the
@@ -39,15 +40,57 @@ static void extremes(const int32_t *L, int64_t P, int32_t *mx, int32_t *mn)
 	}
 }
 
-/* A random member of the space with minimum in [mlo, mhi]. */
-static void random_start(stream *s, int32_t *L, int64_t P, int64_t ldiff, int64_t total, int64_t mlo, int64_t mhi)
+/* Torus (or mesh) distance between dense indices i and j. */
+static int64_t distance(const lbt_shape *sh, int64_t i, int64_t j)
 {
+	int64_t d = 0;
+	for (int k = sh->dims - 1; k >= 0; k--) {
+		int64_t n = sh->ext[k], a = i % n, b = j % n, x = a > b ? a - b : b - a;
+		if (sh->bnd[k] == LBT_TORUS && n - x < x)
+			x = n - x;
+		d += x;
+		i /= n, j /= n;
+	}
+	return d;
+}
+
+typedef struct {
+	int64_t key, pe;
+} ranked;
+
+static int by_key(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* A random member of the space with minimum in [mlo, mhi]: one PE a at
+ * m + ldiff, one PE b at m, the remaining units dropped either on random
+ * PEs with room (scattered) or on the PEs nearest to a first, in random
+ * order within a distance (clustered: a compact pile, the kind of start
+ * the worst cases are made of). rank: scratch for P entries. */
+static void random_start(stream *s, const lbt_shape *sh, int32_t *L, ranked *rank, int clustered, int64_t ldiff,
+                         int64_t total, int64_t mlo, int64_t mhi)
+{
+	const int64_t P = lbt_shape_pes(sh);
 	int64_t m = pick(s, R_MIN, mlo, mhi);
 	int64_t a = pick(s, R_PICK, 0, P - 1), b = (a + pick(s, R_PICK, 1, P - 1)) % P;
 	for (int64_t i = 0; i < P; i++)
 		L[i] = (int32_t)m;
 	L[a] = (int32_t)(m + ldiff);
-	for (int64_t left = total - P * m - ldiff; left > 0; left--) {
+	int64_t left = total - P * m - ldiff;
+	if (clustered) {
+		for (int64_t i = 0; i < P; i++)
+			rank[i] = (ranked){distance(sh, a, i) << 32 | (int64_t)(draw(s, R_FILL) >> 33), i};
+		qsort(rank, (size_t)P, sizeof *rank, by_key);
+		for (int64_t k = 0; k < P && left > 0; k++) {
+			int64_t i = rank[k].pe, room = i == b ? 0 : m + ldiff - L[i];
+			room = room < left ? room : left;
+			L[i] += (int32_t)room;
+			left -= room;
+		}
+	}
+	for (; left > 0; left--) {
 		int64_t i = pick(s, R_FILL, 0, P - 1);
 		while (i == b || L[i] >= m + ldiff) /* probe to the next PE with room: there is one */
 			i = (i + 1) % P;
@@ -91,12 +134,12 @@ typedef struct {
 } outcome;
 
 static void one_restart(const lbt_search_opts *o, lbt_state *st, int64_t r, int64_t mlo, int64_t mhi,
-                        int64_t cap, int32_t *best, int32_t *cur, outcome *out)
+                        int64_t cap, int32_t *best, int32_t *cur, ranked *rank, outcome *out)
 {
 	const lbt_shape *sh = &st->grid.shape;
 	const int64_t P = lbt_shape_pes(sh);
 	stream s = {o->seed, (uint64_t)r, 0};
-	random_start(&s, cur, P, o->ldiff, o->total, mlo, mhi);
+	random_start(&s, sh, cur, rank, !(r & 1), o->ldiff, o->total, mlo, mhi);
 	int64_t sh_cur = 0, sh_try = 0;
 	out->evals = 1;
 	int64_t cur_steps = score(st, cur, cap, &sh_cur, &out->err, &out->status);
@@ -179,8 +222,9 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 	outcome *outs = calloc((size_t)o->restarts, sizeof *outs);
 	int32_t *bests = malloc((size_t)o->restarts * (size_t)P * sizeof *bests);
 	int32_t *work = malloc((size_t)threads * (size_t)P * sizeof *work);
-	if (!outs || !bests || !work) {
-		free(outs), free(bests), free(work);
+	ranked *ranks = malloc((size_t)threads * (size_t)P * sizeof *ranks);
+	if (!outs || !bests || !work || !ranks) {
+		free(outs), free(bests), free(work), free(ranks);
 		return lbt_errf(e, LBT_ENOMEM, "search: no memory for %lld restarts", (long long)o->restarts);
 	}
 	int failed = 0;
@@ -205,7 +249,8 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 		for (int64_t k = 0; k < o->restarts; k++) {
 			if (!ok)
 				continue;
-			one_restart(o, &st, k, mlo, mhi, cap, bests + k * P, work + (int64_t)t * P, &outs[k]);
+			one_restart(o, &st, k, mlo, mhi, cap, bests + k * P, work + (int64_t)t * P,
+			            ranks + (int64_t)t * P, &outs[k]);
 #pragma omp critical(search_note)
 			{
 				done++;
@@ -250,6 +295,6 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 			r->min = mn;
 		}
 	}
-	free(outs), free(bests), free(work);
+	free(outs), free(bests), free(work), free(ranks);
 	return status;
 }
