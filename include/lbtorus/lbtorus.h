@@ -43,5 +43,6 @@ const char *lbt_status_name(int status);
 #include "lbtorus/plot.h"
 #include "lbtorus/reproduce.h"
 #include "lbtorus/search.h"
+#include "lbtorus/heatmap.h"
 
 #endif
