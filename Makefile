@@ -33,7 +33,10 @@ demo: build
 	./$(BUILD)/lbtorus demo
 
 test: build
-	meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs
+	@meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs; rc=$$?; \
+	python3 -c 'import json,sys; r=[json.loads(l)["result"] for l in open(sys.argv[1])]; \
+	print("tests: %d passed, %d failed" % (r.count("OK"), len(r) - r.count("OK") - r.count("SKIP")))' \
+	  $(BUILD)/meson-logs/testlog.json; exit $$rc
 
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
