@@ -35,6 +35,7 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 	const int64_t *Ps = o->quick ? quick : full;
 	const int np = o->quick ? 5 : 9;
 	const char *methods[MAXM] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5"};
+	static const char *const label[MAXM] = {"LM-C0", "LM-C1", "LM-C2", "LM-C3", "LM-C4", "LM-C5", "NNA"};
 	int nm = 6, have_nna = lbt_method_find("nna") != NULL;
 	if (have_nna)
 		methods[nm++] = "nna";
@@ -152,8 +153,8 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 			y[0][m][i] = nan_if_never(jobs[m * np + i].balanced_shifts);
 			y[1][m][i] = nan_if_never(jobs[m * np + i].shared_shifts);
 		}
-		sa[m] = (lbt_series){methods[m], x, y[0][m], np};
-		sb[m] = (lbt_series){methods[m], x, y[1][m], np};
+		sa[m] = (lbt_series){label[m], x, y[0][m], np};
+		sb[m] = (lbt_series){label[m], x, y[1][m], np};
 	}
 	lbt_axes aa = {"Fig. 5(a): balancing in a ring, worst case c = 5 (LM-C0..C2 never balance)",
 	               "number of PEs P", "time until balanced T [shifts]", 1, 1};
@@ -257,6 +258,8 @@ int rp_fig6(const lbt_repro_opts *o, lbt_err *e)
 	}
 	char title[160];
 	snprintf(title, sizeof title, "Fig. 6: NNA iterations until balanced, normalized to 1 at P = %lld", (long long)Pn);
-	lbt_axes ax = {title, "number of PEs P", "iterations / iterations at the largest P [1]", 1, 1};
+	char ylabel[96];
+	snprintf(ylabel, sizeof ylabel, "NNA iterations / iterations at P = %lld [1]", (long long)Pn);
+	lbt_axes ax = {title, "number of PEs P", ylabel, 0, 0}; /* linear: the quadratic part shows as curvature */
 	return rp_plot(o, "fig6", &ax, s, nc, e);
 }
