@@ -29,13 +29,15 @@ static void md_cell(FILE *f, int64_t v, const rp_job *j)
 
 static double nan_if_never(int64_t v) { return v >= 0 ? (double)v : NAN; }
 
+static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const char *const *methods,
+                      int nm, int have_nna, const rp_claim *cl, lbt_err *e);
+
 int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 {
 	static const int64_t full[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048}, quick[] = {8, 16, 32, 64, 128};
 	const int64_t *Ps = o->quick ? quick : full;
 	const int np = o->quick ? 5 : 9;
 	const char *methods[MAXM] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5"};
-	static const char *const label[MAXM] = {"LM-C0", "LM-C1", "LM-C2", "LM-C3", "LM-C4", "LM-C5", "NNA"};
 	int nm = 6, have_nna = lbt_method_find("nna") != NULL;
 	if (have_nna)
 		methods[nm++] = "nna";
@@ -50,8 +52,9 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 	if (st)
 		return st;
 
-	static rp_job jobs[MAXM * MAXP];
-	memset(jobs, 0, sizeof jobs);
+	rp_job *jobs = calloc(MAXM * MAXP, sizeof *jobs);
+	if (!jobs)
+		return lbt_errf(e, LBT_ENOMEM, "fig5: no memory");
 	for (int m = 0; m < nm; m++)
 		for (int i = 0; i < np; i++) {
 			rp_job *j = &jobs[m * np + i];
@@ -62,8 +65,18 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 			j->cap = strcmp(methods[m], "nna") ? 40 * Ps[i] + 1000 : 4 * Ps[i] * Ps[i] + 10000;
 		}
 	rp_note(o, "fig5: %d runs on rings of %lld..%lld PEs", nm * np, (long long)Ps[0], (long long)Ps[np - 1]);
-	if ((st = rp_run_jobs(jobs, nm * np, o, e)))
-		return st;
+	st = rp_run_jobs(jobs, nm * np, o, e);
+	if (!st)
+		st = fig5_write(o, jobs, Ps, np, methods, nm, have_nna, cl, e);
+	free(jobs);
+	return st;
+}
+
+static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const char *const *methods,
+                      int nm, int have_nna, const rp_claim *cl, lbt_err *e)
+{
+	static const char *const label[MAXM] = {"LM-C0", "LM-C1", "LM-C2", "LM-C3", "LM-C4", "LM-C5", "NNA"};
+	int st;
 
 	char path[4096];
 	lbt_outfile out;
@@ -134,7 +147,8 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 	rp_md_claim(f, &cl[0], share_ratio, exact ? "T = P − 1 exactly for every P" : "not P − 1 for every P");
 	rp_md_claim(f, &cl[1], nb ? exp(lr_b / nb) : NAN, nna ? NULL : "NNA not built in");
 	rp_md_claim(f, &cl[2], ns ? exp(lr_s / ns) : NAN, nna ? NULL : "NNA not built in");
-	rp_md_claim(f, &cl[3], rp_loglog_slope(x, lmb, np), NULL);
+	double sl = rp_loglog_slope(x, lmb, np);
+	rp_md_claim(f, &cl[3], sl, sl <= 1.1 ? "almost linear" : "faster than linear");
 	if (nna) {
 		rp_fit_lin_quad(x, bal, np, &a, &b);
 		snprintf(txt, sizeof txt, "NNA: %.3f; %s", b * x[np - 1] / (a + b * x[np - 1]), lmq);
@@ -146,7 +160,7 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 	if ((st = lbt_out_commit(&out, e)))
 		return st;
 
-	static double y[2][MAXM][MAXP];
+	double y[2][MAXM][MAXP];
 	lbt_series sa[MAXM], sb[MAXM];
 	for (int m = 0; m < nm; m++) {
 		for (int i = 0; i < np; i++) {
@@ -156,7 +170,12 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 		sa[m] = (lbt_series){label[m], x, y[0][m], np};
 		sb[m] = (lbt_series){label[m], x, y[1][m], np};
 	}
-	lbt_axes aa = {"Fig. 5(a): balancing in a ring, worst case c = 5 (LM-C0..C2 never balance)",
+	int c02_never = 1; /* say so in the title only if this run showed it */
+	for (int m = 0; m < 3; m++)
+		for (int i = 0; i < np; i++)
+			c02_never &= jobs[m * np + i].period > 0 && jobs[m * np + i].balanced_step < 0;
+	lbt_axes aa = {c02_never ? "Fig. 5(a): balancing in a ring, worst case c = 5 (LM-C0..C2 never balance)"
+	                         : "Fig. 5(a): balancing in a ring, worst case c = 5",
 	               "number of PEs P", "time until balanced T [shifts]", 1, 1};
 	lbt_axes ab = {"Fig. 5(b): sharing in a ring, worst case c = 5", "number of PEs P",
 	               "time until every PE holds load T [shifts]", 1, 1};
@@ -166,6 +185,9 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 	int s2 = rp_plot(o, "fig5b", &ab, sb, nm, e);
 	return s2 ? s2 : s1 ? s1 : have_nna ? LBT_OK : lbt_errf(e, LBT_EUNSUP, "fig5: NNA is not built in; LM only");
 }
+
+static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const int *cs, int nc,
+                      const rp_claim *clp, lbt_err *e);
 
 int rp_fig6(const lbt_repro_opts *o, lbt_err *e)
 {
@@ -180,8 +202,9 @@ int rp_fig6(const lbt_repro_opts *o, lbt_err *e)
 	int st = rp_claim_get(o, "fig6_quadratic_grows_with_c", &cl, e);
 	if (st)
 		return st;
-	static rp_job jobs[MAXC * 16];
-	memset(jobs, 0, sizeof jobs);
+	rp_job *jobs = calloc(MAXC * 16, sizeof *jobs);
+	if (!jobs)
+		return lbt_errf(e, LBT_ENOMEM, "fig6: no memory");
 	for (int c = 0; c < nc; c++)
 		for (int i = 0; i < np; i++) {
 			rp_job *j = &jobs[c * np + i];
@@ -192,12 +215,22 @@ int rp_fig6(const lbt_repro_opts *o, lbt_err *e)
 			j->cap = 4 * Ps[i] * Ps[i] + 10000;
 		}
 	rp_note(o, "fig6: %d NNA runs on rings of %lld..%lld PEs", nc * np, (long long)Ps[0], (long long)Ps[np - 1]);
-	if ((st = rp_run_jobs(jobs, nc * np, o, e)))
-		return st;
+	st = rp_run_jobs(jobs, nc * np, o, e);
+	if (!st)
+		st = fig6_write(o, jobs, Ps, np, cs, nc, &cl, e);
+	free(jobs);
+	return st;
+}
+
+static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const int *cs, int nc,
+                      const rp_claim *clp, lbt_err *e)
+{
+	const rp_claim cl = *clp;
+	int st;
 
 	char path[4096];
 	lbt_outfile out;
-	static double x[16], y[MAXC][16];
+	double x[16], y[MAXC][16];
 	const int64_t Pn = Ps[np - 1];
 	if ((st = rp_path(o, "fig6.csv", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
 		return st;
@@ -251,7 +284,7 @@ int rp_fig6(const lbt_repro_opts *o, lbt_err *e)
 		return st;
 
 	lbt_series s[MAXC];
-	static char labels[MAXC][32];
+	char labels[MAXC][32];
 	for (int c = 0; c < nc; c++) {
 		snprintf(labels[c], sizeof labels[c], "NNA, c = %d", cs[c]);
 		s[c] = (lbt_series){labels[c], x, y[c], np};

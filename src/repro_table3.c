@@ -114,8 +114,8 @@ static void ldiff_series(const int64_t *rows, int n, double *x, double *y)
 
 int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 {
-	static int64_t paper_lm[MAXROWS * COLS], paper_nna[MAXROWS * COLS];
-	static traj lm, nna;
+	int64_t paper_lm[MAXROWS * COLS], paper_nna[MAXROWS * COLS];
+	traj lm, nna;
 	int n_lm = rp_read_table(o, "table3_lm_c5.csv", paper_lm, MAXROWS, COLS, e);
 	int n_nna = rp_read_table(o, "table3_nna.csv", paper_nna, MAXROWS, COLS, e);
 	if (n_lm < 0 || n_nna < 0)
@@ -199,7 +199,7 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 		return st;
 
 	/* table3.png: Ldiff over T, ours as lines, the paper's as points on top. */
-	static double x[4][MAXROWS], y[4][MAXROWS];
+	double x[4][MAXROWS], y[4][MAXROWS];
 	ldiff_series(lm.rows, lm.n, x[0], y[0]);
 	ldiff_series(paper_lm, n_lm, x[1], y[1]);
 	ldiff_series(paper_nna, n_nna, x[3], y[3]);

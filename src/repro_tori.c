@@ -36,6 +36,9 @@ static void md_val(FILE *f, double v, const rp_job *j)
 		fprintf(f, " %s |", j->period ? "never" : "> cap");
 }
 
+static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], const rp_job *const *list, int n,
+                      const int64_t *Ks, int nk, const rp_claim *cl, lbt_err *e);
+
 int rp_fig7(const lbt_repro_opts *o, lbt_err *e)
 {
 	static const int64_t full[] = {8, 16, 32, 48, 64, 96, 128}, quick[] = {8, 12, 16, 24};
@@ -50,12 +53,17 @@ int rp_fig7(const lbt_repro_opts *o, lbt_err *e)
 	if (st)
 		return st;
 
-	/* jobs: [part][method][K][seed]; part a uses seed slot 0 only. */
-	static rp_job jobs[2][NM][MAXK][SEEDS];
-	static rp_job *list[2 * NM * MAXK * SEEDS];
-	static rp_job flat[2 * NM * MAXK * SEEDS];
+	/* jobs[part][method][K][seed]; part a uses seed slot 0 only. The runs
+	 * themselves go to rp_run_jobs as one packed array (flat). */
+	enum { ALL = 2 * NM * MAXK * SEEDS };
+	rp_job (*jobs)[NM][MAXK][SEEDS] = calloc(2, sizeof *jobs);
+	rp_job *flat = calloc(ALL, sizeof *flat);
+	rp_job **list = calloc(ALL, sizeof *list);
+	if (!jobs || !flat || !list) {
+		free(jobs), free(flat), free(list);
+		return lbt_errf(e, LBT_ENOMEM, "fig7: no memory");
+	}
 	int n = 0;
-	memset(jobs, 0, sizeof jobs);
 	for (int part = 0; part < 2; part++)
 		for (int m = 0; m < NM; m++)
 			for (int k = 0; k < nk; k++)
@@ -72,10 +80,20 @@ int rp_fig7(const lbt_repro_opts *o, lbt_err *e)
 		flat[i] = *list[i];
 	rp_note(o, "fig7: %d runs on tori of %lldx%lld..%lldx%lld", n, (long long)Ks[0], (long long)Ks[0],
 	        (long long)Ks[nk - 1], (long long)Ks[nk - 1]);
-	if ((st = rp_run_jobs(flat, n, o, e)))
-		return st;
+	st = rp_run_jobs(flat, n, o, e);
 	for (int i = 0; i < n; i++)
 		*list[i] = flat[i];
+	if (!st)
+		st = fig7_write(o, jobs, (const rp_job *const *)list, n, Ks, nk, cl, e);
+	free(jobs), free(flat), free(list);
+	return st;
+}
+
+static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], const rp_job *const *list, int n,
+                      const int64_t *Ks, int nk, const rp_claim *cl, lbt_err *e)
+{
+	static const char *const methods[NM] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5"};
+	int st;
 
 	char path[4096];
 	lbt_outfile out;
@@ -99,7 +117,7 @@ int rp_fig7(const lbt_repro_opts *o, lbt_err *e)
 		return st;
 
 	/* y[part][balanced?][method][K]: steps (part b: mean over seeds) */
-	static double x[MAXK], y[2][2][NM][MAXK];
+	double x[MAXK], y[2][2][NM][MAXK];
 	for (int k = 0; k < nk; k++)
 		x[k] = (double)(Ks[k] * Ks[k]);
 	for (int part = 0; part < 2; part++)
@@ -107,7 +125,7 @@ int rp_fig7(const lbt_repro_opts *o, lbt_err *e)
 			for (int m = 0; m < NM; m++)
 				for (int k = 0; k < nk; k++)
 					y[part][b][m][k] = mean_steps(jobs[part][m][k], part ? SEEDS : 1, b);
-	double spread = 0;
+	double spread = 0, apart = 0; /* largest relative and absolute spread of C3..C5 */
 	for (int k = 0; k < nk; k++) {
 		double lo = INFINITY, hi = -INFINITY;
 		for (int m = 3; m < 6; m++) {
@@ -115,6 +133,16 @@ int rp_fig7(const lbt_repro_opts *o, lbt_err *e)
 			hi = fmax(hi, y[0][1][m][k]);
 		}
 		spread = fmax(spread, (hi - lo) / lo);
+		apart = fmax(apart, hi - lo);
+	}
+	char same[160], lin[2][80];
+	if (spread == 0)
+		snprintf(same, sizeof same, "identical at every K");
+	else
+		snprintf(same, sizeof same, "differ by at most %.0f step%s at any K", apart, apart == 1 ? "" : "s");
+	for (int part = 0; part < 2; part++) {
+		double sl = rp_loglog_slope(x, y[part][1][5], nk);
+		snprintf(lin[part], sizeof lin[part], "%s", sl <= 1.1 ? "at most linear" : "faster than linear");
 	}
 
 	if ((st = rp_path(o, "fig7.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
@@ -143,15 +171,15 @@ int rp_fig7(const lbt_repro_opts *o, lbt_err *e)
 		}
 	fputs("## The paper's statements beside ours\n\n", f);
 	rp_md_claims_head(f);
-	rp_md_claim(f, &cl[0], spread, spread == 0 ? "identical at every K" : "not identical");
-	rp_md_claim(f, &cl[1], rp_loglog_slope(x, y[0][1][5], nk), NULL);
-	rp_md_claim(f, &cl[2], rp_loglog_slope(x, y[1][1][5], nk), NULL);
+	rp_md_claim(f, &cl[0], spread, same);
+	rp_md_claim(f, &cl[1], rp_loglog_slope(x, y[0][1][5], nk), lin[0]);
+	rp_md_claim(f, &cl[2], rp_loglog_slope(x, y[1][1][5], nk), lin[1]);
 	if ((st = lbt_out_commit(&out, e)))
 		return st;
 
 	/* (a): balanced and shared for C3..C5 (C0..C2 never); (b): balanced C3..C5, shared C0 and C5. */
 	lbt_series sa[6], sb[5];
-	static char la[6][40], lb[5][40];
+	char la[6][40], lb[5][40];
 	for (int m = 3; m < 6; m++) {
 		snprintf(la[m - 3], sizeof la[0], "LM-C%d balanced", m);
 		snprintf(la[m], sizeof la[0], "LM-C%d shared", m);

@@ -117,10 +117,9 @@ static void run_one(rp_job *j, const lbt_repro_opts *o)
 	lbt_state_close(&st);
 }
 
-static const rp_job *sort_jobs;
-static int by_size(const void *a, const void *b)
+static int by_size(const void *a, const void *b, void *jobs)
 {
-	const rp_job *x = &sort_jobs[*(const int *)a], *y = &sort_jobs[*(const int *)b];
+	const rp_job *x = (const rp_job *)jobs + *(const int *)a, *y = (const rp_job *)jobs + *(const int *)b;
 	double cx = (double)x->pes * (double)x->cap, cy = (double)y->pes * (double)y->cap;
 	return cx < cy ? 1 : cx > cy ? -1 : *(const int *)a - *(const int *)b;
 }
@@ -135,8 +134,7 @@ int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 		order[i] = i;
 		jobs[i].pes = lbt_shape_parse(&s, jobs[i].shape, NULL) ? 1 : lbt_shape_pes(&s);
 	}
-	sort_jobs = jobs;
-	qsort(order, (size_t)n, sizeof *order, by_size);
+	qsort_r(order, (size_t)n, sizeof *order, by_size, jobs);
 	int threads = o->threads;
 #ifdef _OPENMP
 	if (threads <= 0)
