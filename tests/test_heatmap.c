@@ -119,3 +119,113 @@ Test(heatmap, run_writes_snapshots_and_an_animation)
 	fclose(f);
 	free(out), free(err);
 }
+
+/* An independent LZW decoder (GIF89a spec, appendix F) for the frames. */
+typedef struct {
+	const uint8_t *p, *end;
+} gif_in;
+
+static int gif_byte(gif_in *in) { return in->p < in->end ? *in->p++ : -1; }
+
+/* Decode the image data of one frame into px (n pixels); returns pixels written. */
+static long lzw_decode(gif_in *in, uint8_t *px, long n)
+{
+	uint8_t data[1 << 20];
+	long len = 0;
+	cr_assert_eq(gif_byte(in), 8, "minimum code size 8");
+	for (int b; (b = gif_byte(in)) > 0; len += b) { /* sub-blocks up to the 0 terminator */
+		cr_assert_lt(len + b, (long)sizeof data);
+		memcpy(data + len, in->p, (size_t)b);
+		in->p += b;
+	}
+	static uint16_t prefix[4096];
+	static uint8_t suffix[4096], first[4096], stack[4096];
+	long bit = 0, out = 0;
+	int size = 9, next = 258, prev = -1;
+	for (int i = 0; i < 256; i++)
+		suffix[i] = first[i] = (uint8_t)i;
+	for (;;) {
+		cr_assert_leq((bit + size + 7) / 8, len, "ran out of data before the end code");
+		int code = 0;
+		for (int k = 0; k < size; k++, bit++)
+			code |= (data[bit / 8] >> (bit % 8) & 1) << k;
+		if (code == 256) {
+			size = 9, next = 258, prev = -1;
+			continue;
+		}
+		if (code == 257)
+			break;
+		cr_assert_leq(code, next, "code %d beyond the table (%d)", code, next);
+		cr_assert(prev >= 0 || code < 256, "first code after a clear is not a literal");
+		int depth = 0, c = code;
+		if (code == next) { /* the KwKwK case: prev's string and its own first byte */
+			stack[depth++] = first[prev];
+			c = prev;
+		}
+		for (;; c = prefix[c]) { /* the string of c, last byte first */
+			stack[depth++] = suffix[c];
+			if (c < 256)
+				break;
+		}
+		for (int k = depth - 1; k >= 0; k--) {
+			cr_assert_lt(out, n, "more pixels than the frame holds");
+			px[out++] = stack[k];
+		}
+		if (prev >= 0 && next < 4096) {
+			prefix[next] = (uint16_t)prev;
+			suffix[next] = stack[depth - 1];
+			first[next] = first[prev];
+			next++;
+			if (next == (1 << size) && size < 12)
+				size++;
+		}
+		prev = code;
+	}
+	return out;
+}
+
+Test(gif, frames_decode_to_the_rendered_heat_maps)
+{
+	lbt_state st;
+	th_open(&st, "40x50", NULL, "lm-c5", "uniform:0:400", NULL); /* many colours: the LZW table fills and resets */
+	lbt_heat h = {.hi = 300, .zoom = 1};
+	enum { W = 50, H = 40, N = W * H };
+	static uint8_t want[3][N], got[N];
+	char dir[256], path[300];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/a.gif", dir);
+	lbt_gif *g;
+	lbt_err e;
+	cr_assert_eq(lbt_gif_open(&g, path, W, H, 8, &e), LBT_OK, "%s", e.msg);
+	for (int f = 0; f < 3; f++) {
+		lbt_heat_render(&st.grid, &h, want[f]);
+		cr_assert_eq(lbt_gif_frame(g, want[f], &e), LBT_OK, "%s", e.msg);
+		lbt_counts c = {0};
+		st.method->step(&st, &c);
+	}
+	cr_assert_eq(lbt_gif_close(g, &e), LBT_OK, "%s", e.msg);
+	lbt_state_close(&st);
+
+	FILE *fp = fopen(path, "rb");
+	static uint8_t file[1 << 20];
+	size_t len = fread(file, 1, sizeof file, fp);
+	fclose(fp);
+	gif_in in = {file + 13 + 768, file + len}; /* after the header and the global palette */
+	int frames = 0;
+	for (int b; (b = gif_byte(&in)) != 0x3B;) {
+		cr_assert_neq(b, -1, "no GIF trailer");
+		if (b == 0x21) { /* an extension: label, then sub-blocks */
+			gif_byte(&in);
+			for (int k; (k = gif_byte(&in)) > 0;)
+				in.p += k;
+			continue;
+		}
+		cr_assert_eq(b, 0x2C, "image descriptor expected, got 0x%02x", b);
+		in.p += 9;
+		cr_assert_lt(frames, 3);
+		cr_assert_eq(lzw_decode(&in, got, N), N, "frame %d: pixel count", frames);
+		cr_assert(!memcmp(got, want[frames], N), "frame %d decodes to other pixels", frames);
+		frames++;
+	}
+	cr_assert_eq(frames, 3);
+}
