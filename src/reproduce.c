@@ -152,10 +152,14 @@ int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 			done++;
 			if (j->status)
 				rp_note(o, "  [%d/%d] %s %s %s: %s", done, n, j->method, j->shape, j->init, j->msg);
-			else
-				rp_note(o, "  [%d/%d] %-6s %-9s %-14s shared %lld  balanced %lld  (steps)%s", done, n,
-				        j->method, j->shape, j->init, (long long)j->shared_step, (long long)j->balanced_step,
-				        j->period ? "  state recurs: never more" : j->capped ? "  stopped at the cap" : "");
+			else {
+				char sh[32], ba[32];
+				snprintf(sh, sizeof sh, j->shared_step < 0 ? "never" : "%lld", (long long)j->shared_step);
+				snprintf(ba, sizeof ba, j->balanced_step < 0 ? "never" : "%lld", (long long)j->balanced_step);
+				rp_note(o, "  [%d/%d] %-6s %-9s %-14s steps to shared %s, to balanced %s%s", done, n, j->method,
+				        j->shape, j->init, sh, ba,
+				        j->period ? " (the state recurs)" : j->capped ? " (stopped at the cap)" : "");
+			}
 		}
 	}
 	free(order);
