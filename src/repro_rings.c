@@ -142,6 +142,13 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 		}
 		fputs("\n\n", f);
 	}
+	if (nna) {
+		fputs("### NNA / LM-C5 at each P\n\n| P | balancing | sharing |\n|---:|---:|---:|\n", f);
+		for (int i = 0; i < np; i++)
+			fprintf(f, "| %lld | %.3f | %.3f |\n", (long long)Ps[i], bal[i] / lmb[i],
+			        (double)nna[i].shared_shifts / (double)c5[i].shared_shifts);
+		fputc('\n', f);
+	}
 	fputs("## The paper's statements beside ours\n\n", f);
 	rp_md_claims_head(f);
 	rp_md_claim(f, &cl[0], share_ratio, exact ? "T = P − 1 exactly for every P" : "not P − 1 for every P");
