@@ -20,6 +20,7 @@ static const char usage[] =
 	"  info   the version, the ISA targets compiled in and the one this CPU uses\n"
 	"  reproduce  seed 000's Table 3 and Fig. 5-7: data, plots, paper beside ours\n"
 	"  search     worst-case search: the initial load LM-C5 takes longest to balance\n"
+	"  bench  kernel speed per method, ISA, thread count and size, against bounds\n"
 	"\n"
 	"  lbtorus COMMAND --help   options of one command\n"
 	"  lbtorus --version        the version\n"
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} cmds[] = {{"run", cmd_run}, {"demo", cmd_demo}, {"info", cmd_info},
-	   {"reproduce", cmd_reproduce}, {"search", cmd_search}};
+	   {"reproduce", cmd_reproduce}, {"search", cmd_search}, {"bench", cmd_bench}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
