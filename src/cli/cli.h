@@ -10,6 +10,9 @@ enum { EXIT_USAGE = 2, EXIT_UNCONVERGED = 3 };
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* Print "lbtorus: MESSAGE" on stderr; return EXIT_USAGE (or 1 for a bug). */
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
