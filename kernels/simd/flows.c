@@ -35,12 +35,13 @@
 #include "simd.h"
 #include "../fiber.h"
 
-/* What simd.h does not spell: int32 add/sub/mullo/abs, lane indices, and
+/* What simd.h does not spell: 64-bit sums, int32 sub/mullo/abs, lane indices, and
  * trunc(x / c) or trunc(a * x) through doubles, per width. (Debian's SIMDe
  * has no 512-bit int32 <-> double conversions: the 16 lanes go through four
  * 256-bit ones.) */
 #if W == 16
-#define VADD(a, b) simde_mm512_add_epi32((a), (b))
+#define FADD64(acc, x) /* acc (W/2 int64 lanes) += the W non-negative int32 lanes of x */ \
+	simde_mm512_add_epi64(simde_mm512_add_epi64((acc), simde_mm512_srli_epi64((x), 32)), simde_mm512_and_si512((x), simde_mm512_set1_epi64(0xffffffff)))
 #define VSUB(a, b) simde_mm512_sub_epi32((a), (b))
 #define VMULLO(a, b) simde_mm512_mullo_epi32((a), (b))
 #define VABS(a) simde_mm512_abs_epi32(a)
@@ -59,7 +60,8 @@ static ALWAYS_INLINE V vconv(V x, double a, int div)
 	return simde_mm512_inserti32x4(r, quarter(simde_mm512_extracti32x4_epi32(x, 3), a, div), 3);
 }
 #elif W == 8
-#define VADD(a, b) simde_mm256_add_epi32((a), (b))
+#define FADD64(acc, x) /* acc (W/2 int64 lanes) += the W non-negative int32 lanes of x */ \
+	simde_mm256_add_epi64(simde_mm256_add_epi64((acc), simde_mm256_srli_epi64((x), 32)), simde_mm256_and_si256((x), simde_mm256_set1_epi64x(0xffffffff)))
 #define VSUB(a, b) simde_mm256_sub_epi32((a), (b))
 #define VMULLO(a, b) simde_mm256_mullo_epi32((a), (b))
 #define VABS(a) simde_mm256_abs_epi32(a)
@@ -76,7 +78,8 @@ static ALWAYS_INLINE V vconv(V x, double a, int div)
 	return simde_mm256_inserti128_si256(r, quarter(simde_mm256_extracti128_si256(x, 1), a, div), 1);
 }
 #else
-#define VADD(a, b) simde_mm_add_epi32((a), (b))
+#define FADD64(acc, x) /* acc (W/2 int64 lanes) += the W non-negative int32 lanes of x */ \
+	simde_mm_add_epi64(simde_mm_add_epi64((acc), simde_mm_srli_epi64((x), 32)), simde_mm_and_si128((x), simde_mm_set1_epi64x(0xffffffff)))
 #define VSUB(a, b) simde_mm_sub_epi32((a), (b))
 #define VMULLO(a, b) simde_mm_mullo_epi32((a), (b))
 #define VABS(a) simde_mm_abs_epi32(a)
@@ -92,6 +95,16 @@ static ALWAYS_INLINE V vconv(V x, double a, int div)
 	return simde_mm_unpacklo_epi64(half(x, a, div), half(simde_mm_unpackhi_epi64(x, x), a, div));
 }
 #endif
+
+static inline int64_t fsum64(V x)
+{
+	int64_t a[W / 2] __attribute__((aligned(64)));
+	VSTORE(a, x);
+	int64_t t = 0;
+	for (int i = 0; i < W / 2; i++)
+		t += a[i];
+	return t;
+}
 
 enum { NNA, FOS_ALPHA, FOS_DIV };
 
@@ -192,7 +205,7 @@ static void pass1_row(const lbt_view *v, const params *q, int32_t *const *F, int
 			VSTORE(F[d] + off + i, f[d]);
 			A->rmax[d] = VMAX(A->rmax[d], f[d]);
 			A->lmax[d] = VMAX(A->lmax[d], VSUB(zero, f[d]));
-			A->moved = VADD64(A->moved, VABS(f[d]));
+			A->moved = FADD64(A->moved, VABS(f[d]));
 		}
 	}
 }
@@ -260,7 +273,7 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 			pass1_row(v, q, F, r, buf + 64, &A);
 #pragma omp critical(lbt_simd_flows)
 		{
-			moved += vsum64(A.moved);
+			moved += fsum64(A.moved);
 			for (int d = 0; d < D; d++) {
 				int32_t a = vmax32(A.rmax[d]), b = vmax32(A.lmax[d]);
 				rmax[d] = a > rmax[d] ? a : rmax[d];
