@@ -164,29 +164,55 @@ void lbt_grid_import_real(lbt_grid *g, const double *dense)
 		memcpy(real_row(g, r), dense + r * n, (size_t)n * sizeof *dense);
 }
 
+/* One row's sum (and extremes, idle PEs), or its sum of squared deviations,
+ * left to right. */
+static double rrow_sum(const double *w, int64_t n, double *mx, double *mn, int64_t *idle)
+{
+	double sum = 0;
+	for (int64_t i = 0; i < n; i++) {
+		*idle += w[i] == 0;
+		*mx = w[i] > *mx ? w[i] : *mx;
+		*mn = w[i] < *mn ? w[i] : *mn;
+		sum += w[i];
+	}
+	return sum;
+}
+
+static double rrow_sq(const double *w, int64_t n, double mean)
+{
+	double sum = 0;
+	for (int64_t i = 0; i < n; i++)
+		sum += (w[i] - mean) * (w[i] - mean);
+	return sum;
+}
+
+/* Each row is summed on its own; the rows' sums are then added in row order
+ * by one thread. Rows run in parallel, yet the bits are those of the serial
+ * loop for every thread count. */
 void lbt_grid_rstats(const lbt_grid *g, lbt_rstats *st)
 {
-	int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g), P = R * n;
-	double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0;
+	const int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g), P = R * n;
+	double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0, sq = 0;
 	int64_t idle = 0;
-	for (int64_t r = 0; r < R; r++) {
-		const double *w = real_row(g, r);
-		double rs = 0; /* a row's sum, then the rows in order: a fixed order */
-		for (int64_t i = 0; i < n; i++) {
-			idle += w[i] == 0;
-			mx = w[i] > mx ? w[i] : mx;
-			mn = w[i] < mn ? w[i] : mn;
-			rs += w[i];
-		}
-		total += rs;
-	}
-	double mean = total / (double)P, sq = 0;
-	for (int64_t r = 0; r < R; r++) {
-		const double *w = real_row(g, r);
-		double rs = 0;
-		for (int64_t i = 0; i < n; i++)
-			rs += (w[i] - mean) * (w[i] - mean);
-		sq += rs;
+	double *rs = malloc((size_t)R * sizeof *rs);
+	if (!rs) { /* no scratch: the same sums, serially */
+		for (int64_t r = 0; r < R; r++)
+			total += rrow_sum(real_row(g, r), n, &mx, &mn, &idle);
+		for (int64_t r = 0; r < R; r++)
+			sq += rrow_sq(real_row(g, r), n, total / (double)P);
+	} else {
+#pragma omp parallel for schedule(static) reduction(max : mx) reduction(min : mn) reduction(+ : idle) if (P > 65536)
+		for (int64_t r = 0; r < R; r++)
+			rs[r] = rrow_sum(real_row(g, r), n, &mx, &mn, &idle);
+		for (int64_t r = 0; r < R; r++)
+			total += rs[r];
+		const double mean = total / (double)P;
+#pragma omp parallel for schedule(static) if (P > 65536)
+		for (int64_t r = 0; r < R; r++)
+			rs[r] = rrow_sq(real_row(g, r), n, mean);
+		for (int64_t r = 0; r < R; r++)
+			sq += rs[r];
+		free(rs);
 	}
 	st->max = mx;
 	st->min = mn;
