@@ -86,7 +86,7 @@ static const lbt_method methods[] = {
 	LM(3, "L_i > 1 and L_i >= L_{i+1}"),
 	LM(4, "C2 holds and L_i >= L_{i+1}"),
 	LM(5, "L_i > 0 and L_i >= L_{i+1}"),
-	{"nna", "nearest-neighbour averaging, net flows L_i/(|D|+1) - L_j/(|D|+1), rightward rounded up",
+	{"nna", "nearest-neighbour averaging, net flow L_i/(|Δi|+1) - L_j/(|Δj|+1), rightward rounded up",
 	 "seed 000, §2.3 eq. (3)/(5), fn. 3, §5", 0, nna_step, 0, ""},
 	{"nna-def", "deficiency-based NNA: surplus over the local mean to lower neighbours, by deficiency",
 	 "seed 000, §2.3 eq. (4), §5 rounding", 0, nna_def_step, 0, ""},
