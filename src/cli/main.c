@@ -18,6 +18,8 @@ static const char usage[] =
 	"  run    balance one initial load on one torus with one method\n"
 	"  demo   seed 000's worst cases: Table 3's 8-PE ring and a 128x128 MasPar torus\n"
 	"  info   the version, the ISA targets compiled in and the one this CPU uses\n"
+	"  sweep  many runs (methods x shapes x inits x ... x seeds) into a resumable JSONL file\n"
+	"  report a Markdown summary of a results file, for a paper's appendix\n"
 	"\n"
 	"  lbtorus COMMAND --help   options of one command\n"
 	"  lbtorus --version        the version\n"
@@ -93,7 +95,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
-	} cmds[] = {{"run", cmd_run}, {"demo", cmd_demo}, {"info", cmd_info}};
+	} cmds[] = {{"run", cmd_run}, {"demo", cmd_demo}, {"info", cmd_info},
+	             {"sweep", cmd_sweep}, {"report", cmd_report}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
