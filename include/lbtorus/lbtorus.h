@@ -40,6 +40,7 @@ const char *lbt_status_name(int status);
 #include "lbtorus/io.h"
 #include "lbtorus/method.h"
 #include "lbtorus/run.h"
+#include "lbtorus/plot.h"
 #include "lbtorus/jsonl.h"
 #include "lbtorus/sweep.h"
 #include "lbtorus/bound.h"

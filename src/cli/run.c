@@ -18,7 +18,16 @@ static void help(void)
 	       "  --boundary B       torus (default), mesh, or one per axis: torus,mesh\n"
 	       "  --method M         default lm-c5; one of:\n", LBT_MAXD);
 	for (const lbt_method *const *m = lbt_methods(); *m; m++)
-		printf("                       %-8s %s  [%s]\n", (*m)->name, (*m)->summary, (*m)->source);
+		printf("                       %-8s %s  [%s]%s%s\n", (*m)->name, (*m)->summary, (*m)->source,
+		       (*m)->params && *(*m)->params ? "  uses " : "", (*m)->params ? (*m)->params : "");
+	printf("  --alpha A          fos, fos-int: diffusion parameter (default optimal):\n"
+	       "                       a number in (0, 1/max_degree]  the same alpha on every link\n"
+	       "                       boillat  alpha_ij = 1/(max(deg_i, deg_j) + 1)\n"
+	       "                       optimal  2/(mu_min + mu_max) of the Laplacian spectrum, the alpha\n"
+	       "                                minimizing Cybenko's gamma (capped at 1/max_degree)\n"
+	       "  --lambda L         de, de-int: exchange parameter, 0 < L <= 1 (default 0.5:\n"
+	       "                     each pair balances exactly, seed 002 §4)\n"
+	       "  --ca-k K           ca: Dickens's k >= 0 in 1/(max(y,n)+k) (default 1)\n");
 	printf("  --init SPEC        initial load (default worst:5):\n"
 	       "                       point:TOTAL    PE (0,...,0) holds TOTAL\n"
 	       "                       worst:C        the paper's worst case: point:C*P\n"
@@ -30,11 +39,13 @@ static void help(void)
 	       "                       balanced  max - min <= D (seed 000, Definition 2)\n"
 	       "                       flat      max - min <= 1\n"
 	       "                       steps:N   exactly N steps\n"
+	       "                       rel:X     ||w - mean|| / ||w0 - mean|| <= X (e.g. rel:1e-6)\n"
 	       "  --max-steps N      safety cap (default 1000000): stop there, exit 3\n"
 	       "  --seed N           seed of the counter-based generator (default 1)\n"
 	       "  --json FILE        write the summary there instead of stdout\n"
-	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,moved,moved_total\n"
-	       "  --dump FILE.npy    the final grid, int32, shape = the torus shape\n"
+	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,\n"
+	       "                     moved,moved_total,rel,link_max\n"
+	       "  --dump FILE.npy    the final grid, int32 (float64 for fos, de, ca), shape = the torus shape\n"
 	       "  --isa NAME         kernel target: auto (default; or $LBTORUS_ISA), scalar, ...\n"
 	       "                     (lbtorus info lists them)\n"
 	       "  --threads N        OpenMP threads (default: all cores)\n"
@@ -42,7 +53,10 @@ static void help(void)
 	       "  --quiet            no progress line on stderr\n"
 	       "\n"
 	       "A step is D substeps, one per axis with extent >= 2 (an extent-1 axis has no\n"
-	       "links); time is counted in shifts, 1 per Liquid-model substep. Outputs are\n"
+	       "links); time is counted in shifts, 1 per Liquid-model substep; for NNA,\n"
+	       "diffusion and dimension exchange, per direction the largest amount on one link.\n"
+	       "A run also stops when a step moves nothing (a fixed point, stop_reason stalled,\n"
+	       "exit 3) unless --until is steps:N. Outputs are\n"
 	       "written to a temporary file and renamed into place. README.md documents every\n"
 	       "JSON key and CSV column.\n"
 	       "\n"
@@ -58,10 +72,14 @@ typedef struct {
 static void on_step(void *p, const lbt_step_record *r)
 {
 	run_ctx *c = p;
-	if (c->tracing)
-		fprintf(c->trace.f, "%lld,%lld,%d,%d,%lld,%lld,%.6f,%lld,%lld\n", (long long)r->step,
+	if (c->tracing && r->real)
+		fprintf(c->trace.f, "%lld,%.17g,%.17g,%.17g,%.17g,%lld,%.6f,%.17g,%.17g,%.9g,%.17g\n", (long long)r->step,
+		        r->rshifts, r->rmax, r->rmin, r->rmax - r->rmin, (long long)r->idle, r->stddev, r->rmoved,
+		        r->rmoved_total, r->rel, r->link_max);
+	else if (c->tracing)
+		fprintf(c->trace.f, "%lld,%lld,%d,%d,%lld,%lld,%.6f,%lld,%lld,%.9g,%.17g\n", (long long)r->step,
 		        (long long)r->shifts, r->max, r->min, (long long)r->max - r->min, (long long)r->idle,
-		        r->stddev, (long long)r->moved, (long long)r->moved_total);
+		        r->stddev, (long long)r->moved, (long long)r->moved_total, r->rel, r->link_max);
 	cli_progress_step(&c->progress, r);
 }
 
@@ -70,13 +88,14 @@ static int same_path(const char *a, const char *b) { return a && b && !strcmp(a,
 int cmd_run(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
-	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP };
+	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP, O_ALPHA, O_LAMBDA, O_CAK };
 	static const struct option opts[] = {
 		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
 		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
 		{"seed", 1, 0, O_SEED}, {"json", 1, 0, O_JSON}, {"trace", 1, 0, O_TRACE},
 		{"dump", 1, 0, O_DUMP}, {"isa", 1, 0, O_ISA}, {"threads", 1, 0, O_THREADS},
-		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
+		{"alpha", 1, 0, O_ALPHA}, {"lambda", 1, 0, O_LAMBDA}, {"ca-k", 1, 0, O_CAK}, {0, 0, 0, 0}};
 	lbt_setup set = {.seed = 1};
 	const char *until = "balanced", *json = NULL, *trace = NULL, *dump = NULL;
 	int64_t max_steps = 1000000, v;
@@ -104,6 +123,9 @@ int cmd_run(int argc, char **argv)
 		case O_VERIFY: verify = 1; break;
 		case O_QUIET: quiet = 1; break;
 		case O_HELP: help(); return 0;
+		case O_ALPHA: set.alpha = optarg; break;
+		case O_LAMBDA: set.lambda = optarg; break;
+		case O_CAK: set.ca_k = optarg; break;
 		default:
 			if (optopt)
 				return cli_fail(LBT_EINVAL, "run: option --%s needs a value", opts[optopt - O_SHAPE].name);
@@ -143,7 +165,7 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(st, "%s", err.msg);
 	}
 	if (trace)
-		fputs("step,shifts,max,min,ldiff,idle,stddev,moved,moved_total\n", ctx.trace.f);
+		fputs("step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n", ctx.trace.f);
 	ro.full_stats = ctx.tracing;
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
@@ -153,7 +175,17 @@ int cmd_run(int argc, char **argv)
 	st = lbt_run(&state, &ro, &sum, &err);
 	cli_progress_done(&ctx.progress);
 	int32_t *dense = NULL;
-	if (!st && dump) {
+	if (!st && dump && state.grid.real) {
+		double *w = malloc((size_t)lbt_shape_pes(&state.grid.shape) * sizeof *w);
+		if (!w)
+			st = lbt_errf(&err, LBT_ENOMEM, "no memory to dump the grid");
+		else {
+			lbt_grid_export_real(&state.grid, w);
+			if (lbt_npy_write_real_file(out_dump.f, &state.grid.shape, w))
+				st = lbt_errf(&err, LBT_EIO, "cannot write %s", dump);
+			free(w);
+		}
+	} else if (!st && dump) {
 		dense = malloc((size_t)lbt_shape_pes(&state.grid.shape) * sizeof *dense);
 		if (!dense)
 			st = lbt_errf(&err, LBT_ENOMEM, "no memory to dump the grid");
@@ -177,12 +209,18 @@ int cmd_run(int argc, char **argv)
 		if (dump) lbt_out_abort(&out_dump);
 	}
 	free(dense);
+	const char *state_method = state.method->name;
 	lbt_state_close(&state);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
+	if (!sum.reached && sum.stalled) {
+		fprintf(stderr, "lbtorus: stalled at step %lld, a fixed point of %s, before '%s' was reached (final ldiff %.17g)\n",
+		        (long long)sum.steps, state_method, until, sum.rfinal_max - sum.rfinal_min);
+		return EXIT_UNCONVERGED;
+	}
 	if (!sum.reached) {
-		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %lld)\n",
-		        (long long)max_steps, until, (long long)sum.final_max - sum.final_min);
+		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %.17g)\n",
+		        (long long)max_steps, until, sum.rfinal_max - sum.rfinal_min);
 		return EXIT_UNCONVERGED;
 	}
 	return 0;
