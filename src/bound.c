@@ -5,8 +5,10 @@
  * record's balanced_over_dkl uses the same), and a point is kept only if
  * every active extent equals K (P = K^D, the theorem's torus) and the
  * boundary is torus. Two constants are reported: the least-squares c of
- * T ≈ c·D·K·Ldiff, and the envelope max T/(D·K·Ldiff), the smallest c with
- * T <= c·D·K·Ldiff on every point. The power law fitted beside them says how
+ * T ≈ c·D·K·Ldiff, fitted on relative residuals (T − c·DKL)/DKL so that runs
+ * of every size count alike (plain least squares, also written, is set by
+ * the few largest runs), and the envelope max T/(D·K·Ldiff), the smallest c
+ * with T <= c·D·K·Ldiff on every point. The power law fitted beside them says how
  * T really grows with each of D, K and Ldiff. */
 #include <math.h>
 #include <stdio.h>
@@ -171,21 +173,24 @@ int lbt_bound_fit(const lbt_bound_point *p, int64_t n, lbt_bound_stats *f)
 	f->n = n;
 	if (n == 0)
 		return LBT_EINVAL;
-	double sxy = 0, sxx = 0, sxys = 0;
+	double sr = 0, srs = 0, sxy = 0, sxx = 0;
 	double *r = malloc((size_t)n * sizeof *r);
 	if (!r)
 		return LBT_ENOMEM;
 	for (int64_t i = 0; i < n; i++) {
 		double x = (double)p[i].dkl;
+		sr += p[i].ratio;
+		srs += (double)p[i].t_shifts / x;
 		sxy += x * (double)p[i].t;
-		sxys += x * (double)p[i].t_shifts;
 		sxx += x * x;
 		r[i] = p[i].ratio;
 		if (i == 0 || p[i].ratio > p[f->argmax].ratio)
 			f->argmax = i;
 	}
-	f->c = sxy / sxx;
-	f->c_shifts = sxys / sxx;
+	/* min over c of sum ((T - c x) / x)^2 is the mean of T/x */
+	f->c = sr / (double)n;
+	f->c_shifts = srs / (double)n;
+	f->c_abs = sxy / sxx;
 	qsort(r, (size_t)n, sizeof *r, cmp_double);
 	f->min_ratio = r[0];
 	f->max_ratio = r[n - 1];
@@ -193,11 +198,10 @@ int lbt_bound_fit(const lbt_bound_point *p, int64_t n, lbt_bound_stats *f)
 	free(r);
 	double ss = 0;
 	for (int64_t i = 0; i < n; i++) {
-		double fit = f->c * (double)p[i].dkl;
-		double rel = fit > 0 ? ((double)p[i].t - fit) / fit : 0;
+		double rel = (p[i].ratio - f->c) / f->c;
 		ss += rel * rel;
 	}
-	f->rms_rel = sqrt(ss / (double)n);
+	f->rms_rel = f->c > 0 ? sqrt(ss / (double)n) : 0;
 	power_fit(p, n, f);
 	return LBT_OK;
 }
@@ -265,9 +269,9 @@ int lbt_bound_write_json(const char *path, const char *method, const lbt_bound_s
 		jstr(j, method);
 	else
 		fputs("null", j);
-	fprintf(j, ",\"points\":%lld,\"c_fit\":%.9g,\"c_fit_shifts\":%.9g,\"c_envelope\":%.9g,"
+	fprintf(j, ",\"points\":%lld,\"c_fit\":%.9g,\"c_fit_shifts\":%.9g,\"c_fit_absolute\":%.9g,\"c_envelope\":%.9g,"
 	        "\"median_ratio\":%.9g,\"min_ratio\":%.9g,\"rms_rel_residual\":%.9g",
-	        (long long)f->n, f->c, f->c_shifts, f->max_ratio, f->median_ratio, f->min_ratio, f->rms_rel);
+	        (long long)f->n, f->c, f->c_shifts, f->c_abs, f->max_ratio, f->median_ratio, f->min_ratio, f->rms_rel);
 	int64_t below = 0;
 	for (int64_t i = 0; i < n; i++)
 		below += p[i].t < p[i].lower;

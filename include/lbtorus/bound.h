@@ -23,8 +23,9 @@ typedef struct {
 
 typedef struct {
 	int64_t n;
-	double c;            /* least squares through the origin: T ~ c·D·K·Ldiff */
+	double c;            /* T ~ c·D·K·Ldiff, least squares on relative residuals: mean ratio */
 	double c_shifts;     /* the same with T in shifts (D per LM step) */
+	double c_abs;        /* plain least squares through the origin (set by the largest runs) */
 	double max_ratio, median_ratio, min_ratio;
 	int64_t argmax;      /* the point with the largest T/(D·K·Ldiff) */
 	double rms_rel;      /* root mean square of (T - c·DKL)/(c·DKL) */
