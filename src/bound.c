@@ -276,18 +276,25 @@ int lbt_bound_write_json(const char *path, const char *method, const lbt_bound_s
 	for (int64_t i = 0; i < n; i++)
 		below += p[i].t < p[i].lower;
 	fprintf(j, ",\"runs_below_lower_bound\":%lld", (long long)below);
-	if (n) {
+	if (n) { /* flat keys, so that a JSON Lines reader reads this file too */
 		const lbt_bound_point *w = &p[f->argmax];
-		fputs(",\"worst\":{\"run_key\":", j);
+		fputs(",\"worst_run_key\":", j);
 		jstr(j, w->key);
-		fprintf(j, ",\"shape\":\"%s\",\"d\":%d,\"k\":%lld,\"ldiff\":%lld,\"balanced_step\":%lld,\"dkl\":%lld,\"ratio\":%.9g}",
-		        w->shape, w->d, (long long)w->k, (long long)w->ldiff, (long long)w->t, (long long)w->dkl, w->ratio);
+		fputs(",\"worst_shape\":", j);
+		jstr(j, w->shape);
+		fputs(",\"worst_init\":", j);
+		jstr(j, w->init);
+		fprintf(j, ",\"worst_d\":%d,\"worst_k\":%lld,\"worst_ldiff\":%lld,\"worst_balanced_step\":%lld,"
+		        "\"worst_dkl\":%lld,\"worst_ratio\":%.9g",
+		        w->d, (long long)w->k, (long long)w->ldiff, (long long)w->t, (long long)w->dkl, w->ratio);
 	}
 	if (f->power_ok)
-		fprintf(j, ",\"power_law\":{\"points\":%d,\"log_a\":%.6g,\"exp_d\":%.6g,\"exp_k\":%.6g,\"exp_ldiff\":%.6g,\"r2\":%.6g}",
+		fprintf(j, ",\"power_points\":%d,\"power_log_a\":%.6g,\"power_exp_d\":%.6g,\"power_exp_k\":%.6g,"
+		        "\"power_exp_ldiff\":%.6g,\"power_r2\":%.6g",
 		        f->power_n, f->a, f->pd, f->pk, f->pl, f->r2);
 	else
-		fputs(",\"power_law\":null", j);
+		fputs(",\"power_points\":0,\"power_log_a\":null,\"power_exp_d\":null,\"power_exp_k\":null,"
+		      "\"power_exp_ldiff\":null,\"power_r2\":null", j);
 	fputs("}\n", j);
 	return lbt_out_commit(&o, e);
 }
