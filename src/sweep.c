@@ -257,7 +257,7 @@ int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts
 		return st;
 	}
 #ifdef _OPENMP
-	int jobs = o->jobs > 0 ? o->jobs : omp_get_num_procs();
+	int jobs = o->jobs > 0 ? o->jobs : omp_get_max_threads(); /* $OMP_NUM_THREADS or all cores */
 #else
 	int jobs = 1;
 #endif

@@ -69,7 +69,7 @@ typedef struct {
 } lbt_sweep_progress;
 
 typedef struct {
-	int jobs;           /* runs at once, one thread each (<= 0: all cores) */
+	int jobs;           /* runs at once, one thread each (<= 0: $OMP_NUM_THREADS or all cores) */
 	int threads;        /* threads of a run with >= solo_pes PEs (<= 0: all cores) */
 	int64_t solo_pes;   /* such runs go one at a time on all threads */
 	const char *isa;
