@@ -161,9 +161,16 @@ int lbt_jobj_num(const lbt_jobj *o, const char *key, double *v)
 int lbt_jsonl_load(lbt_jsonl *l, const char *path, lbt_err *e)
 {
 	memset(l, 0, sizeof *l);
+	return lbt_jsonl_append(l, path, e);
+}
+
+int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e)
+{
 	FILE *f = fopen(path, "r");
-	if (!f)
+	if (!f) {
+		lbt_jsonl_free(l);
 		return lbt_errf(e, LBT_EIO, "cannot read %s", path);
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;

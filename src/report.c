@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lbtorus/lbtorus.h"
 #include "lbtorus/report.h"
@@ -269,23 +270,32 @@ static void embed(FILE *f, const char *dir, const char *name)
 
 int lbt_report_write(const char *results, const char *out, lbt_err *e)
 {
-	lbt_jsonl l;
-	int st = lbt_jsonl_load(&l, results, e);
-	if (st)
-		return st;
-	if (!l.n) {
-		lbt_jsonl_free(&l);
-		return lbt_errf(e, LBT_EINVAL, "%s holds no records", results);
-	}
-	for (int64_t i = 0; i < l.n; i++)
-		if (!lbt_jobj_str(&l.rec[i], "method") || !lbt_jobj_str(&l.rec[i], "shape")) {
-			lbt_jsonl_free(&l);
-			return lbt_errf(e, LBT_EINVAL, "%s: record %lld is not a run record (no method or shape)", results,
-			                (long long)i + 1);
+	lbt_jsonl l = {0};
+	struct stat sb;
+	int isdir = !stat(results, &sb) && S_ISDIR(sb.st_mode), st = LBT_OK;
+	char **jl = NULL;
+	int njl = 0;
+	if (isdir) { /* every *.jsonl in it, in name order; there may be none */
+		njl = list(results, ".jsonl", &jl);
+		for (int i = 0; !st && i < njl; i++) {
+			char p[4400];
+			snprintf(p, sizeof p, "%s/%s", results, jl[i]);
+			st = lbt_jsonl_append(&l, p, e);
 		}
+	} else if (!(st = lbt_jsonl_load(&l, results, e)) && !l.n)
+		st = lbt_errf(e, LBT_EINVAL, "%s holds no records", results);
+	for (int64_t i = 0; !st && i < l.n; i++)
+		if (!lbt_jobj_str(&l.rec[i], "method") || !lbt_jobj_str(&l.rec[i], "shape"))
+			st = lbt_errf(e, LBT_EINVAL, "%s: record %lld is not a run record (no method or shape)", results,
+			              (long long)i + 1);
+	if (st) {
+		free_list(jl, njl);
+		lbt_jsonl_free(&l);
+		return st;
+	}
 	char *rcopy = strdup(results), *ocopy = strdup(out);
-	const char *dir = dirname(rcopy), *oname = strcmp(out, "-") ? basename(ocopy) : "";
-	int64_t *idx = malloc((size_t)l.n * sizeof *idx);
+	const char *dir = isdir ? results : dirname(rcopy), *oname = strcmp(out, "-") ? basename(ocopy) : "";
+	int64_t *idx = malloc((size_t)(l.n ? l.n : 1) * sizeof *idx);
 	lbt_outfile of;
 	if (!idx || !rcopy || !ocopy)
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
@@ -293,6 +303,7 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 		st = lbt_out_open(&of, out, e);
 	if (st) {
 		free(idx); free(rcopy); free(ocopy);
+		free_list(jl, njl);
 		lbt_jsonl_free(&l);
 		return st;
 	}
@@ -307,33 +318,41 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 		const lbt_jfield *r = lbt_jobj_get(&l.rec[i], "reached");
 		unreached += !(r && r->type == LBT_JBOOL && r->num);
 	}
-	const char *base = strrchr(results, '/') ? strrchr(results, '/') + 1 : results;
+	const char *base = strrchr(results, '/') && !isdir ? strrchr(results, '/') + 1 : results;
 	fprintf(f, "# Results: %s\n\n", base);
-	fprintf(f, "This summary covers %lld runs of lbtorus %s recorded in `%s`, in %lld configurations. "
-	        "Each run balances an initial load on a D-dimensional torus (or mesh) of P PEs with one "
-	        "load-balancing method until a criterion holds: *shared* (every PE holds load), *balanced* "
-	        "(max − min ≤ D, seed 000's Definition 2) or *flat* (max − min ≤ 1). Each row below is one "
-	        "configuration; its numbers are medians over the runs of that configuration (one per seed). "
-	        "Time is given in steps (a step is D substeps, one per dimension) and in shifts, the paper's "
-	        "unit (one synchronous transfer slot; a Liquid-model step costs D).",
-	        (long long)l.n, s_of(&l.rec[0], "lbtorus"), base, (long long)groups);
-	if (unreached)
-		fprintf(f, " %lld runs stopped at their step cap before their criterion held (see *reached*).",
-		        (long long)unreached);
-	fputs("\n\n## Runs\n", f);
-	int starred = 0;
-	tables(f, idx, l.n, &starred);
-	fputs("\nColumns: *P* PEs; *seeds* runs in the row; *reached* runs whose criterion held; *Ldiff* initial "
-	      "max − min load; *steps*, *shifts* when the run stopped; *shared at*, *balanced at*, *flat at* the "
-	      "first step at which each criterion held (— never); *moved* load elements that crossed a link; "
-	      "*D·K·Ldiff* the scale of seed 000's Theorem 3 (D dimensions with links, K the largest extent); "
-	      "*balanced / D·K·Ldiff* the ratio the theorem says stays bounded; *lower bound* "
-	      "⌈(Lmax − ⌊L̄⌋ − D)/D⌉, the steps any method needs to balance when the most loaded PE gives away "
-	      "at most one element per substep.", f);
-	if (starred)
-		fputs(" A * marks a median over only the runs in which the quantity exists (the criterion was "
-		      "reached).", f);
-	fputc('\n', f);
+	if (l.n) {
+		char files[2048] = "";
+		if (!isdir)
+			snprintf(files, sizeof files, "`%s`", base);
+		for (int i = 0; i < njl && strlen(files) < sizeof files - 300; i++)
+			snprintf(files + strlen(files), sizeof files - strlen(files), "%s`%s`", i ? ", " : "", jl[i]);
+		fprintf(f, "This summary covers %lld runs of lbtorus %s recorded in %s, in %lld configurations. "
+		        "Each run balances an initial load on a D-dimensional torus (or mesh) of P PEs with one "
+		        "load-balancing method until a criterion holds: *shared* (every PE holds load), *balanced* "
+		        "(max − min ≤ D, seed 000's Definition 2) or *flat* (max − min ≤ 1). Each row below is one "
+		        "configuration; its numbers are medians over the runs of that configuration (one per seed). "
+		        "Time is given in steps (a step is D substeps, one per dimension) and in shifts, the paper's "
+		        "unit (one synchronous transfer slot; a Liquid-model step costs D).",
+		        (long long)l.n, s_of(&l.rec[0], "lbtorus"), files, (long long)groups);
+		if (unreached)
+			fprintf(f, " %lld runs stopped at their step cap before their criterion held (see *reached*).",
+			        (long long)unreached);
+		fputs("\n\n## Runs\n", f);
+		int starred = 0;
+		tables(f, idx, l.n, &starred);
+		fputs("\nColumns: *P* PEs; *seeds* runs in the row; *reached* runs whose criterion held; *Ldiff* initial "
+		      "max − min load; *steps*, *shifts* when the run stopped; *shared at*, *balanced at*, *flat at* the "
+		      "first step at which each criterion held (— never); *moved* load elements that crossed a link; "
+		      "*D·K·Ldiff* the scale of seed 000's Theorem 3 (D dimensions with links, K the largest extent); "
+		      "*balanced / D·K·Ldiff* the ratio the theorem says stays bounded; *lower bound* "
+		      "⌈(Lmax − ⌊L̄⌋ − D)/D⌉, the steps any method needs to balance when the most loaded PE gives away "
+		      "at most one element per substep.", f);
+		if (starred)
+			fputs(" A * marks a median over only the runs in which the quantity exists (the criterion was "
+			      "reached).", f);
+		fputc('\n', f);
+	} else
+		fprintf(f, "The tables and plots lbtorus left in `%s`.\n", results);
 	char **png, **md;
 	int npng = list(dir, ".png", &png), nmd = list(dir, ".md", &md);
 	bound_section(f, dir, png, npng);
@@ -356,6 +375,7 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	}
 	free_list(png, npng);
 	free_list(md, nmd);
+	free_list(jl, njl);
 	st = lbt_out_commit(&of, e);
 	free(idx);
 	free(rcopy);

@@ -87,6 +87,13 @@ Test(report, medians_over_seeds_per_configuration)
 	free(so);
 	free(se);
 
+	/* Given the directory: every *.jsonl in it, report.md inside it. */
+	cr_assert_eq(th_cli(NULL, ARGS("report", dir, "--out", "-"), &so, &se), 0, "%s", se);
+	cr_assert(strstr(so, "8 runs of lbtorus 0.1.0 recorded in `runs.jsonl`, in 4 configurations"), "%s", so);
+	cr_assert(strstr(so, "### From `reproduce_fig5.md`"), "%s", so);
+	free(so);
+	free(se);
+
 	/* Bad inputs: one line, exit 2. */
 	cr_assert_eq(th_cli(NULL, ARGS("report"), NULL, &se), 2);
 	cr_assert(strstr(se, "RESULTS.jsonl"), "%s", se);

@@ -36,6 +36,7 @@ typedef struct {
 	int64_t n, cap;
 } lbt_jsonl;
 int lbt_jsonl_load(lbt_jsonl *l, const char *path, lbt_err *e);
+int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e); /* to a loaded l; on error l is freed */
 void lbt_jsonl_free(lbt_jsonl *l);
 
 #endif

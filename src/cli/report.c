@@ -4,22 +4,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
 static void help(void)
 {
-	printf("usage: lbtorus report RESULTS.jsonl [--out REPORT.md]\n"
+	printf("usage: lbtorus report RESULTS.jsonl|DIR [--out REPORT.md]\n"
 	       "\n"
 	       "Write a Markdown summary of a results file (lbtorus sweep, bound): one table\n"
 	       "per method, one row per configuration (shape, boundary, init, until) with\n"
 	       "medians over its seeds, the Theorem 3 columns, and, from the same directory,\n"
 	       "bound.json's constants, every *.png plot and every *.md table (e.g. those of\n"
-	       "lbtorus reproduce).\n"
+	       "lbtorus reproduce). Given a directory, it reports every *.jsonl in it (there\n"
+	       "may be none: then only the tables and plots).\n"
 	       "\n"
-	       "  --out FILE    where to write (default: report.md beside RESULTS; - = stdout)\n"
+	       "  --out FILE    where to write (default: report.md beside RESULTS or in DIR;\n"
+	       "                - = stdout)\n"
 	       "\n"
-	       "example: lbtorus report bound/runs.jsonl   # writes bound/report.md\n");
+	       "example: lbtorus report bound/runs.jsonl   # writes bound/report.md\n"
+	       "         lbtorus report reproduce-out       # writes reproduce-out/report.md\n");
 }
 
 int cmd_report(int argc, char **argv)
@@ -46,7 +50,11 @@ int cmd_report(int argc, char **argv)
 		                                           : "report: give one results file, got '%s' too", argv[argc - 1]);
 	const char *results = argv[optind];
 	char def[4200];
-	if (!out) {
+	struct stat sb;
+	if (!out && !stat(results, &sb) && S_ISDIR(sb.st_mode)) {
+		snprintf(def, sizeof def, "%s/report.md", results);
+		out = def;
+	} else if (!out) {
 		const char *slash = strrchr(results, '/');
 		snprintf(def, sizeof def, "%.*sreport.md", slash ? (int)(slash - results + 1) : 0, results);
 		out = def;
