@@ -57,6 +57,8 @@ int lbt_bound_points(const lbt_jsonl *l, const char *method, lbt_bound_point **p
 		p->init = lbt_jobj_str(o, "init");
 		p->key = lbt_jobj_str(o, "run_key");
 		const char *bnd = lbt_jobj_str(o, "boundary");
+		char item[128];
+		lbt_record_input(o, "method", item, sizeof item);
 		p->d = (int)inum(o, "active_dims", &ok);
 		p->k = inum(o, "k", &ok);
 		p->pes = inum(o, "pes", &ok);
@@ -68,7 +70,7 @@ int lbt_bound_points(const lbt_jsonl *l, const char *method, lbt_bound_point **p
 		p->lower = inum(o, "balanced_lower_bound_steps", &ok);
 		p->all_loaded = inum(o, "initial_min", &ok) > 0;
 		if (!ok || !p->method || !p->shape || !p->init || !bnd || strcmp(bnd, "torus") ||
-		    (method && strcmp(method, p->method)) || !symmetric(p->shape, p->k) || p->dkl <= 0) {
+		    (method && strcmp(method, item)) || !symmetric(p->shape, p->k) || p->dkl <= 0) {
 			++*skipped;
 			continue;
 		}

@@ -7,7 +7,8 @@
  * no step) and marked * when some records lacked it. Everything else the
  * directory holds that a reader should see is picked up by name: bound.json
  * (from lbtorus bound), *.png plots (linked with their .svg), and *.md tables
- * other commands leave there (embedded, headings demoted two levels). The
+ * other commands leave there (embedded, headings demoted two levels; not
+ * README.md, not reports like this one, which start "# Results: "). The
  * output depends only on the records, not on their order in the file. */
 #include <dirent.h>
 #include <libgen.h>
@@ -56,7 +57,9 @@ static int natcmp(const char *a, const char *b)
 static int cmp_group(const lbt_jobj *a, const lbt_jobj *b)
 {
 	int c;
-	if ((c = strcmp(s_of(a, "method"), s_of(b, "method")))) return c;
+	char ma[128], mb[128];
+	if ((c = natcmp(lbt_record_input(a, "method", ma, sizeof ma), lbt_record_input(b, "method", mb, sizeof mb))))
+		return c;
 	double x = n_of(a, "dims"), y = n_of(b, "dims");
 	if (x != y) return (x > y) - (x < y);
 	x = n_of(a, "pes"), y = n_of(b, "pes");
@@ -64,7 +67,7 @@ static int cmp_group(const lbt_jobj *a, const lbt_jobj *b)
 	if ((c = strcmp(s_of(a, "shape"), s_of(b, "shape")))) return c;
 	if ((c = strcmp(s_of(a, "boundary"), s_of(b, "boundary")))) return c;
 	if ((c = natcmp(s_of(a, "init"), s_of(b, "init")))) return c;
-	return natcmp(s_of(a, "until"), s_of(b, "until"));
+	return natcmp(lbt_record_input(a, "until", ma, sizeof ma), lbt_record_input(b, "until", mb, sizeof mb));
 }
 
 static int cmp_idx(const void *p, const void *q)
@@ -96,7 +99,7 @@ static void median(char *buf, size_t sz, const int64_t *idx, int64_t n, const ch
 	}
 	qsort(tmp, (size_t)m, sizeof *tmp, cmp_double);
 	double v = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
-	if (v == floor(v) && fabs(v) < 1e15)
+	if ((v == floor(v) || fabs(v) >= 1000) && fabs(v) < 1e15)
 		snprintf(buf, sz, "%.0f%s", v, m < n ? "*" : "");
 	else
 		snprintf(buf, sz, "%.4g%s", v, m < n ? "*" : "");
@@ -113,15 +116,18 @@ static const char *const cols[][2] = { /* key, heading */
 static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred)
 {
 	double *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
-	const char *method = NULL;
+	char method[128] = "", label[128];
+	int first = 1;
 	char cell[64];
 	for (int64_t g = 0; g < n;) {
 		const lbt_jobj *o = &recs->rec[idx[g]];
 		int64_t e = g + 1;
 		while (e < n && !cmp_group(o, &recs->rec[idx[e]]))
 			e++;
-		if (!method || strcmp(method, s_of(o, "method"))) {
-			method = s_of(o, "method");
+		lbt_record_input(o, "method", label, sizeof label);
+		if (first || strcmp(method, label)) {
+			first = 0;
+			snprintf(method, sizeof method, "%s", label);
 			fprintf(f, "\n### Method %s\n\n| shape | P | boundary | init | until | seeds | reached |", method);
 			for (size_t c = 0; c < NCOLS; c++)
 				fprintf(f, " %s |", cols[c][1]);
@@ -135,8 +141,10 @@ static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred)
 			const lbt_jfield *r = lbt_jobj_get(&recs->rec[idx[i]], "reached");
 			reached += r && r->type == LBT_JBOOL && r->num;
 		}
+		char until[64];
 		fprintf(f, "| %s | %.0f | %s | %s | %s | %lld | %lld/%lld |", s_of(o, "shape"), n_of(o, "pes"),
-		        s_of(o, "boundary"), s_of(o, "init"), s_of(o, "until"), (long long)(e - g), (long long)reached,
+		        s_of(o, "boundary"), s_of(o, "init"), lbt_record_input(o, "until", until, sizeof until),
+		        (long long)(e - g), (long long)reached,
 		        (long long)(e - g));
 		for (size_t c = 0; c < NCOLS; c++) {
 			median(cell, sizeof cell, idx + g, e - g, cols[c][0], tmp);
@@ -243,6 +251,19 @@ static void bound_section(FILE *f, const char *dir, char **png, int npng)
 	free(line);
 	lbt_jobj_free(&o);
 	fclose(b);
+}
+
+/* A report of ours (another one's output): not a table to embed. */
+static int is_report(const char *dir, const char *name)
+{
+	char p[4400], head[16] = "";
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *m = fopen(p, "r");
+	if (!m)
+		return 1;
+	int ours = fgets(head, sizeof head, m) && !strncmp(head, "# Results: ", 11);
+	fclose(m);
+	return ours;
 }
 
 static void embed(FILE *f, const char *dir, const char *name)
@@ -367,7 +388,7 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	}
 	int tabs = 0;
 	for (int i = 0; i < nmd; i++) {
-		if (!strcmp(md[i], oname) || !strcmp(md[i], "README.md"))
+		if (!strcmp(md[i], oname) || !strcmp(md[i], "README.md") || is_report(dir, md[i]))
 			continue;
 		if (!tabs++)
 			fputs("\n## Tables from other commands\n", f);

@@ -124,8 +124,11 @@ static void jesc(FILE *f, const char *s)
 static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o, char **line, size_t *len,
                    int *reached, lbt_err *e)
 {
-	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->method, .init = r->init,
+	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
 	                 .isa = o->isa, .seed = r->seed, .threads = threads};
+	if (r->param == LBT_PARAM_ALPHA) set.alpha = r->pvalue;
+	if (r->param == LBT_PARAM_LAMBDA) set.lambda = r->pvalue;
+	if (r->param == LBT_PARAM_CA_K) set.ca_k = r->pvalue;
 	lbt_run_opts ro = {.max_steps = r->max_steps, .verify = o->verify};
 	lbt_state st;
 	lbt_summary sum;

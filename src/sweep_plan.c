@@ -33,6 +33,19 @@ int lbt_run_key(lbt_sweep_run *r, lbt_err *e)
 	return LBT_OK;
 }
 
+const char *lbt_record_input(const lbt_jobj *o, const char *name, char *buf, size_t n)
+{
+	const char *k = lbt_jobj_str(o, "run_key"), *m = lbt_jobj_str(o, name);
+	size_t nl = strlen(name);
+	for (const char *p = k; p && *p; p += strcspn(p, " "), p += *p == ' ') /* "a=x b=y ..." */
+		if (!strncmp(p, name, nl) && p[nl] == '=') {
+			snprintf(buf, n, "%.*s", (int)strcspn(p + nl + 1, " "), p + nl + 1);
+			return buf;
+		}
+	snprintf(buf, n, "%s", m ? m : "");
+	return buf;
+}
+
 static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt_err *e)
 {
 	memset(r, 0, sizeof *r);
@@ -51,6 +64,11 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	if (u.kind == LBT_UNTIL_STEPS && u.steps > sp->max_steps)
 		return lbt_errf(e, LBT_EINVAL, "until %s conflicts with max_steps %lld", until, (long long)sp->max_steps);
 	r->method = sp->item[LBT_AX_METHOD][ix[LBT_AX_METHOD]];
+	if ((r->param = lbt_method_split(r->method, r->mname, sizeof r->mname, &r->pvalue, e)) < 0)
+		return LBT_EINVAL;
+	lbt_diffusion dif;
+	if (r->param == LBT_PARAM_ALPHA && (st = lbt_alpha_parse(&dif, &s, r->pvalue, e)))
+		return st;
 	r->shape = shape; /* items are canonical already */
 	r->init = init;
 	r->until = until;

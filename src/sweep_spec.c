@@ -6,7 +6,8 @@
  *   LO..HI     LO, LO+1, ..., HI
  *   LO..HI+S   LO, LO+S, LO+2S, ... up to HI
  *   LO..HI*F   LO, LO*F, LO*F^2, ... up to HI      (F >= 2)
- * so "seed = 1..10", "init = worst:1..16*2", "until = steps:0..100+25".
+ * so "seed = 1..10", "init = worst:1..16*2", "until = steps:0..100+25",
+ * "method = ca:k=0..4" (a method's parameter: fos:alpha=A, de:lambda=L, ca:k=K).
  * Shapes have families: "ring:8..2048*2" (rings of P = 8, 16, ..., 2048) and
  * "torusD:K" for the symmetric D-dimensional K^D ("torus2:8..256*2" = 8x8 ...
  * 256x256; the boundary axis still decides torus or mesh). Since commas
@@ -81,16 +82,73 @@ static int push(lbt_spec *sp, int a, const char *text, lbt_err *e)
 	return LBT_OK;
 }
 
+/* prefix + the shortest %g text that reads back as x. */
+static void shortest(char *buf, size_t n, const char *prefix, double x)
+{
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, n, "%s%.*g", prefix, p, x);
+		if (strtod(buf + strlen(prefix), NULL) == x)
+			return;
+	}
+}
+
+int lbt_method_split(const char *item, char *name, size_t n, const char **value, lbt_err *e)
+{
+	const char *colon = strchr(item, ':');
+	size_t len = colon ? (size_t)(colon - item) : strlen(item);
+	if (len >= n)
+		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", item), -1;
+	memcpy(name, item, len);
+	name[len] = 0;
+	const lbt_method *m = lbt_method_find(name);
+	if (!m)
+		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", name), -1;
+	*value = NULL;
+	if (!colon)
+		return LBT_PARAM_NONE;
+	const char *eq = strchr(colon + 1, '=');
+	const char *opt = NULL;
+	int kind = LBT_PARAM_NONE;
+	size_t kl = eq ? (size_t)(eq - colon - 1) : 0;
+	if (eq && kl == 5 && !strncmp(colon + 1, "alpha", 5)) kind = LBT_PARAM_ALPHA, opt = "--alpha";
+	if (eq && kl == 6 && !strncmp(colon + 1, "lambda", 6)) kind = LBT_PARAM_LAMBDA, opt = "--lambda";
+	if (eq && ((kl == 1 && colon[1] == 'k') || (kl == 4 && !strncmp(colon + 1, "ca_k", 4)) ||
+	           (kl == 4 && !strncmp(colon + 1, "ca-k", 4))))
+		kind = LBT_PARAM_CA_K, opt = "--ca-k";
+	if (!opt || !m->params || !strstr(m->params, opt))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': %s takes %s", item, name,
+		                m->params && *m->params ? "one parameter: alpha=A (fos), lambda=L (de) or k=K (ca)"
+		                                        : "no parameters"), -1;
+	*value = eq + 1;
+	char *end;
+	double v = strtod(*value, &end);
+	if (kind == LBT_PARAM_ALPHA && (strcmp(*value, "optimal") && strcmp(*value, "boillat")) && (end == *value || *end || !(v > 0)))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': alpha is a number > 0, boillat or optimal", item), -1;
+	if (kind == LBT_PARAM_LAMBDA && (end == *value || *end || !(v > 0 && v <= 1)))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': lambda is a number with 0 < lambda <= 1", item), -1;
+	if (kind == LBT_PARAM_CA_K && (end == *value || *end || v < 0 || v > 1000000 || v != (long)v))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': k is an integer >= 0", item), -1;
+	return kind;
+}
+
 /* Check one expanded item and append its canonical text. */
 static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 {
 	char buf[4300];
 	int st;
 	switch (a) {
-	case LBT_AX_METHOD:
-		if (!lbt_method_find(item))
-			return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", item);
-		return push(sp, a, item, e);
+	case LBT_AX_METHOD: {
+		char name[64];
+		const char *par = NULL;
+		int kind = lbt_method_split(item, name, sizeof name, &par, e);
+		if (kind < 0)
+			return LBT_EINVAL;
+		if (kind == LBT_PARAM_NONE)
+			return push(sp, a, name, e);
+		static const char *const key[] = {"", "alpha", "lambda", "k"};
+		snprintf(buf, sizeof buf, "%s:%s=%s", name, key[kind], par);
+		return push(sp, a, buf, e);
+	}
 	case LBT_AX_SHAPE: {
 		lbt_shape s;
 		const char *ext = item;
@@ -150,6 +208,8 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 			return st;
 		if (u.kind == LBT_UNTIL_STEPS)
 			snprintf(buf, sizeof buf, "steps:%lld", (long long)u.steps);
+		else if (u.kind == LBT_UNTIL_REL)
+			shortest(buf, sizeof buf, "rel:", u.rel);
 		else
 			snprintf(buf, sizeof buf, "%s", lbt_until_name(u.kind));
 		return push(sp, a, buf, e);
@@ -177,7 +237,9 @@ static int parse_num(const char *p, const char *end, long long *v)
 /* Expand a range in the item's last field, if it has one. */
 static int add_item(lbt_spec *sp, int a, const char *item, lbt_err *e)
 {
-	const char *colon = strrchr(item, ':');
+	const char *colon = strrchr(item, ':'), *eq = strrchr(item, '=');
+	if (eq > colon)
+		colon = eq; /* a method parameter: ca:k=0..4 */
 	const char *tail = colon ? colon + 1 : item;
 	const char *dots = strstr(tail, "..");
 	if (!dots || (a == LBT_AX_INIT && !strncmp(item, "file:", 5)))

@@ -188,6 +188,9 @@ Test(spec, ranges_and_families_expand_as_documented)
 	items(LBT_AX_UNTIL, "shared,steps:0..100+50", "shared steps:0 steps:50 steps:100");
 	items(LBT_AX_BOUNDARY, "torus,torus/mesh", "torus torus,mesh");
 	items(LBT_AX_METHOD, "lm-c3, lm-c5", "lm-c3 lm-c5");
+	items(LBT_AX_METHOD, "ca:k=0..2,fos:alpha=0.25,de:lambda=0.5,ca:ca-k=3",
+	      "ca:k=0 ca:k=1 ca:k=2 fos:alpha=0.25 de:lambda=0.5 ca:k=3");
+	items(LBT_AX_UNTIL, "rel:1e-6,rel:0.001", "rel:1e-06 rel:0.001");
 
 	/* The plan: a product, seed fastest, each distinct run once. */
 	lbt_spec sp;
@@ -250,6 +253,10 @@ Test(spec, malformed_specs_exit_2_with_one_clear_line)
 	bad_spec("shape = 0x4\n", "1", "positive");
 	bad_spec("shape = 8\nmethod = lm-c9\n", "2", "lm-c9");
 	bad_spec("shape = 8\ninit = worst:x\n", "2", "worst:x");
+	bad_spec("shape = 8\nmethod = lm-c5:alpha=1\n", "2", "no parameters");
+	bad_spec("shape = 8\nmethod = de:lambda=2\n", "2", "0 < lambda <= 1");
+	bad_spec("shape = 8\nmethod = fos:lambda=0.5\n", "2", "alpha=A (fos)");
+	bad_spec("shape = 8x8\nmethod = fos:alpha=0.9\n", NULL, "1/max_degree");
 	bad_spec("shape = 8\ninit = uniform:5:1\n", "2", "below LO");
 	bad_spec("shape = 8\nseed = -1\n", "2", "seed '-1'");
 	bad_spec("shape = 8\nuntil = soon\n", "2", "soon");
