@@ -21,6 +21,8 @@ static const char *const default_axes[][2] = {
 	{"until", "balanced"},
 };
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
 static void help(void)
 {
 	printf("usage: lbtorus bound [--out DIR] [--from RESULTS.jsonl] [SWEEP OPTIONS]\n"
@@ -118,16 +120,21 @@ int cmd_bound(int argc, char **argv)
 	if (!st)
 		st = lbt_bound_points(&recs, method_copy, &pts, &n, &skipped, &e);
 	if (!st && pl.n) { /* only this sweep's runs, if runs.jsonl holds others too */
+		const char **keys = malloc((size_t)pl.n * sizeof *keys);
+		if (!keys)
+			st = lbt_errf(&e, LBT_ENOMEM, "no memory for the plan's keys");
+		for (int64_t j = 0; keys && j < pl.n; j++)
+			keys[j] = pl.run[j].key;
 		int64_t k = 0;
-		for (int64_t i = 0; i < n; i++) {
-			int in = 0;
-			for (int64_t j = 0; !in && j < pl.n; j++)
-				in = !strcmp(pl.run[j].key, pts[i].key);
-			if (in)
-				pts[k++] = pts[i];
+		if (keys) {
+			qsort(keys, (size_t)pl.n, sizeof *keys, cmp_str);
+			for (int64_t i = 0; i < n; i++)
+				if (bsearch(&pts[i].key, keys, (size_t)pl.n, sizeof *keys, cmp_str))
+					pts[k++] = pts[i];
+			skipped += n - k;
+			n = k;
 		}
-		skipped += n - k;
-		n = k;
+		free(keys);
 	}
 	if (!st && n == 0)
 		st = lbt_errf(&e, LBT_EINVAL, "no %s run in %s reached balanced on a symmetric torus", method_copy, from);
@@ -153,6 +160,8 @@ int cmd_bound(int argc, char **argv)
 	printf("  envelope            T <= %.4g * D*K*Ldiff on every run; the tightest: %s (ratio %.4g)\n",
 	       f.max_ratio, w->key, w->ratio);
 	printf("  T/(D*K*Ldiff)       median %.4g, min %.4g\n", f.median_ratio, f.min_ratio);
+	printf("  T in shifts         T_shifts ~ %.4g * D*K*Ldiff (the paper's unit; D shifts per LM step)\n",
+	       f.c_shifts);
 	if (f.power_ok)
 		printf("  power law           T ~ %.3g * D^%.2f * K^%.2f * Ldiff^%.2f   (R^2 %.3f, %d runs)\n", exp(f.a),
 		       f.pd, f.pk, f.pl, f.r2, f.power_n);

@@ -175,7 +175,7 @@ int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 		fprintf(stderr, "lbtorus: %lld runs in %s: %lld now (%s), %lld before", (long long)p.total, results,
 		        (long long)p.done, t, (long long)p.skipped);
 		if (p.unconverged)
-			fprintf(stderr, "; %lld stopped at max_steps (reached = false)", (long long)p.unconverged);
+			fprintf(stderr, "; %lld stopped before their criterion (reached = false)", (long long)p.unconverged);
 		fputc('\n', stderr);
 	}
 	return 0;
@@ -209,6 +209,8 @@ int cmd_sweep(int argc, char **argv)
 		rc = cli_fail(LBT_EINVAL, "sweep: unexpected argument '%s' (see lbtorus sweep --help)", argv[optind]);
 	if (!rc && !results && !c.dry_run)
 		rc = cli_fail(LBT_EINVAL, "sweep: name the results file with --results FILE.jsonl");
+	if (!rc && results && !strcmp(results, "-"))
+		rc = cli_fail(LBT_EINVAL, "sweep: --results must name a file (it is appended to and resumed)");
 	if (rc) {
 		lbt_spec_free(&c.cmd);
 		return rc;
