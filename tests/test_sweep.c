@@ -5,6 +5,7 @@
  * gets one clear line and exit 2, before any file is touched. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,5 +302,43 @@ Test(sweep, refuses_a_locked_or_foreign_results_file)
 	cr_assert(strstr(err, ":1 is not a sweep record"), "%s", err);
 	free(err);
 	unlink(res);
+	rmdir(dir);
+}
+
+Test(sweep, progress_on_a_terminal_silence_otherwise, .timeout = 60)
+{
+	char dir[64], a[128], b[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(a, sizeof a, "%s/a.jsonl", dir);
+	snprintf(b, sizeof b, "%s/b.jsonl", dir);
+	char *out, *err;
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", a, "--shape", "ring:8..64*2", "--seed", "1..3"), &out, &err), 0);
+	cr_assert_str_empty(out);
+	cr_assert_str_empty(err, "stderr is not a terminal, yet: %s", err);
+	free(out);
+	free(err);
+
+	int master;
+	pid_t pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		execl(getenv("LBTORUS"), "lbtorus", "sweep", "--results", b, "--shape", "ring:8..64*2", "--seed", "1..3",
+		      (char *)NULL);
+		_exit(127);
+	}
+	char buf[8192];
+	size_t len = 0;
+	ssize_t k;
+	while (len < sizeof buf - 1 && (k = read(master, buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	int status;
+	waitpid(pid, &status, 0);
+	close(master);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", buf);
+	cr_assert(strstr(buf, "/12 runs") && strstr(buf, "runs/s") && strstr(buf, "ETA"), "no progress line: %s", buf);
+	cr_assert(strstr(buf, "12 runs in"), "no closing summary: %s", buf);
+	unlink(a);
+	unlink(b);
 	rmdir(dir);
 }
