@@ -3,8 +3,8 @@
  *
  * T is the step at which the run was first balanced (balanced_step, the
  * record's balanced_over_dkl uses the same), and a point is kept only if
- * every active extent equals K (P = K^D, the theorem's torus) and the
- * boundary is torus. Two constants are reported: the least-squares c of
+ * every active extent equals K (P = K^D, the theorem's torus), the boundary
+ * is torus and the initial load was not balanced already (T > 0, so Ldiff > D). Two constants are reported: the least-squares c of
  * T ≈ c·D·K·Ldiff, fitted on relative residuals (T − c·DKL)/DKL so that runs
  * of every size count alike (plain least squares, also written, is set by
  * the few largest runs), and the envelope max T/(D·K·Ldiff), the smallest c
@@ -70,7 +70,7 @@ int lbt_bound_points(const lbt_jsonl *l, const char *method, lbt_bound_point **p
 		p->lower = inum(o, "balanced_lower_bound_steps", &ok);
 		p->all_loaded = inum(o, "initial_min", &ok) > 0;
 		if (!ok || !p->method || !p->shape || !p->init || !bnd || strcmp(bnd, "torus") ||
-		    (method && strcmp(method, item)) || !symmetric(p->shape, p->k) || p->dkl <= 0) {
+		    (method && strcmp(method, item)) || !symmetric(p->shape, p->k) || p->t <= 0) {
 			++*skipped;
 			continue;
 		}

@@ -12,12 +12,24 @@
 #include "lbtorus/lbtorus.h"
 #include "lbtorus/sweep.h"
 
+static int deterministic(const char *method)
+{
+	static const char *const det[] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5", "nna",
+	                                  "fos", "fos-int", "de", "de-int", "ca"};
+	for (size_t i = 0; i < sizeof det / sizeof det[0]; i++)
+		if (!strcmp(method, det[i]))
+			return 1;
+	return 0;
+}
+
 int lbt_run_key(lbt_sweep_run *r, lbt_err *e)
 {
 	free(r->key);
-	if (asprintf(&r->key, "method=%s shape=%s boundary=%s init=%s until=%s max_steps=%lld seed=%llu",
-	         r->method, r->shape, r->boundary, r->init, r->until, (long long)r->max_steps,
-	         (unsigned long long)r->seed) < 0) {
+	char seed[24] = "any";
+	if (r->seeded)
+		snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
+	if (asprintf(&r->key, "method=%s shape=%s boundary=%s init=%s until=%s max_steps=%lld seed=%s",
+	         r->method, r->shape, r->boundary, r->init, r->until, (long long)r->max_steps, seed) < 0) {
 		r->key = NULL;
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a run key");
 	}
@@ -75,6 +87,7 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	lbt_boundary_format(&s, r->boundary, sizeof r->boundary);
 	r->seed = strtoull(sp->item[LBT_AX_SEED][ix[LBT_AX_SEED]], NULL, 10);
 	r->max_steps = sp->max_steps;
+	r->seeded = in.kind == LBT_INIT_UNIFORM || !deterministic(r->mname);
 	r->pes = lbt_shape_pes(&s);
 	r->k = lbt_shape_kmax(&s);
 	return lbt_run_key(r, e);

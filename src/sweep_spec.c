@@ -197,6 +197,7 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 		case LBT_INIT_POINT: snprintf(buf, sizeof buf, "point:%lld", (long long)in.a); break;
 		case LBT_INIT_WORST: snprintf(buf, sizeof buf, "worst:%lld", (long long)in.a); break;
 		case LBT_INIT_CONST: snprintf(buf, sizeof buf, "const:%lld", (long long)in.a); break;
+		case LBT_INIT_HALF: snprintf(buf, sizeof buf, "half:%lld", (long long)in.a); break;
 		case LBT_INIT_UNIFORM: snprintf(buf, sizeof buf, "uniform:%lld:%lld", (long long)in.a, (long long)in.b); break;
 		default: snprintf(buf, sizeof buf, "file:%s", in.path);
 		}

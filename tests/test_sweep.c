@@ -93,8 +93,10 @@ static pid_t spawn(const char *const *argv)
 	return pid;
 }
 
-/* 36 runs of 10..100 ms each: long enough to be killed in the middle. */
-#define KILL_SWEEP "--shape", "16x16,24x24,32x32", "--init", "worst:1..6", "--seed", "1..2"
+/* 24 runs of 10..100 ms each, long enough to be killed in the middle: 18
+ * worst-case runs (seed=any: they draw no random numbers) and 6 seeded ones. */
+#define KILL_SWEEP "--shape", "16x16,24x24,32x32", "--init", "worst:1..6,uniform:0:20", "--seed", "1..2"
+#define KILL_RUNS 24
 
 Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 120)
 {
@@ -106,7 +108,7 @@ Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 1
 	int rc = th_cli(NULL, ARGS("sweep", "--results", ref, "--jobs", "1", KILL_SWEEP), NULL, &err);
 	cr_assert_eq(rc, 0, "uninterrupted sweep: %s", err);
 	free(err);
-	cr_assert_eq(count_lines(ref), 36);
+	cr_assert_eq(count_lines(ref), KILL_RUNS);
 
 	pid_t pid = spawn(ARGS("sweep", "--results", res, "--jobs", "2", KILL_SWEEP));
 	int lines = 0;
@@ -116,8 +118,8 @@ Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 1
 	int status;
 	waitpid(pid, &status, 0);
 	lines = count_lines(res);
-	cr_assert(WIFSIGNALED(status) && lines >= 3 && lines < 36,
-	          "the sweep was to be killed mid-way; it had written %d of 36 lines", lines);
+	cr_assert(WIFSIGNALED(status) && lines >= 3 && lines < KILL_RUNS,
+	          "the sweep was to be killed mid-way; it had written %d of %d lines", lines, KILL_RUNS);
 	FILE *f = fopen(res, "a"); /* what a writer killed inside write() would leave */
 	fputs("{\"run_id\":\"0123456789abcdef\",\"run_key\":\"method=lm-c5 sha", f);
 	fclose(f);
@@ -131,7 +133,7 @@ Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 1
 	/* Once complete, running again changes nothing. */
 	rc = th_cli(NULL, ARGS("sweep", "--results", res, KILL_SWEEP), NULL, NULL);
 	cr_assert_eq(rc, 0);
-	cr_assert_eq(count_lines(res), 36);
+	cr_assert_eq(count_lines(res), KILL_RUNS);
 	unlink(ref);
 	unlink(res);
 	rmdir(dir);
@@ -156,7 +158,8 @@ Test(sweep, records_do_not_depend_on_parallelism, .timeout = 120)
 	                               "--init", "uniform:0:9,worst:3", "--seed", "1..3", "--until", "balanced,flat",
 	                               "--max-steps", "3000"),
 	                    NULL, NULL), 0);
-	cr_assert_eq(count_lines(a), 5 * 2 * 2 * 3 * 2);
+	/* shapes x boundaries x (uniform x 3 seeds + worst, seed=any) x criteria */
+	cr_assert_eq(count_lines(a), 5 * 2 * (3 + 1) * 2);
 	same_records(a, b);
 	unlink(a);
 	unlink(b);
@@ -193,20 +196,24 @@ Test(spec, ranges_and_families_expand_as_documented)
 	      "ca:k=0 ca:k=1 ca:k=2 fos:alpha=0.25 de:lambda=0.5 ca:k=3");
 	items(LBT_AX_UNTIL, "rel:1e-6,rel:0.001", "rel:1e-06 rel:0.001");
 
-	/* The plan: a product, seed fastest, each distinct run once. */
+	/* The plan: a product, seed fastest, each distinct run once; a run that
+	 * draws no random numbers (worst:5 with LM) once for all seeds. */
 	lbt_spec sp;
 	lbt_plan pl;
 	lbt_err e;
 	lbt_spec_init(&sp);
 	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_SHAPE, "8,ring:8,4x4", &e), 0);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_INIT, "uniform:0:9,worst:5", &e), 0);
 	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_SEED, "1,2,1", &e), 0);
 	cr_assert_eq(lbt_spec_merge(&sp, NULL, 1, &e), 0, "%s", e.msg);
 	cr_assert_eq(lbt_plan_build(&pl, &sp, &e), 0, "%s", e.msg);
-	cr_assert_eq(pl.n, 4);
-	cr_assert_eq(pl.duplicates, 5);
-	cr_assert_str_eq(pl.run[0].key, "method=lm-c5 shape=8 boundary=torus init=worst:5 until=balanced max_steps=1000000 seed=1");
-	cr_assert_str_eq(pl.run[1].key, "method=lm-c5 shape=8 boundary=torus init=worst:5 until=balanced max_steps=1000000 seed=2");
-	cr_assert_str_eq(pl.run[2].shape, "4x4");
+	cr_assert_eq(pl.n, 2 * (2 + 1));
+	cr_assert_eq(pl.duplicates, 3 * 2 * 3 - 6);
+	cr_assert_str_eq(pl.run[0].key, "method=lm-c5 shape=8 boundary=torus init=uniform:0:9 until=balanced max_steps=1000000 seed=1");
+	cr_assert_str_eq(pl.run[1].key, "method=lm-c5 shape=8 boundary=torus init=uniform:0:9 until=balanced max_steps=1000000 seed=2");
+	cr_assert_str_eq(pl.run[2].key, "method=lm-c5 shape=8 boundary=torus init=worst:5 until=balanced max_steps=1000000 seed=any");
+	cr_assert_eq(pl.run[2].seed, 1);
+	cr_assert_str_eq(pl.run[3].shape, "4x4");
 	cr_assert_neq(strcmp(pl.run[0].id, pl.run[1].id), 0);
 	lbt_plan_free(&pl);
 	lbt_spec_free(&sp);
@@ -312,7 +319,8 @@ Test(sweep, progress_on_a_terminal_silence_otherwise, .timeout = 60)
 	snprintf(a, sizeof a, "%s/a.jsonl", dir);
 	snprintf(b, sizeof b, "%s/b.jsonl", dir);
 	char *out, *err;
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", a, "--shape", "ring:8..64*2", "--seed", "1..3"), &out, &err), 0);
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", a, "--shape", "ring:8..64*2", "--init", "uniform:0:9",
+	                               "--seed", "1..3"), &out, &err), 0);
 	cr_assert_str_empty(out);
 	cr_assert_str_empty(err, "stderr is not a terminal, yet: %s", err);
 	free(out);
@@ -322,8 +330,8 @@ Test(sweep, progress_on_a_terminal_silence_otherwise, .timeout = 60)
 	pid_t pid = forkpty(&master, NULL, NULL, NULL);
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		execl(getenv("LBTORUS"), "lbtorus", "sweep", "--results", b, "--shape", "ring:8..64*2", "--seed", "1..3",
-		      (char *)NULL);
+		execl(getenv("LBTORUS"), "lbtorus", "sweep", "--results", b, "--shape", "ring:8..64*2", "--init", "uniform:0:9",
+		      "--seed", "1..3", (char *)NULL);
 		_exit(127);
 	}
 	char buf[8192];

@@ -37,7 +37,8 @@ typedef struct {
 
 /* The points among the records of `method` (NULL: every method; a method
  * item as lbt_record_input gives it, "lm-c5" or "fos:alpha=0.2"): runs on a
- * torus whose active extents are all K that reached balanced from Ldiff > 0.
+ * torus whose active extents are all K that reached balanced after T > 0
+ * steps (from an unbalanced load: Ldiff > D).
  * *skipped counts the other records. Caller frees *pts. */
 int lbt_bound_points(const lbt_jsonl *l, const char *method, lbt_bound_point **pts, int64_t *n,
                      int64_t *skipped, lbt_err *e);

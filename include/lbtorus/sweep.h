@@ -52,9 +52,11 @@ typedef struct {
 	const char *pvalue;  /* its value, pointing into method */
 	char boundary[64];
 	uint64_t seed;
+	int seeded;          /* the run draws random numbers: the seed is in the key */
 	int64_t max_steps;
 	int64_t pes, k;
-	char *key;       /* "method=lm-c5 shape=8 boundary=torus init=worst:5 until=balanced max_steps=1000000 seed=1" */
+	char *key;       /* "method=lm-c5 shape=8 boundary=torus init=uniform:0:9 until=balanced max_steps=1000000 seed=1"
+	                  * ("seed=any" when the seed cannot change the result) */
 	char id[17];     /* 16 hex digits: FNV-1a 64 of key, then murmur3 fmix64 */
 } lbt_sweep_run;
 
