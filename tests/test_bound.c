@@ -220,3 +220,37 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	free(so);
 	free(se);
 }
+
+Test(theorem3, half_init_is_a_step_on_the_first_axis_with_links)
+{
+	/* half:H: coordinate < floor(n/2) on the first axis with extent >= 2
+	 * holds H + 1, the rest 1. */
+	static const struct {
+		const char *shape;
+		int32_t want[16];
+	} c[] = {
+		{"8", {11, 11, 11, 11, 1, 1, 1, 1}},
+		{"1x8", {11, 11, 11, 11, 1, 1, 1, 1}},                  /* axis 0 has no links: axis 1 */
+		{"3x5", {11, 11, 11, 11, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}}, /* floor(3/2) = 1 row */
+		{"4x2", {11, 11, 11, 11, 1, 1, 1, 1}},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		lbt_state st;
+		th_open(&st, c[i].shape, NULL, "lm-c5", "half:10", NULL);
+		int32_t *d = th_loads(&st);
+		for (int64_t j = 0; j < lbt_shape_pes(&st.grid.shape); j++)
+			cr_assert_eq(d[j], c[i].want[j], "%s: PE %lld holds %d, want %d", c[i].shape, (long long)j, d[j], c[i].want[j]);
+		free(d);
+		lbt_state_close(&st);
+	}
+	/* Ring of 8, half:10: total 4·11 + 4·1 = 48, L̄ = 6, Ldiff = 10, D·K·Ldiff = 80;
+	 * ⌈(11 − 6)/1⌉ = 5 and ⌈(11 − 6 − 1)/1⌉ = 4. */
+	lbt_jobj o = {0};
+	record(&o, "8", "half:10");
+	cr_assert_eq(num(&o, "total"), 48);
+	cr_assert_eq(num(&o, "initial_ldiff"), 10);
+	cr_assert_eq(num(&o, "dkl_bound"), 80);
+	cr_assert_eq(num(&o, "lower_bound_steps"), 5);
+	cr_assert_eq(num(&o, "balanced_lower_bound_steps"), 4);
+	lbt_jobj_free(&o);
+}
