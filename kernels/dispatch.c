@@ -1,18 +1,40 @@
 /* dispatch.c — the kernel table, chosen at start-up. Compiled at baseline.
  * The table starts as the scalar reference; each ISA target compiled in
- * overwrites the entries it optimizes (see kernels/simd/). */
+ * overwrites the entries it optimizes, lowest target first.
+ *
+ * The pattern (as dav1d's and pixman's): every file of kernels/simd/ is
+ * written once in the vocabulary of kernels/simd/simd.h and compiled once per
+ * target by meson (`simd_targets`: its -m flags, -DLBT_TARGET=name and
+ * -DLBT_SIMD_W=lanes), so functions come out as lbt_simd_lm_step_avx2 etc.
+ * Each target has one init, lbt_simd_init_<target> (kernels/simd/init.c),
+ * which fills all the entries that target has. To give a method a vector
+ * kernel: write kernels/simd/<method>.c, add it to `simd_src` and its
+ * function to init.c; nothing here changes. To add a target: a line in
+ * `simd_targets`, a line below, and its test in lbt_isa_supported. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lbtorus/lbtorus.h"
 
 typedef void (*target_init_fn)(lbt_kernels *k);
+void lbt_simd_init_sse41(lbt_kernels *k);
+void lbt_simd_init_avx2(lbt_kernels *k);
+void lbt_simd_init_avx512(lbt_kernels *k);
 
 static const struct target {
 	const char *name;
 	target_init_fn init; /* NULL: the reference itself */
 } targets[] = {
 	{"scalar", NULL},
+#ifdef LBT_HAVE_SSE41
+	{"sse41", lbt_simd_init_sse41},
+#endif
+#ifdef LBT_HAVE_AVX2
+	{"avx2", lbt_simd_init_avx2},
+#endif
+#ifdef LBT_HAVE_AVX512
+	{"avx512", lbt_simd_init_avx512},
+#endif
 };
 
 enum { NTARGETS = sizeof targets / sizeof targets[0] };

@@ -31,6 +31,7 @@ static void gp_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* A row of the data file: x usable on its axis; y a value for it or a gap. */
 static int plottable(const lbt_axes *ax, double x, double y)
 {
 	if (!isfinite(x) || (ax->logx && x <= 0))
@@ -38,12 +39,12 @@ static int plottable(const lbt_axes *ax, double x, double y)
 	return !(isfinite(y) && ax->logy && y <= 0);
 }
 
-/* Points of series s that appear in the data file (NaN gaps count). */
+/* Points of series s that gnuplot can draw (gaps do not count). */
 static int64_t kept(const lbt_axes *ax, const lbt_series *s)
 {
 	int64_t k = 0;
 	for (int64_t i = 0; i < s->n; i++)
-		k += plottable(ax, s->x[i], s->y[i]);
+		k += plottable(ax, s->x[i], s->y[i]) && isfinite(s->y[i]);
 	return k;
 }
 
@@ -98,8 +99,12 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 		fputs("set logscale x\n", f);
 	if (ax->logy)
 		fputs("set logscale y\n", f);
-	fputs("set grid\nset key top left box opaque noenhanced\nset datafile missing 'NaN'\n"
+	fputs("set grid\nset key outside right top vertical box noenhanced\nset autoscale fix\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\nset datafile missing 'NaN'\n"
 	      "set style data linespoints\nset pointsize 1.2\n", f);
+	/* Okabe-Ito colours (no yellow: too faint on white), readable by colour-blind readers */
+	static const char *const colour[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999"};
+	for (int i = 0; i < 8; i++)
+		fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, colour[i]);
 	fputs("set term pngcairo size 960,640 font 'sans,11' noenhanced\nset output png_out\nplot ", f);
 	int block = 0;
 	for (int j = 0; j < ns; j++) {

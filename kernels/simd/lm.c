@@ -1,0 +1,535 @@
+/* lm.c — the Liquid model (seed 000, Table 1, Definition 1) as a fused vector
+ * kernel: one step, all D substeps, in about one pass over the load array.
+ * Compiled once per ISA target (see simd.h); checked bit for bit against
+ * kernels/ref/lm.c by tests/test_checkasm.c.
+ *
+ * Fusion. Substep d only mixes PEs along axis d, so a step factors by slabs:
+ * slab r of the first active axis a (all PEs with i_a = r) gets its axis-a
+ * update from the OLD slabs r-2..r+1, and after that the substeps of the
+ * inner axes touch nothing outside slab r. So the kernel rolls over axis a:
+ * for r = 0, 1, ... it saves old slab r in a ring of two slab buffers (slabs
+ * r+1 and r+2 still need it), writes slab r's axis-a update in place, and
+ * runs the inner axes on slab r the same way, recursively, while slab r is
+ * still in cache. The contiguous last axis is the innermost level: the
+ * update of the last outer axis goes to a row buffer B, whose halo is filled
+ * in the buffer, and the row update goes from B to the grid together with
+ * the step's counters (moved) and the statistics of the state it leaves
+ * (max, min, total), so the driver needs no extra pass.
+ *
+ * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
+ * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
+ * Mesh boundaries: a missing predecessor reads as a PE with load 0 (every
+ * condition is false for it, and C2's "L_{i-1} > 1" is false too), which is
+ * exactly the reference's rule; the last PE of a mesh axis has its C masked.
+ * Cells outside the PEs are never changed, except halos, which are refilled
+ * before they are read.
+ *
+ * Threads. The first active axis is cut into one contiguous range of slabs
+ * per thread. Before anyone writes, each thread copies the old slabs its
+ * range needs from its neighbours' ranges (r0-2, r0-1 and r1); after a
+ * barrier all ranges run independently. Every sum is an exact integer sum,
+ * so the result is the same for any thread count. */
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "simd.h"
+
+/* Counters a thread accumulates. The row functions copy them into registers
+ * and back once per row; cnt (int32 lanes) is flushed into moved well
+ * before a lane could overflow. */
+typedef struct {
+	V mx, mn;        /* max, min */
+	V s, h;          /* the total, as s and h of simd.h's exact sums */
+	V cnt;           /* shifts counted per lane */
+	int64_t pending; /* additions per lane since the last flush, at most */
+	int64_t moved, total;
+} acc;
+
+/* Rows flush their registers every SEG chunks, and acc_flush every 2 SEG. */
+enum { SEG = 16384 };
+static void regs_flush(V s, V h, V cnt, acc *A);
+
+static void acc_flush(acc *A, int64_t more)
+{
+	A->pending += more < SEG ? more : SEG;
+	if (A->pending >= 32768) { /* well before 65536 */
+		A->moved += vsum32(A->cnt);
+		A->total += vtotal(A->s, A->h);
+		A->cnt = A->s = A->h = VSET1(0);
+		A->pending = 0;
+	}
+}
+
+/* Empty the sum and count registers of a long row into A. */
+static __attribute__((noinline)) void regs_flush(V s, V h, V cnt, acc *A)
+{
+	A->moved += vsum32(cnt);
+	A->total += vtotal(s, h);
+}
+#define SEG_FLUSH(R, A) (regs_flush((R).s, (R).h, (R).cnt, (A)), (R).s = (R).h = (R).cnt = VSET1(0))
+
+/* C_i given (L_{i-1}, L_i, L_{i+1}), lane by lane; cond is a constant after inlining. */
+static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
+{
+	const V one = VSET1(1), two = VSET1(2);
+	switch (cond) {
+	case LBT_C0: return MGT(l, VSET1(0));
+	case LBT_C1: return MGT(l, one);
+	case LBT_C2: return MOR(MGT(l, one), MAND(MEQ(l, one), MGT(lp, one)));
+	case LBT_C3: return MGE(l, VMAX(ln, two));
+	case LBT_C4: return MAND(MOR(MGT(l, one), MAND(MEQ(l, one), MGT(lp, one))), MGE(l, ln));
+	default:     return MGE(l, VMAX(ln, one)); /* C5 */
+	}
+}
+
+/* Registers of one row call: the accumulators and the outer-axis operands. */
+typedef struct {
+	V mx, mn, s, h, cnt;
+} regs;
+#define REGS_IN(A) {(A)->mx, (A)->mn, (A)->s, (A)->h, (A)->cnt}
+#define REGS_OUT(A, R) ((A)->mx = (R).mx, (A)->mn = (R).mn, (A)->s = (R).s, (A)->h = (R).h, (A)->cnt = (R).cnt)
+
+static ALWAYS_INLINE void stats_add(regs *R, V x)
+{
+	R->mx = VMAX(R->mx, x);
+	R->mn = VMIN(R->mn, x);
+	R->s = VADD(R->s, x);
+	R->h = VADD(R->h, VSRL16(x));
+}
+static ALWAYS_INLINE void stats_add_masked(regs *R, M valid, V x)
+{
+	R->mx = VMAX(R->mx, VSEL(valid, x, VSET1(INT32_MIN)));
+	R->mn = VMIN(R->mn, VSEL(valid, x, VSET1(INT32_MAX)));
+	x = VSEL(valid, x, VSET1(0));
+	R->s = VADD(R->s, x);
+	R->h = VADD(R->h, VSRL16(x));
+}
+
+/* The outer-axis update of chunk i: old rows m2, m1, p0, p1 (i-2 .. i+1 on
+ * that axis) give p0's new chunk; the old chunk goes to save first. */
+static ALWAYS_INLINE V vchunk(const int cond, const int32_t *m2, const int32_t *m1, const int32_t *p0,
+                              const int32_t *p1, int32_t *save, int64_t i, M nm, regs *R)
+{
+	V a = VLOAD(m2 + i), b = VLOAD(m1 + i), l = VLOAD(p0 + i), d = VLOAD(p1 + i);
+	VSTORE(save + i, l);
+	M cp = shift_cond(cond, a, b, l);
+	M cs = MAND(shift_cond(cond, b, l, d), nm);
+	R->cnt = VINC(R->cnt, cs);
+	return VINC(VDEC(l, cs), cp);
+}
+
+/* The last-axis update of chunk cur, between its neighbours prev and next. */
+static ALWAYS_INLINE V hchunk(const int cond, V prev, V cur, V next, M linked, regs *R)
+{
+	V a = SHL2(prev, cur), b = SHL1(prev, cur), d = SHR1(cur, next);
+	M cp = shift_cond(cond, a, b, cur);
+	M cs = MAND(shift_cond(cond, b, cur, d), linked);
+	R->cnt = VINC(R->cnt, cs);
+	return VINC(VDEC(cur, cs), cp);
+}
+
+/* Substep of an outer axis on one row of n PEs, into out (p0 itself or the
+ * row buffer B). Old row i is saved to `save` (which may be m2: each chunk
+ * is read first). With `stats` this is the last substep of the step. */
+static ALWAYS_INLINE void vrow_impl(const int cond, const int stats, const int32_t *m2, const int32_t *m1,
+                                    const int32_t *p0, const int32_t *p1, int32_t *save, int32_t *out,
+                                    int64_t n, int has_next, acc *A)
+{
+	const M nm = has_next ? MALL : MNONE;
+	regs R = REGS_IN(A);
+	int64_t i = 0;
+	for (; i + W <= n; i += W) {
+		V x = vchunk(cond, m2, m1, p0, p1, save, i, nm, &R);
+		VSTORE(out + i, x);
+		if (stats)
+			stats_add(&R, x);
+		if (((i + W) & (SEG * W - 1)) == 0)
+			SEG_FLUSH(R, A);
+	}
+	if (i < n) { /* the last, partial chunk: lanes >= n keep what they held */
+		const M valid = MFIRST(n - i);
+		V l = VLOAD(p0 + i);
+		V x = VSEL(valid, vchunk(cond, m2, m1, p0, p1, save, i, MAND(nm, valid), &R), l);
+		VSTORE(out + i, x);
+		if (stats)
+			stats_add_masked(&R, valid, x);
+	}
+	REGS_OUT(A, R);
+	acc_flush(A, n / W + 1);
+}
+
+/* Substep of the last (contiguous) axis from B to out. The neighbours of
+ * the row's ends: for a torus whose n is a whole number of chunks, the
+ * row's own last and first chunks (in registers); for other tori, B's halo
+ * cells B[-2], B[-1], B[n], B[n+1] (filled by the caller); for a mesh, zeros. */
+static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *out, int64_t n, int torus, acc *A)
+{
+	regs R = REGS_IN(A);
+	const int whole = n % W == 0;
+	V prev = !torus ? VSET1(0) : whole ? VLOAD(B + n - W) : VLOAD(B - W);
+	V cur = VLOAD(B);
+	int64_t i = 0;
+	for (; i + W < n; i += W) { /* every chunk before the one holding PE n-1 */
+		V next = VLOAD(B + i + W);
+		V x = hchunk(cond, prev, cur, next, MALL, &R);
+		VSTORE(out + i, x);
+		stats_add(&R, x);
+		prev = cur;
+		cur = next;
+		if (((i + W) & (SEG * W - 1)) == 0)
+			SEG_FLUSH(R, A);
+	}
+	const M valid = MFIRST(n - i), linked = torus ? valid : MFIRST(n - 1 - i);
+	V next = !torus ? VSET1(0) : whole ? VLOAD(B) : VLOAD(B + i + W);
+	V x = VSEL(valid, hchunk(cond, prev, cur, next, linked, &R), VLOAD(out + i));
+	VSTORE(out + i, x);
+	stats_add_masked(&R, valid, x);
+	REGS_OUT(A, R);
+	acc_flush(A, n / W + 1);
+}
+
+/* Both substeps of a 2-D step for one row of n = a whole number of chunks,
+ * in registers: the outer-axis update of chunk j+1 is made just before the
+ * row update of chunk j needs it; chunks 0 and J-1 are made first, as the
+ * torus neighbours of the row's ends. Writes p0 in place: chunk j is stored
+ * after chunk j+1 was read.
+ *
+ * Rows of at most SEG chunks: the registers are flushed after the row.
+ *
+ * Along the outer axis C_{i-1} of row i is C_i of row i-1: with have_cp it
+ * comes from cpb, where the previous row left its C_i, so the row reads only
+ * old rows i and i+1 (and i-1 for C2 and C4, whose C_i looks at L_{i-1}),
+ * and the ring needs saving only for C2 and C4. */
+static ALWAYS_INLINE V fchunk(const int cond, const int have_cp, const int32_t *m2, const int32_t *m1,
+                              const int32_t *p0, const int32_t *p1, int32_t *save, int64_t j, M nm, M *cpb,
+                              regs *R)
+{
+	const int64_t i = j * W;
+	const int lp = cond == LBT_C2 || cond == LBT_C4;
+	V l = VLOAD(p0 + i), d = VLOAD(p1 + i);
+	V b = lp ? VLOAD(m1 + i) : l;
+	M cp = have_cp ? cpb[j] : shift_cond(cond, VLOAD(m2 + i), VLOAD(m1 + i), l);
+	if (lp)
+		VSTORE(save + i, l);
+	M cs = MAND(shift_cond(cond, b, l, d), nm);
+	cpb[j] = cs;
+	R->cnt = VINC(R->cnt, cs);
+	return VINC(VDEC(l, cs), cp);
+}
+
+static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int32_t *m2, const int32_t *m1,
+                                    int32_t *p0, const int32_t *p1, int32_t *save, int64_t n, int has_next,
+                                    int torus, M *cpb, acc *A)
+{
+	const M nm = has_next ? MALL : MNONE;
+	regs R = REGS_IN(A);
+	const int64_t J = n / W;
+	V first = fchunk(cond, have_cp, m2, m1, p0, p1, save, 0, nm, cpb, &R);
+	V lastv = J > 1 ? fchunk(cond, have_cp, m2, m1, p0, p1, save, J - 1, nm, cpb, &R) : first;
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		V next = fchunk(cond, have_cp, m2, m1, p0, p1, save, j + 1, nm, cpb, &R);
+		V x = hchunk(cond, prev, cur, next, MALL, &R);
+		VSTORE(p0 + j * W, x);
+		stats_add(&R, x);
+		prev = cur;
+		cur = next;
+	}
+	if (j + 1 < J) {
+		V x = hchunk(cond, prev, cur, lastv, MALL, &R);
+		VSTORE(p0 + j * W, x);
+		stats_add(&R, x);
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	V x = hchunk(cond, prev, cur, torus ? first : VSET1(0), torus ? MALL : MFIRST(W - 1), &R);
+	VSTORE(p0 + j * W, x);
+	stats_add(&R, x);
+	REGS_OUT(A, R);
+	acc_flush(A, 2 * J);
+}
+
+/* One specialization per condition (and per stats flag), chosen by table. */
+typedef void (*vrow_fn)(const int32_t *, const int32_t *, const int32_t *, const int32_t *, int32_t *, int32_t *,
+                        int64_t, int, acc *);
+typedef void (*hrow_fn)(const int32_t *, int32_t *, int64_t, int, acc *);
+typedef void (*frow_fn)(const int32_t *, const int32_t *, int32_t *, const int32_t *, int32_t *, int64_t, int, int,
+                        M *, acc *);
+#define ROWS(k)                                                                                               \
+	static void vrow_##k(const int32_t *m2, const int32_t *m1, const int32_t *p0, const int32_t *p1,      \
+	                     int32_t *save, int32_t *out, int64_t n, int has_next, acc *A)                    \
+	{ vrow_impl(k, 0, m2, m1, p0, p1, save, out, n, has_next, A); }                                       \
+	static void vrow_stats_##k(const int32_t *m2, const int32_t *m1, const int32_t *p0, const int32_t *p1, \
+	                           int32_t *save, int32_t *out, int64_t n, int has_next, acc *A)              \
+	{ vrow_impl(k, 1, m2, m1, p0, p1, save, out, n, has_next, A); }                                       \
+	static void hrow_##k(const int32_t *B, int32_t *out, int64_t n, int torus, acc *A)                     \
+	{ hrow_impl(k, B, out, n, torus, A); }                                                                \
+	static void frow_##k(const int32_t *m2, const int32_t *m1, int32_t *p0, const int32_t *p1,            \
+	                     int32_t *save, int64_t n, int has_next, int torus, M *cpb, acc *A)               \
+	{ frow_impl(k, 0, m2, m1, p0, p1, save, n, has_next, torus, cpb, A); }                                \
+	static void frow_cp_##k(const int32_t *m2, const int32_t *m1, int32_t *p0, const int32_t *p1,         \
+	                        int32_t *save, int64_t n, int has_next, int torus, M *cpb, acc *A)            \
+	{ frow_impl(k, 1, m2, m1, p0, p1, save, n, has_next, torus, cpb, A); }
+ROWS(0) ROWS(1) ROWS(2) ROWS(3) ROWS(4) ROWS(5)
+static const vrow_fn vrows[LBT_NCOND] = {vrow_0, vrow_1, vrow_2, vrow_3, vrow_4, vrow_5};
+static const vrow_fn vrows_stats[LBT_NCOND] = {vrow_stats_0, vrow_stats_1, vrow_stats_2,
+                                               vrow_stats_3, vrow_stats_4, vrow_stats_5};
+static const hrow_fn hrows[LBT_NCOND] = {hrow_0, hrow_1, hrow_2, hrow_3, hrow_4, hrow_5};
+static const frow_fn frows[LBT_NCOND] = {frow_0, frow_1, frow_2, frow_3, frow_4, frow_5};
+static const frow_fn frows_cp[LBT_NCOND] = {frow_cp_0, frow_cp_1, frow_cp_2, frow_cp_3, frow_cp_4, frow_cp_5};
+
+/* What every thread shares: the view, and per axis a the offset from a
+ * slab's first PE back to the start of its memory (slabs are copied whole). */
+typedef struct {
+	const lbt_view *v;
+	int last;           /* D - 1 */
+	int next[8];        /* next active axis after a (-1: none) */
+	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
+	vrow_fn vrow, vrow_stats;
+	hrow_fn hrow;
+	frow_fn frow, frow_cp;
+	const int32_t *zero; /* a zeroed slab: the missing neighbours of a mesh */
+} kctx;
+
+/* A thread's buffers, per outer axis: two old slabs (the ring) and the old
+ * slab after the range it rolls over (next); the row buffer B and cpb.
+ * Origins, like grid pointers. */
+typedef struct {
+	int32_t *ring[8][2];
+	int32_t *next[8];
+	int32_t *B;
+	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
+	acc A;
+} kthread;
+
+static const int32_t *zero_at(const kctx *k, int a) { return k->zero + k->back[a]; }
+
+/* The row buffer's halo, for a torus whose n is not a whole number of
+ * chunks (hrow_impl makes the others in registers). */
+static void row_halo(int32_t *B, int64_t n, int torus)
+{
+	if (torus && n % W) {
+		B[-1] = B[n - 1];
+		B[-2] = B[n >= 2 ? n - 2 : 0];
+		B[n] = B[0];
+		B[n + 1] = B[n >= 2 ? 1 : 0];
+	}
+}
+
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct);
+static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src);
+static int64_t wrap(int64_t i, int64_t n) { return i < 0 ? i + n : i >= n ? i - n : i; }
+
+/* Slab (origin p0) of axis a: its update along a from old m2, m1, p0, p1,
+ * then the inner axes. The slab's rows are visited with an odometer over
+ * axes a+1 .. D-2. */
+static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int32_t *m1, int32_t *p0,
+                 const int32_t *p1, int32_t *save, int has_next, int have_cp)
+{
+	const lbt_view *v = k->v;
+	const int last = k->last, nb = k->next[a];
+	const int64_t n = v->ext[last];
+	if (nb == last && a + 1 == last && n % W == 0 && n / W <= SEG) { /* one row of whole chunks: in registers */
+		(have_cp ? k->frow_cp : k->frow)(m2, m1, p0, p1, save, n, has_next, v->torus[last], t->cpb, &t->A);
+		return;
+	}
+	if (nb == last && a + 1 == last) { /* the slab is one row: through B, then along the row */
+		k->vrow(m2, m1, p0, p1, save, t->B, n, has_next, &t->A);
+		row_halo(t->B, n, v->torus[last]);
+		k->hrow(t->B, p0, n, v->torus[last], &t->A);
+		return;
+	}
+	vrow_fn f = nb < 0 ? k->vrow_stats : k->vrow;
+	int64_t c[8] = {0};
+	for (;;) {
+		int64_t o = 0;
+		for (int d = a + 1; d < last; d++)
+			o += c[d] * v->stride[d];
+		if (nb == last) { /* inner axes of extent 1 between a and the row */
+			k->vrow(m2 + o, m1 + o, p0 + o, p1 + o, save + o, t->B, n, has_next, &t->A);
+			row_halo(t->B, n, v->torus[last]);
+			k->hrow(t->B, p0 + o, n, v->torus[last], &t->A);
+		} else
+			f(m2 + o, m1 + o, p0 + o, p1 + o, save + o, p0 + o, n, has_next, &t->A);
+		int d = last - 1;
+		while (d > a && ++c[d] == v->ext[d])
+			c[d--] = 0;
+		if (d == a)
+			break;
+	}
+	if (nb >= 0 && nb != last) { /* the inner axis, in this slab, from its start */
+		if (v->torus[nb])
+			copy_slab(k, nb, t->next[nb], p0);
+		roll(k, t, nb, p0, 0, v->ext[nb], 1);
+	}
+}
+
+/* Roll over slabs q0..q1-1 of axis a inside the block whose origin is base.
+ * Old slab q1 (wrapped on a torus) must be in t->next[a]; old slabs q0-2
+ * and q0-1 either are still unchanged in place (direct: the roll starts the
+ * block, or it is the only thread) or were copied into the ring. */
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct)
+{
+	const lbt_view *v = k->v;
+	const int64_t n = v->ext[a], s = v->stride[a];
+	const int torus = v->torus[a];
+	for (int64_t q = q0; q < q1; q++) {
+		const int32_t *m[2];
+		for (int h = 0; h < 2; h++) { /* old slabs q-2, q-1 */
+			int64_t x = q - 2 + h;
+			m[h] = x >= q0 || (!direct && (torus || x >= 0)) ? t->ring[a][x & 1]
+			     : x < 0 && !torus ? zero_at(k, a) : base + wrap(x, n) * s;
+		}
+		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : zero_at(k, a);
+		slab(k, t, a, m[0], m[1], base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
+	}
+}
+
+static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src)
+{
+	memcpy(dst - k->back[a], src - k->back[a], (size_t)k->v->stride[a] * sizeof *dst);
+}
+
+/* A lone row (the only active axis is the last): through B. */
+static void lone_row(const kctx *k, kthread *t)
+{
+	const lbt_view *v = k->v;
+	const int64_t n = v->ext[k->last];
+	for (int64_t i = 0; i < n; i += W)
+		VSTORE(t->B + i, VLOAD(v->load + i));
+	row_halo(t->B, n, v->torus[k->last]);
+	k->hrow(t->B, v->load, n, v->torus[k->last], &t->A);
+}
+
+static int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+typedef struct {
+	int64_t moved, total;
+	int32_t max, min;
+} kresult;
+
+/* Thread id of T: its buffers in mem, its range of slabs of axis a0. */
+static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id, int T, kresult *out)
+{
+	const lbt_view *v = k->v;
+	const int last = k->last;
+	kthread t = {.A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .s = VSET1(0), .h = VSET1(0), .cnt = VSET1(0)}};
+	int32_t *p = mem + id * per;
+	for (int a = a0; a < last; a++)
+		if (v->ext[a] >= 2)
+			for (int j = 0; j < 3; j++, p += v->stride[a]) {
+				int32_t *origin = p + k->back[a];
+				if (j < 2)
+					t.ring[a][j] = origin;
+				else
+					t.next[a] = origin;
+			}
+	t.B = p + LBT_ROW_LEAD;
+	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
+	if (a0 == last)
+		lone_row(k, &t);
+	else {
+		const int64_t n0 = v->ext[a0], r0 = n0 * id / T, r1 = n0 * (id + 1) / T, s = v->stride[a0];
+		const int torus = v->torus[a0];
+		if (T > 1) /* the old slabs next to the range, before anyone writes */
+			for (int64_t q = r0 - 2; q < r0; q++)
+				if (torus || q >= 0)
+					copy_slab(k, a0, t.ring[a0][q & 1], v->load + wrap(q, n0) * s);
+		if (torus || r1 < n0)
+			copy_slab(k, a0, t.next[a0], v->load + wrap(r1, n0) * s);
+		if (T > 1) {
+#pragma omp barrier
+		}
+		roll(k, &t, a0, v->load, r0, r1, T == 1);
+	}
+	out->moved = t.A.moved + vsum32(t.A.cnt);
+	out->total = t.A.total + vtotal(t.A.s, t.A.h);
+	out->max = vmax32(t.A.mx);
+	out->min = vmin32(t.A.mn);
+}
+
+void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
+{
+	const int D = v->dims, last = D - 1;
+	int a0 = -1, active = 0;
+	for (int d = last; d >= 0; d--)
+		if (v->ext[d] >= 2) {
+			active++;
+			a0 = d;
+		}
+	if (!active)
+		return; /* one PE: no links, nothing moves, no statistics */
+	/* The layout the kernel relies on (lbt_grid's): aligned rows, whole-vector pitch. */
+	if ((uintptr_t)v->load % LBT_ALIGN || (D > 1 && v->stride[last - 1] % 16) || v->stride[last] != 1) {
+		lbt_ref_lm_step(v, cond, c);
+		return;
+	}
+	kctx k = {.v = v, .last = last, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
+	          .frow = frows[cond], .frow_cp = frows_cp[cond]};
+	for (int a = 0; a < D; a++) {
+		k.next[a] = -1;
+		for (int d = a + 1; d < D; d++)
+			if (v->ext[d] >= 2) {
+				k.next[a] = d;
+				break;
+			}
+		k.back[a] = LBT_ROW_LEAD;
+		for (int d = a + 1; d < last; d++)
+			k.back[a] += LBT_HALO * v->stride[d];
+	}
+	const int64_t n0 = v->ext[a0];
+	int T = v->threads > 1 ? v->threads : 1;
+	if (a0 == last || T > n0)
+		T = a0 == last ? 1 : (int)n0;
+
+	/* One allocation: the zero slab, then per thread its rings, next copy, B and cpb. */
+	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
+	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
+	for (int a = a0; a < last; a++)
+		if (v->ext[a] >= 2)
+			per += 3 * v->stride[a];
+	int mesh = 0;
+	for (int a = a0; a < last; a++)
+		mesh |= !v->torus[a] && v->ext[a] >= 2;
+	int64_t zcells = mesh ? v->stride[a0] : 0;
+	int32_t *mem = aligned_alloc(LBT_ALIGN, (size_t)(zcells + T * per) * sizeof *mem);
+	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB */
+		lbt_ref_lm_step(v, cond, c);
+		return;
+	}
+	memset(mem, 0, (size_t)zcells * sizeof *mem);
+	k.zero = mem;
+
+	kresult res[T];
+	if (T == 1)
+		run_thread(&k, a0, mem + zcells, per, 0, 1, &res[0]);
+	else {
+#pragma omp parallel num_threads(T)
+		{
+			int id = 0;
+#ifdef _OPENMP
+			id = omp_get_thread_num();
+#endif
+			run_thread(&k, a0, mem + zcells, per, id, T, &res[id]);
+		}
+	}
+	free(mem);
+	kresult r = res[0];
+	for (int i = 1; i < T; i++) {
+		r.moved += res[i].moved;
+		r.total += res[i].total;
+		r.max = res[i].max > r.max ? res[i].max : r.max;
+		r.min = res[i].min < r.min ? res[i].min : r.min;
+	}
+	c->moved += r.moved;
+	c->shifts += active;
+	c->has_stats = 1;
+	c->max = r.max;
+	c->min = r.min;
+	c->total = r.total;
+}

@@ -1,0 +1,354 @@
+/* bench.c — `lbtorus bench`: kernel speed in site updates per second (one PE
+ * in one substep) for every method x ISA x thread count x size, beside the
+ * scalar reference and a memory-bandwidth bound measured in the same run.
+ *
+ * The bound: a step must read and write every PE's load at least once, 8
+ * bytes, and makes D site updates, so bandwidth / 8 x D site updates/s is
+ * the most a kernel can reach without blocking several steps in cache. The
+ * bandwidth is a STREAM-like copy (bytes read + bytes written per second)
+ * between two arrays the size of the grid, with the same thread count. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cli.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void help(void)
+{
+	printf("usage: lbtorus bench [OPTIONS]\n"
+	       "\n"
+	       "Measure the kernels: site updates per second (one PE in one substep) for\n"
+	       "each method x ISA x thread count x size, with the scalar reference's rate\n"
+	       "and a STREAM-like copy bandwidth measured in the same run, and the ratios\n"
+	       "vector/scalar and achieved/bound (bound = bandwidth / 8 bytes x D).\n"
+	       "First the headline: 128x128 torus, lm-c5, worst:5 until balanced, 1 thread,\n"
+	       "through the run driver as `lbtorus run` does it.\n"
+	       "\n"
+	       "  --sizes LIST     shapes (default 128x128,1024x1024,4096x4096,256x256x256)\n"
+	       "  --methods LIST   default lm-c0,...,lm-c5\n"
+	       "  --isa LIST       default: every compiled target this CPU runs, scalar first\n"
+	       "  --threads LIST   default: 1 and all cores\n"
+	       "  --init SPEC      the load every measurement starts from (default uniform:0:20)\n"
+	       "  --seconds S      time per measurement (default 0.5)\n"
+	       "  --quick          sizes 128x128,1024x1024,4096x4096,64x64x64, methods lm-c4,lm-c5,\n"
+	       "                   0.1 s per measurement: a few minutes at most in all\n"
+	       "  --no-headline    skip the headline run\n"
+	       "  --json FILE      also write the results as one JSON object\n");
+}
+
+/* Split a comma-separated list in place; returns the count (at most max). */
+static int split(char *s, char **out, int max)
+{
+	int n = 0;
+	for (char *t = strtok(s, ","); t && n < max; t = strtok(NULL, ","))
+		out[n++] = t;
+	return n;
+}
+
+/* Read + write bytes per second of a parallel copy of `cells` int32. */
+static double copy_bandwidth(int64_t cells, int threads, double budget)
+{
+	int32_t *a = aligned_alloc(64, (size_t)cells * 4 + 64), *b = aligned_alloc(64, (size_t)cells * 4 + 64);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return 0;
+	}
+#pragma omp parallel for schedule(static) num_threads(threads)
+	for (int64_t i = 0; i < cells; i++) {
+		a[i] = (int32_t)i;
+		b[i] = 0;
+	}
+	double best = 0, t0 = now();
+	int reps = 0;
+	do {
+		double t = now();
+#pragma omp parallel for schedule(static) num_threads(threads)
+		for (int64_t i = 0; i < cells; i++)
+			b[i] = a[i];
+		t = now() - t;
+		double bw = 2.0 * 4.0 * (double)cells / t;
+		best = bw > best ? bw : best; /* STREAM reports the best repetition */
+		int32_t *x = a;
+		a = b;
+		b = x;
+	} while (++reps < 3 || now() - t0 < budget);
+	free(a);
+	free(b);
+	return best;
+}
+
+typedef struct {
+	int64_t steps;
+	double seconds, rate;
+} measure;
+
+/* Step st's method from the dense load for about `budget` seconds. */
+static measure time_steps(lbt_state *st, const int32_t *dense, double budget)
+{
+	const int64_t su = lbt_shape_pes(&st->grid.shape) * lbt_shape_active_dims(&st->grid.shape);
+	lbt_grid_import(&st->grid, dense);
+	lbt_counts c = {0};
+	st->method->step(st, &c); /* warm the caches and the thread pool */
+	measure m = {0};
+	int64_t batch = 1;
+	double t0 = now();
+	for (;;) {
+		for (int64_t i = 0; i < batch; i++) {
+			lbt_counts k = {0};
+			st->method->step(st, &k);
+		}
+		m.steps += batch;
+		m.seconds = now() - t0;
+		if (m.seconds >= budget)
+			break;
+		batch = m.steps; /* double until the budget is spent */
+	}
+	m.rate = (double)(m.steps * su) / m.seconds;
+	return m;
+}
+
+static void cpu_name(char *buf, size_t n)
+{
+	snprintf(buf, n, "unknown CPU");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "model name", 10)) {
+			char *p = strchr(line, ':');
+			if (p) {
+				p += 1 + (p[1] == ' ');
+				p[strcspn(p, "\n")] = 0;
+				snprintf(buf, n, "%s", p);
+			}
+			break;
+		}
+	fclose(f);
+}
+
+static double loadavg(void)
+{
+	double l = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &l) != 1)
+			l = -1;
+		fclose(f);
+	}
+	return l;
+}
+
+/* The headline: lbtorus run --shape 128x128 --method lm-c5 --init worst:5 --until balanced --threads 1. */
+static int headline(const char *isa, FILE *js, int *first, lbt_err *e)
+{
+	lbt_setup set = {.shape = "128x128", .method = "lm-c5", .init = "worst:5", .isa = isa, .seed = 1, .threads = 1};
+	lbt_state st;
+	int s = lbt_state_open(&st, &set, e);
+	if (s)
+		return s;
+	lbt_run_opts o = {.max_steps = 1000000, .until = {.kind = LBT_UNTIL_BALANCED}};
+	lbt_summary sum;
+	s = lbt_run(&st, &o, &sum, e);
+	if (!s) {
+		double rate = (double)sum.site_updates / sum.seconds;
+		printf("  %-8s %7lld steps to balanced  %8.3f s  %10.3g site updates/s\n", isa, (long long)sum.steps,
+		       sum.seconds, rate);
+		if (js)
+			fprintf(js, "%s{\"isa\":\"%s\",\"steps\":%lld,\"seconds\":%.6f,\"site_updates_per_second\":%.6g}",
+			        *first ? "" : ",", isa, (long long)sum.steps, sum.seconds, rate);
+		*first = 0;
+	}
+	lbt_state_close(&st);
+	return s;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	enum { O_SIZES = 256, O_METHODS, O_ISA, O_THREADS, O_INIT, O_SECONDS, O_QUICK, O_NOHEAD, O_JSON, O_HELP };
+	static const struct option opts[] = {
+		{"sizes", 1, 0, O_SIZES}, {"methods", 1, 0, O_METHODS}, {"isa", 1, 0, O_ISA},
+		{"threads", 1, 0, O_THREADS}, {"init", 1, 0, O_INIT}, {"seconds", 1, 0, O_SECONDS},
+		{"quick", 0, 0, O_QUICK}, {"no-headline", 0, 0, O_NOHEAD}, {"json", 1, 0, O_JSON},
+		{"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+	char sizes_buf[512] = "", methods_buf[512] = "", isa_buf[256] = "", threads_buf[128] = "";
+	const char *init = "uniform:0:20", *json = NULL;
+	double budget = -1;
+	int quick = 0, head = 1, o;
+	opterr = 0;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case O_SIZES: snprintf(sizes_buf, sizeof sizes_buf, "%s", optarg); break;
+		case O_METHODS: snprintf(methods_buf, sizeof methods_buf, "%s", optarg); break;
+		case O_ISA: snprintf(isa_buf, sizeof isa_buf, "%s", optarg); break;
+		case O_THREADS: snprintf(threads_buf, sizeof threads_buf, "%s", optarg); break;
+		case O_INIT: init = optarg; break;
+		case O_SECONDS: {
+			char *end;
+			budget = strtod(optarg, &end);
+			if (end == optarg || *end || !(budget > 0 && budget < 3600))
+				return cli_fail(LBT_EINVAL, "--seconds wants a number of seconds in (0, 3600), got '%s'", optarg);
+			break;
+		}
+		case O_QUICK: quick = 1; break;
+		case O_NOHEAD: head = 0; break;
+		case O_JSON: json = optarg; break;
+		case O_HELP: help(); return 0;
+		default:
+			if (optopt)
+				return cli_fail(LBT_EINVAL, "bench: option --%s needs a value", opts[optopt - O_SIZES].name);
+			return cli_fail(LBT_EINVAL, "bench: unknown option '%s' (see lbtorus bench --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_fail(LBT_EINVAL, "bench: unexpected argument '%s'", argv[optind]);
+	if (budget < 0)
+		budget = quick ? 0.1 : 0.5;
+	if (!*sizes_buf)
+		snprintf(sizes_buf, sizeof sizes_buf, "%s", quick ? "128x128,1024x1024,4096x4096,64x64x64"
+		                                                  : "128x128,1024x1024,4096x4096,256x256x256");
+	if (!*methods_buf)
+		snprintf(methods_buf, sizeof methods_buf, "%s", quick ? "lm-c4,lm-c5" : "lm-c0,lm-c1,lm-c2,lm-c3,lm-c4,lm-c5");
+	int ncores = 1;
+#ifdef _OPENMP
+	ncores = omp_get_num_procs();
+#endif
+	if (!*threads_buf)
+		snprintf(threads_buf, sizeof threads_buf, ncores > 1 ? "1,%d" : "%d", ncores);
+	if (!*isa_buf)
+		for (const char *const *t = lbt_isa_compiled(); *t; t++)
+			if (lbt_isa_supported(*t))
+				snprintf(isa_buf + strlen(isa_buf), sizeof isa_buf - strlen(isa_buf), "%s%s", *isa_buf ? "," : "", *t);
+	char *sizes[16], *methods[16], *isas[16], *tlist[16];
+	int nsizes = split(sizes_buf, sizes, 16), nmethods = split(methods_buf, methods, 16);
+	int nisas = split(isa_buf, isas, 16), nthreads = split(threads_buf, tlist, 16);
+	int threads[16];
+	lbt_err err;
+	for (int i = 0; i < nmethods; i++)
+		if (!lbt_method_find(methods[i]))
+			return cli_fail(LBT_EINVAL, "bench: unknown method '%s'", methods[i]);
+	for (int i = 0; i < nisas; i++) {
+		lbt_kernels k;
+		int s = lbt_kernels_select(&k, isas[i], &err);
+		if (s)
+			return cli_fail(s, "bench: %s", err.msg);
+	}
+	for (int i = 0; i < nthreads; i++) {
+		int64_t v;
+		if (cli_int("--threads", tlist[i], &v))
+			return EXIT_USAGE;
+		if (v < 1 || v > 4096)
+			return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", tlist[i]);
+		threads[i] = (int)v;
+	}
+	for (int i = 0; i < nsizes; i++) {
+		lbt_shape sh;
+		if (lbt_shape_parse(&sh, sizes[i], &err))
+			return cli_fail(LBT_EINVAL, "bench: %s", err.msg);
+	}
+
+	lbt_outfile out;
+	FILE *js = NULL;
+	if (json) {
+		int s = lbt_out_open(&out, json, &err);
+		if (s)
+			return cli_fail(s, "%s", err.msg);
+		js = out.f;
+	}
+	char cpu[256];
+	cpu_name(cpu, sizeof cpu);
+	double load0 = loadavg();
+	printf("lbtorus %s bench on %s, %d cores, load average %.2f at start\n", LBT_VERSION, cpu, ncores, load0);
+	if (js)
+		fprintf(js, "{\"lbtorus\":\"%s\",\"cpu\":\"%s\",\"cores\":%d,\"load_average_start\":%.2f,"
+		            "\"seconds_per_measurement\":%g,\"init\":\"%s\",\"headline\":[",
+		        LBT_VERSION, cpu, ncores, load0, budget, init);
+	int status = 0, first = 1;
+	if (head) {
+		printf("\nheadline: 128x128 torus, lm-c5, worst:5 until balanced, 1 thread (lbtorus run)\n");
+		for (int i = 0; i < nisas && !status; i++)
+			status = headline(isas[i], js, &first, &err);
+	}
+	if (js)
+		fprintf(js, "],\"results\":[");
+	printf("\n%-12s %-6s %-7s %3s %8s %12s %9s %10s %12s %8s\n", "size", "method", "isa", "thr", "steps", "site upd/s",
+	       "x scalar", "copy GB/s", "bound upd/s", "of bound");
+	first = 1;
+	for (int si = 0; si < nsizes && !status; si++) {
+		lbt_setup set = {.shape = sizes[si], .method = methods[0], .init = init, .isa = "scalar", .seed = 1, .threads = 1};
+		lbt_state st;
+		if ((status = lbt_state_open(&st, &set, &err)))
+			break;
+		const int64_t P = lbt_shape_pes(&st.grid.shape);
+		const int D = lbt_shape_active_dims(&st.grid.shape);
+		int32_t *dense = malloc((size_t)P * sizeof *dense);
+		if (!dense) {
+			lbt_state_close(&st);
+			status = lbt_errf(&err, LBT_ENOMEM, "no memory for %s", sizes[si]);
+			break;
+		}
+		lbt_grid_export(&st.grid, dense);
+		double bw[16];
+		for (int ti = 0; ti < nthreads; ti++)
+			bw[ti] = copy_bandwidth(P, threads[ti], budget);
+		for (int mi = 0; mi < nmethods; mi++) {
+			st.method = lbt_method_find(methods[mi]);
+			double scalar_rate = 0;
+			for (int ii = 0; ii < nisas; ii++)
+				for (int ti = 0; ti < nthreads; ti++) {
+					if (!strcmp(isas[ii], "scalar") && ti > 0 && threads[ti] != threads[0])
+						continue; /* the reference has one thread whatever it is given */
+					lbt_kernels_select(&st.table, isas[ii], &err);
+					st.kern = &st.table;
+					st.threads = threads[ti];
+					measure m = time_steps(&st, dense, budget);
+					if (!strcmp(isas[ii], "scalar") && scalar_rate == 0)
+						scalar_rate = m.rate;
+					double bound = bw[ti] / 8.0 * D;
+					printf("%-12s %-6s %-7s %3d %8lld %12.3g %9.2f %10.2f %12.3g %8.2f\n", sizes[si], methods[mi],
+					       isas[ii], threads[ti], (long long)m.steps, m.rate, scalar_rate > 0 ? m.rate / scalar_rate : 0,
+					       bw[ti] / 1e9, bound, bound > 0 ? m.rate / bound : 0);
+					fflush(stdout);
+					if (js) {
+						fprintf(js, "%s{\"size\":\"%s\",\"dims\":%d,\"pes\":%lld,\"method\":\"%s\",\"isa\":\"%s\","
+						            "\"threads\":%d,\"steps\":%lld,\"seconds\":%.6f,\"site_updates_per_second\":%.6g,",
+						        first ? "" : ",", sizes[si], D, (long long)P, methods[mi], isas[ii], threads[ti],
+						        (long long)m.steps, m.seconds, m.rate);
+						fprintf(js, "\"scalar_site_updates_per_second\":%.6g,\"vs_scalar\":%.6g,"
+						            "\"copy_bytes_per_second\":%.6g,\"bound_site_updates_per_second\":%.6g,\"of_bound\":%.6g}",
+						        scalar_rate, scalar_rate > 0 ? m.rate / scalar_rate : 0, bw[ti], bound,
+						        bound > 0 ? m.rate / bound : 0);
+					}
+					first = 0;
+				}
+		}
+		free(dense);
+		lbt_state_close(&st);
+	}
+	double load1 = loadavg();
+	printf("\nload average %.2f at the end (other work on the machine lowers these numbers)\n", load1);
+	if (js) {
+		fprintf(js, "],\"load_average_end\":%.2f}\n", load1);
+		if (!status)
+			status = lbt_out_commit(&out, &err);
+		else
+			lbt_out_abort(&out);
+	}
+	if (status)
+		return cli_fail(status, "%s", err.msg);
+	return 0;
+}

@@ -1,0 +1,257 @@
+/* test_checkasm.c — every vector kernel equals its scalar reference bit for
+ * bit (DESIGN.md, "Kernels: reference beside vector"; after dav1d's checkasm):
+ * every ISA target this CPU runs x LM-C0..C5 x awkward shapes x edge loads.
+ *
+ * Reference and vector kernel step copies of the same grid for many steps;
+ * after every step the loads, the counters (moved, shifts) and the
+ * statistics the vector kernel returns must agree. A mismatch names the
+ * kernel, ISA, shape, boundary, load, thread count, step and the first
+ * differing PE by its coordinates. Thread counts 1..3 rotate over the cases,
+ * so the same comparison also shows that threads do not change any bit. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+/* K in {1, 2, 3, 5, 7, 8, 17, 64, 127}; rows shorter and longer than a
+ * vector (4, 8 or 16 lanes) and not a multiple of one; D = 1..4. */
+static const char *const shapes[] = {
+	"1", "2", "3", "5", "7", "8", "17", "64", "127",
+	"2x2", "3x3", "1x5", "5x1", "2x17", "3x64", "7x8", "8x7", "5x127", "17x3", "64x2", "127x2", "2x16",
+	"2x3x5", "3x1x17", "1x1x7", "4x4x4", "5x2x8", "1x7x1", "7x1x1", "3x17x2",
+	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33",
+};
+
+enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, NLOADS };
+static const char *const load_names[NLOADS] = {
+	"zeros", "ones", "runs of equal loads", "point (worst:5)", "near INT32_MAX", "runs of 0 and INT32_MAX",
+	"random 0..3", "random 0..1000",
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s += 0x9e3779b97f4a7c15ULL;
+	return lbt_mix64(*s);
+}
+
+/* Near the int32 limit the method allows: on a torus LM never raises the
+ * maximum (a PE receives at most one element per substep, and only from a
+ * neighbour while it gives one itself, or while it holds less than the max);
+ * on a mesh the last PE of an axis only receives, so there only totals up to
+ * INT32_MAX are safe. */
+static void fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
+{
+	uint64_t s = seed;
+	const int32_t top = mesh ? (int32_t)(INT32_MAX / P) : INT32_MAX;
+	for (int64_t i = 0; i < P;) {
+		int64_t run = kind == L_RUNS || kind == L_MAXRUNS ? 1 + (int64_t)(rnd(&s) % 9) : 1;
+		int32_t v = 0;
+		switch (kind) {
+		case L_ZEROS: v = 0; break;
+		case L_ONES: v = 1; break;
+		case L_RUNS: v = (int32_t)(rnd(&s) % 5); if (v == 4) v = 1000000; break;
+		case L_POINT: v = i == 0 ? (int32_t)(5 * P) : 0; break;
+		case L_NEARMAX: v = top - (int32_t)(rnd(&s) % 4 % (top + 1)); break;
+		case L_MAXRUNS: v = rnd(&s) & 1 ? top : 0; break;
+		case L_SMALL: v = (int32_t)(rnd(&s) % 4); break;
+		default: v = (int32_t)(rnd(&s) % 1001); break;
+		}
+		for (int64_t j = 0; j < run && i < P; j++)
+			d[i++] = v;
+	}
+}
+
+static void set_view(lbt_view *v, lbt_grid *g, int threads)
+{
+	memset(v, 0, sizeof *v);
+	v->load = g->load;
+	v->dims = g->shape.dims;
+	for (int d = 0; d < v->dims; d++) {
+		v->ext[d] = g->shape.ext[d];
+		v->stride[d] = g->stride[d];
+		v->torus[d] = g->shape.bnd[d] == LBT_TORUS;
+	}
+	v->threads = threads;
+}
+
+/* One case: `steps` steps of reference and vector kernel from the same grid. */
+static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int kind, int threads, int steps)
+{
+	lbt_err e;
+	lbt_grid ref, vec;
+	cr_assert_eq(lbt_grid_init(&ref, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_grid_init(&vec, s, &e), LBT_OK, "%s", e.msg);
+	int64_t P = lbt_shape_pes(s);
+	int32_t *dense = malloc((size_t)P * sizeof *dense);
+	int mesh = 0;
+	for (int d = 0; d < s->dims; d++)
+		mesh |= s->bnd[d] == LBT_MESH && s->ext[d] >= 2;
+	fill(dense, P, kind, (uint64_t)P * 131 + (uint64_t)kind, mesh);
+	lbt_grid_import(&ref, dense);
+	lbt_grid_import(&vec, dense);
+	free(dense);
+	lbt_view vr, vv;
+	set_view(&vr, &ref, 1);
+	set_view(&vv, &vec, threads);
+	char sh[128], bd[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	lbt_boundary_format(s, bd, sizeof bd);
+	for (int t = 1; t <= steps; t++) {
+		lbt_counts cr = {0}, cv = {0};
+		lbt_ref_lm_step(&vr, cond, &cr);
+		k->lm_step(&vv, cond, &cv);
+		int64_t at = lbt_grid_first_diff(&ref, &vec);
+		if (at >= 0) {
+			char where[160];
+			lbt_shape_coords(s, at, where, sizeof where);
+			int64_t c[LBT_MAXD], q = at;
+			for (int d = s->dims - 1; d >= 0; d--) {
+				c[d] = q % s->ext[d];
+				q /= s->ext[d];
+			}
+			cr_assert_fail("lm-c%d on %s: shape %s (%s), load %s, %d threads: step %d differs first at PE %s: "
+			         "reference %d, vector %d", cond, k->isa, sh, bd, load_names[kind], threads, t, where, ref.load[lbt_grid_offset(&ref, c)], vec.load[lbt_grid_offset(&vec, c)]);
+		}
+		if (cr.moved != cv.moved || cr.shifts != cv.shifts)
+			cr_assert_fail("lm-c%d on %s: shape %s (%s), load %s, %d threads: step %d counts moved %lld shifts %lld, "
+			         "reference %lld and %lld", cond, k->isa, sh, bd, load_names[kind], threads, t,
+			         (long long)cv.moved, (long long)cv.shifts, (long long)cr.moved, (long long)cr.shifts);
+		if (cv.has_stats) {
+			lbt_stats st;
+			lbt_grid_stats(&ref, &st);
+			if (st.max != cv.max || st.min != cv.min || st.total != cv.total)
+				cr_assert_fail("lm-c%d on %s: shape %s (%s), load %s: step %d statistics max %d min %d total %lld, "
+				         "want %d %d %lld", cond, k->isa, sh, bd, load_names[kind], t, cv.max, cv.min,
+				         (long long)cv.total, st.max, st.min, (long long)st.total);
+		} else
+			cr_assert_eq(lbt_shape_active_dims(s), 0, "lm-c%d on %s: shape %s gave no statistics", cond, k->isa, sh);
+	}
+	lbt_grid_free(&ref);
+	lbt_grid_free(&vec);
+}
+
+/* Every condition x shape x boundary (torus, mesh, two mixes) x load on one ISA. */
+static void check_isa(const char *isa)
+{
+	if (!lbt_isa_supported(isa)) {
+		cr_skip_test("this CPU cannot run %s", isa);
+		return;
+	}
+	int compiled = 0;
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		compiled |= !strcmp(*t, isa);
+	if (!compiled) {
+		cr_skip_test("%s is not compiled in", isa);
+		return;
+	}
+	lbt_kernels k;
+	lbt_err e;
+	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	cr_assert_str_eq(k.isa, isa);
+	cr_assert_neq((void *)k.lm_step, (void *)lbt_ref_lm_step, "%s did not replace the reference", isa);
+	int n = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+		for (int b = 0; b < 4; b++) {
+			lbt_shape s;
+			cr_assert_eq(lbt_shape_parse(&s, shapes[i], &e), LBT_OK);
+			for (int d = 0; d < s.dims; d++) /* torus, mesh, mesh on odd axes, mesh on even axes */
+				s.bnd[d] = b == 0 ? LBT_TORUS : b == 1 ? LBT_MESH : (d % 2 == b - 2) ? LBT_MESH : LBT_TORUS;
+			if (b >= 2 && s.dims == 1)
+				continue;
+			for (int cond = 0; cond < LBT_NCOND; cond++)
+				for (int kind = 0; kind < NLOADS; kind++)
+					check_case(&k, cond, &s, kind, 1 + n++ % 3, 24);
+		}
+}
+
+Test(checkasm, lm_sse41_equals_reference) { check_isa("sse41"); }
+Test(checkasm, lm_avx2_equals_reference) { check_isa("avx2"); }
+Test(checkasm, lm_avx512_equals_reference) { check_isa("avx512"); }
+
+/* Longer runs on rows of every length around the vector widths. */
+Test(checkasm, lm_every_row_length_to_40)
+{
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		for (int n = 1; n <= 40; n++)
+			for (int b = 0; b < 2; b++) {
+				lbt_shape s;
+				char text[32];
+				snprintf(text, sizeof text, "3x%d", n);
+				lbt_shape_parse(&s, text, &e);
+				s.bnd[0] = s.bnd[1] = b ? LBT_MESH : LBT_TORUS;
+				check_case(&k, LBT_C4, &s, L_SMALL, 1, 40);
+				check_case(&k, LBT_C5, &s, L_POINT, 2, 40);
+			}
+	}
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static unsigned char *read_file(const char *dir, const char *name, size_t *n)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "%s missing", path);
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *b = malloc(*n);
+	cr_assert_eq(fread(b, 1, *n, f), *n);
+	fclose(f);
+	return b;
+}
+
+static const char *best_isa(void)
+{
+	const char *best = "scalar";
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		if (lbt_isa_supported(*t))
+			best = *t;
+	return best;
+}
+
+/* `lbtorus run` uses the vector kernels by default, --verify checks every
+ * step against the reference, and --isa scalar, the best vector ISA and
+ * 1 or 2 threads all dump the same bits. */
+Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	const char *isa = best_isa();
+	int rc = th_cli(dir, ARGS("run", "--shape", "37x45", "--boundary", "torus,mesh", "--method", "lm-c4",
+	                          "--init", "uniform:0:9", "--until", "steps:60", "--verify", "--threads", "2",
+	                          "--quiet", "--dump", "v.npy"), &out, &err);
+	cr_assert_eq(rc, 0, "run --verify failed: %s", err);
+	char want[64];
+	snprintf(want, sizeof want, "\"isa\":\"%s\"", isa);
+	cr_assert(strstr(out, want), "the default ISA should be %s: %s", isa, out);
+	cr_assert(strstr(out, "\"threads\":2"), "%s", out);
+	free(out);
+	free(err);
+	const char *runs[][2] = {{"scalar", "1"}, {isa, "1"}, {isa, "2"}};
+	const char *names[] = {"a.npy", "b.npy", "c.npy"};
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "24x17x6", "--boundary", "mesh,torus,torus", "--init", "worst:3",
+		                              "--until", "steps:50", "--isa", runs[i][0], "--threads", runs[i][1], "--quiet",
+		                              "--dump", names[i], "--json", "/dev/null"), NULL, NULL), 0);
+	size_t na, nb, nc;
+	unsigned char *a = read_file(dir, "a.npy", &na), *b = read_file(dir, "b.npy", &nb), *c = read_file(dir, "c.npy", &nc);
+	cr_assert(na == nb && !memcmp(a, b, na), "--isa scalar and --isa %s dump different grids", isa);
+	cr_assert(nb == nc && !memcmp(b, c, nb), "--threads 1 and --threads 2 dump different grids on %s", isa);
+	free(a);
+	free(b);
+	free(c);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
