@@ -85,8 +85,12 @@ static int one(const char *stem, const char *what, int by, const lbt_bound_stats
 	snprintf(title, sizeof title, "Theorem 3: T / (D·K·Ldiff) against %s (largest per %s; %lld runs)", what,
 	         by == 2 ? "power-of-2 bin of Ldiff" : "point", (long long)n);
 	snprintf(xl, sizeof xl, "%s", by == 0 ? "dimensions D" : by == 1 ? "PEs per dimension K" : "initial load difference Ldiff [load units], rounded to a power of 2");
+	double ylo = f->c, yhi = f->max_ratio; /* a log axis only if the ratios span decades */
+	for (int64_t i = 0; i < m; i++)
+		if (ys[i] > 0 && ys[i] < ylo)
+			ylo = ys[i];
 	lbt_axes ax = {.title = title, .xlabel = xl, .ylabel = "T / (D·K·Ldiff)   (T in steps to balanced)",
-	               .logx = by != 0, .logy = 1};
+	               .logx = by != 0, .logy = yhi > 20 * ylo};
 	int st = lbt_plot(stem, &ax, s, ns, e);
 	free(t);
 	free(xy);

@@ -93,9 +93,10 @@ static pid_t spawn(const char *const *argv)
 	return pid;
 }
 
-/* 24 runs of 10..100 ms each, long enough to be killed in the middle: 18
+/* 24 runs of 10..100 ms each (on the scalar kernels, so on any CPU), long
+ * enough to be killed in the middle: 18
  * worst-case runs (seed=any: they draw no random numbers) and 6 seeded ones. */
-#define KILL_SWEEP "--shape", "16x16,24x24,32x32", "--init", "worst:1..6,uniform:0:20", "--seed", "1..2"
+#define KILL_SWEEP "--shape", "16x16,24x24,32x32", "--init", "worst:1..6,uniform:0:20", "--seed", "1..2", "--isa", "scalar"
 #define KILL_RUNS 24
 
 Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 120)
