@@ -7,7 +7,7 @@
  * no step) and marked * when some records lacked it. Everything else the
  * directory holds that a reader should see is picked up by name: bound.json
  * (from lbtorus bound), *.png plots (linked with their .svg), and *.md tables
- * other commands leave there (embedded, headings demoted two levels; not
+ * other commands leave there (embedded, headings demoted three levels; not
  * README.md, not reports like this one, which start "# Results: "). The
  * output depends only on the records, not on their order in the file. */
 #include <dirent.h>
@@ -280,9 +280,12 @@ static void embed(FILE *f, const char *dir, const char *name)
 	while (getline(&line, &cap, m) > 0) {
 		if (!strncmp(line, "```", 3))
 			fence = !fence;
-		if (!fence && line[0] == '#')
-			fputs("##", f); /* demote: the report owns levels 1 and 2 */
-		fputs(line, f);
+		size_t h = fence ? 0 : strspn(line, "#");
+		if (h && (line[h] == ' ' || line[h] == '\n')) { /* demote under "### From": levels 4..6 */
+			fprintf(f, "%.*s", (int)(h + 3 > 6 ? 6 : h + 3), "######");
+			fputs(line + h, f);
+		} else
+			fputs(line, f);
 	}
 	fputc('\n', f);
 	free(line);

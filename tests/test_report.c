@@ -58,7 +58,7 @@ Test(report, medians_over_seeds_per_configuration)
 	fclose(f);
 	snprintf(p, sizeof p, "%s/reproduce_fig5.md", dir);
 	f = fopen(p, "w");
-	fputs("# Fig. 5\n\n| P | paper | ours |\n|--:|--:|--:|\n| 8 | 18 | 18 |\n```\n# not a heading\n```\n", f);
+	fputs("# Fig. 5\n\n| P | paper | ours |\n|--:|--:|--:|\n| 8 | 18 | 18 |\n```\n# not a heading\n```\n#### Deep\n", f);
 	fclose(f);
 	snprintf(p, sizeof p, "%s/fig5.png", dir);
 	fclose(fopen(p, "w"));
@@ -80,7 +80,8 @@ Test(report, medians_over_seeds_per_configuration)
 	cr_assert(r8 < r16a && r16a < r16b && r16b < r32, "rows out of order:\n%s", md);
 	cr_assert(strstr(md, "A * marks a median over only the runs"), "%s", md);
 	cr_assert(strstr(md, "![fig5](fig5.png) ([SVG](fig5.svg))"), "%s", md);
-	cr_assert(strstr(md, "### From `reproduce_fig5.md`\n\n### Fig. 5\n"), "headings are demoted:\n%s", md);
+	cr_assert(strstr(md, "### From `reproduce_fig5.md`\n\n#### Fig. 5\n"), "headings are demoted:\n%s", md);
+	cr_assert(strstr(md, "\n###### Deep\n"), "demoted headings stop at level 6:\n%s", md);
 	cr_assert(strstr(md, "```\n# not a heading\n```"), "code blocks are left alone:\n%s", md);
 	cr_assert(!strstr(md, "### From `report.md`"), "the report embeds itself:\n%s", md);
 	free(md);
