@@ -193,7 +193,12 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 	int st = run_one(r, threads, x->o, &line, &len, &reached, &e);
 	int wrote = 0;
 #pragma omp critical(lbt_sweep_write)
-	wrote = !st && !write_all(x->fd, line, len);
+	if (!st) {
+		off_t end = lseek(x->fd, 0, SEEK_END);
+		wrote = !write_all(x->fd, line, len);
+		if (!wrote && end >= 0) /* cut a torn line (disk full): later lines must not follow it */
+			(void)!ftruncate(x->fd, end);
+	}
 	/* Outside the lock, so concurrent runs' fsyncs overlap. A kill after the
 	 * write keeps the line (it is in the page cache); fsync guards against
 	 * the machine going down. */
