@@ -146,7 +146,12 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 		if (kind == LBT_PARAM_NONE)
 			return push(sp, a, name, e);
 		static const char *const key[] = {"", "alpha", "lambda", "k"};
-		snprintf(buf, sizeof buf, "%s:%s=%s", name, key[kind], par);
+		char pre[160];
+		snprintf(pre, sizeof pre, "%s:%s=", name, key[kind]);
+		if (kind == LBT_PARAM_ALPHA && (!strcmp(par, "optimal") || !strcmp(par, "boillat")))
+			snprintf(buf, sizeof buf, "%s%s", pre, par);
+		else
+			shortest(buf, sizeof buf, pre, strtod(par, NULL)); /* alpha=0.20 is alpha=0.2 */
 		return push(sp, a, buf, e);
 	}
 	case LBT_AX_SHAPE: {

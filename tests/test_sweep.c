@@ -193,8 +193,8 @@ Test(spec, ranges_and_families_expand_as_documented)
 	items(LBT_AX_UNTIL, "shared,steps:0..100+50", "shared steps:0 steps:50 steps:100");
 	items(LBT_AX_BOUNDARY, "torus,torus/mesh", "torus torus,mesh");
 	items(LBT_AX_METHOD, "lm-c3, lm-c5", "lm-c3 lm-c5");
-	items(LBT_AX_METHOD, "ca:k=0..2,fos:alpha=0.25,de:lambda=0.5,ca:ca-k=3",
-	      "ca:k=0 ca:k=1 ca:k=2 fos:alpha=0.25 de:lambda=0.5 ca:k=3");
+	items(LBT_AX_METHOD, "ca:k=0..2,fos:alpha=0.250,de:lambda=.5,ca:ca-k=03,fos:alpha=boillat",
+	      "ca:k=0 ca:k=1 ca:k=2 fos:alpha=0.25 de:lambda=0.5 ca:k=3 fos:alpha=boillat");
 	items(LBT_AX_UNTIL, "rel:1e-6,rel:0.001", "rel:1e-06 rel:0.001");
 
 	/* The plan: a product, seed fastest, each distinct run once; a run that
