@@ -4,6 +4,7 @@
  * once; ranges and families expand as README.md says; every malformed spec
  * gets one clear line and exit 2, before any file is touched. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pty.h>
 #include <signal.h>
@@ -329,7 +330,8 @@ Test(sweep, progress_on_a_terminal_silence_otherwise, .timeout = 60)
 
 	int master;
 	pid_t pid = forkpty(&master, NULL, NULL, NULL);
-	cr_assert(pid >= 0);
+	if (pid < 0)
+		cr_skip_test("no pseudo-terminal here (%s)", strerror(errno));
 	if (pid == 0) {
 		execl(getenv("LBTORUS"), "lbtorus", "sweep", "--results", b, "--shape", "ring:8..64*2", "--init", "uniform:0:9",
 		      "--seed", "1..3", (char *)NULL);
