@@ -10,12 +10,14 @@
 #include "cli.h"
 
 const char cli_sweep_help[] =
-	"  --method LIST      methods (default lm-c5)\n"
+	"  --method LIST      methods (default lm-c5); a parameter after a colon:\n"
+	"                     fos:alpha=0.2, de:lambda=0.5, ca:k=2\n"
 	"  --shape LIST       shapes: 8, 64x128, ring:8..2048*2 (rings), torus2:8..256*2\n"
 	"                     (K x K), torusD:K for K^D\n"
 	"  --boundary LIST    torus (default), mesh, or per axis: torus/mesh\n"
-	"  --init LIST        initial loads (default worst:5): worst:1..16*2, uniform:0:100, ...\n"
-	"  --until LIST       criteria (default balanced): shared, balanced, flat, steps:N\n"
+	"  --init LIST        initial loads (default worst:5): worst:1..16*2, uniform:0:100,\n"
+	"                     half:4, ... (as for lbtorus run)\n"
+	"  --until LIST       criteria (default balanced): shared, balanced, flat, steps:N, rel:X\n"
 	"  --seed LIST        seeds (default 1): 1..10\n"
 	"  --max-steps N      safety cap per run (default 1000000)\n"
 	"  --spec FILE        read the axes from FILE ('key = value' lines); an axis given\n"
