@@ -7,6 +7,7 @@
  *   lower_bound_steps          = ⌈(Lmax − L̄)/D⌉
  *   balanced_lower_bound_steps = ⌈(Lmax − ⌊L̄⌋ − D)/D⌉ (0 if not positive). */
 #include <criterion/criterion.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,14 @@ Test(theorem3, points_come_only_from_symmetric_tori)
 	unlink(path);
 }
 
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static void rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -219,6 +228,7 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	free(js);
 	free(so);
 	free(se);
+	rm_tree(dir);
 }
 
 Test(theorem3, half_init_is_a_step_on_the_first_axis_with_links)

@@ -4,6 +4,7 @@
  * what lies beside the results (bound.json, plots, other commands' tables)
  * picked up. */
 #include <criterion/criterion.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,14 @@ static void rec(FILE *f, const char *shape, int pes, const char *init, int seed,
 	        "\"balanced_over_dkl\":null,\"balanced_lower_bound_steps\":3}\n",
 	        shape, init, seed, shape, pes, pes, init, seed, steps, steps, reached ? "true" : "false", bal, bal);
 }
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static void rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
 
 static char *slurp(const char *path)
 {
@@ -109,4 +118,5 @@ Test(report, medians_over_seeds_per_configuration)
 	cr_assert_eq(th_cli(NULL, ARGS("report", p, "--out", "-"), NULL, &se), 2);
 	cr_assert(strstr(se, "bad.jsonl:2"), "%s", se);
 	free(se);
+	rm_tree(dir);
 }
