@@ -44,5 +44,9 @@ const char *lbt_status_name(int status);
 #include "lbtorus/reproduce.h"
 #include "lbtorus/search.h"
 #include "lbtorus/heatmap.h"
+#include "lbtorus/jsonl.h"
+#include "lbtorus/sweep.h"
+#include "lbtorus/bound.h"
+#include "lbtorus/report.h"
 
 #endif

@@ -35,6 +35,8 @@ static void help(void)
 	       "                       worst:C        the paper's worst case: point:C*P\n"
 	       "                       uniform:LO:HI  i.i.d. integers in [LO,HI] (see --seed)\n"
 	       "                       const:V        every PE holds V\n"
+	       "                       half:H         a step: the first half of the first axis with\n"
+	       "                                      links holds H+1, the rest 1\n"
 	       "                       file:F.npy     int32/int64 array of exactly the shape\n"
 	       "  --until C          stop criterion (default balanced):\n"
 	       "                       shared    every PE holds load (min > 0)\n"
