@@ -39,10 +39,10 @@ Test(methods, every_init_and_criterion)
 	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "6x6", "--method", "nna", "--init", "worst:3", "--until", "steps:2",
 	                              "--dump", "g.npy", "--json", "g.json", "--quiet"), NULL, &err), 0, "%s", err);
 	free(err);
-	static const char *const inits[] = {"point:100", "worst:3", "uniform:0:9", "const:4", "file:g.npy"};
+	static const char *const inits[] = {"point:100", "worst:3", "uniform:0:9", "const:4", "file:g.npy", "half:5"};
 	static const char *const untils[] = {"shared", "balanced", "flat", "steps:7", "rel:1e-3"};
 	for (int m = 0; m < NMETHODS; m++)
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 6; i++)
 			for (int u = 0; u < 5; u++) {
 				int rc = th_cli(dir, ARGS("run", "--shape", "6x6", "--method", methods[m], "--init", inits[i], "--until",
 				                          untils[u], "--max-steps", "3000", "--quiet"), &out, &err);
