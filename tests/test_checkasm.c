@@ -470,3 +470,96 @@ static void check_fos_isa(const char *isa)
 Test(checkasm, fos_sse41_equals_reference) { check_fos_isa("sse41"); }
 Test(checkasm, fos_avx2_equals_reference) { check_fos_isa("avx2"); }
 Test(checkasm, fos_avx512_equals_reference) { check_fos_isa("avx512"); }
+
+/* Dimension exchange (kernels/simd/de.c), real and integer, several lambda:
+ * loads and counters equal to kernels/ref/de.c bit for bit. */
+static void check_de_case(const lbt_kernels *k, int real, double lambda, const lbt_shape *s, int kind, int threads,
+                          int steps)
+{
+	lbt_err e;
+	lbt_grid ref, vec;
+	cr_assert_eq(lbt_grid_init(&ref, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_grid_init(&vec, s, &e), LBT_OK, "%s", e.msg);
+	int64_t P = lbt_shape_pes(s);
+	int32_t *dense = malloc((size_t)P * sizeof *dense);
+	fill(dense, P, kind, (uint64_t)P * 7 + (uint64_t)kind, 0);
+	lbt_grid_import(&ref, dense);
+	lbt_grid_import(&vec, dense);
+	free(dense);
+	if (real) {
+		cr_assert_eq(lbt_grid_add_real(&ref, &e), LBT_OK);
+		cr_assert_eq(lbt_grid_add_real(&vec, &e), LBT_OK);
+	}
+	lbt_view vr, vv;
+	set_view(&vr, &ref, 1);
+	set_view(&vv, &vec, threads);
+	vr.real = ref.real;
+	vv.real = vec.real;
+	char sh[128], bd[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	lbt_boundary_format(s, bd, sizeof bd);
+	for (int t = 1; t <= steps; t++) {
+		lbt_counts cr = {0}, cv = {0};
+		if (real) {
+			lbt_ref_de_step(&vr, lambda, &cr);
+			k->de_step(&vv, lambda, &cv);
+		} else {
+			lbt_ref_de_int_step(&vr, lambda, &cr);
+			k->de_int_step(&vv, lambda, &cv);
+		}
+		int64_t at = lbt_grid_first_diff(&ref, &vec);
+		if (at >= 0) {
+			char where[160];
+			lbt_shape_coords(s, at, where, sizeof where);
+			cr_assert_fail("%s (lambda %g) on %s: shape %s (%s), load %s, %d threads: step %d differs first at PE %s",
+			               real ? "de" : "de-int", lambda, k->isa, sh, bd, load_names[kind], threads, t, where);
+		}
+		if (cr.moved != cv.moved || cr.shifts != cv.shifts || cr.link_max != cv.link_max ||
+		    memcmp(&cr.real_moved, &cv.real_moved, sizeof cr.real_moved) ||
+		    memcmp(&cr.real_shifts, &cv.real_shifts, sizeof cr.real_shifts))
+			cr_assert_fail("%s on %s: shape %s (%s), load %s: step %d counters differ", real ? "de" : "de-int", k->isa,
+			               sh, bd, load_names[kind], t);
+	}
+	lbt_grid_free(&ref);
+	lbt_grid_free(&vec);
+}
+
+static void check_de_isa(const char *isa)
+{
+	if (!lbt_isa_supported(isa)) {
+		cr_skip_test("this CPU cannot run %s", isa);
+		return;
+	}
+	int compiled = 0;
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		compiled |= !strcmp(*t, isa);
+	if (!compiled) {
+		cr_skip_test("%s is not compiled in", isa);
+		return;
+	}
+	lbt_kernels k;
+	lbt_err e;
+	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	cr_assert_neq((void *)k.de_step, (void *)lbt_ref_de_step, "%s did not replace de", isa);
+	cr_assert_neq((void *)k.de_int_step, (void *)lbt_ref_de_int_step, "%s did not replace de-int", isa);
+	static const double lambdas[] = {0.5, 0.3, 1};
+	int n = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+		for (int b = 0; b < 4; b++) {
+			lbt_shape s;
+			cr_assert_eq(lbt_shape_parse(&s, shapes[i], &e), LBT_OK);
+			for (int d = 0; d < s.dims; d++)
+				s.bnd[d] = b == 0 ? LBT_TORUS : b == 1 ? LBT_MESH : (d % 2 == b - 2) ? LBT_MESH : LBT_TORUS;
+			if (b >= 2 && s.dims == 1)
+				continue;
+			for (int kind = 0; kind < NLOADS; kind++)
+				for (int l = 0; l < 3; l++) {
+					check_de_case(&k, 1, lambdas[l], &s, kind, 1 + n++ % 3, 4);
+					check_de_case(&k, 0, lambdas[l], &s, kind, 1 + n++ % 3, 4);
+				}
+		}
+}
+
+Test(checkasm, de_sse41_equals_reference) { check_de_isa("sse41"); }
+Test(checkasm, de_avx2_equals_reference) { check_de_isa("avx2"); }
+Test(checkasm, de_avx512_equals_reference) { check_de_isa("avx512"); }

@@ -37,38 +37,67 @@ static int link_color(int64_t i, int64_t n, int torus)
 	return n % 2 ? 2 : 1;
 }
 
+/* Exchange over the pair (a, b) = (i, i+1_d); returns the amount sent a -> b. */
+static double exchange(const lbt_view *v, int real, double lambda, int64_t a, int64_t b, int64_t *moved)
+{
+	if (real) {
+		double *w = v->real, f = lambda * (w[a] - w[b]);
+		w[a] -= f;
+		w[b] += f;
+		return f;
+	}
+	int32_t *p = v->load;
+	int64_t f = (int64_t)(lambda * (double)((int64_t)p[a] - p[b]));
+	p[a] = (int32_t)(p[a] - f);
+	p[b] = (int32_t)(p[b] + f);
+	*moved += f > 0 ? f : -f;
+	return (double)f;
+}
+
+/* The pairs of a substep are visited row by row (rows of the last axis in
+ * row-major order; a pair belongs to the row of its lower PE i), and the
+ * real amount moved is summed per row, the rows' sums then in row order: a
+ * fixed order a vector kernel can keep. */
 static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 {
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
 	for (int d = 0; d < v->dims; d++) {
-		const int64_t n = v->ext[d], s = v->stride[d], fibers = lbt_fiber_count(v, d);
+		const int64_t nd = v->ext[d], s = v->stride[d];
 		for (int col = 0; col < 3; col++) {
 			int any = 0;
 			double right = 0, left = 0; /* largest amount on one link, per direction */
-			for (int64_t r = 0; r < fibers; r++) {
-				int32_t *p = lbt_fiber_base(v, d, r);
-				double *w = real ? v->real + (p - v->load) : NULL;
-				for (int64_t i = 0; i < n; i++) {
-					if (link_color(i, n, v->torus[d]) != col)
+			for (int64_t r = 0; r < rows; r++) {
+				const int64_t row = lbt_fiber_base(v, last, r) - v->load;
+				double sum = 0;
+				if (d == last) { /* pairs inside the row */
+					for (int64_t i = 0; i < n; i++) {
+						if (link_color(i, n, v->torus[d]) != col)
+							continue;
+						any = 1;
+						double f = exchange(v, real, lambda, row + i, row + (i + 1) % n, &c->moved);
+						sum += fabs(f);
+						right = fmax(right, f);
+						left = fmax(left, -f);
+					}
+				} else { /* the row at coordinate k on axis d pairs with the row at k+1 */
+					int64_t k = r, q = 1;
+					for (int e = last - 1; e > d; e--)
+						q *= v->ext[e];
+					k = (k / q) % nd;
+					if (link_color(k, nd, v->torus[d]) != col)
 						continue;
 					any = 1;
-					int64_t a = i * s, b = ((i + 1) % n) * s; /* the pair (i, i+1_d) */
-					double amount;
-					if (real) {
-						double f = lambda * (w[a] - w[b]);
-						w[a] -= f;
-						w[b] += f;
-						amount = f;
-						c->real_moved += fabs(f);
-					} else {
-						int64_t f = (int64_t)(lambda * (double)((int64_t)p[a] - p[b]));
-						p[a] = (int32_t)(p[a] - f);
-						p[b] = (int32_t)(p[b] + f);
-						amount = (double)f;
-						c->moved += f > 0 ? f : -f;
+					const int64_t partner = row + ((k + 1) % nd - k) * s;
+					for (int64_t i = 0; i < n; i++) {
+						double f = exchange(v, real, lambda, row + i, partner + i, &c->moved);
+						sum += fabs(f);
+						right = fmax(right, f);
+						left = fmax(left, -f);
 					}
-					right = fmax(right, amount);
-					left = fmax(left, -amount);
 				}
+				if (real)
+					c->real_moved += sum;
 			}
 			if (!any)
 				continue;

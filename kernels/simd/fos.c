@@ -26,38 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simd.h"
 #include "../fiber.h"
-
-#define WD (W / 2)
-#if W == 16
-typedef simde__m512d VR;
-#define RLOAD(p) simde_mm512_load_pd(p)
-#define RLOADU(p) simde_mm512_loadu_pd(p)
-#define RSTORE(p, x) simde_mm512_store_pd((p), (x))
-#define RSET1(x) simde_mm512_set1_pd(x)
-#define RADD(a, b) simde_mm512_add_pd((a), (b))
-#define RSUB(a, b) simde_mm512_sub_pd((a), (b))
-#define RMUL(a, b) simde_mm512_mul_pd((a), (b))
-#elif W == 8
-typedef simde__m256d VR;
-#define RLOAD(p) simde_mm256_load_pd(p)
-#define RLOADU(p) simde_mm256_loadu_pd(p)
-#define RSTORE(p, x) simde_mm256_store_pd((p), (x))
-#define RSET1(x) simde_mm256_set1_pd(x)
-#define RADD(a, b) simde_mm256_add_pd((a), (b))
-#define RSUB(a, b) simde_mm256_sub_pd((a), (b))
-#define RMUL(a, b) simde_mm256_mul_pd((a), (b))
-#else
-typedef simde__m128d VR;
-#define RLOAD(p) simde_mm_load_pd(p)
-#define RLOADU(p) simde_mm_loadu_pd(p)
-#define RSTORE(p, x) simde_mm_store_pd((p), (x))
-#define RSET1(x) simde_mm_set1_pd(x)
-#define RADD(a, b) simde_mm_add_pd((a), (b))
-#define RSUB(a, b) simde_mm_sub_pd((a), (b))
-#define RMUL(a, b) simde_mm_mul_pd((a), (b))
-#endif
+#include "extra.h"
 
 static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n - 1 || (torus && n > 2)); }
 static int link_left(int64_t c, int64_t n, int torus) { return n >= 2 && (c > 0 || (torus && n > 2)); }
