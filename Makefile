@@ -3,7 +3,7 @@
 #   make demo   install what is missing, build, run the headline demo
 #   make test   install what is missing, build, run every test
 BUILD ?= build
-PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev
+PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev gnuplot-nox libpng-dev
 JOBS ?= 2
 
 .PHONY: all deps build demo test bench clean
@@ -33,7 +33,10 @@ demo: build
 	./$(BUILD)/lbtorus demo
 
 test: build
-	meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs
+	@meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs; rc=$$?; \
+	python3 -c 'import json,sys; r=[json.loads(l)["result"] for l in open(sys.argv[1])]; \
+	print("tests: %d passed, %d failed" % (r.count("OK"), len(r) - r.count("OK") - r.count("SKIP")))' \
+	  $(BUILD)/meson-logs/testlog.json; exit $$rc
 
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose

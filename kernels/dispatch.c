@@ -88,6 +88,12 @@ int lbt_kernels_select(lbt_kernels *k, const char *isa, lbt_err *e)
 	}
 	k->isa = "scalar";
 	k->lm_step = lbt_ref_lm_step;
+	k->nna_step = lbt_ref_nna_step;
+	k->nna_def_step = lbt_ref_nna_def_step;
+	k->fos_step = lbt_ref_fos_step;
+	k->fos_int_step = lbt_ref_fos_int_step;
+	k->de_step = lbt_ref_de_step;
+	k->de_int_step = lbt_ref_de_int_step;
 	for (int i = 1; i <= pick; i++)
 		if (lbt_isa_supported(targets[i].name) && targets[i].init) {
 			targets[i].init(k); /* lower targets first: each overwrites what it has */

@@ -41,7 +41,32 @@ int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
 void lbt_grid_free(lbt_grid *g)
 {
 	free(g->base);
+	free(g->rbase);
 	g->base = g->load = NULL;
+	g->rbase = g->real = NULL;
+}
+
+int lbt_grid_add_real(lbt_grid *g, lbt_err *e)
+{
+	if (g->rbase)
+		return LBT_OK;
+	size_t bytes = (size_t)g->cells * sizeof(double);
+	g->rbase = aligned_alloc(LBT_ALIGN, bytes);
+	if (!g->rbase)
+		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the real-valued loads", bytes / 1048576.0);
+	memset(g->rbase, 0, bytes);
+	g->real = g->rbase + (g->load - g->base); /* the same cell offsets as load */
+	int64_t n = g->shape.ext[g->shape.dims - 1], R = lbt_shape_pes(&g->shape) / n;
+	for (int64_t r = 0; r < R; r++) {
+		int64_t off = 0, q = r;
+		for (int d = g->shape.dims - 2; d >= 0; d--) {
+			off += (q % g->shape.ext[d]) * g->stride[d];
+			q /= g->shape.ext[d];
+		}
+		for (int64_t i = 0; i < n; i++)
+			g->real[off + i] = g->load[off + i];
+	}
+	return LBT_OK;
 }
 
 int64_t lbt_grid_offset(const lbt_grid *g, const int64_t *coord)
@@ -122,11 +147,88 @@ void lbt_grid_stats(const lbt_grid *g, lbt_stats *st)
 	st->stddev = var > 0 ? (double)sqrtl(var) : 0.0;
 }
 
+/* The real-valued row r: the same offset as the integer row. */
+static double *real_row(const lbt_grid *g, int64_t r) { return g->real + (row_ptr(g, r) - g->load); }
+
+void lbt_grid_export_real(const lbt_grid *g, double *dense)
+{
+	int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g);
+	for (int64_t r = 0; r < R; r++)
+		memcpy(dense + r * n, real_row(g, r), (size_t)n * sizeof *dense);
+}
+
+void lbt_grid_import_real(lbt_grid *g, const double *dense)
+{
+	int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g);
+	for (int64_t r = 0; r < R; r++)
+		memcpy(real_row(g, r), dense + r * n, (size_t)n * sizeof *dense);
+}
+
+/* One row's sum (and extremes, idle PEs), or its sum of squared deviations,
+ * left to right. */
+static double rrow_sum(const double *w, int64_t n, double *mx, double *mn, int64_t *idle)
+{
+	double sum = 0;
+	for (int64_t i = 0; i < n; i++) {
+		*idle += w[i] == 0;
+		*mx = w[i] > *mx ? w[i] : *mx;
+		*mn = w[i] < *mn ? w[i] : *mn;
+		sum += w[i];
+	}
+	return sum;
+}
+
+static double rrow_sq(const double *w, int64_t n, double mean)
+{
+	double sum = 0;
+	for (int64_t i = 0; i < n; i++)
+		sum += (w[i] - mean) * (w[i] - mean);
+	return sum;
+}
+
+/* Each row is summed on its own; the rows' sums are then added in row order
+ * by one thread. Rows run in parallel, yet the bits are those of the serial
+ * loop for every thread count. */
+void lbt_grid_rstats(const lbt_grid *g, lbt_rstats *st)
+{
+	const int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g), P = R * n;
+	double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0, sq = 0;
+	int64_t idle = 0;
+	double *rs = malloc((size_t)R * sizeof *rs);
+	if (!rs) { /* no scratch: the same sums, serially */
+		for (int64_t r = 0; r < R; r++)
+			total += rrow_sum(real_row(g, r), n, &mx, &mn, &idle);
+		for (int64_t r = 0; r < R; r++)
+			sq += rrow_sq(real_row(g, r), n, total / (double)P);
+	} else {
+#pragma omp parallel for schedule(static) reduction(max : mx) reduction(min : mn) reduction(+ : idle) if (P > 65536)
+		for (int64_t r = 0; r < R; r++)
+			rs[r] = rrow_sum(real_row(g, r), n, &mx, &mn, &idle);
+		for (int64_t r = 0; r < R; r++)
+			total += rs[r];
+		const double mean = total / (double)P;
+#pragma omp parallel for schedule(static) if (P > 65536)
+		for (int64_t r = 0; r < R; r++)
+			rs[r] = rrow_sq(real_row(g, r), n, mean);
+		for (int64_t r = 0; r < R; r++)
+			sq += rs[r];
+		free(rs);
+	}
+	st->max = mx;
+	st->min = mn;
+	st->total = total;
+	st->stddev = sqrt(sq / (double)P);
+	st->idle = idle;
+}
+
 void lbt_grid_copy(lbt_grid *dst, const lbt_grid *src)
 {
 	int64_t n = src->shape.ext[src->shape.dims - 1], R = rows(src);
 	for (int64_t r = 0; r < R; r++)
 		memcpy(row_ptr(dst, r), row_ptr(src, r), (size_t)n * sizeof(int32_t));
+	if (src->real && dst->real)
+		for (int64_t r = 0; r < R; r++)
+			memcpy(real_row(dst, r), real_row(src, r), (size_t)n * sizeof(double));
 }
 
 int64_t lbt_grid_first_diff(const lbt_grid *a, const lbt_grid *b)
@@ -139,6 +241,14 @@ int64_t lbt_grid_first_diff(const lbt_grid *a, const lbt_grid *b)
 				if (x[i] != y[i])
 					return r * n + i;
 	}
+	if (a->real && b->real)
+		for (int64_t r = 0; r < R; r++) {
+			const double *x = real_row(a, r), *y = real_row(b, r);
+			if (memcmp(x, y, (size_t)n * sizeof *x))
+				for (int64_t i = 0; i < n; i++)
+					if (memcmp(x + i, y + i, sizeof *x))
+						return r * n + i;
+		}
 	return -1;
 }
 

@@ -4,6 +4,10 @@
  *   uniform:LO:HI  i.i.d. integers in [LO, HI] from the counter-based rng
  *   const:V        every PE holds V
  *   file:PATH.npy  an int32 or int64 array of exactly the torus's shape
+ *   half:H         a step of height H: PEs in the lower half of the first axis
+ *                  with links (coordinate < floor(n/2)) hold H + 1, the rest 1;
+ *                  every PE is loaded, as Theorem 3 assumes, and Ldiff = H.
+ *                  A tight case of Theorem 3: the excess must cross K/2 PEs.
  * Loads are non-negative int32 per PE and the total fits in int64: anything
  * else is refused here, before a run starts. */
 #include <errno.h>
@@ -37,7 +41,7 @@ int lbt_init_parse(lbt_init *in, const char *text, lbt_err *e)
 	size_t kw = arg ? (size_t)(arg - text) : strlen(text);
 	int st;
 	if (!arg)
-		return lbt_errf(e, LBT_EINVAL, "init '%s': use point:TOTAL, worst:C, uniform:LO:HI, const:V or file:PATH.npy", text);
+		return lbt_errf(e, LBT_EINVAL, "init '%s': use point:TOTAL, worst:C, uniform:LO:HI, const:V, half:H or file:PATH.npy", text);
 	arg++;
 	if (kw == 5 && !strncmp(text, "point", 5)) {
 		in->kind = LBT_INIT_POINT;
@@ -45,6 +49,10 @@ int lbt_init_parse(lbt_init *in, const char *text, lbt_err *e)
 	}
 	if (kw == 5 && !strncmp(text, "worst", 5)) {
 		in->kind = LBT_INIT_WORST;
+		return parse_int(arg, text, &in->a, NULL, e);
+	}
+	if (kw == 4 && !strncmp(text, "half", 4)) {
+		in->kind = LBT_INIT_HALF;
 		return parse_int(arg, text, &in->a, NULL, e);
 	}
 	if (kw == 5 && !strncmp(text, "const", 5)) {
@@ -75,7 +83,7 @@ int lbt_init_parse(lbt_init *in, const char *text, lbt_err *e)
 		strcpy(in->path, arg);
 		return LBT_OK;
 	}
-	return lbt_errf(e, LBT_EINVAL, "unknown init '%.*s': use point, worst, uniform, const or file", (int)kw, text);
+	return lbt_errf(e, LBT_EINVAL, "unknown init '%.*s': use point, worst, uniform, const, half or file", (int)kw, text);
 }
 
 int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e)
@@ -93,8 +101,9 @@ int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e)
 			                in->text, (long long)in->a, INT32_MAX);
 		return LBT_OK;
 	case LBT_INIT_CONST:
+	case LBT_INIT_HALF:
 	case LBT_INIT_UNIFORM: {
-		int64_t hi = in->kind == LBT_INIT_CONST ? in->a : in->b;
+		int64_t hi = in->kind == LBT_INIT_CONST ? in->a : in->kind == LBT_INIT_HALF ? in->a + 1 : in->b;
 		if (hi > INT32_MAX)
 			return lbt_errf(e, LBT_ERANGE, "init '%s': %lld exceeds the int32 load limit %d", in->text, (long long)hi, INT32_MAX);
 		if (hi > 0 && P > INT64_MAX / hi)
@@ -120,9 +129,14 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 		g->load[lbt_grid_offset(g, origin)] = (int32_t)(in->kind == LBT_INIT_WORST ? in->a * P : in->a);
 		return LBT_OK;
 	case LBT_INIT_CONST:
+	case LBT_INIT_HALF:
 	case LBT_INIT_UNIFORM: {
 		const int D = g->shape.dims;
 		const int64_t n = g->shape.ext[D - 1];
+		int ax = 0; /* half: the first axis with links */
+		while (ax < D - 1 && g->shape.ext[ax] < 2)
+			ax++;
+		const int64_t half = g->shape.ext[ax] / 2;
 #pragma omp parallel for schedule(static) if (P > 65536)
 		for (int64_t r = 0; r < P / n; r++) {
 			int64_t c[LBT_MAXD], q = r;
@@ -133,8 +147,8 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 			c[D - 1] = 0;
 			int32_t *row = g->load + lbt_grid_offset(g, c);
 			for (int64_t i = 0; i < n; i++)
-				row[i] = in->kind == LBT_INIT_CONST
-					? (int32_t)in->a
+				row[i] = in->kind == LBT_INIT_CONST ? (int32_t)in->a
+					: in->kind == LBT_INIT_HALF ? (int32_t)((ax == D - 1 ? i : c[ax]) < half ? in->a + 1 : 1)
 					: (int32_t)lbt_rand_range(lbt_rand(seed, 0, (uint64_t)(r * n + i), LBT_RNG_INIT), in->a, in->b);
 		}
 		return LBT_OK;

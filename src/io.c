@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lbtorus/lbtorus.h"
@@ -21,6 +22,13 @@ int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 	int fd = mkstemp(o->tmp);
 	if (fd < 0)
 		return lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
+	mode_t mask = umask(0); /* mkstemp makes 0600; give the result a normal file's mode */
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		close(fd);
+		unlink(o->tmp);
+		return lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
+	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		close(fd);

@@ -168,7 +168,7 @@ out:
 	return st;
 }
 
-int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data)
+static void write_header(FILE *f, const lbt_shape *s, const char *descr)
 {
 	char dict[512], shp[300] = "";
 	size_t used = 0;
@@ -177,13 +177,25 @@ int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data)
 		                         d + 1 < s->dims ? " " : "");
 	if (s->dims > 1)
 		shp[used - 1] = 0; /* "(64, 128)" but "(8,)" */
-	int n = snprintf(dict, sizeof dict, "{'descr': '<i4', 'fortran_order': False, 'shape': (%s), }", shp);
+	int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shp);
 	int pad = (64 - (10 + n + 1) % 64) % 64; /* data starts 64-byte aligned */
 	unsigned hlen = (unsigned)(n + pad + 1);
 	fwrite("\x93NUMPY\x01\x00", 1, 8, f);
 	fputc((int)(hlen & 0xff), f);
 	fputc((int)(hlen >> 8), f);
 	fprintf(f, "%s%*s\n", dict, pad, "");
+}
+
+int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data)
+{
+	write_header(f, s, "<i4");
+	size_t P = (size_t)lbt_shape_pes(s);
+	return fwrite(data, sizeof *data, P, f) == P ? LBT_OK : LBT_EIO;
+}
+
+int lbt_npy_write_real_file(FILE *f, const lbt_shape *s, const double *data)
+{
+	write_header(f, s, "<f8");
 	size_t P = (size_t)lbt_shape_pes(s);
 	return fwrite(data, sizeof *data, P, f) == P ? LBT_OK : LBT_EIO;
 }

@@ -2,6 +2,7 @@
  * and the bounds of seed 000's Theorem 3 beside the measurement. */
 #include <stdio.h>
 #include <string.h>
+#include <math.h>
 
 #include "lbtorus/lbtorus.h"
 
@@ -28,6 +29,15 @@ static void jopt(FILE *f, const char *k, int64_t v) /* -1: never */
 		jint(f, k, v);
 }
 static void jnum(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.9g", k, v); }
+static void jreal(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.17g", k, v); }
+/* An integer, or for a real-valued method the real value (all digits). */
+static void jload(FILE *f, const lbt_summary *s, const char *k, int64_t i, double r)
+{
+	if (s->real)
+		jreal(f, k, r);
+	else
+		jint(f, k, i);
+}
 
 void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_run_opts *o,
                       const lbt_summary *s)
@@ -35,6 +45,8 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	const lbt_shape *sh = &st->grid.shape;
 	char buf[256];
 	int64_t P = lbt_shape_pes(sh), ldiff = (int64_t)s->initial_max - s->initial_min;
+	if (s->real)
+		ldiff = (int64_t)ceil(s->rinitial_max - s->rinitial_min);
 	int64_t dkl = lbt_bound_dkl(sh, ldiff);
 	fprintf(f, "{\"lbtorus\":\"%s\"", LBT_VERSION);
 	jstr(f, "method", st->method->name);
@@ -56,25 +68,58 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jint(f, "max_steps", o->max_steps);
 	jstr(f, "isa", st->kern->isa);
 	jint(f, "threads", st->threads);
-	jint(f, "total", s->total);
-	jnum(f, "mean", (double)s->total / (double)P);
-	jint(f, "initial_max", s->initial_max);
-	jint(f, "initial_min", s->initial_min);
-	jint(f, "initial_ldiff", ldiff);
-	jint(f, "final_max", s->final_max);
-	jint(f, "final_min", s->final_min);
-	jint(f, "final_ldiff", (int64_t)s->final_max - s->final_min);
+	fprintf(f, ",\"real\":%s", s->real ? "true" : "false");
+	if (st->method->params && strstr(st->method->params, "--alpha")) {
+		if (st->diff.by_degree)
+			jstr(f, "alpha", "boillat");
+		else
+			jreal(f, "alpha", st->diff.alpha);
+	}
+	if (st->method->params && strstr(st->method->params, "--lambda"))
+		jreal(f, "lambda", st->lambda);
+	if (st->method->params && strstr(st->method->params, "--ca-k"))
+		jint(f, "ca_k", st->ca_k);
+	if (st->method->params && (strstr(st->method->params, "--alpha") || strstr(st->method->params, "--ca-k"))) {
+		if (st->gamma >= 0)
+			jreal(f, "gamma", st->gamma);
+		else
+			fprintf(f, ",\"gamma\":null");
+	}
+	jload(f, s, "total", s->total, s->rtotal);
+	jnum(f, "mean", s->real ? s->rtotal / (double)P : (double)s->total / (double)P);
+	jload(f, s, "initial_max", s->initial_max, s->rinitial_max);
+	jload(f, s, "initial_min", s->initial_min, s->rinitial_min);
+	jload(f, s, "initial_ldiff", ldiff, s->rinitial_max - s->rinitial_min);
+	jload(f, s, "final_max", s->final_max, s->rfinal_max);
+	jload(f, s, "final_min", s->final_min, s->rfinal_min);
+	jload(f, s, "final_ldiff", (int64_t)s->final_max - s->final_min, s->rfinal_max - s->rfinal_min);
+	jnum(f, "initial_stddev", s->initial_stddev);
+	if (s->final_rel >= 0) {
+		jnum(f, "final_stddev", s->final_stddev);
+		jnum(f, "final_rel", s->final_rel);
+	} else
+		fprintf(f, ",\"final_stddev\":null,\"final_rel\":null");
 	jint(f, "steps", s->steps);
-	jint(f, "shifts", s->shifts);
-	jint(f, "moved", s->moved);
+	jload(f, s, "shifts", s->shifts, s->rshifts);
+	jload(f, s, "moved", s->moved, s->rmoved);
 	fprintf(f, ",\"reached\":%s", s->reached ? "true" : "false");
-	jstr(f, "stop_reason", s->reached ? "until" : "max_steps");
+	jstr(f, "stop_reason", s->reached ? "until" : s->stalled ? "stalled" : "max_steps");
 	jopt(f, "shared_step", s->shared_step);
-	jopt(f, "shared_shifts", s->shared_shifts);
+	if (s->real && s->shared_step >= 0)
+		jreal(f, "shared_shifts", s->shared_rshifts);
+	else
+		jopt(f, "shared_shifts", s->shared_shifts);
 	jopt(f, "balanced_step", s->balanced_step);
-	jopt(f, "balanced_shifts", s->balanced_shifts);
+	if (s->real && s->balanced_step >= 0)
+		jreal(f, "balanced_shifts", s->balanced_rshifts);
+	else
+		jopt(f, "balanced_shifts", s->balanced_shifts);
 	jopt(f, "flat_step", s->flat_step);
-	jopt(f, "flat_shifts", s->flat_shifts);
+	if (s->real && s->flat_step >= 0)
+		jreal(f, "flat_shifts", s->flat_rshifts);
+	else
+		jopt(f, "flat_shifts", s->flat_shifts);
+	jopt(f, "rel_step", s->rel_step);
 	jint(f, "dkl_bound", dkl);
 	if (s->balanced_step >= 0 && dkl > 0)
 		jnum(f, "balanced_over_dkl", (double)s->balanced_step / (double)dkl);

@@ -327,3 +327,311 @@ Test(checkasm, bench_reports_every_isa_with_its_bound)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/* The integer link-flow methods (kernels/simd/flows.c): NNA and integer
+ * first-order diffusion with every kind of weight, on every ISA x shape x
+ * boundary x load, against kernels/ref/nna.c and kernels/ref/diffusion.c.
+ * Loads near the int32 limit stay 1024 below it: NNA's rounding can lift a
+ * PE a few elements above the largest initial load. */
+enum { F_NNA, F_FOS_INT };
+
+static void check_flows_case(const lbt_kernels *k, int which, const lbt_diffusion *p, const lbt_shape *s, int kind,
+                             int threads, int steps)
+{
+	lbt_err e;
+	lbt_grid ref, vec;
+	cr_assert_eq(lbt_grid_init(&ref, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_grid_init(&vec, s, &e), LBT_OK, "%s", e.msg);
+	int64_t P = lbt_shape_pes(s);
+	int32_t *dense = malloc((size_t)P * sizeof *dense);
+	fill(dense, P, kind, (uint64_t)P * 977 + (uint64_t)kind, 0);
+	for (int64_t i = 0; i < P; i++)
+		dense[i] = dense[i] > INT32_MAX - 1024 ? INT32_MAX - 1024 - (dense[i] & 3) : dense[i];
+	lbt_grid_import(&ref, dense);
+	lbt_grid_import(&vec, dense);
+	free(dense);
+	lbt_view vr, vv;
+	set_view(&vr, &ref, 1);
+	set_view(&vv, &vec, threads);
+	char sh[128], bd[128], what[64];
+	lbt_shape_format(s, sh, sizeof sh);
+	lbt_boundary_format(s, bd, sizeof bd);
+	if (which == F_NNA)
+		snprintf(what, sizeof what, "nna");
+	else if (p->by_degree)
+		snprintf(what, sizeof what, "fos-int (1/(max deg + %d))", p->k);
+	else
+		snprintf(what, sizeof what, "fos-int (alpha %.6g)", p->alpha);
+	for (int t = 1; t <= steps; t++) {
+		lbt_counts cr = {0}, cv = {0};
+		if (which == F_NNA) {
+			lbt_ref_nna_step(&vr, &cr);
+			k->nna_step(&vv, &cv);
+		} else {
+			lbt_ref_fos_int_step(&vr, p, &cr);
+			k->fos_int_step(&vv, p, &cv);
+		}
+		int64_t at = lbt_grid_first_diff(&ref, &vec);
+		if (at >= 0) {
+			char where[160];
+			lbt_shape_coords(s, at, where, sizeof where);
+			cr_assert_fail("%s on %s: shape %s (%s), load %s, %d threads: step %d differs first at PE %s", what, k->isa,
+			               sh, bd, load_names[kind], threads, t, where);
+		}
+		if (cr.moved != cv.moved || cr.shifts != cv.shifts || cr.link_max != cv.link_max)
+			cr_assert_fail("%s on %s: shape %s (%s), load %s, %d threads: step %d counts moved %lld shifts %lld "
+			               "link_max %g, reference %lld, %lld, %g", what, k->isa, sh, bd, load_names[kind], threads, t,
+			               (long long)cv.moved, (long long)cv.shifts, cv.link_max, (long long)cr.moved,
+			               (long long)cr.shifts, cr.link_max);
+	}
+	lbt_grid_free(&ref);
+	lbt_grid_free(&vec);
+}
+
+static void check_flows_isa(const char *isa)
+{
+	if (!lbt_isa_supported(isa)) {
+		cr_skip_test("this CPU cannot run %s", isa);
+		return;
+	}
+	int compiled = 0;
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		compiled |= !strcmp(*t, isa);
+	if (!compiled) {
+		cr_skip_test("%s is not compiled in", isa);
+		return;
+	}
+	lbt_kernels k;
+	lbt_err e;
+	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	cr_assert_neq((void *)k.nna_step, (void *)lbt_ref_nna_step, "%s did not replace the NNA reference", isa);
+	cr_assert_neq((void *)k.fos_int_step, (void *)lbt_ref_fos_int_step, "%s did not replace fos-int", isa);
+	const lbt_diffusion weights[] = {
+		{.alpha = 0.1}, {.alpha = 1.0 / 3}, {.alpha = 0.2071}, {.by_degree = 1, .k = 1}, {.by_degree = 1, .k = 0},
+	};
+	int n = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+		for (int b = 0; b < 4; b++) {
+			lbt_shape s;
+			cr_assert_eq(lbt_shape_parse(&s, shapes[i], &e), LBT_OK);
+			for (int d = 0; d < s.dims; d++)
+				s.bnd[d] = b == 0 ? LBT_TORUS : b == 1 ? LBT_MESH : (d % 2 == b - 2) ? LBT_MESH : LBT_TORUS;
+			if (b >= 2 && s.dims == 1)
+				continue;
+			double cap = 1.0 / (lbt_max_degree(&s) ? lbt_max_degree(&s) : 1);
+			for (int kind = 0; kind < NLOADS; kind++) {
+				check_flows_case(&k, F_NNA, NULL, &s, kind, 1 + n++ % 3, 12);
+				for (size_t w = 0; w < sizeof weights / sizeof *weights; w++)
+					if (weights[w].by_degree || weights[w].alpha <= cap)
+						check_flows_case(&k, F_FOS_INT, &weights[w], &s, kind, 1 + n++ % 3, 6);
+			}
+		}
+}
+
+Test(checkasm, nna_fos_int_sse41_equal_reference) { check_flows_isa("sse41"); }
+Test(checkasm, nna_fos_int_avx2_equal_reference) { check_flows_isa("avx2"); }
+Test(checkasm, nna_fos_int_avx512_equal_reference) { check_flows_isa("avx512"); }
+
+/* Rows of every length around the vector widths, on the flows kernels. */
+Test(checkasm, nna_fos_int_every_row_length_to_40)
+{
+	const lbt_diffusion boillat = {.by_degree = 1, .k = 1}, a = {.alpha = 0.2};
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		for (int n = 1; n <= 40; n++)
+			for (int b = 0; b < 2; b++) {
+				lbt_shape s;
+				char text[32];
+				snprintf(text, sizeof text, "3x%d", n);
+				lbt_shape_parse(&s, text, &e);
+				s.bnd[0] = s.bnd[1] = b ? LBT_MESH : LBT_TORUS;
+				check_flows_case(&k, F_NNA, NULL, &s, L_POINT, 2, 30);
+				check_flows_case(&k, F_NNA, NULL, &s, L_SMALL, 1, 30);
+				check_flows_case(&k, F_FOS_INT, &boillat, &s, L_WIDE, 2, 10);
+				check_flows_case(&k, F_FOS_INT, &a, &s, L_POINT, 1, 10);
+			}
+	}
+}
+
+/* Real-valued diffusion (kernels/simd/fos.c: fos and Dickens's ca): loads,
+ * amount moved, shifts and link_max equal to the reference's bit for bit. */
+static void check_fos_case(const lbt_kernels *k, const lbt_diffusion *p, const lbt_shape *s, int kind, int threads,
+                           int steps)
+{
+	lbt_err e;
+	lbt_grid ref, vec;
+	cr_assert_eq(lbt_grid_init(&ref, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_grid_init(&vec, s, &e), LBT_OK, "%s", e.msg);
+	int64_t P = lbt_shape_pes(s);
+	int32_t *dense = malloc((size_t)P * sizeof *dense);
+	fill(dense, P, kind, (uint64_t)P * 31 + (uint64_t)kind, 0);
+	lbt_grid_import(&ref, dense);
+	free(dense);
+	cr_assert_eq(lbt_grid_add_real(&ref, &e), LBT_OK);
+	cr_assert_eq(lbt_grid_add_real(&vec, &e), LBT_OK);
+	lbt_grid_copy(&vec, &ref);
+	lbt_view vr, vv;
+	set_view(&vr, &ref, 1);
+	set_view(&vv, &vec, threads);
+	vr.real = ref.real;
+	vv.real = vec.real;
+	char sh[128], bd[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	lbt_boundary_format(s, bd, sizeof bd);
+	for (int t = 1; t <= steps; t++) {
+		lbt_counts cr = {0}, cv = {0};
+		lbt_ref_fos_step(&vr, p, &cr);
+		k->fos_step(&vv, p, &cv);
+		int64_t at = lbt_grid_first_diff(&ref, &vec);
+		if (at >= 0) {
+			char where[160];
+			lbt_shape_coords(s, at, where, sizeof where);
+			cr_assert_fail("fos (alpha %g, by degree %d, k %d) on %s: shape %s (%s), load %s, %d threads: step %d "
+			               "differs first at PE %s", p->alpha, p->by_degree, p->k, k->isa, sh, bd, load_names[kind],
+			               threads, t, where);
+		}
+		if (memcmp(&cr.real_moved, &cv.real_moved, sizeof cr.real_moved) ||
+		    memcmp(&cr.real_shifts, &cv.real_shifts, sizeof cr.real_shifts) || cr.link_max != cv.link_max)
+			cr_assert_fail("fos on %s: shape %s (%s), load %s: step %d counters moved %.17g shifts %.17g link_max "
+			               "%.17g, reference %.17g %.17g %.17g", k->isa, sh, bd, load_names[kind], t, cv.real_moved,
+			               cv.real_shifts, cv.link_max, cr.real_moved, cr.real_shifts, cr.link_max);
+	}
+	lbt_grid_free(&ref);
+	lbt_grid_free(&vec);
+}
+
+static void check_fos_isa(const char *isa)
+{
+	if (!lbt_isa_supported(isa)) {
+		cr_skip_test("this CPU cannot run %s", isa);
+		return;
+	}
+	int compiled = 0;
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		compiled |= !strcmp(*t, isa);
+	if (!compiled) {
+		cr_skip_test("%s is not compiled in", isa);
+		return;
+	}
+	lbt_kernels k;
+	lbt_err e;
+	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	cr_assert_neq((void *)k.fos_step, (void *)lbt_ref_fos_step, "%s did not replace the fos reference", isa);
+	const lbt_diffusion weights[] = {{.alpha = 0.1}, {.alpha = 0.2071}, {.by_degree = 1, .k = 1}, {.by_degree = 1, .k = 0}};
+	int n = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+		for (int b = 0; b < 4; b++) {
+			lbt_shape s;
+			cr_assert_eq(lbt_shape_parse(&s, shapes[i], &e), LBT_OK);
+			for (int d = 0; d < s.dims; d++)
+				s.bnd[d] = b == 0 ? LBT_TORUS : b == 1 ? LBT_MESH : (d % 2 == b - 2) ? LBT_MESH : LBT_TORUS;
+			if (b >= 2 && s.dims == 1)
+				continue;
+			double cap = 1.0 / (lbt_max_degree(&s) ? lbt_max_degree(&s) : 1);
+			for (int kind = 0; kind < NLOADS; kind += 2)
+				for (size_t w = 0; w < sizeof weights / sizeof *weights; w++)
+					if (weights[w].by_degree || weights[w].alpha <= cap)
+						check_fos_case(&k, &weights[w], &s, kind, 1 + n++ % 3, 5);
+		}
+}
+
+Test(checkasm, fos_sse41_equals_reference) { check_fos_isa("sse41"); }
+Test(checkasm, fos_avx2_equals_reference) { check_fos_isa("avx2"); }
+Test(checkasm, fos_avx512_equals_reference) { check_fos_isa("avx512"); }
+
+/* Dimension exchange (kernels/simd/de.c), real and integer, several lambda:
+ * loads and counters equal to kernels/ref/de.c bit for bit. */
+static void check_de_case(const lbt_kernels *k, int real, double lambda, const lbt_shape *s, int kind, int threads,
+                          int steps)
+{
+	lbt_err e;
+	lbt_grid ref, vec;
+	cr_assert_eq(lbt_grid_init(&ref, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_grid_init(&vec, s, &e), LBT_OK, "%s", e.msg);
+	int64_t P = lbt_shape_pes(s);
+	int32_t *dense = malloc((size_t)P * sizeof *dense);
+	fill(dense, P, kind, (uint64_t)P * 7 + (uint64_t)kind, 0);
+	lbt_grid_import(&ref, dense);
+	lbt_grid_import(&vec, dense);
+	free(dense);
+	if (real) {
+		cr_assert_eq(lbt_grid_add_real(&ref, &e), LBT_OK);
+		cr_assert_eq(lbt_grid_add_real(&vec, &e), LBT_OK);
+	}
+	lbt_view vr, vv;
+	set_view(&vr, &ref, 1);
+	set_view(&vv, &vec, threads);
+	vr.real = ref.real;
+	vv.real = vec.real;
+	char sh[128], bd[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	lbt_boundary_format(s, bd, sizeof bd);
+	for (int t = 1; t <= steps; t++) {
+		lbt_counts cr = {0}, cv = {0};
+		if (real) {
+			lbt_ref_de_step(&vr, lambda, &cr);
+			k->de_step(&vv, lambda, &cv);
+		} else {
+			lbt_ref_de_int_step(&vr, lambda, &cr);
+			k->de_int_step(&vv, lambda, &cv);
+		}
+		int64_t at = lbt_grid_first_diff(&ref, &vec);
+		if (at >= 0) {
+			char where[160];
+			lbt_shape_coords(s, at, where, sizeof where);
+			cr_assert_fail("%s (lambda %g) on %s: shape %s (%s), load %s, %d threads: step %d differs first at PE %s",
+			               real ? "de" : "de-int", lambda, k->isa, sh, bd, load_names[kind], threads, t, where);
+		}
+		if (cr.moved != cv.moved || cr.shifts != cv.shifts || cr.link_max != cv.link_max ||
+		    memcmp(&cr.real_moved, &cv.real_moved, sizeof cr.real_moved) ||
+		    memcmp(&cr.real_shifts, &cv.real_shifts, sizeof cr.real_shifts))
+			cr_assert_fail("%s on %s: shape %s (%s), load %s: step %d counters differ", real ? "de" : "de-int", k->isa,
+			               sh, bd, load_names[kind], t);
+	}
+	lbt_grid_free(&ref);
+	lbt_grid_free(&vec);
+}
+
+static void check_de_isa(const char *isa)
+{
+	if (!lbt_isa_supported(isa)) {
+		cr_skip_test("this CPU cannot run %s", isa);
+		return;
+	}
+	int compiled = 0;
+	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+		compiled |= !strcmp(*t, isa);
+	if (!compiled) {
+		cr_skip_test("%s is not compiled in", isa);
+		return;
+	}
+	lbt_kernels k;
+	lbt_err e;
+	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	cr_assert_neq((void *)k.de_step, (void *)lbt_ref_de_step, "%s did not replace de", isa);
+	cr_assert_neq((void *)k.de_int_step, (void *)lbt_ref_de_int_step, "%s did not replace de-int", isa);
+	static const double lambdas[] = {0.5, 0.3, 1};
+	int n = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+		for (int b = 0; b < 4; b++) {
+			lbt_shape s;
+			cr_assert_eq(lbt_shape_parse(&s, shapes[i], &e), LBT_OK);
+			for (int d = 0; d < s.dims; d++)
+				s.bnd[d] = b == 0 ? LBT_TORUS : b == 1 ? LBT_MESH : (d % 2 == b - 2) ? LBT_MESH : LBT_TORUS;
+			if (b >= 2 && s.dims == 1)
+				continue;
+			for (int kind = 0; kind < NLOADS; kind++)
+				for (int l = 0; l < 3; l++) {
+					check_de_case(&k, 1, lambdas[l], &s, kind, 1 + n++ % 3, 4);
+					check_de_case(&k, 0, lambdas[l], &s, kind, 1 + n++ % 3, 4);
+				}
+		}
+}
+
+Test(checkasm, de_sse41_equals_reference) { check_de_isa("sse41"); }
+Test(checkasm, de_avx2_equals_reference) { check_de_isa("avx2"); }
+Test(checkasm, de_avx512_equals_reference) { check_de_isa("avx512"); }

@@ -141,7 +141,7 @@ Test(cli, summary_trace_and_exit_codes)
 	for (size_t i = 0; i < n; i++)
 		lines += t[i] == '\n';
 	cr_assert_eq(lines, 1 + 19, "a header and one row for steps 0..18");
-	cr_assert(!strncmp((char *)t, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total\n0,0,16,0,16,7,", 70), "%.80s", t);
+	cr_assert(!strncmp((char *)t, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n0,0,16,0,16,7,", 79), "%.80s", t);
 	free(t);
 	/* LM-C0 rotates load forever: it stops at the cap, says so, exits 3 */
 	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "8", "--method", "lm-c0", "--init", "point:16", "--max-steps", "50",

@@ -22,6 +22,8 @@ typedef struct {
 	int64_t cells;      /* cells allocated per field */
 	int32_t *base;      /* the allocation (free this) */
 	int32_t *load;      /* PE (0, ..., 0) */
+	double *rbase;      /* the real-valued field's allocation, NULL if none */
+	double *real;       /* real-valued load of PE (0, ..., 0): same cell offsets as load */
 } lbt_grid;
 
 int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e); /* loads zeroed */
@@ -40,11 +42,27 @@ typedef struct {
 } lbt_stats;
 void lbt_grid_stats(const lbt_grid *g, lbt_stats *st);
 
+/* The real-valued field of the continuous methods: a second SoA array of
+ * doubles with the same cell offsets (so the same strides, halo and 64-byte
+ * aligned rows), allocated on demand and set to the integer loads. */
+int lbt_grid_add_real(lbt_grid *g, lbt_err *e);
+void lbt_grid_export_real(const lbt_grid *g, double *dense);
+void lbt_grid_import_real(lbt_grid *g, const double *dense);
+/* Statistics of the real field, summed in a fixed order (row by row, rows in
+ * row-major order, one thread), so identical for every thread count.
+ * stddev is two-pass: sqrt(sum (w_i - mean)^2 / P). */
+typedef struct {
+	double max, min, total, stddev;
+	int64_t idle;   /* PEs whose load is exactly 0 */
+} lbt_rstats;
+void lbt_grid_rstats(const lbt_grid *g, lbt_rstats *st);
 
 
-/* Copy all PEs of src into dst (same shape). */
+
+/* Copy all PEs of src into dst (same shape); the real field too if both have one. */
 void lbt_grid_copy(lbt_grid *dst, const lbt_grid *src);
-/* Row-major flat index of the first PE where a and b differ, or -1. */
+/* Row-major flat index of the first PE where a and b differ (bit for bit in
+ * the real field too, if both have one), or -1. */
 int64_t lbt_grid_first_diff(const lbt_grid *a, const lbt_grid *b);
 /* "(3, 17)": the coordinates of flat index i. */
 void lbt_shape_coords(const lbt_shape *s, int64_t i, char *buf, size_t n);

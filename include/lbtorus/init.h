@@ -1,15 +1,16 @@
 /* init.h — initial load configurations: point:TOTAL, worst:C, uniform:LO:HI,
- * const:V, file:PATH.npy. Parsed once, then applied to a grid. */
+ * const:V, file:PATH.npy, half:H. Parsed once, then applied to a grid. */
 #ifndef LBTORUS_INIT_H
 #define LBTORUS_INIT_H
 
 #include <stdint.h>
 
-typedef enum { LBT_INIT_POINT, LBT_INIT_WORST, LBT_INIT_UNIFORM, LBT_INIT_CONST, LBT_INIT_FILE } lbt_init_kind;
+typedef enum { LBT_INIT_POINT, LBT_INIT_WORST, LBT_INIT_UNIFORM, LBT_INIT_CONST, LBT_INIT_FILE,
+               LBT_INIT_HALF } lbt_init_kind;
 
 typedef struct {
 	lbt_init_kind kind;
-	int64_t a, b;     /* point: a = TOTAL; worst: a = C; uniform: [a, b]; const: a */
+	int64_t a, b;     /* point: a = TOTAL; worst: a = C; uniform: [a, b]; const: a; half: a = H */
 	char path[4096];  /* file */
 	char text[4200];  /* the spec as given, for records */
 } lbt_init;

@@ -16,6 +16,7 @@ typedef struct {
 	int64_t stride[8];
 	unsigned char torus[8]; /* 1: wrap-around, 0: open mesh boundary */
 	int threads;            /* OpenMP threads the kernel may use (>= 1) */
+	double *real;           /* real-valued loads, same offsets as load (NULL: none) */
 } lbt_view;
 
 /* Counters a kernel returns, for the step or substep it ran. */
@@ -25,6 +26,9 @@ typedef struct {
 	int has_stats;     /* 1 if the kernel also measured the state it left: */
 	int32_t max, min;  /*   extremes over the PEs */
 	int64_t total;     /*   sum over the PEs */
+	double real_moved;  /* real-valued methods: the amount that crossed links */
+	double real_shifts; /*   and the time: per direction the largest amount on one link, summed */
+	double link_max;    /* the largest amount that crossed any single link (Dickens's communication time) */
 } lbt_counts;
 
 /* The Liquid model's shift conditions C0..C5 (seed 000, Table 1). */
@@ -34,11 +38,34 @@ enum { LBT_C0, LBT_C1, LBT_C2, LBT_C3, LBT_C4, LBT_C5, LBT_NCOND };
  * as 1 per substep of an axis with extent >= 2. Fills halos as it needs. */
 typedef void (*lbt_lm_step_fn)(const lbt_view *v, int cond, lbt_counts *c);
 
+/* Nearest-neighbour averaging (seed 000, §2.3 eq. (3)/(5), §5's rounding):
+ * one synchronous step on all links of all axes. See kernels/ref/nna.c. */
+typedef void (*lbt_nna_step_fn)(const lbt_view *v, lbt_counts *c);
+
+/* Diffusion weights of a link (i, j) (seed 002 eq. (1)): alpha_ij = alpha for
+ * every link, or, if by_degree, 1 / (max(deg_i, deg_j) + k) (Boillat for k = 1,
+ * Dickens's proportion for any k >= 0). */
+typedef struct {
+	double alpha;
+	int by_degree;
+	int k;
+} lbt_diffusion;
+/* One step of the first-order scheme, seed 002 eq. (2), on v->real (fos_step)
+ * or, with integer flows, on v->load (fos_int_step). See kernels/ref/diffusion.c. */
+typedef void (*lbt_fos_step_fn)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
+/* One sweep of dimension exchange (seed 002 §4) with exchange parameter lambda,
+ * on v->real (de_step) or v->load (de_int_step). See kernels/ref/de.c. */
+typedef void (*lbt_de_step_fn)(const lbt_view *v, double lambda, lbt_counts *c);
+
 /* The dispatch table. It starts filled with the scalar references; each ISA
  * target overwrites what it optimizes, so every entry is always valid. */
 typedef struct {
 	const char *isa;        /* "scalar", "sse41", "avx2", "avx512" */
 	lbt_lm_step_fn lm_step;
+	lbt_nna_step_fn nna_step;
+	lbt_nna_step_fn nna_def_step;
+	lbt_fos_step_fn fos_step, fos_int_step;
+	lbt_de_step_fn de_step, de_int_step;
 } lbt_kernels;
 
 /* Halo exchange for one axis: for a torus, copy the LBT_HALO layers at each
@@ -50,6 +77,12 @@ void lbt_halo_fill(const lbt_view *v, int axis);
 /* Scalar reference kernels (kernels/ref/). */
 void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c);
 void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c);
+void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c);
+void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c); /* eq. (4), kernels/ref/nna_def.c */
+void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
+void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
+void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
+void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c);
 
 /* The ISA targets compiled in, best last; NULL-terminated. */
 const char *const *lbt_isa_compiled(void);

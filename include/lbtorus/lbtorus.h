@@ -40,5 +40,13 @@ const char *lbt_status_name(int status);
 #include "lbtorus/io.h"
 #include "lbtorus/method.h"
 #include "lbtorus/run.h"
+#include "lbtorus/plot.h"
+#include "lbtorus/reproduce.h"
+#include "lbtorus/search.h"
+#include "lbtorus/heatmap.h"
+#include "lbtorus/jsonl.h"
+#include "lbtorus/sweep.h"
+#include "lbtorus/bound.h"
+#include "lbtorus/report.h"
 
 #endif

@@ -7,19 +7,23 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define LBT_REAL_TOTAL_TOL 1e-9
+
 typedef enum {
 	LBT_UNTIL_SHARED,   /* every PE holds load: min > 0 */
 	LBT_UNTIL_BALANCED, /* seed 000, Definition 2: max - min <= D */
 	LBT_UNTIL_FLAT,     /* max - min <= 1 */
-	LBT_UNTIL_STEPS     /* exactly `steps` steps */
+	LBT_UNTIL_STEPS,    /* exactly `steps` steps */
+	LBT_UNTIL_REL       /* ||w - mean|| / ||w0 - mean|| <= rel (seed 002's distance to uniform) */
 } lbt_until_kind;
 
 typedef struct {
 	lbt_until_kind kind;
 	int64_t steps;
+	double rel;
 } lbt_until;
 
-int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100" */
+int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100", "rel:1e-6" */
 const char *lbt_until_name(lbt_until_kind k);
 
 /* The state after one step (step 0: the initial state). */
@@ -31,6 +35,13 @@ typedef struct {
 	double stddev;         /* (only if opts.full_stats) */
 	int64_t moved;         /* in this step */
 	int64_t moved_total;
+	/* Real-valued methods (real = 1) keep their loads and counters here; for
+	 * integer methods these hold the integer values as doubles. */
+	int real;
+	double rmax, rmin, rtotal, rshifts, rmoved, rmoved_total;
+	double rel;            /* stddev / initial stddev = ||w - mean|| / ||w0 - mean|| (0 if w0 is flat);
+	                          integer methods: only if opts.full_stats */
+	double link_max;       /* the largest amount on one link in this step */
 } lbt_step_record;
 
 typedef struct {
@@ -51,10 +62,20 @@ typedef struct {
 	int reached;        /* the --until criterion held when the run stopped */
 	double seconds;     /* wall time of the stepping loop */
 	int64_t site_updates; /* PEs x substeps processed */
+	int stalled;        /* stopped because a step moved nothing: a fixed point */
+	int real;           /* real-valued method: the r* fields hold its loads and counters */
+	double rtotal, rinitial_max, rinitial_min, rfinal_max, rfinal_min, rshifts, rmoved;
+	double initial_stddev, final_stddev, final_rel; /* final_rel: -1 if not measured */
+	double shared_rshifts, balanced_rshifts, flat_rshifts; /* the *_shifts of a real-valued method */
+	int64_t rel_step;   /* first step with rel <= the --until rel:X bound, -1 if never or not asked */
 } lbt_summary;
 
 /* Step st until opts->until holds (checked on the initial state too) or
- * max_steps steps have run. Checks that the total load never changes. */
+ * max_steps steps have run, or (unless until is steps:N) a step moved
+ * nothing, a fixed point of these deterministic methods. Checks that the
+ * total load never changes: exactly for integer loads; for real-valued loads
+ * to within LBT_REAL_TOTAL_TOL relative to the initial total (each step's
+ * rounding of w_i - out + in perturbs the sum by a few ulps). */
 int lbt_run(lbt_state *st, const lbt_run_opts *opts, lbt_summary *out, lbt_err *e);
 
 /* Theorem 3 of seed 000 and the trivial bound, for records. */

@@ -169,6 +169,11 @@ static inline int32_t vmin32(V x)
 /* Each target's kernels (one line per kernel file) and the init that puts
  * them into the dispatch table (kernels/simd/init.c). */
 void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c);
+void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c);                                   /* flows.c */
+void LBT_SIMD_FN(lbt_simd_fos_int_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);     /* flows.c */
+void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);         /* fos.c */
+void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c);                     /* de.c */
+void LBT_SIMD_FN(lbt_simd_de_int_step)(const lbt_view *v, double lambda, lbt_counts *c);                 /* de.c */
 void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k);
 
 #endif

@@ -10,7 +10,12 @@ enum { EXIT_USAGE = 2, EXIT_UNCONVERGED = 3 };
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
+int cmd_search(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_bound(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print "lbtorus: MESSAGE" on stderr; return EXIT_USAGE (or 1 for a bug). */
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -26,5 +31,30 @@ typedef struct {
 void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st);
 void cli_progress_step(cli_progress *p, const lbt_step_record *r);
 void cli_progress_done(cli_progress *p);
+
+/* The options sweep and bound share (src/cli/sweep.c). */
+#include "lbtorus/sweep.h"
+enum { CS_METHOD = 300, CS_SHAPE, CS_BOUNDARY, CS_INIT, CS_UNTIL, CS_SEED, CS_MAX, CS_SPEC, CS_JOBS,
+       CS_THREADS, CS_SOLO, CS_ISA, CS_VERIFY, CS_QUIET, CS_DRY };
+#define CLI_SWEEP_OPTIONS \
+	{"method", 1, 0, CS_METHOD}, {"shape", 1, 0, CS_SHAPE}, {"boundary", 1, 0, CS_BOUNDARY}, \
+	{"init", 1, 0, CS_INIT}, {"until", 1, 0, CS_UNTIL}, {"seed", 1, 0, CS_SEED}, \
+	{"max-steps", 1, 0, CS_MAX}, {"spec", 1, 0, CS_SPEC}, {"jobs", 1, 0, CS_JOBS}, \
+	{"threads", 1, 0, CS_THREADS}, {"solo-pes", 1, 0, CS_SOLO}, {"isa", 1, 0, CS_ISA}, \
+	{"verify", 0, 0, CS_VERIFY}, {"quiet", 0, 0, CS_QUIET}, {"dry-run", 0, 0, CS_DRY}
+typedef struct {
+	lbt_spec cmd;          /* axes given as options: they replace the spec file's */
+	const char *spec_path;
+	lbt_sweep_opts so;
+	int quiet, dry_run;
+} cli_sweep;
+extern const char cli_sweep_help[]; /* the shared options, for --help */
+void cli_sweep_init(cli_sweep *c);
+/* Handle one shared option; returns 0, or an exit status after printing. */
+int cli_sweep_option(cli_sweep *c, int opt, const char *arg);
+/* Spec file + options + defaults (base fills axes neither gives) -> plan. */
+int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan *pl);
+/* Run the plan into results with a progress line; returns an exit status. */
+int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results);
 
 #endif

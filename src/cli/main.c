@@ -18,7 +18,12 @@ static const char usage[] =
 	"  run    balance one initial load on one torus with one method\n"
 	"  demo   seed 000's worst cases: Table 3's 8-PE ring and a 128x128 MasPar torus\n"
 	"  info   the version, the ISA targets compiled in and the one this CPU uses\n"
+	"  reproduce  seed 000's Table 3 and Fig. 5-7: data, plots, paper beside ours\n"
+	"  search     worst-case search: the initial load LM-C5 takes longest to balance\n"
 	"  bench  kernel speed per method, ISA, thread count and size, against bounds\n"
+	"  sweep  many runs (methods x shapes x inits x ... x seeds) into a resumable JSONL file\n"
+	"  report a Markdown summary of a results file, for a paper's appendix\n"
+	"  bound  check Theorem 3's T = O(D*K*Ldiff): sweep D, K, Ldiff, fit the constant, plot\n"
 	"\n"
 	"  lbtorus COMMAND --help   options of one command\n"
 	"  lbtorus --version        the version\n"
@@ -95,7 +100,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} cmds[] = {{"run", cmd_run}, {"demo", cmd_demo}, {"info", cmd_info},
-	               {"bench", cmd_bench}};
+	   {"reproduce", cmd_reproduce}, {"search", cmd_search}, {"bench", cmd_bench},
+	   {"sweep", cmd_sweep}, {"report", cmd_report}, {"bound", cmd_bound}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);

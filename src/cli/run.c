@@ -1,8 +1,10 @@
 /* run.c — `lbtorus run`: one method, one torus, one initial load. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -18,31 +20,56 @@ static void help(void)
 	       "  --boundary B       torus (default), mesh, or one per axis: torus,mesh\n"
 	       "  --method M         default lm-c5; one of:\n", LBT_MAXD);
 	for (const lbt_method *const *m = lbt_methods(); *m; m++)
-		printf("                       %-8s %s  [%s]\n", (*m)->name, (*m)->summary, (*m)->source);
+		printf("                       %-8s %s  [%s]%s%s\n", (*m)->name, (*m)->summary, (*m)->source,
+		       (*m)->params && *(*m)->params ? "  uses " : "", (*m)->params ? (*m)->params : "");
+	printf("  --alpha A          fos, fos-int: diffusion parameter (default optimal):\n"
+	       "                       a number in (0, 1/max_degree]  the same alpha on every link\n"
+	       "                       boillat  alpha_ij = 1/(max(deg_i, deg_j) + 1)\n"
+	       "                       optimal  2/(mu_min + mu_max) of the Laplacian spectrum, the alpha\n"
+	       "                                minimizing Cybenko's gamma (capped at 1/max_degree)\n"
+	       "  --lambda L         de, de-int: exchange parameter, 0 < L <= 1 (default 0.5:\n"
+	       "                     each pair balances exactly, seed 002 §4)\n"
+	       "  --ca-k K           ca: Dickens's k >= 0 in 1/(max(y,n)+k) (default 1)\n");
 	printf("  --init SPEC        initial load (default worst:5):\n"
 	       "                       point:TOTAL    PE (0,...,0) holds TOTAL\n"
 	       "                       worst:C        the paper's worst case: point:C*P\n"
 	       "                       uniform:LO:HI  i.i.d. integers in [LO,HI] (see --seed)\n"
 	       "                       const:V        every PE holds V\n"
+	       "                       half:H         a step: the first half of the first axis with\n"
+	       "                                      links holds H+1, the rest 1\n"
 	       "                       file:F.npy     int32/int64 array of exactly the shape\n"
 	       "  --until C          stop criterion (default balanced):\n"
 	       "                       shared    every PE holds load (min > 0)\n"
 	       "                       balanced  max - min <= D (seed 000, Definition 2)\n"
 	       "                       flat      max - min <= 1\n"
 	       "                       steps:N   exactly N steps\n"
+	       "                       rel:X     ||w - mean|| / ||w0 - mean|| <= X (e.g. rel:1e-6)\n"
 	       "  --max-steps N      safety cap (default 1000000): stop there, exit 3\n"
 	       "  --seed N           seed of the counter-based generator (default 1)\n"
 	       "  --json FILE        write the summary there instead of stdout\n"
-	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,moved,moved_total\n"
-	       "  --dump FILE.npy    the final grid, int32, shape = the torus shape\n"
+	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,\n"
+	       "                     moved,moved_total,rel,link_max\n"
+	       "  --dump FILE.npy    the final grid, int32 (float64 for fos, de, ca), shape = the torus shape\n"
 	       "  --isa NAME         kernel target: auto (default; or $LBTORUS_ISA), scalar, ...\n"
 	       "                     (lbtorus info lists them)\n"
 	       "  --threads N        OpenMP threads (default: all cores)\n"
 	       "  --verify           also run the scalar reference; stop if any step differs\n"
+	       "  --snapshots DIR    1-D/2-D only: every --every steps (and the last) write\n"
+	       "                     DIR/step_NNNNNNNN.png (heat map) and .npy (the loads)\n"
+	       "  --animate F.gif    1-D/2-D only: an animated GIF of the run, one frame every\n"
+	       "                     --every steps and the last\n"
+	       "  --every N          snapshot/frame interval in steps (default 10)\n"
+	       "  --heat-max V       colour scale: 0 black (idle), 1..V viridis, >= V yellow\n"
+	       "                     (default max(2*ceil(mean), D+1))\n"
+	       "  --zoom Z           pixels per PE side (default: longer side <= 512 pixels)\n"
+	       "  --delay CS         time per GIF frame in 1/100 s (default 8)\n"
 	       "  --quiet            no progress line on stderr\n"
 	       "\n"
 	       "A step is D substeps, one per axis with extent >= 2 (an extent-1 axis has no\n"
-	       "links); time is counted in shifts, 1 per Liquid-model substep. Outputs are\n"
+	       "links); time is counted in shifts, 1 per Liquid-model substep; for NNA,\n"
+	       "diffusion and dimension exchange, per direction the largest amount on one link.\n"
+	       "A run also stops when a step moves nothing (a fixed point, stop_reason stalled,\n"
+	       "exit 3) unless --until is steps:N. Outputs are\n"
 	       "written to a temporary file and renamed into place. README.md documents every\n"
 	       "JSON key and CSV column.\n"
 	       "\n"
@@ -53,16 +80,90 @@ typedef struct {
 	lbt_outfile trace;
 	int tracing;
 	cli_progress progress;
+	/* pictures: --snapshots, --animate */
+	const lbt_state *state;
+	const char *snap_dir;
+	lbt_gif *gif;
+	lbt_heat heat;
+	uint8_t *pixels;
+	int64_t every, last_pic;
+	int pic_status;
+	lbt_err pic_err;
 } run_ctx;
+
+/* One snapshot (PNG + .npy) and/or GIF frame of the current state. */
+static void picture(run_ctx *c, int64_t step)
+{
+	if (c->pic_status || step == c->last_pic)
+		return;
+	c->last_pic = step;
+	const lbt_grid *g = &c->state->grid;
+	if (c->snap_dir) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/step_%08lld.png", c->snap_dir, (long long)step);
+		if ((c->pic_status = lbt_heat_png(path, g, &c->heat, &c->pic_err)))
+			return;
+		int32_t *dense = malloc((size_t)lbt_shape_pes(&g->shape) * sizeof *dense);
+		if (!dense) {
+			c->pic_status = lbt_errf(&c->pic_err, LBT_ENOMEM, "no memory for a snapshot");
+			return;
+		}
+		lbt_grid_export(g, dense);
+		snprintf(path, sizeof path, "%s/step_%08lld.npy", c->snap_dir, (long long)step);
+		c->pic_status = lbt_npy_write(path, &g->shape, dense, &c->pic_err);
+		free(dense);
+	}
+	if (c->gif && !c->pic_status) {
+		lbt_heat_render(g, &c->heat, c->pixels);
+		c->pic_status = lbt_gif_frame(c->gif, c->pixels, &c->pic_err);
+	}
+}
 
 static void on_step(void *p, const lbt_step_record *r)
 {
 	run_ctx *c = p;
-	if (c->tracing)
-		fprintf(c->trace.f, "%lld,%lld,%d,%d,%lld,%lld,%.6f,%lld,%lld\n", (long long)r->step,
+	if (c->tracing && r->real)
+		fprintf(c->trace.f, "%lld,%.17g,%.17g,%.17g,%.17g,%lld,%.6f,%.17g,%.17g,%.9g,%.17g\n", (long long)r->step,
+		        r->rshifts, r->rmax, r->rmin, r->rmax - r->rmin, (long long)r->idle, r->stddev, r->rmoved,
+		        r->rmoved_total, r->rel, r->link_max);
+	else if (c->tracing)
+		fprintf(c->trace.f, "%lld,%lld,%d,%d,%lld,%lld,%.6f,%lld,%lld,%.9g,%.17g\n", (long long)r->step,
 		        (long long)r->shifts, r->max, r->min, (long long)r->max - r->min, (long long)r->idle,
-		        r->stddev, (long long)r->moved, (long long)r->moved_total);
+		        r->stddev, (long long)r->moved, (long long)r->moved_total, r->rel, r->link_max);
 	cli_progress_step(&c->progress, r);
+	if ((c->snap_dir || c->gif) && r->step % c->every == 0)
+		picture(c, r->step);
+}
+
+/* Scale, zoom, the output folder and the GIF, before the run starts. */
+static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, const char *anim, int64_t every,
+                          int64_t heat_max, int64_t zoom, int64_t delay, lbt_err *e)
+{
+	int s = lbt_heat_default(&c->heat, &st->grid, e);
+	if (s)
+		return s;
+	if (heat_max)
+		c->heat.hi = (int32_t)heat_max;
+	if (zoom)
+		c->heat.zoom = (int)zoom;
+	c->state = st;
+	c->every = every;
+	c->last_pic = -1;
+	c->snap_dir = dir;
+	if (dir && mkdir(dir, 0777) && errno != EEXIST)
+		return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
+	if (anim) {
+		int64_t w, h;
+		lbt_heat_size(&st->grid, &c->heat, &w, &h);
+		if (!(c->pixels = malloc((size_t)(w * h))))
+			return lbt_errf(e, LBT_ENOMEM, "no memory for %lldx%lld animation frames", (long long)w, (long long)h);
+		if ((s = lbt_gif_open(&c->gif, anim, w, h, (int)delay, e))) {
+			free(c->pixels);
+			c->pixels = NULL;
+			return s;
+		}
+	}
+	return LBT_OK;
 }
 
 static int same_path(const char *a, const char *b) { return a && b && !strcmp(a, b); }
@@ -70,13 +171,19 @@ static int same_path(const char *a, const char *b) { return a && b && !strcmp(a,
 int cmd_run(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
-	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP };
+	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP, O_ALPHA, O_LAMBDA, O_CAK,
+	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY };
 	static const struct option opts[] = {
 		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
 		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
 		{"seed", 1, 0, O_SEED}, {"json", 1, 0, O_JSON}, {"trace", 1, 0, O_TRACE},
 		{"dump", 1, 0, O_DUMP}, {"isa", 1, 0, O_ISA}, {"threads", 1, 0, O_THREADS},
-		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
+		{"alpha", 1, 0, O_ALPHA}, {"lambda", 1, 0, O_LAMBDA}, {"ca-k", 1, 0, O_CAK},
+		{"snapshots", 1, 0, O_SNAP}, {"animate", 1, 0, O_ANIM}, {"every", 1, 0, O_EVERY},
+		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY}, {0, 0, 0, 0}};
+	const char *snap_dir = NULL, *anim = NULL;
+	int64_t every = 10, heat_max = 0, zoom = 0, delay = 8;
 	lbt_setup set = {.seed = 1};
 	const char *until = "balanced", *json = NULL, *trace = NULL, *dump = NULL;
 	int64_t max_steps = 1000000, v;
@@ -104,6 +211,27 @@ int cmd_run(int argc, char **argv)
 		case O_VERIFY: verify = 1; break;
 		case O_QUIET: quiet = 1; break;
 		case O_HELP: help(); return 0;
+		case O_ALPHA: set.alpha = optarg; break;
+		case O_LAMBDA: set.lambda = optarg; break;
+		case O_CAK: set.ca_k = optarg; break;
+		case O_SNAP: snap_dir = optarg; break;
+		case O_ANIM: anim = optarg; break;
+		case O_EVERY:
+			if (cli_int("--every", optarg, &every)) return EXIT_USAGE;
+			if (every < 1) return cli_fail(LBT_EINVAL, "--every wants a step interval >= 1, got %s", optarg);
+			break;
+		case O_HEATMAX:
+			if (cli_int("--heat-max", optarg, &heat_max)) return EXIT_USAGE;
+			if (heat_max < 1 || heat_max > INT32_MAX) return cli_fail(LBT_EINVAL, "--heat-max wants 1..2^31-1, got %s", optarg);
+			break;
+		case O_ZOOM:
+			if (cli_int("--zoom", optarg, &zoom)) return EXIT_USAGE;
+			if (zoom < 1 || zoom > 64) return cli_fail(LBT_EINVAL, "--zoom wants 1..64 pixels per PE, got %s", optarg);
+			break;
+		case O_DELAY:
+			if (cli_int("--delay", optarg, &delay)) return EXIT_USAGE;
+			if (delay > 65535) return cli_fail(LBT_EINVAL, "--delay wants 0..65535 (1/100 s), got %s", optarg);
+			break;
 		default:
 			if (optopt)
 				return cli_fail(LBT_EINVAL, "run: option --%s needs a value", opts[optopt - O_SHAPE].name);
@@ -142,8 +270,18 @@ int cmd_run(int argc, char **argv)
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
 	}
+	if (!st && (snap_dir || anim))
+		st = setup_pictures(&ctx, &state, snap_dir, anim, every, heat_max, zoom, delay, &err);
+	if (st) {
+		lbt_out_abort(&out_json);
+		if (trace) lbt_out_abort(&ctx.trace);
+		if (dump) lbt_out_abort(&out_dump);
+		free(ctx.pixels);
+		lbt_state_close(&state);
+		return cli_fail(st, "%s", err.msg);
+	}
 	if (trace)
-		fputs("step,shifts,max,min,ldiff,idle,stddev,moved,moved_total\n", ctx.trace.f);
+		fputs("step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n", ctx.trace.f);
 	ro.full_stats = ctx.tracing;
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
@@ -152,8 +290,31 @@ int cmd_run(int argc, char **argv)
 	lbt_summary sum;
 	st = lbt_run(&state, &ro, &sum, &err);
 	cli_progress_done(&ctx.progress);
+	if (!st && (snap_dir || anim)) {
+		picture(&ctx, sum.steps); /* the last state, if not taken already */
+		if ((st = ctx.pic_status))
+			err = ctx.pic_err;
+	}
+	if (ctx.gif) {
+		if (!st)
+			st = lbt_gif_close(ctx.gif, &err);
+		else
+			lbt_gif_abort(ctx.gif);
+		ctx.gif = NULL;
+	}
+	free(ctx.pixels);
 	int32_t *dense = NULL;
-	if (!st && dump) {
+	if (!st && dump && state.grid.real) {
+		double *w = malloc((size_t)lbt_shape_pes(&state.grid.shape) * sizeof *w);
+		if (!w)
+			st = lbt_errf(&err, LBT_ENOMEM, "no memory to dump the grid");
+		else {
+			lbt_grid_export_real(&state.grid, w);
+			if (lbt_npy_write_real_file(out_dump.f, &state.grid.shape, w))
+				st = lbt_errf(&err, LBT_EIO, "cannot write %s", dump);
+			free(w);
+		}
+	} else if (!st && dump) {
 		dense = malloc((size_t)lbt_shape_pes(&state.grid.shape) * sizeof *dense);
 		if (!dense)
 			st = lbt_errf(&err, LBT_ENOMEM, "no memory to dump the grid");
@@ -177,12 +338,18 @@ int cmd_run(int argc, char **argv)
 		if (dump) lbt_out_abort(&out_dump);
 	}
 	free(dense);
+	const char *state_method = state.method->name;
 	lbt_state_close(&state);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
+	if (!sum.reached && sum.stalled) {
+		fprintf(stderr, "lbtorus: stalled at step %lld, a fixed point of %s, before '%s' was reached (final ldiff %.17g)\n",
+		        (long long)sum.steps, state_method, until, sum.rfinal_max - sum.rfinal_min);
+		return EXIT_UNCONVERGED;
+	}
 	if (!sum.reached) {
-		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %lld)\n",
-		        (long long)max_steps, until, (long long)sum.final_max - sum.final_min);
+		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %.17g)\n",
+		        (long long)max_steps, until, sum.rfinal_max - sum.rfinal_min);
 		return EXIT_UNCONVERGED;
 	}
 	return 0;

@@ -1,0 +1,28 @@
+/* reproduce.h — seed 000's simulations (Table 3, Fig. 5, 6, 7) as commands:
+ * each writes its data (CSV), plots (PNG + SVG through gnuplot) and a
+ * Markdown table putting the paper's stated results beside ours. */
+#ifndef LBTORUS_REPRODUCE_H
+#define LBTORUS_REPRODUCE_H
+
+#include <stdint.h>
+
+typedef struct {
+	const char *out_dir;  /* created if missing */
+	const char *data_dir; /* paper000_claims.csv, table3_lm_c5.csv, table3_nna.csv */
+	int quick;            /* small sizes only (seconds): for tests and a first look */
+	int threads;          /* independent runs in parallel, one thread each (<= 0: all cores) */
+	const char *isa;      /* kernel target (NULL: auto) */
+	void (*note)(void *ctx, const char *line); /* progress, one line at a time; may be NULL */
+	void *ctx;
+} lbt_repro_opts;
+
+/* Experiments by name: "table3", "fig5", "fig6", "fig7". */
+const char *const *lbt_repro_names(void);
+
+/* Run one experiment. *differs (may be NULL) receives how many of the
+ * paper's exact values ours missed (Table 3: PE loads and step counts).
+ * LBT_EUNSUP: a needed method (NNA) is not built in, or gnuplot is missing
+ * (data and tables are written all the same). */
+int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
+
+#endif

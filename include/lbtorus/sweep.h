@@ -1,0 +1,106 @@
+/* sweep.h — many runs: the cartesian product of methods, shapes, boundaries,
+ * initial loads, criteria and seeds, appended one JSON line per finished run
+ * to a results file that a later invocation resumes. */
+#ifndef LBTORUS_SWEEP_H
+#define LBTORUS_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The axes of a sweep, in the order runs are enumerated (seed innermost). */
+enum { LBT_AX_METHOD, LBT_AX_SHAPE, LBT_AX_BOUNDARY, LBT_AX_INIT, LBT_AX_UNTIL, LBT_AX_SEED, LBT_NAXES };
+
+#define LBT_SWEEP_MAX_RUNS 1000000 /* a larger product is refused, naming its size */
+
+/* Lists of items per axis, as text after expansion of ranges and families. */
+typedef struct {
+	char **item[LBT_NAXES];
+	int64_t n[LBT_NAXES], cap[LBT_NAXES];
+	int64_t max_steps;   /* one value for the whole sweep */
+	int max_steps_set;
+} lbt_spec;
+
+const char *lbt_spec_axis_name(int axis);     /* "method", "shape", ... */
+int lbt_spec_axis_find(const char *name);     /* -1 if unknown; also "seeds", "max_steps" = LBT_NAXES */
+void lbt_spec_init(lbt_spec *sp);
+void lbt_spec_free(lbt_spec *sp);
+/* Append the items of one value: comma-separated, each expanded (see sweep_spec.c). */
+int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e);
+/* Read a spec file of `key = value` lines; errors name the file and line. */
+int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e);
+/* For every axis empty in sp: take over's items if over (may be NULL) has
+ * them, else, with fill_defaults, the default (lm-c5, torus, worst:5,
+ * balanced, seed 1; shapes have none: then an error). Same for max_steps. */
+int lbt_spec_merge(lbt_spec *sp, const lbt_spec *over, int fill_defaults, lbt_err *e);
+
+/* A method item, "fos:alpha=0.25": the name into name[n], the parameter's
+ * value into *value (NULL if none); returns LBT_PARAM_* or -1 (e filled). */
+enum { LBT_PARAM_NONE, LBT_PARAM_ALPHA, LBT_PARAM_LAMBDA, LBT_PARAM_CA_K };
+int lbt_method_split(const char *item, char *name, size_t n, const char **value, lbt_err *e);
+
+/* An input of a record (method, until, ...) as its run_key gives it if it has
+ * one ("fos:alpha=0.25", "rel:1e-06"), else the record's field of that name;
+ * "" if neither. Written into buf. */
+const char *lbt_record_input(const lbt_jobj *o, const char *name, char *buf, size_t n);
+
+/* One run of a sweep, with its inputs in canonical text (the strings point
+ * into the spec the plan was built from, which must outlive the plan). */
+typedef struct {
+	const char *method, *shape, *init, *until; /* method: the item, "fos:alpha=0.25" */
+	char mname[64];      /* the method's name: "fos" */
+	int param;           /* LBT_PARAM_*: which of alpha, lambda, ca_k */
+	const char *pvalue;  /* its value, pointing into method */
+	char boundary[64];
+	uint64_t seed;
+	int seeded;          /* the run draws random numbers: the seed is in the key */
+	int64_t max_steps;
+	int64_t pes, k;
+	char *key;       /* "method=lm-c5 shape=8 boundary=torus init=uniform:0:9 until=balanced max_steps=1000000 seed=1"
+	                  * ("seed=any" when the seed cannot change the result) */
+	char id[17];     /* 16 hex digits: FNV-1a 64 of key, then murmur3 fmix64 */
+} lbt_sweep_run;
+
+typedef struct {
+	lbt_sweep_run *run;
+	int64_t n;
+	int64_t duplicates; /* combinations that named a run already in the plan */
+} lbt_plan;
+
+/* Validate every combination (no grid is allocated) and list the distinct runs. */
+int lbt_plan_build(lbt_plan *pl, const lbt_spec *sp, lbt_err *e);
+void lbt_plan_free(lbt_plan *pl);
+int lbt_run_key(lbt_sweep_run *r, lbt_err *e); /* allocate key, fill id, from the other fields */
+
+typedef struct {
+	int64_t total;      /* runs in the plan */
+	int64_t skipped;    /* already in the results file */
+	int64_t done;       /* finished by this invocation */
+	int64_t failed;     /* stopped by an error (nothing recorded) */
+	int64_t unconverged;/* recorded with reached = false */
+	int64_t in_flight;
+	int truncated;      /* a partial last line was removed from the results file */
+	double work_total, work_done; /* estimated cost (PEs x K per run) of this invocation's runs */
+	double seconds;
+	char last_error[512];
+} lbt_sweep_progress;
+
+typedef struct {
+	int jobs;           /* runs at once, one thread each (<= 0: $OMP_NUM_THREADS or all cores) */
+	int threads;        /* threads of a run with >= solo_pes PEs (<= 0: all cores) */
+	int64_t solo_pes;   /* such runs go one at a time on all threads */
+	const char *isa;
+	int verify;
+	void (*on_progress)(void *ctx, const lbt_sweep_progress *p); /* after each run, serialized */
+	void *ctx;
+} lbt_sweep_opts;
+
+/* Run every run of pl not yet recorded in `results` (created if missing),
+ * appending one line per finished run: the run's lbt_summary_json object with
+ * "run_id" and "run_key" first, flushed and fsync'ed. A partial last line (a
+ * killed writer) is cut off first. Refuses a file another sweep holds locked
+ * or whose lines are not sweep records. Returns LBT_OK when every run is
+ * recorded, else the first run error's status (the others still ran). */
+int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
+                   lbt_sweep_progress *out, lbt_err *e);
+
+#endif

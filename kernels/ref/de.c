@@ -1,0 +1,114 @@
+/* de.c — scalar reference of Cybenko's dimension exchange (seed 002, §4),
+ * generalized from the hypercube to tori and meshes with an exchange
+ * parameter lambda:
+ *
+ *   hypercube: for each dimension i = 1..d in turn, the pairs whose labels
+ *   differ in bit i "exactly balance the work between them", w(t+1) = F_i w(t),
+ *   F_i = (I + D_i)/2; one sweep of all d dimensions balances exactly (Theorem 4).
+ *   generalized: a pair (i, j) exchanges f = lambda (w_i - w_j), lambda = 1/2
+ *   being Cybenko's exact pairwise balance.
+ *
+ * An axis of extent 2 (a hypercube dimension) is one matching. A longer axis
+ * is edge-coloured so that each colour is a matching: link (i, i+1) has colour
+ * i mod 2, and a torus's wrap-around link (n-1, 0) colour 1 if n is even, 2 if
+ * n is odd. A step is one sweep: axis 0 first, within an axis colour 0, 1, 2,
+ * each colour a synchronous substep on the state the previous one left (the
+ * Gauss-Seidel flavour Cybenko describes). So on a hypercube of dimension d
+ * one step is d of Cybenko's iterations.
+ *
+ * Integer version: f = trunc(lambda (L_i - L_j)), so with lambda = 1/2 the
+ * PE that held more keeps the odd element; with 0 < lambda <= 1 a PE never
+ * gives more than it holds, and the total is exact.
+ *
+ * Time: per substep, per direction, the largest amount on one link, summed. */
+#include <math.h>
+
+#include "links.h"
+
+/* The colour of link (i, i+1 mod n) on an axis, or -1 if there is no such link. */
+static int link_color(int64_t i, int64_t n, int torus)
+{
+	if (n < 2)
+		return -1;
+	if (i < n - 1)
+		return (int)(i & 1);
+	if (!torus || n == 2)
+		return -1;
+	return n % 2 ? 2 : 1;
+}
+
+/* Exchange over the pair (a, b) = (i, i+1_d); returns the amount sent a -> b. */
+static double exchange(const lbt_view *v, int real, double lambda, int64_t a, int64_t b, int64_t *moved)
+{
+	if (real) {
+		double *w = v->real, f = lambda * (w[a] - w[b]);
+		w[a] -= f;
+		w[b] += f;
+		return f;
+	}
+	int32_t *p = v->load;
+	int64_t f = (int64_t)(lambda * (double)((int64_t)p[a] - p[b]));
+	p[a] = (int32_t)(p[a] - f);
+	p[b] = (int32_t)(p[b] + f);
+	*moved += f > 0 ? f : -f;
+	return (double)f;
+}
+
+/* The pairs of a substep are visited row by row (rows of the last axis in
+ * row-major order; a pair belongs to the row of its lower PE i), and the
+ * real amount moved is summed per row, the rows' sums then in row order: a
+ * fixed order a vector kernel can keep. */
+static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
+{
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
+	for (int d = 0; d < v->dims; d++) {
+		const int64_t nd = v->ext[d], s = v->stride[d];
+		for (int col = 0; col < 3; col++) {
+			int any = 0;
+			double right = 0, left = 0; /* largest amount on one link, per direction */
+			for (int64_t r = 0; r < rows; r++) {
+				const int64_t row = lbt_fiber_base(v, last, r) - v->load;
+				double sum = 0;
+				if (d == last) { /* pairs inside the row */
+					for (int64_t i = 0; i < n; i++) {
+						if (link_color(i, n, v->torus[d]) != col)
+							continue;
+						any = 1;
+						double f = exchange(v, real, lambda, row + i, row + (i + 1) % n, &c->moved);
+						sum += fabs(f);
+						right = fmax(right, f);
+						left = fmax(left, -f);
+					}
+				} else { /* the row at coordinate k on axis d pairs with the row at k+1 */
+					int64_t k = r, q = 1;
+					for (int e = last - 1; e > d; e--)
+						q *= v->ext[e];
+					k = (k / q) % nd;
+					if (link_color(k, nd, v->torus[d]) != col)
+						continue;
+					any = 1;
+					const int64_t partner = row + ((k + 1) % nd - k) * s;
+					for (int64_t i = 0; i < n; i++) {
+						double f = exchange(v, real, lambda, row + i, partner + i, &c->moved);
+						sum += fabs(f);
+						right = fmax(right, f);
+						left = fmax(left, -f);
+					}
+				}
+				if (real)
+					c->real_moved += sum;
+			}
+			if (!any)
+				continue;
+			if (real)
+				c->real_shifts += right + left;
+			else
+				c->shifts += (int64_t)(right + left);
+			c->link_max = fmax(c->link_max, fmax(right, left));
+		}
+	}
+}
+
+void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c) { de_step(v, lambda, 1, c); }
+void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c) { de_step(v, lambda, 0, c); }

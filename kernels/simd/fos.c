@@ -1,0 +1,201 @@
+/* fos.c — Cybenko's first-order diffusion on real-valued loads (seed 002
+ * eq. (2), kernels/ref/diffusion.c: `fos`, and Dickens's automaton `ca`) as a
+ * vector kernel, W/2 doubles per vector. Compiled once per ISA target (see
+ * simd.h); checked bit for bit against the reference by tests/test_checkasm.c.
+ *
+ * Bit for bit: every PE's new load is formed by exactly the reference's IEEE
+ * operations in its order — F_d = alpha_ij * (w_i - w_j) per link, out =
+ * ((0 + F_0) + F_1) + ..., in likewise over the links from i-1_d, and
+ * (w_i - out) + in — only W/2 PEs at a time. A missing link contributes an
+ * exact +0 (out and in start at +0 and never become -0, so adding +0 changes
+ * nothing). The amount moved is summed in the reference's fixed order, row by
+ * row (a scalar pass over the row's flows, axis by axis), the rows' sums
+ * then added in row order after the parallel loop; shifts and link_max are
+ * maxima. So the result is the same for any thread count.
+ *
+ * Two passes: pass 1 writes the flows F_d of every PE into scratch real
+ * grids of the loads' layout; pass 2 applies them in place. Neighbours across
+ * a torus edge are read at the opposite edge directly (no halo); the last
+ * axis reads its neighbours from a per-thread row buffer. A row's tail that
+ * does not fill a vector runs the same formula one PE at a time.
+ *
+ * Scope: one alpha on every link on any shape; by-degree weights (boillat,
+ * ca) on regular shapes (every axis a torus or of extent <= 2); other shapes
+ * go to the reference. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fiber.h"
+#include "extra.h"
+
+static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n - 1 || (torus && n > 2)); }
+static int link_left(int64_t c, int64_t n, int torus) { return n >= 2 && (c > 0 || (torus && n > 2)); }
+
+typedef struct {
+	const lbt_view *v;
+	double alpha;       /* the weight of every link */
+	double *F[8];       /* F_d at the loads' offsets */
+	double *rowsum;     /* the amount moved per row */
+	double rmax[8], lmax[8];
+} job;
+
+/* Row r's coordinates on the outer axes. */
+static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
+{
+	for (int d = v->dims - 2; d >= 0; d--) {
+		c[d] = r % v->ext[d];
+		r /= v->ext[d];
+	}
+}
+
+static void pass1_row(job *J, int64_t r, double *B, double *rmax, double *lmax)
+{
+	const lbt_view *v = J->v;
+	const int D = v->dims, last = D - 1;
+	const int64_t n = v->ext[last];
+	const int tl = v->torus[last] && n > 2;
+	const int64_t off = lbt_fiber_base(v, last, r) - v->load;
+	const double *w = v->real + off;
+	int64_t c[8];
+	row_coords(v, r, c);
+	memcpy(B, w, (size_t)n * sizeof *B);
+	B[n] = tl ? w[0] : w[n - 1]; /* no link: the PE itself, so alpha * (w - w) = +0 */
+	const double *nb[8];         /* the row of the neighbours at +1 on each outer axis, NULL: no link */
+	for (int d = 0; d < last; d++) {
+		const int64_t s = v->stride[d];
+		nb[d] = !link_right(c[d], v->ext[d], v->torus[d]) ? NULL : c[d] < v->ext[d] - 1 ? w + s : w - (v->ext[d] - 1) * s;
+	}
+	const VR a = RSET1(J->alpha), zero = RSET1(0);
+	int64_t i = 0;
+	for (; i + WD <= n; i += WD) {
+		const VR x = RLOAD(B + i);
+		for (int d = 0; d < D; d++) {
+			VR f;
+			if (d == last)
+				f = RMUL(a, RSUB(x, RLOADU(B + i + 1)));
+			else
+				f = nb[d] ? RMUL(a, RSUB(x, RLOAD(nb[d] + i))) : zero;
+			RSTORE(J->F[d] + off + i, f);
+		}
+	}
+	for (; i < n; i++) /* the tail, one PE at a time, the same operations */
+		for (int d = 0; d < D; d++)
+			J->F[d][off + i] = d == last ? J->alpha * (B[i] - B[i + 1]) : nb[d] ? J->alpha * (B[i] - nb[d][i]) : 0;
+	if (!tl && n >= 1)
+		J->F[last][off + n - 1] = 0; /* the last PE of a mesh row (or of extent <= 2) has no link */
+	double sum = 0;
+	for (int d = 0; d < D; d++)
+		for (int64_t k = 0; k < n; k++) {
+			double f = J->F[d][off + k];
+			sum += fabs(f);
+			rmax[d] = f > rmax[d] ? f : rmax[d];
+			lmax[d] = -f > lmax[d] ? -f : lmax[d];
+		}
+	J->rowsum[r] = sum;
+}
+
+static void pass2_row(job *J, int64_t r)
+{
+	const lbt_view *v = J->v;
+	const int D = v->dims, last = D - 1;
+	const int64_t n = v->ext[last];
+	const int tl = v->torus[last] && n > 2;
+	const int64_t off = lbt_fiber_base(v, last, r) - v->load;
+	double *w = v->real + off;
+	int64_t c[8];
+	row_coords(v, r, c);
+	const double *pr[8]; /* F_d of the row at -1 on each outer axis, NULL: no link */
+	for (int d = 0; d < last; d++) {
+		const int64_t s = v->stride[d];
+		pr[d] = !link_left(c[d], v->ext[d], v->torus[d]) ? NULL
+		      : c[d] > 0 ? J->F[d] + off - s : J->F[d] + off + (v->ext[d] - 1) * s;
+	}
+	double *fl = J->F[last] + off;
+	fl[-1] = tl ? fl[n - 1] : 0; /* the flow arriving at PE 0 over the wrap-around */
+	int64_t i = 0;
+	for (; i + WD <= n; i += WD) {
+		VR out = RSET1(0), in = RSET1(0);
+		for (int d = 0; d < D; d++) {
+			out = RADD(out, RLOAD(J->F[d] + off + i));
+			if (d == last)
+				in = RADD(in, RLOADU(fl + i - 1));
+			else if (pr[d])
+				in = RADD(in, RLOAD(pr[d] + i));
+		}
+		RSTORE(w + i, RADD(RSUB(RLOAD(w + i), out), in));
+	}
+	for (; i < n; i++) {
+		double out = 0, in = 0;
+		for (int d = 0; d < D; d++) {
+			out += J->F[d][off + i];
+			if (d == last)
+				in += fl[i - 1];
+			else if (pr[d])
+				in += pr[d][i];
+		}
+		w[i] = w[i] - out + in;
+	}
+}
+
+void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *cnt)
+{
+	const int D = v->dims, last = D - 1;
+	int regular = 1, deg = 0;
+	for (int d = 0; d < D; d++) {
+		regular &= v->torus[d] || v->ext[d] <= 2;
+		deg += v->ext[d] < 2 ? 0 : v->ext[d] == 2 ? 1 : 2;
+	}
+	if (p->by_degree && !regular) {
+		lbt_ref_fos_step(v, p, cnt);
+		return;
+	}
+	lbt_shape s = {.dims = D};
+	for (int d = 0; d < D; d++) {
+		s.ext[d] = v->ext[d];
+		s.bnd[d] = v->torus[d] ? LBT_TORUS : LBT_MESH;
+	}
+	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
+	job J = {.v = v, .alpha = p->by_degree ? 1.0 / (deg + p->k) : p->alpha};
+	lbt_grid G[8];
+	for (int d = 0; d < D; d++) {
+		if (lbt_grid_init(&G[d], &s, NULL) || lbt_grid_add_real(&G[d], NULL))
+			abort(); /* scratch of the loads' size; a kernel has no error path */
+		J.F[d] = G[d].real;
+	}
+	J.rowsum = malloc((size_t)rows * sizeof *J.rowsum);
+	if (!J.rowsum)
+		abort();
+#pragma omp parallel num_threads(v->threads) if (rows * n > 16384)
+	{
+		double *buf = aligned_alloc(64, (size_t)(n + 2 * WD + 16) * sizeof *buf);
+		if (!buf)
+			abort();
+		double rmax[8] = {0}, lmax[8] = {0};
+#pragma omp for schedule(static)
+		for (int64_t r = 0; r < rows; r++)
+			pass1_row(&J, r, buf + 8, rmax, lmax);
+#pragma omp critical(lbt_simd_fos)
+		for (int d = 0; d < D; d++) {
+			J.rmax[d] = fmax(J.rmax[d], rmax[d]);
+			J.lmax[d] = fmax(J.lmax[d], lmax[d]);
+		}
+		free(buf);
+#pragma omp barrier
+#pragma omp for schedule(static)
+		for (int64_t r = 0; r < rows; r++)
+			pass2_row(&J, r);
+	}
+	double moved = 0, shifts = 0, link_max = 0;
+	for (int64_t r = 0; r < rows; r++)
+		moved += J.rowsum[r];
+	for (int d = 0; d < D; d++) {
+		shifts += J.rmax[d] + J.lmax[d];
+		link_max = fmax(link_max, fmax(J.rmax[d], J.lmax[d]));
+		lbt_grid_free(&G[d]);
+	}
+	free(J.rowsum);
+	cnt->real_moved += moved;
+	cnt->real_shifts += shifts;
+	cnt->link_max = fmax(cnt->link_max, link_max);
+}

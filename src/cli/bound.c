@@ -1,0 +1,185 @@
+/* bound.c — `lbtorus bound`: sweep D, K and Ldiff, and check seed 000's
+ * Theorem 3 (T = O(D·K·Ldiff)) against the runs: fitted constant, CSV,
+ * JSON and plots of T/(D·K·Ldiff) against each parameter. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+/* The default sweep: rings, K x K and K^3, K^4 tori; the paper's worst case
+ * (Ldiff = c·P, all load on one PE), a step of height H (half the torus
+ * holds H + 1, the rest 1: the tight case) and uniform loads 1..L (every PE
+ * loaded, as the theorem assumes), Ldiff up to 2047. About a minute here. */
+static const char *const default_axes[][2] = {
+	{"shape", "ring:8..2048*2, torus2:4..128*2, torus3:4..16*2, torus4:4..8*2"},
+	{"init", "worst:1, worst:5, half:4..256*4, uniform:1:8..2048*4"},
+	{"seed", "1..3"},
+	{"until", "balanced"},
+};
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void help(void)
+{
+	printf("usage: lbtorus bound [--out DIR] [--from RESULTS.jsonl] [SWEEP OPTIONS]\n"
+	       "\n"
+	       "Check seed 000's Theorem 3: LM-C5 balances a D-dimensional K^D torus in\n"
+	       "T = O(D·K·Ldiff) steps. Runs a sweep over D, K and Ldiff (resumable, into\n"
+	       "DIR/runs.jsonl), fits c in T ~ c·D·K·Ldiff by least squares, and writes\n"
+	       "  DIR/bound.csv     one row per run: D, K, Ldiff, T, D·K·Ldiff, the ratio, ...\n"
+	       "  DIR/bound.json    c_fit, c_envelope (max ratio), the worst run, a power-law fit\n"
+	       "  DIR/bound_d.*, bound_k.*, bound_ldiff.*   plots of T/(D·K·Ldiff) (.png .svg\n"
+	       "                    through gnuplot; .dat .gp always)\n"
+	       "and prints the constants.\n"
+	       "\n"
+	       "  --out DIR          where the files go (default bound; created if missing)\n"
+	       "  --from FILE        analyse the records of FILE (e.g. a sweep's) instead of\n"
+	       "                     running; --method picks whose (default lm-c5)\n"
+	       "%s\n"
+	       "The sweep's defaults here (they replace those above): --method lm-c5\n"
+	       "  --until balanced --seed 1..3\n"
+	       "  --shape '%s'\n"
+	       "  --init '%s'\n"
+	       "\n"
+	       "example: lbtorus bound --out bound --shape ring:8..1024*2 --init uniform:1:2..512*2\n",
+	       cli_sweep_help, default_axes[0][1], default_axes[1][1]);
+}
+
+int cmd_bound(int argc, char **argv)
+{
+	enum { O_OUT = 256, O_FROM, O_HELP };
+	static const struct option opts[] = {
+		{"out", 1, 0, O_OUT}, {"from", 1, 0, O_FROM}, {"help", 0, 0, O_HELP}, CLI_SWEEP_OPTIONS, {0, 0, 0, 0}};
+	cli_sweep c;
+	cli_sweep_init(&c);
+	const char *dir = "bound", *from = NULL;
+	int o, rc = 0;
+	opterr = 0;
+	optind = 1;
+	while (!rc && (o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (o == O_OUT)
+			dir = optarg;
+		else if (o == O_FROM)
+			from = optarg;
+		else if (o == O_HELP) {
+			help();
+			lbt_spec_free(&c.cmd);
+			return 0;
+		} else if (o == '?' || o == ':')
+			rc = optopt ? cli_fail(LBT_EINVAL, "bound: option '%s' needs a value", argv[optind - 1])
+			            : cli_fail(LBT_EINVAL, "bound: unknown option '%s' (see lbtorus bound --help)", argv[optind - 1]);
+		else
+			rc = cli_sweep_option(&c, o, optarg);
+	}
+	if (!rc && optind < argc)
+		rc = cli_fail(LBT_EINVAL, "bound: unexpected argument '%s' (see lbtorus bound --help)", argv[optind]);
+	if (!rc && c.cmd.n[LBT_AX_METHOD] > 1)
+		rc = cli_fail(LBT_EINVAL, "bound: give one --method (the constant is per method)");
+	if (rc) {
+		lbt_spec_free(&c.cmd);
+		return rc;
+	}
+
+	lbt_err e;
+	lbt_spec base, spec;
+	lbt_spec_init(&base);
+	lbt_spec_init(&spec);
+	lbt_plan pl = {0};
+	lbt_jsonl recs = {0};
+	lbt_bound_point *pts = NULL;
+	int64_t n = 0, skipped = 0;
+	char path[4200];
+	const char *method = c.cmd.n[LBT_AX_METHOD] ? c.cmd.item[LBT_AX_METHOD][0] : "lm-c5";
+	char *method_copy = strdup(method);
+	if (!from) {
+		for (size_t i = 0; !rc && i < sizeof default_axes / sizeof default_axes[0]; i++)
+			if ((rc = lbt_spec_add(&base, lbt_spec_axis_find(default_axes[i][0]), default_axes[i][1], &e)))
+				rc = cli_fail(rc, "%s", e.msg);
+		if (!rc)
+			rc = cli_sweep_plan(&c, &base, &spec, &pl);
+		if (!rc && c.dry_run) {
+			rc = cli_sweep_exec(&c, &pl, NULL);
+			goto out;
+		}
+	} else
+		lbt_spec_free(&c.cmd);
+	if (!rc && mkdir(dir, 0777) && errno != EEXIST)
+		rc = cli_fail(LBT_EIO, "bound: cannot create directory %s: %s", dir, strerror(errno));
+	if (rc)
+		goto out;
+	if (!from) {
+		snprintf(path, sizeof path, "%s/runs.jsonl", dir);
+		if ((rc = cli_sweep_exec(&c, &pl, path)))
+			goto out;
+		from = path;
+	}
+	int st = lbt_jsonl_load(&recs, from, &e);
+	if (!st)
+		st = lbt_bound_points(&recs, method_copy, &pts, &n, &skipped, &e);
+	if (!st && pl.n) { /* only this sweep's runs, if runs.jsonl holds others too */
+		const char **keys = malloc((size_t)pl.n * sizeof *keys);
+		if (!keys)
+			st = lbt_errf(&e, LBT_ENOMEM, "no memory for the plan's keys");
+		for (int64_t j = 0; keys && j < pl.n; j++)
+			keys[j] = pl.run[j].key;
+		int64_t k = 0;
+		if (keys) {
+			qsort(keys, (size_t)pl.n, sizeof *keys, cmp_str);
+			for (int64_t i = 0; i < n; i++)
+				if (bsearch(&pts[i].key, keys, (size_t)pl.n, sizeof *keys, cmp_str))
+					pts[k++] = pts[i];
+			skipped += n - k;
+			n = k;
+		}
+		free(keys);
+	}
+	if (!st && n == 0)
+		st = lbt_errf(&e, LBT_EINVAL, "no %s run in %s reached balanced on a symmetric torus", method_copy, from);
+	lbt_bound_stats f;
+	if (!st)
+		st = lbt_bound_fit(pts, n, &f);
+	if (!st) {
+		snprintf(path, sizeof path, "%s/bound.csv", dir);
+		st = lbt_bound_write_csv(path, pts, n, &e);
+	}
+	if (!st) {
+		snprintf(path, sizeof path, "%s/bound.json", dir);
+		st = lbt_bound_write_json(path, method_copy, &f, pts, n, &e);
+	}
+	if (st) {
+		rc = cli_fail(st, "%s", e.msg);
+		goto out;
+	}
+	const lbt_bound_point *w = &pts[f.argmax];
+	printf("Theorem 3 (seed 000), %s: T = balanced_step over %lld runs (%lld records skipped)\n", method_copy,
+	       (long long)n, (long long)skipped);
+	printf("  least-squares fit   T ~ %.4g * D*K*Ldiff   (rms relative residual %.2g)\n", f.c, f.rms_rel);
+	printf("  envelope            T <= %.4g * D*K*Ldiff on every run; the tightest: %s (ratio %.4g)\n",
+	       f.max_ratio, w->key, w->ratio);
+	printf("  T/(D*K*Ldiff)       median %.4g, min %.4g\n", f.median_ratio, f.min_ratio);
+	printf("  T in shifts         T_shifts ~ %.4g * D*K*Ldiff (the paper's unit; D shifts per LM step)\n",
+	       f.c_shifts);
+	if (f.power_ok)
+		printf("  power law           T ~ %.3g * D^%.2f * K^%.2f * Ldiff^%.2f   (R^2 %.3f, %d runs)\n", exp(f.a),
+		       f.pd, f.pk, f.pl, f.r2, f.power_n);
+	printf("  files               %s/bound.csv, %s/bound.json\n", dir, dir);
+	snprintf(path, sizeof path, "%s/bound", dir);
+	if ((st = lbt_bound_plots(path, &f, pts, n, &e))) {
+		fprintf(stderr, "lbtorus: plots: %s\n", e.msg);
+		rc = st == LBT_EUNSUP ? 0 : 1; /* without gnuplot the data files are still there */
+	} else
+		printf("  plots               %s_d.png, %s_k.png, %s_ldiff.png (and .svg)\n", path, path, path);
+out:
+	free(pts);
+	lbt_jsonl_free(&recs);
+	lbt_plan_free(&pl);
+	lbt_spec_free(&spec);
+	lbt_spec_free(&base);
+	free(method_copy);
+	return rc;
+}

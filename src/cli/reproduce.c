@@ -1,0 +1,115 @@
+/* reproduce.c — `lbtorus reproduce`: seed 000's Table 3 and Fig. 5-7. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lbtorus/reproduce.h"
+
+#ifndef LBT_SOURCE_DATADIR
+#define LBT_SOURCE_DATADIR "data"
+#endif
+
+static void help(void)
+{
+	printf("usage: lbtorus reproduce EXPERIMENT... [OPTIONS]\n"
+	       "\n"
+	       "Rerun seed 000's simulations and put the paper's stated results beside ours.\n"
+	       "EXPERIMENT is one of (or `all`):\n"
+	       "  table3  ring of 8 PEs, 16 units on P0: LM-C5 and NNA step by step (exact)\n"
+	       "  fig5    rings of 8..2048 PEs, worst case c = 5: shifts until shared and\n"
+	       "          until balanced, LM-C0..C5 and NNA\n"
+	       "  fig6    NNA iterations against P (8..512) for c = 1, 2, 5, 10, 20,\n"
+	       "          normalized to 1 at P = 512\n"
+	       "  fig7    K x K tori, K = 8..128: (a) worst case c = 5, (b) uniform loads 0..100\n"
+	       "\n"
+	       "Each writes into --out: NAME.csv (data), NAME.md (tables, paper beside ours\n"
+	       "with the ratio), and plots NAME*.png/.svg with their .dat/.gp (gnuplot).\n"
+	       "\n"
+	       "  --out DIR       output directory (default: reproduce-out), created if missing\n"
+	       "  --quick         small sizes only: seconds instead of minutes\n"
+	       "  --data DIR      the paper's transcribed values (default: $LBTORUS_DATA, else\n"
+	       "                  %s)\n"
+	       "  --threads N     runs in parallel, one thread each (default: all cores)\n"
+	       "  --isa NAME      kernel target (default auto)\n"
+	       "  --quiet         no progress lines on stderr\n"
+	       "\n"
+	       "exit status: 0 done; 1 Table 3 differs from the paper (a bug); 2 bad usage, or\n"
+	       "something needed is missing (NNA not built in, gnuplot not installed: the data\n"
+	       "and tables are written all the same, the message says what is missing).\n",
+	       LBT_SOURCE_DATADIR);
+}
+
+static void note(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", line);
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+	enum { O_OUT = 256, O_QUICK, O_DATA, O_THREADS, O_ISA, O_QUIET, O_HELP };
+	static const struct option opts[] = {
+		{"out", 1, 0, O_OUT}, {"quick", 0, 0, O_QUICK}, {"data", 1, 0, O_DATA}, {"threads", 1, 0, O_THREADS},
+		{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+	lbt_repro_opts ro = {.out_dir = "reproduce-out", .note = note};
+	const char *env = getenv("LBTORUS_DATA");
+	ro.data_dir = env && *env ? env : LBT_SOURCE_DATADIR;
+	int64_t v;
+	int o;
+	opterr = 0;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case O_OUT: ro.out_dir = optarg; break;
+		case O_QUICK: ro.quick = 1; break;
+		case O_DATA: ro.data_dir = optarg; break;
+		case O_THREADS:
+			if (cli_int("--threads", optarg, &v)) return EXIT_USAGE;
+			if (v < 1 || v > 4096) return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", optarg);
+			ro.threads = (int)v;
+			break;
+		case O_ISA: ro.isa = optarg; break;
+		case O_QUIET: ro.note = NULL; break;
+		case O_HELP: help(); return 0;
+		default:
+			if (optopt)
+				return cli_fail(LBT_EINVAL, "reproduce: option --%s needs a value", opts[optopt - O_OUT].name);
+			return cli_fail(LBT_EINVAL, "reproduce: unknown option '%s' (see lbtorus reproduce --help)",
+			                argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7 or all");
+	const char *const *names = lbt_repro_names();
+	for (int i = optind; i < argc; i++) {
+		int known = !strcmp(argv[i], "all");
+		for (const char *const *n = names; *n; n++)
+			known |= !strcmp(argv[i], *n);
+		if (!known)
+			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7 or all",
+			                argv[i]);
+	}
+	int rc = 0;
+	for (int i = optind; i < argc; i++)
+		for (const char *const *n = names; *n; n++) {
+			if (strcmp(argv[i], "all") && strcmp(argv[i], *n))
+				continue;
+			lbt_err err;
+			int64_t differs = 0;
+			int st = lbt_reproduce(*n, &ro, &differs, &err);
+			if (st == LBT_EUNSUP) {
+				cli_fail(st, "%s: %s", *n, err.msg);
+				rc = rc ? rc : EXIT_USAGE;
+			} else if (st)
+				return cli_fail(st, "%s: %s", *n, err.msg);
+			if (differs) {
+				cli_fail(LBT_EINTERNAL, "%s: %lld values differ from the paper (see %s/%s.md)", *n,
+				         (long long)differs, ro.out_dir, *n);
+				rc = 1;
+			}
+			printf("%s/%s.md\n", ro.out_dir, *n);
+		}
+	return rc;
+}

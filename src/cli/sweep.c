@@ -1,0 +1,230 @@
+/* sweep.c — `lbtorus sweep`: the cartesian product of runs into one
+ * resumable JSON Lines file, and the options it shares with `bound`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char cli_sweep_help[] =
+	"  --method LIST      methods (default lm-c5); a parameter after a colon:\n"
+	"                     fos:alpha=0.2, de:lambda=0.5, ca:k=2\n"
+	"  --shape LIST       shapes: 8, 64x128, ring:8..2048*2 (rings), torus2:8..256*2\n"
+	"                     (K x K), torusD:K for K^D\n"
+	"  --boundary LIST    torus (default), mesh, or per axis: torus/mesh\n"
+	"  --init LIST        initial loads (default worst:5): worst:1..16*2, uniform:0:100,\n"
+	"                     half:4, ... (as for lbtorus run)\n"
+	"  --until LIST       criteria (default balanced): shared, balanced, flat, steps:N, rel:X\n"
+	"  --seed LIST        seeds (default 1): 1..10\n"
+	"  --max-steps N      safety cap per run (default 1000000)\n"
+	"  --spec FILE        read the axes from FILE ('key = value' lines); an axis given\n"
+	"                     as an option replaces the file's\n"
+	"  --jobs N           runs at once, one thread each (default: $OMP_NUM_THREADS,\n"
+	"                     else all cores)\n"
+	"  --threads N        threads of one big run (default: all cores)\n"
+	"  --solo-pes N       runs with at least N PEs go one at a time on all threads\n"
+	"                     (default 65536)\n"
+	"  --isa NAME         kernel target (default auto)\n"
+	"  --verify           check every step against the scalar reference\n"
+	"  --dry-run          print the run keys and stop\n"
+	"  --quiet            no progress line (it only appears on a terminal anyway)\n"
+	"\n"
+	"LIST is comma-separated; an item's last field may be a range LO..HI,\n"
+	"LO..HI+STEP or LO..HI*FACTOR. Options repeat: --shape ring:8..64*2 --shape 16x16.\n";
+
+static void help(void)
+{
+	printf("usage: lbtorus sweep --results FILE.jsonl [OPTIONS]\n"
+	       "\n"
+	       "Run every combination of methods, shapes, boundaries, initial loads, criteria\n"
+	       "and seeds, appending one JSON line per finished run to FILE.jsonl. Running the\n"
+	       "same sweep again skips the runs already recorded and finishes the rest.\n"
+	       "\n"
+	       "  --results FILE     the JSON Lines file (created or resumed)\n"
+	       "%s\n"
+	       "example: lbtorus sweep --results fig5.jsonl --method lm-c5 --shape ring:8..2048*2 \\\n"
+	       "           --init worst:5 --until shared,balanced\n", cli_sweep_help);
+}
+
+void cli_sweep_init(cli_sweep *c)
+{
+	memset(c, 0, sizeof *c);
+	lbt_spec_init(&c->cmd);
+	c->so.solo_pes = 65536;
+}
+
+int cli_sweep_option(cli_sweep *c, int opt, const char *arg)
+{
+	lbt_err e;
+	int64_t v;
+	int st;
+	switch (opt) {
+	case CS_METHOD: case CS_SHAPE: case CS_BOUNDARY: case CS_INIT: case CS_UNTIL: case CS_SEED:
+		if ((st = lbt_spec_add(&c->cmd, opt - CS_METHOD, arg, &e)))
+			return cli_fail(st, "%s", e.msg);
+		return 0;
+	case CS_MAX:
+		if ((st = lbt_spec_add(&c->cmd, LBT_NAXES, arg, &e)))
+			return cli_fail(st, "%s", e.msg);
+		return 0;
+	case CS_SPEC: c->spec_path = arg; return 0;
+	case CS_JOBS: case CS_THREADS:
+		if (cli_int(opt == CS_JOBS ? "--jobs" : "--threads", arg, &v))
+			return EXIT_USAGE;
+		if (v < 1 || v > 4096)
+			return cli_fail(LBT_EINVAL, "%s wants 1..4096, got %s", opt == CS_JOBS ? "--jobs" : "--threads", arg);
+		*(opt == CS_JOBS ? &c->so.jobs : &c->so.threads) = (int)v;
+		return 0;
+	case CS_SOLO: return cli_int("--solo-pes", arg, &c->so.solo_pes) ? EXIT_USAGE : 0;
+	case CS_ISA: c->so.isa = arg; return 0;
+	case CS_VERIFY: c->so.verify = 1; return 0;
+	case CS_QUIET: c->quiet = 1; return 0;
+	case CS_DRY: c->dry_run = 1; return 0;
+	}
+	return cli_fail(LBT_EINTERNAL, "unhandled option %d", opt);
+}
+
+int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan *pl)
+{
+	lbt_err e;
+	lbt_spec file;
+	lbt_spec_init(&file);
+	int st = 0;
+	*spec = c->cmd;
+	lbt_spec_init(&c->cmd); /* spec owns the items now */
+	if (c->spec_path)
+		st = lbt_spec_read(&file, c->spec_path, &e);
+	if (!st)
+		st = lbt_spec_merge(spec, &file, 0, &e);
+	if (!st)
+		st = lbt_spec_merge(spec, base, 1, &e);
+	if (!st)
+		st = lbt_plan_build(pl, spec, &e);
+	lbt_spec_free(&file);
+	return st ? cli_fail(st, "%s", e.msg) : 0;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void hms(char *b, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(b, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(b, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+typedef struct {
+	int on;
+	double last;
+} progress;
+
+static void on_progress(void *ctx, const lbt_sweep_progress *p)
+{
+	progress *g = ctx;
+	double t = now();
+	int64_t todo = p->total - p->skipped, fin = p->done + p->failed;
+	if (!g->on || (t - g->last < 0.2 && fin < todo))
+		return;
+	g->last = t;
+	char eta[32] = "?";
+	if (p->work_done > 0)
+		hms(eta, sizeof eta, p->seconds * (p->work_total - p->work_done) / p->work_done);
+	fprintf(stderr, "\r\033[K  %lld/%lld runs", (long long)(fin + p->skipped), (long long)p->total);
+	if (p->skipped)
+		fprintf(stderr, " (%lld done before)", (long long)p->skipped);
+	if (p->failed)
+		fprintf(stderr, "  %lld FAILED", (long long)p->failed);
+	fprintf(stderr, "  %.3g runs/s  ETA %s ", p->seconds > 0 ? (double)fin / p->seconds : 0.0, eta);
+}
+
+int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
+{
+	if (c->dry_run) {
+		for (int64_t i = 0; i < pl->n; i++)
+			printf("%s %s\n", pl->run[i].id, pl->run[i].key);
+		fprintf(stderr, "lbtorus: %lld runs\n", (long long)pl->n);
+		return 0;
+	}
+	progress g = {.on = !c->quiet && isatty(2)};
+	c->so.on_progress = on_progress;
+	c->so.ctx = &g;
+	lbt_sweep_progress p;
+	lbt_err e;
+	int st = lbt_sweep_exec(pl, results, &c->so, &p, &e);
+	if (g.on)
+		fputs("\r\033[K", stderr);
+	if (p.truncated)
+		fprintf(stderr, "lbtorus: %s ended in a partial line (a killed sweep); it was cut off\n", results);
+	if (st && p.done + p.failed == 0 && p.total > p.skipped)
+		return cli_fail(st, "%s", e.msg); /* nothing ran: bad file or lock */
+	if (st) {
+		fprintf(stderr, "lbtorus: %s\n", e.msg);
+		return 1;
+	}
+	if (g.on) {
+		char t[32];
+		hms(t, sizeof t, p.seconds);
+		fprintf(stderr, "lbtorus: %lld runs in %s: %lld now (%s), %lld before", (long long)p.total, results,
+		        (long long)p.done, t, (long long)p.skipped);
+		if (p.unconverged)
+			fprintf(stderr, "; %lld stopped before their criterion (reached = false)", (long long)p.unconverged);
+		fputc('\n', stderr);
+	}
+	return 0;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	enum { O_RESULTS = 256, O_HELP };
+	static const struct option opts[] = {
+		{"results", 1, 0, O_RESULTS}, {"help", 0, 0, O_HELP}, CLI_SWEEP_OPTIONS, {0, 0, 0, 0}};
+	cli_sweep c;
+	cli_sweep_init(&c);
+	const char *results = NULL;
+	int o, rc = 0;
+	opterr = 0;
+	optind = 1;
+	while (!rc && (o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (o == O_RESULTS)
+			results = optarg;
+		else if (o == O_HELP) {
+			help();
+			lbt_spec_free(&c.cmd);
+			return 0;
+		} else if (o == '?' || o == ':')
+			rc = optopt ? cli_fail(LBT_EINVAL, "sweep: option '%s' needs a value", argv[optind - 1])
+			            : cli_fail(LBT_EINVAL, "sweep: unknown option '%s' (see lbtorus sweep --help)", argv[optind - 1]);
+		else
+			rc = cli_sweep_option(&c, o, optarg);
+	}
+	if (!rc && optind < argc)
+		rc = cli_fail(LBT_EINVAL, "sweep: unexpected argument '%s' (see lbtorus sweep --help)", argv[optind]);
+	if (!rc && !results && !c.dry_run)
+		rc = cli_fail(LBT_EINVAL, "sweep: name the results file with --results FILE.jsonl");
+	if (!rc && results && !strcmp(results, "-"))
+		rc = cli_fail(LBT_EINVAL, "sweep: --results must name a file (it is appended to and resumed)");
+	if (rc) {
+		lbt_spec_free(&c.cmd);
+		return rc;
+	}
+	lbt_spec spec;
+	lbt_plan pl;
+	if ((rc = cli_sweep_plan(&c, NULL, &spec, &pl))) {
+		lbt_spec_free(&spec);
+		return rc;
+	}
+	rc = cli_sweep_exec(&c, &pl, results);
+	lbt_plan_free(&pl);
+	lbt_spec_free(&spec);
+	return rc;
+}

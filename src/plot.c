@@ -1,0 +1,266 @@
+/* plot.c — line plots through gnuplot: STEM.dat, STEM.gp, STEM.png, STEM.svg.
+ *
+ * Invariants: every file appears whole or not at all (data and script go
+ * through lbt_out_*, the pictures are drawn by gnuplot into temporary names
+ * beside the target and renamed into place). The script refers to its files
+ * by base name and runs in the stem's directory, so a reader can edit and
+ * rerun it there. Text reaches gnuplot only inside single-quoted strings
+ * (where '' is the one escape) and in noenhanced mode, so labels print as
+ * given. gnuplot runs by fork + exec, never through a shell. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lbtorus/lbtorus.h"
+#include "lbtorus/plot.h"
+
+static void gp_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+/* A row of the data file: x usable on its axis; y a value for it or a gap. */
+static int plottable(const lbt_axes *ax, double x, double y)
+{
+	if (!isfinite(x) || (ax->logx && x <= 0))
+		return 0;
+	return !(isfinite(y) && ax->logy && y <= 0);
+}
+
+/* Points of series s that gnuplot can draw (gaps do not count). */
+static int64_t kept(const lbt_axes *ax, const lbt_series *s)
+{
+	int64_t k = 0;
+	for (int64_t i = 0; i < s->n; i++)
+		k += plottable(ax, s->x[i], s->y[i]) && isfinite(s->y[i]);
+	return k;
+}
+
+static int write_dat(const char *path, const lbt_axes *ax, const lbt_series *s, int ns, lbt_err *e)
+{
+	lbt_outfile o;
+	int st = lbt_out_open(&o, path, e);
+	if (st)
+		return st;
+	fprintf(o.f, "# lbtorus plot data: %s\n# x: %s\n# y: %s\n", ax->title ? ax->title : "",
+	        ax->xlabel ? ax->xlabel : "", ax->ylabel ? ax->ylabel : "");
+	fputs("# one block per series (gnuplot: index N), blocks separated by two blank lines; NaN = no value\n", o.f);
+	int block = 0;
+	for (int j = 0; j < ns; j++) {
+		if (!kept(ax, &s[j]))
+			continue;
+		fprintf(o.f, "%s# index %d: %s\n", block ? "\n\n" : "", block, s[j].label ? s[j].label : "");
+		block++;
+		for (int64_t i = 0; i < s[j].n; i++) {
+			double x = s[j].x[i], y = s[j].y[i];
+			if (!plottable(ax, x, y))
+				continue;
+			if (isfinite(y))
+				fprintf(o.f, "%.10g %.10g\n", x, y);
+			else
+				fprintf(o.f, "%.10g NaN\n", x);
+		}
+	}
+	return lbt_out_commit(&o, e);
+}
+
+static int write_gp(const char *path, const char *base, const lbt_axes *ax, const lbt_series *s, int ns,
+                    lbt_err *e)
+{
+	lbt_outfile o;
+	int st = lbt_out_open(&o, path, e);
+	if (st)
+		return st;
+	FILE *f = o.f;
+	fprintf(f, "# %s.gp — written by lbtorus; remake the pictures with: gnuplot %s.gp\n", base, base);
+	fprintf(f, "# (lbtorus passes png_out and svg_out to draw into temporary files first)\n");
+	fprintf(f, "if (!exists(\"png_out\")) png_out = '%s.png'\n", base);
+	fprintf(f, "if (!exists(\"svg_out\")) svg_out = '%s.svg'\n", base);
+	fputs("set encoding utf8\nset title ", f);
+	gp_quote(f, ax->title);
+	fputs(" noenhanced\nset xlabel ", f);
+	gp_quote(f, ax->xlabel);
+	fputs(" noenhanced\nset ylabel ", f);
+	gp_quote(f, ax->ylabel);
+	fputs(" noenhanced\n", f);
+	if (ax->logx)
+		fputs("set logscale x\n", f);
+	if (ax->logy)
+		fputs("set logscale y\n", f);
+	fputs("set grid\nset key outside right top vertical box noenhanced\nset autoscale fix\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\nset datafile missing 'NaN'\n"
+	      "set style data linespoints\nset pointsize 1.2\n", f);
+	/* Okabe-Ito colours (no yellow: too faint on white), readable by colour-blind readers */
+	static const char *const colour[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999"};
+	for (int i = 0; i < 8; i++)
+		fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, colour[i]);
+	fputs("set term pngcairo size 960,640 font 'sans,11' noenhanced\nset output png_out\nplot ", f);
+	int block = 0;
+	for (int j = 0; j < ns; j++) {
+		if (!kept(ax, &s[j]))
+			continue;
+		fprintf(f, "%s\\\n  '%s.dat' index %d using 1:2 title ", block ? ", " : "", base, block);
+		gp_quote(f, s[j].label);
+		fprintf(f, " lw 2 pt %d", 1 + block % 13);
+		block++;
+	}
+	fputs("\nset term svg size 960,640 dynamic font 'sans,11' noenhanced background rgb 'white'\n"
+	      "set output svg_out\nreplot\nset output\n", f);
+	return lbt_out_commit(&o, e);
+}
+
+/* Run gnuplot on BASE.gp in dir, drawing into png_tmp and svg_tmp (base names). */
+static int run_gnuplot(const char *dir, const char *base, const char *png_tmp, const char *svg_tmp,
+                       lbt_err *e)
+{
+	const char *prog = getenv("LBTORUS_GNUPLOT");
+	if (!prog || !*prog)
+		prog = "gnuplot";
+	char vars[9000], script[4200];
+	FILE *mf = fmemopen(vars, sizeof vars, "w");
+	if (!mf)
+		return lbt_errf(e, LBT_ENOMEM, "no memory to start gnuplot");
+	fputs("png_out=", mf);
+	gp_quote(mf, png_tmp);
+	fputs("; svg_out=", mf);
+	gp_quote(mf, svg_tmp);
+	fclose(mf);
+	snprintf(script, sizeof script, "%s.gp", base);
+
+	int ep[2], op[2]; /* exec-failure report (close-on-exec), gnuplot's stderr */
+	if (pipe2(ep, O_CLOEXEC))
+		return lbt_errf(e, LBT_EIO, "cannot start gnuplot: %s", strerror(errno));
+	if (pipe(op)) {
+		close(ep[0]), close(ep[1]);
+		return lbt_errf(e, LBT_EIO, "cannot start gnuplot: %s", strerror(errno));
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(ep[0]), close(ep[1]), close(op[0]), close(op[1]);
+		return lbt_errf(e, LBT_EIO, "cannot start gnuplot: %s", strerror(errno));
+	}
+	if (pid == 0) { /* only async-signal-safe calls until exec */
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		dup2(op[1], 2);
+		close(op[0]);
+		if (chdir(dir) == 0)
+			execlp(prog, prog, "-e", vars, script, (char *)NULL);
+		int err = errno;
+		if (write(ep[1], &err, sizeof err) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(ep[1]);
+	close(op[1]);
+	int child_errno = 0;
+	ssize_t got = read(ep[0], &child_errno, sizeof child_errno);
+	close(ep[0]);
+	char msg[400] = "";
+	size_t len = 0;
+	char buf[4096];
+	ssize_t r;
+	while ((r = read(op[0], buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+		for (ssize_t i = 0; i < r && len + 1 < sizeof msg; i++)
+			if (buf[i] != '\n' || len)
+				msg[len++] = buf[i] == '\n' ? ' ' : buf[i];
+	msg[len] = 0;
+	close(op[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got == (ssize_t)sizeof child_errno)
+		return child_errno == ENOENT
+			? lbt_errf(e, LBT_EUNSUP, "gnuplot not found (install Debian's gnuplot-nox: make deps does it); "
+			           "wrote %s.dat and %s.gp only", base, base)
+			: lbt_errf(e, LBT_EUNSUP, "cannot run %s in %s: %s; wrote %s.dat and %s.gp only", prog, dir,
+			           strerror(child_errno), base, base);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return lbt_errf(e, LBT_EIO, "gnuplot failed on %s/%s.gp: %.300s", dir, base, len ? msg : "no message");
+	return LBT_OK;
+}
+
+/* Create an empty temporary file from a mkstemp template, readable like any output. */
+static int make_tmp(char *templ, lbt_err *e)
+{
+	int fd = mkstemp(templ);
+	if (fd < 0)
+		return lbt_errf(e, LBT_EIO, "cannot write %.*s: %s", (int)(strlen(templ) - 11), templ, strerror(errno));
+	mode_t mask = umask(0); /* mkstemp makes 0600; give the picture a normal file's mode */
+	umask(mask);
+	int bad = fchmod(fd, 0666 & ~mask);
+	close(fd);
+	if (bad) {
+		unlink(templ);
+		return lbt_errf(e, LBT_EIO, "cannot write %s: %s", templ, strerror(errno));
+	}
+	return LBT_OK;
+}
+
+int lbt_plot(const char *stem, const lbt_axes *ax, const lbt_series *s, int ns, lbt_err *e)
+{
+	size_t n = strlen(stem);
+	if (!n || stem[n - 1] == '/' || n > 4000)
+		return lbt_errf(e, LBT_EINVAL, "plot: bad output stem '%.100s'", stem);
+	int any = 0;
+	for (int j = 0; j < ns; j++)
+		any |= kept(ax, &s[j]) > 0;
+	if (!any)
+		return lbt_errf(e, LBT_EINVAL, "plot %s: no series has a point to plot", stem);
+
+	char dir[4100], base[4100], path[4200], png[4200], svg[4200];
+	const char *slash = strrchr(stem, '/');
+	if (slash) {
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - stem) + (slash == stem), stem);
+		snprintf(base, sizeof base, "%s", slash + 1);
+	} else {
+		strcpy(dir, ".");
+		snprintf(base, sizeof base, "%s", stem);
+	}
+	int st;
+	snprintf(path, sizeof path, "%s.dat", stem);
+	if ((st = write_dat(path, ax, s, ns, e)))
+		return st;
+	snprintf(path, sizeof path, "%s.gp", stem);
+	if ((st = write_gp(path, base, ax, s, ns, e)))
+		return st;
+
+	/* Temporary pictures beside the targets, renamed into place when both are drawn. */
+	snprintf(png, sizeof png, "%s.png.tmp.XXXXXX", stem);
+	snprintf(svg, sizeof svg, "%s.svg.tmp.XXXXXX", stem);
+	if ((st = make_tmp(png, e)))
+		return st;
+	if ((st = make_tmp(svg, e))) {
+		unlink(png);
+		return st;
+	}
+	size_t skip = slash ? (size_t)(slash + 1 - stem) : 0; /* gnuplot runs in dir: base names */
+	st = run_gnuplot(dir, base, png + skip, svg + skip, e);
+	const char *tmp[2] = {png, svg}, *ext[2] = {"png", "svg"};
+	for (int i = 0; i < 2 && !st; i++) {
+		snprintf(path, sizeof path, "%s.%s", stem, ext[i]);
+		int fd = open(tmp[i], O_RDONLY);
+		if (fd < 0 || fsync(fd) || rename(tmp[i], path))
+			st = lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	unlink(png);
+	unlink(svg);
+	return st;
+}

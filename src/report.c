@@ -1,0 +1,409 @@
+/* report.c — `lbtorus report`: a results file as Markdown a researcher can
+ * paste into an appendix.
+ *
+ * Rows are configurations (method, shape, boundary, init, until); the
+ * numbers are medians over the configuration's records (its seeds), taken
+ * over the records where the quantity exists (a criterion never reached has
+ * no step) and marked * when some records lacked it. Everything else the
+ * directory holds that a reader should see is picked up by name: bound.json
+ * (from lbtorus bound), *.png plots (linked with their .svg), and *.md tables
+ * other commands leave there (embedded, headings demoted three levels; not
+ * README.md, not reports like this one, which start "# Results: "). The
+ * output depends only on the records, not on their order in the file. */
+#include <dirent.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lbtorus/lbtorus.h"
+#include "lbtorus/report.h"
+
+static const lbt_jsonl *recs; /* for the qsort comparator */
+
+static const char *s_of(const lbt_jobj *o, const char *k)
+{
+	const char *s = lbt_jobj_str(o, k);
+	return s ? s : "";
+}
+static double n_of(const lbt_jobj *o, const char *k)
+{
+	double v;
+	return lbt_jobj_num(o, k, &v) ? v : -1;
+}
+
+/* Text with numbers compared as numbers: uniform:1:8 before uniform:1:128. */
+static int natcmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			char *ea, *eb;
+			unsigned long long x = strtoull(a, &ea, 10), y = strtoull(b, &eb, 10);
+			if (x != y)
+				return (x > y) - (x < y);
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a - (unsigned char)*b;
+		a++, b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+static int cmp_group(const lbt_jobj *a, const lbt_jobj *b)
+{
+	int c;
+	char ma[128], mb[128];
+	if ((c = natcmp(lbt_record_input(a, "method", ma, sizeof ma), lbt_record_input(b, "method", mb, sizeof mb))))
+		return c;
+	double x = n_of(a, "dims"), y = n_of(b, "dims");
+	if (x != y) return (x > y) - (x < y);
+	x = n_of(a, "pes"), y = n_of(b, "pes");
+	if (x != y) return (x > y) - (x < y);
+	if ((c = strcmp(s_of(a, "shape"), s_of(b, "shape")))) return c;
+	if ((c = strcmp(s_of(a, "boundary"), s_of(b, "boundary")))) return c;
+	if ((c = natcmp(s_of(a, "init"), s_of(b, "init")))) return c;
+	return natcmp(lbt_record_input(a, "until", ma, sizeof ma), lbt_record_input(b, "until", mb, sizeof mb));
+}
+
+static int cmp_idx(const void *p, const void *q)
+{
+	int64_t i = *(const int64_t *)p, j = *(const int64_t *)q;
+	int c = cmp_group(&recs->rec[i], &recs->rec[j]);
+	if (c)
+		return c;
+	double x = n_of(&recs->rec[i], "seed"), y = n_of(&recs->rec[j], "seed");
+	return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of key over records idx[0..n), as table text. */
+static void median(char *buf, size_t sz, const int64_t *idx, int64_t n, const char *key, double *tmp)
+{
+	int64_t m = 0;
+	for (int64_t i = 0; i < n; i++)
+		if (lbt_jobj_num(&recs->rec[idx[i]], key, &tmp[m]))
+			m++;
+	if (!m) {
+		snprintf(buf, sz, "—");
+		return;
+	}
+	qsort(tmp, (size_t)m, sizeof *tmp, cmp_double);
+	double v = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+	if ((v == floor(v) || fabs(v) >= 1000) && fabs(v) < 1e15)
+		snprintf(buf, sz, "%.0f%s", v, m < n ? "*" : "");
+	else
+		snprintf(buf, sz, "%.4g%s", v, m < n ? "*" : "");
+}
+
+static const char *const cols[][2] = { /* key, heading */
+	{"initial_ldiff", "Ldiff"}, {"steps", "steps"}, {"shifts", "shifts"}, {"shared_step", "shared at"},
+	{"balanced_step", "balanced at"}, {"flat_step", "flat at"}, {"moved", "moved"},
+	{"dkl_bound", "D·K·Ldiff"}, {"balanced_over_dkl", "balanced / D·K·Ldiff"},
+	{"balanced_lower_bound_steps", "lower bound"},
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred)
+{
+	double *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+	char method[128] = "", label[128];
+	int first = 1;
+	char cell[64];
+	for (int64_t g = 0; g < n;) {
+		const lbt_jobj *o = &recs->rec[idx[g]];
+		int64_t e = g + 1;
+		while (e < n && !cmp_group(o, &recs->rec[idx[e]]))
+			e++;
+		lbt_record_input(o, "method", label, sizeof label);
+		if (first || strcmp(method, label)) {
+			first = 0;
+			snprintf(method, sizeof method, "%s", label);
+			fprintf(f, "\n### Method %s\n\n| shape | P | boundary | init | until | seeds | reached |", method);
+			for (size_t c = 0; c < NCOLS; c++)
+				fprintf(f, " %s |", cols[c][1]);
+			fputs("\n|---|--:|---|---|---|--:|--:|", f);
+			for (size_t c = 0; c < NCOLS; c++)
+				fputs("--:|", f);
+			fputc('\n', f);
+		}
+		int64_t reached = 0;
+		for (int64_t i = g; i < e; i++) {
+			const lbt_jfield *r = lbt_jobj_get(&recs->rec[idx[i]], "reached");
+			reached += r && r->type == LBT_JBOOL && r->num;
+		}
+		char until[64];
+		fprintf(f, "| %s | %.0f | %s | %s | %s | %lld | %lld/%lld |", s_of(o, "shape"), n_of(o, "pes"),
+		        s_of(o, "boundary"), s_of(o, "init"), lbt_record_input(o, "until", until, sizeof until),
+		        (long long)(e - g), (long long)reached,
+		        (long long)(e - g));
+		for (size_t c = 0; c < NCOLS; c++) {
+			median(cell, sizeof cell, idx + g, e - g, cols[c][0], tmp);
+			*starred |= strchr(cell, '*') != NULL;
+			fprintf(f, " %s |", cell);
+		}
+		fputc('\n', f);
+		g = e;
+	}
+	free(tmp);
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Names in dir ending in suffix, sorted; caller frees. */
+static int list(const char *dir, const char *suffix, char ***out)
+{
+	DIR *d = opendir(dir);
+	int n = 0, cap = 0;
+	*out = NULL;
+	if (!d)
+		return 0;
+	struct dirent *de;
+	size_t sl = strlen(suffix);
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' || l <= sl || strcmp(de->d_name + l - sl, suffix))
+			continue;
+		if (n == cap) {
+			char **p = realloc(*out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *p);
+			if (!p)
+				break;
+			*out = p;
+		}
+		(*out)[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	qsort(*out, (size_t)n, sizeof **out, cmp_name);
+	return n;
+}
+
+static void free_list(char **l, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char p[4400];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "r");
+	if (f)
+		fclose(f);
+	return f != NULL;
+}
+
+static void image(FILE *f, const char *dir, const char *png)
+{
+	char svg[1024];
+	snprintf(svg, sizeof svg, "%.*s.svg", (int)(strlen(png) - 4), png);
+	fprintf(f, "![%.*s](%s)", (int)(strlen(png) - 4), png, png);
+	if (exists(dir, svg))
+		fprintf(f, " ([SVG](%s))", svg);
+	fputs("\n\n", f);
+}
+
+static void bound_section(FILE *f, const char *dir, char **png, int npng)
+{
+	char p[4400];
+	snprintf(p, sizeof p, "%s/bound.json", dir);
+	FILE *b = fopen(p, "r");
+	if (!b)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	lbt_jobj o = {0};
+	lbt_err e;
+	if (getline(&line, &cap, b) > 0 && !lbt_jobj_parse(&o, line, &e)) {
+		double c = n_of(&o, "c_fit"), env = n_of(&o, "c_envelope"), med = n_of(&o, "median_ratio"), pts = n_of(&o, "points");
+		fprintf(f, "\n## Theorem 3: T = O(D·K·Ldiff)\n\n"
+		        "Seed 000's Theorem 3 bounds the time LM-C5 needs to balance a D-dimensional torus of "
+		        "P = K^D PEs by O(D·K·Ldiff), where Ldiff is the initial difference between the most and the "
+		        "least loaded PE. Over %.0f runs (`bound.csv`, method %s) the measured time T (steps until "
+		        "balanced) was at most **%.4g·D·K·Ldiff** in every run; a least-squares fit gives "
+		        "T ≈ %.4g·D·K·Ldiff, and the median ratio T/(D·K·Ldiff) is %.4g.",
+		        pts, s_of(&o, "method"), env, c, med);
+		double below = n_of(&o, "runs_below_lower_bound");
+		if (below == 0)
+			fputs(" No run was faster than the trivial lower bound ⌈(Lmax − ⌊L̄⌋ − D)/D⌉, as it must be.", f);
+		double pd, pk, pl, r2;
+		if (lbt_jobj_num(&o, "power_exp_d", &pd) && lbt_jobj_num(&o, "power_exp_k", &pk) &&
+		    lbt_jobj_num(&o, "power_exp_ldiff", &pl) && lbt_jobj_num(&o, "power_r2", &r2))
+			fprintf(f, " A power law fitted to the same runs, T ∝ D^%.2f · K^%.2f · Ldiff^%.2f (R² = %.3f), "
+			        "shows how T actually grows with each parameter over the range measured: an exponent "
+			        "below 1 means the bound is loose in that parameter, an exponent near 1 that it is tight.",
+			        pd, pk, pl, r2);
+		fputs("\n\n", f);
+		for (int i = 0; i < npng; i++)
+			if (!strncmp(png[i], "bound_", 6))
+				image(f, dir, png[i]);
+	}
+	free(line);
+	lbt_jobj_free(&o);
+	fclose(b);
+}
+
+/* A report of ours (another one's output): not a table to embed. */
+static int is_report(const char *dir, const char *name)
+{
+	char p[4400], head[16] = "";
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *m = fopen(p, "r");
+	if (!m)
+		return 1;
+	int ours = fgets(head, sizeof head, m) && !strncmp(head, "# Results: ", 11);
+	fclose(m);
+	return ours;
+}
+
+static void embed(FILE *f, const char *dir, const char *name)
+{
+	char p[4400];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *m = fopen(p, "r");
+	if (!m)
+		return;
+	fprintf(f, "\n### From `%s`\n\n", name);
+	char *line = NULL;
+	size_t cap = 0;
+	int fence = 0;
+	while (getline(&line, &cap, m) > 0) {
+		if (!strncmp(line, "```", 3))
+			fence = !fence;
+		size_t h = fence ? 0 : strspn(line, "#");
+		if (h && (line[h] == ' ' || line[h] == '\n')) { /* demote under "### From": levels 4..6 */
+			fprintf(f, "%.*s", (int)(h + 3 > 6 ? 6 : h + 3), "######");
+			fputs(line + h, f);
+		} else
+			fputs(line, f);
+	}
+	fputc('\n', f);
+	free(line);
+	fclose(m);
+}
+
+int lbt_report_write(const char *results, const char *out, lbt_err *e)
+{
+	lbt_jsonl l = {0};
+	struct stat sb;
+	int isdir = !stat(results, &sb) && S_ISDIR(sb.st_mode), st = LBT_OK;
+	char **jl = NULL;
+	int njl = 0;
+	if (isdir) { /* every *.jsonl in it, in name order; there may be none */
+		njl = list(results, ".jsonl", &jl);
+		for (int i = 0; !st && i < njl; i++) {
+			char p[4400];
+			snprintf(p, sizeof p, "%s/%s", results, jl[i]);
+			st = lbt_jsonl_append(&l, p, e);
+		}
+	} else if (!(st = lbt_jsonl_load(&l, results, e)) && !l.n)
+		st = lbt_errf(e, LBT_EINVAL, "%s holds no records", results);
+	for (int64_t i = 0; !st && i < l.n; i++)
+		if (!lbt_jobj_str(&l.rec[i], "method") || !lbt_jobj_str(&l.rec[i], "shape"))
+			st = lbt_errf(e, LBT_EINVAL, "%s: record %lld is not a run record (no method or shape)", results,
+			              (long long)i + 1);
+	if (st) {
+		free_list(jl, njl);
+		lbt_jsonl_free(&l);
+		return st;
+	}
+	char *rcopy = strdup(results), *ocopy = strdup(out);
+	const char *dir = isdir ? results : dirname(rcopy), *oname = strcmp(out, "-") ? basename(ocopy) : "";
+	int64_t *idx = malloc((size_t)(l.n ? l.n : 1) * sizeof *idx);
+	lbt_outfile of;
+	if (!idx || !rcopy || !ocopy)
+		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
+	else
+		st = lbt_out_open(&of, out, e);
+	if (st) {
+		free(idx); free(rcopy); free(ocopy);
+		free_list(jl, njl);
+		lbt_jsonl_free(&l);
+		return st;
+	}
+	FILE *f = of.f;
+	recs = &l;
+	for (int64_t i = 0; i < l.n; i++)
+		idx[i] = i;
+	qsort(idx, (size_t)l.n, sizeof *idx, cmp_idx);
+	int64_t groups = 0, unreached = 0;
+	for (int64_t i = 0; i < l.n; i++) {
+		groups += i == 0 || cmp_group(&l.rec[idx[i]], &l.rec[idx[i - 1]]);
+		const lbt_jfield *r = lbt_jobj_get(&l.rec[i], "reached");
+		unreached += !(r && r->type == LBT_JBOOL && r->num);
+	}
+	const char *base = strrchr(results, '/') && !isdir ? strrchr(results, '/') + 1 : results;
+	fprintf(f, "# Results: %s\n\n", base);
+	if (l.n) {
+		char files[2048] = "";
+		if (!isdir)
+			snprintf(files, sizeof files, "`%s`", base);
+		for (int i = 0; i < njl && strlen(files) < sizeof files - 300; i++)
+			snprintf(files + strlen(files), sizeof files - strlen(files), "%s`%s`", i ? ", " : "", jl[i]);
+		fprintf(f, "This summary covers %lld runs of lbtorus %s recorded in %s, in %lld configurations. "
+		        "Each run balances an initial load on a D-dimensional torus (or mesh) of P PEs with one "
+		        "load-balancing method until a criterion holds: *shared* (every PE holds load), *balanced* "
+		        "(max − min ≤ D, seed 000's Definition 2) or *flat* (max − min ≤ 1). Each row below is one "
+		        "configuration; its numbers are medians over the runs of that configuration (one per seed). "
+		        "Time is given in steps (a step is D substeps, one per dimension) and in shifts, the paper's "
+		        "unit (one synchronous transfer slot; a Liquid-model step costs D).",
+		        (long long)l.n, s_of(&l.rec[0], "lbtorus"), files, (long long)groups);
+		if (unreached)
+			fprintf(f, " %lld runs stopped at their step cap before their criterion held (see *reached*).",
+			        (long long)unreached);
+		fputs("\n\n## Runs\n", f);
+		int starred = 0;
+		tables(f, idx, l.n, &starred);
+		fputs("\nColumns: *P* PEs; *seeds* runs in the row; *reached* runs whose criterion held; *Ldiff* initial "
+		      "max − min load; *steps*, *shifts* when the run stopped; *shared at*, *balanced at*, *flat at* the "
+		      "first step at which each criterion held (— never); *moved* load elements that crossed a link; "
+		      "*D·K·Ldiff* the scale of seed 000's Theorem 3 (D dimensions with links, K the largest extent); "
+		      "*balanced / D·K·Ldiff* the ratio the theorem says stays bounded; *lower bound* "
+		      "⌈(Lmax − ⌊L̄⌋ − D)/D⌉, the steps any method needs to balance when the most loaded PE gives away "
+		      "at most one element per substep.", f);
+		if (starred)
+			fputs(" A * marks a median over only the runs in which the quantity exists (the criterion was "
+			      "reached).", f);
+		fputc('\n', f);
+	} else
+		fprintf(f, "The tables and plots lbtorus left in `%s`.\n", results);
+	char **png, **md;
+	int npng = list(dir, ".png", &png), nmd = list(dir, ".md", &md);
+	bound_section(f, dir, png, npng);
+	int other = 0;
+	for (int i = 0; i < npng; i++)
+		other += strncmp(png[i], "bound_", 6) || !exists(dir, "bound.json");
+	if (other) {
+		fputs("\n## Plots\n\n", f);
+		for (int i = 0; i < npng; i++)
+			if (strncmp(png[i], "bound_", 6) || !exists(dir, "bound.json"))
+				image(f, dir, png[i]);
+	}
+	int tabs = 0;
+	for (int i = 0; i < nmd; i++) {
+		if (!strcmp(md[i], oname) || !strcmp(md[i], "README.md") || is_report(dir, md[i]))
+			continue;
+		if (!tabs++)
+			fputs("\n## Tables from other commands\n", f);
+		embed(f, dir, md[i]);
+	}
+	free_list(png, npng);
+	free_list(md, nmd);
+	free_list(jl, njl);
+	st = lbt_out_commit(&of, e);
+	free(idx);
+	free(rcopy);
+	free(ocopy);
+	lbt_jsonl_free(&l);
+	return st;
+}

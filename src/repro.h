@@ -1,0 +1,65 @@
+/* repro.h — internals shared by the reproduce experiments: batches of
+ * independent runs, the paper's claims, CSV and Markdown helpers. */
+#ifndef LBTORUS_REPRO_H
+#define LBTORUS_REPRO_H
+
+#include <stdio.h>
+
+#include "lbtorus/lbtorus.h"
+#include "lbtorus/reproduce.h"
+
+/* One run: method on shape from init, until balanced (and shared), at most
+ * cap steps. A method whose next state depends on the loads alone (LM, NNA)
+ * is watched for a recurring state (Brent's method: a checkpoint at step
+ * 2^k is compared with every later state): a recurrence proves the run
+ * never reaches a criterion it has not reached yet, and stops it early. */
+typedef struct {
+	char method[32], shape[48], init[64];
+	uint64_t seed;
+	int64_t cap;
+	/* results */
+	int64_t steps, shifts, total, pes;
+	int64_t shared_step, shared_shifts, balanced_step, balanced_shifts; /* -1: never */
+	int64_t period;      /* > 0: the state recurs with this period (step `steps`) */
+	int capped;          /* stopped at cap, unresolved */
+	int status;
+	char msg[512];
+} rp_job;
+
+/* Run n jobs, in parallel (each single-threaded), biggest first. */
+int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
+void rp_note(const lbt_repro_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The paper's stated results (data/paper000_claims.csv). */
+typedef struct {
+	char id[64], experiment[16], quantity[200], source[400];
+	int has_value;
+	double value;
+} rp_claim;
+int rp_claim_get(const lbt_repro_opts *o, const char *id, rp_claim *c, lbt_err *e);
+
+/* A Markdown paper-vs-ours table: header, then one row per claim. `ours` is
+ * NAN when ours has no number (then `text` says what we found). */
+void rp_md_claims_head(FILE *f);
+void rp_md_claim(FILE *f, const rp_claim *c, double ours, const char *text);
+
+/* Read an integer CSV table (# comments, one header row); returns rows or -1. */
+int rp_read_table(const lbt_repro_opts *o, const char *name, int64_t *rows, int max, int cols, lbt_err *e);
+
+/* out_dir/name (creating out_dir). */
+int rp_path(const lbt_repro_opts *o, const char *name, char *buf, size_t n, lbt_err *e);
+/* Plot into out_dir/stem; a missing gnuplot is noted and returned as LBT_EUNSUP. */
+int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const lbt_series *s, int ns,
+            lbt_err *e);
+
+/* Least squares: slope of log y over log x between the last two points;
+ * fit y = a x + b x^2 (through the origin). */
+double rp_loglog_slope(const double *x, const double *y, int n);
+void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double *b);
+
+int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
+int rp_fig5(const lbt_repro_opts *o, lbt_err *e);
+int rp_fig6(const lbt_repro_opts *o, lbt_err *e);
+int rp_fig7(const lbt_repro_opts *o, lbt_err *e);
+
+#endif

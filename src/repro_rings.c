@@ -1,0 +1,305 @@
+/* repro_rings.c — `lbtorus reproduce fig5|fig6`: seed 000's ring
+ * simulations. Fig. 5: the worst case (c = 5 units per PE, all on P0),
+ * shifts until shared and until balanced for LM-C0..C5 and NNA against P.
+ * Fig. 6: NNA's iterations until balanced against P for several initial
+ * loads c, each curve normalized to 1 at P = 512 as the paper does.
+ *
+ * Balanced is Definition 2 (max - min <= D = 1 on a ring). A run that never
+ * gets there (its state recurs) is reported as never, not as a number. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repro.h"
+
+enum { MAXP = 16, MAXM = 8, MAXC = 8 };
+
+static const char *outcome(const rp_job *j)
+{
+	return j->balanced_step >= 0 && j->shared_step >= 0 ? "reached" : j->period ? "recurs" : "capped";
+}
+
+static void md_cell(FILE *f, int64_t v, const rp_job *j)
+{
+	if (v >= 0)
+		fprintf(f, " %lld |", (long long)v);
+	else
+		fprintf(f, " %s |", j->period ? "never" : "> cap");
+}
+
+static double nan_if_never(int64_t v) { return v >= 0 ? (double)v : NAN; }
+
+static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const char *const *methods,
+                      int nm, int have_nna, const rp_claim *cl, lbt_err *e);
+
+int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
+{
+	static const int64_t full[] = {8, 16, 32, 64, 128, 256, 512, 1024, 2048}, quick[] = {8, 16, 32, 64, 128};
+	const int64_t *Ps = o->quick ? quick : full;
+	const int np = o->quick ? 5 : 9;
+	const char *methods[MAXM] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5"};
+	int nm = 6, have_nna = lbt_method_find("nna") != NULL;
+	if (have_nna)
+		methods[nm++] = "nna";
+	else
+		rp_note(o, "fig5: NNA is not built into this lbtorus: LM only");
+	rp_claim cl[5];
+	static const char *ids[5] = {"fig5_lm_sharing", "fig5_nna_over_lm_balancing", "fig5_nna_over_lm_sharing",
+	                             "fig5_lm_linear", "fig5_nna_quadratic"};
+	int st = LBT_OK;
+	for (int i = 0; i < 5 && !st; i++)
+		st = rp_claim_get(o, ids[i], &cl[i], e);
+	if (st)
+		return st;
+
+	rp_job *jobs = calloc(MAXM * MAXP, sizeof *jobs);
+	if (!jobs)
+		return lbt_errf(e, LBT_ENOMEM, "fig5: no memory");
+	for (int m = 0; m < nm; m++)
+		for (int i = 0; i < np; i++) {
+			rp_job *j = &jobs[m * np + i];
+			snprintf(j->method, sizeof j->method, "%s", methods[m]);
+			snprintf(j->shape, sizeof j->shape, "%lld", (long long)Ps[i]);
+			snprintf(j->init, sizeof j->init, "worst:5");
+			j->seed = 1;
+			j->cap = strcmp(methods[m], "nna") ? 40 * Ps[i] + 1000 : 4 * Ps[i] * Ps[i] + 10000;
+		}
+	rp_note(o, "fig5: %d runs on rings of %lld..%lld PEs", nm * np, (long long)Ps[0], (long long)Ps[np - 1]);
+	st = rp_run_jobs(jobs, nm * np, o, e);
+	if (!st)
+		st = fig5_write(o, jobs, Ps, np, methods, nm, have_nna, cl, e);
+	free(jobs);
+	return st;
+}
+
+static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const char *const *methods,
+                      int nm, int have_nna, const rp_claim *cl, lbt_err *e)
+{
+	static const char *const label[MAXM] = {"LM-C0", "LM-C1", "LM-C2", "LM-C3", "LM-C4", "LM-C5", "NNA"};
+	int st;
+
+	char path[4096];
+	lbt_outfile out;
+	if ((st = rp_path(o, "fig5.csv", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+		return st;
+	fputs("P,method,init,shared_shifts,balanced_shifts,shared_steps,balanced_steps,outcome,period,steps_run\n", out.f);
+	for (int m = 0; m < nm; m++)
+		for (int i = 0; i < np; i++) {
+			const rp_job *j = &jobs[m * np + i];
+			fprintf(out.f, "%lld,%s,%s,", (long long)Ps[i], j->method, j->init);
+			const int64_t v[4] = {j->shared_shifts, j->balanced_shifts, j->shared_step, j->balanced_step};
+			for (int k = 0; k < 4; k++)
+				v[k] >= 0 ? fprintf(out.f, "%lld,", (long long)v[k]) : fputs(",", out.f);
+			fprintf(out.f, "%s,%lld,%lld\n", outcome(j), (long long)j->period, (long long)j->steps);
+		}
+	if ((st = lbt_out_commit(&out, e)))
+		return st;
+
+	/* The paper's statements, measured on LM-C5 and NNA. */
+	const rp_job *c5 = &jobs[5 * np], *nna = have_nna ? &jobs[6 * np] : NULL;
+	double x[MAXP], share_ratio = 0, bal[MAXP], lmb[MAXP], lr_b = 0, lr_s = 0;
+	int exact = 1, nb = 0, ns = 0;
+	for (int i = 0; i < np; i++) {
+		x[i] = (double)Ps[i];
+		share_ratio += (double)c5[i].shared_shifts / (double)(Ps[i] - 1) / np;
+		exact &= c5[i].shared_shifts == Ps[i] - 1;
+		lmb[i] = nan_if_never(c5[i].balanced_shifts);
+		if (nna) {
+			bal[i] = nan_if_never(nna[i].balanced_shifts);
+			if (isfinite(bal[i]) && isfinite(lmb[i]))
+				lr_b += log(bal[i] / lmb[i]), nb++;
+			if (nna[i].shared_shifts > 0 && c5[i].shared_shifts > 0)
+				lr_s += log((double)nna[i].shared_shifts / (double)c5[i].shared_shifts), ns++;
+		}
+	}
+	double a, b, qa, qb;
+	rp_fit_lin_quad(x, lmb, np, &qa, &qb);
+	char lmq[160], txt[400];
+	snprintf(lmq, sizeof lmq, "LM-C5: %.3f", qb * x[np - 1] / (qa + qb * x[np - 1]));
+
+	if ((st = rp_path(o, "fig5.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+		return st;
+	FILE *f = out.f;
+	fprintf(f, "# Fig. 5 of seed 000: rings, worst case c = 5\n\n"
+	        "P PEs in a ring, 5·P load units on P0. Time in shifts (one per LM step; per NNA\n"
+	        "iteration, per direction the largest amount on one link). \"never\": the state\n"
+	        "recurs before the criterion holds, so it never holds. Data: `fig5.csv`; plots:\n"
+	        "`fig5a.png` (balancing), `fig5b.png` (sharing)%s.\n\n",
+	        have_nna ? "" : ". **NNA is not built into this lbtorus: its columns are missing**");
+	for (int crit = 0; crit < 2; crit++) {
+		fprintf(f, "### Shifts until %s\n\n| P |", crit ? "balanced (max − min ≤ 1)" : "shared (every PE holds load)");
+		for (int m = 0; m < nm; m++)
+			fprintf(f, " %s |", methods[m]);
+		fputs("\n|---:|", f);
+		for (int m = 0; m < nm; m++)
+			fputs("---:|", f);
+		for (int i = 0; i < np; i++) {
+			fprintf(f, "\n| %lld |", (long long)Ps[i]);
+			for (int m = 0; m < nm; m++) {
+				const rp_job *j = &jobs[m * np + i];
+				md_cell(f, crit ? j->balanced_shifts : j->shared_shifts, j);
+			}
+		}
+		fputs("\n\n", f);
+	}
+	if (nna) {
+		fputs("### NNA / LM-C5 at each P\n\n| P | balancing | sharing |\n|---:|---:|---:|\n", f);
+		for (int i = 0; i < np; i++)
+			fprintf(f, "| %lld | %.3f | %.3f |\n", (long long)Ps[i], bal[i] / lmb[i],
+			        (double)nna[i].shared_shifts / (double)c5[i].shared_shifts);
+		fputc('\n', f);
+	}
+	fputs("## The paper's statements beside ours\n\n", f);
+	rp_md_claims_head(f);
+	rp_md_claim(f, &cl[0], share_ratio, exact ? "T = P − 1 exactly for every P" : "not P − 1 for every P");
+	rp_md_claim(f, &cl[1], nb ? exp(lr_b / nb) : NAN, nna ? NULL : "NNA not built in");
+	rp_md_claim(f, &cl[2], ns ? exp(lr_s / ns) : NAN, nna ? NULL : "NNA not built in");
+	double sl = rp_loglog_slope(x, lmb, np);
+	rp_md_claim(f, &cl[3], sl, sl <= 1.1 ? "almost linear" : "faster than linear");
+	if (nna) {
+		rp_fit_lin_quad(x, bal, np, &a, &b);
+		snprintf(txt, sizeof txt, "NNA: %.3f; %s", b * x[np - 1] / (a + b * x[np - 1]), lmq);
+		rp_md_claim(f, &cl[4], NAN, txt);
+	} else {
+		snprintf(txt, sizeof txt, "NNA not built in; %s", lmq);
+		rp_md_claim(f, &cl[4], NAN, txt);
+	}
+	if ((st = lbt_out_commit(&out, e)))
+		return st;
+
+	double y[2][MAXM][MAXP];
+	lbt_series sa[MAXM], sb[MAXM];
+	for (int m = 0; m < nm; m++) {
+		for (int i = 0; i < np; i++) {
+			y[0][m][i] = nan_if_never(jobs[m * np + i].balanced_shifts);
+			y[1][m][i] = nan_if_never(jobs[m * np + i].shared_shifts);
+		}
+		sa[m] = (lbt_series){label[m], x, y[0][m], np};
+		sb[m] = (lbt_series){label[m], x, y[1][m], np};
+	}
+	int c02_never = 1; /* say so in the title only if this run showed it */
+	for (int m = 0; m < 3; m++)
+		for (int i = 0; i < np; i++)
+			c02_never &= jobs[m * np + i].period > 0 && jobs[m * np + i].balanced_step < 0;
+	lbt_axes aa = {c02_never ? "Fig. 5(a): balancing in a ring, worst case c = 5 (LM-C0..C2 never balance)"
+	                         : "Fig. 5(a): balancing in a ring, worst case c = 5",
+	               "number of PEs P", "time until balanced T [shifts]", 1, 1};
+	lbt_axes ab = {"Fig. 5(b): sharing in a ring, worst case c = 5", "number of PEs P",
+	               "time until every PE holds load T [shifts]", 1, 1};
+	int s1 = rp_plot(o, "fig5a", &aa, sa, nm, e);
+	if (s1 && s1 != LBT_EUNSUP)
+		return s1;
+	int s2 = rp_plot(o, "fig5b", &ab, sb, nm, e);
+	return s2 ? s2 : s1 ? s1 : have_nna ? LBT_OK : lbt_errf(e, LBT_EUNSUP, "fig5: NNA is not built in; LM only");
+}
+
+static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const int *cs, int nc,
+                      const rp_claim *clp, lbt_err *e);
+
+int rp_fig6(const lbt_repro_opts *o, lbt_err *e)
+{
+	if (!lbt_method_find("nna"))
+		return lbt_errf(e, LBT_EUNSUP, "fig6 is about NNA, which is not built into this lbtorus");
+	static const int64_t full[] = {8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512},
+	                     quick[] = {8, 11, 16, 23, 32, 45, 64};
+	static const int cs[] = {1, 2, 5, 10, 20};
+	const int64_t *Ps = o->quick ? quick : full;
+	const int np = o->quick ? 7 : 13, nc = 5;
+	rp_claim cl;
+	int st = rp_claim_get(o, "fig6_quadratic_grows_with_c", &cl, e);
+	if (st)
+		return st;
+	rp_job *jobs = calloc(MAXC * 16, sizeof *jobs);
+	if (!jobs)
+		return lbt_errf(e, LBT_ENOMEM, "fig6: no memory");
+	for (int c = 0; c < nc; c++)
+		for (int i = 0; i < np; i++) {
+			rp_job *j = &jobs[c * np + i];
+			snprintf(j->method, sizeof j->method, "nna");
+			snprintf(j->shape, sizeof j->shape, "%lld", (long long)Ps[i]);
+			snprintf(j->init, sizeof j->init, "worst:%d", cs[c]);
+			j->seed = 1;
+			j->cap = 4 * Ps[i] * Ps[i] + 10000;
+		}
+	rp_note(o, "fig6: %d NNA runs on rings of %lld..%lld PEs", nc * np, (long long)Ps[0], (long long)Ps[np - 1]);
+	st = rp_run_jobs(jobs, nc * np, o, e);
+	if (!st)
+		st = fig6_write(o, jobs, Ps, np, cs, nc, &cl, e);
+	free(jobs);
+	return st;
+}
+
+static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const int *cs, int nc,
+                      const rp_claim *clp, lbt_err *e)
+{
+	const rp_claim cl = *clp;
+	int st;
+
+	char path[4096];
+	lbt_outfile out;
+	double x[16], y[MAXC][16];
+	const int64_t Pn = Ps[np - 1];
+	if ((st = rp_path(o, "fig6.csv", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+		return st;
+	fputs("P,c,iterations,shifts,normalized_iterations,outcome\n", out.f);
+	for (int c = 0; c < nc; c++) {
+		const rp_job *ref = &jobs[c * np + np - 1];
+		for (int i = 0; i < np; i++) {
+			const rp_job *j = &jobs[c * np + i];
+			x[i] = (double)Ps[i];
+			y[c][i] = j->balanced_step >= 0 && ref->balanced_step > 0
+				? (double)j->balanced_step / (double)ref->balanced_step : NAN;
+			fprintf(out.f, "%lld,%d,%lld,%lld,%.6g,%s\n", (long long)Ps[i], cs[c], (long long)j->balanced_step,
+			        (long long)j->balanced_shifts, y[c][i], outcome(j));
+		}
+	}
+	if ((st = lbt_out_commit(&out, e)))
+		return st;
+
+	if ((st = rp_path(o, "fig6.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+		return st;
+	FILE *f = out.f;
+	fprintf(f, "# Fig. 6 of seed 000: NNA's iterations against P for initial loads c·P\n\n"
+	        "All c·P units on P0 of a ring of P PEs; NNA iterations until balanced, each curve\n"
+	        "divided by its value at P = %lld%s. Data: `fig6.csv`; plot: `fig6.png`.\n\n| P |",
+	        (long long)Pn, Pn == 512 ? " (as the paper does)" : " (--quick: the paper normalizes at 512)");
+	for (int c = 0; c < nc; c++)
+		fprintf(f, " c = %d |", cs[c]);
+	fputs("\n|---:|", f);
+	for (int c = 0; c < nc; c++)
+		fputs("---:|", f);
+	for (int i = 0; i < np; i++) {
+		fprintf(f, "\n| %lld |", (long long)Ps[i]);
+		for (int c = 0; c < nc; c++)
+			fprintf(f, " %lld (%.3f) |", (long long)jobs[c * np + i].balanced_step, y[c][i]);
+	}
+	fputs("\n\nCells: iterations (normalized).\n\n## The paper's statement beside ours\n\n", f);
+	char txt[300];
+	int len = snprintf(txt, sizeof txt, "log-log slope over the two largest P:");
+	int rising = 1;
+	double prev = -INFINITY;
+	for (int c = 0; c < nc; c++) {
+		double s = rp_loglog_slope(x, y[c], np);
+		len += snprintf(txt + len, sizeof txt - (size_t)len, " c=%d: %.2f;", cs[c], s);
+		rising &= s >= prev;
+		prev = s;
+	}
+	snprintf(txt + len, sizeof txt - (size_t)len, " %s with c", rising ? "rises" : "does not rise monotonically");
+	rp_md_claims_head(f);
+	rp_md_claim(f, &cl, NAN, txt);
+	if ((st = lbt_out_commit(&out, e)))
+		return st;
+
+	lbt_series s[MAXC];
+	char labels[MAXC][32];
+	for (int c = 0; c < nc; c++) {
+		snprintf(labels[c], sizeof labels[c], "NNA, c = %d", cs[c]);
+		s[c] = (lbt_series){labels[c], x, y[c], np};
+	}
+	char title[160];
+	snprintf(title, sizeof title, "Fig. 6: NNA iterations until balanced, normalized to 1 at P = %lld", (long long)Pn);
+	char ylabel[96];
+	snprintf(ylabel, sizeof ylabel, "NNA iterations / iterations at P = %lld [1]", (long long)Pn);
+	lbt_axes ax = {title, "number of PEs P", ylabel, 0, 0}; /* linear: the quadratic part shows as curvature */
+	return rp_plot(o, "fig6", &ax, s, nc, e);
+}

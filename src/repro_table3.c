@@ -1,0 +1,215 @@
+/* repro_table3.c — `lbtorus reproduce table3`: seed 000's Table 3, a ring of
+ * eight PEs with 16 load units on P0, LM-C5 step by step and (when built in)
+ * NNA iteration by iteration, compared value for value with the paper.
+ *
+ * The paper's time T counts shifts. An LM-C5 step is one shift, so LM rows
+ * are T = 0, 1, 2, ...; an NNA iteration costs several shifts, so NNA rows
+ * appear only at the shift counts where an iteration ends (Table 3 prints
+ * them at T = 0, 11, 14, 16, ...). Exact reproduction means: the same rows at
+ * the same T, holding the same eight loads. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repro.h"
+
+enum { NPE = 8, COLS = 1 + NPE, MAXROWS = 64 };
+
+typedef struct {
+	int64_t rows[MAXROWS * COLS]; /* T, P0..P7 */
+	int n;
+	int64_t shared_t, balanced_t; /* T (shifts) of the first shared / balanced row; -1 never */
+} traj;
+
+/* Run method on the ring until balanced (max - min <= 1), recording (T, loads) after each step. */
+static int trajectory(const char *method, const lbt_repro_opts *o, traj *t, lbt_err *e)
+{
+	lbt_setup set = {.shape = "8", .method = method, .init = "point:16", .isa = o->isa, .seed = 1, .threads = 1};
+	lbt_state st;
+	int status = lbt_state_open(&st, &set, e);
+	if (status)
+		return status;
+	int32_t L[NPE];
+	int64_t T = 0;
+	t->n = 0;
+	t->shared_t = t->balanced_t = -1;
+	for (;;) {
+		lbt_grid_export(&st.grid, L);
+		int64_t *r = &t->rows[t->n++ * COLS];
+		int32_t mx = L[0], mn = L[0];
+		r[0] = T;
+		for (int i = 0; i < NPE; i++) {
+			r[1 + i] = L[i];
+			mx = L[i] > mx ? L[i] : mx;
+			mn = L[i] < mn ? L[i] : mn;
+		}
+		if (mn > 0 && t->shared_t < 0)
+			t->shared_t = T;
+		if (mx - mn <= 1) {
+			t->balanced_t = T;
+			break;
+		}
+		if (t->n == MAXROWS) {
+			status = lbt_errf(e, LBT_EINTERNAL, "%s: ring of 8 not balanced after %d steps", method, MAXROWS);
+			break;
+		}
+		lbt_counts k = {0};
+		st.method->step(&st, &k);
+		st.step++;
+		T += k.shifts;
+	}
+	lbt_state_close(&st);
+	return status;
+}
+
+/* Mismatches between ours and the paper's rows: every row, T and load. */
+static int64_t compare(const traj *ours, const int64_t *paper, int np)
+{
+	int64_t bad = 0;
+	for (int r = 0; r < ours->n || r < np; r++) {
+		if (r >= ours->n || r >= np) {
+			bad += COLS;
+			continue;
+		}
+		for (int c = 0; c < COLS; c++)
+			bad += ours->rows[r * COLS + c] != paper[r * COLS + c];
+	}
+	return bad;
+}
+
+static const int64_t *row_at(const int64_t *rows, int n, int64_t T)
+{
+	for (int r = 0; r < n; r++)
+		if (rows[r * COLS] == T)
+			return &rows[r * COLS];
+	return NULL;
+}
+
+static void md_loads(FILE *f, const int64_t *r)
+{
+	if (!r) {
+		fputs(" |", f);
+		return;
+	}
+	fputc(' ', f);
+	for (int i = 0; i < NPE; i++)
+		fprintf(f, "%s%lld", i ? " " : "", (long long)r[1 + i]);
+	fputs(" |", f);
+}
+
+/* Ldiff over T, for the plot. */
+static void ldiff_series(const int64_t *rows, int n, double *x, double *y)
+{
+	for (int r = 0; r < n; r++) {
+		const int64_t *p = &rows[r * COLS];
+		int64_t mx = p[1], mn = p[1];
+		for (int i = 1; i < NPE; i++) {
+			mx = p[1 + i] > mx ? p[1 + i] : mx;
+			mn = p[1 + i] < mn ? p[1 + i] : mn;
+		}
+		x[r] = (double)p[0];
+		y[r] = (double)(mx - mn);
+	}
+}
+
+int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
+{
+	int64_t paper_lm[MAXROWS * COLS], paper_nna[MAXROWS * COLS];
+	traj lm, nna;
+	int n_lm = rp_read_table(o, "table3_lm_c5.csv", paper_lm, MAXROWS, COLS, e);
+	int n_nna = rp_read_table(o, "table3_nna.csv", paper_nna, MAXROWS, COLS, e);
+	if (n_lm < 0 || n_nna < 0)
+		return LBT_EIO;
+	rp_claim c_shared, c_bal, c_nna, c_faster;
+	int st = rp_claim_get(o, "table3_lm_shared", &c_shared, e);
+	if (!st) st = rp_claim_get(o, "table3_lm_balanced", &c_bal, e);
+	if (!st) st = rp_claim_get(o, "table3_nna_balanced", &c_nna, e);
+	if (!st) st = rp_claim_get(o, "table3_lm_faster", &c_faster, e);
+	if (!st) st = trajectory("lm-c5", o, &lm, e);
+	if (st)
+		return st;
+	const int have_nna = lbt_method_find("nna") != NULL;
+	if (have_nna && (st = trajectory("nna", o, &nna, e)))
+		return st;
+
+	int64_t bad_lm = compare(&lm, paper_lm, n_lm), bad_nna = have_nna ? compare(&nna, paper_nna, n_nna) : 0;
+	int64_t bad = bad_lm + bad_nna + (lm.shared_t != (int64_t)c_shared.value) + (lm.balanced_t != (int64_t)c_bal.value)
+	            + (have_nna && nna.balanced_t != (int64_t)c_nna.value);
+	*differs = bad;
+	rp_note(o, "table3: LM-C5 %s the paper (%lld differences)%s", bad_lm ? "differs from" : "matches",
+	        (long long)bad_lm, have_nna ? "" : "; NNA is not built in: its columns are the paper's only");
+	if (have_nna)
+		rp_note(o, "table3: NNA %s the paper (%lld differences)", bad_nna ? "differs from" : "matches",
+		        (long long)bad_nna);
+
+	/* table3.csv: our rows, each marked 1 if the paper prints the same row at the same T. */
+	char path[4096];
+	lbt_outfile out;
+	if ((st = rp_path(o, "table3.csv", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+		return st;
+	fputs("method,T,P0,P1,P2,P3,P4,P5,P6,P7,same_in_paper\n", out.f);
+	for (int m = 0; m < 1 + have_nna; m++) {
+		const traj *t = m ? &nna : &lm;
+		for (int r = 0; r < t->n; r++) {
+			const int64_t *p = &t->rows[r * COLS], *q = row_at(m ? paper_nna : paper_lm, m ? n_nna : n_lm, p[0]);
+			fprintf(out.f, "%s,%lld", m ? "nna" : "lm-c5", (long long)p[0]);
+			for (int i = 0; i < NPE; i++)
+				fprintf(out.f, ",%lld", (long long)p[1 + i]);
+			fprintf(out.f, ",%d\n", q && !memcmp(p, q, COLS * sizeof *p));
+		}
+	}
+	if ((st = lbt_out_commit(&out, e)))
+		return st;
+
+	/* table3.md: the paper's layout with ours beside it, then the stated results. */
+	if ((st = rp_path(o, "table3.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+		return st;
+	FILE *f = out.f;
+	fprintf(f, "# Table 3 of seed 000: a worst case on a ring of 8 PEs\n\n"
+	        "16 load units on P0, the other seven PEs idle. T counts shifts (an LM-C5 step is one\n"
+	        "shift; an NNA iteration costs, per direction, the largest amount on one link). Rows\n"
+	        "are the loads of P0..P7 after the step or iteration that ends at T. Paper values are\n"
+	        "from data/table3_lm_c5.csv and data/table3_nna.csv (transcribed from the paper).\n\n"
+	        "**LM-C5: %s** (%lld of %d values differ). **NNA: %s**.\n\n",
+	        bad_lm ? "differs from the paper" : "identical to the paper", (long long)bad_lm, n_lm * COLS,
+	        !have_nna ? "not built into this lbtorus, paper's values shown only"
+	                  : bad_nna ? "differs from the paper" : "identical to the paper");
+	fputs("| T | LM-C5 ours | LM-C5 paper | NNA ours | NNA paper |\n|---:|---|---|---|---|\n", f);
+	int64_t last = lm.rows[(lm.n - 1) * COLS];
+	if (n_lm) last = paper_lm[(n_lm - 1) * COLS] > last ? paper_lm[(n_lm - 1) * COLS] : last;
+	if (n_nna) last = paper_nna[(n_nna - 1) * COLS] > last ? paper_nna[(n_nna - 1) * COLS] : last;
+	if (have_nna) last = nna.rows[(nna.n - 1) * COLS] > last ? nna.rows[(nna.n - 1) * COLS] : last;
+	for (int64_t T = 0; T <= last; T++) {
+		fprintf(f, "| %lld |", (long long)T);
+		md_loads(f, row_at(lm.rows, lm.n, T));
+		md_loads(f, row_at(paper_lm, n_lm, T));
+		md_loads(f, have_nna ? row_at(nna.rows, nna.n, T) : NULL);
+		md_loads(f, row_at(paper_nna, n_nna, T));
+		fputc('\n', f);
+	}
+	fputs("\n## The paper's statements beside ours\n\n", f);
+	rp_md_claims_head(f);
+	rp_md_claim(f, &c_shared, (double)lm.shared_t, NULL);
+	rp_md_claim(f, &c_bal, (double)lm.balanced_t, NULL);
+	rp_md_claim(f, &c_nna, have_nna ? (double)nna.balanced_t : NAN, have_nna ? NULL : "NNA not built in");
+	rp_md_claim(f, &c_faster, have_nna ? 1.0 - (double)lm.balanced_t / (double)nna.balanced_t : NAN,
+	            have_nna ? NULL : "NNA not built in");
+	fputs("\nPlot: `table3.png` (`table3.svg`): Ldiff = max − min over T, ours and the paper's.\n", f);
+	if ((st = lbt_out_commit(&out, e)))
+		return st;
+
+	/* table3.png: Ldiff over T, ours as lines, the paper's as points on top. */
+	double x[4][MAXROWS], y[4][MAXROWS];
+	ldiff_series(lm.rows, lm.n, x[0], y[0]);
+	ldiff_series(paper_lm, n_lm, x[1], y[1]);
+	ldiff_series(paper_nna, n_nna, x[3], y[3]);
+	lbt_series s[4] = {{"LM-C5 (ours)", x[0], y[0], lm.n}, {"LM-C5 (paper, Table 3)", x[1], y[1], n_lm},
+	                   {"NNA (ours)", x[2], y[2], 0}, {"NNA (paper, Table 3)", x[3], y[3], n_nna}};
+	if (have_nna) {
+		ldiff_series(nna.rows, nna.n, x[2], y[2]);
+		s[2].n = nna.n;
+	}
+	lbt_axes ax = {"Table 3: ring of 8 PEs, 16 units on P0", "time T [shifts]",
+	               "load difference Ldiff = max - min [load units]", 0, 0};
+	return rp_plot(o, "table3", &ax, s, 4, e);
+}

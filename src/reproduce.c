@@ -1,0 +1,338 @@
+/* reproduce.c — the machinery behind `lbtorus reproduce`: batches of
+ * independent runs, the paper's stated results, CSV/Markdown/plot output.
+ *
+ * Invariants: every run is single-threaded and independent, so a batch runs
+ * in parallel and gives the same numbers for any thread count (the kernels
+ * are bit-exact). Every run conserves load (checked each step). A run that
+ * stops without reaching a criterion says why: a proven recurrence of its
+ * state (period > 0) or the cap (capped = 1) — never silently. The paper's
+ * values come from data/, never from this code. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "repro.h"
+
+void rp_note(const lbt_repro_opts *o, const char *fmt, ...)
+{
+	if (!o->note)
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	o->note(o->ctx, line);
+}
+
+/* The next state depends on the loads alone: a recurring grid is a cycle. */
+static int memoryless(const lbt_method *m)
+{
+	return !strncmp(m->name, "lm-", 3) || !strcmp(m->name, "nna");
+}
+
+static void run_one(rp_job *j, const lbt_repro_opts *o)
+{
+	lbt_setup set = {.shape = j->shape, .method = j->method, .init = j->init, .isa = o->isa,
+	                 .seed = j->seed, .threads = 1};
+	lbt_state st;
+	lbt_err e;
+	j->shared_step = j->shared_shifts = j->balanced_step = j->balanced_shifts = -1;
+	j->period = j->capped = 0;
+	j->steps = j->shifts = 0;
+	if ((j->status = lbt_state_open(&st, &set, &e))) {
+		snprintf(j->msg, sizeof j->msg, "%s", e.msg);
+		return;
+	}
+	const lbt_shape *s = &st.grid.shape;
+	const int D = lbt_shape_active_dims(s);
+	j->pes = lbt_shape_pes(s);
+	lbt_stats sts;
+	lbt_grid_stats(&st.grid, &sts);
+	j->total = sts.total;
+	int32_t mx = sts.max, mn = sts.min;
+	int watch = memoryless(st.method);
+	lbt_grid chk;
+	int64_t chk_step = 0, power = 1, step = 0, shifts = 0;
+	if (watch) {
+		if ((j->status = lbt_grid_init(&chk, s, &e))) {
+			snprintf(j->msg, sizeof j->msg, "%s", e.msg);
+			lbt_state_close(&st);
+			return;
+		}
+		lbt_grid_copy(&chk, &st.grid);
+	}
+	for (;;) {
+		if (mn > 0 && j->shared_step < 0)
+			j->shared_step = step, j->shared_shifts = shifts;
+		if ((int64_t)mx - mn <= D && j->balanced_step < 0)
+			j->balanced_step = step, j->balanced_shifts = shifts;
+		if (j->shared_step >= 0 && j->balanced_step >= 0)
+			break;
+		if (step >= j->cap) {
+			j->capped = 1;
+			break;
+		}
+		lbt_counts k = {0};
+		st.method->step(&st, &k);
+		st.step++;
+		step++;
+		shifts += k.shifts;
+		int64_t total = k.total;
+		if (k.has_stats) {
+			mx = k.max;
+			mn = k.min;
+		} else {
+			lbt_grid_stats(&st.grid, &sts);
+			mx = sts.max, mn = sts.min, total = sts.total;
+		}
+		if (total != j->total) {
+			j->status = LBT_EINTERNAL;
+			snprintf(j->msg, sizeof j->msg, "%s on %s lost load at step %lld", j->method, j->shape,
+			         (long long)step);
+			break;
+		}
+		if (watch) {
+			if (lbt_grid_first_diff(&st.grid, &chk) < 0) {
+				j->period = step - chk_step; /* same state as at chk_step: judged already */
+				break;
+			}
+			if (step - chk_step == power) {
+				lbt_grid_copy(&chk, &st.grid);
+				chk_step = step;
+				power *= 2;
+			}
+		}
+	}
+	j->steps = step;
+	j->shifts = shifts;
+	if (watch)
+		lbt_grid_free(&chk);
+	lbt_state_close(&st);
+}
+
+static int by_size(const void *a, const void *b, void *jobs)
+{
+	const rp_job *x = (const rp_job *)jobs + *(const int *)a, *y = (const rp_job *)jobs + *(const int *)b;
+	double cx = (double)x->pes * (double)x->cap, cy = (double)y->pes * (double)y->cap;
+	return cx < cy ? 1 : cx > cy ? -1 : *(const int *)a - *(const int *)b;
+}
+
+int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
+{
+	int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+	if (!order)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %d runs", n);
+	for (int i = 0; i < n; i++) {
+		lbt_shape s;
+		order[i] = i;
+		jobs[i].pes = lbt_shape_parse(&s, jobs[i].shape, NULL) ? 1 : lbt_shape_pes(&s);
+	}
+	qsort_r(order, (size_t)n, sizeof *order, by_size, jobs);
+	int threads = o->threads;
+#ifdef _OPENMP
+	if (threads <= 0)
+		threads = omp_get_num_procs();
+#endif
+	if (threads < 1)
+		threads = 1;
+	int done = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+	for (int i = 0; i < n; i++) {
+		rp_job *j = &jobs[order[i]];
+		run_one(j, o);
+#pragma omp critical(rp_progress)
+		{
+			done++;
+			if (j->status)
+				rp_note(o, "  [%d/%d] %s %s %s: %s", done, n, j->method, j->shape, j->init, j->msg);
+			else {
+				char sh[32], ba[32];
+				snprintf(sh, sizeof sh, j->shared_step < 0 ? "never" : "%lld", (long long)j->shared_step);
+				snprintf(ba, sizeof ba, j->balanced_step < 0 ? "never" : "%lld", (long long)j->balanced_step);
+				rp_note(o, "  [%d/%d] %-6s %-9s %-14s steps to shared %s, to balanced %s%s", done, n, j->method,
+				        j->shape, j->init, sh, ba,
+				        j->period ? " (the state recurs)" : j->capped ? " (stopped at the cap)" : "");
+			}
+		}
+	}
+	free(order);
+	for (int i = 0; i < n; i++)
+		if (jobs[i].status)
+			return lbt_errf(e, jobs[i].status, "%s", jobs[i].msg);
+	return LBT_OK;
+}
+
+int rp_path(const lbt_repro_opts *o, const char *name, char *buf, size_t n, lbt_err *e)
+{
+	const char *dir = o->out_dir && *o->out_dir ? o->out_dir : ".";
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
+	if ((size_t)snprintf(buf, n, "%s/%s", dir, name) >= n)
+		return lbt_errf(e, LBT_EINVAL, "output path too long: %s/%s", dir, name);
+	return LBT_OK;
+}
+
+int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const lbt_series *s, int ns,
+            lbt_err *e)
+{
+	char path[4096];
+	int st = rp_path(o, stem, path, sizeof path, e);
+	if (!st)
+		st = lbt_plot(path, ax, s, ns, e);
+	if (st == LBT_EUNSUP)
+		rp_note(o, "%s", e->msg);
+	return st;
+}
+
+static FILE *open_data(const lbt_repro_opts *o, const char *name, char *path, size_t n, lbt_err *e)
+{
+	const char *dir = o->data_dir && *o->data_dir ? o->data_dir : "data";
+	snprintf(path, n, "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		lbt_errf(e, LBT_EIO, "cannot read %s: %s (give --data DIR or set LBTORUS_DATA)", path, strerror(errno));
+	return f;
+}
+
+int rp_claim_get(const lbt_repro_opts *o, const char *id, rp_claim *c, lbt_err *e)
+{
+	char path[4200], line[2048];
+	FILE *f = open_data(o, "paper000_claims.csv", path, sizeof path, e);
+	if (!f)
+		return LBT_EIO;
+	size_t n = strlen(id);
+	int found = 0;
+	while (!found && fgets(line, sizeof line, f)) {
+		if (strncmp(line, id, n) || line[n] != ',')
+			continue;
+		char *field[5] = {line};
+		for (int i = 1; i < 5 && field[i - 1]; i++) { /* the source is the rest of the line */
+			char *p = strchr(field[i - 1], ',');
+			if (p)
+				*p++ = 0;
+			field[i] = p;
+		}
+		if (!field[4])
+			break;
+		found = 1;
+		field[4][strcspn(field[4], "\r\n")] = 0;
+		memset(c, 0, sizeof *c);
+		snprintf(c->id, sizeof c->id, "%.63s", field[0]);
+		snprintf(c->experiment, sizeof c->experiment, "%.15s", field[1]);
+		snprintf(c->quantity, sizeof c->quantity, "%.199s", field[2]);
+		snprintf(c->source, sizeof c->source, "%.399s", field[4]);
+		char *end;
+		c->value = strtod(field[3], &end);
+		c->has_value = end != field[3];
+	}
+	fclose(f);
+	return found ? LBT_OK : lbt_errf(e, LBT_EINVAL, "%s has no well-formed claim '%s'", path, id);
+}
+
+void rp_md_claims_head(FILE *f)
+{
+	fputs("| claim | paper | ours | ours / paper | the paper says |\n|---|---:|---:|---:|---|\n", f);
+}
+
+void rp_md_claim(FILE *f, const rp_claim *c, double ours, const char *text)
+{
+	fprintf(f, "| %s | ", c->quantity);
+	if (c->has_value) fprintf(f, "%.4g", c->value); else fputs("(statement)", f);
+	fputs(" | ", f);
+	if (isfinite(ours)) fprintf(f, "%.4g", ours);
+	if (text && *text) fprintf(f, "%s%s", isfinite(ours) ? " — " : "", text);
+	fputs(" | ", f);
+	if (c->has_value && c->value != 0 && isfinite(ours)) fprintf(f, "%.3f", ours / c->value);
+	else if (c->has_value && isfinite(ours)) fprintf(f, "(difference %.3g)", ours - c->value);
+	else fputs("—", f);
+	fprintf(f, " | %s |\n", c->source);
+}
+
+int rp_read_table(const lbt_repro_opts *o, const char *name, int64_t *rows, int max, int cols, lbt_err *e)
+{
+	char path[4200], line[4096];
+	FILE *f = open_data(o, name, path, sizeof path, e);
+	if (!f)
+		return -1;
+	int n = 0, header = 1;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (header) {
+			header = 0;
+			continue;
+		}
+		if (n == max) {
+			fclose(f);
+			lbt_errf(e, LBT_EINVAL, "%s: more than %d rows", path, max);
+			return -1;
+		}
+		char *p = line, *end;
+		for (int c = 0; c < cols; c++) {
+			rows[n * cols + c] = strtoll(p, &end, 10);
+			if (end == p || (c < cols - 1 && *end != ',')) {
+				fclose(f);
+				lbt_errf(e, LBT_EINVAL, "%s: row %d, column %d is not an integer", path, n + 1, c + 1);
+				return -1;
+			}
+			p = end + 1;
+		}
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+double rp_loglog_slope(const double *x, const double *y, int n)
+{
+	if (n < 2 || !(x[n - 1] > 0 && x[n - 2] > 0 && y[n - 1] > 0 && y[n - 2] > 0) || x[n - 1] == x[n - 2])
+		return NAN;
+	return log(y[n - 1] / y[n - 2]) / log(x[n - 1] / x[n - 2]);
+}
+
+void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double *b)
+{ /* normal equations of min sum (y - a x - b x^2)^2 */
+	double s2 = 0, s3 = 0, s4 = 0, sy1 = 0, sy2 = 0;
+	int used = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(y[i]))
+			continue;
+		double x2 = x[i] * x[i];
+		s2 += x2, s3 += x2 * x[i], s4 += x2 * x2, sy1 += y[i] * x[i], sy2 += y[i] * x2;
+		used++;
+	}
+	double det = s2 * s4 - s3 * s3;
+	if (used < 2 || det == 0) {
+		*a = *b = NAN;
+		return;
+	}
+	*a = (sy1 * s4 - sy2 * s3) / det;
+	*b = (s2 * sy2 - s3 * sy1) / det;
+}
+
+const char *const *lbt_repro_names(void)
+{
+	static const char *const names[] = {"table3", "fig5", "fig6", "fig7", NULL};
+	return names;
+}
+
+int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
+{
+	int64_t d = 0;
+	int st;
+	if (!strcmp(name, "table3")) st = rp_table3(o, &d, e);
+	else if (!strcmp(name, "fig5")) st = rp_fig5(o, e);
+	else if (!strcmp(name, "fig6")) st = rp_fig6(o, e);
+	else if (!strcmp(name, "fig7")) st = rp_fig7(o, e);
+	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6 or fig7", name);
+	if (differs)
+		*differs = d;
+	return st;
+}

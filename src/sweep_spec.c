@@ -1,0 +1,386 @@
+/* sweep_spec.c — what a sweep runs: lists of items per axis, from the
+ * command line or a spec file, and the plan of distinct runs they make.
+ *
+ * A value is a comma-separated list of items. An item whose last
+ * colon-separated field is a range stands for one item per number:
+ *   LO..HI     LO, LO+1, ..., HI
+ *   LO..HI+S   LO, LO+S, LO+2S, ... up to HI
+ *   LO..HI*F   LO, LO*F, LO*F^2, ... up to HI      (F >= 2)
+ * so "seed = 1..10", "init = worst:1..16*2", "until = steps:0..100+25",
+ * "method = ca:k=0..4" (a method's parameter: fos:alpha=A, de:lambda=L, ca:k=K).
+ * Shapes have families: "ring:8..2048*2" (rings of P = 8, 16, ..., 2048) and
+ * "torusD:K" for the symmetric D-dimensional K^D ("torus2:8..256*2" = 8x8 ...
+ * 256x256; the boundary axis still decides torus or mesh). Since commas
+ * separate items, a shape is written with x (64x128) and a per-axis boundary
+ * with / (torus/mesh). Every item is checked when it is added; every
+ * combination (boundary arity, init vs shape, steps vs max_steps) when the
+ * plan is built, before anything runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbtorus/lbtorus.h"
+#include "lbtorus/sweep.h"
+
+static const char *const axis_names[LBT_NAXES] = {"method", "shape", "boundary", "init", "until", "seed"};
+static const char *const defaults[LBT_NAXES] = {"lm-c5", NULL, "torus", "worst:5", "balanced", "1"};
+
+const char *lbt_spec_axis_name(int axis) { return axis_names[axis]; }
+
+int lbt_spec_axis_find(const char *name)
+{
+	char k[32];
+	size_t n = strlen(name);
+	if (n >= sizeof k)
+		return -1;
+	for (size_t i = 0; i <= n; i++)
+		k[i] = name[i] == '-' ? '_' : name[i];
+	if (n > 1 && k[n - 1] == 's' && strcmp(k, "max_steps"))
+		k[n - 1] = 0; /* plural: methods, shapes, seeds ... */
+	if (!strcmp(k, "boundarie"))
+		return LBT_AX_BOUNDARY;
+	if (!strcmp(k, "max_steps") || !strcmp(k, "max_step"))
+		return LBT_NAXES;
+	for (int a = 0; a < LBT_NAXES; a++)
+		if (!strcmp(k, axis_names[a]))
+			return a;
+	return -1;
+}
+
+void lbt_spec_init(lbt_spec *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	sp->max_steps = 1000000;
+}
+
+void lbt_spec_free(lbt_spec *sp)
+{
+	for (int a = 0; a < LBT_NAXES; a++) {
+		for (int64_t i = 0; i < sp->n[a]; i++)
+			free(sp->item[a][i]);
+		free(sp->item[a]);
+	}
+	lbt_spec_init(sp);
+}
+
+static int push(lbt_spec *sp, int a, const char *text, lbt_err *e)
+{
+	if (sp->n[a] >= LBT_SWEEP_MAX_RUNS)
+		return lbt_errf(e, LBT_EINVAL, "more than %d %ss", LBT_SWEEP_MAX_RUNS, axis_names[a]);
+	if (sp->n[a] == sp->cap[a]) {
+		int64_t cap = sp->cap[a] ? 2 * sp->cap[a] : 16;
+		char **it = realloc(sp->item[a], (size_t)cap * sizeof *it);
+		if (!it)
+			return lbt_errf(e, LBT_ENOMEM, "no memory for the sweep's items");
+		sp->item[a] = it;
+		sp->cap[a] = cap;
+	}
+	if (!(sp->item[a][sp->n[a]] = strdup(text)))
+		return lbt_errf(e, LBT_ENOMEM, "no memory for the sweep's items");
+	sp->n[a]++;
+	return LBT_OK;
+}
+
+/* prefix + the shortest %g text that reads back as x. */
+static void shortest(char *buf, size_t n, const char *prefix, double x)
+{
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, n, "%s%.*g", prefix, p, x);
+		if (strtod(buf + strlen(prefix), NULL) == x)
+			return;
+	}
+}
+
+int lbt_method_split(const char *item, char *name, size_t n, const char **value, lbt_err *e)
+{
+	const char *colon = strchr(item, ':');
+	size_t len = colon ? (size_t)(colon - item) : strlen(item);
+	if (len >= n)
+		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", item), -1;
+	memcpy(name, item, len);
+	name[len] = 0;
+	const lbt_method *m = lbt_method_find(name);
+	if (!m)
+		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", name), -1;
+	*value = NULL;
+	if (!colon)
+		return LBT_PARAM_NONE;
+	const char *eq = strchr(colon + 1, '=');
+	const char *opt = NULL;
+	int kind = LBT_PARAM_NONE;
+	size_t kl = eq ? (size_t)(eq - colon - 1) : 0;
+	if (eq && kl == 5 && !strncmp(colon + 1, "alpha", 5)) kind = LBT_PARAM_ALPHA, opt = "--alpha";
+	if (eq && kl == 6 && !strncmp(colon + 1, "lambda", 6)) kind = LBT_PARAM_LAMBDA, opt = "--lambda";
+	if (eq && ((kl == 1 && colon[1] == 'k') || (kl == 4 && !strncmp(colon + 1, "ca_k", 4)) ||
+	           (kl == 4 && !strncmp(colon + 1, "ca-k", 4))))
+		kind = LBT_PARAM_CA_K, opt = "--ca-k";
+	if (!opt || !m->params || !strstr(m->params, opt))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': %s takes %s", item, name,
+		                m->params && *m->params ? "one parameter: alpha=A (fos), lambda=L (de) or k=K (ca)"
+		                                        : "no parameters"), -1;
+	*value = eq + 1;
+	char *end;
+	double v = strtod(*value, &end);
+	if (kind == LBT_PARAM_ALPHA && (strcmp(*value, "optimal") && strcmp(*value, "boillat")) && (end == *value || *end || !(v > 0)))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': alpha is a number > 0, boillat or optimal", item), -1;
+	if (kind == LBT_PARAM_LAMBDA && (end == *value || *end || !(v > 0 && v <= 1)))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': lambda is a number with 0 < lambda <= 1", item), -1;
+	if (kind == LBT_PARAM_CA_K && (end == *value || *end || v < 0 || v > 1000000 || v != (long)v))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': k is an integer >= 0", item), -1;
+	return kind;
+}
+
+/* Check one expanded item and append its canonical text. */
+static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
+{
+	char buf[4300];
+	int st;
+	switch (a) {
+	case LBT_AX_METHOD: {
+		char name[64];
+		const char *par = NULL;
+		int kind = lbt_method_split(item, name, sizeof name, &par, e);
+		if (kind < 0)
+			return LBT_EINVAL;
+		if (kind == LBT_PARAM_NONE)
+			return push(sp, a, name, e);
+		static const char *const key[] = {"", "alpha", "lambda", "k"};
+		char pre[160];
+		snprintf(pre, sizeof pre, "%s:%s=", name, key[kind]);
+		if (kind == LBT_PARAM_ALPHA && (!strcmp(par, "optimal") || !strcmp(par, "boillat")))
+			snprintf(buf, sizeof buf, "%s%s", pre, par);
+		else
+			shortest(buf, sizeof buf, pre, strtod(par, NULL)); /* alpha=0.20 is alpha=0.2 */
+		return push(sp, a, buf, e);
+	}
+	case LBT_AX_SHAPE: {
+		lbt_shape s;
+		const char *ext = item;
+		int d = 0;
+		if (!strncmp(item, "ring:", 5)) {
+			d = 1;
+			ext = item + 5;
+		} else if (!strncmp(item, "torus", 5) && item[5] >= '1' && item[5] <= '8' && item[6] == ':') {
+			d = item[5] - '0';
+			ext = item + 7;
+		} else if (strchr(item, ':'))
+			return lbt_errf(e, LBT_EINVAL, "shape '%s': families are ring:P and torusD:K (D = 1..%d)", item, LBT_MAXD);
+		if (d) {
+			if (!*ext || strspn(ext, "0123456789") != strlen(ext) || strlen(ext) > 12)
+				return lbt_errf(e, LBT_EINVAL, "shape '%s': expected a number or a range after ':'", item);
+			size_t used = 0;
+			for (int i = 0; i < d; i++)
+				used += (size_t)snprintf(buf + used, sizeof buf - used, i ? "x%s" : "%s", ext);
+			item = buf;
+		}
+		if ((st = lbt_shape_parse(&s, item, e)))
+			return st;
+		lbt_shape_format(&s, buf, sizeof buf);
+		return push(sp, a, buf, e);
+	}
+	case LBT_AX_BOUNDARY: {
+		lbt_shape s = {.dims = LBT_MAXD};
+		size_t n = strlen(item);
+		if (n >= sizeof buf)
+			return lbt_errf(e, LBT_EINVAL, "boundary '%s' is too long", item);
+		int axes = 1;
+		for (size_t i = 0; i <= n; i++) {
+			buf[i] = item[i] == '/' ? ',' : item[i];
+			axes += item[i] == '/';
+		}
+		s.dims = axes;
+		if (lbt_boundary_parse(&s, buf, e) || axes > LBT_MAXD)
+			return lbt_errf(e, LBT_EINVAL, "boundary '%s': use torus, mesh, or one per axis like torus/mesh", item);
+		return push(sp, a, buf, e);
+	}
+	case LBT_AX_INIT: {
+		lbt_init in;
+		if ((st = lbt_init_parse(&in, item, e)))
+			return st;
+		switch (in.kind) {
+		case LBT_INIT_POINT: snprintf(buf, sizeof buf, "point:%lld", (long long)in.a); break;
+		case LBT_INIT_WORST: snprintf(buf, sizeof buf, "worst:%lld", (long long)in.a); break;
+		case LBT_INIT_CONST: snprintf(buf, sizeof buf, "const:%lld", (long long)in.a); break;
+		case LBT_INIT_HALF: snprintf(buf, sizeof buf, "half:%lld", (long long)in.a); break;
+		case LBT_INIT_UNIFORM: snprintf(buf, sizeof buf, "uniform:%lld:%lld", (long long)in.a, (long long)in.b); break;
+		default: snprintf(buf, sizeof buf, "file:%s", in.path);
+		}
+		return push(sp, a, buf, e);
+	}
+	case LBT_AX_UNTIL: {
+		lbt_until u;
+		if ((st = lbt_until_parse(&u, item, e)))
+			return st;
+		if (u.kind == LBT_UNTIL_STEPS)
+			snprintf(buf, sizeof buf, "steps:%lld", (long long)u.steps);
+		else if (u.kind == LBT_UNTIL_REL)
+			shortest(buf, sizeof buf, "rel:", u.rel);
+		else
+			snprintf(buf, sizeof buf, "%s", lbt_until_name(u.kind));
+		return push(sp, a, buf, e);
+	}
+	default: {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(item, &end, 10);
+		if (end == item || *end || errno || item[0] == '-')
+			return lbt_errf(e, LBT_EINVAL, "seed '%s' is not a non-negative integer", item);
+		snprintf(buf, sizeof buf, "%llu", v);
+		return push(sp, a, buf, e);
+	}
+	}
+}
+
+static int parse_num(const char *p, const char *end, long long *v)
+{
+	if (p == end || end - p > 15 || strspn(p, "0123456789") < (size_t)(end - p))
+		return -1;
+	*v = strtoll(p, NULL, 10);
+	return 0;
+}
+
+/* Expand a range in the item's last field, if it has one. */
+static int add_item(lbt_spec *sp, int a, const char *item, lbt_err *e)
+{
+	const char *colon = strrchr(item, ':'), *eq = strrchr(item, '=');
+	if (eq > colon)
+		colon = eq; /* a method parameter: ca:k=0..4 */
+	const char *tail = colon ? colon + 1 : item;
+	const char *dots = strstr(tail, "..");
+	if (!dots || (a == LBT_AX_INIT && !strncmp(item, "file:", 5)))
+		return add_one(sp, a, item, e);
+	const char *hi = dots + 2, *op = hi + strcspn(hi, "+*");
+	long long lo, h, by = 1;
+	int mul = *op == '*';
+	if (parse_num(tail, dots, &lo) || parse_num(hi, op, &h) || (*op && parse_num(op + 1, op + strlen(op), &by)))
+		return lbt_errf(e, LBT_EINVAL, "%s '%s': write a range as LO..HI, LO..HI+STEP or LO..HI*FACTOR", axis_names[a], item);
+	if (h < lo)
+		return lbt_errf(e, LBT_EINVAL, "%s '%s': the range ends below its start", axis_names[a], item);
+	if (mul ? by < 2 || lo < 1 : by < 1)
+		return lbt_errf(e, LBT_EINVAL, "%s '%s': %s", axis_names[a], item,
+		                mul ? "a geometric range needs FACTOR >= 2 and LO >= 1" : "STEP must be at least 1");
+	if (!mul && (h - lo) / by >= LBT_SWEEP_MAX_RUNS)
+		return lbt_errf(e, LBT_EINVAL, "%s '%s': more than %d items", axis_names[a], item, LBT_SWEEP_MAX_RUNS);
+	char buf[4400];
+	int pre = (int)(tail - item);
+	if (pre + 24 > (int)sizeof buf)
+		return lbt_errf(e, LBT_EINVAL, "%s '%s' is too long", axis_names[a], item);
+	for (long long v = lo; v <= h; v = mul ? v * by : v + by) {
+		snprintf(buf, sizeof buf, "%.*s%lld", pre, item, v);
+		int st = add_one(sp, a, buf, e);
+		if (st)
+			return st;
+		if (mul && v > h / by)
+			break;
+	}
+	return LBT_OK;
+}
+
+int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
+{
+	if (axis == LBT_NAXES) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(value, &end, 10);
+		while (*end == ' ' || *end == '\t') end++;
+		if (end == value || *end || errno || v < 0)
+			return lbt_errf(e, LBT_EINVAL, "max_steps '%s' is not a non-negative integer", value);
+		sp->max_steps = v;
+		sp->max_steps_set = 1;
+		return LBT_OK;
+	}
+	const char *p = value;
+	for (;;) {
+		const char *c = strchr(p, ',');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		while (n && (*p == ' ' || *p == '\t')) p++, n--;
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+		if (!n)
+			return lbt_errf(e, LBT_EINVAL, "%s '%s': empty item (items are separated by single commas)", axis_names[axis], value);
+		char *item = strndup(p, n);
+		if (!item)
+			return lbt_errf(e, LBT_ENOMEM, "no memory");
+		int st = add_item(sp, axis, item, e);
+		free(item);
+		if (st)
+			return st;
+		if (!c)
+			return LBT_OK;
+		p = c + 1;
+	}
+}
+
+int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return lbt_errf(e, LBT_EIO, "cannot read spec file %s", path);
+	char *line = NULL;
+	size_t cap = 0;
+	int st = LBT_OK, ln = 0;
+	lbt_err sub;
+	while (getline(&line, &cap, f) >= 0) {
+		ln++;
+		char *h = line;
+		while ((h = strchr(h, '#')) && h != line && h[-1] != ' ' && h[-1] != '\t')
+			h++; /* '#' starts a comment at the line's start or after a blank */
+		if (h)
+			*h = 0;
+		char *p = line + strspn(line, " \t\r\n");
+		size_t n = strlen(p);
+		while (n && strchr(" \t\r\n", p[n - 1])) p[--n] = 0;
+		if (!n)
+			continue;
+		char *eq = strchr(p, '=');
+		if (!eq) {
+			st = lbt_errf(e, LBT_EINVAL, "%s:%d: expected 'key = value', got '%s'", path, ln, p);
+			break;
+		}
+		char *k = p, *v = eq + 1;
+		for (char *q = eq; q > k && (q[-1] == ' ' || q[-1] == '\t'); q--) q[-1] = 0;
+		*eq = 0;
+		v += strspn(v, " \t");
+		int axis = lbt_spec_axis_find(k);
+		if (axis < 0) {
+			st = lbt_errf(e, LBT_EINVAL, "%s:%d: unknown key '%s' (use method, shape, boundary, init, until, seed, max_steps)", path, ln, k);
+			break;
+		}
+		if (!*v) {
+			st = lbt_errf(e, LBT_EINVAL, "%s:%d: '%s' has no value", path, ln, k);
+			break;
+		}
+		if ((st = lbt_spec_add(sp, axis, v, &sub))) {
+			lbt_errf(e, st, "%s:%d: %s", path, ln, sub.msg);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return st;
+}
+
+int lbt_spec_merge(lbt_spec *sp, const lbt_spec *over, int fill_defaults, lbt_err *e)
+{
+	for (int a = 0; a < LBT_NAXES; a++) {
+		if (sp->n[a])
+			continue;
+		for (int64_t i = 0; over && i < over->n[a]; i++) {
+			int st = push(sp, a, over->item[a][i], e);
+			if (st)
+				return st;
+		}
+		if (!sp->n[a] && fill_defaults && defaults[a]) {
+			int st = lbt_spec_add(sp, a, defaults[a], e);
+			if (st)
+				return st;
+		}
+	}
+	if (!sp->max_steps_set && over && over->max_steps_set) {
+		sp->max_steps = over->max_steps;
+		sp->max_steps_set = 1;
+	}
+	if (fill_defaults && !sp->n[LBT_AX_SHAPE])
+		return lbt_errf(e, LBT_EINVAL, "no shape: give --shape (e.g. --shape ring:8..2048*2) or 'shape =' in the spec file");
+	return LBT_OK;
+}

@@ -1,0 +1,122 @@
+/* test_report.c — lbtorus report on a results file written by hand: one
+ * row per configuration, medians over seeds (derived in the comments), rows
+ * in natural order, a * where a criterion was not reached in every seed, and
+ * what lies beside the results (bound.json, plots, other commands' tables)
+ * picked up. */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void rec(FILE *f, const char *shape, int pes, const char *init, int seed, const char *bal, int steps,
+                int reached)
+{
+	fprintf(f, "{\"run_id\":\"x\",\"run_key\":\"%s %s %d\",\"lbtorus\":\"0.1.0\",\"method\":\"lm-c5\",\"shape\":\"%s\","
+	        "\"boundary\":\"torus\",\"dims\":1,\"active_dims\":1,\"k\":%d,\"pes\":%d,\"init\":\"%s\",\"seed\":%d,"
+	        "\"until\":\"balanced\",\"initial_ldiff\":8,\"steps\":%d,\"shifts\":%d,\"moved\":10,\"reached\":%s,"
+	        "\"shared_step\":1,\"balanced_step\":%s,\"flat_step\":%s,\"dkl_bound\":64,"
+	        "\"balanced_over_dkl\":null,\"balanced_lower_bound_steps\":3}\n",
+	        shape, init, seed, shape, pes, pes, init, seed, steps, steps, reached ? "true" : "false", bal, bal);
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static void rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "%s is missing", path);
+	char *b = calloc(1, 1 << 20);
+	fread(b, 1, (1 << 20) - 1, f);
+	fclose(f);
+	return b;
+}
+
+Test(report, medians_over_seeds_per_configuration)
+{
+	char dir[64], p[160];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(p, sizeof p, "%s/runs.jsonl", dir);
+	FILE *f = fopen(p, "w");
+	/* Ring 16, uniform:1:128, seeds 3, 1, 2 (any order): balanced at 9, 5, 7 →
+	 * median 7; steps 30, 10, 20 → 20. */
+	rec(f, "16", 16, "uniform:1:128", 3, "9", 30, 1);
+	rec(f, "8", 8, "worst:1", 1, "4", 4, 1);
+	rec(f, "16", 16, "uniform:1:128", 1, "5", 10, 1);
+	/* Ring 16, uniform:1:8 — sorts before uniform:1:128 — two seeds: 4 and 7 →
+	 * median 5.5; steps 4 and 7 → 5.5. */
+	rec(f, "16", 16, "uniform:1:8", 1, "4", 4, 1);
+	rec(f, "16", 16, "uniform:1:128", 2, "7", 20, 1);
+	rec(f, "16", 16, "uniform:1:8", 2, "7", 7, 1);
+	/* Ring 32, worst:1: one seed stopped unbalanced at its cap (null): the
+	 * median of balanced_step is over the other (6), marked *; steps 6 and 100 → 53. */
+	rec(f, "32", 32, "worst:1", 1, "6", 6, 1);
+	rec(f, "32", 32, "worst:1", 2, "null", 100, 0);
+	fputs("{\"run_id\":\"partial", f); /* a killed sweep's last line: ignored */
+	fclose(f);
+	snprintf(p, sizeof p, "%s/reproduce_fig5.md", dir);
+	f = fopen(p, "w");
+	fputs("# Fig. 5\n\n| P | paper | ours |\n|--:|--:|--:|\n| 8 | 18 | 18 |\n```\n# not a heading\n```\n#### Deep\n", f);
+	fclose(f);
+	snprintf(p, sizeof p, "%s/fig5.png", dir);
+	fclose(fopen(p, "w"));
+	snprintf(p, sizeof p, "%s/fig5.svg", dir);
+	fclose(fopen(p, "w"));
+	snprintf(p, sizeof p, "%s/runs.jsonl", dir);
+	char *so, *se;
+	cr_assert_eq(th_cli(NULL, ARGS("report", p), &so, &se), 0, "%s", se);
+	snprintf(p, sizeof p, "%s/report.md", dir);
+	cr_assert(strstr(so, p), "%s", so);
+	char *md = slurp(p);
+	cr_assert(strstr(md, "8 runs of lbtorus 0.1.0 recorded in `runs.jsonl`, in 4 configurations"), "%s", md);
+	cr_assert(strstr(md, "1 runs stopped at their step cap"), "%s", md);
+	const char *r8 = strstr(md, "| 8 | 8 | torus | worst:1 | balanced | 1 | 1/1 | 8 | 4 | 4 | 1 | 4 | 4 | 10 | 64 | — | 3 |");
+	const char *r16a = strstr(md, "| 16 | 16 | torus | uniform:1:8 | balanced | 2 | 2/2 | 8 | 5.5 | 5.5 | 1 | 5.5 | 5.5 | 10 | 64 | — | 3 |");
+	const char *r16b = strstr(md, "| 16 | 16 | torus | uniform:1:128 | balanced | 3 | 3/3 | 8 | 20 | 20 | 1 | 7 | 7 | 10 | 64 | — | 3 |");
+	const char *r32 = strstr(md, "| 32 | 32 | torus | worst:1 | balanced | 2 | 1/2 | 8 | 53 | 53 | 1 | 6* | 6* | 10 | 64 | — | 3 |");
+	cr_assert(r8 && r16a && r16b && r32, "a row is missing or wrong:\n%s", md);
+	cr_assert(r8 < r16a && r16a < r16b && r16b < r32, "rows out of order:\n%s", md);
+	cr_assert(strstr(md, "A * marks a median over only the runs"), "%s", md);
+	cr_assert(strstr(md, "![fig5](fig5.png) ([SVG](fig5.svg))"), "%s", md);
+	cr_assert(strstr(md, "### From `reproduce_fig5.md`\n\n#### Fig. 5\n"), "headings are demoted:\n%s", md);
+	cr_assert(strstr(md, "\n###### Deep\n"), "demoted headings stop at level 6:\n%s", md);
+	cr_assert(strstr(md, "```\n# not a heading\n```"), "code blocks are left alone:\n%s", md);
+	cr_assert(!strstr(md, "### From `report.md`"), "the report embeds itself:\n%s", md);
+	free(md);
+	free(so);
+	free(se);
+
+	/* Given the directory: every *.jsonl in it, report.md inside it. */
+	cr_assert_eq(th_cli(NULL, ARGS("report", dir, "--out", "-"), &so, &se), 0, "%s", se);
+	cr_assert(strstr(so, "8 runs of lbtorus 0.1.0 recorded in `runs.jsonl`, in 4 configurations"), "%s", so);
+	cr_assert(strstr(so, "### From `reproduce_fig5.md`"), "%s", so);
+	free(so);
+	free(se);
+
+	/* Bad inputs: one line, exit 2. */
+	cr_assert_eq(th_cli(NULL, ARGS("report"), NULL, &se), 2);
+	cr_assert(strstr(se, "RESULTS.jsonl"), "%s", se);
+	free(se);
+	cr_assert_eq(th_cli(NULL, ARGS("report", "/nonexistent/r.jsonl"), NULL, &se), 2);
+	cr_assert(strstr(se, "/nonexistent/r.jsonl"), "%s", se);
+	free(se);
+	snprintf(p, sizeof p, "%s/bad.jsonl", dir);
+	f = fopen(p, "w");
+	fputs("{\"method\":\"lm-c5\",\"shape\":\"8\"}\nnot json\n", f);
+	fclose(f);
+	cr_assert_eq(th_cli(NULL, ARGS("report", p, "--out", "-"), NULL, &se), 2);
+	cr_assert(strstr(se, "bad.jsonl:2"), "%s", se);
+	free(se);
+	rm_tree(dir);
+}

@@ -1,0 +1,355 @@
+/* test_sweep.c — lbtorus sweep as the issue asks: a sweep killed mid-way
+ * and run again loses nothing and duplicates nothing, and its records equal
+ * an uninterrupted sweep's; results do not depend on how many runs go at
+ * once; ranges and families expand as README.md says; every malformed spec
+ * gets one clear line and exit 2, before any file is touched. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Fields that say how a run was scheduled, not what it computed. */
+static int timing(const char *k)
+{
+	return !strcmp(k, "seconds") || !strcmp(k, "site_updates_per_second") || !strcmp(k, "threads");
+}
+
+static int count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, c;
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* Check that b holds exactly a's run keys, once each, with equal records. */
+static void same_records(const char *pa, const char *pb)
+{
+	lbt_jsonl a, b;
+	lbt_err e;
+	cr_assert_eq(lbt_jsonl_load(&a, pa, &e), 0, "%s", e.msg);
+	cr_assert_eq(lbt_jsonl_load(&b, pb, &e), 0, "%s", e.msg);
+	cr_assert_eq(a.n, b.n, "%s has %lld records, %s %lld", pa, (long long)a.n, pb, (long long)b.n);
+	for (int64_t i = 0; i < a.n; i++) {
+		const char *key = lbt_jobj_str(&a.rec[i], "run_key");
+		cr_assert(key);
+		int found = 0;
+		for (int64_t j = 0; j < b.n; j++) {
+			const char *kb = lbt_jobj_str(&b.rec[j], "run_key");
+			cr_assert(kb, "%s: record %lld has no run_key", pb, (long long)j + 1);
+			if (strcmp(key, kb))
+				continue;
+			found++;
+			const lbt_jobj *x = &a.rec[i], *y = &b.rec[j];
+			cr_assert_eq(x->n, y->n, "%s: field count differs", key);
+			for (int f = 0; f < x->n; f++) {
+				if (timing(x->f[f].key))
+					continue;
+				const lbt_jfield *g = lbt_jobj_get(y, x->f[f].key);
+				cr_assert(g, "%s: %s missing", key, x->f[f].key);
+				cr_assert_eq(g->type, x->f[f].type, "%s: %s differs in type", key, x->f[f].key);
+				if (g->type == LBT_JSTR || g->type == LBT_JNUM)
+					cr_assert_str_eq(g->str, x->f[f].str, "%s: %s", key, x->f[f].key);
+				else
+					cr_assert_eq(g->num, x->f[f].num, "%s: %s", key, x->f[f].key);
+			}
+		}
+		cr_assert_eq(found, 1, "run %s appears %d times in %s", key, found, pb);
+	}
+	lbt_jsonl_free(&a);
+	lbt_jsonl_free(&b);
+}
+
+static pid_t spawn(const char *const *argv)
+{
+	const char *bin = getenv("LBTORUS");
+	cr_assert(bin);
+	pid_t pid = fork();
+	if (pid == 0) {
+		const char *args[64] = {bin};
+		for (int i = 0; argv[i]; i++)
+			args[i + 1] = argv[i];
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(bin, (char *const *)args);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* 24 runs of 10..100 ms each (on the scalar kernels, so on any CPU), long
+ * enough to be killed in the middle: 18
+ * worst-case runs (seed=any: they draw no random numbers) and 6 seeded ones. */
+#define KILL_SWEEP "--shape", "16x16,24x24,32x32", "--init", "worst:1..6,uniform:0:20", "--seed", "1..2", "--isa", "scalar"
+#define KILL_RUNS 24
+
+Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 120)
+{
+	char dir[64], ref[128], res[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(ref, sizeof ref, "%s/ref.jsonl", dir);
+	snprintf(res, sizeof res, "%s/killed.jsonl", dir);
+	char *err;
+	int rc = th_cli(NULL, ARGS("sweep", "--results", ref, "--jobs", "1", KILL_SWEEP), NULL, &err);
+	cr_assert_eq(rc, 0, "uninterrupted sweep: %s", err);
+	free(err);
+	cr_assert_eq(count_lines(ref), KILL_RUNS);
+
+	pid_t pid = spawn(ARGS("sweep", "--results", res, "--jobs", "2", KILL_SWEEP));
+	int lines = 0;
+	for (int t = 0; t < 60000 && (lines = count_lines(res)) < 3; t++)
+		usleep(1000);
+	kill(pid, SIGKILL);
+	int status;
+	waitpid(pid, &status, 0);
+	lines = count_lines(res);
+	cr_assert(WIFSIGNALED(status) && lines >= 3 && lines < KILL_RUNS,
+	          "the sweep was to be killed mid-way; it had written %d of %d lines", lines, KILL_RUNS);
+	FILE *f = fopen(res, "a"); /* what a writer killed inside write() would leave */
+	fputs("{\"run_id\":\"0123456789abcdef\",\"run_key\":\"method=lm-c5 sha", f);
+	fclose(f);
+
+	rc = th_cli(NULL, ARGS("sweep", "--results", res, KILL_SWEEP), NULL, &err);
+	cr_assert_eq(rc, 0, "resumed sweep: %s", err);
+	cr_assert(strstr(err, "partial"), "the cut partial line goes unmentioned: %s", err);
+	free(err);
+	same_records(ref, res);
+
+	/* Once complete, running again changes nothing. */
+	rc = th_cli(NULL, ARGS("sweep", "--results", res, KILL_SWEEP), NULL, NULL);
+	cr_assert_eq(rc, 0);
+	cr_assert_eq(count_lines(res), KILL_RUNS);
+	unlink(ref);
+	unlink(res);
+	rmdir(dir);
+}
+
+Test(sweep, records_do_not_depend_on_parallelism, .timeout = 120)
+{
+	char dir[64], a[128], b[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(a, sizeof a, "%s/a.jsonl", dir);
+	snprintf(b, sizeof b, "%s/b.jsonl", dir);
+	/* Serial, one thread; then two runs at once, and 256-PE runs alone on two
+	 * threads. LM never balances a mesh (load piles up at the open end): those
+	 * runs stop at --max-steps, recorded with reached = false. */
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", a, "--jobs", "1", "--solo-pes", "1000000",
+	                               "--shape", "ring:8..64*2,16x16", "--boundary", "torus,mesh",
+	                               "--init", "uniform:0:9,worst:3", "--seed", "1..3", "--until", "balanced,flat",
+	                               "--max-steps", "3000"),
+	                    NULL, NULL), 0);
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", b, "--jobs", "2", "--solo-pes", "256", "--threads", "2",
+	                               "--shape", "ring:8..64*2,16x16", "--boundary", "torus,mesh",
+	                               "--init", "uniform:0:9,worst:3", "--seed", "1..3", "--until", "balanced,flat",
+	                               "--max-steps", "3000"),
+	                    NULL, NULL), 0);
+	/* shapes x boundaries x (uniform x 3 seeds + worst, seed=any) x criteria */
+	cr_assert_eq(count_lines(a), 5 * 2 * (3 + 1) * 2);
+	same_records(a, b);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
+static void items(int axis, const char *value, const char *want)
+{
+	lbt_spec sp;
+	lbt_err e;
+	lbt_spec_init(&sp);
+	cr_assert_eq(lbt_spec_add(&sp, axis, value, &e), 0, "%s: %s", value, e.msg);
+	char got[4096] = "";
+	for (int64_t i = 0; i < sp.n[axis]; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", sp.item[axis][i]);
+	cr_assert_str_eq(got, want, "'%s' expanded to '%s'", value, got);
+	lbt_spec_free(&sp);
+}
+
+Test(spec, ranges_and_families_expand_as_documented)
+{
+	items(LBT_AX_SHAPE, "ring:8..2048*2", "8 16 32 64 128 256 512 1024 2048");
+	items(LBT_AX_SHAPE, "torus2:8..256*2", "8x8 16x16 32x32 64x64 128x128 256x256");
+	items(LBT_AX_SHAPE, "torus3:4..12+4, 64x128 ,7", "4x4x4 8x8x8 12x12x12 64x128 7");
+	items(LBT_AX_SHAPE, "ring:3..20*3", "3 9");
+	items(LBT_AX_SEED, "1..10+3,42", "1 4 7 10 42");
+	items(LBT_AX_INIT, "worst:1..16*2", "worst:1 worst:2 worst:4 worst:8 worst:16");
+	items(LBT_AX_INIT, "uniform:0:10..30+10", "uniform:0:10 uniform:0:20 uniform:0:30");
+	items(LBT_AX_INIT, "worst:05", "worst:5");
+	items(LBT_AX_UNTIL, "shared,steps:0..100+50", "shared steps:0 steps:50 steps:100");
+	items(LBT_AX_BOUNDARY, "torus,torus/mesh", "torus torus,mesh");
+	items(LBT_AX_METHOD, "lm-c3, lm-c5", "lm-c3 lm-c5");
+	items(LBT_AX_METHOD, "ca:k=0..2,fos:alpha=0.250,de:lambda=.5,ca:ca-k=03,fos:alpha=boillat",
+	      "ca:k=0 ca:k=1 ca:k=2 fos:alpha=0.25 de:lambda=0.5 ca:k=3 fos:alpha=boillat");
+	items(LBT_AX_UNTIL, "rel:1e-6,rel:0.001", "rel:1e-06 rel:0.001");
+
+	/* The plan: a product, seed fastest, each distinct run once; a run that
+	 * draws no random numbers (worst:5 with LM) once for all seeds. */
+	lbt_spec sp;
+	lbt_plan pl;
+	lbt_err e;
+	lbt_spec_init(&sp);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_SHAPE, "8,ring:8,4x4", &e), 0);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_INIT, "uniform:0:9,worst:5", &e), 0);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_SEED, "1,2,1", &e), 0);
+	cr_assert_eq(lbt_spec_merge(&sp, NULL, 1, &e), 0, "%s", e.msg);
+	cr_assert_eq(lbt_plan_build(&pl, &sp, &e), 0, "%s", e.msg);
+	cr_assert_eq(pl.n, 2 * (2 + 1));
+	cr_assert_eq(pl.duplicates, 3 * 2 * 3 - 6);
+	cr_assert_str_eq(pl.run[0].key, "method=lm-c5 shape=8 boundary=torus init=uniform:0:9 until=balanced max_steps=1000000 seed=1");
+	cr_assert_str_eq(pl.run[1].key, "method=lm-c5 shape=8 boundary=torus init=uniform:0:9 until=balanced max_steps=1000000 seed=2");
+	cr_assert_str_eq(pl.run[2].key, "method=lm-c5 shape=8 boundary=torus init=worst:5 until=balanced max_steps=1000000 seed=any");
+	cr_assert_eq(pl.run[2].seed, 1);
+	cr_assert_str_eq(pl.run[3].shape, "4x4");
+	cr_assert_neq(strcmp(pl.run[0].id, pl.run[1].id), 0);
+	lbt_plan_free(&pl);
+	lbt_spec_free(&sp);
+}
+
+/* A spec file with this text makes the sweep exit 2 with one line naming
+ * the problem (and the line, `where`), and creates no results file. */
+static void bad_spec(const char *text, const char *where, const char *needle)
+{
+	char dir[64], spec[128], res[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(spec, sizeof spec, "/tmp/lbt_spec_%d.txt", (int)getpid());
+	snprintf(res, sizeof res, "%s/r.jsonl", dir);
+	FILE *f = fopen(spec, "w");
+	fputs(text, f);
+	fclose(f);
+	char *err;
+	int rc = th_cli(NULL, ARGS("sweep", "--spec", spec, "--results", res), NULL, &err);
+	size_t len = strlen(err);
+	cr_assert_eq(rc, 2, "spec '%s' exited %d; stderr: %s", text, rc, err);
+	cr_assert(len > 10 && err[len - 1] == '\n' && !strchr(err, '\n')[1], "want one line, got: %s", err);
+	cr_assert(strstr(err, needle), "message '%s' does not mention '%s'", err, needle);
+	if (where) {
+		char at[160];
+		snprintf(at, sizeof at, "%s:%s:", spec, where);
+		cr_assert(strstr(err, at), "message '%s' does not name %s", err, at);
+	}
+	cr_assert_eq(th_count_files(dir), 0, "a rejected spec left a file behind");
+	free(err);
+	unlink(spec);
+	rmdir(dir);
+}
+
+Test(spec, malformed_specs_exit_2_with_one_clear_line)
+{
+	bad_spec("method = lm-c5\nshape 8\n", "2", "key = value");
+	bad_spec("# a comment\ncolour = red\n", "2", "unknown key 'colour'");
+	bad_spec("shape = ring:8..4\n", "1", "ends below");
+	bad_spec("shape = ring:8..64*1\n", "1", "FACTOR >= 2");
+	bad_spec("shape = ring:8..64+0\n", "1", "STEP");
+	bad_spec("shape = ring:8..x\n", "1", "LO..HI");
+	bad_spec("shape = cube:8\n", "1", "families");
+	bad_spec("shape = torus9:4\n", "1", "families");
+	bad_spec("shape = 8,,16\n", "1", "empty item");
+	bad_spec("shape = 0x4\n", "1", "positive");
+	bad_spec("shape = 8\nmethod = lm-c9\n", "2", "lm-c9");
+	bad_spec("shape = 8\ninit = worst:x\n", "2", "worst:x");
+	bad_spec("shape = 8\nmethod = lm-c5:alpha=1\n", "2", "no parameters");
+	bad_spec("shape = 8\nmethod = de:lambda=2\n", "2", "0 < lambda <= 1");
+	bad_spec("shape = 8\nmethod = fos:lambda=0.5\n", "2", "alpha=A (fos)");
+	bad_spec("shape = 8x8\nmethod = fos:alpha=0.9\n", NULL, "1/max_degree");
+	bad_spec("shape = 8\ninit = uniform:5:1\n", "2", "below LO");
+	bad_spec("shape = 8\nseed = -1\n", "2", "seed '-1'");
+	bad_spec("shape = 8\nuntil = soon\n", "2", "soon");
+	bad_spec("shape = 8\nboundary = klein\n", "2", "klein");
+	bad_spec("shape = 8\nmax_steps = many\n", "2", "max_steps");
+	bad_spec("shape =\n", "1", "no value");
+	/* Combinations are checked before anything runs. */
+	bad_spec("shape = 8, 4x4\nboundary = torus/mesh\n", NULL, "names 2 axes");
+	bad_spec("shape = 8\nuntil = steps:100\nmax_steps = 10\n", NULL, "conflicts with max_steps");
+	bad_spec("shape = 65536x65536\ninit = worst:1\n", NULL, "int32");
+	bad_spec("seed = 1..3\n", NULL, "no shape");
+	bad_spec("shape = ring:1..100000000\nseed = 1..100\n", NULL, "more than");
+
+	char *err;
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--spec", "/nonexistent/s.txt", "--results", "/tmp/x"), NULL, &err), 2);
+	cr_assert(strstr(err, "/nonexistent/s.txt"), "%s", err);
+	free(err);
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--shape", "8", "--seed", "1..x", "--results", "/tmp/x"), NULL, &err), 2);
+	cr_assert(strstr(err, "seed '1..x'"), "%s", err);
+	free(err);
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--shape", "8"), NULL, &err), 2);
+	cr_assert(strstr(err, "--results"), "%s", err);
+	free(err);
+}
+
+Test(sweep, refuses_a_locked_or_foreign_results_file)
+{
+	char dir[64], res[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(res, sizeof res, "%s/r.jsonl", dir);
+	int fd = open(res, O_RDWR | O_CREAT, 0644);
+	cr_assert(fd >= 0 && !flock(fd, LOCK_EX));
+	char *err;
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--shape", "8", "--results", res), NULL, &err), 2);
+	cr_assert(strstr(err, "locked"), "%s", err);
+	free(err);
+	close(fd);
+	FILE *f = fopen(res, "w");
+	fputs("{\"method\":\"lm-c5\"}\n", f); /* a run record, but not a sweep's */
+	fclose(f);
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--shape", "8", "--results", res), NULL, &err), 2);
+	cr_assert(strstr(err, ":1 is not a sweep record"), "%s", err);
+	free(err);
+	unlink(res);
+	rmdir(dir);
+}
+
+Test(sweep, progress_on_a_terminal_silence_otherwise, .timeout = 60)
+{
+	char dir[64], a[128], b[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(a, sizeof a, "%s/a.jsonl", dir);
+	snprintf(b, sizeof b, "%s/b.jsonl", dir);
+	char *out, *err;
+	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", a, "--shape", "ring:8..64*2", "--init", "uniform:0:9",
+	                               "--seed", "1..3"), &out, &err), 0);
+	cr_assert_str_empty(out);
+	cr_assert_str_empty(err, "stderr is not a terminal, yet: %s", err);
+	free(out);
+	free(err);
+
+	int master;
+	pid_t pid = forkpty(&master, NULL, NULL, NULL);
+	if (pid < 0)
+		cr_skip_test("no pseudo-terminal here (%s)", strerror(errno));
+	if (pid == 0) {
+		execl(getenv("LBTORUS"), "lbtorus", "sweep", "--results", b, "--shape", "ring:8..64*2", "--init", "uniform:0:9",
+		      "--seed", "1..3", (char *)NULL);
+		_exit(127);
+	}
+	char buf[8192];
+	size_t len = 0;
+	ssize_t k;
+	while (len < sizeof buf - 1 && (k = read(master, buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = 0;
+	int status;
+	waitpid(pid, &status, 0);
+	close(master);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", buf);
+	cr_assert(strstr(buf, "/12 runs") && strstr(buf, "runs/s") && strstr(buf, "ETA"), "no progress line: %s", buf);
+	cr_assert(strstr(buf, "12 runs in"), "no closing summary: %s", buf);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
