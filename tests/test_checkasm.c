@@ -23,8 +23,8 @@
 static const char *const shapes[] = {
 	"1", "2", "3", "5", "7", "8", "17", "64", "127",
 	"2x2", "3x3", "1x5", "5x1", "2x17", "3x64", "7x8", "8x7", "5x127", "17x3", "64x2", "127x2", "2x16",
-	"2x3x5", "3x1x17", "1x1x7", "4x4x4", "5x2x8", "1x7x1", "7x1x1", "3x17x2",
-	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33",
+	"2x3x5", "3x1x17", "1x1x7", "4x4x4", "5x2x8", "1x7x1", "7x1x1", "3x17x2", "3x2x16", "2x5x64", "4x3x32",
+	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33", "2x3x2x16",
 };
 
 enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, NLOADS };
@@ -199,6 +199,7 @@ Test(checkasm, lm_threads_change_no_bit)
 {
 	static const char *const big[][2] = {
 		{"3x260x260", "torus,mesh,torus"}, {"2x70001", "torus"}, {"17x8192", "mesh,torus"}, {"5x3x9000", "mesh"},
+		{"4x200x256", "torus"}, {"5x160x256", "mesh,torus,mesh"},
 	};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))

@@ -331,6 +331,7 @@ static void row_halo(int32_t *B, int64_t n, int torus)
 }
 
 static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct);
+static void roll_one(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, int64_t q);
 static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src);
 static int64_t wrap(int64_t i, int64_t n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
@@ -353,6 +354,31 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 		k->vrow(z2, z1, p0, zp, save, t->B, n, has_next, &t->A);
 		row_halo(t->B, n, v->torus[last]);
 		k->hrow(t->B, p0, n, v->torus[last], &t->A);
+		return;
+	}
+	if (nb == last - 1 && a + 1 == nb && n % W == 0 && n / W <= SEG) {
+		/* A plane of whole-chunk rows: the axis-a update of row j+1 just
+		 * before the plane's rows roll past row j, so each row is updated
+		 * along a, along nb and along the row while it is in L1. The rows
+		 * the roll reads first (0, 1 and, on a torus, nn-2, nn-1) go first. */
+		const int64_t nn = v->ext[nb], sb = v->stride[nb];
+		const int tor = v->torus[nb];
+#define AXIS_A(j) k->vrow(m2 ? m2 + (j) * sb : k->zrow, m1 ? m1 + (j) * sb : k->zrow, p0 + (j) * sb, \
+                          p1 ? p1 + (j) * sb : k->zrow, save + (j) * sb, p0 + (j) * sb, n, has_next, &t->A)
+		AXIS_A(0);
+		AXIS_A(1);
+		if (tor) {
+			for (int64_t j = nn - 2 > 2 ? nn - 2 : 2; j < nn; j++)
+				AXIS_A(j);
+			copy_slab(k, nb, t->next[nb], p0);
+		}
+		for (int64_t q = 0; q < nn; q++) {
+			const int64_t j = q + 1;
+			if (j >= 2 && j < nn && (!tor || j < nn - 2))
+				AXIS_A(j);
+			roll_one(k, t, nb, p0, 0, nn, 1, q);
+		}
+#undef AXIS_A
 		return;
 	}
 	vrow_fn f = nb < 0 ? k->vrow_stats : k->vrow;
@@ -385,21 +411,25 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
  * Old slab q1 (wrapped on a torus) must be in t->next[a]; old slabs q0-2
  * and q0-1 either are still unchanged in place (direct: the roll starts the
  * block, or it is the only thread) or were copied into the ring. */
-static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct)
+static void roll_one(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, int64_t q)
 {
 	const lbt_view *v = k->v;
 	const int64_t n = v->ext[a], s = v->stride[a];
 	const int torus = v->torus[a];
-	for (int64_t q = q0; q < q1; q++) {
-		const int32_t *m[2];
-		for (int h = 0; h < 2; h++) { /* old slabs q-2, q-1 */
-			int64_t x = q - 2 + h;
-			m[h] = x >= q0 || (!direct && (torus || x >= 0)) ? t->ring[a][x & 1]
-			     : x < 0 && !torus ? NULL : base + wrap(x, n) * s;
-		}
-		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : NULL;
-		slab(k, t, a, m[0], m[1], base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
+	const int32_t *m[2];
+	for (int h = 0; h < 2; h++) { /* old slabs q-2, q-1 */
+		int64_t x = q - 2 + h;
+		m[h] = x >= q0 || (!direct && (torus || x >= 0)) ? t->ring[a][x & 1]
+		     : x < 0 && !torus ? NULL : base + wrap(x, n) * s;
 	}
+	const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : NULL;
+	slab(k, t, a, m[0], m[1], base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
+}
+
+static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct)
+{
+	for (int64_t q = q0; q < q1; q++)
+		roll_one(k, t, a, base, q0, q1, direct, q);
 }
 
 /* Copy the rows of PEs of a slab of axis a (whole chunks). */
