@@ -101,7 +101,7 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 	free(line);
 	lbt_jobj_free(&o);
 	fclose(f);
-	if (!st)
+	if (!st && ks->n)
 		qsort(ks->key, (size_t)ks->n, sizeof *ks->key, cmp_str);
 	return st;
 }
