@@ -27,7 +27,7 @@ int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
 	if ((uint64_t)g->cells > (UINT64_C(1) << 40))
 		return lbt_errf(e, LBT_ENOMEM, "grid of %lld cells is too large", (long long)g->cells);
 	size_t bytes = (size_t)g->cells * sizeof(int32_t);
-	g->base = aligned_alloc(LBT_ALIGN, bytes);
+	g->base = lbt_alloc_aligned(bytes);
 	if (!g->base)
 		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the grid", bytes / 1048576.0);
 	memset(g->base, 0, bytes);
@@ -51,7 +51,7 @@ int lbt_grid_add_real(lbt_grid *g, lbt_err *e)
 	if (g->rbase)
 		return LBT_OK;
 	size_t bytes = (size_t)g->cells * sizeof(double);
-	g->rbase = aligned_alloc(LBT_ALIGN, bytes);
+	g->rbase = lbt_alloc_aligned(bytes);
 	if (!g->rbase)
 		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the real-valued loads", bytes / 1048576.0);
 	memset(g->rbase, 0, bytes);

@@ -148,7 +148,7 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 			double right = 0, left = 0;
 #pragma omp parallel num_threads(v->threads) if (rows * n > 16384)
 			{
-				double *fb = aligned_alloc(64, ((size_t)(n + WD) * sizeof *fb + 63) / 64 * 64);
+				double *fb = lbt_alloc_aligned((size_t)(n + WD) * sizeof *fb);
 				if (!fb)
 					abort();
 				double r_ = 0, l_ = 0;

@@ -189,7 +189,7 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 	int64_t moved = 0, rmax[8] = {0}, lmax[8] = {0};
 #pragma omp parallel num_threads(v->threads) if (rows * n > 16384)
 	{
-		int32_t *buf = aligned_alloc(64, ((size_t)(n + 2 * 64) * sizeof *buf + 63) / 64 * 64);
+		int32_t *buf = lbt_alloc_aligned((size_t)(n + 2 * 64) * sizeof *buf);
 		if (!buf)
 			abort();
 		memset(buf, 0, (size_t)(n + 2 * 64) * sizeof *buf);

@@ -168,7 +168,7 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 		abort();
 #pragma omp parallel num_threads(v->threads) if (rows * n > 16384)
 	{
-		double *buf = aligned_alloc(64, ((size_t)(n + 2 * WD + 16) * sizeof *buf + 63) / 64 * 64);
+		double *buf = lbt_alloc_aligned((size_t)(n + 2 * WD + 16) * sizeof *buf);
 		if (!buf)
 			abort();
 		double rmax[8] = {0}, lmax[8] = {0};

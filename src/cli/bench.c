@@ -67,8 +67,7 @@ static int split(char *s, char **out, int max)
  * of an in-place increment, in_place). */
 static double bandwidth(int64_t cells, int threads, double budget, int in_place)
 {
-	const size_t bytes = ((size_t)cells * 4 + 127) / 64 * 64; /* a whole number of 64-byte lines */
-	int32_t *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes);
+	int32_t *a = lbt_alloc_aligned((size_t)cells * 4), *b = lbt_alloc_aligned((size_t)cells * 4);
 	if (!a || !b) {
 		free(a);
 		free(b);
