@@ -561,7 +561,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	const int64_t zcells = rowcells;
 	T = T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
 	const int64_t rescells = round_up(T * (int64_t)sizeof(kresult), LBT_ALIGN) / 4;
-	int32_t *mem = aligned_alloc(LBT_ALIGN, (size_t)(zcells + T * per + rescells) * sizeof *mem);
+	int32_t *mem = lbt_alloc_aligned((size_t)(zcells + T * per + rescells) * sizeof *mem);
 	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB */
 		lbt_ref_lm_step(v, cond, c);
 		return;
