@@ -240,6 +240,23 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
 	V lastv = J > 1 ? fchunk(cond, have_cp, m2, m1, p0, p1, save, J - 1, nm, cpb, &R) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
+	for (; j + 4 < J; j += 3) { /* by three: prev, cur, next rotate without copies */
+		V n1 = fchunk(cond, have_cp, m2, m1, p0, p1, save, j + 1, nm, cpb, &R);
+		V x = hchunk(cond, prev, cur, n1, MALL, &R);
+		VSTORE(p0 + j * W, x);
+		stats_add(&R, x);
+		V n2 = fchunk(cond, have_cp, m2, m1, p0, p1, save, j + 2, nm, cpb, &R);
+		x = hchunk(cond, cur, n1, n2, MALL, &R);
+		VSTORE(p0 + (j + 1) * W, x);
+		stats_add(&R, x);
+		V n3 = fchunk(cond, have_cp, m2, m1, p0, p1, save, j + 3, nm, cpb, &R);
+		x = hchunk(cond, n1, n2, n3, MALL, &R);
+		VSTORE(p0 + (j + 2) * W, x);
+		stats_add(&R, x);
+		prev = n2;
+		cur = n3;
+		PIN(R.mx, R.mn, R.s, R.h, R.cnt);
+	}
 	for (; j + 2 < J; j++) {
 		V next = fchunk(cond, have_cp, m2, m1, p0, p1, save, j + 1, nm, cpb, &R);
 		V x = hchunk(cond, prev, cur, next, MALL, &R);
@@ -331,7 +348,7 @@ static void row_halo(int32_t *B, int64_t n, int torus)
 }
 
 static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct);
-static void roll_one(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, int64_t q);
+static inline void roll_one(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, int64_t q);
 static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src);
 static int64_t wrap(int64_t i, int64_t n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
@@ -411,7 +428,7 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
  * Old slab q1 (wrapped on a torus) must be in t->next[a]; old slabs q0-2
  * and q0-1 either are still unchanged in place (direct: the roll starts the
  * block, or it is the only thread) or were copied into the ring. */
-static void roll_one(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, int64_t q)
+static ALWAYS_INLINE void roll_one(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, int64_t q)
 {
 	const lbt_view *v = k->v;
 	const int64_t n = v->ext[a], s = v->stride[a];
