@@ -161,3 +161,27 @@ Test(cli, summary_trace_and_exit_codes)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/* The headline demo puts seed 000's numbers beside ours: Table 3's ring
+ * (LM-C5 shares at 7, balances at 18; NNA balances after 24 shifts), and on
+ * the 128x128 worst case the measured steps respect both bounds:
+ * ceil((Lmax - floor(mean) - D)/D) = ceil((81920 - 5 - 2)/2) = 40957 below,
+ * D*K*Ldiff = 2*128*81920 = 20971520 above (Theorem 3). */
+Test(cli, demo_prints_the_paper_beside_ours, .timeout = 120)
+{
+	char *out, *err;
+	cr_assert_eq(th_cli(NULL, ARGS("demo", "--quiet"), &out, &err), 0, "%s", err);
+	long long ours, paper;
+	const char *p = strstr(out, "steps to shared (every L_i > 0)");
+	cr_assert(p && sscanf(p + 32, "%lld %lld", &ours, &paper) == 2 && ours == 7 && paper == 7, "%s", out);
+	p = strstr(out, "steps to balanced (max-min <= D)");
+	cr_assert(p && sscanf(p + 32, "%lld %lld", &ours, &paper) == 2 && ours == 18 && paper == 18, "%s", out);
+	p = strstr(out, "NNA: shifts to balanced");
+	cr_assert(p && sscanf(p + 23, "%lld %lld", &ours, &paper) == 2 && ours == 24 && paper == 24, "%s", out);
+	p = strstr(strstr(out, "128x128 torus"), "steps to balanced (max-min <= D)");
+	cr_assert(p && sscanf(p + 32, "%lld", &ours) == 1, "%s", out);
+	cr_assert(ours >= 40957 && ours <= 20971520, "balanced after %lld steps, outside [40957, 20971520]", ours);
+	cr_assert(strstr(out, "to balanced ceil((Lmax-|mean|-D)/D)      40957"), "%s", out);
+	free(out);
+	free(err);
+}
