@@ -27,6 +27,7 @@ Test(search, worst_found_has_the_ldiff_and_total_and_replays, .timeout = 120)
 	int rc = th_cli(dir, ARGS("search", "--shape", "4x4", "--ldiff", "12", "--total", "70", "--restarts", "3",
 	                          "--moves", "150", "--seed", "7", "--out", "w.npy", "--quiet", "--threads", "1"), &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
+	free(err);
 	long long steps = json_int(out, "steps"), dkl = json_int(out, "dkl_bound");
 	cr_assert_gt(steps, 0);
 	cr_assert_eq(dkl, 2 * 4 * 12, "D*K*Ldiff = 2*4*12");
