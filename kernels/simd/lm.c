@@ -229,12 +229,12 @@ static ALWAYS_INLINE V fchunk(const int cond, const int have_cp, const int32_t *
 	return VINC(VDEC(l, cs), cp);
 }
 
-static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int32_t *m2, const int32_t *m1,
+static ALWAYS_INLINE void frow_body(const int cond, const int have_cp, const int32_t *m2, const int32_t *m1,
                                     int32_t *p0, const int32_t *p1, int32_t *save, int64_t n, int has_next,
-                                    int torus, M *cpb, acc *A)
+                                    int torus, M *cpb, regs *RR)
 {
 	const M nm = has_next ? MALL : MNONE;
-	regs R = REGS_IN(A);
+	regs R = *RR;
 	const int64_t J = n / W;
 	V first = fchunk(cond, have_cp, m2, m1, p0, p1, save, 0, nm, cpb, &R);
 	V lastv = J > 1 ? fchunk(cond, have_cp, m2, m1, p0, p1, save, J - 1, nm, cpb, &R) : first;
@@ -277,8 +277,17 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
 	V x = hchunk(cond, prev, cur, torus ? first : VSET1(0), torus ? MALL : MFIRST(W - 1), &R);
 	VSTORE(p0 + j * W, x);
 	stats_add(&R, x);
+	*RR = R;
+}
+
+static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int32_t *m2, const int32_t *m1,
+                                    int32_t *p0, const int32_t *p1, int32_t *save, int64_t n, int has_next,
+                                    int torus, M *cpb, acc *A)
+{
+	regs R = REGS_IN(A);
+	frow_body(cond, have_cp, m2, m1, p0, p1, save, n, has_next, torus, cpb, &R);
 	REGS_OUT(A, R);
-	acc_flush(A, 2 * J);
+	acc_flush(A, 2 * (n / W));
 }
 
 /* One specialization per condition (and per stats flag), chosen by table. */
@@ -315,6 +324,7 @@ static const frow_fn frows_cp[LBT_NCOND] = {frow_cp_0, frow_cp_1, frow_cp_2, fro
 typedef struct {
 	const lbt_view *v;
 	int last;           /* D - 1 */
+	int cond;
 	int next[8];        /* next active axis after a (-1: none) */
 	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
 	vrow_fn vrow, vrow_stats;
@@ -443,8 +453,45 @@ static ALWAYS_INLINE void roll_one(const kctx *k, kthread *t, int a, int32_t *ba
 	slab(k, t, a, m[0], m[1], base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
 }
 
+/* A roll over rows of whole chunks (a = D-2): the first row as any slab,
+ * the others with the counters in registers from row to row. */
+static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, int a, int32_t *base, int64_t q0,
+                                     int64_t q1, int direct)
+{
+	const lbt_view *v = k->v;
+	const int64_t n = v->ext[a], s = v->stride[a], len = v->ext[k->last], J = len / W;
+	const int torus = v->torus[a], row_torus = v->torus[k->last];
+	roll_one(k, t, a, base, q0, q1, direct, q0);
+	regs R = REGS_IN(&t->A);
+	int64_t pend = 0;
+	for (int64_t q = q0 + 1; q < q1; q++) {
+		const int32_t *m1 = q - 1 >= q0 ? t->ring[a][(q - 1) & 1] : NULL; /* read by C2, C4 only */
+		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : k->zrow;
+		frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, torus || q + 1 < n, row_torus, t->cpb, &R);
+		if ((pend += 2 * J) >= SEG) {
+			REGS_OUT(&t->A, R);
+			acc_flush(&t->A, 2 * SEG); /* flushes */
+			R = (regs)REGS_IN(&t->A);
+			pend = 0;
+		}
+	}
+	REGS_OUT(&t->A, R);
+	acc_flush(&t->A, pend);
+}
+typedef void (*plane_fn)(const kctx *, kthread *, int, int32_t *, int64_t, int64_t, int);
+#define PLANE(c) \
+	static void plane_##c(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct) \
+	{ plane_impl(c, k, t, a, base, q0, q1, direct); }
+PLANE(0) PLANE(1) PLANE(2) PLANE(3) PLANE(4) PLANE(5)
+static const plane_fn planes[LBT_NCOND] = {plane_0, plane_1, plane_2, plane_3, plane_4, plane_5};
+
 static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct)
 {
+	const int64_t len = k->v->ext[k->last];
+	if (a + 1 == k->last && len >= 2 && len % W == 0 && len / W <= SEG) {
+		planes[k->cond](k, t, a, base, q0, q1, direct);
+		return;
+	}
 	for (int64_t q = q0; q < q1; q++)
 		roll_one(k, t, a, base, q0, q1, direct, q);
 }
@@ -543,7 +590,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		lbt_ref_lm_step(v, cond, c);
 		return;
 	}
-	kctx k = {.v = v, .last = last, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
+	kctx k = {.v = v, .last = last, .cond = cond, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
 	          .frow = frows[cond], .frow_cp = frows_cp[cond]};
 	for (int a = 0; a < D; a++) {
 		k.next[a] = -1;
