@@ -10,19 +10,25 @@
  * for r = 0, 1, ... it saves old slab r in a ring of two slab buffers (slabs
  * r+1 and r+2 still need it), writes slab r's axis-a update in place, and
  * runs the inner axes on slab r the same way, recursively, while slab r is
- * still in cache. The contiguous last axis is the innermost level: the
- * update of the last outer axis goes to a row buffer B, whose halo is filled
- * in the buffer, and the row update goes from B to the grid together with
- * the step's counters (moved) and the statistics of the state it leaves
- * (max, min, total), so the driver needs no extra pass.
+ * still in cache. Old slabs beyond the ends are read in place (the wrap of
+ * a torus) or copied once; the grid's halo cells are never used.
+ *
+ * Rows. When rows are whole vectors (frow_impl), the last two substeps of a
+ * row happen in registers: the outer-axis update of vector j+1 just before
+ * the row update of vector j, neighbours along the row by lane permutes. A
+ * 2-D roll keeps its counters in registers from row to row (plane_impl); in
+ * 3-D, the axis-0 update of a plane's rows runs just ahead of them. Other
+ * rows take the outer-axis update into a row buffer B with its own halo and
+ * the row update from B (vrow_impl, hrow_impl). The last writer of a PE also
+ * counts what moved and the max, min and total of the state it leaves, so
+ * the driver needs no extra pass.
  *
  * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
  * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
  * Mesh boundaries: a missing predecessor reads as a PE with load 0 (every
  * condition is false for it, and C2's "L_{i-1} > 1" is false too), which is
  * exactly the reference's rule; the last PE of a mesh axis has its C masked.
- * Cells outside the PEs are never changed, except halos, which are refilled
- * before they are read.
+ * Cells outside the PEs are never changed.
  *
  * Threads. The first active axis is cut into one contiguous range of slabs
  * per thread. Before anyone writes, each thread copies the old slabs its
