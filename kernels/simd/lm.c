@@ -156,12 +156,16 @@ static ALWAYS_INLINE void vrow_impl(const int cond, const int stats, const int32
 	const M nm = has_next ? MALL : MNONE;
 	regs R = REGS_IN(A);
 	int64_t i = 0;
-	for (; i + W <= n; i += W) {
-		V x = vchunk(cond, m2, m1, p0, p1, save, i, nm, &R);
-		VSTORE(out + i, x);
-		if (stats)
-			stats_add(&R, x);
-		if (((i + W) & (SEG * W - 1)) == 0)
+	while (i + W <= n) { /* segments of SEG chunks, the registers emptied between them */
+		const int64_t lim = n - W < i + (SEG - 1) * W ? n - W : i + (SEG - 1) * W;
+		for (; i <= lim; i += W) {
+			V x = vchunk(cond, m2, m1, p0, p1, save, i, nm, &R);
+			VSTORE(out + i, x);
+			if (stats)
+				stats_add(&R, x);
+			PIN(R.mx, R.mn, R.s, R.h, R.cnt);
+		}
+		if (i + W <= n)
 			SEG_FLUSH(R, A);
 	}
 	if (i < n) { /* the last, partial chunk: lanes >= n keep what they held */
@@ -185,20 +189,24 @@ static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *o
 	regs R = REGS_IN(A);
 	const int whole = n % W == 0;
 	V prev = !torus ? VSET1(0) : whole ? VLOAD(B + n - W) : VLOAD(B - W);
-	V cur = VLOAD(B);
+	V cur = VLOAD(B), first = cur; /* kept: B may be out itself (lone_row) */
 	int64_t i = 0;
-	for (; i + W < n; i += W) { /* every chunk before the one holding PE n-1 */
-		V next = VLOAD(B + i + W);
-		V x = hchunk(cond, prev, cur, next, MALL, &R);
-		VSTORE(out + i, x);
-		stats_add(&R, x);
-		prev = cur;
-		cur = next;
-		if (((i + W) & (SEG * W - 1)) == 0)
+	while (i + W < n) { /* every chunk before the one holding PE n-1, in segments of SEG */
+		const int64_t lim = n - W - 1 < i + (SEG - 1) * W ? n - W - 1 : i + (SEG - 1) * W;
+		for (; i <= lim; i += W) {
+			V next = VLOAD(B + i + W);
+			V x = hchunk(cond, prev, cur, next, MALL, &R);
+			VSTORE(out + i, x);
+			stats_add(&R, x);
+			prev = cur;
+			cur = next;
+			PIN(R.mx, R.mn, R.s, R.h, R.cnt);
+		}
+		if (i + W < n)
 			SEG_FLUSH(R, A);
 	}
 	const M valid = MFIRST(n - i), linked = torus ? valid : MFIRST(n - 1 - i);
-	V next = !torus ? VSET1(0) : whole ? VLOAD(B) : VLOAD(B + i + W);
+	V next = !torus ? VSET1(0) : whole ? first : VLOAD(B + i + W);
 	V x = VSEL(valid, hchunk(cond, prev, cur, next, linked, &R), VLOAD(out + i));
 	VSTORE(out + i, x);
 	stats_add_masked(&R, valid, x);
@@ -522,11 +530,17 @@ static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src)
 	}
 }
 
-/* A lone row (the only active axis is the last): through B. */
+/* A lone row (the only active axis is the last): in place when it is whole
+ * vectors (hrow_impl reads a vector before it writes the one before it, and
+ * keeps the first), otherwise through B. */
 static void lone_row(const kctx *k, kthread *t)
 {
 	const lbt_view *v = k->v;
 	const int64_t n = v->ext[k->last];
+	if (n % W == 0) {
+		k->hrow(v->load, v->load, n, v->torus[k->last], &t->A);
+		return;
+	}
 	for (int64_t i = 0; i < n; i += W)
 		VSTORE(t->B + i, VLOAD(v->load + i));
 	row_halo(t->B, n, v->torus[k->last]);
