@@ -140,6 +140,17 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	lbt_step_record r = {0};
 	r.real = real;
 	measure(st, &r, 0);
+	int torus = 1;
+	for (int d = 0; d < s->dims; d++)
+		torus &= s->bnd[d] == LBT_TORUS || s->ext[d] == 1;
+	int bounded = st->method->bounded == LBT_BOUNDED || (st->method->bounded == LBT_BOUNDED_TORUS && torus);
+	if (!real && !bounded && r.total > INT32_MAX) {
+		if (o->verify)
+			lbt_grid_free(&ref.grid);
+		return lbt_errf(e, LBT_ERANGE, "total load %lld could pile onto one PE beyond int32 with %s%s; "
+		                "use a total <= %d", (long long)r.total, st->method->name,
+		                st->method->bounded == LBT_BOUNDED_TORUS ? " on a mesh" : "", INT32_MAX);
+	}
 	const double stddev0 = r.stddev;
 	r.rel = stddev0 > 0 ? 1 : 0;
 	out->total = r.total;

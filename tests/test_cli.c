@@ -48,6 +48,9 @@ Test(cli, bad_inputs_exit_2_and_write_nothing)
 	expect_usage_error(dir, ARGS("run", "--shape", "8", "--until", "forever", "--json", "o.json"), "forever");
 	expect_usage_error(dir, ARGS("run", "--shape", "8", "--init", "worst:-2", "--json", "o.json"), "negative");
 	expect_usage_error(dir, ARGS("run", "--shape", "65536x65536", "--init", "worst:1", "--json", "o.json"), "int32");
+	/* 16 x 2e8 = 3.2e9 > INT32_MAX: on a mesh LM piles load at the end of a line */
+	expect_usage_error(dir, ARGS("run", "--shape", "4x4", "--boundary", "mesh", "--init", "const:200000000", "--json", "o.json"), "int32");
+	expect_usage_error(dir, ARGS("run", "--shape", "4x4", "--method", "nna", "--init", "const:200000000", "--json", "o.json"), "int32");
 	expect_usage_error(dir, ARGS("run", "--shape", "8", "--bogus", "--json", "o.json"), "--bogus");
 	expect_usage_error(dir, ARGS("run", "--shape"), "--shape");
 	expect_usage_error(dir, ARGS("run", "--shape", "8", "--boundary", "klein", "--json", "o.json"), "klein");
@@ -58,6 +61,17 @@ Test(cli, bad_inputs_exit_2_and_write_nothing)
 	expect_usage_error(dir, ARGS("frobnicate"), "frobnicate");
 	unlink("/tmp/lbt_float.npy");
 	rmdir(dir);
+}
+
+/* On a torus LM never lifts a load above max(initial max, 2) (Lemma 1 and
+ * Definition 1), so a total beyond int32 is fine there. */
+Test(cli, torus_lm_accepts_totals_beyond_int32)
+{
+	char *out, *err;
+	cr_assert_eq(th_cli(NULL, ARGS("run", "--shape", "4x4", "--init", "const:200000000", "--until", "steps:3", "--quiet"), &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "\"total\":3200000000,"), "%s", out);
+	free(out);
+	free(err);
 }
 
 Test(cli, npy_shape_mismatch_is_refused)

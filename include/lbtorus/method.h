@@ -30,7 +30,17 @@ typedef struct lbt_method {
 	void (*step)(lbt_state *st, lbt_counts *c);
 	int real;            /* 1: real-valued loads (grid.real), 0: integer loads */
 	const char *params;  /* the options it reads, for --help ("" if none) */
+	int bounded;         /* integer loads never exceed max(initial max, 2): LBT_BOUNDED_* */
 } lbt_method;
+
+/* How far an integer method can pile load onto one PE. Unless bounded, a run
+ * is refused when its total exceeds INT32_MAX (loads are never negative and
+ * the total is conserved, so no PE can then overflow). */
+enum {
+	LBT_UNBOUNDED = 0,     /* rounding may lift a PE above the initial max (NNA) */
+	LBT_BOUNDED_TORUS = 1, /* bounded on torus axes only: LM shifts one way, so a mesh piles load at its end */
+	LBT_BOUNDED = 2        /* bounded on any boundary: truncated averaging (fos-int, de-int) */
+};
 
 const lbt_method *lbt_method_find(const char *name);
 const lbt_method *const *lbt_methods(void); /* NULL-terminated, in --help order */
