@@ -205,9 +205,14 @@ static int exists(const char *dir, const char *name)
 
 static void image(FILE *f, const char *dir, const char *png)
 {
-	char svg[1024];
-	snprintf(svg, sizeof svg, "%.*s.svg", (int)(strlen(png) - 4), png);
-	fprintf(f, "![%.*s](%s)", (int)(strlen(png) - 4), png, png);
+	char stem[1016], svg[1024];
+	size_t n = strlen(png) - 4; /* png ends in ".png" */
+	if (n >= sizeof stem)
+		n = sizeof stem - 1;
+	memcpy(stem, png, n);
+	stem[n] = 0;
+	snprintf(svg, sizeof svg, "%s.svg", stem);
+	fprintf(f, "![%s](%s)", stem, png);
 	if (exists(dir, svg))
 		fprintf(f, " ([SVG](%s))", svg);
 	fputs("\n\n", f);
