@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lbtorus/lbtorus.h"
+#include "lbtorus/jsonl.h"
 #include "lbtorus/bound.h"
 
 static int64_t inum(const lbt_jobj *o, const char *k, int *ok)
@@ -243,20 +244,6 @@ int lbt_bound_write_csv(const char *path, const lbt_bound_point *p, int64_t n, l
 	return lbt_out_commit(&o, e);
 }
 
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 int lbt_bound_write_json(const char *path, const char *method, const lbt_bound_stats *f,
                          const lbt_bound_point *p, int64_t n, lbt_err *e)
 {
@@ -268,7 +255,7 @@ int lbt_bound_write_json(const char *path, const char *method, const lbt_bound_s
 	fprintf(j, "{\"lbtorus\":\"%s\",\"theorem\":\"seed 000, Theorem 3: T = O(D*K*Ldiff), T in steps to balanced\",\"method\":",
 	        LBT_VERSION);
 	if (method)
-		jstr(j, method);
+		lbt_json_string(j, method);
 	else
 		fputs("null", j);
 	fprintf(j, ",\"points\":%lld,\"c_fit\":%.9g,\"c_fit_shifts\":%.9g,\"c_fit_absolute\":%.9g,\"c_envelope\":%.9g,"
@@ -281,11 +268,11 @@ int lbt_bound_write_json(const char *path, const char *method, const lbt_bound_s
 	if (n) { /* flat keys, so that a JSON Lines reader reads this file too */
 		const lbt_bound_point *w = &p[f->argmax];
 		fputs(",\"worst_run_key\":", j);
-		jstr(j, w->key);
+		lbt_json_string(j, w->key);
 		fputs(",\"worst_shape\":", j);
-		jstr(j, w->shape);
+		lbt_json_string(j, w->shape);
 		fputs(",\"worst_init\":", j);
-		jstr(j, w->init);
+		lbt_json_string(j, w->init);
 		fprintf(j, ",\"worst_d\":%d,\"worst_k\":%lld,\"worst_ldiff\":%lld,\"worst_balanced_step\":%lld,"
 		        "\"worst_dkl\":%lld,\"worst_ratio\":%.9g",
 		        w->d, (long long)w->k, (long long)w->ldiff, (long long)w->t, (long long)w->dkl, w->ratio);

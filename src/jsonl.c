@@ -210,3 +210,17 @@ void lbt_jsonl_free(lbt_jsonl *l)
 	free(l->rec);
 	memset(l, 0, sizeof *l);
 }
+
+void lbt_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}

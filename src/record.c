@@ -5,19 +5,12 @@
 #include <math.h>
 
 #include "lbtorus/lbtorus.h"
+#include "lbtorus/jsonl.h"
 
 static void jstr(FILE *f, const char *k, const char *v)
 {
-	fprintf(f, ",\"%s\":\"", k);
-	for (; *v; v++) {
-		if (*v == '"' || *v == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*v < 0x20)
-			fprintf(f, "\\u%04x", *v);
-		else
-			fputc(*v, f);
-	}
-	fputc('"', f);
+	fprintf(f, ",\"%s\":", k);
+	lbt_json_string(f, v);
 }
 
 static void jint(FILE *f, const char *k, int64_t v) { fprintf(f, ",\"%s\":%lld", k, (long long)v); }

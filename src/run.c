@@ -63,7 +63,7 @@ int64_t lbt_bound_lower_balanced(const lbt_shape *s, int32_t max, int64_t total)
 	return D == 0 || num <= 0 ? 0 : (num + D - 1) / D;
 }
 
-static double now(void)
+double lbt_seconds(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -163,7 +163,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	if (o->on_step)
 		o->on_step(o->ctx, &r);
 
-	double t0 = now();
+	double t0 = lbt_seconds();
 	for (;;) {
 		unsigned c = criteria(r.rmax, r.rmin, D);
 		if ((c & 1) && out->shared_step < 0) {
@@ -248,7 +248,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			break;
 		}
 	}
-	out->seconds = now() - t0;
+	out->seconds = lbt_seconds() - t0;
 	out->steps = r.step;
 	out->shifts = r.shifts;
 	out->moved = r.moved_total;

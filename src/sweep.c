@@ -32,13 +32,6 @@
 #include "lbtorus/jsonl.h"
 #include "lbtorus/sweep.h"
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 typedef struct {
@@ -106,20 +99,6 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 	return st;
 }
 
-static void jesc(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* Run r; on success *line holds its record, newline-terminated. */
 static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o, char **line, size_t *len,
                    int *reached, lbt_err *e)
@@ -149,7 +128,7 @@ static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o,
 			status = lbt_errf(e, LBT_ENOMEM, "no memory for a record");
 		else {
 			fprintf(l, "{\"run_id\":\"%s\",\"run_key\":", r->id);
-			jesc(l, r->key);
+			lbt_json_string(l, r->key);
 			fprintf(l, ",%s\n", rec + 1);
 			fclose(l);
 		}
@@ -219,7 +198,7 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 			x->p->unconverged += !reached;
 		}
 		x->p->work_done += (double)r->pes * (double)r->k;
-		x->p->seconds = now() - x->t0;
+		x->p->seconds = lbt_seconds() - x->t0;
 		if (x->o->on_progress)
 			x->o->on_progress(x->o->ctx, x->p);
 	}
@@ -269,7 +248,7 @@ int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts
 #else
 	int jobs = 1;
 #endif
-	exec_ctx x = {.o = o, .p = out, .fd = fd, .path = results, .t0 = now()};
+	exec_ctx x = {.o = o, .p = out, .fd = fd, .path = results, .t0 = lbt_seconds()};
 	if (o->on_progress)
 		o->on_progress(o->ctx, out);
 	int64_t next = 0;

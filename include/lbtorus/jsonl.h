@@ -4,6 +4,7 @@
 #define LBTORUS_JSONL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 enum { LBT_JNULL, LBT_JBOOL, LBT_JNUM, LBT_JSTR };
 
@@ -19,6 +20,9 @@ typedef struct {
 	int n, cap;
 	char *buf;        /* storage for keys and strings */
 } lbt_jobj;
+
+/* Write s as a quoted JSON string (escaping quotes, backslashes, controls). */
+void lbt_json_string(FILE *f, const char *s);
 
 /* Parse one object (trailing newline allowed). On error the message names
  * the column. o is reusable: parse frees what a previous parse kept. */

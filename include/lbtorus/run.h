@@ -78,6 +78,9 @@ typedef struct {
  * rounding of w_i - out + in perturbs the sum by a few ulps). */
 int lbt_run(lbt_state *st, const lbt_run_opts *opts, lbt_summary *out, lbt_err *e);
 
+/* Monotonic wall-clock seconds, for rates and progress lines. */
+double lbt_seconds(void);
+
 /* Theorem 3 of seed 000 and the trivial bound, for records. */
 int64_t lbt_bound_dkl(const lbt_shape *s, int64_t ldiff);            /* D*K*Ldiff */
 /* The most loaded PE gives away at most one element per substep, so it needs

@@ -22,13 +22,6 @@
 
 #include "cli.h"
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void help(void)
 {
 	printf("usage: lbtorus bench [OPTIONS]\n"
@@ -79,10 +72,10 @@ static double bandwidth(int64_t cells, int threads, double budget, int in_place)
 		a[i] = (int32_t)i;
 		b[i] = 0;
 	}
-	double best = 0, t0 = now();
+	double best = 0, t0 = lbt_seconds();
 	int reps = 0;
 	do {
-		double t = now();
+		double t = lbt_seconds();
 		if (in_place) {
 #pragma omp parallel for schedule(static) num_threads(threads)
 			for (int64_t i = 0; i < cells; i++)
@@ -92,13 +85,13 @@ static double bandwidth(int64_t cells, int threads, double budget, int in_place)
 			for (int64_t i = 0; i < cells; i++)
 				b[i] = a[i];
 		}
-		t = now() - t;
+		t = lbt_seconds() - t;
 		double bw = 2.0 * 4.0 * (double)cells / t;
 		best = bw > best ? bw : best; /* STREAM reports the best repetition */
 		int32_t *x = a;
 		a = b;
 		b = x;
-	} while (++reps < 3 || now() - t0 < budget);
+	} while (++reps < 3 || lbt_seconds() - t0 < budget);
 	free(a);
 	free(b);
 	return best;
@@ -119,14 +112,14 @@ static measure time_steps(lbt_state *st, const lbt_grid *start, double budget)
 	st->method->step(st, &c); /* warm the caches and the thread pool */
 	measure m = {0};
 	int64_t batch = 1;
-	double t0 = now();
+	double t0 = lbt_seconds();
 	for (;;) {
 		for (int64_t i = 0; i < batch; i++) {
 			lbt_counts k = {0};
 			st->method->step(st, &k);
 		}
 		m.steps += batch;
-		m.seconds = now() - t0;
+		m.seconds = lbt_seconds() - t0;
 		if (m.seconds >= budget)
 			break;
 		batch = m.steps; /* double until the budget is spent */

@@ -52,17 +52,10 @@ int cli_int(const char *opt, const char *text, int64_t *v)
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)
 {
 	p->on = enabled && isatty(2);
-	p->start = p->last = now();
+	p->start = p->last = lbt_seconds();
 	p->pes = lbt_shape_pes(&st->grid.shape);
 	p->active = lbt_shape_active_dims(&st->grid.shape);
 }
@@ -71,7 +64,7 @@ void cli_progress_step(cli_progress *p, const lbt_step_record *r)
 {
 	if (!p->on || (r->step & 63))
 		return;
-	double t = now();
+	double t = lbt_seconds();
 	if (t - p->last < 0.25)
 		return;
 	p->last = t;

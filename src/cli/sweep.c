@@ -107,13 +107,6 @@ int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan 
 	return st ? cli_fail(st, "%s", e.msg) : 0;
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void hms(char *b, size_t n, double s)
 {
 	long t = (long)(s + 0.5);
@@ -131,7 +124,7 @@ typedef struct {
 static void on_progress(void *ctx, const lbt_sweep_progress *p)
 {
 	progress *g = ctx;
-	double t = now();
+	double t = lbt_seconds();
 	int64_t todo = p->total - p->skipped, fin = p->done + p->failed;
 	if (!g->on || (t - g->last < 0.2 && fin < todo))
 		return;
