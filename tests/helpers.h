@@ -23,5 +23,9 @@ int th_cli(const char *dir, const char *const *argv, char **out, char **err);
 /* A fresh empty temporary directory. */
 void th_tmpdir(char *buf, size_t n);
 int th_count_files(const char *dir);
+/* Remove a directory tree. */
+void th_rm_tree(const char *dir);
+/* A whole file as a NUL-terminated string (caller frees); the test fails if it is missing. */
+char *th_read(const char *path);
 
 #endif

@@ -7,7 +7,6 @@
  *   lower_bound_steps          = ⌈(Lmax − L̄)/D⌉
  *   balanced_lower_bound_steps = ⌈(Lmax − ⌊L̄⌋ − D)/D⌉ (0 if not positive). */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,24 +169,6 @@ Test(theorem3, points_come_only_from_symmetric_tori)
 	unlink(path);
 }
 
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(p);
-}
-
-static void rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "%s is missing", path);
-	char *b = calloc(1, 1 << 20);
-	fread(b, 1, (1 << 20) - 1, f);
-	fclose(f);
-	return b;
-}
-
 Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 {
 	char dir[64], out[128], p[160];
@@ -201,7 +182,7 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	/* Ring of 8, worst:1: sharing and balance after P − 1 = 7 steps (seed 000,
 	 * §5); Ldiff = 8, D·K·Ldiff = 64: ratio 7/64 = 0.109375. */
 	snprintf(p, sizeof p, "%s/bound.csv", out);
-	char *csv = slurp(p);
+	char *csv = th_read(p);
 	cr_assert(!strncmp(csv, "method,shape,d,k,pes,init,seed,all_loaded,ldiff,balanced_step,balanced_shifts,dkl,ratio,", 88), "%s", csv);
 	cr_assert(strstr(csv, "\nlm-c5,8,1,8,8,worst:1,1,0,8,7,7,64,0.109375,6,"), "%s", csv);
 	int rows = 0;
@@ -211,7 +192,7 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	snprintf(p, sizeof p, "%s/bound.json", out);
 	lbt_jobj o = {0};
 	lbt_err e;
-	char *js = slurp(p);
+	char *js = th_read(p);
 	cr_assert_eq(lbt_jobj_parse(&o, js, &e), 0, "%s", e.msg);
 	cr_assert_eq(num(&o, "points"), 6);
 	cr_assert_geq(num(&o, "c_envelope"), 0.109375);
@@ -228,7 +209,7 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	free(js);
 	free(so);
 	free(se);
-	rm_tree(dir);
+	th_rm_tree(dir);
 }
 
 Test(theorem3, half_init_is_a_step_on_the_first_axis_with_links)

@@ -4,7 +4,6 @@
  * what lies beside the results (bound.json, plots, other commands' tables)
  * picked up. */
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,24 +22,6 @@ static void rec(FILE *f, const char *shape, int pes, const char *init, int seed,
 	        "\"shared_step\":1,\"balanced_step\":%s,\"flat_step\":%s,\"dkl_bound\":64,"
 	        "\"balanced_over_dkl\":null,\"balanced_lower_bound_steps\":3}\n",
 	        shape, init, seed, shape, pes, pes, init, seed, steps, steps, reached ? "true" : "false", bal, bal);
-}
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(p);
-}
-
-static void rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "%s is missing", path);
-	char *b = calloc(1, 1 << 20);
-	fread(b, 1, (1 << 20) - 1, f);
-	fclose(f);
-	return b;
 }
 
 Test(report, medians_over_seeds_per_configuration)
@@ -78,7 +59,7 @@ Test(report, medians_over_seeds_per_configuration)
 	cr_assert_eq(th_cli(NULL, ARGS("report", p), &so, &se), 0, "%s", se);
 	snprintf(p, sizeof p, "%s/report.md", dir);
 	cr_assert(strstr(so, p), "%s", so);
-	char *md = slurp(p);
+	char *md = th_read(p);
 	cr_assert(strstr(md, "8 runs of lbtorus 0.1.0 recorded in `runs.jsonl`, in 4 configurations"), "%s", md);
 	cr_assert(strstr(md, "1 runs stopped at their step cap"), "%s", md);
 	const char *r8 = strstr(md, "| 8 | 8 | torus | worst:1 | balanced | 1 | 1/1 | 8 | 4 | 4 | 1 | 4 | 4 | 10 | 64 | — | 3 |");
@@ -118,5 +99,5 @@ Test(report, medians_over_seeds_per_configuration)
 	cr_assert_eq(th_cli(NULL, ARGS("report", p, "--out", "-"), NULL, &se), 2);
 	cr_assert(strstr(se, "bad.jsonl:2"), "%s", se);
 	free(se);
-	rm_tree(dir);
+	th_rm_tree(dir);
 }

@@ -124,4 +124,43 @@ static inline void *lbt_xmalloc(size_t n)
 	return p;
 }
 
+/* Seed 002 eq. (2) with integer flows, for every all-links method: F[d*P + i]
+ * is the net amount P_i sends to P_{i+1_d} (negative: receives). Writes
+ * L_i - sum_d F[d,i] + sum_d F[d,i-1_d] back to the grid and counts moved
+ * elements, shifts (per axis and direction the largest amount on one link,
+ * summed: seed 000 §5's time) and the largest amount on any one link. */
+static inline void lbt_apply_flows(const lbt_links *g, const int64_t *L, const int64_t *F, lbt_counts *c)
+{
+	const int D = g->D;
+	const int64_t P = g->P;
+	int64_t moved = 0, shifts = 0, link_max = 0;
+	for (int d = 0; d < D; d++) {
+		int64_t right = 0, left = 0; /* largest amount on one link, per direction */
+		for (int64_t i = 0; i < P; i++) {
+			int64_t f = F[d * P + i];
+			moved += f > 0 ? f : -f;
+			right = f > right ? f : right;
+			left = -f > left ? -f : left;
+		}
+		shifts += right + left;
+		link_max = right > link_max ? right : link_max;
+		link_max = left > link_max ? left : link_max;
+	}
+	int64_t *N = lbt_xmalloc((size_t)P * sizeof *N); /* the loads after the step */
+	int64_t coord[8] = {0};
+	for (int64_t i = 0; i < P; i++, lbt_coord_next(g, coord)) {
+		N[i] = L[i];
+		for (int d = 0; d < D; d++) {
+			N[i] -= F[d * P + i];       /* to (or, if negative, from) i+1_d */
+			if (lbt_link_left(g, d, coord[d]))
+				N[i] += F[d * P + lbt_left_of(g, d, i, coord[d])]; /* from i-1_d */
+		}
+	}
+	lbt_scatter(g, N);
+	free(N);
+	c->moved += moved;
+	c->shifts += shifts;
+	c->link_max = (double)link_max > c->link_max ? (double)link_max : c->link_max;
+}
+
 #endif

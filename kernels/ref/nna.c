@@ -75,35 +75,7 @@ void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c)
 		}
 	}
 
-	int64_t moved = 0, shifts = 0, link_max = 0;
-	for (int d = 0; d < D; d++) {
-		int64_t right = 0, left = 0;    /* largest amount on one link, per direction */
-		for (int64_t i = 0; i < P; i++) {
-			int64_t f = F[d * P + i];
-			moved += f > 0 ? f : -f;
-			right = f > right ? f : right;
-			left = -f > left ? -f : left;
-		}
-		shifts += right + left;
-		link_max = right > link_max ? right : link_max;
-		link_max = left > link_max ? left : link_max;
-	}
-
-	int64_t *N = lbt_xmalloc((size_t)P * sizeof *N); /* the loads after the step */
-	memset(coord, 0, sizeof coord);
-	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
-		N[i] = L[i];
-		for (int d = 0; d < D; d++) {
-			N[i] -= F[d * P + i];       /* to (or, if negative, from) i+1_d */
-			if (lbt_link_left(&g, d, coord[d]))
-				N[i] += F[d * P + lbt_left_of(&g, d, i, coord[d])]; /* from i-1_d */
-		}
-	}
-	lbt_scatter(&g, N);
-	free(N);
+	lbt_apply_flows(&g, L, F, c);
 	free(L);
 	free(F);
-	c->moved += moved;
-	c->shifts += shifts;
-	c->link_max = (double)link_max > c->link_max ? (double)link_max : c->link_max;
 }
