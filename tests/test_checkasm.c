@@ -135,23 +135,33 @@ static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int k
 	lbt_grid_free(&vec);
 }
 
-/* Every condition x shape x boundary (torus, mesh, two mixes) x load on one ISA. */
-static void check_isa(const char *isa)
+/* Fill k with the kernels of isa; skip the test (returning 0) where this CPU
+ * cannot run it or the build lacks it. */
+static int select_or_skip(const char *isa, lbt_kernels *k)
 {
 	if (!lbt_isa_supported(isa)) {
 		cr_skip_test("this CPU cannot run %s", isa);
-		return;
+		return 0;
 	}
 	int compiled = 0;
 	for (const char *const *t = lbt_isa_compiled(); *t; t++)
 		compiled |= !strcmp(*t, isa);
 	if (!compiled) {
 		cr_skip_test("%s is not compiled in", isa);
-		return;
+		return 0;
 	}
+	lbt_err e;
+	cr_assert_eq(lbt_kernels_select(k, isa, &e), LBT_OK, "%s", e.msg);
+	return 1;
+}
+
+/* Every condition x shape x boundary (torus, mesh, two mixes) x load on one ISA. */
+static void check_isa(const char *isa)
+{
 	lbt_kernels k;
 	lbt_err e;
-	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	if (!select_or_skip(isa, &k))
+		return;
 	cr_assert_str_eq(k.isa, isa);
 	cr_assert_neq((void *)k.lm_step, (void *)lbt_ref_lm_step, "%s did not replace the reference", isa);
 	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
@@ -391,20 +401,10 @@ static void check_flows_case(const lbt_kernels *k, int which, const lbt_diffusio
 
 static void check_flows_isa(const char *isa)
 {
-	if (!lbt_isa_supported(isa)) {
-		cr_skip_test("this CPU cannot run %s", isa);
-		return;
-	}
-	int compiled = 0;
-	for (const char *const *t = lbt_isa_compiled(); *t; t++)
-		compiled |= !strcmp(*t, isa);
-	if (!compiled) {
-		cr_skip_test("%s is not compiled in", isa);
-		return;
-	}
 	lbt_kernels k;
 	lbt_err e;
-	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	if (!select_or_skip(isa, &k))
+		return;
 	cr_assert_neq((void *)k.nna_step, (void *)lbt_ref_nna_step, "%s did not replace the NNA reference", isa);
 	cr_assert_neq((void *)k.fos_int_step, (void *)lbt_ref_fos_int_step, "%s did not replace fos-int", isa);
 	const lbt_diffusion weights[] = {
@@ -507,20 +507,10 @@ static void check_fos_case(const lbt_kernels *k, const lbt_diffusion *p, const l
 
 static void check_fos_isa(const char *isa)
 {
-	if (!lbt_isa_supported(isa)) {
-		cr_skip_test("this CPU cannot run %s", isa);
-		return;
-	}
-	int compiled = 0;
-	for (const char *const *t = lbt_isa_compiled(); *t; t++)
-		compiled |= !strcmp(*t, isa);
-	if (!compiled) {
-		cr_skip_test("%s is not compiled in", isa);
-		return;
-	}
 	lbt_kernels k;
 	lbt_err e;
-	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	if (!select_or_skip(isa, &k))
+		return;
 	cr_assert_neq((void *)k.fos_step, (void *)lbt_ref_fos_step, "%s did not replace the fos reference", isa);
 	const lbt_diffusion weights[] = {{.alpha = 0.1}, {.alpha = 0.2071}, {.by_degree = 1, .k = 1}, {.by_degree = 1, .k = 0}};
 	int n = 0;
@@ -599,20 +589,10 @@ static void check_de_case(const lbt_kernels *k, int real, double lambda, const l
 
 static void check_de_isa(const char *isa)
 {
-	if (!lbt_isa_supported(isa)) {
-		cr_skip_test("this CPU cannot run %s", isa);
-		return;
-	}
-	int compiled = 0;
-	for (const char *const *t = lbt_isa_compiled(); *t; t++)
-		compiled |= !strcmp(*t, isa);
-	if (!compiled) {
-		cr_skip_test("%s is not compiled in", isa);
-		return;
-	}
 	lbt_kernels k;
 	lbt_err e;
-	cr_assert_eq(lbt_kernels_select(&k, isa, &e), LBT_OK, "%s", e.msg);
+	if (!select_or_skip(isa, &k))
+		return;
 	cr_assert_neq((void *)k.de_step, (void *)lbt_ref_de_step, "%s did not replace de", isa);
 	cr_assert_neq((void *)k.de_int_step, (void *)lbt_ref_de_int_step, "%s did not replace de-int", isa);
 	static const double lambdas[] = {0.5, 0.3, 1};
