@@ -30,4 +30,18 @@ static inline int32_t *lbt_fiber_base(const lbt_view *v, int axis, int64_t r)
 
 static inline int64_t lbt_wrap(int64_t i, int64_t n) { return ((i % n) + n) % n; }
 
+/* Dimension exchange's edge colouring of one axis (kernels/ref/de.c): the
+ * colour of link (i, i+1 mod n), each colour a matching, or -1 if there is no
+ * such link (extent 1, a mesh's end, the single link of extent 2). */
+static inline int lbt_de_color(int64_t i, int64_t n, int torus)
+{
+	if (n < 2)
+		return -1;
+	if (i < n - 1)
+		return (int)(i & 1);
+	if (!torus || n == 2)
+		return -1;
+	return n % 2 ? 2 : 1;
+}
+
 #endif

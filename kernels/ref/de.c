@@ -25,18 +25,6 @@
 
 #include "links.h"
 
-/* The colour of link (i, i+1 mod n) on an axis, or -1 if there is no such link. */
-static int link_color(int64_t i, int64_t n, int torus)
-{
-	if (n < 2)
-		return -1;
-	if (i < n - 1)
-		return (int)(i & 1);
-	if (!torus || n == 2)
-		return -1;
-	return n % 2 ? 2 : 1;
-}
-
 /* Exchange over the pair (a, b) = (i, i+1_d); returns the amount sent a -> b. */
 static double exchange(const lbt_view *v, int real, double lambda, int64_t a, int64_t b, int64_t *moved)
 {
@@ -72,7 +60,7 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 				double sum = 0;
 				if (d == last) { /* pairs inside the row */
 					for (int64_t i = 0; i < n; i++) {
-						if (link_color(i, n, v->torus[d]) != col)
+						if (lbt_de_color(i, n, v->torus[d]) != col)
 							continue;
 						any = 1;
 						double f = exchange(v, real, lambda, row + i, row + (i + 1) % n, &c->moved);
@@ -85,7 +73,7 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 					for (int e = last - 1; e > d; e--)
 						q *= v->ext[e];
 					k = (k / q) % nd;
-					if (link_color(k, nd, v->torus[d]) != col)
+					if (lbt_de_color(k, nd, v->torus[d]) != col)
 						continue;
 					any = 1;
 					const int64_t partner = row + ((k + 1) % nd - k) * s;

@@ -19,18 +19,6 @@
 #include "../fiber.h"
 #include "extra.h"
 
-/* The colour of link (i, i+1 mod n), or -1 if there is no such link (as the reference). */
-static int link_color(int64_t i, int64_t n, int torus)
-{
-	if (n < 2)
-		return -1;
-	if (i < n - 1)
-		return (int)(i & 1);
-	if (!torus || n == 2)
-		return -1;
-	return n % 2 ? 2 : 1;
-}
-
 typedef struct {
 	const lbt_view *v;
 	double lambda;
@@ -51,7 +39,7 @@ static int row_exchange(const job *J, int d, int col, int64_t r, double *fb, dou
 	int any = 0;
 	if (d == last) {
 		for (int64_t i = 0; i < n; i++) {
-			if (link_color(i, n, v->torus[d]) != col)
+			if (lbt_de_color(i, n, v->torus[d]) != col)
 				continue;
 			any = 1;
 			const int64_t a = row + i, b = row + (i + 1) % n;
@@ -78,7 +66,7 @@ static int row_exchange(const job *J, int d, int col, int64_t r, double *fb, dou
 		for (int e = last - 1; e > d; e--)
 			q *= v->ext[e];
 		const int64_t nd = v->ext[d], k = (r / q) % nd;
-		if (link_color(k, nd, v->torus[d]) != col) {
+		if (lbt_de_color(k, nd, v->torus[d]) != col) {
 			J->rowsum[r] = 0;
 			return 0;
 		}
