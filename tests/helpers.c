@@ -134,7 +134,7 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
 
 void th_rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
 
-char *th_read(const char *path)
+char *th_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	cr_assert(f, "%s is missing", path);
@@ -145,5 +145,7 @@ char *th_read(const char *path)
 	cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
 	b[n] = 0;
 	fclose(f);
+	if (len)
+		*len = (size_t)n;
 	return b;
 }

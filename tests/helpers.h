@@ -25,7 +25,8 @@ void th_tmpdir(char *buf, size_t n);
 int th_count_files(const char *dir);
 /* Remove a directory tree. */
 void th_rm_tree(const char *dir);
-/* A whole file as a NUL-terminated string (caller frees); the test fails if it is missing. */
-char *th_read(const char *path);
+/* A whole file, NUL-terminated (caller frees); its length in *len unless len
+ * is NULL. The test fails if the file is missing. */
+char *th_read(const char *path, size_t *len);
 
 #endif

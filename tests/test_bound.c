@@ -182,7 +182,7 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	/* Ring of 8, worst:1: sharing and balance after P − 1 = 7 steps (seed 000,
 	 * §5); Ldiff = 8, D·K·Ldiff = 64: ratio 7/64 = 0.109375. */
 	snprintf(p, sizeof p, "%s/bound.csv", out);
-	char *csv = th_read(p);
+	char *csv = th_read(p, NULL);
 	cr_assert(!strncmp(csv, "method,shape,d,k,pes,init,seed,all_loaded,ldiff,balanced_step,balanced_shifts,dkl,ratio,", 88), "%s", csv);
 	cr_assert(strstr(csv, "\nlm-c5,8,1,8,8,worst:1,1,0,8,7,7,64,0.109375,6,"), "%s", csv);
 	int rows = 0;
@@ -192,7 +192,7 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	snprintf(p, sizeof p, "%s/bound.json", out);
 	lbt_jobj o = {0};
 	lbt_err e;
-	char *js = th_read(p);
+	char *js = th_read(p, NULL);
 	cr_assert_eq(lbt_jobj_parse(&o, js, &e), 0, "%s", e.msg);
 	cr_assert_eq(num(&o, "points"), 6);
 	cr_assert_geq(num(&o, "c_envelope"), 0.109375);

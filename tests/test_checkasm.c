@@ -251,15 +251,7 @@ static unsigned char *read_file(const char *dir, const char *name, size_t *n)
 {
 	char path[256];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "%s missing", path);
-	fseek(f, 0, SEEK_END);
-	*n = (size_t)ftell(f);
-	rewind(f);
-	unsigned char *b = malloc(*n);
-	cr_assert_eq(fread(b, 1, *n, f), *n);
-	fclose(f);
-	return b;
+	return (unsigned char *)th_read(path, n);
 }
 
 static const char *best_isa(void)
@@ -303,9 +295,7 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 	free(a);
 	free(b);
 	free(c);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	th_rm_tree(dir);
 }
 
 /* `lbtorus bench` measures every ISA beside the scalar reference and the
@@ -323,9 +313,7 @@ Test(checkasm, bench_reports_every_isa_with_its_bound)
 			char want[64];
 			snprintf(want, sizeof want, "\"isa\":\"%s\"", *t);
 			size_t n;
-			unsigned char *j = read_file(dir, "b.json", &n);
-			j = realloc(j, n + 1);
-			j[n] = 0;
+			unsigned char *j = read_file(dir, "b.json", &n); /* NUL-terminated */
 			cr_assert(strstr((char *)j, want), "no %s in the JSON", *t);
 			cr_assert(strstr((char *)j, "\"size\":\"4x4x4\"") && strstr((char *)j, "\"of_bound\":"), "%s", j);
 			free(j);
@@ -334,9 +322,7 @@ Test(checkasm, bench_reports_every_isa_with_its_bound)
 		}
 	free(out);
 	free(err);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	th_rm_tree(dir);
 }
 
 /* The integer link-flow methods (kernels/simd/flows.c): NNA and integer

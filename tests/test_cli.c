@@ -93,19 +93,6 @@ Test(cli, npy_shape_mismatch_is_refused)
 	rmdir(dir);
 }
 
-static unsigned char *read_all(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "%s missing", path);
-	fseek(f, 0, SEEK_END);
-	*n = (size_t)ftell(f);
-	rewind(f);
-	unsigned char *b = malloc(*n);
-	cr_assert_eq(fread(b, 1, *n, f), *n);
-	fclose(f);
-	return b;
-}
-
 Test(cli, dump_reads_back_bit_for_bit)
 {
 	char dir[64];
@@ -118,7 +105,7 @@ Test(cli, dump_reads_back_bit_for_bit)
 	snprintf(pa, sizeof pa, "%s/a.npy", dir);
 	snprintf(pb, sizeof pb, "%s/b.npy", dir);
 	size_t na, nb;
-	unsigned char *a = read_all(pa, &na), *b = read_all(pb, &nb);
+	unsigned char *a = (unsigned char *)th_read(pa, &na), *b = (unsigned char *)th_read(pb, &nb);
 	cr_assert_eq(na, nb);
 	cr_assert_eq(memcmp(a, b, na), 0, "dump -> file: -> dump changed bits");
 	cr_assert_eq(na, 128 + 5 * 7 * 3 * 4, "header of 128 bytes, then int32 data");
@@ -131,9 +118,7 @@ Test(cli, dump_reads_back_bit_for_bit)
 	cr_assert_arr_eq(g, a + 128, sizeof g);
 	free(a);
 	free(b);
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	th_rm_tree(dir);
 }
 
 Test(cli, summary_trace_and_exit_codes)
@@ -150,7 +135,7 @@ Test(cli, summary_trace_and_exit_codes)
 	char tp[128];
 	snprintf(tp, sizeof tp, "%s/t.csv", dir);
 	size_t n;
-	unsigned char *t = read_all(tp, &n);
+	unsigned char *t = (unsigned char *)th_read(tp, &n);
 	int lines = 0;
 	for (size_t i = 0; i < n; i++)
 		lines += t[i] == '\n';
@@ -171,9 +156,7 @@ Test(cli, summary_trace_and_exit_codes)
 	cr_assert_eq(th_cli(dir, ARGS("--version"), &out, NULL), 0);
 	cr_assert(strstr(out, LBT_VERSION));
 	free(out);
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	th_rm_tree(dir);
 }
 
 /* The headline demo puts seed 000's numbers beside ours: Table 3's ring

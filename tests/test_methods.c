@@ -10,20 +10,6 @@
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "no %s", path);
-	fseek(f, 0, SEEK_END);
-	*len = (size_t)ftell(f);
-	rewind(f);
-	char *b = malloc(*len + 1);
-	cr_assert_eq(fread(b, 1, *len, f), *len);
-	b[*len] = 0;
-	fclose(f);
-	return b;
-}
-
 static const char *const methods[] = {"nna", "fos", "fos-int", "de", "de-int", "ca", "nna-def"};
 enum { NMETHODS = sizeof methods / sizeof *methods };
 
@@ -86,7 +72,7 @@ Test(methods, outputs_identical_for_any_thread_count)
 		for (int f = 0; f < 2; f++) {
 			snprintf(p1, sizeof p1, "%s/%s1.%s", dir, f ? "d" : "t", f ? "npy" : "csv");
 			snprintf(p2, sizeof p2, "%s/%s2.%s", dir, f ? "d" : "t", f ? "npy" : "csv");
-			char *a = slurp(p1, &n1), *b = slurp(p2, &n2);
+			char *a = th_read(p1, &n1), *b = th_read(p2, &n2);
 			cr_expect(n1 == n2 && !memcmp(a, b, n1), "%s: %s differs between 1 and 2 threads", methods[m], p1);
 			if (f) {
 				int real = !strcmp(methods[m], "fos") || !strcmp(methods[m], "de") || !strcmp(methods[m], "ca");

@@ -59,7 +59,7 @@ Test(report, medians_over_seeds_per_configuration)
 	cr_assert_eq(th_cli(NULL, ARGS("report", p), &so, &se), 0, "%s", se);
 	snprintf(p, sizeof p, "%s/report.md", dir);
 	cr_assert(strstr(so, p), "%s", so);
-	char *md = th_read(p);
+	char *md = th_read(p, NULL);
 	cr_assert(strstr(md, "8 runs of lbtorus 0.1.0 recorded in `runs.jsonl`, in 4 configurations"), "%s", md);
 	cr_assert(strstr(md, "1 runs stopped at their step cap"), "%s", md);
 	const char *r8 = strstr(md, "| 8 | 8 | torus | worst:1 | balanced | 1 | 1/1 | 8 | 4 | 4 | 1 | 4 | 4 | 10 | 64 | — | 3 |");

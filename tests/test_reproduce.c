@@ -40,7 +40,7 @@ Test(seed000, table3_reproduced_exactly)
 	cr_assert_eq(differs, 0, "Table 3 differs from the paper in %lld values", (long long)differs);
 	char path[512];
 	snprintf(path, sizeof path, "%s/table3.csv", dir);
-	char *csv = th_read(path);
+	char *csv = th_read(path, NULL);
 	int rows = 0;
 	for (char *p = strstr(csv, "\nlm-c5,"); p; p = strstr(p + 1, "\nlm-c5,")) {
 		rows++;
@@ -50,7 +50,7 @@ Test(seed000, table3_reproduced_exactly)
 	cr_assert_eq(rows, 19, "LM-C5 rows T = 0..18");
 	free(csv);
 	snprintf(path, sizeof path, "%s/table3.md", dir);
-	char *md = th_read(path);
+	char *md = th_read(path, NULL);
 	cr_assert(strstr(md, "**LM-C5: identical to the paper**"), "%s", md);
 	free(md);
 }
@@ -83,14 +83,14 @@ Test(reproduce, fig7_quick_writes_data_tables_and_plots, .timeout = 120)
 	char path[512];
 	for (int i = 0; i < 6; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-		char *b = th_read(path);
+		char *b = th_read(path, NULL);
 		cr_assert_gt(strlen(b), 0, "%s is empty", files[i]);
 		free(b);
 	}
 	snprintf(path, sizeof path, "%s/r/fig7a.png", dir);
 	cr_assert(is_png(path));
 	snprintf(path, sizeof path, "%s/r/fig7.md", dir);
-	char *md = th_read(path);
+	char *md = th_read(path, NULL);
 	/* §5: "For the last three conditions (C3 through C5), identical numbers of iterations" */
 	cr_assert(strstr(md, "identical at every K"), "%s", md);
 	free(md);
