@@ -22,7 +22,7 @@ static void record(lbt_jobj *o, const char *shape, const char *init)
 {
 	lbt_state st;
 	th_open(&st, shape, NULL, "lm-c5", init, NULL);
-	lbt_run_opts ro = {.max_steps = 100000};
+	lbt_run_opts ro = lbt_run_opts_default(); ro.max_steps = 100000;
 	lbt_err e;
 	lbt_summary s;
 	cr_assert_eq(lbt_until_parse(&ro.until, "balanced", &e), 0);

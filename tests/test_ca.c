@@ -17,7 +17,7 @@ static int64_t generations(int k, double *comm)
 {
 	char kk[16];
 	snprintf(kk, sizeof kk, "%d", k);
-	lbt_setup set = {.shape = "5x5", .method = "ca", .init = "const:0", .isa = "scalar", .threads = 1, .ca_k = kk};
+	lbt_setup set = {.shape = "5x5", .method = "ca", .init = "const:0", .isa = "scalar", .threads = 1, .params = {{"ca_k", kk}}};
 	lbt_state st;
 	lbt_err e;
 	cr_assert_eq(lbt_state_open(&st, &set, &e), LBT_OK, "%s", e.msg);
@@ -81,7 +81,7 @@ Test(seed004, fig8_communication_time_falls_with_k)
  * generation is 4.5 (two parallel packets), not 9. */
 Test(seed004, fig2_trinary_ring_one_generation)
 {
-	lbt_setup set = {.shape = "3", .method = "ca", .init = "point:9", .isa = "scalar", .threads = 1, .ca_k = "0"};
+	lbt_setup set = {.shape = "3", .method = "ca", .init = "point:9", .isa = "scalar", .threads = 1, .params = {{"ca_k", "0"}}};
 	lbt_state st;
 	lbt_err e;
 	cr_assert_eq(lbt_state_open(&st, &set, &e), LBT_OK, "%s", e.msg);

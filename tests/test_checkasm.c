@@ -79,6 +79,13 @@ static void set_view(lbt_view *v, lbt_grid *g, int threads)
 	v->threads = threads;
 }
 
+/* The vector kernels' workspace for view v, as a method's open makes it. */
+static void add_scratch(lbt_view *v, const lbt_grid *g, lbt_scratch *sc)
+{
+	cr_assert_eq(lbt_scratch_open(sc, v, g->cells, g->load - g->base), LBT_OK);
+	v->scratch = sc;
+}
+
 /* One case: `steps` steps of reference and vector kernel from the same grid. */
 static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int kind, int threads, int steps)
 {
@@ -98,6 +105,8 @@ static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int k
 	lbt_view vr, vv;
 	set_view(&vr, &ref, 1);
 	set_view(&vv, &vec, threads);
+	lbt_scratch sc;
+	add_scratch(&vv, &vec, &sc);
 	char sh[128], bd[128];
 	lbt_shape_format(s, sh, sizeof sh);
 	lbt_boundary_format(s, bd, sizeof bd);
@@ -133,6 +142,7 @@ static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int k
 	}
 	lbt_grid_free(&ref);
 	lbt_grid_free(&vec);
+	lbt_scratch_close(&sc);
 }
 
 /* Fill k with the kernels of isa; skip the test (returning 0) where this CPU
@@ -350,6 +360,8 @@ static void check_flows_case(const lbt_kernels *k, int which, const lbt_diffusio
 	lbt_view vr, vv;
 	set_view(&vr, &ref, 1);
 	set_view(&vv, &vec, threads);
+	lbt_scratch sc;
+	add_scratch(&vv, &vec, &sc);
 	char sh[128], bd[128], what[64];
 	lbt_shape_format(s, sh, sizeof sh);
 	lbt_boundary_format(s, bd, sizeof bd);
@@ -383,6 +395,7 @@ static void check_flows_case(const lbt_kernels *k, int which, const lbt_diffusio
 	}
 	lbt_grid_free(&ref);
 	lbt_grid_free(&vec);
+	lbt_scratch_close(&sc);
 }
 
 static void check_flows_isa(const char *isa)
@@ -464,6 +477,8 @@ static void check_fos_case(const lbt_kernels *k, const lbt_diffusion *p, const l
 	lbt_view vr, vv;
 	set_view(&vr, &ref, 1);
 	set_view(&vv, &vec, threads);
+	lbt_scratch sc;
+	add_scratch(&vv, &vec, &sc);
 	vr.real = ref.real;
 	vv.real = vec.real;
 	char sh[128], bd[128];
@@ -489,6 +504,7 @@ static void check_fos_case(const lbt_kernels *k, const lbt_diffusion *p, const l
 	}
 	lbt_grid_free(&ref);
 	lbt_grid_free(&vec);
+	lbt_scratch_close(&sc);
 }
 
 static void check_fos_isa(const char *isa)
@@ -542,6 +558,8 @@ static void check_de_case(const lbt_kernels *k, int real, double lambda, const l
 	lbt_view vr, vv;
 	set_view(&vr, &ref, 1);
 	set_view(&vv, &vec, threads);
+	lbt_scratch sc;
+	add_scratch(&vv, &vec, &sc);
 	vr.real = ref.real;
 	vv.real = vec.real;
 	char sh[128], bd[128];
@@ -571,6 +589,7 @@ static void check_de_case(const lbt_kernels *k, int real, double lambda, const l
 	}
 	lbt_grid_free(&ref);
 	lbt_grid_free(&vec);
+	lbt_scratch_close(&sc);
 }
 
 static void check_de_isa(const char *isa)

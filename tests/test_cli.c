@@ -142,9 +142,22 @@ Test(cli, summary_trace_and_exit_codes)
 	cr_assert_eq(lines, 1 + 19, "a header and one row for steps 0..18");
 	cr_assert(!strncmp((char *)t, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n0,0,16,0,16,7,", 79), "%.80s", t);
 	free(t);
-	/* LM-C0 rotates load forever: it stops at the cap, says so, exits 3 */
+	/* LM-C0 rotates load forever (C0 shifts from every loaded PE): from step 7
+	 * every PE holds 2 and each step passes one element on, so the state of
+	 * step 7 recurs at step 8; the engine stops there as a cycle of period 1,
+	 * says so and exits 3 ... */
 	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "8", "--method", "lm-c0", "--init", "point:16", "--max-steps", "50",
 	                              "--json", "c0.json"), NULL, &err), 3);
+	cr_assert(strstr(err, "recurs") && strstr(err, "period 1"), "%s", err);
+	free(err);
+	snprintf(tp, sizeof tp, "%s/c0.json", dir);
+	t = (unsigned char *)th_read(tp, &n);
+	cr_assert(strstr((char *)t, "\"steps\":8,") && strstr((char *)t, "\"stop_reason\":\"cycle\",\"cycle_period\":1,"),
+	          "%s", t);
+	free(t);
+	/* ... and a run that needs more steps than the cap stops there, says so, exits 3 */
+	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "8", "--method", "lm-c5", "--init", "point:16", "--max-steps", "5",
+	                              "--json", "c5.json"), NULL, &err), 3);
 	cr_assert(strstr(err, "max-steps"), "%s", err);
 	free(err);
 	cr_assert_eq(th_cli(dir, ARGS("--help"), &out, NULL), 0);

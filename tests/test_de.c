@@ -79,7 +79,7 @@ Test(seed002, generalized_exchange_converges_on_tori)
 	for (size_t c = 0; c < 5; c++) {
 		lbt_setup set = {.shape = shapes[c], .method = "de", .init = "uniform:0:100", .isa = "scalar", .seed = 2,
 		                 .threads = 1};
-		lbt_run_opts o = {.until = {LBT_UNTIL_REL, 0, 1e-9}, .max_steps = 5000};
+		lbt_run_opts o = lbt_run_opts_default(); o.until = (lbt_until){LBT_UNTIL_REL, 0, 1e-9}; o.max_steps = 5000;
 		lbt_summary r;
 		lbt_state st;
 		lbt_err e;
@@ -101,7 +101,7 @@ Test(conservation, de_int_exact_and_non_negative)
 			for (size_t l = 0; l < 4; l++)
 				for (size_t c = 0; c < 3; c++) {
 					lbt_setup set = {.shape = shapes[a], .boundary = bnds[b], .method = "de-int", .init = inits[c],
-					                 .isa = "scalar", .seed = 5, .threads = 1, .lambda = lambdas[l]};
+					                 .isa = "scalar", .seed = 5, .threads = 1, .params = {{"lambda", lambdas[l]}}};
 					lbt_state st;
 					lbt_err e;
 					cr_assert_eq(lbt_state_open(&st, &set, &e), LBT_OK, "%s", e.msg);

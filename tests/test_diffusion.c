@@ -30,6 +30,17 @@ static double norm_dev(const double *w, int64_t P)
 }
 
 /* Set w = 10 + cos(2 pi sum_d j_d x_d / K_d), one (real) Fourier mode. */
+/* fos on shape with one alpha on every link, from const:0 (set_mode fills it). */
+static void open_fos(lbt_state *st, const char *shape, double alpha)
+{
+	char a[32];
+	snprintf(a, sizeof a, "%.17g", alpha);
+	lbt_setup set = {.shape = shape, .method = "fos", .init = "const:0", .isa = "scalar", .seed = 7, .threads = 1,
+	                 .params = {{"alpha", a}}};
+	lbt_err e;
+	cr_assert_eq(lbt_state_open(st, &set, &e), LBT_OK, "%s alpha %g: %s", shape, alpha, e.msg);
+}
+
 static void set_mode(lbt_state *st, const int *j)
 {
 	const lbt_shape *s = &st->grid.shape;
@@ -59,8 +70,7 @@ Test(seed002, fourier_mode_decays_by_its_eigenvalue)
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
 		for (size_t a = 0; a < 3; a++) {
 			lbt_state st;
-			th_open(&st, cases[c].shape, NULL, "fos", "const:0", NULL);
-			st.diff = (lbt_diffusion){.alpha = alphas[a]};
+			open_fos(&st, cases[c].shape, alphas[a]);
 			set_mode(&st, cases[c].j);
 			const lbt_shape *s = &st.grid.shape;
 			double lam = 1;
@@ -88,8 +98,7 @@ Test(seed002, fourier_mode_decays_by_its_eigenvalue)
 Test(seed002, hypercube_mode_decays_by_its_eigenvalue)
 {
 	lbt_state st;
-	th_open(&st, "2x2x2x2", NULL, "fos", "const:0", NULL);
-	st.diff = (lbt_diffusion){.alpha = 0.2};
+	open_fos(&st, "2x2x2x2", 0.2);
 	int j[4] = {1, 0, 1, 1};
 	set_mode(&st, j);
 	double *w0 = real_loads(&st);
@@ -108,7 +117,7 @@ Test(seed002, hypercube_mode_decays_by_its_eigenvalue)
 static double measured_factor(const char *shape, const char *alpha, int steps, double *gamma)
 {
 	lbt_setup set = {.shape = shape, .method = "fos", .init = "uniform:0:100", .isa = "scalar", .seed = 3,
-	                 .threads = 1, .alpha = alpha};
+	                 .threads = 1, .params = {{"alpha", alpha}}};
 	lbt_state st;
 	lbt_err e;
 	cr_assert_eq(lbt_state_open(&st, &set, &e), LBT_OK, "%s", e.msg);
@@ -122,7 +131,7 @@ static double measured_factor(const char *shape, const char *alpha, int steps, d
 		now = norm_dev(w, P);
 		free(w);
 	}
-	*gamma = st.gamma;
+	*gamma = st.method->gamma(&st);
 	lbt_state_close(&st);
 	return now / prev;
 }
@@ -145,8 +154,8 @@ Test(seed002, measured_convergence_factor_is_gamma)
 static int64_t steps_to_rel(const char *shape, const char *alpha)
 {
 	lbt_setup set = {.shape = shape, .method = "fos", .init = "uniform:0:100", .isa = "scalar", .seed = 3,
-	                 .threads = 1, .alpha = alpha};
-	lbt_run_opts o = {.until = {LBT_UNTIL_REL, 0, 1e-10}, .max_steps = 100000};
+	                 .threads = 1, .params = {{"alpha", alpha}}};
+	lbt_run_opts o = lbt_run_opts_default(); o.until = (lbt_until){LBT_UNTIL_REL, 0, 1e-10}; o.max_steps = 100000;
 	lbt_summary r;
 	lbt_state st;
 	lbt_err e;
@@ -218,7 +227,7 @@ Test(conservation, fos_int_exact_and_non_negative)
 			for (size_t al = 0; al < 4; al++)
 				for (size_t c = 0; c < 3; c++) {
 					lbt_setup set = {.shape = shapes[a], .boundary = bnds[b], .method = "fos-int", .init = inits[c],
-					                 .isa = "scalar", .seed = 5, .threads = 1, .alpha = alphas[al]};
+					                 .isa = "scalar", .seed = 5, .threads = 1, .params = {{"alpha", alphas[al]}}};
 					lbt_state st;
 					lbt_err e;
 					int status = lbt_state_open(&st, &set, &e);
@@ -244,7 +253,7 @@ Test(conservation, fos_int_exact_and_non_negative)
 /* Cybenko's constraint (b): an alpha above 1/max_degree is refused. */
 Test(cli_params, alpha_above_one_over_degree_is_refused)
 {
-	lbt_setup set = {.shape = "8x8", .method = "fos", .init = "const:1", .isa = "scalar", .threads = 1, .alpha = "0.3"};
+	lbt_setup set = {.shape = "8x8", .method = "fos", .init = "const:1", .isa = "scalar", .threads = 1, .params = {{"alpha", "0.3"}}};
 	lbt_state st;
 	lbt_err e;
 	cr_expect_eq(lbt_state_open(&st, &set, &e), LBT_EINVAL);

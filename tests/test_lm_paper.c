@@ -36,7 +36,7 @@ Test(seed000, table3_sharing_at_7_balance_at_18)
 {
 	lbt_state st;
 	th_open(&st, "8", NULL, "lm-c5", "point:16", NULL);
-	lbt_run_opts o = {.until = {LBT_UNTIL_BALANCED, 0}, .max_steps = 1000};
+	lbt_run_opts o = lbt_run_opts_default(); o.until = (lbt_until){LBT_UNTIL_BALANCED, 0, 0}; o.max_steps = 1000;
 	lbt_summary s;
 	lbt_err e;
 	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
@@ -56,7 +56,7 @@ Test(seed000, ring_sharing_takes_p_minus_1, .timeout = 300)
 			snprintf(init, sizeof init, "worst:%d", c);
 			lbt_state st;
 			th_open(&st, shape, NULL, "lm-c5", init, NULL);
-			lbt_run_opts o = {.until = {LBT_UNTIL_SHARED, 0}, .max_steps = 10 * P};
+			lbt_run_opts o = lbt_run_opts_default(); o.until = (lbt_until){LBT_UNTIL_SHARED, 0, 0}; o.max_steps = 10 * P;
 			lbt_summary s;
 			lbt_err e;
 			cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);

@@ -62,7 +62,7 @@ Test(theorem2, c3_c4_c5_converge_on_random_tori, .timeout = 300)
 		const char *init = seed % 2 ? "uniform:1:30" : "uniform:1:200";
 		lbt_state st;
 		th_open(&st, shape, NULL, methods[seed % 3], init, NULL);
-		lbt_run_opts o = {.until = {LBT_UNTIL_BALANCED, 0}, .max_steps = 200000};
+		lbt_run_opts o = lbt_run_opts_default(); o.until = (lbt_until){LBT_UNTIL_BALANCED, 0, 0}; o.max_steps = 200000;
 		lbt_summary s;
 		lbt_err e;
 		cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);

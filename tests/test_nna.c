@@ -43,7 +43,7 @@ Test(seed000, table3_nna_balances_at_24_shifts)
 {
 	lbt_state st;
 	th_open(&st, "8", NULL, "nna", "point:16", NULL);
-	lbt_run_opts o = {.until = {LBT_UNTIL_FLAT, 0, 0}, .max_steps = 100};
+	lbt_run_opts o = lbt_run_opts_default(); o.until = (lbt_until){LBT_UNTIL_FLAT, 0, 0}; o.max_steps = 100;
 	lbt_summary s;
 	lbt_err e;
 	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
@@ -118,7 +118,7 @@ Test(seed000, fig5_nna_slower_than_lm_on_rings)
 		for (int m = 0; m < 2; m++) {
 			lbt_state st;
 			th_open(&st, shape, NULL, methods[m], "worst:5", NULL);
-			lbt_run_opts o = {.until = {LBT_UNTIL_BALANCED, 0, 0}, .max_steps = 100000};
+			lbt_run_opts o = lbt_run_opts_default(); o.until = (lbt_until){LBT_UNTIL_BALANCED, 0, 0}; o.max_steps = 100000;
 			lbt_err e;
 			cr_assert_eq(lbt_run(&st, &o, &s[m], &e), LBT_OK, "%s", e.msg);
 			cr_assert(s[m].reached, "%s on %s did not balance", methods[m], shape);

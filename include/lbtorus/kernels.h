@@ -6,9 +6,28 @@
 
 #include <stdint.h>
 
+/* Scratch memory a kernel may use, allocated once per run (a method's open)
+ * so that no kernel allocates per step or has to fail: per axis one array
+ * of `cells` 8-byte cells laid out as the grid (PE 0 at cell `origin`, the
+ * halo addressable, 64-byte aligned), one double per fiber of the last axis,
+ * and per thread one row buffer of `row_cells` 8-byte cells. A kernel uses at
+ * most `threads` threads with it (results do not depend on the count). */
+typedef struct {
+	void *link[8];
+	int64_t origin, cells;
+	double *rowsum;
+	char *rows;
+	int64_t row_cells;
+	int threads;
+} lbt_scratch;
+
 /* What a kernel sees of a grid: the PE at the origin, extents and strides
  * (in int32 cells), which axes wrap, and how many threads it may use. Halo
- * cells at coordinates -2, -1, n, n+1 of every axis are addressable. */
+ * cells at coordinates -2, -1, n, n+1 of every axis are addressable. A call
+ * also carries what a random or distributed kernel needs to draw the same
+ * numbers on any thread, ISA or rank: the step, the seed, and the global
+ * coordinates of the block's first PE (so a draw for PE i is
+ * lbt_rand(seed, step, global index, purpose)). */
 typedef struct {
 	int32_t *load;
 	int dims;
@@ -17,7 +36,18 @@ typedef struct {
 	unsigned char torus[8]; /* 1: wrap-around, 0: open mesh boundary */
 	int threads;            /* OpenMP threads the kernel may use (>= 1) */
 	double *real;           /* real-valued loads, same offsets as load (NULL: none) */
+	int64_t step;           /* steps completed before this call */
+	uint64_t seed;
+	int64_t origin[8];      /* global coordinates of the block's PE (0, ..., 0) */
+	lbt_scratch *scratch;   /* NULL: none (kernels that need one then use the reference path) */
 } lbt_view;
+
+/* Allocate s for kernels on v's grid (cells per field, PE 0 at cell origin);
+ * LBT_OK or LBT_ENOMEM (nothing allocated). */
+int lbt_scratch_open(lbt_scratch *s, const lbt_view *v, int64_t cells, int64_t origin);
+void lbt_scratch_close(lbt_scratch *s);
+/* Thread t's row buffer (t < s->threads). */
+static inline void *lbt_scratch_row(const lbt_scratch *s, int t) { return s->rows + (size_t)t * (size_t)s->row_cells * 8; }
 
 /* Counters a kernel returns, for the step or substep it ran. */
 typedef struct {

@@ -1,36 +1,89 @@
 /* method.h — the load-balancing methods a run can use, by name. A method
- * owns how one step changes the state; the run driver owns everything else. */
+ * is one value (lbt_method): what it is, its parameter schema, and
+ * open/step/close. It owns how one step changes the state; the run engine
+ * (run.h) owns everything else. docs/engine.md: how to add one. */
 #ifndef LBTORUS_METHOD_H
 #define LBTORUS_METHOD_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct lbt_method;
 
-/* Everything a method's step may touch. */
+#define LBT_MAX_PARAMS 4 /* parameters one method may take */
+
+/* One parameter in a method's schema. Its names: `name` in the JSON record
+ * and in a sweep spec, `--name` with '_' written '-' on the command line
+ * (ca_k: --ca-k), and `short_name` (if not NULL) as a sweep's canonical key
+ * (ca:k=2). A value is a number in the range, or one of `words`. */
+typedef enum { LBT_PARAM_REAL, LBT_PARAM_INT } lbt_param_type;
 typedef struct {
-	lbt_grid grid;                  /* integer loads */
+	const char *name, *short_name;
+	lbt_param_type type;
+	double lo, hi;       /* the range; hi = INFINITY: no upper bound */
+	int lo_open;         /* 1: lo itself is excluded (lo < x), else lo <= x */
+	const char *words;   /* other accepted values, comma-separated ("boillat,optimal"), or NULL */
+	const char *def;     /* the default, as text */
+	const char *help;    /* one line for --help */
+} lbt_param;
+
+/* A parameter's value: a number, or one of its words (word != NULL). A
+ * method's open may resolve a word into a number ("optimal" -> 0.2071...). */
+typedef struct {
+	double num;
+	const char *word;
+	const char *text; /* as given (the schema's default if not given) */
+} lbt_param_value;
+
+/* A parameter as given, by name ("alpha", "ca_k", "ca-k" or "k"), as text. */
+typedef struct {
+	const char *name, *value;
+} lbt_param_arg;
+
+/* Everything a method's step may touch. */
+typedef struct lbt_state {
+	lbt_grid grid;                  /* the loads (and the real-valued field for a real method) */
 	const struct lbt_method *method;
 	const lbt_kernels *kern;        /* the dispatch table in use */
-	int threads;
+	int threads;                    /* threads a kernel may use (passed on, never set globally) */
 	uint64_t seed;
 	int64_t step;                   /* steps completed so far */
 	lbt_kernels table;              /* storage kern points at */
-	lbt_diffusion diff;             /* fos, fos-int: link weights (from --alpha) */
-	double lambda;                  /* de, de-int: exchange parameter (--lambda) */
-	int ca_k;                       /* ca: Dickens's k (--ca-k) */
-	double gamma;                   /* fos: convergence factor of alpha on this shape, -1 if not known */
+	lbt_param_value param[LBT_MAX_PARAMS]; /* in the order of method->params */
+	void *ws;                       /* the method's workspace, from its open */
 } lbt_state;
 
+/* What a method is (flags). */
+enum {
+	LBT_M_DETERMINISTIC = 1, /* the next state depends on the current loads alone (no draws, no memory) */
+	LBT_M_CONSERVATIVE = 2,  /* a step never creates or destroys load */
+	LBT_M_RANDOM = 4,        /* draws from lbt_rand(seed, step, global PE, purpose) */
+	LBT_M_SPEEDS = 8         /* reads a per-PE speed field */
+};
+
+typedef enum { LBT_LOAD_INT, LBT_LOAD_REAL } lbt_load_kind;
+
 typedef struct lbt_method {
-	const char *name;    /* as on the command line: "lm-c5" */
-	const char *summary; /* one line for --help */
-	const char *source;  /* paper and equation behind it */
-	int cond;            /* Liquid-model condition LBT_C0..LBT_C5 */
+	const char *name;     /* as on the command line: "lm-c5" */
+	const char *summary;  /* one line for --help */
+	const char *citation; /* authors, title, year, and the equation or table */
+	lbt_load_kind load;   /* LBT_LOAD_REAL: the grid's real-valued field holds the loads */
+	unsigned flags;       /* LBT_M_* */
+	int bounded;          /* integer loads never exceed max(initial max, 2): LBT_BOUNDED_* */
+	int variant;          /* a family's member: the Liquid model's condition LBT_C0..LBT_C5 */
+	const lbt_param *params; /* the schema, nparams entries */
+	int nparams;
+	/* Check parameter values against a shape, allocating nothing (a sweep
+	 * plan checks every run this way). NULL: the schema's ranges suffice. */
+	int (*check)(const lbt_shape *s, const lbt_param_value *pv, lbt_err *e);
+	/* Check st->param against the shape, resolve words, allocate the
+	 * workspace st->ws. NULL: nothing to do. */
+	int (*open)(lbt_state *st, lbt_err *e);
 	void (*step)(lbt_state *st, lbt_counts *c);
-	int real;            /* 1: real-valued loads (grid.real), 0: integer loads */
-	const char *params;  /* the options it reads, for --help ("" if none) */
-	int bounded;         /* integer loads never exceed max(initial max, 2): LBT_BOUNDED_* */
+	void (*close)(lbt_state *st); /* free st->ws; NULL if open allocates nothing */
+	/* The per-step contraction factor this set-up predicts (Cybenko's gamma),
+	 * -1 if not known; NULL: the method has none (no "gamma" key). */
+	double (*gamma)(const lbt_state *st);
 } lbt_method;
 
 /* How far an integer method can pile load onto one PE. Unless bounded, a run
@@ -44,6 +97,19 @@ enum {
 
 const lbt_method *lbt_method_find(const char *name);
 const lbt_method *const *lbt_methods(void); /* NULL-terminated, in --help order */
+
+/* The schema entry of m named `name` (any of its names), or NULL. */
+const lbt_param *lbt_param_find(const lbt_method *m, const char *name);
+/* Every distinct parameter of every method, NULL-terminated (for option tables). */
+const lbt_param *const *lbt_params_all(void);
+/* Parse text as a value of p. On failure fills why with what p accepts
+ * ("a number with 0 < lambda <= 1") and returns LBT_EINVAL. */
+int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, char *why, size_t n);
+/* "alpha=A (fos), lambda=L (de)": what m takes, for messages; "" if nothing. */
+void lbt_params_describe(const lbt_method *m, char *buf, size_t n);
+/* Write m's parameters of st as JSON keys (",\"alpha\":0.25"), then gamma if m has it. */
+void lbt_params_json(FILE *f, const lbt_state *st);
+
 /* What a run is made of, as text from a command line or a spec file. */
 typedef struct {
 	const char *shape;    /* NULL: taken from an init file's header */
@@ -53,17 +119,21 @@ typedef struct {
 	const char *isa;      /* NULL or "auto": the best this CPU runs */
 	uint64_t seed;
 	int threads;          /* <= 0: all cores */
-	const char *alpha;    /* fos, fos-int: a number, "boillat" or "optimal" (NULL: optimal) */
-	const char *lambda;   /* de, de-int: 0 < lambda <= 1 (NULL: 0.5) */
-	const char *ca_k;     /* ca: integer k >= 0 (NULL: 1) */
+	lbt_param_arg params[LBT_MAX_PARAMS]; /* the method's parameters; name NULL ends the list.
+	                                         One the method does not take is an error. */
 } lbt_setup;
 
-/* Build the grid, load it, choose the kernels. Undone by lbt_state_close. */
+/* Build the grid, load it, choose the kernels, open the method. Undone by lbt_state_close. */
 int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e);
 void lbt_state_close(lbt_state *st);
+/* The kernel's view of the whole grid: origin 0, the state's step and seed. */
 void lbt_state_view(const lbt_state *st, lbt_view *v);
+/* Open st->method on st (already holding grid, threads and params): used by
+ * lbt_state_open and by the engine for --verify's reference copy. */
+int lbt_method_open(lbt_state *st, lbt_err *e);
+void lbt_method_close(lbt_state *st);
 
-/* The diffusion spectrum of a shape (seed 002 §2-3): with one alpha on every
+/* The diffusion spectrum of a shape (Cybenko 1989, §2-3): with one alpha on every
  * link, M = I - alpha*Lap, and the Laplacian of a product of rings/paths has
  * the eigenvalues mu = sum_d mu_d(j_d), per axis of extent n:
  *   torus n >= 3: 2(1 - cos(2 pi j/n));  mesh: 2(1 - cos(pi j/n));  n = 2: {0, 2}.

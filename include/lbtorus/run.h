@@ -1,9 +1,13 @@
-/* run.h — the run driver: steps a method until a criterion holds or the
- * safety cap is hit, keeping the counters and the first step at which the
- * load was shared, balanced and flat. */
+/* run.h — the run engine: the one step loop of lbtorus. It steps a method
+ * until a criterion holds, the safety cap is hit, the state recurs or the
+ * caller interrupts, keeping the counters and the first step at which the
+ * load was shared, balanced and flat. One step is
+ *   workload phase -> method step -> reductions -> criteria -> observers
+ * (docs/engine.md). */
 #ifndef LBTORUS_RUN_H
 #define LBTORUS_RUN_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -14,7 +18,8 @@ typedef enum {
 	LBT_UNTIL_BALANCED, /* seed 000, Definition 2: max - min <= D */
 	LBT_UNTIL_FLAT,     /* max - min <= 1 */
 	LBT_UNTIL_STEPS,    /* exactly `steps` steps */
-	LBT_UNTIL_REL       /* ||w - mean|| / ||w0 - mean|| <= rel (seed 002's distance to uniform) */
+	LBT_UNTIL_REL,      /* ||w - mean|| / ||w0 - mean|| <= rel (Cybenko's distance to uniform) */
+	LBT_UNTIL_SHARED_BALANCED /* both shared and balanced have held (not necessarily at once) */
 } lbt_until_kind;
 
 typedef struct {
@@ -23,7 +28,7 @@ typedef struct {
 	double rel;
 } lbt_until;
 
-int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100", "rel:1e-6" */
+int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100", "rel:1e-6", "shared+balanced" */
 const char *lbt_until_name(lbt_until_kind k);
 
 /* The state after one step (step 0: the initial state). */
@@ -44,25 +49,69 @@ typedef struct {
 	double link_max;       /* the largest amount on one link in this step */
 } lbt_step_record;
 
+/* A workload: a process that generates and completes load on the PEs, run
+ * as the first phase of every step, before the method's step. A phase may
+ * change the load field(s) of st and adds what it generated and completed
+ * to c; draws for PE i must come from lbt_rand(seed, step, global index of
+ * i, purpose), so that they do not depend on threads, ISA or ranks. */
 typedef struct {
-	lbt_until until;
-	int64_t max_steps;     /* safety cap: stop unconverged after this many steps */
+	int64_t generated, completed;   /* integer loads */
+	double rgenerated, rcompleted;  /* real-valued loads */
+} lbt_work_counts;
+
+typedef struct lbt_workload {
+	const char *name;    /* as on the command line */
+	const char *summary; /* one line for --help */
+	int (*open)(void **ws, const lbt_state *st, lbt_err *e); /* NULL: no workspace */
+	int (*phase)(void *ws, lbt_state *st, int64_t step, uint64_t seed, lbt_work_counts *c, lbt_err *e);
+	void (*close)(void *ws);
+} lbt_workload;
+
+const lbt_workload *lbt_workload_find(const char *name); /* "none", ... NULL if unknown */
+const lbt_workload *const *lbt_workloads(void);          /* NULL-terminated */
+
+typedef enum {
+	LBT_STOP_UNTIL,       /* the criterion held */
+	LBT_STOP_MAX_STEPS,   /* the safety cap */
+	LBT_STOP_STALLED,     /* a step moved nothing: a fixed point */
+	LBT_STOP_CYCLE,       /* the state recurred (period in the summary): it never changes course */
+	LBT_STOP_INTERRUPTED  /* *opts.interrupt was set */
+} lbt_stop;
+const char *lbt_stop_name(lbt_stop s); /* the JSON's stop_reason: "until", "max_steps", ... */
+
+#define LBT_RUN_OPTS_VERSION 0x4c425431u /* set by lbt_run_opts_default */
+
+typedef struct {
+	uint32_t version;      /* LBT_RUN_OPTS_VERSION: made by lbt_run_opts_default() */
+	lbt_until until;       /* default balanced */
+	int64_t max_steps;     /* safety cap (default 1000000): stop unconverged after this many steps */
 	int verify;            /* also run the scalar reference and compare every step */
 	int full_stats;        /* fill idle and stddev in every record */
+	int detect_cycles;     /* default 1: stop a deterministic run without a workload whose state recurs */
+	int bare;              /* only step, until.steps steps: no reductions, checks or observers (bench) */
+	const lbt_workload *workload; /* NULL or "none": no load is generated or completed */
+	const volatile sig_atomic_t *interrupt; /* if set non-zero, stop after the current step */
 	void (*on_step)(void *ctx, const lbt_step_record *r); /* after every step, and for step 0 */
 	void *ctx;
 } lbt_run_opts;
 
+/* Options with every default filled in; a struct not made by this function
+ * is refused by lbt_run (a zero-initialised one would run zero steps). */
+lbt_run_opts lbt_run_opts_default(void);
+
 typedef struct {
 	int64_t steps, shifts, moved;
-	int64_t total;
+	int64_t total;      /* the initial total */
 	int32_t initial_max, initial_min, final_max, final_min;
 	int64_t shared_step, balanced_step, flat_step;       /* -1: never reached */
 	int64_t shared_shifts, balanced_shifts, flat_shifts; /* -1: never reached */
 	int reached;        /* the --until criterion held when the run stopped */
+	lbt_stop stop;      /* why the run stopped */
+	int64_t period;     /* stop == LBT_STOP_CYCLE: the state at `steps` equals the one `period` steps before */
 	double seconds;     /* wall time of the stepping loop */
 	int64_t site_updates; /* PEs x substeps processed */
-	int stalled;        /* stopped because a step moved nothing: a fixed point */
+	int64_t generated, completed; /* by the workload, over the run */
+	double rgenerated, rcompleted;
 	int real;           /* real-valued method: the r* fields hold its loads and counters */
 	double rtotal, rinitial_max, rinitial_min, rfinal_max, rfinal_min, rshifts, rmoved;
 	double initial_stddev, final_stddev, final_rel; /* final_rel: -1 if not measured */
@@ -72,9 +121,11 @@ typedef struct {
 
 /* Step st until opts->until holds (checked on the initial state too) or
  * max_steps steps have run, or (unless until is steps:N) a step moved
- * nothing, a fixed point of these deterministic methods. Checks that the
- * total load never changes: exactly for integer loads; for real-valued loads
- * to within LBT_REAL_TOTAL_TOL relative to the initial total (each step's
+ * nothing, or the state recurs, or *opts->interrupt is set; the last three
+ * only for a deterministic method without a workload, whose future the
+ * state decides. Checks after every step that total after = total before +
+ * generated - completed: exactly for integer loads; for real-valued loads to
+ * within LBT_REAL_TOTAL_TOL relative to the initial total (each step's
  * rounding of w_i - out + in perturbs the sum by a few ulps). */
 int lbt_run(lbt_state *st, const lbt_run_opts *opts, lbt_summary *out, lbt_err *e);
 

@@ -33,10 +33,11 @@ int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e);
  * balanced, seed 1; shapes have none: then an error). Same for max_steps. */
 int lbt_spec_merge(lbt_spec *sp, const lbt_spec *over, int fill_defaults, lbt_err *e);
 
-/* A method item, "fos:alpha=0.25": the name into name[n], the parameter's
- * value into *value (NULL if none); returns LBT_PARAM_* or -1 (e filled). */
-enum { LBT_PARAM_NONE, LBT_PARAM_ALPHA, LBT_PARAM_LAMBDA, LBT_PARAM_CA_K };
-int lbt_method_split(const char *item, char *name, size_t n, const char **value, lbt_err *e);
+/* A method item, "fos:alpha=0.25": the name into name[n], the parameter
+ * (from the method's schema) into *param and its text into *value (both
+ * NULL if none). The value is checked against the schema's range. */
+int lbt_method_split(const char *item, char *name, size_t n, const lbt_param **param, const char **value,
+                     lbt_err *e);
 
 /* An input of a record (method, until, ...) as its run_key gives it if it has
  * one ("fos:alpha=0.25", "rel:1e-06"), else the record's field of that name;
@@ -48,7 +49,7 @@ const char *lbt_record_input(const lbt_jobj *o, const char *name, char *buf, siz
 typedef struct {
 	const char *method, *shape, *init, *until; /* method: the item, "fos:alpha=0.25" */
 	char mname[64];      /* the method's name: "fos" */
-	int param;           /* LBT_PARAM_*: which of alpha, lambda, ca_k */
+	const lbt_param *param; /* the method's parameter given in the item, NULL if none */
 	const char *pvalue;  /* its value, pointing into method */
 	char boundary[64];
 	uint64_t seed;

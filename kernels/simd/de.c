@@ -125,20 +125,17 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 {
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
-	job J = {.v = v, .lambda = lambda, .real = real};
-	J.rowsum = malloc((size_t)rows * sizeof *J.rowsum);
-	if (!J.rowsum)
-		abort(); /* a kernel has no error path */
+	const lbt_scratch *S = v->scratch;
+	const int T = v->threads < S->threads ? v->threads : S->threads;
+	job J = {.v = v, .lambda = lambda, .real = real, .rowsum = S->rowsum};
 	for (int d = 0; d < v->dims; d++)
 		for (int col = 0; col < 3; col++) {
 			int any = 0;
 			int64_t moved = 0;
 			double right = 0, left = 0;
-#pragma omp parallel num_threads(v->threads) if (rows * n > 16384)
+#pragma omp parallel num_threads(T) if (rows * n > 16384)
 			{
-				double *fb = lbt_alloc_aligned((size_t)(n + WD) * sizeof *fb);
-				if (!fb)
-					abort();
+				double *fb = lbt_scratch_row(S, lbt_thread_id());
 				double r_ = 0, l_ = 0;
 				int64_t m_ = 0;
 				int a_ = 0;
@@ -152,7 +149,6 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 					right = fmax(right, r_);
 					left = fmax(left, l_);
 				}
-				free(fb);
 			}
 			if (!any)
 				continue;
@@ -166,8 +162,20 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 			}
 			c->link_max = fmax(c->link_max, fmax(right, left));
 		}
-	free(J.rowsum);
 }
 
-void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c) { de_step(v, lambda, 1, c); }
-void LBT_SIMD_FN(lbt_simd_de_int_step)(const lbt_view *v, double lambda, lbt_counts *c) { de_step(v, lambda, 0, c); }
+/* Without a scratch (a caller that allocated none) the reference does the step. */
+void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c)
+{
+	if (v->scratch)
+		de_step(v, lambda, 1, c);
+	else
+		lbt_ref_de_step(v, lambda, c);
+}
+void LBT_SIMD_FN(lbt_simd_de_int_step)(const lbt_view *v, double lambda, lbt_counts *c)
+{
+	if (v->scratch)
+		de_step(v, lambda, 0, c);
+	else
+		lbt_ref_de_int_step(v, lambda, c);
+}

@@ -6,6 +6,12 @@
 #define LBTORUS_SIMD_EXTRA_H
 
 #include "simd.h"
+#ifdef _OPENMP
+#include <omp.h>
+static inline int lbt_thread_id(void) { return omp_get_thread_num(); }
+#else
+static inline int lbt_thread_id(void) { return 0; }
+#endif
 
 /* What simd.h does not spell: 64-bit sums, int32 sub/mullo/abs, lane indices, and
  * trunc(x / c) or trunc(a * x) through doubles, per width. (Debian's SIMDe

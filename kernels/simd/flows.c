@@ -171,27 +171,18 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 {
 	const int D = v->dims, last = D - 1;
 	const int64_t n = v->ext[last];
-	lbt_shape s = {.dims = D};
-	for (int d = 0; d < D; d++) {
-		s.ext[d] = v->ext[d];
-		s.bnd[d] = v->torus[d] ? LBT_TORUS : LBT_MESH;
-	}
-	lbt_grid G[8];
+	const lbt_scratch *S = v->scratch;
 	int32_t *F[8];
-	for (int d = 0; d < D; d++) {
-		if (lbt_grid_init(&G[d], &s, NULL))
-			abort(); /* scratch of the loads' size; a kernel has no error path */
-		F[d] = G[d].load;
-	}
+	for (int d = 0; d < D; d++)
+		F[d] = (int32_t *)S->link[d] + S->origin; /* the flows at the loads' offsets */
+	const int T = v->threads < S->threads ? v->threads : S->threads;
 	for (int d = 0; d < last; d++)
 		lbt_halo_fill(v, d); /* outer neighbours at the torus edges */
 	const int64_t rows = lbt_fiber_count(v, last);
 	int64_t moved = 0, rmax[8] = {0}, lmax[8] = {0};
-#pragma omp parallel num_threads(v->threads) if (rows * n > 16384)
+#pragma omp parallel num_threads(T) if (rows * n > 16384)
 	{
-		int32_t *buf = lbt_alloc_aligned((size_t)(n + 2 * 64) * sizeof *buf);
-		if (!buf)
-			abort();
+		int32_t *buf = lbt_scratch_row(S, lbt_thread_id());
 		memset(buf, 0, (size_t)(n + 2 * 64) * sizeof *buf);
 		acc A;
 		memset(&A, 0, sizeof A);
@@ -207,14 +198,13 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 				lmax[d] = b > lmax[d] ? b : lmax[d];
 			}
 		}
-		free(buf);
 	}
 	for (int d = 0; d < last; d++) {
 		lbt_view fv = *v;
 		fv.load = F[d];
 		lbt_halo_fill(&fv, d); /* flows arriving over the wrap-around of axis d */
 	}
-#pragma omp parallel for schedule(static) num_threads(v->threads) if (rows * n > 16384)
+#pragma omp parallel for schedule(static) num_threads(T) if (rows * n > 16384)
 	for (int64_t r = 0; r < rows; r++)
 		pass2_row(v, F, r);
 	int64_t link_max = 0;
@@ -222,7 +212,6 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 		cnt->shifts += rmax[d] + lmax[d];
 		link_max = rmax[d] > link_max ? rmax[d] : link_max;
 		link_max = lmax[d] > link_max ? lmax[d] : link_max;
-		lbt_grid_free(&G[d]);
 	}
 	cnt->moved += moved;
 	cnt->link_max = (double)link_max > cnt->link_max ? (double)link_max : cnt->link_max;
@@ -230,7 +219,7 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 
 void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c)
 {
-	if (!regular(v)) {
+	if (!regular(v) || !v->scratch) {
 		lbt_ref_nna_step(v, c);
 		return;
 	}
@@ -241,7 +230,7 @@ void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c)
 
 void LBT_SIMD_FN(lbt_simd_fos_int_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 {
-	if (p->by_degree && !regular(v)) {
+	if ((p->by_degree && !regular(v)) || !v->scratch) {
 		lbt_ref_fos_int_step(v, p, c);
 		return;
 	}

@@ -146,31 +146,20 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 		regular &= v->torus[d] || v->ext[d] <= 2;
 		deg += v->ext[d] < 2 ? 0 : v->ext[d] == 2 ? 1 : 2;
 	}
-	if (p->by_degree && !regular) {
+	if ((p->by_degree && !regular) || !v->scratch) {
 		lbt_ref_fos_step(v, p, cnt);
 		return;
 	}
-	lbt_shape s = {.dims = D};
-	for (int d = 0; d < D; d++) {
-		s.ext[d] = v->ext[d];
-		s.bnd[d] = v->torus[d] ? LBT_TORUS : LBT_MESH;
-	}
+	const lbt_scratch *S = v->scratch;
+	const int T = v->threads < S->threads ? v->threads : S->threads;
 	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
 	job J = {.v = v, .alpha = p->by_degree ? 1.0 / (deg + p->k) : p->alpha};
-	lbt_grid G[8];
-	for (int d = 0; d < D; d++) {
-		if (lbt_grid_init(&G[d], &s, NULL) || lbt_grid_add_real(&G[d], NULL))
-			abort(); /* scratch of the loads' size; a kernel has no error path */
-		J.F[d] = G[d].real;
-	}
-	J.rowsum = malloc((size_t)rows * sizeof *J.rowsum);
-	if (!J.rowsum)
-		abort();
-#pragma omp parallel num_threads(v->threads) if (rows * n > 16384)
+	for (int d = 0; d < D; d++)
+		J.F[d] = (double *)S->link[d] + S->origin; /* F_d at the loads' offsets */
+	J.rowsum = S->rowsum;
+#pragma omp parallel num_threads(T) if (rows * n > 16384)
 	{
-		double *buf = lbt_alloc_aligned((size_t)(n + 2 * WD + 16) * sizeof *buf);
-		if (!buf)
-			abort();
+		double *buf = lbt_scratch_row(S, lbt_thread_id());
 		double rmax[8] = {0}, lmax[8] = {0};
 #pragma omp for schedule(static)
 		for (int64_t r = 0; r < rows; r++)
@@ -180,7 +169,6 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 			J.rmax[d] = fmax(J.rmax[d], rmax[d]);
 			J.lmax[d] = fmax(J.lmax[d], lmax[d]);
 		}
-		free(buf);
 #pragma omp barrier
 #pragma omp for schedule(static)
 		for (int64_t r = 0; r < rows; r++)
@@ -192,9 +180,7 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 	for (int d = 0; d < D; d++) {
 		shifts += J.rmax[d] + J.lmax[d];
 		link_max = fmax(link_max, fmax(J.rmax[d], J.lmax[d]));
-		lbt_grid_free(&G[d]);
 	}
-	free(J.rowsum);
 	cnt->real_moved += moved;
 	cnt->real_shifts += shifts;
 	cnt->link_max = fmax(cnt->link_max, link_max);

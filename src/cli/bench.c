@@ -103,28 +103,31 @@ typedef struct {
 } measure;
 
 /* Step st's method from the grid start (its loads, and its real-valued
- * loads for a continuous method) for about `budget` seconds. */
-static measure time_steps(lbt_state *st, const lbt_grid *start, double budget)
+ * loads for a continuous method) for about `budget` seconds, through the
+ * engine's bare mode (the method's steps alone: no reductions or checks). */
+static measure time_steps(lbt_state *st, const lbt_grid *start, double budget, lbt_err *e, int *status)
 {
-	const int64_t su = lbt_shape_pes(&st->grid.shape) * lbt_shape_active_dims(&st->grid.shape);
 	lbt_grid_copy(&st->grid, start);
-	lbt_counts c = {0};
-	st->method->step(st, &c); /* warm the caches and the thread pool */
+	lbt_run_opts o = lbt_run_opts_default();
+	o.bare = 1;
+	o.until.kind = LBT_UNTIL_STEPS;
+	o.until.steps = 1;
+	lbt_summary sum;
 	measure m = {0};
-	int64_t batch = 1;
-	double t0 = lbt_seconds();
+	if ((*status = lbt_run(st, &o, &sum, e))) /* warm the caches and the thread pool */
+		return m;
+	int64_t su = 0;
 	for (;;) {
-		for (int64_t i = 0; i < batch; i++) {
-			lbt_counts k = {0};
-			st->method->step(st, &k);
-		}
-		m.steps += batch;
-		m.seconds = lbt_seconds() - t0;
+		if ((*status = lbt_run(st, &o, &sum, e)))
+			return m;
+		m.steps += sum.steps;
+		m.seconds += sum.seconds;
+		su += sum.site_updates;
 		if (m.seconds >= budget)
 			break;
-		batch = m.steps; /* double until the budget is spent */
+		o.until.steps = m.steps; /* double until the budget is spent */
 	}
-	m.rate = (double)(m.steps * su) / m.seconds;
+	m.rate = (double)su / m.seconds;
 	return m;
 }
 
@@ -168,7 +171,7 @@ static int headline(const char *isa, FILE *js, int *first, lbt_err *e)
 	int s = lbt_state_open(&st, &set, e);
 	if (s)
 		return s;
-	lbt_run_opts o = {.max_steps = 1000000, .until = {.kind = LBT_UNTIL_BALANCED}};
+	lbt_run_opts o = lbt_run_opts_default();
 	lbt_summary sum;
 	s = lbt_run(&st, &o, &sum, e);
 	if (!s) {
@@ -244,7 +247,7 @@ int cmd_bench(int argc, char **argv)
 	char *sizes[16], *methods[16], *isas[16], *tlist[16];
 	int nsizes = split(sizes_buf, sizes, 16), nmethods = split(methods_buf, methods, 16);
 	int nisas = split(isa_buf, isas, 16), nthreads = split(threads_buf, tlist, 16);
-	int threads[16];
+	int threads[16], max_threads = 1;
 	lbt_err err;
 	for (int i = 0; i < nmethods; i++)
 		if (!lbt_method_find(methods[i]))
@@ -262,6 +265,7 @@ int cmd_bench(int argc, char **argv)
 		if (v < 1 || v > 4096)
 			return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", tlist[i]);
 		threads[i] = (int)v;
+		max_threads = threads[i] > max_threads ? threads[i] : max_threads;
 	}
 	for (int i = 0; i < nsizes; i++) {
 		lbt_shape sh;
@@ -308,7 +312,8 @@ int cmd_bench(int argc, char **argv)
 		}
 		for (int mi = 0; mi < nmethods && !status; mi++) {
 			/* a state made for this method (its parameters, its real field), and a copy to restart from */
-			lbt_setup set = {.shape = sizes[si], .method = methods[mi], .init = init, .isa = "scalar", .seed = 1, .threads = 1};
+			lbt_setup set = {.shape = sizes[si], .method = methods[mi], .init = init, .isa = "scalar", .seed = 1,
+			                 .threads = max_threads}; /* the method's scratch serves up to this many */
 			lbt_state st;
 			lbt_grid start;
 			if ((status = lbt_state_open(&st, &set, &err)))
@@ -320,14 +325,16 @@ int cmd_bench(int argc, char **argv)
 			}
 			lbt_grid_copy(&start, &st.grid);
 			double scalar_rate = 0;
-			for (int ii = 0; ii < nisas; ii++)
+			for (int ii = 0; ii < nisas && !status; ii++)
 				for (int ti = 0; ti < nthreads; ti++) {
 					if (!strcmp(isas[ii], "scalar") && ti > 0 && threads[ti] != threads[0])
 						continue; /* the reference has one thread whatever it is given */
 					lbt_kernels_select(&st.table, isas[ii], &err);
 					st.kern = &st.table;
 					st.threads = threads[ti];
-					measure m = time_steps(&st, &start, budget);
+					measure m = time_steps(&st, &start, budget, &err, &status);
+					if (status)
+						break;
 					if (!strcmp(isas[ii], "scalar") && scalar_rate == 0)
 						scalar_rate = m.rate;
 					double bound = bw[ti] / 8.0 * D, rbound = rmw[ti] / 8.0 * D;

@@ -21,6 +21,8 @@ int cmd_report(int argc, char **argv);
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse a whole non-negative integer option value. */
 int cli_int(const char *opt, const char *text, int64_t *v);
+/* A method parameter's option name without the dashes: ca_k -> "ca-k". */
+const char *cli_param_option(const lbt_param *p);
 
 /* A progress line on stderr, at most a few times a second, only on a terminal. */
 typedef struct {

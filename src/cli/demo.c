@@ -35,8 +35,10 @@ static int simulate(const demo_case *c, const char *method, const char *isa, int
 		return cli_fail(status, "%s", err.msg);
 	cli_progress pr;
 	cli_progress_init(&pr, !quiet, st);
-	lbt_run_opts ro = {.until = {LBT_UNTIL_BALANCED, 0}, .max_steps = 100000000,
-	                   .on_step = progress, .ctx = &pr};
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.max_steps = 100000000;
+	ro.on_step = progress;
+	ro.ctx = &pr;
 	status = lbt_run(st, &ro, s, &err);
 	cli_progress_done(&pr);
 	if (status) {

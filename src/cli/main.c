@@ -100,3 +100,19 @@ int main(int argc, char **argv)
 			return cmds[i].fn(argc - 1, argv + 1);
 	return cli_fail(LBT_EINVAL, "unknown command '%s' (try lbtorus --help)", argv[1]);
 }
+
+const char *cli_param_option(const lbt_param *p)
+{
+	static char names[4 * LBT_MAX_PARAMS][64];
+	static const lbt_param *of[4 * LBT_MAX_PARAMS];
+	int i = 0;
+	for (; i < 4 * LBT_MAX_PARAMS - 1 && of[i] && of[i] != p; i++)
+		;
+	if (of[i] != p) {
+		of[i] = p;
+		snprintf(names[i], sizeof names[i], "%s", p->name);
+		for (char *c = names[i]; *c; c++)
+			*c = *c == '_' ? '-' : *c;
+	}
+	return names[i];
+}

@@ -19,17 +19,19 @@ static void help(void)
 	       "                     last axis is contiguous. Optional with --init file:.\n"
 	       "  --boundary B       torus (default), mesh, or one per axis: torus,mesh\n"
 	       "  --method M         default lm-c5; one of:\n", LBT_MAXD);
-	for (const lbt_method *const *m = lbt_methods(); *m; m++)
-		printf("                       %-8s %s  [%s]%s%s\n", (*m)->name, (*m)->summary, (*m)->source,
-		       (*m)->params && *(*m)->params ? "  uses " : "", (*m)->params ? (*m)->params : "");
-	printf("  --alpha A          fos, fos-int: diffusion parameter (default optimal):\n"
-	       "                       a number in (0, 1/max_degree]  the same alpha on every link\n"
-	       "                       boillat  alpha_ij = 1/(max(deg_i, deg_j) + 1)\n"
-	       "                       optimal  2/(mu_min + mu_max) of the Laplacian spectrum, the alpha\n"
-	       "                                minimizing Cybenko's gamma (capped at 1/max_degree)\n"
-	       "  --lambda L         de, de-int: exchange parameter, 0 < L <= 1 (default 0.5:\n"
-	       "                     each pair balances exactly, seed 002 §4)\n"
-	       "  --ca-k K           ca: Dickens's k >= 0 in 1/(max(y,n)+k) (default 1)\n");
+	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+		printf("                       %-8s %s", (*m)->name, (*m)->summary);
+		for (int i = 0; i < (*m)->nparams; i++)
+			printf("%s--%s", i ? ", " : "  takes ", cli_param_option(&(*m)->params[i]));
+		printf("\n                                [%s]\n", (*m)->citation);
+	}
+	for (const lbt_param *const *p = lbt_params_all(); *p; p++) {
+		printf("  --%-16s", cli_param_option(*p));
+		for (const lbt_method *const *m = lbt_methods(); *m; m++)
+			if (lbt_param_find(*m, (*p)->name))
+				printf(" %s", (*m)->name);
+		printf(": %s (default %s)\n", (*p)->help, (*p)->def);
+	}
 	printf("  --init SPEC        initial load (default worst:5):\n"
 	       "                       point:TOTAL    PE (0,...,0) holds TOTAL\n"
 	       "                       worst:C        the paper's worst case: point:C*P\n"
@@ -69,7 +71,8 @@ static void help(void)
 	       "links); time is counted in shifts, 1 per Liquid-model substep; for NNA,\n"
 	       "diffusion and dimension exchange, per direction the largest amount on one link.\n"
 	       "A run also stops when a step moves nothing (a fixed point, stop_reason stalled,\n"
-	       "exit 3) unless --until is steps:N. Outputs are\n"
+	       "exit 3) unless --until is steps:N, and when a state recurs (stop_reason cycle,\n"
+	       "cycle_period, exit 3): the run would repeat that cycle for ever. Outputs are\n"
 	       "written to a temporary file and renamed into place. README.md documents every\n"
 	       "JSON key and CSV column.\n"
 	       "\n"
@@ -171,17 +174,27 @@ static int same_path(const char *a, const char *b) { return a && b && !strcmp(a,
 int cmd_run(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
-	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP, O_ALPHA, O_LAMBDA, O_CAK,
-	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY };
-	static const struct option opts[] = {
+	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
+	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_PARAM };
+	static const struct option fixed[] = {
 		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
 		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
 		{"seed", 1, 0, O_SEED}, {"json", 1, 0, O_JSON}, {"trace", 1, 0, O_TRACE},
 		{"dump", 1, 0, O_DUMP}, {"isa", 1, 0, O_ISA}, {"threads", 1, 0, O_THREADS},
 		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
-		{"alpha", 1, 0, O_ALPHA}, {"lambda", 1, 0, O_LAMBDA}, {"ca-k", 1, 0, O_CAK},
 		{"snapshots", 1, 0, O_SNAP}, {"animate", 1, 0, O_ANIM}, {"every", 1, 0, O_EVERY},
-		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY}, {0, 0, 0, 0}};
+		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY}};
+	/* the fixed options, then one per method parameter (--alpha, --lambda, --ca-k), from the schemas */
+	enum { NFIXED = sizeof fixed / sizeof fixed[0] };
+	struct option opts[NFIXED + 4 * LBT_MAX_PARAMS + 1];
+	const lbt_param *const *params = lbt_params_all();
+	int nopts = 0;
+	for (; nopts < NFIXED; nopts++)
+		opts[nopts] = fixed[nopts];
+	for (int i = 0; params[i]; i++)
+		opts[nopts++] = (struct option){cli_param_option(params[i]), 1, 0, O_PARAM + i};
+	opts[nopts] = (struct option){0, 0, 0, 0};
+	int nparams = 0;
 	const char *snap_dir = NULL, *anim = NULL;
 	int64_t every = 10, heat_max = 0, zoom = 0, delay = 8;
 	lbt_setup set = {.seed = 1};
@@ -211,9 +224,6 @@ int cmd_run(int argc, char **argv)
 		case O_VERIFY: verify = 1; break;
 		case O_QUIET: quiet = 1; break;
 		case O_HELP: help(); return 0;
-		case O_ALPHA: set.alpha = optarg; break;
-		case O_LAMBDA: set.lambda = optarg; break;
-		case O_CAK: set.ca_k = optarg; break;
 		case O_SNAP: snap_dir = optarg; break;
 		case O_ANIM: anim = optarg; break;
 		case O_EVERY:
@@ -233,8 +243,15 @@ int cmd_run(int argc, char **argv)
 			if (delay > 65535) return cli_fail(LBT_EINVAL, "--delay wants 0..65535 (1/100 s), got %s", optarg);
 			break;
 		default:
+			if (o >= O_PARAM) {
+				if (nparams == LBT_MAX_PARAMS)
+					return cli_fail(LBT_EINVAL, "run: more than %d method parameters", LBT_MAX_PARAMS);
+				set.params[nparams++] = (lbt_param_arg){params[o - O_PARAM]->name, optarg};
+				break;
+			}
 			if (optopt)
-				return cli_fail(LBT_EINVAL, "run: option --%s needs a value", opts[optopt - O_SHAPE].name);
+				return cli_fail(LBT_EINVAL, "run: option --%s needs a value",
+				                optopt >= O_PARAM ? cli_param_option(params[optopt - O_PARAM]) : opts[optopt - O_SHAPE].name);
 			return cli_fail(LBT_EINVAL, "run: unknown option '%s' (see lbtorus run --help)", argv[optind - 1]);
 		}
 	}
@@ -244,7 +261,9 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(LBT_EINVAL, "run: --json, --trace and --dump must name different files");
 
 	lbt_err err;
-	lbt_run_opts ro = {.max_steps = max_steps, .verify = verify};
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.max_steps = max_steps;
+	ro.verify = verify;
 	int st = lbt_until_parse(&ro.until, until, &err);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
@@ -342,7 +361,14 @@ int cmd_run(int argc, char **argv)
 	lbt_state_close(&state);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
-	if (!sum.reached && sum.stalled) {
+	if (!sum.reached && sum.stop == LBT_STOP_CYCLE) {
+		fprintf(stderr, "lbtorus: stopped at step %lld: the state of step %lld recurs (a cycle of period %lld of %s), "
+		        "so '%s' is never reached (final ldiff %.17g)\n", (long long)sum.steps,
+		        (long long)(sum.steps - sum.period), (long long)sum.period, state_method, until,
+		        sum.rfinal_max - sum.rfinal_min);
+		return EXIT_UNCONVERGED;
+	}
+	if (!sum.reached && sum.stop == LBT_STOP_STALLED) {
 		fprintf(stderr, "lbtorus: stalled at step %lld, a fixed point of %s, before '%s' was reached (final ldiff %.17g)\n",
 		        (long long)sum.steps, state_method, until, sum.rfinal_max - sum.rfinal_min);
 		return EXIT_UNCONVERGED;

@@ -1,7 +1,6 @@
 /* record.c — a finished run as one JSON object: what ran, what it reached,
  * and the bounds of seed 000's Theorem 3 beside the measurement. */
 #include <stdio.h>
-#include <string.h>
 #include <math.h>
 
 #include "lbtorus/lbtorus.h"
@@ -62,22 +61,7 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jstr(f, "isa", st->kern->isa);
 	jint(f, "threads", st->threads);
 	fprintf(f, ",\"real\":%s", s->real ? "true" : "false");
-	if (st->method->params && strstr(st->method->params, "--alpha")) {
-		if (st->diff.by_degree)
-			jstr(f, "alpha", "boillat");
-		else
-			jreal(f, "alpha", st->diff.alpha);
-	}
-	if (st->method->params && strstr(st->method->params, "--lambda"))
-		jreal(f, "lambda", st->lambda);
-	if (st->method->params && strstr(st->method->params, "--ca-k"))
-		jint(f, "ca_k", st->ca_k);
-	if (st->method->params && (strstr(st->method->params, "--alpha") || strstr(st->method->params, "--ca-k"))) {
-		if (st->gamma >= 0)
-			jreal(f, "gamma", st->gamma);
-		else
-			fprintf(f, ",\"gamma\":null");
-	}
+	lbt_params_json(f, st);
 	jload(f, s, "total", s->total, s->rtotal);
 	jnum(f, "mean", s->real ? s->rtotal / (double)P : (double)s->total / (double)P);
 	jload(f, s, "initial_max", s->initial_max, s->rinitial_max);
@@ -96,7 +80,14 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jload(f, s, "shifts", s->shifts, s->rshifts);
 	jload(f, s, "moved", s->moved, s->rmoved);
 	fprintf(f, ",\"reached\":%s", s->reached ? "true" : "false");
-	jstr(f, "stop_reason", s->reached ? "until" : s->stalled ? "stalled" : "max_steps");
+	jstr(f, "stop_reason", lbt_stop_name(s->stop));
+	if (s->stop == LBT_STOP_CYCLE)
+		jint(f, "cycle_period", s->period);
+	if (o->workload && o->workload->phase) {
+		jstr(f, "workload", o->workload->name);
+		jload(f, s, "generated", s->generated, s->rgenerated);
+		jload(f, s, "completed", s->completed, s->rcompleted);
+	}
 	jopt(f, "shared_step", s->shared_step);
 	if (s->real && s->shared_step >= 0)
 		jreal(f, "shared_shifts", s->shared_rshifts);

@@ -1,74 +1,21 @@
-/* run.c — the run driver: step a method until a criterion holds.
+/* run.c — the run engine: the one loop that steps a method.
  *
- * Invariants checked on every step: the total load never changes (every
- * method here is conservative), and with `verify` the state equals what the
- * scalar reference makes of the same input, PE for PE. Criteria are judged on
- * the state after each full step, and on the initial state (step 0). */
+ * One step: the workload phase (generation and completion of load), the
+ * method's step, the reductions (extremes, total, spread: from the kernel
+ * when it measured them, else from the grid), the criteria, then the
+ * observers — the caller's on_step (trace rows, snapshots, progress),
+ * --verify against the scalar reference, and, for a deterministic method
+ * without a workload, the stall and cycle checks. Criteria are judged on the
+ * state after each full step, and on the initial state (step 0).
+ *
+ * Invariants checked on every step: total after = total before + generated
+ * - completed (exactly for integer loads), and with `verify` the state
+ * equals what the scalar reference makes of the same input, PE for PE. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <math.h>
 
-#include "lbtorus/lbtorus.h"
-
-int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
-{
-	memset(u, 0, sizeof *u);
-	if (!strcmp(text, "shared")) u->kind = LBT_UNTIL_SHARED;
-	else if (!strcmp(text, "balanced")) u->kind = LBT_UNTIL_BALANCED;
-	else if (!strcmp(text, "flat")) u->kind = LBT_UNTIL_FLAT;
-	else if (!strncmp(text, "steps:", 6)) {
-		char *end;
-		long long n = strtoll(text + 6, &end, 10);
-		if (end == text + 6 || *end || n < 0)
-			return lbt_errf(e, LBT_EINVAL, "criterion '%s': write steps:N with N >= 0", text);
-		u->kind = LBT_UNTIL_STEPS;
-		u->steps = n;
-	} else if (!strncmp(text, "rel:", 4)) {
-		char *end;
-		double x = strtod(text + 4, &end);
-		if (end == text + 4 || *end || !(x > 0 && x < 1))
-			return lbt_errf(e, LBT_EINVAL, "criterion '%s': write rel:X with 0 < X < 1, e.g. rel:1e-6", text);
-		u->kind = LBT_UNTIL_REL;
-		u->rel = x;
-	} else
-		return lbt_errf(e, LBT_EINVAL, "unknown criterion '%s': use shared, balanced, flat, steps:N or rel:X", text);
-	return LBT_OK;
-}
-
-const char *lbt_until_name(lbt_until_kind k)
-{
-	static const char *const n[] = {"shared", "balanced", "flat", "steps", "rel"};
-	return n[k];
-}
-
-int64_t lbt_bound_dkl(const lbt_shape *s, int64_t ldiff)
-{
-	return (int64_t)lbt_shape_active_dims(s) * lbt_shape_kmax(s) * ldiff;
-}
-
-int64_t lbt_bound_lower_steps(const lbt_shape *s, int32_t max, int64_t total)
-{ /* ceil((max - total/P) / D) = ceil((max*P - total) / (P*D)), exactly */
-	__int128 P = lbt_shape_pes(s), D = lbt_shape_active_dims(s);
-	__int128 num = (__int128)max * P - total, den = P * D;
-	if (D == 0 || num <= 0)
-		return 0;
-	return (int64_t)((num + den - 1) / den);
-}
-
-int64_t lbt_bound_lower_balanced(const lbt_shape *s, int32_t max, int64_t total)
-{
-	int64_t P = lbt_shape_pes(s), D = lbt_shape_active_dims(s);
-	int64_t num = (int64_t)max - total / P - D;
-	return D == 0 || num <= 0 ? 0 : (num + D - 1) / D;
-}
-
-double lbt_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "cycle.h"
 
 /* Which criteria hold: bit 0 shared, 1 balanced, 2 flat (exact for int32
  * values, which doubles hold exactly). */
@@ -82,7 +29,7 @@ static unsigned criteria(double max, double min, int D)
  * real-valued method). */
 static void measure(const lbt_state *st, lbt_step_record *r, double stddev0)
 {
-	if (st->method->real) {
+	if (st->method->load == LBT_LOAD_REAL) {
 		lbt_rstats rs;
 		lbt_grid_rstats(&st->grid, &rs);
 		r->rmax = rs.max;
@@ -108,49 +55,145 @@ static void measure(const lbt_state *st, lbt_step_record *r, double stddev0)
 	r->rel = stddev0 > 0 ? r->stddev / stddev0 : 0;
 }
 
+/* The scalar reference's copy of st, for --verify. */
+static int open_reference(lbt_state *ref, const lbt_state *st, lbt_kernels *scalar, lbt_err *e)
+{
+	*ref = *st;
+	ref->ws = NULL;
+	int status = lbt_kernels_select(scalar, "scalar", e);
+	if (status || (status = lbt_grid_init(&ref->grid, &st->grid.shape, e)))
+		return status;
+	if ((st->grid.real && (status = lbt_grid_add_real(&ref->grid, e))) || (status = lbt_method_open(ref, e))) {
+		lbt_grid_free(&ref->grid);
+		return status;
+	}
+	lbt_grid_copy(&ref->grid, &st->grid);
+	ref->kern = scalar;
+	return LBT_OK;
+}
+
+static int verify_step(lbt_state *ref, const lbt_state *st, const lbt_counts *k, int64_t step, lbt_err *e)
+{
+	lbt_counts kr = {0};
+	ref->method->step(ref, &kr);
+	ref->step++;
+	int64_t at = lbt_grid_first_diff(&st->grid, &ref->grid);
+	if (at < 0 && kr.moved == k->moved && kr.shifts == k->shifts &&
+	    !memcmp(&kr.real_moved, &k->real_moved, sizeof k->real_moved) &&
+	    !memcmp(&kr.real_shifts, &k->real_shifts, sizeof k->real_shifts))
+		return LBT_OK;
+	char where[160] = "in its counters";
+	if (at >= 0)
+		lbt_shape_coords(&st->grid.shape, at, where + snprintf(where, sizeof where, "at PE "), sizeof where - 6);
+	return lbt_errf(e, LBT_EINTERNAL, "verify: %s on ISA %s differs from the scalar reference at step %lld, %s",
+	                st->method->name, st->kern->isa, (long long)step, where);
+}
+
+/* First step (and shifts) at which each criterion held. */
+static void note_criteria(lbt_summary *out, const lbt_step_record *r, int D)
+{
+	unsigned c = criteria(r->rmax, r->rmin, D);
+	if ((c & 1) && out->shared_step < 0) {
+		out->shared_step = r->step;
+		out->shared_shifts = r->shifts;
+		out->shared_rshifts = r->rshifts;
+	}
+	if ((c & 2) && out->balanced_step < 0) {
+		out->balanced_step = r->step;
+		out->balanced_shifts = r->shifts;
+		out->balanced_rshifts = r->rshifts;
+	}
+	if ((c & 4) && out->flat_step < 0) {
+		out->flat_step = r->step;
+		out->flat_shifts = r->shifts;
+		out->flat_rshifts = r->rshifts;
+	}
+}
+
+static int until_holds(const lbt_until *u, const lbt_summary *out, const lbt_step_record *r, int D)
+{
+	switch (u->kind) {
+	case LBT_UNTIL_STEPS: return r->step >= u->steps;
+	case LBT_UNTIL_REL: return r->rel <= u->rel;
+	case LBT_UNTIL_SHARED_BALANCED: return out->shared_step >= 0 && out->balanced_step >= 0;
+	default: return (int)((criteria(r->rmax, r->rmin, D) >> u->kind) & 1);
+	}
+}
+
+/* --bench: only the method's steps, timed. */
+static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out)
+{
+	const int64_t su = lbt_shape_pes(&st->grid.shape) * lbt_shape_active_dims(&st->grid.shape);
+	double t0 = lbt_seconds();
+	for (int64_t i = 0; i < o->until.steps; i++) {
+		lbt_counts k = {0};
+		st->method->step(st, &k);
+		st->step++;
+	}
+	out->seconds = lbt_seconds() - t0;
+	out->steps = o->until.steps;
+	out->site_updates = su * o->until.steps;
+	out->stop = LBT_STOP_UNTIL;
+	out->reached = 1;
+	return LBT_OK;
+}
+
+/* Refuse a total that could pile onto one PE beyond int32. */
+static int check_overflow(const lbt_state *st, int64_t total, lbt_err *e)
+{
+	const lbt_shape *s = &st->grid.shape;
+	int torus = 1;
+	for (int d = 0; d < s->dims; d++)
+		torus &= s->bnd[d] == LBT_TORUS || s->ext[d] == 1;
+	const lbt_method *m = st->method;
+	int bounded = m->bounded == LBT_BOUNDED || (m->bounded == LBT_BOUNDED_TORUS && torus);
+	if (m->load == LBT_LOAD_REAL || bounded || total <= INT32_MAX)
+		return LBT_OK;
+	return lbt_errf(e, LBT_ERANGE, "total load %lld could pile onto one PE beyond int32 with %s%s; "
+	                "use a total <= %d", (long long)total, m->name,
+	                m->bounded == LBT_BOUNDED_TORUS ? " on a mesh" : "", INT32_MAX);
+}
+
 int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
+	memset(out, 0, sizeof *out);
+	if (!o || o->version != LBT_RUN_OPTS_VERSION)
+		return lbt_errf(e, LBT_EINVAL, "run options not made by lbt_run_opts_default()");
+	if (o->max_steps < 0 || (o->until.kind == LBT_UNTIL_STEPS && o->until.steps < 0))
+		return lbt_errf(e, LBT_EINVAL, "a run needs max_steps >= 0 and steps:N with N >= 0");
+	if (o->bare)
+		return run_bare(st, o, out);
 	const lbt_shape *s = &st->grid.shape;
 	const int D = lbt_shape_active_dims(s);
 	const int64_t P = lbt_shape_pes(s);
-	const int real = st->method->real;
+	const int real = st->method->load == LBT_LOAD_REAL;
 	const int want_rel = o->until.kind == LBT_UNTIL_REL;
 	const int full = o->full_stats || want_rel || real;
-	memset(out, 0, sizeof *out);
+	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
+	/* The state alone decides the future: a step that moves nothing, or a recurring state, ends the run. */
+	const int closed = !wl && (st->method->flags & LBT_M_DETERMINISTIC);
 	out->shared_step = out->balanced_step = out->flat_step = out->rel_step = -1;
 	out->shared_shifts = out->balanced_shifts = out->flat_shifts = -1;
 	out->real = real;
 
-	lbt_state ref = *st; /* --verify: the same method on the scalar reference */
-	lbt_kernels scalar;
-	int status = LBT_OK;
-	if (o->verify) {
-		if ((status = lbt_kernels_select(&scalar, "scalar", e)))
-			return status;
-		if ((status = lbt_grid_init(&ref.grid, s, e)))
-			return status;
-		if (real && (status = lbt_grid_add_real(&ref.grid, e))) {
-			lbt_grid_free(&ref.grid);
-			return status;
-		}
-		lbt_grid_copy(&ref.grid, &st->grid);
-		ref.kern = &scalar;
-	}
-
 	lbt_step_record r = {0};
 	r.real = real;
 	measure(st, &r, 0);
-	int torus = 1;
-	for (int d = 0; d < s->dims; d++)
-		torus &= s->bnd[d] == LBT_TORUS || s->ext[d] == 1;
-	int bounded = st->method->bounded == LBT_BOUNDED || (st->method->bounded == LBT_BOUNDED_TORUS && torus);
-	if (!real && !bounded && r.total > INT32_MAX) {
-		if (o->verify)
-			lbt_grid_free(&ref.grid);
-		return lbt_errf(e, LBT_ERANGE, "total load %lld could pile onto one PE beyond int32 with %s%s; "
-		                "use a total <= %d", (long long)r.total, st->method->name,
-		                st->method->bounded == LBT_BOUNDED_TORUS ? " on a mesh" : "", INT32_MAX);
-	}
+	int status = check_overflow(st, r.total, e);
+	if (status)
+		return status;
+	lbt_state ref;
+	lbt_kernels scalar;
+	if (o->verify && (status = open_reference(&ref, st, &scalar, e)))
+		return status;
+	void *wws = NULL;
+	if (wl && wl->open && (status = wl->open(&wws, st, e)))
+		goto done_ref;
+	lbt_cycle cyc;
+	const int watch = closed && o->detect_cycles && o->until.kind != LBT_UNTIL_STEPS;
+	if (watch && (status = lbt_cycle_open(&cyc, st, r.rmax, r.rmin, e)))
+		goto done_wl;
+
 	const double stddev0 = r.stddev;
 	r.rel = stddev0 > 0 ? 1 : 0;
 	out->total = r.total;
@@ -160,42 +203,47 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	out->rinitial_max = r.rmax;
 	out->rinitial_min = r.rmin;
 	out->initial_stddev = stddev0;
+	int64_t expect = r.total;   /* what the total must be after this step */
+	double rexpect = r.rtotal;
 	if (o->on_step)
 		o->on_step(o->ctx, &r);
 
 	double t0 = lbt_seconds();
+	out->stop = LBT_STOP_MAX_STEPS;
 	for (;;) {
-		unsigned c = criteria(r.rmax, r.rmin, D);
-		if ((c & 1) && out->shared_step < 0) {
-			out->shared_step = r.step;
-			out->shared_shifts = r.shifts;
-			out->shared_rshifts = r.rshifts;
-		}
-		if ((c & 2) && out->balanced_step < 0) {
-			out->balanced_step = r.step;
-			out->balanced_shifts = r.shifts;
-			out->balanced_rshifts = r.rshifts;
-		}
-		if ((c & 4) && out->flat_step < 0) {
-			out->flat_step = r.step;
-			out->flat_shifts = r.shifts;
-			out->flat_rshifts = r.rshifts;
-		}
-		int rel_ok = want_rel && r.rel <= o->until.rel;
-		if (rel_ok && out->rel_step < 0)
+		/* criteria */
+		note_criteria(out, &r, D);
+		if (want_rel && r.rel <= o->until.rel && out->rel_step < 0)
 			out->rel_step = r.step;
-		int done = o->until.kind == LBT_UNTIL_STEPS ? r.step >= o->until.steps
-		         : want_rel ? rel_ok : (int)((c >> o->until.kind) & 1);
-		if (done) {
+		if (until_holds(&o->until, out, &r, D)) {
 			out->reached = 1;
+			out->stop = LBT_STOP_UNTIL;
 			break;
 		}
 		if (r.step >= o->max_steps)
 			break;
+		if (o->interrupt && *o->interrupt) {
+			out->stop = LBT_STOP_INTERRUPTED;
+			break;
+		}
 
+		/* workload phase */
+		lbt_work_counts w = {0};
+		if (wl && (status = wl->phase(wws, st, st->step, st->seed, &w, e)))
+			break;
+		out->generated += w.generated;
+		out->completed += w.completed;
+		out->rgenerated += w.rgenerated;
+		out->rcompleted += w.rcompleted;
+		expect += w.generated - w.completed;
+		rexpect += w.rgenerated - w.rcompleted;
+
+		/* method step */
 		lbt_counts k = {0};
 		st->method->step(st, &k);
 		st->step++;
+
+		/* reductions */
 		r.step++;
 		r.shifts += k.shifts;
 		r.moved = k.moved;
@@ -213,38 +261,30 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			r.rtotal = (double)r.total;
 		} else
 			measure(st, &r, stddev0);
-		if (!real && r.total != out->total) {
+		if (!real && r.total != expect) {
 			status = lbt_errf(e, LBT_EINTERNAL, "%s lost load at step %lld: total %lld became %lld (ISA %s)",
-			                  st->method->name, (long long)r.step, (long long)out->total,
+			                  st->method->name, (long long)r.step, (long long)expect,
 			                  (long long)r.total, st->kern->isa);
 			break;
 		}
-		if (real && !(fabs(r.rtotal - out->rtotal) <= LBT_REAL_TOTAL_TOL * fmax(1, fabs(out->rtotal)))) {
+		if (real && !(fabs(r.rtotal - rexpect) <= LBT_REAL_TOTAL_TOL * fmax(1, fabs(out->rtotal)))) {
 			status = lbt_errf(e, LBT_EINTERNAL, "%s lost load at step %lld: total %.17g became %.17g (ISA %s)",
-			                  st->method->name, (long long)r.step, out->rtotal, r.rtotal, st->kern->isa);
+			                  st->method->name, (long long)r.step, rexpect, r.rtotal, st->kern->isa);
 			break;
 		}
-		if (o->verify) {
-			lbt_counts kr = {0};
-			ref.method->step(&ref, &kr);
-			ref.step++;
-			int64_t at = lbt_grid_first_diff(&st->grid, &ref.grid);
-			if (at >= 0 || kr.moved != k.moved || kr.shifts != k.shifts ||
-			    memcmp(&kr.real_moved, &k.real_moved, sizeof k.real_moved) ||
-			    memcmp(&kr.real_shifts, &k.real_shifts, sizeof k.real_shifts)) {
-				char where[160] = "in its counters";
-				if (at >= 0)
-					lbt_shape_coords(s, at, where + snprintf(where, sizeof where, "at PE "), sizeof where - 6);
-				status = lbt_errf(e, LBT_EINTERNAL, "verify: %s on ISA %s differs from the scalar reference at step %lld, %s",
-				                  st->method->name, st->kern->isa, (long long)r.step, where);
-				break;
-			}
-		}
+
+		/* observers */
+		if (o->verify && (status = verify_step(&ref, st, &k, r.step, e)))
+			break;
 		out->site_updates += P * D;
 		if (o->on_step)
 			o->on_step(o->ctx, &r);
-		if (k.moved == 0 && k.real_moved == 0 && o->until.kind != LBT_UNTIL_STEPS) {
-			out->stalled = 1; /* the next step would see the same state and do the same: nothing */
+		if (closed && k.moved == 0 && k.real_moved == 0 && o->until.kind != LBT_UNTIL_STEPS) {
+			out->stop = LBT_STOP_STALLED; /* the next step would see the same state and do the same: nothing */
+			break;
+		}
+		if (watch && (out->period = lbt_cycle_check(&cyc, st, r.step, r.rmax, r.rmin))) {
+			out->stop = LBT_STOP_CYCLE; /* this state was judged already, period steps ago */
 			break;
 		}
 	}
@@ -260,7 +300,15 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	out->rmoved = r.rmoved_total;
 	out->final_stddev = full ? r.stddev : -1;
 	out->final_rel = full ? r.rel : -1;
-	if (o->verify)
+	if (watch)
+		lbt_cycle_close(&cyc);
+done_wl:
+	if (wl && wl->close)
+		wl->close(wws);
+done_ref:
+	if (o->verify) {
+		lbt_method_close(&ref);
 		lbt_grid_free(&ref.grid);
+	}
 	return status;
 }

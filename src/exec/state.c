@@ -1,4 +1,6 @@
-/* state.c — from a textual set-up to a loaded grid with its kernels. */
+/* state.c — from a textual set-up to a loaded grid with its kernels and an
+ * open method. The method's parameters are checked against its schema here:
+ * one it does not take is an error, one not given takes the default. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -7,36 +9,31 @@
 
 #include "lbtorus/lbtorus.h"
 
-/* --alpha, --lambda, --ca-k: parsed for every method (so a typo is caught),
- * used by the ones that read them. */
+/* Fill st->param from cfg's arguments and the schema's defaults. */
 static int method_params(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 {
-	const lbt_shape *s = &st->grid.shape;
-	int status = lbt_alpha_parse(&st->diff, s, cfg->alpha ? cfg->alpha : "optimal", e);
-	if (status)
-		return status;
-	st->gamma = -1;
-	int regular = 1; /* every PE has the same degree: alpha_ij is one number */
-	for (int d = 0; d < s->dims; d++)
-		regular &= s->bnd[d] == LBT_TORUS || s->ext[d] <= 2;
-	if (!st->diff.by_degree)
-		st->gamma = lbt_gamma(s, st->diff.alpha);
-	else if (regular)
-		st->gamma = lbt_gamma(s, 1.0 / (lbt_max_degree(s) + st->diff.k));
-	char *end;
-	const char *lam = cfg->lambda ? cfg->lambda : "0.5";
-	st->lambda = strtod(lam, &end);
-	if (end == lam || *end || !(st->lambda > 0 && st->lambda <= 1))
-		return lbt_errf(e, LBT_EINVAL, "--lambda '%s': give a number with 0 < lambda <= 1", lam);
-	const char *k = cfg->ca_k ? cfg->ca_k : "1";
-	long kv = strtol(k, &end, 10);
-	if (end == k || *end || kv < 0 || kv > 1000000)
-		return lbt_errf(e, LBT_EINVAL, "--ca-k '%s': give an integer k >= 0", k);
-	st->ca_k = (int)kv;
-	if (!strcmp(st->method->name, "ca") && regular)
-		st->gamma = lbt_gamma(s, 1.0 / (lbt_max_degree(s) + st->ca_k));
-	else if (strcmp(st->method->name, "fos") && strcmp(st->method->name, "fos-int"))
-		st->gamma = -1;
+	const lbt_method *m = st->method;
+	const char *given[LBT_MAX_PARAMS] = {0};
+	for (int i = 0; i < LBT_MAX_PARAMS && cfg->params[i].name; i++) {
+		const lbt_param *p = lbt_param_find(m, cfg->params[i].name);
+		if (!p) {
+			char takes[256];
+			lbt_params_describe(m, takes, sizeof takes);
+			return lbt_errf(e, LBT_EINVAL, "%s takes no parameter --%s (%s%s)", m->name, cfg->params[i].name,
+			                *takes ? "it takes " : "it takes none", takes);
+		}
+		given[p - m->params] = cfg->params[i].value;
+	}
+	for (int i = 0; i < m->nparams; i++) {
+		const lbt_param *p = &m->params[i];
+		char why[160], opt[64];
+		snprintf(opt, sizeof opt, "%s", p->name);
+		for (char *c = opt; *c; c++)
+			*c = *c == '_' ? '-' : *c;
+		const char *text = given[i] ? given[i] : p->def;
+		if (lbt_param_parse(p, text, &st->param[i], why, sizeof why))
+			return lbt_errf(e, LBT_EINVAL, "--%s '%s': give %s", opt, text, why);
+	}
 	return LBT_OK;
 }
 
@@ -66,9 +63,10 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
+	if ((status = method_params(st, cfg, e)))
+		return status;
 #ifdef _OPENMP
-	st->threads = cfg->threads > 0 ? cfg->threads : omp_get_num_procs();
-	omp_set_num_threads(st->threads);
+	st->threads = cfg->threads > 0 ? cfg->threads : omp_get_num_procs(); /* passed to kernels, never set globally */
 #else
 	st->threads = 1;
 #endif
@@ -79,13 +77,14 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	if ((status = lbt_grid_init(&st->grid, &shape, e)))
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, e)) ||
-	    (st->method->real && (status = lbt_grid_add_real(&st->grid, e))) ||
-	    (status = method_params(st, cfg, e)))
-		lbt_state_close(st);
+	    (st->method->load == LBT_LOAD_REAL && (status = lbt_grid_add_real(&st->grid, e))) ||
+	    (status = lbt_method_open(st, e)))
+		lbt_grid_free(&st->grid);
 	return status;
 }
 
 void lbt_state_close(lbt_state *st)
 {
+	lbt_method_close(st);
 	lbt_grid_free(&st->grid);
 }

@@ -8,11 +8,10 @@
 #include "lbtorus/lbtorus.h"
 #include "lbtorus/reproduce.h"
 
-/* One run: method on shape from init, until balanced (and shared), at most
- * cap steps. A method whose next state depends on the loads alone (LM, NNA)
- * is watched for a recurring state (Brent's method: a checkpoint at step
- * 2^k is compared with every later state): a recurrence proves the run
- * never reaches a criterion it has not reached yet, and stops it early. */
+/* One run: method on shape from init, until balanced and shared, at most
+ * cap steps, through the run engine, which stops a deterministic method
+ * whose state recurs (src/exec/cycle.c): a recurrence proves the run never
+ * reaches a criterion it has not reached yet. */
 typedef struct {
 	char method[32], shape[48], init[64];
 	uint64_t seed;

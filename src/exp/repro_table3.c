@@ -21,6 +21,23 @@ typedef struct {
 	int64_t shared_t, balanced_t; /* T (shifts) of the first shared / balanced row; -1 never */
 } traj;
 
+typedef struct {
+	const lbt_state *st;
+	traj *t;
+} rows_ctx;
+
+/* The engine's observer: one row (T, loads) per state, the initial one too. */
+static void add_row(void *p, const lbt_step_record *r)
+{
+	rows_ctx *c = p;
+	int32_t L[NPE];
+	lbt_grid_export(&c->st->grid, L);
+	int64_t *row = &c->t->rows[c->t->n++ * COLS];
+	row[0] = r->shifts;
+	for (int i = 0; i < NPE; i++)
+		row[1 + i] = L[i];
+}
+
 /* Run method on the ring until balanced (max - min <= 1), recording (T, loads) after each step. */
 static int trajectory(const char *method, const lbt_repro_opts *o, traj *t, lbt_err *e)
 {
@@ -29,34 +46,19 @@ static int trajectory(const char *method, const lbt_repro_opts *o, traj *t, lbt_
 	int status = lbt_state_open(&st, &set, e);
 	if (status)
 		return status;
-	int32_t L[NPE];
-	int64_t T = 0;
 	t->n = 0;
-	t->shared_t = t->balanced_t = -1;
-	for (;;) {
-		lbt_grid_export(&st.grid, L);
-		int64_t *r = &t->rows[t->n++ * COLS];
-		int32_t mx = L[0], mn = L[0];
-		r[0] = T;
-		for (int i = 0; i < NPE; i++) {
-			r[1 + i] = L[i];
-			mx = L[i] > mx ? L[i] : mx;
-			mn = L[i] < mn ? L[i] : mn;
-		}
-		if (mn > 0 && t->shared_t < 0)
-			t->shared_t = T;
-		if (mx - mn <= 1) {
-			t->balanced_t = T;
-			break;
-		}
-		if (t->n == MAXROWS) {
+	rows_ctx c = {&st, t};
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.until.kind = LBT_UNTIL_FLAT;
+	ro.max_steps = MAXROWS - 1;
+	ro.on_step = add_row;
+	ro.ctx = &c;
+	lbt_summary s;
+	if (!(status = lbt_run(&st, &ro, &s, e))) {
+		t->shared_t = s.shared_shifts;
+		t->balanced_t = s.flat_shifts;
+		if (!s.reached)
 			status = lbt_errf(e, LBT_EINTERNAL, "%s: ring of 8 not balanced after %d steps", method, MAXROWS);
-			break;
-		}
-		lbt_counts k = {0};
-		st.method->step(&st, &k);
-		st.step++;
-		T += k.shifts;
 	}
 	lbt_state_close(&st);
 	return status;

@@ -5,7 +5,8 @@
  * in parallel and gives the same numbers for any thread count (the kernels
  * are bit-exact). Every run conserves load (checked each step). A run that
  * stops without reaching a criterion says why: a proven recurrence of its
- * state (period > 0) or the cap (capped = 1) — never silently. The paper's
+ * state (period > 0, found by the run engine) or the cap (capped = 1) —
+ * never silently. The paper's
  * values come from data/, never from this code. */
 #include <errno.h>
 #include <math.h>
@@ -31,12 +32,6 @@ void rp_note(const lbt_repro_opts *o, const char *fmt, ...)
 	o->note(o->ctx, line);
 }
 
-/* The next state depends on the loads alone: a recurring grid is a cycle. */
-static int memoryless(const lbt_method *m)
-{
-	return !strncmp(m->name, "lm-", 3) || !strcmp(m->name, "nna");
-}
-
 static void run_one(rp_job *j, const lbt_repro_opts *o)
 {
 	lbt_setup set = {.shape = j->shape, .method = j->method, .init = j->init, .isa = o->isa,
@@ -50,70 +45,22 @@ static void run_one(rp_job *j, const lbt_repro_opts *o)
 		snprintf(j->msg, sizeof j->msg, "%s", e.msg);
 		return;
 	}
-	const lbt_shape *s = &st.grid.shape;
-	const int D = lbt_shape_active_dims(s);
-	j->pes = lbt_shape_pes(s);
-	lbt_stats sts;
-	lbt_grid_stats(&st.grid, &sts);
-	j->total = sts.total;
-	int32_t mx = sts.max, mn = sts.min;
-	int watch = memoryless(st.method);
-	lbt_grid chk;
-	int64_t chk_step = 0, power = 1, step = 0, shifts = 0;
-	if (watch) {
-		if ((j->status = lbt_grid_init(&chk, s, &e))) {
-			snprintf(j->msg, sizeof j->msg, "%s", e.msg);
-			lbt_state_close(&st);
-			return;
-		}
-		lbt_grid_copy(&chk, &st.grid);
-	}
-	for (;;) {
-		if (mn > 0 && j->shared_step < 0)
-			j->shared_step = step, j->shared_shifts = shifts;
-		if ((int64_t)mx - mn <= D && j->balanced_step < 0)
-			j->balanced_step = step, j->balanced_shifts = shifts;
-		if (j->shared_step >= 0 && j->balanced_step >= 0)
-			break;
-		if (step >= j->cap) {
-			j->capped = 1;
-			break;
-		}
-		lbt_counts k = {0};
-		st.method->step(&st, &k);
-		st.step++;
-		step++;
-		shifts += k.shifts;
-		int64_t total = k.total;
-		if (k.has_stats) {
-			mx = k.max;
-			mn = k.min;
-		} else {
-			lbt_grid_stats(&st.grid, &sts);
-			mx = sts.max, mn = sts.min, total = sts.total;
-		}
-		if (total != j->total) {
-			j->status = LBT_EINTERNAL;
-			snprintf(j->msg, sizeof j->msg, "%s on %s lost load at step %lld", j->method, j->shape,
-			         (long long)step);
-			break;
-		}
-		if (watch) {
-			if (lbt_grid_first_diff(&st.grid, &chk) < 0) {
-				j->period = step - chk_step; /* same state as at chk_step: judged already */
-				break;
-			}
-			if (step - chk_step == power) {
-				lbt_grid_copy(&chk, &st.grid);
-				chk_step = step;
-				power *= 2;
-			}
-		}
-	}
-	j->steps = step;
-	j->shifts = shifts;
-	if (watch)
-		lbt_grid_free(&chk);
+	j->pes = lbt_shape_pes(&st.grid.shape);
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.until.kind = LBT_UNTIL_SHARED_BALANCED;
+	ro.max_steps = j->cap;
+	lbt_summary s;
+	if ((j->status = lbt_run(&st, &ro, &s, &e)))
+		snprintf(j->msg, sizeof j->msg, "%s", e.msg);
+	j->total = s.total;
+	j->shared_step = s.shared_step;
+	j->shared_shifts = s.shared_shifts;
+	j->balanced_step = s.balanced_step;
+	j->balanced_shifts = s.balanced_shifts;
+	j->period = s.stop == LBT_STOP_CYCLE ? s.period : s.stop == LBT_STOP_STALLED; /* a fixed point: period 1 */
+	j->capped = s.stop == LBT_STOP_MAX_STEPS;
+	j->steps = s.steps;
+	j->shifts = s.shifts;
 	lbt_state_close(&st);
 }
 

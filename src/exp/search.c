@@ -119,7 +119,9 @@ static int64_t score(lbt_state *st, const int32_t *L, int64_t cap, int64_t *shif
 {
 	lbt_grid_import(&st->grid, L);
 	st->step = 0;
-	lbt_run_opts ro = {.until = {LBT_UNTIL_BALANCED, 0}, .max_steps = cap};
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.until.kind = LBT_UNTIL_BALANCED;
+	ro.max_steps = cap;
 	lbt_summary sum;
 	if ((*status = lbt_run(st, &ro, &sum, e)))
 		return -1;

@@ -105,10 +105,11 @@ static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o,
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
 	                 .isa = o->isa, .seed = r->seed, .threads = threads};
-	if (r->param == LBT_PARAM_ALPHA) set.alpha = r->pvalue;
-	if (r->param == LBT_PARAM_LAMBDA) set.lambda = r->pvalue;
-	if (r->param == LBT_PARAM_CA_K) set.ca_k = r->pvalue;
-	lbt_run_opts ro = {.max_steps = r->max_steps, .verify = o->verify};
+	if (r->param)
+		set.params[0] = (lbt_param_arg){r->param->name, r->pvalue};
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.max_steps = r->max_steps;
+	ro.verify = o->verify;
 	lbt_state st;
 	lbt_summary sum;
 	int status = lbt_until_parse(&ro.until, r->until, e);

@@ -12,16 +12,6 @@
 #include "lbtorus/lbtorus.h"
 #include "lbtorus/sweep.h"
 
-static int deterministic(const char *method)
-{
-	static const char *const det[] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5", "nna",
-	                                  "fos", "fos-int", "de", "de-int", "ca"};
-	for (size_t i = 0; i < sizeof det / sizeof det[0]; i++)
-		if (!strcmp(method, det[i]))
-			return 1;
-	return 0;
-}
-
 int lbt_run_key(lbt_sweep_run *r, lbt_err *e)
 {
 	free(r->key);
@@ -76,18 +66,26 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	if (u.kind == LBT_UNTIL_STEPS && u.steps > sp->max_steps)
 		return lbt_errf(e, LBT_EINVAL, "until %s conflicts with max_steps %lld", until, (long long)sp->max_steps);
 	r->method = sp->item[LBT_AX_METHOD][ix[LBT_AX_METHOD]];
-	if ((r->param = lbt_method_split(r->method, r->mname, sizeof r->mname, &r->pvalue, e)) < 0)
-		return LBT_EINVAL;
-	lbt_diffusion dif;
-	if (r->param == LBT_PARAM_ALPHA && (st = lbt_alpha_parse(&dif, &s, r->pvalue, e)))
+	if ((st = lbt_method_split(r->method, r->mname, sizeof r->mname, &r->param, &r->pvalue, e)))
 		return st;
+	const lbt_method *m = lbt_method_find(r->mname);
+	if (m->check) { /* the values against this shape: the schema's defaults, the item's parameter */
+		lbt_param_value pv[LBT_MAX_PARAMS];
+		char why[160];
+		for (int i = 0; i < m->nparams; i++) {
+			const char *text = &m->params[i] == r->param ? r->pvalue : m->params[i].def;
+			lbt_param_parse(&m->params[i], text, &pv[i], why, sizeof why);
+		}
+		if ((st = m->check(&s, pv, e)))
+			return st;
+	}
 	r->shape = shape; /* items are canonical already */
 	r->init = init;
 	r->until = until;
 	lbt_boundary_format(&s, r->boundary, sizeof r->boundary);
 	r->seed = strtoull(sp->item[LBT_AX_SEED][ix[LBT_AX_SEED]], NULL, 10);
 	r->max_steps = sp->max_steps;
-	r->seeded = in.kind == LBT_INIT_UNIFORM || !deterministic(r->mname);
+	r->seeded = in.kind == LBT_INIT_UNIFORM || !(m->flags & LBT_M_DETERMINISTIC);
 	r->pes = lbt_shape_pes(&s);
 	r->k = lbt_shape_kmax(&s);
 	return lbt_run_key(r, e);

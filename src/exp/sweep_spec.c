@@ -92,43 +92,40 @@ static void shortest(char *buf, size_t n, const char *prefix, double x)
 	}
 }
 
-int lbt_method_split(const char *item, char *name, size_t n, const char **value, lbt_err *e)
+int lbt_method_split(const char *item, char *name, size_t n, const lbt_param **param, const char **value,
+                     lbt_err *e)
 {
 	const char *colon = strchr(item, ':');
 	size_t len = colon ? (size_t)(colon - item) : strlen(item);
 	if (len >= n)
-		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", item), -1;
+		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", item);
 	memcpy(name, item, len);
 	name[len] = 0;
 	const lbt_method *m = lbt_method_find(name);
 	if (!m)
-		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", name), -1;
+		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", name);
 	*value = NULL;
+	*param = NULL;
 	if (!colon)
-		return LBT_PARAM_NONE;
+		return LBT_OK;
 	const char *eq = strchr(colon + 1, '=');
-	const char *opt = NULL;
-	int kind = LBT_PARAM_NONE;
-	size_t kl = eq ? (size_t)(eq - colon - 1) : 0;
-	if (eq && kl == 5 && !strncmp(colon + 1, "alpha", 5)) kind = LBT_PARAM_ALPHA, opt = "--alpha";
-	if (eq && kl == 6 && !strncmp(colon + 1, "lambda", 6)) kind = LBT_PARAM_LAMBDA, opt = "--lambda";
-	if (eq && ((kl == 1 && colon[1] == 'k') || (kl == 4 && !strncmp(colon + 1, "ca_k", 4)) ||
-	           (kl == 4 && !strncmp(colon + 1, "ca-k", 4))))
-		kind = LBT_PARAM_CA_K, opt = "--ca-k";
-	if (!opt || !m->params || !strstr(m->params, opt))
-		return lbt_errf(e, LBT_EINVAL, "method '%s': %s takes %s", item, name,
-		                m->params && *m->params ? "one parameter: alpha=A (fos), lambda=L (de) or k=K (ca)"
-		                                        : "no parameters"), -1;
+	char key[64] = "";
+	if (eq && (size_t)(eq - colon - 1) < sizeof key)
+		snprintf(key, sizeof key, "%.*s", (int)(eq - colon - 1), colon + 1);
+	const lbt_param *p = *key ? lbt_param_find(m, key) : NULL;
+	if (!p) {
+		char takes[256];
+		lbt_params_describe(m, takes, sizeof takes);
+		return lbt_errf(e, LBT_EINVAL, "method '%s': %s takes %s%s", item, name,
+		                *takes ? "one parameter: " : "no parameters", takes);
+	}
+	lbt_param_value v;
+	char why[160];
+	if (lbt_param_parse(p, eq + 1, &v, why, sizeof why))
+		return lbt_errf(e, LBT_EINVAL, "method '%s': %s is %s", item, p->short_name ? p->short_name : p->name, why);
+	*param = p;
 	*value = eq + 1;
-	char *end;
-	double v = strtod(*value, &end);
-	if (kind == LBT_PARAM_ALPHA && (strcmp(*value, "optimal") && strcmp(*value, "boillat")) && (end == *value || *end || !(v > 0)))
-		return lbt_errf(e, LBT_EINVAL, "method '%s': alpha is a number > 0, boillat or optimal", item), -1;
-	if (kind == LBT_PARAM_LAMBDA && (end == *value || *end || !(v > 0 && v <= 1)))
-		return lbt_errf(e, LBT_EINVAL, "method '%s': lambda is a number with 0 < lambda <= 1", item), -1;
-	if (kind == LBT_PARAM_CA_K && (end == *value || *end || v < 0 || v > 1000000 || v != (long)v))
-		return lbt_errf(e, LBT_EINVAL, "method '%s': k is an integer >= 0", item), -1;
-	return kind;
+	return LBT_OK;
 }
 
 /* Check one expanded item and append its canonical text. */
@@ -140,15 +137,17 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 	case LBT_AX_METHOD: {
 		char name[64];
 		const char *par = NULL;
-		int kind = lbt_method_split(item, name, sizeof name, &par, e);
-		if (kind < 0)
-			return LBT_EINVAL;
-		if (kind == LBT_PARAM_NONE)
+		const lbt_param *p;
+		if ((st = lbt_method_split(item, name, sizeof name, &p, &par, e)))
+			return st;
+		if (!p)
 			return push(sp, a, name, e);
-		static const char *const key[] = {"", "alpha", "lambda", "k"};
 		char pre[160];
-		snprintf(pre, sizeof pre, "%s:%s=", name, key[kind]);
-		if (kind == LBT_PARAM_ALPHA && (!strcmp(par, "optimal") || !strcmp(par, "boillat")))
+		snprintf(pre, sizeof pre, "%s:%s=", name, p->short_name ? p->short_name : p->name);
+		lbt_param_value v;
+		char why[8];
+		lbt_param_parse(p, par, &v, why, sizeof why); /* checked by lbt_method_split */
+		if (v.word)
 			snprintf(buf, sizeof buf, "%s%s", pre, par);
 		else
 			shortest(buf, sizeof buf, pre, strtod(par, NULL)); /* alpha=0.20 is alpha=0.2 */

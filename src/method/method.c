@@ -1,7 +1,167 @@
-/* method.c — the table of methods a run can name. */
+/* method.c — the table of methods a run can name, and what every method
+ * shares: its parameter schema turned into parsing, messages and JSON keys,
+ * opening and closing, the kernel view. Adding a method: a file defining its
+ * lbt_method (see lm.c for the smallest), a line in family.h and a line in
+ * the table below. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "family.h"
+#include "lbtorus/jsonl.h"
+
+static const lbt_method *const table[] = {
+	&lbt_lm_c0, &lbt_lm_c1, &lbt_lm_c2, &lbt_lm_c3, &lbt_lm_c4, &lbt_lm_c5,
+	&lbt_nna, &lbt_nna_def,
+	&lbt_fos, &lbt_fos_int,
+	&lbt_de, &lbt_de_int,
+	&lbt_ca,
+	NULL,
+};
+
+const lbt_method *const *lbt_methods(void) { return table; }
+
+const lbt_method *lbt_method_find(const char *name)
+{
+	for (const lbt_method *const *m = table; *m; m++)
+		if (!strcmp((*m)->name, name))
+			return *m;
+	return NULL;
+}
+
+/* name matches p's name, its option spelling (ca-k) or its short name. */
+static int param_named(const lbt_param *p, const char *name)
+{
+	if (p->short_name && !strcmp(p->short_name, name))
+		return 1;
+	size_t i = 0;
+	for (; p->name[i] && name[i]; i++)
+		if (p->name[i] != name[i] && !(p->name[i] == '_' && name[i] == '-'))
+			return 0;
+	return !p->name[i] && !name[i];
+}
+
+const lbt_param *lbt_param_find(const lbt_method *m, const char *name)
+{
+	for (int i = 0; i < m->nparams; i++)
+		if (param_named(&m->params[i], name))
+			return &m->params[i];
+	return NULL;
+}
+
+const lbt_param *const *lbt_params_all(void)
+{
+	enum { N = 4 * LBT_MAX_PARAMS };
+	static const lbt_param *all[N + 1];
+	int n = 0;
+	for (const lbt_method *const *m = table; *m; m++)
+		for (int i = 0; i < (*m)->nparams; i++) {
+			int seen = 0;
+			for (int j = 0; j < n; j++)
+				seen |= !strcmp(all[j]->name, (*m)->params[i].name);
+			if (!seen && n < N)
+				all[n++] = &(*m)->params[i];
+		}
+	all[n] = NULL;
+	return all;
+}
+
+/* "0 < lambda <= 1", "alpha > 0", "0 <= k <= 1000000" */
+static void range_text(const lbt_param *p, char *buf, size_t n)
+{
+	const char *nm = p->short_name ? p->short_name : p->name;
+	if (isinf(p->hi))
+		snprintf(buf, n, "%s %s %g", nm, p->lo_open ? ">" : ">=", p->lo);
+	else
+		snprintf(buf, n, "%g %s %s <= %g", p->lo, p->lo_open ? "<" : "<=", nm, p->hi);
+}
+
+int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, char *why, size_t n)
+{
+	memset(v, 0, sizeof *v);
+	v->text = text;
+	if (p->words) /* a whole comma-separated item */
+		for (const char *w = p->words; *w; w += strcspn(w, ","), w += *w == ',') {
+			size_t l = strcspn(w, ",");
+			if (strlen(text) == l && !strncmp(w, text, l)) {
+				v->word = w;
+				return LBT_OK;
+			}
+		}
+	char *end;
+	double x = strtod(text, &end);
+	int ok = end != text && !*end && (p->lo_open ? x > p->lo : x >= p->lo) && x <= p->hi &&
+	         (p->type == LBT_PARAM_REAL || x == floor(x));
+	if (ok) {
+		v->num = x;
+		return LBT_OK;
+	}
+	char range[96];
+	range_text(p, range, sizeof range);
+	const char *kind = p->type == LBT_PARAM_INT ? "an integer" : "a number";
+	if (p->words) {
+		char words[96];
+		snprintf(words, sizeof words, "%s", p->words);
+		char *last = strrchr(words, ',');
+		if (last)
+			*last = 0;
+		snprintf(why, n, "%s with %s, %s or %s", kind, range, words, last ? last + 1 : "");
+		if (!last)
+			snprintf(why, n, "%s with %s or %s", kind, range, words);
+	} else
+		snprintf(why, n, "%s with %s", kind, range);
+	return LBT_EINVAL;
+}
+
+void lbt_params_describe(const lbt_method *m, char *buf, size_t n)
+{
+	buf[0] = 0;
+	size_t len = 0;
+	for (int i = 0; i < m->nparams && len < n; i++) {
+		const lbt_param *p = &m->params[i];
+		const char *nm = p->short_name ? p->short_name : p->name;
+		len += (size_t)snprintf(buf + len, n - len, "%s%s=%c (%s)", i ? ", " : "", nm,
+		                        nm[0] >= 'a' && nm[0] <= 'z' ? nm[0] - 'a' + 'A' : nm[0], m->name);
+	}
+}
+
+void lbt_params_json(FILE *f, const lbt_state *st)
+{
+	const lbt_method *m = st->method;
+	for (int i = 0; i < m->nparams; i++) {
+		const lbt_param *p = &m->params[i];
+		const lbt_param_value *v = &st->param[i];
+		fprintf(f, ",\"%s\":", p->name);
+		if (v->word) {
+			char w[64];
+			snprintf(w, sizeof w, "%.*s", (int)strcspn(v->word, ","), v->word);
+			lbt_json_string(f, w);
+		} else if (p->type == LBT_PARAM_INT)
+			fprintf(f, "%lld", (long long)v->num);
+		else
+			fprintf(f, "%.17g", v->num);
+	}
+	if (m->gamma) {
+		double g = m->gamma(st);
+		if (g >= 0)
+			fprintf(f, ",\"gamma\":%.17g", g);
+		else
+			fputs(",\"gamma\":null", f);
+	}
+}
+
+int lbt_method_open(lbt_state *st, lbt_err *e)
+{
+	st->ws = NULL;
+	return st->method->open ? st->method->open(st, e) : LBT_OK;
+}
+
+void lbt_method_close(lbt_state *st)
+{
+	if (st->method && st->method->close)
+		st->method->close(st);
+	st->ws = NULL;
+}
 
 void lbt_state_view(const lbt_state *st, lbt_view *v)
 {
@@ -16,103 +176,36 @@ void lbt_state_view(const lbt_state *st, lbt_view *v)
 	}
 	v->threads = st->threads > 0 ? st->threads : 1;
 	v->real = g->real;
+	v->step = st->step;
+	v->seed = st->seed;
 }
 
-static void lm_step(lbt_state *st, lbt_counts *c)
+void lbt_method_view(const lbt_state *st, lbt_view *v)
 {
+	lbt_state_view(st, v);
+	v->scratch = st->ws;
+}
+
+int lbt_scratch_method_open(lbt_state *st, lbt_err *e)
+{
+	lbt_scratch *s = calloc(1, sizeof *s);
+	if (!s)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace", st->method->name);
 	lbt_view v;
 	lbt_state_view(st, &v);
-	st->kern->lm_step(&v, st->method->cond, c);
-	c->link_max = c->moved > 0; /* one element per link and substep */
+	if (lbt_scratch_open(s, &v, st->grid.cells, st->grid.load - st->grid.base)) {
+		free(s);
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's scratch (%lld cells)", st->method->name,
+		                (long long)st->grid.cells);
+	}
+	st->ws = s;
+	return LBT_OK;
 }
 
-static void nna_step(lbt_state *st, lbt_counts *c)
+void lbt_scratch_method_close(lbt_state *st)
 {
-	lbt_view v;
-	lbt_state_view(st, &v);
-	st->kern->nna_step(&v, c);
-}
-
-static void nna_def_step(lbt_state *st, lbt_counts *c)
-{
-	lbt_view v;
-	lbt_state_view(st, &v);
-	st->kern->nna_def_step(&v, c);
-}
-
-static void fos_step(lbt_state *st, lbt_counts *c)
-{
-	lbt_view v;
-	lbt_state_view(st, &v);
-	st->kern->fos_step(&v, &st->diff, c);
-}
-
-static void fos_int_step(lbt_state *st, lbt_counts *c)
-{
-	lbt_view v;
-	lbt_state_view(st, &v);
-	st->kern->fos_int_step(&v, &st->diff, c);
-}
-
-static void de_step(lbt_state *st, lbt_counts *c)
-{
-	lbt_view v;
-	lbt_state_view(st, &v);
-	st->kern->de_step(&v, st->lambda, c);
-}
-
-static void de_int_step(lbt_state *st, lbt_counts *c)
-{
-	lbt_view v;
-	lbt_state_view(st, &v);
-	st->kern->de_int_step(&v, st->lambda, c);
-}
-
-static void ca_step(lbt_state *st, lbt_counts *c)
-{
-	lbt_view v;
-	lbt_state_view(st, &v);
-	lbt_diffusion p = {.by_degree = 1, .k = st->ca_k};
-	st->kern->fos_step(&v, &p, c);
-}
-
-#define LM(n, what) \
-	{"lm-c" #n, "Liquid model, shift while " what, "seed 000, Table 1 (C" #n "), Definition 1", LBT_C##n, lm_step, 0, "", LBT_BOUNDED_TORUS}
-
-static const lbt_method methods[] = {
-	LM(0, "L_i > 0"),
-	LM(1, "L_i > 1"),
-	LM(2, "L_i > 1, or L_i = 1 and L_{i-1} > 1"),
-	LM(3, "L_i > 1 and L_i >= L_{i+1}"),
-	LM(4, "C2 holds and L_i >= L_{i+1}"),
-	LM(5, "L_i > 0 and L_i >= L_{i+1}"),
-	{"nna", "nearest-neighbour averaging, net flow L_i/(|Δi|+1) - L_j/(|Δj|+1), rightward rounded up",
-	 "seed 000, §2.3 eq. (3)/(5), fn. 3, §5", 0, nna_step, 0, "", LBT_UNBOUNDED},
-	{"nna-def", "deficiency-based NNA: surplus over the local mean to lower neighbours, by deficiency",
-	 "seed 000, §2.3 eq. (4), §5 rounding", 0, nna_def_step, 0, "", LBT_UNBOUNDED},
-	{"fos", "first-order diffusion, real-valued loads", "seed 002, eq. (1)/(2)", 0, fos_step, 1, "--alpha", LBT_UNBOUNDED},
-	{"fos-int", "first-order diffusion, integer flows truncated towards zero", "seed 002, eq. (1)/(2)", 0,
-	 fos_int_step, 0, "--alpha", LBT_BOUNDED},
-	{"de", "dimension exchange, real-valued loads", "seed 002, §4 (Theorem 4)", 0, de_step, 1, "--lambda", LBT_UNBOUNDED},
-	{"de-int", "dimension exchange, integer flows truncated towards zero", "seed 002, §4", 0, de_int_step, 0,
-	 "--lambda", LBT_BOUNDED},
-	{"ca", "cellular-automaton diffusion, proportion 1/(max(y,n)+k), real-valued work",
-	 "seed 004, §4.0", 0, ca_step, 1, "--ca-k", LBT_UNBOUNDED},
-};
-
-const lbt_method *const *lbt_methods(void)
-{
-	enum { N = sizeof methods / sizeof methods[0] };
-	static const lbt_method *list[N + 1];
-	for (int i = 0; i < N; i++)
-		list[i] = &methods[i];
-	return list;
-}
-
-const lbt_method *lbt_method_find(const char *name)
-{
-	for (const lbt_method *const *m = lbt_methods(); *m; m++)
-		if (!strcmp((*m)->name, name))
-			return *m;
-	return NULL;
+	if (st->ws)
+		lbt_scratch_close(st->ws);
+	free(st->ws);
+	st->ws = NULL;
 }

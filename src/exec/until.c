@@ -1,0 +1,99 @@
+/* until.c — the vocabulary of a run: criteria by name, stop reasons,
+ * default options, the workloads by name, and the bounds a record quotes. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lbtorus/lbtorus.h"
+
+int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
+{
+	memset(u, 0, sizeof *u);
+	if (!strcmp(text, "shared")) u->kind = LBT_UNTIL_SHARED;
+	else if (!strcmp(text, "balanced")) u->kind = LBT_UNTIL_BALANCED;
+	else if (!strcmp(text, "flat")) u->kind = LBT_UNTIL_FLAT;
+	else if (!strncmp(text, "steps:", 6)) {
+		char *end;
+		long long n = strtoll(text + 6, &end, 10);
+		if (end == text + 6 || *end || n < 0)
+			return lbt_errf(e, LBT_EINVAL, "criterion '%s': write steps:N with N >= 0", text);
+		u->kind = LBT_UNTIL_STEPS;
+		u->steps = n;
+	} else if (!strncmp(text, "rel:", 4)) {
+		char *end;
+		double x = strtod(text + 4, &end);
+		if (end == text + 4 || *end || !(x > 0 && x < 1))
+			return lbt_errf(e, LBT_EINVAL, "criterion '%s': write rel:X with 0 < X < 1, e.g. rel:1e-6", text);
+		u->kind = LBT_UNTIL_REL;
+		u->rel = x;
+	} else if (!strcmp(text, "shared+balanced"))
+		u->kind = LBT_UNTIL_SHARED_BALANCED;
+	else
+		return lbt_errf(e, LBT_EINVAL, "unknown criterion '%s': use shared, balanced, flat, steps:N or rel:X", text);
+	return LBT_OK;
+}
+
+const char *lbt_until_name(lbt_until_kind k)
+{
+	static const char *const n[] = {"shared", "balanced", "flat", "steps", "rel", "shared+balanced"};
+	return n[k];
+}
+
+int64_t lbt_bound_dkl(const lbt_shape *s, int64_t ldiff)
+{
+	return (int64_t)lbt_shape_active_dims(s) * lbt_shape_kmax(s) * ldiff;
+}
+
+int64_t lbt_bound_lower_steps(const lbt_shape *s, int32_t max, int64_t total)
+{ /* ceil((max - total/P) / D) = ceil((max*P - total) / (P*D)), exactly */
+	__int128 P = lbt_shape_pes(s), D = lbt_shape_active_dims(s);
+	__int128 num = (__int128)max * P - total, den = P * D;
+	if (D == 0 || num <= 0)
+		return 0;
+	return (int64_t)((num + den - 1) / den);
+}
+
+int64_t lbt_bound_lower_balanced(const lbt_shape *s, int32_t max, int64_t total)
+{
+	int64_t P = lbt_shape_pes(s), D = lbt_shape_active_dims(s);
+	int64_t num = (int64_t)max - total / P - D;
+	return D == 0 || num <= 0 ? 0 : (num + D - 1) / D;
+}
+
+double lbt_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+const char *lbt_stop_name(lbt_stop s)
+{
+	static const char *const n[] = {"until", "max_steps", "stalled", "cycle", "interrupted"};
+	return n[s];
+}
+
+lbt_run_opts lbt_run_opts_default(void)
+{
+	lbt_run_opts o;
+	memset(&o, 0, sizeof o);
+	o.version = LBT_RUN_OPTS_VERSION;
+	o.until.kind = LBT_UNTIL_BALANCED;
+	o.max_steps = 1000000;
+	o.detect_cycles = 1;
+	return o;
+}
+
+/* No workload: nothing is generated or completed (the engine skips the phase). */
+static const lbt_workload none = {"none", "no load is generated or completed during the run", NULL, NULL, NULL};
+static const lbt_workload *const workloads[] = {&none, NULL};
+
+const lbt_workload *const *lbt_workloads(void) { return workloads; }
+
+const lbt_workload *lbt_workload_find(const char *name)
+{
+	for (const lbt_workload *const *w = workloads; *w; w++)
+		if (!strcmp((*w)->name, name))
+			return *w;
+	return NULL;
+}

@@ -1,0 +1,37 @@
+/* de.c — Cybenko's dimension exchange (§4): per axis, each pair of
+ * neighbours moves lambda times its difference, on real loads (de) or with
+ * flows truncated towards zero (de-int). One parameter, lambda. */
+#include <math.h>
+
+#include "family.h"
+
+static const lbt_param lambda[] = {
+	{"lambda", NULL, LBT_PARAM_REAL, 0, 1, 1, NULL, "0.5",
+	 "exchange parameter (default 0.5: each pair balances exactly)"},
+};
+
+static void de_step(lbt_state *st, lbt_counts *c)
+{
+	lbt_view v;
+	lbt_method_view(st, &v);
+	st->kern->de_step(&v, st->param[0].num, c);
+}
+
+static void de_int_step(lbt_state *st, lbt_counts *c)
+{
+	lbt_view v;
+	lbt_method_view(st, &v);
+	st->kern->de_int_step(&v, st->param[0].num, c);
+}
+
+#define CITE "G. Cybenko, Dynamic load balancing for distributed memory multiprocessors, J. Parallel Distrib. Comput., 1989: "
+
+const lbt_method lbt_de = {
+	"de", "dimension exchange, real-valued loads", CITE "§4 (Theorem 4)", LBT_LOAD_REAL,
+	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE, LBT_UNBOUNDED, 0, lambda, 1, NULL,
+	lbt_scratch_method_open, de_step, lbt_scratch_method_close, NULL};
+
+const lbt_method lbt_de_int = {
+	"de-int", "dimension exchange, integer flows truncated towards zero", CITE "§4", LBT_LOAD_INT,
+	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE, LBT_BOUNDED, 0, lambda, 1, NULL,
+	lbt_scratch_method_open, de_int_step, lbt_scratch_method_close, NULL};
