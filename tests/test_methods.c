@@ -98,13 +98,22 @@ Test(methods, bad_parameters_exit_2)
 		ARGS("run", "--shape", "8x8", "--method", "de", "--lambda", "1.5"),
 		ARGS("run", "--shape", "8x8", "--method", "ca", "--ca-k", "-1"),
 		ARGS("run", "--shape", "8x8", "--method", "fos", "--until", "rel:2"),
+		/* a parameter the method does not take (issue 8: was silently ignored) */
+		ARGS("run", "--shape", "8x8", "--method", "lm-c5", "--alpha", "0.1"),
+		ARGS("run", "--shape", "8x8", "--method", "fos", "--lambda", "0.5"),
+		ARGS("run", "--shape", "8x8", "--method", "ca", "--ca-k", "1.5"),
 	};
-	static const char *const needles[] = {"1/max_degree", "--alpha", "--lambda", "--lambda", "--ca-k", "rel:"};
-	for (int c = 0; c < 6; c++) {
+	static const char *const needles[] = {"1/max_degree", "--alpha", "--lambda", "--lambda", "--ca-k", "rel:",
+	                                      "lm-c5 takes no parameter --alpha", "fos takes no parameter --lambda",
+	                                      "--ca-k '1.5': give an integer"};
+	enum { NCASES = sizeof needles / sizeof *needles };
+	for (int c = 0; c < NCASES; c++) {
 		char *out, *err;
 		int rc = th_cli(dir, cases[c], &out, &err);
 		cr_expect_eq(rc, 2, "case %d: exit %d", c, rc);
 		cr_expect(strstr(err, needles[c]), "case %d: %s", c, err);
+		cr_expect(strchr(err, '\n') == err + strlen(err) - 1, "case %d: one line: %s", c, err);
+		cr_expect(!*out, "case %d: no output: %s", c, out);
 		free(out);
 		free(err);
 	}
