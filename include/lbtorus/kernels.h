@@ -59,6 +59,7 @@ typedef struct {
 	double real_moved;  /* real-valued methods: the amount that crossed links */
 	double real_shifts; /*   and the time: per direction the largest amount on one link, summed */
 	double link_max;    /* the largest amount that crossed any single link (Dickens's communication time) */
+	int nomem;          /* the kernel could not get its memory: the step is incomplete (the engine stops with an error) */
 } lbt_counts;
 
 /* The Liquid model's shift conditions C0..C5 (seed 000, Table 1). */

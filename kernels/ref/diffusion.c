@@ -42,8 +42,11 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 	lbt_links_init(&g, v);
 	const int D = g.D;
 	const int64_t P = g.P;
-	double *w = lbt_xmalloc((size_t)P * sizeof *w);
-	double *F = lbt_xmalloc((size_t)(D * P) * sizeof *F); /* F[d*P + i]: flow i -> i+1_d */
+	double *w = malloc((size_t)P * sizeof *w);
+	double *F = malloc((size_t)(D * P) * sizeof *F); /* F[d*P + i]: flow i -> i+1_d */
+	double *N = malloc((size_t)P * sizeof *N);
+	if (lbt_ref_nomem(c, w, F, N))
+		return;
 	lbt_gather_real(&g, w);
 
 	int64_t coord[8] = {0};
@@ -76,7 +79,6 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 				row += fabs(F[d * P + i]);
 		moved += row;
 	}
-	double *N = lbt_xmalloc((size_t)P * sizeof *N);
 	memset(coord, 0, sizeof coord);
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
 		double out = 0, in = 0;
@@ -102,8 +104,11 @@ void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts 
 	lbt_links_init(&g, v);
 	const int D = g.D;
 	const int64_t P = g.P;
-	int64_t *L = lbt_xmalloc((size_t)P * sizeof *L);
-	int64_t *F = lbt_xmalloc((size_t)(D * P) * sizeof *F);
+	int64_t *L = malloc((size_t)P * sizeof *L);
+	int64_t *F = malloc((size_t)(D * P) * sizeof *F);
+	int64_t *N = malloc((size_t)P * sizeof *N);
+	if (lbt_ref_nomem(c, L, F, N))
+		return;
 	lbt_gather(&g, L);
 
 	int64_t coord[8] = {0};
@@ -119,7 +124,8 @@ void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts 
 			}
 		}
 	}
-	lbt_apply_flows(&g, L, F, c);
+	lbt_apply_flows(&g, L, F, N, c);
+	free(N);
 	free(L);
 	free(F);
 }

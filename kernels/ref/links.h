@@ -116,12 +116,18 @@ static inline void lbt_scatter_real(const lbt_links *g, const double *dense)
 		memcpy(g->v->real + (lbt_fiber_base(g->v, last, r) - g->v->load), dense + r * n, (size_t)n * sizeof *dense);
 }
 
-static inline void *lbt_xmalloc(size_t n)
+/* The references allocate a step's scratch (O(D*P)) before touching the
+ * grid; if any of a, b, n is missing they free the others, leave the grid
+ * as it was and say so in c->nomem (the engine turns that into an error). */
+static inline int lbt_ref_nomem(lbt_counts *c, void *a, void *b, void *n)
 {
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		abort(); /* the references have no error path; a step's scratch is O(D*P) */
-	return p;
+	if (a && b && n)
+		return 0;
+	free(a);
+	free(b);
+	free(n);
+	c->nomem = 1;
+	return 1;
 }
 
 /* Seed 002 eq. (2) with integer flows, for every all-links method: F[d*P + i]
@@ -129,7 +135,7 @@ static inline void *lbt_xmalloc(size_t n)
  * L_i - sum_d F[d,i] + sum_d F[d,i-1_d] back to the grid and counts moved
  * elements, shifts (per axis and direction the largest amount on one link,
  * summed: seed 000 §5's time) and the largest amount on any one link. */
-static inline void lbt_apply_flows(const lbt_links *g, const int64_t *L, const int64_t *F, lbt_counts *c)
+static inline void lbt_apply_flows(const lbt_links *g, const int64_t *L, const int64_t *F, int64_t *N, lbt_counts *c)
 {
 	const int D = g->D;
 	const int64_t P = g->P;
@@ -146,7 +152,6 @@ static inline void lbt_apply_flows(const lbt_links *g, const int64_t *L, const i
 		link_max = right > link_max ? right : link_max;
 		link_max = left > link_max ? left : link_max;
 	}
-	int64_t *N = lbt_xmalloc((size_t)P * sizeof *N); /* the loads after the step */
 	int64_t coord[8] = {0};
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(g, coord)) {
 		N[i] = L[i];
@@ -157,7 +162,6 @@ static inline void lbt_apply_flows(const lbt_links *g, const int64_t *L, const i
 		}
 	}
 	lbt_scatter(g, N);
-	free(N);
 	c->moved += moved;
 	c->shifts += shifts;
 	c->link_max = (double)link_max > c->link_max ? (double)link_max : c->link_max;

@@ -36,8 +36,10 @@ void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c)
 	const int64_t n = v->ext[axis], s = v->stride[axis], fibers = lbt_fiber_count(v, axis);
 	const int torus = v->torus[axis];
 	int32_t *old = malloc((size_t)(n + 2 * LBT_HALO) * sizeof *old);
-	if (!old)
-		abort(); /* a few KiB; the reference has no error path */
+	if (!old) { /* a few KiB; the engine reports it */
+		c->nomem = 1;
+		return;
+	}
 	int32_t *L = old + LBT_HALO; /* L[-2..n+1]: the fiber before the substep */
 	int64_t moved = 0;
 	for (int64_t f = 0; f < fibers; f++) {
@@ -64,5 +66,7 @@ void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c)
 			continue; /* an extent-1 axis has no links */
 		lbt_halo_fill(v, d);
 		lbt_ref_lm_substep(v, d, cond, c);
+		if (c->nomem)
+			return;
 	}
 }

@@ -33,8 +33,11 @@ void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c)
 	lbt_links_init(&g, v);
 	const int D = g.D;
 	const int64_t P = g.P;
-	int64_t *L = lbt_xmalloc((size_t)P * sizeof *L);
-	int64_t *F = lbt_xmalloc((size_t)(D * P) * sizeof *F); /* F[d*P + i]: net flow i -> i+1_d */
+	int64_t *L = malloc((size_t)P * sizeof *L);
+	int64_t *F = malloc((size_t)(D * P) * sizeof *F); /* F[d*P + i]: net flow i -> i+1_d */
+	int64_t *N = malloc((size_t)P * sizeof *N);       /* the loads after the step */
+	if (lbt_ref_nomem(c, L, F, N))
+		return;
 	lbt_gather(&g, L);
 
 	int64_t coord[8] = {0};
@@ -75,7 +78,8 @@ void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c)
 		}
 	}
 
-	lbt_apply_flows(&g, L, F, c);
+	lbt_apply_flows(&g, L, F, N, c);
+	free(N);
 	free(L);
 	free(F);
 }

@@ -21,8 +21,11 @@ void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c)
 	lbt_links_init(&g, v);
 	const int D = g.D;
 	const int64_t P = g.P;
-	int64_t *L = lbt_xmalloc((size_t)P * sizeof *L);
-	int64_t *R = lbt_xmalloc((size_t)(2 * D * P) * sizeof *R); /* R[d*P+i]: to i+1_d; R[(D+d)*P+i]: to i-1_d */
+	int64_t *L = malloc((size_t)P * sizeof *L);
+	int64_t *R = malloc((size_t)(2 * D * P) * sizeof *R); /* R[d*P+i]: to i+1_d; R[(D+d)*P+i]: to i-1_d */
+	int64_t *N = malloc((size_t)P * sizeof *N);
+	if (lbt_ref_nomem(c, L, R, N))
+		return;
 	lbt_gather(&g, L);
 	memset(R, 0, (size_t)(2 * D * P) * sizeof *R);
 
@@ -75,7 +78,6 @@ void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c)
 		shifts += m;
 		link_max = m > link_max ? m : link_max;
 	}
-	int64_t *N = lbt_xmalloc((size_t)P * sizeof *N);
 	memset(coord, 0, sizeof coord);
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
 		N[i] = L[i];

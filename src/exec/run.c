@@ -77,6 +77,8 @@ static int verify_step(lbt_state *ref, const lbt_state *st, const lbt_counts *k,
 	lbt_counts kr = {0};
 	ref->method->step(ref, &kr);
 	ref->step++;
+	if (kr.nomem)
+		return lbt_errf(e, LBT_ENOMEM, "verify: no memory for the scalar reference's step");
 	int64_t at = lbt_grid_first_diff(&st->grid, &ref->grid);
 	if (at < 0 && kr.moved == k->moved && kr.shifts == k->shifts &&
 	    !memcmp(&kr.real_moved, &k->real_moved, sizeof k->real_moved) &&
@@ -121,7 +123,7 @@ static int until_holds(const lbt_until *u, const lbt_summary *out, const lbt_ste
 }
 
 /* --bench: only the method's steps, timed. */
-static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out)
+static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
 	const int64_t su = lbt_shape_pes(&st->grid.shape) * lbt_shape_active_dims(&st->grid.shape);
 	double t0 = lbt_seconds();
@@ -129,6 +131,8 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out)
 		lbt_counts k = {0};
 		st->method->step(st, &k);
 		st->step++;
+		if (k.nomem)
+			return lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch", st->method->name);
 	}
 	out->seconds = lbt_seconds() - t0;
 	out->steps = o->until.steps;
@@ -162,7 +166,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	if (o->max_steps < 0 || (o->until.kind == LBT_UNTIL_STEPS && o->until.steps < 0))
 		return lbt_errf(e, LBT_EINVAL, "a run needs max_steps >= 0 and steps:N with N >= 0");
 	if (o->bare)
-		return run_bare(st, o, out);
+		return run_bare(st, o, out, e);
 	const lbt_shape *s = &st->grid.shape;
 	const int D = lbt_shape_active_dims(s);
 	const int64_t P = lbt_shape_pes(s);
@@ -241,6 +245,11 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		/* method step */
 		lbt_counts k = {0};
 		st->method->step(st, &k);
+		if (k.nomem) {
+			status = lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch (ISA %s)", st->method->name,
+			                  st->kern->isa);
+			break;
+		}
 		st->step++;
 
 		/* reductions */
