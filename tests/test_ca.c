@@ -23,12 +23,12 @@ static int64_t generations(int k, double *comm)
 	cr_assert_eq(lbt_state_open(&st, &set, &e), LBT_OK, "%s", e.msg);
 	double w[25] = {0};
 	w[12] = 2500; /* the centre, (2, 2) */
-	lbt_grid_import_real(&st.grid, w);
+	lbt_field_import(&st.grid, lbt_grid_field(&st.grid, "real"), w);
 	int64_t t = 0;
 	double c = 0;
 	for (;;) {
-		lbt_rstats s;
-		lbt_grid_rstats(&st.grid, &s);
+		lbt_stats s;
+		lbt_field_stats(&st.grid, lbt_grid_field(&st.grid, "real"), 1, &s);
 		if (s.stddev <= 1e-6 * 489.89794855663564) /* 2500 on one of 25: sqrt(2500^2/25 - 100^2) */
 			break;
 		cr_assert_lt(t, 10000, "k = %d does not converge", k);
@@ -88,7 +88,7 @@ Test(seed004, fig2_trinary_ring_one_generation)
 	lbt_counts n = {0};
 	st.method->step(&st, &n);
 	double w[3];
-	lbt_grid_export_real(&st.grid, w);
+	lbt_field_export(&st.grid, lbt_grid_field(&st.grid, "real"), w);
 	/* net transfers: 0 -> 1: 4.5 - 0; 1 -> 2: 0; 2 -> 0: 0 - 4.5 */
 	cr_expect_float_eq(w[0], 0, 1e-15);
 	cr_expect_float_eq(w[1], 4.5, 1e-15);

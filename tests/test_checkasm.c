@@ -82,7 +82,7 @@ static void set_view(lbt_view *v, lbt_grid *g, int threads)
 /* The vector kernels' workspace for view v, as a method's open makes it. */
 static void add_scratch(lbt_view *v, const lbt_grid *g, lbt_scratch *sc)
 {
-	cr_assert_eq(lbt_scratch_open(sc, v, g->cells, g->load - g->base), LBT_OK);
+	cr_assert_eq(lbt_scratch_open(sc, v, g->cells, g->origin), LBT_OK);
 	v->scratch = sc;
 }
 
@@ -136,7 +136,7 @@ static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int k
 			if (st.max != cv.max || st.min != cv.min || st.total != cv.total)
 				cr_assert_fail("lm-c%d on %s: shape %s (%s), load %s: step %d statistics max %d min %d total %lld, "
 				         "want %d %d %lld", cond, k->isa, sh, bd, load_names[kind], t, cv.max, cv.min,
-				         (long long)cv.total, st.max, st.min, (long long)st.total);
+				         (long long)cv.total, (int)st.max, (int)st.min, (long long)st.total);
 		} else
 			cr_assert_eq(lbt_shape_active_dims(s), 0, "lm-c%d on %s: shape %s gave no statistics", cond, k->isa, sh);
 	}

@@ -34,7 +34,7 @@ Test(seed002, theorem4_hypercube_balanced_after_d_exchanges)
 			lbt_counts k = {0};
 			st.method->step(&st, &k);
 			double *w = malloc((size_t)P * sizeof *w);
-			lbt_grid_export_real(&st.grid, w);
+			lbt_field_export(&st.grid, lbt_grid_field(&st.grid, "real"), w);
 			for (int64_t i = 0; i < P; i++)
 				cr_assert_eq(w[i], (double)total / (double)P, "d = %d: PE %lld holds %.17g, mean %.17g", d,
 				             (long long)i, w[i], (double)total / (double)P);
@@ -65,7 +65,7 @@ Test(seed002, integer_hypercube_within_d_after_one_sweep)
 			lbt_grid_stats(&st.grid, &s);
 			cr_assert_eq(s.total, total);
 			cr_assert_leq(s.max - s.min, d, "d = %d, %s seed %d: discrepancy %d after one sweep", d,
-			              inits[seed % 3], seed, s.max - s.min);
+			              inits[seed % 3], seed, (int)(s.max - s.min));
 			lbt_state_close(&st);
 		}
 }

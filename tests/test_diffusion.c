@@ -14,7 +14,7 @@ static double *real_loads(const lbt_state *st)
 {
 	double *w = malloc((size_t)lbt_shape_pes(&st->grid.shape) * sizeof *w);
 	cr_assert(w);
-	lbt_grid_export_real(&st->grid, w);
+	lbt_field_export(&st->grid, lbt_grid_field(&st->grid, "real"), w);
 	return w;
 }
 
@@ -55,7 +55,7 @@ static void set_mode(lbt_state *st, const int *j)
 		}
 		w[i] = 10 + cos(ph);
 	}
-	lbt_grid_import_real(&st->grid, w);
+	lbt_field_import(&st->grid, lbt_grid_field(&st->grid, "real"), w);
 	free(w);
 }
 

@@ -41,8 +41,8 @@ Test(lemma1, lm_c5_max_never_rises_min_never_falls)
 		for (int t = 0; t < 60; t++) {
 			step(&st, NULL);
 			lbt_grid_stats(&st.grid, &b);
-			cr_assert_leq(b.max, a.max, "Lemma 1: max rose %d -> %d (%s, %s, step %d)", a.max, b.max, shape, seedinit, t + 1);
-			cr_assert_geq(b.min, a.min, "Lemma 1: min fell %d -> %d (%s, %s, step %d)", a.min, b.min, shape, seedinit, t + 1);
+			cr_assert_leq(b.max, a.max, "Lemma 1: max rose %g -> %g (%s, %s, step %d)", a.max, b.max, shape, seedinit, t + 1);
+			cr_assert_geq(b.min, a.min, "Lemma 1: min fell %g -> %g (%s, %s, step %d)", a.min, b.min, shape, seedinit, t + 1);
 			a = b;
 		}
 		lbt_state_close(&st);

@@ -20,56 +20,70 @@ static inline void *lbt_alloc_aligned(size_t bytes)
 /* Layout, for shape (n0, ..., n_{D-1}):
  *   pitch  = stride[D-1 - 1] = round_up(LEAD + n_{D-1} + LBT_HALO, 16) cells;
  *   stride[d] = stride[d+1] * (n_{d+1} + 2*LBT_HALO) for outer axes;
- *   PE (i0..i_{D-1}) lives at load[sum_d i_d * stride[d]], halo cells at
- *   i_d in {-2, -1, n_d, n_d + 1}. Every row of the last axis starts 64B aligned. */
+ *   PE (i0..i_{D-1}) lives at cell origin + sum_d i_d * stride[d] of every
+ *   field, halo cells at i_d in {-2, -1, n_d, n_d + 1}. Every row of the last
+ *   axis starts 64B aligned (for fields of 4- and 8-byte cells alike).
+ *
+ * The per-PE fields, by name: "load" (int32, always there: the integer
+ * loads), "real" (float64: the loads of a real-valued method), and room for
+ * more ("speed", a method's per-PE or per-link state), each its own aligned
+ * allocation with the same cell offsets. Statistics, copies, comparisons
+ * and dense export/import are written once over a field's type. */
+typedef enum { LBT_I32, LBT_F64 } lbt_type;
+#define LBT_MAX_FIELDS 8
+
+typedef struct {
+	const char *name;   /* a string with static storage: "load", "real", ... */
+	lbt_type type;
+	void *alloc;        /* the allocation (lbt_grid_free frees it) */
+	void *pe0;          /* PE (0, ..., 0) */
+} lbt_field;
+
 typedef struct {
 	lbt_shape shape;
 	int64_t stride[8];  /* cells per step along each axis; stride[D-1] = 1 */
 	int64_t span[8];    /* cells per axis including halo (last axis: pitch) */
 	int64_t cells;      /* cells allocated per field */
-	int32_t *base;      /* the allocation (free this) */
-	int32_t *load;      /* PE (0, ..., 0) */
-	double *rbase;      /* the real-valued field's allocation, NULL if none */
-	double *real;       /* real-valued load of PE (0, ..., 0): same cell offsets as load */
+	int64_t origin;     /* the cell of PE (0, ..., 0) in every field */
+	int nfields;
+	lbt_field field[LBT_MAX_FIELDS];
+	int32_t *load;      /* field "load" at PE (0, ..., 0) */
+	double *real;       /* field "real" at PE (0, ..., 0), NULL until added */
 } lbt_grid;
 
-int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e); /* loads zeroed */
+int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e); /* with "load", zeroed */
 void lbt_grid_free(lbt_grid *g);
+/* Add a zeroed field (LBT_OK if g has one of that name and type already). */
+int lbt_grid_add_field(lbt_grid *g, const char *name, lbt_type t, lbt_err *e);
+const lbt_field *lbt_grid_field(const lbt_grid *g, const char *name); /* NULL if none */
+/* The field "real", set to the integer loads (the continuous methods' start). */
+int lbt_grid_add_real(lbt_grid *g, lbt_err *e);
 int64_t lbt_grid_offset(const lbt_grid *g, const int64_t *coord);
-/* Copy between the grid and a dense row-major array of P values. */
+size_t lbt_type_size(lbt_type t);
+/* Copy a field between the grid and a dense row-major array of P cells of its type. */
+void lbt_field_export(const lbt_grid *g, const lbt_field *f, void *dense);
+void lbt_field_import(lbt_grid *g, const lbt_field *f, const void *dense);
+/* The same for the field "load". */
 void lbt_grid_export(const lbt_grid *g, int32_t *dense);
 void lbt_grid_import(lbt_grid *g, const int32_t *dense);
 
-/* Whole-grid statistics over the PEs (never the halo). Integer parts are exact. */
+/* Whole-field statistics over the PEs (never the halo), the same bits for
+ * any thread count: integer fields in exact integer sums, real fields row
+ * by row with the rows' sums added in row order (stddev two-pass). */
 typedef struct {
-	int32_t max, min;
-	int64_t total;
-	int64_t idle;   /* PEs holding no load */
-	double stddev;  /* population standard deviation of the loads */
+	double max, min;  /* exact for int32 */
+	int64_t total;    /* integer fields: exact; real fields: rtotal rounded */
+	double rtotal;    /* the total as a double */
+	int64_t idle;     /* PEs holding exactly 0 */
+	double stddev;    /* population standard deviation */
 } lbt_stats;
-void lbt_grid_stats(const lbt_grid *g, lbt_stats *st);
+void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_stats *st);
+void lbt_grid_stats(const lbt_grid *g, lbt_stats *st); /* of "load", one thread */
 
-/* The real-valued field of the continuous methods: a second SoA array of
- * doubles with the same cell offsets (so the same strides, halo and 64-byte
- * aligned rows), allocated on demand and set to the integer loads. */
-int lbt_grid_add_real(lbt_grid *g, lbt_err *e);
-void lbt_grid_export_real(const lbt_grid *g, double *dense);
-void lbt_grid_import_real(lbt_grid *g, const double *dense);
-/* Statistics of the real field, summed in a fixed order (row by row, rows in
- * row-major order, one thread), so identical for every thread count.
- * stddev is two-pass: sqrt(sum (w_i - mean)^2 / P). */
-typedef struct {
-	double max, min, total, stddev;
-	int64_t idle;   /* PEs whose load is exactly 0 */
-} lbt_rstats;
-void lbt_grid_rstats(const lbt_grid *g, lbt_rstats *st);
-
-
-
-/* Copy all PEs of src into dst (same shape); the real field too if both have one. */
+/* Copy every field src and dst both have (same shape), PEs only. */
 void lbt_grid_copy(lbt_grid *dst, const lbt_grid *src);
-/* Row-major flat index of the first PE where a and b differ (bit for bit in
- * the real field too, if both have one), or -1. */
+/* Row-major flat index of the first PE where a and b differ, bit for bit,
+ * in any field both have, or -1. */
 int64_t lbt_grid_first_diff(const lbt_grid *a, const lbt_grid *b);
 /* "(3, 17)": the coordinates of flat index i. */
 void lbt_shape_coords(const lbt_shape *s, int64_t i, char *buf, size_t n);

@@ -122,17 +122,30 @@ static void picture(run_ctx *c, int64_t step)
 	}
 }
 
+/* A column holding load: an integer, or for a real-valued method all digits. */
+static void load_col(FILE *f, int real, int64_t i, double x)
+{
+	if (real)
+		fprintf(f, ",%.17g", x);
+	else
+		fprintf(f, ",%lld", (long long)i);
+}
+
 static void on_step(void *p, const lbt_step_record *r)
 {
 	run_ctx *c = p;
-	if (c->tracing && r->real)
-		fprintf(c->trace.f, "%lld,%.17g,%.17g,%.17g,%.17g,%lld,%.6f,%.17g,%.17g,%.9g,%.17g\n", (long long)r->step,
-		        r->rshifts, r->rmax, r->rmin, r->rmax - r->rmin, (long long)r->idle, r->stddev, r->rmoved,
-		        r->rmoved_total, r->rel, r->link_max);
-	else if (c->tracing)
-		fprintf(c->trace.f, "%lld,%lld,%d,%d,%lld,%lld,%.6f,%lld,%lld,%.9g,%.17g\n", (long long)r->step,
-		        (long long)r->shifts, r->max, r->min, (long long)r->max - r->min, (long long)r->idle,
-		        r->stddev, (long long)r->moved, (long long)r->moved_total, r->rel, r->link_max);
+	if (c->tracing) {
+		FILE *f = c->trace.f;
+		fprintf(f, "%lld", (long long)r->step);
+		load_col(f, r->real, r->shifts, r->rshifts);
+		load_col(f, r->real, r->max, r->rmax);
+		load_col(f, r->real, r->min, r->rmin);
+		load_col(f, r->real, (int64_t)r->max - r->min, r->rmax - r->rmin);
+		fprintf(f, ",%lld,%.6f", (long long)r->idle, r->stddev);
+		load_col(f, r->real, r->moved, r->rmoved);
+		load_col(f, r->real, r->moved_total, r->rmoved_total);
+		fprintf(f, ",%.9g,%.17g\n", r->rel, r->link_max);
+	}
 	cli_progress_step(&c->progress, r);
 	if ((c->snap_dir || c->gif) && r->step % c->every == 0)
 		picture(c, r->step);
@@ -328,7 +341,7 @@ int cmd_run(int argc, char **argv)
 		if (!w)
 			st = lbt_errf(&err, LBT_ENOMEM, "no memory to dump the grid");
 		else {
-			lbt_grid_export_real(&state.grid, w);
+			lbt_field_export(&state.grid, lbt_grid_field(&state.grid, "real"), w);
 			if (lbt_npy_write_real_file(out_dump.f, &state.grid.shape, w))
 				st = lbt_errf(&err, LBT_EIO, "cannot write %s", dump);
 			free(w);

@@ -1,9 +1,13 @@
-/* grid.c — the structure-of-arrays grid and its whole-grid statistics.
+/* grid.c — the structure-of-arrays grid of named per-PE fields, and what is
+ * done to a whole field: statistics, copies, comparisons, dense export.
  *
- * Invariants: every field is one LBT_ALIGN-aligned allocation; PE (0,...,0)
- * and the first PE of every row sit on a 64-byte boundary; the cells between
- * rows (lead, halo, padding) are never PEs and never counted. A row of the
- * last axis is the unit of work: there are P / n_{D-1} of them. */
+ * Invariants: every field is one LBT_ALIGN-aligned allocation of `cells`
+ * cells with PE (0,...,0) at cell `origin`; PE (0,...,0) and the first PE of
+ * every row sit on a 64-byte boundary (the lead of LBT_ROW_LEAD cells and
+ * the pitch, a multiple of 16 cells, keep 4- and 8-byte cells aligned); the
+ * cells between rows (lead, halo, padding) are never PEs and never counted.
+ * A row of the last axis is the unit of work: there are P / n_{D-1} of them.
+ * Every function here is written once over the field's type. */
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -11,6 +15,8 @@
 #include "lbtorus/lbtorus.h"
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+size_t lbt_type_size(lbt_type t) { return t == LBT_F64 ? sizeof(double) : sizeof(int32_t); }
 
 int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
 {
@@ -26,46 +32,47 @@ int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
 	g->cells = D == 1 ? g->span[0] : g->stride[0] * g->span[0];
 	if ((uint64_t)g->cells > (UINT64_C(1) << 40))
 		return lbt_errf(e, LBT_ENOMEM, "grid of %lld cells is too large", (long long)g->cells);
-	size_t bytes = (size_t)g->cells * sizeof(int32_t);
-	g->base = lbt_alloc_aligned(bytes);
-	if (!g->base)
-		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the grid", bytes / 1048576.0);
-	memset(g->base, 0, bytes);
-	int64_t origin = LBT_ROW_LEAD;
+	g->origin = LBT_ROW_LEAD;
 	for (int d = 0; d < D - 1; d++)
-		origin += LBT_HALO * g->stride[d];
-	g->load = g->base + origin;
-	return LBT_OK;
+		g->origin += LBT_HALO * g->stride[d];
+	return lbt_grid_add_field(g, "load", LBT_I32, e);
 }
 
 void lbt_grid_free(lbt_grid *g)
 {
-	free(g->base);
-	free(g->rbase);
-	g->base = g->load = NULL;
-	g->rbase = g->real = NULL;
+	for (int i = 0; i < g->nfields; i++)
+		free(g->field[i].alloc);
+	g->nfields = 0;
+	g->load = NULL;
+	g->real = NULL;
 }
 
-int lbt_grid_add_real(lbt_grid *g, lbt_err *e)
+const lbt_field *lbt_grid_field(const lbt_grid *g, const char *name)
 {
-	if (g->rbase)
-		return LBT_OK;
-	size_t bytes = (size_t)g->cells * sizeof(double);
-	g->rbase = lbt_alloc_aligned(bytes);
-	if (!g->rbase)
-		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the real-valued loads", bytes / 1048576.0);
-	memset(g->rbase, 0, bytes);
-	g->real = g->rbase + (g->load - g->base); /* the same cell offsets as load */
-	int64_t n = g->shape.ext[g->shape.dims - 1], R = lbt_shape_pes(&g->shape) / n;
-	for (int64_t r = 0; r < R; r++) {
-		int64_t off = 0, q = r;
-		for (int d = g->shape.dims - 2; d >= 0; d--) {
-			off += (q % g->shape.ext[d]) * g->stride[d];
-			q /= g->shape.ext[d];
-		}
-		for (int64_t i = 0; i < n; i++)
-			g->real[off + i] = g->load[off + i];
-	}
+	for (int i = 0; i < g->nfields; i++)
+		if (!strcmp(g->field[i].name, name))
+			return &g->field[i];
+	return NULL;
+}
+
+int lbt_grid_add_field(lbt_grid *g, const char *name, lbt_type t, lbt_err *e)
+{
+	const lbt_field *have = lbt_grid_field(g, name);
+	if (have)
+		return have->type == t ? LBT_OK : lbt_errf(e, LBT_EINVAL, "field '%s' exists with another type", name);
+	if (g->nfields == LBT_MAX_FIELDS)
+		return lbt_errf(e, LBT_EINVAL, "no room for a field '%s' (at most %d)", name, LBT_MAX_FIELDS);
+	size_t bytes = (size_t)g->cells * lbt_type_size(t);
+	char *a = lbt_alloc_aligned(bytes);
+	if (!a)
+		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the field '%s'", bytes / 1048576.0, name);
+	memset(a, 0, bytes);
+	lbt_field *f = &g->field[g->nfields++];
+	*f = (lbt_field){name, t, a, a + (size_t)g->origin * lbt_type_size(t)};
+	if (!strcmp(name, "load"))
+		g->load = f->pe0;
+	if (!strcmp(name, "real"))
+		g->real = f->pe0;
 	return LBT_OK;
 }
 
@@ -77,178 +84,202 @@ int64_t lbt_grid_offset(const lbt_grid *g, const int64_t *coord)
 	return off;
 }
 
-/* Row r (0 <= r < P / n_last) of the last axis, in row-major order. */
-static int32_t *row_ptr(const lbt_grid *g, int64_t r)
+/* The cell offset of row r (0 <= r < P / n_last) of the last axis, in row-major order. */
+static int64_t row_off(const lbt_grid *g, int64_t r)
 {
 	int64_t off = 0;
 	for (int d = g->shape.dims - 2; d >= 0; d--) {
 		off += (r % g->shape.ext[d]) * g->stride[d];
 		r /= g->shape.ext[d];
 	}
-	return g->load + off;
+	return off;
 }
 
+static void *row_at(const lbt_field *f, int64_t off) { return (char *)f->pe0 + off * (int64_t)lbt_type_size(f->type); }
 static int64_t rows(const lbt_grid *g) { return lbt_shape_pes(&g->shape) / g->shape.ext[g->shape.dims - 1]; }
+static int64_t row_len(const lbt_grid *g) { return g->shape.ext[g->shape.dims - 1]; }
 
-void lbt_grid_export(const lbt_grid *g, int32_t *dense)
+int lbt_grid_add_real(lbt_grid *g, lbt_err *e)
 {
-	int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g);
-	for (int64_t r = 0; r < R; r++)
-		memcpy(dense + r * n, row_ptr(g, r), (size_t)n * sizeof *dense);
+	int had = g->real != NULL, status = lbt_grid_add_field(g, "real", LBT_F64, e);
+	if (status || had)
+		return status;
+	const int64_t n = row_len(g), R = rows(g);
+	for (int64_t r = 0; r < R; r++) {
+		int64_t off = row_off(g, r);
+		for (int64_t i = 0; i < n; i++)
+			g->real[off + i] = g->load[off + i];
+	}
+	return LBT_OK;
 }
 
-void lbt_grid_import(lbt_grid *g, const int32_t *dense)
+void lbt_field_export(const lbt_grid *g, const lbt_field *f, void *dense)
 {
-	int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g);
+	const int64_t n = row_len(g), R = rows(g);
+	const size_t row = (size_t)n * lbt_type_size(f->type);
 	for (int64_t r = 0; r < R; r++)
-		memcpy(row_ptr(g, r), dense + r * n, (size_t)n * sizeof *dense);
+		memcpy((char *)dense + (size_t)r * row, row_at(f, row_off(g, r)), row);
 }
 
-/* Statistics are exact integer sums, so the result is the same for every
- * thread count; only stddev's final division is floating point. */
-void lbt_grid_stats(const lbt_grid *g, lbt_stats *st)
+void lbt_field_import(lbt_grid *g, const lbt_field *f, const void *dense)
 {
-	int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g);
-	int32_t mx = INT32_MIN, mn = INT32_MAX;
-	int64_t total = 0, idle = 0;
-	unsigned __int128 sumsq = 0;
-#pragma omp parallel if (R * n > 65536)
-	{
-		unsigned __int128 sq = 0;
-#pragma omp for schedule(static) reduction(max : mx) reduction(min : mn) reduction(+ : total, idle)
-		for (int64_t r = 0; r < R; r++) {
-			const int32_t *row = row_ptr(g, r);
-			uint64_t rsq = 0; /* a row of int32 squares fits: n < 2^36 would not, so flush often */
-			for (int64_t i = 0; i < n; i++) {
-				int32_t v = row[i];
-				mx = v > mx ? v : mx;
-				mn = v < mn ? v : mn;
-				total += v;
-				idle += v == 0;
-				uint64_t s2 = (uint64_t)((int64_t)v * v);
-				if (rsq > UINT64_MAX - s2) {
-					sq += rsq;
-					rsq = 0;
-				}
-				rsq += s2;
+	const int64_t n = row_len(g), R = rows(g);
+	const size_t row = (size_t)n * lbt_type_size(f->type);
+	for (int64_t r = 0; r < R; r++)
+		memcpy(row_at(f, row_off(g, r)), (const char *)dense + (size_t)r * row, row);
+}
+
+void lbt_grid_export(const lbt_grid *g, int32_t *dense) { lbt_field_export(g, &g->field[0], dense); }
+void lbt_grid_import(lbt_grid *g, const int32_t *dense) { lbt_field_import(g, &g->field[0], dense); }
+
+/* One row's extremes, idle count and sum: exact (int64, and the sum of
+ * squares in 128 bits) for an integer field; left to right for a real one. */
+typedef struct {
+	double max, min, rsum;
+	int64_t sum, idle;
+	unsigned __int128 sumsq;
+} row_acc;
+
+static void row_stats(const lbt_field *f, int64_t off, int64_t n, row_acc *a)
+{
+	if (f->type == LBT_I32) {
+		const int32_t *w = row_at(f, off);
+		int32_t mx = INT32_MIN, mn = INT32_MAX;
+		int64_t sum = 0, idle = 0;
+		uint64_t sq = 0; /* flushed before it could wrap */
+		for (int64_t i = 0; i < n; i++) {
+			int32_t v = w[i];
+			mx = v > mx ? v : mx;
+			mn = v < mn ? v : mn;
+			sum += v;
+			idle += v == 0;
+			uint64_t s2 = (uint64_t)((int64_t)v * v);
+			if (sq > UINT64_MAX - s2) {
+				a->sumsq += sq;
+				sq = 0;
 			}
-			sq += rsq;
+			sq += s2;
 		}
-#pragma omp critical(lbt_grid_stats)
-		sumsq += sq;
+		a->sumsq += sq;
+		a->max = fmax(a->max, mx);
+		a->min = fmin(a->min, mn);
+		a->sum += sum;
+		a->rsum = (double)sum;
+		a->idle += idle;
+	} else {
+		const double *w = row_at(f, off);
+		double sum = 0;
+		for (int64_t i = 0; i < n; i++) {
+			a->idle += w[i] == 0;
+			a->max = w[i] > a->max ? w[i] : a->max;
+			a->min = w[i] < a->min ? w[i] : a->min;
+			sum += w[i];
+		}
+		a->rsum = sum;
 	}
-	int64_t P = lbt_shape_pes(&g->shape);
-	st->max = mx;
-	st->min = mn;
-	st->total = total;
-	st->idle = idle;
-	/* P * var = sumsq - total^2 / P, evaluated in long double */
-	long double var = ((long double)sumsq - (long double)total * (long double)total / P) / P;
-	st->stddev = var > 0 ? (double)sqrtl(var) : 0.0;
 }
 
-/* The real-valued row r: the same offset as the integer row. */
-static double *real_row(const lbt_grid *g, int64_t r) { return g->real + (row_ptr(g, r) - g->load); }
-
-void lbt_grid_export_real(const lbt_grid *g, double *dense)
+static double row_sqdev(const lbt_field *f, int64_t off, int64_t n, double mean)
 {
-	int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g);
-	for (int64_t r = 0; r < R; r++)
-		memcpy(dense + r * n, real_row(g, r), (size_t)n * sizeof *dense);
-}
-
-void lbt_grid_import_real(lbt_grid *g, const double *dense)
-{
-	int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g);
-	for (int64_t r = 0; r < R; r++)
-		memcpy(real_row(g, r), dense + r * n, (size_t)n * sizeof *dense);
-}
-
-/* One row's sum (and extremes, idle PEs), or its sum of squared deviations,
- * left to right. */
-static double rrow_sum(const double *w, int64_t n, double *mx, double *mn, int64_t *idle)
-{
-	double sum = 0;
-	for (int64_t i = 0; i < n; i++) {
-		*idle += w[i] == 0;
-		*mx = w[i] > *mx ? w[i] : *mx;
-		*mn = w[i] < *mn ? w[i] : *mn;
-		sum += w[i];
-	}
-	return sum;
-}
-
-static double rrow_sq(const double *w, int64_t n, double mean)
-{
+	const double *w = row_at(f, off);
 	double sum = 0;
 	for (int64_t i = 0; i < n; i++)
 		sum += (w[i] - mean) * (w[i] - mean);
 	return sum;
 }
 
-/* Each row is summed on its own; the rows' sums are then added in row order
- * by one thread. Rows run in parallel, yet the bits are those of the serial
- * loop for every thread count. */
-void lbt_grid_rstats(const lbt_grid *g, lbt_rstats *st)
+/* Rows run in parallel; what is not exact (a real field's sums) is summed
+ * per row and the rows' sums added in row order by one thread. */
+void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_stats *st)
 {
-	const int64_t n = g->shape.ext[g->shape.dims - 1], R = rows(g), P = R * n;
-	double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0, sq = 0;
-	int64_t idle = 0;
-	double *rs = malloc((size_t)R * sizeof *rs);
-	if (!rs) { /* no scratch: the same sums, serially */
-		for (int64_t r = 0; r < R; r++)
-			total += rrow_sum(real_row(g, r), n, &mx, &mn, &idle);
-		for (int64_t r = 0; r < R; r++)
-			sq += rrow_sq(real_row(g, r), n, total / (double)P);
-	} else {
-#pragma omp parallel for schedule(static) reduction(max : mx) reduction(min : mn) reduction(+ : idle) if (P > 65536)
-		for (int64_t r = 0; r < R; r++)
-			rs[r] = rrow_sum(real_row(g, r), n, &mx, &mn, &idle);
-		for (int64_t r = 0; r < R; r++)
-			total += rs[r];
-		const double mean = total / (double)P;
-#pragma omp parallel for schedule(static) if (P > 65536)
-		for (int64_t r = 0; r < R; r++)
-			rs[r] = rrow_sq(real_row(g, r), n, mean);
-		for (int64_t r = 0; r < R; r++)
+	const int64_t n = row_len(g), R = rows(g), P = R * n;
+	const int real = f->type == LBT_F64;
+	double mx = -HUGE_VAL, mn = HUGE_VAL, rtotal = 0, sq = 0;
+	int64_t total = 0, idle = 0;
+	unsigned __int128 sumsq = 0;
+	double *rs = real ? malloc((size_t)R * sizeof *rs) : NULL;
+	const int T = real && !rs ? 1 : threads > 0 ? threads : 1; /* no row sums: the same sums, serially */
+#pragma omp parallel num_threads(T) if (P > 65536)
+	{
+		row_acc a = {-HUGE_VAL, HUGE_VAL, 0, 0, 0, 0};
+#pragma omp for schedule(static)
+		for (int64_t r = 0; r < R; r++) {
+			row_stats(f, row_off(g, r), n, &a);
+			if (rs)
+				rs[r] = a.rsum;
+			else if (real)
+				rtotal += a.rsum; /* one thread, row order */
+		}
+#pragma omp critical(lbt_field_stats)
+		{
+			mx = fmax(mx, a.max);
+			mn = fmin(mn, a.min);
+			total += a.sum;
+			idle += a.idle;
+			sumsq += a.sumsq;
+		}
+	}
+	if (real) {
+		for (int64_t r = 0; rs && r < R; r++)
+			rtotal += rs[r];
+		const double mean = rtotal / (double)P;
+#pragma omp parallel for schedule(static) num_threads(T) if (P > 65536)
+		for (int64_t r = 0; r < R; r++) {
+			double d = row_sqdev(f, row_off(g, r), n, mean);
+			if (rs)
+				rs[r] = d;
+			else
+				sq += d;
+		}
+		for (int64_t r = 0; rs && r < R; r++)
 			sq += rs[r];
 		free(rs);
+		st->total = (int64_t)llround(rtotal);
+		st->rtotal = rtotal;
+		st->stddev = sqrt(sq / (double)P);
+	} else {
+		st->total = total;
+		st->rtotal = (double)total;
+		/* P * var = sumsq - total^2 / P, evaluated in long double */
+		long double var = ((long double)sumsq - (long double)total * (long double)total / P) / P;
+		st->stddev = var > 0 ? (double)sqrtl(var) : 0.0;
 	}
 	st->max = mx;
 	st->min = mn;
-	st->total = total;
-	st->stddev = sqrt(sq / (double)P);
 	st->idle = idle;
 }
 
+void lbt_grid_stats(const lbt_grid *g, lbt_stats *st) { lbt_field_stats(g, &g->field[0], 1, st); }
+
 void lbt_grid_copy(lbt_grid *dst, const lbt_grid *src)
 {
-	int64_t n = src->shape.ext[src->shape.dims - 1], R = rows(src);
-	for (int64_t r = 0; r < R; r++)
-		memcpy(row_ptr(dst, r), row_ptr(src, r), (size_t)n * sizeof(int32_t));
-	if (src->real && dst->real)
+	const int64_t n = row_len(src), R = rows(src);
+	for (int i = 0; i < src->nfields; i++) {
+		const lbt_field *a = &src->field[i], *b = lbt_grid_field(dst, a->name);
+		if (!b)
+			continue;
+		const size_t row = (size_t)n * lbt_type_size(a->type);
 		for (int64_t r = 0; r < R; r++)
-			memcpy(real_row(dst, r), real_row(src, r), (size_t)n * sizeof(double));
+			memcpy(row_at(b, row_off(dst, r)), row_at(a, row_off(src, r)), row);
+	}
 }
 
 int64_t lbt_grid_first_diff(const lbt_grid *a, const lbt_grid *b)
 {
-	int64_t n = a->shape.ext[a->shape.dims - 1], R = rows(a);
-	for (int64_t r = 0; r < R; r++) {
-		const int32_t *x = row_ptr(a, r), *y = row_ptr(b, r);
-		if (memcmp(x, y, (size_t)n * sizeof *x))
-			for (int64_t i = 0; i < n; i++)
-				if (x[i] != y[i])
-					return r * n + i;
-	}
-	if (a->real && b->real)
+	const int64_t n = row_len(a), R = rows(a);
+	for (int i = 0; i < a->nfields; i++) {
+		const lbt_field *x = &a->field[i], *y = lbt_grid_field(b, x->name);
+		if (!y)
+			continue;
+		const size_t cell = lbt_type_size(x->type);
 		for (int64_t r = 0; r < R; r++) {
-			const double *x = real_row(a, r), *y = real_row(b, r);
-			if (memcmp(x, y, (size_t)n * sizeof *x))
-				for (int64_t i = 0; i < n; i++)
-					if (memcmp(x + i, y + i, sizeof *x))
-						return r * n + i;
+			const char *p = row_at(x, row_off(a, r)), *q = row_at(y, row_off(b, r));
+			if (memcmp(p, q, (size_t)n * cell))
+				for (int64_t k = 0; k < n; k++)
+					if (memcmp(p + k * (int64_t)cell, q + k * (int64_t)cell, cell))
+						return r * n + k;
 		}
+	}
 	return -1;
 }
 

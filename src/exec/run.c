@@ -25,33 +25,20 @@ static unsigned criteria(double max, double min, int D)
 	return (min > 0) | (diff <= D) << 1 | (diff <= 1) << 2;
 }
 
-/* Fill r's extremes, total and spread from the grid (the real field for a
- * real-valued method). */
+/* Fill r's extremes, total and spread from the method's load field. */
 static void measure(const lbt_state *st, lbt_step_record *r, double stddev0)
 {
-	if (st->method->load == LBT_LOAD_REAL) {
-		lbt_rstats rs;
-		lbt_grid_rstats(&st->grid, &rs);
-		r->rmax = rs.max;
-		r->rmin = rs.min;
-		r->rtotal = rs.total;
-		r->stddev = rs.stddev;
-		r->max = (int32_t)fmin(fmax(floor(rs.max), INT32_MIN), INT32_MAX);
-		r->min = (int32_t)fmin(fmax(floor(rs.min), INT32_MIN), INT32_MAX);
-		r->total = (int64_t)llround(rs.total);
-		r->idle = rs.idle;
-	} else {
-		lbt_stats sts;
-		lbt_grid_stats(&st->grid, &sts);
-		r->max = sts.max;
-		r->min = sts.min;
-		r->total = sts.total;
-		r->idle = sts.idle;
-		r->stddev = sts.stddev;
-		r->rmax = r->max;
-		r->rmin = r->min;
-		r->rtotal = (double)r->total;
-	}
+	lbt_stats s;
+	lbt_field_stats(&st->grid, lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load"),
+	                st->threads, &s);
+	r->rmax = s.max;
+	r->rmin = s.min;
+	r->rtotal = s.rtotal;
+	r->max = (int32_t)fmin(fmax(floor(s.max), INT32_MIN), INT32_MAX);
+	r->min = (int32_t)fmin(fmax(floor(s.min), INT32_MIN), INT32_MAX);
+	r->total = s.total;
+	r->idle = s.idle;
+	r->stddev = s.stddev;
 	r->rel = stddev0 > 0 ? r->stddev / stddev0 : 0;
 }
 

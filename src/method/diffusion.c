@@ -42,7 +42,7 @@ static int open_ws(lbt_state *st, const lbt_diffusion *p, double gamma, lbt_err 
 	st->ws = w;
 	lbt_view v;
 	lbt_state_view(st, &v);
-	if (lbt_scratch_open(&w->scratch, &v, st->grid.cells, st->grid.load - st->grid.base)) {
+	if (lbt_scratch_open(&w->scratch, &v, st->grid.cells, st->grid.origin)) {
 		free(w);
 		st->ws = NULL;
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's scratch (%lld cells)", st->method->name,

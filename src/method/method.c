@@ -193,7 +193,7 @@ int lbt_scratch_method_open(lbt_state *st, lbt_err *e)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace", st->method->name);
 	lbt_view v;
 	lbt_state_view(st, &v);
-	if (lbt_scratch_open(s, &v, st->grid.cells, st->grid.load - st->grid.base)) {
+	if (lbt_scratch_open(s, &v, st->grid.cells, st->grid.origin)) {
 		free(s);
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's scratch (%lld cells)", st->method->name,
 		                (long long)st->grid.cells);
