@@ -9,9 +9,9 @@
  *   runs exactly the plan's runs not yet done, so no key is ever written
  *   twice (two sweeps on one file are kept apart by an exclusive flock).
  * - Runs with fewer than solo_pes PEs go several at once, one thread each,
- *   inside one OpenMP parallel region; lbt_state_open's omp_set_num_threads
- *   then sets only the calling implicit task's nthreads-var (a per-task ICV
- *   in OpenMP), so concurrent runs never change each other's thread count.
+ *   inside one OpenMP parallel region; a run's thread count travels with
+ *   its state to the kernels (num_threads clauses; the library never sets
+ *   OpenMP's global state), so concurrent runs never change each other's.
  *   Bigger runs go one at a time on all threads. Results do not depend on
  *   either: a run's record is a function of its key, except for the fields
  *   threads, seconds and site_updates_per_second, and lines appear in the
