@@ -26,7 +26,10 @@ static void help(void)
 		printf("\n                                [%s]\n", (*m)->citation);
 	}
 	for (const lbt_param *const *p = lbt_params_all(); *p; p++) {
-		printf("  --%-16s", cli_param_option(*p));
+		const char *nm = (*p)->short_name ? (*p)->short_name : (*p)->name;
+		char opt[64];
+		snprintf(opt, sizeof opt, "%s %c", cli_param_option(*p), nm[0] - 'a' + 'A');
+		printf("  --%-16s", opt);
 		for (const lbt_method *const *m = lbt_methods(); *m; m++)
 			if (lbt_param_find(*m, (*p)->name))
 				printf(" %s", (*m)->name);

@@ -7,7 +7,7 @@
 
 static const lbt_param lambda[] = {
 	{"lambda", NULL, LBT_PARAM_REAL, 0, 1, 1, NULL, "0.5",
-	 "exchange parameter (default 0.5: each pair balances exactly)"},
+	 "exchange parameter; 0.5: each pair balances exactly (Cybenko §4)"},
 };
 
 static void de_step(lbt_state *st, lbt_counts *c)
