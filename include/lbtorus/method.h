@@ -100,8 +100,8 @@ const lbt_method *const *lbt_methods(void); /* NULL-terminated, in --help order 
 
 /* The schema entry of m named `name` (any of its names), or NULL. */
 const lbt_param *lbt_param_find(const lbt_method *m, const char *name);
-/* Every distinct parameter of every method, NULL-terminated (for option tables). */
-const lbt_param *const *lbt_params_all(void);
+/* Every distinct parameter (by name) of every method into all[0..n-1]; returns how many (for option tables). */
+int lbt_params_all(const lbt_param **all, int n);
 /* Parse text as a value of p. On failure fills why with what p accepts
  * ("a number with 0 < lambda <= 1") and returns LBT_EINVAL. */
 int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, char *why, size_t n);

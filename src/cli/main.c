@@ -103,10 +103,10 @@ int main(int argc, char **argv)
 
 const char *cli_param_option(const lbt_param *p)
 {
-	static char names[4 * LBT_MAX_PARAMS][64];
-	static const lbt_param *of[4 * LBT_MAX_PARAMS];
+	static char names[16][64];
+	static const lbt_param *of[16];
 	int i = 0;
-	for (; i < 4 * LBT_MAX_PARAMS - 1 && of[i] && of[i] != p; i++)
+	for (; i < 16 - 1 && of[i] && of[i] != p; i++)
 		;
 	if (of[i] != p) {
 		of[i] = p;

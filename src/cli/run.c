@@ -25,7 +25,9 @@ static void help(void)
 			printf("%s--%s", i ? ", " : "  takes ", cli_param_option(&(*m)->params[i]));
 		printf("\n                                [%s]\n", (*m)->citation);
 	}
-	for (const lbt_param *const *p = lbt_params_all(); *p; p++) {
+	const lbt_param *all[16];
+	int nall = lbt_params_all(all, 16);
+	for (const lbt_param *const *p = all; p < all + nall; p++) {
 		const char *nm = (*p)->short_name ? (*p)->short_name : (*p)->name;
 		char opt[64];
 		snprintf(opt, sizeof opt, "%s %c", cli_param_option(*p), nm[0] - 'a' + 'A');
@@ -202,12 +204,13 @@ int cmd_run(int argc, char **argv)
 		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY}};
 	/* the fixed options, then one per method parameter (--alpha, --lambda, --ca-k), from the schemas */
 	enum { NFIXED = sizeof fixed / sizeof fixed[0] };
-	struct option opts[NFIXED + 4 * LBT_MAX_PARAMS + 1];
-	const lbt_param *const *params = lbt_params_all();
+	const lbt_param *params[16];
+	const int np = lbt_params_all(params, 16);
+	struct option opts[NFIXED + 16 + 1];
 	int nopts = 0;
 	for (; nopts < NFIXED; nopts++)
 		opts[nopts] = fixed[nopts];
-	for (int i = 0; params[i]; i++)
+	for (int i = 0; i < np; i++)
 		opts[nopts++] = (struct option){cli_param_option(params[i]), 1, 0, O_PARAM + i};
 	opts[nopts] = (struct option){0, 0, 0, 0};
 	int nparams = 0;

@@ -49,21 +49,18 @@ const lbt_param *lbt_param_find(const lbt_method *m, const char *name)
 	return NULL;
 }
 
-const lbt_param *const *lbt_params_all(void)
+int lbt_params_all(const lbt_param **all, int n)
 {
-	enum { N = 4 * LBT_MAX_PARAMS };
-	static const lbt_param *all[N + 1];
-	int n = 0;
+	int k = 0;
 	for (const lbt_method *const *m = table; *m; m++)
 		for (int i = 0; i < (*m)->nparams; i++) {
 			int seen = 0;
-			for (int j = 0; j < n; j++)
+			for (int j = 0; j < k; j++)
 				seen |= !strcmp(all[j]->name, (*m)->params[i].name);
-			if (!seen && n < N)
-				all[n++] = &(*m)->params[i];
+			if (!seen && k < n)
+				all[k++] = &(*m)->params[i];
 		}
-	all[n] = NULL;
-	return all;
+	return k;
 }
 
 /* "0 < lambda <= 1", "alpha > 0", "0 <= k <= 1000000" */
