@@ -187,6 +187,20 @@ static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, cons
 	return LBT_OK;
 }
 
+/* The method's load field as .npy: int32, or float64 for a real-valued method. */
+static int dump_loads(FILE *f, const lbt_state *st, const char *path, lbt_err *e)
+{
+	const lbt_field *fl = lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load");
+	void *dense = malloc((size_t)lbt_shape_pes(&st->grid.shape) * lbt_type_size(fl->type));
+	if (!dense)
+		return lbt_errf(e, LBT_ENOMEM, "no memory to dump the grid");
+	lbt_field_export(&st->grid, fl, dense);
+	int bad = fl->type == LBT_F64 ? lbt_npy_write_real_file(f, &st->grid.shape, dense)
+	                              : lbt_npy_write_file(f, &st->grid.shape, dense);
+	free(dense);
+	return bad ? lbt_errf(e, LBT_EIO, "cannot write %s", path) : LBT_OK;
+}
+
 static int same_path(const char *a, const char *b) { return a && b && !strcmp(a, b); }
 
 int cmd_run(int argc, char **argv)
@@ -341,27 +355,8 @@ int cmd_run(int argc, char **argv)
 		ctx.gif = NULL;
 	}
 	free(ctx.pixels);
-	int32_t *dense = NULL;
-	if (!st && dump && state.grid.real) {
-		double *w = malloc((size_t)lbt_shape_pes(&state.grid.shape) * sizeof *w);
-		if (!w)
-			st = lbt_errf(&err, LBT_ENOMEM, "no memory to dump the grid");
-		else {
-			lbt_field_export(&state.grid, lbt_grid_field(&state.grid, "real"), w);
-			if (lbt_npy_write_real_file(out_dump.f, &state.grid.shape, w))
-				st = lbt_errf(&err, LBT_EIO, "cannot write %s", dump);
-			free(w);
-		}
-	} else if (!st && dump) {
-		dense = malloc((size_t)lbt_shape_pes(&state.grid.shape) * sizeof *dense);
-		if (!dense)
-			st = lbt_errf(&err, LBT_ENOMEM, "no memory to dump the grid");
-		else {
-			lbt_grid_export(&state.grid, dense);
-			if (lbt_npy_write_file(out_dump.f, &state.grid.shape, dense))
-				st = lbt_errf(&err, LBT_EIO, "cannot write %s", dump);
-		}
-	}
+	if (!st && dump)
+		st = dump_loads(out_dump.f, &state, dump, &err);
 	if (!st) {
 		lbt_summary_json(out_json.f, &state, set.init ? set.init : "worst:5", &ro, &sum);
 		fputc('\n', out_json.f);
@@ -375,7 +370,6 @@ int cmd_run(int argc, char **argv)
 		if (trace) lbt_out_abort(&ctx.trace);
 		if (dump) lbt_out_abort(&out_dump);
 	}
-	free(dense);
 	const char *state_method = state.method->name;
 	lbt_state_close(&state);
 	if (st)
