@@ -75,10 +75,11 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 		at += len;
 		if (strspn(line, " \t\r\n") == (size_t)len)
 			continue;
-		const char *key;
-		if (lbt_jobj_parse(&o, line, &sub) || !(key = lbt_jobj_str(&o, "run_key"))) {
+		const char *key = NULL;
+		int unparsed = lbt_jobj_parse(&o, line, &sub);
+		if (unparsed || !(key = lbt_jobj_str(&o, "run_key"))) {
 			st = lbt_errf(e, LBT_EINVAL, "%s:%lld is not a sweep record (%s): use another results file",
-			              path, (long long)ln, key ? sub.msg : "no run_key");
+			              path, (long long)ln, unparsed ? sub.msg : "no run_key");
 			break;
 		}
 		if (ks->n == ks->cap) {
