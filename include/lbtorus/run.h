@@ -119,11 +119,11 @@ typedef struct {
 	int64_t rel_step;   /* first step with rel <= the --until rel:X bound, -1 if never or not asked */
 } lbt_summary;
 
-/* Step st until opts->until holds (checked on the initial state too) or
- * max_steps steps have run, or (unless until is steps:N) a step moved
- * nothing, or the state recurs, or *opts->interrupt is set; the last three
- * only for a deterministic method without a workload, whose future the
- * state decides. Checks after every step that total after = total before +
+/* Step st until opts->until holds (checked on the initial state too), or
+ * max_steps steps have run, or *opts->interrupt is set, or — for a
+ * deterministic method without a workload, whose future the state decides,
+ * and unless until is steps:N — a step moved nothing or the state recurs
+ * (opts->detect_cycles). Checks after every step that total after = total before +
  * generated - completed: exactly for integer loads; for real-valued loads to
  * within LBT_REAL_TOTAL_TOL relative to the initial total (each step's
  * rounding of w_i - out + in perturbs the sum by a few ulps). */
