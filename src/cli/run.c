@@ -386,6 +386,11 @@ int cmd_run(int argc, char **argv)
 		        (long long)sum.steps, state_method, until, sum.rfinal_max - sum.rfinal_min);
 		return EXIT_UNCONVERGED;
 	}
+	if (!sum.reached && sum.stop == LBT_STOP_INTERRUPTED) {
+		fprintf(stderr, "lbtorus: interrupted after step %lld, before '%s' was reached (final ldiff %.17g)\n",
+		        (long long)sum.steps, until, sum.rfinal_max - sum.rfinal_min);
+		return EXIT_UNCONVERGED;
+	}
 	if (!sum.reached) {
 		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %.17g)\n",
 		        (long long)max_steps, until, sum.rfinal_max - sum.rfinal_min);
