@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "lbtorus/grid.h"
+
 /* Colour scale: load 0 is black (an idle PE); loads 1..hi run through a
  * viridis-like ramp (dark blue -> green -> yellow); loads >= hi are the top
  * colour. Each PE is a zoom x zoom square of pixels. */

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "lbtorus/status.h"
+
 /* What a kernel sees of a grid: the PE at the origin, extents and strides
  * (in int32 cells), which axes wrap, and how many threads it may use. Halo
  * cells at coordinates -2, -1, n, n+1 of every axis are addressable. */

@@ -5,6 +5,9 @@
 
 #include <stdint.h>
 
+#include "lbtorus/grid.h"
+#include "lbtorus/kernels.h"
+
 struct lbt_method;
 
 /* Everything a method's step may touch. */

@@ -21,6 +21,9 @@ int cmd_report(int argc, char **argv);
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse a whole non-negative integer option value. */
 int cli_int(const char *opt, const char *text, int64_t *v);
+/* The data directory: lbt_data_dir(), except that an lbtorus started from
+ * its build tree (and $LBTORUS_DATA unset) reads the source tree's data/. */
+const char *cli_data_dir(void);
 
 /* A progress line on stderr, at most a few times a second, only on a terminal. */
 typedef struct {

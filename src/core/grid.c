@@ -6,9 +6,10 @@
  * last axis is the unit of work: there are P / n_{D-1} of them. */
 #include <stdlib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/grid.h"
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <math.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/run.h"
 
 int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
 {

@@ -5,7 +5,9 @@
 #include <omp.h>
 #endif
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/init.h"
+#include "lbtorus/npy.h"
+#include "lbtorus/method.h"
 
 /* --alpha, --lambda, --ca-k: parsed for every method (so a typo is caught),
  * used by the ones that read them. */

@@ -1,7 +1,7 @@
 /* method.c — the table of methods a run can name. */
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/method.h"
 
 void lbt_state_view(const lbt_state *st, lbt_view *v)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/io.h"
 #include "lbtorus/heatmap.h"
 
 void lbt_heat_palette(uint8_t rgb[256][3])
