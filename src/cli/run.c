@@ -83,9 +83,8 @@ typedef struct {
 	/* pictures: --snapshots, --animate */
 	const lbt_state *state;
 	const char *snap_dir;
-	lbt_gif *gif;
+	lbt_anim *anim;
 	lbt_heat heat;
-	uint8_t *pixels;
 	int64_t every, last_pic;
 	int pic_status;
 	lbt_err pic_err;
@@ -113,10 +112,8 @@ static void picture(run_ctx *c, int64_t step)
 		c->pic_status = lbt_npy_write(path, &g->shape, dense, &c->pic_err);
 		free(dense);
 	}
-	if (c->gif && !c->pic_status) {
-		lbt_heat_render(g, &c->heat, c->pixels);
-		c->pic_status = lbt_gif_frame(c->gif, c->pixels, &c->pic_err);
-	}
+	if (c->anim && !c->pic_status)
+		c->pic_status = lbt_anim_frame(c->anim, g, &c->pic_err);
 }
 
 static void on_step(void *p, const lbt_step_record *r)
@@ -131,7 +128,7 @@ static void on_step(void *p, const lbt_step_record *r)
 		        (long long)r->shifts, r->max, r->min, (long long)r->max - r->min, (long long)r->idle,
 		        r->stddev, (long long)r->moved, (long long)r->moved_total, r->rel, r->link_max);
 	cli_progress_step(&c->progress, r);
-	if ((c->snap_dir || c->gif) && r->step % c->every == 0)
+	if ((c->snap_dir || c->anim) && r->step % c->every == 0)
 		picture(c, r->step);
 }
 
@@ -152,18 +149,7 @@ static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, cons
 	c->snap_dir = dir;
 	if (dir && mkdir(dir, 0777) && errno != EEXIST)
 		return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
-	if (anim) {
-		int64_t w, h;
-		lbt_heat_size(&st->grid, &c->heat, &w, &h);
-		if (!(c->pixels = malloc((size_t)(w * h))))
-			return lbt_errf(e, LBT_ENOMEM, "no memory for %lldx%lld animation frames", (long long)w, (long long)h);
-		if ((s = lbt_gif_open(&c->gif, anim, w, h, (int)delay, e))) {
-			free(c->pixels);
-			c->pixels = NULL;
-			return s;
-		}
-	}
-	return LBT_OK;
+	return anim ? lbt_anim_open(&c->anim, anim, &st->grid, &c->heat, (int)delay, e) : LBT_OK;
 }
 
 static int same_path(const char *a, const char *b) { return a && b && !strcmp(a, b); }
@@ -276,7 +262,6 @@ int cmd_run(int argc, char **argv)
 		lbt_out_abort(&out_json);
 		if (trace) lbt_out_abort(&ctx.trace);
 		if (dump) lbt_out_abort(&out_dump);
-		free(ctx.pixels);
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
 	}
@@ -295,14 +280,13 @@ int cmd_run(int argc, char **argv)
 		if ((st = ctx.pic_status))
 			err = ctx.pic_err;
 	}
-	if (ctx.gif) {
+	if (ctx.anim) {
 		if (!st)
-			st = lbt_gif_close(ctx.gif, &err);
+			st = lbt_anim_close(ctx.anim, &err);
 		else
-			lbt_gif_abort(ctx.gif);
-		ctx.gif = NULL;
+			lbt_anim_abort(ctx.anim);
+		ctx.anim = NULL;
 	}
-	free(ctx.pixels);
 	int32_t *dense = NULL;
 	if (!st && dump && state.grid.real) {
 		double *w = malloc((size_t)lbt_shape_pes(&state.grid.shape) * sizeof *w);

@@ -10,6 +10,7 @@
 
 #include "lbtorus/io.h"
 #include "lbtorus/heatmap.h"
+#include "out/gif.h"
 
 enum { HASH = 8192 };
 
