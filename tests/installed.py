@@ -3,7 +3,8 @@
 
 Installs the build into a temporary DESTDIR (`meson install --destdir`),
 checks the installed tree (lbtorus, liblbtorus.so and .a, the headers,
-lbtorus.pc, the data files), then builds every examples/*.c against the
+lbtorus.pc, the data files) and that the shared library exports exactly the
+functions the public headers declare, then builds every examples/*.c against the
 INSTALLED library through pkg-config, shared and static, runs it, and
 compares what it prints with the installed CLI's JSON for the same run.
 
@@ -50,10 +51,21 @@ def main(argv):
         for what, pattern in want.items():
             if not any(re.search(pattern, f) for f in found):
                 raise SystemExit('the installed tree has no %s (%s): %s' % (what, pattern, sorted(found)))
-        if any(f.startswith('include/') and not f.startswith('include/lbtorus/') for f in found):
-            raise SystemExit('headers installed outside include/lbtorus/')
+        headers = sorted(glob.glob(os.path.join(source, 'include', 'lbtorus', '*.h')))
+        installed = sorted(f for f in found if f.startswith('include/'))
+        if installed != ['include/lbtorus/' + os.path.basename(h) for h in headers]:
+            raise SystemExit('installed headers %s; the public headers are %s' % (installed, headers))
         pc = [f for f in found if f.endswith('/pkgconfig/lbtorus.pc')][0]
         libdir = os.path.join(root, os.path.dirname(os.path.dirname(pc)))
+        so = glob.glob(os.path.join(libdir, 'liblbtorus.so.*.*'))[0]
+        sys.path.insert(0, os.path.join(source, 'include'))
+        import exports
+        want = set(exports.declared(headers))
+        got = {line.split()[-1].split('@')[0] for line in sh(['nm', '-D', '--defined-only', so]).splitlines()
+               if line.split()[-2:-1] != ['A']}  # A: the version node LBTORUS_0 itself
+        if got != want:
+            raise SystemExit('%s exports what no public header declares: %s; does not export what they do: %s'
+                             % (so, sorted(got - want), sorted(want - got)))
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(root, os.path.dirname(pc)), PKG_CONFIG_SYSROOT_DIR=dest)
         cflags = shlex.split(sh(['pkg-config', '--cflags', 'lbtorus'], env=env))
         libs = shlex.split(sh(['pkg-config', '--libs', 'lbtorus'], env=env))
