@@ -13,11 +13,15 @@ int main(void)
 	lbt_state st;
 	lbt_summary s;
 	lbt_err e;
-	if (lbt_state_open(&st, &cfg, &e) || lbt_run(&st, &opts, &s, &e)) {
+	int rc = lbt_state_open(&st, &cfg, &e);
+	if (!rc) {
+		rc = lbt_run(&st, &opts, &s, &e);
+		lbt_state_close(&st);
+	}
+	if (rc) {
 		fprintf(stderr, "lm_c5: %s\n", e.msg);
 		return 1;
 	}
 	printf("balanced after %lld steps (%lld shifts)\n", (long long)s.balanced_step, (long long)s.balanced_shifts);
-	lbt_state_close(&st);
 	return 0;
 }
