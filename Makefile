@@ -2,11 +2,13 @@
 # fresh Debian machine. The build itself is meson's (meson.build).
 #   make demo   install what is missing, build, run the headline demo
 #   make test   install what is missing, build, run every test
+#   make install  install lbtorus, liblbtorus, its headers, lbtorus.pc and data
+#                 (PREFIX from `meson setup --prefix`, /usr/local by default)
 BUILD ?= build
 PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev gnuplot-nox libpng-dev
 JOBS ?= 2
 
-.PHONY: all deps build demo test bench clean
+.PHONY: all deps build demo test bench install clean
 
 all: build
 
@@ -40,6 +42,9 @@ test: build
 
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
+
+install: build
+	meson install -C $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -4,7 +4,8 @@
 #ifndef LBTORUS_FIBER_H
 #define LBTORUS_FIBER_H
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/kernels.h"
+#include "lbtorus/grid.h" /* LBT_HALO, LBT_ALIGN, LBT_ROW_LEAD, lbt_alloc_aligned: core (see tests/layers.py) */
 
 static inline int64_t lbt_fiber_count(const lbt_view *v, int axis)
 {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "out/jsonl.h"
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 

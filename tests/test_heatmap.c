@@ -194,16 +194,16 @@ Test(gif, frames_decode_to_the_rendered_heat_maps)
 	char dir[256], path[300];
 	th_tmpdir(dir, sizeof dir);
 	snprintf(path, sizeof path, "%s/a.gif", dir);
-	lbt_gif *g;
+	lbt_anim *a;
 	lbt_err e;
-	cr_assert_eq(lbt_gif_open(&g, path, W, H, 8, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_anim_open(&a, path, &st.grid, &h, 8, &e), LBT_OK, "%s", e.msg);
 	for (int f = 0; f < 3; f++) {
 		lbt_heat_render(&st.grid, &h, want[f]);
-		cr_assert_eq(lbt_gif_frame(g, want[f], &e), LBT_OK, "%s", e.msg);
+		cr_assert_eq(lbt_anim_frame(a, &st.grid, &e), LBT_OK, "%s", e.msg);
 		lbt_counts c = {0};
 		st.method->step(&st, &c);
 	}
-	cr_assert_eq(lbt_gif_close(g, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_anim_close(a, &e), LBT_OK, "%s", e.msg);
 	lbt_state_close(&st);
 
 	FILE *fp = fopen(path, "rb");

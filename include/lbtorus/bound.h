@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "lbtorus/jsonl.h"
+
 /* One run that reached `balanced` on a symmetric torus. */
 typedef struct {
 	const char *method, *shape, *init, *key; /* point into the records */

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "lbtorus/shape.h"
+
 #define LBT_HALO 2      /* halo width per side on every axis (stencils reach i-2..i+1) */
 #define LBT_ALIGN 64    /* bytes: one cache line, one AVX-512 vector */
 #define LBT_ROW_LEAD 16 /* int32 cells before a row's first PE, keeping PE 0 aligned */

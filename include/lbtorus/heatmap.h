@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "lbtorus/grid.h"
+
 /* Colour scale: load 0 is black (an idle PE); loads 1..hi run through a
  * viridis-like ramp (dark blue -> green -> yellow); loads >= hi are the top
  * colour. Each PE is a zoom x zoom square of pixels. */
@@ -26,12 +28,14 @@ void lbt_heat_palette(uint8_t rgb[256][3]);
 /* Write the heat map as an 8-bit palette PNG, atomically. */
 int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, lbt_err *e);
 
-/* An animated GIF (GIF89a, looping, LZW-compressed), written to a temporary
- * file and renamed into place by lbt_gif_close. */
-typedef struct lbt_gif lbt_gif;
-int lbt_gif_open(lbt_gif **out, const char *path, int64_t width, int64_t height, int delay_cs, lbt_err *e);
-int lbt_gif_frame(lbt_gif *g, const uint8_t *pixels, lbt_err *e); /* width*height palette indices */
-int lbt_gif_close(lbt_gif *g, lbt_err *e); /* finish and rename into place; frees g */
-void lbt_gif_abort(lbt_gif *g);            /* remove the temporary; frees g */
+/* An animation of a grid's heat maps: an animated GIF (looping, delay_cs
+ * hundredths of a second per frame) of grids of g's shape under h, written
+ * to a temporary file and renamed into place by lbt_anim_close. */
+typedef struct lbt_anim lbt_anim;
+int lbt_anim_open(lbt_anim **out, const char *path, const lbt_grid *g, const lbt_heat *h, int delay_cs,
+                  lbt_err *e);
+int lbt_anim_frame(lbt_anim *a, const lbt_grid *g, lbt_err *e); /* g's loads as the next frame */
+int lbt_anim_close(lbt_anim *a, lbt_err *e); /* finish and rename into place; frees a */
+void lbt_anim_abort(lbt_anim *a);            /* remove the temporary; frees a */
 
 #endif

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "lbtorus/grid.h"
+
 typedef enum { LBT_INIT_POINT, LBT_INIT_WORST, LBT_INIT_UNIFORM, LBT_INIT_CONST, LBT_INIT_FILE,
                LBT_INIT_HALF } lbt_init_kind;
 

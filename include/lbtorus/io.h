@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "lbtorus/status.h"
+
 typedef struct {
 	FILE *f;
 	char path[4096];

@@ -1,46 +1,16 @@
-/* jsonl.h — reading back the flat JSON objects lbtorus writes (one per line):
- * string, number, true/false and null values; no nesting. */
+/* jsonl.h — a results file (JSON Lines, one run record per line, as `sweep`
+ * writes it) read into memory, for lbt_bound_points. The records stay
+ * opaque: the parser is internal. */
 #ifndef LBTORUS_JSONL_H
 #define LBTORUS_JSONL_H
 
-#include <stdint.h>
-#include <stdio.h>
+#include "lbtorus/status.h"
 
-enum { LBT_JNULL, LBT_JBOOL, LBT_JNUM, LBT_JSTR };
+typedef struct lbt_jsonl lbt_jsonl;
 
-typedef struct {
-	const char *key;
-	int type;
-	const char *str;  /* string value (unescaped), or the number's text */
-	double num;       /* number, or 1/0 for true/false */
-} lbt_jfield;
-
-typedef struct {
-	lbt_jfield *f;
-	int n, cap;
-	char *buf;        /* storage for keys and strings */
-} lbt_jobj;
-
-/* Write s as a quoted JSON string (escaping quotes, backslashes, controls). */
-void lbt_json_string(FILE *f, const char *s);
-
-/* Parse one object (trailing newline allowed). On error the message names
- * the column. o is reusable: parse frees what a previous parse kept. */
-int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e);
-void lbt_jobj_free(lbt_jobj *o);
-const lbt_jfield *lbt_jobj_get(const lbt_jobj *o, const char *key);
-const char *lbt_jobj_str(const lbt_jobj *o, const char *key);   /* NULL unless a string */
-/* 1 and *v set if key holds a number; 0 if missing, null or not a number. */
-int lbt_jobj_num(const lbt_jobj *o, const char *key, double *v);
-
-/* Every object of a JSON Lines file (a partial last line, left by a killed
- * writer, is skipped; blank lines too). Errors name the line. */
-typedef struct {
-	lbt_jobj *rec;
-	int64_t n, cap;
-} lbt_jsonl;
-int lbt_jsonl_load(lbt_jsonl *l, const char *path, lbt_err *e);
-int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e); /* to a loaded l; on error l is freed */
-void lbt_jsonl_free(lbt_jsonl *l);
+/* Read every record of path (a partial last line, left by a killed writer,
+ * and blank lines are skipped); errors name the line. Free with lbt_jsonl_close. */
+int lbt_jsonl_open(lbt_jsonl **out, const char *path, lbt_err *e);
+void lbt_jsonl_close(lbt_jsonl *l);
 
 #endif

@@ -4,7 +4,10 @@
 #ifndef LBTORUS_KERNELS_H
 #define LBTORUS_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "lbtorus/status.h"
 
 /* Scratch memory a kernel may use, allocated once per run (a method's open)
  * so that no kernel allocates per step or has to fail: per axis one array

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lbtorus/grid.h"
+#include "lbtorus/kernels.h"
+
 struct lbt_method;
 
 #define LBT_MAX_PARAMS 4 /* parameters one method may take */

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lbtorus/shape.h"
+
 /* Read a little-endian int32 or int64 array whose shape must equal `want`
  * exactly; values converted to int32 (out of range: LBT_ERANGE). out holds P values. */
 int lbt_npy_read(const char *path, const lbt_shape *want, int32_t *out, lbt_err *e);

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "lbtorus/status.h"
+
 /* One curve: n points (x[i], y[i]). A non-finite y (NAN) is a gap: the point
  * is written as NaN and gnuplot leaves it out. */
 typedef struct {

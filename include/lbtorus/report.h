@@ -4,6 +4,8 @@
 #ifndef LBTORUS_REPORT_H
 #define LBTORUS_REPORT_H
 
+#include "lbtorus/status.h"
+
 /* Read `results` (JSON Lines of run records) and write the report to `out`
  * ("-": stdout; else atomically). Files beside `results` are linked or
  * embedded: bound.json, *.png (with their .svg), *.md other than `out`. */

@@ -6,15 +6,21 @@
 
 #include <stdint.h>
 
+#include "lbtorus/status.h"
+
 typedef struct {
 	const char *out_dir;  /* created if missing */
-	const char *data_dir; /* paper000_claims.csv, table3_lm_c5.csv, table3_nna.csv */
+	const char *data_dir; /* paper000_claims.csv, table3_lm_c5.csv, table3_nna.csv (NULL: lbt_data_dir()) */
 	int quick;            /* small sizes only (seconds): for tests and a first look */
 	int threads;          /* independent runs in parallel, one thread each (<= 0: all cores) */
 	const char *isa;      /* kernel target (NULL: auto) */
 	void (*note)(void *ctx, const char *line); /* progress, one line at a time; may be NULL */
 	void *ctx;
 } lbt_repro_opts;
+
+/* Where the data files are read from by default: $LBTORUS_DATA if set and
+ * not empty, else the installed DATADIR/lbtorus (e.g. /usr/local/share/lbtorus). */
+const char *lbt_data_dir(void);
 
 /* Experiments by name: "table3", "fig5", "fig6", "fig7". */
 const char *const *lbt_repro_names(void);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lbtorus/method.h"
+
 #define LBT_REAL_TOTAL_TOL 1e-9
 
 typedef enum {

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "lbtorus/shape.h"
+
 typedef struct {
 	const char *shape;     /* a small torus: "8", "6x6" */
 	const char *boundary;  /* NULL: torus */

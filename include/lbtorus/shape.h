@@ -7,8 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lbtorus/status.h"
+
 typedef enum { LBT_TORUS = 0, LBT_MESH = 1 } lbt_boundary;
 
+#define LBT_MAXD 8 /* most dimensions a torus may have */
 #define LBT_MAX_PES ((int64_t)1 << 36) /* 64 Gi PEs: far beyond one machine */
 
 typedef struct {

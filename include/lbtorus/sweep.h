@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lbtorus/status.h"
+#include "lbtorus/method.h"
+
 /* The axes of a sweep, in the order runs are enumerated (seed innermost). */
 enum { LBT_AX_METHOD, LBT_AX_SHAPE, LBT_AX_BOUNDARY, LBT_AX_INIT, LBT_AX_UNTIL, LBT_AX_SEED, LBT_NAXES };
 
@@ -38,11 +41,6 @@ int lbt_spec_merge(lbt_spec *sp, const lbt_spec *over, int fill_defaults, lbt_er
  * NULL if none). The value is checked against the schema's range. */
 int lbt_method_split(const char *item, char *name, size_t n, const lbt_param **param, const char **value,
                      lbt_err *e);
-
-/* An input of a record (method, until, ...) as its run_key gives it if it has
- * one ("fos:alpha=0.25", "rel:1e-06"), else the record's field of that name;
- * "" if neither. Written into buf. */
-const char *lbt_record_input(const lbt_jobj *o, const char *name, char *buf, size_t n);
 
 /* One run of a sweep, with its inputs in canonical text (the strings point
  * into the spec the plan was built from, which must outlive the plan). */

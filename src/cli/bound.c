@@ -90,7 +90,7 @@ int cmd_bound(int argc, char **argv)
 	lbt_spec_init(&base);
 	lbt_spec_init(&spec);
 	lbt_plan pl = {0};
-	lbt_jsonl recs = {0};
+	lbt_jsonl *recs = NULL;
 	lbt_bound_point *pts = NULL;
 	int64_t n = 0, skipped = 0;
 	char path[4200];
@@ -118,9 +118,9 @@ int cmd_bound(int argc, char **argv)
 			goto out;
 		from = path;
 	}
-	int st = lbt_jsonl_load(&recs, from, &e);
+	int st = lbt_jsonl_open(&recs, from, &e);
 	if (!st)
-		st = lbt_bound_points(&recs, method_copy, &pts, &n, &skipped, &e);
+		st = lbt_bound_points(recs, method_copy, &pts, &n, &skipped, &e);
 	if (!st && pl.n) { /* only this sweep's runs, if runs.jsonl holds others too */
 		const char **keys = malloc((size_t)pl.n * sizeof *keys);
 		if (!keys)
@@ -176,7 +176,7 @@ int cmd_bound(int argc, char **argv)
 		printf("  plots               %s_d.png, %s_k.png, %s_ldiff.png (and .svg)\n", path, path, path);
 out:
 	free(pts);
-	lbt_jsonl_free(&recs);
+	lbt_jsonl_close(recs);
 	lbt_plan_free(&pl);
 	lbt_spec_free(&spec);
 	lbt_spec_free(&base);

@@ -23,6 +23,9 @@ int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 
 int cli_int(const char *opt, const char *text, int64_t *v);
 /* A method parameter's option name without the dashes: ca_k -> "ca-k". */
 const char *cli_param_option(const lbt_param *p);
+/* The data directory: lbt_data_dir(), except that an lbtorus started from
+ * its build tree (and $LBTORUS_DATA unset) reads the source tree's data/. */
+const char *cli_data_dir(void);
 
 /* A progress line on stderr, at most a few times a second, only on a terminal. */
 typedef struct {

@@ -7,10 +7,6 @@
 #include "cli.h"
 #include "lbtorus/reproduce.h"
 
-#ifndef LBT_SOURCE_DATADIR
-#define LBT_SOURCE_DATADIR "data"
-#endif
-
 static void help(void)
 {
 	printf("usage: lbtorus reproduce EXPERIMENT... [OPTIONS]\n"
@@ -29,8 +25,9 @@ static void help(void)
 	       "\n"
 	       "  --out DIR       output directory (default: reproduce-out), created if missing\n"
 	       "  --quick         small sizes only: seconds instead of minutes\n"
-	       "  --data DIR      the paper's transcribed values (default: $LBTORUS_DATA, else\n"
-	       "                  %s)\n"
+	       "  --data DIR      the paper's transcribed values (default: %s;\n"
+	       "                  $LBTORUS_DATA if set, else the installed data, or the source\n"
+	       "                  tree's for an lbtorus run from its build directory)\n"
 	       "  --threads N     runs in parallel, one thread each (default: all cores)\n"
 	       "  --isa NAME      kernel target (default auto)\n"
 	       "  --quiet         no progress lines on stderr\n"
@@ -38,7 +35,7 @@ static void help(void)
 	       "exit status: 0 done; 1 Table 3 differs from the paper (a bug); 2 bad usage, or\n"
 	       "something needed is missing (NNA not built in, gnuplot not installed: the data\n"
 	       "and tables are written all the same, the message says what is missing).\n",
-	       LBT_SOURCE_DATADIR);
+	       cli_data_dir());
 }
 
 static void note(void *ctx, const char *line)
@@ -54,8 +51,7 @@ int cmd_reproduce(int argc, char **argv)
 		{"out", 1, 0, O_OUT}, {"quick", 0, 0, O_QUICK}, {"data", 1, 0, O_DATA}, {"threads", 1, 0, O_THREADS},
 		{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	lbt_repro_opts ro = {.out_dir = "reproduce-out", .note = note};
-	const char *env = getenv("LBTORUS_DATA");
-	ro.data_dir = env && *env ? env : LBT_SOURCE_DATADIR;
+	ro.data_dir = cli_data_dir();
 	int64_t v;
 	int o;
 	opterr = 0;

@@ -91,9 +91,8 @@ typedef struct {
 	/* pictures: --snapshots, --animate */
 	const lbt_state *state;
 	const char *snap_dir;
-	lbt_gif *gif;
+	lbt_anim *anim;
 	lbt_heat heat;
-	uint8_t *pixels;
 	int64_t every, last_pic;
 	int pic_status;
 	lbt_err pic_err;
@@ -121,10 +120,8 @@ static void picture(run_ctx *c, int64_t step)
 		c->pic_status = lbt_npy_write(path, &g->shape, dense, &c->pic_err);
 		free(dense);
 	}
-	if (c->gif && !c->pic_status) {
-		lbt_heat_render(g, &c->heat, c->pixels);
-		c->pic_status = lbt_gif_frame(c->gif, c->pixels, &c->pic_err);
-	}
+	if (c->anim && !c->pic_status)
+		c->pic_status = lbt_anim_frame(c->anim, g, &c->pic_err);
 }
 
 /* A column holding load: an integer, or for a real-valued method all digits. */
@@ -152,7 +149,7 @@ static void on_step(void *p, const lbt_step_record *r)
 		fprintf(f, ",%.9g,%.17g\n", r->rel, r->link_max);
 	}
 	cli_progress_step(&c->progress, r);
-	if ((c->snap_dir || c->gif) && r->step % c->every == 0)
+	if ((c->snap_dir || c->anim) && r->step % c->every == 0)
 		picture(c, r->step);
 }
 
@@ -173,18 +170,7 @@ static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, cons
 	c->snap_dir = dir;
 	if (dir && mkdir(dir, 0777) && errno != EEXIST)
 		return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
-	if (anim) {
-		int64_t w, h;
-		lbt_heat_size(&st->grid, &c->heat, &w, &h);
-		if (!(c->pixels = malloc((size_t)(w * h))))
-			return lbt_errf(e, LBT_ENOMEM, "no memory for %lldx%lld animation frames", (long long)w, (long long)h);
-		if ((s = lbt_gif_open(&c->gif, anim, w, h, (int)delay, e))) {
-			free(c->pixels);
-			c->pixels = NULL;
-			return s;
-		}
-	}
-	return LBT_OK;
+	return anim ? lbt_anim_open(&c->anim, anim, &st->grid, &c->heat, (int)delay, e) : LBT_OK;
 }
 
 /* The method's load field as .npy: int32, or float64 for a real-valued method. */
@@ -328,7 +314,6 @@ int cmd_run(int argc, char **argv)
 		lbt_out_abort(&out_json);
 		if (trace) lbt_out_abort(&ctx.trace);
 		if (dump) lbt_out_abort(&out_dump);
-		free(ctx.pixels);
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
 	}
@@ -347,14 +332,13 @@ int cmd_run(int argc, char **argv)
 		if ((st = ctx.pic_status))
 			err = ctx.pic_err;
 	}
-	if (ctx.gif) {
+	if (ctx.anim) {
 		if (!st)
-			st = lbt_gif_close(ctx.gif, &err);
+			st = lbt_anim_close(ctx.anim, &err);
 		else
-			lbt_gif_abort(ctx.gif);
-		ctx.gif = NULL;
+			lbt_anim_abort(ctx.anim);
+		ctx.anim = NULL;
 	}
-	free(ctx.pixels);
 	if (!st && dump)
 		st = dump_loads(out_dump.f, &state, dump, &err);
 	if (!st) {

@@ -10,9 +10,10 @@
  * Every function here is written once over the field's type. */
 #include <stdlib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/grid.h"
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/rng.h"
+#include "lbtorus/init.h"
+#include "lbtorus/npy.h"
 
 static int parse_int(const char *s, const char *spec, int64_t *v, const char **rest, lbt_err *e)
 {

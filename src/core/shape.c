@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/shape.h"
 
 int lbt_shape_parse(lbt_shape *s, const char *text, lbt_err *e)
 {

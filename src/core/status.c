@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/status.h"
 
 int lbt_errf(lbt_err *e, int status, const char *fmt, ...)
 {

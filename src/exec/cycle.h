@@ -2,7 +2,8 @@
 #ifndef LBTORUS_EXEC_CYCLE_H
 #define LBTORUS_EXEC_CYCLE_H
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/grid.h"
+#include "lbtorus/run.h"
 
 enum { LBT_CYCLE_SAMPLES = 64 };
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <math.h>
 
-#include "lbtorus/lbtorus.h"
-#include "lbtorus/jsonl.h"
+#include "lbtorus/run.h"
+#include "out/jsonl.h"
 
 static void jstr(FILE *f, const char *k, const char *v)
 {

@@ -7,7 +7,9 @@
 #include <omp.h>
 #endif
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/init.h"
+#include "lbtorus/npy.h"
+#include "lbtorus/method.h"
 
 /* Fill st->param from cfg's arguments and the schema's defaults. */
 static int method_params(lbt_state *st, const lbt_setup *cfg, lbt_err *e)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/run.h"
 
 int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
 {

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
-#include "lbtorus/jsonl.h"
+#include "lbtorus/io.h"
 #include "lbtorus/bound.h"
+#include "exp/records.h"
 
 static int64_t inum(const lbt_jobj *o, const char *k, int *ok)
 {

@@ -11,9 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
-#include "lbtorus/bound.h"
 #include "lbtorus/plot.h"
+#include "lbtorus/bound.h"
 
 typedef struct {
 	char label[64];

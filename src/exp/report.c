@@ -18,8 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/io.h"
 #include "lbtorus/report.h"
+#include "exp/records.h"
 
 static const lbt_jsonl *recs; /* for the qsort comparator */
 

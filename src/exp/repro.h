@@ -5,7 +5,9 @@
 
 #include <stdio.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/io.h"
+#include "lbtorus/plot.h"
+#include "lbtorus/run.h"
 #include "lbtorus/reproduce.h"
 
 /* One run: method on shape from init, until balanced and shared, at most

@@ -138,9 +138,15 @@ int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const
 	return st;
 }
 
+const char *lbt_data_dir(void)
+{
+	const char *env = getenv("LBTORUS_DATA");
+	return env && *env ? env : LBT_DATADIR;
+}
+
 static FILE *open_data(const lbt_repro_opts *o, const char *name, char *path, size_t n, lbt_err *e)
 {
-	const char *dir = o->data_dir && *o->data_dir ? o->data_dir : "data";
+	const char *dir = o->data_dir && *o->data_dir ? o->data_dir : lbt_data_dir();
 	snprintf(path, n, "%s/%s", dir, name);
 	FILE *f = fopen(path, "r");
 	if (!f)

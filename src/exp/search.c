@@ -20,7 +20,9 @@
 #include <omp.h>
 #endif
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/rng.h"
+#include "lbtorus/run.h"
+#include "lbtorus/search.h"
 
 enum { R_MIN = 0x5ea1, R_PICK, R_FILL, R_SRC, R_DST, R_HOW, R_AMT, R_ACC };
 

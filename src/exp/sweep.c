@@ -28,9 +28,9 @@
 #include <omp.h>
 #endif
 
-#include "lbtorus/lbtorus.h"
-#include "lbtorus/jsonl.h"
+#include "lbtorus/run.h"
 #include "lbtorus/sweep.h"
+#include "out/jsonl.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

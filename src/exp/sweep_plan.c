@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/init.h"
+#include "lbtorus/run.h"
 #include "lbtorus/sweep.h"
+#include "exp/records.h"
 
 int lbt_run_key(lbt_sweep_run *r, lbt_err *e)
 {

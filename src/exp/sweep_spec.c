@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/init.h"
+#include "lbtorus/run.h"
 #include "lbtorus/sweep.h"
 
 static const char *const axis_names[LBT_NAXES] = {"method", "shape", "boundary", "init", "until", "seed"};

@@ -4,7 +4,7 @@
 #ifndef LBTORUS_METHOD_FAMILY_H
 #define LBTORUS_METHOD_FAMILY_H
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/method.h"
 
 extern const lbt_method lbt_lm_c0, lbt_lm_c1, lbt_lm_c2, lbt_lm_c3, lbt_lm_c4, lbt_lm_c5; /* lm.c */
 extern const lbt_method lbt_nna, lbt_nna_def;                                            /* nna.c */

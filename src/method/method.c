@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "family.h"
-#include "lbtorus/jsonl.h"
+#include "out/jsonl.h"
 
 static const lbt_method *const table[] = {
 	&lbt_lm_c0, &lbt_lm_c1, &lbt_lm_c2, &lbt_lm_c3, &lbt_lm_c4, &lbt_lm_c5,

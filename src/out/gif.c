@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/io.h"
 #include "lbtorus/heatmap.h"
+#include "out/gif.h"
 
 enum { HASH = 8192 };
 

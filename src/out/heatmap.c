@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/io.h"
 #include "lbtorus/heatmap.h"
+#include "out/gif.h"
 
 void lbt_heat_palette(uint8_t rgb[256][3])
 { /* viridis at 9 stops (matplotlib's colormap data), linearly interpolated */
@@ -128,4 +129,54 @@ int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, lbt_err
 	png_destroy_write_struct(&png, &info);
 	free(px), free(rowp);
 	return lbt_out_commit(&o, e);
+}
+
+struct lbt_anim {
+	lbt_gif *gif;
+	lbt_heat heat;
+	uint8_t *pixels; /* one frame of palette indices */
+};
+
+int lbt_anim_open(lbt_anim **out, const char *path, const lbt_grid *g, const lbt_heat *h, int delay_cs,
+                  lbt_err *e)
+{
+	int64_t w, ht;
+	lbt_heat_size(g, h, &w, &ht);
+	lbt_anim *a = calloc(1, sizeof *a);
+	if (a)
+		a->pixels = malloc((size_t)(w * ht));
+	if (!a || !a->pixels) {
+		free(a);
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %lldx%lld animation frames", (long long)w, (long long)ht);
+	}
+	a->heat = *h;
+	int st = lbt_gif_open(&a->gif, path, w, ht, delay_cs, e);
+	if (st) {
+		free(a->pixels);
+		free(a);
+		return st;
+	}
+	*out = a;
+	return LBT_OK;
+}
+
+int lbt_anim_frame(lbt_anim *a, const lbt_grid *g, lbt_err *e)
+{
+	lbt_heat_render(g, &a->heat, a->pixels);
+	return lbt_gif_frame(a->gif, a->pixels, e);
+}
+
+int lbt_anim_close(lbt_anim *a, lbt_err *e)
+{
+	int st = lbt_gif_close(a->gif, e);
+	free(a->pixels);
+	free(a);
+	return st;
+}
+
+void lbt_anim_abort(lbt_anim *a)
+{
+	lbt_gif_abort(a->gif);
+	free(a->pixels);
+	free(a);
 }

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
-#include "lbtorus/jsonl.h"
+#include "out/jsonl.h"
 
 static const char *ws(const char *p)
 {
@@ -209,6 +208,26 @@ void lbt_jsonl_free(lbt_jsonl *l)
 		lbt_jobj_free(&l->rec[i]);
 	free(l->rec);
 	memset(l, 0, sizeof *l);
+}
+
+int lbt_jsonl_open(lbt_jsonl **out, const char *path, lbt_err *e)
+{
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return lbt_errf(e, LBT_ENOMEM, "no memory to read %s", path);
+	int st = lbt_jsonl_load(*out, path, e);
+	if (st) {
+		free(*out);
+		*out = NULL;
+	}
+	return st;
+}
+
+void lbt_jsonl_close(lbt_jsonl *l)
+{
+	if (l)
+		lbt_jsonl_free(l);
+	free(l);
 }
 
 void lbt_json_string(FILE *f, const char *s)

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/io.h"
 #include "lbtorus/plot.h"
 
 static void gp_quote(FILE *f, const char *s)

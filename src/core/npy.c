@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/io.h"
+#include "lbtorus/npy.h"
 
 typedef struct {
 	int elem;       /* 4 or 8 */

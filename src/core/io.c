@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/io.h"
 
 int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 {

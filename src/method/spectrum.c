@@ -20,7 +20,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "lbtorus/lbtorus.h"
+#include "lbtorus/method.h"
 
 static int axis_degree(const lbt_shape *s, int d) { return s->ext[d] < 2 ? 0 : s->ext[d] == 2 ? 1 : 2; }
 
