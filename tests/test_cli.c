@@ -159,6 +159,26 @@ Test(cli, summary_trace_and_exit_codes)
 	th_rm_tree(dir);
 }
 
+/* Facts in one place: the demo's paper column comes from data/, not from
+ * code. A copy whose Table 3 claim says 99 instead of 18 shows 99. */
+Test(cli, demo_reads_the_papers_numbers_from_data, .timeout = 120)
+{
+	char dir[256], cmd[1200];
+	th_tmpdir(dir, sizeof dir);
+	const char *src = getenv("LBTORUS_DATA") ? getenv("LBTORUS_DATA") : "data";
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/d && cp %s/*.csv %s/d/ && "
+	         "sed -i 's/^table3_lm_balanced,\\(.*\\),18,/table3_lm_balanced,\\1,99,/' %s/d/paper000_claims.csv",
+	         dir, src, dir, dir);
+	cr_assert(!system(cmd));
+	char *out, *err;
+	cr_assert_eq(th_cli(dir, ARGS("demo", "--quiet", "--data", "d"), &out, &err), 0, "%s", err);
+	long long ours, paper;
+	const char *p = strstr(out, "steps to balanced (max-min <= D)");
+	cr_assert(p && sscanf(p + 32, "%lld %lld", &ours, &paper) == 2 && ours == 18 && paper == 99, "%s", out);
+	free(out);
+	free(err);
+}
+
 /* The headline demo puts seed 000's numbers beside ours: Table 3's ring
  * (LM-C5 shares at 7, balances at 18; NNA balances after 24 shifts), and on
  * the 128x128 worst case the measured steps respect both bounds:

@@ -25,4 +25,9 @@ const char *const *lbt_repro_names(void);
  * (data and tables are written all the same). */
 int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
 
+/* The number the paper states for claim `id` of data_dir/paper000_claims.csv
+ * (NULL: "data"), e.g. "table3_lm_balanced" = 18. LBT_EIO: no such file;
+ * LBT_EINVAL: no such claim, or a statement without a number. */
+int lbt_repro_claim_value(const char *data_dir, const char *id, double *value, lbt_err *e);
+
 #endif

@@ -236,6 +236,19 @@ int rp_claim_get(const lbt_repro_opts *o, const char *id, rp_claim *c, lbt_err *
 	return found ? LBT_OK : lbt_errf(e, LBT_EINVAL, "%s has no well-formed claim '%s'", path, id);
 }
 
+int lbt_repro_claim_value(const char *data_dir, const char *id, double *value, lbt_err *e)
+{
+	const lbt_repro_opts o = {.data_dir = data_dir};
+	rp_claim c;
+	int st = rp_claim_get(&o, id, &c, e);
+	if (st)
+		return st;
+	if (!c.has_value)
+		return lbt_errf(e, LBT_EINVAL, "claim '%s' is a statement without a number", id);
+	*value = c.value;
+	return LBT_OK;
+}
+
 void rp_md_claims_head(FILE *f)
 {
 	fputs("| claim | paper | ours | ours / paper | the paper says |\n|---|---:|---:|---:|---|\n", f);
