@@ -76,8 +76,9 @@ int lbt_bound_write_csv(const char *path, const lbt_bound_point *p, int64_t n, l
 int lbt_bound_write_json(const char *path, const char *method, const lbt_bound_stats *f,
                          const lbt_bound_point *p, int64_t n, lbt_err *e);
 /* STEM_d, STEM_k, STEM_ldiff (.dat .gp .png .svg): T/(D·K·Ldiff) against each,
- * the largest ratio per x and series, and the fitted c as a line. */
-int lbt_bound_plots(const char *stem, const lbt_bound_stats *f, const lbt_bound_point *p, int64_t n,
+ * the largest ratio per x and series, the envelope and the mean ratio as
+ * lines; a title on each only if titles. */
+int lbt_bound_plots(const char *stem, int titles, const lbt_bound_stats *f, const lbt_bound_point *p, int64_t n,
                     lbt_err *e);
 
 #endif

@@ -10,6 +10,7 @@ typedef struct {
 	const char *out_dir;  /* created if missing */
 	const char *data_dir; /* paper000_claims.csv, table3_lm_c5.csv, table3_nna.csv */
 	int quick;            /* small sizes only (seconds): for tests and a first look */
+	int titles;           /* put a title on each plot (default none: a paper has captions) */
 	int threads;          /* independent runs in parallel, one thread each (<= 0: all cores) */
 	const char *isa;      /* kernel target (NULL: auto) */
 	void (*note)(void *ctx, const char *line); /* progress, one line at a time; may be NULL */

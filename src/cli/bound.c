@@ -26,7 +26,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 static void help(void)
 {
-	printf("usage: lbtorus bound [--out DIR] [--from RESULTS.jsonl] [SWEEP OPTIONS]\n"
+	printf("usage: lbtorus bound [--out DIR] [--from RESULTS.jsonl] [--titles] [SWEEP OPTIONS]\n"
 	       "\n"
 	       "Check Theorem 3 of Henrich's Liquid model paper (1996): LM-C5 balances a\n"
 	       "D-dimensional K^D torus in T = O(D·K·Ldiff) steps. Runs a sweep over D, K and\n"
@@ -47,6 +47,8 @@ static void help(void)
 	       "  --out DIR          where the files go (default bound; created if missing)\n"
 	       "  --from FILE        analyse the records of FILE (e.g. a sweep's) instead of\n"
 	       "                     running; --method picks whose (default lm-c5)\n"
+	       "  --titles           put a title on each plot (default none: a paper's figure\n"
+	       "                     has a caption instead)\n"
 
 	       "%s\n"
 	       "The sweep's defaults here (they replace those above): --method lm-c5\n"
@@ -60,13 +62,13 @@ static void help(void)
 
 int cmd_bound(int argc, char **argv)
 {
-	enum { O_OUT = 256, O_FROM, O_HELP };
-	static const struct option opts[] = {
-		{"out", 1, 0, O_OUT}, {"from", 1, 0, O_FROM}, {"help", 0, 0, O_HELP}, CLI_SWEEP_OPTIONS, {0, 0, 0, 0}};
+	enum { O_OUT = 256, O_FROM, O_TITLES, O_HELP };
+	static const struct option opts[] = {{"out", 1, 0, O_OUT}, {"from", 1, 0, O_FROM}, {"titles", 0, 0, O_TITLES},
+	                                     {"help", 0, 0, O_HELP}, CLI_SWEEP_OPTIONS, {0, 0, 0, 0}};
 	cli_sweep c;
 	cli_sweep_init(&c);
 	const char *dir = "bound", *from = NULL;
-	int o, rc = 0;
+	int o, rc = 0, titles = 0;
 	opterr = 0;
 	optind = 1;
 	while (!rc && (o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -74,6 +76,8 @@ int cmd_bound(int argc, char **argv)
 			dir = optarg;
 		else if (o == O_FROM)
 			from = optarg;
+		else if (o == O_TITLES)
+			titles = 1;
 		else if (o == O_HELP) {
 			help();
 			lbt_spec_free(&c.cmd);
@@ -195,7 +199,7 @@ int cmd_bound(int argc, char **argv)
 	lbt_bound_describe(stdout, &f, "  ");
 	printf("  files               %s/bound.csv, %s/bound.json\n", dir, dir);
 	snprintf(path, sizeof path, "%s/bound", dir);
-	if ((st = lbt_bound_plots(path, &f, pts, n, &e))) {
+	if ((st = lbt_bound_plots(path, titles, &f, pts, n, &e))) {
 		fprintf(stderr, "lbtorus: plots: %s\n", e.msg);
 		rc = st == LBT_EUNSUP ? 0 : 1; /* without gnuplot the data files are still there */
 	} else

@@ -28,7 +28,7 @@ static void help(void)
 	       "                       optimal  2/(mu_min + mu_max) of the Laplacian spectrum, the alpha\n"
 	       "                                minimizing Cybenko's gamma (capped at 1/max_degree)\n"
 	       "  --lambda L         de, de-int: exchange parameter, 0 < L <= 1 (default 0.5:\n"
-	       "                     each pair balances exactly, seed 002 §4)\n"
+	       "                     each pair balances exactly, Cybenko 1989, §4)\n"
 	       "  --ca-k K           ca: Dickens's k >= 0 in 1/(max(y,n)+k) (default 1)\n");
 	printf("  --init SPEC        initial load (default worst:5):\n"
 	       "                       point:TOTAL    PE (0,...,0) holds TOTAL\n"
@@ -40,7 +40,7 @@ static void help(void)
 	       "                       file:F.npy     int32/int64 array of exactly the shape\n"
 	       "  --until C          stop criterion (default balanced):\n"
 	       "                       shared    every PE holds load (min > 0)\n"
-	       "                       balanced  max - min <= D (seed 000, Definition 2)\n"
+	       "                       balanced  max - min <= D (Henrich 1996, Definition 2)\n"
 	       "                       flat      max - min <= 1\n"
 	       "                       steps:N   exactly N steps\n"
 	       "                       rel:X     ||w - mean|| / ||w0 - mean|| <= X (e.g. rel:1e-6)\n"

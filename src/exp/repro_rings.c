@@ -225,18 +225,24 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 			y[0][m][i] = nan_if_never(jobs[m * np + i].balanced_shifts);
 			y[1][m][i] = nan_if_never(jobs[m * np + i].shared_shifts);
 		}
-		sa[m] = (lbt_series){label[m], x, y[0][m], np};
-		sb[m] = (lbt_series){label[m], x, y[1][m], np};
+		sa[m] = (lbt_series){.label = label[m], .x = x, .y = y[0][m], .n = np};
+		sb[m] = (lbt_series){.label = label[m], .x = x, .y = y[1][m], .n = np};
 	}
 	int c02_never = 1; /* say so in the title only if this run showed it */
 	for (int m = 0; m < 3; m++)
 		for (int i = 0; i < np; i++)
 			c02_never &= jobs[m * np + i].period > 0 && jobs[m * np + i].balanced_step < 0;
-	lbt_axes aa = {c02_never ? "Fig. 5(a): balancing in a ring, worst case c = 5 (LM-C0..C2 never balance)"
-	                         : "Fig. 5(a): balancing in a ring, worst case c = 5",
-	               "number of PEs P", "time until balanced T [shifts]", 1, 1};
-	lbt_axes ab = {"Fig. 5(b): sharing in a ring, worst case c = 5", "number of PEs P",
-	               "time until every PE holds load T [shifts]", 1, 1};
+	char na[200], nb[200], nta[300];
+	rp_mark_coinciding(sa, nm, na, sizeof na);
+	rp_mark_coinciding(sb, nm, nb, sizeof nb);
+	snprintf(nta, sizeof nta, "%s%s%s", na, *na && c02_never ? "; " : "",
+	         c02_never ? "LM-C0..C2 never balance" : "");
+	lbt_axes aa = {.title = "Fig. 5(a): balancing in a ring, worst case c = 5", .xlabel = "number of PEs P",
+	               .ylabel = "time until balanced T [shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
+	               .note = nta, .key = "top left"};
+	lbt_axes ab = {.title = "Fig. 5(b): sharing in a ring, worst case c = 5", .xlabel = "number of PEs P",
+	               .ylabel = "time until every PE holds load T [shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
+	               .note = nb, .key = "top left"};
 	int s1 = rp_plot(o, "fig5a", &aa, sa, nm, e);
 	if (s1 && s1 != LBT_EUNSUP)
 		return s1;
@@ -310,7 +316,7 @@ static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	if ((st = rp_path(o, "fig6.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
 		return st;
 	FILE *f = out.f;
-	fprintf(f, "# Fig. 6 of seed 000: NNA's iterations against P for initial loads c·P\n\n"
+	fprintf(f, "# Fig. 6 of Henrich (1996): NNA's iterations against P for initial loads c·P\n\n"
 	        "All c·P units on P0 of a ring of P PEs; NNA iterations until balanced, each curve\n"
 	        "divided by its value at P = %lld%s. Data: `fig6.csv`; plot: `fig6.png`.\n\n| P |",
 	        (long long)Pn, Pn == 512 ? " (as the paper does)" : " (--quick: the paper normalizes at 512)");
@@ -345,12 +351,13 @@ static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	char labels[MAXC][32];
 	for (int c = 0; c < nc; c++) {
 		snprintf(labels[c], sizeof labels[c], "NNA, c = %d", cs[c]);
-		s[c] = (lbt_series){labels[c], x, y[c], np};
+		s[c] = (lbt_series){.label = labels[c], .x = x, .y = y[c], .n = np};
 	}
 	char title[160];
 	snprintf(title, sizeof title, "Fig. 6: NNA iterations until balanced, normalized to 1 at P = %lld", (long long)Pn);
 	char ylabel[96];
 	snprintf(ylabel, sizeof ylabel, "NNA iterations / iterations at P = %lld [1]", (long long)Pn);
-	lbt_axes ax = {title, "number of PEs P", ylabel, 0, 0}; /* linear: the quadratic part shows as curvature */
+	/* linear: the quadratic part shows as curvature */
+	lbt_axes ax = {.title = title, .xlabel = "number of PEs P", .ylabel = ylabel, .intx = 1, .key = "top left"};
 	return rp_plot(o, "fig6", &ax, s, nc, e);
 }

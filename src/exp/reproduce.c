@@ -183,12 +183,54 @@ int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const
             lbt_err *e)
 {
 	char path[4096];
+	lbt_axes a = *ax;
+	if (!o->titles)
+		a.title = NULL;
 	int st = rp_path(o, stem, path, sizeof path, e);
 	if (!st)
-		st = lbt_plot(path, ax, s, ns, e);
+		st = lbt_plot(path, &a, s, ns, e);
 	if (st == LBT_EUNSUP)
 		rp_note(o, "%s", e->msg);
 	return st;
+}
+
+static int same_points(const lbt_series *a, const lbt_series *b)
+{
+	if (a->n != b->n || !a->n)
+		return 0;
+	int any = 0;
+	for (int64_t i = 0; i < a->n; i++) {
+		if (a->x[i] != b->x[i] || isfinite(a->y[i]) != isfinite(b->y[i]) ||
+		    (isfinite(a->y[i]) && a->y[i] != b->y[i]))
+			return 0;
+		any |= isfinite(a->y[i]);
+	}
+	return any;
+}
+
+void rp_mark_coinciding(lbt_series *s, int ns, char *note, size_t n)
+{
+	static const int marker[] = {6, 8, 4, 10, 12};
+	size_t len = 0;
+	note[0] = 0;
+	char taken[64] = {0};
+	for (int i = 0; i < ns && i < 64; i++) {
+		if (taken[i])
+			continue;
+		int k = 0;
+		for (int j = i + 1; j < ns && j < 64; j++) {
+			if (taken[j] || !same_points(&s[i], &s[j]))
+				continue;
+			taken[j] = 1;
+			if (!k++)
+				len += (size_t)snprintf(note + len, len < n ? n - len : 0, "%s%s", len ? "; " : "", s[i].label);
+			len += (size_t)snprintf(note + len, len < n ? n - len : 0, " = %s", s[j].label);
+			s[j].dash = 1 + k;
+			s[j].point = marker[(k - 1) % 5];
+		}
+	}
+	if (len && len < n)
+		snprintf(note + len, n - len, " (identical)");
 }
 
 static FILE *open_data(const lbt_repro_opts *o, const char *name, char *path, size_t n, lbt_err *e)

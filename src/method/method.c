@@ -77,7 +77,7 @@ static void ca_step(lbt_state *st, lbt_counts *c)
 }
 
 #define LM(n, what) \
-	{"lm-c" #n, "Liquid model, shift while " what, "seed 000, Table 1 (C" #n "), Definition 1", LBT_C##n, lm_step, 0, "", LBT_BOUNDED_TORUS}
+	{"lm-c" #n, "Liquid model, shift while " what, "Henrich 1996, Table 1 (C" #n "), Definition 1", LBT_C##n, lm_step, 0, "", LBT_BOUNDED_TORUS}
 
 static const lbt_method methods[] = {
 	LM(0, "L_i > 0"),
@@ -87,17 +87,17 @@ static const lbt_method methods[] = {
 	LM(4, "C2 holds and L_i >= L_{i+1}"),
 	LM(5, "L_i > 0 and L_i >= L_{i+1}"),
 	{"nna", "nearest-neighbour averaging, net flow L_i/(|Δi|+1) - L_j/(|Δj|+1), rightward rounded up",
-	 "seed 000, §2.3 eq. (3)/(5), fn. 3, §5", 0, nna_step, 0, "", LBT_UNBOUNDED},
+	 "Henrich 1996, §2.3 eq. (3)/(5), fn. 3, §5", 0, nna_step, 0, "", LBT_UNBOUNDED},
 	{"nna-def", "deficiency-based NNA: surplus over the local mean to lower neighbours, by deficiency",
-	 "seed 000, §2.3 eq. (4), §5 rounding", 0, nna_def_step, 0, "", LBT_UNBOUNDED},
-	{"fos", "first-order diffusion, real-valued loads", "seed 002, eq. (1)/(2)", 0, fos_step, 1, "--alpha", LBT_UNBOUNDED},
-	{"fos-int", "first-order diffusion, integer flows truncated towards zero", "seed 002, eq. (1)/(2)", 0,
+	 "Henrich 1996, §2.3 eq. (4), §5 rounding", 0, nna_def_step, 0, "", LBT_UNBOUNDED},
+	{"fos", "first-order diffusion, real-valued loads", "Cybenko 1989, eq. (1)/(2)", 0, fos_step, 1, "--alpha", LBT_UNBOUNDED},
+	{"fos-int", "first-order diffusion, integer flows truncated towards zero", "Cybenko 1989, eq. (1)/(2)", 0,
 	 fos_int_step, 0, "--alpha", LBT_BOUNDED},
-	{"de", "dimension exchange, real-valued loads", "seed 002, §4 (Theorem 4)", 0, de_step, 1, "--lambda", LBT_UNBOUNDED},
-	{"de-int", "dimension exchange, integer flows truncated towards zero", "seed 002, §4", 0, de_int_step, 0,
+	{"de", "dimension exchange, real-valued loads", "Cybenko 1989, §4 (Theorem 4)", 0, de_step, 1, "--lambda", LBT_UNBOUNDED},
+	{"de-int", "dimension exchange, integer flows truncated towards zero", "Cybenko 1989, §4", 0, de_int_step, 0,
 	 "--lambda", LBT_BOUNDED},
 	{"ca", "cellular-automaton diffusion, proportion 1/(max(y,n)+k), real-valued work",
-	 "seed 004, §4.0", 0, ca_step, 1, "--ca-k", LBT_UNBOUNDED},
+	 "Dickens 1992, §4.0", 0, ca_step, 1, "--ca-k", LBT_UNBOUNDED},
 };
 
 const lbt_method *const *lbt_methods(void)
