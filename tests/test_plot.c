@@ -115,3 +115,29 @@ Test(plot, script_draws_what_a_paper_figure_needs)
 	free(dat);
 	th_rm_tree(dir);
 }
+
+/* Every table also as LaTeX: a Markdown pipe table becomes a booktabs
+ * tabular with the separator row's alignment, special characters escaped,
+ * our mathematical characters as math, `code` and **bold** kept; text
+ * outside tables and a pipe line that is not a table are left out. */
+Test(latex, markdown_tables_become_booktabs)
+{
+	char dir[256], md[300], tex[300];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(md, sizeof md, "%s/t.md", dir);
+	snprintf(tex, sizeof tex, "%s/t.tex", dir);
+	FILE *f = fopen(md, "w");
+	fputs("# Fig. 5 & more\n\nSome text with 5 % and_underscores.\n\n"
+	      "| P | claim | ratio |\n|---:|---|:--:|\n| 8 | max − min ≤ 1, `nna` | **2.43** |\n"
+	      "| 16 | 50 % of T_x, \\| a # b | 1 |\n\n| not a table\n", f);
+	fclose(f);
+	lbt_err e;
+	cr_assert_eq(lbt_md_tables_to_latex(md, tex, &e), LBT_OK, "%s", e.msg);
+	char *t = th_read(tex, NULL);
+	cr_assert(strstr(t, "% Fig. 5 \\& more\n\\begin{tabular}{rlc}\n\\toprule\nP & claim & ratio \\\\\n\\midrule\n"), "%s", t);
+	cr_assert(strstr(t, "8 & max $-$ min $\\le$ 1, \\texttt{nna} & \\textbf{2.43} \\\\\n"), "%s", t);
+	cr_assert(strstr(t, "16 & 50 \\% of T\\_x, $|$ a \\# b & 1 \\\\\n\\bottomrule\n\\end{tabular}\n"), "%s", t);
+	cr_assert(!strstr(t, "Some text") && !strstr(t, "not a table"), "%s", t);
+	free(t);
+	th_rm_tree(dir);
+}

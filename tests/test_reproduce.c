@@ -121,6 +121,10 @@ Test(reproduce, fig5_shows_both_nna_rules_at_the_largest_p, .timeout = 120)
 	cr_assert(strstr(md, "**Which NNA the paper ran (our hypothesis).**"), "%s", md);
 	cr_assert(!strstr(md, "seed 000"), "no internal file names in user-facing text:\n%s", md);
 	free(md);
+	snprintf(path, sizeof path, "%s/r/fig5.tex", dir); /* every table also as LaTeX */
+	char *tex = th_read(path, NULL);
+	cr_assert(strstr(tex, "% The two NNA rules against LM at each P\n\\begin{tabular}{rrrrrr}\n\\toprule\n"), "%s", tex);
+	free(tex);
 	free(out), free(err);
 }
 

@@ -41,6 +41,7 @@ const char *lbt_status_name(int status);
 #include "lbtorus/method.h"
 #include "lbtorus/run.h"
 #include "lbtorus/plot.h"
+#include "lbtorus/latex.h"
 #include "lbtorus/reproduce.h"
 #include "lbtorus/search.h"
 #include "lbtorus/heatmap.h"

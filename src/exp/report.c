@@ -11,7 +11,8 @@
  * (from lbtorus bound), *.png plots (linked with their .svg), and *.md tables
  * other commands leave there (embedded, headings demoted three levels; not
  * README.md, not reports like this one, which start "# Results: "). The
- * output depends only on the records, not on their order in the file. */
+ * output depends only on the records, not on their order in the file. Its
+ * tables are also written as LaTeX beside it (report.tex). */
 #include <dirent.h>
 #include <libgen.h>
 #include <math.h>
@@ -458,6 +459,17 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	free_list(md, nmd);
 	free_list(jl, njl);
 	st = lbt_out_commit(&of, e);
+	if (!st && strcmp(out, "-")) { /* the tables also as LaTeX: report.md -> report.tex */
+		size_t n = strlen(out);
+		char *tex = malloc(n + 5);
+		if (!tex)
+			st = lbt_errf(e, LBT_ENOMEM, "no memory for the LaTeX file's name");
+		else {
+			snprintf(tex, n + 5, "%.*s.tex", (int)(n > 3 && !strcmp(out + n - 3, ".md") ? n - 3 : n), out);
+			st = lbt_md_tables_to_latex(out, tex, e);
+			free(tex);
+		}
+	}
 	free(idx);
 	free(rcopy);
 	free(ocopy);

@@ -389,5 +389,20 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6 or fig7", name);
 	if (differs)
 		*differs = d;
+	char md[4096], tex[4104];
+	lbt_err te;
+	if ((st == LBT_OK || st == LBT_EUNSUP) && !rp_path(o, name, md, sizeof md - 4, &te)) { /* NAME.md as LaTeX */
+		snprintf(tex, sizeof tex, "%s.tex", md);
+		strcat(md, ".md");
+		FILE *f = fopen(md, "r");
+		if (f) {
+			fclose(f);
+			int ts = lbt_md_tables_to_latex(md, tex, &te);
+			if (ts && st == LBT_OK) {
+				*e = te;
+				st = ts;
+			}
+		}
+	}
 	return st;
 }
