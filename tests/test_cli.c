@@ -202,3 +202,32 @@ Test(cli, demo_prints_the_paper_beside_ours, .timeout = 120)
 	free(out);
 	free(err);
 }
+
+/* The manual page and the bash completion are made from --help at build
+ * time: every command's help text is in the page, verbatim, and every
+ * option its help names completes. */
+Test(cli, man_page_and_completion_are_the_help_texts)
+{
+	const char *man = getenv("LBTORUS_MAN"), *comp = getenv("LBTORUS_COMPLETION");
+	cr_assert(man && comp, "LBTORUS_MAN and LBTORUS_COMPLETION are set by meson");
+	char *page = th_read(man, NULL), *bash = th_read(comp, NULL);
+	cr_assert(!strncmp(page, ".\\\" lbtorus(1)", 14) && strstr(page, "\n.TH LBTORUS 1 "), "%.200s", page);
+	static const char *const cmds[] = {"run", "demo", "info", "reproduce", "search", "bench", "sweep", "report", "bound"};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		char *out, head[64];
+		cr_assert_eq(th_cli(NULL, ARGS(cmds[i], "--help"), &out, NULL), 0);
+		char *nl = strchr(out, '\n');
+		snprintf(head, sizeof head, "\n.SS lbtorus %s\n.nf\n", cmds[i]);
+		const char *sec = strstr(page, head);
+		cr_assert(sec, "no section for %s", cmds[i]);
+		cr_assert(nl && !strncmp(sec + strlen(head), out, (size_t)(nl - out + 1)), "%s: the page's text is not --help's",
+		          cmds[i]);
+		snprintf(head, sizeof head, "        %s) opts=\"", cmds[i]);
+		cr_assert(strstr(bash, head), "no completion for %s", cmds[i]);
+		free(out);
+	}
+	cr_assert(strstr(page, "  --titles           put a title on each plot"), "bound's --titles in the page");
+	cr_assert(strstr(bash, "--titles --until --verify\" ;;"), "bound's options complete:\n%s", bash);
+	free(page);
+	free(bash);
+}
