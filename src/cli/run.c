@@ -101,7 +101,7 @@ static void picture(run_ctx *c, int64_t step)
 	if (c->snap_dir) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/step_%08lld.png", c->snap_dir, (long long)step);
-		if ((c->pic_status = lbt_heat_png(path, g, &c->heat, &c->pic_err)))
+		if ((c->pic_status = lbt_heat_png(path, g, &c->heat, step, &c->pic_err)))
 			return;
 		int32_t *dense = malloc((size_t)lbt_shape_pes(&g->shape) * sizeof *dense);
 		if (!dense) {
@@ -114,7 +114,7 @@ static void picture(run_ctx *c, int64_t step)
 		free(dense);
 	}
 	if (c->gif && !c->pic_status) {
-		lbt_heat_render(g, &c->heat, c->pixels);
+		lbt_heat_frame(g, &c->heat, step, c->pixels);
 		c->pic_status = lbt_gif_frame(c->gif, c->pixels, &c->pic_err);
 	}
 }
@@ -154,7 +154,7 @@ static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, cons
 		return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
 	if (anim) {
 		int64_t w, h;
-		lbt_heat_size(&st->grid, &c->heat, &w, &h);
+		lbt_heat_frame_size(&st->grid, &c->heat, &w, &h);
 		if (!(c->pixels = malloc((size_t)(w * h))))
 			return lbt_errf(e, LBT_ENOMEM, "no memory for %lldx%lld animation frames", (long long)w, (long long)h);
 		if ((s = lbt_gif_open(&c->gif, anim, w, h, (int)delay, e))) {
