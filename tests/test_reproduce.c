@@ -96,6 +96,7 @@ Test(reproduce, fig7_quick_writes_data_tables_and_plots, .timeout = 120)
 	/* §5 on Fig. 7(b): "only linear"; ours is far below, with its spread over seeds */
 	cr_assert(strstr(md, "far below linear: median over 10 seeds, min "), "%s", md);
 	cr_assert(!strstr(md, "at most linear"), "%s", md);
+	cr_assert(strstr(md, "| K | P | mean | 95 % CI of the mean | min | median | max |"), "a mean with its interval:\n%s", md);
 	free(md);
 	free(out), free(err);
 }

@@ -155,7 +155,8 @@ int cmd_bound(int argc, char **argv)
 	lbt_bound_stats f;
 	if (!st && lbt_bound_fit(pts, n, &f))
 		st = lbt_errf(&e, LBT_EINVAL, "no %s run in %s to fit: %lld with an idle PE at the start (outside Theorem "
-		              "3's premise), %lld stopped at --max-steps", method_copy, from, (long long)f.broken_n,
+		              "3's premise: every PE loaded, e.g. uniform:1:100 rather than uniform:0:100), %lld stopped at "
+		              "--max-steps", method_copy, from, (long long)f.broken_n,
 		              (long long)f.censored_n);
 	if (!st) {
 		snprintf(path, sizeof path, "%s/bound.csv", dir);

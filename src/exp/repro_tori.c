@@ -34,6 +34,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Two-sided 95 % quantile of Student's t, df = 1..10 (SEEDS - 1 = 9 here; beyond 10 the
+ * value at 10, which is on the safe side). */
+static double t95(int df)
+{
+	static const double q[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228};
+	return df < 1 ? NAN : df <= 10 ? q[df - 1] : q[9];
+}
+
 /* How a log-log slope compares with the paper's "linear". */
 static const char *linear_word(double sl)
 {
@@ -206,7 +214,8 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 			fputs("\n\n", f);
 		}
 	fprintf(f, "### (b) LM-C5 steps until balanced: spread over the %d seeds\n\n"
-	        "| K | P | mean | min | median | max |\n|---:|---:|---:|---:|---:|---:|\n", SEEDS);
+	        "The 95 %% confidence interval of the mean is mean ± t·s/√n (Student t, n − 1 degrees of freedom).\n\n"
+	        "| K | P | mean | 95 %% CI of the mean | min | median | max |\n|---:|---:|---:|---:|---:|---:|---:|\n", SEEDS);
 	for (int k = 0; k < nk; k++) {
 		double v[SEEDS];
 		int nv = 0;
@@ -214,9 +223,16 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 			if (jobs[1][5][k][s].balanced_step >= 0)
 				v[nv++] = (double)jobs[1][5][k][s].balanced_step;
 		qsort(v, (size_t)nv, sizeof *v, cmp_double);
+		double mean = 0, ss = 0;
+		for (int i = 0; i < nv; i++)
+			mean += v[i] / nv;
+		for (int i = 0; i < nv; i++)
+			ss += (v[i] - mean) * (v[i] - mean);
+		double half = nv > 1 ? t95(nv - 1) * sqrt(ss / (nv - 1) / nv) : NAN;
 		if (nv)
-			fprintf(f, "| %lld | %lld | %.1f | %.0f | %.1f | %.0f |\n", (long long)Ks[k], (long long)(Ks[k] * Ks[k]),
-			        y[1][1][5][k], v[0], nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]), v[nv - 1]);
+			fprintf(f, "| %lld | %lld | %.1f | %.1f–%.1f | %.0f | %.1f | %.0f |\n", (long long)Ks[k],
+			        (long long)(Ks[k] * Ks[k]), mean, mean - half, mean + half, v[0],
+			        nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]), v[nv - 1]);
 	}
 	fputs("\n## The paper's statements beside ours\n\n", f);
 	rp_md_claims_head(f);
