@@ -201,7 +201,8 @@ static int list(const char *dir, const char *suffix, char ***out)
 		(*out)[n++] = strdup(de->d_name);
 	}
 	closedir(d);
-	qsort(*out, (size_t)n, sizeof **out, cmp_name);
+	if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(*out, (size_t)n, sizeof **out, cmp_name);
 	return n;
 }
 
