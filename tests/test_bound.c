@@ -1,4 +1,4 @@
-/* test_bound.c — seed 000's Theorem 3 columns and fit, checked by hand.
+/* test_bound.c — Henrich's (1996) Theorem 3 columns and fit, checked by hand.
  * Every expected number below is derived in the comment beside it from the
  * definitions in README.md: D counts axes with extent >= 2, K is the largest
  * extent, Ldiff = max - min of the initial load, L̄ = total / P,

@@ -1,4 +1,4 @@
-/* test_reproduce.c — `lbtorus reproduce`: Table 3 of seed 000 comes out
+/* test_reproduce.c — `lbtorus reproduce`: Table 3 of Henrich (1996) comes out
  * exactly as printed, a wrong transcription is caught, and the figures
  * write their data, tables and pictures. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* reproduce.h — seed 000's simulations (Table 3, Fig. 5, 6, 7) as commands:
+/* reproduce.h — Henrich's (1996) simulations (Table 3, Fig. 5, 6, 7) as commands:
  * each writes its data (CSV), plots (PNG + SVG through gnuplot) and a
  * Markdown table putting the paper's stated results beside ours. */
 #ifndef LBTORUS_REPRODUCE_H

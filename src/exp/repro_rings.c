@@ -1,4 +1,4 @@
-/* repro_rings.c — `lbtorus reproduce fig5|fig6`: seed 000's ring
+/* repro_rings.c — `lbtorus reproduce fig5|fig6`: Henrich's (1996) ring
  * simulations. Fig. 5: the worst case (c = 5 units per PE, all on P0),
  * shifts until shared and until balanced for LM-C0..C5 and NNA against P.
  * Fig. 6: NNA's iterations until balanced against P for several initial

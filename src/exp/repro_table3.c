@@ -1,4 +1,4 @@
-/* repro_table3.c — `lbtorus reproduce table3`: seed 000's Table 3, a ring of
+/* repro_table3.c — `lbtorus reproduce table3`: Henrich's (1996) Table 3, a ring of
  * eight PEs with 16 load units on P0, LM-C5 step by step and (when built in)
  * NNA iteration by iteration, compared value for value with the paper.
  *

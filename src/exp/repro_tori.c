@@ -1,4 +1,4 @@
-/* repro_tori.c — `lbtorus reproduce fig7`: seed 000's Fig. 7, the Liquid
+/* repro_tori.c — `lbtorus reproduce fig7`: Henrich's (1996) Fig. 7, the Liquid
  * model on square 2-D tori K x K up to the MasPar's 128 x 128.
  * (a) the worst case: c = 5 units per PE, all on PE (0, 0);
  * (b) i.i.d. uniform loads in 0..100 (ten seeds: mean, min and max reported).
