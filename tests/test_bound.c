@@ -1,4 +1,4 @@
-/* test_bound.c — seed 000's Theorem 3 columns and fit, checked by hand.
+/* test_bound.c — Henrich's (1996) Theorem 3 columns and fit, checked by hand.
  * Every expected number below is derived in the comment beside it from the
  * definitions in README.md: D counts axes with extent >= 2, K is the largest
  * extent, Ldiff = max - min of the initial load, L̄ = total / P,
@@ -92,7 +92,7 @@ Test(theorem3, record_bound_columns_hand_checked)
 static lbt_bound_point pt(int d, int64_t k, int64_t ldiff, int64_t t)
 {
 	lbt_bound_point p = {.method = "lm-c5", .shape = "-", .init = "-", .key = "-", .d = d, .k = k,
-	                     .ldiff = ldiff, .t = t, .t_shifts = d * t, .dkl = d * k * ldiff};
+	                     .ldiff = ldiff, .t = t, .t_shifts = d * t, .dkl = d * k * ldiff, .all_loaded = 1};
 	p.ratio = (double)t / (double)p.dkl;
 	return p;
 }
@@ -102,21 +102,39 @@ static lbt_bound_point pt(int d, int64_t k, int64_t ldiff, int64_t t)
 Test(theorem3, fitted_constant_hand_checked)
 {
 	/* D·K·Ldiff = 80, 160, 320 with T = 8, 32, 96: ratios 0.1, 0.2, 0.3.
-	 * Least squares on relative residuals: c = mean ratio = 0.2; envelope 0.3
-	 * (the third point); median 0.2; rms of (r − c)/c = sqrt((0.25 + 0 + 0.25)/3).
-	 * Plain least squares: (80·8 + 160·32 + 320·96)/(80² + 160² + 320²)
-	 * = 36480/134400 = 0.271428571... Shifts: D = 1, the same c. */
-	lbt_bound_point p[] = {pt(1, 8, 10, 8), pt(1, 8, 20, 32), pt(1, 8, 40, 96)};
+	 * The mean of the ratios (least squares on relative residuals): c = 0.2;
+	 * its 95 % interval: sd 0.1, t(2 df) = 4.303, so 0.2 ± 4.303·0.1/√3;
+	 * envelope 0.3 (the third point); quartiles (linear interpolation)
+	 * 0.15, 0.2, 0.25; rms of (r − c)/c = sqrt((0.25 + 0 + 0.25)/3).
+	 * Ordinary least squares: (80·8 + 160·32 + 320·96)/(80² + 160² + 320²)
+	 * = 36480/134400 = 0.271428571...; shifts: D = 1, the same c.
+	 * Two more runs stay out of the fit: one with an idle PE at the start
+	 * (Theorem 3's premise broken; ratio 0.9) and one censored at its cap
+	 * (T > 50: ratio > 0.625). */
+	lbt_bound_point p[] = {pt(1, 8, 10, 8), pt(1, 8, 20, 32), pt(1, 8, 40, 96), pt(1, 8, 10, 72), pt(1, 8, 10, 50)};
+	p[3].all_loaded = 0;
+	p[4].censored = 1;
 	lbt_bound_stats f;
-	cr_assert_eq(lbt_bound_fit(p, 3, &f), 0);
+	cr_assert_eq(lbt_bound_fit(p, 5, &f), 0);
+	cr_assert_eq(f.n, 3);
 	NEAR(f.c, 0.2);
+	NEAR(f.c_lo95, 0.2 - 4.303 * 0.1 / sqrt(3));
+	NEAR(f.c_hi95, 0.2 + 4.303 * 0.1 / sqrt(3));
 	NEAR(f.c_shifts, 0.2);
 	NEAR(f.c_abs, 36480.0 / 134400.0);
 	NEAR(f.max_ratio, 0.3);
 	cr_assert_eq(f.argmax, 2);
+	NEAR(f.q1_ratio, 0.15);
 	NEAR(f.median_ratio, 0.2);
+	NEAR(f.q3_ratio, 0.25);
 	NEAR(f.min_ratio, 0.1);
 	NEAR(f.rms_rel, sqrt(0.5 / 3));
+	cr_assert_eq(f.broken_n, 1);
+	NEAR(f.broken_max_ratio, 0.9);
+	cr_assert_eq(f.censored_n, 1);
+	NEAR(f.censored_max_ratio, 0.625);
+	/* Nothing to fit when every run is outside the premise. */
+	cr_assert_eq(lbt_bound_fit(p + 3, 2, &f), LBT_EINVAL);
 
 	/* T = D · K^0.5 · Ldiff exactly: the power law recovers exponents 1, 0.5, 1,
 	 * log a = 0 and R² = 1. */
@@ -135,6 +153,33 @@ Test(theorem3, fitted_constant_hand_checked)
 	NEAR(f.pl, 1.5);
 	cr_assert_eq(f.pd, 0);
 	cr_assert_eq(f.pk, 0);
+}
+
+/* An exponent fitted on a variable that barely varies is not a finding:
+ * T = L^3.5 over L = 10..13 (a span of 1.3) fits "Ldiff^3.50, R² 1" and is
+ * flagged; over L = 4..64 (a span of 16) it is not. */
+Test(theorem3, warns_when_a_fitted_variable_spans_less_than_4)
+{
+	lbt_bound_point s[] = {pt(2, 8, 10, 3162), pt(2, 8, 12, 5986), pt(2, 8, 13, 7921)};
+	lbt_bound_stats f;
+	cr_assert_eq(lbt_bound_fit(s, 3, &f), 0);
+	NEAR(f.span_l, 1.3);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	lbt_bound_describe(m, &f, "  ");
+	fclose(m);
+	cr_assert(strstr(buf, "  warning: Ldiff spans only a factor 1.3 in the fitted runs (< 4): its exponent 3.50 is not "
+	                      "determined by these runs\n"), "%s", buf);
+	free(buf);
+	lbt_bound_point w[] = {pt(2, 8, 4, 8), pt(2, 8, 16, 64), pt(2, 8, 64, 512)};
+	cr_assert_eq(lbt_bound_fit(w, 3, &f), 0);
+	m = open_memstream(&buf, &len);
+	lbt_bound_describe(m, &f, "  ");
+	fclose(m);
+	cr_assert(!strstr(buf, "warning"), "%s", buf);
+	cr_assert(strstr(buf, "Ldiff^1.50: on average over these runs T grows faster than the bound's Ldiff^1"), "%s", buf);
+	free(buf);
 }
 
 Test(theorem3, points_come_only_from_symmetric_tori)
@@ -179,13 +224,17 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	int rc = th_cli(NULL, ARGS("bound", "--out", out, "--shape", "ring:8..16*2,4x4", "--init", "worst:1,uniform:1:8",
 	                           "--seed", "1"), &so, &se);
 	cr_assert_eq(rc, 0, "bound: %s", se);
-	cr_assert(strstr(so, "least-squares fit"), "%s", so);
-	/* Ring of 8, worst:1: sharing and balance after P − 1 = 7 steps (seed 000,
-	 * §5); Ldiff = 8, D·K·Ldiff = 64: ratio 7/64 = 0.109375. */
+	cr_assert(strstr(so, "c, mean of ratios   T ~ "), "%s", so);
+	cr_assert(strstr(so, "c, OLS              T ~ "), "%s", so);
+	cr_assert(strstr(so, "outside the premise 3 runs with an idle PE at the start"), "%s", so);
+	/* Ring of 8, worst:1: sharing and balance after P − 1 = 7 steps (Henrich
+	 * 1996, §5); Ldiff = 8, D·K·Ldiff = 64: ratio 7/64 = 0.109375; PEs 1..7
+	 * idle at the start: outside the premise, not fitted. */
 	snprintf(p, sizeof p, "%s/bound.csv", out);
 	char *csv = th_read(p, NULL);
-	cr_assert(!strncmp(csv, "method,shape,d,k,pes,init,seed,all_loaded,ldiff,balanced_step,balanced_shifts,dkl,ratio,", 88), "%s", csv);
-	cr_assert(strstr(csv, "\nlm-c5,8,1,8,8,worst:1,1,0,8,7,7,64,0.109375,6,"), "%s", csv);
+	const char *head = "method,shape,d,k,pes,init,seed,all_loaded,censored,ldiff,balanced_step,balanced_shifts,dkl,ratio,";
+	cr_assert(!strncmp(csv, head, strlen(head)), "%s", csv);
+	cr_assert(strstr(csv, "\nlm-c5,8,1,8,8,worst:1,1,0,0,8,7,7,64,0.109375,6,"), "%s", csv);
 	int rows = 0;
 	for (char *c = csv; *c; c++)
 		rows += *c == '\n';
@@ -195,9 +244,12 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	lbt_err e;
 	char *js = th_read(p, NULL);
 	cr_assert_eq(lbt_jobj_parse(&o, js, &e), 0, "%s", e.msg);
-	cr_assert_eq(num(&o, "points"), 6);
-	cr_assert_geq(num(&o, "c_envelope"), 0.109375);
+	cr_assert_eq(num(&o, "points"), 3);
+	cr_assert_eq(num(&o, "premise_broken_points"), 3);
+	cr_assert_geq(num(&o, "premise_broken_max_ratio"), 0.109375);
+	cr_assert_eq(num(&o, "censored_points"), 0);
 	cr_assert_geq(num(&o, "c_envelope"), num(&o, "c_fit"));
+	cr_assert_leq(num(&o, "c_fit_ci95_lo"), num(&o, "c_fit"));
 	cr_assert_eq(num(&o, "runs_below_lower_bound"), 0);
 	cr_assert_eq(num(&o, "worst_ratio"), num(&o, "c_envelope"));
 	for (const char *const *s = (const char *const[]){"_d", "_k", "_ldiff", NULL}; *s; s++)
@@ -210,6 +262,43 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	free(js);
 	free(so);
 	free(se);
+	th_rm_tree(dir);
+}
+
+/* A run stopped at --max-steps is censored (T > cap): in bound.csv with
+ * censored = 1 and the steps run, out of the fit, said in the output. Ring
+ * of 8, worst:1 and uniform:1:8 need more than 5 steps; 4x4 uniform:1:8
+ * seed 1 balances within 5. */
+Test(bound, runs_at_the_step_cap_are_censored_not_dropped, .timeout = 120)
+{
+	char dir[64], out[128], p[160];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/b", dir);
+	char *so, *se;
+	int rc = th_cli(NULL, ARGS("bound", "--out", out, "--shape", "8", "--init", "uniform:1:8", "--seed", "1",
+	                           "--max-steps", "5"), &so, &se);
+	cr_assert_eq(rc, 2, "nothing to fit: exit 2; %s", se);
+	cr_assert(strstr(se, "1 stopped at --max-steps"), "%s", se);
+	free(so), free(se);
+	rc = th_cli(NULL, ARGS("bound", "--out", out, "--shape", "8,4x4", "--init", "uniform:1:8", "--seed", "1",
+	                       "--max-steps", "5"), &so, &se);
+	cr_assert_eq(rc, 0, "%s", se);
+	cr_assert(strstr(so, "censored            1 runs stopped at --max-steps before balanced (T > cap)"), "%s", so);
+	snprintf(p, sizeof p, "%s/bound.csv", out);
+	char *csv = th_read(p, NULL);
+	cr_assert(strstr(csv, "\nlm-c5,8,1,8,8,uniform:1:8,1,1,1,7,5,5,56,"), "%s", csv);
+	snprintf(p, sizeof p, "%s/bound.json", out);
+	char *js = th_read(p, NULL);
+	lbt_jobj o = {0};
+	lbt_err e;
+	cr_assert_eq(lbt_jobj_parse(&o, js, &e), 0, "%s", e.msg);
+	cr_assert_eq(num(&o, "points"), 1);
+	cr_assert_eq(num(&o, "censored_points"), 1);
+	NEAR(num(&o, "censored_max_ratio_lower"), 5.0 / 56);
+	const lbt_jfield *lo = lbt_jobj_get(&o, "c_fit_ci95_lo");
+	cr_assert(lo && lo->type == LBT_JNULL, "one run has no interval: null");
+	lbt_jobj_free(&o);
+	free(csv), free(js), free(so), free(se);
 	th_rm_tree(dir);
 }
 

@@ -172,6 +172,26 @@ Test(cli, summary_trace_and_exit_codes)
 	th_rm_tree(dir);
 }
 
+/* Facts in one place: the demo's paper column comes from data/, not from
+ * code. A copy whose Table 3 claim says 99 instead of 18 shows 99. */
+Test(cli, demo_reads_the_papers_numbers_from_data, .timeout = 120)
+{
+	char dir[256], cmd[1200];
+	th_tmpdir(dir, sizeof dir);
+	const char *src = getenv("LBTORUS_DATA") ? getenv("LBTORUS_DATA") : "data";
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/d && cp %s/*.csv %s/d/ && "
+	         "sed -i 's/^table3_lm_balanced,\\(.*\\),18,/table3_lm_balanced,\\1,99,/' %s/d/paper000_claims.csv",
+	         dir, src, dir, dir);
+	cr_assert(!system(cmd));
+	char *out, *err;
+	cr_assert_eq(th_cli(dir, ARGS("demo", "--quiet", "--data", "d"), &out, &err), 0, "%s", err);
+	long long ours, paper;
+	const char *p = strstr(out, "steps to balanced (max-min <= D)");
+	cr_assert(p && sscanf(p + 32, "%lld %lld", &ours, &paper) == 2 && ours == 18 && paper == 99, "%s", out);
+	free(out);
+	free(err);
+}
+
 /* The headline demo puts seed 000's numbers beside ours: Table 3's ring
  * (LM-C5 shares at 7, balances at 18; NNA balances after 24 shifts), and on
  * the 128x128 worst case the measured steps respect both bounds:
@@ -194,4 +214,33 @@ Test(cli, demo_prints_the_paper_beside_ours, .timeout = 120)
 	cr_assert(strstr(out, "to balanced ceil((Lmax-|mean|-D)/D)      40957"), "%s", out);
 	free(out);
 	free(err);
+}
+
+/* The manual page and the bash completion are made from --help at build
+ * time: every command's help text is in the page, verbatim, and every
+ * option its help names completes. */
+Test(cli, man_page_and_completion_are_the_help_texts)
+{
+	const char *man = getenv("LBTORUS_MAN"), *comp = getenv("LBTORUS_COMPLETION");
+	cr_assert(man && comp, "LBTORUS_MAN and LBTORUS_COMPLETION are set by meson");
+	char *page = th_read(man, NULL), *bash = th_read(comp, NULL);
+	cr_assert(!strncmp(page, ".\\\" lbtorus(1)", 14) && strstr(page, "\n.TH LBTORUS 1 "), "%.200s", page);
+	static const char *const cmds[] = {"run", "demo", "info", "reproduce", "search", "bench", "sweep", "report", "bound"};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		char *out, head[64];
+		cr_assert_eq(th_cli(NULL, ARGS(cmds[i], "--help"), &out, NULL), 0);
+		char *nl = strchr(out, '\n');
+		snprintf(head, sizeof head, "\n.SS lbtorus %s\n.nf\n", cmds[i]);
+		const char *sec = strstr(page, head);
+		cr_assert(sec, "no section for %s", cmds[i]);
+		cr_assert(nl && !strncmp(sec + strlen(head), out, (size_t)(nl - out + 1)), "%s: the page's text is not --help's",
+		          cmds[i]);
+		snprintf(head, sizeof head, "        %s) opts=\"", cmds[i]);
+		cr_assert(strstr(bash, head), "no completion for %s", cmds[i]);
+		free(out);
+	}
+	cr_assert(strstr(page, "  --titles           put a title on each plot"), "bound's --titles in the page");
+	cr_assert(strstr(bash, "--titles --until --verify\" ;;"), "bound's options complete:\n%s", bash);
+	free(page);
+	free(bash);
 }

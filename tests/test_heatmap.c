@@ -33,7 +33,7 @@ Test(heatmap, png_is_last_extent_wide_and_first_extent_high_times_zoom)
 	char dir[256], path[300];
 	th_tmpdir(dir, sizeof dir);
 	snprintf(path, sizeof path, "%s/h.png", dir);
-	cr_assert_eq(lbt_heat_png(path, &st.grid, &h, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_heat_png(path, &st.grid, &h, -1, &e), LBT_OK, "%s", e.msg); /* the bare map */
 	unsigned w, ht;
 	png_size(path, &w, &ht);
 	cr_assert_eq(w, 30);
@@ -52,8 +52,8 @@ Test(heatmap, idle_is_black_and_the_scale_saturates)
 	lbt_heat_render(&st.grid, &h, px);
 	cr_assert_eq(px[0], 0, "load 0: black");
 	cr_assert_eq(px[1], 1, "load 1: the bottom of the ramp");
-	cr_assert_eq(px[2], 255, "load hi: the top");
-	cr_assert_eq(px[3], 255, "above hi: the top");
+	cr_assert_eq(px[2], LBT_HEAT_TOP, "load hi: the top");
+	cr_assert_eq(px[3], LBT_HEAT_TOP, "above hi: the top");
 	uint8_t rgb[256][3];
 	lbt_heat_palette(rgb);
 	cr_assert(!rgb[0][0] && !rgb[0][1] && !rgb[0][2]);
@@ -84,8 +84,18 @@ Test(heatmap, run_writes_snapshots_and_an_animation)
 	unsigned w, h;
 	snprintf(path, sizeof path, "%s/s/step_00000000.png", dir);
 	png_size(path, &w, &h);
-	cr_assert_eq(w, 20);
-	cr_assert_eq(h, 12);
+	lbt_state st; /* snapshots and frames are framed: the map (20x12 at zoom 2) with axes and a colour bar */
+	th_open(&st, "6x10", NULL, "lm-c5", "worst:3", NULL);
+	lbt_heat hh;
+	lbt_err he;
+	cr_assert_eq(lbt_heat_default(&hh, &st.grid, &he), LBT_OK);
+	hh.zoom = 2;
+	int64_t fw, fh;
+	lbt_heat_frame_size(&st.grid, &hh, &fw, &fh);
+	lbt_state_close(&st);
+	cr_assert(fw > 20 && fh > 12);
+	cr_assert_eq(w, fw);
+	cr_assert_eq(h, fh);
 	snprintf(path, sizeof path, "%s/s/step_%08ld.npy", dir, steps); /* the last state is always taken */
 	lbt_shape s;
 	lbt_err e;
@@ -111,13 +121,52 @@ Test(heatmap, run_writes_snapshots_and_an_animation)
 	unsigned char head[10], last = 0;
 	cr_assert_eq(fread(head, 1, 10, f), 10);
 	cr_assert(!memcmp(head, "GIF89a", 6));
-	cr_assert_eq(head[6] | head[7] << 8, 20);
-	cr_assert_eq(head[8] | head[9] << 8, 12);
+	cr_assert_eq(head[6] | head[7] << 8, fw, "GIF frames are the framed pictures");
+	cr_assert_eq(head[8] | head[9] << 8, fh);
 	fseek(f, -1, SEEK_END);
 	cr_assert_eq(fread(&last, 1, 1, f), 1);
 	cr_assert_eq(last, 0x3B, "GIF trailer");
 	fclose(f);
 	free(out), free(err);
+}
+
+/* A picture that stands alone: the bare map sits whole inside the frame,
+ * the frame shows the step (two steps give two different pictures of the
+ * same size, differing only above the map), and holds the colour bar's
+ * idle black and top colour, the white background and the ink. */
+Test(heatmap, frame_shows_the_map_the_step_and_a_colour_bar)
+{
+	lbt_state st;
+	th_open(&st, "6x10", NULL, "lm-c5", "uniform:1:4", NULL);
+	lbt_heat h = {.hi = 5, .zoom = 3};
+	uint8_t map[30 * 18];
+	lbt_heat_render(&st.grid, &h, map);
+	int64_t w, ht;
+	lbt_heat_frame_size(&st.grid, &h, &w, &ht);
+	uint8_t *a = malloc((size_t)(w * ht)), *b = malloc((size_t)(w * ht));
+	lbt_heat_frame(&st.grid, &h, 7, a);
+	lbt_heat_frame(&st.grid, &h, 8, b);
+	int64_t at = -1;
+	for (int64_t y = 0; y + 18 <= ht && at < 0; y++)
+		for (int64_t x = 0; x + 30 <= w && at < 0; x++) {
+			int same = 1;
+			for (int r = 0; r < 18 && same; r++)
+				same = !memcmp(a + (y + r) * w + x, map + r * 30, 30);
+			if (same)
+				at = y;
+		}
+	cr_assert_geq(at, 1, "the map is inside the frame, below the step label");
+	int64_t first = -1;
+	for (int64_t i = 0; i < w * ht && first < 0; i++)
+		if (a[i] != b[i])
+			first = i;
+	cr_assert(first >= 0 && first / w < at, "step 7 and step 8 differ, above the map (row %lld)", (long long)(first / w));
+	int seen[256] = {0};
+	for (int64_t i = 0; i < w * ht; i++)
+		seen[a[i]] = 1;
+	cr_assert(seen[0] && seen[LBT_HEAT_TOP] && seen[LBT_HEAT_WHITE] && seen[LBT_HEAT_INK]);
+	free(a), free(b);
+	lbt_state_close(&st);
 }
 
 /* An independent LZW decoder (GIF89a spec, appendix F) for the frames. */
@@ -189,8 +238,12 @@ Test(gif, frames_decode_to_the_rendered_heat_maps)
 	lbt_state st;
 	th_open(&st, "40x50", NULL, "lm-c5", "uniform:0:400", NULL); /* many colours: the LZW table fills and resets */
 	lbt_heat h = {.hi = 300, .zoom = 1};
-	enum { W = 50, H = 40, N = W * H };
-	static uint8_t want[3][N], got[N];
+	int64_t W, H; /* a frame: the map with its step label, axes and colour bar */
+	lbt_heat_frame_size(&st.grid, &h, &W, &H);
+	const int64_t N = W * H;
+	uint8_t *want[3], *got = malloc((size_t)N);
+	for (int f = 0; f < 3; f++)
+		want[f] = malloc((size_t)N);
 	char dir[256], path[300];
 	th_tmpdir(dir, sizeof dir);
 	snprintf(path, sizeof path, "%s/a.gif", dir);
@@ -198,8 +251,8 @@ Test(gif, frames_decode_to_the_rendered_heat_maps)
 	lbt_err e;
 	cr_assert_eq(lbt_anim_open(&a, path, &st.grid, &h, 8, &e), LBT_OK, "%s", e.msg);
 	for (int f = 0; f < 3; f++) {
-		lbt_heat_render(&st.grid, &h, want[f]);
-		cr_assert_eq(lbt_anim_frame(a, &st.grid, &e), LBT_OK, "%s", e.msg);
+		lbt_heat_frame(&st.grid, &h, f, want[f]);
+		cr_assert_eq(lbt_anim_frame(a, &st.grid, f, &e), LBT_OK, "%s", e.msg);
 		lbt_counts c = {0};
 		st.method->step(&st, &c);
 	}
@@ -228,4 +281,7 @@ Test(gif, frames_decode_to_the_rendered_heat_maps)
 		frames++;
 	}
 	cr_assert_eq(frames, 3);
+	for (int f = 0; f < 3; f++)
+		free(want[f]);
+	free(got);
 }

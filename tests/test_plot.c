@@ -7,10 +7,13 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "out/latex.h"
 
 static const double xs[] = {8, 16, 32, 64}, ya[] = {7, 15, 31, 63}, yb[] = {2, NAN, 8, 16};
-static const lbt_series two[] = {{"LM-C5 sharing", xs, ya, 4}, {"NNA (with a gap)", xs, yb, 4}};
-static const lbt_axes axes = {"Paper's 'Fig. 5' test", "PEs P", "time T [shifts]", 1, 1};
+static const lbt_series two[] = {{.label = "LM-C5 sharing", .x = xs, .y = ya, .n = 4},
+                                 {.label = "NNA (with a gap)", .x = xs, .y = yb, .n = 4}};
+static const lbt_axes axes = {.title = "Paper's 'Fig. 5' test", .xlabel = "PEs P", .ylabel = "time T [shifts]",
+                              .logx = 1, .logy = 1};
 
 static long file_head(const char *path, unsigned char *buf, size_t n)
 {
@@ -68,7 +71,74 @@ Test(plot, without_gnuplot_says_so_and_still_writes_data_and_script)
 Test(plot, refuses_a_plot_with_no_points)
 {
 	static const double neg[] = {-1, 0};
-	lbt_series s = {"nothing on a log axis", neg, neg, 2};
+	lbt_series s = {.label = "nothing on a log axis", .x = neg, .y = neg, .n = 2};
 	lbt_err e;
 	cr_assert_eq(lbt_plot("/tmp/never", &axes, &s, 1, &e), LBT_EINVAL);
+}
+
+/* What a paper's figure needs, in the script a reader can edit: no title
+ * unless asked, integer ticks on a counting axis (the P values themselves
+ * on a log axis), a reference line without markers, states drawn as
+ * steps, error bars from a spread, dashes for a curve hidden under another,
+ * a note, and the legend inside the plot. */
+Test(plot, script_draws_what_a_paper_figure_needs)
+{
+	static const double lo[] = {6, 14, 30, 60}, hi[] = {8, 16, 33, 66};
+	const lbt_series s[] = {
+		{.label = "mean over seeds", .x = xs, .y = ya, .n = 4, .lo = lo, .hi = hi},
+		{.label = "level c", .x = xs, .y = ya, .n = 4, .draw = LBT_DRAW_LINE},
+		{.label = "NNA iterations", .x = xs, .y = ya, .n = 4, .draw = LBT_DRAW_STEPS, .dash = 2},
+		{.label = "paper", .x = xs, .y = ya, .n = 4, .draw = LBT_DRAW_MARKS, .colour = 2, .point = 6},
+	};
+	lbt_axes ax = {.xlabel = "number of PEs P", .ylabel = "T [shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
+	               .note = "C3 = C4 (identical)", .key = "bottom right"};
+	char dir[256], stem[300], p[320];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(stem, sizeof stem, "%s/fig", dir);
+	setenv("LBTORUS_GNUPLOT", "/nonexistent/gnuplot", 1); /* the script is what is checked */
+	lbt_err e;
+	cr_assert_eq(lbt_plot(stem, &ax, s, 4, &e), LBT_EUNSUP);
+	snprintf(p, sizeof p, "%s.gp", stem);
+	char *gp = th_read(p, NULL);
+	cr_assert(!strstr(gp, "set title"), "no title unless asked:\n%s", gp);
+	cr_assert(strstr(gp, "set xtics (8, 16, 32, 64)\n"), "%s", gp);
+	cr_assert(strstr(gp, "set format y '%.0f'\n"), "%s", gp);
+	cr_assert(strstr(gp, "using 1:2:3:4 title 'mean over seeds' with yerrorlines"), "%s", gp);
+	cr_assert(strstr(gp, "title 'level c' with lines lt 2 lw 1.5,"), "a line without markers:\n%s", gp);
+	cr_assert(strstr(gp, "title 'NNA iterations' with steps lt 3 lw 2 dt 2,"), "%s", gp);
+	cr_assert(strstr(gp, "title 'paper' with points lt 2 pt 6"), "%s", gp);
+	cr_assert(strstr(gp, "set label 1 'C3 = C4 (identical)'"), "%s", gp);
+	cr_assert(strstr(gp, "set key inside bottom right"), "%s", gp);
+	free(gp);
+	snprintf(p, sizeof p, "%s.dat", stem);
+	char *dat = th_read(p, NULL);
+	cr_assert(strstr(dat, "\n8 7 6 8\n16 15 14 16\n"), "error-bar columns x y lo hi:\n%s", dat);
+	free(dat);
+	th_rm_tree(dir);
+}
+
+/* Every table also as LaTeX: a Markdown pipe table becomes a booktabs
+ * tabular with the separator row's alignment, special characters escaped,
+ * our mathematical characters as math, `code` and **bold** kept; text
+ * outside tables and a pipe line that is not a table are left out. */
+Test(latex, markdown_tables_become_booktabs)
+{
+	char dir[256], md[300], tex[300];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(md, sizeof md, "%s/t.md", dir);
+	snprintf(tex, sizeof tex, "%s/t.tex", dir);
+	FILE *f = fopen(md, "w");
+	fputs("# Fig. 5 & more\n\nSome text with 5 % and_underscores.\n\n"
+	      "| P | claim | ratio |\n|---:|---|:--:|\n| 8 | max − min ≤ 1, `nna` | **2.43** |\n"
+	      "| 16 | 50 % of T_x, \\| a # b | 1 |\n\n| not a table\n", f);
+	fclose(f);
+	lbt_err e;
+	cr_assert_eq(lbt_md_tables_to_latex(md, tex, &e), LBT_OK, "%s", e.msg);
+	char *t = th_read(tex, NULL);
+	cr_assert(strstr(t, "% Fig. 5 \\& more\n\\begin{tabular}{rlc}\n\\toprule\nP & claim & ratio \\\\\n\\midrule\n"), "%s", t);
+	cr_assert(strstr(t, "8 & max $-$ min $\\le$ 1, \\texttt{nna} & \\textbf{2.43} \\\\\n"), "%s", t);
+	cr_assert(strstr(t, "16 & 50 \\% of T\\_x, $|$ a \\# b & 1 \\\\\n\\bottomrule\n\\end{tabular}\n"), "%s", t);
+	cr_assert(!strstr(t, "Some text") && !strstr(t, "not a table"), "%s", t);
+	free(t);
+	th_rm_tree(dir);
 }

@@ -1,6 +1,7 @@
 /* test_report.c — lbtorus report on a results file written by hand: one
- * row per configuration, medians over seeds (derived in the comments), rows
- * in natural order, a * where a criterion was not reached in every seed, and
+ * row per configuration, medians over seeds with their range [min–max]
+ * (derived in the comments), rows in natural order, a * where a criterion
+ * was not reached in every seed, runs stopped at their cap counted, and
  * what lies beside the results (bound.json, plots, other commands' tables)
  * picked up. */
 #include <criterion/criterion.h>
@@ -19,9 +20,11 @@ static void rec(FILE *f, const char *shape, int pes, const char *init, int seed,
 	fprintf(f, "{\"run_id\":\"x\",\"run_key\":\"%s %s %d\",\"lbtorus\":\"0.1.0\",\"method\":\"lm-c5\",\"shape\":\"%s\","
 	        "\"boundary\":\"torus\",\"dims\":1,\"active_dims\":1,\"k\":%d,\"pes\":%d,\"init\":\"%s\",\"seed\":%d,"
 	        "\"until\":\"balanced\",\"initial_ldiff\":8,\"steps\":%d,\"shifts\":%d,\"moved\":10,\"reached\":%s,"
+	        "\"stop_reason\":\"%s\","
 	        "\"shared_step\":1,\"balanced_step\":%s,\"flat_step\":%s,\"dkl_bound\":64,"
 	        "\"balanced_over_dkl\":null,\"balanced_lower_bound_steps\":3}\n",
-	        shape, init, seed, shape, pes, pes, init, seed, steps, steps, reached ? "true" : "false", bal, bal);
+	        shape, init, seed, shape, pes, pes, init, seed, steps, steps, reached ? "true" : "false",
+	        reached ? "reached" : "max_steps", bal, bal);
 }
 
 Test(report, medians_over_seeds_per_configuration)
@@ -31,17 +34,18 @@ Test(report, medians_over_seeds_per_configuration)
 	snprintf(p, sizeof p, "%s/runs.jsonl", dir);
 	FILE *f = fopen(p, "w");
 	/* Ring 16, uniform:1:128, seeds 3, 1, 2 (any order): balanced at 9, 5, 7 →
-	 * median 7; steps 30, 10, 20 → 20. */
+	 * median 7, range 5–9; steps 30, 10, 20 → 20, range 10–30. */
 	rec(f, "16", 16, "uniform:1:128", 3, "9", 30, 1);
 	rec(f, "8", 8, "worst:1", 1, "4", 4, 1);
 	rec(f, "16", 16, "uniform:1:128", 1, "5", 10, 1);
 	/* Ring 16, uniform:1:8 — sorts before uniform:1:128 — two seeds: 4 and 7 →
-	 * median 5.5; steps 4 and 7 → 5.5. */
+	 * median 5.5, range 4–7; steps 4 and 7 → the same. */
 	rec(f, "16", 16, "uniform:1:8", 1, "4", 4, 1);
 	rec(f, "16", 16, "uniform:1:128", 2, "7", 20, 1);
 	rec(f, "16", 16, "uniform:1:8", 2, "7", 7, 1);
-	/* Ring 32, worst:1: one seed stopped unbalanced at its cap (null): the
-	 * median of balanced_step is over the other (6), marked *; steps 6 and 100 → 53. */
+	/* Ring 32, worst:1: one seed stopped unbalanced at its cap (null, censored:
+	 * "1 capped"): the median of balanced_step is over the other (6), marked *;
+	 * steps 6 and 100 → 53, range 6–100. */
 	rec(f, "32", 32, "worst:1", 1, "6", 6, 1);
 	rec(f, "32", 32, "worst:1", 2, "null", 100, 0);
 	fputs("{\"run_id\":\"partial", f); /* a killed sweep's last line: ignored */
@@ -63,12 +67,17 @@ Test(report, medians_over_seeds_per_configuration)
 	cr_assert(strstr(md, "8 runs of lbtorus 0.1.0 recorded in `runs.jsonl`, in 4 configurations"), "%s", md);
 	cr_assert(strstr(md, "1 runs stopped at their step cap"), "%s", md);
 	const char *r8 = strstr(md, "| 8 | 8 | torus | worst:1 | balanced | 1 | 1/1 | 8 | 4 | 4 | 1 | 4 | 4 | 10 | 64 | — | 3 |");
-	const char *r16a = strstr(md, "| 16 | 16 | torus | uniform:1:8 | balanced | 2 | 2/2 | 8 | 5.5 | 5.5 | 1 | 5.5 | 5.5 | 10 | 64 | — | 3 |");
-	const char *r16b = strstr(md, "| 16 | 16 | torus | uniform:1:128 | balanced | 3 | 3/3 | 8 | 20 | 20 | 1 | 7 | 7 | 10 | 64 | — | 3 |");
-	const char *r32 = strstr(md, "| 32 | 32 | torus | worst:1 | balanced | 2 | 1/2 | 8 | 53 | 53 | 1 | 6* | 6* | 10 | 64 | — | 3 |");
+	const char *r16a = strstr(md, "| 16 | 16 | torus | uniform:1:8 | balanced | 2 | 2/2 | 8 | 5.5 [4–7] | 5.5 [4–7] | 1 | "
+	                              "5.5 [4–7] | 5.5 [4–7] | 10 | 64 | — | 3 |");
+	const char *r16b = strstr(md, "| 16 | 16 | torus | uniform:1:128 | balanced | 3 | 3/3 | 8 | 20 [10–30] | 20 [10–30] | 1 | "
+	                              "7 [5–9] | 7 [5–9] | 10 | 64 | — | 3 |");
+	const char *r32 = strstr(md, "| 32 | 32 | torus | worst:1 | balanced | 2 | 1/2, 1 capped | 8 | 53 [6–100] | 53 [6–100] | 1 | "
+	                             "6* | 6* | 10 | 64 | — | 3 |");
 	cr_assert(r8 && r16a && r16b && r32, "a row is missing or wrong:\n%s", md);
 	cr_assert(r8 < r16a && r16a < r16b && r16b < r32, "rows out of order:\n%s", md);
 	cr_assert(strstr(md, "A * marks a median over only the runs"), "%s", md);
+	cr_assert(strstr(md, "*capped* counts runs stopped at their step cap (--max-steps) before their criterion held: "
+	                     "censored"), "%s", md);
 	cr_assert(strstr(md, "![fig5](fig5.png) ([SVG](fig5.svg))"), "%s", md);
 	cr_assert(strstr(md, "### From `reproduce_fig5.md`\n\n#### Fig. 5\n"), "headings are demoted:\n%s", md);
 	cr_assert(strstr(md, "\n###### Deep\n"), "demoted headings stop at level 6:\n%s", md);
@@ -98,6 +107,34 @@ Test(report, medians_over_seeds_per_configuration)
 	fclose(f);
 	cr_assert_eq(th_cli(NULL, ARGS("report", p, "--out", "-"), NULL, &se), 2);
 	cr_assert(strstr(se, "bad.jsonl:2"), "%s", se);
+	free(se);
+	th_rm_tree(dir);
+}
+
+/* Theorem 3's section quotes the mean ratio with its 95 % interval, names
+ * the other estimator, says when one constant fits poorly, and counts the
+ * runs outside the fit (idle PE at the start; censored at the cap). */
+Test(report, bound_section_gives_the_spread_and_the_runs_outside_the_fit)
+{
+	char dir[64], p[160];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(p, sizeof p, "%s/bound.json", dir);
+	FILE *f = fopen(p, "w");
+	fputs("{\"lbtorus\":\"0.1.0\",\"method\":\"lm-c5\",\"points\":40,\"c_fit\":0.08,\"c_fit_ci95_lo\":0.06,"
+	      "\"c_fit_ci95_hi\":0.1,\"c_fit_absolute\":0.02,\"c_envelope\":0.5,\"min_ratio\":0.004,\"q1_ratio\":0.01,"
+	      "\"median_ratio\":0.03,\"q3_ratio\":0.09,\"rms_rel_residual\":1.5,\"premise_broken_points\":7,"
+	      "\"premise_broken_max_ratio\":0.13,\"censored_points\":2,\"censored_max_ratio_lower\":0.2,"
+	      "\"runs_below_lower_bound\":0}\n", f);
+	fclose(f);
+	char *so, *se;
+	cr_assert_eq(th_cli(NULL, ARGS("report", dir, "--out", "-"), &so, &se), 0, "%s", se);
+	cr_assert(strstr(so, "The mean of the ratios T/(D·K·Ldiff) is 0.08 (95 % confidence interval 0.06–0.1), their "
+	                     "median 0.03 (quartiles 0.01 and 0.09, range 0.004–0.5); ordinary least squares of T on "
+	                     "D·K·Ldiff gives 0.02"), "%s", so);
+	cr_assert(strstr(so, "One constant describes these runs poorly (rms relative residual 1.5)"), "%s", so);
+	cr_assert(strstr(so, "7 runs started with an idle PE, outside the theorem's premise"), "%s", so);
+	cr_assert(strstr(so, "2 runs stopped at their step cap before balancing (censored: T > cap, ratio > 0.2"), "%s", so);
+	free(so);
 	free(se);
 	th_rm_tree(dir);
 }

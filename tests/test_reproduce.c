@@ -1,4 +1,4 @@
-/* test_reproduce.c — `lbtorus reproduce`: Table 3 of seed 000 comes out
+/* test_reproduce.c — `lbtorus reproduce`: Table 3 of Henrich (1996) comes out
  * exactly as printed, a wrong transcription is caught, and the figures
  * write their data, tables and pictures. */
 #include <criterion/criterion.h>
@@ -93,7 +93,39 @@ Test(reproduce, fig7_quick_writes_data_tables_and_plots, .timeout = 120)
 	char *md = th_read(path, NULL);
 	/* §5: "For the last three conditions (C3 through C5), identical numbers of iterations" */
 	cr_assert(strstr(md, "identical at every K"), "%s", md);
+	/* §5 on Fig. 7(b): "only linear"; ours is far below, with its spread over seeds */
+	cr_assert(strstr(md, "far below linear: median over 10 seeds, min "), "%s", md);
+	cr_assert(!strstr(md, "at most linear"), "%s", md);
+	cr_assert(strstr(md, "| K | P | mean | 95 % CI of the mean | min | median | max |"), "a mean with its interval:\n%s", md);
 	free(md);
+	free(out), free(err);
+}
+
+/* §5 on Fig. 5: NNA "about four times longer" to balance and "23 times
+ * slower" to share. Both of §2.3's NNA rules are shown, read at the largest
+ * P (the paper states no mean), with the hypothesis said in words. */
+Test(reproduce, fig5_shows_both_nna_rules_at_the_largest_p, .timeout = 120)
+{
+	char dir[256];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	int rc = th_cli(dir, ARGS("reproduce", "fig5", "--quick", "--out", "r", "--quiet", "--threads", "1"), &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	char path[512];
+	snprintf(path, sizeof path, "%s/r/fig5.md", dir);
+	char *md = th_read(path, NULL);
+	cr_assert(strstr(md, "| P | lm-c0 | lm-c1 | lm-c2 | lm-c3 | lm-c4 | lm-c5 | nna | nna-def |"), "%s", md);
+	cr_assert(strstr(md, "### The two NNA rules against LM at each P"), "%s", md);
+	cr_assert(strstr(md, "until balanced at the largest P (ring; c = 5) — NNA of eq. (5)"), "%s", md);
+	cr_assert(strstr(md, "until shared at the largest P (ring; c = 5) — NNA of eq. (4)"), "%s", md);
+	cr_assert(strstr(md, "— at P = 128 (geometric mean over P = 8..128: "), "quick: largest P = 128\n%s", md);
+	cr_assert(strstr(md, "**Which NNA the paper ran (our hypothesis).**"), "%s", md);
+	cr_assert(!strstr(md, "seed 000"), "no internal file names in user-facing text:\n%s", md);
+	free(md);
+	snprintf(path, sizeof path, "%s/r/fig5.tex", dir); /* every table also as LaTeX */
+	char *tex = th_read(path, NULL);
+	cr_assert(strstr(tex, "% The two NNA rules against LM at each P\n\\begin{tabular}{rrrrrr}\n\\toprule\n"), "%s", tex);
+	free(tex);
 	free(out), free(err);
 }
 

@@ -9,8 +9,11 @@
 #include "lbtorus/grid.h"
 
 /* Colour scale: load 0 is black (an idle PE); loads 1..hi run through a
- * viridis-like ramp (dark blue -> green -> yellow); loads >= hi are the top
- * colour. Each PE is a zoom x zoom square of pixels. */
+ * viridis-like ramp (dark blue -> green -> yellow), palette indices
+ * 1..LBT_HEAT_TOP; loads >= hi are the top colour. The last two palette
+ * entries are the frame's white background and dark ink. Each PE is a
+ * zoom x zoom square of pixels. */
+enum { LBT_HEAT_TOP = 253, LBT_HEAT_WHITE = 254, LBT_HEAT_INK = 255 };
 typedef struct {
 	int32_t hi;  /* >= 1 */
 	int zoom;    /* >= 1 */
@@ -25,8 +28,14 @@ void lbt_heat_size(const lbt_grid *g, const lbt_heat *h, int64_t *width, int64_t
 void lbt_heat_render(const lbt_grid *g, const lbt_heat *h, uint8_t *pixels);
 /* The 256 RGB colours of the palette. */
 void lbt_heat_palette(uint8_t rgb[256][3]);
-/* Write the heat map as an 8-bit palette PNG, atomically. */
-int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, lbt_err *e);
+/* The framed picture: the map with the step shown (top), each axis's first
+ * and last index (left, below), and a colour bar with its scale (right).
+ * Its size depends only on the grid's shape, the zoom and hi. */
+void lbt_heat_frame_size(const lbt_grid *g, const lbt_heat *h, int64_t *width, int64_t *height);
+void lbt_heat_frame(const lbt_grid *g, const lbt_heat *h, int64_t step, uint8_t *pixels);
+/* Write the heat map as an 8-bit palette PNG, atomically: framed, showing
+ * `step`, or (step < 0) the bare map of lbt_heat_size. */
+int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, int64_t step, lbt_err *e);
 
 /* An animation of a grid's heat maps: an animated GIF (looping, delay_cs
  * hundredths of a second per frame) of grids of g's shape under h, written
@@ -34,7 +43,7 @@ int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, lbt_err
 typedef struct lbt_anim lbt_anim;
 int lbt_anim_open(lbt_anim **out, const char *path, const lbt_grid *g, const lbt_heat *h, int delay_cs,
                   lbt_err *e);
-int lbt_anim_frame(lbt_anim *a, const lbt_grid *g, lbt_err *e); /* g's loads as the next frame */
+int lbt_anim_frame(lbt_anim *a, const lbt_grid *g, int64_t step, lbt_err *e); /* g's loads at step as the next frame */
 int lbt_anim_close(lbt_anim *a, lbt_err *e); /* finish and rename into place; frees a */
 void lbt_anim_abort(lbt_anim *a);            /* remove the temporary; frees a */
 

@@ -1,6 +1,6 @@
-/* bound.c — `lbtorus bound`: sweep D, K and Ldiff, and check seed 000's
- * Theorem 3 (T = O(D·K·Ldiff)) against the runs: fitted constant, CSV,
- * JSON and plots of T/(D·K·Ldiff) against each parameter. */
+/* bound.c — `lbtorus bound`: sweep D, K and Ldiff, and check Henrich's
+ * (1996) Theorem 3 (T = O(D·K·Ldiff)) against the runs: fitted constants,
+ * CSV, JSON and plots of T/(D·K·Ldiff) against each parameter. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -26,20 +26,30 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 static void help(void)
 {
-	printf("usage: lbtorus bound [--out DIR] [--from RESULTS.jsonl] [SWEEP OPTIONS]\n"
+	printf("usage: lbtorus bound [--out DIR] [--from RESULTS.jsonl] [--titles] [SWEEP OPTIONS]\n"
 	       "\n"
-	       "Check seed 000's Theorem 3: LM-C5 balances a D-dimensional K^D torus in\n"
-	       "T = O(D·K·Ldiff) steps. Runs a sweep over D, K and Ldiff (resumable, into\n"
-	       "DIR/runs.jsonl), fits c in T ~ c·D·K·Ldiff by least squares, and writes\n"
+	       "Check Theorem 3 of Henrich's Liquid model paper (1996): LM-C5 balances a\n"
+	       "D-dimensional K^D torus in T = O(D·K·Ldiff) steps. Runs a sweep over D, K and\n"
+	       "Ldiff (resumable, into DIR/runs.jsonl) and estimates c in T ~ c·D·K·Ldiff two\n"
+	       "ways: the mean of the ratios T/(D·K·Ldiff) (with a 95 %% confidence interval)\n"
+	       "and ordinary least squares of T on D·K·Ldiff. Only runs with every PE loaded at\n"
+	       "the start (the theorem's premise) are fitted; runs with an idle PE (worst:C)\n"
+	       "are reported apart, and runs stopped at --max-steps are censored (T > cap):\n"
+	       "shown, not fitted. Writes\n"
 	       "  DIR/bound.csv     one row per run: D, K, Ldiff, T, D·K·Ldiff, the ratio, ...\n"
-	       "  DIR/bound.json    c_fit, c_envelope (max ratio), the worst run, a power-law fit\n"
+	       "  DIR/bound.json    both constants, the envelope (max ratio), quartiles, the\n"
+	       "                    runs outside the fit, a power-law fit and its spans\n"
 	       "  DIR/bound_d.*, bound_k.*, bound_ldiff.*   plots of T/(D·K·Ldiff) (.png .svg\n"
 	       "                    through gnuplot; .dat .gp always)\n"
-	       "and prints the constants.\n"
+	       "and prints the constants, what the fit says, and a warning for every variable\n"
+	       "that spans less than a factor of 4.\n"
 	       "\n"
 	       "  --out DIR          where the files go (default bound; created if missing)\n"
 	       "  --from FILE        analyse the records of FILE (e.g. a sweep's) instead of\n"
 	       "                     running; --method picks whose (default lm-c5)\n"
+	       "  --titles           put a title on each plot (default none: a paper's figure\n"
+	       "                     has a caption instead)\n"
+
 	       "%s\n"
 	       "The sweep's defaults here (they replace those above): --method lm-c5\n"
 	       "  --until balanced --seed 1..3\n"
@@ -52,13 +62,13 @@ static void help(void)
 
 int cmd_bound(int argc, char **argv)
 {
-	enum { O_OUT = 256, O_FROM, O_HELP };
-	static const struct option opts[] = {
-		{"out", 1, 0, O_OUT}, {"from", 1, 0, O_FROM}, {"help", 0, 0, O_HELP}, CLI_SWEEP_OPTIONS, {0, 0, 0, 0}};
+	enum { O_OUT = 256, O_FROM, O_TITLES, O_HELP };
+	static const struct option opts[] = {{"out", 1, 0, O_OUT}, {"from", 1, 0, O_FROM}, {"titles", 0, 0, O_TITLES},
+	                                     {"help", 0, 0, O_HELP}, CLI_SWEEP_OPTIONS, {0, 0, 0, 0}};
 	cli_sweep c;
 	cli_sweep_init(&c);
 	const char *dir = "bound", *from = NULL;
-	int o, rc = 0;
+	int o, rc = 0, titles = 0;
 	opterr = 0;
 	optind = 1;
 	while (!rc && (o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -66,6 +76,8 @@ int cmd_bound(int argc, char **argv)
 			dir = optarg;
 		else if (o == O_FROM)
 			from = optarg;
+		else if (o == O_TITLES)
+			titles = 1;
 		else if (o == O_HELP) {
 			help();
 			lbt_spec_free(&c.cmd);
@@ -141,8 +153,11 @@ int cmd_bound(int argc, char **argv)
 	if (!st && n == 0)
 		st = lbt_errf(&e, LBT_EINVAL, "no %s run in %s reached balanced on a symmetric torus", method_copy, from);
 	lbt_bound_stats f;
-	if (!st)
-		st = lbt_bound_fit(pts, n, &f);
+	if (!st && lbt_bound_fit(pts, n, &f))
+		st = lbt_errf(&e, LBT_EINVAL, "no %s run in %s to fit: %lld with an idle PE at the start (outside Theorem "
+		              "3's premise: every PE loaded, e.g. uniform:1:100 rather than uniform:0:100), %lld stopped at "
+		              "--max-steps", method_copy, from, (long long)f.broken_n,
+		              (long long)f.censored_n);
 	if (!st) {
 		snprintf(path, sizeof path, "%s/bound.csv", dir);
 		st = lbt_bound_write_csv(path, pts, n, &e);
@@ -156,20 +171,36 @@ int cmd_bound(int argc, char **argv)
 		goto out;
 	}
 	const lbt_bound_point *w = &pts[f.argmax];
-	printf("Theorem 3 (seed 000), %s: T = balanced_step over %lld runs (%lld records skipped)\n", method_copy,
+	printf("Theorem 3 (Henrich 1996), %s: T = steps until balanced; %lld runs (%lld records skipped)\n", method_copy,
 	       (long long)n, (long long)skipped);
-	printf("  least-squares fit   T ~ %.4g * D*K*Ldiff   (rms relative residual %.2g)\n", f.c, f.rms_rel);
-	printf("  envelope            T <= %.4g * D*K*Ldiff on every run; the tightest: %s (ratio %.4g)\n",
-	       f.max_ratio, w->key, w->ratio);
-	printf("  T/(D*K*Ldiff)       median %.4g, min %.4g\n", f.median_ratio, f.min_ratio);
-	printf("  T in shifts         T_shifts ~ %.4g * D*K*Ldiff (the paper's unit; D shifts per LM step)\n",
+	printf("  fitted runs         %lld, every PE loaded at the start (the theorem's premise L_i > 0)\n",
+	       (long long)f.n);
+	if (f.broken_n)
+		printf("  outside the premise %lld runs with an idle PE at the start (e.g. worst:C), not fitted: "
+		       "T/(D*K*Ldiff) mean %.4g, max %.4g\n", (long long)f.broken_n, f.broken_mean_ratio, f.broken_max_ratio);
+	if (f.censored_n)
+		printf("  censored            %lld runs stopped at --max-steps before balanced (T > cap), not fitted: "
+		       "T/(D*K*Ldiff) > %.4g for the largest%s\n", (long long)f.censored_n, f.censored_max_ratio,
+		       f.censored_max_ratio > f.max_ratio ? " -- above the envelope, which is therefore only a lower bound" : "");
+	if (f.n > 1)
+		printf("  c, mean of ratios   T ~ %.4g * D*K*Ldiff   (95%% CI %.4g..%.4g, n = %lld; rms relative residual %.2g)\n",
+		       f.c, f.c_lo95, f.c_hi95, (long long)f.n, f.rms_rel);
+	else
+		printf("  c, mean of ratios   T ~ %.4g * D*K*Ldiff   (one run: no interval)\n", f.c);
+	printf("  c, OLS              T ~ %.4g * D*K*Ldiff   (least squares of T on D*K*Ldiff through 0; "
+	       "rms relative residual %.2g)\n", f.c_abs, f.rms_rel_ols);
+	printf("  T/(D*K*Ldiff)       min %.4g, quartiles %.4g / %.4g / %.4g, max %.4g\n", f.min_ratio, f.q1_ratio,
+	       f.median_ratio, f.q3_ratio, f.max_ratio);
+	printf("  envelope            T <= %.4g * D*K*Ldiff on every fitted run; the tightest: %s\n", f.max_ratio, w->key);
+	printf("  T in shifts         mean of T_shifts/(D*K*Ldiff) %.4g (the paper's unit; D shifts per LM step)\n",
 	       f.c_shifts);
 	if (f.power_ok)
-		printf("  power law           T ~ %.3g * D^%.2f * K^%.2f * Ldiff^%.2f   (R^2 %.3f, %d runs)\n", exp(f.a),
-		       f.pd, f.pk, f.pl, f.r2, f.power_n);
+		printf("  power law           T ~ %.3g * D^%.2f * K^%.2f * Ldiff^%.2f   (R^2 %.3f, %d runs; spans x%.3g, x%.3g, x%.3g)\n",
+		       exp(f.a), f.pd, f.pk, f.pl, f.r2, f.power_n, f.span_d, f.span_k, f.span_l);
+	lbt_bound_describe(stdout, &f, "  ");
 	printf("  files               %s/bound.csv, %s/bound.json\n", dir, dir);
 	snprintf(path, sizeof path, "%s/bound", dir);
-	if ((st = lbt_bound_plots(path, &f, pts, n, &e))) {
+	if ((st = lbt_bound_plots(path, titles, &f, pts, n, &e))) {
 		fprintf(stderr, "lbtorus: plots: %s\n", e.msg);
 		rc = st == LBT_EUNSUP ? 0 : 1; /* without gnuplot the data files are still there */
 	} else

@@ -1,24 +1,43 @@
-/* demo.c — `lbtorus demo`: the headline. Seed 000's worst case on Table 3's
- * ring of 8 PEs and on a torus of the MasPar MP-1's size, LM-C5, with the
- * paper's numbers, Theorem 3's bound and the trivial lower bound beside ours. */
+/* demo.c — `lbtorus demo`: the headline. Henrich's (1996) worst case on
+ * Table 3's ring of 8 PEs and on a torus of the MasPar MP-1's size, LM-C5,
+ * with the paper's numbers (read from data/paper000_claims.csv, as
+ * reproduce reads them), Theorem 3's bound and the trivial lower bound. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
 typedef struct {
 	const char *title, *shape, *init;
-	int64_t paper_shared, paper_balanced; /* -1: the paper states none */
-	int64_t paper_nna;                    /* NNA's shifts to balanced; -1: not run */
+	/* claim ids in paper000_claims.csv; NULL: the paper states none */
+	const char *paper_shared, *paper_balanced, *paper_nna; /* paper_nna: also run NNA */
 	const char *paper_note;
 } demo_case;
 
-static void show(int64_t v, int64_t paper)
+/* The paper's value of claim id, NAN if none; a missing data file is said once. */
+static double paper_value(const char *data_dir, const char *id)
+{
+	static int told;
+	double v;
+	lbt_err e;
+	if (!id)
+		return NAN;
+	if (lbt_repro_claim_value(data_dir, id, &v, &e)) {
+		if (!told++)
+			fprintf(stderr, "lbtorus: demo: %s; the paper's column stays empty\n", e.msg);
+		return NAN;
+	}
+	return v;
+}
+
+static void show(int64_t v, double paper)
 {
 	if (v < 0) printf("%10s", "never");
 	else printf("%10lld", (long long)v);
-	if (paper >= 0) printf("  %10lld", (long long)paper);
+	if (isfinite(paper)) printf("  %10.0f", paper);
 	else printf("  %10s", "-");
 }
 
@@ -48,14 +67,14 @@ static int simulate(const demo_case *c, const char *method, const char *isa, int
 	return 0;
 }
 
-static int run_case(const demo_case *c, const char *isa, int threads, int quiet)
+static int run_case(const demo_case *c, const char *data_dir, const char *isa, int threads, int quiet)
 {
 	lbt_state st;
 	lbt_summary s, nna;
 	int status = simulate(c, "lm-c5", isa, threads, quiet, &st, &s);
 	if (status)
 		return status;
-	if (c->paper_nna >= 0) {
+	if (c->paper_nna) {
 		lbt_state other;
 		if ((status = simulate(c, "nna", isa, threads, quiet, &other, &nna))) {
 			lbt_state_close(&st);
@@ -75,12 +94,12 @@ static int run_case(const demo_case *c, const char *isa, int threads, int quiet)
 	       st.threads == 1 ? "" : "s", s.seconds, s.seconds > 0 ? (double)s.site_updates / s.seconds : 0.0);
 	printf("  %-34s %10s  %10s\n", "", "ours", "paper");
 	printf("  %-34s", "steps to shared (every L_i > 0)");
-	show(s.shared_step, c->paper_shared);
+	show(s.shared_step, paper_value(data_dir, c->paper_shared));
 	printf("\n  %-34s", "steps to balanced (max-min <= D)");
-	show(s.balanced_step, c->paper_balanced);
-	if (c->paper_nna >= 0) {
+	show(s.balanced_step, paper_value(data_dir, c->paper_balanced));
+	if (c->paper_nna) {
 		printf("\n  %-34s", "NNA: shifts to balanced");
-		show(nna.balanced_step >= 0 ? nna.balanced_shifts : -1, c->paper_nna);
+		show(nna.balanced_step >= 0 ? nna.balanced_shifts : -1, paper_value(data_dir, c->paper_nna));
 	}
 	printf("\n  %-34s %10lld\n", "Theorem 3 scale D*K*Ldiff", (long long)dkl);
 	if (s.balanced_step >= 0 && dkl > 0)
@@ -97,8 +116,9 @@ static int run_case(const demo_case *c, const char *isa, int threads, int quiet)
 int cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {{"isa", 1, 0, 'i'}, {"threads", 1, 0, 't'}, {"quiet", 0, 0, 'q'},
-	                                     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-	const char *isa = NULL;
+	                                     {"data", 1, 0, 'd'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	const char *isa = NULL, *env = getenv("LBTORUS_DATA");
+	const char *data_dir = env && *env ? env : LBT_SOURCE_DATADIR;
 	int threads = 0, quiet = 0, o;
 	int64_t v;
 	opterr = 0;
@@ -107,12 +127,19 @@ int cmd_demo(int argc, char **argv)
 		if (o == 'i') isa = optarg;
 		else if (o == 't') { if (cli_int("--threads", optarg, &v) || v < 1) return EXIT_USAGE; threads = (int)v; }
 		else if (o == 'q') quiet = 1;
+		else if (o == 'd') data_dir = optarg;
 		else if (o == 'h') {
-			printf("usage: lbtorus demo [--isa NAME] [--threads N] [--quiet]\n\n"
-			       "Runs seed 000's worst case with LM-C5 until balanced: Table 3's ring of 8 PEs\n"
-			       "with 16 units, then a 128x128 torus (the MasPar MP-1's 16384 PEs) with c = 5,\n"
-			       "printing steps to sharing and balance beside the paper, Theorem 3's D*K*Ldiff\n"
-			       "and the trivial lower bound ceil((Lmax - mean)/D).\n");
+			printf("usage: lbtorus demo [--isa NAME] [--threads N] [--quiet] [--data DIR]\n\n"
+			       "Runs the worst case of Henrich's Liquid model paper (1996) with LM-C5 until\n"
+			       "balanced: Table 3's ring of 8 PEs with 16 units, then a 128x128 torus (the\n"
+			       "MasPar MP-1's 16384 PEs) with c = 5, printing steps to sharing and balance\n"
+			       "beside the paper, Theorem 3's D*K*Ldiff and the trivial lower bound\n"
+			       "ceil((Lmax - mean)/D).\n\n"
+			       "  --isa NAME      kernel target (default: the best this CPU runs)\n"
+			       "  --threads N     OpenMP threads\n"
+			       "  --quiet         no progress line\n"
+			       "  --data DIR      where the paper's numbers are read from (paper000_claims.csv;\n"
+			       "                  default: $LBTORUS_DATA, else %s)\n", LBT_SOURCE_DATADIR);
 			return 0;
 		} else
 			return cli_fail(LBT_EINVAL, "demo: unknown option '%s' (see lbtorus demo --help)", argv[optind - 1]);
@@ -120,14 +147,15 @@ int cmd_demo(int argc, char **argv)
 	if (optind < argc)
 		return cli_fail(LBT_EINVAL, "demo: unexpected argument '%s'", argv[optind]);
 	static const demo_case cases[] = {
-		{"Seed 000, Table 3: ring of 8 PEs, 16 units on P(0)", "8", "point:16", 7, 18, 24,
-		 "Table 3: LM-C5 shares after step 7 and balances after step 18; NNA balances after 24 shifts"},
-		{"Seed 000, Sec. 5 worst case c = 5 on a MasPar MP-1-sized 128x128 torus", "128x128", "worst:5", -1, -1, -1,
-		 "Fig. 7(a) plots this case (values not tabulated); Theorem 3: T = O(D*K*Ldiff)"},
+		{"Henrich (1996), Table 3: ring of 8 PEs, 16 units on P(0)", "8", "point:16", "table3_lm_shared",
+		 "table3_lm_balanced", "table3_nna_balanced",
+		 "Table 3 and the text below it (section 5); the numbers are read from paper000_claims.csv"},
+		{"Henrich (1996), section 5's worst case c = 5 on a MasPar MP-1-sized 128x128 torus", "128x128", "worst:5",
+		 NULL, NULL, NULL, "Fig. 7(a) plots this case (values not tabulated); Theorem 3: T = O(D*K*Ldiff)"},
 	};
-	printf("lbtorus %s demo: the Liquid model (Henrich, seed 000) on its worst case\n", LBT_VERSION);
+	printf("lbtorus %s demo: Henrich's Liquid model (1996) on its worst case\n", LBT_VERSION);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		int st = run_case(&cases[i], isa, threads, quiet);
+		int st = run_case(&cases[i], data_dir, isa, threads, quiet);
 		if (st)
 			return st;
 	}

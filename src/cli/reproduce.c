@@ -1,4 +1,4 @@
-/* reproduce.c — `lbtorus reproduce`: seed 000's Table 3 and Fig. 5-7. */
+/* reproduce.c — `lbtorus reproduce`: Henrich's (1996) Table 3 and Fig. 5-7. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +11,16 @@ static void help(void)
 {
 	printf("usage: lbtorus reproduce EXPERIMENT... [OPTIONS]\n"
 	       "\n"
-	       "Rerun seed 000's simulations and put the paper's stated results beside ours.\n"
+	       "Rerun the simulations of Henrich's Liquid model paper (1996) and put the\n"
+	       "paper's stated results beside ours.\n"
 	       "EXPERIMENT is one of (or `all`):\n"
 	       "  table3  ring of 8 PEs, 16 units on P0: LM-C5 and NNA step by step (exact)\n"
 	       "  fig5    rings of 8..2048 PEs, worst case c = 5: shifts until shared and\n"
-	       "          until balanced, LM-C0..C5 and NNA\n"
+	       "          until balanced, LM-C0..C5 and NNA by both rules of its §2.3\n"
 	       "  fig6    NNA iterations against P (8..512) for c = 1, 2, 5, 10, 20,\n"
 	       "          normalized to 1 at P = 512\n"
-	       "  fig7    K x K tori, K = 8..128: (a) worst case c = 5, (b) uniform loads 0..100\n"
+	       "  fig7    K x K tori, K = 8..128: (a) worst case c = 5, (b) uniform loads 0..100,\n"
+	       "          seeds 1..10\n"
 	       "\n"
 	       "Each writes into --out: NAME.csv (data), NAME.md (tables, paper beside ours\n"
 	       "with the ratio), and plots NAME*.png/.svg with their .dat/.gp (gnuplot).\n"
@@ -31,6 +33,8 @@ static void help(void)
 	       "  --threads N     runs in parallel, one thread each (default: all cores)\n"
 	       "  --isa NAME      kernel target (default auto)\n"
 	       "  --quiet         no progress lines on stderr\n"
+	       "  --titles        put a title on each plot (default none: a paper's figure has\n"
+	       "                  a caption instead)\n"
 	       "\n"
 	       "exit status: 0 done; 1 Table 3 differs from the paper (a bug); 2 bad usage, or\n"
 	       "something needed is missing (NNA not built in, gnuplot not installed: the data\n"
@@ -46,10 +50,11 @@ static void note(void *ctx, const char *line)
 
 int cmd_reproduce(int argc, char **argv)
 {
-	enum { O_OUT = 256, O_QUICK, O_DATA, O_THREADS, O_ISA, O_QUIET, O_HELP };
+	enum { O_OUT = 256, O_QUICK, O_DATA, O_THREADS, O_ISA, O_QUIET, O_TITLES, O_HELP };
 	static const struct option opts[] = {
 		{"out", 1, 0, O_OUT}, {"quick", 0, 0, O_QUICK}, {"data", 1, 0, O_DATA}, {"threads", 1, 0, O_THREADS},
-		{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"titles", 0, 0, O_TITLES}, {"help", 0, 0, O_HELP},
+		{0, 0, 0, 0}};
 	lbt_repro_opts ro = {.out_dir = "reproduce-out", .note = note};
 	ro.data_dir = cli_data_dir();
 	int64_t v;
@@ -68,6 +73,7 @@ int cmd_reproduce(int argc, char **argv)
 			break;
 		case O_ISA: ro.isa = optarg; break;
 		case O_QUIET: ro.note = NULL; break;
+		case O_TITLES: ro.titles = 1; break;
 		case O_HELP: help(); return 0;
 		default:
 			if (optopt)

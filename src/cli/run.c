@@ -47,7 +47,7 @@ static void help(void)
 	       "                       file:F.npy     int32/int64 array of exactly the shape\n"
 	       "  --until C          stop criterion (default balanced):\n"
 	       "                       shared    every PE holds load (min > 0)\n"
-	       "                       balanced  max - min <= D (seed 000, Definition 2)\n"
+	       "                       balanced  max - min <= D (Henrich 1996, Definition 2)\n"
 	       "                       flat      max - min <= 1\n"
 	       "                       steps:N   exactly N steps\n"
 	       "                       rel:X     ||w - mean|| / ||w0 - mean|| <= X (e.g. rel:1e-6)\n"
@@ -108,7 +108,7 @@ static void picture(run_ctx *c, int64_t step)
 	if (c->snap_dir) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/step_%08lld.png", c->snap_dir, (long long)step);
-		if ((c->pic_status = lbt_heat_png(path, g, &c->heat, &c->pic_err)))
+		if ((c->pic_status = lbt_heat_png(path, g, &c->heat, step, &c->pic_err)))
 			return;
 		int32_t *dense = malloc((size_t)lbt_shape_pes(&g->shape) * sizeof *dense);
 		if (!dense) {
@@ -121,7 +121,7 @@ static void picture(run_ctx *c, int64_t step)
 		free(dense);
 	}
 	if (c->anim && !c->pic_status)
-		c->pic_status = lbt_anim_frame(c->anim, g, &c->pic_err);
+		c->pic_status = lbt_anim_frame(c->anim, g, step, &c->pic_err);
 }
 
 /* A column holding load: an integer, or for a real-valued method all digits. */

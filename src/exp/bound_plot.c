@@ -4,8 +4,10 @@
  * among the runs with that x and curve: the bound holds with constant c
  * while every curve stays below c, and is tight where a curve stays level
  * instead of falling. Ldiff is binned to powers of 2 (runs on different
- * tori rarely share an exact Ldiff). The envelope and the least-squares c
- * are drawn as level lines. */
+ * tori rarely share an exact Ldiff). Runs outside the fit have curves of
+ * their own: an idle PE at the start ("not fitted") or stopped at the cap
+ * ("censored", their ratio a lower bound). The envelope and the mean ratio
+ * are drawn as level lines without markers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +31,16 @@ static int cmp_tuple(const void *a, const void *b)
 static void family(const lbt_bound_point *p, char *buf, size_t n, int by_d)
 {
 	size_t k = strcspn(p->init, ":");
+	const char *why = p->censored ? ", censored" : !p->all_loaded ? ", not fitted" : "";
 	if (by_d)
-		snprintf(buf, n, "D = %d", p->d);
+		snprintf(buf, n, "D = %d%s", p->d, why);
 	else
-		snprintf(buf, n, "init %.*s", (int)k, p->init);
+		snprintf(buf, n, "%.*s%s", (int)k, p->init, why);
 }
 
 /* by: 0 D, 1 K, 2 Ldiff. */
-static int one(const char *stem, const char *what, int by, const lbt_bound_stats *f, const lbt_bound_point *p,
-               int64_t n, lbt_err *e)
+static int one(const char *stem, const char *what, int by, int titles, const lbt_bound_stats *f,
+               const lbt_bound_point *p, int64_t n, lbt_err *e)
 {
 	tuple *t = malloc((size_t)n * sizeof *t);
 	double *xy = malloc((size_t)(2 * n + 4) * sizeof *xy);
@@ -57,7 +60,8 @@ static int one(const char *stem, const char *what, int by, const lbt_bound_stats
 	qsort(t, (size_t)n, sizeof *t, cmp_tuple);
 	/* Collapse equal (label, x) to the largest y; cut into series. */
 	double *xs = xy, *ys = xy + n;
-	int ns = 0;
+	int ns = 0, colour = 0;
+	size_t prev = 0; /* length of the previous family's name before ", ": its runs outside the fit share its colour */
 	int64_t m = 0;
 	for (int64_t i = 0; i < n; i++) {
 		if (m && !strcmp(t[i].label, s[ns - 1].label) && xs[m - 1] == t[i].x) {
@@ -66,7 +70,13 @@ static int one(const char *stem, const char *what, int by, const lbt_bound_stats
 			continue;
 		}
 		if (!ns || strcmp(t[i].label, s[ns - 1].label)) {
-			s[ns] = (lbt_series){.label = t[i].label, .x = xs + m, .y = ys + m, .n = 0};
+			int out = strstr(t[i].label, ", censored") || strstr(t[i].label, ", not fitted");
+			size_t base = strcspn(t[i].label, ",");
+			if (!ns || base != prev || strncmp(t[i].label, s[ns - 1].label, base))
+				colour = colour % 6 + 1; /* 7 and 8 are the level lines' */
+			prev = base;
+			s[ns] = (lbt_series){.label = t[i].label, .x = xs + m, .y = ys + m, .n = 0,
+			                     .draw = out ? LBT_DRAW_MARKS : LBT_DRAW_POINTS, .colour = colour};
 			ns++;
 		}
 		xs[m] = t[i].x;
@@ -75,11 +85,11 @@ static int one(const char *stem, const char *what, int by, const lbt_bound_stats
 		m++;
 	}
 	char lenv[64], lfit[64];
-	snprintf(lenv, sizeof lenv, "envelope c = %.3g (largest)", f->max_ratio);
-	snprintf(lfit, sizeof lfit, "fitted c = %.3g (least squares)", f->c);
+	snprintf(lenv, sizeof lenv, "envelope %.3g", f->max_ratio);
+	snprintf(lfit, sizeof lfit, "mean ratio %.3g", f->c);
 	double lx[2] = {lo, hi}, le[2] = {f->max_ratio, f->max_ratio}, lf[2] = {f->c, f->c};
-	s[ns++] = (lbt_series){.label = lenv, .x = lx, .y = le, .n = 2};
-	s[ns++] = (lbt_series){.label = lfit, .x = lx, .y = lf, .n = 2};
+	s[ns++] = (lbt_series){.label = lenv, .x = lx, .y = le, .n = 2, .draw = LBT_DRAW_LINE, .colour = 7};
+	s[ns++] = (lbt_series){.label = lfit, .x = lx, .y = lf, .n = 2, .draw = LBT_DRAW_LINE, .colour = 8, .dash = 2};
 	char title[200], xl[80];
 	snprintf(title, sizeof title, "Theorem 3: T / (D·K·Ldiff) against %s (largest per %s; %lld runs)", what,
 	         by == 2 ? "power-of-2 bin of Ldiff" : "point", (long long)n);
@@ -88,8 +98,8 @@ static int one(const char *stem, const char *what, int by, const lbt_bound_stats
 	for (int64_t i = 0; i < m; i++)
 		if (ys[i] > 0 && ys[i] < ylo)
 			ylo = ys[i];
-	lbt_axes ax = {.title = title, .xlabel = xl, .ylabel = "T / (D·K·Ldiff)   (T in steps to balanced)",
-	               .logx = by != 0, .logy = yhi > 20 * ylo};
+	lbt_axes ax = {.title = titles ? title : NULL, .xlabel = xl, .ylabel = "T / (D·K·Ldiff)   (T in steps to balanced)",
+	               .logx = by != 0, .logy = yhi > 20 * ylo, .intx = by != 2, .key = "bottom left"};
 	int st = lbt_plot(stem, &ax, s, ns, e);
 	free(t);
 	free(xy);
@@ -97,7 +107,7 @@ static int one(const char *stem, const char *what, int by, const lbt_bound_stats
 	return st;
 }
 
-int lbt_bound_plots(const char *stem, const lbt_bound_stats *f, const lbt_bound_point *p, int64_t n,
+int lbt_bound_plots(const char *stem, int titles, const lbt_bound_stats *f, const lbt_bound_point *p, int64_t n,
                     lbt_err *e)
 {
 	static const char *const suffix[] = {"_d", "_k", "_ldiff"}, *const what[] = {"D", "K", "Ldiff"};
@@ -106,7 +116,7 @@ int lbt_bound_plots(const char *stem, const lbt_bound_stats *f, const lbt_bound_
 	for (int by = 0; by < 3; by++) {
 		snprintf(path, sizeof path, "%s%s", stem, suffix[by]);
 		lbt_err sub;
-		int st = one(path, what[by], by, f, p, n, &sub);
+		int st = one(path, what[by], by, titles, f, p, n, &sub);
 		if (st && !first) {
 			first = st;
 			*e = sub;

@@ -2,14 +2,17 @@
  * paste into an appendix.
  *
  * Rows are configurations (method, shape, boundary, init, until); the
- * numbers are medians over the configuration's records (its seeds), taken
- * over the records where the quantity exists (a criterion never reached has
- * no step) and marked * when some records lacked it. Everything else the
+ * numbers are medians over the configuration's records (its seeds) with
+ * their range [min–max] where the seeds differ, taken over the records where
+ * the quantity exists (a criterion never reached has no step) and marked *
+ * when some records lacked it. Runs stopped at their step cap (censored:
+ * their criterion step is beyond the cap) are counted per row. Everything else the
  * directory holds that a reader should see is picked up by name: bound.json
  * (from lbtorus bound), *.png plots (linked with their .svg), and *.md tables
  * other commands leave there (embedded, headings demoted three levels; not
  * README.md, not reports like this one, which start "# Results: "). The
- * output depends only on the records, not on their order in the file. */
+ * output depends only on the records, not on their order in the file. Its
+ * tables are also written as LaTeX beside it (report.tex). */
 #include <dirent.h>
 #include <libgen.h>
 #include <math.h>
@@ -21,6 +24,7 @@
 #include "lbtorus/io.h"
 #include "lbtorus/report.h"
 #include "exp/records.h"
+#include "out/latex.h"
 
 static const lbt_jsonl *recs; /* for the qsort comparator */
 
@@ -87,7 +91,16 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median of key over records idx[0..n), as table text. */
+static void num_text(char *buf, size_t sz, double v)
+{
+	if ((v == floor(v) || fabs(v) >= 1000) && fabs(v) < 1e15)
+		snprintf(buf, sz, "%.0f", v);
+	else
+		snprintf(buf, sz, "%.4g", v);
+}
+
+/* The median of key over records idx[0..n), with [min–max] where they
+ * differ, as table text. */
 static void median(char *buf, size_t sz, const int64_t *idx, int64_t n, const char *key, double *tmp)
 {
 	int64_t m = 0;
@@ -99,11 +112,15 @@ static void median(char *buf, size_t sz, const int64_t *idx, int64_t n, const ch
 		return;
 	}
 	qsort(tmp, (size_t)m, sizeof *tmp, cmp_double);
-	double v = m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
-	if ((v == floor(v) || fabs(v) >= 1000) && fabs(v) < 1e15)
-		snprintf(buf, sz, "%.0f%s", v, m < n ? "*" : "");
-	else
-		snprintf(buf, sz, "%.4g%s", v, m < n ? "*" : "");
+	char v[32], lo[32], hi[32];
+	num_text(v, sizeof v, m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]));
+	if (tmp[0] == tmp[m - 1]) {
+		snprintf(buf, sz, "%s%s", v, m < n ? "*" : "");
+		return;
+	}
+	num_text(lo, sizeof lo, tmp[0]);
+	num_text(hi, sizeof hi, tmp[m - 1]);
+	snprintf(buf, sz, "%s%s [%s–%s]", v, m < n ? "*" : "", lo, hi);
 }
 
 static const char *const cols[][2] = { /* key, heading */
@@ -114,12 +131,12 @@ static const char *const cols[][2] = { /* key, heading */
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
-static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred)
+static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred, int64_t *censored)
 {
 	double *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
 	char method[128] = "", label[128];
 	int first = 1;
-	char cell[64];
+	char cell[128];
 	for (int64_t g = 0; g < n;) {
 		const lbt_jobj *o = &recs->rec[idx[g]];
 		int64_t e = g + 1;
@@ -137,16 +154,19 @@ static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred)
 				fputs("--:|", f);
 			fputc('\n', f);
 		}
-		int64_t reached = 0;
+		int64_t reached = 0, capped = 0;
 		for (int64_t i = g; i < e; i++) {
 			const lbt_jfield *r = lbt_jobj_get(&recs->rec[idx[i]], "reached");
 			reached += r && r->type == LBT_JBOOL && r->num;
+			capped += !strcmp(s_of(&recs->rec[idx[i]], "stop_reason"), "max_steps");
 		}
-		char until[64];
-		fprintf(f, "| %s | %.0f | %s | %s | %s | %lld | %lld/%lld |", s_of(o, "shape"), n_of(o, "pes"),
+		*censored += capped;
+		char until[64], cap[48] = "";
+		if (capped)
+			snprintf(cap, sizeof cap, ", %lld capped", (long long)capped);
+		fprintf(f, "| %s | %.0f | %s | %s | %s | %lld | %lld/%lld%s |", s_of(o, "shape"), n_of(o, "pes"),
 		        s_of(o, "boundary"), s_of(o, "init"), lbt_record_input(o, "until", until, sizeof until),
-		        (long long)(e - g), (long long)reached,
-		        (long long)(e - g));
+		        (long long)(e - g), (long long)reached, (long long)(e - g), cap);
 		for (size_t c = 0; c < NCOLS; c++) {
 			median(cell, sizeof cell, idx + g, e - g, cols[c][0], tmp);
 			*starred |= strchr(cell, '*') != NULL;
@@ -183,7 +203,8 @@ static int list(const char *dir, const char *suffix, char ***out)
 		(*out)[n++] = strdup(de->d_name);
 	}
 	closedir(d);
-	qsort(*out, (size_t)n, sizeof **out, cmp_name);
+	if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(*out, (size_t)n, sizeof **out, cmp_name);
 	return n;
 }
 
@@ -233,22 +254,50 @@ static void bound_section(FILE *f, const char *dir, char **png, int npng)
 	if (getline(&line, &cap, b) > 0 && !lbt_jobj_parse(&o, line, &e)) {
 		double c = n_of(&o, "c_fit"), env = n_of(&o, "c_envelope"), med = n_of(&o, "median_ratio"), pts = n_of(&o, "points");
 		fprintf(f, "\n## Theorem 3: T = O(D·K·Ldiff)\n\n"
-		        "Seed 000's Theorem 3 bounds the time LM-C5 needs to balance a D-dimensional torus of "
+		        "Theorem 3 of Henrich (1996) bounds the time LM-C5 needs to balance a D-dimensional torus of "
 		        "P = K^D PEs by O(D·K·Ldiff), where Ldiff is the initial difference between the most and the "
-		        "least loaded PE. Over %.0f runs (`bound.csv`, method %s) the measured time T (steps until "
-		        "balanced) was at most **%.4g·D·K·Ldiff** in every run; a least-squares fit gives "
-		        "T ≈ %.4g·D·K·Ldiff, and the median ratio T/(D·K·Ldiff) is %.4g.",
-		        pts, s_of(&o, "method"), env, c, med);
+		        "least loaded PE. Over %.0f runs with every PE loaded at the start, the theorem's premise "
+		        "(`bound.csv`, method %s), the measured time T (steps until balanced) was at most "
+		        "**%.4g·D·K·Ldiff** in every run. The mean of the ratios T/(D·K·Ldiff) is %.4g",
+		        pts, s_of(&o, "method"), env, c);
+		double lo, hi, q1, q3, ols, rms;
+		if (lbt_jobj_num(&o, "c_fit_ci95_lo", &lo) && lbt_jobj_num(&o, "c_fit_ci95_hi", &hi))
+			fprintf(f, " (95 %% confidence interval %.4g–%.4g)", lo, hi);
+		if (lbt_jobj_num(&o, "q1_ratio", &q1) && lbt_jobj_num(&o, "q3_ratio", &q3))
+			fprintf(f, ", their median %.4g (quartiles %.4g and %.4g, range %.4g–%.4g)", med, q1, q3,
+			        n_of(&o, "min_ratio"), env);
+		else
+			fprintf(f, ", their median %.4g", med);
+		if (lbt_jobj_num(&o, "c_fit_absolute", &ols))
+			fprintf(f, "; ordinary least squares of T on D·K·Ldiff gives %.4g, a different constant because it is "
+			        "set by the largest runs", ols);
+		fputc('.', f);
+		if (lbt_jobj_num(&o, "rms_rel_residual", &rms) && rms > 0.5)
+			fprintf(f, " One constant describes these runs poorly (rms relative residual %.2g): the envelope "
+			        "bounds them, the mean ratio does not predict T.", rms);
+		double broken = n_of(&o, "premise_broken_points"), cens = n_of(&o, "censored_points");
+		if (broken > 0)
+			fprintf(f, " %.0f runs started with an idle PE, outside the theorem's premise; they are not fitted "
+			        "(their largest ratio: %.4g).", broken, n_of(&o, "premise_broken_max_ratio"));
+		if (cens > 0)
+			fprintf(f, " %.0f runs stopped at their step cap before balancing (censored: T > cap, ratio > %.4g "
+			        "for the largest); they are not fitted.", cens, n_of(&o, "censored_max_ratio_lower"));
 		double below = n_of(&o, "runs_below_lower_bound");
 		if (below == 0)
 			fputs(" No run was faster than the trivial lower bound ⌈(Lmax − ⌊L̄⌋ − D)/D⌉, as it must be.", f);
 		double pd, pk, pl, r2;
 		if (lbt_jobj_num(&o, "power_exp_d", &pd) && lbt_jobj_num(&o, "power_exp_k", &pk) &&
 		    lbt_jobj_num(&o, "power_exp_ldiff", &pl) && lbt_jobj_num(&o, "power_r2", &r2))
+		{
 			fprintf(f, " A power law fitted to the same runs, T ∝ D^%.2f · K^%.2f · Ldiff^%.2f (R² = %.3f), "
-			        "shows how T actually grows with each parameter over the range measured: an exponent "
-			        "below 1 means the bound is loose in that parameter, an exponent near 1 that it is tight.",
-			        pd, pk, pl, r2);
+			        "summarizes how T grows with each parameter on average over the runs measured; an exponent "
+			        "is determined only for a parameter that spans a factor of 4 or more", pd, pk, pl, r2);
+			double sd, sk, sl;
+			if (lbt_jobj_num(&o, "span_d", &sd) && lbt_jobj_num(&o, "span_k", &sk) &&
+			    lbt_jobj_num(&o, "span_ldiff", &sl))
+				fprintf(f, " (here D ×%.3g, K ×%.3g, Ldiff ×%.3g)", sd, sk, sl);
+			fputc('.', f);
+		}
 		fputs("\n\n", f);
 		for (int i = 0; i < npng; i++)
 			if (!strncmp(png[i], "bound_", 6))
@@ -359,8 +408,9 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 		fprintf(f, "This summary covers %lld runs of lbtorus %s recorded in %s, in %lld configurations. "
 		        "Each run balances an initial load on a D-dimensional torus (or mesh) of P PEs with one "
 		        "load-balancing method until a criterion holds: *shared* (every PE holds load), *balanced* "
-		        "(max − min ≤ D, seed 000's Definition 2) or *flat* (max − min ≤ 1). Each row below is one "
-		        "configuration; its numbers are medians over the runs of that configuration (one per seed). "
+		        "(max − min ≤ D, Henrich's Definition 2) or *flat* (max − min ≤ 1). Each row below is one "
+		        "configuration; its numbers are medians over the runs of that configuration (one per seed), "
+		        "followed by their range [min–max] where the runs differ. "
 		        "Time is given in steps (a step is D substeps, one per dimension) and in shifts, the paper's "
 		        "unit (one synchronous transfer slot; a Liquid-model step costs D).",
 		        (long long)l.n, s_of(&l.rec[0], "lbtorus"), files, (long long)groups);
@@ -369,17 +419,22 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 			        (long long)unreached);
 		fputs("\n\n## Runs\n", f);
 		int starred = 0;
-		tables(f, idx, l.n, &starred);
+		int64_t censored = 0;
+		tables(f, idx, l.n, &starred, &censored);
 		fputs("\nColumns: *P* PEs; *seeds* runs in the row; *reached* runs whose criterion held; *Ldiff* initial "
 		      "max − min load; *steps*, *shifts* when the run stopped; *shared at*, *balanced at*, *flat at* the "
 		      "first step at which each criterion held (— never); *moved* load elements that crossed a link; "
-		      "*D·K·Ldiff* the scale of seed 000's Theorem 3 (D dimensions with links, K the largest extent); "
+		      "*D·K·Ldiff* the scale of Henrich's Theorem 3 (D dimensions with links, K the largest extent); "
 		      "*balanced / D·K·Ldiff* the ratio the theorem says stays bounded; *lower bound* "
 		      "⌈(Lmax − ⌊L̄⌋ − D)/D⌉, the steps any method needs to balance when the most loaded PE gives away "
 		      "at most one element per substep.", f);
 		if (starred)
 			fputs(" A * marks a median over only the runs in which the quantity exists (the criterion was "
 			      "reached).", f);
+		if (censored)
+			fprintf(f, " *capped* counts runs stopped at their step cap (--max-steps) before their criterion held: "
+			        "censored, their criterion step is beyond the cap; %lld runs in all. Their *steps* is the cap, "
+			        "and a * median leaves them out, so it is biased low.", (long long)censored);
 		fputc('\n', f);
 	} else
 		fprintf(f, "The tables and plots lbtorus left in `%s`.\n", results);
@@ -407,6 +462,17 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	free_list(md, nmd);
 	free_list(jl, njl);
 	st = lbt_out_commit(&of, e);
+	if (!st && strcmp(out, "-")) { /* the tables also as LaTeX: report.md -> report.tex */
+		size_t n = strlen(out);
+		char *tex = malloc(n + 5);
+		if (!tex)
+			st = lbt_errf(e, LBT_ENOMEM, "no memory for the LaTeX file's name");
+		else {
+			snprintf(tex, n + 5, "%.*s.tex", (int)(n > 3 && !strcmp(out + n - 3, ".md") ? n - 3 : n), out);
+			st = lbt_md_tables_to_latex(out, tex, e);
+			free(tex);
+		}
+	}
 	free(idx);
 	free(rcopy);
 	free(ocopy);

@@ -53,6 +53,11 @@ int rp_path(const lbt_repro_opts *o, const char *name, char *buf, size_t n, lbt_
 int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const lbt_series *s, int ns,
             lbt_err *e);
 
+/* Series with identical points are drawn on top of each other: give every
+ * later one of a group a dashed line and its own marker, and write
+ * "A = B = C" (groups joined by "; ") into note for the plot. */
+void rp_mark_coinciding(lbt_series *s, int ns, char *note, size_t n);
+
 /* Least squares: slope of log y over log x between the last two points;
  * fit y = a x + b x^2 (through the origin). */
 double rp_loglog_slope(const double *x, const double *y, int n);

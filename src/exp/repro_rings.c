@@ -1,4 +1,4 @@
-/* repro_rings.c — `lbtorus reproduce fig5|fig6`: seed 000's ring
+/* repro_rings.c — `lbtorus reproduce fig5|fig6`: Henrich's (1996) ring
  * simulations. Fig. 5: the worst case (c = 5 units per PE, all on P0),
  * shifts until shared and until balanced for LM-C0..C5 and NNA against P.
  * Fig. 6: NNA's iterations until balanced against P for several initial
@@ -38,10 +38,11 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 	const int64_t *Ps = o->quick ? quick : full;
 	const int np = o->quick ? 5 : 9;
 	const char *methods[MAXM] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5"};
-	int nm = 6, have_nna = lbt_method_find("nna") != NULL;
-	if (have_nna)
+	int nm = 6, have_nna = lbt_method_find("nna") && lbt_method_find("nna-def");
+	if (have_nna) {
 		methods[nm++] = "nna";
-	else
+		methods[nm++] = "nna-def";
+	} else
 		rp_note(o, "fig5: NNA is not built into this lbtorus: LM only");
 	rp_claim cl[5];
 	static const char *ids[5] = {"fig5_lm_sharing", "fig5_nna_over_lm_balancing", "fig5_nna_over_lm_sharing",
@@ -62,7 +63,7 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 			snprintf(j->shape, sizeof j->shape, "%lld", (long long)Ps[i]);
 			snprintf(j->init, sizeof j->init, "worst:5");
 			j->seed = 1;
-			j->cap = strcmp(methods[m], "nna") ? 40 * Ps[i] + 1000 : 4 * Ps[i] * Ps[i] + 10000;
+			j->cap = strncmp(methods[m], "nna", 3) ? 40 * Ps[i] + 1000 : 4 * Ps[i] * Ps[i] + 10000;
 		}
 	rp_note(o, "fig5: %d runs on rings of %lld..%lld PEs", nm * np, (long long)Ps[0], (long long)Ps[np - 1]);
 	st = rp_run_jobs(jobs, nm * np, o, e);
@@ -75,7 +76,8 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const char *const *methods,
                       int nm, int have_nna, const rp_claim *cl, lbt_err *e)
 {
-	static const char *const label[MAXM] = {"LM-C0", "LM-C1", "LM-C2", "LM-C3", "LM-C4", "LM-C5", "NNA"};
+	static const char *const label[MAXM] = {"LM-C0", "LM-C1", "LM-C2", "LM-C3", "LM-C4", "LM-C5", "NNA eq. (5)",
+	                                        "NNA eq. (4)"};
 	int st;
 
 	char path[4096];
@@ -95,36 +97,43 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	if ((st = lbt_out_commit(&out, e)))
 		return st;
 
-	/* The paper's statements, measured on LM-C5 and NNA. */
-	const rp_job *c5 = &jobs[5 * np], *nna = have_nna ? &jobs[6 * np] : NULL;
-	double x[MAXP], share_ratio = 0, bal[MAXP], lmb[MAXP], lr_b = 0, lr_s = 0;
-	int exact = 1, nb = 0, ns = 0;
+	/* The paper's statements, measured on LM-C5 and the two NNA rules. The
+	 * paper gives its ratios "within our range of processor numbers" without
+	 * a mean or a range: we read ours at our largest P, and give the
+	 * geometric mean over P beside it only as context. */
+	const rp_job *c3 = &jobs[3 * np], *c5 = &jobs[5 * np];
+	const rp_job *rule[2] = {have_nna ? &jobs[6 * np] : NULL, have_nna ? &jobs[7 * np] : NULL};
+	static const char *const rule_name[2] = {"NNA of eq. (5) (`nna`, reproduces Table 3)",
+	                                         "NNA of eq. (4) (`nna-def`, deficiency-based)"};
+	double x[MAXP], share_ratio = 0, lmb[MAXP], rb[2][MAXP], rs[2][MAXP], r3[2][MAXP];
+	int exact = 1;
 	for (int i = 0; i < np; i++) {
 		x[i] = (double)Ps[i];
 		share_ratio += (double)c5[i].shared_shifts / (double)(Ps[i] - 1) / np;
 		exact &= c5[i].shared_shifts == Ps[i] - 1;
 		lmb[i] = nan_if_never(c5[i].balanced_shifts);
-		if (nna) {
-			bal[i] = nan_if_never(nna[i].balanced_shifts);
-			if (isfinite(bal[i]) && isfinite(lmb[i]))
-				lr_b += log(bal[i] / lmb[i]), nb++;
-			if (nna[i].shared_shifts > 0 && c5[i].shared_shifts > 0)
-				lr_s += log((double)nna[i].shared_shifts / (double)c5[i].shared_shifts), ns++;
+		for (int r = 0; r < 2; r++) {
+			rb[r][i] = rule[r] ? nan_if_never(rule[r][i].balanced_shifts) / lmb[i] : NAN;
+			r3[r][i] = rule[r] ? nan_if_never(rule[r][i].balanced_shifts) / nan_if_never(c3[i].balanced_shifts) : NAN;
+			rs[r][i] = rule[r] && c5[i].shared_shifts > 0
+				? nan_if_never(rule[r][i].shared_shifts) / (double)c5[i].shared_shifts : NAN;
 		}
 	}
 	double a, b, qa, qb;
 	rp_fit_lin_quad(x, lmb, np, &qa, &qb);
-	char lmq[160], txt[400];
+	char lmq[160], txt[600];
 	snprintf(lmq, sizeof lmq, "LM-C5: %.3f", qb * x[np - 1] / (qa + qb * x[np - 1]));
 
 	if ((st = rp_path(o, "fig5.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
 		return st;
 	FILE *f = out.f;
-	fprintf(f, "# Fig. 5 of seed 000: rings, worst case c = 5\n\n"
+	fprintf(f, "# Fig. 5 of Henrich (1996): rings, worst case c = 5\n\n"
 	        "P PEs in a ring, 5·P load units on P0. Time in shifts (one per LM step; per NNA\n"
 	        "iteration, per direction the largest amount on one link). \"never\": the state\n"
-	        "recurs before the criterion holds, so it never holds. Data: `fig5.csv`; plots:\n"
-	        "`fig5a.png` (balancing), `fig5b.png` (sharing)%s.\n\n",
+	        "recurs before the criterion holds, so it never holds. NNA is run with both rules\n"
+	        "the paper's §2.3 gives: eq. (5) with footnote 3's net flows (`nna`, the rule that\n"
+	        "reproduces Table 3 exactly) and eq. (4)'s deficiency-based rule (`nna-def`). Data:\n"
+	        "`fig5.csv`; plots: `fig5a.png` (balancing), `fig5b.png` (sharing)%s.\n\n",
 	        have_nna ? "" : ". **NNA is not built into this lbtorus: its columns are missing**");
 	for (int crit = 0; crit < 2; crit++) {
 		fprintf(f, "### Shifts until %s\n\n| P |", crit ? "balanced (max − min ≤ 1)" : "shared (every PE holds load)");
@@ -142,28 +151,70 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 		}
 		fputs("\n\n", f);
 	}
-	if (nna) {
-		fputs("### NNA / LM-C5 at each P\n\n| P | balancing | sharing |\n|---:|---:|---:|\n", f);
+	if (have_nna) {
+		fputs("### The two NNA rules against LM at each P\n\n"
+		      "| P | eq. (5) / LM-C5, balancing | eq. (5) / LM-C5, sharing | eq. (4) / LM-C5, balancing | "
+		      "eq. (4) / LM-C3 = C4, balancing | eq. (4) / LM-C5, sharing |\n|---:|---:|---:|---:|---:|---:|\n", f);
 		for (int i = 0; i < np; i++)
-			fprintf(f, "| %lld | %.3f | %.3f |\n", (long long)Ps[i], bal[i] / lmb[i],
-			        (double)nna[i].shared_shifts / (double)c5[i].shared_shifts);
+			fprintf(f, "| %lld | %.2f | %.2f | %.2f | %.2f | %.2f |\n", (long long)Ps[i], rb[0][i], rs[0][i], rb[1][i],
+			        r3[1][i], rs[1][i]);
 		fputc('\n', f);
 	}
 	fputs("## The paper's statements beside ours\n\n", f);
 	rp_md_claims_head(f);
 	rp_md_claim(f, &cl[0], share_ratio, exact ? "T = P − 1 exactly for every P" : "not P − 1 for every P");
-	rp_md_claim(f, &cl[1], nb ? exp(lr_b / nb) : NAN, nna ? NULL : "NNA not built in");
-	rp_md_claim(f, &cl[2], ns ? exp(lr_s / ns) : NAN, nna ? NULL : "NNA not built in");
+	for (int k = 0; k < 2; k++) { /* balancing, sharing: one row per NNA rule */
+		const double(*rt)[MAXP] = k ? rs : rb;
+		for (int r = 0; r < 2; r++) {
+			rp_claim c = cl[1 + k];
+			snprintf(c.quantity, sizeof c.quantity, "%s — %s", cl[1 + k].quantity, rule_name[r]);
+			if (!have_nna) {
+				rp_md_claim(f, &c, NAN, "NNA not built in");
+				continue;
+			}
+			double lg = 0;
+			int nl = 0;
+			for (int i = 0; i < np; i++)
+				if (isfinite(rt[r][i]) && rt[r][i] > 0)
+					lg += log(rt[r][i]), nl++;
+			int len = snprintf(txt, sizeof txt, "at P = %lld (geometric mean over P = %lld..%lld: %.2f)",
+			                   (long long)Ps[np - 1], (long long)Ps[0], (long long)Ps[np - 1], nl ? exp(lg / nl) : NAN);
+			if (!k)
+				snprintf(txt + len, sizeof txt - (size_t)len, "; against LM-C3 = C4: %.2f", r3[r][np - 1]);
+			rp_md_claim(f, &c, rt[r][np - 1], txt);
+		}
+	}
 	double sl = rp_loglog_slope(x, lmb, np);
 	rp_md_claim(f, &cl[3], sl, sl <= 1.1 ? "almost linear" : "faster than linear");
-	if (nna) {
-		rp_fit_lin_quad(x, bal, np, &a, &b);
-		snprintf(txt, sizeof txt, "NNA: %.3f; %s", b * x[np - 1] / (a + b * x[np - 1]), lmq);
+	if (have_nna) {
+		double nb[MAXP];
+		int len = 0;
+		for (int r = 0; r < 2; r++) {
+			for (int i = 0; i < np; i++)
+				nb[i] = nan_if_never(rule[r][i].balanced_shifts);
+			rp_fit_lin_quad(x, nb, np, &a, &b);
+			len += snprintf(txt + len, sizeof txt - (size_t)len, "NNA eq. (%d): %.3f; ", r ? 4 : 5,
+			                b * x[np - 1] / (a + b * x[np - 1]));
+		}
+		snprintf(txt + len, sizeof txt - (size_t)len, "%s", lmq);
 		rp_md_claim(f, &cl[4], NAN, txt);
 	} else {
 		snprintf(txt, sizeof txt, "NNA not built in; %s", lmq);
 		rp_md_claim(f, &cl[4], NAN, txt);
 	}
+	if (have_nna)
+		fprintf(f, "\n**Which NNA the paper ran (our hypothesis).** Our `nna` follows eq. (5) with footnote 3's net "
+		        "flows and §5's rounding, and reproduces every row of Table 3; yet on Fig. 5's rings it is "
+		        "%.2f times slower than LM-C5 to balance and %.2f times slower to share at P = %lld, well short of the "
+		        "paper's \"about four times\" and \"23 times\". The deficiency-based rule of eq. (4) gives %.2f (%.2f "
+		        "against LM-C3 = C4) and %.2f there, close to both statements. §5 says only that \"a synchronous "
+		        "variation of the method in Section 2.3 is used\", and Section 2.3 gives both equations, so the paper's "
+		        "Fig. 5 may have been drawn with eq. (4) while Table 3 was drawn with eq. (5). We cannot decide this "
+		        "from the text: the figure's data points are not printed, nor the range of P behind \"within our "
+		        "range of processor numbers\" (our largest ring, P = %lld, stands in for its top). Both rules are "
+		        "therefore shown.\n",
+		        rb[0][np - 1], rs[0][np - 1], (long long)Ps[np - 1], rb[1][np - 1], r3[1][np - 1], rs[1][np - 1],
+		        (long long)Ps[np - 1]);
 	if ((st = lbt_out_commit(&out, e)))
 		return st;
 
@@ -174,18 +225,24 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 			y[0][m][i] = nan_if_never(jobs[m * np + i].balanced_shifts);
 			y[1][m][i] = nan_if_never(jobs[m * np + i].shared_shifts);
 		}
-		sa[m] = (lbt_series){label[m], x, y[0][m], np};
-		sb[m] = (lbt_series){label[m], x, y[1][m], np};
+		sa[m] = (lbt_series){.label = label[m], .x = x, .y = y[0][m], .n = np};
+		sb[m] = (lbt_series){.label = label[m], .x = x, .y = y[1][m], .n = np};
 	}
 	int c02_never = 1; /* say so in the title only if this run showed it */
 	for (int m = 0; m < 3; m++)
 		for (int i = 0; i < np; i++)
 			c02_never &= jobs[m * np + i].period > 0 && jobs[m * np + i].balanced_step < 0;
-	lbt_axes aa = {c02_never ? "Fig. 5(a): balancing in a ring, worst case c = 5 (LM-C0..C2 never balance)"
-	                         : "Fig. 5(a): balancing in a ring, worst case c = 5",
-	               "number of PEs P", "time until balanced T [shifts]", 1, 1};
-	lbt_axes ab = {"Fig. 5(b): sharing in a ring, worst case c = 5", "number of PEs P",
-	               "time until every PE holds load T [shifts]", 1, 1};
+	char na[200], nb[200], nta[300];
+	rp_mark_coinciding(sa, nm, na, sizeof na);
+	rp_mark_coinciding(sb, nm, nb, sizeof nb);
+	snprintf(nta, sizeof nta, "%s%s%s", na, *na && c02_never ? "; " : "",
+	         c02_never ? "LM-C0..C2 never balance" : "");
+	lbt_axes aa = {.title = "Fig. 5(a): balancing in a ring, worst case c = 5", .xlabel = "number of PEs P",
+	               .ylabel = "time until balanced T [shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
+	               .note = nta, .key = "top left"};
+	lbt_axes ab = {.title = "Fig. 5(b): sharing in a ring, worst case c = 5", .xlabel = "number of PEs P",
+	               .ylabel = "time until every PE holds load T [shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
+	               .note = nb, .key = "top left"};
 	int s1 = rp_plot(o, "fig5a", &aa, sa, nm, e);
 	if (s1 && s1 != LBT_EUNSUP)
 		return s1;
@@ -259,7 +316,7 @@ static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	if ((st = rp_path(o, "fig6.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
 		return st;
 	FILE *f = out.f;
-	fprintf(f, "# Fig. 6 of seed 000: NNA's iterations against P for initial loads c·P\n\n"
+	fprintf(f, "# Fig. 6 of Henrich (1996): NNA's iterations against P for initial loads c·P\n\n"
 	        "All c·P units on P0 of a ring of P PEs; NNA iterations until balanced, each curve\n"
 	        "divided by its value at P = %lld%s. Data: `fig6.csv`; plot: `fig6.png`.\n\n| P |",
 	        (long long)Pn, Pn == 512 ? " (as the paper does)" : " (--quick: the paper normalizes at 512)");
@@ -294,12 +351,13 @@ static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	char labels[MAXC][32];
 	for (int c = 0; c < nc; c++) {
 		snprintf(labels[c], sizeof labels[c], "NNA, c = %d", cs[c]);
-		s[c] = (lbt_series){labels[c], x, y[c], np};
+		s[c] = (lbt_series){.label = labels[c], .x = x, .y = y[c], .n = np};
 	}
 	char title[160];
 	snprintf(title, sizeof title, "Fig. 6: NNA iterations until balanced, normalized to 1 at P = %lld", (long long)Pn);
 	char ylabel[96];
 	snprintf(ylabel, sizeof ylabel, "NNA iterations / iterations at P = %lld [1]", (long long)Pn);
-	lbt_axes ax = {title, "number of PEs P", ylabel, 0, 0}; /* linear: the quadratic part shows as curvature */
+	/* linear: the quadratic part shows as curvature */
+	lbt_axes ax = {.title = title, .xlabel = "number of PEs P", .ylabel = ylabel, .intx = 1, .key = "top left"};
 	return rp_plot(o, "fig6", &ax, s, nc, e);
 }

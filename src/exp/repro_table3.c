@@ -1,4 +1,4 @@
-/* repro_table3.c — `lbtorus reproduce table3`: seed 000's Table 3, a ring of
+/* repro_table3.c — `lbtorus reproduce table3`: Henrich's (1996) Table 3, a ring of
  * eight PEs with 16 load units on P0, LM-C5 step by step and (when built in)
  * NNA iteration by iteration, compared value for value with the paper.
  *
@@ -167,7 +167,7 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 	if ((st = rp_path(o, "table3.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
 		return st;
 	FILE *f = out.f;
-	fprintf(f, "# Table 3 of seed 000: a worst case on a ring of 8 PEs\n\n"
+	fprintf(f, "# Table 3 of Henrich (1996): a worst case on a ring of 8 PEs\n\n"
 	        "16 load units on P0, the other seven PEs idle. T counts shifts (an LM-C5 step is one\n"
 	        "shift; an NNA iteration costs, per direction, the largest amount on one link). Rows\n"
 	        "are the loads of P0..P7 after the step or iteration that ends at T. Paper values are\n"
@@ -200,18 +200,25 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 	if ((st = lbt_out_commit(&out, e)))
 		return st;
 
-	/* table3.png: Ldiff over T, ours as lines, the paper's as points on top. */
+	/* table3.png: Ldiff over T. A state holds until the next step or
+	 * iteration ends, so ours is drawn as steps (NNA's iterations last
+	 * several shifts: no state lies between them), the paper's rows as
+	 * markers of the same colour on top. */
 	double x[4][MAXROWS], y[4][MAXROWS];
 	ldiff_series(lm.rows, lm.n, x[0], y[0]);
 	ldiff_series(paper_lm, n_lm, x[1], y[1]);
 	ldiff_series(paper_nna, n_nna, x[3], y[3]);
-	lbt_series s[4] = {{"LM-C5 (ours)", x[0], y[0], lm.n}, {"LM-C5 (paper, Table 3)", x[1], y[1], n_lm},
-	                   {"NNA (ours)", x[2], y[2], 0}, {"NNA (paper, Table 3)", x[3], y[3], n_nna}};
+	lbt_series s[4] = {
+		{.label = "LM-C5, ours", .x = x[0], .y = y[0], .n = lm.n, .draw = LBT_DRAW_STEPS, .colour = 1},
+		{.label = "LM-C5, paper", .x = x[1], .y = y[1], .n = n_lm, .draw = LBT_DRAW_MARKS, .colour = 1, .point = 6},
+		{.label = "NNA, ours", .x = x[2], .y = y[2], .n = 0, .draw = LBT_DRAW_STEPS, .colour = 2, .dash = 2},
+		{.label = "NNA, paper", .x = x[3], .y = y[3], .n = n_nna, .draw = LBT_DRAW_MARKS, .colour = 2, .point = 4},
+	};
 	if (have_nna) {
 		ldiff_series(nna.rows, nna.n, x[2], y[2]);
 		s[2].n = nna.n;
 	}
-	lbt_axes ax = {"Table 3: ring of 8 PEs, 16 units on P0", "time T [shifts]",
-	               "load difference Ldiff = max - min [load units]", 0, 0};
+	lbt_axes ax = {.title = "Table 3: ring of 8 PEs, 16 units on P0", .xlabel = "time T [shifts]",
+	               .ylabel = "load difference max − min [load units]", .intx = 1, .inty = 1, .key = "top right"};
 	return rp_plot(o, "table3", &ax, s, 4, e);
 }

@@ -19,6 +19,7 @@
 #endif
 
 #include "repro.h"
+#include "out/latex.h"
 
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...)
 {
@@ -130,9 +131,12 @@ int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const
             lbt_err *e)
 {
 	char path[4096];
+	lbt_axes a = *ax;
+	if (!o->titles)
+		a.title = NULL;
 	int st = rp_path(o, stem, path, sizeof path, e);
 	if (!st)
-		st = lbt_plot(path, ax, s, ns, e);
+		st = lbt_plot(path, &a, s, ns, e);
 	if (st == LBT_EUNSUP)
 		rp_note(o, "%s", e->msg);
 	return st;
@@ -142,6 +146,45 @@ const char *lbt_data_dir(void)
 {
 	const char *env = getenv("LBTORUS_DATA");
 	return env && *env ? env : LBT_DATADIR;
+}
+
+static int same_points(const lbt_series *a, const lbt_series *b)
+{
+	if (a->n != b->n || !a->n)
+		return 0;
+	int any = 0;
+	for (int64_t i = 0; i < a->n; i++) {
+		if (a->x[i] != b->x[i] || isfinite(a->y[i]) != isfinite(b->y[i]) ||
+		    (isfinite(a->y[i]) && a->y[i] != b->y[i]))
+			return 0;
+		any |= isfinite(a->y[i]);
+	}
+	return any;
+}
+
+void rp_mark_coinciding(lbt_series *s, int ns, char *note, size_t n)
+{
+	static const int marker[] = {6, 8, 4, 10, 12};
+	size_t len = 0;
+	note[0] = 0;
+	char taken[64] = {0};
+	for (int i = 0; i < ns && i < 64; i++) {
+		if (taken[i])
+			continue;
+		int k = 0;
+		for (int j = i + 1; j < ns && j < 64; j++) {
+			if (taken[j] || !same_points(&s[i], &s[j]))
+				continue;
+			taken[j] = 1;
+			if (!k++)
+				len += (size_t)snprintf(note + len, len < n ? n - len : 0, "%s%s", len ? "; " : "", s[i].label);
+			len += (size_t)snprintf(note + len, len < n ? n - len : 0, " = %s", s[j].label);
+			s[j].dash = 1 + k;
+			s[j].point = marker[(k - 1) % 5];
+		}
+	}
+	if (len && len < n)
+		snprintf(note + len, n - len, " (identical)");
 }
 
 static FILE *open_data(const lbt_repro_opts *o, const char *name, char *path, size_t n, lbt_err *e)
@@ -187,6 +230,19 @@ int rp_claim_get(const lbt_repro_opts *o, const char *id, rp_claim *c, lbt_err *
 	}
 	fclose(f);
 	return found ? LBT_OK : lbt_errf(e, LBT_EINVAL, "%s has no well-formed claim '%s'", path, id);
+}
+
+int lbt_repro_claim_value(const char *data_dir, const char *id, double *value, lbt_err *e)
+{
+	const lbt_repro_opts o = {.data_dir = data_dir};
+	rp_claim c;
+	int st = rp_claim_get(&o, id, &c, e);
+	if (st)
+		return st;
+	if (!c.has_value)
+		return lbt_errf(e, LBT_EINVAL, "claim '%s' is a statement without a number", id);
+	*value = c.value;
+	return LBT_OK;
 }
 
 void rp_md_claims_head(FILE *f)
@@ -287,5 +343,20 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6 or fig7", name);
 	if (differs)
 		*differs = d;
+	char md[4096], tex[4104];
+	lbt_err te;
+	if ((st == LBT_OK || st == LBT_EUNSUP) && !rp_path(o, name, md, sizeof md - 4, &te)) { /* NAME.md as LaTeX */
+		snprintf(tex, sizeof tex, "%s.tex", md);
+		strcat(md, ".md");
+		FILE *f = fopen(md, "r");
+		if (f) {
+			fclose(f);
+			int ts = lbt_md_tables_to_latex(md, tex, &te);
+			if (ts && st == LBT_OK) {
+				*e = te;
+				st = ts;
+			}
+		}
+	}
 	return st;
 }

@@ -2,7 +2,8 @@
  *
  * Invariants: the colour of a PE depends only on its load and the scale
  * (never on the other PEs), so frames of one run are comparable and an
- * animation does not flicker. Index 0 is reserved for load 0 (black). */
+ * animation does not flicker. Index 0 is reserved for load 0 (black),
+ * 1..LBT_HEAT_TOP are the ramp, the last two the frame's white and ink. */
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -17,8 +18,10 @@ void lbt_heat_palette(uint8_t rgb[256][3])
 	static const uint8_t stop[9][3] = {{68, 1, 84}, {71, 44, 122}, {59, 81, 139}, {44, 113, 142}, {33, 144, 141},
 	                                   {39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37}};
 	rgb[0][0] = rgb[0][1] = rgb[0][2] = 0;
-	for (int i = 1; i < 256; i++) {
-		double t = (double)(i - 1) / 254.0 * 8.0;
+	rgb[LBT_HEAT_WHITE][0] = rgb[LBT_HEAT_WHITE][1] = rgb[LBT_HEAT_WHITE][2] = 255;
+	rgb[LBT_HEAT_INK][0] = rgb[LBT_HEAT_INK][1] = rgb[LBT_HEAT_INK][2] = 40;
+	for (int i = 1; i <= LBT_HEAT_TOP; i++) {
+		double t = (double)(i - 1) / (LBT_HEAT_TOP - 1) * 8.0;
 		int k = (int)t < 8 ? (int)t : 7;
 		double f = t - k;
 		for (int c = 0; c < 3; c++)
@@ -66,8 +69,8 @@ static uint8_t colour_of(int32_t v, int32_t hi)
 	if (v <= 0)
 		return 0;
 	if (v >= hi)
-		return 255;
-	return (uint8_t)(1 + (int64_t)(v - 1) * 254 / (hi > 1 ? hi - 1 : 1));
+		return LBT_HEAT_TOP;
+	return (uint8_t)(1 + (int64_t)(v - 1) * (LBT_HEAT_TOP - 1) / (hi > 1 ? hi - 1 : 1));
 }
 
 void lbt_heat_render(const lbt_grid *g, const lbt_heat *h, uint8_t *px)
@@ -85,10 +88,13 @@ void lbt_heat_render(const lbt_grid *g, const lbt_heat *h, uint8_t *px)
 	}
 }
 
-int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, lbt_err *e)
+int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, int64_t step, lbt_err *e)
 {
 	int64_t w, ht;
-	lbt_heat_size(g, h, &w, &ht);
+	if (step < 0)
+		lbt_heat_size(g, h, &w, &ht);
+	else
+		lbt_heat_frame_size(g, h, &w, &ht);
 	if (w > (1 << 20) || ht > (1 << 20))
 		return lbt_errf(e, LBT_EINVAL, "heat map of %lldx%lld pixels is too large: lower the zoom", (long long)w,
 		                (long long)ht);
@@ -98,7 +104,10 @@ int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, lbt_err
 		free(px), free(rowp);
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a %lldx%lld heat map", (long long)w, (long long)ht);
 	}
-	lbt_heat_render(g, h, px);
+	if (step < 0)
+		lbt_heat_render(g, h, px);
+	else
+		lbt_heat_frame(g, h, step, px);
 	for (int64_t r = 0; r < ht; r++)
 		rowp[r] = px + r * w;
 	lbt_outfile o;
@@ -141,7 +150,7 @@ int lbt_anim_open(lbt_anim **out, const char *path, const lbt_grid *g, const lbt
                   lbt_err *e)
 {
 	int64_t w, ht;
-	lbt_heat_size(g, h, &w, &ht);
+	lbt_heat_frame_size(g, h, &w, &ht);
 	lbt_anim *a = calloc(1, sizeof *a);
 	if (a)
 		a->pixels = malloc((size_t)(w * ht));
@@ -160,9 +169,9 @@ int lbt_anim_open(lbt_anim **out, const char *path, const lbt_grid *g, const lbt
 	return LBT_OK;
 }
 
-int lbt_anim_frame(lbt_anim *a, const lbt_grid *g, lbt_err *e)
+int lbt_anim_frame(lbt_anim *a, const lbt_grid *g, int64_t step, lbt_err *e)
 {
-	lbt_heat_render(g, &a->heat, a->pixels);
+	lbt_heat_frame(g, &a->heat, step, a->pixels);
 	return lbt_gif_frame(a->gif, a->pixels, e);
 }
 

@@ -56,7 +56,8 @@ static int write_dat(const char *path, const lbt_axes *ax, const lbt_series *s, 
 		return st;
 	fprintf(o.f, "# lbtorus plot data: %s\n# x: %s\n# y: %s\n", ax->title ? ax->title : "",
 	        ax->xlabel ? ax->xlabel : "", ax->ylabel ? ax->ylabel : "");
-	fputs("# one block per series (gnuplot: index N), blocks separated by two blank lines; NaN = no value\n", o.f);
+	fputs("# one block per series (gnuplot: index N), blocks separated by two blank lines; NaN = no value;\n"
+	      "# columns x y, and y_low y_high where the series has error bars\n", o.f);
 	int block = 0;
 	for (int j = 0; j < ns; j++) {
 		if (!kept(ax, &s[j]))
@@ -67,13 +68,57 @@ static int write_dat(const char *path, const lbt_axes *ax, const lbt_series *s, 
 			double x = s[j].x[i], y = s[j].y[i];
 			if (!plottable(ax, x, y))
 				continue;
-			if (isfinite(y))
-				fprintf(o.f, "%.10g %.10g\n", x, y);
+			if (!isfinite(y))
+				fprintf(o.f, "%.10g NaN%s\n", x, s[j].lo ? " NaN NaN" : "");
+			else if (s[j].lo)
+				fprintf(o.f, "%.10g %.10g %.10g %.10g\n", x, y, s[j].lo[i], s[j].hi[i]);
 			else
-				fprintf(o.f, "%.10g NaN\n", x);
+				fprintf(o.f, "%.10g %.10g\n", x, y);
 		}
 	}
 	return lbt_out_commit(&o, e);
+}
+
+/* Integer ticks on an axis that counts whole things: on a log axis the
+ * distinct values themselves when there are few (8, 16, ..., 2048), else
+ * whole-number labels; on a linear axis a whole-number step. */
+static void int_ticks(FILE *f, char axis, int on, int log_axis, const lbt_series *s, int ns)
+{
+	if (!on)
+		return;
+	double v[16], lo = INFINITY, hi = -INFINITY;
+	int n = 0, few = 1;
+	for (int j = 0; j < ns; j++)
+		for (int64_t i = 0; i < s[j].n; i++) {
+			double a = axis == 'x' ? s[j].x[i] : s[j].y[i];
+			if (!isfinite(a) || (log_axis && a <= 0))
+				continue;
+			lo = fmin(lo, a), hi = fmax(hi, a);
+			int seen = 0;
+			for (int k = 0; k < n && !seen; k++)
+				seen = v[k] == a;
+			if (!seen && n < 16)
+				v[n++] = a;
+			else if (!seen)
+				few = 0;
+		}
+	if (!isfinite(lo))
+		return;
+	if (log_axis && axis == 'x' && few && n <= 12) {
+		fputs("set xtics (", f);
+		for (int k = 0; k < n; k++)
+			fprintf(f, "%s%.0f", k ? ", " : "", v[k]);
+		fputs(")\n", f);
+		return;
+	}
+	fprintf(f, "set format %c '%%.0f'\n", axis);
+	if (!log_axis && hi - lo <= 12)
+		fprintf(f, "set %ctics 1\n", axis);
+	else if (!log_axis)
+		fprintf(f, "set %ctics %.0f\n", axis, fmax(1, pow(10, floor(log10((hi - lo) / 5)))) *
+		        ((hi - lo) / pow(10, floor(log10((hi - lo) / 5))) > 25 ? 5 : (hi - lo) / pow(10, floor(log10((hi - lo) / 5))) > 10 ? 2 : 1));
+	else
+		fprintf(f, "set m%ctics 10\n", axis);
 }
 
 static int write_gp(const char *path, const char *base, const lbt_axes *ax, const lbt_series *s, int ns,
@@ -88,9 +133,13 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 	fprintf(f, "# (lbtorus passes png_out and svg_out to draw into temporary files first)\n");
 	fprintf(f, "if (!exists(\"png_out\")) png_out = '%s.png'\n", base);
 	fprintf(f, "if (!exists(\"svg_out\")) svg_out = '%s.svg'\n", base);
-	fputs("set encoding utf8\nset title ", f);
-	gp_quote(f, ax->title);
-	fputs(" noenhanced\nset xlabel ", f);
+	fputs("set encoding utf8\n", f);
+	if (ax->title && *ax->title) {
+		fputs("set title ", f);
+		gp_quote(f, ax->title);
+		fputs(" noenhanced\n", f);
+	}
+	fputs("set xlabel ", f);
 	gp_quote(f, ax->xlabel);
 	fputs(" noenhanced\nset ylabel ", f);
 	gp_quote(f, ax->ylabel);
@@ -99,23 +148,46 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 		fputs("set logscale x\n", f);
 	if (ax->logy)
 		fputs("set logscale y\n", f);
-	fputs("set grid\nset key outside right top vertical box noenhanced\nset autoscale fix\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\nset datafile missing 'NaN'\n"
-	      "set style data linespoints\nset pointsize 1.2\n", f);
+	int_ticks(f, 'x', ax->intx, ax->logx, s, ns);
+	int_ticks(f, 'y', ax->inty, ax->logy, s, ns);
+	fputs("set grid\nset key inside ", f);
+	fputs(ax->key && *ax->key ? ax->key : "top left", f);
+	fputs(" reverse Left samplen 2.5 spacing 1.1 width 1 opaque box lw 0.5 font ',10' noenhanced\n"
+	      "set autoscale fix\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\nset datafile missing 'NaN'\n"
+	      "set pointsize 1.1\nset border lw 1\nset tics nomirror out\n", f);
+	if (ax->note && *ax->note) {
+		fputs("set label 1 ", f);
+		gp_quote(f, ax->note);
+		fputs(" at screen 0.98, screen 0.025 right front noenhanced font ',10'\nset bmargin 5\n", f);
+	}
 	/* Okabe-Ito colours (no yellow: too faint on white), readable by colour-blind readers */
 	static const char *const colour[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999"};
 	for (int i = 0; i < 8; i++)
 		fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, colour[i]);
-	fputs("set term pngcairo size 960,640 font 'sans,11' noenhanced\nset output png_out\nplot ", f);
+	fputs("set term pngcairo size 800,560 font 'sans,11' noenhanced\nset output png_out\nplot ", f);
 	int block = 0;
 	for (int j = 0; j < ns; j++) {
 		if (!kept(ax, &s[j]))
 			continue;
-		fprintf(f, "%s\\\n  '%s.dat' index %d using 1:2 title ", block ? ", " : "", base, block);
-		gp_quote(f, s[j].label);
-		fprintf(f, " lw 2 pt %d", 1 + block % 13);
+		const lbt_series *c = &s[j];
+		int lt = c->colour > 0 ? c->colour : 1 + block % 8, pt = c->point > 0 ? c->point : 1 + block % 13;
+		fprintf(f, "%s\\\n  '%s.dat' index %d using 1:2%s title ", block ? ", " : "", base, block, c->lo ? ":3:4" : "");
+		gp_quote(f, c->label);
+		if (c->lo)
+			fprintf(f, " with yerrorlines lt %d lw 2 pt %d", lt, pt);
+		else if (c->draw == LBT_DRAW_LINE)
+			fprintf(f, " with lines lt %d lw 1.5", lt);
+		else if (c->draw == LBT_DRAW_STEPS)
+			fprintf(f, " with steps lt %d lw 2", lt);
+		else if (c->draw == LBT_DRAW_MARKS)
+			fprintf(f, " with points lt %d pt %d ps 1.4", lt, pt);
+		else
+			fprintf(f, " with linespoints lt %d lw 2 pt %d", lt, pt);
+		if (c->dash > 1)
+			fprintf(f, " dt %d", c->dash);
 		block++;
 	}
-	fputs("\nset term svg size 960,640 dynamic font 'sans,11' noenhanced background rgb 'white'\n"
+	fputs("\nset term svg size 800,560 dynamic font 'sans,11' noenhanced background rgb 'white'\n"
 	      "set output svg_out\nreplot\nset output\n", f);
 	return lbt_out_commit(&o, e);
 }
