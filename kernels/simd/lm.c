@@ -635,9 +635,6 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	T = T < pes / MIN_PES ? T : pes / MIN_PES;
 	if (a0 == last || T < 1)
 		T = 1;
-	const int NT = T < LBT_SIMD_NMAXT ? (int)T : LBT_SIMD_NMAXT;
-	if (LBT_SIMD_FN(lbt_simd_lm_narrow8)(v, cond, NT, c) || LBT_SIMD_FN(lbt_simd_lm_narrow16)(v, cond, NT, c))
-		return;
 
 	/* One allocation: the zero slab, then per thread its rings, next copy, B and cpb. */
 	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);

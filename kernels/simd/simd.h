@@ -169,11 +169,6 @@ static inline int32_t vmin32(V x)
 /* Each target's kernels (one line per kernel file) and the init that puts
  * them into the dispatch table (kernels/simd/init.c). */
 void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c);
-/* One LM step in int8 (int16) lanes on at most LBT_SIMD_NMAXT threads
- * (lm_n8.c, lm_n16.c); 0 if too many loads are >= 127 (32767): nothing done. */
-#define LBT_SIMD_NMAXT 64
-int LBT_SIMD_FN(lbt_simd_lm_narrow8)(const lbt_view *v, int cond, int threads, lbt_counts *c);
-int LBT_SIMD_FN(lbt_simd_lm_narrow16)(const lbt_view *v, int cond, int threads, lbt_counts *c);
 void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c);                                   /* flows.c */
 void LBT_SIMD_FN(lbt_simd_fos_int_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);     /* flows.c */
 void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);         /* fos.c */
