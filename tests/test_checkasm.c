@@ -27,10 +27,11 @@ static const char *const shapes[] = {
 	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33", "2x3x2x16",
 };
 
-enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, NLOADS };
+enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_SHORT, L_PILE, NLOADS };
 static const char *const load_names[NLOADS] = {
 	"zeros", "ones", "runs of equal loads", "point (worst:5)", "near INT32_MAX", "runs of 0 and INT32_MAX",
-	"random 0..3", "random 0..1000",
+	"random 0..3", "random 0..1000", "around 127 (int8's edge)", "around 32767 (int16's edge)",
+	"one huge pile on random 0..3",
 };
 
 static uint64_t rnd(uint64_t *s)
@@ -59,7 +60,12 @@ static void fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 		case L_NEARMAX: v = top - (int32_t)(rnd(&s) % 4 % ((uint64_t)top + 1)); break;
 		case L_MAXRUNS: v = rnd(&s) & 1 ? top : 0; break;
 		case L_SMALL: v = (int32_t)(rnd(&s) % 4); break;
-		default: v = (int32_t)(rnd(&s) % 1001); break;
+		case L_WIDE: v = (int32_t)(rnd(&s) % 1001); break;
+		/* mostly just below a narrow type's maximum, some at or above it:
+		 * loads cross the edge both ways during the run */
+		case L_BYTE: v = 124 + (int32_t)(rnd(&s) % 3) + (rnd(&s) % 40 == 0 ? 3 + (int32_t)(rnd(&s) % 3) : 0); break;
+		case L_SHORT: v = 32764 + (int32_t)(rnd(&s) % 3) + (rnd(&s) % 40 == 0 ? 3 + (int32_t)(rnd(&s) % 3) : 0); break;
+		default: v = i == P / 2 ? INT32_MAX - 3 * (int32_t)P : (int32_t)(rnd(&s) % 4); break; /* total <= INT32_MAX */
 		}
 		for (int64_t j = 0; j < run && i < P; j++)
 			d[i++] = v;
@@ -214,6 +220,31 @@ Test(checkasm, lm_every_row_length_to_40)
 	}
 }
 
+/* Longer runs on loads that cross the int8 and int16 edges (127, 32767,
+ * where a kernel with narrow lanes must switch or escape)
+ * while they run, and on a single huge pile, every condition, torus and
+ * mesh, on grids of a few thousand PEs. */
+Test(checkasm, lm_loads_crossing_narrow_edges)
+{
+	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x70", "mesh,torus"}, {"9x10x11", "torus,mesh,torus"},
+	                                       {"3000", "torus"}};
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+			lbt_shape s;
+			lbt_shape_parse(&s, grids[i][0], &e);
+			cr_assert_eq(lbt_boundary_parse(&s, grids[i][1], &e), LBT_OK, "%s", e.msg);
+			for (int cond = 0; cond < LBT_NCOND; cond++)
+				for (int kind = L_BYTE; kind <= L_PILE; kind++)
+					check_case(&k, cond, &s, kind, 1, 150);
+		}
+	}
+}
+
 /* Several threads give the same bits as the reference (and so as one thread). */
 Test(checkasm, lm_threads_change_no_bit)
 {
@@ -305,6 +336,22 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 	free(a);
 	free(b);
 	free(c);
+	th_rm_tree(dir);
+}
+
+/* `run --verify` on runs whose loads cross 127 and 32767 while they run. */
+Test(checkasm, run_verify_across_narrow_edges)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	static const char *const inits[] = {"worst:5", "uniform:120:130", "uniform:32760:32770"};
+	for (int i = 0; i < 3; i++) {
+		char *err;
+		int rc = th_cli(dir, ARGS("run", "--shape", "48x80", "--init", inits[i], "--until", "steps:400", "--verify",
+		                          "--quiet", "--json", "/dev/null"), NULL, &err);
+		cr_assert_eq(rc, 0, "run --verify --init %s failed: %s", inits[i], err);
+		free(err);
+	}
 	th_rm_tree(dir);
 }
 

@@ -45,6 +45,8 @@ static void help(void)
 	       "  --quick          sizes 128x128,1024x1024,4096x4096,64x64x64, methods lm-c4,lm-c5,\n"
 	       "                   0.1 s per measurement: a few minutes at most in all\n"
 	       "  --no-headline    skip the headline run\n"
+	       "  --peers          instead: lbtorus against a plain C loop and NumPy on the same\n"
+	       "                   LM-C5 cases, with the ratios (--quick: 4096x4096 for 20 steps)\n"
 	       "  --json FILE      also write the results as one JSON object\n");
 }
 
@@ -189,16 +191,16 @@ static int headline(const char *isa, FILE *js, int *first, lbt_err *e)
 
 int cmd_bench(int argc, char **argv)
 {
-	enum { O_SIZES = 256, O_METHODS, O_ISA, O_THREADS, O_INIT, O_SECONDS, O_QUICK, O_NOHEAD, O_JSON, O_HELP };
+	enum { O_SIZES = 256, O_METHODS, O_ISA, O_THREADS, O_INIT, O_SECONDS, O_QUICK, O_NOHEAD, O_JSON, O_PEERS, O_HELP };
 	static const struct option opts[] = {
 		{"sizes", 1, 0, O_SIZES}, {"methods", 1, 0, O_METHODS}, {"isa", 1, 0, O_ISA},
 		{"threads", 1, 0, O_THREADS}, {"init", 1, 0, O_INIT}, {"seconds", 1, 0, O_SECONDS},
 		{"quick", 0, 0, O_QUICK}, {"no-headline", 0, 0, O_NOHEAD}, {"json", 1, 0, O_JSON},
-		{"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"peers", 0, 0, O_PEERS}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	char sizes_buf[512] = "", methods_buf[512] = "", isa_buf[256] = "", threads_buf[128] = "";
 	const char *init = "uniform:0:20", *json = NULL;
 	double budget = -1;
-	int quick = 0, head = 1, o;
+	int quick = 0, head = 1, peers = 0, o;
 	opterr = 0;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -218,6 +220,7 @@ int cmd_bench(int argc, char **argv)
 		case O_QUICK: quick = 1; break;
 		case O_NOHEAD: head = 0; break;
 		case O_JSON: json = optarg; break;
+		case O_PEERS: peers = 1; break;
 		case O_HELP: help(); return 0;
 		default:
 			if (optopt)
@@ -290,6 +293,19 @@ int cmd_bench(int argc, char **argv)
 		            "\"seconds_per_measurement\":%g,\"init\":\"%s\",\"headline\":[",
 		        LBT_VERSION, cpu, ncores, load0, budget, init);
 	int status = 0, first = 1;
+	if (peers) { /* the headline array stays empty */
+		if (js)
+			fprintf(js, "]");
+		status = cli_bench_peers(quick, ncores, js);
+		if (js) {
+			fprintf(js, "}\n");
+			if (status)
+				lbt_out_abort(&out);
+			else if (lbt_out_commit(&out, &err))
+				return cli_fail(LBT_EIO, "%s", err.msg);
+		}
+		return status;
+	}
 	if (head) {
 		printf("\nheadline: 128x128 torus, lm-c5, worst:5 until balanced, 1 thread (lbtorus run)\n");
 		for (int i = 0; i < nisas && !status; i++)

@@ -3,6 +3,8 @@
 #ifndef LBTORUS_CLI_H
 #define LBTORUS_CLI_H
 
+#include <stdio.h>
+
 #include "lbtorus/lbtorus.h"
 
 enum { EXIT_USAGE = 2, EXIT_UNCONVERGED = 3 };
@@ -16,6 +18,9 @@ int cmd_bench(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* `bench --peers` (src/cli/bench_peers.c): the table, and its JSON array
+ * as the member "peers" of the object open in js (NULL: none). */
+int cli_bench_peers(int quick, int ncores, FILE *js);
 
 /* Print "lbtorus: MESSAGE" on stderr; return EXIT_USAGE (or 1 for a bug). */
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,180 @@
+/* bench_peers.c — `lbtorus bench --peers`: lbtorus beside what a researcher
+ * writes first, timed in the same run on the same grids: the plain C loop
+ * of LM-C5 (bench/peer_lm_c5.c) and, when python3 has NumPy, the NumPy
+ * version (bench/peer_numpy.py).
+ *
+ * Each case runs lbtorus (through lbt_run, as `lbtorus run` does) and the C
+ * loop `reps` times, interleaved, and keeps the minimum of each: on a shared
+ * machine the minimum is the least disturbed run. The C loop must end in
+ * the same state, bit for bit, or the row says so. NumPy runs once, under a
+ * time budget; when it stops early, its time per step is what is compared.
+ * Ratios (peer time / lbtorus time, per step) are the figures to quote. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "../../bench/peer_lm_c5.h"
+
+#ifndef LBT_SOURCE_BENCHDIR
+#error "meson passes -DLBT_SOURCE_BENCHDIR (the peers' scripts)"
+#endif
+
+typedef struct {
+	const char *shape, *init;
+	int64_t steps; /* 0: until balanced */
+	int threads;   /* 0: all cores */
+} pcase;
+
+typedef struct {
+	double seconds;
+	int64_t steps;
+} ptime;
+
+/* One lbtorus run of case c; the final grid (dense) into out if not NULL. */
+static int time_lbtorus(const pcase *c, int threads, ptime *t, int32_t *init, int32_t *out, lbt_err *e)
+{
+	lbt_setup set = {.shape = c->shape, .method = "lm-c5", .init = c->init, .seed = 1, .threads = threads};
+	lbt_state st;
+	int s = lbt_state_open(&st, &set, e);
+	if (s)
+		return s;
+	if (init)
+		lbt_grid_export(&st.grid, init);
+	lbt_run_opts o = {.max_steps = c->steps ? c->steps : INT64_MAX,
+	                  .until = {.kind = c->steps ? LBT_UNTIL_STEPS : LBT_UNTIL_BALANCED, .steps = c->steps}};
+	lbt_summary sum;
+	s = lbt_run(&st, &o, &sum, e);
+	if (!s) {
+		t->seconds = sum.seconds;
+		t->steps = sum.steps;
+		if (out)
+			lbt_grid_export(&st.grid, out);
+	}
+	lbt_state_close(&st);
+	return s;
+}
+
+/* NumPy on the grid in path: returns 0 and fills t, or -1 if it did not run. */
+static int time_numpy(const pcase *c, const char *path, double budget, ptime *t)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s/peer_numpy.py' '%s' %s %lld %g 2>/dev/null", LBT_SOURCE_BENCHDIR,
+	         path, c->steps ? "steps" : "balanced", (long long)(c->steps ? c->steps : INT64_MAX / 2), budget);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	long long steps = 0;
+	int ok = fscanf(p, "%lld %lf", &steps, &t->seconds) == 2;
+	t->steps = steps;
+	return pclose(p) == 0 && ok && steps > 0 ? 0 : -1;
+}
+
+static int have_numpy(void)
+{
+	return access("/usr/bin/python3", X_OK) == 0 &&
+	       system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0;
+}
+
+int cli_bench_peers(int quick, int ncores, FILE *js)
+{
+	const int64_t big_steps = quick ? 20 : 2000;
+	const pcase cases[] = {
+		{"128x128", "worst:5", 0, 1},
+		{"128x128", "uniform:0:100", 2000, 1},
+		{"128x128", "uniform:0:100", 2000, 0},
+		{"4096x4096", "uniform:0:100", big_steps, 1},
+		{"4096x4096", "uniform:0:100", big_steps, 0},
+	};
+	const int reps = quick ? 1 : 3;
+	const double np_budget = quick ? 5 : 30;
+	const int numpy = have_numpy();
+	printf("\npeers: lm-c5 on a torus, lbtorus (%s) against a plain C loop (bench/peer_lm_c5.c, one thread)%s;\n"
+	       "minimum of %d runs each; ratio = peer time / lbtorus time per step\n",
+	       "lbtorus run", numpy ? " and NumPy (bench/peer_numpy.py, once)" : " (no NumPy: python3 -c 'import numpy' failed)",
+	       reps);
+	printf("%-10s %-14s %6s %3s %10s %10s %10s %7s %8s %8s\n", "shape", "init", "steps", "thr", "lbtorus s",
+	       "C loop s", "NumPy s", "np steps", "C/lbt", "NumPy/lbt");
+	if (js)
+		fprintf(js, ",\"peers\":[");
+	int status = 0;
+	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0] && !status; ci++) {
+		const pcase *c = &cases[ci];
+		const int thr = c->threads ? c->threads : ncores;
+		lbt_shape sh;
+		lbt_err e;
+		if (lbt_shape_parse(&sh, c->shape, &e))
+			return cli_fail(LBT_EINTERNAL, "bench --peers: %s", e.msg);
+		const int64_t P = lbt_shape_pes(&sh);
+		int32_t *init = malloc((size_t)P * sizeof *init), *want = malloc((size_t)P * sizeof *want);
+		int32_t *grid = malloc((size_t)P * sizeof *grid);
+		if (!init || !want || !grid) {
+			free(init);
+			free(want);
+			free(grid);
+			return cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", c->shape);
+		}
+		ptime lbt = {1e300, 0}, cl = {1e300, 0}, np = {0, 0};
+		int same = 1;
+		for (int r = 0; r < reps && !status; r++) {
+			ptime t;
+			int s = time_lbtorus(c, thr, &t, init, want, &e);
+			if (s) {
+				status = cli_fail(s, "bench --peers: %s", e.msg);
+				break;
+			}
+			lbt = t.seconds < lbt.seconds ? t : lbt;
+			memcpy(grid, init, (size_t)P * sizeof *grid);
+			double t0 = lbt_seconds();
+			int64_t steps = peer_lm_c5(grid, sh.ext[0], sh.ext[1], c->steps ? c->steps : INT64_MAX, !c->steps);
+			t.seconds = lbt_seconds() - t0;
+			t.steps = steps;
+			if (steps < 0) {
+				status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory in the C loop");
+				break;
+			}
+			cl = t.seconds < cl.seconds ? t : cl;
+			same &= steps == lbt.steps && !memcmp(grid, want, (size_t)P * sizeof *grid);
+		}
+		int have_np = 0;
+		if (!status && numpy) {
+			char path[] = "/tmp/lbtorus-peers-XXXXXX";
+			int fd = mkstemp(path);
+			if (fd >= 0) {
+				close(fd);
+				if (!lbt_npy_write(path, &sh, init, &e))
+					have_np = !time_numpy(c, path, np_budget, &np);
+				unlink(path);
+			}
+		}
+		free(init);
+		free(want);
+		free(grid);
+		if (status)
+			break;
+		const double per = lbt.seconds / (double)lbt.steps;
+		const double rc = cl.seconds / (double)cl.steps / per;
+		const double rn = have_np ? np.seconds / (double)np.steps / per : 0;
+		char nps[32] = "-", npn[32] = "-", rns[32] = "-";
+		if (have_np) {
+			snprintf(nps, sizeof nps, "%.3f", np.seconds);
+			snprintf(npn, sizeof npn, "%lld", (long long)np.steps);
+			snprintf(rns, sizeof rns, "%.1f", rn);
+		}
+		printf("%-10s %-14s %6lld %3d %10.4f %10.4f %10s %7s %8.2f %8s%s\n", c->shape, c->init,
+		       (long long)lbt.steps, thr, lbt.seconds, cl.seconds, nps, npn, rc, rns,
+		       same ? "" : "  (C loop ended elsewhere!)");
+		if (js)
+			fprintf(js, "%s{\"shape\":\"%s\",\"init\":\"%s\",\"steps\":%lld,\"threads\":%d,\"lbtorus_seconds\":%.6f,"
+			            "\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,\"c_loop_ratio\":%.4f,"
+			            "\"numpy_seconds\":%.6f,\"numpy_steps\":%lld,\"numpy_ratio\":%.4f}",
+			        ci ? "," : "", c->shape, c->init, (long long)lbt.steps, thr, lbt.seconds, cl.seconds,
+			        same ? "true" : "false", rc, np.seconds, (long long)np.steps, rn);
+		if (!same)
+			status = cli_fail(LBT_EINTERNAL, "bench --peers: the C loop and lbtorus disagree on %s %s", c->shape, c->init);
+	}
+	if (js)
+		fprintf(js, "]");
+	return status;
+}
