@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/kernels.h"
+#include "internal.h"
 
 typedef void (*target_init_fn)(lbt_kernels *k);
 void lbt_simd_init_sse41(lbt_kernels *k);

@@ -5,7 +5,7 @@
 #define LBTORUS_FIBER_H
 
 #include "lbtorus/kernels.h"
-#include "lbtorus/grid.h" /* LBT_HALO, LBT_ALIGN, LBT_ROW_LEAD, lbt_alloc_aligned: core (see tests/layers.py) */
+#include "internal.h" /* LBT_ROW_LEAD, lbt_alloc_aligned, the references */
 
 static inline int64_t lbt_fiber_count(const lbt_view *v, int axis)
 {

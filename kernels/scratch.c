@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/grid.h"
+#include "internal.h"
 #include "lbtorus/kernels.h"
 
 int lbt_scratch_open(lbt_scratch *s, const lbt_view *v, int64_t cells, int64_t origin)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "../kernels/internal.h" /* the scalar references */
 
 /* K in {1, 2, 3, 5, 7, 8, 17, 64, 127}; rows shorter and longer than a
  * vector (4, 8 or 16 lanes) and not a multiple of one; D = 1..4 (D = 8 has

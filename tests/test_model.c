@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "../kernels/internal.h" /* lbt_halo_fill */
 
 Test(shape, numpy_order_and_bad_shapes)
 {

@@ -7,17 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "lbtorus/kernels.h" /* LBT_HALO, LBT_ALIGN: the layout a kernel view shows */
 #include "lbtorus/shape.h"
-
-#define LBT_HALO 2      /* halo width per side on every axis (stencils reach i-2..i+1) */
-#define LBT_ALIGN 64    /* bytes: one cache line, one AVX-512 vector */
-#define LBT_ROW_LEAD 16 /* int32 cells before a row's first PE, keeping PE 0 aligned */
-
-/* aligned_alloc for any size: C11 wants the size a multiple of the alignment. */
-static inline void *lbt_alloc_aligned(size_t bytes)
-{
-	return aligned_alloc(LBT_ALIGN, (bytes + LBT_ALIGN - 1) / LBT_ALIGN * LBT_ALIGN);
-}
 
 /* Layout, for shape (n0, ..., n_{D-1}):
  *   pitch  = stride[D-1 - 1] = round_up(LEAD + n_{D-1} + LBT_HALO, 16) cells;

@@ -9,6 +9,9 @@
 
 #include "lbtorus/status.h"
 
+#define LBT_HALO 2      /* halo width per side on every axis (stencils reach i-2..i+1) */
+#define LBT_ALIGN 64    /* bytes: one cache line, one AVX-512 vector; every row of a field starts on one */
+
 /* Scratch memory a kernel may use, allocated once per run (a method's open)
  * so that no kernel allocates per step or has to fail: per axis one array
  * of `cells` 8-byte cells laid out as the grid (PE 0 at cell `origin`, the
@@ -101,22 +104,6 @@ typedef struct {
 	lbt_fos_step_fn fos_step, fos_int_step;
 	lbt_de_step_fn de_step, de_int_step;
 } lbt_kernels;
-
-/* Halo exchange for one axis: for a torus, copy the LBT_HALO layers at each
- * end from the opposite edge (a distributed version fills them from the
- * neighbouring rank instead). Mesh axes are left alone: kernels treat an open
- * boundary as "no neighbour" and never read those cells. */
-void lbt_halo_fill(const lbt_view *v, int axis);
-
-/* Scalar reference kernels (kernels/ref/). */
-void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c);
-void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c);
-void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c);
-void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c); /* eq. (4), kernels/ref/nna_def.c */
-void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
-void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
-void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
-void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c);
 
 /* The ISA targets compiled in, best last; NULL-terminated. */
 const char *const *lbt_isa_compiled(void);

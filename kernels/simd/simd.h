@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "lbtorus/kernels.h"
-#include "lbtorus/grid.h" /* LBT_HALO, LBT_ALIGN, LBT_ROW_LEAD, lbt_alloc_aligned: core (see tests/layers.py) */
+#include "../internal.h" /* LBT_ROW_LEAD, lbt_alloc_aligned */
 
 #ifndef LBT_SIMD_W
 #error "kernels/simd/ files are compiled per target: meson passes -DLBT_SIMD_W and -DLBT_TARGET"

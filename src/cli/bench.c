@@ -63,7 +63,8 @@ static int split(char *s, char **out, int max)
  * of an in-place increment, in_place). */
 static double bandwidth(int64_t cells, int threads, double budget, int in_place)
 {
-	int32_t *a = lbt_alloc_aligned((size_t)cells * 4), *b = lbt_alloc_aligned((size_t)cells * 4);
+	size_t bytes = ((size_t)cells * 4 + LBT_ALIGN - 1) / LBT_ALIGN * LBT_ALIGN; /* C11: a multiple of the alignment */
+	int32_t *a = aligned_alloc(LBT_ALIGN, bytes), *b = aligned_alloc(LBT_ALIGN, bytes);
 	if (!a || !b) {
 		free(a);
 		free(b);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lbtorus/grid.h"
+#include "../../kernels/internal.h" /* the row lead and the aligned allocator the layout shares with the kernels */
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 

@@ -1,0 +1,36 @@
+/* internal.h — what the kernels share with the grid and the dispatch table
+ * but not with a library user: the row lead of the layout, the aligned
+ * allocator, the halo fill and the scalar reference kernels. Private: never
+ * installed; src/core/grid.c and the tests include it by its path. */
+#ifndef LBTORUS_KERNELS_INTERNAL_H
+#define LBTORUS_KERNELS_INTERNAL_H
+
+#include <stdlib.h>
+
+#include "lbtorus/kernels.h"
+
+#define LBT_ROW_LEAD 16 /* int32 cells before a row's first PE, keeping PE 0 aligned */
+
+/* aligned_alloc for any size: C11 wants the size a multiple of the alignment. */
+static inline void *lbt_alloc_aligned(size_t bytes)
+{
+	return aligned_alloc(LBT_ALIGN, (bytes + LBT_ALIGN - 1) / LBT_ALIGN * LBT_ALIGN);
+}
+
+/* Halo exchange for one axis: for a torus, copy the LBT_HALO layers at each
+ * end from the opposite edge (a distributed version fills them from the
+ * neighbouring rank instead). Mesh axes are left alone: kernels treat an open
+ * boundary as "no neighbour" and never read those cells. */
+void lbt_halo_fill(const lbt_view *v, int axis);
+
+/* Scalar reference kernels (kernels/ref/). */
+void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c);
+void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c);
+void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c);
+void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c); /* eq. (4), kernels/ref/nna_def.c */
+void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
+void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
+void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
+void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c);
+
+#endif
