@@ -63,6 +63,28 @@ Test(cli, bad_inputs_exit_2_and_write_nothing)
 	rmdir(dir);
 }
 
+/* Issue 14, item 2: an unknown short option indexed the long-option table by
+ * its letter (a segfault, exit 139); an option without its value must name
+ * the option. Every subcommand, both cases. */
+Test(cli, unknown_short_option_and_missing_value_are_one_line)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	static const char *const cmds[] = {"run", "sweep", "bound", "report", "reproduce", "search", "bench", "demo"};
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		expect_usage_error(dir, ARGS(cmds[i], "-x"), "unknown option '-x'");
+		expect_usage_error(dir, ARGS(cmds[i], "-s", "8"), "unknown option '-s'");
+	}
+	expect_usage_error(dir, ARGS("run", "--shape"), "--shape needs a value");
+	expect_usage_error(dir, ARGS("sweep", "--results"), "--results' needs a value");
+	expect_usage_error(dir, ARGS("bound", "--out"), "--out' needs a value");
+	expect_usage_error(dir, ARGS("report", "--out"), "--out' needs a value");
+	expect_usage_error(dir, ARGS("reproduce", "--out"), "--out needs a value");
+	expect_usage_error(dir, ARGS("search", "--shape"), "--shape needs a value");
+	expect_usage_error(dir, ARGS("bench", "--sizes"), "--sizes needs a value");
+	rmdir(dir);
+}
+
 /* On a torus LM never lifts a load above max(initial max, 2) (Lemma 1 and
  * Definition 1), so a total beyond int32 is fine there. */
 Test(cli, torus_lm_accepts_totals_beyond_int32)

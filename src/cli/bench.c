@@ -204,7 +204,7 @@ int cmd_bench(int argc, char **argv)
 	int quick = 0, head = 1, peers = 0, o;
 	opterr = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SIZES: snprintf(sizes_buf, sizeof sizes_buf, "%s", optarg); break;
 		case O_METHODS: snprintf(methods_buf, sizeof methods_buf, "%s", optarg); break;
@@ -224,7 +224,7 @@ int cmd_bench(int argc, char **argv)
 		case O_PEERS: peers = 1; break;
 		case O_HELP: help(); return 0;
 		default:
-			if (optopt)
+			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
 				return cli_fail(LBT_EINVAL, "bench: option --%s needs a value", opts[optopt - O_SIZES].name);
 			return cli_fail(LBT_EINVAL, "bench: unknown option '%s' (see lbtorus bench --help)", argv[optind - 1]);
 		}

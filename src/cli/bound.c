@@ -71,7 +71,7 @@ int cmd_bound(int argc, char **argv)
 	int o, rc = 0, titles = 0;
 	opterr = 0;
 	optind = 1;
-	while (!rc && (o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while (!rc && (o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (o == O_OUT)
 			dir = optarg;
 		else if (o == O_FROM)
@@ -83,7 +83,7 @@ int cmd_bound(int argc, char **argv)
 			lbt_spec_free(&c.cmd);
 			return 0;
 		} else if (o == '?' || o == ':')
-			rc = optopt ? cli_fail(LBT_EINVAL, "bound: option '%s' needs a value", argv[optind - 1])
+			rc = o == ':' ? cli_fail(LBT_EINVAL, "bound: option '%s' needs a value", argv[optind - 1])
 			            : cli_fail(LBT_EINVAL, "bound: unknown option '%s' (see lbtorus bound --help)", argv[optind - 1]);
 		else
 			rc = cli_sweep_option(&c, o, optarg);

@@ -34,13 +34,13 @@ int cmd_report(int argc, char **argv)
 	int o;
 	opterr = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (o == O_OUT)
 			out = optarg;
 		else if (o == O_HELP) {
 			help();
 			return 0;
-		} else if (optopt)
+		} else if (o == ':')
 			return cli_fail(LBT_EINVAL, "report: option '%s' needs a value", argv[optind - 1]);
 		else
 			return cli_fail(LBT_EINVAL, "report: unknown option '%s' (see lbtorus report --help)", argv[optind - 1]);

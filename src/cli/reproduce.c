@@ -61,7 +61,7 @@ int cmd_reproduce(int argc, char **argv)
 	int o;
 	opterr = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_OUT: ro.out_dir = optarg; break;
 		case O_QUICK: ro.quick = 1; break;
@@ -76,7 +76,7 @@ int cmd_reproduce(int argc, char **argv)
 		case O_TITLES: ro.titles = 1; break;
 		case O_HELP: help(); return 0;
 		default:
-			if (optopt)
+			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
 				return cli_fail(LBT_EINVAL, "reproduce: option --%s needs a value", opts[optopt - O_OUT].name);
 			return cli_fail(LBT_EINVAL, "reproduce: unknown option '%s' (see lbtorus reproduce --help)",
 			                argv[optind - 1]);

@@ -222,7 +222,7 @@ int cmd_run(int argc, char **argv)
 	int verify = 0, quiet = 0, o;
 	opterr = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SHAPE: set.shape = optarg; break;
 		case O_BOUNDARY: set.boundary = optarg; break;
@@ -268,7 +268,7 @@ int cmd_run(int argc, char **argv)
 				set.params[nparams++] = (lbt_param_arg){params[o - O_PARAM]->name, optarg};
 				break;
 			}
-			if (optopt)
+			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
 				return cli_fail(LBT_EINVAL, "run: option --%s needs a value",
 				                optopt >= O_PARAM ? cli_param_option(params[optopt - O_PARAM]) : opts[optopt - O_SHAPE].name);
 			return cli_fail(LBT_EINVAL, "run: unknown option '%s' (see lbtorus run --help)", argv[optind - 1]);

@@ -61,7 +61,7 @@ int cmd_search(int argc, char **argv)
 	int have_total = 0, o;
 	opterr = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SHAPE: so.shape = optarg; break;
 		case O_BOUNDARY: so.boundary = optarg; break;
@@ -90,7 +90,7 @@ int cmd_search(int argc, char **argv)
 		case O_QUIET: so.note = NULL; break;
 		case O_HELP: help(); return 0;
 		default:
-			if (optopt)
+			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
 				return cli_fail(LBT_EINVAL, "search: option --%s needs a value", opts[optopt - O_SHAPE].name);
 			return cli_fail(LBT_EINVAL, "search: unknown option '%s' (see lbtorus search --help)", argv[optind - 1]);
 		}

@@ -187,7 +187,7 @@ int cmd_sweep(int argc, char **argv)
 	int o, rc = 0;
 	opterr = 0;
 	optind = 1;
-	while (!rc && (o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while (!rc && (o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (o == O_RESULTS)
 			results = optarg;
 		else if (o == O_HELP) {
@@ -195,7 +195,7 @@ int cmd_sweep(int argc, char **argv)
 			lbt_spec_free(&c.cmd);
 			return 0;
 		} else if (o == '?' || o == ':')
-			rc = optopt ? cli_fail(LBT_EINVAL, "sweep: option '%s' needs a value", argv[optind - 1])
+			rc = o == ':' ? cli_fail(LBT_EINVAL, "sweep: option '%s' needs a value", argv[optind - 1])
 			            : cli_fail(LBT_EINVAL, "sweep: unknown option '%s' (see lbtorus sweep --help)", argv[optind - 1]);
 		else
 			rc = cli_sweep_option(&c, o, optarg);
