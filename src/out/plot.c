@@ -173,7 +173,9 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 		int lt = c->colour > 0 ? c->colour : 1 + block % 8, pt = c->point > 0 ? c->point : 1 + block % 13;
 		fprintf(f, "%s\\\n  '%s.dat' index %d using 1:2%s title ", block ? ", " : "", base, block, c->lo ? ":3:4" : "");
 		gp_quote(f, c->label);
-		if (c->lo)
+		if (c->lo && c->draw == LBT_DRAW_MARKS)
+			fprintf(f, " with yerrorbars lt %d pt %d ps 1.4", lt, pt);
+		else if (c->lo)
 			fprintf(f, " with yerrorlines lt %d lw 2 pt %d", lt, pt);
 		else if (c->draw == LBT_DRAW_LINE)
 			fprintf(f, " with lines lt %d lw 1.5", lt);
