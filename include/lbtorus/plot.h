@@ -36,7 +36,8 @@ typedef struct {
  * logarithmic axis (points <= 0 on it are left out); intx, inty: the axis
  * counts whole things (PEs, steps), so its ticks are integers; note: a line
  * of text in the plot (e.g. "C3 = C4 = C5: one curve"), NULL for none; key:
- * where the legend goes inside the plot (gnuplot's words, default "top left"). */
+ * where the legend goes inside the plot (gnuplot's words, default "top left";
+ * "outside right top" puts it beside the plot). */
 typedef struct {
 	const char *title, *xlabel, *ylabel;
 	int logx, logy;

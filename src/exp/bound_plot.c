@@ -101,7 +101,7 @@ static int one(const char *stem, const char *what, int by, int titles, const lbt
 		if (mins[i] > 0 && mins[i] < ylo)
 			ylo = mins[i];
 	lbt_axes ax = {.title = titles ? title : NULL, .xlabel = xl, .ylabel = "T / (D·K·Ldiff)   (T in steps to balanced)",
-	               .logx = by != 0, .logy = yhi > 20 * ylo, .intx = by != 2, .key = "top right",
+	               .logx = by != 0, .logy = yhi > 20 * ylo, .intx = by != 2, .key = "outside right top",
 	               .note = "points: the largest ratio of the runs at that x; bars: down to the smallest"};
 	int st = lbt_plot(stem, &ax, s, ns, e);
 	free(t);

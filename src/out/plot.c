@@ -150,8 +150,8 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 		fputs("set logscale y\n", f);
 	int_ticks(f, 'x', ax->intx, ax->logx, s, ns);
 	int_ticks(f, 'y', ax->inty, ax->logy, s, ns);
-	fputs("set grid\nset key inside ", f);
-	fputs(ax->key && *ax->key ? ax->key : "top left", f);
+	const char *key = ax->key && *ax->key ? ax->key : "top left";
+	fprintf(f, "set grid\nset key %s%s", strstr(key, "outside") ? "" : "inside ", key);
 	fputs(" reverse Left samplen 2.5 spacing 1.1 width 1 opaque box lw 0.5 font ',10' noenhanced\n"
 	      "set autoscale fix\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\nset datafile missing 'NaN'\n"
 	      "set pointsize 1.1\nset border lw 1\nset tics nomirror out\n", f);
