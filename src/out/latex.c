@@ -1,8 +1,9 @@
 /* latex.c — Markdown pipe tables as LaTeX booktabs tables.
  *
- * One pass over the Markdown: a line starting with '|' opens or continues a
- * table; the line after the first must be the separator row (|---:|...),
- * which gives the alignment; any other line closes the table. Cells are
+ * One pass over the Markdown (and a look ahead over each table to size its
+ * text columns): a line starting with '|' opens or continues a table; the
+ * line after the first must be the separator row (|---:|...), which gives
+ * the alignment; any other line closes the table. Cells are
  * split at '|' not preceded by a backslash (Markdown's escape). */
 #include <errno.h>
 #include <stdio.h>
@@ -165,7 +166,7 @@ int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e
 			fputs("\n% ", f);
 			tex_text(f, heading[0] ? heading : "table");
 			fputs("\n\\begin{tabular}{", f);
-			/* a left-aligned column of long text (a claim, a quotation) wraps in a
+			/* a column of long text (a claim, a quotation, a number with its context) wraps in a
 			 * paragraph column, its share of the line width as of the text */
 			size_t width[MAXCOL] = {0}, sum = 0;
 			for (int c = 0; c < nh; c++)
@@ -176,9 +177,9 @@ int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e
 			for (int c = 0; c < ns; c++) {
 				size_t l = strlen(cell[c]);
 				int left = cell[c][0] == ':', right = l && cell[c][l - 1] == ':';
-				if (!right && width[c] > 40 && sum > 100)
-					fprintf(f, "p{%.2f\\linewidth}", 0.85 * (double)width[c] / (double)sum > 0.15
-					                                     ? 0.85 * (double)width[c] / (double)sum : 0.15);
+				if (width[c] > 40 && sum > 100)
+					fprintf(f, "p{%.2f\\linewidth}", 0.7 * (double)width[c] / (double)sum > 0.15
+					                                     ? 0.7 * (double)width[c] / (double)sum : 0.15);
 				else
 					fputc(left && right ? 'c' : right ? 'r' : 'l', f);
 			}
