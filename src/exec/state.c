@@ -72,11 +72,14 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 #else
 	st->threads = 1;
 #endif
-	if ((status = lbt_kernels_select(&st->table, cfg->isa, e)))
+	if (cfg->cut && cfg->isa && strcmp(cfg->isa, "auto") && strcmp(cfg->isa, "scalar"))
+		return lbt_errf(e, LBT_EINVAL, "a torus cut between ranks runs the scalar reference kernels: "
+		                "--isa %s is not available there (give --isa scalar or none)", cfg->isa);
+	if ((status = lbt_kernels_select(&st->table, cfg->cut ? "scalar" : cfg->isa, e)))
 		return status;
 	st->kern = &st->table;
 	st->seed = cfg->seed;
-	if ((status = lbt_grid_init(&st->grid, &shape, e)))
+	if ((status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e)))
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, e)) ||
 	    (st->method->load == LBT_LOAD_REAL && (status = lbt_grid_add_real(&st->grid, e))) ||

@@ -59,7 +59,7 @@ static int fos_check(const lbt_shape *s, const lbt_param_value *pv, lbt_err *e)
 
 static int fos_open(lbt_state *st, lbt_err *e)
 {
-	const lbt_shape *s = &st->grid.shape;
+	const lbt_shape *s = &st->grid.whole;
 	lbt_diffusion p;
 	int status = lbt_alpha_parse(&p, s, st->param[0].text, e);
 	if (status)
@@ -78,7 +78,7 @@ static int fos_open(lbt_state *st, lbt_err *e)
 
 static int ca_open(lbt_state *st, lbt_err *e)
 {
-	const lbt_shape *s = &st->grid.shape;
+	const lbt_shape *s = &st->grid.whole;
 	lbt_diffusion p = {.by_degree = 1, .k = (int)st->param[0].num};
 	return open_ws(st, &p, regular(s) ? lbt_gamma(s, 1.0 / (lbt_max_degree(s) + p.k)) : -1, e);
 }
