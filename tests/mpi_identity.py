@@ -8,7 +8,9 @@ record (timing and the ISA aside: one process runs its best vector kernels,
 a cut torus the scalar references) are compared with a run of the same
 build started alone. Besides: an extent below N is refused with one line
 (exit 2), --verify on a cut torus too, a cycle is found on every rank at
-the same step, a file: init is read into slabs.
+the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
+sweep` spreads the runs over the ranks into one results file: the same
+records as one process (timing and thread counts aside), resumable.
 
 usage: mpi_identity.py LBTORUS MPIRUN
 """
@@ -87,6 +89,40 @@ def expect_refusal(tmp, ranks, args, words):
     return None
 
 
+SWEEP = ['--method', 'lm-c5,nna,fos,de-int', '--shape', '8x8,ring:5..9', '--init', 'worst:3', '--quiet']
+
+
+def records(path):
+    """Run key -> record without timing and threads; fails on a repeated key."""
+    out = {}
+    for line in open(path):
+        r = json.loads(line)
+        for k in ('seconds', 'site_updates_per_second', 'threads'):
+            r.pop(k)
+        assert r['run_key'] not in out, f'{path}: {r["run_key"]} twice'
+        out[r['run_key']] = r
+    return out
+
+
+def sweep(tmp):
+    one, many = os.path.join(tmp, 'one.jsonl'), os.path.join(tmp, 'many.jsonl')
+    p = subprocess.run([LBT, 'sweep', '--results', one, '--seed', '1,2', '--jobs', '1'] + SWEEP, env=ENV,
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode:
+        return f'serial sweep: exit {p.returncode}: {p.stderr}'
+    # half on 3 ranks, then the rest resumed on 2 ranks: only the missing runs
+    for ranks, seeds in ((3, '1'), (2, '1,2')):
+        p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'sweep', '--results', many,
+                            '--seed', seeds] + SWEEP, env=ENV, capture_output=True, text=True, timeout=120)
+        if p.returncode:
+            return f'sweep on {ranks} ranks: exit {p.returncode}: {p.stderr}'
+    a, b = records(one), records(many)
+    if a != b:
+        return f'the sweeps differ: {len(a)} runs alone, {len(b)} under MPI, ' \
+               f'{sum(a[k] != b.get(k) for k in a)} records differ'
+    return None
+
+
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,10 +135,11 @@ def main():
         failures.append(compare(tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)))
         failures.append(expect_refusal(tmp, 4, ['--shape', '3x4'], 'cannot be cut into 4 slabs'))
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
+        failures.append(sweep(tmp))
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    print(f'{len(CASES) + 4 - len(failures)} of {len(CASES) + 4} checks passed')
+    print(f'{len(CASES) + 5 - len(failures)} of {len(CASES) + 5} checks passed')
     return 1 if failures else 0
 
 

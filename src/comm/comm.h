@@ -49,6 +49,14 @@ int lbt_comm_gather(const void *mine, size_t n, void *all);
  * *nomem is set if the values could not be gathered. */
 double lbt_comm_ordered_sum(const double *mine, int64_t n, int *nomem);
 
+/* Messages between ranks (a sweep's records to rank 0). Send n bytes to
+ * rank `to` with a tag (>= 0); receive the next message for this rank
+ * (wait: until one comes; else 0 if none is there): its sender, tag and
+ * bytes (*buf allocated, NUL-terminated). On one process there is no one to
+ * talk to: send fails (LBT_EINVAL), receive finds nothing. */
+int lbt_comm_send(int to, int tag, const void *buf, size_t n);
+int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n);
+
 /* The halo of a cut view's cut axis from the neighbouring slabs: the load
  * field, and the real field if the view has one (lbt_cut.fill). */
 void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut);

@@ -11,6 +11,7 @@
  * contiguous), so each rank talks only to the owners of its own 4 halo
  * layers, and sends them what they need of its slab (message tag: the
  * receiver's halo position). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,38 @@ int lbt_comm_gather(const void *mine, size_t n, void *all)
 	free(cnt);
 	free(at);
 	return bad ? LBT_ENOMEM : LBT_OK;
+}
+
+int lbt_comm_send(int to, int tag, const void *buf, size_t n)
+{
+	if (!joined || MPI_Send(buf, (int)n, MPI_BYTE, to, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return LBT_EIO;
+	return LBT_OK;
+}
+
+int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
+{
+	if (!joined)
+		return 0;
+	MPI_Status s;
+	int there = 1, count;
+	if (wait)
+		MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &s);
+	else
+		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &there, &s);
+	if (!there)
+		return 0;
+	MPI_Get_count(&s, MPI_BYTE, &count);
+	if (!(*buf = malloc((size_t)count + 1))) {
+		fprintf(stderr, "lbtorus: rank %d: no memory for a message of %d bytes\n", rank, count);
+		lbt_comm_abort(1);
+	}
+	MPI_Recv(*buf, count, MPI_BYTE, s.MPI_SOURCE, s.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	(*buf)[count] = 0;
+	*from = s.MPI_SOURCE;
+	*tag = s.MPI_TAG;
+	*n = (size_t)count;
+	return 1;
 }
 
 void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
