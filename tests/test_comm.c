@@ -27,13 +27,13 @@ static void keep(void *ctx, const lbt_step_record *r)
 		s->r[s->n++] = *r;
 }
 
-/* Run shape/boundary/method/init on one process, cut (on the scalar
- * kernels) or not (on the best this CPU runs); the steps, the summary and
- * the final field (dense, caller frees). */
-static void *run(int cut, const char *shape, const char *bnd, const char *method, const char *init, const char *until,
+/* Run shape/boundary/method/init on one process, cut or not, on the
+ * kernels of isa (NULL: the best this CPU runs); the steps, the summary
+ * and the final field (dense, caller frees). */
+static void *run(int cut, const char *isa, const char *shape, const char *bnd, const char *method, const char *init, const char *until,
                  steps *st, lbt_summary *sum, size_t *bytes)
 {
-	lbt_setup set = {.shape = shape, .boundary = bnd, .method = method, .init = init, .isa = cut ? "scalar" : NULL, .seed = 7,
+	lbt_setup set = {.shape = shape, .boundary = bnd, .method = method, .init = init, .isa = isa, .seed = 7,
 	                 .threads = 2, .cut = cut};
 	lbt_state s;
 	lbt_err e;
@@ -55,14 +55,15 @@ static void *run(int cut, const char *shape, const char *bnd, const char *method
 	return dense;
 }
 
-static void same_as_serial(const char *shape, const char *bnd, const char *method, const char *init, const char *until)
+static void same_as_serial_on(const char *shape, const char *bnd, const char *method, const char *init,
+                              const char *until, const char *isa)
 {
 	static steps a, b;
 	lbt_summary sa, sb;
 	size_t na, nb;
-	void *da = run(0, shape, bnd, method, init, until, &a, &sa, &na);
-	void *db = run(1, shape, bnd, method, init, until, &b, &sb, &nb);
-	cr_assert_eq(a.n, b.n, "%s %s %s: %d steps serial, %d cut", method, shape, bnd, a.n, b.n);
+	void *da = run(0, NULL, shape, bnd, method, init, until, &a, &sa, &na);
+	void *db = run(1, isa, shape, bnd, method, init, until, &b, &sb, &nb);
+	cr_assert_eq(a.n, b.n, "%s %s %s: %d steps serial, %d cut (isa %s)", method, shape, bnd, a.n, b.n, isa);
 	for (int i = 0; i < a.n; i++)
 		cr_assert(!memcmp(&a.r[i], &b.r[i], sizeof a.r[i]), "%s %s %s %s: step %lld's record differs (moved %.17g / %.17g, "
 		          "shifts %.17g / %.17g, stddev %.17g / %.17g)", method, shape, bnd, init, (long long)a.r[i].step,
@@ -72,6 +73,12 @@ static void same_as_serial(const char *shape, const char *bnd, const char *metho
 	cr_assert(na == nb && !memcmp(da, db, na), "%s %s %s: the final loads differ", method, shape, bnd);
 	free(da);
 	free(db);
+}
+
+static void same_as_serial(const char *shape, const char *bnd, const char *method, const char *init, const char *until)
+{
+	same_as_serial_on(shape, bnd, method, init, until, "scalar");
+	same_as_serial_on(shape, bnd, method, init, until, NULL);
 }
 
 static const char *const methods[] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5", "nna", "nna-def",
@@ -85,6 +92,29 @@ Test(comm, one_slab_equals_one_process_for_every_method)
 			same_as_serial(*s, "torus", *m, "uniform:0:9", "steps:12");
 			same_as_serial(*s, "mesh", *m, "uniform:0:9", "steps:12");
 		}
+}
+
+/* The fused Liquid-model kernel rolls a cut block like a thread's range:
+ * on every ISA this CPU runs, rows of whole vectors or not, and with two
+ * threads inside the block (a big enough torus). */
+Test(comm, vector_lm_on_a_slab)
+{
+	static const char *const shapes[] = {"5x16", "3x4x16", "4x8", "7x5x32", "2x3x2x48", NULL};
+	for (const char *const *isa = lbt_isa_compiled(); *isa; isa++) {
+		if (!lbt_isa_supported(*isa))
+			continue;
+		for (int c = 0; c < 6; c++) {
+			char m[8];
+			snprintf(m, sizeof m, "lm-c%d", c);
+			for (const char *const *s = shapes; *s; s++) {
+				same_as_serial_on(*s, "torus", m, "uniform:0:5", "steps:6", *isa);
+				same_as_serial_on(*s, "mesh", m, "uniform:0:5", "steps:6", *isa);
+			}
+		}
+	}
+	/* 147456 PEs: two threads share the block */
+	same_as_serial_on("9x16384", "torus", "lm-c5", "uniform:0:5", "steps:3", NULL);
+	same_as_serial_on("9x16384", "mesh", "lm-c2", "uniform:0:5", "steps:3", NULL);
 }
 
 Test(comm, one_slab_equals_one_process_until_balanced)

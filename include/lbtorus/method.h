@@ -125,7 +125,7 @@ typedef struct {
 	lbt_param_arg params[LBT_MAX_PARAMS]; /* the method's parameters; name NULL ends the list.
 	                                         One the method does not take is an error. */
 	int cut;              /* 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
-	                         one slab, the distributed code paths); the scalar kernels run */
+	                         one slab, the distributed code paths) */
 } lbt_setup;
 
 /* Build the grid, load it, choose the kernels, open the method. Undone by lbt_state_close. */

@@ -72,10 +72,7 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 #else
 	st->threads = 1;
 #endif
-	if (cfg->cut && cfg->isa && strcmp(cfg->isa, "auto") && strcmp(cfg->isa, "scalar"))
-		return lbt_errf(e, LBT_EINVAL, "a torus cut between ranks runs the scalar reference kernels: "
-		                "--isa %s is not available there (give --isa scalar or none)", cfg->isa);
-	if ((status = lbt_kernels_select(&st->table, cfg->cut ? "scalar" : cfg->isa, e)))
+	if ((status = lbt_kernels_select(&st->table, cfg->isa, e)))
 		return status;
 	st->kern = &st->table;
 	st->seed = cfg->seed;
