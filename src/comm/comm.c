@@ -124,12 +124,12 @@ void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
 			c->shifts = is;
 		memcpy(c->slot, x + 3, (size_t)c->nslots * sizeof *x);
 	}
-	int nomem = 0;
-	if (real)
+	c->nomem = i[2] > 0;
+	if (real) {
+		int nomem = 0;
 		c->real_moved = parts_sum(cut, c, &nomem);
-	int64_t fail = nomem;
-	lbt_comm_sum_i64(&fail, 1);
-	c->nomem = i[2] + fail > 0;
+		c->nomem |= !lbt_comm_min_int(!nomem);
+	}
 }
 
 int64_t lbt_comm_halo_layer(const lbt_cut *cut, int r, int h, int64_t *k)

@@ -216,7 +216,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		if (r.step >= o->max_steps)
 			break;
 		int interrupted = o->interrupt && *o->interrupt;
-		if (st->grid.cut) /* every rank stops at the same step */
+		if (st->grid.cut && o->interrupt) /* every rank stops at the same step */
 			interrupted = !lbt_comm_min_int(!interrupted);
 		if (interrupted) {
 			out->stop = LBT_STOP_INTERRUPTED;
