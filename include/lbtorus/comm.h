@@ -23,12 +23,6 @@ void lbt_comm_finalize(void);
 /* This process's rank and the number of ranks (0 and 1 when not joined). */
 int lbt_comm_rank(void);
 int lbt_comm_size(void);
-/* End every rank at once with this exit status (after an error on one). */
-void lbt_comm_abort(int status);
-/* Wait for every rank. */
-void lbt_comm_barrier(void);
-/* Rank 0's n bytes at buf to every rank. */
-void lbt_comm_bcast(void *buf, int n);
 /* The smallest of every rank's v (so 1 on all ranks iff every rank says 1). */
 int lbt_comm_min_int(int v);
 

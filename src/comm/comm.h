@@ -33,6 +33,9 @@ void lbt_cut_close(lbt_cut *c);
  * added in global order). real: the method's loads are real-valued. */
 void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real);
 
+/* Rank 0's n bytes at buf to every rank. */
+void lbt_comm_bcast(void *buf, int n);
+
 /* Reductions over all ranks (collective). */
 void lbt_comm_sum_i64(int64_t *v, int n);
 void lbt_comm_max_f64(double *v, int n);

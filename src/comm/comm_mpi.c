@@ -55,19 +55,6 @@ void lbt_comm_finalize(void)
 int lbt_comm_rank(void) { return rank; }
 int lbt_comm_size(void) { return size; }
 
-void lbt_comm_abort(int status)
-{
-	if (joined && size > 1)
-		MPI_Abort(MPI_COMM_WORLD, status);
-	exit(status);
-}
-
-void lbt_comm_barrier(void)
-{
-	if (joined)
-		MPI_Barrier(MPI_COMM_WORLD);
-}
-
 void lbt_comm_bcast(void *buf, int n)
 {
 	if (joined)
@@ -155,6 +142,14 @@ int lbt_comm_gather(const void *mine, size_t n, void *all)
 	free(cnt);
 	free(at);
 	return bad ? LBT_ENOMEM : LBT_OK;
+}
+
+/* End every rank at once (a rank that cannot go on alone). */
+static void lbt_comm_abort(int status)
+{
+	if (joined && size > 1)
+		MPI_Abort(MPI_COMM_WORLD, status);
+	exit(status);
 }
 
 int lbt_comm_send(int to, int tag, const void *buf, size_t n)

@@ -16,8 +16,6 @@ int lbt_comm_init(int *argc, char ***argv, lbt_err *e)
 void lbt_comm_finalize(void) {}
 int lbt_comm_rank(void) { return 0; }
 int lbt_comm_size(void) { return 1; }
-void lbt_comm_abort(int status) { exit(status); }
-void lbt_comm_barrier(void) {}
 void lbt_comm_bcast(void *buf, int n) { (void)buf, (void)n; }
 int lbt_comm_min_int(int v) { return v; }
 void lbt_comm_sum_i64(int64_t *v, int n) { (void)v, (void)n; }
