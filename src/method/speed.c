@@ -79,7 +79,7 @@ static void deltas(const lbt_shape *s, const double *C, int self, double *delta)
 		for (int d = 0; d < s->dims; d++)
 			for (int dir = -1; dir <= 1; dir += 2) {
 				int64_t j = neighbour(s, stride, c, i, d, dir);
-				if (j >= 0 && !(dir < 0 && s->ext[d] == 2)) /* extent 2: one link */
+				if (j >= 0) /* extent 2: one link */
 					sum += C[j] / (C[i] + C[j]);
 			}
 		delta[i] = sum > 0 ? 1 / sum : 0;
@@ -106,7 +106,7 @@ int lbt_mr_matrix(const lbt_shape *s, const double *C, int self, double *M, lbt_
 		for (int d = 0; d < s->dims; d++)
 			for (int dir = -1; dir <= 1; dir += 2) {
 				int64_t j = neighbour(s, stride, c, i, d, dir);
-				if (j >= 0 && !(dir < 0 && s->ext[d] == 2)) {
+				if (j >= 0) {
 					M[i * P + j] = mr(C, delta, i, j);
 					row += M[i * P + j];
 				}
@@ -165,7 +165,7 @@ static double iteration(const lbt_state *st, const double *cn, const double *w, 
 			for (int d = 0; d < s->dims; d++)
 				for (int dir = -1; dir <= 1; dir += 2) {
 					int64_t j = neighbour(s, stride, c, i, d, dir);
-					if (j >= 0 && !(dir < 0 && s->ext[d] == 2) && w[j] > 0)
+					if (j >= 0 && w[j] > 0)
 						t += msg;
 				}
 		if (per_pe)
