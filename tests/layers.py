@@ -32,6 +32,7 @@ PUBLIC = {
     'status': 'kernels', 'rng': 'kernels', 'kernels': 'kernels',
     'comm': 'comm',
     'shape': 'core', 'grid': 'core', 'init': 'core', 'io': 'core', 'npy': 'core',
+    'speeds': 'core',
     'plot': 'out', 'heatmap': 'out', 'jsonl': 'out',
     'method': 'method',
     'run': 'exec',

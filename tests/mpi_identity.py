@@ -136,11 +136,12 @@ def main():
         failures.append(compare(tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)))
         failures.append(expect_refusal(tmp, 4, ['--shape', '3x4'], 'cannot be cut into 4 slabs'))
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
+        failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', 'fos-speed'], 'runs on one process only'))
         failures.append(sweep(tmp))
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    print(f'{len(CASES) + 5 - len(failures)} of {len(CASES) + 5} checks passed')
+    print(f'{len(CASES) + 6 - len(failures)} of {len(CASES) + 6} checks passed')
     return 1 if failures else 0
 
 

@@ -125,6 +125,28 @@ Test(comm, one_slab_equals_one_process_until_balanced)
 	}
 }
 
+/* A method whose kernels do not take cut views (LBT_M_CUT), and --speeds,
+ * are refused on a cut torus, with one message. */
+Test(comm, methods_without_cut_kernels_refuse)
+{
+	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+		lbt_setup set = {.shape = "6x5", .method = (*m)->name, .init = "uniform:0:9", .seed = 1, .threads = 1, .cut = 1};
+		lbt_state s;
+		lbt_err e;
+		int st = lbt_state_open(&s, &set, &e);
+		if ((*m)->flags & LBT_M_CUT) {
+			cr_assert_eq(st, LBT_OK, "%s: %s", (*m)->name, e.msg);
+			lbt_state_close(&s);
+		} else
+			cr_assert(st == LBT_EINVAL && strstr(e.msg, "runs on one process only"), "%s: %d %s", (*m)->name, st, e.msg);
+	}
+	lbt_setup set = {.shape = "6x5", .method = "lm-c5", .speeds = "const:2", .seed = 1, .threads = 1, .cut = 1};
+	lbt_state s;
+	lbt_err e;
+	cr_assert_eq(lbt_state_open(&s, &set, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "--speeds"), "%s", e.msg);
+}
+
 /* Slabs: uneven ones hold one layer more on the first ranks; every layer
  * has one owner; an extent below the rank count cannot be cut. */
 Test(comm, slabs)
