@@ -326,7 +326,12 @@ int cmd_run(int argc, char **argv)
 	if (set.cut && (snap_dir || anim))
 		return cli_fail(LBT_EINVAL, "run: --snapshots and --animate run on one process only, not on a torus cut between ranks");
 	lbt_state state;
-	if ((st = lbt_state_open(&state, &set, &err)))
+	st = lbt_state_open(&state, &set, &err);
+	if (set.cut && !lbt_comm_min_int(!st) && !st) { /* every rank runs, or none (opening is not collective) */
+		lbt_state_close(&state);
+		st = lbt_errf(&err, LBT_ENOMEM, "another rank could not set up its slab of the torus");
+	}
+	if (st)
 		return cli_fail(st, "%s", err.msg);
 
 	/* Open every output before running, so a bad path fails in a second, not
