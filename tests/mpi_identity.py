@@ -8,8 +8,9 @@ record (timing aside) are compared with a run of the same
 build started alone. Besides: an extent below N is refused with one line
 (exit 2), --verify on a cut torus too, a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
-sweep` spreads the runs over the ranks into one results file: the same
-records as one process (timing and thread counts aside), resumable.
+sweep` spreads the runs over the ranks (the large ones cut between all
+ranks) into one results file: the same records as one process (timing and
+thread counts aside), resumable.
 
 usage: mpi_identity.py LBTORUS MPIRUN
 """
@@ -111,10 +112,12 @@ def sweep(tmp):
                        capture_output=True, text=True, timeout=120)
     if p.returncode:
         return f'serial sweep: exit {p.returncode}: {p.stderr}'
-    # half on 3 ranks, then the rest resumed on 2 ranks: only the missing runs
+    # half on 3 ranks, then the rest resumed on 2 ranks: only the missing runs; the 8x8 runs
+    # (--solo-pes 64) go over all ranks, cut, the rings one per rank
     for ranks, seeds in ((3, '1'), (2, '1,2')):
         p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'sweep', '--results', many,
-                            '--seed', seeds] + SWEEP, env=ENV, capture_output=True, text=True, timeout=120)
+                            '--seed', seeds, '--solo-pes', '64'] + SWEEP, env=ENV, capture_output=True, text=True,
+                           timeout=120)
         if p.returncode:
             return f'sweep on {ranks} ranks: exit {p.returncode}: {p.stderr}'
     a, b = records(one), records(many)

@@ -46,8 +46,11 @@ static void help(void)
 	       "  --results FILE     the JSON Lines file (created or resumed)\n"
 	       "%s\n"
 	       "MPI (a build with MPI, started by mpirun or srun with several ranks): the runs\n"
-	       "go round-robin over the ranks, one at a time per rank; rank 0 locks and writes\n"
-	       "FILE.jsonl (the same records as one process, in another order; resumable).\n"
+	       "go round-robin over the ranks, one at a time per rank, except runs of at least\n"
+	       "--solo-pes PEs (of a method that runs on a cut torus, with an extent to cut):\n"
+	       "those go one after the other over all ranks, each torus cut between them.\n"
+	       "Rank 0 locks and writes FILE.jsonl: the same records as one process, in\n"
+	       "another order; resumable.\n"
 	       "\n"
 	       "example: lbtorus sweep --results fig5.jsonl --method lm-c5 --shape ring:8..2048*2 \\\n"
 	       "           --init worst:5 --until shared,balanced\n", cli_sweep_help);

@@ -102,11 +102,11 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 }
 
 /* Run r; on success *line holds its record, newline-terminated. */
-static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o, char **line, size_t *len,
+static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep_opts *o, char **line, size_t *len,
                    int *reached, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
-	                 .isa = o->isa, .seed = r->seed, .threads = threads};
+	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut};
 	if (r->param)
 		set.params[0] = (lbt_param_arg){r->param->name, r->pvalue};
 	lbt_run_opts ro = lbt_run_opts_default();
@@ -115,7 +115,13 @@ static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o,
 	lbt_state st;
 	lbt_summary sum;
 	int status = lbt_until_parse(&ro.until, r->until, e);
-	if (status || (status = lbt_state_open(&st, &set, e)))
+	if (!status)
+		status = lbt_state_open(&st, &set, e);
+	if (cut && !lbt_comm_min_int(!status) && !status) { /* every rank runs its slab, or none */
+		lbt_state_close(&st);
+		status = lbt_errf(e, LBT_ENOMEM, "another rank could not set up its slab of the torus");
+	}
+	if (status)
 		return status;
 	status = lbt_run(&st, &ro, &sum, e);
 	if (!status) {
@@ -210,7 +216,7 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 	size_t len = 0;
 	int reached = 0;
 	lbt_err e;
-	int st = run_one(r, threads, x->o, &line, &len, &reached, &e);
+	int st = run_one(r, threads, 0, x->o, &line, &len, &reached, &e);
 	finish(x, r, st, line, len, reached, e);
 	free(line);
 }
@@ -249,15 +255,32 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 
 /* A sweep spread over MPI ranks (lbt_sweep_opts.mpi). Rank 0 holds the
  * results file: it locks it, reads what is done, and appends every record.
- * The runs not yet done go round-robin in plan order — the i-th to rank
- * i mod R — one at a time per rank (threads as in one process: 1, or
+ * The small runs not yet done go round-robin in plan order — the i-th to
+ * rank i mod R — one at a time per rank (threads as in one process: 1, or
  * o->threads from solo_pes PEs on). A rank sends each finished run to rank
  * 0 as one message ("INDEX REACHED STATUS\n" and the record line, or the
  * error); rank 0 appends the records between its own runs and, when its
- * share is done, until every rank has said it is done. The records are
- * those of one process (a record is a function of its run key), in another
- * order; a killed sweep resumes as ever. Every rank returns rank 0's counts. */
+ * share is done, until every rank has said it is done. Then the large runs
+ * (whole() below) go one after the other over all ranks, each torus cut
+ * between them, rank 0 appending the record. The records are those of one
+ * process (a record is a function of its run key), in another order; a
+ * killed sweep resumes as ever. Every rank returns rank 0's counts. */
 enum { MSG_RUN = 1, MSG_DONE = 2 };
+
+/* A run for all R ranks at once: at least solo_pes PEs, a method whose
+ * kernels take cut views, an extent of R or more to cut, no --verify. */
+static int whole(const lbt_sweep_run *r, const lbt_sweep_opts *o, int R)
+{
+	const lbt_method *m = lbt_method_find(r->mname);
+	lbt_shape s;
+	lbt_err e;
+	if (r->pes < o->solo_pes || o->verify || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e))
+		return 0;
+	int a = 0;
+	while (a < s.dims - 1 && s.ext[a] < 2)
+		a++;
+	return s.ext[a] >= R;
+}
 
 static void take_message(exec_ctx *x, const lbt_plan *pl, const char *msg, size_t n)
 {
@@ -306,8 +329,10 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 	if (me == 0 && o->on_progress)
 		o->on_progress(o->ctx, out);
 	int working = R - 1; /* ranks that have not said they are done */
-	for (int64_t k = me; k < nt; k += R) {
+	for (int64_t k = 0, i = 0; k < nt; k++) {
 		const lbt_sweep_run *r = &pl->run[todo[k]];
+		if (whole(r, o, R) || i++ % R != me)
+			continue; /* a large run, or another rank's small one */
 		const int threads = r->pes >= o->solo_pes ? o->threads : 1;
 		if (me == 0) {
 			out->in_flight++;
@@ -328,7 +353,7 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 		size_t len = 0, mlen = 0;
 		int reached = 0;
 		lbt_err re;
-		int rs = run_one(r, threads, o, &line, &len, &reached, &re);
+		int rs = run_one(r, threads, 0, o, &line, &len, &reached, &re);
 		FILE *m = open_memstream(&msg, &mlen);
 		if (m) {
 			fprintf(m, "%lld %d %d\n", (long long)todo[k], reached, rs);
@@ -353,6 +378,20 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 		else
 			take_message(&x, pl, msg, n);
 		free(msg);
+	}
+	for (int64_t k = 0; k < nt; k++) { /* the large runs, each over all ranks */
+		const lbt_sweep_run *r = &pl->run[todo[k]];
+		if (!whole(r, o, R))
+			continue;
+		char *line = NULL;
+		size_t len = 0;
+		int reached = 0;
+		lbt_err re;
+		out->in_flight += me == 0;
+		int rs = run_one(r, o->threads, 1, o, &line, &len, &reached, &re);
+		if (me == 0)
+			finish(&x, r, rs, line, len, reached, re);
+		free(line);
 	}
 	free(todo);
 	if (me == 0)
