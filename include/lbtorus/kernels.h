@@ -57,7 +57,7 @@ typedef struct lbt_cut {
 	                          if the cut axis is the last */
 	char *halo;            /* the fill's buffers: LBT_CUT_BUFFERS layers of load and real cells */
 } lbt_cut;
-#define LBT_CUT_BUFFERS 20  /* 4 halo layers received, up to 16 sent */
+#define LBT_CUT_BUFFERS 8   /* 4 halo layers received; 4 sent: others need only a slab's 2 first and 2 last layers */
 #define LBT_CUT_SEGMENTS 24 /* 3 colours x 8 axes: dimension exchange's substeps */
 #define LBT_CUT_SLOTS 48    /* per substep and direction */
 

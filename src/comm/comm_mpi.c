@@ -188,7 +188,7 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
 {
 	const size_t bytes = lbt_comm_layer_bytes(v, cut);
 	const int64_t lo = v->origin[cut->axis], n = v->ext[cut->axis];
-	char *recv = cut->halo, *send = cut->halo + 4 * bytes; /* 4 layers in, up to 16 out */
+	char *recv = cut->halo, *send = cut->halo + 4 * bytes; /* 4 layers in, 4 out */
 	MPI_Request req[20];
 	int nreq = 0, partner[4], npartners = 0;
 	int64_t need[4], k[4];
@@ -208,15 +208,27 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
 		if (!seen)
 			partner[npartners++] = o;
 	}
-	int sent = 0;
+	/* what the partners need of my slab lies within 2 layers of its ends: at
+	 * most 4 layers, each packed once and sent to whoever needs it */
+	int64_t packed[4];
+	int npacked = 0;
 	for (int p = 0; p < npartners; p++)
 		for (int h = 0; h < 4; h++) {
 			int64_t kp, g = lbt_comm_halo_layer(cut, partner[p], h, &kp);
 			if (g < lo || g >= lo + n)
 				continue;
-			char *b = send + (size_t)sent++ * bytes;
-			lbt_comm_layer_get(v, cut, g - lo, b);
-			MPI_Isend(b, (int)bytes, MPI_BYTE, partner[p], h, MPI_COMM_WORLD, &req[nreq++]);
+			int b = 0;
+			while (b < npacked && packed[b] != g - lo)
+				b++;
+			if (b == 4) { /* cannot happen: slabs are contiguous */
+				fprintf(stderr, "lbtorus: rank %d: a fifth layer of its slab wanted by its neighbours\n", rank);
+				lbt_comm_abort(1);
+			}
+			if (b == npacked) {
+				packed[npacked++] = g - lo;
+				lbt_comm_layer_get(v, cut, g - lo, send + (size_t)b * bytes);
+			}
+			MPI_Isend(send + (size_t)b * bytes, (int)bytes, MPI_BYTE, partner[p], h, MPI_COMM_WORLD, &req[nreq++]);
 		}
 	if (nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
 		MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
