@@ -84,9 +84,29 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	if (s->stop == LBT_STOP_CYCLE)
 		jint(f, "cycle_period", s->period);
 	if (o->workload && o->workload->phase) {
-		jstr(f, "workload", o->workload->name);
+		const lbt_workload *w = o->workload;
+		jstr(f, "workload", w->spec[0] ? w->spec : w->name);
 		jload(f, s, "generated", s->generated, s->rgenerated);
 		jload(f, s, "completed", s->completed, s->rcompleted);
+		jreal(f, "idle_total", s->idle_capacity);
+		jint(f, "warmup", o->warmup);
+		jreal(f, "sqdev_mean", s->sqdev_mean);
+		if (s->sqdev_se >= 0)
+			jreal(f, "sqdev_se", s->sqdev_se);
+		else
+			fprintf(f, ",\"sqdev_se\":null");
+		jint(f, "sqdev_steps", s->sqdev_steps);
+		jint(f, "sqdev_batches", s->sqdev_batches);
+		if (s->tree_levels >= 0) { /* a search tree: its nodes, and the ideal machine's lower bound */
+			int64_t nodes = s->completed, ideal = (nodes + P - 1) / P;
+			if (ideal < s->tree_levels)
+				ideal = s->tree_levels;
+			jint(f, "nodes", nodes);
+			jint(f, "tree_levels", s->tree_levels);
+			jnum(f, "efficiency", s->steps > 0 ? (double)nodes / ((double)P * (double)s->steps) : 0.0);
+			jint(f, "ideal_steps", ideal);
+			jnum(f, "ideal_efficiency", ideal > 0 ? (double)nodes / ((double)P * (double)ideal) : 0.0);
+		}
 	}
 	jopt(f, "shared_step", s->shared_step);
 	if (s->real && s->shared_step >= 0)
