@@ -7,7 +7,14 @@
  *   tree:B:DEPTH    the complete tree: every node above level DEPTH has B
  *                   children (B^DEPTH leaves, (B^(DEPTH+1) - 1)/(B - 1) nodes);
  *   gw:B:P:ROOTS    Galton-Watson: a node has B children with probability P,
- *                   else none (drawn when it is expanded), ROOTS roots.
+ *                   else none, ROOTS roots. A node's fate depends on its
+ *                   level l and its rank j among the nodes of level l in the
+ *                   order they are expanded (steps in order, PEs row-major
+ *                   within a step): it has children iff
+ *                   lbt_rand(seed, l, j, purpose) < P. So the number of nodes
+ *                   on each level — the tree up to which node is whose child —
+ *                   is the same whatever the method and the step at which each
+ *                   node is expanded: every method searches the same tree.
  *
  * The roots are on PE (0, ..., 0) before step 1 (the machine must start
  * empty: --init const:0).
@@ -51,6 +58,7 @@ typedef struct {
 	int32_t **cnt;    /* cnt[level][PE] */
 	int64_t levels, cap; /* levels allocated; room in cnt */
 	int64_t used;     /* levels that ever held a node */
+	int64_t *ranks;   /* gw: nodes of each level expanded so far (room for cap levels) */
 	run_t *q;
 	int64_t qn, qcap;
 } tree_ws;
@@ -63,6 +71,7 @@ static void tree_close(void *p)
 	for (int64_t l = 0; l < ws->levels; l++)
 		free(ws->cnt[l]);
 	free(ws->cnt);
+	free(ws->ranks);
 	free(ws->held);
 	free(ws->d.buf);
 	free(ws->q);
@@ -79,9 +88,13 @@ static int need_level(tree_ws *ws, int64_t l, lbt_err *e)
 		if (ws->levels == ws->cap) {
 			int64_t cap = ws->cap ? 2 * ws->cap : 16;
 			int32_t **c = realloc(ws->cnt, (size_t)cap * sizeof *c);
-			if (!c)
+			if (c)
+				ws->cnt = c;
+			int64_t *r = c ? realloc(ws->ranks, (size_t)cap * sizeof *r) : NULL;
+			if (!r)
 				return lbt_errf(e, LBT_ENOMEM, "no memory for the tree's levels");
-			ws->cnt = c;
+			memset(r + ws->cap, 0, (size_t)(cap - ws->cap) * sizeof *r);
+			ws->ranks = r;
 			ws->cap = cap;
 		}
 		if (!(ws->cnt[ws->levels] = calloc((size_t)ws->d.P, sizeof(int32_t))))
@@ -129,6 +142,7 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 /* Every PE holding a node expands one of its deepest level. */
 static int tree_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
+	(void)t; /* a node's fate depends on its level and rank, not on the step */
 	tree_ws *ws = p;
 	int32_t *x = ws->d.buf;
 	lbt_field_export(&st->grid, ws->d.f, x);
@@ -147,7 +161,7 @@ static int tree_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work
 		if (ws->complete)
 			kids = l < ws->depth ? ws->B : 0;
 		else
-			kids = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_CHILDREN)) < ws->prob ? ws->B : 0;
+			kids = lbt_wl_unit(lbt_rand(seed, (uint64_t)l, (uint64_t)ws->ranks[l]++, P_CHILDREN)) < ws->prob ? ws->B : 0;
 		if (kids) {
 			int status = need_level(ws, l + 1, e);
 			if (status)
