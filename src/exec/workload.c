@@ -125,8 +125,8 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
 		for (int64_t i = 0; i < ws->d.P; i++) {
 			double eta = draw(w, seed, t, i);
 			x[i] += eta - C;
-			c->rgenerated += eta;
-			c->rcompleted += C;
+			c->generated += eta;
+			c->completed += C;
 		}
 	} else { /* a PE completes at most what it holds, the rest of C is idle capacity */
 		int32_t *x = ws->d.buf;

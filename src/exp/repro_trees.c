@@ -82,7 +82,7 @@ int rp_trees(const lbt_repro_opts *o, lbt_err *e)
 		      "idle_capacity\n", out.f);
 		for (int i = 0; i < n; i++) {
 			const rp_wjob *j = &flat[i];
-			int64_t K = strtoll(j->shape, NULL, 10), P = K * K, nodes = j->s.completed;
+			int64_t K = strtoll(j->shape, NULL, 10), P = K * K, nodes = (int64_t)j->s.completed;
 			int64_t ideal = (nodes + P - 1) / P > j->s.tree_levels ? (nodes + P - 1) / P : j->s.tree_levels;
 			fprintf(out.f, "%s,%lld,%lld,%s,%llu,%d,%lld,%lld,%lld,%lld,%.6f,%.6f,%.0f\n", j->spec, (long long)K,
 			        (long long)P, j->method, (unsigned long long)j->seed, j->s.reached, (long long)nodes,
@@ -109,7 +109,7 @@ int rp_trees(const lbt_repro_opts *o, lbt_err *e)
 					unfinished += !j->s.reached;
 					double ef = (double)j->s.completed / ((double)P * (double)j->s.steps);
 					sum += ef, ss += (double)j->s.steps, mn = fmin(mn, ef), mx = fmax(mx, ef);
-					int64_t nodes = j->s.completed, id = (nodes + P - 1) / P;
+					int64_t nodes = (int64_t)j->s.completed, id = (nodes + P - 1) / P;
 					if (id < j->s.tree_levels)
 						id = j->s.tree_levels;
 					if (m == 0)
