@@ -32,5 +32,6 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
 void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
 void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
 void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c);
+void lbt_ref_de_axis_step(const lbt_view *v, double lambda, int axis, lbt_counts *c);
 
 #endif

@@ -136,6 +136,31 @@ Test(workload, table2_dimension_exchange_model_a_is_the_arrivals_spread)
 	lbt_state_close(&st);
 }
 
+/* Theorem 5 (Cybenko 1989): dimension exchange one dimension per step under
+ * eq. (17) keeps E||w - mean||^2 <= (2^(d+1) - 1) sigma^2 <= 2 n sigma^2. Its
+ * proof's sum, before bounding: the latest s < d exchanges average the
+ * arrivals over 2^s-subcubes, E = sum_{s<d} (n/2^s - 1) sigma^2 =
+ * (2^(d+1) - d - 2) sigma^2 = 120 on the 6-cube (bound 127, 2n = 128). */
+Test(workload, theorem5_dimension_exchange_one_dimension_per_step)
+{
+	lbt_state st;
+	open_state(&st, "2x2x2x2x2x2", "de-axis", "const:100", NULL, 1, NULL, NULL);
+	lbt_summary s;
+	run_workload(&st, "cybenko:exp:1:1", steps(20000), 1000, &s);
+	check_mean(&s, 120, "de-axis on the 6-cube");
+	cr_assert(s.sqdev_mean + 4 * s.sqdev_se < 127, "Theorem 5's bound: %g", s.sqdev_mean);
+	lbt_state_close(&st);
+	/* without arrivals it balances the d-cube exactly in d steps (Theorem 4, one dimension per step) */
+	open_state(&st, "2x2x2x2x2x2", "de-axis", "worst:5", NULL, 1, NULL, NULL);
+	lbt_run_opts o = lbt_run_opts_default();
+	o.until = steps(6);
+	lbt_err e;
+	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(s.final_max, 5);
+	cr_assert_eq(s.final_min, 5);
+	lbt_state_close(&st);
+}
+
 typedef struct {
 	int64_t at[4];
 	double sqdev[4];

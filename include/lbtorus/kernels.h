@@ -93,6 +93,9 @@ typedef void (*lbt_fos_step_fn)(const lbt_view *v, const lbt_diffusion *p, lbt_c
 /* One sweep of dimension exchange (seed 002 §4) with exchange parameter lambda,
  * on v->real (de_step) or v->load (de_int_step). See kernels/ref/de.c. */
 typedef void (*lbt_de_step_fn)(const lbt_view *v, double lambda, lbt_counts *c);
+/* Dimension exchange over one axis only (Cybenko eq. (17): one dimension per
+ * step), on v->real. */
+typedef void (*lbt_de_axis_fn)(const lbt_view *v, double lambda, int axis, lbt_counts *c);
 
 /* The dispatch table. It starts filled with the scalar references; each ISA
  * target overwrites what it optimizes, so every entry is always valid. */
@@ -103,6 +106,7 @@ typedef struct {
 	lbt_nna_step_fn nna_def_step;
 	lbt_fos_step_fn fos_step, fos_int_step;
 	lbt_de_step_fn de_step, de_int_step;
+	lbt_de_axis_fn de_axis_step; /* the reference on every ISA */
 } lbt_kernels;
 
 /* The ISA targets compiled in, best last; NULL-terminated. */
