@@ -377,3 +377,45 @@ Test(workload, same_bits_for_any_thread_count_and_isa)
 		lbt_state_close(&a);
 	}
 }
+
+/* A workload axis in sweeps: each spec is a run of its own, keyed by it (a
+ * sweep without one keeps its keys); the plan checks it against the method. */
+Test(workload, sweep_has_a_workload_axis)
+{
+	lbt_spec sp;
+	lbt_spec_init(&sp);
+	lbt_err e;
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_METHOD, "lm-c5", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_SHAPE, "8x8", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_INIT, "const:0", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_UNTIL, "done", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_WORKLOAD, "tree:2:3..5,gw:2:0.4:10", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(sp.n[LBT_AX_WORKLOAD], 4);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_WORKLOAD, "tree:2", &e), LBT_EINVAL);
+	cr_assert_eq(lbt_spec_merge(&sp, NULL, 1, &e), LBT_OK, "%s", e.msg);
+	lbt_plan pl;
+	cr_assert_eq(lbt_plan_build(&pl, &sp, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(pl.n, 4);
+	cr_assert(strstr(pl.run[0].key, " workload=tree:2:3 max_steps=") && strstr(pl.run[0].key, "seed=any"), "%s",
+	          pl.run[0].key);
+	cr_assert(strstr(pl.run[3].key, " workload=gw:2:0.4:10 ") && strstr(pl.run[3].key, "seed=1"), "%s", pl.run[3].key);
+	lbt_plan_free(&pl);
+	lbt_spec_free(&sp);
+	/* the default, none, adds nothing to the key; a tree with a real-valued method is refused */
+	lbt_spec_init(&sp);
+	lbt_spec_add(&sp, LBT_AX_SHAPE, "8", &e);
+	cr_assert_eq(lbt_spec_merge(&sp, NULL, 1, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_plan_build(&pl, &sp, &e), LBT_OK, "%s", e.msg);
+	cr_assert_str_eq(pl.run[0].key, "method=lm-c5 shape=8 boundary=torus init=worst:5 until=balanced max_steps=1000000 seed=any");
+	lbt_plan_free(&pl);
+	lbt_spec_free(&sp);
+	lbt_spec_init(&sp);
+	lbt_spec_add(&sp, LBT_AX_SHAPE, "8", &e);
+	lbt_spec_add(&sp, LBT_AX_METHOD, "fos", &e);
+	lbt_spec_add(&sp, LBT_AX_INIT, "const:0", &e);
+	lbt_spec_add(&sp, LBT_AX_WORKLOAD, "tree:2:3", &e);
+	cr_assert_eq(lbt_spec_merge(&sp, NULL, 1, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_plan_build(&pl, &sp, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "integer method"), "%s", e.msg);
+	lbt_spec_free(&sp);
+}
