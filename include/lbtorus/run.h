@@ -121,7 +121,8 @@ typedef struct {
 	int verify;            /* also run the scalar reference and compare every step */
 	int full_stats;        /* fill idle and stddev in every record */
 	int detect_cycles;     /* default 1: stop a deterministic run without a workload whose state recurs */
-	int bare;              /* only step, until.steps steps: no reductions, checks or observers (bench) */
+	int bare;              /* only step, until.steps steps (each after the workload's phase, if any):
+	                          no reductions, checks or observers (bench) */
 	const lbt_workload *workload; /* NULL or "none": no load is generated or completed */
 	const volatile sig_atomic_t *interrupt; /* if set non-zero, stop after the current step */
 	void (*on_step)(void *ctx, const lbt_step_record *r); /* after every step, and for step 0 */

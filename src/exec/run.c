@@ -163,19 +163,39 @@ static double sqdev(const lbt_state *st)
 	return s.stddev * s.stddev * (double)lbt_shape_pes(&st->grid.shape);
 }
 
-/* --bench: only the method's steps, timed. */
+/* --bench: only the method's steps (after the workload's phase, if any), timed. */
 static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
 	const int64_t su = lbt_shape_pes(&st->grid.shape) * lbt_shape_active_dims(&st->grid.shape);
+	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
+	void *wws = NULL;
+	int status = LBT_OK;
+	if (wl && wl->open_spec)
+		status = wl->open_spec(&wws, wl, st, e);
+	else if (wl && wl->open)
+		status = wl->open(&wws, st, e);
+	if (status)
+		return status;
 	double t0 = lbt_seconds();
-	for (int64_t i = 0; i < o->until.steps; i++) {
+	for (int64_t i = 0; i < o->until.steps && !status; i++) {
+		lbt_work_counts w = {0};
+		if (wl && (status = wl->phase(wws, st, st->step, st->seed, &w, e)))
+			break;
+		out->generated += w.generated;
+		out->completed += w.completed;
 		lbt_counts k = {0};
 		st->method->step(st, &k);
 		st->step++;
 		if (k.nomem)
-			return lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch", st->method->name);
+			status = lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch", st->method->name);
+		else if (wl && wl->settle)
+			status = wl->settle(wws, st, e);
 	}
 	out->seconds = lbt_seconds() - t0;
+	if (wl && wl->close)
+		wl->close(wws);
+	if (status)
+		return status;
 	out->steps = o->until.steps;
 	out->site_updates = su * o->until.steps;
 	out->stop = LBT_STOP_UNTIL;
