@@ -419,3 +419,27 @@ Test(workload, sweep_has_a_workload_axis)
 	cr_assert(strstr(e.msg, "integer method"), "%s", e.msg);
 	lbt_spec_free(&sp);
 }
+
+/* A sweep over workloads, and its report: one row per workload. */
+Test(workload, sweep_and_report_keep_workloads_apart)
+{
+	char dir[256];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	const char *sweep[] = {"sweep", "--results", "r.jsonl", "--shape", "8x8", "--method", "lm-c5", "--init", "const:0",
+	                       "--until", "done", "--workload", "tree:2:3..4", "--quiet", NULL};
+	cr_assert_eq(th_cli(dir, sweep, &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	const char *report[] = {"report", "r.jsonl", "--out", "r.md", NULL};
+	cr_assert_eq(th_cli(dir, report, &out, &err), 0, "%s", err);
+	char path[512];
+	snprintf(path, sizeof path, "%s/r.md", dir);
+	char *md = th_read(path, NULL);
+	cr_assert(strstr(md, "| const:0, workload tree:2:3 | done | 1 |") && strstr(md, "| const:0, workload tree:2:4 | done | 1 |"),
+	          "%s", md);
+	free(md);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}
