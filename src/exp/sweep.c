@@ -114,6 +114,7 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
 	ro.verify = o->verify;
 	lbt_state st;
 	lbt_summary sum;
+	lbt_workload w;
 	int status = lbt_until_parse(&ro.until, r->until, e);
 	if (!status)
 		status = lbt_state_open(&st, &set, e);
@@ -123,6 +124,12 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
 	}
 	if (status)
 		return status;
+	if (r->workload && (status = lbt_workload_parse(&w, r->workload, st.method->load, e))) {
+		lbt_state_close(&st);
+		return status;
+	}
+	if (r->workload && w.phase)
+		ro.workload = &w;
 	status = lbt_run(&st, &ro, &sum, e);
 	if (!status) {
 		char *rec = NULL;
@@ -268,13 +275,15 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 enum { MSG_RUN = 1, MSG_DONE = 2 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
- * kernels take cut views, an extent of R or more to cut, no --verify. */
+ * kernels take cut views, an extent of R or more to cut, no --verify, no
+ * workload. */
 static int whole(const lbt_sweep_run *r, const lbt_sweep_opts *o, int R)
 {
 	const lbt_method *m = lbt_method_find(r->mname);
 	lbt_shape s;
 	lbt_err e;
-	if (r->pes < o->solo_pes || o->verify || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e))
+	if (r->pes < o->solo_pes || o->verify || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e) ||
+	    (r->workload && strcmp(r->workload, "none")))
 		return 0;
 	int a = 0;
 	while (a < s.dims - 1 && s.ext[a] < 2)
