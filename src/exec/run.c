@@ -49,7 +49,9 @@ static int open_reference(lbt_state *ref, const lbt_state *st, lbt_kernels *scal
 	int status = lbt_kernels_select(scalar, "scalar", e);
 	if (status || (status = lbt_grid_init(&ref->grid, &st->grid.shape, e)))
 		return status;
-	if ((st->grid.real && (status = lbt_grid_add_real(&ref->grid, e))) || (status = lbt_method_open(ref, e))) {
+	if (!(st->grid.real && (status = lbt_grid_add_real(&ref->grid, e))))
+		lbt_grid_copy(&ref->grid, &st->grid); /* a method may keep state from the loads it opens on (luling-monien's l_old) */
+	if (status || (status = lbt_method_open(ref, e))) {
 		lbt_grid_free(&ref->grid);
 		return status;
 	}
