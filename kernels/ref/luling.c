@@ -291,6 +291,8 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 		else
 			for (int x = 0; x < m; x++)
 				w->lold[set[x]] = w->cur[set[x]];
+		if (w->on_op)
+			w->on_op(w->on_op_ctx, w, set, m);
 	}
 	for (int64_t i = 0; i < P; i++)
 		load[i] = (int32_t)w->cur[i];

@@ -30,7 +30,7 @@ typedef struct {
 	int64_t decrease_sim; /* Table 1: simulated load decreases that consumed borrowed packets */
 } lbt_luling_stats;
 
-typedef struct {
+typedef struct lbt_luling_s {
 	int64_t P;              /* PEs */
 	int dims;
 	int64_t ext[LBT_MAXD];
@@ -49,6 +49,11 @@ typedef struct {
 	int64_t *init;          /* scratch: the step's initiators */
 	int64_t *stamp;         /* scratch: the step (+1) in which a PE last took part in an operation */
 	lbt_luling_stats stats;
+	/* Called after every operation with its set (set[0] the initiator), m =
+	 * delta + 1 members; NULL: nothing (the tests and Theorem 1's measurement
+	 * look at the loads right after an operation). */
+	void (*on_op)(void *ctx, const struct lbt_luling_s *w, const int64_t *set, int m);
+	void *on_op_ctx;
 } lbt_luling;
 
 /* Purposes of the method's draws: lbt_rand(seed, step, PE, purpose << 32 | k). */

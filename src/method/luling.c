@@ -192,7 +192,7 @@ static void luling_record(FILE *f, const lbt_state *st)
 }
 
 const lbt_luling_stats *lbt_luling_stats_of(const lbt_state *st) { return &((const ws *)st->ws)->k.stats; }
-const lbt_luling *lbt_luling_of(const lbt_state *st) { return &((const ws *)st->ws)->k; }
+lbt_luling *lbt_luling_of(lbt_state *st) { return &((ws *)st->ws)->k; }
 
 /* Lemma 1: G(k) = (k f + delta)(n - 1) / (delta k f + delta (n - 2) + (n - 1)). */
 double lbt_luling_G(int64_t n, int delta, double f, double k)

@@ -8,6 +8,6 @@
 
 /* st must hold an open luling-monien method. */
 const lbt_luling_stats *lbt_luling_stats_of(const lbt_state *st);
-const lbt_luling *lbt_luling_of(const lbt_state *st);
+lbt_luling *lbt_luling_of(lbt_state *st);
 
 #endif
