@@ -67,5 +67,6 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
 int rp_fig5(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig6(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig7(const lbt_repro_opts *o, lbt_err *e);
+int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e); /* repro_luling.c */
 
 #endif

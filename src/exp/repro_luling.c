@@ -1,0 +1,281 @@
+/* repro_luling.c — `lbtorus reproduce luling-theorems`: R. Lüling and B.
+ * Monien, "A dynamic distributed load balancing algorithm with provable good
+ * performance" (SPAA 1993), Theorems 1-3 measured in the one-processor
+ * generator (and producer-consumer) model of §3.
+ *
+ * The process: every PE starts with L0 packets (a balanced state) and l_old
+ * = L0; PE 0 alone generates one packet per step (`--workload generator:1`)
+ * and runs luling-monien (borrow 0); nobody consumes. Between two of PE 0's
+ * operations nothing happens but PE 0's generation, so the experiment gives
+ * PE 0 at once the packets it would generate up to its trigger (the first
+ * load >= f l_old) and steps the method: the same sequence of operations in
+ * (f - 1) fewer steps per l_old. `lbtorus run --workload generator:1` runs
+ * the process step by step; the table's last rows do that for the smaller
+ * machines as a cross-check. Theorem 3's producer-consumer: before each
+ * operation PE 0 either grows to f l_old or shrinks to l_old / f, each with
+ * probability 1/2 (drawn from lbt_rand).
+ *
+ * E(l_1,t)/E(l_i,t) is estimated right after PE 0's t-th operation as the
+ * ratio of the means over R seeds of l_0 and of the mean load of the other
+ * PEs; its standard error by the delta method. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "repro.h"
+#include "lbtorus/rng.h"
+#include "method/luling.h"
+
+enum { TMAX = 400, T_EARLY = 5 };
+
+/* What one run recorded right after each of PE 0's operations 1..T. */
+typedef struct {
+	int64_t t, T;
+	double *l0, *others;
+} thm_rec;
+
+static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
+{
+	(void)set;
+	(void)m;
+	thm_rec *r = ctx;
+	if (r->t >= r->T)
+		return;
+	int64_t sum = 0;
+	for (int64_t i = 1; i < w->P; i++)
+		sum += w->cur[i];
+	r->l0[r->t] = (double)w->cur[0];
+	r->others[r->t] = (double)sum / (double)(w->P - 1);
+	r->t++;
+}
+
+/* One run of the one-generator (mode 0) or producer-consumer (mode 1) model. */
+static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
+{
+	char shape[32], init[48], fs[32], ds[16];
+	snprintf(shape, sizeof shape, "%lld", (long long)n);
+	snprintf(init, sizeof init, "const:%lld", (long long)L0);
+	snprintf(fs, sizeof fs, "%.17g", f);
+	snprintf(ds, sizeof ds, "%d", delta);
+	lbt_setup set = {.shape = shape, .method = "luling-monien", .init = init, .isa = "scalar", .seed = seed,
+	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
+	lbt_state st;
+	int status = lbt_state_open(&st, &set, e);
+	if (status)
+		return status;
+	lbt_luling *w = lbt_luling_of(&st);
+	w->on_op = thm_on_op;
+	w->on_op_ctx = r;
+	r->t = 0;
+	int32_t *l = malloc((size_t)n * sizeof *l);
+	if (!l) {
+		lbt_state_close(&st);
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld loads", (long long)n);
+	}
+	while (r->t < r->T && !status) {
+		lbt_grid_export(&st.grid, l);
+		int64_t old = w->lold[0], target;
+		int grow = mode == 0 || (lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
+		if (grow) { /* the first integer >= f l_old (above l_old) */
+			target = (int64_t)ceil(f * (double)old * (1 - 1e-12));
+			if (target <= old)
+				target = old + 1;
+		} else { /* the first integer <= l_old / f (below l_old) */
+			target = (int64_t)floor((double)old / f * (1 + 1e-12));
+			if (target >= old)
+				target = old - 1;
+		}
+		if (target > INT32_MAX / 2 || target < 0)
+			status = lbt_errf(e, LBT_ERANGE, "luling-theorems: PE 0's load left the int32 range (n %lld, delta %d, f %g)",
+			                  (long long)n, delta, f);
+		l[0] = (int32_t)target;
+		lbt_grid_import(&st.grid, l);
+		lbt_counts k = {0};
+		st.method->step(&st, &k);
+		st.step++;
+	}
+	free(l);
+	lbt_state_close(&st);
+	return status;
+}
+
+/* The t at which G^t(1) is within rel of FIX (at least 20, at most TMAX). */
+static int64_t settle_t(int64_t n, int delta, double f, double rel)
+{
+	double fix = lbt_luling_fix(n, delta, f), k = 1;
+	int64_t t = 0;
+	while (t < TMAX && (t < 20 || fabs(k - fix) > rel * fix)) {
+		k = lbt_luling_G(n, delta, f, k);
+		t++;
+	}
+	return t;
+}
+
+/* Ratio of the means over R runs at operation t, and its standard error. */
+static void ratio_at(thm_rec *runs, int R, int64_t t, double *ratio, double *se)
+{
+	double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+	for (int r = 0; r < R; r++) {
+		double a = runs[r].l0[t - 1], b = runs[r].others[t - 1];
+		sa += a, sb += b, saa += a * a, sbb += b * b, sab += a * b;
+	}
+	double ma = sa / R, mb = sb / R, va = saa / R - ma * ma, vb = sbb / R - mb * mb, c = sab / R - ma * mb;
+	*ratio = ma / mb;
+	double v = (va / (ma * ma) + vb / (mb * mb) - 2 * c / (ma * mb)) / R;
+	*se = *ratio * sqrt(v > 0 ? v : 0);
+}
+
+typedef struct {
+	int64_t n;
+	int delta;
+	double f;
+	int64_t T;
+	double early, early_se, late, late_se; /* Theorems 1-2 */
+	double pc, pc_se, pc_lo, pc_hi;        /* Theorem 3: at T, and the extremes of the ratio over t = 1..T */
+	int status;
+	char msg[sizeof(lbt_err){0}.msg];
+} thm_cfg;
+
+static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, double *buf, lbt_err *e)
+{
+	for (int r = 0; r < R; r++) {
+		runs[r] = (thm_rec){0, c->T, buf + (size_t)r * 2 * TMAX, buf + (size_t)r * 2 * TMAX + TMAX};
+		int st = thm_run(c->n, c->delta, c->f, mode, 1000003ULL * (uint64_t)(mode + 1) + (uint64_t)r, L0, &runs[r], e);
+		if (st)
+			return st;
+	}
+	return LBT_OK;
+}
+
+int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
+{
+	static const int64_t ns_full[] = {16, 64, 256, 1024}, ns_quick[] = {16, 64};
+	static const int deltas[] = {1, 2, 4};
+	static const double fs[] = {1.1, 1.2, 1.8};
+	const int64_t *ns = o->quick ? ns_quick : ns_full;
+	const int nn = o->quick ? 2 : 4, R = o->quick ? 100 : 2000;
+	const int64_t L0 = 100000;
+	int nc = nn * 3 * 3;
+	thm_cfg *cfg = calloc((size_t)nc, sizeof *cfg);
+	if (!cfg)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for the configurations");
+	int c = 0;
+	for (int a = 0; a < nn; a++)
+		for (int b = 0; b < 3; b++)
+			for (int k = 0; k < 3; k++, c++) {
+				cfg[c].n = ns[a];
+				cfg[c].delta = deltas[b];
+				cfg[c].f = fs[k];
+				cfg[c].T = settle_t(ns[a], deltas[b], fs[k], 1e-4);
+			}
+	int threads = o->threads;
+#ifdef _OPENMP
+	if (threads <= 0)
+		threads = omp_get_num_procs();
+#endif
+	if (threads < 1)
+		threads = 1;
+	int done = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+	for (int i = 0; i < nc; i++) {
+		thm_cfg *x = &cfg[i];
+		thm_rec *runs = malloc((size_t)R * sizeof *runs);
+		double *buf = malloc((size_t)R * 2 * TMAX * sizeof *buf);
+		lbt_err le;
+		if (!runs || !buf)
+			x->status = lbt_errf(&le, LBT_ENOMEM, "no memory for %d runs", R);
+		else if (!(x->status = run_cfg(x, 0, R, L0, runs, buf, &le))) {
+			ratio_at(runs, R, T_EARLY, &x->early, &x->early_se);
+			ratio_at(runs, R, x->T, &x->late, &x->late_se);
+			if (!(x->status = run_cfg(x, 1, R, L0, runs, buf, &le))) {
+				ratio_at(runs, R, x->T, &x->pc, &x->pc_se);
+				x->pc_lo = INFINITY, x->pc_hi = -INFINITY;
+				for (int64_t t = 1; t <= x->T; t++) {
+					double r, s;
+					ratio_at(runs, R, t, &r, &s);
+					x->pc_lo = r < x->pc_lo ? r : x->pc_lo;
+					x->pc_hi = r > x->pc_hi ? r : x->pc_hi;
+				}
+			}
+		}
+		if (x->status)
+			snprintf(x->msg, sizeof x->msg, "%s", le.msg);
+		free(runs);
+		free(buf);
+#pragma omp critical(rp_progress)
+		rp_note(o, "  [%d/%d] n %lld, delta %d, f %g: t = %lld, ratio %.4f (FIX %.4f)", ++done, nc, (long long)x->n,
+		        x->delta, x->f, (long long)x->T, x->late, lbt_luling_fix(x->n, x->delta, x->f));
+	}
+	int status = LBT_OK;
+	for (int i = 0; i < nc && !status; i++)
+		if (cfg[i].status)
+			status = lbt_errf(e, cfg[i].status, "%s", cfg[i].msg);
+	/* data, and the Markdown table */
+	char path[4096];
+	lbt_outfile csv, md;
+	if (!status && !(status = rp_path(o, "luling-theorems.csv", path, sizeof path, e)) &&
+	    !(status = lbt_out_open(&csv, path, e))) {
+		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-3: one-processor generator (and producer-consumer) model, "
+		               "%d runs per row, every PE starting with %lld packets\n",
+		        R, (long long)L0);
+		fprintf(csv.f, "n,delta,f,t_early,ratio_early,se_early,G_t_early,t,ratio,se,G_t,FIX,limit,"
+		               "pc_ratio,pc_se,pc_min,pc_max,FIX_1_over_f,limit_1_over_f\n");
+		for (int i = 0; i < nc; i++) {
+			thm_cfg *x = &cfg[i];
+			fprintf(csv.f, "%lld,%d,%g,%d,%.6f,%.6f,%.6f,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+			        (long long)x->n, x->delta, x->f, T_EARLY, x->early, x->early_se,
+			        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
+			        lbt_luling_Gt(x->n, x->delta, x->f, x->T), lbt_luling_fix(x->n, x->delta, x->f),
+			        x->delta / (x->delta + 1 - x->f), x->pc, x->pc_se, x->pc_lo, x->pc_hi,
+			        lbt_luling_fix(x->n, x->delta, 1 / x->f), x->delta / (x->delta + 1 - 1 / x->f));
+		}
+		status = lbt_out_commit(&csv, e);
+	}
+	if (!status && !(status = rp_path(o, "luling-theorems.md", path, sizeof path, e)) &&
+	    !(status = lbt_out_open(&md, path, e))) {
+		FILE *f = md.f;
+		fprintf(f, "# Lüling and Monien 1993, Theorems 1-3 measured\n\n"
+		           "One-processor generator model (§3): every PE starts with %lld packets, PE 0 alone generates and "
+		           "runs luling-monien (basic algorithm, global partners). Ratio = E(l_1,t)/E(l_i,t) right after PE "
+		           "0's t-th operation, the ratio of the means over %d seeds, ± one standard error (delta method). "
+		           "The paper's values are its formulas: G^t(1) (Lemma 1), FIX(n, δ, f) (Theorem 1: the limit), "
+		           "δ/(δ+1−f) (Theorem 2: the bound for any n). t is where G^t(1) is within 1e-4 of FIX.\n\n",
+		        (long long)L0, R);
+		fprintf(f, "| n | δ | f | ours, t = %d | paper G^%d(1) | t | ours at t | paper G^t(1) | paper FIX(n,δ,f) | "
+		           "ours / FIX | paper δ/(δ+1−f) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+		        T_EARLY, T_EARLY);
+		int within = 0;
+		for (int i = 0; i < nc; i++) {
+			thm_cfg *x = &cfg[i];
+			double fix = lbt_luling_fix(x->n, x->delta, x->f);
+			within += fabs(x->late - fix) <= 3 * x->late_se;
+			fprintf(f, "| %lld | %d | %g | %.4f ± %.4f | %.4f | %lld | %.4f ± %.4f | %.4f | %.4f | %.4f | %.4f |\n",
+			        (long long)x->n, x->delta, x->f, x->early, x->early_se,
+			        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
+			        lbt_luling_Gt(x->n, x->delta, x->f, x->T), fix, x->late / fix, x->delta / (x->delta + 1 - x->f));
+		}
+		fprintf(f, "\n%d of %d measured ratios at t are within 3 standard errors of FIX.\n\n", within, nc);
+		fprintf(f, "## Theorem 3: one producer-consumer\n\nBefore each operation PE 0 grows its load to f·l_old or "
+		           "shrinks it to l_old/f, each with probability 1/2. Theorem 3: FIX(n, δ, 1/f) ≤ ratio ≤ FIX(n, δ, "
+		           "f) after any number t of operations, and δ/(δ+1−1/f) ≤ ratio ≤ δ/(δ+1−f) for any n.\n\n");
+		fprintf(f, "| n | δ | f | paper FIX(n,δ,1/f) | ours: lowest over t | ours at t | ours: highest over t | "
+		           "paper FIX(n,δ,f) | inside |\n|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+		int inside = 0;
+		for (int i = 0; i < nc; i++) {
+			thm_cfg *x = &cfg[i];
+			double lo = lbt_luling_fix(x->n, x->delta, 1 / x->f), hi = lbt_luling_fix(x->n, x->delta, x->f);
+			int in = x->pc_lo >= lo - 3 * x->pc_se && x->pc_hi <= hi + 3 * x->pc_se;
+			inside += in;
+			fprintf(f, "| %lld | %d | %g | %.4f | %.4f | %.4f ± %.4f | %.4f | %.4f | %s |\n", (long long)x->n,
+			        x->delta, x->f, lo, x->pc_lo, x->pc, x->pc_se, x->pc_hi, hi, in ? "yes" : "no");
+		}
+		fprintf(f, "\n%d of %d rows stay inside Theorem 3's bounds (within 3 standard errors at t) over t = 1..t.\n",
+		        inside, nc);
+		status = lbt_out_commit(&md, e);
+	}
+	free(cfg);
+	return status;
+}
