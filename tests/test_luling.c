@@ -54,8 +54,8 @@ static void generate_to_trigger(lbt_state *st)
 {
 	lbt_luling *w = lbt_luling_of(st);
 	int32_t *l = th_loads(st);
-	int64_t target = (int64_t)ceil(w->f * (double)w->lold[0] * (1 - 1e-12));
-	l[0] = (int32_t)(target > w->lold[0] ? target : w->lold[0] + 1);
+	int64_t target = (int64_t)ceil(w->f * (double)w->pe[0].lold * (1 - 1e-12));
+	l[0] = (int32_t)(target > w->pe[0].lold ? target : w->pe[0].lold + 1);
 	th_set(st, l);
 	free(l);
 }
@@ -79,8 +79,8 @@ static void check_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 			cr_assert_neq(set[a], set[b], "a PE twice in one operation's set");
 		if (oc->R)
 			cr_assert_leq(lbt_luling_distance(w, set[0], set[a]), oc->R, "a partner beyond distance R");
-		lo = w->cur[set[a]] < lo ? w->cur[set[a]] : lo;
-		hi = w->cur[set[a]] > hi ? w->cur[set[a]] : hi;
+		lo = w->pe[set[a]].cur < lo ? w->pe[set[a]].cur : lo;
+		hi = w->pe[set[a]].cur > hi ? w->pe[set[a]].cur : hi;
 	}
 	cr_assert_leq(hi - lo, 1, "loads %lld..%lld after an operation", (long long)lo, (long long)hi);
 	if (!w->C)
@@ -264,8 +264,8 @@ static void record_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 		return;
 	int64_t sum = 0;
 	for (int64_t i = 1; i < w->P; i++)
-		sum += w->cur[i];
-	a->l0 = (double)w->cur[0];
+		sum += w->pe[i].cur;
+	a->l0 = (double)w->pe[0].cur;
 	a->others = (double)sum / (double)(w->P - 1);
 }
 

@@ -91,7 +91,7 @@ static void transport(lbt_luling *w, const int64_t *set, const int64_t *before, 
 {
 	int64_t give[64], take[64];
 	for (int a = 0; a < m; a++) {
-		int64_t diff = before[a] - w->cur[set[a]];
+		int64_t diff = before[a] - w->pe[set[a]].cur;
 		give[a] = diff > 0 ? diff : 0;
 		take[a] = diff < 0 ? -diff : 0;
 	}
@@ -123,19 +123,19 @@ static void equalize(lbt_luling *w, const int64_t *set, int m, uint64_t seed, in
 {
 	int64_t before[64];
 	for (int a = 0; a < m; a++)
-		before[a] = w->cur[set[a]];
+		before[a] = w->pe[set[a]].cur;
 	int ptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 0), 0, m - 1);
 	if (w->C == 0) {
 		int64_t total = 0;
 		for (int a = 0; a < m; a++)
 			total += before[a];
 		for (int a = 0; a < m; a++)
-			w->cur[set[a]] = share(total, m, a, ptr);
+			w->pe[set[a]].cur = (int32_t)share(total, m, a, ptr);
 	} else {
 		const int64_t P = w->P;
 		int bptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 1), 0, m - 1);
 		for (int a = 0; a < m; a++) {
-			w->cur[set[a]] = 0;
+			w->pe[set[a]].cur = 0;
 			w->bsum[set[a]] = 0;
 		}
 		for (int64_t j = 0; j < P; j++) {
@@ -148,7 +148,7 @@ static void equalize(lbt_luling *w, const int64_t *set, int m, uint64_t seed, in
 				int64_t x = share(D, m, a, ptr), y = share(B, m, a, bptr);
 				w->d[set[a] * P + j] = (int32_t)x;
 				w->b[set[a] * P + j] = (uint8_t)y;
-				w->cur[set[a]] += x;
+				w->pe[set[a]].cur += (int32_t)x;
 				w->bsum[set[a]] += (int32_t)y;
 			}
 			ptr = (int)((ptr + D % m) % m);
@@ -166,13 +166,13 @@ static void equalize(lbt_luling *w, const int64_t *set, int m, uint64_t seed, in
 	transport(w, set, before, m, packets, hops);
 }
 
-static int64_t own(const lbt_luling *w, int64_t i) { return w->C ? w->d[i * w->P + i] : w->cur[i]; }
+static int64_t own(const lbt_luling *w, int64_t i) { return w->C ? w->d[i * w->P + i] : w->pe[i].cur; }
 
 static int triggered(const lbt_luling *w, int64_t i)
 {
 	/* the factor f up to rounding: 10 <= 11 / 1.1 must hold although 11 / 1.1 rounds either way */
-	double l = (double)own(w, i), old = (double)w->lold[i];
-	return l != old && (l >= w->f * old * (1 - 1e-12) || l <= old / w->f * (1 + 1e-12));
+	double l = (double)own(w, i), old = (double)w->pe[i].lold;
+	return l != old && (l >= w->f * old * (1 - 1e-12) || l <= old * w->finv * (1 + 1e-12));
 }
 
 /* Class version: PE i consumes one packet although d_{i,i} = 0 (the
@@ -194,7 +194,7 @@ static void borrow(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, uint64
 					bi[j] = 1;
 					di[j]--;
 					w->bsum[i]++;
-					w->cur[i]--;
+					w->pe[i].cur--;
 					return;
 				}
 		}
@@ -207,9 +207,9 @@ static void borrow(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, uint64
 			w->stats.remote_borrow++;
 			w->stats.decrease_sim++;
 			w->d[j * P + j]--;
-			w->cur[j]--;
+			w->pe[j].cur--;
 			di[j]++;
-			w->cur[i]++;
+			w->pe[i].cur++;
 			*packets += 1;
 			*hops += lbt_luling_distance(w, j, i);
 		} else /* j has none: the borrowed packet goes to j and is consumed there */
@@ -225,7 +225,7 @@ static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t s
 	const int64_t P = w->P;
 	int64_t *need = w->init; /* consumptions still to enter, per PE */
 	for (int64_t i = 0; i < P; i++) {
-		int64_t delta = load[i] - w->cur[i];
+		int64_t delta = load[i] - w->pe[i].cur;
 		need[i] = delta < 0 ? -delta : 0;
 		for (; delta > 0; delta--) { /* x = +1: repay a borrowed packet (lowest class first), else own class */
 			int64_t j = i;
@@ -237,11 +237,11 @@ static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t s
 				w->bsum[i]--;
 			}
 			w->d[i * P + j]++;
-			w->cur[i]++;
+			w->pe[i].cur++;
 		}
-		int64_t o = need[i] < w->d[i * P + i] ? need[i] : w->d[i * P + i]; /* x = -1 with d_{i,i} >= 1 */
-		w->d[i * P + i] -= (int32_t)o;
-		w->cur[i] -= o;
+		int32_t o = (int32_t)(need[i] < w->d[i * P + i] ? need[i] : w->d[i * P + i]); /* x = -1 with d_{i,i} >= 1 */
+		w->d[i * P + i] -= o;
+		w->pe[i].cur -= o;
 		need[i] -= o;
 	}
 	for (int64_t i = 0; i < P; i++) {
@@ -259,7 +259,7 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 		account(w, load, seed, step, packets, hops);
 	else
 		for (int64_t i = 0; i < P; i++)
-			w->cur[i] = load[i];
+			w->pe[i].cur = load[i];
 	int64_t n = 0;
 	for (int64_t i = 0; i < P; i++)
 		if (triggered(w, i))
@@ -280,20 +280,20 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 		partners(w, set, seed, step);
 		int overlap = 0;
 		for (int x = 0; x < m; x++) {
-			overlap |= w->stamp[set[x]] == step + 1;
-			w->stamp[set[x]] = step + 1;
+			overlap |= w->pe[set[x]].stamp == (uint32_t)(step + 1);
+			w->pe[set[x]].stamp = (uint32_t)(step + 1);
 		}
 		w->stats.conflicts += overlap;
 		w->stats.operations++;
 		equalize(w, set, m, seed, step, packets, hops);
 		if (w->C)
-			w->lold[set[0]] = w->d[set[0] * P + set[0]];
+			w->pe[set[0]].lold = w->d[set[0] * P + set[0]];
 		else
 			for (int x = 0; x < m; x++)
-				w->lold[set[x]] = w->cur[set[x]];
+				w->pe[set[x]].lold = w->pe[set[x]].cur;
 		if (w->on_op)
 			w->on_op(w->on_op_ctx, w, set, m);
 	}
 	for (int64_t i = 0; i < P; i++)
-		load[i] = (int32_t)w->cur[i];
+		load[i] = w->pe[i].cur;
 }

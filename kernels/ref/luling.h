@@ -30,24 +30,30 @@ typedef struct {
 	int64_t decrease_sim; /* Table 1: simulated load decreases that consumed borrowed packets */
 } lbt_luling_stats;
 
+/* The per-PE state. */
+typedef struct {
+	int32_t cur;    /* the load as the step goes (class version: sum_j d_{i,j}) */
+	int32_t lold;   /* l_old: the own load after the PE's last operation */
+	uint32_t stamp; /* (step + 1) mod 2^32 of the PE's last operation */
+	int32_t pad;
+} lbt_luling_pe;
+
 typedef struct lbt_luling_s {
 	int64_t P;              /* PEs */
 	int dims;
 	int64_t ext[LBT_MAXD];
 	int torus[LBT_MAXD];
 	int delta;              /* partners per operation */
-	double f;               /* the trigger factor */
+	double f, finv;         /* the trigger factor and 1/f */
 	int C;                  /* 0: §2's algorithm; >= 1: the Appendix's, at most C borrowed packets per PE */
 	int R;                  /* 0: partners anywhere; R >= 1: within torus distance R */
 	int64_t noff;           /* local partners: the offsets with 1 <= |o|_1 <= R, each distinct PE once */
 	int32_t *off;           /*   noff x dims */
-	int64_t *lold;          /* l_old per PE: the own load after its last operation */
-	int64_t *cur;           /* the loads as the step goes (class version: sum_j d_{i,j}) */
+	lbt_luling_pe *pe;      /* per PE, together: a random partner costs one cache line */
 	int32_t *d;             /* class version: d[i*P + j] = d_{i,j} */
 	uint8_t *b;             /*   b[i*P + j] = b_{i,j} (0 or 1) */
 	int32_t *bsum;          /*   sum_j b_{i,j} */
 	int64_t *init;          /* scratch: the step's initiators */
-	int64_t *stamp;         /* scratch: the step (+1) in which a PE last took part in an operation */
 	lbt_luling_stats stats;
 	/* Called after every operation with its set (set[0] the initiator), m =
 	 * delta + 1 members; NULL: nothing (the tests and Theorem 1's measurement

@@ -46,8 +46,8 @@ static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 		return;
 	int64_t sum = 0;
 	for (int64_t i = 1; i < w->P; i++)
-		sum += w->cur[i];
-	r->l0[r->t] = (double)w->cur[0];
+		sum += w->pe[i].cur;
+	r->l0[r->t] = (double)w->pe[0].cur;
 	r->others[r->t] = (double)sum / (double)(w->P - 1);
 	r->t++;
 }
@@ -77,7 +77,7 @@ static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int6
 	}
 	while (r->t < r->T && !status) {
 		lbt_grid_export(&st.grid, l);
-		int64_t old = w->lold[0], target;
+		int64_t old = w->pe[0].lold, target;
 		int grow = mode == 0 || (lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
 		if (grow) { /* the first integer >= f l_old (above l_old) */
 			target = (int64_t)ceil(f * (double)old * (1 - 1e-12));

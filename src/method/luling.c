@@ -75,13 +75,11 @@ static void close_ws(lbt_state *st)
 	if (!w)
 		return;
 	free(w->k.off);
-	free(w->k.lold);
-	free(w->k.cur);
+	free(w->k.pe);
 	free(w->k.d);
 	free(w->k.b);
 	free(w->k.bsum);
 	free(w->k.init);
-	free(w->k.stamp);
 	free(w->dense);
 	free(w);
 	st->ws = NULL;
@@ -126,16 +124,15 @@ static int luling_open(lbt_state *st, lbt_err *e)
 		k->torus[d] = s->bnd[d] == LBT_TORUS;
 	}
 	k->f = st->param[0].num;
+	k->finv = 1 / k->f;
 	k->delta = (int)st->param[1].num;
 	k->C = (int)st->param[2].num;
 	k->R = strncmp(st->param[3].word, "local:", 6) ? 0 : (int)st->param[3].num;
 	size_t p = (size_t)P;
 	w->dense = malloc(p * sizeof *w->dense);
-	k->lold = malloc(p * sizeof *k->lold);
-	k->cur = malloc(p * sizeof *k->cur);
+	k->pe = calloc(p, sizeof *k->pe);
 	k->init = malloc(p * sizeof *k->init);
-	k->stamp = calloc(p, sizeof *k->stamp);
-	int ok = w->dense && k->lold && k->cur && k->init && k->stamp;
+	int ok = w->dense && k->pe && k->init;
 	if (ok && k->R) {
 		int64_t most = 1;
 		for (int d = 0; d < s->dims; d++)
@@ -159,7 +156,7 @@ static int luling_open(lbt_state *st, lbt_err *e)
 	/* the start: every PE's packets are its own class, l_old its own load */
 	lbt_grid_export(&st->grid, w->dense);
 	for (int64_t i = 0; i < P; i++) {
-		k->cur[i] = k->lold[i] = w->dense[i];
+		k->pe[i].cur = k->pe[i].lold = w->dense[i];
 		if (k->C)
 			k->d[i * P + i] = w->dense[i];
 	}
