@@ -31,7 +31,8 @@ typedef struct {
 int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The paper's stated results (data/paper000_claims.csv). */
+/* The papers' stated results (data/paper000_claims.csv; ids luling1993_*:
+ * data/luling1993_claims.csv). */
 typedef struct {
 	char id[64], experiment[16], quantity[200], source[400];
 	int has_value;
@@ -68,5 +69,6 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig6(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig7(const lbt_repro_opts *o, lbt_err *e);
 int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e); /* repro_luling.c */
+
 
 #endif
