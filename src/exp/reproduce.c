@@ -331,7 +331,7 @@ void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double 
 
 const char *const *lbt_repro_names(void)
 {
-	static const char *const names[] = {"table3", "fig5", "fig6", "fig7", "luling-theorems", NULL};
+	static const char *const names[] = {"table3", "fig5", "fig6", "fig7", "cybenko", "trees", "luling-theorems", NULL};
 	return names;
 }
 
@@ -343,8 +343,11 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	else if (!strcmp(name, "fig5")) st = rp_fig5(o, e);
 	else if (!strcmp(name, "fig6")) st = rp_fig6(o, e);
 	else if (!strcmp(name, "fig7")) st = rp_fig7(o, e);
+	else if (!strcmp(name, "cybenko")) st = rp_cybenko(o, e);
+	else if (!strcmp(name, "trees")) st = rp_trees(o, e);
 	else if (!strcmp(name, "luling-theorems")) st = rp_luling_theorems(o, e);
-	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7 or luling-theorems", name);
+	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees or luling-theorems",
+	                   name);
 	if (differs)
 		*differs = d;
 	char md[4096], tex[4104];

@@ -11,6 +11,7 @@ extern const lbt_method lbt_nna, lbt_nna_def;                                   
 extern const lbt_method lbt_fos, lbt_fos_int, lbt_ca;                                    /* diffusion.c */
 extern const lbt_method lbt_de, lbt_de_int;                                              /* de.c */
 extern const lbt_method lbt_luling_monien;                                               /* luling.c */
+extern const lbt_method lbt_none;                                                        /* none.c */
 
 /* A workspace holding only the kernels' scratch (nna, de). */
 int lbt_scratch_method_open(lbt_state *st, lbt_err *e);

@@ -17,6 +17,7 @@ static const lbt_method *const table[] = {
 	&lbt_de, &lbt_de_int,
 	&lbt_ca,
 	&lbt_luling_monien,
+	&lbt_none,
 	NULL,
 };
 
