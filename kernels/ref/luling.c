@@ -45,7 +45,7 @@ int64_t lbt_luling_distance(const lbt_luling *w, int64_t a, int64_t b)
 /* The PE at offset o of PE i, or -1 off a mesh edge. */
 static int64_t offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
 {
-	int64_t c[LBT_MAXD], r = i;
+	int64_t c[LBT_LULING_MAXD], r = i;
 	for (int d = w->dims - 1; d >= 0; d--) {
 		c[d] = r % w->ext[d];
 		r /= w->ext[d];

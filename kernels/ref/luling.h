@@ -11,7 +11,8 @@
 #include <stdint.h>
 
 #include "lbtorus/kernels.h"
-#include "lbtorus/shape.h"
+
+#define LBT_LULING_MAXD 8 /* axes, as lbt_view has (shape.h's LBT_MAXD: checked in src/method/luling.c) */
 
 /* The most PEs the class version takes: it keeps P^2 counters d (int32)
  * and P^2 flags b (uint8), 5 P^2 bytes (80 MiB at this limit). */
@@ -41,8 +42,8 @@ typedef struct {
 typedef struct lbt_luling_s {
 	int64_t P;              /* PEs */
 	int dims;
-	int64_t ext[LBT_MAXD];
-	int torus[LBT_MAXD];
+	int64_t ext[LBT_LULING_MAXD];
+	int torus[LBT_LULING_MAXD];
 	int delta;              /* partners per operation */
 	double f, finv;         /* the trigger factor and 1/f */
 	int C;                  /* 0: §2's algorithm; >= 1: the Appendix's, at most C borrowed packets per PE */

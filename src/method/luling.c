@@ -13,6 +13,8 @@
 #include "family.h"
 #include "luling.h"
 
+_Static_assert(LBT_LULING_MAXD == LBT_MAXD, "the kernel's axes are the shape's");
+
 typedef struct {
 	lbt_luling k;
 	int32_t *dense; /* the loads, row-major */
@@ -138,7 +140,7 @@ static int luling_open(lbt_state *st, lbt_err *e)
 		for (int d = 0; d < s->dims; d++)
 			most *= 2 * k->R + 1 < s->ext[d] * 2 ? 2 * k->R + 1 : s->ext[d] * 2;
 		k->off = malloc((size_t)(most * s->dims) * sizeof *k->off);
-		int32_t cur[LBT_MAXD];
+		int32_t cur[LBT_LULING_MAXD];
 		if ((ok = k->off != NULL))
 			local_offsets(k, s, 0, k->R, cur);
 	}
