@@ -321,3 +321,37 @@ Test(luling1993, parameters_outside_the_theorems_are_refused_in_one_line)
 	}
 	th_rm_tree(dir);
 }
+
+/* The reproduce targets run (quick sizes), write their data, tables and
+ * plots, and put the paper's Table 1 beside ours. */
+Test(luling1993, reproduce_targets_quick_write_data_tables_and_plots, .timeout = 300)
+{
+	char dir[256];
+	th_tmpdir(dir, sizeof dir);
+	const char *argv[] = {"reproduce", "luling-theorems", "luling-figs", "luling-table1", "luling-compare", "--quick",
+	                      "--out", "r", "--quiet", "--threads", "1", NULL};
+	char *out, *err;
+	int rc = th_cli(dir, argv, &out, &err);
+	cr_assert(rc == 0 || (rc == 2 && strstr(err, "gnuplot")), "exit %d: %s", rc, err);
+	const char *files[] = {"r/luling-theorems.csv", "r/luling-theorems.md", "r/luling-theorems.tex",
+	                       "r/luling-figs.csv", "r/luling-figs-pe.csv", "r/luling-figs.md", "r/luling-fig7.gp",
+	                       "r/luling-fig8.gp", "r/luling-fig9-f1.1.gp", "r/luling-fig10-f1.8.gp", "r/luling-table1.csv",
+	                       "r/luling-table1.md", "r/luling-compare.csv", "r/luling-compare.md",
+	                       "r/luling-compare-ring64.gp"};
+	char path[512];
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		free(th_read(path, NULL));
+	}
+	snprintf(path, sizeof path, "%s/r/luling-table1.md", dir);
+	char *md = th_read(path, NULL);
+	cr_assert(strstr(md, "| total borrow | 107.777 |") && strstr(md, "Table 1: \"decrease sim\" C = 32"), "%s", md);
+	free(md);
+	snprintf(path, sizeof path, "%s/r/luling-theorems.md", dir);
+	md = th_read(path, NULL);
+	cr_assert(strstr(md, "| 64 | 1 | 1.8 |") && !strstr(md, "seed 00"), "%s", md);
+	free(md);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}
