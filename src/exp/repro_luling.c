@@ -9,9 +9,9 @@
  * operations nothing happens but PE 0's generation, so the experiment gives
  * PE 0 at once the packets it would generate up to its trigger (the first
  * load >= f l_old) and steps the method: the same sequence of operations in
- * (f - 1) fewer steps per l_old. `lbtorus run --workload generator:1` runs
- * the process step by step; the table's last rows do that for the smaller
- * machines as a cross-check. Theorem 3's producer-consumer: before each
+ * (f - 1) fewer steps per l_old. `--workload generator:1` through the run
+ * engine runs the process step by step: a second table does that for a few
+ * settings as a cross-check. Theorem 3's producer-consumer: before each
  * operation PE 0 either grows to f l_old or shrinks to l_old / f, each with
  * probability 1/2 (drawn from lbt_rand).
  *
@@ -19,6 +19,7 @@
  * ratio of the means over R seeds of l_0 and of the mean load of the other
  * PEs; its standard error by the delta method. */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -30,11 +31,16 @@
 #include "method/luling.h"
 
 enum { TMAX = 400, T_EARLY = 5 };
+/* The engine cross-check: fewer runs, and smaller loads (PE 0 generates one
+ * packet per step, so a run takes about (f - 1) l_old steps per operation;
+ * the trigger's rounding then adds up to 1/(f l_old) ~ 0.5 % to f). */
+enum { R_ENGINE = 200, L0_ENGINE = 100 };
 
 /* What one run recorded right after each of PE 0's operations 1..T. */
 typedef struct {
 	int64_t t, T;
 	double *l0, *others;
+	volatile sig_atomic_t stop; /* the engine's interrupt flag: set after operation T */
 } thm_rec;
 
 static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
@@ -49,7 +55,44 @@ static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 		sum += w->pe[i].cur;
 	r->l0[r->t] = (double)w->pe[0].cur;
 	r->others[r->t] = (double)sum / (double)(w->P - 1);
-	r->t++;
+	r->stop = ++r->t >= r->T;
+}
+
+/* The same process step by step through the run engine with `--workload
+ * generator:1`, stopped after PE 0's T-th operation. */
+static int thm_run_engine(int64_t n, int delta, double f, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
+{
+	char shape[32], init[48], fs[32], ds[16];
+	snprintf(shape, sizeof shape, "%lld", (long long)n);
+	snprintf(init, sizeof init, "const:%lld", (long long)L0);
+	snprintf(fs, sizeof fs, "%.17g", f);
+	snprintf(ds, sizeof ds, "%d", delta);
+	lbt_setup set = {.shape = shape, .method = "luling-monien", .init = init, .isa = "scalar", .seed = seed,
+	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
+	lbt_state st;
+	lbt_workload w;
+	int status = lbt_state_open(&st, &set, e);
+	if (status)
+		return status;
+	if (!(status = lbt_workload_parse(&w, "generator:1", st.method->load, e))) {
+		lbt_luling *k = lbt_luling_of(&st);
+		k->on_op = thm_on_op;
+		k->on_op_ctx = r;
+		r->t = 0;
+		r->stop = 0;
+		lbt_run_opts ro = lbt_run_opts_default();
+		ro.until.kind = LBT_UNTIL_STEPS;
+		ro.until.steps = INT64_MAX / 2;
+		ro.max_steps = INT64_MAX / 2;
+		ro.workload = &w;
+		ro.interrupt = &r->stop;
+		lbt_summary s;
+		status = lbt_run(&st, &ro, &s, e);
+		if (!status && r->t < r->T)
+			status = lbt_errf(e, LBT_EINTERNAL, "luling-theorems: the run stopped before operation %lld", (long long)r->T);
+	}
+	lbt_state_close(&st);
+	return status;
 }
 
 /* One run of the one-generator (mode 0) or producer-consumer (mode 1) model. */
@@ -135,15 +178,20 @@ typedef struct {
 	int64_t T;
 	double early, early_se, late, late_se; /* Theorems 1-2 */
 	double pc, pc_se, pc_lo, pc_hi;        /* Theorem 3: at T, and the extremes of the ratio over t = 1..T */
+	int engine;                            /* also run step by step through the engine (generator:1) */
+	double eng, eng_se;                    /*   its ratio at T */
 	int status;
 	char msg[sizeof(lbt_err){0}.msg];
 } thm_cfg;
 
+/* mode 0: one generator, 1: producer-consumer, 2: one generator through the engine */
 static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, double *buf, lbt_err *e)
 {
 	for (int r = 0; r < R; r++) {
-		runs[r] = (thm_rec){0, c->T, buf + (size_t)r * 2 * TMAX, buf + (size_t)r * 2 * TMAX + TMAX};
-		int st = thm_run(c->n, c->delta, c->f, mode, 1000003ULL * (uint64_t)(mode + 1) + (uint64_t)r, L0, &runs[r], e);
+		runs[r] = (thm_rec){0, c->T, buf + (size_t)r * 2 * TMAX, buf + (size_t)r * 2 * TMAX + TMAX, 0};
+		uint64_t seed = 1000003ULL * (uint64_t)(mode + 1) + (uint64_t)r;
+		int st = mode == 2 ? thm_run_engine(c->n, c->delta, c->f, seed, L0, &runs[r], e)
+		                   : thm_run(c->n, c->delta, c->f, mode, seed, L0, &runs[r], e);
 		if (st)
 			return st;
 	}
@@ -170,6 +218,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				cfg[c].delta = deltas[b];
 				cfg[c].f = fs[k];
 				cfg[c].T = settle_t(ns[a], deltas[b], fs[k], 1e-4);
+				cfg[c].engine = ns[a] <= 64 && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
 			}
 	int threads = o->threads;
 #ifdef _OPENMP
@@ -182,11 +231,12 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 	for (int i = 0; i < nc; i++) {
 		thm_cfg *x = &cfg[i];
-		thm_rec *runs = malloc((size_t)R * sizeof *runs);
-		double *buf = malloc((size_t)R * 2 * TMAX * sizeof *buf);
+		const int most = R > R_ENGINE ? R : R_ENGINE;
+		thm_rec *runs = malloc((size_t)most * sizeof *runs);
+		double *buf = malloc((size_t)most * 2 * TMAX * sizeof *buf);
 		lbt_err le;
 		if (!runs || !buf)
-			x->status = lbt_errf(&le, LBT_ENOMEM, "no memory for %d runs", R);
+			x->status = lbt_errf(&le, LBT_ENOMEM, "no memory for %d runs", most);
 		else if (!(x->status = run_cfg(x, 0, R, L0, runs, buf, &le))) {
 			ratio_at(runs, R, T_EARLY, &x->early, &x->early_se);
 			ratio_at(runs, R, x->T, &x->late, &x->late_se);
@@ -200,6 +250,8 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 					x->pc_hi = r > x->pc_hi ? r : x->pc_hi;
 				}
 			}
+			if (!x->status && x->engine && !(x->status = run_cfg(x, 2, R_ENGINE, L0_ENGINE, runs, buf, &le)))
+				ratio_at(runs, R_ENGINE, x->T, &x->eng, &x->eng_se);
 		}
 		if (x->status)
 			snprintf(x->msg, sizeof x->msg, "%s", le.msg);
@@ -258,6 +310,16 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 			        lbt_luling_Gt(x->n, x->delta, x->f, x->T), fix, x->late / fix, x->delta / (x->delta + 1 - x->f));
 		}
 		fprintf(f, "\n%d of %d measured ratios at t are within 3 standard errors of FIX.\n\n", within, nc);
+		fprintf(f, "Cross-check: the same process step by step through the run engine, `--workload generator:1` (PE 0 "
+		           "generates one packet per step), %d seeds, every PE starting with %d packets:\n\n"
+		           "| n | δ | f | t | engine, generator:1 | above (jumps to the trigger) | paper FIX(n,δ,f) |\n"
+		           "|---:|---:|---:|---:|---:|---:|---:|\n", R_ENGINE, L0_ENGINE);
+		for (int i = 0; i < nc; i++)
+			if (cfg[i].engine)
+				fprintf(f, "| %lld | %d | %g | %lld | %.4f ± %.4f | %.4f ± %.4f | %.4f |\n", (long long)cfg[i].n,
+				        cfg[i].delta, cfg[i].f, (long long)cfg[i].T, cfg[i].eng, cfg[i].eng_se, cfg[i].late,
+				        cfg[i].late_se, lbt_luling_fix(cfg[i].n, cfg[i].delta, cfg[i].f));
+		fprintf(f, "\n");
 		fprintf(f, "## Theorem 3: one producer-consumer\n\nBefore each operation PE 0 grows its load to f·l_old or "
 		           "shrinks it to l_old/f, each with probability 1/2. Theorem 3: FIX(n, δ, 1/f) ≤ ratio ≤ FIX(n, δ, "
 		           "f) after any number t of operations, and δ/(δ+1−1/f) ≤ ratio ≤ δ/(δ+1−f) for any n.\n\n");
