@@ -34,7 +34,7 @@ enum { TMAX = 400, T_EARLY = 5 };
 /* The engine cross-check: fewer runs, and smaller loads (PE 0 generates one
  * packet per step, so a run takes about (f - 1) l_old steps per operation;
  * the trigger's rounding then adds up to 1/(f l_old) ~ 0.5 % to f). */
-enum { R_ENGINE = 200, L0_ENGINE = 100 };
+enum { R_ENGINE = 200, R_ENGINE_QUICK = 40, L0_ENGINE = 100 };
 
 /* What one run recorded right after each of PE 0's operations 1..T. */
 typedef struct {
@@ -218,7 +218,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				cfg[c].delta = deltas[b];
 				cfg[c].f = fs[k];
 				cfg[c].T = settle_t(ns[a], deltas[b], fs[k], 1e-4);
-				cfg[c].engine = ns[a] <= 64 && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
+				cfg[c].engine = ns[a] <= (o->quick ? 16 : 64) && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
 			}
 	int threads = o->threads;
 #ifdef _OPENMP
@@ -231,7 +231,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 	for (int i = 0; i < nc; i++) {
 		thm_cfg *x = &cfg[i];
-		const int most = R > R_ENGINE ? R : R_ENGINE;
+		const int most = R > R_ENGINE ? R : R_ENGINE, RE = o->quick ? R_ENGINE_QUICK : R_ENGINE;
 		thm_rec *runs = malloc((size_t)most * sizeof *runs);
 		double *buf = malloc((size_t)most * 2 * TMAX * sizeof *buf);
 		lbt_err le;
@@ -250,8 +250,8 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 					x->pc_hi = r > x->pc_hi ? r : x->pc_hi;
 				}
 			}
-			if (!x->status && x->engine && !(x->status = run_cfg(x, 2, R_ENGINE, L0_ENGINE, runs, buf, &le)))
-				ratio_at(runs, R_ENGINE, x->T, &x->eng, &x->eng_se);
+			if (!x->status && x->engine && !(x->status = run_cfg(x, 2, RE, L0_ENGINE, runs, buf, &le)))
+				ratio_at(runs, RE, x->T, &x->eng, &x->eng_se);
 		}
 		if (x->status)
 			snprintf(x->msg, sizeof x->msg, "%s", le.msg);
@@ -313,7 +313,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 		fprintf(f, "Cross-check: the same process step by step through the run engine, `--workload generator:1` (PE 0 "
 		           "generates one packet per step), %d seeds, every PE starting with %d packets:\n\n"
 		           "| n | δ | f | t | engine, generator:1 | above (jumps to the trigger) | paper FIX(n,δ,f) |\n"
-		           "|---:|---:|---:|---:|---:|---:|---:|\n", R_ENGINE, L0_ENGINE);
+		           "|---:|---:|---:|---:|---:|---:|---:|\n", o->quick ? R_ENGINE_QUICK : R_ENGINE, L0_ENGINE);
 		for (int i = 0; i < nc; i++)
 			if (cfg[i].engine)
 				fprintf(f, "| %lld | %d | %g | %lld | %.4f ± %.4f | %.4f ± %.4f | %.4f |\n", (long long)cfg[i].n,
