@@ -586,7 +586,7 @@ int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e)
 			snprintf(title, sizeof title, "max/mean load on %s, %s (mean over seeds; bars: min..max)",
 			         s == 2 ? "a ring of 64" : shapes[s], PHASES);
 			snprintf(stem, sizeof stem, "luling-compare-%s", s == 2 ? "ring64" : shapes[s]);
-			lbt_axes ax = {.title = title, .xlabel = "time step", .ylabel = "max / mean load", .intx = 1, .key = "top right"};
+			lbt_axes ax = {.title = title, .xlabel = "time step", .ylabel = "max / mean load", .intx = 1, .key = "center right"};
 			int ps = rp_plot(o, stem, &ax, ser, CMP_M, e);
 			if (ps == LBT_EUNSUP)
 				plot_status = ps;
