@@ -384,8 +384,8 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 		char t[400];
 		fprintf(f, "\n");
 		rp_md_claims_head(f);
-		snprintf(t, sizeof t, "time average of max/average: δ = 1: %.2f (f = 1.1), %.2f (f = 1.8); δ = 4: %.2f, %.2f; "
-		                      "no balancing %.2f", q[0], q[1], q[2], q[3], q[FIG_CFG]);
+		snprintf(t, sizeof t, "a run's max/average, averaged over steps 50..500 and the runs: δ = 1: %.2f (f = 1.1), %.2f "
+		                      "(f = 1.8); δ = 4: %.2f, %.2f; no balancing %.2f", qe[0], qe[1], qe[2], qe[3], qe[FIG_CFG]);
 		rp_md_claim(f, &cl[0], NAN, t);
 		double worst = 0;
 		for (int c = 0; c < FIG_CFG; c++)
