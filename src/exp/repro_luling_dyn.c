@@ -7,7 +7,8 @@
  *   luling-figs     Figures 7-10: 64 PEs, 500 steps, 100 runs, f in {1.1,
  *                   1.8}, delta in {1, 4}, C = 4: the average, minimum and
  *                   maximum load over time, and the load of every PE at
- *                   steps 50, 200 and 400;
+ *                   steps 50, 200 and 400; and Theorem 4's ratio
+ *                   E(l_i)/(E(l_j) + C) against f^2 delta/(delta + 1 - f);
  *   luling-table1   Table 1: C in {4, 8, 16, 32}, f = 1.1, delta = 1: the
  *                   borrow counters per run, beside the paper's;
  *   luling-compare  beyond the paper: luling-monien (global and local
@@ -36,10 +37,12 @@ typedef struct {
 	char params[4][24];  /* luling-monien: f, delta, borrow, partners */
 	uint64_t seed;
 	int64_t steps;
-	int keep_pe;         /* record every PE's load at steps 50, 200, 400 */
+	int keep_pe;         /* record every PE's load at steps 50, 200, 400 ... */
+	int keep_all;        /* ... or at every step */
 	/* results */
 	double *mean, *min, *max; /* steps + 1 each */
 	int32_t *pe[3];
+	int32_t *all;        /* keep_all: (steps + 1) x P loads */
 	int64_t P;
 	double moved;        /* packet-hops over the run */
 	lbt_luling_stats stats;
@@ -76,6 +79,8 @@ static void dyn_on_step(void *ctx, const lbt_step_record *rec)
 	for (int k = 0; k < 3; k++)
 		if (r->keep_pe && t == pe_steps[k])
 			memcpy(r->pe[k], c->buf, (size_t)r->P * sizeof *c->buf);
+	if (r->all)
+		memcpy(r->all + t * r->P, c->buf, (size_t)r->P * sizeof *c->buf);
 }
 
 static void dyn_one(dyn_run *r, const lbt_repro_opts *o)
@@ -100,7 +105,8 @@ static void dyn_one(dyn_run *r, const lbt_repro_opts *o)
 	dyn_ctx c = {r, &st, malloc((size_t)r->P * sizeof(int32_t))};
 	for (int k = 0; k < 3; k++)
 		r->pe[k] = r->keep_pe ? malloc((size_t)r->P * sizeof(int32_t)) : NULL;
-	if (!r->mean || !c.buf || (r->keep_pe && (!r->pe[0] || !r->pe[1] || !r->pe[2])))
+	r->all = r->keep_all ? malloc(n * (size_t)r->P * sizeof(int32_t)) : NULL;
+	if (!r->mean || !c.buf || (r->keep_pe && (!r->pe[0] || !r->pe[1] || !r->pe[2])) || (r->keep_all && !r->all))
 		r->status = lbt_errf(&e, LBT_ENOMEM, "no memory for a run's record");
 	else if (!(r->status = lbt_workload_parse(&w, PHASES, st.method->load, &e))) {
 		r->min = r->mean + n;
@@ -128,6 +134,7 @@ static void dyn_free(dyn_run *r, int n)
 {
 	for (int i = 0; i < n; i++) {
 		free(r[i].mean);
+		free(r[i].all);
 		for (int k = 0; k < 3; k++)
 			free(r[i].pe[k]);
 	}
@@ -257,6 +264,7 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 			r->seed = 1 + (uint64_t)k; /* the same workload seeds for every configuration */
 			r->steps = steps;
 			r->keep_pe = 1;
+			r->keep_all = c < FIG_CFG;
 		}
 	status = dyn_batch(runs, n, o, "figs", e);
 	for (int c = 0; c <= FIG_CFG && !status; c++) {
@@ -381,6 +389,33 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 				ml = fmin(ml, agg[c].pe_mean[1][i]), mh = fmax(mh, agg[c].pe_mean[1][i]);
 			fprintf(f, "| %d | %g | %.1f / %.1f / %.1f | %.1f .. %.1f |\n", fig_delta[c], fig_f[c], sp[0], sp[1], sp[2], ml, mh);
 		}
+		/* Theorem 4 (2): E(l_i) <= f^2 delta/(delta + 1 - f) (E(l_j) + C) for any i, j at any t */
+		fprintf(f, "\nTheorem 4: E(l_i) ≤ f²·δ/(δ+1−f)·(E(l_j) + C) for any two PEs i, j at any time, from a balanced "
+		           "start (here: empty). E over the %d runs per PE and step; ours is the largest E(l_i)/(E(l_j) + C) over "
+		           "all pairs and steps 1..500 (with %d runs the per-PE means carry sampling noise, which only raises "
+		           "this maximum):\n\n| δ | f | C | ours: max over i, j, t | at step | paper's bound f²δ/(δ+1−f) |\n"
+		           "|---:|---:|---:|---:|---:|---:|\n", R, R);
+		double *Em = malloc(64 * sizeof *Em);
+		for (int c = 0; c < FIG_CFG && Em; c++) {
+			double worst4 = 0;
+			int64_t at = 0;
+			for (int64_t s = 1; s <= steps; s++) {
+				double hi = -INFINITY, lo = INFINITY;
+				for (int i = 0; i < 64; i++) {
+					double sum = 0;
+					for (int k = 0; k < R; k++)
+						sum += runs[c * R + k].all[s * 64 + i];
+					Em[i] = sum / R;
+					hi = fmax(hi, Em[i]);
+					lo = fmin(lo, Em[i]);
+				}
+				if (hi / (lo + 4) > worst4)
+					worst4 = hi / (lo + 4), at = s;
+			}
+			double d = fig_delta[c], fv = fig_f[c];
+			fprintf(f, "| %d | %g | 4 | %.3f | %lld | %.3f |\n", fig_delta[c], fv, worst4, (long long)at, fv * fv * d / (d + 1 - fv));
+		}
+		free(Em);
 		char t[400];
 		fprintf(f, "\n");
 		rp_md_claims_head(f);
