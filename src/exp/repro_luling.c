@@ -502,7 +502,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				                      .colour = 1 + c, .dash = 1 + c % 2};
 			}
 			lbt_axes ax = {.title = "variation density of PE 1, n = 35 (one generator)", .xlabel = "operations t of PE 0",
-			               .ylabel = "VD(l_i,t)", .intx = 1, .key = "top right"};
+			               .ylabel = "VD(l_i,t)", .intx = 1, .key = "outside right"};
 			int ps = rp_plot(o, "luling-vd", &ax, ser, VD_CFG, e);
 			if (ps && ps != LBT_EUNSUP)
 				status = ps;
