@@ -158,8 +158,8 @@ Test(reproduce, cybenko_and_trees_quick_write_data_tables_and_plots, .timeout = 
 	}
 	snprintf(path, sizeof path, "%s/r/cybenko.md", dir);
 	char *md = th_read(path, NULL);
-	/* every steady-state measurement within 4 standard errors of the exact value */
-	cr_assert(strstr(md, "within 4 standard errors of the exact value: yes"), "%s", md);
+	/* every steady-state measurement within 4 standard errors of its exact value */
+	cr_assert(strstr(md, "within 4 standard errors of its exact value: yes"), "%s", md);
 	cr_assert(!strstr(md, "seed 00"), "no internal file names in user-facing text");
 	free(md);
 	snprintf(path, sizeof path, "%s/r/trees.md", dir);

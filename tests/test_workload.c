@@ -136,6 +136,31 @@ Test(workload, table2_dimension_exchange_model_a_is_the_arrivals_spread)
 	lbt_state_close(&st);
 }
 
+/* Theorem 5 (Cybenko 1989): dimension exchange one dimension per step under
+ * eq. (17) keeps E||w - mean||^2 <= (2^(d+1) - 1) sigma^2 <= 2 n sigma^2. Its
+ * proof's sum, before bounding: the latest s < d exchanges average the
+ * arrivals over 2^s-subcubes, E = sum_{s<d} (n/2^s - 1) sigma^2 =
+ * (2^(d+1) - d - 2) sigma^2 = 120 on the 6-cube (bound 127, 2n = 128). */
+Test(workload, theorem5_dimension_exchange_one_dimension_per_step)
+{
+	lbt_state st;
+	open_state(&st, "2x2x2x2x2x2", "de-axis", "const:100", NULL, 1, NULL, NULL);
+	lbt_summary s;
+	run_workload(&st, "cybenko:exp:1:1", steps(20000), 1000, &s);
+	check_mean(&s, 120, "de-axis on the 6-cube");
+	cr_assert(s.sqdev_mean + 4 * s.sqdev_se < 127, "Theorem 5's bound: %g", s.sqdev_mean);
+	lbt_state_close(&st);
+	/* without arrivals it balances the d-cube exactly in d steps (Theorem 4, one dimension per step) */
+	open_state(&st, "2x2x2x2x2x2", "de-axis", "worst:5", NULL, 1, NULL, NULL);
+	lbt_run_opts o = lbt_run_opts_default();
+	o.until = steps(6);
+	lbt_err e;
+	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(s.final_max, 5);
+	cr_assert_eq(s.final_min, 5);
+	lbt_state_close(&st);
+}
+
 typedef struct {
 	int64_t at[4];
 	double sqdev[4];
@@ -351,4 +376,70 @@ Test(workload, same_bits_for_any_thread_count_and_isa)
 			}
 		lbt_state_close(&a);
 	}
+}
+
+/* A workload axis in sweeps: each spec is a run of its own, keyed by it (a
+ * sweep without one keeps its keys); the plan checks it against the method. */
+Test(workload, sweep_has_a_workload_axis)
+{
+	lbt_spec sp;
+	lbt_spec_init(&sp);
+	lbt_err e;
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_METHOD, "lm-c5", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_SHAPE, "8x8", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_INIT, "const:0", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_UNTIL, "done", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_WORKLOAD, "tree:2:3..5,gw:2:0.4:10", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(sp.n[LBT_AX_WORKLOAD], 4);
+	cr_assert_eq(lbt_spec_add(&sp, LBT_AX_WORKLOAD, "tree:2", &e), LBT_EINVAL);
+	cr_assert_eq(lbt_spec_merge(&sp, NULL, 1, &e), LBT_OK, "%s", e.msg);
+	lbt_plan pl;
+	cr_assert_eq(lbt_plan_build(&pl, &sp, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(pl.n, 4);
+	cr_assert(strstr(pl.run[0].key, " workload=tree:2:3 max_steps=") && strstr(pl.run[0].key, "seed=any"), "%s",
+	          pl.run[0].key);
+	cr_assert(strstr(pl.run[3].key, " workload=gw:2:0.4:10 ") && strstr(pl.run[3].key, "seed=1"), "%s", pl.run[3].key);
+	lbt_plan_free(&pl);
+	lbt_spec_free(&sp);
+	/* the default, none, adds nothing to the key; a tree with a real-valued method is refused */
+	lbt_spec_init(&sp);
+	lbt_spec_add(&sp, LBT_AX_SHAPE, "8", &e);
+	cr_assert_eq(lbt_spec_merge(&sp, NULL, 1, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_plan_build(&pl, &sp, &e), LBT_OK, "%s", e.msg);
+	cr_assert_str_eq(pl.run[0].key, "method=lm-c5 shape=8 boundary=torus init=worst:5 until=balanced max_steps=1000000 seed=any");
+	lbt_plan_free(&pl);
+	lbt_spec_free(&sp);
+	lbt_spec_init(&sp);
+	lbt_spec_add(&sp, LBT_AX_SHAPE, "8", &e);
+	lbt_spec_add(&sp, LBT_AX_METHOD, "fos", &e);
+	lbt_spec_add(&sp, LBT_AX_INIT, "const:0", &e);
+	lbt_spec_add(&sp, LBT_AX_WORKLOAD, "tree:2:3", &e);
+	cr_assert_eq(lbt_spec_merge(&sp, NULL, 1, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_plan_build(&pl, &sp, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "integer method"), "%s", e.msg);
+	lbt_spec_free(&sp);
+}
+
+/* A sweep over workloads, and its report: one row per workload. */
+Test(workload, sweep_and_report_keep_workloads_apart)
+{
+	char dir[256];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	const char *sweep[] = {"sweep", "--results", "r.jsonl", "--shape", "8x8", "--method", "lm-c5", "--init", "const:0",
+	                       "--until", "done", "--workload", "tree:2:3..4", "--quiet", NULL};
+	cr_assert_eq(th_cli(dir, sweep, &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	const char *report[] = {"report", "r.jsonl", "--out", "r.md", NULL};
+	cr_assert_eq(th_cli(dir, report, &out, &err), 0, "%s", err);
+	char path[512];
+	snprintf(path, sizeof path, "%s/r.md", dir);
+	char *md = th_read(path, NULL);
+	cr_assert(strstr(md, "| const:0, workload tree:2:3 | done | 1 |") && strstr(md, "| const:0, workload tree:2:4 | done | 1 |"),
+	          "%s", md);
+	free(md);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
 }

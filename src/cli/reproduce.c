@@ -27,6 +27,12 @@ static void help(void)
 	       "          transient; no balancing; DE under Table II's Model A\n"
 	       "  trees   search trees on K x K tori, K = 32..128: every LM condition, NNA and\n"
 	       "          FOS, steps to finish and efficiency (Henrich 1996, §5)\n"
+	       "Jeannot and Vernier, A Practical Approach of Diffusion Load Balancing\n"
+	       "Algorithms (2006), §4, on a 64-PE line with all load on PE 0:\n"
+	       "  jv-fig1   LAN: gain of cost/benefit k = 1000 - t + detection over plain\n"
+	       "  jv-fig23  DSL: application time, plain (Fig. 2) and adaptive k (Fig. 3)\n"
+	       "  jv-table1 DSL: PEs used by the adaptive k, beside the optimum\n"
+	       "  jv-speeds speeds 1/2/4 on a 16x16 torus: Mr against Boillat's alpha\n"
 	       "  luling-theorems  Lüling and Monien (1993) Theorems 1-3: the one-generator\n"
 	       "          ratio E(l_1)/E(l_i) against G^t(1), FIX and delta/(delta+1-f)\n"
 	       "  luling-figs      their Figures 7-10: 64 PEs, phases workload, 100 runs\n"
@@ -95,8 +101,8 @@ int cmd_reproduce(int argc, char **argv)
 		}
 	}
 	if (optind == argc)
-		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, cybenko, trees, "
-		                                   "luling-theorems, luling-figs, luling-table1, luling-compare or all");
+		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
+		                "jv-fig23, jv-table1, jv-speeds, luling-theorems, luling-figs, luling-table1, luling-compare or all");
 	const char *const *names = lbt_repro_names();
 	for (int i = optind; i < argc; i++) {
 		int known = !strcmp(argv[i], "all");
@@ -104,7 +110,8 @@ int cmd_reproduce(int argc, char **argv)
 			known |= !strcmp(argv[i], *n);
 		if (!known)
 			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, "
-			                "luling-theorems, luling-figs, luling-table1, luling-compare or all",
+			                "jv-fig1, jv-fig23, jv-table1, jv-speeds, luling-theorems, luling-figs, luling-table1, "
+			                "luling-compare or all",
 			                argv[i]);
 	}
 	int rc = 0;

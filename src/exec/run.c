@@ -49,9 +49,14 @@ static int open_reference(lbt_state *ref, const lbt_state *st, lbt_kernels *scal
 	int status = lbt_kernels_select(scalar, "scalar", e);
 	if (status || (status = lbt_grid_init(&ref->grid, &st->grid.shape, e)))
 		return status;
-	if (!(st->grid.real && (status = lbt_grid_add_real(&ref->grid, e))))
-		lbt_grid_copy(&ref->grid, &st->grid); /* a method may keep state from the loads it opens on (luling-monien's l_old) */
-	if (status || (status = lbt_method_open(ref, e))) {
+	const int speed = lbt_grid_field(&st->grid, "speed") != NULL; /* a method may read the speeds in its open */
+	if ((st->grid.real && (status = lbt_grid_add_real(&ref->grid, e))) ||
+	    (speed && (status = lbt_grid_add_field(&ref->grid, "speed", LBT_F64, e)))) {
+		lbt_grid_free(&ref->grid);
+		return status;
+	}
+	lbt_grid_copy(&ref->grid, &st->grid);
+	if ((status = lbt_method_open(ref, e))) {
 		lbt_grid_free(&ref->grid);
 		return status;
 	}
@@ -165,19 +170,51 @@ static double sqdev(const lbt_state *st)
 	return s.stddev * s.stddev * (double)lbt_shape_pes(&st->grid.shape);
 }
 
-/* --bench: only the method's steps, timed. */
+/* With a field "speed": the relative loads' extremes, and the first step they were speed-balanced. */
+static int note_speed(const lbt_state *st, lbt_summary *out, int64_t step, lbt_err *e)
+{
+	if (!lbt_grid_field(&st->grid, "speed"))
+		return LBT_OK;
+	if (lbt_rel_load_stats(st, &out->rel_load_max, &out->rel_load_min, &out->rel_load_bound))
+		return lbt_errf(e, LBT_ENOMEM, "no memory for the relative loads");
+	if (out->speed_balanced_step < 0 && out->rel_load_max - out->rel_load_min <= out->rel_load_bound)
+		out->speed_balanced_step = step;
+	return LBT_OK;
+}
+
+/* --bench: only the method's steps (after the workload's phase, if any), timed. */
 static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
 	const int64_t su = lbt_shape_pes(&st->grid.shape) * lbt_shape_active_dims(&st->grid.shape);
+	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
+	void *wws = NULL;
+	int status = LBT_OK;
+	if (wl && wl->open_spec)
+		status = wl->open_spec(&wws, wl, st, e);
+	else if (wl && wl->open)
+		status = wl->open(&wws, st, e);
+	if (status)
+		return status;
 	double t0 = lbt_seconds();
-	for (int64_t i = 0; i < o->until.steps; i++) {
+	for (int64_t i = 0; i < o->until.steps && !status; i++) {
+		lbt_work_counts w = {0};
+		if (wl && (status = wl->phase(wws, st, st->step, st->seed, &w, e)))
+			break;
+		out->generated += w.generated;
+		out->completed += w.completed;
 		lbt_counts k = {0};
 		st->method->step(st, &k);
 		st->step++;
 		if (k.nomem)
-			return lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch", st->method->name);
+			status = lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch", st->method->name);
+		else if (wl && wl->settle)
+			status = wl->settle(wws, st, e);
 	}
 	out->seconds = lbt_seconds() - t0;
+	if (wl && wl->close)
+		wl->close(wws);
+	if (status)
+		return status;
 	out->steps = o->until.steps;
 	out->site_updates = su * o->until.steps;
 	out->stop = LBT_STOP_UNTIL;
@@ -219,7 +256,12 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
 	/* The state alone decides the future: a step that moves nothing, or a recurring state, ends the run. */
 	const int closed = !wl && (st->method->flags & LBT_M_DETERMINISTIC);
+	const int64_t N = o->app_iterations;
+	if (N < 0 || (N > 0 && !(st->method->flags & LBT_M_SPEEDS)))
+		return lbt_errf(e, LBT_EINVAL, "an application (iterations:%lld) needs iterations >= 0 and a method that "
+		                "models its exchanges (fos-speed, fos-speed-int), not %s", (long long)N, st->method->name);
 	out->shared_step = out->balanced_step = out->flat_step = out->rel_step = -1;
+	out->speed_balanced_step = out->detected_step = -1;
 	out->shared_shifts = out->balanced_shifts = out->flat_shifts = -1;
 	out->real = real;
 	out->tree_levels = -1;
@@ -239,7 +281,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	measure(st, &r, 0, &total);
 	lbt_state ref;
 	lbt_kernels scalar;
-	if ((status = check_overflow(st, total, e)) || (o->verify && (status = open_reference(&ref, st, &scalar, e))))
+	if ((status = check_overflow(st, total, e)) || (status = note_speed(st, out, 0, e)) ||
+	    (o->verify && (status = open_reference(&ref, st, &scalar, e))))
 		goto done_wl;
 	batches bm = {.len = 1};
 	if (wl)
@@ -273,7 +316,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			out->stop = LBT_STOP_UNTIL;
 			break;
 		}
-		if (r.step >= o->max_steps)
+		if (r.step >= o->max_steps || (N > 0 && r.step >= N))
 			break;
 		if (o->interrupt && *o->interrupt) {
 			out->stop = LBT_STOP_INTERRUPTED;
@@ -309,6 +352,10 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			break;
 		}
 		st->step++;
+		out->app_time += k.app_time;
+		out->lb_time += k.lb_time;
+		out->links_exchanged += k.links_exchanged;
+		out->shaken += k.shaken;
 
 		/* reductions */
 		r.step++;
@@ -339,6 +386,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 
 		if (wl && wl->settle && (status = wl->settle(wws, st, e)))
 			break;
+		if ((status = note_speed(st, out, r.step, e)))
+			break;
 
 		/* observers */
 		if (o->verify && (status = verify_step(&ref, st, &k, r.step, e)))
@@ -346,6 +395,11 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		out->site_updates += P * D;
 		if (o->on_step)
 			o->on_step(o->ctx, &r);
+		if (k.detected) {
+			out->stop = LBT_STOP_DETECTED; /* the method's own termination (Jeannot and Vernier 2006, §3.3) */
+			out->detected_step = r.step;
+			break;
+		}
 		if (closed && k.moved == 0 && k.real_moved == 0 && o->until.kind != LBT_UNTIL_STEPS) {
 			out->stop = LBT_STOP_STALLED; /* the next step would see the same state and do the same: nothing */
 			break;
@@ -367,6 +421,11 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		batch_done(&bm, out);
 		if (wl->levels)
 			out->tree_levels = wl->levels(wws);
+	}
+	if (!status && N > 0) { /* the iterations after balancing stopped run on the final loads */
+		out->app_time += (double)(N - r.step) * lbt_app_iteration(st, NULL, NULL);
+		out->seq_time = lbt_app_sequential(st, N);
+		out->speedup = out->seq_time / out->app_time;
 	}
 	if (watch)
 		lbt_cycle_close(&cyc);

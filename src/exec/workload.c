@@ -13,11 +13,18 @@
  * The search trees (tree:, gw:) are in tree.c. Every draw for PE i at step
  * t comes from lbt_rand(seed, t, i, purpose) with i the PE's row-major
  * index, and PEs are visited in row-major order with all sums in that
- * order, so a run has the same bits for any thread count and ISA (the phase
- * is one scalar loop; the method's kernels do not see it). */
+ * order, so a run has the same bits for any thread count and ISA. The one
+ * exception in form, not in bits: cybenko with Poisson arrivals on integer
+ * loads runs the dispatch table's row kernel (wl_poisson_row: a scalar
+ * reference and a vector kernel per ISA, checked bit for bit by checkasm)
+ * on the grid's rows in parallel; its counters are integer sums, exact in
+ * any order. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "lbtorus/rng.h"
 #include "workload.h"
@@ -25,20 +32,7 @@
 /* Purposes of the draws (lbt_rand's p), apart from the methods' own. */
 enum { P_ARRIVE = 101, P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME };
 
-double lbt_wl_unit(uint64_t r) { return (double)(r >> 11) * 0x1p-53; } /* [0, 1) */
-
-/* Poisson(mu) by inversion of one uniform (mu <= 100, so e^-mu is far from underflow). */
-static int64_t poisson(double mu, uint64_t r)
-{
-	double u = lbt_wl_unit(r), p = exp(-mu), F = p;
-	int64_t k = 0;
-	while (u >= F && p > 0) {
-		k++;
-		p *= mu / (double)k;
-		F += p;
-	}
-	return k;
-}
+double lbt_wl_unit(uint64_t r) { return lbt_rand_unit(r); }
 
 /* One arrival of DIST for PE i at step t. */
 static double draw(const lbt_workload *w, uint64_t seed, int64_t t, int64_t i)
@@ -46,7 +40,7 @@ static double draw(const lbt_workload *w, uint64_t seed, int64_t t, int64_t i)
 	uint64_t r = lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_ARRIVE);
 	const double *a = w->arg;
 	switch (w->dist) {
-	case LBT_DIST_POISSON: return (double)poisson(a[0], r);
+	case LBT_DIST_POISSON: return (double)lbt_rand_poisson(r, a[0]);
 	case LBT_DIST_UNIFORM: return (double)lbt_rand_range(r, (int64_t)a[0], (int64_t)a[1]);
 	case LBT_DIST_BERNOULLI: return lbt_wl_unit(r) < a[0];
 	case LBT_DIST_EXP: return -a[0] * log1p(-lbt_wl_unit(r));
@@ -72,6 +66,9 @@ typedef struct {
 	lbt_wl_dense d;
 	double *g, *c;    /* phases: the current phase's probabilities per PE */
 	int64_t *end;     /* phases: the step at which the current phase ends */
+	int rows;         /* cybenko:poisson on integer loads: the row kernel, with */
+	lbt_poisson pt;   /*   its thresholds and */
+	uint64_t *scratch; /*   2 rows of uint64 per thread */
 } simple_ws;
 
 static void simple_close(void *p)
@@ -83,6 +80,7 @@ static void simple_close(void *p)
 	free(ws->g);
 	free(ws->c);
 	free(ws->end);
+	free(ws->scratch);
 	free(ws);
 }
 
@@ -93,6 +91,15 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
 	ws->w = w;
 	int s = lbt_wl_dense_open(&ws->d, st, e);
+	if (!s && !strcmp(w->name, "cybenko") && w->dist == LBT_DIST_POISSON && !ws->d.real) {
+		const lbt_shape *sh = &st->grid.shape;
+		ws->rows = 1;
+		if (lbt_poisson_init(&ws->pt, w->arg[0]))
+			s = lbt_errf(e, LBT_EINVAL, "workload %s: no Poisson table for this mean", w->spec);
+		else if (!(ws->scratch = malloc((size_t)(2 * (st->threads > 0 ? st->threads : 1)) *
+		                                (size_t)sh->ext[sh->dims - 1] * sizeof *ws->scratch)))
+			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's rows");
+	}
 	if (!s && !strcmp(w->name, "phases")) {
 		size_t P = (size_t)ws->d.P;
 		ws->g = malloc(P * sizeof *ws->g);
@@ -114,9 +121,50 @@ static int overflow(lbt_err *e, int64_t i)
 	return lbt_errf(e, LBT_ERANGE, "workload: PE %lld would hold more than 2^31-1 tasks", (long long)i);
 }
 
+/* cybenko:poisson:MU:C on integer loads: the row kernel on every row of the
+ * grid, rows shared among the threads. */
+static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+{
+	const lbt_grid *g = &st->grid;
+	const lbt_shape *sh = &g->shape;
+	const int64_t n = sh->ext[sh->dims - 1], R = ws->d.P / n;
+	const int threads = st->threads > 0 ? st->threads : 1;
+	const int32_t C = (int32_t)ws->w->arg[1];
+	const lbt_wl_poisson_fn row = st->kern->wl_poisson_row;
+	int64_t gen = 0, comp = 0, idle = 0;
+	int over = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle) reduction(| : over)
+	for (int64_t r = 0; r < R; r++) {
+		int tid = 0;
+#ifdef _OPENMP
+		tid = omp_get_thread_num();
+#endif
+		int64_t off = 0, q = r;
+		for (int d = sh->dims - 2; d >= 0; d--) { /* the row's cell offset */
+			off += (q % sh->ext[d]) * g->stride[d];
+			q /= sh->ext[d];
+		}
+		uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
+		lbt_wl_counts k = {0};
+		row(g->load + off, n, r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+		gen += k.generated;
+		comp += k.completed;
+		idle += k.idle;
+		over |= k.overflow;
+	}
+	if (over)
+		return lbt_errf(e, LBT_ERANGE, "workload: a PE would hold more than 2^31-1 tasks");
+	c->generated += (double)gen;
+	c->completed += (double)comp;
+	c->idle_capacity += (double)idle;
+	return LBT_OK;
+}
+
 static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
+	if (ws->rows)
+		return cybenko_rows(ws, st, t, seed, c, e);
 	const lbt_workload *w = ws->w;
 	const double C = w->arg[w->dist == LBT_DIST_UNIFORM || w->dist == LBT_DIST_NORMAL ? 2 : 1];
 	lbt_field_export(&st->grid, ws->d.f, ws->d.buf);

@@ -86,6 +86,12 @@ int rp_run_wjobs(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
 
 int rp_cybenko(const lbt_repro_opts *o, lbt_err *e); /* repro_cybenko.c */
 int rp_trees(const lbt_repro_opts *o, lbt_err *e);   /* repro_trees.c */
+/* Jeannot and Vernier (2006), §4: repro_jv.c */
+int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);
+int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e);
+int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e);
+int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e);
+
 int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e); /* repro_luling.c */
 int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e);     /* repro_luling_dyn.c */
 int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e);

@@ -105,9 +105,29 @@ static double exact_value(const char *shape, double alpha, double t)
 	return lbt_spectrum_sum(&s, steady_term, &c);
 }
 
-enum { NSH = 9, NCUBE = 6, T = 60 };
+enum { NSH = 9, NCUBE = 6, T = 60 }; /* hypercubes d = 3..8: a shape has at most LBT_MAXD = 8 axes */
 
 static lbt_until until(int64_t steps) { return (lbt_until){LBT_UNTIL_STEPS, steps, 0}; }
+
+/* A steady-state run's exact value and the paper's value (sigma^2 = 1):
+ * fos: sigma^2 sum 1/(1 - lambda_k^2), Theorem 2's (n - 1)/(1 - gamma^2);
+ * de (a sweep per step, Model A): it balances exactly, leaving (n - 1), paper n;
+ * de-axis (eq. (17), Model B): the products of the s < d latest F's average
+ * over 2^s-subcubes, E = sum_{s<d} (n/2^s - 1) = 2^(d+1) - d - 2; Theorem 5's
+ * bound 2^(d+1) - 1. */
+static void steady_values(const rp_wjob *j, int64_t P, int d, double *exact, double *paper)
+{
+	if (!strcmp(j->method, "fos")) {
+		*exact = exact_value(j->shape, j->alpha, 0);
+		*paper = (double)(P - 1) / (1 - j->gamma * j->gamma);
+	} else if (!strcmp(j->method, "de")) {
+		*exact = (double)(P - 1);
+		*paper = (double)P;
+	} else {
+		*exact = ldexp(1, d + 1) - d - 2;
+		*paper = ldexp(1, d + 1) - 1;
+	}
+}
 
 int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 {
@@ -118,11 +138,12 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 	const int nsh = o->quick ? 5 : NSH;
 	const int64_t base = o->quick ? 4000 : 20000, warm = o->quick ? 200 : 1000;
 	const int seeds = o->quick ? 50 : 400;
-	const int njobs = 2 * nsh + 2 * seeds;
+	const int njobs = 3 * nsh + 2 * seeds;
 	rp_wjob *jobs = calloc((size_t)njobs, sizeof *jobs);
+	int *topo = calloc((size_t)njobs, sizeof *topo);
 	double *traces = calloc((size_t)(2 * seeds) * (T + 1), sizeof *traces);
-	if (!jobs || !traces) {
-		free(jobs), free(traces);
+	if (!jobs || !topo || !traces) {
+		free(jobs), free(topo), free(traces);
 		return lbt_errf(e, LBT_ENOMEM, "cybenko: no memory");
 	}
 	int n = 0;
@@ -134,13 +155,16 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		int64_t steps = base, need = (int64_t)(5000 / (1 - g));
 		if (!o->quick && need > steps)
 			steps = need;
+		topo[n] = k;
 		jobs[n++] = (rp_wjob){.shape = shapes[k], .method = "fos", .pname = "alpha", .pvalue = "optimal",
 		                      .spec = "cybenko:exp:1:1", .init = "const:100", .until = until(steps + warm),
 		                      .warmup = warm, .seed = 1};
-		if (k >= 3) /* hypercubes: dimension exchange, one sweep per step (Model A) */
-			jobs[n++] = (rp_wjob){.shape = shapes[k], .method = "de", .pname = "lambda", .pvalue = "0.5",
-			                      .spec = "cybenko:exp:1:1", .init = "const:100", .until = until(base + warm),
-			                      .warmup = warm, .seed = 1};
+		for (int m = 0; k >= 3 && m < 2; m++) { /* hypercubes: dimension exchange, Models A and B */
+			topo[n] = k;
+			jobs[n++] = (rp_wjob){.shape = shapes[k], .method = m ? "de-axis" : "de", .pname = "lambda",
+			                      .pvalue = "0.5", .spec = "cybenko:exp:1:1", .init = "const:100",
+			                      .until = until(base + warm), .warmup = warm, .seed = 1};
+		}
 	}
 	const int nsteady = n;
 	for (int s = 0; s < seeds; s++) {
@@ -153,24 +177,29 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 	rp_note(o, "cybenko: %d steady-state runs, %d transient runs of %d steps", nsteady, n - nsteady, T);
 	int st = rp_run_wjobs(jobs, n, o, e);
 
+	/* per steady-state run: n, d (hypercubes), exact and the paper's value */
+	double exact[3 * NSH], paper[3 * NSH];
+	int64_t pes[3 * NSH];
+	int dim[3 * NSH], within = 1;
+	for (int i = 0; !st && i < nsteady; i++) {
+		lbt_shape s;
+		lbt_shape_parse(&s, jobs[i].shape, NULL);
+		pes[i] = lbt_shape_pes(&s);
+		dim[i] = topo[i] >= 3 ? s.dims : 0;
+		steady_values(&jobs[i], pes[i], dim[i], &exact[i], &paper[i]);
+		within &= fabs(jobs[i].s.sqdev_mean - exact[i]) <= 4 * jobs[i].s.sqdev_se;
+	}
 	char path[4096];
 	lbt_outfile out;
 	if (!st && !(st = rp_path(o, "cybenko.csv", path, sizeof path, e)) && !(st = lbt_out_open(&out, path, e))) {
-		fputs("topology,shape,n,method,alpha,gamma,steps,warmup,sqdev_mean,sqdev_se,batches,exact,bound\n", out.f);
+		fputs("topology,shape,n,method,alpha,gamma,steps,warmup,sqdev_mean,sqdev_se,batches,exact,paper\n", out.f);
 		for (int i = 0; i < nsteady; i++) {
 			const rp_wjob *j = &jobs[i];
-			lbt_shape s;
-			lbt_shape_parse(&s, j->shape, NULL);
-			int64_t P = lbt_shape_pes(&s);
-			int k = 0;
-			while (strcmp(shapes[k], j->shape))
-				k++;
 			int fos = !strcmp(j->method, "fos");
-			double exact = fos ? exact_value(j->shape, j->alpha, 0) : (double)(P - 1);
-			double bound = fos ? (double)(P - 1) / (1 - j->gamma * j->gamma) : (double)P;
-			fprintf(out.f, "%s,%s,%lld,%s,%.17g,%.17g,%lld,%lld,%.17g,%.17g,%lld,%.17g,%.17g\n", names[k], j->shape,
-			        (long long)P, j->method, fos ? j->alpha : 0.5, fos ? j->gamma : 0.0, (long long)j->until.steps,
-			        (long long)j->warmup, j->s.sqdev_mean, j->s.sqdev_se, (long long)j->s.sqdev_batches, exact, bound);
+			fprintf(out.f, "%s,%s,%lld,%s,%.17g,%.17g,%lld,%lld,%.17g,%.17g,%lld,%.17g,%.17g\n", names[topo[i]],
+			        j->shape, (long long)pes[i], j->method, fos ? j->alpha : 0.5, fos ? j->gamma : 0.0,
+			        (long long)j->until.steps, (long long)j->warmup, j->s.sqdev_mean, j->s.sqdev_se,
+			        (long long)j->s.sqdev_batches, exact[i], paper[i]);
 		}
 		st = lbt_out_commit(&out, e);
 	}
@@ -211,33 +240,36 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		        "consecutive steps, each far longer than the correlation time 1/(1 − γ)). FOS: α optimal.\n"
 		        "Exact: σ² Σ_k 1/(1 − λ_k²) over the non-unit eigenvalues λ_k of M = I − α·Lap (not in the paper;\n"
 		        "it is what the theorem's proof gives before bounding every λ_k² by γ²). Bound: the theorem's\n"
-		        "(n − 1)σ²/(1 − γ²). DE: dimension exchange with λ = ½, one complete sweep per step (Table II,\n"
-		        "Model A), which balances exactly, so only the arrivals' spread (n − 1)σ² is left; the paper\n"
-		        "states nσ². Data: `cybenko.csv`, `cybenko_transient.csv`; plots: `cybenko_cube.png`,\n"
-		        "`cybenko_transient.png`.\n\n");
-		fputs("| topology | n | method | γ | paper: bound | exact | ours | ours / exact | exact / bound |\n"
-		      "|---|---:|---|---:|---:|---:|---:|---:|---:|\n", f);
-		int worst_ok = 1;
+		        "(n − 1)σ²/(1 − γ²). Data: `cybenko.csv`, `cybenko_transient.csv`; plots: `cybenko_cube.png`,\n"
+		        "`cybenko_transient.png`.\n\n## Theorem 2: FOS in the steady state\n\n");
+		fputs("| topology | n | γ | paper: Theorem 2's bound | exact | ours | ours / exact | exact / bound |\n"
+		      "|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
 		for (int i = 0; i < nsteady; i++) {
 			const rp_wjob *j = &jobs[i];
-			lbt_shape s;
-			lbt_shape_parse(&s, j->shape, NULL);
-			int64_t P = lbt_shape_pes(&s);
-			int k = 0;
-			while (strcmp(shapes[k], j->shape))
-				k++;
-			int fos = !strcmp(j->method, "fos");
-			double exact = fos ? exact_value(j->shape, j->alpha, 0) : (double)(P - 1);
-			double bound = fos ? (double)(P - 1) / (1 - j->gamma * j->gamma) : (double)P;
-			worst_ok &= fabs(j->s.sqdev_mean - exact) <= 4 * j->s.sqdev_se;
-			char g[32] = "0 (exact)";
-			if (fos)
-				snprintf(g, sizeof g, "%.4f", j->gamma);
-			fprintf(f, "| %s | %lld | %s | %s | %.2f%s | %.2f | %.2f ± %.2f | %.4f | %.3f |\n", names[k], (long long)P,
-			        fos ? "FOS" : "DE (Model A)", g, bound, fos ? "" : " (nσ²)", exact, j->s.sqdev_mean,
-			        j->s.sqdev_se, j->s.sqdev_mean / exact, exact / bound);
+			if (strcmp(j->method, "fos"))
+				continue;
+			fprintf(f, "| %s | %lld | %.4f | %.2f | %.2f | %.2f ± %.2f | %.4f | %.3f |\n", names[topo[i]],
+			        (long long)pes[i], j->gamma, paper[i], exact[i], j->s.sqdev_mean, j->s.sqdev_se,
+			        j->s.sqdev_mean / exact[i], exact[i] / paper[i]);
 		}
-		fprintf(f, "\nEvery measurement is within 4 standard errors of the exact value: %s.\n", worst_ok ? "yes" : "NO");
+		fputs("\n## Table II: diffusion against dimension exchange on hypercubes\n\n"
+		      "The paper's asymptotic variances (σ² = 1): diffusion about ¼·n·log₂n (Theorem 2 with α = 1/(d+1),\n"
+		      "eq. (20)); dimension exchange nσ² under Model A (a complete sweep per diffusion step) and, under\n"
+		      "Model B (a dimension per step, eq. (17)), Theorem 5's (2^(d+1) − 1)σ² ≤ 2nσ². Exact for a\n"
+		      "dimension per step: the latest s < d exchanges average over 2^s-subcubes, so E = Σ_{s<d}(n/2^s − 1)σ²\n"
+		      "= (2^(d+1) − d − 2)σ² (our derivation, the proof's sum without its bound).\n\n"
+		      "| d | n | diffusion: paper ¼·n·d | FOS exact | FOS ours | DE A: paper nσ² | DE A ours | DE B: paper 2^(d+1) − 1 | DE B exact | DE B ours |\n"
+		      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
+		for (int i = 0; i + 2 < nsteady; i++) {
+			if (!dim[i] || strcmp(jobs[i].method, "fos"))
+				continue;
+			fprintf(f, "| %d | %lld | %.0f | %.2f | %.2f ± %.2f | %.0f | %.2f ± %.2f | %.0f | %.0f | %.2f ± %.2f |\n", dim[i],
+			        (long long)pes[i], 0.25 * (double)pes[i] * dim[i], exact[i], jobs[i].s.sqdev_mean,
+			        jobs[i].s.sqdev_se, paper[i + 1], jobs[i + 1].s.sqdev_mean, jobs[i + 1].s.sqdev_se, paper[i + 2],
+			        exact[i + 2], jobs[i + 2].s.sqdev_mean, jobs[i + 2].s.sqdev_se);
+		}
+		fprintf(f, "\nEvery measurement (FOS, DE under Models A and B) is within 4 standard errors of its exact value: %s.\n",
+		        within ? "yes" : "NO");
 		fprintf(f, "\n\n## The transient (8x8 torus) and the growth without balancing\n\n"
 		        "η ~ Poisson(1), c = 1, from a constant start; mean over %d seeds ± its standard error.\n"
 		        "Bound: (n − 1)σ²(1 − γ^{2t})/(1 − γ²) (Theorem 2; its second term is 0 for a constant w(0)).\n"
@@ -251,45 +283,43 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 			fprintf(f, "| %d | %.2f ± %.2f | %.2f | %.2f | %.1f ± %.1f | %.0f | %.4f |\n", k + 1, fm[k], fse[k], fex[k],
 			        fbd[k], nm[k], nse[k], nex[k], nm[k] / nex[k]);
 		}
-		fputs("\nTheorem 5 (dimension exchange one dimension per step, eq. (17)) is not measured: lbtorus's `de`\n"
-		      "runs a complete sweep per step.\n", f);
 		st = lbt_out_commit(&out, e);
 	}
 
 	/* plots: the hypercubes, and the transient */
 	if (!st) {
-		double d[NCUBE], meas[NCUBE], lo[NCUBE], hi[NCUBE], ex[NCUBE], bd[NCUBE], de[NCUBE], dep[NCUBE];
+		double d[NCUBE], meas[NCUBE], lo[NCUBE], hi[NCUBE], ex[NCUBE], bd[NCUBE], dea[NCUBE], deap[NCUBE],
+		       deb[NCUBE], debx[NCUBE], debp[NCUBE];
 		int nc = 0;
-		for (int i = 0; i < nsteady; i++) {
-			const rp_wjob *j = &jobs[i];
-			if (strncmp(j->shape, "2x2x", 4))
+		for (int i = 0; i + 2 < nsteady && nc < NCUBE; i++) {
+			if (!dim[i] || strcmp(jobs[i].method, "fos"))
 				continue;
-			lbt_shape s;
-			lbt_shape_parse(&s, j->shape, NULL);
-			int64_t P = lbt_shape_pes(&s);
-			if (!strcmp(j->method, "fos")) {
-				d[nc] = s.dims;
-				meas[nc] = j->s.sqdev_mean;
-				lo[nc] = j->s.sqdev_mean - 2 * j->s.sqdev_se;
-				hi[nc] = j->s.sqdev_mean + 2 * j->s.sqdev_se;
-				ex[nc] = exact_value(j->shape, j->alpha, 0);
-				bd[nc] = (double)(P - 1) / (1 - j->gamma * j->gamma);
-			} else {
-				de[nc] = j->s.sqdev_mean;
-				dep[nc] = (double)P;
-				nc++;
-			}
+			d[nc] = dim[i];
+			meas[nc] = jobs[i].s.sqdev_mean;
+			lo[nc] = meas[nc] - 2 * jobs[i].s.sqdev_se;
+			hi[nc] = meas[nc] + 2 * jobs[i].s.sqdev_se;
+			ex[nc] = exact[i];
+			bd[nc] = paper[i];
+			dea[nc] = jobs[i + 1].s.sqdev_mean;
+			deap[nc] = paper[i + 1];
+			deb[nc] = jobs[i + 2].s.sqdev_mean;
+			debx[nc] = exact[i + 2];
+			debp[nc] = paper[i + 2];
+			nc++;
 		}
 		lbt_series sc[] = {
 			{"FOS, ours (±2 s.e.)", d, meas, nc, LBT_DRAW_MARKS, 0, 1, 7, lo, hi},
 			{"FOS, exact σ²Σ1/(1−λ²)", d, ex, nc, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
 			{"FOS, Theorem 2's bound (n−1)σ²/(1−γ²)", d, bd, nc, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
-			{"DE sweep (Model A), ours", d, de, nc, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
-			{"DE, Table II: nσ²", d, dep, nc, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
+			{"DE, a dimension per step, ours", d, deb, nc, LBT_DRAW_MARKS, 0, 3, 9, NULL, NULL},
+			{"DE, a dimension per step, exact (2^(d+1)−d−2)σ²", d, debx, nc, LBT_DRAW_LINE, 0, 3, 0, NULL, NULL},
+			{"DE, Theorem 5's bound (2^(d+1)−1)σ²", d, debp, nc, LBT_DRAW_LINE, 2, 3, 0, NULL, NULL},
+			{"DE, a sweep per step (Model A), ours", d, dea, nc, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
+			{"DE, Table II Model A: nσ²", d, deap, nc, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
 		};
 		lbt_axes ax = {"Cybenko (1989), Theorem 2 and Table II (Model A) on hypercubes", "hypercube dimension d",
 		               "steady-state E||w − w̄||² (σ² = 1)", 0, 1, 1, 0, NULL, "top left"};
-		int ps = rp_plot(o, "cybenko_cube", &ax, sc, 5, e);
+		int ps = rp_plot(o, "cybenko_cube", &ax, sc, 8, e);
 		lbt_series tr[] = {
 			{"FOS, ours (±2 s.e.)", t, fm, T, LBT_DRAW_MARKS, 0, 1, 7, NULL, NULL},
 			{"FOS, exact", t, fex, T, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
@@ -310,6 +340,7 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		st = ps ? ps : pt;
 	}
 	free(jobs);
+	free(topo);
 	free(traces);
 	return st;
 }
