@@ -12,7 +12,6 @@ extern const lbt_method lbt_fos, lbt_fos_int, lbt_ca;                           
 extern const lbt_method lbt_de, lbt_de_int, lbt_de_axis;                                 /* de.c */
 extern const lbt_method lbt_luling_monien;                                               /* luling.c */
 extern const lbt_method lbt_none;                                                        /* none.c */
-extern const lbt_method lbt_de, lbt_de_int;                                              /* de.c */
 extern const lbt_method lbt_fos_speed, lbt_fos_speed_int;                                /* speed.c */
 
 /* A workspace holding only the kernels' scratch (nna, de). */
