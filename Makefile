@@ -5,7 +5,7 @@
 #   make install  install lbtorus, liblbtorus, its headers, lbtorus.pc and data
 #                 (PREFIX from `meson setup --prefix`, /usr/local by default)
 BUILD ?= build
-PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev gnuplot-nox libpng-dev
+PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev gnuplot-nox libpng-dev libopenmpi-dev openmpi-bin
 JOBS ?= 2
 
 .PHONY: all deps build demo test bench install clean

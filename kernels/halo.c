@@ -1,12 +1,16 @@
-/* halo.c — the halo exchange of one axis, from the opposite edge of a torus.
- * A distributed version replaces only this file's role: it fills the same
- * cells from the neighbouring rank, and no kernel changes. */
+/* halo.c — the halo exchange of one axis, from the opposite edge of a torus,
+ * or, on the axis a cut view shares with other ranks, from the neighbouring
+ * slabs through the communication layer's fill (lbtorus/comm.h). */
 #include <string.h>
 
 #include "fiber.h"
 
 void lbt_halo_fill(const lbt_view *v, int axis)
 {
+	if (v->cut && axis == v->cut->axis) {
+		v->cut->fill(v, v->cut);
+		return;
+	}
 	if (!v->torus[axis])
 		return;
 	const int64_t n = v->ext[axis], s = v->stride[axis];

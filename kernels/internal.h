@@ -18,10 +18,25 @@ static inline void *lbt_alloc_aligned(size_t bytes)
 }
 
 /* Halo exchange for one axis: for a torus, copy the LBT_HALO layers at each
- * end from the opposite edge (a distributed version fills them from the
- * neighbouring rank instead). Mesh axes are left alone: kernels treat an open
- * boundary as "no neighbour" and never read those cells. */
+ * end from the opposite edge; on a cut view's cut axis, fill them from the
+ * neighbouring ranks (v->cut->fill, collective). Mesh axes are left alone:
+ * kernels treat an open boundary as "no neighbour" and never read those cells. */
 void lbt_halo_fill(const lbt_view *v, int axis);
+
+/* A cut view's global extent of axis d, and the global coordinate of its
+ * local coordinate i on d (wrapped on a torus axis; on a mesh axis it may
+ * fall outside 0..n-1, where there is no PE). */
+static inline int64_t lbt_gext(const lbt_view *v, int d)
+{
+	return v->cut && d == v->cut->axis ? v->cut->gext : v->ext[d];
+}
+static inline int64_t lbt_gcoord(const lbt_view *v, int d, int64_t i)
+{
+	if (!v->cut || d != v->cut->axis)
+		return i;
+	int64_t g = v->origin[d] + i, n = v->cut->gext;
+	return v->torus[d] ? ((g % n) + n) % n : g;
+}
 
 /* Scalar reference kernels (kernels/ref/). */
 void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c);

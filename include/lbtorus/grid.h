@@ -42,9 +42,19 @@ typedef struct {
 	lbt_field field[LBT_MAX_FIELDS];
 	int32_t *load;      /* field "load" at PE (0, ..., 0) */
 	double *real;       /* field "real" at PE (0, ..., 0), NULL until added */
+	/* A grid may be one rank's slab of a torus cut between ranks
+	 * (lbtorus/comm.h): then `shape` is the slab's, `whole` the torus's and
+	 * `cut` says where the slab lies; else whole = shape and cut = NULL. */
+	lbt_shape whole;
+	lbt_cut *cut;
 } lbt_grid;
 
 int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e); /* with "load", zeroed */
+/* This rank's slab of the torus `whole` cut between all ranks (collective;
+ * on one rank, a cut of one slab: the distributed code paths on one process). */
+int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e);
+/* The global coordinate on axis d of the grid's local coordinate 0. */
+int64_t lbt_grid_lo(const lbt_grid *g, int d);
 void lbt_grid_free(lbt_grid *g);
 /* Add a zeroed field (LBT_OK if g has one of that name and type already). */
 int lbt_grid_add_field(lbt_grid *g, const char *name, lbt_type t, lbt_err *e);
@@ -60,9 +70,15 @@ void lbt_field_import(lbt_grid *g, const lbt_field *f, const void *dense);
 void lbt_grid_export(const lbt_grid *g, int32_t *dense);
 void lbt_grid_import(lbt_grid *g, const int32_t *dense);
 
+/* Every rank's part of a field in one dense row-major array of the whole
+ * torus on rank 0 (collective; dense: room for whole's PEs on rank 0, may
+ * be NULL elsewhere). Without a cut: lbt_field_export. */
+int lbt_field_gather(const lbt_grid *g, const lbt_field *f, void *dense, lbt_err *e);
+
 /* Whole-field statistics over the PEs (never the halo), the same bits for
- * any thread count: integer fields in exact integer sums, real fields row
- * by row with the rows' sums added in row order (stddev two-pass). */
+ * any thread count and, on a cut grid (collective), any rank count:
+ * integer fields in exact integer sums, real fields row by row with the
+ * rows' sums added in global row order (stddev two-pass). */
 typedef struct {
 	double max, min;  /* exact for int32 */
 	int64_t total;    /* integer fields: exact; real fields: rtotal rounded */

@@ -27,6 +27,40 @@ typedef struct {
 	int threads;
 } lbt_scratch;
 
+struct lbt_view;
+
+/* A block of a torus cut between ranks (lbtorus/comm.h): along `axis` (the
+ * first with links) the torus of extent `gext` is split into slabs, and this
+ * block holds the global coordinates origin[axis] .. origin[axis] + ext[axis]
+ * - 1. Its halo cells on that axis hold the neighbouring slabs' PEs once
+ * `fill` has run (lbt_halo_fill calls it for that axis: a collective call,
+ * made by every rank in the same order). A kernel working on a cut view
+ * reads its neighbours there, decides every boundary by global coordinates,
+ * counts only the links whose lower PE it holds, and hands over what a
+ * single process would reduce in a fixed order:
+ *   - real-valued sums, as the parts it would have added one by one, in
+ *     `parts` (it appends; counts.nparts says how many): the same number of
+ *     segments on every rank, a segment being one part per row of the block,
+ *     or per PE if the cut axis is the last (then the block is one row): the
+ *     reducer adds segment by segment, rows (PEs) in global order;
+ *   - per-direction maxima of the amount on one link, in counts.slot[]
+ *     (pairs: rightward then leftward), summed pair by pair by the reducer. */
+typedef struct lbt_cut {
+	int axis;
+	int64_t gext;
+	int torus;             /* the cut axis wraps */
+	int64_t lo;            /* the first global layer this rank holds (= origin[axis] of its views) */
+	int rank, ranks;
+	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut);
+	double *parts;         /* room for LBT_CUT_SEGMENTS parts per row of the block */
+	int64_t rows;          /* parts per segment: rows of the last axis in this block, or its PEs
+	                          if the cut axis is the last */
+	char *halo;            /* the fill's buffers: LBT_CUT_BUFFERS layers of load and real cells */
+} lbt_cut;
+#define LBT_CUT_BUFFERS 8   /* 4 halo layers received; 4 sent: others need only a slab's 2 first and 2 last layers */
+#define LBT_CUT_SEGMENTS 24 /* 3 colours x 8 axes: dimension exchange's substeps */
+#define LBT_CUT_SLOTS 48    /* per substep and direction */
+
 /* What a kernel sees of a grid: the PE at the origin, extents and strides
  * (in int32 cells), which axes wrap, and how many threads it may use. Halo
  * cells at coordinates -2, -1, n, n+1 of every axis are addressable. A call
@@ -34,7 +68,7 @@ typedef struct {
  * numbers on any thread, ISA or rank: the step, the seed, and the global
  * coordinates of the block's first PE (so a draw for PE i is
  * lbt_rand(seed, step, global index, purpose)). */
-typedef struct {
+typedef struct lbt_view {
 	int32_t *load;
 	int dims;
 	int64_t ext[8];
@@ -46,6 +80,7 @@ typedef struct {
 	uint64_t seed;
 	int64_t origin[8];      /* global coordinates of the block's PE (0, ..., 0) */
 	lbt_scratch *scratch;   /* NULL: none (kernels that need one then use the reference path) */
+	const lbt_cut *cut;     /* NULL: the whole torus is here; else this block's place in it (above) */
 } lbt_view;
 
 /* Allocate s for kernels on v's grid (cells per field, PE 0 at cell origin);
@@ -72,6 +107,10 @@ typedef struct {
 	int64_t links_exchanged; /* links on which load crossed (0: the step was quiet) */
 	int64_t shaken;     /*   links on which the annealing shake made the exchange */
 	int detected;       /*   the convergence detection decided that balancing is over (the engine stops) */
+	/* on a cut view only (lbt_cut): */
+	int nslots;         /*   per-direction maxima in slot[] (pairs: rightward, leftward) */
+	double slot[LBT_CUT_SLOTS];
+	int64_t nparts;     /*   real-valued parts appended to cut->parts */
 } lbt_counts;
 
 /* The Liquid model's shift conditions C0..C5 (seed 000, Table 1). */

@@ -8,6 +8,7 @@
 #include "lbtorus/status.h"    /* version, status codes, lbt_err */
 #include "lbtorus/rng.h"       /* kernels: the counter-based generator */
 #include "lbtorus/kernels.h"   /*   views, counters, the dispatch table */
+#include "lbtorus/comm.h"      /* comm: ranks (MPI) */
 #include "lbtorus/shape.h"     /* core: geometry */
 #include "lbtorus/grid.h"      /*   the SoA grid */
 #include "lbtorus/init.h"      /*   initial loads */

@@ -66,7 +66,8 @@ enum {
 	LBT_M_DETERMINISTIC = 1, /* the next state depends on the current loads alone (no draws, no memory) */
 	LBT_M_CONSERVATIVE = 2,  /* a step never creates or destroys load */
 	LBT_M_RANDOM = 4,        /* draws from lbt_rand(seed, step, global PE, purpose) */
-	LBT_M_SPEEDS = 8         /* reads a per-PE speed field */
+	LBT_M_SPEEDS = 8,        /* reads a per-PE speed field */
+	LBT_M_CUT = 16           /* runs on a torus cut between ranks (lbtorus/comm.h): its kernels take cut views */
 };
 
 typedef enum { LBT_LOAD_INT, LBT_LOAD_REAL } lbt_load_kind;
@@ -134,6 +135,8 @@ typedef struct {
 	                                         One the method does not take is an error. */
 	const char *speeds;   /* NULL: no field "speed", or const:1 for a method that reads one (speeds.h) */
 	const char *link;     /* NULL: lan (speeds.h, lbt_link_parse) */
+	int cut;              /* 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
+	                         one slab, the distributed code paths) */
 } lbt_setup;
 
 /* Build the grid, load it, choose the kernels, open the method. Undone by lbt_state_close. */

@@ -92,6 +92,8 @@ typedef struct {
 	int64_t solo_pes;   /* such runs go one at a time on all threads */
 	const char *isa;
 	int verify;
+	int mpi;            /* 1: spread the runs over the MPI ranks (lbtorus/comm.h), one at a time
+	                       per rank; rank 0 writes the results file (on_progress: rank 0 only) */
 	void (*on_progress)(void *ctx, const lbt_sweep_progress *p); /* after each run, serialized */
 	void *ctx;
 } lbt_sweep_opts;

@@ -45,20 +45,46 @@ static double exchange(const lbt_view *v, int real, double lambda, int64_t a, in
 /* The pairs of a substep are visited row by row (rows of the last axis in
  * row-major order; a pair belongs to the row of its lower PE i), and the
  * real amount moved is summed per row, the rows' sums then in row order: a
- * fixed order a vector kernel can keep. */
+ * fixed order a vector kernel can keep.
+ *
+ * On a cut view (lbt_cut) each substep of the cut axis first fills the halo
+ * from the neighbouring ranks; a pair whose lower PE is in the halo (local
+ * -1) is exchanged too, both ranks computing the same amount, but counted
+ * by the rank holding its lower PE. Rows' sums and per-direction maxima go
+ * to the reducer (every row and substep hands one, 0 if it has no pair). */
 static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, lbt_counts *c)
 {
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
+	const int cut = v->cut ? v->cut->axis : -1;
 	for (int d = d0; d < d1; d++) {
-		const int64_t nd = v->ext[d], s = v->stride[d];
+		const int64_t nd = v->ext[d], s = v->stride[d], N = lbt_gext(v, d);
 		for (int col = 0; col < 3; col++) {
 			int any = 0;
 			double right = 0, left = 0; /* largest amount on one link, per direction */
+			if (d == cut)
+				lbt_halo_fill(v, d);
 			for (int64_t r = 0; r < rows; r++) {
 				const int64_t row = lbt_fiber_base(v, last, r) - v->load;
 				double sum = 0;
-				if (d == last) { /* pairs inside the row */
+				int64_t none = 0; /* the halo's pairs are not counted here */
+				if (d == last && d == cut) { /* pairs inside the row, local -1 .. n-1; parts PE by PE */
+					for (int64_t i = -1; i < n; i++) {
+						const int64_t gi = lbt_gcoord(v, d, i);
+						const int pair = gi >= 0 && lbt_de_color(gi, N, v->torus[d]) == col;
+						double f = pair ? exchange(v, real, lambda, row + i, row + i + 1, i < 0 ? &none : &c->moved) : 0;
+						if (i < 0)
+							continue;
+						if (real)
+							v->cut->parts[c->nparts++] = fabs(f);
+						if (!pair)
+							continue;
+						any = 1;
+						right = fmax(right, f);
+						left = fmax(left, -f);
+					}
+					continue;
+				} else if (d == last) { /* pairs inside the row */
 					for (int64_t i = 0; i < n; i++) {
 						if (lbt_de_color(i, n, v->torus[d]) != col)
 							continue;
@@ -73,10 +99,20 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 					for (int e = last - 1; e > d; e--)
 						q *= v->ext[e];
 					k = (k / q) % nd;
-					if (lbt_de_color(k, nd, v->torus[d]) != col)
+					if (d == cut && k == 0) { /* the pair (local -1, 0): the lower PE is the halo's */
+						int64_t g = lbt_gcoord(v, d, -1);
+						if (g >= 0 && lbt_de_color(g, N, v->torus[d]) == col)
+							for (int64_t i = 0; i < n; i++)
+								exchange(v, real, lambda, row - s + i, row + i, &none);
+					}
+					int64_t g = lbt_gcoord(v, d, k);
+					if (lbt_de_color(g, N, v->torus[d]) != col) {
+						for (int64_t i = 0; cut >= 0 && real && i < (cut == last ? n : 1); i++)
+							v->cut->parts[c->nparts++] = 0; /* a part per row (per PE if the last axis is cut) */
 						continue;
+					}
 					any = 1;
-					const int64_t partner = row + ((k + 1) % nd - k) * s;
+					const int64_t partner = row + (d == cut ? s : ((k + 1) % nd - k) * s);
 					for (int64_t i = 0; i < n; i++) {
 						double f = exchange(v, real, lambda, row + i, partner + i, &c->moved);
 						sum += fabs(f);
@@ -84,8 +120,14 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 						left = fmax(left, -f);
 					}
 				}
-				if (real)
+				if (real && cut >= 0)
+					v->cut->parts[c->nparts++] = sum;
+				else if (real)
 					c->real_moved += sum;
+			}
+			if (cut >= 0 && c->nslots + 2 <= LBT_CUT_SLOTS) {
+				c->slot[c->nslots++] = right;
+				c->slot[c->nslots++] = left;
 			}
 			if (!any)
 				continue;

@@ -51,10 +51,10 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 
 	int64_t coord[8] = {0};
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
-		const int deg = lbt_degree(&g, coord);
+		const int deg = lbt_degree(&g, coord), here = lbt_links_computable(&g, coord);
 		for (int d = 0; d < D; d++) {
 			F[d * P + i] = 0;
-			if (lbt_link_right(&g, d, coord[d])) {
+			if (here && lbt_link_right(&g, d, coord[d])) {
 				int64_t j = lbt_right_of(&g, d, i, coord[d]);
 				F[d * P + i] = link_alpha(p, deg, lbt_degree_next(&g, coord, deg, d, +1)) * (w[i] - w[j]);
 			}
@@ -63,25 +63,41 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 	double moved = 0, shifts = 0, link_max = 0;
 	for (int d = 0; d < D; d++) {
 		double right = 0, left = 0;
-		for (int64_t i = 0; i < P; i++) {
+		memset(coord, 0, sizeof coord);
+		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
+			if (!lbt_links_held(&g, coord))
+				continue;
 			double f = F[d * P + i];
 			right = f > right ? f : right;
 			left = -f > left ? -f : left;
 		}
 		shifts += right + left;
 		link_max = fmax(link_max, fmax(right, left));
+		if (g.cut >= 0)
+			lbt_links_slot(c, right, left);
 	}
-	const int64_t n = g.n[D - 1];
-	for (int64_t r = 0; r < P / n; r++) { /* a fixed order: row by row, in a row axis by axis */
+	/* a fixed order: row by row, in a row axis by axis; a cut view hands
+	 * its rows' sums to the reducer, which adds them in global row order */
+	const int64_t n = g.n[D - 1], rows = lbt_fiber_count(v, D - 1), at = lbt_links_held_at(&g);
+	for (int64_t r = 0; r < rows; r++) {
 		double row = 0;
 		for (int d = 0; d < D; d++)
-			for (int64_t i = r * n; i < (r + 1) * n; i++)
+			for (int64_t i = at + r * n; i < at + r * n + v->ext[D - 1]; i++)
 				row += fabs(F[d * P + i]);
-		moved += row;
+		if (g.cut < 0)
+			moved += row;
+		else if (g.cut < D - 1)
+			v->cut->parts[c->nparts++] = row;
+		else /* the last axis cut (the other axes have extent 1, no flows): PE by PE */
+			for (int64_t i = at; i < at + v->ext[D - 1]; i++)
+				v->cut->parts[c->nparts++] = fabs(F[(D - 1) * P + i]);
 	}
 	memset(coord, 0, sizeof coord);
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
 		double out = 0, in = 0;
+		N[i] = w[i];
+		if (!lbt_links_held(&g, coord))
+			continue;
 		for (int d = 0; d < D; d++) {
 			out += F[d * P + i];
 			if (lbt_link_left(&g, d, coord[d]))
@@ -113,10 +129,10 @@ void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts 
 
 	int64_t coord[8] = {0};
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
-		const int deg = lbt_degree(&g, coord);
+		const int deg = lbt_degree(&g, coord), here = lbt_links_computable(&g, coord);
 		for (int d = 0; d < D; d++) {
 			F[d * P + i] = 0;
-			if (lbt_link_right(&g, d, coord[d])) {
+			if (here && lbt_link_right(&g, d, coord[d])) {
 				int64_t j = lbt_right_of(&g, d, i, coord[d]), diff = L[i] - L[j];
 				int dj = lbt_degree_next(&g, coord, deg, d, +1);
 				F[d * P + i] = p->by_degree ? diff / ((deg > dj ? deg : dj) + p->k) /* C truncates */

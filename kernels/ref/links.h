@@ -17,34 +17,75 @@
 
 typedef struct {
 	const lbt_view *v;
-	int D;
-	int64_t P, n[8], ds[8];  /* extents and dense row-major strides */
+	lbt_view hv;             /* what the dense copies hold: v, its cut axis widened by the halo */
+	int D, cut;              /* cut: the axis shared with other ranks (lbt_cut), -1 if none */
+	int64_t P, n[8], ds[8];  /* extents and dense row-major strides (of hv) */
+	int64_t N[8], lo;        /* global extents; global coordinate of dense 0 on the cut axis */
 	unsigned char torus[8];
 } lbt_links;
 
+/* On a cut view the dense copies span the cut axis's halo too (dense
+ * coordinates 0 .. n+3 for local -2 .. n+1, filled here from the
+ * neighbouring ranks): a PE's flows are computed wherever its neighbours
+ * are in the copy (dense 1 .. n+2), which covers every flow into the PEs
+ * this rank holds (dense 2 .. n+1); links are counted for held PEs only. */
 static inline void lbt_links_init(lbt_links *g, const lbt_view *v)
 {
 	g->v = v;
+	g->hv = *v;
 	g->D = v->dims;
+	g->cut = v->cut ? v->cut->axis : -1;
+	g->lo = 0;
+	if (g->cut >= 0) {
+		const int a = g->cut;
+		lbt_halo_fill(v, a);
+		g->hv.load = v->load - LBT_HALO * v->stride[a];
+		g->hv.real = v->real ? v->real - LBT_HALO * v->stride[a] : NULL;
+		g->hv.ext[a] += 2 * LBT_HALO;
+		g->lo = v->origin[a] - LBT_HALO;
+	}
 	g->P = 1;
 	for (int d = g->D - 1; d >= 0; d--) {
-		g->n[d] = v->ext[d];
+		g->n[d] = g->hv.ext[d];
+		g->N[d] = lbt_gext(v, d);
 		g->torus[d] = v->torus[d];
 		g->ds[d] = g->P;
-		g->P *= v->ext[d];
+		g->P *= g->n[d];
 	}
 }
 
-/* Has the PE at coordinate c on axis d a link to c+1 (mod n)? to c-1? */
+/* The global coordinate of dense coordinate c on axis d (see lbt_gcoord). */
+static inline int64_t lbt_links_g(const lbt_links *g, int d, int64_t c)
+{
+	if (d != g->cut)
+		return c;
+	int64_t x = g->lo + c;
+	return g->torus[d] ? lbt_wrap(x, g->N[d]) : x;
+}
+/* Dense coordinates c: are P's neighbours in the copy (its flows computable)?
+ * Is P held by this rank (its links counted, its load written back)? */
+static inline int lbt_links_computable(const lbt_links *g, const int64_t *c)
+{
+	return g->cut < 0 || (c[g->cut] >= 1 && c[g->cut] <= g->n[g->cut] - 2);
+}
+static inline int lbt_links_held(const lbt_links *g, const int64_t *c)
+{
+	return g->cut < 0 || (c[g->cut] >= LBT_HALO && c[g->cut] < g->n[g->cut] - LBT_HALO);
+}
+
+/* Has the PE at dense coordinate c on axis d a link to c+1 (mod n)? to c-1? */
 static inline int lbt_link_right(const lbt_links *g, int d, int64_t c)
 {
-	return g->n[d] >= 2 && (c < g->n[d] - 1 || (g->torus[d] && g->n[d] > 2));
+	c = lbt_links_g(g, d, c);
+	return g->N[d] >= 2 && (c < g->N[d] - 1 || (g->torus[d] && g->N[d] > 2));
 }
 static inline int lbt_link_left(const lbt_links *g, int d, int64_t c)
 {
-	return g->n[d] >= 2 && (c > 0 || (g->torus[d] && g->n[d] > 2));
+	c = lbt_links_g(g, d, c);
+	return g->N[d] >= 2 && (c > 0 || (g->torus[d] && g->N[d] > 2));
 }
-/* Dense index of the neighbour i+1_d / i-1_d (with wrap-around). */
+/* Dense index of the neighbour i+1_d / i-1_d (with wrap-around; on the cut
+ * axis the neighbour is the next cell of the copy: c is computable there). */
 static inline int64_t lbt_right_of(const lbt_links *g, int d, int64_t i, int64_t c)
 {
 	return c < g->n[d] - 1 ? i + g->ds[d] : i - (g->n[d] - 1) * g->ds[d];
@@ -68,7 +109,8 @@ static inline int lbt_degree(const lbt_links *g, const int64_t *c)
 /* The degree of the neighbour of c at coordinate c[d] + delta on axis d. */
 static inline int lbt_degree_next(const lbt_links *g, const int64_t *c, int deg, int d, int delta)
 {
-	return deg - lbt_axis_degree(g, d, c[d]) + lbt_axis_degree(g, d, lbt_wrap(c[d] + delta, g->n[d]));
+	int64_t next = d == g->cut ? c[d] + delta : lbt_wrap(c[d] + delta, g->n[d]);
+	return deg - lbt_axis_degree(g, d, c[d]) + lbt_axis_degree(g, d, next);
 }
 /* Row-major odometer: the coordinates of PE i+1. */
 static inline void lbt_coord_next(const lbt_links *g, int64_t *c)
@@ -80,13 +122,17 @@ static inline void lbt_coord_next(const lbt_links *g, int64_t *c)
 	}
 }
 
-/* Dense copies in and out of the grid the view points at. */
+/* Dense copies in and out of the grid the view points at: in, everything
+ * the copy spans; out, the PEs this rank holds (on a cut view the cut axis
+ * is the outermost with extent > 1, so they are one block of the copy from
+ * dense offset lbt_links_held_at, in rows of the view's last axis). */
+static inline int64_t lbt_links_held_at(const lbt_links *g) { return g->cut < 0 ? 0 : LBT_HALO * g->ds[g->cut]; }
 static inline void lbt_gather(const lbt_links *g, int64_t *dense)
 {
 	const int last = g->D - 1;
 	const int64_t n = g->n[last];
 	for (int64_t r = 0; r < g->P / n; r++) {
-		const int32_t *p = lbt_fiber_base(g->v, last, r);
+		const int32_t *p = lbt_fiber_base(&g->hv, last, r);
 		for (int64_t i = 0; i < n; i++)
 			dense[r * n + i] = p[i];
 	}
@@ -94,11 +140,12 @@ static inline void lbt_gather(const lbt_links *g, int64_t *dense)
 static inline void lbt_scatter(const lbt_links *g, const int64_t *dense)
 {
 	const int last = g->D - 1;
-	const int64_t n = g->n[last];
-	for (int64_t r = 0; r < g->P / n; r++) {
+	const int64_t n = g->v->ext[last], pitch = g->n[last], rows = lbt_fiber_count(g->v, last);
+	dense += lbt_links_held_at(g);
+	for (int64_t r = 0; r < rows; r++) {
 		int32_t *p = lbt_fiber_base(g->v, last, r);
 		for (int64_t i = 0; i < n; i++)
-			p[i] = (int32_t)dense[r * n + i];
+			p[i] = (int32_t)dense[r * pitch + i];
 	}
 }
 static inline void lbt_gather_real(const lbt_links *g, double *dense)
@@ -106,14 +153,24 @@ static inline void lbt_gather_real(const lbt_links *g, double *dense)
 	const int last = g->D - 1;
 	const int64_t n = g->n[last];
 	for (int64_t r = 0; r < g->P / n; r++)
-		memcpy(dense + r * n, g->v->real + (lbt_fiber_base(g->v, last, r) - g->v->load), (size_t)n * sizeof *dense);
+		memcpy(dense + r * n, g->hv.real + (lbt_fiber_base(&g->hv, last, r) - g->hv.load), (size_t)n * sizeof *dense);
 }
 static inline void lbt_scatter_real(const lbt_links *g, const double *dense)
 {
 	const int last = g->D - 1;
-	const int64_t n = g->n[last];
-	for (int64_t r = 0; r < g->P / n; r++)
-		memcpy(g->v->real + (lbt_fiber_base(g->v, last, r) - g->v->load), dense + r * n, (size_t)n * sizeof *dense);
+	const int64_t n = g->v->ext[last], pitch = g->n[last], rows = lbt_fiber_count(g->v, last);
+	dense += lbt_links_held_at(g);
+	for (int64_t r = 0; r < rows; r++)
+		memcpy(g->v->real + (lbt_fiber_base(g->v, last, r) - g->v->load), dense + r * pitch, (size_t)n * sizeof *dense);
+}
+
+/* On a cut view, the per-direction maxima go to the reducer (lbt_cut). */
+static inline void lbt_links_slot(lbt_counts *c, double right, double left)
+{
+	if (c->nslots + 2 <= LBT_CUT_SLOTS) {
+		c->slot[c->nslots++] = right;
+		c->slot[c->nslots++] = left;
+	}
 }
 
 /* The references allocate a step's scratch (O(D*P)) before touching the
@@ -142,7 +199,10 @@ static inline void lbt_apply_flows(const lbt_links *g, const int64_t *L, const i
 	int64_t moved = 0, shifts = 0, link_max = 0;
 	for (int d = 0; d < D; d++) {
 		int64_t right = 0, left = 0; /* largest amount on one link, per direction */
-		for (int64_t i = 0; i < P; i++) {
+		int64_t coord[8] = {0};
+		for (int64_t i = 0; i < P; i++, lbt_coord_next(g, coord)) {
+			if (!lbt_links_held(g, coord))
+				continue;
 			int64_t f = F[d * P + i];
 			moved += f > 0 ? f : -f;
 			right = f > right ? f : right;
@@ -151,10 +211,14 @@ static inline void lbt_apply_flows(const lbt_links *g, const int64_t *L, const i
 		shifts += right + left;
 		link_max = right > link_max ? right : link_max;
 		link_max = left > link_max ? left : link_max;
+		if (g->cut >= 0)
+			lbt_links_slot(c, (double)right, (double)left);
 	}
 	int64_t coord[8] = {0};
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(g, coord)) {
 		N[i] = L[i];
+		if (!lbt_links_held(g, coord))
+			continue;
 		for (int d = 0; d < D; d++) {
 			N[i] -= F[d * P + i];       /* to (or, if negative, from) i+1_d */
 			if (lbt_link_left(g, d, coord[d]))

@@ -35,6 +35,11 @@ void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c)
 {
 	const int64_t n = v->ext[axis], s = v->stride[axis], fibers = lbt_fiber_count(v, axis);
 	const int torus = v->torus[axis];
+	/* Local index i is global lo + i; a mesh has PEs at local -lo .. last only
+	 * (a cut axis reads the neighbouring slabs in its halo; otherwise lo = 0
+	 * and last = n - 1). */
+	const int64_t lo = v->cut && axis == v->cut->axis ? v->origin[axis] : 0;
+	const int64_t last = lbt_gext(v, axis) - 1 - lo;
 	int32_t *old = malloc((size_t)(n + 2 * LBT_HALO) * sizeof *old);
 	if (!old) { /* a few KiB; the engine reports it */
 		c->nomem = 1;
@@ -45,11 +50,11 @@ void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c)
 	for (int64_t f = 0; f < fibers; f++) {
 		int32_t *p = lbt_fiber_base(v, axis, f);
 		for (int64_t i = -LBT_HALO; i < n + LBT_HALO; i++)
-			L[i] = (torus || (i >= 0 && i < n)) ? p[i * s] : 0;
+			L[i] = (torus || (i >= -lo && i <= last)) ? p[i * s] : 0;
 		for (int64_t i = 0; i < n; i++) {
-			int c_prev = (torus || i > 0)
-				? shift_condition(cond, L[i - 2], L[i - 1], L[i], torus || i > 1, 1) : 0;
-			int c_self = shift_condition(cond, L[i - 1], L[i], L[i + 1], torus || i > 0, torus || i < n - 1);
+			int c_prev = (torus || i > -lo)
+				? shift_condition(cond, L[i - 2], L[i - 1], L[i], torus || i > 1 - lo, 1) : 0;
+			int c_self = shift_condition(cond, L[i - 1], L[i], L[i + 1], torus || i > -lo, torus || i < last);
 			p[i * s] = L[i] - c_self + c_prev; /* Definition 1; giving first: no overflow at INT32_MAX */
 			moved += c_self;
 		}
@@ -62,7 +67,7 @@ void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c)
 void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c)
 {
 	for (int d = 0; d < v->dims; d++) {
-		if (v->ext[d] < 2)
+		if (lbt_gext(v, d) < 2)
 			continue; /* an extent-1 axis has no links */
 		lbt_halo_fill(v, d);
 		lbt_ref_lm_substep(v, d, cond, c);

@@ -42,6 +42,11 @@ void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c)
 
 	int64_t coord[8] = {0};
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
+		if (!lbt_links_computable(&g, coord)) { /* a cut view's outer halo: no flows needed */
+			for (int d = 0; d < D; d++)
+				F[d * P + i] = 0;
+			continue;
+		}
 		const int deg = lbt_degree(&g, coord);
 		int64_t sent = 0;               /* rounded-down amounts P_i sends */
 		int64_t num[8], den[8];         /* exact rightward flows num/den */

@@ -31,6 +31,8 @@ void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c)
 
 	int64_t coord[8] = {0};
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
+		if (!lbt_links_computable(&g, coord))
+			continue; /* a cut view's outer halo: sends nothing we need */
 		const int deg = lbt_degree(&g, coord);
 		int64_t S = L[i], H = 0, h[16], nb[16];
 		int has[16];
@@ -68,19 +70,27 @@ void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c)
 			R[s * P + i] = q[s];
 	}
 
-	int64_t moved = 0, shifts = 0, link_max = 0;
+	int64_t moved = 0, shifts = 0, link_max = 0, dir[16];
 	for (int s = 0; s < 2 * D; s++) {
 		int64_t m = 0; /* direction s: largest amount on one link */
-		for (int64_t i = 0; i < P; i++) {
+		memset(coord, 0, sizeof coord);
+		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
+			if (!lbt_links_held(&g, coord))
+				continue;
 			moved += R[s * P + i];
 			m = R[s * P + i] > m ? R[s * P + i] : m;
 		}
 		shifts += m;
 		link_max = m > link_max ? m : link_max;
+		dir[s] = m;
 	}
+	for (int d = 0; g.cut >= 0 && d < D; d++) /* to i+1_d, to i-1_d */
+		lbt_links_slot(c, (double)dir[d], (double)dir[D + d]);
 	memset(coord, 0, sizeof coord);
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
 		N[i] = L[i];
+		if (!lbt_links_held(&g, coord))
+			continue;
 		for (int d = 0; d < D; d++) {
 			N[i] -= R[d * P + i] + R[(D + d) * P + i];
 			if (lbt_link_left(&g, d, coord[d]))

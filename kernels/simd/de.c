@@ -167,14 +167,14 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 /* Without a scratch (a caller that allocated none) the reference does the step. */
 void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c)
 {
-	if (v->scratch)
+	if (v->scratch && !v->cut) /* a cut view: the reference's */
 		de_step(v, lambda, 1, c);
 	else
 		lbt_ref_de_step(v, lambda, c);
 }
 void LBT_SIMD_FN(lbt_simd_de_int_step)(const lbt_view *v, double lambda, lbt_counts *c)
 {
-	if (v->scratch)
+	if (v->scratch && !v->cut) /* a cut view: the reference's */
 		de_step(v, lambda, 0, c);
 	else
 		lbt_ref_de_int_step(v, lambda, c);

@@ -219,7 +219,7 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 
 void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c)
 {
-	if (!regular(v) || !v->scratch) {
+	if (!regular(v) || !v->scratch || v->cut) { /* a cut view: the reference's */
 		lbt_ref_nna_step(v, c);
 		return;
 	}
@@ -230,7 +230,7 @@ void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c)
 
 void LBT_SIMD_FN(lbt_simd_fos_int_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 {
-	if ((p->by_degree && !regular(v)) || !v->scratch) {
+	if ((p->by_degree && !regular(v)) || !v->scratch || v->cut) { /* a cut view: the reference's */
 		lbt_ref_fos_int_step(v, p, c);
 		return;
 	}

@@ -146,7 +146,7 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 		regular &= v->torus[d] || v->ext[d] <= 2;
 		deg += v->ext[d] < 2 ? 0 : v->ext[d] == 2 ? 1 : 2;
 	}
-	if ((p->by_degree && !regular) || !v->scratch) {
+	if ((p->by_degree && !regular) || !v->scratch || v->cut) { /* a cut view: the reference's */
 		lbt_ref_fos_step(v, p, cnt);
 		return;
 	}

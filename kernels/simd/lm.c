@@ -34,7 +34,14 @@
  * per thread. Before anyone writes, each thread copies the old slabs its
  * range needs from its neighbours' ranges (r0-2, r0-1 and r1); after a
  * barrier all ranges run independently. Every sum is an exact integer sum,
- * so the result is the same for any thread count. */
+ * so the result is the same for any thread count.
+ *
+ * Ranks. A view cut between ranks (lbt_cut) along its first active axis is
+ * rolled like a thread's range: the old slabs around the block are the
+ * halo's, filled by the comm layer before anything is written, and whether
+ * a neighbouring slab exists is decided by global coordinates (a mesh ends
+ * only at global 0 and N-1). A cut along the last axis (a 1-D torus) takes
+ * the reference. The statistics are the block's; the engine reduces them. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -339,6 +346,7 @@ typedef struct {
 	const lbt_view *v;
 	int last;           /* D - 1 */
 	int cond;
+	int64_t lo[8], N[8]; /* per axis: the global coordinate of local 0, the global extent */
 	int next[8];        /* next active axis after a (-1: none) */
 	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
 	vrow_fn vrow, vrow_stats;
@@ -375,6 +383,11 @@ static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, in
 static inline void roll_one(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, int64_t q);
 static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src);
 static int64_t wrap(int64_t i, int64_t n) { return i < 0 ? i + n : i >= n ? i - n : i; }
+/* Is there a slab at local coordinate x of axis a (a torus wraps; a mesh ends at global 0 and N-1)? */
+static ALWAYS_INLINE int exists(const kctx *k, int a, int64_t x)
+{
+	return k->v->torus[a] || (k->lo[a] + x >= 0 && k->lo[a] + x < k->N[a]);
+}
 
 /* Slab (origin p0) of axis a: its update along a from old m2, m1, p0, p1,
  * then the inner axes. The slab's rows are visited with an odometer over
@@ -456,15 +469,15 @@ static ALWAYS_INLINE void roll_one(const kctx *k, kthread *t, int a, int32_t *ba
 {
 	const lbt_view *v = k->v;
 	const int64_t n = v->ext[a], s = v->stride[a];
-	const int torus = v->torus[a];
 	const int32_t *m[2];
 	for (int h = 0; h < 2; h++) { /* old slabs q-2, q-1 */
 		int64_t x = q - 2 + h;
-		m[h] = x >= q0 || (!direct && (torus || x >= 0)) ? t->ring[a][x & 1]
-		     : x < 0 && !torus ? NULL : base + wrap(x, n) * s;
+		m[h] = x >= q0 || (!direct && exists(k, a, x)) ? t->ring[a][x & 1]
+		     : !exists(k, a, x) ? NULL : base + wrap(x, n) * s;
 	}
-	const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : NULL;
-	slab(k, t, a, m[0], m[1], base + q * s, p1, t->ring[a][q & 1], torus || q + 1 < n, q > q0);
+	const int has_next = exists(k, a, q + 1);
+	const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : has_next ? t->next[a] : NULL;
+	slab(k, t, a, m[0], m[1], base + q * s, p1, t->ring[a][q & 1], has_next, q > q0);
 }
 
 /* A roll over rows of whole chunks (a = D-2): the first row as any slab,
@@ -473,15 +486,16 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
                                      int64_t q1, int direct)
 {
 	const lbt_view *v = k->v;
-	const int64_t n = v->ext[a], s = v->stride[a], len = v->ext[k->last], J = len / W;
-	const int torus = v->torus[a], row_torus = v->torus[k->last];
+	const int64_t s = v->stride[a], len = v->ext[k->last], J = len / W;
+	const int row_torus = v->torus[k->last];
 	roll_one(k, t, a, base, q0, q1, direct, q0);
 	regs R = REGS_IN(&t->A);
 	int64_t pend = 0;
 	for (int64_t q = q0 + 1; q < q1; q++) {
 		const int32_t *m1 = q - 1 >= q0 ? t->ring[a][(q - 1) & 1] : NULL; /* read by C2, C4 only */
-		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : torus || q + 1 < n ? t->next[a] : k->zrow;
-		frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, torus || q + 1 < n, row_torus, t->cpb, &R);
+		const int has_next = exists(k, a, q + 1);
+		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : has_next ? t->next[a] : k->zrow;
+		frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
 		if ((pend += 2 * J) >= SEG) {
 			REGS_OUT(&t->A, R);
 			acc_flush(&t->A, 2 * SEG); /* flushes */
@@ -562,7 +576,7 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 	kthread t = {.A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .s = VSET1(0), .h = VSET1(0), .cnt = VSET1(0)}};
 	int32_t *p = mem + id * per;
 	for (int a = a0; a < last; a++)
-		if (v->ext[a] >= 2)
+		if (k->N[a] >= 2)
 			for (int j = 0; j < 3; j++, p += v->stride[a]) {
 				int32_t *origin = p + k->back[a];
 				if (j < 2)
@@ -576,17 +590,20 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 		lone_row(k, &t);
 	else {
 		const int64_t n0 = v->ext[a0], r0 = n0 * id / T, r1 = n0 * (id + 1) / T, s = v->stride[a0];
-		const int torus = v->torus[a0];
-		if (T > 1) /* the old slabs next to the range, before anyone writes */
+		/* a cut view's old slabs beyond the block are in its halo (local -2, -1, n0) */
+		const int cut = v->cut != NULL;
+#define OLD_SLAB(q) (v->load + (cut ? (q) : wrap((q), n0)) * s)
+		if (T > 1 || cut) /* the old slabs next to the range, before anyone writes */
 			for (int64_t q = r0 - 2; q < r0; q++)
-				if (torus || q >= 0)
-					copy_slab(k, a0, t.ring[a0][q & 1], v->load + wrap(q, n0) * s);
-		if (torus || r1 < n0)
-			copy_slab(k, a0, t.next[a0], v->load + wrap(r1, n0) * s);
+				if (exists(k, a0, q))
+					copy_slab(k, a0, t.ring[a0][q & 1], OLD_SLAB(q));
+		if (exists(k, a0, r1))
+			copy_slab(k, a0, t.next[a0], OLD_SLAB(r1));
+#undef OLD_SLAB
 		if (T > 1) {
 #pragma omp barrier
 		}
-		roll(k, &t, a0, v->load, r0, r1, T == 1);
+		roll(k, &t, a0, v->load, r0, r1, T == 1 && !cut);
 	}
 	out->moved = t.A.moved + vsum32(t.A.cnt);
 	out->total = t.A.total + vtotal(t.A.s, t.A.h);
@@ -599,12 +616,16 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	const int D = v->dims, last = D - 1;
 	int a0 = -1, active = 0;
 	for (int d = last; d >= 0; d--)
-		if (v->ext[d] >= 2) {
+		if (lbt_gext(v, d) >= 2) {
 			active++;
 			a0 = d;
 		}
 	if (!active)
 		return; /* one PE: no links, nothing moves, no statistics */
+	if (v->cut && v->cut->axis == last) { /* a 1-D torus cut between ranks */
+		lbt_ref_lm_step(v, cond, c);
+		return;
+	}
 	/* The layout the kernel relies on (lbt_grid's): aligned rows, whole-vector pitch. */
 	if ((uintptr_t)v->load % LBT_ALIGN || (D > 1 && v->stride[last - 1] % 16) || v->stride[last] != 1) {
 		lbt_ref_lm_step(v, cond, c);
@@ -613,9 +634,13 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	kctx k = {.v = v, .last = last, .cond = cond, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
 	          .frow = frows[cond], .frow_cp = frows_cp[cond]};
 	for (int a = 0; a < D; a++) {
+		k.lo[a] = v->cut && a == v->cut->axis ? v->origin[a] : 0;
+		k.N[a] = lbt_gext(v, a);
+	}
+	for (int a = 0; a < D; a++) {
 		k.next[a] = -1;
 		for (int d = a + 1; d < D; d++)
-			if (v->ext[d] >= 2) {
+			if (k.N[d] >= 2) {
 				k.next[a] = d;
 				break;
 			}
@@ -640,7 +665,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
 	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
 	for (int a = a0; a < last; a++)
-		if (v->ext[a] >= 2)
+		if (k.N[a] >= 2)
 			per += 3 * v->stride[a];
 	const int64_t zcells = rowcells;
 	T = T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
@@ -652,6 +677,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	}
 	memset(mem, 0, (size_t)zcells * sizeof *mem);
 	k.zrow = mem + LBT_ROW_LEAD;
+	if (v->cut) /* the neighbouring ranks' old slabs, into the halo */
+		lbt_halo_fill(v, a0);
 
 	kresult *res = (kresult *)(mem + zcells + T * per);
 	if (T == 1)

@@ -11,11 +11,14 @@ int cmd_info(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--help")) {
 		printf("usage: lbtorus info\n\nPrints the version, the kernel targets compiled in, those this CPU\n"
-		       "supports, the one chosen (auto, or $LBTORUS_ISA) and the OpenMP thread count.\n");
+		       "supports, the one chosen (auto, or $LBTORUS_ISA), the OpenMP thread count\n"
+		       "and whether MPI is compiled in (with the rank count when started by mpirun).\n");
 		return 0;
 	}
 	if (argc > 1)
 		return cli_fail(LBT_EINVAL, "info: unexpected argument '%s'", argv[1]);
+	if (lbt_comm_rank() != 0)
+		return 0; /* under MPI: one rank speaks */
 	printf("lbtorus %s\n", LBT_VERSION);
 	printf("compiled targets: ");
 	for (const char *const *t = lbt_isa_compiled(); *t; t++)
@@ -36,5 +39,9 @@ int cmd_info(int argc, char **argv)
 #else
 	printf("threads: 1 (built without OpenMP)\n");
 #endif
+	if (lbt_comm_mpi())
+		printf("mpi: yes (ranks: %d)\n", lbt_comm_size());
+	else
+		printf("mpi: no (built without MPI)\n");
 	return 0;
 }

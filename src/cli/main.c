@@ -33,12 +33,14 @@ static const char usage[] =
 
 int cli_fail(int status, const char *fmt, ...)
 {
-	va_list ap;
-	fputs("lbtorus: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	if (lbt_comm_rank() == 0) { /* under MPI every rank fails alike: one says so */
+		va_list ap;
+		fputs("lbtorus: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
 	return status == LBT_EINTERNAL ? 1 : EXIT_USAGE;
 }
 
@@ -56,8 +58,8 @@ void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)
 {
 	p->on = enabled && isatty(2);
 	p->start = p->last = lbt_seconds();
-	p->pes = lbt_shape_pes(&st->grid.shape);
-	p->active = lbt_shape_active_dims(&st->grid.shape);
+	p->pes = lbt_shape_pes(&st->grid.whole);
+	p->active = lbt_shape_active_dims(&st->grid.whole);
 }
 
 void cli_progress_step(cli_progress *p, const lbt_step_record *r)
@@ -95,9 +97,21 @@ int main(int argc, char **argv)
 	} cmds[] = {{"run", cmd_run}, {"demo", cmd_demo}, {"info", cmd_info},
 	   {"reproduce", cmd_reproduce}, {"search", cmd_search}, {"bench", cmd_bench},
 	   {"sweep", cmd_sweep}, {"report", cmd_report}, {"bound", cmd_bound}};
+	lbt_err err;
+	if (lbt_comm_init(&argc, &argv, &err))
+		return cli_fail(LBT_EIO, "%s", err.msg);
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], cmds[i].name)) {
+			int rc;
+			if (lbt_comm_size() > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep") && strcmp(argv[1], "info"))
+				rc = cli_fail(LBT_EINVAL, "lbtorus %s runs on one process: under MPI only run and sweep are "
+				              "distributed (started by an MPI launcher with %d ranks)", argv[1], lbt_comm_size());
+			else
+				rc = cmds[i].fn(argc - 1, argv + 1);
+			lbt_comm_finalize();
+			return rc;
+		}
+	lbt_comm_finalize();
 	return cli_fail(LBT_EINVAL, "unknown command '%s' (try lbtorus --help)", argv[1]);
 }
 

@@ -101,6 +101,15 @@ static void help(void)
 	       "written to a temporary file and renamed into place. README.md documents every\n"
 	       "JSON key and CSV column.\n"
 	       "\n"
+	       "MPI (a build with MPI, started by mpirun or srun with N > 1 ranks): the torus is\n"
+	       "cut into N slabs along its first axis with links (that extent must be >= N),\n"
+	       "the Liquid model runs its vector kernel and the other methods their scalar\n"
+	       "references, rank 0 writes the outputs, and they equal one process's bit for\n"
+	       "bit (timing aside). Methods whose kernels do not take a cut torus\n"
+	       "(luling-monien, fos-speed, fos-speed-int, de-axis, none), --speeds, --verify,\n"
+	       "--snapshots, --animate and workloads run on one process only. LBTORUS_CUT=1\n"
+	       "cuts the torus on one process too (the distributed code paths, for tests).\n"
+	       "\n"
 	       "example: lbtorus run --shape 128x128 --method lm-c5 --init worst:5 --until balanced\n");
 }
 
@@ -197,16 +206,23 @@ static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, cons
 	return anim ? lbt_anim_open(&c->anim, anim, &st->grid, &c->heat, (int)delay, e) : LBT_OK;
 }
 
-/* The method's load field as .npy: int32, or float64 for a real-valued method. */
+/* The method's load field as .npy: int32, or float64 for a real-valued
+ * method. A torus cut between ranks is gathered on rank 0 (f: NULL elsewhere). */
 static int dump_loads(FILE *f, const lbt_state *st, const char *path, lbt_err *e)
 {
 	const lbt_field *fl = lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load");
-	void *dense = malloc((size_t)lbt_shape_pes(&st->grid.shape) * lbt_type_size(fl->type));
-	if (!dense)
+	const lbt_shape *whole = &st->grid.whole;
+	void *dense = f ? malloc((size_t)lbt_shape_pes(whole) * lbt_type_size(fl->type)) : NULL;
+	if (!lbt_comm_min_int(!f || dense)) {
+		free(dense);
 		return lbt_errf(e, LBT_ENOMEM, "no memory to dump the grid");
-	lbt_field_export(&st->grid, fl, dense);
-	int bad = fl->type == LBT_F64 ? lbt_npy_write_real_file(f, &st->grid.shape, dense)
-	                              : lbt_npy_write_file(f, &st->grid.shape, dense);
+	}
+	int status = lbt_field_gather(&st->grid, fl, dense, e);
+	if (status || !f) {
+		free(dense);
+		return status;
+	}
+	int bad = fl->type == LBT_F64 ? lbt_npy_write_real_file(f, whole, dense) : lbt_npy_write_file(f, whole, dense);
 	free(dense);
 	return bad ? lbt_errf(e, LBT_EIO, "cannot write %s", path) : LBT_OK;
 }
@@ -329,6 +345,12 @@ int cmd_run(int argc, char **argv)
 	if (ro.until.kind == LBT_UNTIL_STEPS && ro.until.steps > max_steps)
 		return cli_fail(LBT_EINVAL, "run: --until %s conflicts with --max-steps %lld", until, (long long)max_steps);
 
+	/* Under MPI with several ranks the torus is cut between them; LBTORUS_CUT=1
+	 * cuts it on one process too (one slab: the distributed code paths, for tests). */
+	const char *cut_env = getenv("LBTORUS_CUT");
+	set.cut = lbt_comm_size() > 1 || (cut_env && !strcmp(cut_env, "1"));
+	if (set.cut && (snap_dir || anim))
+		return cli_fail(LBT_EINVAL, "run: --snapshots and --animate run on one process only, not on a torus cut between ranks");
 	/* The workload, checked against the method's kind of load before anything is built. */
 	lbt_workload wl;
 	const lbt_method *meth = lbt_method_find(set.method ? set.method : "lm-c5");
@@ -344,21 +366,31 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(LBT_EINVAL, "run: --warmup needs a --workload");
 
 	lbt_state state;
-	if ((st = lbt_state_open(&state, &set, &err)))
+	st = lbt_state_open(&state, &set, &err);
+	if (set.cut && !lbt_comm_min_int(!st) && !st) { /* every rank runs, or none (opening is not collective) */
+		lbt_state_close(&state);
+		st = lbt_errf(&err, LBT_ENOMEM, "another rank could not set up its slab of the torus");
+	}
+	if (st)
 		return cli_fail(st, "%s", err.msg);
 
-	/* Open every output before running, so a bad path fails in a second, not after an hour. */
+	/* Open every output before running, so a bad path fails in a second, not
+	 * after an hour. On a cut torus rank 0 writes them, and all ranks learn
+	 * whether it could. */
+	const int writer = lbt_comm_rank() == 0;
 	lbt_outfile out_json, out_dump;
-	run_ctx ctx = {.tracing = trace != NULL, .workload = ro.workload != NULL};
+	run_ctx ctx = {.tracing = trace != NULL && writer, .workload = ro.workload != NULL};
 	int opened = 0; /* how many of json, trace, dump are open */
-	st = lbt_out_open(&out_json, json ? json : "-", &err);
-	if (!st && ++opened && trace)
+	st = writer ? lbt_out_open(&out_json, json ? json : "-", &err) : LBT_OK;
+	if (!st && ++opened && trace && writer)
 		st = lbt_out_open(&ctx.trace, trace, &err);
-	if (!st && ++opened && dump)
+	if (!st && ++opened && dump && writer)
 		st = lbt_out_open(&out_dump, dump, &err);
+	if (!lbt_comm_min_int(!st) && !st)
+		st = lbt_errf(&err, LBT_EIO, "rank 0 could not open an output file");
 	if (st) {
-		if (opened > 0) lbt_out_abort(&out_json);
-		if (opened > 1 && trace) lbt_out_abort(&ctx.trace);
+		if (opened > 0 && writer) lbt_out_abort(&out_json);
+		if (opened > 1 && trace && writer) lbt_out_abort(&ctx.trace);
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
 	}
@@ -371,14 +403,14 @@ int cmd_run(int argc, char **argv)
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
 	}
-	if (trace)
+	if (ctx.tracing)
 		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,"
 		                     "generated,completed,idle_capacity,sqdev\n"
 		                   : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n", ctx.trace.f);
-	ro.full_stats = ctx.tracing;
+	ro.full_stats = trace != NULL; /* the same statistics on every rank */
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
-	cli_progress_init(&ctx.progress, !quiet, &state);
+	cli_progress_init(&ctx.progress, !quiet && writer, &state);
 
 	lbt_summary sum;
 	st = lbt_run(&state, &ro, &sum, &err);
@@ -396,19 +428,21 @@ int cmd_run(int argc, char **argv)
 		ctx.anim = NULL;
 	}
 	if (!st && dump)
-		st = dump_loads(out_dump.f, &state, dump, &err);
-	if (!st) {
+		st = dump_loads(writer ? out_dump.f : NULL, &state, dump, &err);
+	if (!st && writer) {
 		lbt_summary_json(out_json.f, &state, set.init ? set.init : "worst:5", &ro, &sum);
 		fputc('\n', out_json.f);
 	}
-	/* Commit all or nothing. */
-	if (!st && trace) st = lbt_out_commit(&ctx.trace, &err);
-	if (!st && dump) st = lbt_out_commit(&out_dump, &err);
-	if (!st) st = lbt_out_commit(&out_json, &err);
-	if (st) {
-		lbt_out_abort(&out_json);
-		if (trace) lbt_out_abort(&ctx.trace);
-		if (dump) lbt_out_abort(&out_dump);
+	/* Commit all or nothing (the files are rank 0's). */
+	if (writer) {
+		if (!st && trace) st = lbt_out_commit(&ctx.trace, &err);
+		if (!st && dump) st = lbt_out_commit(&out_dump, &err);
+		if (!st) st = lbt_out_commit(&out_json, &err);
+		if (st) {
+			lbt_out_abort(&out_json);
+			if (trace) lbt_out_abort(&ctx.trace);
+			if (dump) lbt_out_abort(&out_dump);
+		}
 	}
 	const char *state_method = state.method->name;
 	lbt_state_close(&state);
@@ -416,6 +450,8 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(st, "%s", err.msg);
 	if (sum.stop == LBT_STOP_DETECTED || (app > 0 && sum.steps == app))
 		return 0; /* the method's convergence detection stopped balancing, or the application ended */
+	if (!writer) /* rank 0 tells how it ended */
+		return sum.reached ? 0 : EXIT_UNCONVERGED;
 	if (!sum.reached && sum.stop == LBT_STOP_CYCLE) {
 		fprintf(stderr, "lbtorus: stopped at step %lld: the state of step %lld recurs (a cycle of period %lld of %s), "
 		        "so '%s' is never reached (final ldiff %.17g)\n", (long long)sum.steps,

@@ -47,6 +47,13 @@ static void help(void)
 	       "  --workload LIST    workloads (default none): cybenko:poisson:1:1, tree:2:8..12, ...\n"
 	       "                     (lbtorus run --help lists them; a tree needs --init const:0)\n"
 	       "%s\n"
+	       "MPI (a build with MPI, started by mpirun or srun with several ranks): the runs\n"
+	       "go round-robin over the ranks, one at a time per rank, except runs of at least\n"
+	       "--solo-pes PEs (of a method that runs on a cut torus, with an extent to cut):\n"
+	       "those go one after the other over all ranks, each torus cut between them.\n"
+	       "Rank 0 locks and writes FILE.jsonl: the same records as one process, in\n"
+	       "another order; resumable.\n"
+	       "\n"
 	       "example: lbtorus sweep --results fig5.jsonl --method lm-c5 --shape ring:8..2048*2 \\\n"
 	       "           --init worst:5 --until shared,balanced\n", cli_sweep_help);
 }
@@ -144,13 +151,16 @@ static void on_progress(void *ctx, const lbt_sweep_progress *p)
 
 int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 {
+	const int speaker = lbt_comm_rank() == 0; /* under MPI rank 0 writes and speaks */
 	if (c->dry_run) {
-		for (int64_t i = 0; i < pl->n; i++)
+		for (int64_t i = 0; speaker && i < pl->n; i++)
 			printf("%s %s\n", pl->run[i].id, pl->run[i].key);
-		fprintf(stderr, "lbtorus: %lld runs\n", (long long)pl->n);
+		if (speaker)
+			fprintf(stderr, "lbtorus: %lld runs\n", (long long)pl->n);
 		return 0;
 	}
-	progress g = {.on = !c->quiet && isatty(2)};
+	progress g = {.on = !c->quiet && isatty(2) && speaker};
+	c->so.mpi = lbt_comm_size() > 1; /* the runs spread over the ranks */
 	c->so.on_progress = on_progress;
 	c->so.ctx = &g;
 	lbt_sweep_progress p;
@@ -158,6 +168,8 @@ int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 	int st = lbt_sweep_exec(pl, results, &c->so, &p, &e);
 	if (g.on)
 		fputs("\r\033[K", stderr);
+	if (!speaker) /* the same verdict as rank 0's, silently */
+		return st ? (p.done + p.failed == 0 && p.total > p.skipped ? EXIT_USAGE : 1) : 0;
 	if (p.truncated)
 		fprintf(stderr, "lbtorus: %s ended in a partial line (a killed sweep); it was cut off\n", results);
 	if (st && p.done + p.failed == 0 && p.total > p.skipped)

@@ -15,6 +15,7 @@
 
 #include "lbtorus/grid.h"
 #include "../../kernels/internal.h" /* the row lead and the aligned allocator the layout shares with the kernels */
+#include "comm/comm.h"
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -24,6 +25,7 @@ int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
 {
 	memset(g, 0, sizeof *g);
 	g->shape = *s;
+	g->whole = *s;
 	int D = s->dims;
 	g->span[D - 1] = round_up(LBT_ROW_LEAD + s->ext[D - 1] + LBT_HALO, LBT_ALIGN / 4);
 	g->stride[D - 1] = 1;
@@ -40,8 +42,43 @@ int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
 	return lbt_grid_add_field(g, "load", LBT_I32, e);
 }
 
+int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e)
+{
+	lbt_cut *cut = calloc(1, sizeof *cut);
+	if (!cut)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for a cut");
+	lbt_shape local = *whole;
+	int64_t len;
+	unsigned char wrap[LBT_MAXD];
+	for (int d = 0; d < whole->dims; d++)
+		wrap[d] = whole->bnd[d] == LBT_TORUS;
+	int status = lbt_cut_open(cut, whole->dims, whole->ext, wrap, &len, e);
+	if (!status) {
+		local.ext[cut->axis] = len;
+		int64_t layer = lbt_shape_pes(whole) / whole->ext[cut->axis];
+		const int last = local.dims - 1; /* a part per row, or per PE if the last axis is cut */
+		status = lbt_cut_rows(cut, cut->axis == last ? local.ext[last] : lbt_shape_pes(&local) / local.ext[last], layer, e);
+	}
+	if (!status && (status = lbt_grid_init(g, &local, e)))
+		lbt_cut_close(cut);
+	if (status) {
+		free(cut);
+		return status;
+	}
+	g->whole = *whole;
+	g->cut = cut;
+	return LBT_OK;
+}
+
+int64_t lbt_grid_lo(const lbt_grid *g, int d) { return g->cut && d == g->cut->axis ? g->cut->lo : 0; }
+
 void lbt_grid_free(lbt_grid *g)
 {
+	if (g->cut) {
+		lbt_cut_close(g->cut);
+		free(g->cut);
+		g->cut = NULL;
+	}
 	for (int i = 0; i < g->nfields; i++)
 		free(g->field[i].alloc);
 	g->nfields = 0;
@@ -131,6 +168,24 @@ void lbt_field_import(lbt_grid *g, const lbt_field *f, const void *dense)
 		memcpy(row_at(f, row_off(g, r)), (const char *)dense + (size_t)r * row, row);
 }
 
+int lbt_field_gather(const lbt_grid *g, const lbt_field *f, void *dense, lbt_err *e)
+{
+	if (!g->cut) {
+		lbt_field_export(g, f, dense);
+		return LBT_OK;
+	}
+	/* the cut axis is the outermost with extent > 1: the ranks' slabs, in
+	 * rank order, are the whole torus in row-major order */
+	const size_t bytes = (size_t)lbt_shape_pes(&g->shape) * lbt_type_size(f->type);
+	void *mine = malloc(bytes ? bytes : 1);
+	int bad = !mine;
+	if (mine)
+		lbt_field_export(g, f, mine);
+	bad = lbt_comm_min_int(!bad) == 0 || lbt_comm_gather(mine, bytes, dense);
+	free(mine);
+	return bad ? lbt_errf(e, LBT_ENOMEM, "no memory to gather the field '%s'", f->name) : LBT_OK;
+}
+
 void lbt_grid_export(const lbt_grid *g, int32_t *dense) { lbt_field_export(g, &g->field[0], dense); }
 void lbt_grid_import(lbt_grid *g, const int32_t *dense) { lbt_field_import(g, &g->field[0], dense); }
 
@@ -191,17 +246,20 @@ static double row_sqdev(const lbt_field *f, int64_t off, int64_t n, double mean)
 }
 
 /* Rows run in parallel; what is not exact (a real field's sums) is summed
- * per row and the rows' sums added in row order by one thread. */
+ * per row and the rows' sums added in row order by one thread. On a cut
+ * grid the rows' sums of all ranks are added in global row order and the
+ * exact parts reduced exactly, so the bits equal one process's. */
 void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_stats *st)
 {
-	const int64_t n = row_len(g), R = rows(g), P = R * n;
+	const int64_t n = row_len(g), R = rows(g), P = lbt_shape_pes(&g->whole);
 	const int real = f->type == LBT_F64;
 	double mx = -HUGE_VAL, mn = HUGE_VAL, rtotal = 0, sq = 0;
 	int64_t total = 0, idle = 0;
 	unsigned __int128 sumsq = 0;
-	double *rs = real ? malloc((size_t)R * sizeof *rs) : NULL;
+	lbt_cut *cut = g->cut;
+	double *rs = !real ? NULL : cut ? cut->parts : malloc((size_t)R * sizeof *rs);
 	const int T = real && !rs ? 1 : threads > 0 ? threads : 1; /* no row sums: the same sums, serially */
-#pragma omp parallel num_threads(T) if (P > 65536)
+#pragma omp parallel num_threads(T) if (R * n > 65536)
 	{
 		row_acc a = {-HUGE_VAL, HUGE_VAL, 0, 0, 0, 0};
 #pragma omp for schedule(static)
@@ -221,11 +279,36 @@ void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_sta
 			sumsq += a.sumsq;
 		}
 	}
+	int nomem = 0;
+	if (cut) {
+		double x[2] = {mx, -mn};
+		int64_t i[2] = {total, idle};
+		lbt_comm_max_f64(x, 2);
+		lbt_comm_sum_i64(i, 2);
+		mx = x[0];
+		mn = -x[1];
+		total = i[0];
+		idle = i[1];
+		if (!real) { /* the sums of squares, exactly */
+			unsigned __int128 all[cut->ranks];
+			lbt_comm_allgather(&sumsq, sizeof sumsq, all);
+			sumsq = 0;
+			for (int r = 0; r < cut->ranks; r++)
+				sumsq += all[r];
+		}
+	}
+	/* the last axis cut: one row, whose sums the ranks share PE by PE */
+	const int by_pe = real && cut && cut->axis == g->shape.dims - 1;
+	const double *w = real ? f->pe0 : NULL;
+	for (int64_t i = 0; by_pe && i < n; i++)
+		rs[i] = w[i];
 	if (real) {
-		for (int64_t r = 0; rs && r < R; r++)
+		if (cut)
+			rtotal = lbt_comm_ordered_sum(rs, by_pe ? n : R, &nomem);
+		for (int64_t r = 0; !cut && rs && r < R; r++)
 			rtotal += rs[r];
 		const double mean = rtotal / (double)P;
-#pragma omp parallel for schedule(static) num_threads(T) if (P > 65536)
+#pragma omp parallel for schedule(static) num_threads(T) if (R * n > 65536)
 		for (int64_t r = 0; r < R; r++) {
 			double d = row_sqdev(f, row_off(g, r), n, mean);
 			if (rs)
@@ -233,9 +316,16 @@ void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_sta
 			else
 				sq += d;
 		}
-		for (int64_t r = 0; rs && r < R; r++)
+		for (int64_t i = 0; by_pe && i < n; i++)
+			rs[i] = (w[i] - mean) * (w[i] - mean);
+		if (cut)
+			sq = lbt_comm_ordered_sum(rs, by_pe ? n : R, &nomem);
+		for (int64_t r = 0; !cut && rs && r < R; r++)
 			sq += rs[r];
-		free(rs);
+		if (!cut)
+			free(rs);
+		if (nomem) /* the rows' sums could not be gathered: the engine's total check fails */
+			rtotal = sq = NAN;
 		st->total = (int64_t)llround(rtotal);
 		st->rtotal = rtotal;
 		st->stddev = sqrt(sq / (double)P);

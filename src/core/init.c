@@ -118,40 +118,48 @@ int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e)
 	return lbt_errf(e, LBT_EINTERNAL, "unknown init kind");
 }
 
+/* On a cut grid (grid.h) each rank fills its slab: the draws and the
+ * shapes are those of the whole torus at the PEs' global coordinates. */
 int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 {
-	const int64_t P = lbt_shape_pes(&g->shape);
+	const lbt_shape *w = &g->whole;
+	const int64_t P = lbt_shape_pes(w);
 	int64_t origin[LBT_MAXD] = {0};
-	int st = lbt_init_check(in, &g->shape, e);
+	int st = lbt_init_check(in, w, e);
 	if (st)
 		return st;
 	switch (in->kind) {
 	case LBT_INIT_WORST:
 	case LBT_INIT_POINT:
+		for (int d = 0; d < w->dims; d++)
+			if (lbt_grid_lo(g, d) != 0)
+				return LBT_OK; /* PE (0, ..., 0) is another rank's */
 		g->load[lbt_grid_offset(g, origin)] = (int32_t)(in->kind == LBT_INIT_WORST ? in->a * P : in->a);
 		return LBT_OK;
 	case LBT_INIT_CONST:
 	case LBT_INIT_HALF:
 	case LBT_INIT_UNIFORM: {
 		const int D = g->shape.dims;
-		const int64_t n = g->shape.ext[D - 1];
+		const int64_t n = g->shape.ext[D - 1], lo_last = lbt_grid_lo(g, D - 1), rows = lbt_shape_pes(&g->shape) / n;
 		int ax = 0; /* half: the first axis with links */
-		while (ax < D - 1 && g->shape.ext[ax] < 2)
+		while (ax < D - 1 && w->ext[ax] < 2)
 			ax++;
-		const int64_t half = g->shape.ext[ax] / 2;
-#pragma omp parallel for schedule(static) if (P > 65536)
-		for (int64_t r = 0; r < P / n; r++) {
-			int64_t c[LBT_MAXD], q = r;
+		const int64_t half = w->ext[ax] / 2;
+#pragma omp parallel for schedule(static) if (rows * n > 65536)
+		for (int64_t r = 0; r < rows; r++) {
+			int64_t c[LBT_MAXD], q = r, grow = 0; /* grow: the global row-major index of the row */
 			for (int d = D - 2; d >= 0; d--) {
 				c[d] = q % g->shape.ext[d];
 				q /= g->shape.ext[d];
 			}
+			for (int d = 0; d < D - 1; d++)
+				grow = grow * w->ext[d] + c[d] + lbt_grid_lo(g, d);
 			c[D - 1] = 0;
 			int32_t *row = g->load + lbt_grid_offset(g, c);
 			for (int64_t i = 0; i < n; i++)
 				row[i] = in->kind == LBT_INIT_CONST ? (int32_t)in->a
-					: in->kind == LBT_INIT_HALF ? (int32_t)((ax == D - 1 ? i : c[ax]) < half ? in->a + 1 : 1)
-					: (int32_t)lbt_rand_range(lbt_rand(seed, 0, (uint64_t)(r * n + i), LBT_RNG_INIT), in->a, in->b);
+					: in->kind == LBT_INIT_HALF ? (int32_t)((ax == D - 1 ? i + lo_last : c[ax] + lbt_grid_lo(g, ax)) < half ? in->a + 1 : 1)
+					: (int32_t)lbt_rand_range(lbt_rand(seed, 0, (uint64_t)(grow * w->ext[D - 1] + lo_last + i), LBT_RNG_INIT), in->a, in->b);
 		}
 		return LBT_OK;
 	}
@@ -159,15 +167,19 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 		int32_t *dense = malloc((size_t)P * sizeof *dense);
 		if (!dense)
 			return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-		int st = lbt_npy_read(in->path, &g->shape, dense, e);
+		int st = lbt_npy_read(in->path, w, dense, e);
 		int64_t total = 0;
 		for (int64_t i = 0; st == LBT_OK && i < P; i++)
 			if (dense[i] < 0)
 				st = lbt_errf(e, LBT_EINVAL, "%s: load %d at flat index %lld is negative", in->path, dense[i], (long long)i);
 			else if (__builtin_add_overflow(total, dense[i], &total))
 				st = lbt_errf(e, LBT_ERANGE, "%s: the total load exceeds int64", in->path);
+		/* a slab: the whole torus's PEs from its first layer on (the cut axis is the outermost with links) */
+		int64_t at = 0;
+		for (int d = 0; d < w->dims; d++)
+			at = at * w->ext[d] + lbt_grid_lo(g, d);
 		if (st == LBT_OK)
-			lbt_grid_import(g, dense);
+			lbt_grid_import(g, dense + at);
 		free(dense);
 		return st;
 	}

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cycle.h"
+#include "comm/comm.h"
 
 static double sample(const lbt_grid *g, int real, int64_t at) { return real ? g->real[at] : (double)g->load[at]; }
 
@@ -64,7 +65,10 @@ int64_t lbt_cycle_check(lbt_cycle *c, const lbt_state *st, int64_t step, double 
 	int maybe = max == c->max && min == c->min;
 	for (int i = 0; maybe && i < c->n; i++)
 		maybe = sample(&st->grid, c->real, c->at[i]) == c->val[i];
-	if (maybe && lbt_grid_first_diff(&st->grid, &c->chk) < 0)
+	int same = maybe && lbt_grid_first_diff(&st->grid, &c->chk) < 0;
+	if (st->grid.cut) /* the same state: the same on every rank */
+		same = lbt_comm_min_int(same);
+	if (same)
 		return step - c->chk_step;
 	if (step - c->chk_step == c->power) {
 		take(c, st, step, max, min);

@@ -46,7 +46,7 @@ void lbt_fprint_load(FILE *f, int real, double v)
 void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_run_opts *o,
                       const lbt_summary *s)
 {
-	const lbt_shape *sh = &st->grid.shape;
+	const lbt_shape *sh = &st->grid.whole;
 	char buf[256];
 	int64_t P = lbt_shape_pes(sh), ldiff = (int64_t)ceil(s->initial_max - s->initial_min);
 	int64_t dkl = lbt_bound_dkl(sh, ldiff);

@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "cycle.h"
+#include "comm/comm.h"
 
 /* Which criteria hold: bit 0 shared, 1 balanced, 2 flat (exact for int32
  * values, which doubles hold exactly). */
@@ -167,7 +168,7 @@ static double sqdev(const lbt_state *st)
 	lbt_stats s;
 	lbt_field_stats(&st->grid, lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load"),
 	                st->threads, &s);
-	return s.stddev * s.stddev * (double)lbt_shape_pes(&st->grid.shape);
+	return s.stddev * s.stddev * (double)lbt_shape_pes(&st->grid.whole);
 }
 
 /* With a field "speed": the relative loads' extremes, and the first step they were speed-balanced. */
@@ -185,7 +186,8 @@ static int note_speed(const lbt_state *st, lbt_summary *out, int64_t step, lbt_e
 /* --bench: only the method's steps (after the workload's phase, if any), timed. */
 static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
-	const int64_t su = lbt_shape_pes(&st->grid.shape) * lbt_shape_active_dims(&st->grid.shape);
+	const int64_t su = lbt_shape_pes(&st->grid.whole) * lbt_shape_active_dims(&st->grid.whole);
+	const int real = st->method->load == LBT_LOAD_REAL;
 	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
 	void *wws = NULL;
 	int status = LBT_OK;
@@ -205,6 +207,8 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
 		lbt_counts k = {0};
 		st->method->step(st, &k);
 		st->step++;
+		if (st->grid.cut)
+			lbt_cut_counts(st->grid.cut, &k, real);
 		if (k.nomem)
 			status = lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch", st->method->name);
 		else if (wl && wl->settle)
@@ -225,7 +229,7 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
 /* Refuse a total that could pile onto one PE beyond int32. */
 static int check_overflow(const lbt_state *st, int64_t total, lbt_err *e)
 {
-	const lbt_shape *s = &st->grid.shape;
+	const lbt_shape *s = &st->grid.whole;
 	int torus = 1;
 	for (int d = 0; d < s->dims; d++)
 		torus &= s->bnd[d] == LBT_TORUS || s->ext[d] == 1;
@@ -245,15 +249,18 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		return lbt_errf(e, LBT_EINVAL, "run options not made by lbt_run_opts_default()");
 	if (o->max_steps < 0 || (o->until.kind == LBT_UNTIL_STEPS && o->until.steps < 0))
 		return lbt_errf(e, LBT_EINVAL, "a run needs max_steps >= 0 and steps:N with N >= 0");
+	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
+	if (st->grid.cut && (o->verify || wl))
+		return lbt_errf(e, LBT_EINVAL, "%s runs on one process only, not on a torus cut between ranks",
+		                o->verify ? "--verify" : "a workload");
 	if (o->bare)
 		return run_bare(st, o, out, e);
-	const lbt_shape *s = &st->grid.shape;
+	const lbt_shape *s = &st->grid.whole;
 	const int D = lbt_shape_active_dims(s);
 	const int64_t P = lbt_shape_pes(s);
 	const int real = st->method->load == LBT_LOAD_REAL;
 	const int want_rel = o->until.kind == LBT_UNTIL_REL;
 	const int full = o->full_stats || want_rel || real;
-	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
 	/* The state alone decides the future: a step that moves nothing, or a recurring state, ends the run. */
 	const int closed = !wl && (st->method->flags & LBT_M_DETERMINISTIC);
 	const int64_t N = o->app_iterations;
@@ -318,7 +325,10 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		}
 		if (r.step >= o->max_steps || (N > 0 && r.step >= N))
 			break;
-		if (o->interrupt && *o->interrupt) {
+		int interrupted = o->interrupt && *o->interrupt;
+		if (st->grid.cut && o->interrupt) /* every rank stops at the same step */
+			interrupted = !lbt_comm_min_int(!interrupted);
+		if (interrupted) {
 			out->stop = LBT_STOP_INTERRUPTED;
 			break;
 		}
@@ -346,6 +356,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		/* method step */
 		lbt_counts k = {0};
 		st->method->step(st, &k);
+		if (st->grid.cut)
+			lbt_cut_counts(st->grid.cut, &k, real);
 		if (k.nomem) {
 			status = lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch (ISA %s)", st->method->name,
 			                  st->kern->isa);

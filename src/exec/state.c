@@ -75,6 +75,9 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 		return status;
 	if (speeds && strlen(speeds) >= sizeof st->speeds)
 		return lbt_errf(e, LBT_EINVAL, "--speeds '%s': longer than %zu bytes", speeds, sizeof st->speeds - 1);
+	if (cfg->cut && (!(st->method->flags & LBT_M_CUT) || speeds))
+		return lbt_errf(e, LBT_EINVAL, "%s runs on one process only, not on a torus cut between ranks (under MPI: "
+		                "start it without mpirun)", speeds ? "a torus with --speeds" : st->method->name);
 	const char *link = cfg->link ? cfg->link : "lan";
 	if (strlen(link) >= sizeof st->link)
 		return lbt_errf(e, LBT_EINVAL, "--link '%s': longer than %zu bytes", link, sizeof st->link - 1);
@@ -91,7 +94,7 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 		return status;
 	st->kern = &st->table;
 	st->seed = cfg->seed;
-	if ((status = lbt_grid_init(&st->grid, &shape, e)))
+	if ((status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e)))
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, e)) ||
 	    (speeds && (status = lbt_speeds_apply(&sp, &st->grid, cfg->seed, e))) ||

@@ -31,6 +31,7 @@
 #include "lbtorus/run.h"
 #include "lbtorus/sweep.h"
 #include "out/jsonl.h"
+#include "comm/comm.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -101,11 +102,11 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 }
 
 /* Run r; on success *line holds its record, newline-terminated. */
-static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o, char **line, size_t *len,
+static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep_opts *o, char **line, size_t *len,
                    int *reached, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
-	                 .isa = o->isa, .seed = r->seed, .threads = threads};
+	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut};
 	if (r->param)
 		set.params[0] = (lbt_param_arg){r->param->name, r->pvalue};
 	lbt_run_opts ro = lbt_run_opts_default();
@@ -115,7 +116,13 @@ static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o,
 	lbt_summary sum;
 	lbt_workload w;
 	int status = lbt_until_parse(&ro.until, r->until, e);
-	if (status || (status = lbt_state_open(&st, &set, e)))
+	if (!status)
+		status = lbt_state_open(&st, &set, e);
+	if (cut && !lbt_comm_min_int(!status) && !status) { /* every rank runs its slab, or none */
+		lbt_state_close(&st);
+		status = lbt_errf(e, LBT_ENOMEM, "another rank could not set up its slab of the torus");
+	}
+	if (status)
 		return status;
 	if (r->workload && (status = lbt_workload_parse(&w, r->workload, st.method->load, e))) {
 		lbt_state_close(&st);
@@ -171,14 +178,10 @@ typedef struct {
 	double t0;
 } exec_ctx;
 
-/* One run, start to record; serialized where it touches shared state. */
-static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
+/* A finished run (st, and its record line or error e) into the file and
+ * the progress; serialized where it touches shared state. */
+static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line, size_t len, int reached, lbt_err e)
 {
-	char *line = NULL;
-	size_t len = 0;
-	int reached = 0;
-	lbt_err e;
-	int st = run_one(r, threads, x->o, &line, &len, &reached, &e);
 	int wrote = 0;
 #pragma omp critical(lbt_sweep_write)
 	if (!st) {
@@ -211,41 +214,235 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 		if (x->o->on_progress)
 			x->o->on_progress(x->o->ctx, x->p);
 	}
+}
+
+/* One run, start to record. */
+static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
+{
+	char *line = NULL;
+	size_t len = 0;
+	int reached = 0;
+	lbt_err e;
+	int st = run_one(r, threads, 0, x->o, &line, &len, &reached, &e);
+	finish(x, r, st, line, len, reached, e);
 	free(line);
+}
+
+/* The runs of pl not yet in the open, locked results file fd, in plan
+ * order, into todo (room for pl->n); counts skipped runs and the work. */
+static int to_do(const lbt_plan *pl, int fd, const char *results, int64_t *todo, int64_t *nt,
+                 lbt_sweep_progress *out, lbt_err *e)
+{
+	keyset done = {0};
+	int st = read_done(fd, results, &done, &out->truncated, e);
+	for (int64_t i = 0; !st && i < pl->n; i++) {
+		const char *k = pl->run[i].key;
+		if (done.n && bsearch(&k, done.key, (size_t)done.n, sizeof *done.key, cmp_str)) {
+			out->skipped++;
+			continue;
+		}
+		out->work_total += (double)pl->run[i].pes * (double)pl->run[i].k;
+		todo[(*nt)++] = i;
+	}
+	keyset_free(&done);
+	return st;
+}
+
+static int open_locked(const char *results, int *fd, lbt_err *e)
+{
+	*fd = open(results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return lbt_errf(e, LBT_EIO, "cannot open results file %s: %s", results, strerror(errno));
+	if (flock(*fd, LOCK_EX | LOCK_NB)) {
+		close(*fd);
+		return lbt_errf(e, LBT_EIO, "%s is being written by another sweep (it is locked)", results);
+	}
+	return LBT_OK;
+}
+
+/* A sweep spread over MPI ranks (lbt_sweep_opts.mpi). Rank 0 holds the
+ * results file: it locks it, reads what is done, and appends every record.
+ * The small runs not yet done go round-robin in plan order — the i-th to
+ * rank i mod R — one at a time per rank (threads as in one process: 1, or
+ * o->threads from solo_pes PEs on). A rank sends each finished run to rank
+ * 0 as one message ("INDEX REACHED STATUS\n" and the record line, or the
+ * error); rank 0 appends the records between its own runs and, when its
+ * share is done, until every rank has said it is done. Then the large runs
+ * (whole() below) go one after the other over all ranks, each torus cut
+ * between them, rank 0 appending the record. The records are those of one
+ * process (a record is a function of its run key), in another order; a
+ * killed sweep resumes as ever. Every rank returns rank 0's counts. */
+enum { MSG_RUN = 1, MSG_DONE = 2 };
+
+/* A run for all R ranks at once: at least solo_pes PEs, a method whose
+ * kernels take cut views, an extent of R or more to cut, no --verify, no
+ * workload. */
+static int whole(const lbt_sweep_run *r, const lbt_sweep_opts *o, int R)
+{
+	const lbt_method *m = lbt_method_find(r->mname);
+	lbt_shape s;
+	lbt_err e;
+	if (r->pes < o->solo_pes || o->verify || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e) ||
+	    (r->workload && strcmp(r->workload, "none")))
+		return 0;
+	int a = 0;
+	while (a < s.dims - 1 && s.ext[a] < 2)
+		a++;
+	return s.ext[a] >= R;
+}
+
+static void take_message(exec_ctx *x, const lbt_plan *pl, const char *msg, size_t n)
+{
+	long long index = -1;
+	int reached = 0, st = LBT_EINTERNAL, used = 0;
+	lbt_err e = {0};
+	const char *nl = memchr(msg, '\n', n);
+	if (!nl || sscanf(msg, "%lld %d %d%n", &index, &reached, &st, &used) != 3 || index < 0 || index >= pl->n) {
+		x->p->failed++;
+		if (!x->status) {
+			x->status = lbt_errf(&x->err, LBT_EINTERNAL, "a garbled message from a rank");
+		}
+		return;
+	}
+	x->p->in_flight++;
+	const char *body = nl + 1;
+	size_t len = n - (size_t)(body - msg);
+	if (st)
+		snprintf(e.msg, sizeof e.msg, "%.*s", (int)len, body);
+	finish(x, &pl->run[index], st, body, len, reached, e);
+}
+
+static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
+                       lbt_sweep_progress *out, lbt_err *e)
+{
+	const int R = lbt_comm_size(), me = lbt_comm_rank();
+	int64_t *todo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *todo), nt = 0;
+	int fd = -1, st = todo ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the sweep's queue");
+	if (me == 0 && !st && !(st = open_locked(results, &fd, e)) && (st = to_do(pl, fd, results, todo, &nt, out, e)))
+		close(fd);
+	/* rank 0's verdict, then its queue, to every rank (a rank without memory fails them all) */
+	const int worst = -lbt_comm_min_int(-st); /* statuses are positive */
+	lbt_comm_bcast(&st, sizeof st);
+	st = st ? st : worst;
+	lbt_comm_bcast(e->msg, sizeof e->msg);
+	lbt_comm_bcast(&nt, sizeof nt);
+	for (int64_t at = 0; !st && at < nt; at += 1 << 20)
+		lbt_comm_bcast(todo + at, (int)((nt - at < (1 << 20) ? nt - at : 1 << 20) * (int64_t)sizeof *todo));
+	if (st) {
+		if (!e->msg[0])
+			snprintf(e->msg, sizeof e->msg, "a rank could not take part in the sweep");
+		free(todo);
+		return st;
+	}
+	exec_ctx x = {.o = o, .p = out, .fd = fd, .path = results, .t0 = lbt_seconds()};
+	if (me == 0 && o->on_progress)
+		o->on_progress(o->ctx, out);
+	int working = R - 1; /* ranks that have not said they are done */
+	for (int64_t k = 0, i = 0; k < nt; k++) {
+		const lbt_sweep_run *r = &pl->run[todo[k]];
+		if (whole(r, o, R) || i++ % R != me)
+			continue; /* a large run, or another rank's small one */
+		const int threads = r->pes >= o->solo_pes ? o->threads : 1;
+		if (me == 0) {
+			out->in_flight++;
+			do_run(&x, r, threads);
+			char *msg;
+			size_t n;
+			int from, tag;
+			while (lbt_comm_recv(0, &from, &tag, &msg, &n)) { /* what the others finished meanwhile */
+				if (tag == MSG_DONE)
+					working--;
+				else
+					take_message(&x, pl, msg, n);
+				free(msg);
+			}
+			continue;
+		}
+		char *line = NULL, *msg = NULL;
+		size_t len = 0, mlen = 0;
+		int reached = 0;
+		lbt_err re;
+		int rs = run_one(r, threads, 0, o, &line, &len, &reached, &re);
+		FILE *m = open_memstream(&msg, &mlen);
+		if (m) {
+			fprintf(m, "%lld %d %d\n", (long long)todo[k], reached, rs);
+			fputs(rs ? re.msg : line, m);
+			fclose(m);
+		}
+		if (!msg || lbt_comm_send(0, MSG_RUN, msg, mlen))
+			lbt_comm_send(0, MSG_RUN, "-1 0 0\n", 7); /* rank 0 counts it failed */
+		free(msg);
+		free(line);
+	}
+	if (me != 0)
+		lbt_comm_send(0, MSG_DONE, "", 0);
+	while (me == 0 && working > 0) {
+		char *msg;
+		size_t n;
+		int from, tag;
+		if (!lbt_comm_recv(1, &from, &tag, &msg, &n))
+			break;
+		if (tag == MSG_DONE)
+			working--;
+		else
+			take_message(&x, pl, msg, n);
+		free(msg);
+	}
+	for (int64_t k = 0; k < nt; k++) { /* the large runs, each over all ranks */
+		const lbt_sweep_run *r = &pl->run[todo[k]];
+		if (!whole(r, o, R))
+			continue;
+		char *line = NULL;
+		size_t len = 0;
+		int reached = 0;
+		lbt_err re;
+		out->in_flight += me == 0;
+		int rs = run_one(r, o->threads, 1, o, &line, &len, &reached, &re);
+		if (me == 0)
+			finish(&x, r, rs, line, len, reached, re);
+		free(line);
+	}
+	free(todo);
+	if (me == 0)
+		close(fd); /* releases the lock */
+	lbt_comm_bcast(out, sizeof *out);
+	lbt_comm_bcast(&x.status, sizeof x.status);
+	lbt_comm_bcast(&x.err, sizeof x.err);
+	if (x.status)
+		return lbt_errf(e, x.status, "%lld of %lld runs failed; the first: %s", (long long)out->failed,
+		                (long long)nt, x.err.msg);
+	return LBT_OK;
 }
 
 int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
                    lbt_sweep_progress *out, lbt_err *e)
 {
 	memset(out, 0, sizeof *out);
-	out->total = pl->n;
-	int fd = open(results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return lbt_errf(e, LBT_EIO, "cannot open results file %s: %s", results, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		return lbt_errf(e, LBT_EIO, "%s is being written by another sweep (it is locked)", results);
+	if (o->mpi && lbt_comm_size() > 1) {
+		out->total = pl->n;
+		return spread_exec(pl, results, o, out, e);
 	}
-	keyset done = {0};
-	int st = read_done(fd, results, &done, &out->truncated, e);
-	const lbt_sweep_run **small = NULL, **solo = NULL;
+	out->total = pl->n;
+	int fd;
+	int st = open_locked(results, &fd, e);
+	if (st)
+		return st;
+	int64_t *todo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *todo), nt = 0;
+	const lbt_sweep_run **small = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *small);
+	const lbt_sweep_run **solo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *solo);
 	int64_t ns = 0, nb = 0;
-	if (!st && pl->n && (!(small = malloc((size_t)pl->n * sizeof *small)) || !(solo = malloc((size_t)pl->n * sizeof *solo))))
+	if (!todo || !small || !solo)
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the sweep's queue");
-	for (int64_t i = 0; !st && i < pl->n; i++) {
-		const lbt_sweep_run *r = &pl->run[i];
-		const char *k = r->key;
-		if (done.n && bsearch(&k, done.key, (size_t)done.n, sizeof *done.key, cmp_str)) {
-			out->skipped++;
-			continue;
-		}
-		out->work_total += (double)r->pes * (double)r->k;
+	else
+		st = to_do(pl, fd, results, todo, &nt, out, e);
+	for (int64_t i = 0; !st && i < nt; i++) {
+		const lbt_sweep_run *r = &pl->run[todo[i]];
 		if (r->pes >= o->solo_pes)
 			solo[nb++] = r;
 		else
 			small[ns++] = r;
 	}
-	keyset_free(&done);
+	free(todo);
 	if (st) {
 		free(small);
 		free(solo);

@@ -59,7 +59,7 @@ static int fos_check(const lbt_shape *s, const lbt_param_value *pv, lbt_err *e)
 
 static int fos_open(lbt_state *st, lbt_err *e)
 {
-	const lbt_shape *s = &st->grid.shape;
+	const lbt_shape *s = &st->grid.whole;
 	lbt_diffusion p;
 	int status = lbt_alpha_parse(&p, s, st->param[0].text, e);
 	if (status)
@@ -78,7 +78,7 @@ static int fos_open(lbt_state *st, lbt_err *e)
 
 static int ca_open(lbt_state *st, lbt_err *e)
 {
-	const lbt_shape *s = &st->grid.shape;
+	const lbt_shape *s = &st->grid.whole;
 	lbt_diffusion p = {.by_degree = 1, .k = (int)st->param[0].num};
 	return open_ws(st, &p, regular(s) ? lbt_gamma(s, 1.0 / (lbt_max_degree(s) + p.k)) : -1, e);
 }
@@ -112,14 +112,14 @@ static void fos_int_step(lbt_state *st, lbt_counts *c)
 
 const lbt_method lbt_fos = {
 	"fos", "first-order diffusion, real-valued loads", CYBENKO "eq. (1)/(2)", LBT_LOAD_REAL,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE, LBT_UNBOUNDED, 0, alpha, 1, fos_check, fos_open, fos_step, diffusion_close, gamma_of, NULL};
+	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_UNBOUNDED, 0, alpha, 1, fos_check, fos_open, fos_step, diffusion_close, gamma_of, NULL};
 
 const lbt_method lbt_fos_int = {
 	"fos-int", "first-order diffusion, integer flows truncated towards zero", CYBENKO "eq. (1)/(2)", LBT_LOAD_INT,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE, LBT_BOUNDED, 0, alpha, 1, fos_check, fos_open, fos_int_step, diffusion_close, gamma_of, NULL};
+	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_BOUNDED, 0, alpha, 1, fos_check, fos_open, fos_int_step, diffusion_close, gamma_of, NULL};
 
 const lbt_method lbt_ca = {
 	"ca", "cellular-automaton diffusion, proportion 1/(max(y,n)+k), real-valued work",
 	"B. Dickens, Load balancing on massively parallel networks: a cellular automaton approach, 1992: §4.0",
-	LBT_LOAD_REAL, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE, LBT_UNBOUNDED, 0, ca_k, 1, NULL, ca_open, fos_step,
+	LBT_LOAD_REAL, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_UNBOUNDED, 0, ca_k, 1, NULL, ca_open, fos_step,
 	diffusion_close, gamma_of, NULL};

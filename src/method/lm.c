@@ -15,7 +15,7 @@ static void lm_step(lbt_state *st, lbt_counts *c)
 #define CITE "D. Henrich, The liquid model load balancing method, Parallel Algorithms and Applications, 1996: "
 #define LM(n, what) \
 	const lbt_method lbt_lm_c##n = {"lm-c" #n, "Liquid model, shift while " what, CITE "Table 1 (C" #n "), Definition 1", \
-	                                LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE, LBT_BOUNDED_TORUS, LBT_C##n, \
+	                                LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_BOUNDED_TORUS, LBT_C##n, \
 	                                NULL, 0, NULL, NULL, lm_step, NULL, NULL, NULL}
 
 LM(0, "L_i > 0");

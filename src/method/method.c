@@ -199,6 +199,9 @@ void lbt_state_view(const lbt_state *st, lbt_view *v)
 	v->real = g->real;
 	v->step = st->step;
 	v->seed = st->seed;
+	v->cut = g->cut;
+	for (int d = 0; d < v->dims && d < LBT_MAXD; d++)
+		v->origin[d] = lbt_grid_lo(g, d);
 }
 
 void lbt_method_view(const lbt_state *st, lbt_view *v)

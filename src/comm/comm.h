@@ -1,0 +1,76 @@
+/* comm.h (private) — the communication layer's interface to the layers
+ * above: the slab decomposition, the cut a grid and its views carry, the
+ * reductions that keep a distributed run's numbers equal to one process's.
+ * Two implementations: comm_mpi.c (MPI) and comm_serial.c (one process);
+ * comm.c is what they share. Every function taking a cut is collective:
+ * all ranks call it, in the same order. */
+#ifndef LBTORUS_COMM_PRIV_H
+#define LBTORUS_COMM_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lbtorus/comm.h"
+#include "lbtorus/kernels.h"
+
+/* Rank r's slab of an axis of extent n over R ranks: layers lo .. lo+len-1. */
+void lbt_comm_slab(int64_t n, int R, int r, int64_t *lo, int64_t *len);
+/* The rank holding layer i (0 <= i < n). */
+int lbt_comm_owner(int64_t n, int R, int64_t i);
+
+/* A cut of a torus of D axes with extents ext over all ranks: the axis
+ * (the first with extent >= 2; wrap[d]: axis d wraps), this rank's layers
+ * c->lo .. c->lo + *len - 1. An extent below the rank count is an error (LBT_EINVAL). Then
+ * lbt_cut_rows allocates the parts of `rows` rows and the fill's buffers
+ * for layers of layer_cells PEs. */
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, int64_t *len, lbt_err *e);
+int lbt_cut_rows(lbt_cut *c, int64_t rows, int64_t layer_cells, lbt_err *e);
+void lbt_cut_close(lbt_cut *c);
+
+/* After a step on a cut view: make c what one process would have counted
+ * (moved and has_stats totals summed, extremes and link_max reduced, the
+ * per-direction maxima reduced and summed pair by pair, the real parts
+ * added in global order). real: the method's loads are real-valued. */
+void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real);
+
+/* Rank 0's n bytes at buf to every rank. */
+void lbt_comm_bcast(void *buf, int n);
+
+/* Reductions over all ranks (collective). */
+void lbt_comm_sum_i64(int64_t *v, int n);
+void lbt_comm_max_f64(double *v, int n);
+/* Every rank's n bytes at mine, in rank order, into all (R * n bytes). */
+void lbt_comm_allgather(const void *mine, size_t n, void *all);
+/* Every rank's n_r doubles, in rank order, into *all (allocated; on no
+ * memory anywhere LBT_ENOMEM on every rank, *all NULL); counts[r]: n_r
+ * (counts: room for lbt_comm_size() entries). */
+int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t *counts);
+/* Every rank's n_r bytes to rank 0, in rank order, into all (rank 0 only). */
+int lbt_comm_gather(const void *mine, size_t n, void *all);
+/* The sum of every rank's n_r values, added one by one from 0 in global
+ * order (rank 0's first): equal, bit for bit, to one process adding them.
+ * *nomem is set if the values could not be gathered. */
+double lbt_comm_ordered_sum(const double *mine, int64_t n, int *nomem);
+
+/* Messages between ranks (a sweep's records to rank 0). Send n bytes to
+ * rank `to` with a tag (>= 0); receive the next message for this rank
+ * (wait: until one comes; else 0 if none is there): its sender, tag and
+ * bytes (*buf allocated, NUL-terminated). On one process there is no one to
+ * talk to: send fails (LBT_EINVAL), receive finds nothing. */
+int lbt_comm_send(int to, int tag, const void *buf, size_t n);
+int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n);
+
+/* The halo of a cut view's cut axis from the neighbouring slabs: the load
+ * field, and the real field if the view has one (lbt_cut.fill). */
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut);
+
+/* What the fills share. A layer: the PEs with one coordinate k (local) on
+ * the cut axis, packed (load cells, then real cells if the view has them). */
+size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut);
+void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int64_t k, void *buf);
+void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int64_t k, const void *buf);
+/* Halo layer h (0..3: local -2, -1, n, n+1) of rank r's slab: its global
+ * layer, or -1 if there is none (beyond a mesh's end); *k its local index. */
+int64_t lbt_comm_halo_layer(const lbt_cut *cut, int r, int h, int64_t *k);
+
+#endif

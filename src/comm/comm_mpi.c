@@ -1,0 +1,238 @@
+/* comm_mpi.c — the communication layer over MPI (MPI_COMM_WORLD).
+ *
+ * lbtorus joins MPI only when an MPI launcher started it (its environment
+ * says so: Open MPI's OMPI_COMM_WORLD_SIZE, PMI or PMIx variables, as set
+ * by mpirun, mpiexec and srun); started alone, an MPI build is one process
+ * exactly like a build without MPI, and starts no MPI runtime.
+ *
+ * The halo fill: every rank needs the 4 layers around its slab (2 on each
+ * side, wrapped on a torus); whoever holds a layer sends it. A rank that
+ * needs a layer of mine holds one of the layers I need (slabs are
+ * contiguous), so each rank talks only to the owners of its own 4 halo
+ * layers, and sends them what they need of its slab (message tag: the
+ * receiver's halo position). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "comm.h"
+
+static int joined, rank, size = 1;
+
+int lbt_comm_mpi(void) { return 1; }
+
+static int launched(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", NULL};
+	for (const char *const *v = vars; *v; v++)
+		if (getenv(*v))
+			return 1;
+	return 0;
+}
+
+int lbt_comm_init(int *argc, char ***argv, lbt_err *e)
+{
+	if (joined || !launched())
+		return LBT_OK;
+	int provided;
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+		return lbt_errf(e, LBT_EIO, "MPI_Init_thread failed");
+	joined = 1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	return LBT_OK;
+}
+
+void lbt_comm_finalize(void)
+{
+	if (joined)
+		MPI_Finalize();
+	joined = 0;
+}
+
+int lbt_comm_rank(void) { return rank; }
+int lbt_comm_size(void) { return size; }
+
+void lbt_comm_bcast(void *buf, int n)
+{
+	if (joined)
+		MPI_Bcast(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+int lbt_comm_min_int(int v)
+{
+	if (joined)
+		MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	return v;
+}
+
+void lbt_comm_sum_i64(int64_t *v, int n)
+{
+	if (joined)
+		MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+void lbt_comm_max_f64(double *v, int n)
+{
+	if (joined)
+		MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+void lbt_comm_allgather(const void *mine, size_t n, void *all)
+{
+	if (joined)
+		MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
+	else
+		memmove(all, mine, n);
+}
+
+int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t *counts)
+{
+	lbt_comm_allgather(&n, sizeof n, counts);
+	int64_t total = 0;
+	int *cnt = malloc((size_t)size * sizeof *cnt), *at = malloc((size_t)size * sizeof *at);
+	for (int r = 0; cnt && at && r < size; r++) {
+		at[r] = (int)total;
+		cnt[r] = (int)counts[r];
+		total += counts[r];
+	}
+	*all = malloc((size_t)(total ? total : 1) * sizeof **all);
+	int bad = !cnt || !at || !*all;
+	if (joined)
+		MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (!bad) {
+		if (joined)
+			MPI_Allgatherv(mine, (int)n, MPI_DOUBLE, *all, cnt, at, MPI_DOUBLE, MPI_COMM_WORLD);
+		else
+			memcpy(*all, mine, (size_t)n * sizeof *mine);
+	}
+	free(cnt);
+	free(at);
+	if (bad) {
+		free(*all);
+		*all = NULL;
+		return LBT_ENOMEM;
+	}
+	return LBT_OK;
+}
+
+int lbt_comm_gather(const void *mine, size_t n, void *all)
+{
+	if (!joined) {
+		memmove(all, mine, n);
+		return LBT_OK;
+	}
+	int64_t *counts = malloc((size_t)size * sizeof *counts), mine_n = (int64_t)n;
+	int *cnt = malloc((size_t)size * sizeof *cnt), *at = malloc((size_t)size * sizeof *at);
+	int bad = !counts || !cnt || !at;
+	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (!bad) {
+		MPI_Allgather(&mine_n, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, MPI_COMM_WORLD);
+		int64_t total = 0;
+		for (int r = 0; r < size; r++) {
+			at[r] = (int)total;
+			cnt[r] = (int)counts[r];
+			total += counts[r];
+		}
+		MPI_Gatherv(mine, (int)n, MPI_BYTE, all, cnt, at, MPI_BYTE, 0, MPI_COMM_WORLD);
+	}
+	free(counts);
+	free(cnt);
+	free(at);
+	return bad ? LBT_ENOMEM : LBT_OK;
+}
+
+/* End every rank at once (a rank that cannot go on alone). */
+static void lbt_comm_abort(int status)
+{
+	if (joined && size > 1)
+		MPI_Abort(MPI_COMM_WORLD, status);
+	exit(status);
+}
+
+int lbt_comm_send(int to, int tag, const void *buf, size_t n)
+{
+	if (!joined || MPI_Send(buf, (int)n, MPI_BYTE, to, tag, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return LBT_EIO;
+	return LBT_OK;
+}
+
+int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
+{
+	if (!joined)
+		return 0;
+	MPI_Status s;
+	int there = 1, count;
+	if (wait)
+		MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &s);
+	else
+		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &there, &s);
+	if (!there)
+		return 0;
+	MPI_Get_count(&s, MPI_BYTE, &count);
+	if (!(*buf = malloc((size_t)count + 1))) {
+		fprintf(stderr, "lbtorus: rank %d: no memory for a message of %d bytes\n", rank, count);
+		lbt_comm_abort(1);
+	}
+	MPI_Recv(*buf, count, MPI_BYTE, s.MPI_SOURCE, s.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	(*buf)[count] = 0;
+	*from = s.MPI_SOURCE;
+	*tag = s.MPI_TAG;
+	*n = (size_t)count;
+	return 1;
+}
+
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
+{
+	const size_t bytes = lbt_comm_layer_bytes(v, cut);
+	const int64_t lo = v->origin[cut->axis], n = v->ext[cut->axis];
+	char *recv = cut->halo, *send = cut->halo + 4 * bytes; /* 4 layers in, 4 out */
+	MPI_Request req[20];
+	int nreq = 0, partner[4], npartners = 0;
+	int64_t need[4], k[4];
+	for (int h = 0; h < 4; h++) {
+		need[h] = lbt_comm_halo_layer(cut, rank, h, &k[h]);
+		if (need[h] < 0)
+			continue;
+		int o = lbt_comm_owner(cut->gext, size, need[h]);
+		if (o == rank) { /* a small torus: the layer is my own */
+			lbt_comm_layer_get(v, cut, need[h] - lo, recv + h * bytes);
+			continue;
+		}
+		MPI_Irecv(recv + h * bytes, (int)bytes, MPI_BYTE, o, h, MPI_COMM_WORLD, &req[nreq++]);
+		int seen = 0;
+		for (int p = 0; p < npartners; p++)
+			seen |= partner[p] == o;
+		if (!seen)
+			partner[npartners++] = o;
+	}
+	/* what the partners need of my slab lies within 2 layers of its ends: at
+	 * most 4 layers, each packed once and sent to whoever needs it */
+	int64_t packed[4];
+	int npacked = 0;
+	for (int p = 0; p < npartners; p++)
+		for (int h = 0; h < 4; h++) {
+			int64_t kp, g = lbt_comm_halo_layer(cut, partner[p], h, &kp);
+			if (g < lo || g >= lo + n)
+				continue;
+			int b = 0;
+			while (b < npacked && packed[b] != g - lo)
+				b++;
+			if (b == 4) { /* cannot happen: slabs are contiguous */
+				fprintf(stderr, "lbtorus: rank %d: a fifth layer of its slab wanted by its neighbours\n", rank);
+				lbt_comm_abort(1);
+			}
+			if (b == npacked) {
+				packed[npacked++] = g - lo;
+				lbt_comm_layer_get(v, cut, g - lo, send + (size_t)b * bytes);
+			}
+			MPI_Isend(send + (size_t)b * bytes, (int)bytes, MPI_BYTE, partner[p], h, MPI_COMM_WORLD, &req[nreq++]);
+		}
+	if (nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
+		MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+	for (int h = 0; h < 4; h++)
+		if (need[h] >= 0)
+			lbt_comm_layer_put(v, cut, k[h], recv + h * bytes);
+}

@@ -1,0 +1,62 @@
+/* comm_serial.c — the communication layer of a build without MPI: one
+ * process, rank 0 of 1; reductions over one rank are the values themselves
+ * and a cut (made on one rank only when asked for, to test the distributed
+ * paths: lbt_setup.cut) fills its halo from its own slab. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+
+int lbt_comm_mpi(void) { return 0; }
+int lbt_comm_init(int *argc, char ***argv, lbt_err *e)
+{
+	(void)argc, (void)argv, (void)e;
+	return LBT_OK;
+}
+void lbt_comm_finalize(void) {}
+int lbt_comm_rank(void) { return 0; }
+int lbt_comm_size(void) { return 1; }
+void lbt_comm_bcast(void *buf, int n) { (void)buf, (void)n; }
+int lbt_comm_min_int(int v) { return v; }
+void lbt_comm_sum_i64(int64_t *v, int n) { (void)v, (void)n; }
+void lbt_comm_max_f64(double *v, int n) { (void)v, (void)n; }
+void lbt_comm_allgather(const void *mine, size_t n, void *all) { memmove(all, mine, n); }
+
+int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t *counts)
+{
+	*all = malloc((size_t)(n ? n : 1) * sizeof **all);
+	if (!*all)
+		return LBT_ENOMEM;
+	memcpy(*all, mine, (size_t)n * sizeof **all);
+	counts[0] = n;
+	return LBT_OK;
+}
+
+int lbt_comm_gather(const void *mine, size_t n, void *all)
+{
+	memmove(all, mine, n);
+	return LBT_OK;
+}
+
+int lbt_comm_send(int to, int tag, const void *buf, size_t n)
+{
+	(void)to, (void)tag, (void)buf, (void)n;
+	return LBT_EINVAL;
+}
+
+int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
+{
+	(void)wait, (void)from, (void)tag, (void)buf, (void)n;
+	return 0;
+}
+
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
+{
+	for (int h = 0; h < 4; h++) {
+		int64_t k, g = lbt_comm_halo_layer(cut, 0, h, &k);
+		if (g < 0)
+			continue;
+		lbt_comm_layer_get(v, cut, g - v->origin[cut->axis], cut->halo);
+		lbt_comm_layer_put(v, cut, k, cut->halo);
+	}
+}

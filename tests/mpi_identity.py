@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""mpi_identity.py — `mpirun -np N lbtorus run ...` equals one process, bit for bit.
+
+For N = 1..4 ranks (oversubscribed: this runs on 2 cores) and every local
+method, on awkward shapes (extents not divisible by N, D = 1..4, torus,
+mesh and mixed boundaries), the --dump file, the --trace file and the JSON
+record (timing aside) are compared with a run of the same
+build started alone. Besides: an extent below N is refused with one line
+(exit 2), --verify on a cut torus too, a cycle is found on every rank at
+the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
+sweep` spreads the runs over the ranks (the large ones cut between all
+ranks) into one results file: the same records as one process (timing and
+thread counts aside), resumable.
+
+usage: mpi_identity.py LBTORUS MPIRUN
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+LBT, MPIRUN = sys.argv[1], sys.argv[2]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
+           OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
+IGNORED = ('seconds', 'site_updates_per_second')
+
+# shape, boundary, method, init, until, ranks
+CASES = [
+    ('7x5', 'torus', 'lm-c5', 'worst:3', 'balanced', 2),
+    ('7x5', 'torus', 'lm-c5', 'uniform:0:9', 'steps:15', 1),
+    ('7x5', 'torus', 'lm-c0', 'uniform:0:9', 'steps:15', 3),
+    ('10', 'mesh', 'lm-c1', 'uniform:0:9', 'steps:20', 4),
+    ('3x4x5', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:10', 3),
+    ('2x3x2x3', 'torus', 'lm-c3', 'uniform:0:9', 'steps:10', 2),
+    ('5x1x6', 'torus,mesh,torus', 'lm-c4', 'uniform:0:9', 'steps:10', 4),
+    ('9x4', 'torus', 'nna', 'worst:2', 'balanced', 4),
+    ('5x3x2', 'mesh', 'nna', 'uniform:0:9', 'steps:10', 2),
+    ('6x5', 'mesh', 'nna-def', 'uniform:0:20', 'steps:10', 3),
+    ('11', 'torus', 'fos', 'uniform:0:9', 'steps:20', 4),
+    ('5x4x3', 'mesh', 'fos', 'half:5', 'steps:10', 3),
+    ('7x5', 'mesh', 'fos-int', 'uniform:0:30', 'steps:10', 2),
+    ('2x3x2x3', 'torus', 'de', 'uniform:0:9', 'steps:10', 2),
+    ('9x4', 'mesh', 'de', 'uniform:0:9', 'steps:10', 4),
+    ('7x3', 'torus', 'de-int', 'uniform:0:30', 'steps:10', 3),
+    ('6x6', 'mesh', 'ca', 'uniform:0:9', 'steps:10', 4),
+    ('1x13', 'torus', 'ca', 'worst:2', 'steps:15', 2),
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4),    # the fused vector kernel, rows of whole vectors
+    ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3),
+]
+
+
+def run(tmp, tag, ranks, args):
+    out = {k: os.path.join(tmp, f'{tag}.{k}') for k in ('json', 'csv', 'npy')}
+    cmd = [LBT, 'run'] + args + ['--threads', '1', '--quiet', '--json', out['json'], '--trace', out['csv'],
+                                 '--dump', out['npy']]
+    if ranks:
+        cmd = [MPIRUN, '--oversubscribe', '-np', str(ranks)] + cmd
+    p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=120)
+    return p, out
+
+
+def compare(tmp, i, case):
+    shape, bnd, method, init, until, ranks = case
+    args = ['--shape', shape, '--boundary', bnd, '--method', method, '--init', init, '--until', until,
+            '--max-steps', '200']
+    one, a = run(tmp, f'{i}s', 0, args)
+    many, b = run(tmp, f'{i}m', ranks, args)
+    what = f'{method} {shape} {bnd} {init} {until} on {ranks} ranks'
+    if one.returncode != many.returncode:
+        return f'{what}: exit {one.returncode} alone, {many.returncode} under MPI: {many.stderr.strip()}'
+    for k in ('csv', 'npy'):
+        if open(a[k], 'rb').read() != open(b[k], 'rb').read():
+            return f'{what}: the {k} files differ ({a[k]}, {b[k]})'
+    ja, jb = (json.load(open(x['json'])) for x in (a, b))
+    for k in IGNORED:
+        ja.pop(k, None)
+        jb.pop(k, None)
+    if ja != jb:
+        diff = {k: (ja.get(k), jb.get(k)) for k in set(ja) | set(jb) if ja.get(k) != jb.get(k)}
+        return f'{what}: the JSON records differ: {diff}'
+    return None
+
+
+def expect_refusal(tmp, ranks, args, words):
+    p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'run'] + args + ['--quiet', '--json',
+                       os.path.join(tmp, 'refused.json')], env=ENV, capture_output=True, text=True, timeout=120)
+    lines = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
+    if p.returncode != 2 or len(lines) != 1 or words not in lines[0]:
+        return f'{args} on {ranks} ranks: want exit 2 and one line with "{words}", got {p.returncode}: {p.stderr!r}'
+    return None
+
+
+SWEEP = ['--method', 'lm-c5,nna,fos,de-int', '--shape', '8x8,ring:5..9', '--init', 'worst:3', '--quiet']
+
+
+def records(path):
+    """Run key -> record without timing and threads; fails on a repeated key."""
+    out = {}
+    for line in open(path):
+        r = json.loads(line)
+        for k in ('seconds', 'site_updates_per_second', 'threads'):
+            r.pop(k)
+        assert r['run_key'] not in out, f'{path}: {r["run_key"]} twice'
+        out[r['run_key']] = r
+    return out
+
+
+def sweep(tmp):
+    one, many = os.path.join(tmp, 'one.jsonl'), os.path.join(tmp, 'many.jsonl')
+    p = subprocess.run([LBT, 'sweep', '--results', one, '--seed', '1,2', '--jobs', '1'] + SWEEP, env=ENV,
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode:
+        return f'serial sweep: exit {p.returncode}: {p.stderr}'
+    # half on 3 ranks, then the rest resumed on 2 ranks: only the missing runs; the 8x8 runs
+    # (--solo-pes 64) go over all ranks, cut, the rings one per rank
+    for ranks, seeds in ((3, '1'), (2, '1,2')):
+        p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'sweep', '--results', many,
+                            '--seed', seeds, '--solo-pes', '64'] + SWEEP, env=ENV, capture_output=True, text=True,
+                           timeout=120)
+        if p.returncode:
+            return f'sweep on {ranks} ranks: exit {p.returncode}: {p.stderr}'
+    a, b = records(one), records(many)
+    if a != b:
+        return f'the sweeps differ: {len(a)} runs alone, {len(b)} under MPI, ' \
+               f'{sum(a[k] != b.get(k) for k in a)} records differ'
+    return None
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, case in enumerate(CASES):
+            failures.append(compare(tmp, i, case))
+        # a file: init cut into slabs
+        _, a = run(tmp, 'src', 0, ['--shape', '9x5', '--init', 'uniform:0:7', '--until', 'steps:3', '--max-steps', '3'])
+        failures.append(compare(tmp, 'file', ('9x5', 'torus', 'nna', 'file:' + a['npy'], 'steps:8', 3)))
+        # a cycle (lm-c0 never balances the worst case) is found on every rank at the same step: exit 3
+        failures.append(compare(tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)))
+        failures.append(expect_refusal(tmp, 4, ['--shape', '3x4'], 'cannot be cut into 4 slabs'))
+        failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
+        failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', 'fos-speed'], 'runs on one process only'))
+        failures.append(sweep(tmp))
+    failures = [f for f in failures if f]
+    for f in failures:
+        print('FAIL', f)
+    print(f'{len(CASES) + 6 - len(failures)} of {len(CASES) + 6} checks passed')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
