@@ -23,6 +23,9 @@ size_t lbt_type_size(lbt_type t) { return t == LBT_F64 ? sizeof(double) : sizeof
 int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
 {
 	memset(g, 0, sizeof *g);
+	int status = lbt_shape_check(s, "grid shape", e);
+	if (status)
+		return status;
 	g->shape = *s;
 	int D = s->dims;
 	g->span[D - 1] = round_up(LBT_ROW_LEAD + s->ext[D - 1] + LBT_HALO, LBT_ALIGN / 4);

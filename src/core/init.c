@@ -3,7 +3,8 @@
  *   worst:C        the paper's worst case (seed 000, §5): point:C*P
  *   uniform:LO:HI  i.i.d. integers in [LO, HI] from the counter-based rng
  *   const:V        every PE holds V
- *   file:PATH.npy  an int32 or int64 array of exactly the torus's shape
+ *   file:PATH.npy  an int32 or int64 array of exactly the torus's shape; a
+ *                  float32 or float64 one fills the real-valued field instead
  *   half:H         a step of height H: PEs in the lower half of the first axis
  *                  with links (coordinate < floor(n/2)) hold H + 1, the rest 1;
  *                  every PE is loaded, as Theorem 3 assumes, and Ldiff = H.
@@ -11,6 +12,7 @@
  * Loads are non-negative int32 per PE and the total fits in int64: anything
  * else is refused here, before a run starts. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +120,28 @@ int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e)
 	return lbt_errf(e, LBT_EINTERNAL, "unknown init kind");
 }
 
+/* A float32/float64 file: the real-valued field, added here, holds the
+ * loads (non-negative, finite, a finite total); the integer loads stay 0. */
+static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
+{
+	const int64_t P = lbt_shape_pes(&g->shape);
+	double *dense = malloc((size_t)P * sizeof *dense);
+	if (!dense)
+		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
+	int st = lbt_npy_read_real(in->path, &g->shape, dense, e);
+	double total = 0;
+	for (int64_t i = 0; st == LBT_OK && i < P; i++) {
+		if (dense[i] < 0)
+			st = lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, dense[i], (long long)i);
+		else if (!isfinite(total += dense[i]))
+			st = lbt_errf(e, LBT_ERANGE, "%s: the total load is not finite", in->path);
+	}
+	if (st == LBT_OK && !(st = lbt_grid_add_real(g, e)))
+		lbt_field_import(g, lbt_grid_field(g, "real"), dense);
+	free(dense);
+	return st;
+}
+
 int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 {
 	const int64_t P = lbt_shape_pes(&g->shape);
@@ -156,10 +180,16 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 		return LBT_OK;
 	}
 	case LBT_INIT_FILE: {
+		lbt_npy_info info;
+		int st = lbt_npy_info_read(in->path, &info, e);
+		if (st)
+			return st;
+		if (info.real)
+			return apply_real_file(in, g, e);
 		int32_t *dense = malloc((size_t)P * sizeof *dense);
 		if (!dense)
 			return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-		int st = lbt_npy_read(in->path, &g->shape, dense, e);
+		st = lbt_npy_read(in->path, &g->shape, dense, e);
 		int64_t total = 0;
 		for (int64_t i = 0; st == LBT_OK && i < P; i++)
 			if (dense[i] < 0)

@@ -39,6 +39,28 @@ static int method_params(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	return LBT_OK;
 }
 
+/* An init file's header: its shape is the torus's when --shape is not
+ * given (want NULL), and real values start only a real-valued method. */
+static int file_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *want, lbt_shape *shape, lbt_err *e)
+{
+	lbt_npy_info info;
+	int status = lbt_npy_info_read(init->path, &info, e);
+	if (status)
+		return status;
+	if (!want)
+		*shape = info.shape;
+	if (info.real && m->load != LBT_LOAD_REAL) {
+		char names[256] = "";
+		size_t n = 0;
+		for (const lbt_method *const *r = lbt_methods(); *r; r++)
+			if ((*r)->load == LBT_LOAD_REAL && n < sizeof names)
+				n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", (*r)->name);
+		return lbt_errf(e, LBT_EINVAL, "%s holds real values (dtype float%d): only the real-valued methods (%s) "
+		                "start from them; %s takes int32 or int64 loads", init->path, info.elem * 8, names, m->name);
+	}
+	return LBT_OK;
+}
+
 int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 {
 	memset(st, 0, sizeof *st);
@@ -53,11 +75,11 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	lbt_shape shape;
 	if (cfg->shape)
 		status = lbt_shape_parse(&shape, cfg->shape, e);
-	else if (init.kind == LBT_INIT_FILE)
-		status = lbt_npy_shape(init.path, &shape, e);
-	else
+	else if (init.kind != LBT_INIT_FILE)
 		status = lbt_errf(e, LBT_EINVAL, "no shape: give --shape (e.g. --shape 128x128)");
 	if (status)
+		return status;
+	if (init.kind == LBT_INIT_FILE && (status = file_fits(st->method, &init, cfg->shape ? &shape : NULL, &shape, e)))
 		return status;
 	if (cfg->boundary && (status = lbt_boundary_parse(&shape, cfg->boundary, e)))
 		return status;
