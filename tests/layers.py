@@ -30,7 +30,7 @@ RANK = {name: len(LAYERS) - i for i, name in enumerate(LAYERS)}  # kernels 1 ...
 # The layer of each public header: a new header must be placed here.
 PUBLIC = {
     'status': 'kernels', 'rng': 'kernels', 'kernels': 'kernels',
-    'shape': 'core', 'grid': 'core', 'init': 'core', 'io': 'core', 'npy': 'core',
+    'shape': 'core', 'grid': 'core', 'init': 'core', 'io': 'core', 'npy': 'core', 'number': 'core',
     'plot': 'out', 'heatmap': 'out', 'jsonl': 'out',
     'method': 'method',
     'run': 'exec',

@@ -8,7 +8,8 @@
 #include "lbtorus/status.h"    /* version, status codes, lbt_err */
 #include "lbtorus/rng.h"       /* kernels: the counter-based generator */
 #include "lbtorus/kernels.h"   /*   views, counters, the dispatch table */
-#include "lbtorus/shape.h"     /* core: geometry */
+#include "lbtorus/number.h"    /* core: numbers from text */
+#include "lbtorus/shape.h"     /*   geometry */
 #include "lbtorus/grid.h"      /*   the SoA grid */
 #include "lbtorus/init.h"      /*   initial loads */
 #include "lbtorus/io.h"        /* out: atomic output files */

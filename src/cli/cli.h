@@ -24,8 +24,15 @@ int cli_bench_peers(int quick, int ncores, FILE *js);
 
 /* Print "lbtorus: MESSAGE" on stderr; return EXIT_USAGE (or 1 for a bug). */
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Parse a whole non-negative integer option value. */
-int cli_int(const char *opt, const char *text, int64_t *v);
+/* Parse an option's value with the library's one number parser
+ * (lbt_parse_*): exact range, no clamping. On failure print one line
+ * naming the option and the range, and return EXIT_USAGE; else 0. */
+int cli_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *v);
+int cli_u64(const char *opt, const char *text, uint64_t *v); /* 0..2^64-1: seeds */
+int cli_real(const char *opt, const char *text, double lo, double hi, int lo_open, double *v);
+/* A value that names something (a file, an ISA, a list) must not be empty. */
+int cli_nonempty(const char *opt, const char *text);
+#define CLI_THREADS_MAX 4096
 /* A method parameter's option name without the dashes: ca_k -> "ca-k". */
 const char *cli_param_option(const lbt_param *p);
 /* The data directory: lbt_data_dir(), except that an lbtorus started from

@@ -125,7 +125,7 @@ int cmd_demo(int argc, char **argv)
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (o == 'i') isa = optarg;
-		else if (o == 't') { if (cli_int("--threads", optarg, &v) || v < 1) return EXIT_USAGE; threads = (int)v; }
+		else if (o == 't') { if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE; threads = (int)v; }
 		else if (o == 'q') quiet = 1;
 		else if (o == 'd') data_dir = optarg;
 		else if (o == 'h') {

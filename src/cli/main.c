@@ -42,14 +42,27 @@ int cli_fail(int status, const char *fmt, ...)
 	return status == LBT_EINTERNAL ? 1 : EXIT_USAGE;
 }
 
-int cli_int(const char *opt, const char *text, int64_t *v)
+int cli_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *v)
 {
-	char *end;
-	long long x = strtoll(text, &end, 10);
-	if (end == text || *end || x < 0)
-		return cli_fail(LBT_EINVAL, "%s wants a non-negative integer, got '%s'", opt, text);
-	*v = x;
-	return 0;
+	lbt_err e;
+	return lbt_parse_i64(text, lo, hi, opt, v, &e) ? cli_fail(LBT_EINVAL, "%s", e.msg) : 0;
+}
+
+int cli_u64(const char *opt, const char *text, uint64_t *v)
+{
+	lbt_err e;
+	return lbt_parse_u64(text, 0, UINT64_MAX, opt, v, &e) ? cli_fail(LBT_EINVAL, "%s", e.msg) : 0;
+}
+
+int cli_real(const char *opt, const char *text, double lo, double hi, int lo_open, double *v)
+{
+	lbt_err e;
+	return lbt_parse_f64(text, lo, hi, lo_open, opt, v, &e) ? cli_fail(LBT_EINVAL, "%s", e.msg) : 0;
+}
+
+int cli_nonempty(const char *opt, const char *text)
+{
+	return *text ? 0 : cli_fail(LBT_EINVAL, "%s wants a value, got an empty one", opt);
 }
 
 void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)

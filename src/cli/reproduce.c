@@ -67,8 +67,7 @@ int cmd_reproduce(int argc, char **argv)
 		case O_QUICK: ro.quick = 1; break;
 		case O_DATA: ro.data_dir = optarg; break;
 		case O_THREADS:
-			if (cli_int("--threads", optarg, &v)) return EXIT_USAGE;
-			if (v < 1 || v > 4096) return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", optarg);
+			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
 			ro.threads = (int)v;
 			break;
 		case O_ISA: ro.isa = optarg; break;

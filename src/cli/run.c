@@ -229,15 +229,14 @@ int cmd_run(int argc, char **argv)
 		case O_METHOD: set.method = optarg; break;
 		case O_INIT: set.init = optarg; break;
 		case O_UNTIL: until = optarg; break;
-		case O_MAX: if (cli_int("--max-steps", optarg, &max_steps)) return EXIT_USAGE; break;
-		case O_SEED: if (cli_int("--seed", optarg, &v)) return EXIT_USAGE; set.seed = (uint64_t)v; break;
+		case O_MAX: if (cli_int("--max-steps", optarg, 0, INT64_MAX, &max_steps)) return EXIT_USAGE; break;
+		case O_SEED: if (cli_u64("--seed", optarg, &set.seed)) return EXIT_USAGE; break;
 		case O_JSON: json = optarg; break;
 		case O_TRACE: trace = optarg; break;
 		case O_DUMP: dump = optarg; break;
 		case O_ISA: set.isa = optarg; break;
 		case O_THREADS:
-			if (cli_int("--threads", optarg, &v)) return EXIT_USAGE;
-			if (v < 1 || v > 4096) return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", optarg);
+			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
 			set.threads = (int)v;
 			break;
 		case O_VERIFY: verify = 1; break;
@@ -246,20 +245,16 @@ int cmd_run(int argc, char **argv)
 		case O_SNAP: snap_dir = optarg; break;
 		case O_ANIM: anim = optarg; break;
 		case O_EVERY:
-			if (cli_int("--every", optarg, &every)) return EXIT_USAGE;
-			if (every < 1) return cli_fail(LBT_EINVAL, "--every wants a step interval >= 1, got %s", optarg);
+			if (cli_int("--every", optarg, 1, INT64_MAX, &every)) return EXIT_USAGE;
 			break;
 		case O_HEATMAX:
-			if (cli_int("--heat-max", optarg, &heat_max)) return EXIT_USAGE;
-			if (heat_max < 1 || heat_max > INT32_MAX) return cli_fail(LBT_EINVAL, "--heat-max wants 1..2^31-1, got %s", optarg);
+			if (cli_int("--heat-max", optarg, 1, INT32_MAX, &heat_max)) return EXIT_USAGE;
 			break;
 		case O_ZOOM:
-			if (cli_int("--zoom", optarg, &zoom)) return EXIT_USAGE;
-			if (zoom < 1 || zoom > 64) return cli_fail(LBT_EINVAL, "--zoom wants 1..64 pixels per PE, got %s", optarg);
+			if (cli_int("--zoom", optarg, 1, 64, &zoom)) return EXIT_USAGE;
 			break;
 		case O_DELAY:
-			if (cli_int("--delay", optarg, &delay)) return EXIT_USAGE;
-			if (delay > 65535) return cli_fail(LBT_EINVAL, "--delay wants 0..65535 (1/100 s), got %s", optarg);
+			if (cli_int("--delay", optarg, 0, 65535, &delay)) return EXIT_USAGE;
 			break;
 		default:
 			if (o >= O_PARAM) {

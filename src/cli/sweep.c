@@ -67,18 +67,18 @@ int cli_sweep_option(cli_sweep *c, int opt, const char *arg)
 			return cli_fail(st, "%s", e.msg);
 		return 0;
 	case CS_MAX:
+		if (cli_int("--max-steps", arg, 0, INT64_MAX, &v))
+			return EXIT_USAGE;
 		if ((st = lbt_spec_add(&c->cmd, LBT_NAXES, arg, &e)))
 			return cli_fail(st, "%s", e.msg);
 		return 0;
 	case CS_SPEC: c->spec_path = arg; return 0;
 	case CS_JOBS: case CS_THREADS:
-		if (cli_int(opt == CS_JOBS ? "--jobs" : "--threads", arg, &v))
+		if (cli_int(opt == CS_JOBS ? "--jobs" : "--threads", arg, 1, CLI_THREADS_MAX, &v))
 			return EXIT_USAGE;
-		if (v < 1 || v > 4096)
-			return cli_fail(LBT_EINVAL, "%s wants 1..4096, got %s", opt == CS_JOBS ? "--jobs" : "--threads", arg);
 		*(opt == CS_JOBS ? &c->so.jobs : &c->so.threads) = (int)v;
 		return 0;
-	case CS_SOLO: return cli_int("--solo-pes", arg, &c->so.solo_pes) ? EXIT_USAGE : 0;
+	case CS_SOLO: return cli_int("--solo-pes", arg, 1, LBT_MAX_PES, &c->so.solo_pes) ? EXIT_USAGE : 0;
 	case CS_ISA: c->so.isa = arg; return 0;
 	case CS_VERIFY: c->so.verify = 1; return 0;
 	case CS_QUIET: c->quiet = 1; return 0;

@@ -19,19 +19,26 @@
 #include "lbtorus/rng.h"
 #include "lbtorus/init.h"
 #include "lbtorus/npy.h"
+#include "lbtorus/number.h"
 
 static int parse_int(const char *s, const char *spec, int64_t *v, const char **rest, lbt_err *e)
 {
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-	if (end == s || errno || (*end && *end != ':') || (!rest && *end))
+	size_t n = strcspn(s, ":");
+	if (s[n] && !rest)
 		return lbt_errf(e, LBT_EINVAL, "init '%s': expected an integer at '%s'", spec, s);
-	if (x < 0)
+	char num[32];
+	if (*s == '-')
 		return lbt_errf(e, LBT_EINVAL, "init '%s': loads must not be negative", spec);
-	*v = x;
+	if (n >= sizeof num)
+		return lbt_errf(e, LBT_EINVAL, "init '%s': %.*s is out of range", spec, (int)n, s);
+	memcpy(num, s, n);
+	num[n] = 0;
+	char what[80];
+	snprintf(what, sizeof what, "init '%.60s'", spec);
+	if (lbt_parse_i64(num, 0, INT64_MAX, what, v, e))
+		return LBT_EINVAL;
 	if (rest)
-		*rest = *end ? end + 1 : NULL;
+		*rest = s[n] ? s + n + 1 : NULL;
 	return LBT_OK;
 }
 

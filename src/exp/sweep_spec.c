@@ -22,6 +22,7 @@
 
 #include "lbtorus/init.h"
 #include "lbtorus/run.h"
+#include "lbtorus/number.h"
 #include "lbtorus/sweep.h"
 
 static const char *const axis_names[LBT_NAXES] = {"method", "shape", "boundary", "init", "until", "seed"};
@@ -221,12 +222,10 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 		return push(sp, a, buf, e);
 	}
 	default: {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(item, &end, 10);
-		if (end == item || *end || errno || item[0] == '-')
-			return lbt_errf(e, LBT_EINVAL, "seed '%s' is not a non-negative integer", item);
-		snprintf(buf, sizeof buf, "%llu", v);
+		uint64_t v;
+		if ((st = lbt_parse_u64(item, 0, UINT64_MAX, "seed", &v, e)))
+			return st;
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
 		return push(sp, a, buf, e);
 	}
 	}
@@ -280,12 +279,16 @@ static int add_item(lbt_spec *sp, int a, const char *item, lbt_err *e)
 int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
 {
 	if (axis == LBT_NAXES) {
-		char *end;
-		errno = 0;
-		long long v = strtoll(value, &end, 10);
-		while (*end == ' ' || *end == '\t') end++;
-		if (end == value || *end || errno || v < 0)
-			return lbt_errf(e, LBT_EINVAL, "max_steps '%s' is not a non-negative integer", value);
+		char text[32];
+		size_t n = strlen(value);
+		while (n && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+			n--;
+		snprintf(text, sizeof text, "%.*s", (int)(n < sizeof text - 1 ? n : sizeof text - 1), value);
+		int64_t v;
+		int st = n < sizeof text ? lbt_parse_i64(text, 0, INT64_MAX, "max_steps", &v, e)
+		                         : lbt_errf(e, LBT_EINVAL, "max_steps '%.40s...' is out of range: give 0..%lld", value, (long long)INT64_MAX);
+		if (st)
+			return st;
 		sp->max_steps = v;
 		sp->max_steps_set = 1;
 		return LBT_OK;
