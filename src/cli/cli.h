@@ -3,6 +3,7 @@
 #ifndef LBTORUS_CLI_H
 #define LBTORUS_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "lbtorus/lbtorus.h"
@@ -38,6 +39,11 @@ const char *cli_param_option(const lbt_param *p);
 /* The data directory: lbt_data_dir(), except that an lbtorus started from
  * its build tree (and $LBTORUS_DATA unset) reads the source tree's data/. */
 const char *cli_data_dir(void);
+
+/* SIGINT, SIGTERM and SIGHUP set the returned flag (the run engine's and the
+ * sweep's interrupt): the work stops at the end of the current step and
+ * writes what it has. A second signal ends the process at once. */
+const volatile sig_atomic_t *cli_catch_signals(void);
 
 /* A progress line on stderr, at most a few times a second, only on a terminal. */
 typedef struct {

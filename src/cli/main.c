@@ -65,6 +65,30 @@ int cli_nonempty(const char *opt, const char *text)
 	return *text ? 0 : cli_fail(LBT_EINVAL, "%s wants a value, got an empty one", opt);
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	if (interrupted) { /* the second one: the default action, now */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	interrupted = sig;
+}
+
+const volatile sig_atomic_t *cli_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART; /* a write interrupted by the signal resumes: stdio never sees EINTR */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaction(sigs[i], &sa, NULL);
+	return &interrupted;
+}
+
 void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)
 {
 	p->on = enabled && isatty(2);

@@ -317,6 +317,7 @@ int cmd_run(int argc, char **argv)
 	ro.full_stats = ctx.tracing;
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
+	ro.interrupt = cli_catch_signals();
 	cli_progress_init(&ctx.progress, !quiet, &state);
 
 	lbt_summary sum;

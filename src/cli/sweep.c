@@ -151,6 +151,7 @@ int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 	progress g = {.on = !c->quiet && isatty(2)};
 	c->so.on_progress = on_progress;
 	c->so.ctx = &g;
+	c->so.interrupt = cli_catch_signals();
 	lbt_sweep_progress p;
 	lbt_err e;
 	int st = lbt_sweep_exec(pl, results, &c->so, &p, &e);
@@ -163,6 +164,11 @@ int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 	if (st) {
 		fprintf(stderr, "lbtorus: %s\n", e.msg);
 		return 1;
+	}
+	if (*c->so.interrupt) {
+		fprintf(stderr, "lbtorus: interrupted: %lld of %lld runs are in %s; the same command finishes the rest\n",
+		        (long long)(p.done + p.skipped), (long long)p.total, results);
+		return EXIT_UNCONVERGED;
 	}
 	if (g.on) {
 		char t[32];

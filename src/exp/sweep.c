@@ -102,7 +102,7 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 
 /* Run r; on success *line holds its record, newline-terminated. */
 static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o, char **line, size_t *len,
-                   int *reached, lbt_err *e)
+                   int *reached, int *interrupted, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
 	                 .isa = o->isa, .seed = r->seed, .threads = threads};
@@ -111,13 +111,15 @@ static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o,
 	lbt_run_opts ro = lbt_run_opts_default();
 	ro.max_steps = r->max_steps;
 	ro.verify = o->verify;
+	ro.interrupt = o->interrupt;
 	lbt_state st;
 	lbt_summary sum;
 	int status = lbt_until_parse(&ro.until, r->until, e);
 	if (status || (status = lbt_state_open(&st, &set, e)))
 		return status;
 	status = lbt_run(&st, &ro, &sum, e);
-	if (!status) {
+	*interrupted = !status && sum.stop == LBT_STOP_INTERRUPTED;
+	if (!status && !*interrupted) {
 		char *rec = NULL;
 		size_t rlen = 0;
 		FILE *m = open_memstream(&rec, &rlen);
@@ -169,12 +171,12 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 {
 	char *line = NULL;
 	size_t len = 0;
-	int reached = 0;
+	int reached = 0, interrupted = 0;
 	lbt_err e;
-	int st = run_one(r, threads, x->o, &line, &len, &reached, &e);
+	int st = run_one(r, threads, x->o, &line, &len, &reached, &interrupted, &e);
 	int wrote = 0;
 #pragma omp critical(lbt_sweep_write)
-	if (!st) {
+	if (!st && !interrupted) {
 		off_t end = lseek(x->fd, 0, SEEK_END);
 		wrote = !write_all(x->fd, line, len);
 		if (!wrote && end >= 0) /* cut a torn line (disk full): later lines must not follow it */
@@ -183,7 +185,7 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 	/* Outside the lock, so concurrent runs' fsyncs overlap. A kill after the
 	 * write keeps the line (it is in the page cache); fsync guards against
 	 * the machine going down. */
-	if (!st && (!wrote || fsync(x->fd)))
+	if (!st && !interrupted && (!wrote || fsync(x->fd)))
 		st = lbt_errf(&e, LBT_EIO, "cannot append to %s: %s", x->path, strerror(errno));
 #pragma omp critical(lbt_sweep)
 	{
@@ -195,7 +197,9 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 				x->status = st;
 				x->err = e;
 			}
-		} else {
+		} else if (interrupted)
+			x->p->interrupted++;
+		else {
 			x->p->done++;
 			x->p->unconverged += !reached;
 		}
@@ -261,13 +265,13 @@ int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts
 		int64_t i;
 #pragma omp atomic capture
 		i = next++;
-		if (i >= ns)
+		if (i >= ns || (o->interrupt && *o->interrupt))
 			break;
 #pragma omp critical(lbt_sweep)
 		out->in_flight++;
 		do_run(&x, small[i], 1);
 	}
-	for (int64_t i = 0; i < nb; i++) {
+	for (int64_t i = 0; i < nb && !(o->interrupt && *o->interrupt); i++) {
 		out->in_flight++;
 		do_run(&x, solo[i], o->threads);
 	}
