@@ -22,7 +22,7 @@ typedef struct {
 
 /* "64x128" (also "64,128" or "64×128"); every extent >= 1. Boundaries default to torus. */
 int lbt_shape_parse(lbt_shape *s, const char *text, lbt_err *e);
-/* "torus", "mesh", or one word per axis: "torus,mesh". */
+/* "torus", "mesh", or one word per axis: "torus/mesh" (also "torus,mesh"). */
 int lbt_boundary_parse(lbt_shape *s, const char *text, lbt_err *e);
 /* Every shape a run may have: 1..LBT_MAXD axes, extents >= 1, at most
  * LBT_MAX_PES PEs. --shape and a .npy header are both held to it; what

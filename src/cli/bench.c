@@ -202,6 +202,8 @@ int cmd_bench(int argc, char **argv)
 	const char *init = "uniform:0:20", *json = NULL;
 	double budget = -1;
 	int quick = 0, head = 1, peers = 0, o;
+	if (cli_no_empty_values(argc, argv, opts, "bench"))
+		return EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

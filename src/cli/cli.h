@@ -31,6 +31,11 @@ int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 
 int cli_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *v);
 int cli_u64(const char *opt, const char *text, uint64_t *v); /* 0..2^64-1: seeds */
 int cli_real(const char *opt, const char *text, double lo, double hi, int lo_open, double *v);
+/* Before a command reads its options: refuse an empty value for any option
+ * that takes one ("--isa ''", "--out="): no empty value silently means the
+ * default. Prints one line and returns EXIT_USAGE, else 0. */
+struct option;
+int cli_no_empty_values(int argc, char **argv, const struct option *opts, const char *cmd);
 /* A value that names something (a file, an ISA, a list) must not be empty. */
 int cli_nonempty(const char *opt, const char *text);
 #define CLI_THREADS_MAX 4096

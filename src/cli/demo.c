@@ -121,6 +121,8 @@ int cmd_demo(int argc, char **argv)
 	const char *data_dir = env && *env ? env : LBT_SOURCE_DATADIR;
 	int threads = 0, quiet = 0, o;
 	int64_t v;
+	if (cli_no_empty_values(argc, argv, opts, "demo"))
+		return EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {

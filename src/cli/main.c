@@ -1,4 +1,6 @@
 /* main.c — `lbtorus COMMAND ...`: hands over to one command. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,20 @@ int cli_real(const char *opt, const char *text, double lo, double hi, int lo_ope
 	return lbt_parse_f64(text, lo, hi, lo_open, opt, v, &e) ? cli_fail(LBT_EINVAL, "%s", e.msg) : 0;
 }
 
+int cli_no_empty_values(int argc, char **argv, const struct option *opts, const char *cmd)
+{
+	int o, li = -1, rc = 0;
+	opterr = 0;
+	optind = 1;
+	while (!rc && (o = getopt_long(argc, argv, ":", opts, &li)) != -1) {
+		if (o != '?' && o != ':' && li >= 0 && opts[li].has_arg == required_argument && optarg && !*optarg)
+			rc = cli_fail(LBT_EINVAL, "%s: option --%s wants a value, got an empty one", cmd, opts[li].name);
+		li = -1;
+	}
+	optind = 1;
+	return rc;
+}
+
 int cli_nonempty(const char *opt, const char *text)
 {
 	return *text ? 0 : cli_fail(LBT_EINVAL, "%s wants a value, got an empty one", opt);
@@ -116,11 +132,26 @@ void cli_progress_done(cli_progress *p)
 		fputs("\r\033[K", stderr);
 }
 
-int main(int argc, char **argv)
+/* What was printed must have reached stdout (a full disk, /dev/full, a
+ * closed pipe): otherwise say so and fail. */
+static int stdout_done(int rc)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		fputs(usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+	int bad = fflush(stdout) || ferror(stdout);
+	int err = errno;
+	bad |= fclose(stdout) != 0;
+	if (!bad)
+		return rc;
+	cli_fail(LBT_EIO, "cannot write to stdout: %s", strerror(bad && err ? err : errno));
+	return rc ? rc : EXIT_USAGE;
+}
+
+static int dispatch(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_fail(LBT_EINVAL, "no command given (try lbtorus --help)");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("lbtorus %s\n", LBT_VERSION);
@@ -137,6 +168,8 @@ int main(int argc, char **argv)
 			return cmds[i].fn(argc - 1, argv + 1);
 	return cli_fail(LBT_EINVAL, "unknown command '%s' (try lbtorus --help)", argv[1]);
 }
+
+int main(int argc, char **argv) { return stdout_done(dispatch(argc, argv)); }
 
 const char *cli_param_option(const lbt_param *p)
 {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "lbtorus/reproduce.h"
@@ -59,6 +60,8 @@ int cmd_reproduce(int argc, char **argv)
 	ro.data_dir = cli_data_dir();
 	int64_t v;
 	int o;
+	if (cli_no_empty_values(argc, argv, opts, "reproduce"))
+		return EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -92,6 +95,9 @@ int cmd_reproduce(int argc, char **argv)
 			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7 or all",
 			                argv[i]);
 	}
+	struct stat sb;
+	if (!stat(ro.out_dir, &sb) && !S_ISDIR(sb.st_mode))
+		return cli_fail(LBT_EINVAL, "reproduce: --out %s exists and is not a directory", ro.out_dir);
 	int rc = 0;
 	for (int i = optind; i < argc; i++)
 		for (const char *const *n = names; *n; n++) {

@@ -220,6 +220,8 @@ int cmd_run(int argc, char **argv)
 	const char *until = "balanced", *json = NULL, *trace = NULL, *dump = NULL;
 	int64_t max_steps = 1000000, v;
 	int verify = 0, quiet = 0, o;
+	if (cli_no_empty_values(argc, argv, opts, "run"))
+		return EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

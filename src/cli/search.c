@@ -59,6 +59,8 @@ int cmd_search(int argc, char **argv)
 	const char *out = "worst.npy";
 	int64_t v, mean = -1;
 	int have_total = 0, o;
+	if (cli_no_empty_values(argc, argv, opts, "search"))
+		return EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

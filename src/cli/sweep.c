@@ -79,7 +79,15 @@ int cli_sweep_option(cli_sweep *c, int opt, const char *arg)
 		*(opt == CS_JOBS ? &c->so.jobs : &c->so.threads) = (int)v;
 		return 0;
 	case CS_SOLO: return cli_int("--solo-pes", arg, 1, LBT_MAX_PES, &c->so.solo_pes) ? EXIT_USAGE : 0;
-	case CS_ISA: c->so.isa = arg; return 0;
+	case CS_ISA: {
+		lbt_kernels k;
+		if (cli_nonempty("--isa", arg))
+			return EXIT_USAGE;
+		if ((st = lbt_kernels_select(&k, arg, &e)))
+			return cli_fail(st, "%s", e.msg);
+		c->so.isa = arg;
+		return 0;
+	}
 	case CS_VERIFY: c->so.verify = 1; return 0;
 	case CS_QUIET: c->quiet = 1; return 0;
 	case CS_DRY: c->dry_run = 1; return 0;
@@ -191,6 +199,8 @@ int cmd_sweep(int argc, char **argv)
 	cli_sweep_init(&c);
 	const char *results = NULL;
 	int o, rc = 0;
+	if (cli_no_empty_values(argc, argv, opts, "sweep"))
+		return EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
 	while (!rc && (o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

@@ -58,11 +58,11 @@ int lbt_boundary_parse(lbt_shape *s, const char *text, lbt_err *e)
 	lbt_boundary b[LBT_MAXD];
 	int n = 0;
 	for (const char *p = text;; n++) {
-		const char *c = strchr(p, ',');
-		size_t len = c ? (size_t)(c - p) : strlen(p);
+		const char *c = p + strcspn(p, ",/");
+		size_t len = (size_t)(c - p);
 		if (n == LBT_MAXD || !parse_word(p, len, &b[n]))
-			return lbt_errf(e, LBT_EINVAL, "boundary '%s': use torus, mesh, or one per axis like torus,mesh", text);
-		if (!c) { n++; break; }
+			return lbt_errf(e, LBT_EINVAL, "boundary '%s': use torus, mesh, or one per axis like torus/mesh", text);
+		if (!*c) { n++; break; }
 		p = c + 1;
 	}
 	if (n != 1 && n != s->dims)

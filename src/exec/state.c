@@ -58,10 +58,20 @@ static int file_fits(const lbt_method *m, const lbt_init *init, const lbt_shape 
 		return lbt_errf(e, LBT_EINVAL, "%s holds real values (dtype float%d): only the real-valued methods (%s) "
 		                "start from them; %s takes int32 or int64 loads", init->path, info.elem * 8, names, m->name);
 	}
+	int same = want ? info.shape.dims == want->dims : 1;
+	for (int d = 0; want && same && d < want->dims; d++)
+		same = info.shape.ext[d] == want->ext[d];
+	if (!same) {
+		char a[128], b[128];
+		lbt_shape_format(&info.shape, a, sizeof a);
+		lbt_shape_format(want, b, sizeof b);
+		return lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", init->path, a, b);
+	}
 	return LBT_OK;
 }
 
-int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
+/* Everything lbt_state_open checks before it allocates the grid. */
+static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_shape *shapep, lbt_err *e)
 {
 	memset(st, 0, sizeof *st);
 	const char *mname = cfg->method ? cfg->method : "lm-c5";
@@ -98,6 +108,26 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 		return status;
 	st->kern = &st->table;
 	st->seed = cfg->seed;
+	*initp = init;
+	*shapep = shape;
+	return LBT_OK;
+}
+
+int lbt_setup_check(const lbt_setup *cfg, lbt_err *e)
+{
+	lbt_state st;
+	lbt_init init;
+	lbt_shape shape;
+	return prepare(&st, cfg, &init, &shape, e);
+}
+
+int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
+{
+	lbt_init init;
+	lbt_shape shape;
+	int status = prepare(st, cfg, &init, &shape, e);
+	if (status)
+		return status;
 	if ((status = lbt_grid_init(&st->grid, &shape, e)))
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, e)) ||

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lbtorus/init.h"
 #include "lbtorus/run.h"
@@ -317,8 +318,13 @@ int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
 int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 {
 	FILE *f = fopen(path, "r");
+	struct stat sb;
 	if (!f)
-		return lbt_errf(e, LBT_EIO, "cannot read spec file %s", path);
+		return lbt_errf(e, LBT_EIO, "cannot read spec file %s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		return lbt_errf(e, LBT_EINVAL, "spec file %s is a directory", path);
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	int st = LBT_OK, ln = 0;
@@ -358,6 +364,8 @@ int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 			break;
 		}
 	}
+	if (!st && ferror(f))
+		st = lbt_errf(e, LBT_EIO, "cannot read spec file %s: %s", path, strerror(errno));
 	free(line);
 	fclose(f);
 	return st;
