@@ -123,6 +123,9 @@ int cmd_bound(int argc, char **argv)
 		}
 	} else
 		lbt_spec_free(&c.cmd);
+	struct stat sb;
+	if (!rc && !stat(dir, &sb) && !S_ISDIR(sb.st_mode))
+		rc = cli_fail(LBT_EINVAL, "bound: --out %s exists and is not a directory", dir);
 	if (!rc && !(created = !mkdir(dir, 0777)) && errno != EEXIST)
 		rc = cli_fail(LBT_EIO, "bound: cannot create directory %s: %s", dir, strerror(errno));
 	if (rc)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbtorus/number.h"
 #include "family.h"
 #include "out/jsonl.h"
 
@@ -85,9 +86,8 @@ int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, ch
 				return LBT_OK;
 			}
 		}
-	char *end;
-	double x = strtod(text, &end);
-	int ok = end != text && !*end && (p->lo_open ? x > p->lo : x >= p->lo) && x <= p->hi &&
+	double x = 0; /* the one number parser: no hex, inf, nan or spaces */
+	int ok = !lbt_parse_f64(text, -HUGE_VAL, HUGE_VAL, 0, "", &x, NULL) && (p->lo_open ? x > p->lo : x >= p->lo) && x <= p->hi &&
 	         (p->type == LBT_PARAM_REAL || x == floor(x));
 	if (ok) {
 		v->num = x;
