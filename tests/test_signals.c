@@ -181,3 +181,30 @@ Test(signals, an_interrupted_sweep_keeps_a_valid_results_file, .timeout = 120)
 	free(err);
 	th_rm_tree(root);
 }
+
+/* --progress [S]: whole progress lines (rate, ETA) on a stderr that is not
+ * a terminal, for batch logs; without it such a stderr stays quiet. */
+Test(progress, forced_lines_for_batch_logs, .timeout = 120)
+{
+	char *out, *err;
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--shape", "1024x1024", "--until", "steps:3000", "--threads", "1", "--progress",
+	                                  "0.1", "--json", "/dev/null"), &out, &err), 0, "%s", err);
+	cr_assert(!strncmp(err, "lbtorus: step ", 14) && strstr(err, "steps/s") && strstr(err, "ETA ") && !strchr(err, '\r'),
+	          "%s", err);
+	cr_assert_eq(err[strlen(err) - 1], '\n');
+	free(out);
+	free(err);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--shape", "1024x1024", "--until", "steps:300", "--threads", "1", "--json",
+	                                  "/dev/null"), &out, &err), 0);
+	cr_assert_str_empty(err, "no --progress, no terminal: quiet");
+	free(out);
+	free(err);
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8,16,32", "--progress=0.0001"), &out, &err),
+	             0, "%s", err);
+	cr_assert(strstr(err, "lbtorus: 3/3 runs") && strstr(err, "runs/s  ETA") && !strchr(err, '\r'), "%s", err);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}

@@ -205,7 +205,7 @@ int cmd_bench(int argc, char **argv)
 	if (cli_no_empty_values(argc, argv, opts, "bench"))
 		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SIZES: snprintf(sizes_buf, sizeof sizes_buf, "%s", optarg); break;

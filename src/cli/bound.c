@@ -72,7 +72,7 @@ int cmd_bound(int argc, char **argv)
 	if (cli_no_empty_values(argc, argv, opts, "bound"))
 		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while (!rc && (o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (o == O_OUT)
 			dir = optarg;
@@ -88,7 +88,7 @@ int cmd_bound(int argc, char **argv)
 			rc = o == ':' ? cli_fail(LBT_EINVAL, "bound: option '%s' needs a value", argv[optind - 1])
 			            : cli_fail(LBT_EINVAL, "bound: unknown option '%s' (see lbtorus bound --help)", argv[optind - 1]);
 		else
-			rc = cli_sweep_option(&c, o, optarg);
+			rc = cli_sweep_option(&c, o, optarg, argc, argv);
 	}
 	if (!rc && optind < argc)
 		rc = cli_fail(LBT_EINVAL, "bound: unexpected argument '%s' (see lbtorus bound --help)", argv[optind]);

@@ -124,7 +124,7 @@ int cmd_demo(int argc, char **argv)
 	if (cli_no_empty_values(argc, argv, opts, "demo"))
 		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (o == 'i') isa = optarg;
 		else if (o == 't') { if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE; threads = (int)v; }

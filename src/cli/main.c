@@ -64,15 +64,17 @@ int cli_real(const char *opt, const char *text, double lo, double hi, int lo_ope
 
 int cli_no_empty_values(int argc, char **argv, const struct option *opts, const char *cmd)
 {
+	char *copy[argc + 1]; /* getopt permutes what it scans: the command's own pass sees argv as given */
+	memcpy(copy, argv, (size_t)(argc + 1) * sizeof *copy);
 	int o, li = -1, rc = 0;
 	opterr = 0;
-	optind = 1;
-	while (!rc && (o = getopt_long(argc, argv, ":", opts, &li)) != -1) {
+	optind = 0; /* 0: glibc's getopt starts afresh */
+	while (!rc && (o = getopt_long(argc, copy, ":", opts, &li)) != -1) {
 		if (o != '?' && o != ':' && li >= 0 && opts[li].has_arg == required_argument && optarg && !*optarg)
 			rc = cli_fail(LBT_EINVAL, "%s: option --%s wants a value, got an empty one", cmd, opts[li].name);
 		li = -1;
 	}
-	optind = 1;
+	optind = 0;
 	return rc;
 }
 
@@ -108,13 +110,55 @@ const volatile sig_atomic_t *cli_catch_signals(void)
 void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)
 {
 	p->on = enabled && isatty(2);
+	p->every = 0;
 	p->start = p->last = lbt_seconds();
 	p->pes = lbt_shape_pes(&st->grid.shape);
 	p->active = lbt_shape_active_dims(&st->grid.shape);
 }
 
+void cli_progress_force(cli_progress *p, double every, int64_t target, int target_is_cap)
+{
+	p->on = 1;
+	p->every = every;
+	p->target = target;
+	p->target_is_cap = target_is_cap;
+}
+
+int cli_progress_option(int argc, char **argv, double *every)
+{
+	const char *v = optarg;
+	if (!v && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+		v = argv[optind++];
+	*every = 60;
+	return v ? cli_real("--progress", v, 0, 86400, 1, every) : 0;
+}
+
+static void hms(char *b, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(b, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(b, n, "%ld:%02ld", t / 60, t % 60);
+}
+
 void cli_progress_step(cli_progress *p, const lbt_step_record *r)
 {
+	if (p->on && p->every > 0) { /* a whole line every `every` seconds */
+		double t = lbt_seconds();
+		if (t - p->last < p->every)
+			return;
+		p->last = t;
+		double rate = r->step / (t - p->start);
+		char el[32], eta[32] = "?";
+		hms(el, sizeof el, t - p->start);
+		if (rate > 0 && p->target > r->step)
+			hms(eta, sizeof eta, (double)(p->target - r->step) / rate);
+		fprintf(stderr, "lbtorus: step %lld  ldiff %lld  %.3g steps/s  %.3g site updates/s  elapsed %s  ETA %s%s\n",
+		        (long long)r->step, (long long)r->max - r->min, rate, rate * (double)(p->pes * p->active), el,
+		        p->target_is_cap ? "<= " : "", eta);
+		return;
+	}
 	if (!p->on || (r->step & 63))
 		return;
 	double t = lbt_seconds();
@@ -128,7 +172,7 @@ void cli_progress_step(cli_progress *p, const lbt_step_record *r)
 
 void cli_progress_done(cli_progress *p)
 {
-	if (p->on && p->last > p->start)
+	if (p->on && !p->every && p->last > p->start)
 		fputs("\r\033[K", stderr);
 }
 

@@ -63,7 +63,7 @@ int cmd_reproduce(int argc, char **argv)
 	if (cli_no_empty_values(argc, argv, opts, "reproduce"))
 		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_OUT: ro.out_dir = optarg; break;

@@ -71,6 +71,8 @@ static void help(void)
 	       "  --zoom Z           pixels per PE side (default: longer side <= 512 pixels)\n"
 	       "  --delay CS         time per GIF frame in 1/100 s (default 8)\n"
 	       "  --quiet            no progress line on stderr\n"
+	       "  --progress [S]     a progress line (rate, ETA) every S seconds (default 60)\n"
+	       "                     even when stderr is not a terminal: for batch logs\n"
 	       "\n"
 	       "A step is D substeps, one per axis with extent >= 2 (an extent-1 axis has no\n"
 	       "links); time is counted in shifts, 1 per Liquid-model substep; for NNA,\n"
@@ -193,7 +195,7 @@ int cmd_run(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
 	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
-	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_PARAM };
+	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_PROGRESS, O_PARAM };
 	static const struct option fixed[] = {
 		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
 		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
@@ -201,7 +203,8 @@ int cmd_run(int argc, char **argv)
 		{"dump", 1, 0, O_DUMP}, {"isa", 1, 0, O_ISA}, {"threads", 1, 0, O_THREADS},
 		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
 		{"snapshots", 1, 0, O_SNAP}, {"animate", 1, 0, O_ANIM}, {"every", 1, 0, O_EVERY},
-		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY}};
+		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY},
+		{"progress", 2, 0, O_PROGRESS}};
 	/* the fixed options, then one per method parameter (--alpha, --lambda, --ca-k), from the schemas */
 	enum { NFIXED = sizeof fixed / sizeof fixed[0] };
 	const lbt_param *params[16];
@@ -220,10 +223,11 @@ int cmd_run(int argc, char **argv)
 	const char *until = "balanced", *json = NULL, *trace = NULL, *dump = NULL;
 	int64_t max_steps = 1000000, v;
 	int verify = 0, quiet = 0, o;
+	double progress = 0;
 	if (cli_no_empty_values(argc, argv, opts, "run"))
 		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SHAPE: set.shape = optarg; break;
@@ -243,6 +247,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_VERIFY: verify = 1; break;
 		case O_QUIET: quiet = 1; break;
+		case O_PROGRESS: if (cli_progress_option(argc, argv, &progress)) return EXIT_USAGE; break;
 		case O_HELP: help(); return 0;
 		case O_SNAP: snap_dir = optarg; break;
 		case O_ANIM: anim = optarg; break;
@@ -321,6 +326,9 @@ int cmd_run(int argc, char **argv)
 	ro.ctx = &ctx;
 	ro.interrupt = cli_catch_signals();
 	cli_progress_init(&ctx.progress, !quiet, &state);
+	if (progress > 0)
+		cli_progress_force(&ctx.progress, progress, ro.until.kind == LBT_UNTIL_STEPS ? ro.until.steps : max_steps,
+		                   ro.until.kind != LBT_UNTIL_STEPS);
 
 	lbt_summary sum;
 	st = lbt_run(&state, &ro, &sum, &err);

@@ -62,7 +62,7 @@ int cmd_search(int argc, char **argv)
 	if (cli_no_empty_values(argc, argv, opts, "search"))
 		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SHAPE: so.shape = optarg; break;
