@@ -2,7 +2,7 @@
  * (.NAME.tmp.HOST.PID), flushed and synced, then renamed into place, so an
  * interrupted or failed run never leaves a half-written result. Opening NAME
  * removes the temporaries of NAME left by dead processes of this host. A
- * device or FIFO is written through (never replaced); a symbolic link is
+ * device or FIFO, and any name under /dev or /proc, is written through (never replaced); a symbolic link is
  * followed (the file it names is replaced, the link stays); a directory is
  * refused. */
 #ifndef LBTORUS_IO_H

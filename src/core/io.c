@@ -5,7 +5,8 @@
  * so it can be recognised: opening NAME again removes the temporaries of
  * NAME that processes of this host left behind when they were killed
  * (kill -9, a crash) — those whose PID no longer runs. A symbolic link is
- * followed: the file it points to is replaced, the link stays. */
+ * followed: the file it points to is replaced, the link stays. Names under
+ * /dev and /proc are always written through. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -86,9 +87,12 @@ int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 	if (exists && S_ISDIR(sb.st_mode))
 		return lbt_errf(e, LBT_EINVAL, "cannot write %s: it is a directory", path);
 	int link = lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode);
-	if ((exists && !S_ISREG(sb.st_mode)) || (link && !exists)) {
-		/* a device, a FIFO, a socket, or a link to a file not there yet:
-		 * write through (nothing to rename, nothing to remove on failure) */
+	int special = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
+	if ((exists && !S_ISREG(sb.st_mode)) || (link && !exists) || special) {
+		/* a device, a FIFO, a socket, a link to a file not there yet, or a
+		 * name under /dev or /proc (/dev/stdout is the file stdout is open
+		 * on, whatever it is): write through (nothing to rename, nothing to
+		 * remove on failure) */
 		o->direct = 1;
 		o->f = fopen(path, "w");
 		return o->f ? LBT_OK : lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
