@@ -45,7 +45,7 @@ static int64_t generations(int k, double *comm)
 /* Seed 004, Figure 7: "equilibrium was reached in the fewest generations when
  * the k value was equal to one. A k value of zero required many more
  * generations ... Values greater than one also required progressively more." */
-Test(seed004, fig7_k1_needs_fewest_generations)
+Test(dickens1992, fig7_k1_needs_fewest_generations)
 {
 	int64_t g[6];
 	double comm[6];
@@ -64,7 +64,7 @@ Test(seed004, fig7_k1_needs_fewest_generations)
 /* Seed 004, Figure 8: "At a k value of zero, the most time was required,
  * almost twice as much as was required when a value of one was used. The
  * amount of communication time required decreased with increasing k." */
-Test(seed004, fig8_communication_time_falls_with_k)
+Test(dickens1992, fig8_communication_time_falls_with_k)
 {
 	double comm[6];
 	for (int k = 0; k <= 5; k++)
@@ -79,7 +79,7 @@ Test(seed004, fig8_communication_time_falls_with_k)
  * half its work to each neighbour (k = 0, y = n = 2): 4.5 to each, one
  * generation later every node holds 3 — and the communication time of the
  * generation is 4.5 (two parallel packets), not 9. */
-Test(seed004, fig2_trinary_ring_one_generation)
+Test(dickens1992, fig2_trinary_ring_one_generation)
 {
 	lbt_setup set = {.shape = "3", .method = "ca", .init = "point:9", .isa = "scalar", .threads = 1, .params = {{"ca_k", "0"}}};
 	lbt_state st;

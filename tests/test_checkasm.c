@@ -329,7 +329,7 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 	for (int i = 0; i < 3; i++)
 		cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "24x17x6", "--boundary", "mesh,torus,torus", "--init", "worst:3",
 		                              "--until", "steps:50", "--isa", runs[i][0], "--threads", runs[i][1], "--quiet",
-		                              "--dump", names[i], "--json", "/dev/null"), NULL, NULL), 0);
+		                              "--dump", names[i], "--json", "run.json"), NULL, NULL), 0);
 	size_t na, nb, nc;
 	unsigned char *a = read_file(dir, "a.npy", &na), *b = read_file(dir, "b.npy", &nb), *c = read_file(dir, "c.npy", &nc);
 	cr_assert(na == nb && !memcmp(a, b, na), "--isa scalar and --isa %s dump different grids", isa);
@@ -349,7 +349,7 @@ Test(checkasm, run_verify_across_narrow_edges)
 	for (int i = 0; i < 3; i++) {
 		char *err;
 		int rc = th_cli(dir, ARGS("run", "--shape", "48x80", "--init", inits[i], "--until", "steps:400", "--verify",
-		                          "--quiet", "--json", "/dev/null"), NULL, &err);
+		                          "--quiet", "--json", "run.json"), NULL, &err);
 		cr_assert_eq(rc, 0, "run --verify --init %s failed: %s", inits[i], err);
 		free(err);
 	}

@@ -101,7 +101,7 @@ Test(cli, npy_shape_mismatch_is_refused)
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	char *out;
-	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "4x6", "--init", "uniform:0:9", "--until", "steps:0", "--dump", "g.npy", "--json", "/dev/null"), &out, NULL), 0);
+	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "4x6", "--init", "uniform:0:9", "--until", "steps:0", "--dump", "g.npy", "--json", "g.json"), &out, NULL), 0);
 	free(out);
 	char g[128];
 	snprintf(g, sizeof g, "file:%s/g.npy", dir);
@@ -110,9 +110,7 @@ Test(cli, npy_shape_mismatch_is_refused)
 	mkdir(sub, 0700);
 	expect_usage_error(sub, ARGS("run", "--shape", "6x4", "--init", g, "--json", "o.json"), "shape 4x6");
 	rmdir(sub);
-	snprintf(g, sizeof g, "%s/g.npy", dir);
-	unlink(g);
-	rmdir(dir);
+	th_rm_tree(dir);
 }
 
 Test(cli, dump_reads_back_bit_for_bit)
@@ -241,6 +239,30 @@ Test(cli, demo_prints_the_paper_beside_ours, .timeout = 120)
 /* The manual page and the bash completion are made from --help at build
  * time: every command's help text is in the page, verbatim, and every
  * option its help names completes. */
+/* bench --peers: lbtorus, the plain C loop of bench/ and (when present)
+ * NumPy run the same LM-C5 cases; the C loop must end in the same state
+ * after the same number of steps as lbtorus (else the row says "ended
+ * elsewhere"), on all five cases. It once failed outright: its run options
+ * were not made by lbt_run_opts_default(). */
+Test(cli, bench_peers_agree_with_the_plain_c_loop, .timeout = 300)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	int rc = th_cli(dir, ARGS("bench", "--peers", "--quick"), &out, &err);
+	cr_assert_eq(rc, 0, "bench --peers --quick exited %d: %s", rc, err);
+	int rows = 0;
+	for (const char *p = out; (p = strstr(p, "\n128x128 ")); p++)
+		rows++;
+	for (const char *p = out; (p = strstr(p, "\n4096x4096 ")); p++)
+		rows++;
+	cr_assert_eq(rows, 5, "want 5 peer rows, got %d:\n%s", rows, out);
+	cr_assert(!strstr(out, "ended elsewhere"), "the C loop and lbtorus disagree:\n%s", out);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}
+
 Test(cli, man_page_and_completion_are_the_help_texts)
 {
 	const char *man = getenv("LBTORUS_MAN"), *comp = getenv("LBTORUS_COMPLETION");

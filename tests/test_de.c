@@ -19,7 +19,7 @@ static void hypercube(char *shape, int d)
 /* Theorem 4: prod_i F_i = 2^-d U, so one sweep through the d dimensions (d of
  * Cybenko's iterations, one lbtorus step) leaves every PE with exactly the
  * mean. Integer loads below 2^31 halve without rounding for d <= 20. */
-Test(seed002, theorem4_hypercube_balanced_after_d_exchanges)
+Test(cybenko1989, theorem4_hypercube_balanced_after_d_exchanges)
 {
 	for (int d = 1; d <= LBT_MAXD; d++)
 		for (int seed = 1; seed <= 3; seed++) {
@@ -46,7 +46,7 @@ Test(seed002, theorem4_hypercube_balanced_after_d_exchanges)
 /* Integer dimension exchange on a hypercube of dimension d: each pair splits
  * its sum, the odd element staying with the PE that held more; after one
  * sweep max - min <= d. */
-Test(seed002, integer_hypercube_within_d_after_one_sweep)
+Test(cybenko1989, integer_hypercube_within_d_after_one_sweep)
 {
 	for (int d = 1; d <= LBT_MAXD; d++)
 		for (int seed = 1; seed <= 20; seed++) {
@@ -73,7 +73,7 @@ Test(seed002, integer_hypercube_within_d_after_one_sweep)
 /* Generalized to tori and meshes (edge-coloured matchings, lambda): the
  * real-valued version converges to uniform; the integer one conserves load
  * exactly, never goes negative, for lambda in (0, 1]. */
-Test(seed002, generalized_exchange_converges_on_tori)
+Test(cybenko1989, generalized_exchange_converges_on_tori)
 {
 	static const char *shapes[] = {"8", "7", "6x5", "4x4x4", "3x3"};
 	for (size_t c = 0; c < 5; c++) {

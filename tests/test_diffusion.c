@@ -61,7 +61,7 @@ static void set_mode(lbt_state *st, const int *j)
 
 /* Seed 002 §2-3: on a torus with extents K_d >= 3, the mode j decays by exactly
  * lambda_j = 1 - 2 alpha sum_d (1 - cos(2 pi j_d / K_d)) per step. */
-Test(seed002, fourier_mode_decays_by_its_eigenvalue)
+Test(cybenko1989, fourier_mode_decays_by_its_eigenvalue)
 {
 	static const struct { const char *shape; int j[4]; } cases[] = {
 		{"16", {3}}, {"7", {2}}, {"9x12", {2, 5}}, {"8x8", {4, 4}}, {"5x6x7", {1, 2, 3}}, {"4x3x4x5", {1, 1, 0, 2}},
@@ -95,7 +95,7 @@ Test(seed002, fourier_mode_decays_by_its_eigenvalue)
 
 /* On a hypercube (every extent 2, one link per dimension) the eigenvalues are
  * 1 - 2 alpha |j| (|j| = number of dimensions in which the mode alternates). */
-Test(seed002, hypercube_mode_decays_by_its_eigenvalue)
+Test(cybenko1989, hypercube_mode_decays_by_its_eigenvalue)
 {
 	lbt_state st;
 	open_fos(&st, "2x2x2x2", 0.2);
@@ -136,7 +136,7 @@ static double measured_factor(const char *shape, const char *alpha, int steps, d
 	return now / prev;
 }
 
-Test(seed002, measured_convergence_factor_is_gamma)
+Test(cybenko1989, measured_convergence_factor_is_gamma)
 {
 	static const struct { const char *shape, *alpha; } cases[] = {
 		{"8x8", "optimal"}, {"8x8", "boillat"}, {"16", "0.3"}, {"6x6x6", "optimal"}, {"12", "optimal"},
@@ -166,7 +166,7 @@ static int64_t steps_to_rel(const char *shape, const char *alpha)
 	return r.steps;
 }
 
-Test(seed002, optimal_alpha_beats_nearby_values)
+Test(cybenko1989, optimal_alpha_beats_nearby_values)
 {
 	static const char *shapes[] = {"8x8", "16", "6x6x6", "2x2x2x2x2"};
 	for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
@@ -196,7 +196,7 @@ Test(seed002, optimal_alpha_beats_nearby_values)
  * on an even K-ary D-cube it is 1/(2D + 1 - cos(2 pi/K)), close to NNA's
  * 1/(2D+1); on a 2-D mesh 2/(mu_min+mu_max) > 1/4 is infeasible and the cap
  * 1/max_degree applies. */
-Test(seed002, optimal_alpha_closed_forms)
+Test(cybenko1989, optimal_alpha_closed_forms)
 {
 	lbt_shape s;
 	lbt_err e;

@@ -13,7 +13,7 @@ static void step(lbt_state *st)
 	st->method->step(st, &c);
 }
 
-Test(seed000, table3_lm_c5_ring_of_8)
+Test(henrich1996, table3_lm_c5_ring_of_8)
 {
 	int64_t rows[19 * 9];
 	int n = th_table("table3_lm_c5.csv", rows, 19, 9);
@@ -32,7 +32,7 @@ Test(seed000, table3_lm_c5_ring_of_8)
 	lbt_state_close(&st);
 }
 
-Test(seed000, table3_sharing_at_7_balance_at_18)
+Test(henrich1996, table3_sharing_at_7_balance_at_18)
 {
 	lbt_state st;
 	th_open(&st, "8", NULL, "lm-c5", "point:16", NULL);
@@ -47,7 +47,7 @@ Test(seed000, table3_sharing_at_7_balance_at_18)
 }
 
 /* §5: "The time effort of LM for load sharing amounts to T = P - 1", worst case. */
-Test(seed000, ring_sharing_takes_p_minus_1, .timeout = 300)
+Test(henrich1996, ring_sharing_takes_p_minus_1, .timeout = 300)
 {
 	for (int64_t P = 2; P <= 2048; P++) {
 		for (int c = 1; c <= 5; c += 4) {

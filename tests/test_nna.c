@@ -12,7 +12,7 @@
 /* Seed 000, Table 3: ring of 8, 16 units on P(0). Each NNA step ends at the
  * table's next T (shifts: per direction the largest amount on one link,
  * summed), holding exactly the printed loads; the last row is flat. */
-Test(seed000, table3_nna_ring_of_8)
+Test(henrich1996, table3_nna_ring_of_8)
 {
 	int64_t rows[16 * 9];
 	int n = th_table("table3_nna.csv", rows, 16, 9);
@@ -39,7 +39,7 @@ Test(seed000, table3_nna_ring_of_8)
 
 /* §5: "NNA still needs 6 further steps for balancing" after LM's 18: the run
  * driver reaches flat (and balanced, D = 1) at T = 24 shifts. */
-Test(seed000, table3_nna_balances_at_24_shifts)
+Test(henrich1996, table3_nna_balances_at_24_shifts)
 {
 	lbt_state st;
 	th_open(&st, "8", NULL, "nna", "point:16", NULL);
@@ -107,7 +107,7 @@ Test(conservation, nna_exact_and_non_negative)
  * shifts; NNA is slower both to share and to balance. The times and ratios
  * are printed for the record (the paper: about 23x for sharing, 4x for
  * balancing; the full range P = 8..2048 is in the README). */
-Test(seed000, fig5_nna_slower_than_lm_on_rings)
+Test(henrich1996, fig5_nna_slower_than_lm_on_rings)
 {
 	static const int64_t Ps[] = {8, 16, 32, 64};
 	for (size_t a = 0; a < sizeof Ps / sizeof *Ps; a++) {

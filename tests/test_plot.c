@@ -142,3 +142,26 @@ Test(latex, markdown_tables_become_booktabs)
 	free(t);
 	th_rm_tree(dir);
 }
+
+/* A column of long text wraps in a p{} column, its width its share of the
+ * table's text: here the widest cells are 4 (P), 95 (claim) and 5 (ratio,
+ * its header) bytes, 104 in all (over 100: a table worth wrapping), so claim
+ * gets 0.7 * 95/104 = 0.64 of the line and the short columns keep their
+ * alignment. */
+Test(latex, long_text_wraps_in_a_paragraph_column)
+{
+	char dir[256], md[300], tex[300];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(md, sizeof md, "%s/t.md", dir);
+	snprintf(tex, sizeof tex, "%s/t.tex", dir);
+	FILE *f = fopen(md, "w");
+	fputs("| P | claim | ratio |\n|---:|---|---:|\n"
+	      "| 2048 | NNA needs about four times longer than LM within our range of processor numbers, says section 5 | 0.9 |\n| 8 | short | 1 |\n", f);
+	fclose(f);
+	lbt_err e;
+	cr_assert_eq(lbt_md_tables_to_latex(md, tex, &e), LBT_OK, "%s", e.msg);
+	char *t = th_read(tex, NULL);
+	cr_assert(strstr(t, "\\begin{tabular}{rp{0.64\\linewidth}r}\n"), "%s", t);
+	free(t);
+	th_rm_tree(dir);
+}

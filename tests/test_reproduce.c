@@ -28,7 +28,7 @@ static lbt_repro_opts quiet_opts(const char *out, const char *data)
 
 /* Table 3: every LM-C5 row T = 0..18 (and every NNA row, when NNA is built
  * in) equals the paper's, and so do "shared after 7" and "balanced after 18". */
-Test(seed000, table3_reproduced_exactly)
+Test(henrich1996, table3_reproduced_exactly)
 {
 	char dir[256];
 	th_tmpdir(dir, sizeof dir);
@@ -56,7 +56,7 @@ Test(seed000, table3_reproduced_exactly)
 }
 
 /* The comparison can fail: one load changed in a copy of the golden table. */
-Test(seed000, table3_catches_a_wrong_value)
+Test(henrich1996, table3_catches_a_wrong_value)
 {
 	char dir[256], data[300], cmd[1200];
 	th_tmpdir(dir, sizeof dir);

@@ -19,7 +19,7 @@ enum {
 /* One curve: n points (x[i], y[i]). A non-finite y (NAN) is a gap: the point
  * is written as NaN and gnuplot leaves it out. lo, hi (both or neither):
  * an error bar from lo[i] to hi[i] at each point (e.g. min and max over
- * seeds). dash: gnuplot dash type (0 or 1 solid, 2.. dashed); colour and
+ * seeds; markers and bars only with LBT_DRAW_MARKS). dash: gnuplot dash type (0 or 1 solid, 2.. dashed); colour and
  * point: 1-based index into the palette and gnuplot's point types (0: the
  * series' own), so that curves that coincide can be told apart, or a
  * paper's values drawn in the colour of ours. */
@@ -36,7 +36,8 @@ typedef struct {
  * logarithmic axis (points <= 0 on it are left out); intx, inty: the axis
  * counts whole things (PEs, steps), so its ticks are integers; note: a line
  * of text in the plot (e.g. "C3 = C4 = C5: one curve"), NULL for none; key:
- * where the legend goes inside the plot (gnuplot's words, default "top left"). */
+ * where the legend goes inside the plot (gnuplot's words, default "top left";
+ * "outside right top" puts it beside the plot). */
 typedef struct {
 	const char *title, *xlabel, *ylabel;
 	int logx, logy;

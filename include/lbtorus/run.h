@@ -33,19 +33,22 @@ typedef struct {
 int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100", "rel:1e-6", "shared+balanced" */
 const char *lbt_until_name(lbt_until_kind k);
 
+/* Quantities of load (extremes, totals, amounts moved, generated and
+ * completed) are doubles in the load field's units: for an integer method
+ * they hold integers, exactly below 2^53 (the engine checks conservation of
+ * integer loads on exact int64 sums). `real` says which: it decides how they
+ * are printed (lbt_fprint_load). */
+
 /* The state after one step (step 0: the initial state). */
 typedef struct {
-	int64_t step, shifts;
-	int32_t max, min;
-	int64_t total;
-	int64_t idle;          /* PEs with no load (only if opts.full_stats) */
-	double stddev;         /* (only if opts.full_stats) */
-	int64_t moved;         /* in this step */
-	int64_t moved_total;
-	/* Real-valued methods (real = 1) keep their loads and counters here; for
-	 * integer methods these hold the integer values as doubles. */
-	int real;
-	double rmax, rmin, rtotal, rshifts, rmoved, rmoved_total;
+	int64_t step;
+	int real;              /* the method's loads are real-valued */
+	double max, min, total;
+	double shifts;         /* time in the paper's unit, over the run so far */
+	double moved;          /* load that crossed a link in this step */
+	double moved_total;
+	int64_t idle;          /* PEs with no load (integer methods: only if opts.full_stats) */
+	double stddev;         /* (integer methods: only if opts.full_stats) */
 	double rel;            /* stddev / initial stddev = ||w - mean|| / ||w0 - mean|| (0 if w0 is flat);
 	                          integer methods: only if opts.full_stats */
 	double link_max;       /* the largest amount on one link in this step */
@@ -57,8 +60,7 @@ typedef struct {
  * to c; draws for PE i must come from lbt_rand(seed, step, global index of
  * i, purpose), so that they do not depend on threads, ISA or ranks. */
 typedef struct {
-	int64_t generated, completed;   /* integer loads */
-	double rgenerated, rcompleted;  /* real-valued loads */
+	double generated, completed; /* load units (integers for integer loads) */
 } lbt_work_counts;
 
 typedef struct lbt_workload {
@@ -102,22 +104,20 @@ typedef struct {
 lbt_run_opts lbt_run_opts_default(void);
 
 typedef struct {
-	int64_t steps, shifts, moved;
-	int64_t total;      /* the initial total */
-	int32_t initial_max, initial_min, final_max, final_min;
-	int64_t shared_step, balanced_step, flat_step;       /* -1: never reached */
-	int64_t shared_shifts, balanced_shifts, flat_shifts; /* -1: never reached */
+	int64_t steps;
+	int real;           /* real-valued method (how the load quantities print) */
+	double total;       /* the initial total */
+	double initial_max, initial_min, final_max, final_min;
+	double shifts, moved;
+	int64_t shared_step, balanced_step, flat_step; /* -1: never reached */
+	double shared_shifts, balanced_shifts, flat_shifts; /* -1: never reached */
 	int reached;        /* the --until criterion held when the run stopped */
 	lbt_stop stop;      /* why the run stopped */
 	int64_t period;     /* stop == LBT_STOP_CYCLE: the state at `steps` equals the one `period` steps before */
 	double seconds;     /* wall time of the stepping loop */
 	int64_t site_updates; /* PEs x substeps processed */
-	int64_t generated, completed; /* by the workload, over the run */
-	double rgenerated, rcompleted;
-	int real;           /* real-valued method: the r* fields hold its loads and counters */
-	double rtotal, rinitial_max, rinitial_min, rfinal_max, rfinal_min, rshifts, rmoved;
+	double generated, completed; /* by the workload, over the run */
 	double initial_stddev, final_stddev, final_rel; /* final_rel: -1 if not measured */
-	double shared_rshifts, balanced_rshifts, flat_rshifts; /* the *_shifts of a real-valued method */
 	int64_t rel_step;   /* first step with rel <= the --until rel:X bound, -1 if never or not asked */
 } lbt_summary;
 
@@ -130,6 +130,10 @@ typedef struct {
  * within LBT_REAL_TOTAL_TOL relative to the initial total (each step's
  * rounding of w_i - out + in perturbs the sum by a few ulps). */
 int lbt_run(lbt_state *st, const lbt_run_opts *opts, lbt_summary *out, lbt_err *e);
+
+/* A quantity of load as the JSON and the trace write it: an integer for an
+ * integer method, all 17 digits for a real-valued one. */
+void lbt_fprint_load(FILE *f, int real, double v);
 
 /* Monotonic wall-clock seconds, for rates and progress lines. */
 double lbt_seconds(void);

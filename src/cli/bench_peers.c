@@ -42,8 +42,9 @@ static int time_lbtorus(const pcase *c, int threads, ptime *t, int32_t *init, in
 		return s;
 	if (init)
 		lbt_grid_export(&st.grid, init);
-	lbt_run_opts o = {.max_steps = c->steps ? c->steps : INT64_MAX,
-	                  .until = {.kind = c->steps ? LBT_UNTIL_STEPS : LBT_UNTIL_BALANCED, .steps = c->steps}};
+	lbt_run_opts o = lbt_run_opts_default(); /* what lbtorus run does */
+	o.max_steps = c->steps ? c->steps : INT64_MAX;
+	o.until = (lbt_until){.kind = c->steps ? LBT_UNTIL_STEPS : LBT_UNTIL_BALANCED, .steps = c->steps};
 	lbt_summary sum;
 	s = lbt_run(&st, &o, &sum, e);
 	if (!s) {

@@ -166,8 +166,8 @@ void cli_progress_step(cli_progress *p, const lbt_step_record *r)
 		return;
 	p->last = t;
 	double rate = (double)r->step * (double)(p->pes * p->active) / (t - p->start);
-	fprintf(stderr, "\r  step %lld  max %d  min %d  ldiff %lld  %.3g site updates/s  %.1f s ",
-	        (long long)r->step, r->max, r->min, (long long)r->max - r->min, rate, t - p->start);
+	fprintf(stderr, "\r  step %lld  max %.10g  min %.10g  ldiff %.10g  %.3g site updates/s  %.1f s ",
+	        (long long)r->step, r->max, r->min, r->max - r->min, rate, t - p->start);
 }
 
 void cli_progress_done(cli_progress *p)

@@ -126,13 +126,10 @@ static void picture(run_ctx *c, int64_t step)
 		c->pic_status = lbt_anim_frame(c->anim, g, step, &c->pic_err);
 }
 
-/* A column holding load: an integer, or for a real-valued method all digits. */
-static void load_col(FILE *f, int real, int64_t i, double x)
+static void load_col(FILE *f, int real, double x)
 {
-	if (real)
-		fprintf(f, ",%.17g", x);
-	else
-		fprintf(f, ",%lld", (long long)i);
+	fputc(',', f);
+	lbt_fprint_load(f, real, x);
 }
 
 static void on_step(void *p, const lbt_step_record *r)
@@ -141,13 +138,13 @@ static void on_step(void *p, const lbt_step_record *r)
 	if (c->tracing) {
 		FILE *f = c->trace.f;
 		fprintf(f, "%lld", (long long)r->step);
-		load_col(f, r->real, r->shifts, r->rshifts);
-		load_col(f, r->real, r->max, r->rmax);
-		load_col(f, r->real, r->min, r->rmin);
-		load_col(f, r->real, (int64_t)r->max - r->min, r->rmax - r->rmin);
+		load_col(f, r->real, r->shifts);
+		load_col(f, r->real, r->max);
+		load_col(f, r->real, r->min);
+		load_col(f, r->real, r->max - r->min);
 		fprintf(f, ",%lld,%.6f", (long long)r->idle, r->stddev);
-		load_col(f, r->real, r->moved, r->rmoved);
-		load_col(f, r->real, r->moved_total, r->rmoved_total);
+		load_col(f, r->real, r->moved);
+		load_col(f, r->real, r->moved_total);
 		fprintf(f, ",%.9g,%.17g\n", r->rel, r->link_max);
 	}
 	cli_progress_step(&c->progress, r);
@@ -368,22 +365,22 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "lbtorus: stopped at step %lld: the state of step %lld recurs (a cycle of period %lld of %s), "
 		        "so '%s' is never reached (final ldiff %.17g)\n", (long long)sum.steps,
 		        (long long)(sum.steps - sum.period), (long long)sum.period, state_method, until,
-		        sum.rfinal_max - sum.rfinal_min);
+		        sum.final_max - sum.final_min);
 		return EXIT_UNCONVERGED;
 	}
 	if (!sum.reached && sum.stop == LBT_STOP_STALLED) {
 		fprintf(stderr, "lbtorus: stalled at step %lld, a fixed point of %s, before '%s' was reached (final ldiff %.17g)\n",
-		        (long long)sum.steps, state_method, until, sum.rfinal_max - sum.rfinal_min);
+		        (long long)sum.steps, state_method, until, sum.final_max - sum.final_min);
 		return EXIT_UNCONVERGED;
 	}
 	if (!sum.reached && sum.stop == LBT_STOP_INTERRUPTED) {
 		fprintf(stderr, "lbtorus: interrupted after step %lld, before '%s' was reached (final ldiff %.17g)\n",
-		        (long long)sum.steps, until, sum.rfinal_max - sum.rfinal_min);
+		        (long long)sum.steps, until, sum.final_max - sum.final_min);
 		return EXIT_UNCONVERGED;
 	}
 	if (!sum.reached) {
 		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %.17g)\n",
-		        (long long)max_steps, until, sum.rfinal_max - sum.rfinal_min);
+		        (long long)max_steps, until, sum.final_max - sum.final_min);
 		return EXIT_UNCONVERGED;
 	}
 	return 0;

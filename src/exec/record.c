@@ -21,14 +21,25 @@ static void jopt(FILE *f, const char *k, int64_t v) /* -1: never */
 		jint(f, k, v);
 }
 static void jnum(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.9g", k, v); }
-static void jreal(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.17g", k, v); }
-/* An integer, or for a real-valued method the real value (all digits). */
-static void jload(FILE *f, const lbt_summary *s, const char *k, int64_t i, double r)
+static void jload(FILE *f, const lbt_summary *s, const char *k, double v)
 {
-	if (s->real)
-		jreal(f, k, r);
+	fprintf(f, ",\"%s\":", k);
+	lbt_fprint_load(f, s->real, v);
+}
+static void jload_opt(FILE *f, const lbt_summary *s, const char *k, double v) /* -1: never */
+{
+	if (v < 0)
+		fprintf(f, ",\"%s\":null", k);
 	else
-		jint(f, k, i);
+		jload(f, s, k, v);
+}
+
+void lbt_fprint_load(FILE *f, int real, double v)
+{
+	if (real)
+		fprintf(f, "%.17g", v);
+	else
+		fprintf(f, "%lld", (long long)v);
 }
 
 void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_run_opts *o,
@@ -36,9 +47,7 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 {
 	const lbt_shape *sh = &st->grid.shape;
 	char buf[256];
-	int64_t P = lbt_shape_pes(sh), ldiff = (int64_t)s->initial_max - s->initial_min;
-	if (s->real)
-		ldiff = (int64_t)ceil(s->rinitial_max - s->rinitial_min);
+	int64_t P = lbt_shape_pes(sh), ldiff = (int64_t)ceil(s->initial_max - s->initial_min);
 	int64_t dkl = lbt_bound_dkl(sh, ldiff);
 	fprintf(f, "{\"lbtorus\":\"%s\"", LBT_VERSION);
 	jstr(f, "method", st->method->name);
@@ -62,14 +71,14 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jint(f, "threads", st->threads);
 	fprintf(f, ",\"real\":%s", s->real ? "true" : "false");
 	lbt_params_json(f, st);
-	jload(f, s, "total", s->total, s->rtotal);
-	jnum(f, "mean", s->real ? s->rtotal / (double)P : (double)s->total / (double)P);
-	jload(f, s, "initial_max", s->initial_max, s->rinitial_max);
-	jload(f, s, "initial_min", s->initial_min, s->rinitial_min);
-	jload(f, s, "initial_ldiff", ldiff, s->rinitial_max - s->rinitial_min);
-	jload(f, s, "final_max", s->final_max, s->rfinal_max);
-	jload(f, s, "final_min", s->final_min, s->rfinal_min);
-	jload(f, s, "final_ldiff", (int64_t)s->final_max - s->final_min, s->rfinal_max - s->rfinal_min);
+	jload(f, s, "total", s->total);
+	jnum(f, "mean", s->total / (double)P);
+	jload(f, s, "initial_max", s->initial_max);
+	jload(f, s, "initial_min", s->initial_min);
+	jload(f, s, "initial_ldiff", s->initial_max - s->initial_min);
+	jload(f, s, "final_max", s->final_max);
+	jload(f, s, "final_min", s->final_min);
+	jload(f, s, "final_ldiff", s->final_max - s->final_min);
 	jnum(f, "initial_stddev", s->initial_stddev);
 	if (s->final_rel >= 0) {
 		jnum(f, "final_stddev", s->final_stddev);
@@ -77,40 +86,33 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	} else
 		fprintf(f, ",\"final_stddev\":null,\"final_rel\":null");
 	jint(f, "steps", s->steps);
-	jload(f, s, "shifts", s->shifts, s->rshifts);
-	jload(f, s, "moved", s->moved, s->rmoved);
+	jload(f, s, "shifts", s->shifts);
+	jload(f, s, "moved", s->moved);
 	fprintf(f, ",\"reached\":%s", s->reached ? "true" : "false");
 	jstr(f, "stop_reason", lbt_stop_name(s->stop));
 	if (s->stop == LBT_STOP_CYCLE)
 		jint(f, "cycle_period", s->period);
 	if (o->workload && o->workload->phase) {
 		jstr(f, "workload", o->workload->name);
-		jload(f, s, "generated", s->generated, s->rgenerated);
-		jload(f, s, "completed", s->completed, s->rcompleted);
+		jload(f, s, "generated", s->generated);
+		jload(f, s, "completed", s->completed);
 	}
 	jopt(f, "shared_step", s->shared_step);
-	if (s->real && s->shared_step >= 0)
-		jreal(f, "shared_shifts", s->shared_rshifts);
-	else
-		jopt(f, "shared_shifts", s->shared_shifts);
+	jload_opt(f, s, "shared_shifts", s->shared_shifts);
 	jopt(f, "balanced_step", s->balanced_step);
-	if (s->real && s->balanced_step >= 0)
-		jreal(f, "balanced_shifts", s->balanced_rshifts);
-	else
-		jopt(f, "balanced_shifts", s->balanced_shifts);
+	jload_opt(f, s, "balanced_shifts", s->balanced_shifts);
 	jopt(f, "flat_step", s->flat_step);
-	if (s->real && s->flat_step >= 0)
-		jreal(f, "flat_shifts", s->flat_rshifts);
-	else
-		jopt(f, "flat_shifts", s->flat_shifts);
+	jload_opt(f, s, "flat_shifts", s->flat_shifts);
 	jopt(f, "rel_step", s->rel_step);
 	jint(f, "dkl_bound", dkl);
 	if (s->balanced_step >= 0 && dkl > 0)
 		jnum(f, "balanced_over_dkl", (double)s->balanced_step / (double)dkl);
 	else
 		fprintf(f, ",\"balanced_over_dkl\":null");
-	jint(f, "lower_bound_steps", lbt_bound_lower_steps(sh, s->initial_max, s->total));
-	jint(f, "balanced_lower_bound_steps", lbt_bound_lower_balanced(sh, s->initial_max, s->total));
+	const int32_t max0 = (int32_t)fmin(fmax(floor(s->initial_max), INT32_MIN), INT32_MAX);
+	const int64_t total = llround(s->total);
+	jint(f, "lower_bound_steps", lbt_bound_lower_steps(sh, max0, total));
+	jint(f, "balanced_lower_bound_steps", lbt_bound_lower_balanced(sh, max0, total));
 	jnum(f, "seconds", s->seconds);
 	jint(f, "site_updates", s->site_updates);
 	jnum(f, "site_updates_per_second", s->seconds > 0 ? (double)s->site_updates / s->seconds : 0.0);

@@ -25,18 +25,17 @@ static unsigned criteria(double max, double min, int D)
 	return (min > 0) | (diff <= D) << 1 | (diff <= 1) << 2;
 }
 
-/* Fill r's extremes, total and spread from the method's load field. */
-static void measure(const lbt_state *st, lbt_step_record *r, double stddev0)
+/* Fill r's extremes, total and spread from the method's load field; the
+ * exact total of an integer field goes to *exact. */
+static void measure(const lbt_state *st, lbt_step_record *r, double stddev0, int64_t *exact)
 {
 	lbt_stats s;
 	lbt_field_stats(&st->grid, lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load"),
 	                st->threads, &s);
-	r->rmax = s.max;
-	r->rmin = s.min;
-	r->rtotal = s.rtotal;
-	r->max = (int32_t)fmin(fmax(floor(s.max), INT32_MIN), INT32_MAX);
-	r->min = (int32_t)fmin(fmax(floor(s.min), INT32_MIN), INT32_MAX);
-	r->total = s.total;
+	r->max = s.max;
+	r->min = s.min;
+	r->total = s.rtotal;
+	*exact = s.total;
 	r->idle = s.idle;
 	r->stddev = s.stddev;
 	r->rel = stddev0 > 0 ? r->stddev / stddev0 : 0;
@@ -81,21 +80,18 @@ static int verify_step(lbt_state *ref, const lbt_state *st, const lbt_counts *k,
 /* First step (and shifts) at which each criterion held. */
 static void note_criteria(lbt_summary *out, const lbt_step_record *r, int D)
 {
-	unsigned c = criteria(r->rmax, r->rmin, D);
+	unsigned c = criteria(r->max, r->min, D);
 	if ((c & 1) && out->shared_step < 0) {
 		out->shared_step = r->step;
 		out->shared_shifts = r->shifts;
-		out->shared_rshifts = r->rshifts;
 	}
 	if ((c & 2) && out->balanced_step < 0) {
 		out->balanced_step = r->step;
 		out->balanced_shifts = r->shifts;
-		out->balanced_rshifts = r->rshifts;
 	}
 	if ((c & 4) && out->flat_step < 0) {
 		out->flat_step = r->step;
 		out->flat_shifts = r->shifts;
-		out->flat_rshifts = r->rshifts;
 	}
 }
 
@@ -105,7 +101,7 @@ static int until_holds(const lbt_until *u, const lbt_summary *out, const lbt_ste
 	case LBT_UNTIL_STEPS: return r->step >= u->steps;
 	case LBT_UNTIL_REL: return r->rel <= u->rel;
 	case LBT_UNTIL_SHARED_BALANCED: return out->shared_step >= 0 && out->balanced_step >= 0;
-	default: return (int)((criteria(r->rmax, r->rmin, D) >> u->kind) & 1);
+	default: return (int)((criteria(r->max, r->min, D) >> u->kind) & 1);
 	}
 }
 
@@ -169,8 +165,9 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 
 	lbt_step_record r = {0};
 	r.real = real;
-	measure(st, &r, 0);
-	int status = check_overflow(st, r.total, e);
+	int64_t total;  /* integer loads: the exact total */
+	measure(st, &r, 0, &total);
+	int status = check_overflow(st, total, e);
 	if (status)
 		return status;
 	lbt_state ref;
@@ -182,23 +179,21 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		goto done_ref;
 	lbt_cycle cyc;
 	const int watch = closed && o->detect_cycles && o->until.kind != LBT_UNTIL_STEPS;
-	if (watch && (status = lbt_cycle_open(&cyc, st, r.rmax, r.rmin, e)))
+	if (watch && (status = lbt_cycle_open(&cyc, st, r.max, r.min, e)))
 		goto done_wl;
 
 	const double stddev0 = r.stddev;
 	r.rel = stddev0 > 0 ? 1 : 0;
 	out->total = r.total;
-	out->rtotal = r.rtotal;
 	out->initial_max = r.max;
 	out->initial_min = r.min;
-	out->rinitial_max = r.rmax;
-	out->rinitial_min = r.rmin;
 	out->initial_stddev = stddev0;
-	int64_t expect = r.total;   /* what the total must be after this step */
-	double rexpect = r.rtotal;
+	int64_t expect = total; /* what the total must be after this step: integer loads exactly, */
+	double rexpect = r.total; /* real-valued ones to within rounding */
 	if (o->on_step)
 		o->on_step(o->ctx, &r);
 
+	int64_t shifts = 0, moved_total = 0; /* integer methods' counters, exact */
 	double t0 = lbt_seconds();
 	out->stop = LBT_STOP_MAX_STEPS;
 	for (;;) {
@@ -224,10 +219,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			break;
 		out->generated += w.generated;
 		out->completed += w.completed;
-		out->rgenerated += w.rgenerated;
-		out->rcompleted += w.rcompleted;
-		expect += w.generated - w.completed;
-		rexpect += w.rgenerated - w.rcompleted;
+		expect += (int64_t)w.generated - (int64_t)w.completed;
+		rexpect += w.generated - w.completed;
 
 		/* method step */
 		lbt_counts k = {0};
@@ -241,31 +234,28 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 
 		/* reductions */
 		r.step++;
-		r.shifts += k.shifts;
-		r.moved = k.moved;
-		r.moved_total += k.moved;
-		r.rshifts += real ? k.real_shifts : (double)k.shifts;
-		r.rmoved = real ? k.real_moved : (double)k.moved;
-		r.rmoved_total += r.rmoved;
+		shifts += k.shifts;
+		moved_total += k.moved;
+		r.shifts = real ? r.shifts + k.real_shifts : (double)shifts;
+		r.moved = real ? k.real_moved : (double)k.moved;
+		r.moved_total = real ? r.moved_total + k.real_moved : (double)moved_total;
 		r.link_max = k.link_max;
 		if (k.has_stats && !full) {
 			r.max = k.max;
 			r.min = k.min;
-			r.total = k.total;
-			r.rmax = r.max;
-			r.rmin = r.min;
-			r.rtotal = (double)r.total;
+			r.total = (double)k.total;
+			total = k.total;
 		} else
-			measure(st, &r, stddev0);
-		if (!real && r.total != expect) {
+			measure(st, &r, stddev0, &total);
+		if (!real && total != expect) {
 			status = lbt_errf(e, LBT_EINTERNAL, "%s lost load at step %lld: total %lld became %lld (ISA %s)",
 			                  st->method->name, (long long)r.step, (long long)expect,
-			                  (long long)r.total, st->kern->isa);
+			                  (long long)total, st->kern->isa);
 			break;
 		}
-		if (real && !(fabs(r.rtotal - rexpect) <= LBT_REAL_TOTAL_TOL * fmax(1, fabs(out->rtotal)))) {
+		if (real && !(fabs(r.total - rexpect) <= LBT_REAL_TOTAL_TOL * fmax(1, fabs(out->total)))) {
 			status = lbt_errf(e, LBT_EINTERNAL, "%s lost load at step %lld: total %.17g became %.17g (ISA %s)",
-			                  st->method->name, (long long)r.step, rexpect, r.rtotal, st->kern->isa);
+			                  st->method->name, (long long)r.step, rexpect, r.total, st->kern->isa);
 			break;
 		}
 
@@ -279,7 +269,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			out->stop = LBT_STOP_STALLED; /* the next step would see the same state and do the same: nothing */
 			break;
 		}
-		if (watch && (out->period = lbt_cycle_check(&cyc, st, r.step, r.rmax, r.rmin))) {
+		if (watch && (out->period = lbt_cycle_check(&cyc, st, r.step, r.max, r.min))) {
 			out->stop = LBT_STOP_CYCLE; /* this state was judged already, period steps ago */
 			break;
 		}
@@ -290,10 +280,6 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	out->moved = r.moved_total;
 	out->final_max = r.max;
 	out->final_min = r.min;
-	out->rfinal_max = r.rmax;
-	out->rfinal_min = r.rmin;
-	out->rshifts = r.rshifts;
-	out->rmoved = r.rmoved_total;
 	out->final_stddev = full ? r.stddev : -1;
 	out->final_rel = full ? r.rel : -1;
 	if (watch)

@@ -1,9 +1,10 @@
 /* bound_plot.c — the three pictures of Theorem 3: T/(D·K·Ldiff) against D,
  * K and Ldiff. Against D and Ldiff each curve is one kind of initial load
  * (worst, uniform, ...); against K one D. Each point is the largest ratio
- * among the runs with that x and curve: the bound holds with constant c
- * while every curve stays below c, and is tight where a curve stays level
- * instead of falling. Ldiff is binned to powers of 2 (runs on different
+ * among the runs with that x and curve, its bar reaching down to the
+ * smallest (the spread over seeds and the other axes): the bound holds with
+ * constant c while every curve stays below c, and is tight where a curve
+ * stays level instead of falling. Ldiff is binned to powers of 2 (runs on different
  * tori rarely share an exact Ldiff). Runs outside the fit have curves of
  * their own: an idle PE at the start ("not fitted") or stopped at the cap
  * ("censored", their ratio a lower bound). The envelope and the mean ratio
@@ -43,7 +44,7 @@ static int one(const char *stem, const char *what, int by, int titles, const lbt
                const lbt_bound_point *p, int64_t n, lbt_err *e)
 {
 	tuple *t = malloc((size_t)n * sizeof *t);
-	double *xy = malloc((size_t)(2 * n + 4) * sizeof *xy);
+	double *xy = malloc((size_t)(3 * n + 4) * sizeof *xy);
 	lbt_series *s = malloc((size_t)(n + 2) * sizeof *s);
 	if (!t || !xy || !s) {
 		free(t); free(xy); free(s);
@@ -58,15 +59,15 @@ static int one(const char *stem, const char *what, int by, int titles, const lbt
 		if (i == 0 || t[i].x > hi) hi = t[i].x;
 	}
 	qsort(t, (size_t)n, sizeof *t, cmp_tuple);
-	/* Collapse equal (label, x) to the largest y; cut into series. */
-	double *xs = xy, *ys = xy + n;
+	/* Collapse equal (label, x) to the largest y, keeping the smallest for the bar; cut into series. */
+	double *xs = xy, *ys = xy + n, *mins = xy + 2 * n;
 	int ns = 0, colour = 0;
 	size_t prev = 0; /* length of the previous family's name before ", ": its runs outside the fit share its colour */
 	int64_t m = 0;
 	for (int64_t i = 0; i < n; i++) {
 		if (m && !strcmp(t[i].label, s[ns - 1].label) && xs[m - 1] == t[i].x) {
-			if (t[i].y > ys[m - 1])
-				ys[m - 1] = t[i].y;
+			ys[m - 1] = fmax(ys[m - 1], t[i].y);
+			mins[m - 1] = fmin(mins[m - 1], t[i].y);
 			continue;
 		}
 		if (!ns || strcmp(t[i].label, s[ns - 1].label)) {
@@ -76,11 +77,12 @@ static int one(const char *stem, const char *what, int by, int titles, const lbt
 				colour = colour % 6 + 1; /* 7 and 8 are the level lines' */
 			prev = base;
 			s[ns] = (lbt_series){.label = t[i].label, .x = xs + m, .y = ys + m, .n = 0,
-			                     .draw = out ? LBT_DRAW_MARKS : LBT_DRAW_POINTS, .colour = colour};
+			                     .draw = out ? LBT_DRAW_MARKS : LBT_DRAW_POINTS, .colour = colour,
+			                     .lo = mins + m, .hi = ys + m};
 			ns++;
 		}
 		xs[m] = t[i].x;
-		ys[m] = t[i].y;
+		ys[m] = mins[m] = t[i].y;
 		s[ns - 1].n++;
 		m++;
 	}
@@ -96,10 +98,11 @@ static int one(const char *stem, const char *what, int by, int titles, const lbt
 	snprintf(xl, sizeof xl, "%s", by == 0 ? "dimensions D" : by == 1 ? "PEs per dimension K" : "initial load difference Ldiff [load units], rounded to a power of 2");
 	double ylo = f->c, yhi = f->max_ratio; /* a log axis only if the ratios span decades */
 	for (int64_t i = 0; i < m; i++)
-		if (ys[i] > 0 && ys[i] < ylo)
-			ylo = ys[i];
+		if (mins[i] > 0 && mins[i] < ylo)
+			ylo = mins[i];
 	lbt_axes ax = {.title = titles ? title : NULL, .xlabel = xl, .ylabel = "T / (D·K·Ldiff)   (T in steps to balanced)",
-	               .logx = by != 0, .logy = yhi > 20 * ylo, .intx = by != 2, .key = "bottom left"};
+	               .logx = by != 0, .logy = yhi > 20 * ylo, .intx = by != 2, .key = "outside right top",
+	               .note = "points: the largest ratio of the runs at that x; bars: down to the smallest"};
 	int st = lbt_plot(stem, &ax, s, ns, e);
 	free(t);
 	free(xy);

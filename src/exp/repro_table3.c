@@ -33,7 +33,7 @@ static void add_row(void *p, const lbt_step_record *r)
 	int32_t L[NPE];
 	lbt_grid_export(&c->st->grid, L);
 	int64_t *row = &c->t->rows[c->t->n++ * COLS];
-	row[0] = r->shifts;
+	row[0] = (int64_t)r->shifts; /* LM and NNA: integers, exact */
 	for (int i = 0; i < NPE; i++)
 		row[1 + i] = L[i];
 }
@@ -55,8 +55,8 @@ static int trajectory(const char *method, const lbt_repro_opts *o, traj *t, lbt_
 	ro.ctx = &c;
 	lbt_summary s;
 	if (!(status = lbt_run(&st, &ro, &s, e))) {
-		t->shared_t = s.shared_shifts;
-		t->balanced_t = s.flat_shifts;
+		t->shared_t = (int64_t)s.shared_shifts; /* integer methods: exact */
+		t->balanced_t = (int64_t)s.flat_shifts;
 		if (!s.reached)
 			status = lbt_errf(e, LBT_EINTERNAL, "%s: ring of 8 not balanced after %d steps", method, MAXROWS);
 	}

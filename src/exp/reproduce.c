@@ -53,15 +53,16 @@ static void run_one(rp_job *j, const lbt_repro_opts *o)
 	lbt_summary s;
 	if ((j->status = lbt_run(&st, &ro, &s, &e)))
 		snprintf(j->msg, sizeof j->msg, "%s", e.msg);
-	j->total = s.total;
+	/* integer methods only: the summary's load quantities hold integers exactly */
+	j->total = (int64_t)s.total;
 	j->shared_step = s.shared_step;
-	j->shared_shifts = s.shared_shifts;
+	j->shared_shifts = (int64_t)s.shared_shifts;
 	j->balanced_step = s.balanced_step;
-	j->balanced_shifts = s.balanced_shifts;
+	j->balanced_shifts = (int64_t)s.balanced_shifts;
 	j->period = s.stop == LBT_STOP_CYCLE ? s.period : s.stop == LBT_STOP_STALLED; /* a fixed point: period 1 */
 	j->capped = s.stop == LBT_STOP_MAX_STEPS;
 	j->steps = s.steps;
-	j->shifts = s.shifts;
+	j->shifts = (int64_t)s.shifts;
 	lbt_state_close(&st);
 }
 

@@ -127,7 +127,7 @@ static int64_t score(lbt_state *st, const int32_t *L, int64_t cap, int64_t *shif
 	lbt_summary sum;
 	if ((*status = lbt_run(st, &ro, &sum, e)))
 		return -1;
-	*shifts = sum.balanced_shifts;
+	*shifts = (int64_t)sum.balanced_shifts; /* an integer method: exact */
 	return sum.balanced_step;
 }
 

@@ -1,8 +1,9 @@
 /* latex.c — Markdown pipe tables as LaTeX booktabs tables.
  *
- * One pass over the Markdown: a line starting with '|' opens or continues a
- * table; the line after the first must be the separator row (|---:|...),
- * which gives the alignment; any other line closes the table. Cells are
+ * One pass over the Markdown (and a look ahead over each table to size its
+ * text columns): a line starting with '|' opens or continues a table; the
+ * line after the first must be the separator row (|---:|...), which gives
+ * the alignment; any other line closes the table. Cells are
  * split at '|' not preceded by a backslash (Markdown's escape). */
 #include <errno.h>
 #include <stdio.h>
@@ -98,6 +99,25 @@ static void tex_text(FILE *f, const char *s)
 		fputc('}', f);
 }
 
+/* The longest cell of each column of the table whose body starts at the
+ * current position of in (which is restored): widths in bytes, a measure of
+ * how much text a column holds. */
+static void column_widths(FILE *in, int ncol, size_t *width)
+{
+	long at = ftell(in);
+	char *line = NULL, *cell[MAXCOL];
+	size_t cap = 0;
+	while (getline(&line, &cap, in) > 0 && line[strspn(line, " ")] == '|') {
+		int n = cells(line, cell);
+		for (int c = 0; c < n && c < ncol; c++)
+			if (strlen(cell[c]) > width[c])
+				width[c] = strlen(cell[c]);
+	}
+	free(line);
+	if (at >= 0)
+		fseek(in, at, SEEK_SET);
+}
+
 int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e)
 {
 	FILE *in = fopen(md_path, "r");
@@ -146,10 +166,22 @@ int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e
 			fputs("\n% ", f);
 			tex_text(f, heading[0] ? heading : "table");
 			fputs("\n\\begin{tabular}{", f);
+			/* a column of long text (a claim, a quotation, a number with its context) wraps in a
+			 * paragraph column, its share of the line width as of the text */
+			size_t width[MAXCOL] = {0}, sum = 0;
+			for (int c = 0; c < nh; c++)
+				width[c] = strlen(hc[c]);
+			column_widths(in, ns, width);
+			for (int c = 0; c < ns; c++)
+				sum += width[c];
 			for (int c = 0; c < ns; c++) {
 				size_t l = strlen(cell[c]);
 				int left = cell[c][0] == ':', right = l && cell[c][l - 1] == ':';
-				fputc(left && right ? 'c' : right ? 'r' : 'l', f);
+				if (width[c] > 40 && sum > 100)
+					fprintf(f, "p{%.2f\\linewidth}", 0.7 * (double)width[c] / (double)sum > 0.15
+					                                     ? 0.7 * (double)width[c] / (double)sum : 0.15);
+				else
+					fputc(left && right ? 'c' : right ? 'r' : 'l', f);
 			}
 			fputs("}\n\\toprule\n", f);
 			for (int c = 0; c < nh; c++) {

@@ -7,7 +7,9 @@
 /* Read md_path, write tex_path (atomically): every pipe table in it, in
  * order, with \toprule, \midrule after the header row and \bottomrule;
  * columns aligned as the Markdown's separator row says (---: right, :--:
- * centre, else left). Text is escaped for LaTeX (# $ % & _ { } ~ ^ \), the
+ * centre, else left); a column with cells longer than 40 characters wraps
+ * in a p{} column whose width is its share of the table's text. Text is
+ * escaped for LaTeX (# $ % & _ { } ~ ^ \), the
  * few mathematical characters our tables use become math (− · × ≤ ≥ ≈ ²),
  * `code` becomes \texttt and **bold** \textbf. The file needs
  * \usepackage{booktabs} and a UTF-8 input encoding (the default of LaTeX

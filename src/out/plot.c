@@ -150,8 +150,8 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 		fputs("set logscale y\n", f);
 	int_ticks(f, 'x', ax->intx, ax->logx, s, ns);
 	int_ticks(f, 'y', ax->inty, ax->logy, s, ns);
-	fputs("set grid\nset key inside ", f);
-	fputs(ax->key && *ax->key ? ax->key : "top left", f);
+	const char *key = ax->key && *ax->key ? ax->key : "top left";
+	fprintf(f, "set grid\nset key %s%s", strstr(key, "outside") ? "" : "inside ", key);
 	fputs(" reverse Left samplen 2.5 spacing 1.1 width 1 opaque box lw 0.5 font ',10' noenhanced\n"
 	      "set autoscale fix\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\nset datafile missing 'NaN'\n"
 	      "set pointsize 1.1\nset border lw 1\nset tics nomirror out\n", f);
@@ -173,7 +173,9 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 		int lt = c->colour > 0 ? c->colour : 1 + block % 8, pt = c->point > 0 ? c->point : 1 + block % 13;
 		fprintf(f, "%s\\\n  '%s.dat' index %d using 1:2%s title ", block ? ", " : "", base, block, c->lo ? ":3:4" : "");
 		gp_quote(f, c->label);
-		if (c->lo)
+		if (c->lo && c->draw == LBT_DRAW_MARKS)
+			fprintf(f, " with yerrorbars lt %d pt %d ps 1.4", lt, pt);
+		else if (c->lo)
 			fprintf(f, " with yerrorlines lt %d lw 2 pt %d", lt, pt);
 		else if (c->draw == LBT_DRAW_LINE)
 			fprintf(f, " with lines lt %d lw 1.5", lt);
