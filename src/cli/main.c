@@ -154,8 +154,8 @@ void cli_progress_step(cli_progress *p, const lbt_step_record *r)
 		hms(el, sizeof el, t - p->start);
 		if (rate > 0 && p->target > r->step)
 			hms(eta, sizeof eta, (double)(p->target - r->step) / rate);
-		fprintf(stderr, "lbtorus: step %lld  ldiff %lld  %.3g steps/s  %.3g site updates/s  elapsed %s  ETA %s%s\n",
-		        (long long)r->step, (long long)r->max - r->min, rate, rate * (double)(p->pes * p->active), el,
+		fprintf(stderr, "lbtorus: step %lld  ldiff %.10g  %.3g steps/s  %.3g site updates/s  elapsed %s  ETA %s%s\n",
+		        (long long)r->step, r->max - r->min, rate, rate * (double)(p->pes * p->active), el,
 		        p->target_is_cap ? "<= " : "", eta);
 		return;
 	}
