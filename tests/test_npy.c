@@ -189,10 +189,10 @@ Test(npy, real_dump_reads_back_bit_for_bit)
 	static const char *const methods[] = {"fos", "de", "ca"};
 	for (int i = 0; i < 3; i++) {
 		cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "6x5", "--method", methods[i], "--init", "uniform:0:90",
-		                                 "--until", "steps:7", "--dump", "a.npy", "--json", "/dev/null", "--quiet"), NULL, NULL), 0);
+		                                 "--until", "steps:7", "--dump", "a.npy", "--json", "a.json", "--quiet"), NULL, NULL), 0);
 		char *err;
 		cr_assert_eq(th_cli(dir, TH_ARGS("run", "--method", methods[i], "--init", "file:a.npy", "--until", "steps:0",
-		                                 "--dump", "b.npy", "--json", "/dev/null", "--quiet"), NULL, &err), 0, "%s", err);
+		                                 "--dump", "b.npy", "--json", "b.json", "--quiet"), NULL, &err), 0, "%s", err);
 		free(err);
 		char pa[128], pb[128];
 		snprintf(pa, sizeof pa, "%s/a.npy", dir);
