@@ -235,6 +235,17 @@ Test(badinput, the_audits_cases, .timeout = 300)
 	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8", "--isa", "vax"), NULL, "vax");
 	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8", "--spec", "."), NULL, "directory");
 	run_case(dir, TH_ARGS("run", "--shape", "8", "--json", "."), NULL, "directory");
+	/* found by fuzzing: a NUL byte hid the rest of a line from the parsers */
+	char p[128];
+	snprintf(p, sizeof p, "%s/nul.spec", dir);
+	static const char nul_spec[] = "shape = 8\nmethod = lm-c5\0garbage\n";
+	put(p, nul_spec, sizeof nul_spec - 1);
+	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--spec", "nul.spec"), NULL, "nul.spec:2: a NUL byte");
+	snprintf(p, sizeof p, "%s/nul.jsonl", dir);
+	static const char nul_rec[] = "{\"run_id\":\"0123456789abcdef\",\"run_key\":\"k\"}\0x\n";
+	put(p, nul_rec, sizeof nul_rec - 1);
+	run_case(dir, TH_ARGS("sweep", "--results", "nul.jsonl", "--shape", "8"), NULL, "NUL byte");
+	run_case(dir, TH_ARGS("report", "nul.jsonl", "--out", "rep.md"), NULL, "NUL byte");
 	run_case(dir, TH_ARGS("run", "--shape", "8", "--boundary", "torus/"), NULL, "boundary");
 	cr_log_info("badinput: %d audit cases", cases);
 	th_rm_tree(dir);

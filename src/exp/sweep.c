@@ -76,7 +76,8 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 		if (strspn(line, " \t\r\n") == (size_t)len)
 			continue;
 		const char *key = NULL;
-		int unparsed = lbt_jobj_parse(&o, line, &sub);
+		int unparsed = memchr(line, 0, (size_t)len) ? lbt_errf(&sub, LBT_EINVAL, "a NUL byte in the line")
+		                                             : lbt_jobj_parse(&o, line, &sub);
 		if (unparsed || !(key = lbt_jobj_str(&o, "run_key"))) {
 			st = lbt_errf(e, LBT_EINVAL, "%s:%lld is not a sweep record (%s): use another results file",
 			              path, (long long)ln, unparsed ? sub.msg : "no run_key");

@@ -329,8 +329,13 @@ int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 	size_t cap = 0;
 	int st = LBT_OK, ln = 0;
 	lbt_err sub;
-	while (getline(&line, &cap, f) >= 0) {
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		ln++;
+		if (memchr(line, 0, (size_t)len)) { /* string functions would stop there: found by fuzzing */
+			st = lbt_errf(e, LBT_EINVAL, "%s:%d: a NUL byte in the line (not a text file?)", path, ln);
+			break;
+		}
 		char *h = line;
 		while ((h = strchr(h, '#')) && h != line && h[-1] != ' ' && h[-1] != '\t')
 			h++; /* '#' starts a comment at the line's start or after a blank */
