@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -297,4 +298,28 @@ Test(badinput, a_full_stdout_is_an_error)
 		int st = system(cmd);
 		cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d", cmd, st);
 	}
+}
+
+/* Item 3: a run that cannot fit is refused before anything is allocated,
+ * naming what it needs and what there is (it used to pass every allocation
+ * one by one and then meet the OOM killer). Under AddressSanitizer, whose
+ * shadow memory needs the whole address space, ulimit -v cannot be tried. */
+Test(badinput, a_run_that_cannot_fit_is_refused_before_it_allocates)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	/* 200000^2 PEs of fos: at least 40e9 cells x 12 bytes, more than this machine has */
+	th_usage_error(dir, TH_ARGS("run", "--shape", "200000x200000", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
+	               "needs at least");
+#ifndef __SANITIZE_ADDRESS__
+	struct rlimit old, lim;
+	cr_assert(!getrlimit(RLIMIT_AS, &old));
+	lim = old;
+	lim.rlim_cur = (rlim_t)1 << 30; /* 1 GiB, for the child: fos on 16384^2 needs 3 GiB for its loads */
+	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	th_usage_error(dir, TH_ARGS("run", "--shape", "16384x16384", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
+	               "ulimit -v");
+	cr_assert(!setrlimit(RLIMIT_AS, &old));
+#endif
+	th_rm_tree(dir);
 }

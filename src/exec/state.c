@@ -1,8 +1,10 @@
 /* state.c — from a textual set-up to a loaded grid with its kernels and an
  * open method. The method's parameters are checked against its schema here:
  * one it does not take is an error, one not given takes the default. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -70,6 +72,50 @@ static int file_fits(const lbt_method *m, const lbt_init *init, const lbt_shape 
 	return LBT_OK;
 }
 
+/* The memory this system can still give us, in bytes: MemAvailable plus free
+ * swap, and no more than the address-space limit leaves; -1 if unknown. */
+static double memory_available(void)
+{
+	double avail = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (f) {
+		char line[256];
+		double kb, mem = -1, swap = 0;
+		while (fgets(line, sizeof line, f)) {
+			if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+				mem = kb * 1024;
+			else if (sscanf(line, "SwapFree: %lf kB", &kb) == 1)
+				swap = kb * 1024;
+		}
+		fclose(f);
+		avail = mem < 0 ? -1 : mem + swap;
+	}
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY && (avail < 0 || (double)rl.rlim_cur < avail))
+		avail = (double)rl.rlim_cur; /* what the process has mapped already comes off this too: an upper bound */
+	return avail;
+}
+
+/* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
+ * for real-valued ones) and, for an init file, the dense copy read first:
+ * refuse before allocating anything when even that cannot fit. */
+static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, lbt_err *e)
+{
+	double avail = memory_available();
+	int64_t cells = lbt_grid_cells(s);
+	if (avail < 0 || cells < 0)
+		return LBT_OK;
+	double need = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4);
+	if (init->kind == LBT_INIT_FILE)
+		need += (double)lbt_shape_pes(s) * 8;
+	if (need <= avail)
+		return LBT_OK;
+	char sh[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (its loads alone); %.1f GiB are available "
+	                "(free memory and swap, or ulimit -v)", m->name, sh, need / 1073741824.0, avail / 1073741824.0);
+}
+
 /* Everything lbt_state_open checks before it allocates the grid. */
 static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_shape *shapep, lbt_err *e)
 {
@@ -93,7 +139,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 		return status;
 	if (cfg->boundary && (status = lbt_boundary_parse(&shape, cfg->boundary, e)))
 		return status;
-	if ((status = lbt_init_check(&init, &shape, e)))
+	if ((status = lbt_init_check(&init, &shape, e)) || (status = memory_fits(st->method, &init, &shape, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
