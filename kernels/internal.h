@@ -32,5 +32,6 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
 void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
 void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
 void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c);
+void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c); /* kernels/ref/speed.c */
 
 #endif

@@ -66,6 +66,12 @@ typedef struct {
 	double real_shifts; /*   and the time: per direction the largest amount on one link, summed */
 	double link_max;    /* the largest amount that crossed any single link (Dickens's communication time) */
 	int nomem;          /* the kernel could not get its memory: the step is incomplete (the engine stops with an error) */
+	/* Methods that model their network and application (LBT_M_SPEEDS, Jeannot and Vernier 2006): */
+	double app_time;    /*   seconds of this application iteration: max over PEs of compute + communication + balancing */
+	double lb_time;     /*   seconds of balancing in it: max over PEs of the PE's exchange costs */
+	int64_t links_exchanged; /* links on which load crossed (0: the step was quiet) */
+	int64_t shaken;     /*   links on which the annealing shake made the exchange */
+	int detected;       /*   the convergence detection decided that balancing is over (the engine stops) */
 } lbt_counts;
 
 /* The Liquid model's shift conditions C0..C5 (seed 000, Table 1). */
@@ -94,6 +100,42 @@ typedef void (*lbt_fos_step_fn)(const lbt_view *v, const lbt_diffusion *p, lbt_c
  * on v->real (de_step) or v->load (de_int_step). See kernels/ref/de.c. */
 typedef void (*lbt_de_step_fn)(const lbt_view *v, double lambda, lbt_counts *c);
 
+/* The network and application time model of Jeannot and Vernier (2006), §3.1
+ * and §4: every link has latency `lat` and bandwidth `bw`; a load unit is
+ * `unit_bytes` bytes on the wire and costs `unit_s` seconds of computation on
+ * a PE of relative speed 1 (speeds normalised to mean 1). An exchange of |L|
+ * units on a link costs PreExc + Lat + |L|*unit_bytes/Bw + PostExc, with
+ * PreExc + PostExc = |L|*pack_s. A balancing iteration also sends every
+ * neighbour an `info_bytes` message (the loads Mr needs); an application
+ * iteration sends every loaded neighbour of a loaded PE `app_bytes` (its data
+ * dependency). docs/methods.md gives the calibration. */
+typedef struct {
+	double lat;        /* seconds */
+	double bw;         /* bytes per second */
+	double unit_bytes, unit_s, pack_s, info_bytes, app_bytes;
+} lbt_net;
+
+/* One step of relative-speed diffusion (Jeannot and Vernier 2006, §3.1-3.3)
+ * on v->real (real) or v->load: per link (i, i+1_d), with the weights of Mr
+ * fixed at open, the predicted flow L = Mr_ij w_i - Mr_ji w_j, kept only if
+ * Cost(L) < k Benefit(L) (f_ij), and otherwise, if the pair is unbalanced,
+ * made anyway with the annealing shake's probability. Dense row-major arrays
+ * of P PEs (D*P for links, index d*P + i for the link i -> i+1_d). */
+typedef struct {
+	int real;             /* 1: v->real, else integer flows truncated towards zero */
+	const double *cn;     /* [P] speeds normalised to mean 1 */
+	const double *mr_fwd; /* [D*P] Mr_{i, i+1_d} (0 where there is no link) */
+	const double *mr_bwd; /* [D*P] Mr_{i+1_d, i} */
+	int cb;               /* 0: f_ij = 1 always; 1: cost/benefit with k of the sender */
+	const double *k;      /* [P] each PE's k (cb = 1) */
+	double shake_p, shake_tau; /* shake_p > 0: exchange with probability p^(U/tau) when blocked */
+	int32_t *U;           /* [D*P] successive blocked iterations per link (updated) */
+	lbt_net net;
+	double *lb;           /* [P] out: each PE's balancing time in this step (seconds) */
+	uint8_t *active;      /* [P] out: 1 if the PE exchanged load in this step */
+} lbt_speed_args;
+typedef void (*lbt_speed_step_fn)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c);
+
 /* The dispatch table. It starts filled with the scalar references; each ISA
  * target overwrites what it optimizes, so every entry is always valid. */
 typedef struct {
@@ -103,6 +145,7 @@ typedef struct {
 	lbt_nna_step_fn nna_def_step;
 	lbt_fos_step_fn fos_step, fos_int_step;
 	lbt_de_step_fn de_step, de_int_step;
+	lbt_speed_step_fn speed_step; /* the reference only (kernels/ref/speed.c) */
 } lbt_kernels;
 
 /* The ISA targets compiled in, best last; NULL-terminated. */

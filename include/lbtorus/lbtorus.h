@@ -12,6 +12,7 @@
 #include "lbtorus/shape.h"     /*   geometry */
 #include "lbtorus/grid.h"      /*   the SoA grid */
 #include "lbtorus/init.h"      /*   initial loads */
+#include "lbtorus/speeds.h"    /*   PE speeds, the network */
 #include "lbtorus/io.h"        /* out: atomic output files */
 #include "lbtorus/npy.h"       /*   NumPy arrays */
 #include "lbtorus/plot.h"      /*   gnuplot line plots */

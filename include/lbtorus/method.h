@@ -13,7 +13,7 @@
 
 struct lbt_method;
 
-#define LBT_MAX_PARAMS 4 /* parameters one method may take */
+#define LBT_MAX_PARAMS 8 /* parameters one method may take */
 
 /* One parameter in a method's schema. Its names: `name` in the JSON record
  * and in a sweep spec, `--name` with '_' written '-' on the command line
@@ -54,6 +54,9 @@ typedef struct lbt_state {
 	lbt_kernels table;              /* storage kern points at */
 	lbt_param_value param[LBT_MAX_PARAMS]; /* in the order of method->params */
 	void *ws;                       /* the method's workspace, from its open */
+	char speeds[128];               /* the --speeds spec of the field "speed" ("": no such field) */
+	char link[64];                  /* the --link spec of net */
+	lbt_net net;                    /* the network and application model (LBT_M_SPEEDS methods) */
 } lbt_state;
 
 /* What a method is (flags). */
@@ -124,6 +127,8 @@ typedef struct {
 	int threads;          /* <= 0: all cores */
 	lbt_param_arg params[LBT_MAX_PARAMS]; /* the method's parameters; name NULL ends the list.
 	                                         One the method does not take is an error. */
+	const char *speeds;   /* NULL: no field "speed", or const:1 for a method that reads one (speeds.h) */
+	const char *link;     /* NULL: lan (speeds.h, lbt_link_parse) */
 } lbt_setup;
 
 /* Check everything lbt_state_open would, without allocating the grid: the
@@ -154,5 +159,47 @@ double lbt_alpha_optimal(const lbt_shape *s);
 double lbt_gamma(const lbt_shape *s, double alpha);
 /* Parse --alpha: a number in (0, 1/max_degree], "boillat" or "optimal". */
 int lbt_alpha_parse(lbt_diffusion *p, const lbt_shape *s, const char *text, lbt_err *e);
+
+/* Relative-speed diffusion (Jeannot and Vernier, A Practical Approach of
+ * Diffusion Load Balancing Algorithms, 2006, §3.2). With Cr_ij = C_j/(C_i + C_j)
+ * for a link (i, j), delta_i = 1/(sum_{j in N(i)} Cr_ij [+ 1/2 with the self
+ * term Cr_ii = C_i/(2 C_i)]): Mr_ij = Cr_ij min(delta_i, delta_j) for a link,
+ * Mr_ii = 1 - sum_j Mr_ij, 0 elsewhere. Rows sum to 1, entries are >= 0 and
+ * C_i Mr_ij = C_j Mr_ji, so w = M^T w holds for w proportional to C.
+ * lbt_mr_matrix fills the dense P x P matrix M[i*P + j] of a shape with the
+ * speeds C (row-major PEs, links as the kernels see them). */
+int lbt_mr_matrix(const lbt_shape *s, const double *C, int self, double *M, lbt_err *e);
+
+/* One application iteration on st's loads (Jeannot and Vernier 2006, §4):
+ * PE i takes w_i unit_s / Cn_i (Cn: speeds over their mean; all 1 without a
+ * field "speed") plus, if it holds load, Lat + app_bytes/Bw per neighbour
+ * that holds load, plus lb[i] (its balancing time; lb NULL: none). Returns
+ * the slowest PE's time; per_pe (if not NULL) receives every PE's. */
+double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe);
+/* Relative loads r_i = w_i / Cn_i: their extremes, and the bound D / min Cn
+ * under which their spread counts as balanced (D = active dimensions: for
+ * equal speeds the Definition 2 of Henrich 1996 that --until balanced uses;
+ * one load unit moves a PE's relative load by 1/Cn_i). LBT_ENOMEM or LBT_OK. */
+int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bound);
+/* One PE doing all the work: N iterations of W unit_s / max_i Cn_i (the fastest PE). */
+double lbt_app_sequential(const lbt_state *st, int64_t iterations);
+
+/* The convergence detection of Jeannot and Vernier (2006, §3.3), emulated
+ * round by round on a spanning tree (src/method/detect.c). */
+typedef struct {
+	int64_t root;         /* the PE that decides */
+	int64_t up_rounds;    /* rounds until the root has heard every sub-tree */
+	int64_t down_rounds;  /* rounds of the broadcast of its decision */
+	int64_t rounds;       /* up + down */
+	int64_t messages;     /* over both stages */
+	int contention;       /* the last two nodes sent to each other (smaller index is root) */
+} lbt_detect;
+/* The comb spanning tree of a shape: P-1 edges (pairs of row-major PE
+ * indices) into edges[2*(P-1)]; returns how many. */
+int64_t lbt_detect_shape_tree(const lbt_shape *s, int64_t *edges);
+/* Run the protocol on a tree of P nodes given as P-1 edges: parent[i] (-1 for
+ * the root), reached[i] the round at which the decision reached i. An error
+ * if the edges are not a spanning tree. */
+int lbt_detect_run(int64_t P, const int64_t *edges, lbt_detect *r, int64_t *parent, int64_t *reached, lbt_err *e);
 
 #endif

@@ -79,7 +79,8 @@ typedef enum {
 	LBT_STOP_MAX_STEPS,   /* the safety cap */
 	LBT_STOP_STALLED,     /* a step moved nothing: a fixed point */
 	LBT_STOP_CYCLE,       /* the state recurred (period in the summary): it never changes course */
-	LBT_STOP_INTERRUPTED  /* *opts.interrupt was set */
+	LBT_STOP_INTERRUPTED, /* *opts.interrupt was set */
+	LBT_STOP_DETECTED     /* the method's convergence detection decided that balancing is over */
 } lbt_stop;
 const char *lbt_stop_name(lbt_stop s); /* the JSON's stop_reason: "until", "max_steps", ... */
 
@@ -97,6 +98,9 @@ typedef struct {
 	const volatile sig_atomic_t *interrupt; /* if set non-zero, stop after the current step */
 	void (*on_step)(void *ctx, const lbt_step_record *r); /* after every step, and for step 0 */
 	void *ctx;
+	int64_t app_iterations; /* > 0: an application of this many iterations (Jeannot and Vernier
+	                           2006, §4), one balancing step per iteration until the run stops,
+	                           then none; needs a method with LBT_M_SPEEDS. Caps the steps. */
 } lbt_run_opts;
 
 /* Options with every default filled in; a struct not made by this function
@@ -119,6 +123,17 @@ typedef struct {
 	double generated, completed; /* by the workload, over the run */
 	double initial_stddev, final_stddev, final_rel; /* final_rel: -1 if not measured */
 	int64_t rel_step;   /* first step with rel <= the --until rel:X bound, -1 if never or not asked */
+	/* With a field "speed": relative loads r_i = w_i / Cn_i (Cn: speeds over their mean) */
+	double rel_load_max, rel_load_min; /* at the end */
+	double rel_load_bound;             /* D / min Cn: "speed-balanced" is max r - min r <= it */
+	int64_t speed_balanced_step;       /* first step speed-balanced, -1 if never */
+	/* The application (opts.app_iterations > 0), in seconds */
+	double app_time;    /* all iterations: the slowest PE's compute + communication + balancing each */
+	double lb_time;     /* of which balancing: per balancing step, the busiest PE's exchange time */
+	double seq_time;    /* the same iterations on one PE (the fastest) holding all the load */
+	double speedup;     /* seq_time / app_time */
+	int64_t links_exchanged, shaken; /* over the run: link-steps that carried load, and by the shake */
+	int64_t detected_step; /* the step at which the convergence detection stopped balancing, -1 if not */
 } lbt_summary;
 
 /* Step st until opts->until holds (checked on the initial state too), or

@@ -22,6 +22,12 @@ static void help(void)
 	       "          normalized to 1 at P = 512\n"
 	       "  fig7    K x K tori, K = 8..128: (a) worst case c = 5, (b) uniform loads 0..100,\n"
 	       "          seeds 1..10\n"
+	       "Jeannot and Vernier, A Practical Approach of Diffusion Load Balancing\n"
+	       "Algorithms (2006), §4, on a 64-PE line with all load on PE 0:\n"
+	       "  jv-fig1   LAN: gain of cost/benefit k = 1000 - t + detection over plain\n"
+	       "  jv-fig23  DSL: application time, plain (Fig. 2) and adaptive k (Fig. 3)\n"
+	       "  jv-table1 DSL: PEs used by the adaptive k, beside the optimum\n"
+	       "  jv-speeds speeds 1/2/4 on a 16x16 torus: Mr against Boillat's alpha\n"
 	       "\n"
 	       "Each writes into --out: NAME.csv (data), NAME.md (tables, paper beside ours\n"
 	       "with the ratio), and plots NAME*.png/.svg with their .dat/.gp (gnuplot).\n"
@@ -85,14 +91,14 @@ int cmd_reproduce(int argc, char **argv)
 		}
 	}
 	if (optind == argc)
-		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7 or all");
+		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, jv-fig1, jv-fig23, jv-table1, jv-speeds or all");
 	const char *const *names = lbt_repro_names();
 	for (int i = optind; i < argc; i++) {
 		int known = !strcmp(argv[i], "all");
 		for (const char *const *n = names; *n; n++)
 			known |= !strcmp(argv[i], *n);
 		if (!known)
-			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7 or all",
+			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7, jv-fig1, jv-fig23, jv-table1, jv-speeds or all",
 			                argv[i]);
 	}
 	struct stat sb;

@@ -73,6 +73,16 @@ static void help(void)
 	       "  --quiet            no progress line on stderr\n"
 	       "  --progress [S]     a progress line (rate, ETA) every S seconds (default 60)\n"
 	       "                     even when stderr is not a terminal: for batch logs\n"
+	       "  --speeds SPEC      per-PE speeds, the field \"speed\" (fos-speed*: default const:1):\n"
+	       "                       const:V            every PE has speed V\n"
+	       "                       uniform:LO:HI      i.i.d. reals in [LO,HI) (see --seed)\n"
+	       "                       classes:V1,V2,...  each PE one of the values, at random\n"
+	       "                       file:F.npy         int32/int64 array of the shape\n"
+	       "                     the JSON then gives relative loads w_i/Cn_i (Cn: speed/mean)\n"
+	       "  --link LAT:BW      every link: latency in ms, bandwidth in Mb/s; lan (0.15:100,\n"
+	       "                     default) or dsl (40:1): the exchange costs of fos-speed*\n"
+	       "  --app iterations:N an application of N iterations, one balancing step each until\n"
+	       "                     the run stops: app_time, lb_time, seq_time, speedup (fos-speed*)\n"
 	       "\n"
 	       "A step is D substeps, one per axis with extent >= 2 (an extent-1 axis has no\n"
 	       "links); time is counted in shifts, 1 per Liquid-model substep; for NNA,\n"
@@ -192,7 +202,7 @@ int cmd_run(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
 	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
-	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_PROGRESS, O_PARAM };
+	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_SPEEDS, O_LINK, O_APP, O_PROGRESS, O_PARAM };
 	static const struct option fixed[] = {
 		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
 		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
@@ -201,6 +211,7 @@ int cmd_run(int argc, char **argv)
 		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
 		{"snapshots", 1, 0, O_SNAP}, {"animate", 1, 0, O_ANIM}, {"every", 1, 0, O_EVERY},
 		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY},
+		{"speeds", 1, 0, O_SPEEDS}, {"link", 1, 0, O_LINK}, {"app", 1, 0, O_APP},
 		{"progress", 2, 0, O_PROGRESS}};
 	/* the fixed options, then one per method parameter (--alpha, --lambda, --ca-k), from the schemas */
 	enum { NFIXED = sizeof fixed / sizeof fixed[0] };
@@ -218,7 +229,7 @@ int cmd_run(int argc, char **argv)
 	int64_t every = 10, heat_max = 0, zoom = 0, delay = 8;
 	lbt_setup set = {.seed = 1};
 	const char *until = "balanced", *json = NULL, *trace = NULL, *dump = NULL;
-	int64_t max_steps = 1000000, v;
+	int64_t max_steps = 1000000, v, app = 0;
 	int verify = 0, quiet = 0, o;
 	double progress = 0;
 	if (cli_no_empty_values(argc, argv, opts, "run"))
@@ -243,6 +254,14 @@ int cmd_run(int argc, char **argv)
 			set.threads = (int)v;
 			break;
 		case O_VERIFY: verify = 1; break;
+		case O_SPEEDS: set.speeds = optarg; break;
+		case O_LINK: set.link = optarg; break;
+		case O_APP:
+			if (strncmp(optarg, "iterations:", 11))
+				return cli_fail(LBT_EINVAL, "--app '%s': give iterations:N with N >= 1", optarg);
+			if (cli_int("--app iterations:N", optarg + 11, 1, INT64_MAX, &app))
+				return EXIT_USAGE;
+			break;
 		case O_QUIET: quiet = 1; break;
 		case O_PROGRESS: if (cli_progress_option(argc, argv, &progress)) return EXIT_USAGE; break;
 		case O_HELP: help(); return 0;
@@ -282,6 +301,7 @@ int cmd_run(int argc, char **argv)
 	lbt_run_opts ro = lbt_run_opts_default();
 	ro.max_steps = max_steps;
 	ro.verify = verify;
+	ro.app_iterations = app;
 	int st = lbt_until_parse(&ro.until, until, &err);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
@@ -361,6 +381,8 @@ int cmd_run(int argc, char **argv)
 	lbt_state_close(&state);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
+	if (sum.stop == LBT_STOP_DETECTED || (app > 0 && sum.steps == app))
+		return 0; /* the method's convergence detection stopped balancing, or the application ended */
 	if (!sum.reached && sum.stop == LBT_STOP_CYCLE) {
 		fprintf(stderr, "lbtorus: stopped at step %lld: the state of step %lld recurs (a cycle of period %lld of %s), "
 		        "so '%s' is never reached (final ldiff %.17g)\n", (long long)sum.steps,

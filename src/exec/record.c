@@ -104,6 +104,26 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jopt(f, "flat_step", s->flat_step);
 	jload_opt(f, s, "flat_shifts", s->flat_shifts);
 	jopt(f, "rel_step", s->rel_step);
+	if (st->speeds[0]) { /* relative loads (Jeannot and Vernier 2006, §3.2) */
+		jstr(f, "speeds", st->speeds);
+		jnum(f, "rel_load_max", s->rel_load_max);
+		jnum(f, "rel_load_min", s->rel_load_min);
+		jnum(f, "rel_load_bound", s->rel_load_bound);
+		jopt(f, "speed_balanced_step", s->speed_balanced_step);
+	}
+	if (st->method->flags & LBT_M_SPEEDS) {
+		jstr(f, "link", st->link);
+		jint(f, "links_exchanged", s->links_exchanged);
+		jint(f, "shaken", s->shaken);
+		jopt(f, "detected_step", s->detected_step);
+	}
+	if (o->app_iterations > 0) {
+		jint(f, "app_iterations", o->app_iterations);
+		jnum(f, "app_time", s->app_time);
+		jnum(f, "lb_time", s->lb_time);
+		jnum(f, "seq_time", s->seq_time);
+		jnum(f, "speedup", s->speedup);
+	}
 	jint(f, "dkl_bound", dkl);
 	if (s->balanced_step >= 0 && dkl > 0)
 		jnum(f, "balanced_over_dkl", (double)s->balanced_step / (double)dkl);

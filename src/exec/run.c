@@ -49,7 +49,14 @@ static int open_reference(lbt_state *ref, const lbt_state *st, lbt_kernels *scal
 	int status = lbt_kernels_select(scalar, "scalar", e);
 	if (status || (status = lbt_grid_init(&ref->grid, &st->grid.shape, e)))
 		return status;
-	if ((st->grid.real && (status = lbt_grid_add_real(&ref->grid, e))) || (status = lbt_method_open(ref, e))) {
+	const int speed = lbt_grid_field(&st->grid, "speed") != NULL; /* a method may read the speeds in its open */
+	if ((st->grid.real && (status = lbt_grid_add_real(&ref->grid, e))) ||
+	    (speed && (status = lbt_grid_add_field(&ref->grid, "speed", LBT_F64, e)))) {
+		lbt_grid_free(&ref->grid);
+		return status;
+	}
+	lbt_grid_copy(&ref->grid, &st->grid);
+	if ((status = lbt_method_open(ref, e))) {
 		lbt_grid_free(&ref->grid);
 		return status;
 	}
@@ -103,6 +110,18 @@ static int until_holds(const lbt_until *u, const lbt_summary *out, const lbt_ste
 	case LBT_UNTIL_SHARED_BALANCED: return out->shared_step >= 0 && out->balanced_step >= 0;
 	default: return (int)((criteria(r->max, r->min, D) >> u->kind) & 1);
 	}
+}
+
+/* With a field "speed": the relative loads' extremes, and the first step they were speed-balanced. */
+static int note_speed(const lbt_state *st, lbt_summary *out, int64_t step, lbt_err *e)
+{
+	if (!lbt_grid_field(&st->grid, "speed"))
+		return LBT_OK;
+	if (lbt_rel_load_stats(st, &out->rel_load_max, &out->rel_load_min, &out->rel_load_bound))
+		return lbt_errf(e, LBT_ENOMEM, "no memory for the relative loads");
+	if (out->speed_balanced_step < 0 && out->rel_load_max - out->rel_load_min <= out->rel_load_bound)
+		out->speed_balanced_step = step;
+	return LBT_OK;
 }
 
 /* --bench: only the method's steps, timed. */
@@ -159,7 +178,12 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
 	/* The state alone decides the future: a step that moves nothing, or a recurring state, ends the run. */
 	const int closed = !wl && (st->method->flags & LBT_M_DETERMINISTIC);
+	const int64_t N = o->app_iterations;
+	if (N < 0 || (N > 0 && !(st->method->flags & LBT_M_SPEEDS)))
+		return lbt_errf(e, LBT_EINVAL, "an application (iterations:%lld) needs iterations >= 0 and a method that "
+		                "models its exchanges (fos-speed, fos-speed-int), not %s", (long long)N, st->method->name);
 	out->shared_step = out->balanced_step = out->flat_step = out->rel_step = -1;
+	out->speed_balanced_step = out->detected_step = -1;
 	out->shared_shifts = out->balanced_shifts = out->flat_shifts = -1;
 	out->real = real;
 
@@ -168,7 +192,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	int64_t total;  /* integer loads: the exact total */
 	measure(st, &r, 0, &total);
 	int status = check_overflow(st, total, e);
-	if (status)
+	if (status || (status = note_speed(st, out, 0, e)))
 		return status;
 	lbt_state ref;
 	lbt_kernels scalar;
@@ -206,7 +230,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			out->stop = LBT_STOP_UNTIL;
 			break;
 		}
-		if (r.step >= o->max_steps)
+		if (r.step >= o->max_steps || (N > 0 && r.step >= N))
 			break;
 		if (o->interrupt && *o->interrupt) {
 			out->stop = LBT_STOP_INTERRUPTED;
@@ -231,6 +255,10 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			break;
 		}
 		st->step++;
+		out->app_time += k.app_time;
+		out->lb_time += k.lb_time;
+		out->links_exchanged += k.links_exchanged;
+		out->shaken += k.shaken;
 
 		/* reductions */
 		r.step++;
@@ -259,12 +287,20 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			break;
 		}
 
+		if ((status = note_speed(st, out, r.step, e)))
+			break;
+
 		/* observers */
 		if (o->verify && (status = verify_step(&ref, st, &k, r.step, e)))
 			break;
 		out->site_updates += P * D;
 		if (o->on_step)
 			o->on_step(o->ctx, &r);
+		if (k.detected) {
+			out->stop = LBT_STOP_DETECTED; /* the method's own termination (Jeannot and Vernier 2006, §3.3) */
+			out->detected_step = r.step;
+			break;
+		}
 		if (closed && k.moved == 0 && k.real_moved == 0 && o->until.kind != LBT_UNTIL_STEPS) {
 			out->stop = LBT_STOP_STALLED; /* the next step would see the same state and do the same: nothing */
 			break;
@@ -282,6 +318,11 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	out->final_min = r.min;
 	out->final_stddev = full ? r.stddev : -1;
 	out->final_rel = full ? r.rel : -1;
+	if (!status && N > 0) { /* the iterations after balancing stopped run on the final loads */
+		out->app_time += (double)(N - r.step) * lbt_app_iteration(st, NULL, NULL);
+		out->seq_time = lbt_app_sequential(st, N);
+		out->speedup = out->seq_time / out->app_time;
+	}
 	if (watch)
 		lbt_cycle_close(&cyc);
 done_wl:

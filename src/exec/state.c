@@ -12,6 +12,7 @@
 #include "lbtorus/init.h"
 #include "lbtorus/npy.h"
 #include "lbtorus/method.h"
+#include "lbtorus/speeds.h"
 
 /* Fill st->param from cfg's arguments and the schema's defaults. */
 static int method_params(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
@@ -145,6 +146,20 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
 	if ((status = method_params(st, cfg, e)))
 		return status;
+	/* speeds: given, or const:1 for a method that reads them; the network */
+	const char *speeds = cfg->speeds ? cfg->speeds : (st->method->flags & LBT_M_SPEEDS) ? "const:1" : NULL;
+	lbt_speeds sp;
+	if (speeds && (status = lbt_speeds_parse(&sp, speeds, e)))
+		return status;
+	if (speeds && strlen(speeds) >= sizeof st->speeds)
+		return lbt_errf(e, LBT_EINVAL, "--speeds '%s': longer than %zu bytes", speeds, sizeof st->speeds - 1);
+	const char *link = cfg->link ? cfg->link : "lan";
+	if (strlen(link) >= sizeof st->link)
+		return lbt_errf(e, LBT_EINVAL, "--link '%s': longer than %zu bytes", link, sizeof st->link - 1);
+	if ((status = lbt_link_parse(&st->net, link, e)))
+		return status;
+	snprintf(st->speeds, sizeof st->speeds, "%s", speeds ? speeds : "");
+	snprintf(st->link, sizeof st->link, "%s", link);
 #ifdef _OPENMP
 	st->threads = cfg->threads > 0 ? cfg->threads : omp_get_num_procs(); /* passed to kernels, never set globally */
 #else
@@ -177,6 +192,7 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	if ((status = lbt_grid_init(&st->grid, &shape, e)))
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, e)) ||
+	    (speeds && (status = lbt_speeds_apply(&sp, &st->grid, cfg->seed, e))) ||
 	    (st->method->load == LBT_LOAD_REAL && (status = lbt_grid_add_real(&st->grid, e))) ||
 	    (status = lbt_method_open(st, e)))
 		lbt_grid_free(&st->grid);

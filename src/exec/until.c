@@ -68,7 +68,7 @@ double lbt_seconds(void)
 
 const char *lbt_stop_name(lbt_stop s)
 {
-	static const char *const n[] = {"until", "max_steps", "stalled", "cycle", "interrupted"};
+	static const char *const n[] = {"until", "max_steps", "stalled", "cycle", "interrupted", "detected"};
 	return n[s];
 }
 

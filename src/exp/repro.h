@@ -67,5 +67,10 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
 int rp_fig5(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig6(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig7(const lbt_repro_opts *o, lbt_err *e);
+/* Jeannot and Vernier (2006), §4: repro_jv.c */
+int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);
+int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e);
+int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e);
+int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e);
 
 #endif

@@ -10,6 +10,7 @@ extern const lbt_method lbt_lm_c0, lbt_lm_c1, lbt_lm_c2, lbt_lm_c3, lbt_lm_c4, l
 extern const lbt_method lbt_nna, lbt_nna_def;                                            /* nna.c */
 extern const lbt_method lbt_fos, lbt_fos_int, lbt_ca;                                    /* diffusion.c */
 extern const lbt_method lbt_de, lbt_de_int;                                              /* de.c */
+extern const lbt_method lbt_fos_speed, lbt_fos_speed_int;                                /* speed.c */
 
 /* A workspace holding only the kernels' scratch (nna, de). */
 int lbt_scratch_method_open(lbt_state *st, lbt_err *e);

@@ -17,6 +17,7 @@ static const lbt_method *const table[] = {
 	&lbt_fos, &lbt_fos_int,
 	&lbt_de, &lbt_de_int,
 	&lbt_ca,
+	&lbt_fos_speed, &lbt_fos_speed_int,
 	NULL,
 };
 

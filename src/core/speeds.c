@@ -1,0 +1,117 @@
+/* speeds.c — the per-PE field "speed" from a spec, and the network of a run
+ * from --link (include/lbtorus/speeds.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbtorus/npy.h"
+#include "lbtorus/rng.h"
+#include "lbtorus/speeds.h"
+
+static int number(const char *s, const char *spec, double *x, const char **rest, char sep, lbt_err *e)
+{
+	char *end;
+	*x = strtod(s, &end);
+	if (end == s || (*end && *end != sep) || (!rest && *end) || !isfinite(*x) || !(*x > 0))
+		return lbt_errf(e, LBT_EINVAL, "speeds '%s': expected a finite number > 0 at '%s'", spec, s);
+	if (rest)
+		*rest = *end ? end + 1 : NULL;
+	return LBT_OK;
+}
+
+int lbt_speeds_parse(lbt_speeds *sp, const char *text, lbt_err *e)
+{
+	memset(sp, 0, sizeof *sp);
+	const char *arg = strchr(text, ':');
+	size_t kw = arg ? (size_t)(arg - text) : strlen(text);
+	if (!arg)
+		return lbt_errf(e, LBT_EINVAL, "speeds '%s': use const:V, uniform:LO:HI, classes:V1,V2,... or file:F.npy", text);
+	arg++;
+	const char *rest = NULL;
+	int st;
+	if (kw == 5 && !strncmp(text, "const", 5)) {
+		sp->kind = LBT_SPEEDS_CONST;
+		sp->n = 1;
+		return number(arg, text, &sp->v[0], NULL, 0, e);
+	}
+	if (kw == 7 && !strncmp(text, "uniform", 7)) {
+		sp->kind = LBT_SPEEDS_UNIFORM;
+		if ((st = number(arg, text, &sp->v[0], &rest, ':', e)))
+			return st;
+		if (!rest)
+			return lbt_errf(e, LBT_EINVAL, "speeds '%s': write uniform:LO:HI", text);
+		if ((st = number(rest, text, &sp->v[1], NULL, 0, e)))
+			return st;
+		if (sp->v[1] < sp->v[0])
+			return lbt_errf(e, LBT_EINVAL, "speeds '%s': HI is below LO", text);
+		sp->n = 2;
+		return LBT_OK;
+	}
+	if (kw == 7 && !strncmp(text, "classes", 7)) {
+		sp->kind = LBT_SPEEDS_CLASSES;
+		for (rest = arg; rest;) {
+			if (sp->n == 16)
+				return lbt_errf(e, LBT_EINVAL, "speeds '%s': at most 16 classes", text);
+			if ((st = number(rest, text, &sp->v[sp->n++], &rest, ',', e)))
+				return st;
+		}
+		return LBT_OK;
+	}
+	if (kw == 4 && !strncmp(text, "file", 4)) {
+		sp->kind = LBT_SPEEDS_FILE;
+		if (!*arg || strlen(arg) >= sizeof sp->path)
+			return lbt_errf(e, LBT_EINVAL, "speeds '%s': name a .npy file (path below 4096 bytes)", text);
+		strcpy(sp->path, arg);
+		return LBT_OK;
+	}
+	return lbt_errf(e, LBT_EINVAL, "unknown speeds '%.*s': use const, uniform, classes or file", (int)kw, text);
+}
+
+int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *e)
+{
+	const int64_t P = lbt_shape_pes(&g->shape);
+	int st = lbt_grid_add_field(g, "speed", LBT_F64, e);
+	if (st)
+		return st;
+	double *dense = malloc((size_t)P * sizeof *dense);
+	int32_t *raw = sp->kind == LBT_SPEEDS_FILE ? malloc((size_t)P * sizeof *raw) : NULL;
+	if (!dense || (sp->kind == LBT_SPEEDS_FILE && !raw)) {
+		free(dense);
+		free(raw);
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld speeds", (long long)P);
+	}
+	if (raw && !(st = lbt_npy_read(sp->path, &g->shape, raw, e)))
+		for (int64_t i = 0; i < P && !st; i++)
+			if (raw[i] <= 0)
+				st = lbt_errf(e, LBT_EINVAL, "%s: speed %d at flat index %lld is not > 0", sp->path, raw[i], (long long)i);
+	for (int64_t i = 0; i < P && !st; i++) {
+		const uint64_t r = lbt_rand(seed, 0, (uint64_t)i, LBT_RNG_SPEED);
+		switch (sp->kind) {
+		case LBT_SPEEDS_CONST: dense[i] = sp->v[0]; break;
+		case LBT_SPEEDS_UNIFORM: dense[i] = sp->v[0] + (sp->v[1] - sp->v[0]) * ((double)(r >> 11) * 0x1p-53); break;
+		case LBT_SPEEDS_CLASSES: dense[i] = sp->v[lbt_rand_range(r, 0, sp->n - 1)]; break;
+		case LBT_SPEEDS_FILE: dense[i] = raw[i]; break;
+		}
+	}
+	if (!st)
+		lbt_field_import(g, lbt_grid_field(g, "speed"), dense);
+	free(dense);
+	free(raw);
+	return st;
+}
+
+int lbt_link_parse(lbt_net *n, const char *text, lbt_err *e)
+{
+	const char *t = !strcmp(text, "lan") ? LBT_LINK_LAN : !strcmp(text, "dsl") ? LBT_LINK_DSL : text;
+	char *end;
+	double lat = strtod(t, &end), bw;
+	if (end == t || *end != ':' || !isfinite(lat) || lat < 0)
+		return lbt_errf(e, LBT_EINVAL, "--link '%s': give LAT:BW (latency in ms >= 0, bandwidth in Mb/s > 0), lan or dsl", text);
+	const char *b = end + 1;
+	bw = strtod(b, &end);
+	if (end == b || *end || !isfinite(bw) || !(bw > 0))
+		return lbt_errf(e, LBT_EINVAL, "--link '%s': give LAT:BW (latency in ms >= 0, bandwidth in Mb/s > 0), lan or dsl", text);
+	*n = (lbt_net){.lat = lat * 1e-3, .bw = bw * 1e6 / 8, .unit_bytes = 1000, .unit_s = 1e-5,
+	               .pack_s = 0, .info_bytes = 16, .app_bytes = 1000};
+	return LBT_OK;
+}
