@@ -219,6 +219,13 @@ Test(badinput, the_audits_cases, .timeout = 300)
 	run_case(dir, TH_ARGS("run", "--shape", "8", "--init", "uniform:0:99999999999999999999"), NULL, "uniform");
 	run_case(dir, TH_ARGS("run", "--shape", "8", "--until", "rel:nan"), NULL, "rel:");
 	run_case(dir, TH_ARGS("run", "--shape", "99999999999999999999"), NULL, "extent too large");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--speeds", "const:0x10"), NULL, "0x10");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--speeds", "uniform:1:1e999"), NULL, "1e999");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--link", "1:0"), NULL, "--link");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--link", "nan:1"), NULL, "--link");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--app", "iterations:0"), NULL, "--app");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--app", "iterations:99999999999999999999"), NULL,
+	         "--app");
 	/* item 9 */
 	run_case(dir, TH_ARGS("demo", "--threads", "0"), NULL, "--threads");
 	run_case(dir, TH_ARGS("search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--max-steps", "0"), NULL, "--max-steps");

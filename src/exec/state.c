@@ -189,6 +189,10 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	int status = prepare(st, cfg, &init, &shape, e);
 	if (status)
 		return status;
+	const int speeds = st->speeds[0] != 0; /* checked by prepare */
+	lbt_speeds sp;
+	if (speeds && (status = lbt_speeds_parse(&sp, st->speeds, e)))
+		return status;
 	if ((status = lbt_grid_init(&st->grid, &shape, e)))
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, e)) ||
