@@ -54,6 +54,8 @@ static const numeric numerics[] = {
 	{RUN8, "--heat-max", 0, 0, "2147483648", 0},
 	{RUN8, "--zoom", 0, 0, "65", 0},
 	{RUN8, "--delay", 1, 0, "65536", 0},
+	{{"run", "--shape", "8", "--workload", "cybenko:poisson:1:1", "--until", "steps:2", "--json", "o.json", NULL}, "--warmup", 1, 0,
+	 "9223372036854775808", 0},
 	{{"run", "--shape", "8", "--method", "fos", "--until", "steps:1", "--json", "o.json", NULL}, "--alpha", 0, 0, "1e999", 1},
 	{{"run", "--shape", "8", "--method", "de", "--until", "steps:1", "--json", "o.json", NULL}, "--lambda", 0, 0, "2", 1},
 	{{"run", "--shape", "8", "--method", "ca", "--until", "steps:1", "--json", "o.json", NULL}, "--ca-k", 1, 0, "99999999999999999999", 0},
@@ -226,6 +228,8 @@ Test(badinput, the_audits_cases, .timeout = 300)
 	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--app", "iterations:0"), NULL, "--app");
 	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--app", "iterations:99999999999999999999"), NULL,
 	         "--app");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--workload", "cybenko:poisson:0x1:1"), NULL, "workload");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--workload", "cybenko:poisson:nan:1"), NULL, "workload");
 	/* item 9 */
 	run_case(dir, TH_ARGS("demo", "--threads", "0"), NULL, "--threads");
 	run_case(dir, TH_ARGS("search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--max-steps", "0"), NULL, "--max-steps");

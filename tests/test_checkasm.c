@@ -669,3 +669,47 @@ static void check_de_isa(const char *isa)
 Test(checkasm, de_sse41_equals_reference) { check_de_isa("sse41"); }
 Test(checkasm, de_avx2_equals_reference) { check_de_isa("avx2"); }
 Test(checkasm, de_avx512_equals_reference) { check_de_isa("avx512"); }
+
+/* The workload phase's kernel (cybenko:poisson:MU:C on integer loads, kernels/simd/workload.c):
+ * loads and counters equal to the reference's bit for bit on every ISA, for
+ * rows of every length to 70, means from 0.01 to the largest allowed (100),
+ * C = 0..3 and 50, loads near 0 (idle capacity) and near INT32_MAX (the
+ * overflow flag), many steps and seeds. The thresholds' count equals the
+ * reference's inversion loop by construction (kernels.h); this checks it. */
+Test(checkasm, workload_poisson_row_equals_reference)
+{
+	static const double mus[] = {0.01, 0.5, 1, 2.5, 7, 37.5, 100};
+	static const int32_t Cs[] = {0, 1, 2, 3, 50};
+	int32_t a[80], b[80];
+	uint64_t scratch[160];
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		cr_assert(k.wl_poisson_row != lbt_ref_wl_poisson_row, "%s has no workload kernel", *t);
+		for (size_t im = 0; im < sizeof mus / sizeof *mus; im++) {
+			lbt_poisson pt;
+			cr_assert_eq(lbt_poisson_init(&pt, mus[im]), LBT_OK);
+			cr_assert(pt.K > 0 && pt.K < LBT_POISSON_MAX);
+			for (int n = 1; n <= 70; n++)
+				for (size_t ic = 0; ic < sizeof Cs / sizeof *Cs; ic++)
+					for (int step = 0; step < 6; step++) {
+						for (int j = 0; j < n; j++) /* small loads, and one near the top */
+							a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3 : (int32_t)((j * 7 + step) % 4);
+						lbt_wl_counts cr = {0}, cv = {0};
+						const uint64_t seed = 12345 + (uint64_t)n;
+						lbt_ref_wl_poisson_row(a, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], NULL, NULL, &cr);
+						k.wl_poisson_row(b, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], scratch, scratch + n, &cv);
+						cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && cr.generated == cv.generated &&
+						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow,
+						          "%s: mu %g, n %d, C %d, step %d: generated %lld/%lld, completed %lld/%lld, "
+						          "idle %lld/%lld, overflow %d/%d", *t, mus[im], n, Cs[ic], step,
+						          (long long)cr.generated, (long long)cv.generated, (long long)cr.completed,
+						          (long long)cv.completed, (long long)cr.idle, (long long)cv.idle, cr.overflow,
+						          cv.overflow);
+					}
+		}
+	}
+}

@@ -96,7 +96,7 @@ static int open_liar(void **ws, const lbt_state *st, lbt_err *e) { (void)st, (vo
 /* Conservation with a workload: total after = total before + generated - completed. */
 Test(engine, conservation_counts_generated_load)
 {
-	const lbt_workload w = {"drip", "one element per step at PE 0", open_honest, drip, NULL};
+	const lbt_workload w = {.name = "drip", .summary = "one element per step at PE 0", .open = open_honest, .phase = drip};
 	lbt_state st;
 	th_open(&st, "8x8", NULL, "lm-c5", "worst:2", "auto");
 	lbt_run_opts o = lbt_run_opts_default();
@@ -110,7 +110,8 @@ Test(engine, conservation_counts_generated_load)
 	lbt_state_close(&st);
 
 	/* the same drip, unreported: the engine sees load appear from nowhere */
-	const lbt_workload bad = {"drip", "one element per step at PE 0, unreported", open_liar, drip, NULL};
+	const lbt_workload bad = {.name = "drip", .summary = "one element per step at PE 0, unreported", .open = open_liar,
+	                         .phase = drip};
 	th_open(&st, "8x8", NULL, "lm-c5", "worst:2", "auto");
 	o.workload = &bad;
 	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_EINTERNAL);

@@ -138,3 +138,35 @@ Test(reproduce, refuses_an_unknown_experiment)
 	cr_assert(strstr(err, "unknown experiment 'fig9'"), "%s", err);
 	free(err);
 }
+
+/* The workload experiments, quick: data, tables (paper beside ours) and plots. */
+Test(reproduce, cybenko_and_trees_quick_write_data_tables_and_plots, .timeout = 120)
+{
+	char dir[256];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	int rc = th_cli(dir, ARGS("reproduce", "cybenko", "trees", "--quick", "--out", "r", "--quiet", "--threads", "1"),
+	                &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	const char *files[] = {"r/cybenko.csv", "r/cybenko_transient.csv", "r/cybenko.md", "r/cybenko_cube.gp",
+	                       "r/cybenko_transient.gp", "r/trees.csv", "r/trees.md", "r/trees_complete.gp",
+	                       "r/trees_random.gp"};
+	char path[512];
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		free(th_read(path, NULL));
+	}
+	snprintf(path, sizeof path, "%s/r/cybenko.md", dir);
+	char *md = th_read(path, NULL);
+	/* every steady-state measurement within 4 standard errors of its exact value */
+	cr_assert(strstr(md, "within 4 standard errors of its exact value: yes"), "%s", md);
+	cr_assert(!strstr(md, "seed 00"), "no internal file names in user-facing text");
+	free(md);
+	snprintf(path, sizeof path, "%s/r/trees.md", dir);
+	md = th_read(path, NULL);
+	cr_assert(strstr(md, "Our numbers") && strstr(md, "C0 through C2"), "%s", md);
+	free(md);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}

@@ -99,6 +99,33 @@ typedef void (*lbt_fos_step_fn)(const lbt_view *v, const lbt_diffusion *p, lbt_c
 /* One sweep of dimension exchange (seed 002 §4) with exchange parameter lambda,
  * on v->real (de_step) or v->load (de_int_step). See kernels/ref/de.c. */
 typedef void (*lbt_de_step_fn)(const lbt_view *v, double lambda, lbt_counts *c);
+/* Dimension exchange over one axis only (Cybenko eq. (17): one dimension per
+ * step), on v->real. */
+typedef void (*lbt_de_axis_fn)(const lbt_view *v, double lambda, int axis, lbt_counts *c);
+
+/* Cybenko's eq. (12) on a row of integer loads (the workload phase of
+ * cybenko:poisson:MU:C): PE j (global row-major index i0 + j) receives
+ * eta = lbt_rand_poisson(lbt_rand(seed, step, i0 + j, purpose), mu) tasks,
+ * then completes min(C, what it holds); the rest of C is idle capacity. The
+ * table holds the inversion's thresholds as integers, so that a vector
+ * kernel needs no floating point: with m = r >> 11, u = m 2^-53 >= F_k iff
+ * m >= T_k = ceil(F_k 2^53), and eta = #{k < K : m >= T_k} (F is
+ * nondecreasing; K: the first k with p_k = 0 or F_k >= 1). lbt_poisson_init
+ * (kernels/ref/workload.c) fills it, summing the F_k as lbt_rand_poisson. */
+#define LBT_POISSON_MAX 512
+typedef struct {
+	double mu;
+	int K;
+	uint64_t T[LBT_POISSON_MAX];
+} lbt_poisson;
+int lbt_poisson_init(lbt_poisson *p, double mu); /* 0 < mu <= 100: LBT_OK, else LBT_EINVAL */
+typedef struct {
+	int64_t generated, completed, idle;
+	int overflow;     /* a PE would have held more than INT32_MAX */
+} lbt_wl_counts;
+/* m, eta: scratch of n uint64_t each (vector kernels use them). */
+typedef void (*lbt_wl_poisson_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
+                                  const lbt_poisson *p, int32_t C, uint64_t *m, uint64_t *eta, lbt_wl_counts *c);
 
 /* The network and application time model of Jeannot and Vernier (2006), §3.1
  * and §4: every link has latency `lat` and bandwidth `bw`; a load unit is
@@ -145,6 +172,8 @@ typedef struct {
 	lbt_nna_step_fn nna_def_step;
 	lbt_fos_step_fn fos_step, fos_int_step;
 	lbt_de_step_fn de_step, de_int_step;
+	lbt_de_axis_fn de_axis_step; /* the reference on every ISA */
+	lbt_wl_poisson_fn wl_poisson_row;
 	lbt_speed_step_fn speed_step; /* the reference only (kernels/ref/speed.c) */
 } lbt_kernels;
 

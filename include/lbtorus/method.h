@@ -156,6 +156,10 @@ void lbt_method_close(lbt_state *st);
 void lbt_spectrum(const lbt_shape *s, double *mu_min, double *mu_max);
 int lbt_max_degree(const lbt_shape *s);
 double lbt_alpha_optimal(const lbt_shape *s);
+/* The sum of f(mu) over the Laplacian's eigenvalues mu of every mode but
+ * the mean's (P - 1 terms, in a fixed order): e.g. Cybenko's Theorem 2
+ * steady state sigma^2 sum 1/(1 - (1 - alpha mu)^2). */
+double lbt_spectrum_sum(const lbt_shape *s, double (*f)(double mu, void *ctx), void *ctx);
 double lbt_gamma(const lbt_shape *s, double alpha);
 /* Parse --alpha: a number in (0, 1/max_degree], "boillat" or "optimal". */
 int lbt_alpha_parse(lbt_diffusion *p, const lbt_shape *s, const char *text, lbt_err *e);

@@ -21,7 +21,8 @@ typedef enum {
 	LBT_UNTIL_FLAT,     /* max - min <= 1 */
 	LBT_UNTIL_STEPS,    /* exactly `steps` steps */
 	LBT_UNTIL_REL,      /* ||w - mean|| / ||w0 - mean|| <= rel (Cybenko's distance to uniform) */
-	LBT_UNTIL_SHARED_BALANCED /* both shared and balanced have held (not necessarily at once) */
+	LBT_UNTIL_SHARED_BALANCED, /* both shared and balanced have held (not necessarily at once) */
+	LBT_UNTIL_DONE      /* no task is left anywhere: total = 0 (a workload's task set is finished) */
 } lbt_until_kind;
 
 typedef struct {
@@ -30,7 +31,7 @@ typedef struct {
 	double rel;
 } lbt_until;
 
-int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100", "rel:1e-6", "shared+balanced" */
+int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100", "rel:1e-6", "shared+balanced", "done" */
 const char *lbt_until_name(lbt_until_kind k);
 
 /* Quantities of load (extremes, totals, amounts moved, generated and
@@ -52,6 +53,12 @@ typedef struct {
 	double rel;            /* stddev / initial stddev = ||w - mean|| / ||w0 - mean|| (0 if w0 is flat);
 	                          integer methods: only if opts.full_stats */
 	double link_max;       /* the largest amount on one link in this step */
+	/* With a workload (else 0): what its phase of this step generated and
+	 * completed, the capacity it left unused (an integer load completes at
+	 * most what a PE holds), and sqdev = ||w - mean(w)||^2 of the loads the
+	 * method's step received, i.e. just after the workload phase (Cybenko's
+	 * w(t) of eq. (12)); step 0: of the initial loads. */
+	double generated, completed, idle_capacity, sqdev;
 } lbt_step_record;
 
 /* A workload: a process that generates and completes load on the PEs, run
@@ -61,7 +68,10 @@ typedef struct {
  * i, purpose), so that they do not depend on threads, ISA or ranks. */
 typedef struct {
 	double generated, completed; /* load units (integers for integer loads) */
+	double idle_capacity;        /* work the PEs could have done but had no task for */
 } lbt_work_counts;
+
+#define LBT_WORKLOAD_ARGS 8
 
 typedef struct lbt_workload {
 	const char *name;    /* as on the command line */
@@ -69,10 +79,29 @@ typedef struct lbt_workload {
 	int (*open)(void **ws, const lbt_state *st, lbt_err *e); /* NULL: no workspace */
 	int (*phase)(void *ws, lbt_state *st, int64_t step, uint64_t seed, lbt_work_counts *c, lbt_err *e);
 	void (*close)(void *ws);
+	/* The workloads of lbt_workload_parse also have (a value written as
+	 * above leaves them zero): */
+	int (*open_spec)(void **ws, const struct lbt_workload *w, lbt_state *st, lbt_err *e); /* used instead of open; may place
+	                                                                                    the first tasks (a tree's roots) */
+	int (*settle)(void *ws, lbt_state *st, lbt_err *e); /* after the method's step (tree nodes follow the load); NULL: nothing */
+	int64_t (*levels)(const void *ws); /* a search tree: the levels it had so far (its depth + 1); NULL: not a tree */
+	const char *usage;   /* "cybenko:DIST:C": the spec's form, for --help and errors */
+	int tasks;           /* 1: a finite set of tasks (search trees): --until done is the natural end */
+	char spec[96];       /* the spec as parsed */
+	int dist;            /* cybenko: which distribution (LBT_DIST_*) */
+	double arg[LBT_WORKLOAD_ARGS]; /* the spec's numbers, in order */
 } lbt_workload;
 
-const lbt_workload *lbt_workload_find(const char *name); /* "none", ... NULL if unknown */
+/* Cybenko's arrival distributions (eq. (12)): integer-valued, then real-valued only. */
+enum { LBT_DIST_POISSON, LBT_DIST_UNIFORM, LBT_DIST_BERNOULLI, LBT_DIST_EXP, LBT_DIST_NORMAL };
+
+const lbt_workload *lbt_workload_find(const char *name); /* "none", "cybenko", ... NULL if unknown */
 const lbt_workload *const *lbt_workloads(void);          /* NULL-terminated */
+/* Parse a spec ("cybenko:poisson:1:1", "tree:2:10", "none") into w, for a
+ * method whose loads are of kind `load` (real-valued arrivals need a
+ * real-valued method; tasks need integer loads). w is self-contained: the
+ * run options may point at it. */
+int lbt_workload_parse(lbt_workload *w, const char *spec, lbt_load_kind load, lbt_err *e);
 
 typedef enum {
 	LBT_STOP_UNTIL,       /* the criterion held */
@@ -93,11 +122,13 @@ typedef struct {
 	int verify;            /* also run the scalar reference and compare every step */
 	int full_stats;        /* fill idle and stddev in every record */
 	int detect_cycles;     /* default 1: stop a deterministic run without a workload whose state recurs */
-	int bare;              /* only step, until.steps steps: no reductions, checks or observers (bench) */
+	int bare;              /* only step, until.steps steps (each after the workload's phase, if any):
+	                          no reductions, checks or observers (bench) */
 	const lbt_workload *workload; /* NULL or "none": no load is generated or completed */
 	const volatile sig_atomic_t *interrupt; /* if set non-zero, stop after the current step */
 	void (*on_step)(void *ctx, const lbt_step_record *r); /* after every step, and for step 0 */
 	void *ctx;
+	int64_t warmup;        /* with a workload: steps 1..warmup are left out of sqdev_mean (default 0) */
 	int64_t app_iterations; /* > 0: an application of this many iterations (Jeannot and Vernier
 	                           2006, §4), one balancing step per iteration until the run stops,
 	                           then none; needs a method with LBT_M_SPEEDS. Caps the steps. */
@@ -123,6 +154,12 @@ typedef struct {
 	double generated, completed; /* by the workload, over the run */
 	double initial_stddev, final_stddev, final_rel; /* final_rel: -1 if not measured */
 	int64_t rel_step;   /* first step with rel <= the --until rel:X bound, -1 if never or not asked */
+	/* With a workload: */
+	double idle_capacity; /* over the run: work the PEs could have done but had no task for */
+	double sqdev_mean;    /* the mean of the records' sqdev over steps warmup+1 .. steps */
+	double sqdev_se;      /* its standard error by batch means (docs/usage.md); -1: fewer than 2 batches */
+	int64_t sqdev_steps, sqdev_batches; /* how many steps sqdev_mean averages; batches behind sqdev_se */
+	int64_t tree_levels;  /* a search tree: its depth + 1 (levels that held a node); -1: not a tree */
 	/* With a field "speed": relative loads r_i = w_i / Cn_i (Cn: speeds over their mean) */
 	double rel_load_max, rel_load_min; /* at the end */
 	double rel_load_bound;             /* D / min Cn: "speed-balanced" is max r - min r <= it */

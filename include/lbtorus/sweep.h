@@ -12,7 +12,8 @@
 #include "lbtorus/method.h"
 
 /* The axes of a sweep, in the order runs are enumerated (seed innermost). */
-enum { LBT_AX_METHOD, LBT_AX_SHAPE, LBT_AX_BOUNDARY, LBT_AX_INIT, LBT_AX_UNTIL, LBT_AX_SEED, LBT_NAXES };
+enum { LBT_AX_METHOD, LBT_AX_SHAPE, LBT_AX_BOUNDARY, LBT_AX_INIT, LBT_AX_UNTIL, LBT_AX_WORKLOAD, LBT_AX_SEED,
+       LBT_NAXES };
 
 #define LBT_SWEEP_MAX_RUNS 1000000 /* a larger product is refused, naming its size */
 
@@ -34,7 +35,7 @@ int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e);
 int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e);
 /* For every axis empty in sp: take over's items if over (may be NULL) has
  * them, else, with fill_defaults, the default (lm-c5, torus, worst:5,
- * balanced, seed 1; shapes have none: then an error). Same for max_steps. */
+ * balanced, workload none, seed 1; shapes have none: then an error). Same for max_steps. */
 int lbt_spec_merge(lbt_spec *sp, const lbt_spec *over, int fill_defaults, lbt_err *e);
 
 /* A method item, "fos:alpha=0.25": the name into name[n], the parameter
@@ -47,6 +48,7 @@ int lbt_method_split(const char *item, char *name, size_t n, const lbt_param **p
  * into the spec the plan was built from, which must outlive the plan). */
 typedef struct {
 	const char *method, *shape, *init, *until; /* method: the item, "fos:alpha=0.25" */
+	const char *workload; /* the workload's spec, "none" for none */
 	char mname[64];      /* the method's name: "fos" */
 	const lbt_param *param; /* the method's parameter given in the item, NULL if none */
 	const char *pvalue;  /* its value, pointing into method */
@@ -56,7 +58,8 @@ typedef struct {
 	int64_t max_steps;
 	int64_t pes, k;
 	char *key;       /* "method=lm-c5 shape=8 boundary=torus init=uniform:0:9 until=balanced max_steps=1000000 seed=1"
-	                  * ("seed=any" when the seed cannot change the result) */
+	                  * ("seed=any" when the seed cannot change the result; " workload=SPEC" before
+	                  * max_steps unless the workload is none, so a sweep without one keeps its keys) */
 	char id[17];     /* 16 hex digits: FNV-1a 64 of key, then murmur3 fmix64 */
 } lbt_sweep_run;
 

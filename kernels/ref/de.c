@@ -46,11 +46,11 @@ static double exchange(const lbt_view *v, int real, double lambda, int64_t a, in
  * row-major order; a pair belongs to the row of its lower PE i), and the
  * real amount moved is summed per row, the rows' sums then in row order: a
  * fixed order a vector kernel can keep. */
-static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
+static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, lbt_counts *c)
 {
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
-	for (int d = 0; d < v->dims; d++) {
+	for (int d = d0; d < d1; d++) {
 		const int64_t nd = v->ext[d], s = v->stride[d];
 		for (int col = 0; col < 3; col++) {
 			int any = 0;
@@ -98,5 +98,10 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 	}
 }
 
-void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c) { de_step(v, lambda, 1, c); }
-void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c) { de_step(v, lambda, 0, c); }
+void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c) { de_step(v, lambda, 1, 0, v->dims, c); }
+void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c) { de_step(v, lambda, 0, 0, v->dims, c); }
+/* One axis only: Cybenko's eq. (17), a dimension per step. */
+void lbt_ref_de_axis_step(const lbt_view *v, double lambda, int axis, lbt_counts *c)
+{
+	de_step(v, lambda, 1, axis, axis + 1, c);
+}

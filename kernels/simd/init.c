@@ -11,4 +11,5 @@ void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 	k->fos_step = LBT_SIMD_FN(lbt_simd_fos_step);
 	k->de_step = LBT_SIMD_FN(lbt_simd_de_step);
 	k->de_int_step = LBT_SIMD_FN(lbt_simd_de_int_step);
+	k->wl_poisson_row = LBT_SIMD_FN(lbt_simd_wl_poisson_row);
 }

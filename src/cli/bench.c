@@ -45,6 +45,8 @@ static void help(void)
 	       "  --quick          sizes 128x128,1024x1024,4096x4096,64x64x64, methods lm-c4,lm-c5,\n"
 	       "                   0.1 s per measurement: a few minutes at most in all\n"
 	       "  --no-headline    skip the headline run\n"
+	       "  --workload SPEC  also time each case with this workload's phase before every step\n"
+	       "                   (e.g. cybenko:poisson:1:1), beside the static run: \"of static\"\n"
 	       "  --peers          instead: lbtorus against a plain C loop and NumPy on the same\n"
 	       "                   LM-C5 cases, with the ratios (--quick: 4096x4096 for 20 steps)\n"
 	       "  --json FILE      also write the results as one JSON object\n");
@@ -108,11 +110,13 @@ typedef struct {
 /* Step st's method from the grid start (its loads, and its real-valued
  * loads for a continuous method) for about `budget` seconds, through the
  * engine's bare mode (the method's steps alone: no reductions or checks). */
-static measure time_steps(lbt_state *st, const lbt_grid *start, double budget, lbt_err *e, int *status)
+static measure time_steps(lbt_state *st, const lbt_grid *start, const lbt_workload *wl, double budget, lbt_err *e,
+                          int *status)
 {
 	lbt_grid_copy(&st->grid, start);
 	lbt_run_opts o = lbt_run_opts_default();
 	o.bare = 1;
+	o.workload = wl; /* NULL: the method's steps alone */
 	o.until.kind = LBT_UNTIL_STEPS;
 	o.until.steps = 1;
 	lbt_summary sum;
@@ -192,14 +196,15 @@ static int headline(const char *isa, FILE *js, int *first, lbt_err *e)
 
 int cmd_bench(int argc, char **argv)
 {
-	enum { O_SIZES = 256, O_METHODS, O_ISA, O_THREADS, O_INIT, O_SECONDS, O_QUICK, O_NOHEAD, O_JSON, O_PEERS, O_HELP };
+	enum { O_SIZES = 256, O_METHODS, O_ISA, O_THREADS, O_INIT, O_SECONDS, O_QUICK, O_NOHEAD, O_JSON, O_PEERS, O_HELP,
+	       O_WORKLOAD };
 	static const struct option opts[] = {
 		{"sizes", 1, 0, O_SIZES}, {"methods", 1, 0, O_METHODS}, {"isa", 1, 0, O_ISA},
 		{"threads", 1, 0, O_THREADS}, {"init", 1, 0, O_INIT}, {"seconds", 1, 0, O_SECONDS},
 		{"quick", 0, 0, O_QUICK}, {"no-headline", 0, 0, O_NOHEAD}, {"json", 1, 0, O_JSON},
-		{"peers", 0, 0, O_PEERS}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"peers", 0, 0, O_PEERS}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, O_WORKLOAD}, {0, 0, 0, 0}};
 	char sizes_buf[512] = "", methods_buf[512] = "", isa_buf[256] = "", threads_buf[128] = "";
-	const char *init = "uniform:0:20", *json = NULL;
+	const char *init = "uniform:0:20", *json = NULL, *workload = NULL;
 	double budget = -1;
 	int quick = 0, head = 1, peers = 0, o;
 	if (cli_no_empty_values(argc, argv, opts, "bench"))
@@ -218,6 +223,7 @@ int cmd_bench(int argc, char **argv)
 		case O_NOHEAD: head = 0; break;
 		case O_JSON: json = optarg; break;
 		case O_PEERS: peers = 1; break;
+		case O_WORKLOAD: workload = optarg; break;
 		case O_HELP: help(); return 0;
 		default:
 			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
@@ -249,9 +255,17 @@ int cmd_bench(int argc, char **argv)
 	int nisas = split(isa_buf, isas, 16), nthreads = split(threads_buf, tlist, 16);
 	int threads[16], max_threads = 1;
 	lbt_err err;
-	for (int i = 0; i < nmethods; i++)
-		if (!lbt_method_find(methods[i]))
+	for (int i = 0; i < nmethods; i++) {
+		const lbt_method *m = lbt_method_find(methods[i]);
+		lbt_workload w;
+		if (!m)
 			return cli_fail(LBT_EINVAL, "bench: unknown method '%s'", methods[i]);
+		if (workload && lbt_workload_parse(&w, workload, m->load, &err))
+			return cli_fail(LBT_EINVAL, "bench: %s", err.msg);
+		if (workload && w.tasks)
+			return cli_fail(LBT_EINVAL, "bench: --workload %s: a search tree starts empty; time a process "
+			                "of arrivals (cybenko:, phases:, generator:)", workload);
+	}
 	for (int i = 0; i < nisas; i++) {
 		lbt_kernels k;
 		int s = lbt_kernels_select(&k, isas[i], &err);
@@ -335,28 +349,42 @@ int cmd_bench(int argc, char **argv)
 				break;
 			}
 			lbt_grid_copy(&start, &st.grid);
-			double scalar_rate = 0;
+			lbt_workload wl;
+			if (workload)
+				lbt_workload_parse(&wl, workload, st.method->load, &err); /* checked above */
+			double scalar_rate = 0, static_rate = 0;
 			for (int ii = 0; ii < nisas && !status; ii++)
-				for (int ti = 0; ti < nthreads; ti++) {
+				for (int k = 0; k < nthreads * (1 + (workload && wl.phase)) && !status; k++) {
+					const int ti = k / (1 + (workload && wl.phase)), dyn = k % (1 + (workload && wl.phase));
 					if (!strcmp(isas[ii], "scalar") && ti > 0 && threads[ti] != threads[0])
 						continue; /* the reference has one thread whatever it is given */
 					lbt_kernels_select(&st.table, isas[ii], &err);
 					st.kern = &st.table;
 					st.threads = threads[ti];
-					measure m = time_steps(&st, &start, budget, &err, &status);
+					measure m = time_steps(&st, &start, dyn ? &wl : NULL, budget, &err, &status);
 					if (status)
 						break;
-					if (!strcmp(isas[ii], "scalar") && scalar_rate == 0)
+					if (!strcmp(isas[ii], "scalar") && scalar_rate == 0 && !dyn)
 						scalar_rate = m.rate;
+					if (!dyn)
+						static_rate = m.rate;
 					double bound = bw[ti] / 8.0 * D, rbound = rmw[ti] / 8.0 * D;
-					printf("%-12s %-6s %-7s %3d %8lld %12.3g %9.2f %10.2f %12.3g %8.2f %8.2f\n", sizes[si], methods[mi],
+					printf("%-12s %-6s %-7s %3d %8lld %12.3g %9.2f %10.2f %12.3g %8.2f %8.2f", sizes[si], methods[mi],
 					       isas[ii], threads[ti], (long long)m.steps, m.rate, scalar_rate > 0 ? m.rate / scalar_rate : 0,
 					       bw[ti] / 1e9, bound, bound > 0 ? m.rate / bound : 0, rbound > 0 ? m.rate / rbound : 0);
+					if (dyn)
+						printf("  + %s: %.2f of static", workload, static_rate > 0 ? m.rate / static_rate : 0);
+					printf("\n");
 					fflush(stdout);
 					if (js) {
-						fprintf(js, "%s{\"size\":\"%s\",\"dims\":%d,\"pes\":%lld,\"method\":\"%s\",\"isa\":\"%s\","
+						fprintf(js, "%s{\"workload\":", first ? "" : ",");
+						if (dyn)
+							fprintf(js, "\"%s\",\"of_static\":%.6g,", wl.spec, static_rate > 0 ? m.rate / static_rate : 0);
+						else
+							fputs("null,", js);
+						fprintf(js, "%s\"size\":\"%s\",\"dims\":%d,\"pes\":%lld,\"method\":\"%s\",\"isa\":\"%s\","
 						            "\"threads\":%d,\"steps\":%lld,\"seconds\":%.6f,\"site_updates_per_second\":%.6g,",
-						        first ? "" : ",", sizes[si], D, (long long)P, methods[mi], isas[ii], threads[ti],
+						        "", sizes[si], D, (long long)P, methods[mi], isas[ii], threads[ti],
 						        (long long)m.steps, m.seconds, m.rate);
 						fprintf(js, "\"scalar_site_updates_per_second\":%.6g,\"vs_scalar\":%.6g,"
 						            "\"copy_bytes_per_second\":%.6g,\"bound_site_updates_per_second\":%.6g,\"of_bound\":%.6g,"

@@ -70,7 +70,7 @@ void cli_progress_done(cli_progress *p);
 
 /* The options sweep and bound share (src/cli/sweep.c). */
 #include "lbtorus/sweep.h"
-enum { CS_METHOD = 300, CS_SHAPE, CS_BOUNDARY, CS_INIT, CS_UNTIL, CS_SEED, CS_MAX, CS_SPEC, CS_JOBS,
+enum { CS_METHOD = 300, CS_SHAPE, CS_BOUNDARY, CS_INIT, CS_UNTIL, CS_WORKLOAD, CS_SEED, CS_MAX, CS_SPEC, CS_JOBS,
        CS_THREADS, CS_SOLO, CS_ISA, CS_VERIFY, CS_QUIET, CS_DRY, CS_PROGRESS };
 #define CLI_SWEEP_OPTIONS \
 	{"method", 1, 0, CS_METHOD}, {"shape", 1, 0, CS_SHAPE}, {"boundary", 1, 0, CS_BOUNDARY}, \

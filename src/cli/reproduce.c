@@ -12,8 +12,8 @@ static void help(void)
 {
 	printf("usage: lbtorus reproduce EXPERIMENT... [OPTIONS]\n"
 	       "\n"
-	       "Rerun the simulations of Henrich's Liquid model paper (1996) and put the\n"
-	       "paper's stated results beside ours.\n"
+	       "Rerun the simulations of Henrich's Liquid model paper (1996) and Cybenko's\n"
+	       "dynamic load balancing (1989), and put the papers' stated results beside ours.\n"
 	       "EXPERIMENT is one of (or `all`):\n"
 	       "  table3  ring of 8 PEs, 16 units on P0: LM-C5 and NNA step by step (exact)\n"
 	       "  fig5    rings of 8..2048 PEs, worst case c = 5: shifts until shared and\n"
@@ -22,6 +22,11 @@ static void help(void)
 	       "          normalized to 1 at P = 512\n"
 	       "  fig7    K x K tori, K = 8..128: (a) worst case c = 5, (b) uniform loads 0..100,\n"
 	       "          seeds 1..10\n"
+	       "  cybenko Cybenko (1989) Theorem 2 with work arriving every step: FOS on a ring,\n"
+	       "          tori and hypercubes d = 3..8, measured vs exact vs the bound; the\n"
+	       "          transient; no balancing; DE under Table II's Model A\n"
+	       "  trees   search trees on K x K tori, K = 32..128: every LM condition, NNA and\n"
+	       "          FOS, steps to finish and efficiency (Henrich 1996, §5)\n"
 	       "Jeannot and Vernier, A Practical Approach of Diffusion Load Balancing\n"
 	       "Algorithms (2006), §4, on a 64-PE line with all load on PE 0:\n"
 	       "  jv-fig1   LAN: gain of cost/benefit k = 1000 - t + detection over plain\n"
@@ -91,14 +96,16 @@ int cmd_reproduce(int argc, char **argv)
 		}
 	}
 	if (optind == argc)
-		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, jv-fig1, jv-fig23, jv-table1, jv-speeds or all");
+		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
+		                "jv-fig23, jv-table1, jv-speeds or all");
 	const char *const *names = lbt_repro_names();
 	for (int i = optind; i < argc; i++) {
 		int known = !strcmp(argv[i], "all");
 		for (const char *const *n = names; *n; n++)
 			known |= !strcmp(argv[i], *n);
 		if (!known)
-			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7, jv-fig1, jv-fig23, jv-table1, jv-speeds or all",
+			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, "
+			                "jv-fig1, jv-fig23, jv-table1, jv-speeds or all",
 			                argv[i]);
 	}
 	struct stat sb;

@@ -51,11 +51,21 @@ static void help(void)
 	       "                       flat      max - min <= 1\n"
 	       "                       steps:N   exactly N steps\n"
 	       "                       rel:X     ||w - mean|| / ||w0 - mean|| <= X (e.g. rel:1e-6)\n"
+	       "                       done      no task is left anywhere (total 0: a search tree is finished)\n"
+	       "  --workload SPEC    tasks generated and completed every step, before the method's\n"
+	       "                     step (default none; docs/usage.md, \"Workloads\"):\n");
+	for (const lbt_workload *const *w = lbt_workloads(); *w; w++)
+		printf("                       %-28s %s\n", (*w)->usage, (*w)->summary);
+	printf("                     cybenko's DIST: poisson:MU, uniform:LO:HI, bernoulli:P, and for\n"
+	       "                     real-valued methods exp:MU, normal:MU:SIGMA. A tree starts on an\n"
+	       "                     empty machine (--init defaults to const:0); --until done ends it.\n"
+	       "  --warmup N         with a workload: leave steps 1..N out of sqdev_mean (default 0)\n"
 	       "  --max-steps N      safety cap (default 1000000): stop there, exit 3\n"
 	       "  --seed N           seed of the counter-based generator (default 1)\n"
 	       "  --json FILE        write the summary there instead of stdout\n"
 	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,\n"
-	       "                     moved,moved_total,rel,link_max\n"
+	       "                     moved,moved_total,rel,link_max; with a workload also\n"
+	       "                     generated,completed,idle_capacity,sqdev\n"
 	       "  --dump FILE.npy    the final grid, int32 (float64 for fos, de, ca), shape = the torus shape\n"
 	       "  --isa NAME         kernel target: auto (default; or $LBTORUS_ISA), scalar, ...\n"
 	       "                     (lbtorus info lists them)\n"
@@ -98,7 +108,7 @@ static void help(void)
 
 typedef struct {
 	lbt_outfile trace;
-	int tracing;
+	int tracing, workload;
 	cli_progress progress;
 	/* pictures: --snapshots, --animate */
 	const lbt_state *state;
@@ -155,7 +165,14 @@ static void on_step(void *p, const lbt_step_record *r)
 		fprintf(f, ",%lld,%.6f", (long long)r->idle, r->stddev);
 		load_col(f, r->real, r->moved);
 		load_col(f, r->real, r->moved_total);
-		fprintf(f, ",%.9g,%.17g\n", r->rel, r->link_max);
+		fprintf(f, ",%.9g,%.17g", r->rel, r->link_max);
+		if (c->workload) {
+			load_col(f, r->real, r->generated);
+			load_col(f, r->real, r->completed);
+			load_col(f, r->real, r->idle_capacity);
+			fprintf(f, ",%.17g", r->sqdev);
+		}
+		fputc('\n', f);
 	}
 	cli_progress_step(&c->progress, r);
 	if ((c->snap_dir || c->anim) && r->step % c->every == 0)
@@ -202,7 +219,8 @@ int cmd_run(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
 	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
-	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_SPEEDS, O_LINK, O_APP, O_PROGRESS, O_PARAM };
+	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_WORKLOAD, O_WARMUP, O_SPEEDS, O_LINK, O_APP,
+	       O_PROGRESS, O_PARAM };
 	static const struct option fixed[] = {
 		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
 		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
@@ -211,6 +229,7 @@ int cmd_run(int argc, char **argv)
 		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
 		{"snapshots", 1, 0, O_SNAP}, {"animate", 1, 0, O_ANIM}, {"every", 1, 0, O_EVERY},
 		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY},
+		{"workload", 1, 0, O_WORKLOAD}, {"warmup", 1, 0, O_WARMUP},
 		{"speeds", 1, 0, O_SPEEDS}, {"link", 1, 0, O_LINK}, {"app", 1, 0, O_APP},
 		{"progress", 2, 0, O_PROGRESS}};
 	/* the fixed options, then one per method parameter (--alpha, --lambda, --ca-k), from the schemas */
@@ -229,7 +248,8 @@ int cmd_run(int argc, char **argv)
 	int64_t every = 10, heat_max = 0, zoom = 0, delay = 8;
 	lbt_setup set = {.seed = 1};
 	const char *until = "balanced", *json = NULL, *trace = NULL, *dump = NULL;
-	int64_t max_steps = 1000000, v, app = 0;
+	int64_t max_steps = 1000000, warmup = 0, v, app = 0;
+	const char *workload = NULL;
 	int verify = 0, quiet = 0, o;
 	double progress = 0;
 	if (cli_no_empty_values(argc, argv, opts, "run"))
@@ -279,6 +299,10 @@ int cmd_run(int argc, char **argv)
 		case O_DELAY:
 			if (cli_int("--delay", optarg, 0, 65535, &delay)) return EXIT_USAGE;
 			break;
+		case O_WORKLOAD: workload = optarg; break;
+		case O_WARMUP:
+			if (cli_int("--warmup", optarg, 0, INT64_MAX, &warmup)) return EXIT_USAGE;
+			break;
 		default:
 			if (o >= O_PARAM) {
 				if (nparams == LBT_MAX_PARAMS)
@@ -308,13 +332,27 @@ int cmd_run(int argc, char **argv)
 	if (ro.until.kind == LBT_UNTIL_STEPS && ro.until.steps > max_steps)
 		return cli_fail(LBT_EINVAL, "run: --until %s conflicts with --max-steps %lld", until, (long long)max_steps);
 
+	/* The workload, checked against the method's kind of load before anything is built. */
+	lbt_workload wl;
+	const lbt_method *meth = lbt_method_find(set.method ? set.method : "lm-c5");
+	if (workload && (st = lbt_workload_parse(&wl, workload, meth ? meth->load : LBT_LOAD_INT, &err)))
+		return cli_fail(st, "run: %s", err.msg);
+	if (workload && wl.phase) {
+		ro.workload = &wl;
+		ro.warmup = warmup;
+		if (wl.tasks && !set.init)
+			set.init = "const:0"; /* a search starts on an empty machine */
+	}
+	if (!ro.workload && warmup)
+		return cli_fail(LBT_EINVAL, "run: --warmup needs a --workload");
+
 	lbt_state state;
 	if ((st = lbt_state_open(&state, &set, &err)))
 		return cli_fail(st, "%s", err.msg);
 
 	/* Open every output before running, so a bad path fails in a second, not after an hour. */
 	lbt_outfile out_json, out_dump;
-	run_ctx ctx = {.tracing = trace != NULL};
+	run_ctx ctx = {.tracing = trace != NULL, .workload = ro.workload != NULL};
 	int opened = 0; /* how many of json, trace, dump are open */
 	st = lbt_out_open(&out_json, json ? json : "-", &err);
 	if (!st && ++opened && trace)
@@ -337,7 +375,9 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(st, "%s", err.msg);
 	}
 	if (trace)
-		fputs("step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n", ctx.trace.f);
+		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,"
+		                     "generated,completed,idle_capacity,sqdev\n"
+		                   : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n", ctx.trace.f);
 	ro.full_stats = ctx.tracing;
 	ro.on_step = on_step;
 	ro.ctx = &ctx;

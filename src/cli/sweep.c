@@ -46,6 +46,8 @@ static void help(void)
 	       "same sweep again skips the runs already recorded and finishes the rest.\n"
 	       "\n"
 	       "  --results FILE     the JSON Lines file (created or resumed)\n"
+	       "  --workload LIST    workloads (default none): cybenko:poisson:1:1, tree:2:8..12, ...\n"
+	       "                     (lbtorus run --help lists them; a tree needs --init const:0)\n"
 	       "%s\n"
 	       "example: lbtorus sweep --results fig5.jsonl --method lm-c5 --shape ring:8..2048*2 \\\n"
 	       "           --init worst:5 --until shared,balanced\n", cli_sweep_help);
@@ -64,7 +66,7 @@ int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **ar
 	int64_t v;
 	int st;
 	switch (opt) {
-	case CS_METHOD: case CS_SHAPE: case CS_BOUNDARY: case CS_INIT: case CS_UNTIL: case CS_SEED:
+	case CS_METHOD: case CS_SHAPE: case CS_BOUNDARY: case CS_INIT: case CS_UNTIL: case CS_WORKLOAD: case CS_SEED:
 		if ((st = lbt_spec_add(&c->cmd, opt - CS_METHOD, arg, &e)))
 			return cli_fail(st, "%s", e.msg);
 		return 0;
@@ -200,7 +202,8 @@ int cmd_sweep(int argc, char **argv)
 {
 	enum { O_RESULTS = 256, O_HELP };
 	static const struct option opts[] = {
-		{"results", 1, 0, O_RESULTS}, {"help", 0, 0, O_HELP}, CLI_SWEEP_OPTIONS, {0, 0, 0, 0}};
+		{"results", 1, 0, O_RESULTS}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, CS_WORKLOAD}, CLI_SWEEP_OPTIONS,
+		{0, 0, 0, 0}};
 	cli_sweep c;
 	cli_sweep_init(&c);
 	const char *results = NULL;

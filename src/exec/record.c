@@ -21,6 +21,7 @@ static void jopt(FILE *f, const char *k, int64_t v) /* -1: never */
 		jint(f, k, v);
 }
 static void jnum(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.9g", k, v); }
+static void jreal(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.17g", k, v); } /* all digits */
 static void jload(FILE *f, const lbt_summary *s, const char *k, double v)
 {
 	fprintf(f, ",\"%s\":", k);
@@ -93,9 +94,29 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	if (s->stop == LBT_STOP_CYCLE)
 		jint(f, "cycle_period", s->period);
 	if (o->workload && o->workload->phase) {
-		jstr(f, "workload", o->workload->name);
+		const lbt_workload *w = o->workload;
+		jstr(f, "workload", w->spec[0] ? w->spec : w->name);
 		jload(f, s, "generated", s->generated);
 		jload(f, s, "completed", s->completed);
+		jload(f, s, "idle_total", s->idle_capacity);
+		jint(f, "warmup", o->warmup);
+		jreal(f, "sqdev_mean", s->sqdev_mean);
+		if (s->sqdev_se >= 0)
+			jreal(f, "sqdev_se", s->sqdev_se);
+		else
+			fprintf(f, ",\"sqdev_se\":null");
+		jint(f, "sqdev_steps", s->sqdev_steps);
+		jint(f, "sqdev_batches", s->sqdev_batches);
+		if (s->tree_levels >= 0) { /* a search tree: its nodes, and the ideal machine's lower bound */
+			int64_t nodes = (int64_t)s->completed, ideal = (nodes + P - 1) / P;
+			if (ideal < s->tree_levels)
+				ideal = s->tree_levels;
+			jint(f, "nodes", nodes);
+			jint(f, "tree_levels", s->tree_levels);
+			jnum(f, "efficiency", s->steps > 0 ? (double)nodes / ((double)P * (double)s->steps) : 0.0);
+			jint(f, "ideal_steps", ideal);
+			jnum(f, "ideal_efficiency", ideal > 0 ? (double)nodes / ((double)P * (double)ideal) : 0.0);
+		}
 	}
 	jopt(f, "shared_step", s->shared_step);
 	jload_opt(f, s, "shared_shifts", s->shared_shifts);

@@ -108,8 +108,66 @@ static int until_holds(const lbt_until *u, const lbt_summary *out, const lbt_ste
 	case LBT_UNTIL_STEPS: return r->step >= u->steps;
 	case LBT_UNTIL_REL: return r->rel <= u->rel;
 	case LBT_UNTIL_SHARED_BALANCED: return out->shared_step >= 0 && out->balanced_step >= 0;
+	case LBT_UNTIL_DONE: return r->total == 0;
 	default: return (int)((criteria(r->max, r->min, D) >> u->kind) & 1);
 	}
+}
+
+/* Batch means (docs/usage.md, "Measures"): consecutive steps' sqdev are
+ * correlated, so its standard error comes from the means of batches of
+ * consecutive steps, long enough to be nearly independent. The batches have
+ * equal length, which starts at 1 and doubles (merging neighbours) whenever
+ * 64 are full, so a run of any length ends with 32..63 complete batches of a
+ * length near N/48 and memory stays fixed. */
+typedef struct {
+	double sum, cur, b[64];
+	int64_t n, curn, len;
+	int nb;
+} batches;
+
+static void batch_add(batches *m, double x)
+{
+	m->sum += x;
+	m->n++;
+	m->cur += x;
+	if (++m->curn < m->len)
+		return;
+	m->b[m->nb++] = m->cur / (double)m->len;
+	m->cur = 0;
+	m->curn = 0;
+	if (m->nb == 64) {
+		for (int k = 0; k < 32; k++)
+			m->b[k] = (m->b[2 * k] + m->b[2 * k + 1]) / 2;
+		m->nb = 32;
+		m->len *= 2;
+	}
+}
+
+/* The mean over every step added, and the standard error of the batch means. */
+static void batch_done(const batches *m, lbt_summary *out)
+{
+	out->sqdev_steps = m->n;
+	out->sqdev_batches = m->nb;
+	out->sqdev_mean = m->n ? m->sum / (double)m->n : 0;
+	out->sqdev_se = -1;
+	if (m->nb < 2)
+		return;
+	double mean = 0, ss = 0;
+	for (int k = 0; k < m->nb; k++)
+		mean += m->b[k];
+	mean /= m->nb;
+	for (int k = 0; k < m->nb; k++)
+		ss += (m->b[k] - mean) * (m->b[k] - mean);
+	out->sqdev_se = sqrt(ss / (m->nb - 1) / m->nb);
+}
+
+/* ||w - mean(w)||^2 of the method's load field. */
+static double sqdev(const lbt_state *st)
+{
+	lbt_stats s;
+	lbt_field_stats(&st->grid, lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load"),
+	                st->threads, &s);
+	return s.stddev * s.stddev * (double)lbt_shape_pes(&st->grid.shape);
 }
 
 /* With a field "speed": the relative loads' extremes, and the first step they were speed-balanced. */
@@ -124,19 +182,39 @@ static int note_speed(const lbt_state *st, lbt_summary *out, int64_t step, lbt_e
 	return LBT_OK;
 }
 
-/* --bench: only the method's steps, timed. */
+/* --bench: only the method's steps (after the workload's phase, if any), timed. */
 static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
 	const int64_t su = lbt_shape_pes(&st->grid.shape) * lbt_shape_active_dims(&st->grid.shape);
+	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
+	void *wws = NULL;
+	int status = LBT_OK;
+	if (wl && wl->open_spec)
+		status = wl->open_spec(&wws, wl, st, e);
+	else if (wl && wl->open)
+		status = wl->open(&wws, st, e);
+	if (status)
+		return status;
 	double t0 = lbt_seconds();
-	for (int64_t i = 0; i < o->until.steps; i++) {
+	for (int64_t i = 0; i < o->until.steps && !status; i++) {
+		lbt_work_counts w = {0};
+		if (wl && (status = wl->phase(wws, st, st->step, st->seed, &w, e)))
+			break;
+		out->generated += w.generated;
+		out->completed += w.completed;
 		lbt_counts k = {0};
 		st->method->step(st, &k);
 		st->step++;
 		if (k.nomem)
-			return lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch", st->method->name);
+			status = lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch", st->method->name);
+		else if (wl && wl->settle)
+			status = wl->settle(wws, st, e);
 	}
 	out->seconds = lbt_seconds() - t0;
+	if (wl && wl->close)
+		wl->close(wws);
+	if (status)
+		return status;
 	out->steps = o->until.steps;
 	out->site_updates = su * o->until.steps;
 	out->stop = LBT_STOP_UNTIL;
@@ -186,25 +264,33 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	out->speed_balanced_step = out->detected_step = -1;
 	out->shared_shifts = out->balanced_shifts = out->flat_shifts = -1;
 	out->real = real;
+	out->tree_levels = -1;
 
+	/* the workload first: it may place the first tasks (a tree's roots) */
+	void *wws = NULL;
+	int status = LBT_OK;
+	if (wl && wl->open_spec)
+		status = wl->open_spec(&wws, wl, st, e);
+	else if (wl && wl->open)
+		status = wl->open(&wws, st, e);
+	if (status)
+		return status;
 	lbt_step_record r = {0};
 	r.real = real;
 	int64_t total;  /* integer loads: the exact total */
 	measure(st, &r, 0, &total);
-	int status = check_overflow(st, total, e);
-	if (status || (status = note_speed(st, out, 0, e)))
-		return status;
 	lbt_state ref;
 	lbt_kernels scalar;
-	if (o->verify && (status = open_reference(&ref, st, &scalar, e)))
-		return status;
-	void *wws = NULL;
-	if (wl && wl->open && (status = wl->open(&wws, st, e)))
-		goto done_ref;
+	if ((status = check_overflow(st, total, e)) || (status = note_speed(st, out, 0, e)) ||
+	    (o->verify && (status = open_reference(&ref, st, &scalar, e))))
+		goto done_wl;
+	batches bm = {.len = 1};
+	if (wl)
+		r.sqdev = r.stddev * r.stddev * (double)P;
 	lbt_cycle cyc;
 	const int watch = closed && o->detect_cycles && o->until.kind != LBT_UNTIL_STEPS;
 	if (watch && (status = lbt_cycle_open(&cyc, st, r.max, r.min, e)))
-		goto done_wl;
+		goto done_ref;
 
 	const double stddev0 = r.stddev;
 	r.rel = stddev0 > 0 ? 1 : 0;
@@ -243,8 +329,19 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			break;
 		out->generated += w.generated;
 		out->completed += w.completed;
+		out->idle_capacity += w.idle_capacity;
 		expect += (int64_t)w.generated - (int64_t)w.completed;
 		rexpect += w.generated - w.completed;
+		if (wl) {
+			r.generated = w.generated;
+			r.completed = w.completed;
+			r.idle_capacity = w.idle_capacity;
+			r.sqdev = sqdev(st); /* what the method's step receives: Cybenko's w(t) */
+			if (r.step + 1 > o->warmup)
+				batch_add(&bm, r.sqdev);
+			if (o->verify)
+				lbt_grid_copy(&ref.grid, &st->grid); /* the reference steps from the same input */
+		}
 
 		/* method step */
 		lbt_counts k = {0};
@@ -287,6 +384,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			break;
 		}
 
+		if (wl && wl->settle && (status = wl->settle(wws, st, e)))
+			break;
 		if ((status = note_speed(st, out, r.step, e)))
 			break;
 
@@ -318,6 +417,11 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	out->final_min = r.min;
 	out->final_stddev = full ? r.stddev : -1;
 	out->final_rel = full ? r.rel : -1;
+	if (wl) {
+		batch_done(&bm, out);
+		if (wl->levels)
+			out->tree_levels = wl->levels(wws);
+	}
 	if (!status && N > 0) { /* the iterations after balancing stopped run on the final loads */
 		out->app_time += (double)(N - r.step) * lbt_app_iteration(st, NULL, NULL);
 		out->seq_time = lbt_app_sequential(st, N);
@@ -325,13 +429,13 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	}
 	if (watch)
 		lbt_cycle_close(&cyc);
-done_wl:
-	if (wl && wl->close)
-		wl->close(wws);
 done_ref:
 	if (o->verify) {
 		lbt_method_close(&ref);
 		lbt_grid_free(&ref.grid);
 	}
+done_wl:
+	if (wl && wl->close)
+		wl->close(wws);
 	return status;
 }

@@ -1,5 +1,5 @@
 /* until.c — the vocabulary of a run: criteria by name, stop reasons,
- * default options, the workloads by name, and the bounds a record quotes. */
+ * default options and the bounds a record quotes (the workloads: workload.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,14 +27,16 @@ int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
 		u->rel = x;
 	} else if (!strcmp(text, "shared+balanced"))
 		u->kind = LBT_UNTIL_SHARED_BALANCED;
+	else if (!strcmp(text, "done"))
+		u->kind = LBT_UNTIL_DONE;
 	else
-		return lbt_errf(e, LBT_EINVAL, "unknown criterion '%s': use shared, balanced, flat, steps:N or rel:X", text);
+		return lbt_errf(e, LBT_EINVAL, "unknown criterion '%s': use shared, balanced, flat, steps:N, rel:X or done", text);
 	return LBT_OK;
 }
 
 const char *lbt_until_name(lbt_until_kind k)
 {
-	static const char *const n[] = {"shared", "balanced", "flat", "steps", "rel", "shared+balanced"};
+	static const char *const n[] = {"shared", "balanced", "flat", "steps", "rel", "shared+balanced", "done"};
 	return n[k];
 }
 
@@ -81,18 +83,4 @@ lbt_run_opts lbt_run_opts_default(void)
 	o.max_steps = 1000000;
 	o.detect_cycles = 1;
 	return o;
-}
-
-/* No workload: nothing is generated or completed (the engine skips the phase). */
-static const lbt_workload none = {"none", "no load is generated or completed during the run", NULL, NULL, NULL};
-static const lbt_workload *const workloads[] = {&none, NULL};
-
-const lbt_workload *const *lbt_workloads(void) { return workloads; }
-
-const lbt_workload *lbt_workload_find(const char *name)
-{
-	for (const lbt_workload *const *w = workloads; *w; w++)
-		if (!strcmp((*w)->name, name))
-			return *w;
-	return NULL;
 }

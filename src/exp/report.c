@@ -1,7 +1,7 @@
 /* report.c — `lbtorus report`: a results file as Markdown a researcher can
  * paste into an appendix.
  *
- * Rows are configurations (method, shape, boundary, init, until); the
+ * Rows are configurations (method, shape, boundary, init and workload, until); the
  * numbers are medians over the configuration's records (its seeds) with
  * their range [min–max] where the seeds differ, taken over the records where
  * the quantity exists (a criterion never reached has no step) and marked *
@@ -72,6 +72,7 @@ static int cmp_group(const lbt_jobj *a, const lbt_jobj *b)
 	if ((c = strcmp(s_of(a, "shape"), s_of(b, "shape")))) return c;
 	if ((c = strcmp(s_of(a, "boundary"), s_of(b, "boundary")))) return c;
 	if ((c = natcmp(s_of(a, "init"), s_of(b, "init")))) return c;
+	if ((c = natcmp(s_of(a, "workload"), s_of(b, "workload")))) return c; /* "" without one */
 	return natcmp(lbt_record_input(a, "until", ma, sizeof ma), lbt_record_input(b, "until", mb, sizeof mb));
 }
 
@@ -161,11 +162,13 @@ static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred, int64_t
 			capped += !strcmp(s_of(&recs->rec[idx[i]], "stop_reason"), "max_steps");
 		}
 		*censored += capped;
-		char until[64], cap[48] = "";
+		char until[64], cap[48] = "", init[256];
 		if (capped)
 			snprintf(cap, sizeof cap, ", %lld capped", (long long)capped);
+		snprintf(init, sizeof init, "%s%s%s", s_of(o, "init"), *s_of(o, "workload") ? ", workload " : "",
+		         s_of(o, "workload")); /* a run with a workload says which */
 		fprintf(f, "| %s | %.0f | %s | %s | %s | %lld | %lld/%lld%s |", s_of(o, "shape"), n_of(o, "pes"),
-		        s_of(o, "boundary"), s_of(o, "init"), lbt_record_input(o, "until", until, sizeof until),
+		        s_of(o, "boundary"), init, lbt_record_input(o, "until", until, sizeof until),
 		        (long long)(e - g), (long long)reached, (long long)(e - g), cap);
 		for (size_t c = 0; c < NCOLS; c++) {
 			median(cell, sizeof cell, idx + g, e - g, cols[c][0], tmp);

@@ -67,6 +67,24 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
 int rp_fig5(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig6(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig7(const lbt_repro_opts *o, lbt_err *e);
+/* One run with a workload (repro_cybenko.c), single-threaded; rp_run_wjobs
+ * runs n of them in parallel. */
+typedef struct {
+	const char *shape, *method, *pname, *pvalue, *spec, *init; /* pname, pvalue: one method parameter or NULL */
+	lbt_until until;
+	int64_t warmup, max_steps; /* max_steps 0: the default cap */
+	uint64_t seed;
+	double *trace;             /* NULL, or room for until.steps + 1 values: sqdev per step */
+	/* results */
+	lbt_summary s;
+	double alpha, gamma;       /* fos: the resolved alpha and Cybenko's gamma */
+	int status;
+	char msg[512];
+} rp_wjob;
+int rp_run_wjobs(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
+
+int rp_cybenko(const lbt_repro_opts *o, lbt_err *e); /* repro_cybenko.c */
+int rp_trees(const lbt_repro_opts *o, lbt_err *e);   /* repro_trees.c */
 /* Jeannot and Vernier (2006), §4: repro_jv.c */
 int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e);

@@ -329,7 +329,7 @@ void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double 
 
 const char *const *lbt_repro_names(void)
 {
-	static const char *const names[] = {"table3", "fig5", "fig6", "fig7",
+	static const char *const names[] = {"table3", "fig5", "fig6", "fig7", "cybenko", "trees",
 	                                    "jv-fig1", "jv-fig23", "jv-table1", "jv-speeds", NULL};
 	return names;
 }
@@ -342,12 +342,14 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	else if (!strcmp(name, "fig5")) st = rp_fig5(o, e);
 	else if (!strcmp(name, "fig6")) st = rp_fig6(o, e);
 	else if (!strcmp(name, "fig7")) st = rp_fig7(o, e);
+	else if (!strcmp(name, "cybenko")) st = rp_cybenko(o, e);
+	else if (!strcmp(name, "trees")) st = rp_trees(o, e);
 	else if (!strcmp(name, "jv-fig1")) st = rp_jv_fig1(o, e);
 	else if (!strcmp(name, "jv-fig23")) st = rp_jv_fig23(o, e);
 	else if (!strcmp(name, "jv-table1")) st = rp_jv_table1(o, e);
 	else if (!strcmp(name, "jv-speeds")) st = rp_jv_speeds(o, e);
-	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, jv-fig1, jv-fig23, "
-	                   "jv-table1 or jv-speeds", name);
+	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
+	                   "jv-fig23, jv-table1 or jv-speeds", name);
 	if (differs)
 		*differs = d;
 	char md[4096], tex[4104];

@@ -115,9 +115,16 @@ static int run_one(const lbt_sweep_run *r, int threads, const lbt_sweep_opts *o,
 	ro.interrupt = o->interrupt;
 	lbt_state st;
 	lbt_summary sum;
+	lbt_workload w;
 	int status = lbt_until_parse(&ro.until, r->until, e);
 	if (status || (status = lbt_state_open(&st, &set, e)))
 		return status;
+	if (r->workload && (status = lbt_workload_parse(&w, r->workload, st.method->load, e))) {
+		lbt_state_close(&st);
+		return status;
+	}
+	if (r->workload && w.phase)
+		ro.workload = &w;
 	status = lbt_run(&st, &ro, &sum, e);
 	*interrupted = !status && sum.stop == LBT_STOP_INTERRUPTED;
 	if (!status && !*interrupted) {

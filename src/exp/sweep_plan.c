@@ -20,8 +20,10 @@ int lbt_run_key(lbt_sweep_run *r, lbt_err *e)
 	char seed[24] = "any";
 	if (r->seeded)
 		snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
-	if (asprintf(&r->key, "method=%s shape=%s boundary=%s init=%s until=%s max_steps=%lld seed=%s",
-	         r->method, r->shape, r->boundary, r->init, r->until, (long long)r->max_steps, seed) < 0) {
+	const int wl = r->workload && strcmp(r->workload, "none");
+	if (asprintf(&r->key, "method=%s shape=%s boundary=%s init=%s until=%s%s%s max_steps=%lld seed=%s",
+	         r->method, r->shape, r->boundary, r->init, r->until, wl ? " workload=" : "", wl ? r->workload : "",
+	         (long long)r->max_steps, seed) < 0) {
 		r->key = NULL;
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a run key");
 	}
@@ -65,12 +67,18 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	    (st = lbt_init_parse(&in, init, e)) || (st = lbt_init_check(&in, &s, e)) ||
 	    (st = lbt_until_parse(&u, until, e)))
 		return st;
+	r->workload = sp->item[LBT_AX_WORKLOAD][ix[LBT_AX_WORKLOAD]];
 	if (u.kind == LBT_UNTIL_STEPS && u.steps > sp->max_steps)
 		return lbt_errf(e, LBT_EINVAL, "until %s conflicts with max_steps %lld", until, (long long)sp->max_steps);
 	r->method = sp->item[LBT_AX_METHOD][ix[LBT_AX_METHOD]];
 	if ((st = lbt_method_split(r->method, r->mname, sizeof r->mname, &r->param, &r->pvalue, e)))
 		return st;
 	const lbt_method *m = lbt_method_find(r->mname);
+	lbt_workload w;
+	if ((st = lbt_workload_parse(&w, r->workload, m->load, e)))
+		return st;
+	if (w.tasks && (in.kind != LBT_INIT_CONST || in.a != 0))
+		return lbt_errf(e, LBT_EINVAL, "workload %s starts on an empty machine: use init const:0", r->workload);
 	if (m->check) { /* the values against this shape: the schema's defaults, the item's parameter */
 		lbt_param_value pv[LBT_MAX_PARAMS];
 		char why[160];
@@ -94,7 +102,8 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	lbt_boundary_format(&s, r->boundary, sizeof r->boundary);
 	r->seed = strtoull(sp->item[LBT_AX_SEED][ix[LBT_AX_SEED]], NULL, 10);
 	r->max_steps = sp->max_steps;
-	r->seeded = in.kind == LBT_INIT_UNIFORM || !(m->flags & LBT_M_DETERMINISTIC);
+	r->seeded = in.kind == LBT_INIT_UNIFORM || !(m->flags & LBT_M_DETERMINISTIC) ||
+	            (w.phase && strcmp(w.name, "tree")); /* every workload but the complete tree draws */
 	r->pes = lbt_shape_pes(&s);
 	r->k = lbt_shape_kmax(&s);
 	return lbt_run_key(r, e);

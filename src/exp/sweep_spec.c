@@ -26,8 +26,8 @@
 #include "lbtorus/number.h"
 #include "lbtorus/sweep.h"
 
-static const char *const axis_names[LBT_NAXES] = {"method", "shape", "boundary", "init", "until", "seed"};
-static const char *const defaults[LBT_NAXES] = {"lm-c5", NULL, "torus", "worst:5", "balanced", "1"};
+static const char *const axis_names[LBT_NAXES] = {"method", "shape", "boundary", "init", "until", "workload", "seed"};
+static const char *const defaults[LBT_NAXES] = {"lm-c5", NULL, "torus", "worst:5", "balanced", "none", "1"};
 
 const char *lbt_spec_axis_name(int axis) { return axis_names[axis]; }
 
@@ -222,6 +222,13 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 			snprintf(buf, sizeof buf, "%s", lbt_until_name(u.kind));
 		return push(sp, a, buf, e);
 	}
+	case LBT_AX_WORKLOAD: { /* the syntax here; whether it suits the method, in the plan */
+		lbt_workload w;
+		lbt_err ignore;
+		if (lbt_workload_parse(&w, item, LBT_LOAD_INT, &ignore) && (st = lbt_workload_parse(&w, item, LBT_LOAD_REAL, e)))
+			return st;
+		return push(sp, a, w.spec, e);
+	}
 	default: {
 		uint64_t v;
 		if ((st = lbt_parse_u64(item, 0, UINT64_MAX, "seed", &v, e)))
@@ -357,7 +364,7 @@ int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 		v += strspn(v, " \t");
 		int axis = lbt_spec_axis_find(k);
 		if (axis < 0) {
-			st = lbt_errf(e, LBT_EINVAL, "%s:%d: unknown key '%s' (use method, shape, boundary, init, until, seed, max_steps)", path, ln, k);
+			st = lbt_errf(e, LBT_EINVAL, "%s:%d: unknown key '%s' (use method, shape, boundary, init, until, workload, seed, max_steps)", path, ln, k);
 			break;
 		}
 		if (!*v) {

@@ -24,6 +24,22 @@ static void de_int_step(lbt_state *st, lbt_counts *c)
 	st->kern->de_int_step(&v, st->param[0].num, c);
 }
 
+/* Cybenko's eq. (17): at step t the axis t mod D' of the D' axes with links
+ * (on a hypercube: dimension (t mod d) + 1). Not LBT_M_DETERMINISTIC: the
+ * next state depends on the step too (a step that moves nothing on its axis
+ * says nothing of the next). */
+static void de_axis_step(lbt_state *st, lbt_counts *c)
+{
+	lbt_view v;
+	lbt_method_view(st, &v);
+	int active = lbt_shape_active_dims(&st->grid.shape), k = (int)(st->step % (active ? active : 1));
+	for (int d = 0; d < st->grid.shape.dims; d++)
+		if (st->grid.shape.ext[d] >= 2 && k-- == 0) {
+			st->kern->de_axis_step(&v, st->param[0].num, d, c);
+			return;
+		}
+}
+
 #define CITE "G. Cybenko, Dynamic load balancing for distributed memory multiprocessors, J. Parallel Distrib. Comput., 1989: "
 
 const lbt_method lbt_de = {
@@ -35,3 +51,8 @@ const lbt_method lbt_de_int = {
 	"de-int", "dimension exchange, integer flows truncated towards zero", CITE "§4", LBT_LOAD_INT,
 	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE, LBT_BOUNDED, 0, lambda, 1, NULL,
 	lbt_scratch_method_open, de_int_step, lbt_scratch_method_close, NULL};
+
+const lbt_method lbt_de_axis = {
+	"de-axis", "dimension exchange, one axis per step in turn, real-valued loads", CITE "eq. (17), Theorem 5",
+	LBT_LOAD_REAL, LBT_M_CONSERVATIVE, LBT_UNBOUNDED, 0, lambda, 1, NULL,
+	lbt_scratch_method_open, de_axis_step, lbt_scratch_method_close, NULL};

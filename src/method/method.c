@@ -15,8 +15,9 @@ static const lbt_method *const table[] = {
 	&lbt_lm_c0, &lbt_lm_c1, &lbt_lm_c2, &lbt_lm_c3, &lbt_lm_c4, &lbt_lm_c5,
 	&lbt_nna, &lbt_nna_def,
 	&lbt_fos, &lbt_fos_int,
-	&lbt_de, &lbt_de_int,
+	&lbt_de, &lbt_de_int, &lbt_de_axis,
 	&lbt_ca,
+	&lbt_none,
 	&lbt_fos_speed, &lbt_fos_speed_int,
 	NULL,
 };

@@ -57,6 +57,33 @@ void lbt_spectrum(const lbt_shape *s, double *mu_min, double *mu_max)
 	*mu_max = hi;
 }
 
+/* The eigenvalue of axis d's Laplacian with index j (0 .. n-1). */
+static double axis_mu(const lbt_shape *s, int d, int64_t j)
+{
+	int64_t n = s->ext[d];
+	if (n == 2)
+		return 2.0 * (double)j;
+	if (s->bnd[d] == LBT_TORUS)
+		return 2 * (1 - cos(2 * M_PI * (double)j / (double)n));
+	return 2 * (1 - cos(M_PI * (double)j / (double)n));
+}
+
+double lbt_spectrum_sum(const lbt_shape *s, double (*f)(double mu, void *ctx), void *ctx)
+{
+	const int64_t P = lbt_shape_pes(s);
+	double sum = 0;
+	for (int64_t i = 1; i < P; i++) { /* i = 0: the mode mu = 0, the mean */
+		int64_t r = i;
+		double mu = 0;
+		for (int d = s->dims - 1; d >= 0; d--) {
+			mu += axis_mu(s, d, r % s->ext[d]);
+			r /= s->ext[d];
+		}
+		sum += f(mu, ctx);
+	}
+	return sum;
+}
+
 double lbt_alpha_optimal(const lbt_shape *s)
 {
 	double lo, hi;

@@ -1,0 +1,397 @@
+/* workload.c — the workload processes of a run (docs/usage.md, "Workloads"):
+ * their specs, parsed into an lbt_workload value, and the processes without
+ * per-task state:
+ *
+ *   cybenko:DIST:C   Cybenko 1989, eq. (12): every PE receives eta tasks drawn
+ *                    from DIST and completes C per step;
+ *   phases:GL:GH:CL:CH:LENL:LENH   Lüling and Monien 1993, §7: a PE runs
+ *                    phases of random length, generation and consumption
+ *                    probability;
+ *   generator:G      Lüling and Monien's one-generator model: PE 0 makes a
+ *                    task with probability G per step, nobody consumes.
+ *
+ * The search trees (tree:, gw:) are in tree.c. Every draw for PE i at step
+ * t comes from lbt_rand(seed, t, i, purpose) with i the PE's row-major
+ * index, and PEs are visited in row-major order with all sums in that
+ * order, so a run has the same bits for any thread count and ISA. The one
+ * exception in form, not in bits: cybenko with Poisson arrivals on integer
+ * loads runs the dispatch table's row kernel (wl_poisson_row: a scalar
+ * reference and a vector kernel per ISA, checked bit for bit by checkasm)
+ * on the grid's rows in parallel; its counters are integer sums, exact in
+ * any order. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "lbtorus/number.h"
+#include "lbtorus/rng.h"
+#include "workload.h"
+
+/* Purposes of the draws (lbt_rand's p), apart from the methods' own. */
+enum { P_ARRIVE = 101, P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME };
+
+double lbt_wl_unit(uint64_t r) { return lbt_rand_unit(r); }
+
+/* One arrival of DIST for PE i at step t. */
+static double draw(const lbt_workload *w, uint64_t seed, int64_t t, int64_t i)
+{
+	uint64_t r = lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_ARRIVE);
+	const double *a = w->arg;
+	switch (w->dist) {
+	case LBT_DIST_POISSON: return (double)lbt_rand_poisson(r, a[0]);
+	case LBT_DIST_UNIFORM: return (double)lbt_rand_range(r, (int64_t)a[0], (int64_t)a[1]);
+	case LBT_DIST_BERNOULLI: return lbt_wl_unit(r) < a[0];
+	case LBT_DIST_EXP: return -a[0] * log1p(-lbt_wl_unit(r));
+	default: { /* normal: Box-Muller on two uniforms of the same counter */
+		double u1 = lbt_wl_unit(r), u2 = lbt_wl_unit(lbt_mix64(r ^ 0x5851f42d4c957f2dULL));
+		return a[0] + a[1] * sqrt(-2 * log1p(-u1)) * cos(2 * M_PI * u2);
+	}
+	}
+}
+
+/* The dense copy of the method's load field that every phase works on. */
+int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e)
+{
+	d->P = lbt_shape_pes(&st->grid.shape);
+	d->real = st->method->load == LBT_LOAD_REAL;
+	d->f = lbt_grid_field(&st->grid, d->real ? "real" : "load");
+	d->buf = malloc((size_t)d->P * (d->real ? sizeof(double) : sizeof(int32_t)));
+	return d->buf ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the workload's copy of the loads");
+}
+
+typedef struct {
+	const lbt_workload *w;
+	lbt_wl_dense d;
+	double *g, *c;    /* phases: the current phase's probabilities per PE */
+	int64_t *end;     /* phases: the step at which the current phase ends */
+	int rows;         /* cybenko:poisson on integer loads: the row kernel, with */
+	lbt_poisson pt;   /*   its thresholds and */
+	uint64_t *scratch; /*   2 rows of uint64 per thread */
+} simple_ws;
+
+static void simple_close(void *p)
+{
+	simple_ws *ws = p;
+	if (!ws)
+		return;
+	free(ws->d.buf);
+	free(ws->g);
+	free(ws->c);
+	free(ws->end);
+	free(ws->scratch);
+	free(ws);
+}
+
+static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *e)
+{
+	simple_ws *ws = calloc(1, sizeof *ws);
+	if (!ws)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
+	ws->w = w;
+	int s = lbt_wl_dense_open(&ws->d, st, e);
+	if (!s && !strcmp(w->name, "cybenko") && w->dist == LBT_DIST_POISSON && !ws->d.real) {
+		const lbt_shape *sh = &st->grid.shape;
+		ws->rows = 1;
+		if (lbt_poisson_init(&ws->pt, w->arg[0]))
+			s = lbt_errf(e, LBT_EINVAL, "workload %s: no Poisson table for this mean", w->spec);
+		else if (!(ws->scratch = malloc((size_t)(2 * (st->threads > 0 ? st->threads : 1)) *
+		                                (size_t)sh->ext[sh->dims - 1] * sizeof *ws->scratch)))
+			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's rows");
+	}
+	if (!s && !strcmp(w->name, "phases")) {
+		size_t P = (size_t)ws->d.P;
+		ws->g = malloc(P * sizeof *ws->g);
+		ws->c = malloc(P * sizeof *ws->c);
+		ws->end = calloc(P, sizeof *ws->end); /* every phase ends at step 0: the first is drawn then */
+		if (!ws->g || !ws->c || !ws->end)
+			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's phases");
+	}
+	if (s) {
+		simple_close(ws);
+		return s;
+	}
+	*out = ws;
+	return LBT_OK;
+}
+
+static int overflow(lbt_err *e, int64_t i)
+{
+	return lbt_errf(e, LBT_ERANGE, "workload: PE %lld would hold more than 2^31-1 tasks", (long long)i);
+}
+
+/* cybenko:poisson:MU:C on integer loads: the row kernel on every row of the
+ * grid, rows shared among the threads. */
+static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+{
+	const lbt_grid *g = &st->grid;
+	const lbt_shape *sh = &g->shape;
+	const int64_t n = sh->ext[sh->dims - 1], R = ws->d.P / n;
+	const int threads = st->threads > 0 ? st->threads : 1;
+	const int32_t C = (int32_t)ws->w->arg[1];
+	const lbt_wl_poisson_fn row = st->kern->wl_poisson_row;
+	int64_t gen = 0, comp = 0, idle = 0;
+	int over = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle) reduction(| : over)
+	for (int64_t r = 0; r < R; r++) {
+		int tid = 0;
+#ifdef _OPENMP
+		tid = omp_get_thread_num();
+#endif
+		int64_t off = 0, q = r;
+		for (int d = sh->dims - 2; d >= 0; d--) { /* the row's cell offset */
+			off += (q % sh->ext[d]) * g->stride[d];
+			q /= sh->ext[d];
+		}
+		uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
+		lbt_wl_counts k = {0};
+		row(g->load + off, n, r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+		gen += k.generated;
+		comp += k.completed;
+		idle += k.idle;
+		over |= k.overflow;
+	}
+	if (over)
+		return lbt_errf(e, LBT_ERANGE, "workload: a PE would hold more than 2^31-1 tasks");
+	c->generated += (double)gen;
+	c->completed += (double)comp;
+	c->idle_capacity += (double)idle;
+	return LBT_OK;
+}
+
+static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+{
+	simple_ws *ws = p;
+	if (ws->rows)
+		return cybenko_rows(ws, st, t, seed, c, e);
+	const lbt_workload *w = ws->w;
+	const double C = w->arg[w->dist == LBT_DIST_UNIFORM || w->dist == LBT_DIST_NORMAL ? 2 : 1];
+	lbt_field_export(&st->grid, ws->d.f, ws->d.buf);
+	if (ws->d.real) { /* eq. (12) as it stands: loads may go negative (Cybenko's interpretation (b)) */
+		double *x = ws->d.buf;
+		for (int64_t i = 0; i < ws->d.P; i++) {
+			double eta = draw(w, seed, t, i);
+			x[i] += eta - C;
+			c->generated += eta;
+			c->completed += C;
+		}
+	} else { /* a PE completes at most what it holds, the rest of C is idle capacity */
+		int32_t *x = ws->d.buf;
+		const int64_t cap = (int64_t)C;
+		for (int64_t i = 0; i < ws->d.P; i++) {
+			int64_t eta = (int64_t)draw(w, seed, t, i), have = x[i] + eta;
+			if (have > INT32_MAX)
+				return overflow(e, i);
+			int64_t done = have < cap ? have : cap;
+			x[i] = (int32_t)(have - done);
+			c->generated += eta;
+			c->completed += done;
+			c->idle_capacity += (double)(cap - done);
+		}
+	}
+	lbt_field_import(&st->grid, ws->d.f, ws->d.buf);
+	return LBT_OK;
+}
+
+/* Lüling and Monien §7: at the step a PE's phase ends it draws the next one
+ * (generation probability in [GL, GH], consumption probability in [CL, CH],
+ * length in [LENL, LENH] steps, each uniform); every step it generates one
+ * task with the first probability, then consumes one, if it has one, with
+ * the second (a consumption draw that finds no task is idle capacity). */
+static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+{
+	simple_ws *ws = p;
+	const double *a = ws->w->arg;
+	int32_t *x = ws->d.buf;
+	lbt_field_export(&st->grid, ws->d.f, x);
+	for (int64_t i = 0; i < ws->d.P; i++) {
+		if (t >= ws->end[i]) {
+			ws->g[i] = a[0] + (a[1] - a[0]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_G));
+			ws->c[i] = a[2] + (a[3] - a[2]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_C));
+			ws->end[i] = t + lbt_rand_range(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_LEN),
+			                                (int64_t)a[4], (int64_t)a[5]);
+		}
+		int gen = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_GEN)) < ws->g[i];
+		int con = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_CONSUME)) < ws->c[i];
+		if (gen && x[i] == INT32_MAX)
+			return overflow(e, i);
+		x[i] += gen;
+		c->generated += gen;
+		if (con && x[i] > 0) {
+			x[i]--;
+			c->completed++;
+		} else if (con)
+			c->idle_capacity += 1;
+	}
+	lbt_field_import(&st->grid, ws->d.f, x);
+	return LBT_OK;
+}
+
+/* One task at PE (0, ..., 0) with probability G; nobody consumes. */
+static int generator_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+{
+	simple_ws *ws = p;
+	if (lbt_wl_unit(lbt_rand(seed, (uint64_t)t, 0, P_GEN)) >= ws->w->arg[0])
+		return LBT_OK;
+	if (st->grid.load[0] == INT32_MAX)
+		return overflow(e, 0);
+	st->grid.load[0]++;
+	c->generated++;
+	return LBT_OK;
+}
+
+/* ---- specs ---- */
+
+/* The numbers of a spec after its name: at most LBT_WORKLOAD_ARGS, each a
+ * whole field. Returns how many, -1 if a field is not a number. */
+static int numbers(const char *text, double *out, int max)
+{
+	int n = 0;
+	while (*text) {
+		if (n == max)
+			return -1;
+		char field[64]; /* the one number parser: no hex, inf, nan or spaces */
+		size_t k = strcspn(text, ":");
+		if (k >= sizeof field)
+			return -1;
+		memcpy(field, text, k);
+		field[k] = 0;
+		const char *end = text + k;
+		if (lbt_parse_f64(field, -HUGE_VAL, HUGE_VAL, 0, "", &out[n], NULL))
+			return -1;
+		n++;
+		text = *end ? end + 1 : end;
+		if (*end && !*text)
+			return -1; /* a trailing ':' */
+	}
+	return n;
+}
+
+static int is_int(double x) { return x == floor(x); }
+
+static const lbt_workload none = {"none", "no load is generated or completed during the run", NULL, NULL, NULL,
+                                  NULL, NULL, NULL, "none", 0, "", 0, {0}};
+static const lbt_workload cybenko = {
+	"cybenko", "every PE receives eta ~ DIST tasks and completes C per step (Cybenko 1989, eq. (12))", NULL,
+	cybenko_phase, simple_close, simple_open, NULL, NULL, "cybenko:DIST:C", 0, "", 0, {0}};
+static const lbt_workload phases = {
+	"phases", "random phases of generation and consumption per PE (Lüling, Monien 1993, §7)", NULL,
+	phases_phase, simple_close, simple_open, NULL, NULL, "phases:GL:GH:CL:CH:LENL:LENH", 0, "", 0, {0}};
+static const lbt_workload generator = {
+	"generator", "PE 0 generates a task with probability G per step, nobody consumes (Lüling, Monien 1993)",
+	NULL, generator_phase, simple_close, simple_open, NULL, NULL, "generator:G", 0, "", 0, {0}};
+
+static const lbt_workload *const workloads[] = {&none, &cybenko, &phases, &generator, &lbt_wl_tree, &lbt_wl_gw, NULL};
+
+const lbt_workload *const *lbt_workloads(void) { return workloads; }
+
+const lbt_workload *lbt_workload_find(const char *name)
+{
+	for (const lbt_workload *const *w = workloads; *w; w++)
+		if (!strcmp((*w)->name, name))
+			return *w;
+	return NULL;
+}
+
+static int bad(lbt_err *e, const char *spec, const char *want)
+{
+	return lbt_errf(e, LBT_EINVAL, "workload '%s': %s", spec, want);
+}
+
+/* cybenko:DIST:C — DIST's name and numbers, then C. */
+static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lbt_load_kind load, lbt_err *e)
+{
+	static const struct {
+		const char *name;
+		int n;
+		const char *form;
+	} dists[] = {{"poisson", 1, "poisson:MU"}, {"uniform", 2, "uniform:LO:HI"}, {"bernoulli", 1, "bernoulli:P"},
+	             {"exp", 1, "exp:MU"}, {"normal", 2, "normal:MU:SIGMA"}};
+	const char *want = "write cybenko:DIST:C with DIST poisson:MU, uniform:LO:HI, bernoulli:P "
+	                   "(or, for a real-valued method, exp:MU, normal:MU:SIGMA)";
+	size_t len = strcspn(rest, ":");
+	int d = -1;
+	for (int k = 0; k < 5; k++)
+		if (strlen(dists[k].name) == len && !strncmp(rest, dists[k].name, len))
+			d = k;
+	if (d < 0 || !rest[len])
+		return bad(e, spec, want);
+	int n = numbers(rest + len + 1, w->arg, LBT_WORKLOAD_ARGS);
+	if (n != dists[d].n + 1)
+		return bad(e, spec, want);
+	w->dist = d;
+	const double *a = w->arg, C = a[n - 1];
+	char why[200];
+	why[0] = 0;
+	if (d >= LBT_DIST_EXP && load == LBT_LOAD_INT)
+		snprintf(why, sizeof why, "%s draws real numbers: use it with a real-valued method (fos, de, ca), "
+		         "or poisson, uniform or bernoulli", dists[d].name);
+	else if (d == LBT_DIST_POISSON && !(a[0] > 0 && a[0] <= 100))
+		snprintf(why, sizeof why, "poisson:MU wants 0 < MU <= 100");
+	else if (d == LBT_DIST_UNIFORM && !(is_int(a[0]) && is_int(a[1]) && 0 <= a[0] && a[0] <= a[1] && a[1] <= 1e6))
+		snprintf(why, sizeof why, "uniform:LO:HI wants integers 0 <= LO <= HI <= 1000000");
+	else if (d == LBT_DIST_BERNOULLI && !(a[0] >= 0 && a[0] <= 1))
+		snprintf(why, sizeof why, "bernoulli:P wants 0 <= P <= 1");
+	else if (d == LBT_DIST_EXP && !(a[0] > 0))
+		snprintf(why, sizeof why, "exp:MU wants a mean MU > 0");
+	else if (d == LBT_DIST_NORMAL && !(a[1] >= 0))
+		snprintf(why, sizeof why, "normal:MU:SIGMA wants SIGMA >= 0");
+	else if (!(C >= 0 && C <= 1e6) || (load == LBT_LOAD_INT && !is_int(C)))
+		snprintf(why, sizeof why, "C (tasks completed per PE and step) wants %s 0 <= C <= 1000000",
+		         load == LBT_LOAD_INT ? "an integer" : "a number");
+	return why[0] ? bad(e, spec, why) : LBT_OK;
+}
+
+int lbt_workload_parse(lbt_workload *w, const char *spec, lbt_load_kind load, lbt_err *e)
+{
+	size_t len = strcspn(spec, ":");
+	const lbt_workload *kind = NULL;
+	for (const lbt_workload *const *k = workloads; *k; k++)
+		if (strlen((*k)->name) == len && !strncmp((*k)->name, spec, len))
+			kind = *k;
+	if (!kind) {
+		char names[160] = "";
+		for (const lbt_workload *const *k = workloads; *k; k++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k == workloads ? "" : ", ",
+			         (*k)->usage);
+		return lbt_errf(e, LBT_EINVAL, "unknown workload '%s': use %s", spec, names);
+	}
+	if (strlen(spec) >= sizeof w->spec)
+		return bad(e, spec, "too long");
+	*w = *kind;
+	snprintf(w->spec, sizeof w->spec, "%s", spec);
+	const char *rest = spec[len] ? spec + len + 1 : NULL;
+	if (kind == &none)
+		return rest ? bad(e, spec, "none takes no parameters") : LBT_OK;
+	char want[160];
+	snprintf(want, sizeof want, "write %s", kind->usage);
+	if (!rest)
+		return bad(e, spec, want);
+	if (kind == &cybenko)
+		return parse_cybenko(w, spec, rest, load, e);
+	if (kind->tasks && load == LBT_LOAD_REAL)
+		return bad(e, spec, "tree nodes are whole tasks: use an integer method (lm-c0..c5, nna, fos-int, de-int, none)");
+	int n = numbers(rest, w->arg, LBT_WORKLOAD_ARGS);
+	const double *a = w->arg;
+	if (kind == &phases) {
+		if (n != 6)
+			return bad(e, spec, want);
+		if (!(0 <= a[0] && a[0] <= a[1] && a[1] <= 1 && 0 <= a[2] && a[2] <= a[3] && a[3] <= 1))
+			return bad(e, spec, "probabilities want 0 <= GL <= GH <= 1 and 0 <= CL <= CH <= 1");
+		if (!(is_int(a[4]) && is_int(a[5]) && 1 <= a[4] && a[4] <= a[5] && a[5] <= 1e9))
+			return bad(e, spec, "phase lengths want integers 1 <= LENL <= LENH <= 10^9");
+		if (load == LBT_LOAD_REAL)
+			return bad(e, spec, "phases generate whole tasks: use an integer method");
+		return LBT_OK;
+	}
+	if (kind == &generator) {
+		if (n != 1 || !(a[0] >= 0 && a[0] <= 1))
+			return bad(e, spec, "write generator:G with 0 <= G <= 1");
+		if (load == LBT_LOAD_REAL)
+			return bad(e, spec, "the generator makes whole tasks: use an integer method");
+		return LBT_OK;
+	}
+	return lbt_wl_tree_parse(w, spec, n, e);
+}

@@ -1,0 +1,346 @@
+/* repro_cybenko.c — `lbtorus reproduce cybenko`: Cybenko (1989), "Dynamic load
+ * balancing for distributed memory multiprocessors", under the model of its
+ * eq. (12): every step each PE receives eta tasks (mean mu, variance sigma^2)
+ * and completes c.
+ *
+ * (a) Theorem 2, steady state: FOS with the optimal alpha on a ring, an 8x8
+ *     torus, a 4x4x4 torus and hypercubes d = 3..8 under cybenko:exp:1:1
+ *     (sigma^2 = 1): the measured mean of ||w - mean||^2 (after the arrivals,
+ *     i.e. the w(t) of eq. (12)) beside the exact value sigma^2 sum_k
+ *     1/(1 - lambda_k^2) over the non-unit eigenvalues of M and beside the
+ *     theorem's bound (n - 1) sigma^2/(1 - gamma^2). On the hypercubes also
+ *     dimension exchange with one complete sweep per step (Table II, Model
+ *     A), which balances exactly, so it leaves the arrivals' own spread:
+ *     (n - 1) sigma^2, the paper's n sigma^2.
+ * (b) The transient of Theorem 2 and the growth without balancing (the
+ *     remark after Theorem 2) on the 8x8 torus: the mean over seeds of
+ *     ||w(t) - mean||^2 for t = 1..T beside sigma^2 sum_k (1 - lambda_k^{2t})/(1 -
+ *     lambda_k^2) (exact), (n - 1) sigma^2 (1 - gamma^{2t})/(1 - gamma^2) (the
+ *     theorem's bound; w(0) is constant, so its second term is 0), and
+ *     (n - 1) t sigma^2 without balancing.
+ * Every run is single-threaded; the runs go in parallel. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "repro.h"
+
+static void keep_sqdev(void *ctx, const lbt_step_record *r) { ((double *)ctx)[r->step] = r->sqdev; }
+
+static void wjob_run(rp_wjob *j, const lbt_repro_opts *o)
+{
+	lbt_setup set = {.shape = j->shape, .method = j->method, .init = j->init, .isa = o->isa, .seed = j->seed,
+	                 .threads = 1};
+	if (j->pname)
+		set.params[0] = (lbt_param_arg){j->pname, j->pvalue};
+	lbt_state st;
+	lbt_err e;
+	lbt_workload w;
+	if ((j->status = lbt_state_open(&st, &set, &e))) {
+		snprintf(j->msg, sizeof j->msg, "%s", e.msg);
+		return;
+	}
+	if (!(j->status = lbt_workload_parse(&w, j->spec, st.method->load, &e))) {
+		lbt_run_opts ro = lbt_run_opts_default();
+		ro.workload = &w;
+		ro.until = j->until;
+		ro.warmup = j->warmup;
+		if (j->max_steps > 0)
+			ro.max_steps = j->max_steps;
+		if (j->trace) {
+			ro.on_step = keep_sqdev;
+			ro.ctx = j->trace;
+		}
+		j->status = lbt_run(&st, &ro, &j->s, &e);
+		if (!strcmp(j->method, "fos")) {
+			j->alpha = st.param[0].num;
+			j->gamma = lbt_gamma(&st.grid.shape, j->alpha);
+		}
+	}
+	if (j->status)
+		snprintf(j->msg, sizeof j->msg, "%s", e.msg);
+	lbt_state_close(&st);
+}
+
+int rp_run_wjobs(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
+{
+	int threads = o->threads;
+#ifdef _OPENMP
+	if (threads <= 0)
+		threads = omp_get_num_procs();
+#endif
+	if (threads < 1)
+		threads = 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+	for (int i = 0; i < n; i++)
+		wjob_run(&jobs[i], o);
+	for (int i = 0; i < n; i++)
+		if (jobs[i].status)
+			return lbt_errf(e, jobs[i].status, "%s %s %s: %s", jobs[i].method, jobs[i].shape, jobs[i].spec,
+			                jobs[i].msg);
+	return LBT_OK;
+}
+
+typedef struct {
+	double alpha, t; /* t: steps for the transient sum, 0: the steady state */
+} cy_sum;
+
+static double steady_term(double mu, void *ctx)
+{
+	const cy_sum *c = ctx;
+	double l2 = (1 - c->alpha * mu) * (1 - c->alpha * mu);
+	return c->t > 0 ? (1 - pow(l2, c->t)) / (1 - l2) : 1 / (1 - l2);
+}
+
+/* sigma^2 sum_k (1 - lambda_k^{2t})/(1 - lambda_k^2) over M's non-unit eigenvalues (t = 0: t -> infinity). */
+static double exact_value(const char *shape, double alpha, double t)
+{
+	lbt_shape s;
+	if (lbt_shape_parse(&s, shape, NULL))
+		return NAN;
+	cy_sum c = {alpha, t};
+	return lbt_spectrum_sum(&s, steady_term, &c);
+}
+
+enum { NSH = 9, NCUBE = 6, T = 60 }; /* hypercubes d = 3..8: a shape has at most LBT_MAXD = 8 axes */
+
+static lbt_until until(int64_t steps) { return (lbt_until){LBT_UNTIL_STEPS, steps, 0}; }
+
+/* A steady-state run's exact value and the paper's value (sigma^2 = 1):
+ * fos: sigma^2 sum 1/(1 - lambda_k^2), Theorem 2's (n - 1)/(1 - gamma^2);
+ * de (a sweep per step, Model A): it balances exactly, leaving (n - 1), paper n;
+ * de-axis (eq. (17), Model B): the products of the s < d latest F's average
+ * over 2^s-subcubes, E = sum_{s<d} (n/2^s - 1) = 2^(d+1) - d - 2; Theorem 5's
+ * bound 2^(d+1) - 1. */
+static void steady_values(const rp_wjob *j, int64_t P, int d, double *exact, double *paper)
+{
+	if (!strcmp(j->method, "fos")) {
+		*exact = exact_value(j->shape, j->alpha, 0);
+		*paper = (double)(P - 1) / (1 - j->gamma * j->gamma);
+	} else if (!strcmp(j->method, "de")) {
+		*exact = (double)(P - 1);
+		*paper = (double)P;
+	} else {
+		*exact = ldexp(1, d + 1) - d - 2;
+		*paper = ldexp(1, d + 1) - 1;
+	}
+}
+
+int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
+{
+	static const char *const shapes[NSH] = {"64", "8x8", "4x4x4", "2x2x2", "2x2x2x2", "2x2x2x2x2", "2x2x2x2x2x2",
+	                                        "2x2x2x2x2x2x2", "2x2x2x2x2x2x2x2"};
+	static const char *const names[NSH] = {"ring of 64", "8x8 torus", "4x4x4 torus", "3-cube", "4-cube", "5-cube",
+	                                       "6-cube", "7-cube", "8-cube"};
+	const int nsh = o->quick ? 5 : NSH;
+	const int64_t base = o->quick ? 4000 : 20000, warm = o->quick ? 200 : 1000;
+	const int seeds = o->quick ? 50 : 400;
+	const int njobs = 3 * nsh + 2 * seeds;
+	rp_wjob *jobs = calloc((size_t)njobs, sizeof *jobs);
+	int *topo = calloc((size_t)njobs, sizeof *topo);
+	double *traces = calloc((size_t)(2 * seeds) * (T + 1), sizeof *traces);
+	if (!jobs || !topo || !traces) {
+		free(jobs), free(topo), free(traces);
+		return lbt_errf(e, LBT_ENOMEM, "cybenko: no memory");
+	}
+	int n = 0;
+	for (int k = 0; k < nsh; k++) {
+		lbt_shape s;
+		lbt_shape_parse(&s, shapes[k], NULL);
+		/* enough steps for ~50 batches much longer than the correlation time 1/(1 - gamma) */
+		double g = lbt_gamma(&s, lbt_alpha_optimal(&s));
+		int64_t steps = base, need = (int64_t)(5000 / (1 - g));
+		if (!o->quick && need > steps)
+			steps = need;
+		topo[n] = k;
+		jobs[n++] = (rp_wjob){.shape = shapes[k], .method = "fos", .pname = "alpha", .pvalue = "optimal",
+		                      .spec = "cybenko:exp:1:1", .init = "const:100", .until = until(steps + warm),
+		                      .warmup = warm, .seed = 1};
+		for (int m = 0; k >= 3 && m < 2; m++) { /* hypercubes: dimension exchange, Models A and B */
+			topo[n] = k;
+			jobs[n++] = (rp_wjob){.shape = shapes[k], .method = m ? "de-axis" : "de", .pname = "lambda",
+			                      .pvalue = "0.5", .spec = "cybenko:exp:1:1", .init = "const:100",
+			                      .until = until(base + warm), .warmup = warm, .seed = 1};
+		}
+	}
+	const int nsteady = n;
+	for (int s = 0; s < seeds; s++) {
+		jobs[n++] = (rp_wjob){.shape = "8x8", .method = "fos", .pname = "alpha", .pvalue = "optimal",
+		                      .spec = "cybenko:poisson:1:1", .init = "const:100", .until = until(T),
+		                      .seed = (uint64_t)s + 1, .trace = traces + (size_t)s * (T + 1)};
+		jobs[n++] = (rp_wjob){.shape = "8x8", .method = "none", .spec = "cybenko:poisson:1:1", .init = "const:1000",
+		                      .until = until(T), .seed = (uint64_t)s + 1, .trace = traces + (size_t)(seeds + s) * (T + 1)};
+	}
+	rp_note(o, "cybenko: %d steady-state runs, %d transient runs of %d steps", nsteady, n - nsteady, T);
+	int st = rp_run_wjobs(jobs, n, o, e);
+
+	/* per steady-state run: n, d (hypercubes), exact and the paper's value */
+	double exact[3 * NSH], paper[3 * NSH];
+	int64_t pes[3 * NSH];
+	int dim[3 * NSH], within = 1;
+	for (int i = 0; !st && i < nsteady; i++) {
+		lbt_shape s;
+		lbt_shape_parse(&s, jobs[i].shape, NULL);
+		pes[i] = lbt_shape_pes(&s);
+		dim[i] = topo[i] >= 3 ? s.dims : 0;
+		steady_values(&jobs[i], pes[i], dim[i], &exact[i], &paper[i]);
+		within &= fabs(jobs[i].s.sqdev_mean - exact[i]) <= 4 * jobs[i].s.sqdev_se;
+	}
+	char path[4096];
+	lbt_outfile out;
+	if (!st && !(st = rp_path(o, "cybenko.csv", path, sizeof path, e)) && !(st = lbt_out_open(&out, path, e))) {
+		fputs("topology,shape,n,method,alpha,gamma,steps,warmup,sqdev_mean,sqdev_se,batches,exact,paper\n", out.f);
+		for (int i = 0; i < nsteady; i++) {
+			const rp_wjob *j = &jobs[i];
+			int fos = !strcmp(j->method, "fos");
+			fprintf(out.f, "%s,%s,%lld,%s,%.17g,%.17g,%lld,%lld,%.17g,%.17g,%lld,%.17g,%.17g\n", names[topo[i]],
+			        j->shape, (long long)pes[i], j->method, fos ? j->alpha : 0.5, fos ? j->gamma : 0.0,
+			        (long long)j->until.steps, (long long)j->warmup, j->s.sqdev_mean, j->s.sqdev_se,
+			        (long long)j->s.sqdev_batches, exact[i], paper[i]);
+		}
+		st = lbt_out_commit(&out, e);
+	}
+	/* the transient: means over seeds per step, with their standard errors */
+	double t[T], fm[T], fse[T], nm[T], nse[T], fex[T], fbd[T], nex[T];
+	const double alpha = jobs[nsteady].alpha, gamma = jobs[nsteady].gamma;
+	for (int k = 1; k <= T; k++) {
+		double sf = 0, sf2 = 0, sn = 0, sn2 = 0;
+		for (int s = 0; s < seeds; s++) {
+			double a = traces[(size_t)s * (T + 1) + k], b = traces[(size_t)(seeds + s) * (T + 1) + k];
+			sf += a, sf2 += a * a, sn += b, sn2 += b * b;
+		}
+		t[k - 1] = k;
+		fm[k - 1] = sf / seeds;
+		nm[k - 1] = sn / seeds;
+		fse[k - 1] = sqrt(fmax(0, (sf2 - sf * sf / seeds) / (seeds - 1)) / seeds);
+		nse[k - 1] = sqrt(fmax(0, (sn2 - sn * sn / seeds) / (seeds - 1)) / seeds);
+		fex[k - 1] = exact_value("8x8", alpha, k);
+		fbd[k - 1] = 63 * (1 - pow(gamma * gamma, k)) / (1 - gamma * gamma);
+		nex[k - 1] = 63.0 * k;
+	}
+	if (!st && !(st = rp_path(o, "cybenko_transient.csv", path, sizeof path, e)) &&
+	    !(st = lbt_out_open(&out, path, e))) {
+		fputs("t,fos_mean,fos_se,fos_exact,fos_bound,none_mean,none_se,none_exact,seeds\n", out.f);
+		for (int k = 0; k < T; k++)
+			fprintf(out.f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d\n", k + 1, fm[k], fse[k], fex[k], fbd[k],
+			        nm[k], nse[k], nex[k], seeds);
+		st = lbt_out_commit(&out, e);
+	}
+
+	/* Markdown */
+	if (!st && !(st = rp_path(o, "cybenko.md", path, sizeof path, e)) && !(st = lbt_out_open(&out, path, e))) {
+		FILE *f = out.f;
+		fprintf(f, "# Cybenko (1989), Theorem 2 and Table II: diffusion and dimension exchange while work arrives\n\n"
+		        "Model (eq. (12)): every step each PE receives η ~ Exp(1) tasks (σ² = 1) and completes c = 1.\n"
+		        "E‖w − w̄‖² is measured on the loads the balancing step receives (after the arrivals), as the\n"
+		        "mean over the steps after a warm-up; ± is the standard error by batch means (32..63 batches of\n"
+		        "consecutive steps, each far longer than the correlation time 1/(1 − γ)). FOS: α optimal.\n"
+		        "Exact: σ² Σ_k 1/(1 − λ_k²) over the non-unit eigenvalues λ_k of M = I − α·Lap (not in the paper;\n"
+		        "it is what the theorem's proof gives before bounding every λ_k² by γ²). Bound: the theorem's\n"
+		        "(n − 1)σ²/(1 − γ²). Data: `cybenko.csv`, `cybenko_transient.csv`; plots: `cybenko_cube.png`,\n"
+		        "`cybenko_transient.png`.\n\n## Theorem 2: FOS in the steady state\n\n");
+		fputs("| topology | n | γ | paper: Theorem 2's bound | exact | ours | ours / exact | exact / bound |\n"
+		      "|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
+		for (int i = 0; i < nsteady; i++) {
+			const rp_wjob *j = &jobs[i];
+			if (strcmp(j->method, "fos"))
+				continue;
+			fprintf(f, "| %s | %lld | %.4f | %.2f | %.2f | %.2f ± %.2f | %.4f | %.3f |\n", names[topo[i]],
+			        (long long)pes[i], j->gamma, paper[i], exact[i], j->s.sqdev_mean, j->s.sqdev_se,
+			        j->s.sqdev_mean / exact[i], exact[i] / paper[i]);
+		}
+		fputs("\n## Table II: diffusion against dimension exchange on hypercubes\n\n"
+		      "The paper's asymptotic variances (σ² = 1): diffusion about ¼·n·log₂n (Theorem 2 with α = 1/(d+1),\n"
+		      "eq. (20)); dimension exchange nσ² under Model A (a complete sweep per diffusion step) and, under\n"
+		      "Model B (a dimension per step, eq. (17)), Theorem 5's (2^(d+1) − 1)σ² ≤ 2nσ². Exact for a\n"
+		      "dimension per step: the latest s < d exchanges average over 2^s-subcubes, so E = Σ_{s<d}(n/2^s − 1)σ²\n"
+		      "= (2^(d+1) − d − 2)σ² (our derivation, the proof's sum without its bound).\n\n"
+		      "| d | n | diffusion: paper ¼·n·d | FOS exact | FOS ours | DE A: paper nσ² | DE A ours | DE B: paper 2^(d+1) − 1 | DE B exact | DE B ours |\n"
+		      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
+		for (int i = 0; i + 2 < nsteady; i++) {
+			if (!dim[i] || strcmp(jobs[i].method, "fos"))
+				continue;
+			fprintf(f, "| %d | %lld | %.0f | %.2f | %.2f ± %.2f | %.0f | %.2f ± %.2f | %.0f | %.0f | %.2f ± %.2f |\n", dim[i],
+			        (long long)pes[i], 0.25 * (double)pes[i] * dim[i], exact[i], jobs[i].s.sqdev_mean,
+			        jobs[i].s.sqdev_se, paper[i + 1], jobs[i + 1].s.sqdev_mean, jobs[i + 1].s.sqdev_se, paper[i + 2],
+			        exact[i + 2], jobs[i + 2].s.sqdev_mean, jobs[i + 2].s.sqdev_se);
+		}
+		fprintf(f, "\nEvery measurement (FOS, DE under Models A and B) is within 4 standard errors of its exact value: %s.\n",
+		        within ? "yes" : "NO");
+		fprintf(f, "\n\n## The transient (8x8 torus) and the growth without balancing\n\n"
+		        "η ~ Poisson(1), c = 1, from a constant start; mean over %d seeds ± its standard error.\n"
+		        "Bound: (n − 1)σ²(1 − γ^{2t})/(1 − γ²) (Theorem 2; its second term is 0 for a constant w(0)).\n"
+		        "Without balancing the paper says the deviation grows as (t + 1)σ² per PE; from a constant\n"
+		        "start (no random w(0)) that is (n − 1)tσ² in all.\n\n"
+		        "| t | FOS ours | FOS exact | paper: bound | no balancing ours | paper: (n − 1)tσ² | ours / paper |\n"
+		        "|---:|---:|---:|---:|---:|---:|---:|\n", seeds);
+		static const int rows[] = {1, 2, 5, 10, 20, 40, 60};
+		for (int r = 0; r < 7; r++) {
+			int k = rows[r] - 1;
+			fprintf(f, "| %d | %.2f ± %.2f | %.2f | %.2f | %.1f ± %.1f | %.0f | %.4f |\n", k + 1, fm[k], fse[k], fex[k],
+			        fbd[k], nm[k], nse[k], nex[k], nm[k] / nex[k]);
+		}
+		st = lbt_out_commit(&out, e);
+	}
+
+	/* plots: the hypercubes, and the transient */
+	if (!st) {
+		double d[NCUBE], meas[NCUBE], lo[NCUBE], hi[NCUBE], ex[NCUBE], bd[NCUBE], dea[NCUBE], deap[NCUBE],
+		       deb[NCUBE], debx[NCUBE], debp[NCUBE];
+		int nc = 0;
+		for (int i = 0; i + 2 < nsteady && nc < NCUBE; i++) {
+			if (!dim[i] || strcmp(jobs[i].method, "fos"))
+				continue;
+			d[nc] = dim[i];
+			meas[nc] = jobs[i].s.sqdev_mean;
+			lo[nc] = meas[nc] - 2 * jobs[i].s.sqdev_se;
+			hi[nc] = meas[nc] + 2 * jobs[i].s.sqdev_se;
+			ex[nc] = exact[i];
+			bd[nc] = paper[i];
+			dea[nc] = jobs[i + 1].s.sqdev_mean;
+			deap[nc] = paper[i + 1];
+			deb[nc] = jobs[i + 2].s.sqdev_mean;
+			debx[nc] = exact[i + 2];
+			debp[nc] = paper[i + 2];
+			nc++;
+		}
+		lbt_series sc[] = {
+			{"FOS, ours (±2 s.e.)", d, meas, nc, LBT_DRAW_MARKS, 0, 1, 7, lo, hi},
+			{"FOS, exact σ²Σ1/(1−λ²)", d, ex, nc, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
+			{"FOS, Theorem 2's bound (n−1)σ²/(1−γ²)", d, bd, nc, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
+			{"DE, a dimension per step, ours", d, deb, nc, LBT_DRAW_MARKS, 0, 3, 9, NULL, NULL},
+			{"DE, a dimension per step, exact (2^(d+1)−d−2)σ²", d, debx, nc, LBT_DRAW_LINE, 0, 3, 0, NULL, NULL},
+			{"DE, Theorem 5's bound (2^(d+1)−1)σ²", d, debp, nc, LBT_DRAW_LINE, 2, 3, 0, NULL, NULL},
+			{"DE, a sweep per step (Model A), ours", d, dea, nc, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
+			{"DE, Table II Model A: nσ²", d, deap, nc, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
+		};
+		lbt_axes ax = {"Cybenko (1989), Theorem 2 and Table II (Model A) on hypercubes", "hypercube dimension d",
+		               "steady-state E||w − w̄||² (σ² = 1)", 0, 1, 1, 0, NULL, "top left"};
+		int ps = rp_plot(o, "cybenko_cube", &ax, sc, 8, e);
+		lbt_series tr[] = {
+			{"FOS, ours (±2 s.e.)", t, fm, T, LBT_DRAW_MARKS, 0, 1, 7, NULL, NULL},
+			{"FOS, exact", t, fex, T, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
+			{"FOS, Theorem 2's bound", t, fbd, T, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
+			{"no balancing, ours", t, nm, T, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
+			{"no balancing, (n−1)tσ²", t, nex, T, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
+		};
+		double flo[T], fhi[T];
+		for (int k = 0; k < T; k++) {
+			flo[k] = fm[k] - 2 * fse[k];
+			fhi[k] = fm[k] + 2 * fse[k];
+		}
+		tr[0].lo = flo;
+		tr[0].hi = fhi;
+		lbt_axes at = {"Cybenko (1989): the transient of Theorem 2, 8x8 torus", "step t", "E||w(t) − w̄||² (σ² = 1)",
+		               0, 1, 1, 0, NULL, "top left"};
+		int pt = rp_plot(o, "cybenko_transient", &at, tr, 5, e);
+		st = ps ? ps : pt;
+	}
+	free(jobs);
+	free(topo);
+	free(traces);
+	return st;
+}
