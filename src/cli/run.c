@@ -66,7 +66,7 @@ static void help(void)
 	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,\n"
 	       "                     moved,moved_total,rel,link_max; with a workload also\n"
 	       "                     generated,completed,idle_capacity,sqdev\n"
-	       "  --dump FILE.npy    the final grid, int32 (float64 for fos, de, ca), shape = the torus shape\n"
+	       "  --dump FILE.npy    the final grid, int32 (float64 for a real-valued method), shape = the torus shape\n"
 	       "  --isa NAME         kernel target: auto (default; or $LBTORUS_ISA), scalar, ...\n"
 	       "                     (lbtorus info lists them)\n"
 	       "  --threads N        OpenMP threads (default: all cores)\n"

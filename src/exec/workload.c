@@ -325,9 +325,14 @@ static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lb
 	const double *a = w->arg, C = a[n - 1];
 	char why[200];
 	why[0] = 0;
-	if (d >= LBT_DIST_EXP && load == LBT_LOAD_INT)
-		snprintf(why, sizeof why, "%s draws real numbers: use it with a real-valued method (fos, de, ca), "
-		         "or poisson, uniform or bernoulli", dists[d].name);
+	if (d >= LBT_DIST_EXP && load == LBT_LOAD_INT) {
+		char real[120] = "";
+		for (const lbt_method *const *m = lbt_methods(); *m; m++)
+			if ((*m)->load == LBT_LOAD_REAL)
+				snprintf(real + strlen(real), sizeof real - strlen(real), "%s%s", *real ? ", " : "", (*m)->name);
+		snprintf(why, sizeof why, "%s draws real numbers: use it with a real-valued method (%s), "
+		         "or poisson, uniform or bernoulli", dists[d].name, real);
+	}
 	else if (d == LBT_DIST_POISSON && !(a[0] > 0 && a[0] <= 100))
 		snprintf(why, sizeof why, "poisson:MU wants 0 < MU <= 100");
 	else if (d == LBT_DIST_UNIFORM && !(is_int(a[0]) && is_int(a[1]) && 0 <= a[0] && a[0] <= a[1] && a[1] <= 1e6))
