@@ -334,3 +334,27 @@ Test(badinput, a_run_that_cannot_fit_is_refused_before_it_allocates)
 #endif
 	th_rm_tree(dir);
 }
+
+/* Item 9: one per-axis boundary syntax, torus/mesh, for run and sweep alike
+ * (run wrote a comma, sweep a slash, each refusing the other's). */
+Test(badinput, one_boundary_syntax_for_run_and_sweep)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "2x4", "--boundary", "torus/mesh", "--until", "steps:1"), &out, &err), 0,
+	             "%s", err);
+	cr_assert(strstr(out, "\"boundary\":\"torus,mesh\""), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "2x4", "--boundary", "torus/mesh", "--until",
+	                                 "steps:1", "--quiet"), &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	char p[128];
+	snprintf(p, sizeof p, "%s/r.jsonl", dir);
+	char *rec = th_read(p, NULL);
+	cr_assert(strstr(rec, "\"boundary\":\"torus,mesh\""), "%s", rec);
+	free(rec);
+	th_rm_tree(dir);
+}
