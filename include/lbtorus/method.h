@@ -18,7 +18,9 @@ struct lbt_method;
 /* One parameter in a method's schema. Its names: `name` in the JSON record
  * and in a sweep spec, `--name` with '_' written '-' on the command line
  * (ca_k: --ca-k), and `short_name` (if not NULL) as a sweep's canonical key
- * (ca:k=2). A value is a number in the range, or one of `words`. */
+ * (ca:k=2). A value is a number in the range, or one of `words`; a word
+ * ending in ':' takes the number after it ("local:3": word "local:", num 3),
+ * and a schema with such a word takes no bare number. */
 typedef enum { LBT_PARAM_REAL, LBT_PARAM_INT } lbt_param_type;
 typedef struct {
 	const char *name, *short_name;
@@ -90,6 +92,9 @@ typedef struct lbt_method {
 	/* The per-step contraction factor this set-up predicts (Cybenko's gamma),
 	 * -1 if not known; NULL: the method has none (no "gamma" key). */
 	double (*gamma)(const lbt_state *st);
+	/* Write the method's own counters as JSON keys (",\"operations\":12"), after
+	 * its parameters; NULL: none. */
+	void (*record)(FILE *f, const lbt_state *st);
 } lbt_method;
 
 /* How far an integer method can pile load onto one PE. Unless bounded, a run
@@ -205,5 +210,14 @@ int64_t lbt_detect_shape_tree(const lbt_shape *s, int64_t *edges);
  * the root), reached[i] the round at which the decision reached i. An error
  * if the edges are not a spanning tree. */
 int lbt_detect_run(int64_t P, const int64_t *edges, lbt_detect *r, int64_t *parent, int64_t *reached, lbt_err *e);
+
+/* Lüling and Monien 1993, the one-processor-generator model on n PEs: Lemma
+ * 1's operator G(k) = (k f + delta)(n - 1) / (delta k f + delta (n - 2) + n - 1)
+ * (with f -> 1/f: the operator C of §3), G^t(1), and Lemma 2's fixed point
+ * FIX(n, delta, f) = sqrt((n - 1)/f + A^2) - A, A = (f - f n + delta (n - 2)
+ * + n - 1)/(2 delta f); Theorem 2: FIX -> delta/(delta + 1 - f) as n grows. */
+double lbt_luling_G(int64_t n, int delta, double f, double k);
+double lbt_luling_Gt(int64_t n, int delta, double f, int64_t t);
+double lbt_luling_fix(int64_t n, int delta, double f);
 
 #endif

@@ -23,7 +23,8 @@ typedef struct {
  * not empty, else the installed DATADIR/lbtorus (e.g. /usr/local/share/lbtorus). */
 const char *lbt_data_dir(void);
 
-/* Experiments by name: "table3", "fig5", "fig6", "fig7". */
+/* Experiments by name: "table3", "fig5", "fig6", "fig7", "cybenko", "trees",
+ * "luling-theorems", "luling-figs", "luling-table1", "luling-compare". */
 const char *const *lbt_repro_names(void);
 
 /* Run one experiment. *differs (may be NULL) receives how many of the

@@ -1,4 +1,4 @@
-/* reproduce.c — `lbtorus reproduce`: Henrich's (1996) Table 3 and Fig. 5-7. */
+/* reproduce.c — `lbtorus reproduce`: the papers' experiments (Henrich 1996, Cybenko 1989, Lüling and Monien 1993). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +12,9 @@ static void help(void)
 {
 	printf("usage: lbtorus reproduce EXPERIMENT... [OPTIONS]\n"
 	       "\n"
-	       "Rerun the simulations of Henrich's Liquid model paper (1996) and Cybenko's\n"
-	       "dynamic load balancing (1989), and put the papers' stated results beside ours.\n"
+	       "Rerun the simulations of Henrich's Liquid model paper (1996), Cybenko's\n"
+	       "dynamic load balancing (1989) and Lüling and Monien's randomized dynamic\n"
+	       "balancing (1993), and put the papers' stated results beside ours.\n"
 	       "EXPERIMENT is one of (or `all`):\n"
 	       "  table3  ring of 8 PEs, 16 units on P0: LM-C5 and NNA step by step (exact)\n"
 	       "  fig5    rings of 8..2048 PEs, worst case c = 5: shifts until shared and\n"
@@ -33,6 +34,12 @@ static void help(void)
 	       "  jv-fig23  DSL: application time, plain (Fig. 2) and adaptive k (Fig. 3)\n"
 	       "  jv-table1 DSL: PEs used by the adaptive k, beside the optimum\n"
 	       "  jv-speeds speeds 1/2/4 on a 16x16 torus: Mr against Boillat's alpha\n"
+	       "  luling-theorems  Lüling and Monien (1993) Theorems 1-3: the one-generator\n"
+	       "          ratio E(l_1)/E(l_i) against G^t(1), FIX and delta/(delta+1-f)\n"
+	       "  luling-figs      their Figures 7-10: 64 PEs, phases workload, 100 runs\n"
+	       "  luling-table1    their Table 1: borrow counters for C = 4, 8, 16, 32\n"
+	       "  luling-compare   Lüling-Monien, LM-C5, FOS, NNA on the same phases workload\n"
+	       "          (ring of 64, 8x8, 128x128): max/mean over time and packet-hops\n"
 	       "\n"
 	       "Each writes into --out: NAME.csv (data), NAME.md (tables, paper beside ours\n"
 	       "with the ratio), and plots NAME*.png/.svg with their .dat/.gp (gnuplot).\n"
@@ -97,7 +104,7 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	if (optind == argc)
 		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
-		                "jv-fig23, jv-table1, jv-speeds or all");
+		                "jv-fig23, jv-table1, jv-speeds, luling-theorems, luling-figs, luling-table1, luling-compare or all");
 	const char *const *names = lbt_repro_names();
 	for (int i = optind; i < argc; i++) {
 		int known = !strcmp(argv[i], "all");
@@ -105,7 +112,8 @@ int cmd_reproduce(int argc, char **argv)
 			known |= !strcmp(argv[i], *n);
 		if (!known)
 			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, "
-			                "jv-fig1, jv-fig23, jv-table1, jv-speeds or all",
+			                "jv-fig1, jv-fig23, jv-table1, jv-speeds, luling-theorems, luling-figs, luling-table1, "
+			                "luling-compare or all",
 			                argv[i]);
 	}
 	struct stat sb;

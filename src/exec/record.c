@@ -72,6 +72,8 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jint(f, "threads", st->threads);
 	fprintf(f, ",\"real\":%s", s->real ? "true" : "false");
 	lbt_params_json(f, st);
+	if (st->method->record)
+		st->method->record(f, st);
 	jload(f, s, "total", s->total);
 	jnum(f, "mean", s->total / (double)P);
 	jload(f, s, "initial_max", s->initial_max);

@@ -31,7 +31,8 @@ typedef struct {
 int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The paper's stated results (data/paper000_claims.csv). */
+/* The papers' stated results (data/paper000_claims.csv; ids luling1993_*:
+ * data/luling1993_claims.csv). */
 typedef struct {
 	char id[64], experiment[16], quantity[200], source[400];
 	int has_value;
@@ -90,5 +91,11 @@ int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e);
+
+int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e); /* repro_luling.c */
+int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e);     /* repro_luling_dyn.c */
+int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e);
+int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e);
+
 
 #endif

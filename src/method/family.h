@@ -10,8 +10,8 @@ extern const lbt_method lbt_lm_c0, lbt_lm_c1, lbt_lm_c2, lbt_lm_c3, lbt_lm_c4, l
 extern const lbt_method lbt_nna, lbt_nna_def;                                            /* nna.c */
 extern const lbt_method lbt_fos, lbt_fos_int, lbt_ca;                                    /* diffusion.c */
 extern const lbt_method lbt_de, lbt_de_int, lbt_de_axis;                                 /* de.c */
+extern const lbt_method lbt_luling_monien;                                               /* luling.c */
 extern const lbt_method lbt_none;                                                        /* none.c */
-extern const lbt_method lbt_de, lbt_de_int;                                              /* de.c */
 extern const lbt_method lbt_fos_speed, lbt_fos_speed_int;                                /* speed.c */
 
 /* A workspace holding only the kernels' scratch (nna, de). */

@@ -16,7 +16,7 @@ static void lm_step(lbt_state *st, lbt_counts *c)
 #define LM(n, what) \
 	const lbt_method lbt_lm_c##n = {"lm-c" #n, "Liquid model, shift while " what, CITE "Table 1 (C" #n "), Definition 1", \
 	                                LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE, LBT_BOUNDED_TORUS, LBT_C##n, \
-	                                NULL, 0, NULL, NULL, lm_step, NULL, NULL}
+	                                NULL, 0, NULL, NULL, lm_step, NULL, NULL, NULL}
 
 LM(0, "L_i > 0");
 LM(1, "L_i > 1");

@@ -17,6 +17,7 @@ static const lbt_method *const table[] = {
 	&lbt_fos, &lbt_fos_int,
 	&lbt_de, &lbt_de_int, &lbt_de_axis,
 	&lbt_ca,
+	&lbt_luling_monien,
 	&lbt_none,
 	&lbt_fos_speed, &lbt_fos_speed_int,
 	NULL,
@@ -80,16 +81,25 @@ int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, ch
 {
 	memset(v, 0, sizeof *v);
 	v->text = text;
-	if (p->words) /* a whole comma-separated item */
+	const char *num = text; /* where the number starts */
+	int bare = 1;           /* a bare number is a value */
+	if (p->words) /* a whole comma-separated item, or "word:" and a number */
 		for (const char *w = p->words; *w; w += strcspn(w, ","), w += *w == ',') {
 			size_t l = strcspn(w, ",");
-			if (strlen(text) == l && !strncmp(w, text, l)) {
+			if (w[l - 1] == ':') {
+				bare = 0;
+				if (!strncmp(w, text, l)) {
+					v->word = w;
+					num = text + l;
+				}
+			} else if (strlen(text) == l && !strncmp(w, text, l)) {
 				v->word = w;
 				return LBT_OK;
 			}
 		}
 	double x = 0; /* the one number parser: no hex, inf, nan or spaces */
-	int ok = !lbt_parse_f64(text, -HUGE_VAL, HUGE_VAL, 0, "", &x, NULL) && (p->lo_open ? x > p->lo : x >= p->lo) && x <= p->hi &&
+	int ok = !lbt_parse_f64(num, -HUGE_VAL, HUGE_VAL, 0, "", &x, NULL) && (bare || num != text) &&
+	         (p->lo_open ? x > p->lo : x >= p->lo) && x <= p->hi &&
 	         (p->type == LBT_PARAM_REAL || x == floor(x));
 	if (ok) {
 		v->num = x;
@@ -98,7 +108,16 @@ int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, ch
 	char range[96];
 	range_text(p, range, sizeof range);
 	const char *kind = p->type == LBT_PARAM_INT ? "an integer" : "a number";
-	if (p->words) {
+	if (!bare) { /* "global or local:N with 1 <= N <= 1e+06" */
+		size_t len = 0;
+		for (const char *w = p->words; *w && len < n; w += strcspn(w, ","), w += *w == ',') {
+			int l = (int)strcspn(w, ",");
+			len += (size_t)snprintf(why + len, n - len, "%s%.*s%s", w == p->words ? "" : " or ", l, w,
+			                        w[l - 1] == ':' ? "N" : "");
+		}
+		if (len < n)
+			snprintf(why + len, n - len, " with %g %s N <= %g", p->lo, p->lo_open ? "<" : "<=", p->hi);
+	} else if (p->words) {
 		char words[96];
 		snprintf(words, sizeof words, "%s", p->words);
 		char *last = strrchr(words, ',');
@@ -133,7 +152,11 @@ void lbt_params_json(FILE *f, const lbt_state *st)
 		fprintf(f, ",\"%s\":", p->name);
 		if (v->word) {
 			char w[64];
-			snprintf(w, sizeof w, "%.*s", (int)strcspn(v->word, ","), v->word);
+			int l = (int)strcspn(v->word, ",");
+			if (v->word[l - 1] == ':')
+				snprintf(w, sizeof w, "%.*s%lld", l, v->word, (long long)v->num);
+			else
+				snprintf(w, sizeof w, "%.*s", l, v->word);
 			lbt_json_string(f, w);
 		} else if (p->type == LBT_PARAM_INT)
 			fprintf(f, "%lld", (long long)v->num);

@@ -1,0 +1,299 @@
+/* luling.c — the scalar reference of Lüling and Monien's randomized dynamic
+ * load balancing (SPAA 1993): §2 "Basic Model" and the Appendix's algorithm
+ * with load classes d_{i,j} and borrowed packets b_{i,j}. One step:
+ *
+ *  1. (class version) the workload's change of PE i's load since the last
+ *     step, l_i - sum_j d_{i,j}, entered packet by packet as the Appendix's
+ *     x = +1 / x = -1 branches: all generations, then the consumptions of
+ *     own-class packets, then the consumptions that borrow, in PE order;
+ *  2. the trigger, own >= f l_old or own <= l_old / f (own: the load, or
+ *     d_{i,i} in the class version), and own != l_old;
+ *  3. the initiators, in PE order, shuffled by Fisher-Yates with draws from
+ *     lbt_rand(seed, step, position, ORDER); each in turn re-tests its
+ *     trigger (an earlier operation may have changed it: `cancelled`), draws
+ *     delta distinct partners != itself, and equalizes the delta + 1 loads;
+ *     the remainder units go to consecutive members (in the drawn order of
+ *     the set) from a member drawn at random, so no member is favoured.
+ *
+ * All draws depend on (seed, step, PE, purpose) only, and the operations run
+ * one after another in the drawn order: the same bits for any thread count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "luling.h"
+#include "lbtorus/rng.h"
+
+static uint64_t draw(uint64_t seed, int64_t step, int64_t pe, int purpose, uint64_t k)
+{
+	return lbt_rand(seed, (uint64_t)step, (uint64_t)pe, (uint64_t)purpose << 32 | k);
+}
+
+int64_t lbt_luling_distance(const lbt_luling *w, int64_t a, int64_t b)
+{
+	int64_t dist = 0;
+	for (int d = w->dims - 1; d >= 0; d--) {
+		int64_t n = w->ext[d], x = a % n, y = b % n, g = x > y ? x - y : y - x;
+		if (w->torus[d] && n - g < g)
+			g = n - g;
+		dist += g;
+		a /= n;
+		b /= n;
+	}
+	return dist;
+}
+
+/* The PE at offset o of PE i, or -1 off a mesh edge. */
+static int64_t offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
+{
+	int64_t c[LBT_LULING_MAXD], r = i;
+	for (int d = w->dims - 1; d >= 0; d--) {
+		c[d] = r % w->ext[d];
+		r /= w->ext[d];
+	}
+	int64_t pe = 0;
+	for (int d = 0; d < w->dims; d++) {
+		int64_t x = c[d] + o[d];
+		if (w->torus[d])
+			x = ((x % w->ext[d]) + w->ext[d]) % w->ext[d];
+		else if (x < 0 || x >= w->ext[d])
+			return -1;
+		pe = pe * w->ext[d] + x;
+	}
+	return pe;
+}
+
+/* set[1..delta]: delta distinct PEs other than set[0], uniformly among all
+ * PEs (R = 0) or among those within distance R; draws k = 0, 1, ... until
+ * delta are distinct. */
+static void partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64_t step)
+{
+	int64_t i = set[0];
+	uint64_t k = 0;
+	for (int got = 1; got <= w->delta; k++) {
+		uint64_t r = draw(seed, step, i, LBT_LULING_PARTNER, k);
+		int64_t x;
+		if (w->R == 0) {
+			x = lbt_rand_range(r, 0, w->P - 2);
+			x += x >= i;
+		} else if ((x = offset_pe(w, i, w->off + lbt_rand_range(r, 0, w->noff - 1) * w->dims)) < 0)
+			continue;
+		int dup = 0;
+		for (int m = 1; m < got; m++)
+			dup |= set[m] == x;
+		if (!dup)
+			set[got++] = x;
+	}
+}
+
+/* Move the loads of the set from before[] to cur[]: surplus members send to
+ * deficit members, both in set order; counts packets and packet-hops. */
+static void transport(lbt_luling *w, const int64_t *set, const int64_t *before, int m, int64_t *packets, int64_t *hops)
+{
+	int64_t give[64], take[64];
+	for (int a = 0; a < m; a++) {
+		int64_t diff = before[a] - w->pe[set[a]].cur;
+		give[a] = diff > 0 ? diff : 0;
+		take[a] = diff < 0 ? -diff : 0;
+	}
+	for (int a = 0, r = 0; a < m; a++)
+		while (give[a] > 0) {
+			while (take[r] == 0)
+				r++;
+			int64_t x = give[a] < take[r] ? give[a] : take[r];
+			give[a] -= x;
+			take[r] -= x;
+			*packets += x;
+			*hops += x * lbt_luling_distance(w, set[a], set[r]);
+		}
+}
+
+/* Member a's share when `total` units are dealt over the m members: each
+ * total/m, the remainder one by one in turn from member ptr on. */
+static inline int64_t share(int64_t total, int m, int a, int ptr)
+{
+	return total / m + ((a - ptr + m) % m < total % m);
+}
+
+/* Equalize the set (set[0] the initiator). Basic version: the loads;
+ * class version: every class d_{.,j} and b_{.,j} within 1 over the set, the
+ * totals within 1 (units dealt in turn across the classes: the paper's
+ * "snake like distribution"), and a member holding a borrowed packet of its
+ * own class consumes it (a simulated decrease). */
+static void equalize(lbt_luling *w, const int64_t *set, int m, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+{
+	int64_t before[64];
+	for (int a = 0; a < m; a++)
+		before[a] = w->pe[set[a]].cur;
+	int ptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 0), 0, m - 1);
+	if (w->C == 0) {
+		int64_t total = 0;
+		for (int a = 0; a < m; a++)
+			total += before[a];
+		for (int a = 0; a < m; a++)
+			w->pe[set[a]].cur = (int32_t)share(total, m, a, ptr);
+	} else {
+		const int64_t P = w->P;
+		int bptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 1), 0, m - 1);
+		for (int a = 0; a < m; a++) {
+			w->pe[set[a]].cur = 0;
+			w->bsum[set[a]] = 0;
+		}
+		for (int64_t j = 0; j < P; j++) {
+			int64_t D = 0, B = 0;
+			for (int a = 0; a < m; a++) {
+				D += w->d[set[a] * P + j];
+				B += w->b[set[a] * P + j];
+			}
+			for (int a = 0; a < m; a++) {
+				int64_t x = share(D, m, a, ptr), y = share(B, m, a, bptr);
+				w->d[set[a] * P + j] = (int32_t)x;
+				w->b[set[a] * P + j] = (uint8_t)y;
+				w->pe[set[a]].cur += (int32_t)x;
+				w->bsum[set[a]] += (int32_t)y;
+			}
+			ptr = (int)((ptr + D % m) % m);
+			bptr = (int)((bptr + B % m) % m);
+		}
+		for (int a = 0; a < m; a++) {
+			int64_t p = set[a];
+			if (w->b[p * P + p]) { /* the Appendix's last line: simulate a decrease of b_{i,i} on i */
+				w->b[p * P + p] = 0;
+				w->bsum[p]--;
+				w->stats.decrease_sim++;
+			}
+		}
+	}
+	transport(w, set, before, m, packets, hops);
+}
+
+static int64_t own(const lbt_luling *w, int64_t i) { return w->C ? w->d[i * w->P + i] : w->pe[i].cur; }
+
+static int triggered(const lbt_luling *w, int64_t i)
+{
+	/* the factor f up to rounding: 10 <= 11 / 1.1 must hold although 11 / 1.1 rounds either way */
+	double l = (double)own(w, i), old = (double)w->pe[i].lold;
+	return l != old && (l >= w->f * old * (1 - 1e-12) || l <= old * w->finv * (1 + 1e-12));
+}
+
+/* Class version: PE i consumes one packet although d_{i,i} = 0 (the
+ * Appendix's x = -1 branch with d_{i,i} = 0). */
+static void borrow(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, uint64_t *k, int64_t *packets, int64_t *hops)
+{
+	const int64_t P = w->P;
+	int32_t *di = w->d + i * P;
+	uint8_t *bi = w->b + i * P;
+	w->stats.total_borrow++;
+	for (;;) {
+		int64_t free_classes = 0;
+		for (int64_t j = 0; j < P; j++)
+			free_classes += di[j] > 0 && !bi[j];
+		if (w->bsum[i] < w->C && free_classes > 0) { /* borrow from a class chosen at random */
+			int64_t r = lbt_rand_range(draw(seed, step, i, LBT_LULING_BORROW, (*k)++), 0, free_classes - 1);
+			for (int64_t j = 0; j < P; j++)
+				if (di[j] > 0 && !bi[j] && r-- == 0) {
+					bi[j] = 1;
+					di[j]--;
+					w->bsum[i]++;
+					w->pe[i].cur--;
+					return;
+				}
+		}
+		/* C borrowed, or every class with packets here borrowed from: one debt
+		 * (class chosen at random) is settled with its owner j */
+		int64_t r = lbt_rand_range(draw(seed, step, i, LBT_LULING_DEBT, (*k)++), 0, w->bsum[i] - 1), j = 0;
+		while (!bi[j] || r-- > 0)
+			j++;
+		if (w->d[j * P + j] > 0) { /* j sends a real packet of its class: a decrease on j */
+			w->stats.remote_borrow++;
+			w->stats.decrease_sim++;
+			w->d[j * P + j]--;
+			w->pe[j].cur--;
+			di[j]++;
+			w->pe[i].cur++;
+			*packets += 1;
+			*hops += lbt_luling_distance(w, j, i);
+		} else /* j has none: the borrowed packet goes to j and is consumed there */
+			w->stats.borrow_fail++;
+		bi[j] = 0;
+		w->bsum[i]--;
+	}
+}
+
+/* Class version: enter the workload's changes since the last step. */
+static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+{
+	const int64_t P = w->P;
+	int64_t *need = w->init; /* consumptions still to enter, per PE */
+	for (int64_t i = 0; i < P; i++) {
+		int64_t delta = load[i] - w->pe[i].cur;
+		need[i] = delta < 0 ? -delta : 0;
+		for (; delta > 0; delta--) { /* x = +1: repay a borrowed packet (lowest class first), else own class */
+			int64_t j = i;
+			if (w->bsum[i] > 0)
+				for (j = 0; !w->b[i * P + j]; j++)
+					;
+			if (j != i) {
+				w->b[i * P + j] = 0;
+				w->bsum[i]--;
+			}
+			w->d[i * P + j]++;
+			w->pe[i].cur++;
+		}
+		int32_t o = (int32_t)(need[i] < w->d[i * P + i] ? need[i] : w->d[i * P + i]); /* x = -1 with d_{i,i} >= 1 */
+		w->d[i * P + i] -= o;
+		w->pe[i].cur -= o;
+		need[i] -= o;
+	}
+	for (int64_t i = 0; i < P; i++) {
+		uint64_t k = 0;
+		for (; need[i] > 0; need[i]--)
+			borrow(w, i, seed, step, &k, packets, hops);
+	}
+}
+
+void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+{
+	const int64_t P = w->P;
+	const int m = w->delta + 1;
+	if (w->C)
+		account(w, load, seed, step, packets, hops);
+	else
+		for (int64_t i = 0; i < P; i++)
+			w->pe[i].cur = load[i];
+	int64_t n = 0;
+	for (int64_t i = 0; i < P; i++)
+		if (triggered(w, i))
+			w->init[n++] = i;
+	for (int64_t a = n - 1; a > 0; a--) { /* Fisher-Yates */
+		int64_t r = lbt_rand_range(draw(seed, step, a, LBT_LULING_ORDER, 0), 0, a);
+		int64_t t = w->init[a];
+		w->init[a] = w->init[r];
+		w->init[r] = t;
+	}
+	int64_t set[64];
+	for (int64_t a = 0; a < n; a++) {
+		set[0] = w->init[a];
+		if (!triggered(w, set[0])) {
+			w->stats.cancelled++;
+			continue;
+		}
+		partners(w, set, seed, step);
+		int overlap = 0;
+		for (int x = 0; x < m; x++) {
+			overlap |= w->pe[set[x]].stamp == (uint32_t)(step + 1);
+			w->pe[set[x]].stamp = (uint32_t)(step + 1);
+		}
+		w->stats.conflicts += overlap;
+		w->stats.operations++;
+		equalize(w, set, m, seed, step, packets, hops);
+		if (w->C)
+			w->pe[set[0]].lold = w->d[set[0] * P + set[0]];
+		else
+			for (int x = 0; x < m; x++)
+				w->pe[set[x]].lold = w->pe[set[x]].cur;
+		if (w->on_op)
+			w->on_op(w->on_op_ctx, w, set, m);
+	}
+	for (int64_t i = 0; i < P; i++)
+		load[i] = w->pe[i].cur;
+}

@@ -1,0 +1,78 @@
+/* luling.h — the state and the step of Lüling and Monien's randomized
+ * dynamic load balancing (R. Lüling, B. Monien, "A dynamic distributed load
+ * balancing algorithm with provable good performance", SPAA 1993): §2's
+ * basic algorithm and the Appendix's algorithm with load classes d_{i,j} and
+ * borrowed packets b_{i,j}. The step works on a dense row-major copy of the
+ * loads; docs/methods.md states the semantics, including what the paper
+ * leaves open. Kernel-layer private: src/method/luling.c owns the set-up. */
+#ifndef LBTORUS_KERNELS_REF_LULING_H
+#define LBTORUS_KERNELS_REF_LULING_H
+
+#include <stdint.h>
+
+#include "lbtorus/kernels.h"
+
+#define LBT_LULING_MAXD 8 /* axes, as lbt_view has (shape.h's LBT_MAXD: checked in src/method/luling.c) */
+
+/* The most PEs the class version takes: it keeps P^2 counters d (int32)
+ * and P^2 flags b (uint8), 5 P^2 bytes (80 MiB at this limit). */
+#define LBT_LULING_CLASS_MAX_PES 4096
+
+/* What the method counted since it was opened. */
+typedef struct {
+	int64_t operations;   /* balancing operations performed (initiations that were carried out) */
+	int64_t conflicts;    /* operations whose set shared a PE with an earlier operation of the same step */
+	int64_t cancelled;    /* initiators whose trigger no longer held at their turn in the step's order */
+	int64_t packets;      /* load packets that changed PE */
+	int64_t hops;         /* sum over those packets of the torus distance they travelled */
+	int64_t total_borrow; /* Table 1: consumptions that had to borrow (own class empty) */
+	int64_t remote_borrow;/* Table 1: a borrowed packet exchanged with a real packet of its class's owner */
+	int64_t borrow_fail;  /* Table 1: the owner had no packet of its class: the debt went to the owner */
+	int64_t decrease_sim; /* Table 1: simulated load decreases that consumed borrowed packets */
+} lbt_luling_stats;
+
+/* The per-PE state. */
+typedef struct {
+	int32_t cur;    /* the load as the step goes (class version: sum_j d_{i,j}) */
+	int32_t lold;   /* l_old: the own load after the PE's last operation */
+	uint32_t stamp; /* (step + 1) mod 2^32 of the PE's last operation */
+	int32_t pad;
+} lbt_luling_pe;
+
+typedef struct lbt_luling_s {
+	int64_t P;              /* PEs */
+	int dims;
+	int64_t ext[LBT_LULING_MAXD];
+	int torus[LBT_LULING_MAXD];
+	int delta;              /* partners per operation */
+	double f, finv;         /* the trigger factor and 1/f */
+	int C;                  /* 0: §2's algorithm; >= 1: the Appendix's, at most C borrowed packets per PE */
+	int R;                  /* 0: partners anywhere; R >= 1: within torus distance R */
+	int64_t noff;           /* local partners: the offsets with 1 <= |o|_1 <= R, each distinct PE once */
+	int32_t *off;           /*   noff x dims */
+	lbt_luling_pe *pe;      /* per PE, together: a random partner costs one cache line */
+	int32_t *d;             /* class version: d[i*P + j] = d_{i,j} */
+	uint8_t *b;             /*   b[i*P + j] = b_{i,j} (0 or 1) */
+	int32_t *bsum;          /*   sum_j b_{i,j} */
+	int64_t *init;          /* scratch: the step's initiators */
+	lbt_luling_stats stats;
+	/* Called after every operation with its set (set[0] the initiator), m =
+	 * delta + 1 members; NULL: nothing (the tests and Theorem 1's measurement
+	 * look at the loads right after an operation). */
+	void (*on_op)(void *ctx, const struct lbt_luling_s *w, const int64_t *set, int m);
+	void *on_op_ctx;
+} lbt_luling;
+
+/* Purposes of the method's draws: lbt_rand(seed, step, PE, purpose << 32 | k). */
+enum { LBT_LULING_ORDER = 201, LBT_LULING_PARTNER, LBT_LULING_REMAINDER, LBT_LULING_BORROW, LBT_LULING_DEBT };
+
+/* One step on the dense loads (row-major, P entries, already changed by the
+ * workload phase): the workload's changes entered into the class counters,
+ * then every triggered operation in an order drawn from (seed, step). Adds
+ * the packets and packet-hops of this step to *packets and *hops. */
+void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops);
+
+/* Torus (or mesh) hop distance between the PEs of flat indices a and b. */
+int64_t lbt_luling_distance(const lbt_luling *w, int64_t a, int64_t b);
+
+#endif

@@ -1,0 +1,514 @@
+/* repro_luling.c — `lbtorus reproduce luling-theorems`: R. Lüling and B.
+ * Monien, "A dynamic distributed load balancing algorithm with provable good
+ * performance" (SPAA 1993), Theorems 1-3 measured in the one-processor
+ * generator (and producer-consumer) model of §3.
+ *
+ * The process: every PE starts with L0 packets (a balanced state) and l_old
+ * = L0; PE 0 alone generates one packet per step (`--workload generator:1`)
+ * and runs luling-monien (borrow 0); nobody consumes. Between two of PE 0's
+ * operations nothing happens but PE 0's generation, so the experiment gives
+ * PE 0 at once the packets it would generate up to its trigger (the first
+ * load >= f l_old) and steps the method: the same sequence of operations in
+ * (f - 1) fewer steps per l_old. `--workload generator:1` through the run
+ * engine runs the process step by step: a second table does that for a few
+ * settings as a cross-check. Theorem 3's producer-consumer: before each
+ * operation PE 0 either grows to f l_old or shrinks to l_old / f, each with
+ * probability 1/2 (drawn from lbt_rand).
+ *
+ * E(l_1,t)/E(l_i,t) is estimated right after PE 0's t-th operation as the
+ * ratio of the means over R seeds of l_0 and of the mean load of the other
+ * PEs; its standard error by the delta method. */
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "repro.h"
+#include "lbtorus/rng.h"
+#include "method/luling.h"
+
+enum { TMAX = 400, T_EARLY = 5 };
+/* The engine cross-check: fewer runs, and smaller loads (PE 0 generates one
+ * packet per step, so a run takes about (f - 1) l_old steps per operation;
+ * the trigger's rounding then adds up to 1/(f l_old) ~ 0.5 % to f). */
+enum { R_ENGINE = 200, R_ENGINE_QUICK = 40, L0_ENGINE = 100 };
+
+/* What one run recorded right after each of PE 0's operations 1..T. */
+typedef struct {
+	int64_t t, T;
+	double *l0, *others;
+	volatile sig_atomic_t stop; /* the engine's interrupt flag: set after operation T */
+} thm_rec;
+
+static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
+{
+	(void)set;
+	(void)m;
+	thm_rec *r = ctx;
+	if (r->t >= r->T)
+		return;
+	int64_t sum = 0;
+	for (int64_t i = 1; i < w->P; i++)
+		sum += w->pe[i].cur;
+	r->l0[r->t] = (double)w->pe[0].cur;
+	r->others[r->t] = (double)sum / (double)(w->P - 1);
+	r->stop = ++r->t >= r->T;
+}
+
+/* The same process step by step through the run engine with `--workload
+ * generator:1`, stopped after PE 0's T-th operation. */
+static int thm_run_engine(int64_t n, int delta, double f, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
+{
+	char shape[32], init[48], fs[32], ds[16];
+	snprintf(shape, sizeof shape, "%lld", (long long)n);
+	snprintf(init, sizeof init, "const:%lld", (long long)L0);
+	snprintf(fs, sizeof fs, "%.17g", f);
+	snprintf(ds, sizeof ds, "%d", delta);
+	lbt_setup set = {.shape = shape, .method = "luling-monien", .init = init, .isa = "scalar", .seed = seed,
+	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
+	lbt_state st;
+	lbt_workload w;
+	int status = lbt_state_open(&st, &set, e);
+	if (status)
+		return status;
+	if (!(status = lbt_workload_parse(&w, "generator:1", st.method->load, e))) {
+		lbt_luling *k = lbt_luling_of(&st);
+		k->on_op = thm_on_op;
+		k->on_op_ctx = r;
+		r->t = 0;
+		r->stop = 0;
+		lbt_run_opts ro = lbt_run_opts_default();
+		ro.until.kind = LBT_UNTIL_STEPS;
+		ro.until.steps = INT64_MAX / 2;
+		ro.max_steps = INT64_MAX / 2;
+		ro.workload = &w;
+		ro.interrupt = &r->stop;
+		lbt_summary s;
+		status = lbt_run(&st, &ro, &s, e);
+		if (!status && r->t < r->T)
+			status = lbt_errf(e, LBT_EINTERNAL, "luling-theorems: the run stopped before operation %lld", (long long)r->T);
+	}
+	lbt_state_close(&st);
+	return status;
+}
+
+/* One run of the one-generator (mode 0) or producer-consumer (mode 1) model. */
+static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
+{
+	char shape[32], init[48], fs[32], ds[16];
+	snprintf(shape, sizeof shape, "%lld", (long long)n);
+	snprintf(init, sizeof init, "const:%lld", (long long)L0);
+	snprintf(fs, sizeof fs, "%.17g", f);
+	snprintf(ds, sizeof ds, "%d", delta);
+	lbt_setup set = {.shape = shape, .method = "luling-monien", .init = init, .isa = "scalar", .seed = seed,
+	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
+	lbt_state st;
+	int status = lbt_state_open(&st, &set, e);
+	if (status)
+		return status;
+	lbt_luling *w = lbt_luling_of(&st);
+	w->on_op = thm_on_op;
+	w->on_op_ctx = r;
+	r->t = 0;
+	int32_t *l = malloc((size_t)n * sizeof *l);
+	if (!l) {
+		lbt_state_close(&st);
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld loads", (long long)n);
+	}
+	while (r->t < r->T && !status) {
+		lbt_grid_export(&st.grid, l);
+		int64_t old = w->pe[0].lold, target;
+		int grow = mode == 0 || (lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
+		if (grow) { /* the first integer >= f l_old (above l_old) */
+			target = (int64_t)ceil(f * (double)old * (1 - 1e-12));
+			if (target <= old)
+				target = old + 1;
+		} else { /* the first integer <= l_old / f (below l_old) */
+			target = (int64_t)floor((double)old / f * (1 + 1e-12));
+			if (target >= old)
+				target = old - 1;
+		}
+		if (target > INT32_MAX / 2 || target < 0)
+			status = lbt_errf(e, LBT_ERANGE, "luling-theorems: PE 0's load left the int32 range (n %lld, delta %d, f %g)",
+			                  (long long)n, delta, f);
+		l[0] = (int32_t)target;
+		lbt_grid_import(&st.grid, l);
+		lbt_counts k = {0};
+		st.method->step(&st, &k);
+		st.step++;
+	}
+	free(l);
+	lbt_state_close(&st);
+	return status;
+}
+
+/* The t at which G^t(1) is within rel of FIX (at least 20, at most TMAX). */
+static int64_t settle_t(int64_t n, int delta, double f, double rel)
+{
+	double fix = lbt_luling_fix(n, delta, f), k = 1;
+	int64_t t = 0;
+	while (t < TMAX && (t < 20 || fabs(k - fix) > rel * fix)) {
+		k = lbt_luling_G(n, delta, f, k);
+		t++;
+	}
+	return t;
+}
+
+/* Ratio of the means over R runs at operation t, and its standard error. */
+static void ratio_at(thm_rec *runs, int R, int64_t t, double *ratio, double *se)
+{
+	double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+	for (int r = 0; r < R; r++) {
+		double a = runs[r].l0[t - 1], b = runs[r].others[t - 1];
+		sa += a, sb += b, saa += a * a, sbb += b * b, sab += a * b;
+	}
+	double ma = sa / R, mb = sb / R, va = saa / R - ma * ma, vb = sbb / R - mb * mb, c = sab / R - ma * mb;
+	*ratio = ma / mb;
+	double v = (va / (ma * ma) + vb / (mb * mb) - 2 * c / (ma * mb)) / R;
+	*se = *ratio * sqrt(v > 0 ? v : 0);
+}
+
+typedef struct {
+	int64_t n;
+	int delta;
+	double f;
+	int64_t T;
+	double early, early_se, late, late_se; /* Theorems 1-2 */
+	double pc, pc_se, pc_lo, pc_hi;        /* Theorem 3: at T, and the extremes of the ratio over t = 1..T */
+	int engine;                            /* also run step by step through the engine (generator:1) */
+	double eng, eng_se;                    /*   its ratio at T */
+	int status;
+	char msg[sizeof(lbt_err){0}.msg];
+} thm_cfg;
+
+/* mode 0: one generator, 1: producer-consumer, 2: one generator through the engine */
+static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, double *buf, lbt_err *e)
+{
+	for (int r = 0; r < R; r++) {
+		runs[r] = (thm_rec){0, c->T, buf + (size_t)r * 2 * TMAX, buf + (size_t)r * 2 * TMAX + TMAX, 0};
+		uint64_t seed = 1000003ULL * (uint64_t)(mode + 1) + (uint64_t)r;
+		int st = mode == 2 ? thm_run_engine(c->n, c->delta, c->f, seed, L0, &runs[r], e)
+		                   : thm_run(c->n, c->delta, c->f, mode, seed, L0, &runs[r], e);
+		if (st)
+			return st;
+	}
+	return LBT_OK;
+}
+
+
+/* §5's variation density VD(l_i,t) = sqrt(E(l_i,t^2) - E(l_i,t)^2)/E(l_i,t)
+ * of a PE i > 1 in the one-generator model, measured: PE 1's load right
+ * after PE 0's t-th operation over R runs (the paper computes it exactly
+ * for delta = 1 and for a relaxed algorithm when delta > 1; we run the
+ * algorithm itself). */
+enum { VD_T = 150, VD_NN = 9, VD_CFG = 6 };
+static const int vd_ns[VD_NN] = {2, 3, 5, 10, 15, 20, 25, 30, 35};
+static const int vd_delta[VD_CFG] = {1, 1, 2, 2, 4, 4};
+static const double vd_f[VD_CFG] = {1.1, 1.2, 1.1, 1.2, 1.1, 1.2};
+
+typedef struct {
+	int64_t t;
+	double *pe1; /* VD_T values */
+} vd_rec;
+
+static void vd_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
+{
+	(void)set;
+	(void)m;
+	vd_rec *r = ctx;
+	if (r->t < VD_T)
+		r->pe1[r->t++] = (double)w->pe[1].cur;
+}
+
+/* vd[c][k]: VD at t = vd_t[c][k] (VD_T, or fewer where the loads would
+ * approach the int32 range) for setting c and n = vd_ns[k] (NAN: delta >= n);
+ * curve: VD against t for n = vd_ns[VD_NN - 1]. */
+static int vd_measure(const lbt_repro_opts *o, int R, double vd[VD_CFG][VD_NN], int64_t vd_t[VD_CFG][VD_NN], double *curve,
+                      lbt_err *e)
+{
+	int status = LBT_OK;
+	int threads = o->threads;
+#ifdef _OPENMP
+	if (threads <= 0)
+		threads = omp_get_num_procs();
+#endif
+	if (threads < 1)
+		threads = 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) collapse(2)
+	for (int c = 0; c < VD_CFG; c++)
+		for (int k = 0; k < VD_NN; k++) {
+			vd[c][k] = NAN;
+			vd_t[c][k] = 0;
+			if (vd_delta[c] >= vd_ns[k])
+				continue;
+			double *v = malloc((size_t)R * VD_T * sizeof *v);
+			lbt_err le;
+			int st = v ? LBT_OK : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
+			/* runs r = -1 (a pilot: how many operations before a load nears 2^27, leaving a factor 16 to
+			 * int32 for the other seeds; small machines grow fast), then 0..R-1 up to that many */
+			int64_t T = VD_T;
+			double *pilot = malloc(VD_T * sizeof *pilot);
+			st = pilot ? st : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
+			for (int r = -1; r < R && !st; r++) {
+				vd_rec rec = {0, r < 0 ? pilot : v + (size_t)r * VD_T};
+				char shape[16], fs[32], ds[16];
+				snprintf(shape, sizeof shape, "%d", vd_ns[k]);
+				snprintf(fs, sizeof fs, "%.17g", vd_f[c]);
+				snprintf(ds, sizeof ds, "%d", vd_delta[c]);
+				lbt_setup set = {.shape = shape, .method = "luling-monien", .init = "const:1000", .isa = "scalar",
+				                 .seed = 7000001ULL + (uint64_t)(r + 1), .threads = 1,
+				                 .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
+				lbt_state sto;
+				if ((st = lbt_state_open(&sto, &set, &le)))
+					break;
+				lbt_luling *w = lbt_luling_of(&sto);
+				w->on_op = vd_on_op;
+				w->on_op_ctx = &rec;
+				int32_t l[64];
+				while (rec.t < T) { /* PE 0 up to its trigger, then a step (as in thm_run) */
+					lbt_grid_export(&sto.grid, l);
+					int64_t target = (int64_t)ceil(vd_f[c] * (double)w->pe[0].lold * (1 - 1e-12));
+					if (r < 0 && target > (1 << 27)) {
+						T = rec.t;
+						break;
+					}
+					if (target > INT32_MAX / 2) {
+						st = lbt_errf(&le, LBT_ERANGE, "variation density: a load left the int32 range");
+						break;
+					}
+					l[0] = (int32_t)(target > w->pe[0].lold ? target : w->pe[0].lold + 1);
+					lbt_grid_import(&sto.grid, l);
+					lbt_counts kc = {0};
+					sto.method->step(&sto, &kc);
+					sto.step++;
+				}
+				lbt_state_close(&sto);
+			}
+			free(pilot);
+			vd_t[c][k] = T;
+			if (!st) {
+				for (int64_t t = 0; t < T; t++) {
+					double s1 = 0, s2 = 0;
+					for (int r = 0; r < R; r++) {
+						double x = v[(size_t)r * VD_T + (size_t)t];
+						s1 += x, s2 += x * x;
+					}
+					double m = s1 / R, var = s2 / R - m * m;
+					double d = sqrt(var > 0 ? var : 0) / m;
+					if (t == T - 1)
+						vd[c][k] = d;
+					if (k == VD_NN - 1)
+						curve[c * VD_T + t] = d;
+				}
+			}
+			free(v);
+#pragma omp critical(rp_vd_status)
+			if (st && !status) {
+				status = st;
+				*e = le;
+			}
+		}
+	return status;
+}
+
+int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
+{
+	static const int64_t ns_full[] = {16, 64, 256, 1024}, ns_quick[] = {16, 64};
+	static const int deltas[] = {1, 2, 4};
+	static const double fs[] = {1.1, 1.2, 1.8};
+	const int64_t *ns = o->quick ? ns_quick : ns_full;
+	const int nn = o->quick ? 2 : 4, R = o->quick ? 100 : 2000;
+	const int64_t L0 = 100000;
+	int nc = nn * 3 * 3;
+	thm_cfg *cfg = calloc((size_t)nc, sizeof *cfg);
+	if (!cfg)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for the configurations");
+	int c = 0;
+	for (int a = 0; a < nn; a++)
+		for (int b = 0; b < 3; b++)
+			for (int k = 0; k < 3; k++, c++) {
+				cfg[c].n = ns[a];
+				cfg[c].delta = deltas[b];
+				cfg[c].f = fs[k];
+				cfg[c].T = settle_t(ns[a], deltas[b], fs[k], 1e-4);
+				cfg[c].engine = ns[a] <= (o->quick ? 16 : 64) && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
+			}
+	int threads = o->threads;
+#ifdef _OPENMP
+	if (threads <= 0)
+		threads = omp_get_num_procs();
+#endif
+	if (threads < 1)
+		threads = 1;
+	int done = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+	for (int i = 0; i < nc; i++) {
+		thm_cfg *x = &cfg[i];
+		const int most = R > R_ENGINE ? R : R_ENGINE, RE = o->quick ? R_ENGINE_QUICK : R_ENGINE;
+		thm_rec *runs = malloc((size_t)most * sizeof *runs);
+		double *buf = malloc((size_t)most * 2 * TMAX * sizeof *buf);
+		lbt_err le;
+		if (!runs || !buf)
+			x->status = lbt_errf(&le, LBT_ENOMEM, "no memory for %d runs", most);
+		else if (!(x->status = run_cfg(x, 0, R, L0, runs, buf, &le))) {
+			ratio_at(runs, R, T_EARLY, &x->early, &x->early_se);
+			ratio_at(runs, R, x->T, &x->late, &x->late_se);
+			if (!(x->status = run_cfg(x, 1, R, L0, runs, buf, &le))) {
+				ratio_at(runs, R, x->T, &x->pc, &x->pc_se);
+				x->pc_lo = INFINITY, x->pc_hi = -INFINITY;
+				for (int64_t t = 1; t <= x->T; t++) {
+					double r, s;
+					ratio_at(runs, R, t, &r, &s);
+					x->pc_lo = r < x->pc_lo ? r : x->pc_lo;
+					x->pc_hi = r > x->pc_hi ? r : x->pc_hi;
+				}
+			}
+			if (!x->status && x->engine && !(x->status = run_cfg(x, 2, RE, L0_ENGINE, runs, buf, &le)))
+				ratio_at(runs, RE, x->T, &x->eng, &x->eng_se);
+		}
+		if (x->status)
+			snprintf(x->msg, sizeof x->msg, "%s", le.msg);
+		free(runs);
+		free(buf);
+#pragma omp critical(rp_progress)
+		rp_note(o, "  [%d/%d] n %lld, delta %d, f %g: t = %lld, ratio %.4f (FIX %.4f)", ++done, nc, (long long)x->n,
+		        x->delta, x->f, (long long)x->T, x->late, lbt_luling_fix(x->n, x->delta, x->f));
+	}
+	int status = LBT_OK;
+	for (int i = 0; i < nc && !status; i++)
+		if (cfg[i].status)
+			status = lbt_errf(e, cfg[i].status, "%s", cfg[i].msg);
+	/* data, and the Markdown table */
+	char path[4096];
+	lbt_outfile csv, md;
+	if (!status && !(status = rp_path(o, "luling-theorems.csv", path, sizeof path, e)) &&
+	    !(status = lbt_out_open(&csv, path, e))) {
+		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-3: one-processor generator (and producer-consumer) model, "
+		               "%d runs per row, every PE starting with %lld packets\n",
+		        R, (long long)L0);
+		fprintf(csv.f, "n,delta,f,t_early,ratio_early,se_early,G_t_early,t,ratio,se,G_t,FIX,limit,"
+		               "pc_ratio,pc_se,pc_min,pc_max,FIX_1_over_f,limit_1_over_f\n");
+		for (int i = 0; i < nc; i++) {
+			thm_cfg *x = &cfg[i];
+			fprintf(csv.f, "%lld,%d,%g,%d,%.6f,%.6f,%.6f,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+			        (long long)x->n, x->delta, x->f, T_EARLY, x->early, x->early_se,
+			        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
+			        lbt_luling_Gt(x->n, x->delta, x->f, x->T), lbt_luling_fix(x->n, x->delta, x->f),
+			        x->delta / (x->delta + 1 - x->f), x->pc, x->pc_se, x->pc_lo, x->pc_hi,
+			        lbt_luling_fix(x->n, x->delta, 1 / x->f), x->delta / (x->delta + 1 - 1 / x->f));
+		}
+		status = lbt_out_commit(&csv, e);
+	}
+	if (!status && !(status = rp_path(o, "luling-theorems.md", path, sizeof path, e)) &&
+	    !(status = lbt_out_open(&md, path, e))) {
+		FILE *f = md.f;
+		fprintf(f, "# Lüling and Monien 1993, Theorems 1-3 measured\n\n"
+		           "One-processor generator model (§3): every PE starts with %lld packets, PE 0 alone generates and "
+		           "runs luling-monien (basic algorithm, global partners). Ratio = E(l_1,t)/E(l_i,t) right after PE "
+		           "0's t-th operation, the ratio of the means over %d seeds, ± one standard error (delta method). "
+		           "The paper's values are its formulas: G^t(1) (Lemma 1), FIX(n, δ, f) (Theorem 1: the limit), "
+		           "δ/(δ+1−f) (Theorem 2: the bound for any n). t is where G^t(1) is within 1e-4 of FIX.\n\n",
+		        (long long)L0, R);
+		fprintf(f, "| n | δ | f | ours, t = %d | paper G^%d(1) | t | ours at t | paper G^t(1) | paper FIX(n,δ,f) | "
+		           "ours / FIX | paper δ/(δ+1−f) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+		        T_EARLY, T_EARLY);
+		int within = 0;
+		for (int i = 0; i < nc; i++) {
+			thm_cfg *x = &cfg[i];
+			double fix = lbt_luling_fix(x->n, x->delta, x->f);
+			within += fabs(x->late - fix) <= 3 * x->late_se;
+			fprintf(f, "| %lld | %d | %g | %.4f ± %.4f | %.4f | %lld | %.4f ± %.4f | %.4f | %.4f | %.4f | %.4f |\n",
+			        (long long)x->n, x->delta, x->f, x->early, x->early_se,
+			        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
+			        lbt_luling_Gt(x->n, x->delta, x->f, x->T), fix, x->late / fix, x->delta / (x->delta + 1 - x->f));
+		}
+		fprintf(f, "\n%d of %d measured ratios at t are within 3 standard errors of FIX.\n\n", within, nc);
+		fprintf(f, "Cross-check: the same process step by step through the run engine, `--workload generator:1` (PE 0 "
+		           "generates one packet per step), %d seeds, every PE starting with %d packets:\n\n"
+		           "| n | δ | f | t | engine, generator:1 | above (jumps to the trigger) | paper FIX(n,δ,f) |\n"
+		           "|---:|---:|---:|---:|---:|---:|---:|\n", o->quick ? R_ENGINE_QUICK : R_ENGINE, L0_ENGINE);
+		for (int i = 0; i < nc; i++)
+			if (cfg[i].engine)
+				fprintf(f, "| %lld | %d | %g | %lld | %.4f ± %.4f | %.4f ± %.4f | %.4f |\n", (long long)cfg[i].n,
+				        cfg[i].delta, cfg[i].f, (long long)cfg[i].T, cfg[i].eng, cfg[i].eng_se, cfg[i].late,
+				        cfg[i].late_se, lbt_luling_fix(cfg[i].n, cfg[i].delta, cfg[i].f));
+		fprintf(f, "\n");
+		fprintf(f, "## Theorem 3: one producer-consumer\n\nBefore each operation PE 0 grows its load to f·l_old or "
+		           "shrinks it to l_old/f, each with probability 1/2. Theorem 3: FIX(n, δ, 1/f) ≤ ratio ≤ FIX(n, δ, "
+		           "f) after any number t of operations, and δ/(δ+1−1/f) ≤ ratio ≤ δ/(δ+1−f) for any n.\n\n");
+		fprintf(f, "| n | δ | f | paper FIX(n,δ,1/f) | ours: lowest over t | ours at t | ours: highest over t | "
+		           "paper FIX(n,δ,f) | inside |\n|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+		int inside = 0;
+		for (int i = 0; i < nc; i++) {
+			thm_cfg *x = &cfg[i];
+			double lo = lbt_luling_fix(x->n, x->delta, 1 / x->f), hi = lbt_luling_fix(x->n, x->delta, x->f);
+			int in = x->pc_lo >= lo - 3 * x->pc_se && x->pc_hi <= hi + 3 * x->pc_se;
+			inside += in;
+			fprintf(f, "| %lld | %d | %g | %.4f | %.4f | %.4f ± %.4f | %.4f | %.4f | %s |\n", (long long)x->n,
+			        x->delta, x->f, lo, x->pc_lo, x->pc, x->pc_se, x->pc_hi, hi, in ? "yes" : "no");
+		}
+		fprintf(f, "\n%d of %d rows stay inside Theorem 3's bounds (within 3 standard errors at t) over t = 1..t.\n",
+		        inside, nc);
+		/* §5, Figure 6: the variation density */
+		const int RV = o->quick ? 200 : 2000;
+		double vd[VD_CFG][VD_NN], *curve = calloc(VD_CFG * VD_T, sizeof *curve);
+		int64_t vd_t[VD_CFG][VD_NN];
+		if (!curve)
+			status = lbt_errf(e, LBT_ENOMEM, "no memory for the variation density");
+		if (!status)
+			status = vd_measure(o, RV, vd, vd_t, curve, e);
+		if (!status) {
+			fprintf(f, "\n## §5: variation density\n\nVD(l_i,t) = sqrt(E(l_i,t²) − E(l_i,t)²)/E(l_i,t) of PE 1 (not the "
+			           "generator) right after PE 0's t-th operation, t = %d (fewer where marked: the loads grow "
+			           "geometrically and would leave the int32 range), over %d seeds, every PE starting with 1000 "
+			           "packets. The paper computes it exactly for δ = 1 (and for a relaxed algorithm for δ > 1) "
+			           "and shows it in its Figure 6, whose values the text does not give; it says the variation "
+			           "density \"is small in general and converges very quickly as the number of processors and load "
+			           "balancing steps increases\".\n\n| δ | f |", VD_T, RV);
+			for (int k = 0; k < VD_NN; k++)
+				fprintf(f, " n = %d |", vd_ns[k]);
+			fprintf(f, "\n|---:|---:|");
+			for (int k = 0; k < VD_NN; k++)
+				fprintf(f, "---:|");
+			fprintf(f, "\n");
+			for (int c = 0; c < VD_CFG; c++) {
+				fprintf(f, "| %d | %g |", vd_delta[c], vd_f[c]);
+				for (int k = 0; k < VD_NN; k++)
+					if (isfinite(vd[c][k]) && vd_t[c][k] < VD_T)
+						fprintf(f, " %.3f (t = %lld) |", vd[c][k] + 0.0, (long long)vd_t[c][k]);
+					else if (isfinite(vd[c][k]))
+						fprintf(f, " %.3f |", vd[c][k] + 0.0);
+					else
+						fprintf(f, " — |");
+				fprintf(f, "\n");
+			}
+		}
+		if (!status)
+			status = lbt_out_commit(&md, e);
+		else
+			lbt_out_abort(&md);
+		if (!status) { /* the plot: VD against t for n = 35 */
+			double x[VD_T];
+			lbt_series ser[VD_CFG];
+			char lab[VD_CFG][48];
+			for (int t = 0; t < VD_T; t++)
+				x[t] = t + 1;
+			for (int c = 0; c < VD_CFG; c++) {
+				snprintf(lab[c], sizeof lab[c], "delta = %d, f = %g", vd_delta[c], vd_f[c]);
+				ser[c] = (lbt_series){.label = lab[c], .x = x, .y = curve + c * VD_T, .n = VD_T, .draw = LBT_DRAW_LINE,
+				                      .colour = 1 + c, .dash = 1 + c % 2};
+			}
+			lbt_axes ax = {.title = "variation density of PE 1, n = 35 (one generator)", .xlabel = "operations t of PE 0",
+			               .ylabel = "VD(l_i,t)", .intx = 1, .key = "outside right"};
+			int ps = rp_plot(o, "luling-vd", &ax, ser, VD_CFG, e);
+			if (ps && ps != LBT_EUNSUP)
+				status = ps;
+		}
+		free(curve);
+	}
+	free(cfg);
+	return status;
+}
