@@ -4,11 +4,20 @@
 #   make test   install what is missing, build, run every test
 #   make install  install lbtorus, liblbtorus, its headers, lbtorus.pc and data
 #                 (PREFIX from `meson setup --prefix`, /usr/local by default)
+#   make test-sanitize  the whole suite under AddressSanitizer + UBSan (build-sanitize)
+#   make fuzz     every fuzz target for FUZZ_SECONDS (default 600) each (needs clang)
 BUILD ?= build
 PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev gnuplot-nox libpng-dev libopenmpi-dev openmpi-bin
 JOBS ?= 2
 
-.PHONY: all deps build demo test bench install clean
+SAN_BUILD ?= build-sanitize
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS = npy spec jsonl parsers
+# clang with OpenMP and libFuzzer: the fuzz targets can be built
+HAVE_FUZZ = echo 'int main(void){return 0;}' | clang -fopenmp -fsanitize=fuzzer-no-link -x c - -o /dev/null 2>/dev/null
+
+.PHONY: all deps build demo test bench install clean test-sanitize fuzz fuzz-build fuzz-smoke
 
 all: build
 
@@ -38,7 +47,37 @@ test: build
 	@meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs; rc=$$?; \
 	python3 -c 'import json,sys; r=[json.loads(l)["result"] for l in open(sys.argv[1])]; \
 	print("tests: %d passed, %d failed" % (r.count("OK"), len(r) - r.count("OK") - r.count("SKIP")))' \
-	  $(BUILD)/meson-logs/testlog.json; exit $$rc
+	  $(BUILD)/meson-logs/testlog.json; [ $$rc = 0 ] || exit $$rc; \
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# Each fuzz target over its committed corpus plus a short fresh run
+# ($$LBTORUS_FUZZ_SECONDS, default 10 s), when clang is installed.
+fuzz-smoke:
+	@if $(HAVE_FUZZ); then \
+	  $(MAKE) --no-print-directory fuzz-build && \
+	  meson test -C $(FUZZ_BUILD) --no-rebuild --suite fuzz --print-errorlogs; \
+	else echo "fuzz targets skipped: clang (with libomp) is not installed"; fi
+
+fuzz-build:
+	@$(HAVE_FUZZ) || { echo "the fuzz targets need clang: sudo apt-get install clang" >&2; exit 2; }
+	@[ -f $(FUZZ_BUILD)/build.ninja ] || CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true \
+	  -Db_sanitize=address,undefined -Dbuildtype=debugoptimized >/dev/null
+	ninja -C $(FUZZ_BUILD) -j$(JOBS) $(FUZZ_TARGETS:%=fuzz/fuzz_%)
+
+# Long runs: new inputs and crash-* files go to $(FUZZ_BUILD)/fuzz/work/TARGET.
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  fuzz/run.sh $(FUZZ_BUILD)/fuzz/fuzz_$$t fuzz/corpus/$$t $(FUZZ_BUILD)/fuzz/work/$$t $(FUZZ_SECONDS) || exit 1; \
+	done
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer; the
+# first report stops the test that made it.
+test-sanitize: deps
+	@[ -f $(SAN_BUILD)/build.ninja ] || meson setup $(SAN_BUILD) -Db_sanitize=address,undefined \
+	  -Dbuildtype=debugoptimized >/dev/null
+	ninja -C $(SAN_BUILD) -j$(JOBS)
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=halt_on_error=1 \
+	  meson test -C $(SAN_BUILD) --num-processes $(JOBS) --print-errorlogs
 
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
@@ -47,4 +86,4 @@ install: build
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,4 +149,80 @@ char *th_read(const char *path, size_t *len)
 	if (len)
 		*len = (size_t)n;
 	return b;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char *th_dir_state(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d, "cannot open %s", dir);
+	char *names[256];
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		cr_assert_lt(n, 256);
+		char path[4096];
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		cr_assert_eq(lstat(path, &sb), 0);
+		char line[4400];
+		snprintf(line, sizeof line, "%s %lld %o %lld.%09ld\n", de->d_name, (long long)sb.st_size, (unsigned)sb.st_mode,
+		         (long long)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
+		names[n++] = strdup(line);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof *names, cmp_str);
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += strlen(names[i]);
+	char *out = malloc(len);
+	out[0] = 0;
+	for (int i = 0; i < n; i++) {
+		strcat(out, names[i]);
+		free(names[i]);
+	}
+	return out;
+}
+
+void th_usage_error(const char *dir, const char *const *argv, const char *needle)
+{
+	char cmd[512] = "";
+	for (int i = 0; argv[i] && strlen(cmd) < 400; i++)
+		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s'%s'", i ? " " : "", argv[i]);
+	char *before = th_dir_state(dir), *out, *err;
+	int rc = th_cli(dir, argv, &out, &err);
+	char *after = th_dir_state(dir);
+	cr_assert_eq(rc, 2, "lbtorus %s: exit %d, want 2; stderr: %s", cmd, rc, err);
+	size_t len = strlen(err);
+	cr_assert(len > 10 && err[len - 1] == '\n' && !strchr(err, '\n')[1], "lbtorus %s: want one line on stderr, got: %s",
+	          cmd, err);
+	cr_assert(strstr(err, needle), "lbtorus %s: message '%s' does not mention '%s'", cmd, err, needle);
+	cr_assert_str_eq(after, before, "lbtorus %s created or changed files (%s)", cmd, err);
+	free(before);
+	free(after);
+	free(out);
+	free(err);
+}
+
+void th_write_npy(const char *path, int major, const char *header, int raw, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert(f, "cannot write %s", path);
+	size_t pre = major == 1 ? 10 : 12, hl = strlen(header);
+	size_t total = raw ? hl : (pre + hl + 1 + 63) / 64 * 64 - pre;
+	unsigned char head[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', (unsigned char)major, 0};
+	for (size_t i = 0; i < pre - 8; i++)
+		head[8 + i] = (unsigned char)(total >> (8 * i));
+	fwrite(head, 1, pre, f);
+	fwrite(header, 1, hl, f);
+	for (size_t i = hl; !raw && i + 1 < total; i++)
+		fputc(' ', f);
+	if (!raw)
+		fputc('\n', f);
+	if (n)
+		fwrite(data, 1, n, f);
+	fclose(f);
 }

@@ -29,4 +29,17 @@ void th_rm_tree(const char *dir);
  * is NULL. The test fails if the file is missing. */
 char *th_read(const char *path, size_t *len);
 
+/* The names, sizes, modes and modification times of dir's entries (not
+ * recursive), sorted: equal before and after a command means it created,
+ * removed and changed nothing there (caller frees). */
+char *th_dir_state(const char *dir);
+/* Run argv in dir and assert what every bad input gets: exit 2, exactly one
+ * line on stderr that contains needle, and dir exactly as it was. */
+void th_usage_error(const char *dir, const char *const *argv, const char *needle);
+/* Write F.npy-like bytes: magic, version major.0, the header text padded
+ * with spaces to a 64-byte boundary and a newline (unless raw), then n data bytes. */
+void th_write_npy(const char *path, int major, const char *header, int raw, const void *data, size_t n);
+
+#define TH_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 #endif

@@ -31,7 +31,7 @@ RANK = {name: len(LAYERS) - i for i, name in enumerate(LAYERS)}  # kernels 1 ...
 PUBLIC = {
     'status': 'kernels', 'rng': 'kernels', 'kernels': 'kernels',
     'comm': 'comm',
-    'shape': 'core', 'grid': 'core', 'init': 'core', 'io': 'core', 'npy': 'core',
+    'shape': 'core', 'grid': 'core', 'init': 'core', 'io': 'core', 'npy': 'core', 'number': 'core',
     'speeds': 'core',
     'plot': 'out', 'heatmap': 'out', 'jsonl': 'out',
     'method': 'method',

@@ -55,6 +55,9 @@ int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e); /* with "load", 
 int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e);
 /* The global coordinate on axis d of the grid's local coordinate 0. */
 int64_t lbt_grid_lo(const lbt_grid *g, int d);
+/* The cells one field of a grid of shape s takes (halos and padding
+ * included), without allocating; -1 for a shape lbt_shape_check refuses. */
+int64_t lbt_grid_cells(const lbt_shape *s);
 void lbt_grid_free(lbt_grid *g);
 /* Add a zeroed field (LBT_OK if g has one of that name and type already). */
 int lbt_grid_add_field(lbt_grid *g, const char *name, lbt_type t, lbt_err *e);

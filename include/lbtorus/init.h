@@ -21,7 +21,10 @@ int lbt_init_parse(lbt_init *in, const char *text, lbt_err *e);
 /* Refuse, before any allocation, what cannot fit on shape s. */
 int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e);
 /* Fill g's loads. Refuses negative loads, per-PE loads beyond int32 and
- * totals beyond int64, naming the problem. seed feeds uniform. */
+ * totals beyond int64, naming the problem. seed feeds uniform. A float32 or
+ * float64 file adds the real-valued field (lbt_grid_add_real) and fills it,
+ * leaving the integer loads 0: it is an initial load for a real-valued
+ * method only (lbt_state_open refuses it for the others). */
 int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e);
 
 #endif

@@ -1,6 +1,10 @@
-/* io.h — outputs written atomically: to a temporary file beside the target,
- * flushed and synced, then renamed into place, so an interrupted or failed
- * run never leaves a half-written result. */
+/* io.h — outputs written atomically: to a temporary file beside the target
+ * (.NAME.tmp.HOST.PID), flushed and synced, then renamed into place, so an
+ * interrupted or failed run never leaves a half-written result. Opening NAME
+ * removes the temporaries of NAME left by dead processes of this host. A
+ * device or FIFO, and any name under /dev or /proc, is written through (never replaced); a symbolic link is
+ * followed (the file it names is replaced, the link stays); a directory is
+ * refused. */
 #ifndef LBTORUS_IO_H
 #define LBTORUS_IO_H
 
@@ -11,7 +15,8 @@
 typedef struct {
 	FILE *f;
 	char path[4096];
-	char tmp[4160];
+	char tmp[4400];
+	int direct;     /* written through: no temporary, nothing to rename */
 } lbt_outfile;
 
 /* "-" means stdout (written directly, nothing to rename). */

@@ -9,7 +9,8 @@
 #include "lbtorus/rng.h"       /* kernels: the counter-based generator */
 #include "lbtorus/kernels.h"   /*   views, counters, the dispatch table */
 #include "lbtorus/comm.h"      /* comm: ranks (MPI) */
-#include "lbtorus/shape.h"     /* core: geometry */
+#include "lbtorus/number.h"    /* core: numbers from text */
+#include "lbtorus/shape.h"     /*   geometry */
 #include "lbtorus/grid.h"      /*   the SoA grid */
 #include "lbtorus/init.h"      /*   initial loads */
 #include "lbtorus/speeds.h"    /*   PE speeds, the network */

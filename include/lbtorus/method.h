@@ -139,6 +139,10 @@ typedef struct {
 	                         one slab, the distributed code paths) */
 } lbt_setup;
 
+/* Check everything lbt_state_open would, without allocating the grid: the
+ * method and its parameters, shape, boundary, initial load (an init file's
+ * header, size, dtype and shape included), threads and the ISA. */
+int lbt_setup_check(const lbt_setup *cfg, lbt_err *e);
 /* Build the grid, load it, choose the kernels, open the method. Undone by lbt_state_close. */
 int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e);
 void lbt_state_close(lbt_state *st);

@@ -1,4 +1,6 @@
-/* npy.h — NumPy .npy files (format 1.0-3.0): int32 or int64, C order. */
+/* npy.h — NumPy .npy files (format 1.0, 2.0, 3.0), C order: int32 or
+ * int64 loads, and float32 or float64 for real-valued methods. The reader
+ * takes exactly what NumPy writes; anything else is refused with a message. */
 #ifndef LBTORUS_NPY_H
 #define LBTORUS_NPY_H
 
@@ -7,9 +9,22 @@
 
 #include "lbtorus/shape.h"
 
+/* What a header says: the shape (held to lbt_shape_check's limits), the
+ * element type, where the data starts. */
+typedef struct {
+	lbt_shape shape;
+	int real;       /* 1: float32/float64 ('<f4', '<f8'); 0: int32/int64 ('<i4', '<i8') */
+	int elem;       /* bytes per value: 4 or 8 */
+	int64_t offset; /* the data's first byte */
+} lbt_npy_info;
+
+/* Read and check the header (and, for a regular file, its size). */
+int lbt_npy_info_read(const char *path, lbt_npy_info *info, lbt_err *e);
 /* Read a little-endian int32 or int64 array whose shape must equal `want`
  * exactly; values converted to int32 (out of range: LBT_ERANGE). out holds P values. */
 int lbt_npy_read(const char *path, const lbt_shape *want, int32_t *out, lbt_err *e);
+/* Read any of the four dtypes as doubles, finite values only (NaN, Inf: LBT_EINVAL). */
+int lbt_npy_read_real(const char *path, const lbt_shape *want, double *out, lbt_err *e);
 /* Read only the header: dims and extents (for `--init file:` without `--shape`). */
 int lbt_npy_shape(const char *path, lbt_shape *s, lbt_err *e);
 /* Write P int32 values with the given shape, atomically (temp file + rename). */

@@ -22,8 +22,13 @@ typedef struct {
 
 /* "64x128" (also "64,128" or "64×128"); every extent >= 1. Boundaries default to torus. */
 int lbt_shape_parse(lbt_shape *s, const char *text, lbt_err *e);
-/* "torus", "mesh", or one word per axis: "torus,mesh". */
+/* "torus", "mesh", or one word per axis: "torus/mesh" (also "torus,mesh"). */
 int lbt_boundary_parse(lbt_shape *s, const char *text, lbt_err *e);
+/* Every shape a run may have: 1..LBT_MAXD axes, extents >= 1, at most
+ * LBT_MAX_PES PEs. --shape and a .npy header are both held to it; what
+ * names the shape in the message ("shape '8x0'", "F.npy: shape"). */
+int lbt_shape_check(const lbt_shape *s, const char *what, lbt_err *e);
+/* The number of PEs; -1 when an extent is below 1 or the product overflows int64. */
 int64_t lbt_shape_pes(const lbt_shape *s);
 /* Axes with extent >= 2: only they have links. An extent-1 axis has no
  * substep, costs no shift and does not count in D (so 1x8 is the ring of 8). */

@@ -4,6 +4,7 @@
 #ifndef LBTORUS_SWEEP_H
 #define LBTORUS_SWEEP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,6 +81,7 @@ typedef struct {
 	int64_t failed;     /* stopped by an error (nothing recorded) */
 	int64_t unconverged;/* recorded with reached = false */
 	int64_t in_flight;
+	int64_t interrupted; /* stopped by *opts.interrupt: not recorded, a later invocation runs them */
 	int truncated;      /* a partial last line was removed from the results file */
 	double work_total, work_done; /* estimated cost (PEs x K per run) of this invocation's runs */
 	double seconds;
@@ -96,6 +98,9 @@ typedef struct {
 	                       per rank; rank 0 writes the results file (on_progress: rank 0 only) */
 	void (*on_progress)(void *ctx, const lbt_sweep_progress *p); /* after each run, serialized */
 	void *ctx;
+	/* if set non-zero (a signal handler): no run starts any more, runs in
+	 * flight stop after their current step and are not recorded */
+	const volatile sig_atomic_t *interrupt;
 } lbt_sweep_opts;
 
 /* Run every run of pl not yet recorded in `results` (created if missing),
@@ -103,7 +108,8 @@ typedef struct {
  * "run_id" and "run_key" first, flushed and fsync'ed. A partial last line (a
  * killed writer) is cut off first. Refuses a file another sweep holds locked
  * or whose lines are not sweep records. Returns LBT_OK when every run is
- * recorded, else the first run error's status (the others still ran). */
+ * recorded (or the sweep was interrupted: out->interrupted, or
+ * runs left unstarted), else the first run error's status (the others still ran). */
 int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
                    lbt_sweep_progress *out, lbt_err *e);
 

@@ -207,8 +207,10 @@ int cmd_bench(int argc, char **argv)
 	const char *init = "uniform:0:20", *json = NULL, *workload = NULL;
 	double budget = -1;
 	int quick = 0, head = 1, peers = 0, o;
+	if (cli_no_empty_values(argc, argv, opts, "bench"))
+		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SIZES: snprintf(sizes_buf, sizeof sizes_buf, "%s", optarg); break;
@@ -216,13 +218,7 @@ int cmd_bench(int argc, char **argv)
 		case O_ISA: snprintf(isa_buf, sizeof isa_buf, "%s", optarg); break;
 		case O_THREADS: snprintf(threads_buf, sizeof threads_buf, "%s", optarg); break;
 		case O_INIT: init = optarg; break;
-		case O_SECONDS: {
-			char *end;
-			budget = strtod(optarg, &end);
-			if (end == optarg || *end || !(budget > 0 && budget < 3600))
-				return cli_fail(LBT_EINVAL, "--seconds wants a number of seconds in (0, 3600), got '%s'", optarg);
-			break;
-		}
+		case O_SECONDS: if (cli_real("--seconds", optarg, 0, 3600, 1, &budget)) return EXIT_USAGE; break;
 		case O_QUICK: quick = 1; break;
 		case O_NOHEAD: head = 0; break;
 		case O_JSON: json = optarg; break;
@@ -278,10 +274,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	for (int i = 0; i < nthreads; i++) {
 		int64_t v;
-		if (cli_int("--threads", tlist[i], &v))
+		if (cli_int("--threads", tlist[i], 1, CLI_THREADS_MAX, &v))
 			return EXIT_USAGE;
-		if (v < 1 || v > 4096)
-			return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", tlist[i]);
 		threads[i] = (int)v;
 		max_threads = threads[i] > max_threads ? threads[i] : max_threads;
 	}

@@ -69,8 +69,10 @@ int cmd_bound(int argc, char **argv)
 	cli_sweep_init(&c);
 	const char *dir = "bound", *from = NULL;
 	int o, rc = 0, titles = 0;
+	if (cli_no_empty_values(argc, argv, opts, "bound"))
+		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while (!rc && (o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (o == O_OUT)
 			dir = optarg;
@@ -86,7 +88,7 @@ int cmd_bound(int argc, char **argv)
 			rc = o == ':' ? cli_fail(LBT_EINVAL, "bound: option '%s' needs a value", argv[optind - 1])
 			            : cli_fail(LBT_EINVAL, "bound: unknown option '%s' (see lbtorus bound --help)", argv[optind - 1]);
 		else
-			rc = cli_sweep_option(&c, o, optarg);
+			rc = cli_sweep_option(&c, o, optarg, argc, argv);
 	}
 	if (!rc && optind < argc)
 		rc = cli_fail(LBT_EINVAL, "bound: unexpected argument '%s' (see lbtorus bound --help)", argv[optind]);
@@ -105,6 +107,7 @@ int cmd_bound(int argc, char **argv)
 	lbt_jsonl *recs = NULL;
 	lbt_bound_point *pts = NULL;
 	int64_t n = 0, skipped = 0;
+	int created = 0; /* the --out directory, removed again if it is still empty when bound fails */
 	char path[4200];
 	const char *method = c.cmd.n[LBT_AX_METHOD] ? c.cmd.item[LBT_AX_METHOD][0] : "lm-c5";
 	char *method_copy = strdup(method);
@@ -120,7 +123,10 @@ int cmd_bound(int argc, char **argv)
 		}
 	} else
 		lbt_spec_free(&c.cmd);
-	if (!rc && mkdir(dir, 0777) && errno != EEXIST)
+	struct stat sb;
+	if (!rc && !stat(dir, &sb) && !S_ISDIR(sb.st_mode))
+		rc = cli_fail(LBT_EINVAL, "bound: --out %s exists and is not a directory", dir);
+	if (!rc && !(created = !mkdir(dir, 0777)) && errno != EEXIST)
 		rc = cli_fail(LBT_EIO, "bound: cannot create directory %s: %s", dir, strerror(errno));
 	if (rc)
 		goto out;
@@ -206,6 +212,8 @@ int cmd_bound(int argc, char **argv)
 	} else
 		printf("  plots               %s_d.png, %s_k.png, %s_ldiff.png (and .svg)\n", path, path, path);
 out:
+	if (rc && created)
+		rmdir(dir);
 	free(pts);
 	lbt_jsonl_close(recs);
 	lbt_plan_free(&pl);

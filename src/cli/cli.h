@@ -3,6 +3,7 @@
 #ifndef LBTORUS_CLI_H
 #define LBTORUS_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "lbtorus/lbtorus.h"
@@ -24,44 +25,71 @@ int cli_bench_peers(int quick, int ncores, FILE *js);
 
 /* Print "lbtorus: MESSAGE" on stderr; return EXIT_USAGE (or 1 for a bug). */
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Parse a whole non-negative integer option value. */
-int cli_int(const char *opt, const char *text, int64_t *v);
+/* Parse an option's value with the library's one number parser
+ * (lbt_parse_*): exact range, no clamping. On failure print one line
+ * naming the option and the range, and return EXIT_USAGE; else 0. */
+int cli_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *v);
+int cli_u64(const char *opt, const char *text, uint64_t *v); /* 0..2^64-1: seeds */
+int cli_real(const char *opt, const char *text, double lo, double hi, int lo_open, double *v);
+/* Before a command reads its options: refuse an empty value for any option
+ * that takes one ("--isa ''", "--out="): no empty value silently means the
+ * default. Prints one line and returns EXIT_USAGE, else 0. */
+struct option;
+int cli_no_empty_values(int argc, char **argv, const struct option *opts, const char *cmd);
+/* A value that names something (a file, an ISA, a list) must not be empty. */
+int cli_nonempty(const char *opt, const char *text);
+#define CLI_THREADS_MAX 4096
 /* A method parameter's option name without the dashes: ca_k -> "ca-k". */
 const char *cli_param_option(const lbt_param *p);
 /* The data directory: lbt_data_dir(), except that an lbtorus started from
  * its build tree (and $LBTORUS_DATA unset) reads the source tree's data/. */
 const char *cli_data_dir(void);
 
-/* A progress line on stderr, at most a few times a second, only on a terminal. */
+/* SIGINT, SIGTERM and SIGHUP set the returned flag (the run engine's and the
+ * sweep's interrupt): the work stops at the end of the current step and
+ * writes what it has. A second signal ends the process at once. */
+const volatile sig_atomic_t *cli_catch_signals(void);
+
+/* A progress line on stderr, at most a few times a second, only on a
+ * terminal; or, with --progress SECONDS (every > 0), one whole line every
+ * that many seconds wherever stderr goes (a batch job's log), with the rate
+ * and an ETA (to `target` steps: steps:N, else --max-steps as a bound). */
 typedef struct {
 	int on;
-	double last, start;
-	int64_t pes, active;
+	double last, start, every;
+	int64_t pes, active, target;
+	int target_is_cap;
 } cli_progress;
 void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st);
+void cli_progress_force(cli_progress *p, double every, int64_t target, int target_is_cap);
+/* --progress [SECONDS]: the optional value, also as the next argument when
+ * it is a number (getopt takes it only as --progress=S); default 60. */
+int cli_progress_option(int argc, char **argv, double *every);
 void cli_progress_step(cli_progress *p, const lbt_step_record *r);
 void cli_progress_done(cli_progress *p);
 
 /* The options sweep and bound share (src/cli/sweep.c). */
 #include "lbtorus/sweep.h"
 enum { CS_METHOD = 300, CS_SHAPE, CS_BOUNDARY, CS_INIT, CS_UNTIL, CS_WORKLOAD, CS_SEED, CS_MAX, CS_SPEC, CS_JOBS,
-       CS_THREADS, CS_SOLO, CS_ISA, CS_VERIFY, CS_QUIET, CS_DRY };
+       CS_THREADS, CS_SOLO, CS_ISA, CS_VERIFY, CS_QUIET, CS_DRY, CS_PROGRESS };
 #define CLI_SWEEP_OPTIONS \
 	{"method", 1, 0, CS_METHOD}, {"shape", 1, 0, CS_SHAPE}, {"boundary", 1, 0, CS_BOUNDARY}, \
 	{"init", 1, 0, CS_INIT}, {"until", 1, 0, CS_UNTIL}, {"seed", 1, 0, CS_SEED}, \
 	{"max-steps", 1, 0, CS_MAX}, {"spec", 1, 0, CS_SPEC}, {"jobs", 1, 0, CS_JOBS}, \
 	{"threads", 1, 0, CS_THREADS}, {"solo-pes", 1, 0, CS_SOLO}, {"isa", 1, 0, CS_ISA}, \
-	{"verify", 0, 0, CS_VERIFY}, {"quiet", 0, 0, CS_QUIET}, {"dry-run", 0, 0, CS_DRY}
+	{"verify", 0, 0, CS_VERIFY}, {"quiet", 0, 0, CS_QUIET}, {"dry-run", 0, 0, CS_DRY}, \
+	{"progress", 2, 0, CS_PROGRESS}
 typedef struct {
 	lbt_spec cmd;          /* axes given as options: they replace the spec file's */
 	const char *spec_path;
 	lbt_sweep_opts so;
 	int quiet, dry_run;
+	double progress; /* --progress SECONDS: a line that often wherever stderr goes */
 } cli_sweep;
 extern const char cli_sweep_help[]; /* the shared options, for --help */
 void cli_sweep_init(cli_sweep *c);
 /* Handle one shared option; returns 0, or an exit status after printing. */
-int cli_sweep_option(cli_sweep *c, int opt, const char *arg);
+int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **argv);
 /* Spec file + options + defaults (base fills axes neither gives) -> plan. */
 int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan *pl);
 /* Run the plan into results with a progress line; returns an exit status. */

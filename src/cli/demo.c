@@ -124,11 +124,13 @@ int cmd_demo(int argc, char **argv)
 	const char *data_dir = env && *env ? env : LBT_SOURCE_DATADIR;
 	int threads = 0, quiet = 0, o;
 	int64_t v;
+	if (cli_no_empty_values(argc, argv, opts, "demo"))
+		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (o == 'i') isa = optarg;
-		else if (o == 't') { if (cli_int("--threads", optarg, &v) || v < 1) return EXIT_USAGE; threads = (int)v; }
+		else if (o == 't') { if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE; threads = (int)v; }
 		else if (o == 'q') quiet = 1;
 		else if (o == 'd') data_dir = optarg;
 		else if (o == 'h') {

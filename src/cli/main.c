@@ -1,4 +1,6 @@
 /* main.c — `lbtorus COMMAND ...`: hands over to one command. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,26 +46,121 @@ int cli_fail(int status, const char *fmt, ...)
 	return status == LBT_EINTERNAL ? 1 : EXIT_USAGE;
 }
 
-int cli_int(const char *opt, const char *text, int64_t *v)
+int cli_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *v)
 {
-	char *end;
-	long long x = strtoll(text, &end, 10);
-	if (end == text || *end || x < 0)
-		return cli_fail(LBT_EINVAL, "%s wants a non-negative integer, got '%s'", opt, text);
-	*v = x;
-	return 0;
+	lbt_err e;
+	return lbt_parse_i64(text, lo, hi, opt, v, &e) ? cli_fail(LBT_EINVAL, "%s", e.msg) : 0;
+}
+
+int cli_u64(const char *opt, const char *text, uint64_t *v)
+{
+	lbt_err e;
+	return lbt_parse_u64(text, 0, UINT64_MAX, opt, v, &e) ? cli_fail(LBT_EINVAL, "%s", e.msg) : 0;
+}
+
+int cli_real(const char *opt, const char *text, double lo, double hi, int lo_open, double *v)
+{
+	lbt_err e;
+	return lbt_parse_f64(text, lo, hi, lo_open, opt, v, &e) ? cli_fail(LBT_EINVAL, "%s", e.msg) : 0;
+}
+
+int cli_no_empty_values(int argc, char **argv, const struct option *opts, const char *cmd)
+{
+	char *copy[argc + 1]; /* getopt permutes what it scans: the command's own pass sees argv as given */
+	memcpy(copy, argv, (size_t)(argc + 1) * sizeof *copy);
+	int o, li = -1, rc = 0;
+	opterr = 0;
+	optind = 0; /* 0: glibc's getopt starts afresh */
+	while (!rc && (o = getopt_long(argc, copy, ":", opts, &li)) != -1) {
+		if (o != '?' && o != ':' && li >= 0 && opts[li].has_arg == required_argument && optarg && !*optarg)
+			rc = cli_fail(LBT_EINVAL, "%s: option --%s wants a value, got an empty one", cmd, opts[li].name);
+		li = -1;
+	}
+	optind = 0;
+	return rc;
+}
+
+int cli_nonempty(const char *opt, const char *text)
+{
+	return *text ? 0 : cli_fail(LBT_EINVAL, "%s wants a value, got an empty one", opt);
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	if (interrupted) { /* the second one: the default action, now */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	interrupted = sig;
+}
+
+const volatile sig_atomic_t *cli_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART; /* a write interrupted by the signal resumes: stdio never sees EINTR */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaction(sigs[i], &sa, NULL);
+	return &interrupted;
 }
 
 void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)
 {
 	p->on = enabled && isatty(2);
+	p->every = 0;
 	p->start = p->last = lbt_seconds();
 	p->pes = lbt_shape_pes(&st->grid.whole);
 	p->active = lbt_shape_active_dims(&st->grid.whole);
 }
 
+void cli_progress_force(cli_progress *p, double every, int64_t target, int target_is_cap)
+{
+	p->on = 1;
+	p->every = every;
+	p->target = target;
+	p->target_is_cap = target_is_cap;
+}
+
+int cli_progress_option(int argc, char **argv, double *every)
+{
+	const char *v = optarg;
+	if (!v && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+		v = argv[optind++];
+	*every = 60;
+	return v ? cli_real("--progress", v, 0, 86400, 1, every) : 0;
+}
+
+static void hms(char *b, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(b, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(b, n, "%ld:%02ld", t / 60, t % 60);
+}
+
 void cli_progress_step(cli_progress *p, const lbt_step_record *r)
 {
+	if (p->on && p->every > 0) { /* a whole line every `every` seconds */
+		double t = lbt_seconds();
+		if (t - p->last < p->every)
+			return;
+		p->last = t;
+		double rate = r->step / (t - p->start);
+		char el[32], eta[32] = "?";
+		hms(el, sizeof el, t - p->start);
+		if (rate > 0 && p->target > r->step)
+			hms(eta, sizeof eta, (double)(p->target - r->step) / rate);
+		fprintf(stderr, "lbtorus: step %lld  ldiff %.10g  %.3g steps/s  %.3g site updates/s  elapsed %s  ETA %s%s\n",
+		        (long long)r->step, r->max - r->min, rate, rate * (double)(p->pes * p->active), el,
+		        p->target_is_cap ? "<= " : "", eta);
+		return;
+	}
 	if (!p->on || (r->step & 63))
 		return;
 	double t = lbt_seconds();
@@ -77,15 +174,30 @@ void cli_progress_step(cli_progress *p, const lbt_step_record *r)
 
 void cli_progress_done(cli_progress *p)
 {
-	if (p->on && p->last > p->start)
+	if (p->on && !p->every && p->last > p->start)
 		fputs("\r\033[K", stderr);
 }
 
-int main(int argc, char **argv)
+/* What was printed must have reached stdout (a full disk, /dev/full, a
+ * closed pipe): otherwise say so and fail. */
+static int stdout_done(int rc)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		fputs(usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+	int bad = fflush(stdout) || ferror(stdout);
+	int err = errno;
+	bad |= fclose(stdout) != 0;
+	if (!bad)
+		return rc;
+	cli_fail(LBT_EIO, "cannot write to stdout: %s", strerror(bad && err ? err : errno));
+	return rc ? rc : EXIT_USAGE;
+}
+
+static int dispatch(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_fail(LBT_EINVAL, "no command given (try lbtorus --help)");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("lbtorus %s\n", LBT_VERSION);
@@ -114,6 +226,8 @@ int main(int argc, char **argv)
 	lbt_comm_finalize();
 	return cli_fail(LBT_EINVAL, "unknown command '%s' (try lbtorus --help)", argv[1]);
 }
+
+int main(int argc, char **argv) { return stdout_done(dispatch(argc, argv)); }
 
 const char *cli_param_option(const lbt_param *p)
 {

@@ -32,8 +32,10 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {{"out", 1, 0, O_OUT}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
 	const char *out = NULL;
 	int o;
+	if (cli_no_empty_values(argc, argv, opts, "report"))
+		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (o == O_OUT)
 			out = optarg;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "lbtorus/reproduce.h"
@@ -77,16 +78,17 @@ int cmd_reproduce(int argc, char **argv)
 	ro.data_dir = cli_data_dir();
 	int64_t v;
 	int o;
+	if (cli_no_empty_values(argc, argv, opts, "reproduce"))
+		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_OUT: ro.out_dir = optarg; break;
 		case O_QUICK: ro.quick = 1; break;
 		case O_DATA: ro.data_dir = optarg; break;
 		case O_THREADS:
-			if (cli_int("--threads", optarg, &v)) return EXIT_USAGE;
-			if (v < 1 || v > 4096) return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", optarg);
+			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
 			ro.threads = (int)v;
 			break;
 		case O_ISA: ro.isa = optarg; break;
@@ -114,6 +116,9 @@ int cmd_reproduce(int argc, char **argv)
 			                "luling-compare or all",
 			                argv[i]);
 	}
+	struct stat sb;
+	if (!stat(ro.out_dir, &sb) && !S_ISDIR(sb.st_mode))
+		return cli_fail(LBT_EINVAL, "reproduce: --out %s exists and is not a directory", ro.out_dir);
 	int rc = 0;
 	for (int i = optind; i < argc; i++)
 		for (const char *const *n = names; *n; n++) {

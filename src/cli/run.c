@@ -81,6 +81,8 @@ static void help(void)
 	       "  --zoom Z           pixels per PE side (default: longer side <= 512 pixels)\n"
 	       "  --delay CS         time per GIF frame in 1/100 s (default 8)\n"
 	       "  --quiet            no progress line on stderr\n"
+	       "  --progress [S]     a progress line (rate, ETA) every S seconds (default 60)\n"
+	       "                     even when stderr is not a terminal: for batch logs\n"
 	       "  --speeds SPEC      per-PE speeds, the field \"speed\" (fos-speed*: default const:1):\n"
 	       "                       const:V            every PE has speed V\n"
 	       "                       uniform:LO:HI      i.i.d. reals in [LO,HI) (see --seed)\n"
@@ -234,7 +236,7 @@ int cmd_run(int argc, char **argv)
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
 	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
 	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_WORKLOAD, O_WARMUP, O_SPEEDS, O_LINK, O_APP,
-	       O_PARAM };
+	       O_PROGRESS, O_PARAM };
 	static const struct option fixed[] = {
 		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
 		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
@@ -244,7 +246,8 @@ int cmd_run(int argc, char **argv)
 		{"snapshots", 1, 0, O_SNAP}, {"animate", 1, 0, O_ANIM}, {"every", 1, 0, O_EVERY},
 		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY},
 		{"workload", 1, 0, O_WORKLOAD}, {"warmup", 1, 0, O_WARMUP},
-		{"speeds", 1, 0, O_SPEEDS}, {"link", 1, 0, O_LINK}, {"app", 1, 0, O_APP}};
+		{"speeds", 1, 0, O_SPEEDS}, {"link", 1, 0, O_LINK}, {"app", 1, 0, O_APP},
+		{"progress", 2, 0, O_PROGRESS}};
 	/* the fixed options, then one per method parameter (--alpha, --lambda, --ca-k), from the schemas */
 	enum { NFIXED = sizeof fixed / sizeof fixed[0] };
 	const lbt_param *params[16];
@@ -264,8 +267,11 @@ int cmd_run(int argc, char **argv)
 	int64_t max_steps = 1000000, warmup = 0, v, app = 0;
 	const char *workload = NULL;
 	int verify = 0, quiet = 0, o;
+	double progress = 0;
+	if (cli_no_empty_values(argc, argv, opts, "run"))
+		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SHAPE: set.shape = optarg; break;
@@ -273,48 +279,45 @@ int cmd_run(int argc, char **argv)
 		case O_METHOD: set.method = optarg; break;
 		case O_INIT: set.init = optarg; break;
 		case O_UNTIL: until = optarg; break;
-		case O_MAX: if (cli_int("--max-steps", optarg, &max_steps)) return EXIT_USAGE; break;
-		case O_SEED: if (cli_int("--seed", optarg, &v)) return EXIT_USAGE; set.seed = (uint64_t)v; break;
+		case O_MAX: if (cli_int("--max-steps", optarg, 0, INT64_MAX, &max_steps)) return EXIT_USAGE; break;
+		case O_SEED: if (cli_u64("--seed", optarg, &set.seed)) return EXIT_USAGE; break;
 		case O_JSON: json = optarg; break;
 		case O_TRACE: trace = optarg; break;
 		case O_DUMP: dump = optarg; break;
 		case O_ISA: set.isa = optarg; break;
 		case O_THREADS:
-			if (cli_int("--threads", optarg, &v)) return EXIT_USAGE;
-			if (v < 1 || v > 4096) return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", optarg);
+			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
 			set.threads = (int)v;
 			break;
 		case O_VERIFY: verify = 1; break;
 		case O_SPEEDS: set.speeds = optarg; break;
 		case O_LINK: set.link = optarg; break;
 		case O_APP:
-			if (strncmp(optarg, "iterations:", 11) || cli_int("--app", optarg + 11, &app) || app < 1)
+			if (strncmp(optarg, "iterations:", 11))
 				return cli_fail(LBT_EINVAL, "--app '%s': give iterations:N with N >= 1", optarg);
+			if (cli_int("--app iterations:N", optarg + 11, 1, INT64_MAX, &app))
+				return EXIT_USAGE;
 			break;
 		case O_QUIET: quiet = 1; break;
+		case O_PROGRESS: if (cli_progress_option(argc, argv, &progress)) return EXIT_USAGE; break;
 		case O_HELP: help(); return 0;
 		case O_SNAP: snap_dir = optarg; break;
 		case O_ANIM: anim = optarg; break;
 		case O_EVERY:
-			if (cli_int("--every", optarg, &every)) return EXIT_USAGE;
-			if (every < 1) return cli_fail(LBT_EINVAL, "--every wants a step interval >= 1, got %s", optarg);
+			if (cli_int("--every", optarg, 1, INT64_MAX, &every)) return EXIT_USAGE;
 			break;
 		case O_HEATMAX:
-			if (cli_int("--heat-max", optarg, &heat_max)) return EXIT_USAGE;
-			if (heat_max < 1 || heat_max > INT32_MAX) return cli_fail(LBT_EINVAL, "--heat-max wants 1..2^31-1, got %s", optarg);
+			if (cli_int("--heat-max", optarg, 1, INT32_MAX, &heat_max)) return EXIT_USAGE;
 			break;
 		case O_ZOOM:
-			if (cli_int("--zoom", optarg, &zoom)) return EXIT_USAGE;
-			if (zoom < 1 || zoom > 64) return cli_fail(LBT_EINVAL, "--zoom wants 1..64 pixels per PE, got %s", optarg);
+			if (cli_int("--zoom", optarg, 1, 64, &zoom)) return EXIT_USAGE;
 			break;
 		case O_DELAY:
-			if (cli_int("--delay", optarg, &delay)) return EXIT_USAGE;
-			if (delay > 65535) return cli_fail(LBT_EINVAL, "--delay wants 0..65535 (1/100 s), got %s", optarg);
+			if (cli_int("--delay", optarg, 0, 65535, &delay)) return EXIT_USAGE;
 			break;
 		case O_WORKLOAD: workload = optarg; break;
 		case O_WARMUP:
-			if (cli_int("--warmup", optarg, &warmup)) return EXIT_USAGE;
-			if (warmup < 0) return cli_fail(LBT_EINVAL, "--warmup wants a number of steps >= 0, got %s", optarg);
+			if (cli_int("--warmup", optarg, 0, INT64_MAX, &warmup)) return EXIT_USAGE;
 			break;
 		default:
 			if (o >= O_PARAM) {
@@ -410,7 +413,11 @@ int cmd_run(int argc, char **argv)
 	ro.full_stats = trace != NULL; /* the same statistics on every rank */
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
+	ro.interrupt = cli_catch_signals();
 	cli_progress_init(&ctx.progress, !quiet && writer, &state);
+	if (progress > 0 && writer)
+		cli_progress_force(&ctx.progress, progress, ro.until.kind == LBT_UNTIL_STEPS ? ro.until.steps : max_steps,
+		                   ro.until.kind != LBT_UNTIL_STEPS);
 
 	lbt_summary sum;
 	st = lbt_run(&state, &ro, &sum, &err);

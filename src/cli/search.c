@@ -59,31 +59,26 @@ int cmd_search(int argc, char **argv)
 	const char *out = "worst.npy";
 	int64_t v, mean = -1;
 	int have_total = 0, o;
+	if (cli_no_empty_values(argc, argv, opts, "search"))
+		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
 		case O_SHAPE: so.shape = optarg; break;
 		case O_BOUNDARY: so.boundary = optarg; break;
 		case O_METHOD: so.method = optarg; break;
-		case O_LDIFF: if (cli_int("--ldiff", optarg, &so.ldiff)) return EXIT_USAGE; break;
-		case O_TOTAL: if (cli_int("--total", optarg, &so.total)) return EXIT_USAGE; have_total = 1; break;
-		case O_MEAN: if (cli_int("--mean", optarg, &mean)) return EXIT_USAGE; break;
-		case O_RESTARTS: if (cli_int("--restarts", optarg, &so.restarts)) return EXIT_USAGE; break;
-		case O_MOVES: if (cli_int("--moves", optarg, &so.moves)) return EXIT_USAGE; break;
-		case O_ANNEAL: {
-			char *end;
-			so.temperature = strtod(optarg, &end);
-			if (end == optarg || *end || !(so.temperature >= 0))
-				return cli_fail(LBT_EINVAL, "--anneal wants a temperature >= 0, got '%s'", optarg);
-			break;
-		}
-		case O_SEED: if (cli_int("--seed", optarg, &v)) return EXIT_USAGE; so.seed = (uint64_t)v; break;
+		case O_LDIFF: if (cli_int("--ldiff", optarg, 1, INT32_MAX, &so.ldiff)) return EXIT_USAGE; break;
+		case O_TOTAL: if (cli_int("--total", optarg, 0, INT64_MAX, &so.total)) return EXIT_USAGE; have_total = 1; break;
+		case O_MEAN: if (cli_int("--mean", optarg, 0, INT32_MAX, &mean)) return EXIT_USAGE; break;
+		case O_RESTARTS: if (cli_int("--restarts", optarg, 1, INT32_MAX, &so.restarts)) return EXIT_USAGE; break;
+		case O_MOVES: if (cli_int("--moves", optarg, 0, INT64_MAX, &so.moves)) return EXIT_USAGE; break;
+		case O_ANNEAL: if (cli_real("--anneal", optarg, 0, 1e300, 0, &so.temperature)) return EXIT_USAGE; break;
+		case O_SEED: if (cli_u64("--seed", optarg, &so.seed)) return EXIT_USAGE; break;
 		case O_OUT: out = optarg; break;
-		case O_MAX: if (cli_int("--max-steps", optarg, &so.max_steps)) return EXIT_USAGE; break;
+		case O_MAX: if (cli_int("--max-steps", optarg, 1, INT64_MAX, &so.max_steps)) return EXIT_USAGE; break;
 		case O_THREADS:
-			if (cli_int("--threads", optarg, &v)) return EXIT_USAGE;
-			if (v < 1 || v > 4096) return cli_fail(LBT_EINVAL, "--threads wants 1..4096, got %s", optarg);
+			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
 			so.threads = (int)v;
 			break;
 		case O_ISA: so.isa = optarg; break;

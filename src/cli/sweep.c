@@ -31,6 +31,8 @@ const char cli_sweep_help[] =
 	"  --verify           check every step against the scalar reference\n"
 	"  --dry-run          print the run keys and stop\n"
 	"  --quiet            no progress line (it only appears on a terminal anyway)\n"
+	"  --progress [S]     a progress line (runs, rate, ETA) every S seconds (default 60)\n"
+	"                     even when stderr is not a terminal: for batch logs\n"
 	"\n"
 	"LIST is comma-separated; an item's last field may be a range LO..HI,\n"
 	"LO..HI+STEP or LO..HI*FACTOR. Options repeat: --shape ring:8..64*2 --shape 16x16.\n";
@@ -65,7 +67,7 @@ void cli_sweep_init(cli_sweep *c)
 	c->so.solo_pes = 65536;
 }
 
-int cli_sweep_option(cli_sweep *c, int opt, const char *arg)
+int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **argv)
 {
 	lbt_err e;
 	int64_t v;
@@ -76,22 +78,31 @@ int cli_sweep_option(cli_sweep *c, int opt, const char *arg)
 			return cli_fail(st, "%s", e.msg);
 		return 0;
 	case CS_MAX:
+		if (cli_int("--max-steps", arg, 0, INT64_MAX, &v))
+			return EXIT_USAGE;
 		if ((st = lbt_spec_add(&c->cmd, LBT_NAXES, arg, &e)))
 			return cli_fail(st, "%s", e.msg);
 		return 0;
 	case CS_SPEC: c->spec_path = arg; return 0;
 	case CS_JOBS: case CS_THREADS:
-		if (cli_int(opt == CS_JOBS ? "--jobs" : "--threads", arg, &v))
+		if (cli_int(opt == CS_JOBS ? "--jobs" : "--threads", arg, 1, CLI_THREADS_MAX, &v))
 			return EXIT_USAGE;
-		if (v < 1 || v > 4096)
-			return cli_fail(LBT_EINVAL, "%s wants 1..4096, got %s", opt == CS_JOBS ? "--jobs" : "--threads", arg);
 		*(opt == CS_JOBS ? &c->so.jobs : &c->so.threads) = (int)v;
 		return 0;
-	case CS_SOLO: return cli_int("--solo-pes", arg, &c->so.solo_pes) ? EXIT_USAGE : 0;
-	case CS_ISA: c->so.isa = arg; return 0;
+	case CS_SOLO: return cli_int("--solo-pes", arg, 1, LBT_MAX_PES, &c->so.solo_pes) ? EXIT_USAGE : 0;
+	case CS_ISA: {
+		lbt_kernels k;
+		if (cli_nonempty("--isa", arg))
+			return EXIT_USAGE;
+		if ((st = lbt_kernels_select(&k, arg, &e)))
+			return cli_fail(st, "%s", e.msg);
+		c->so.isa = arg;
+		return 0;
+	}
 	case CS_VERIFY: c->so.verify = 1; return 0;
 	case CS_QUIET: c->quiet = 1; return 0;
 	case CS_DRY: c->dry_run = 1; return 0;
+	case CS_PROGRESS: return cli_progress_option(argc, argv, &c->progress) ? EXIT_USAGE : 0;
 	}
 	return cli_fail(LBT_EINTERNAL, "unhandled option %d", opt);
 }
@@ -127,7 +138,7 @@ static void hms(char *b, size_t n, double s)
 
 typedef struct {
 	int on;
-	double last;
+	double last, every; /* every > 0: whole lines, that many seconds apart */
 } progress;
 
 static void on_progress(void *ctx, const lbt_sweep_progress *p)
@@ -135,18 +146,21 @@ static void on_progress(void *ctx, const lbt_sweep_progress *p)
 	progress *g = ctx;
 	double t = lbt_seconds();
 	int64_t todo = p->total - p->skipped, fin = p->done + p->failed;
-	if (!g->on || (t - g->last < 0.2 && fin < todo))
+	if (!g->on || (t - g->last < (g->every > 0 ? g->every : 0.2) && fin < todo))
 		return;
 	g->last = t;
+	if (g->every > 0 && fin == 0)
+		return; /* the first line once a run has finished: it has a rate */
 	char eta[32] = "?";
 	if (p->work_done > 0)
 		hms(eta, sizeof eta, p->seconds * (p->work_total - p->work_done) / p->work_done);
-	fprintf(stderr, "\r\033[K  %lld/%lld runs", (long long)(fin + p->skipped), (long long)p->total);
+	fprintf(stderr, g->every > 0 ? "lbtorus: %lld/%lld runs" : "\r\033[K  %lld/%lld runs", (long long)(fin + p->skipped),
+	        (long long)p->total);
 	if (p->skipped)
 		fprintf(stderr, " (%lld done before)", (long long)p->skipped);
 	if (p->failed)
 		fprintf(stderr, "  %lld FAILED", (long long)p->failed);
-	fprintf(stderr, "  %.3g runs/s  ETA %s ", p->seconds > 0 ? (double)fin / p->seconds : 0.0, eta);
+	fprintf(stderr, "  %.3g runs/s  ETA %s%s", p->seconds > 0 ? (double)fin / p->seconds : 0.0, eta, g->every > 0 ? "\n" : " ");
 }
 
 int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
@@ -159,14 +173,16 @@ int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 			fprintf(stderr, "lbtorus: %lld runs\n", (long long)pl->n);
 		return 0;
 	}
-	progress g = {.on = !c->quiet && isatty(2) && speaker};
+	progress g = {.on = speaker && (c->progress > 0 || (!c->quiet && isatty(2))), .every = c->progress,
+	              .last = lbt_seconds()};
 	c->so.mpi = lbt_comm_size() > 1; /* the runs spread over the ranks */
 	c->so.on_progress = on_progress;
 	c->so.ctx = &g;
+	c->so.interrupt = cli_catch_signals();
 	lbt_sweep_progress p;
 	lbt_err e;
 	int st = lbt_sweep_exec(pl, results, &c->so, &p, &e);
-	if (g.on)
+	if (g.on && !(g.every > 0))
 		fputs("\r\033[K", stderr);
 	if (!speaker) /* the same verdict as rank 0's, silently */
 		return st ? (p.done + p.failed == 0 && p.total > p.skipped ? EXIT_USAGE : 1) : 0;
@@ -177,6 +193,11 @@ int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 	if (st) {
 		fprintf(stderr, "lbtorus: %s\n", e.msg);
 		return 1;
+	}
+	if (*c->so.interrupt) {
+		fprintf(stderr, "lbtorus: interrupted: %lld of %lld runs are in %s; the same command finishes the rest\n",
+		        (long long)(p.done + p.skipped), (long long)p.total, results);
+		return EXIT_UNCONVERGED;
 	}
 	if (g.on) {
 		char t[32];
@@ -200,8 +221,10 @@ int cmd_sweep(int argc, char **argv)
 	cli_sweep_init(&c);
 	const char *results = NULL;
 	int o, rc = 0;
+	if (cli_no_empty_values(argc, argv, opts, "sweep"))
+		return EXIT_USAGE;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while (!rc && (o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (o == O_RESULTS)
 			results = optarg;
@@ -213,7 +236,7 @@ int cmd_sweep(int argc, char **argv)
 			rc = o == ':' ? cli_fail(LBT_EINVAL, "sweep: option '%s' needs a value", argv[optind - 1])
 			            : cli_fail(LBT_EINVAL, "sweep: unknown option '%s' (see lbtorus sweep --help)", argv[optind - 1]);
 		else
-			rc = cli_sweep_option(&c, o, optarg);
+			rc = cli_sweep_option(&c, o, optarg, argc, argv);
 	}
 	if (!rc && optind < argc)
 		rc = cli_fail(LBT_EINVAL, "sweep: unexpected argument '%s' (see lbtorus sweep --help)", argv[optind]);

@@ -21,9 +21,9 @@ static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 size_t lbt_type_size(lbt_type t) { return t == LBT_F64 ? sizeof(double) : sizeof(int32_t); }
 
-int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
+/* Spans, strides, cells and origin of a valid shape. */
+static void layout(lbt_grid *g, const lbt_shape *s)
 {
-	memset(g, 0, sizeof *g);
 	g->shape = *s;
 	g->whole = *s;
 	int D = s->dims;
@@ -34,11 +34,30 @@ int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
 		g->span[d] = s->ext[d] + 2 * LBT_HALO;
 	}
 	g->cells = D == 1 ? g->span[0] : g->stride[0] * g->span[0];
-	if ((uint64_t)g->cells > (UINT64_C(1) << 40))
-		return lbt_errf(e, LBT_ENOMEM, "grid of %lld cells is too large", (long long)g->cells);
 	g->origin = LBT_ROW_LEAD;
 	for (int d = 0; d < D - 1; d++)
 		g->origin += LBT_HALO * g->stride[d];
+}
+
+int64_t lbt_grid_cells(const lbt_shape *s)
+{
+	lbt_grid g;
+	if (lbt_shape_check(s, "shape", NULL))
+		return -1;
+	memset(&g, 0, sizeof g);
+	layout(&g, s);
+	return g.cells;
+}
+
+int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
+{
+	memset(g, 0, sizeof *g);
+	int status = lbt_shape_check(s, "grid shape", e);
+	if (status)
+		return status;
+	layout(g, s);
+	if ((uint64_t)g->cells > (UINT64_C(1) << 40))
+		return lbt_errf(e, LBT_ENOMEM, "grid of %lld cells is too large", (long long)g->cells);
 	return lbt_grid_add_field(g, "load", LBT_I32, e);
 }
 

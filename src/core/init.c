@@ -3,7 +3,8 @@
  *   worst:C        the paper's worst case (seed 000, §5): point:C*P
  *   uniform:LO:HI  i.i.d. integers in [LO, HI] from the counter-based rng
  *   const:V        every PE holds V
- *   file:PATH.npy  an int32 or int64 array of exactly the torus's shape
+ *   file:PATH.npy  an int32 or int64 array of exactly the torus's shape; a
+ *                  float32 or float64 one fills the real-valued field instead
  *   half:H         a step of height H: PEs in the lower half of the first axis
  *                  with links (coordinate < floor(n/2)) hold H + 1, the rest 1;
  *                  every PE is loaded, as Theorem 3 assumes, and Ldiff = H.
@@ -11,25 +12,33 @@
  * Loads are non-negative int32 per PE and the total fits in int64: anything
  * else is refused here, before a run starts. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lbtorus/rng.h"
 #include "lbtorus/init.h"
 #include "lbtorus/npy.h"
+#include "lbtorus/number.h"
 
 static int parse_int(const char *s, const char *spec, int64_t *v, const char **rest, lbt_err *e)
 {
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-	if (end == s || errno || (*end && *end != ':') || (!rest && *end))
+	size_t n = strcspn(s, ":");
+	if (s[n] && !rest)
 		return lbt_errf(e, LBT_EINVAL, "init '%s': expected an integer at '%s'", spec, s);
-	if (x < 0)
+	char num[32];
+	if (*s == '-')
 		return lbt_errf(e, LBT_EINVAL, "init '%s': loads must not be negative", spec);
-	*v = x;
+	if (n >= sizeof num)
+		return lbt_errf(e, LBT_EINVAL, "init '%s': %.*s is out of range", spec, (int)n, s);
+	memcpy(num, s, n);
+	num[n] = 0;
+	char what[80];
+	snprintf(what, sizeof what, "init '%.60s'", spec);
+	if (lbt_parse_i64(num, 0, INT64_MAX, what, v, e))
+		return LBT_EINVAL;
 	if (rest)
-		*rest = *end ? end + 1 : NULL;
+		*rest = s[n] ? s + n + 1 : NULL;
 	return LBT_OK;
 }
 
@@ -119,7 +128,39 @@ int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e)
 }
 
 /* On a cut grid (grid.h) each rank fills its slab: the draws and the
- * shapes are those of the whole torus at the PEs' global coordinates. */
+ * shapes are those of the whole torus at the PEs' global coordinates; a
+ * file is read whole and each rank keeps its slab, which starts at this
+ * row-major index (the cut axis is the outermost with links). */
+static int64_t slab_first(const lbt_grid *g)
+{
+	int64_t at = 0;
+	for (int d = 0; d < g->whole.dims; d++)
+		at = at * g->whole.ext[d] + lbt_grid_lo(g, d);
+	return at;
+}
+
+/* A float32/float64 file: the real-valued field, added here, holds the
+ * loads (non-negative, finite, a finite total); the integer loads stay 0. */
+static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
+{
+	const int64_t P = lbt_shape_pes(&g->whole);
+	double *dense = malloc((size_t)P * sizeof *dense);
+	if (!dense)
+		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
+	int st = lbt_npy_read_real(in->path, &g->whole, dense, e);
+	double total = 0;
+	for (int64_t i = 0; st == LBT_OK && i < P; i++) {
+		if (dense[i] < 0)
+			st = lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, dense[i], (long long)i);
+		else if (!isfinite(total += dense[i]))
+			st = lbt_errf(e, LBT_ERANGE, "%s: the total load is not finite", in->path);
+	}
+	if (st == LBT_OK && !(st = lbt_grid_add_real(g, e)))
+		lbt_field_import(g, lbt_grid_field(g, "real"), dense + slab_first(g));
+	free(dense);
+	return st;
+}
+
 int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 {
 	const lbt_shape *w = &g->whole;
@@ -164,22 +205,24 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 		return LBT_OK;
 	}
 	case LBT_INIT_FILE: {
+		lbt_npy_info info;
+		int st = lbt_npy_info_read(in->path, &info, e);
+		if (st)
+			return st;
+		if (info.real)
+			return apply_real_file(in, g, e);
 		int32_t *dense = malloc((size_t)P * sizeof *dense);
 		if (!dense)
 			return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-		int st = lbt_npy_read(in->path, w, dense, e);
+		st = lbt_npy_read(in->path, w, dense, e);
 		int64_t total = 0;
 		for (int64_t i = 0; st == LBT_OK && i < P; i++)
 			if (dense[i] < 0)
 				st = lbt_errf(e, LBT_EINVAL, "%s: load %d at flat index %lld is negative", in->path, dense[i], (long long)i);
 			else if (__builtin_add_overflow(total, dense[i], &total))
 				st = lbt_errf(e, LBT_ERANGE, "%s: the total load exceeds int64", in->path);
-		/* a slab: the whole torus's PEs from its first layer on (the cut axis is the outermost with links) */
-		int64_t at = 0;
-		for (int d = 0; d < w->dims; d++)
-			at = at * w->ext[d] + lbt_grid_lo(g, d);
 		if (st == LBT_OK)
-			lbt_grid_import(g, dense + at);
+			lbt_grid_import(g, dense + slab_first(g));
 		free(dense);
 		return st;
 	}

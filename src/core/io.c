@@ -1,5 +1,17 @@
-/* io.c — atomic output files (temp + fsync + rename). */
+/* io.c — output files: atomic (temp + fsync + rename) for regular files,
+ * written through for devices and FIFOs.
+ *
+ * The temporary file is DIR/.NAME.tmp.HOST.PID beside the file it replaces,
+ * so it can be recognised: opening NAME again removes the temporaries of
+ * NAME that processes of this host left behind when they were killed
+ * (kill -9, a crash) — those whose PID no longer runs. A symbolic link is
+ * followed: the file it points to is replaced, the link stays. Names under
+ * /dev and /proc are always written through. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +20,56 @@
 
 #include "lbtorus/io.h"
 
+/* Split path into its directory ("." if none) and base name. */
+static void split(const char *path, char *dir, size_t nd, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	*base = slash ? slash + 1 : path;
+	if (!slash)
+		snprintf(dir, nd, ".");
+	else if (slash == path)
+		snprintf(dir, nd, "/");
+	else
+		snprintf(dir, nd, "%.*s", (int)(slash - path), path);
+}
+
+static void host(char *h, size_t n)
+{
+	if (gethostname(h, n) || !*h)
+		snprintf(h, n, "localhost");
+	h[n - 1] = 0;
+	for (char *c = h; *c; c++)
+		if (*c == '/' || *c == '.')
+			*c = '_';
+}
+
+/* Remove DIR/.BASE.tmp.HOST.PID files whose PID is not running on this host. */
+static void remove_stale(const char *dir, const char *base, const char *h)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char prefix[4200];
+	int n = snprintf(prefix, sizeof prefix, ".%s.tmp.%s.", base, h);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, (size_t)n))
+			continue;
+		const char *p = de->d_name + n;
+		char *end;
+		errno = 0;
+		long pid = strtol(p, &end, 10);
+		if (end == p || *end || errno || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) && errno == ESRCH) {
+			char stale[8400];
+			snprintf(stale, sizeof stale, "%s/%s", dir, de->d_name);
+			unlink(stale);
+		}
+	}
+	closedir(d);
+}
+
 int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 {
 	memset(o, 0, sizeof *o);
@@ -15,20 +77,45 @@ int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 		o->f = stdout;
 		return LBT_OK;
 	}
+	if (!*path)
+		return lbt_errf(e, LBT_EINVAL, "empty output file name");
 	if (strlen(path) >= sizeof o->path)
 		return lbt_errf(e, LBT_EINVAL, "output path too long: %.60s...", path);
 	strcpy(o->path, path);
-	snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(o->tmp);
+	struct stat sb, lsb;
+	int exists = stat(path, &sb) == 0;
+	if (exists && S_ISDIR(sb.st_mode))
+		return lbt_errf(e, LBT_EINVAL, "cannot write %s: it is a directory", path);
+	int link = lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode);
+	int special = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
+	if ((exists && !S_ISREG(sb.st_mode)) || (link && !exists) || special) {
+		/* a device, a FIFO, a socket, a link to a file not there yet, or a
+		 * name under /dev or /proc (/dev/stdout is the file stdout is open
+		 * on, whatever it is): write through (nothing to rename, nothing to
+		 * remove on failure) */
+		o->direct = 1;
+		o->f = fopen(path, "w");
+		return o->f ? LBT_OK : lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
+	}
+	char target[PATH_MAX], dir[PATH_MAX], h[64];
+	if (link) { /* replace the file the link names, keep the link */
+		if (!realpath(path, target))
+			return lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
+		if (strlen(target) >= sizeof o->path)
+			return lbt_errf(e, LBT_EINVAL, "output path too long: %.60s...", target);
+		strcpy(o->path, target);
+	}
+	const char *base;
+	split(o->path, dir, sizeof dir, &base);
+	host(h, sizeof h);
+	remove_stale(dir, base, h);
+	if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmp.%s.%ld", dir, base, h, (long)getpid()) >= sizeof o->tmp)
+		return lbt_errf(e, LBT_EINVAL, "output path too long: %.60s...", path);
+	mode_t mask = umask(0); /* give the result a normal file's mode */
+	umask(mask);
+	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666 & ~mask);
 	if (fd < 0)
 		return lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
-	mode_t mask = umask(0); /* mkstemp makes 0600; give the result a normal file's mode */
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		close(fd);
-		unlink(o->tmp);
-		return lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
-	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		close(fd);
@@ -41,11 +128,14 @@ int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 int lbt_out_commit(lbt_outfile *o, lbt_err *e)
 {
 	if (o->f == stdout)
-		return fflush(stdout) ? lbt_errf(e, LBT_EIO, "cannot write to stdout") : LBT_OK;
-	int bad = fflush(o->f) || ferror(o->f) || fsync(fileno(o->f));
+		return fflush(stdout) || ferror(stdout) ? lbt_errf(e, LBT_EIO, "cannot write to stdout: %s", strerror(errno))
+		                                        : LBT_OK;
+	int bad = fflush(o->f) || ferror(o->f) || (!o->direct && fsync(fileno(o->f)));
 	int err = errno;
 	bad |= fclose(o->f);
 	o->f = NULL;
+	if (o->direct)
+		return bad ? lbt_errf(e, LBT_EIO, "cannot write %s: %s", o->path, strerror(err)) : LBT_OK;
 	if (bad || rename(o->tmp, o->path)) {
 		if (!bad)
 			err = errno;
@@ -59,7 +149,8 @@ void lbt_out_abort(lbt_outfile *o)
 {
 	if (o->f && o->f != stdout) {
 		fclose(o->f);
-		unlink(o->tmp);
+		if (!o->direct)
+			unlink(o->tmp);
 	}
 	o->f = NULL;
 }

@@ -58,11 +58,11 @@ int lbt_boundary_parse(lbt_shape *s, const char *text, lbt_err *e)
 	lbt_boundary b[LBT_MAXD];
 	int n = 0;
 	for (const char *p = text;; n++) {
-		const char *c = strchr(p, ',');
-		size_t len = c ? (size_t)(c - p) : strlen(p);
+		const char *c = p + strcspn(p, ",/");
+		size_t len = (size_t)(c - p);
 		if (n == LBT_MAXD || !parse_word(p, len, &b[n]))
-			return lbt_errf(e, LBT_EINVAL, "boundary '%s': use torus, mesh, or one per axis like torus,mesh", text);
-		if (!c) { n++; break; }
+			return lbt_errf(e, LBT_EINVAL, "boundary '%s': use torus, mesh, or one per axis like torus/mesh", text);
+		if (!*c) { n++; break; }
 		p = c + 1;
 	}
 	if (n != 1 && n != s->dims)
@@ -72,11 +72,32 @@ int lbt_boundary_parse(lbt_shape *s, const char *text, lbt_err *e)
 	return LBT_OK;
 }
 
+int lbt_shape_check(const lbt_shape *s, const char *what, lbt_err *e)
+{
+	if (s->dims < 1)
+		return lbt_errf(e, LBT_EINVAL, "%s: a 0-d array is not a torus", what);
+	if (s->dims > LBT_MAXD)
+		return lbt_errf(e, LBT_EINVAL, "%s has more than %d dimensions", what, LBT_MAXD);
+	int64_t pes = 1;
+	for (int d = 0; d < s->dims; d++) {
+		if (s->ext[d] < 1)
+			return lbt_errf(e, LBT_EINVAL, "%s: extents must be positive, got %lld in axis %d", what,
+			                (long long)s->ext[d], d);
+		if (s->ext[d] > LBT_MAX_PES / pes)
+			return lbt_errf(e, LBT_EINVAL, "%s has more than 2^36 PEs", what);
+		pes *= s->ext[d];
+	}
+	return LBT_OK;
+}
+
 int64_t lbt_shape_pes(const lbt_shape *s)
 {
+	if (s->dims < 1 || s->dims > LBT_MAXD)
+		return -1;
 	int64_t p = 1;
 	for (int d = 0; d < s->dims; d++)
-		p *= s->ext[d];
+		if (s->ext[d] < 1 || __builtin_mul_overflow(p, s->ext[d], &p))
+			return -1;
 	return p;
 }
 

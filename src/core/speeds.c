@@ -5,14 +5,27 @@
 #include <string.h>
 
 #include "lbtorus/npy.h"
+#include "lbtorus/number.h"
 #include "lbtorus/rng.h"
 #include "lbtorus/speeds.h"
 
+/* One field up to sep (or the end) as a text for the one number parser. */
+static int field(const char *s, char sep, char *buf, size_t n, const char **end)
+{
+	size_t k = sep ? strcspn(s, (char[]){sep, 0}) : strlen(s);
+	*end = s + k;
+	if (k >= n)
+		return -1;
+	memcpy(buf, s, k);
+	buf[k] = 0;
+	return 0;
+}
+
 static int number(const char *s, const char *spec, double *x, const char **rest, char sep, lbt_err *e)
 {
-	char *end;
-	*x = strtod(s, &end);
-	if (end == s || (*end && *end != sep) || (!rest && *end) || !isfinite(*x) || !(*x > 0))
+	char buf[64];
+	const char *end;
+	if (field(s, sep, buf, sizeof buf, &end) || (!rest && *end) || lbt_parse_f64(buf, 0, HUGE_VAL, 1, "", x, NULL))
 		return lbt_errf(e, LBT_EINVAL, "speeds '%s': expected a finite number > 0 at '%s'", spec, s);
 	if (rest)
 		*rest = *end ? end + 1 : NULL;
@@ -103,13 +116,12 @@ int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *
 int lbt_link_parse(lbt_net *n, const char *text, lbt_err *e)
 {
 	const char *t = !strcmp(text, "lan") ? LBT_LINK_LAN : !strcmp(text, "dsl") ? LBT_LINK_DSL : text;
-	char *end;
-	double lat = strtod(t, &end), bw;
-	if (end == t || *end != ':' || !isfinite(lat) || lat < 0)
+	char buf[64];
+	const char *end;
+	double lat, bw;
+	if (field(t, ':', buf, sizeof buf, &end) || *end != ':' || lbt_parse_f64(buf, 0, HUGE_VAL, 0, "", &lat, NULL))
 		return lbt_errf(e, LBT_EINVAL, "--link '%s': give LAT:BW (latency in ms >= 0, bandwidth in Mb/s > 0), lan or dsl", text);
-	const char *b = end + 1;
-	bw = strtod(b, &end);
-	if (end == b || *end || !isfinite(bw) || !(bw > 0))
+	if (field(end + 1, 0, buf, sizeof buf, &end) || lbt_parse_f64(buf, 0, HUGE_VAL, 1, "", &bw, NULL))
 		return lbt_errf(e, LBT_EINVAL, "--link '%s': give LAT:BW (latency in ms >= 0, bandwidth in Mb/s > 0), lan or dsl", text);
 	*n = (lbt_net){.lat = lat * 1e-3, .bw = bw * 1e6 / 8, .unit_bytes = 1000, .unit_s = 1e-5,
 	               .pack_s = 0, .info_bytes = 16, .app_bytes = 1000};

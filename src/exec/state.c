@@ -1,12 +1,15 @@
 /* state.c — from a textual set-up to a loaded grid with its kernels and an
  * open method. The method's parameters are checked against its schema here:
  * one it does not take is an error, one not given takes the default. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "lbtorus/comm.h"
 #include "lbtorus/init.h"
 #include "lbtorus/npy.h"
 #include "lbtorus/method.h"
@@ -40,7 +43,84 @@ static int method_params(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	return LBT_OK;
 }
 
-int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
+/* An init file's header: its shape is the torus's when --shape is not
+ * given (want NULL), and real values start only a real-valued method. */
+static int file_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *want, lbt_shape *shape, lbt_err *e)
+{
+	lbt_npy_info info;
+	int status = lbt_npy_info_read(init->path, &info, e);
+	if (status)
+		return status;
+	if (!want)
+		*shape = info.shape;
+	if (info.real && m->load != LBT_LOAD_REAL) {
+		char names[256] = "";
+		size_t n = 0;
+		for (const lbt_method *const *r = lbt_methods(); *r; r++)
+			if ((*r)->load == LBT_LOAD_REAL && n < sizeof names)
+				n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", (*r)->name);
+		return lbt_errf(e, LBT_EINVAL, "%s holds real values (dtype float%d): only the real-valued methods (%s) "
+		                "start from them; %s takes int32 or int64 loads", init->path, info.elem * 8, names, m->name);
+	}
+	int same = want ? info.shape.dims == want->dims : 1;
+	for (int d = 0; want && same && d < want->dims; d++)
+		same = info.shape.ext[d] == want->ext[d];
+	if (!same) {
+		char a[128], b[128];
+		lbt_shape_format(&info.shape, a, sizeof a);
+		lbt_shape_format(want, b, sizeof b);
+		return lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", init->path, a, b);
+	}
+	return LBT_OK;
+}
+
+/* The memory this system can still give us, in bytes: MemAvailable plus free
+ * swap, and no more than the address-space limit leaves; -1 if unknown. */
+static double memory_available(void)
+{
+	double avail = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (f) {
+		char line[256];
+		double kb, mem = -1, swap = 0;
+		while (fgets(line, sizeof line, f)) {
+			if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+				mem = kb * 1024;
+			else if (sscanf(line, "SwapFree: %lf kB", &kb) == 1)
+				swap = kb * 1024;
+		}
+		fclose(f);
+		avail = mem < 0 ? -1 : mem + swap;
+	}
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY && (avail < 0 || (double)rl.rlim_cur < avail))
+		avail = (double)rl.rlim_cur; /* what the process has mapped already comes off this too: an upper bound */
+	return avail;
+}
+
+/* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
+ * for real-valued ones; on a torus cut between `ranks` processes, each holds
+ * a slab) and, for an init file, the dense copy read first (whole, on every
+ * rank): refuse before allocating anything when even that cannot fit. */
+static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, lbt_err *e)
+{
+	double avail = memory_available();
+	int64_t cells = lbt_grid_cells(s);
+	if (avail < 0 || cells < 0)
+		return LBT_OK;
+	double need = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) / ranks;
+	if (init->kind == LBT_INIT_FILE)
+		need += (double)lbt_shape_pes(s) * 8;
+	if (need <= avail)
+		return LBT_OK;
+	char sh[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (its loads alone); %.1f GiB are available "
+	                "(free memory and swap, or ulimit -v)", m->name, sh, need / 1073741824.0, avail / 1073741824.0);
+}
+
+/* Everything lbt_state_open checks before it allocates the grid. */
+static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_shape *shapep, lbt_err *e)
 {
 	memset(st, 0, sizeof *st);
 	const char *mname = cfg->method ? cfg->method : "lm-c5";
@@ -54,15 +134,15 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	lbt_shape shape;
 	if (cfg->shape)
 		status = lbt_shape_parse(&shape, cfg->shape, e);
-	else if (init.kind == LBT_INIT_FILE)
-		status = lbt_npy_shape(init.path, &shape, e);
-	else
+	else if (init.kind != LBT_INIT_FILE)
 		status = lbt_errf(e, LBT_EINVAL, "no shape: give --shape (e.g. --shape 128x128)");
 	if (status)
 		return status;
+	if (init.kind == LBT_INIT_FILE && (status = file_fits(st->method, &init, cfg->shape ? &shape : NULL, &shape, e)))
+		return status;
 	if (cfg->boundary && (status = lbt_boundary_parse(&shape, cfg->boundary, e)))
 		return status;
-	if ((status = lbt_init_check(&init, &shape, e)))
+	if ((status = lbt_init_check(&init, &shape, e)) || (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
@@ -94,6 +174,30 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 		return status;
 	st->kern = &st->table;
 	st->seed = cfg->seed;
+	*initp = init;
+	*shapep = shape;
+	return LBT_OK;
+}
+
+int lbt_setup_check(const lbt_setup *cfg, lbt_err *e)
+{
+	lbt_state st;
+	lbt_init init;
+	lbt_shape shape;
+	return prepare(&st, cfg, &init, &shape, e);
+}
+
+int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
+{
+	lbt_init init;
+	lbt_shape shape;
+	int status = prepare(st, cfg, &init, &shape, e);
+	if (status)
+		return status;
+	const int speeds = st->speeds[0] != 0; /* checked by prepare */
+	lbt_speeds sp;
+	if (speeds && (status = lbt_speeds_parse(&sp, st->speeds, e)))
+		return status;
 	if ((status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e)))
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, e)) ||

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lbtorus/number.h"
 #include "lbtorus/run.h"
 
 int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
@@ -13,16 +14,14 @@ int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
 	else if (!strcmp(text, "balanced")) u->kind = LBT_UNTIL_BALANCED;
 	else if (!strcmp(text, "flat")) u->kind = LBT_UNTIL_FLAT;
 	else if (!strncmp(text, "steps:", 6)) {
-		char *end;
-		long long n = strtoll(text + 6, &end, 10);
-		if (end == text + 6 || *end || n < 0)
-			return lbt_errf(e, LBT_EINVAL, "criterion '%s': write steps:N with N >= 0", text);
+		int64_t n;
+		if (lbt_parse_i64(text + 6, 0, INT64_MAX, "steps:N", &n, e))
+			return lbt_errf(e, LBT_EINVAL, "criterion '%s': write steps:N with N in 0..%lld", text, (long long)INT64_MAX);
 		u->kind = LBT_UNTIL_STEPS;
 		u->steps = n;
 	} else if (!strncmp(text, "rel:", 4)) {
-		char *end;
-		double x = strtod(text + 4, &end);
-		if (end == text + 4 || *end || !(x > 0 && x < 1))
+		double x;
+		if (lbt_parse_f64(text + 4, 0, 1, 1, "rel:X", &x, e) || x == 1)
 			return lbt_errf(e, LBT_EINVAL, "criterion '%s': write rel:X with 0 < X < 1, e.g. rel:1e-6", text);
 		u->kind = LBT_UNTIL_REL;
 		u->rel = x;

@@ -26,6 +26,7 @@
 #include <omp.h>
 #endif
 
+#include "lbtorus/number.h"
 #include "lbtorus/rng.h"
 #include "workload.h"
 
@@ -249,13 +250,18 @@ static int numbers(const char *text, double *out, int max)
 {
 	int n = 0;
 	while (*text) {
-		char *end;
 		if (n == max)
 			return -1;
-		double x = strtod(text, &end);
-		if (end == text || (*end && *end != ':') || !isfinite(x))
+		char field[64]; /* the one number parser: no hex, inf, nan or spaces */
+		size_t k = strcspn(text, ":");
+		if (k >= sizeof field)
 			return -1;
-		out[n++] = x;
+		memcpy(field, text, k);
+		field[k] = 0;
+		const char *end = text + k;
+		if (lbt_parse_f64(field, -HUGE_VAL, HUGE_VAL, 0, "", &out[n], NULL))
+			return -1;
+		n++;
 		text = *end ? end + 1 : end;
 		if (*end && !*text)
 			return -1; /* a trailing ':' */

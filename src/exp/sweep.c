@@ -77,7 +77,8 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 		if (strspn(line, " \t\r\n") == (size_t)len)
 			continue;
 		const char *key = NULL;
-		int unparsed = lbt_jobj_parse(&o, line, &sub);
+		int unparsed = memchr(line, 0, (size_t)len) ? lbt_errf(&sub, LBT_EINVAL, "a NUL byte in the line")
+		                                             : lbt_jobj_parse(&o, line, &sub);
 		if (unparsed || !(key = lbt_jobj_str(&o, "run_key"))) {
 			st = lbt_errf(e, LBT_EINVAL, "%s:%lld is not a sweep record (%s): use another results file",
 			              path, (long long)ln, unparsed ? sub.msg : "no run_key");
@@ -101,9 +102,10 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 	return st;
 }
 
-/* Run r; on success *line holds its record, newline-terminated. */
+/* Run r; on success *line holds its record, newline-terminated, unless
+ * the run was interrupted (*interrupted: no record, it runs again on resume). */
 static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep_opts *o, char **line, size_t *len,
-                   int *reached, lbt_err *e)
+                   int *reached, int *interrupted, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
 	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut};
@@ -112,6 +114,8 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
 	lbt_run_opts ro = lbt_run_opts_default();
 	ro.max_steps = r->max_steps;
 	ro.verify = o->verify;
+	ro.interrupt = o->interrupt;
+	*interrupted = 0;
 	lbt_state st;
 	lbt_summary sum;
 	lbt_workload w;
@@ -131,7 +135,8 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
 	if (r->workload && w.phase)
 		ro.workload = &w;
 	status = lbt_run(&st, &ro, &sum, e);
-	if (!status) {
+	*interrupted = !status && sum.stop == LBT_STOP_INTERRUPTED;
+	if (!status && !*interrupted) {
 		char *rec = NULL;
 		size_t rlen = 0;
 		FILE *m = open_memstream(&rec, &rlen);
@@ -180,11 +185,12 @@ typedef struct {
 
 /* A finished run (st, and its record line or error e) into the file and
  * the progress; serialized where it touches shared state. */
-static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line, size_t len, int reached, lbt_err e)
+static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line, size_t len, int reached,
+                   int interrupted, lbt_err e)
 {
 	int wrote = 0;
 #pragma omp critical(lbt_sweep_write)
-	if (!st) {
+	if (!st && !interrupted) {
 		off_t end = lseek(x->fd, 0, SEEK_END);
 		wrote = !write_all(x->fd, line, len);
 		if (!wrote && end >= 0) /* cut a torn line (disk full): later lines must not follow it */
@@ -193,7 +199,7 @@ static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line
 	/* Outside the lock, so concurrent runs' fsyncs overlap. A kill after the
 	 * write keeps the line (it is in the page cache); fsync guards against
 	 * the machine going down. */
-	if (!st && (!wrote || fsync(x->fd)))
+	if (!st && !interrupted && (!wrote || fsync(x->fd)))
 		st = lbt_errf(&e, LBT_EIO, "cannot append to %s: %s", x->path, strerror(errno));
 #pragma omp critical(lbt_sweep)
 	{
@@ -205,7 +211,9 @@ static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line
 				x->status = st;
 				x->err = e;
 			}
-		} else {
+		} else if (interrupted)
+			x->p->interrupted++;
+		else {
 			x->p->done++;
 			x->p->unconverged += !reached;
 		}
@@ -221,10 +229,10 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 {
 	char *line = NULL;
 	size_t len = 0;
-	int reached = 0;
+	int reached = 0, interrupted = 0;
 	lbt_err e;
-	int st = run_one(r, threads, 0, x->o, &line, &len, &reached, &e);
-	finish(x, r, st, line, len, reached, e);
+	int st = run_one(r, threads, 0, x->o, &line, &len, &reached, &interrupted, &e);
+	finish(x, r, st, line, len, reached, interrupted, e);
 	free(line);
 }
 
@@ -294,10 +302,11 @@ static int whole(const lbt_sweep_run *r, const lbt_sweep_opts *o, int R)
 static void take_message(exec_ctx *x, const lbt_plan *pl, const char *msg, size_t n)
 {
 	long long index = -1;
-	int reached = 0, st = LBT_EINTERNAL, used = 0;
+	int reached = 0, interrupted = 0, st = LBT_EINTERNAL, used = 0;
 	lbt_err e = {0};
 	const char *nl = memchr(msg, '\n', n);
-	if (!nl || sscanf(msg, "%lld %d %d%n", &index, &reached, &st, &used) != 3 || index < 0 || index >= pl->n) {
+	if (!nl || sscanf(msg, "%lld %d %d %d%n", &index, &reached, &interrupted, &st, &used) != 4 || index < 0 ||
+	    index >= pl->n) {
 		x->p->failed++;
 		if (!x->status) {
 			x->status = lbt_errf(&x->err, LBT_EINTERNAL, "a garbled message from a rank");
@@ -309,7 +318,7 @@ static void take_message(exec_ctx *x, const lbt_plan *pl, const char *msg, size_
 	size_t len = n - (size_t)(body - msg);
 	if (st)
 		snprintf(e.msg, sizeof e.msg, "%.*s", (int)len, body);
-	finish(x, &pl->run[index], st, body, len, reached, e);
+	finish(x, &pl->run[index], st, body, len, reached, interrupted, e);
 }
 
 static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
@@ -340,6 +349,8 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 	int working = R - 1; /* ranks that have not said they are done */
 	for (int64_t k = 0, i = 0; k < nt; k++) {
 		const lbt_sweep_run *r = &pl->run[todo[k]];
+		if (o->interrupt && *o->interrupt)
+			break; /* this rank starts nothing more */
 		if (whole(r, o, R) || i++ % R != me)
 			continue; /* a large run, or another rank's small one */
 		const int threads = r->pes >= o->solo_pes ? o->threads : 1;
@@ -360,17 +371,17 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 		}
 		char *line = NULL, *msg = NULL;
 		size_t len = 0, mlen = 0;
-		int reached = 0;
+		int reached = 0, intr = 0;
 		lbt_err re;
-		int rs = run_one(r, threads, 0, o, &line, &len, &reached, &re);
+		int rs = run_one(r, threads, 0, o, &line, &len, &reached, &intr, &re);
 		FILE *m = open_memstream(&msg, &mlen);
 		if (m) {
-			fprintf(m, "%lld %d %d\n", (long long)todo[k], reached, rs);
+			fprintf(m, "%lld %d %d %d\n", (long long)todo[k], reached, intr, rs);
 			fputs(rs ? re.msg : line, m);
 			fclose(m);
 		}
 		if (!msg || lbt_comm_send(0, MSG_RUN, msg, mlen))
-			lbt_comm_send(0, MSG_RUN, "-1 0 0\n", 7); /* rank 0 counts it failed */
+			lbt_comm_send(0, MSG_RUN, "-1 0 0 0\n", 9); /* rank 0 counts it failed */
 		free(msg);
 		free(line);
 	}
@@ -392,14 +403,16 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 		const lbt_sweep_run *r = &pl->run[todo[k]];
 		if (!whole(r, o, R))
 			continue;
+		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt)))
+			break; /* all ranks stop together: a cut run needs them all */
 		char *line = NULL;
 		size_t len = 0;
-		int reached = 0;
+		int reached = 0, intr = 0;
 		lbt_err re;
 		out->in_flight += me == 0;
-		int rs = run_one(r, o->threads, 1, o, &line, &len, &reached, &re);
+		int rs = run_one(r, o->threads, 1, o, &line, &len, &reached, &intr, &re);
 		if (me == 0)
-			finish(&x, r, rs, line, len, reached, re);
+			finish(&x, r, rs, line, len, reached, intr, re);
 		free(line);
 	}
 	free(todo);
@@ -465,13 +478,13 @@ int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts
 		int64_t i;
 #pragma omp atomic capture
 		i = next++;
-		if (i >= ns)
+		if (i >= ns || (o->interrupt && *o->interrupt))
 			break;
 #pragma omp critical(lbt_sweep)
 		out->in_flight++;
 		do_run(&x, small[i], 1);
 	}
-	for (int64_t i = 0; i < nb; i++) {
+	for (int64_t i = 0; i < nb && !(o->interrupt && *o->interrupt); i++) {
 		out->in_flight++;
 		do_run(&x, solo[i], o->threads);
 	}

@@ -89,6 +89,13 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 		if ((st = m->check(&s, pv, e)))
 			return st;
 	}
+	if (in.kind == LBT_INIT_FILE) { /* the file's header, size, dtype and shape, as the run will see them */
+		lbt_setup set = {.shape = shape, .boundary = bnd, .method = r->mname, .init = init};
+		if (r->param)
+			set.params[0] = (lbt_param_arg){r->param->name, r->pvalue};
+		if ((st = lbt_setup_check(&set, e)))
+			return st;
+	}
 	r->shape = shape; /* items are canonical already */
 	r->init = init;
 	r->until = until;

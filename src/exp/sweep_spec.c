@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lbtorus/init.h"
 #include "lbtorus/run.h"
+#include "lbtorus/number.h"
 #include "lbtorus/sweep.h"
 
 static const char *const axis_names[LBT_NAXES] = {"method", "shape", "boundary", "init", "until", "workload", "seed"};
@@ -228,12 +230,10 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 		return push(sp, a, w.spec, e);
 	}
 	default: {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(item, &end, 10);
-		if (end == item || *end || errno || item[0] == '-')
-			return lbt_errf(e, LBT_EINVAL, "seed '%s' is not a non-negative integer", item);
-		snprintf(buf, sizeof buf, "%llu", v);
+		uint64_t v;
+		if ((st = lbt_parse_u64(item, 0, UINT64_MAX, "seed", &v, e)))
+			return st;
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
 		return push(sp, a, buf, e);
 	}
 	}
@@ -287,12 +287,16 @@ static int add_item(lbt_spec *sp, int a, const char *item, lbt_err *e)
 int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
 {
 	if (axis == LBT_NAXES) {
-		char *end;
-		errno = 0;
-		long long v = strtoll(value, &end, 10);
-		while (*end == ' ' || *end == '\t') end++;
-		if (end == value || *end || errno || v < 0)
-			return lbt_errf(e, LBT_EINVAL, "max_steps '%s' is not a non-negative integer", value);
+		char text[32];
+		size_t n = strlen(value);
+		while (n && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+			n--;
+		snprintf(text, sizeof text, "%.*s", (int)(n < sizeof text - 1 ? n : sizeof text - 1), value);
+		int64_t v;
+		int st = n < sizeof text ? lbt_parse_i64(text, 0, INT64_MAX, "max_steps", &v, e)
+		                         : lbt_errf(e, LBT_EINVAL, "max_steps '%.40s...' is out of range: give 0..%lld", value, (long long)INT64_MAX);
+		if (st)
+			return st;
 		sp->max_steps = v;
 		sp->max_steps_set = 1;
 		return LBT_OK;
@@ -321,14 +325,24 @@ int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
 int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 {
 	FILE *f = fopen(path, "r");
+	struct stat sb;
 	if (!f)
-		return lbt_errf(e, LBT_EIO, "cannot read spec file %s", path);
+		return lbt_errf(e, LBT_EIO, "cannot read spec file %s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		return lbt_errf(e, LBT_EINVAL, "spec file %s is a directory", path);
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	int st = LBT_OK, ln = 0;
 	lbt_err sub;
-	while (getline(&line, &cap, f) >= 0) {
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		ln++;
+		if (memchr(line, 0, (size_t)len)) { /* string functions would stop there: found by fuzzing */
+			st = lbt_errf(e, LBT_EINVAL, "%s:%d: a NUL byte in the line (not a text file?)", path, ln);
+			break;
+		}
 		char *h = line;
 		while ((h = strchr(h, '#')) && h != line && h[-1] != ' ' && h[-1] != '\t')
 			h++; /* '#' starts a comment at the line's start or after a blank */
@@ -362,6 +376,8 @@ int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 			break;
 		}
 	}
+	if (!st && ferror(f))
+		st = lbt_errf(e, LBT_EIO, "cannot read spec file %s: %s", path, strerror(errno));
 	free(line);
 	fclose(f);
 	return st;

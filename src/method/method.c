@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbtorus/number.h"
 #include "family.h"
 #include "out/jsonl.h"
 
@@ -96,9 +97,9 @@ int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, ch
 				return LBT_OK;
 			}
 		}
-	char *end;
-	double x = strtod(num, &end);
-	int ok = end != num && !*end && (bare || num != text) && (p->lo_open ? x > p->lo : x >= p->lo) && x <= p->hi &&
+	double x = 0; /* the one number parser: no hex, inf, nan or spaces */
+	int ok = !lbt_parse_f64(num, -HUGE_VAL, HUGE_VAL, 0, "", &x, NULL) && (bare || num != text) &&
+	         (p->lo_open ? x > p->lo : x >= p->lo) && x <= p->hi &&
 	         (p->type == LBT_PARAM_REAL || x == floor(x));
 	if (ok) {
 		v->num = x;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "lbtorus/method.h"
+#include "lbtorus/number.h"
 
 static int axis_degree(const lbt_shape *s, int d) { return s->ext[d] < 2 ? 0 : s->ext[d] == 2 ? 1 : 2; }
 
@@ -116,9 +117,8 @@ int lbt_alpha_parse(lbt_diffusion *p, const lbt_shape *s, const char *text, lbt_
 		p->alpha = lbt_alpha_optimal(s);
 		return LBT_OK;
 	}
-	char *end;
-	double a = strtod(text, &end);
-	if (end == text || *end || !(a > 0))
+	double a;
+	if (lbt_parse_f64(text, 0, HUGE_VAL, 1, "--alpha", &a, NULL))
 		return lbt_errf(e, LBT_EINVAL, "--alpha '%s': give a number > 0, boillat or optimal", text);
 	if (deg > 0 && a > 1.0 / deg)
 		return lbt_errf(e, LBT_EINVAL,

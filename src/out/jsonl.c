@@ -180,6 +180,10 @@ int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e)
 		ln++;
 		if (line[len - 1] != '\n' || strspn(line, " \t\r\n") == (size_t)len)
 			continue;
+		if (memchr(line, 0, (size_t)len)) { /* the parser would stop there */
+			st = lbt_errf(e, LBT_EINVAL, "%s:%lld: a NUL byte in the line", path, (long long)ln);
+			break;
+		}
 		if (l->n == l->cap) {
 			int64_t c = l->cap ? 2 * l->cap : 256;
 			lbt_jobj *r = realloc(l->rec, (size_t)c * sizeof *r);

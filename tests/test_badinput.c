@@ -1,0 +1,360 @@
+/* test_badinput.c — the bad-input table (issue 14): every numeric option of
+ * every subcommand given a missing value, an empty one, a non-number, a
+ * negative number, zero (where zero is not allowed) and an overflowing
+ * number; every file input missing, a directory, unreadable, truncated and of
+ * the wrong type; and each case the audit found. Every case must exit 2 with
+ * exactly one line on stderr naming the problem and leave the directory as it
+ * was: no file created, changed or removed (th_usage_error). */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+static int cases; /* per test, logged: the report's count */
+
+/* base + extra (both NULL-terminated) into one argv. */
+static void run_case(const char *dir, const char *const *base, const char *const *extra, const char *needle)
+{
+	const char *argv[48];
+	int n = 0;
+	for (int i = 0; base[i]; i++)
+		argv[n++] = base[i];
+	for (int i = 0; extra && extra[i]; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	th_usage_error(dir, argv, needle);
+	cases++;
+}
+
+typedef struct {
+	const char *base[10]; /* a command line that is valid without the option */
+	const char *opt;      /* the numeric option */
+	int zero_ok, needle_plain; /* needle_plain: the message names the option without dashes (a spec key) */
+	const char *over;     /* a value just beyond the range */
+	int real;             /* takes a real number: 1e999 overflows it, 10^23 may not */
+} numeric;
+
+#define RUN8 {"run", "--shape", "8", "--until", "steps:1", "--json", "o.json", NULL}
+#define SEARCH {"search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--out", "w.npy", NULL}
+#define SWEEP {"sweep", "--results", "r.jsonl", "--shape", "8", "--until", "steps:1", NULL}
+#define BOUND {"bound", "--out", "b", "--shape", "8", "--init", "half:2", "--until", "steps:1", NULL}
+#define BENCH {"bench", "--sizes", "8", "--methods", "lm-c5", "--isa", "scalar", "--no-headline", NULL}
+
+static const numeric numerics[] = {
+	{RUN8, "--max-steps", 1, 0, "9223372036854775808", 0},
+	{RUN8, "--seed", 1, 0, "18446744073709551616", 0},
+	{RUN8, "--threads", 0, 0, "4097", 0},
+	{RUN8, "--every", 0, 0, "9223372036854775808", 0},
+	{RUN8, "--heat-max", 0, 0, "2147483648", 0},
+	{RUN8, "--zoom", 0, 0, "65", 0},
+	{RUN8, "--delay", 1, 0, "65536", 0},
+	{{"run", "--shape", "8", "--workload", "cybenko:poisson:1:1", "--until", "steps:2", "--json", "o.json", NULL}, "--warmup", 1, 0,
+	 "9223372036854775808", 0},
+	{{"run", "--shape", "8", "--method", "fos", "--until", "steps:1", "--json", "o.json", NULL}, "--alpha", 0, 0, "1e999", 1},
+	{{"run", "--shape", "8", "--method", "de", "--until", "steps:1", "--json", "o.json", NULL}, "--lambda", 0, 0, "2", 1},
+	{{"run", "--shape", "8", "--method", "ca", "--until", "steps:1", "--json", "o.json", NULL}, "--ca-k", 1, 0, "99999999999999999999", 0},
+	{{"demo", "--quiet", NULL}, "--threads", 0, 0, "4097", 0},
+	{{"reproduce", "table3", "--out", "rp", NULL}, "--threads", 0, 0, "4097", 0},
+	{SEARCH, "--ldiff", 0, 0, "2147483648", 0},
+	{SEARCH, "--total", 1, 0, "9223372036854775808", 0},
+	{{"search", "--shape", "8", "--ldiff", "4", "--out", "w.npy", NULL}, "--mean", 1, 0, "2147483648", 0},
+	{SEARCH, "--restarts", 0, 0, "2147483648", 0},
+	{SEARCH, "--moves", 1, 0, "9223372036854775808", 0},
+	{SEARCH, "--anneal", 1, 0, "1e999", 1},
+	{SEARCH, "--seed", 1, 0, "18446744073709551616", 0},
+	{SEARCH, "--max-steps", 0, 0, "9223372036854775808", 0},
+	{SEARCH, "--threads", 0, 0, "4097", 0},
+	{BENCH, "--seconds", 0, 0, "3601", 1},
+	{BENCH, "--threads", 0, 0, "4097", 0},
+	{SWEEP, "--max-steps", 1, 0, "9223372036854775808", 0},
+	{SWEEP, "--jobs", 0, 0, "4097", 0},
+	{SWEEP, "--threads", 0, 0, "4097", 0},
+	{SWEEP, "--solo-pes", 0, 0, "68719476737", 0},
+	{SWEEP, "--seed", 1, 1, "18446744073709551616", 0},
+	{BOUND, "--max-steps", 1, 0, "9223372036854775808", 0},
+	{BOUND, "--jobs", 0, 0, "4097", 0},
+	{BOUND, "--threads", 0, 0, "4097", 0},
+	{BOUND, "--solo-pes", 0, 0, "68719476737", 0},
+	{BOUND, "--seed", 1, 1, "18446744073709551616", 0},
+};
+
+Test(badinput, every_numeric_option_every_bad_value, .timeout = 300)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	for (size_t i = 0; i < sizeof numerics / sizeof *numerics; i++) {
+		const numeric *c = &numerics[i];
+		const char *name = c->needle_plain ? c->opt + 2 : c->opt;
+		run_case(dir, c->base, TH_ARGS(c->opt), c->opt);             /* missing value */
+		run_case(dir, c->base, TH_ARGS(c->opt, ""), c->opt);         /* empty */
+		run_case(dir, c->base, TH_ARGS(c->opt, "12abc"), name);      /* not a number */
+		run_case(dir, c->base, TH_ARGS(c->opt, "0x10"), name);       /* hex */
+		run_case(dir, c->base, TH_ARGS(c->opt, "-3"), name);         /* negative */
+		if (!c->zero_ok)
+			run_case(dir, c->base, TH_ARGS(c->opt, "0"), name);      /* zero */
+		run_case(dir, c->base, TH_ARGS(c->opt, c->over), name);      /* just out of range */
+		run_case(dir, c->base, TH_ARGS(c->opt, c->real ? "1e999" : "99999999999999999999999"), name); /* overflow */
+	}
+	cr_log_info("badinput: %d numeric cases", cases);
+	th_rm_tree(dir);
+}
+
+/* The file inputs: "file:" stands for an --init file: item. */
+typedef struct {
+	const char *base[10];
+	const char *opt; /* the option taking the file ("--init" gets "file:PATH"); NULL: a positional argument */
+	int init;
+	const char *wrong; /* content of the wrong type (for the truncated case: the first half of a good file) */
+} file_input;
+
+static const file_input files[] = {
+	{RUN8, "--init", 1, "step,max\n0,1\n"},
+	{{"run", "--until", "steps:1", "--json", "o.json", NULL}, "--init", 1, "step,max\n0,1\n"},
+	{SWEEP, "--init", 1, "step,max\n0,1\n"},
+	{SWEEP, "--spec", 0, "\x93NUMPY\x01\x00"},
+	{BOUND, "--init", 1, "step,max\n0,1\n"},
+	{BOUND, "--spec", 0, "\x93NUMPY\x01\x00"},
+	{{"bound", "--out", "b", NULL}, "--from", 0, "\x93NUMPY\x01\x00"},
+	{BENCH, "--init", 1, "step,max\n0,1\n"},
+	{{"report", "--out", "rep.md", NULL}, NULL, 0, "\x93NUMPY\x01\x00"},
+};
+
+static void put(const char *path, const char *text, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert(f);
+	fwrite(text, 1, n, f);
+	fclose(f);
+}
+
+Test(badinput, every_file_input_missing_dir_unreadable_truncated_wrong, .timeout = 300)
+{
+	char root[64], dir[96], in[96];
+	th_tmpdir(root, sizeof root);
+	snprintf(dir, sizeof dir, "%s/w", root);
+	snprintf(in, sizeof in, "%s/in", root);
+	cr_assert(!mkdir(dir, 0700) && !mkdir(in, 0700));
+	/* inputs: a directory, an unreadable file, a truncated .npy, a truncated results file */
+	char d[160], unread[160], trunc_npy[160], trunc_txt[160], wrong[160];
+	snprintf(d, sizeof d, "%s/adir", in);
+	cr_assert(!mkdir(d, 0700));
+	snprintf(unread, sizeof unread, "%s/unreadable", in);
+	put(unread, "method = lm-c5\n", 15);
+	chmod(unread, 0);
+	int root_user = geteuid() == 0; /* root reads anything: that case is skipped */
+	snprintf(trunc_npy, sizeof trunc_npy, "%s/trunc.npy", in);
+	int32_t eight[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	th_write_npy(trunc_npy, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (8,), }", 0, eight, 13);
+	snprintf(trunc_txt, sizeof trunc_txt, "%s/trunc.jsonl", in);
+	put(trunc_txt, "{\"run_id\":\"0123456789abcdef\",\"run_key\":\"method=lm", 48);
+	snprintf(wrong, sizeof wrong, "%s/wrong", in);
+	cases = 0;
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		const file_input *c = &files[i];
+		put(wrong, c->wrong, strlen(c->wrong) + (c->wrong[0] == '\x93' ? 2 : 0));
+		const char *paths[] = {"/nonexistent/x", d, unread, c->init ? trunc_npy : trunc_txt, wrong};
+		for (size_t k = 0; k < sizeof paths / sizeof *paths; k++) {
+			if ((paths[k] == unread && root_user) || (paths[k] == d && !c->opt))
+				continue; /* root reads anything; report takes a directory of results */
+			if (paths[k] == trunc_txt && (!strcmp(c->opt ? c->opt : "", "--spec")))
+				continue; /* a spec file cut short is a shorter spec: nothing to detect */
+			char arg[200];
+			snprintf(arg, sizeof arg, "%s%s", c->init ? "file:" : "", paths[k]);
+			const char *shown = paths[k] == d ? "adir" : paths[k] == unread ? "unreadable"
+			                  : paths[k] == wrong ? "wrong" : paths[k] == trunc_npy ? "trunc.npy"
+			                  : paths[k] == trunc_txt ? "trunc.jsonl" : "/nonexistent/x";
+			if (c->opt)
+				run_case(dir, c->base, TH_ARGS(c->opt, arg), shown);
+			else
+				run_case(dir, c->base, TH_ARGS(arg), shown);
+		}
+	}
+	cr_log_info("badinput: %d file cases", cases);
+	chmod(unread, 0600);
+	th_rm_tree(root);
+}
+
+/* Each failure the audit found (issue 14, items 6, 7, 9) and the empty
+ * values and odd inputs around them. */
+Test(badinput, the_audits_cases, .timeout = 300)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	static const char *const empties[][4] = {
+		{"run", "--shape", "8", "--isa"}, {"run", "--shape", "8", "--json"}, {"run", "--shape", "8", "--trace"},
+		{"run", "--shape", "8", "--dump"}, {"run", "--shape", "8", "--init"}, {"run", "--shape", "8", "--method"},
+		{"run", "--shape", "8", "--boundary"}, {"run", "--shape", "8", "--until"}, {"run", "--shape", "8", "--snapshots"},
+		{"run", "--shape", "8", "--animate"}, {"run", "--shape", "8", "--shape"},
+		{"bench", "--quick", "--sizes", NULL}, {"bench", "--quick", "--methods", NULL}, {"bench", "--quick", "--isa", NULL},
+		{"bench", "--quick", "--threads", NULL}, {"bench", "--quick", "--json", NULL},
+		{"reproduce", "table3", "--out", NULL}, {"reproduce", "table3", "--data", NULL}, {"demo", "--data", NULL, NULL},
+		{"demo", "--isa", NULL, NULL}, {"search", "--shape", "8", "--out"}, {"search", "--shape", "8", "--isa"},
+		{"sweep", "--shape", "8", "--results"}, {"sweep", "--results", "r.jsonl", "--isa"},
+		{"sweep", "--results", "r.jsonl", "--spec"}, {"sweep", "--results", "r.jsonl", "--method"},
+		{"bound", "--shape", "8", "--out"}, {"bound", "--shape", "8", "--from"}, {"report", "x.jsonl", "--out", NULL},
+	};
+	for (size_t i = 0; i < sizeof empties / sizeof *empties; i++) {
+		const char *argv[8] = {0};
+		int n = 0;
+		for (int k = 0; k < 4 && empties[i][k]; k++)
+			argv[n++] = empties[i][k];
+		char want[64];
+		snprintf(want, sizeof want, "%s wants a value", argv[n - 1]);
+		argv[n++] = "";
+		th_usage_error(dir, argv, want);
+		cases++;
+	}
+	/* item 7: no clamping; run and sweep take the same seeds */
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--max-steps", "99999999999999999999"), NULL, "--max-steps");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--seed", "18446744073709551616"), NULL, "out of range");
+	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8", "--seed", "18446744073709551616"), NULL, "seed");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--until", "steps:99999999999999999999"), NULL, "steps:");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--init", "point:99999999999999999999"), NULL, "point:");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--init", "uniform:0:99999999999999999999"), NULL, "uniform");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--until", "rel:nan"), NULL, "rel:");
+	run_case(dir, TH_ARGS("run", "--shape", "99999999999999999999"), NULL, "extent too large");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--speeds", "const:0x10"), NULL, "0x10");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--speeds", "uniform:1:1e999"), NULL, "1e999");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--link", "1:0"), NULL, "--link");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--link", "nan:1"), NULL, "--link");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--app", "iterations:0"), NULL, "--app");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--app", "iterations:99999999999999999999"), NULL,
+	         "--app");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--workload", "cybenko:poisson:0x1:1"), NULL, "workload");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--workload", "cybenko:poisson:nan:1"), NULL, "workload");
+	/* item 9 */
+	run_case(dir, TH_ARGS("demo", "--threads", "0"), NULL, "--threads");
+	run_case(dir, TH_ARGS("search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--max-steps", "0"), NULL, "--max-steps");
+	run_case(dir, TH_ARGS("lbtorus-no-such-command"), NULL, "unknown command");
+	char afile[128];
+	snprintf(afile, sizeof afile, "%s/afile", dir);
+	put(afile, "x", 1);
+	run_case(dir, TH_ARGS("reproduce", "table3", "--out", "afile"), NULL, "not a directory");
+	run_case(dir, TH_ARGS("bound", "--out", "bd", "--shape", "8", "--init", "file:none.npy"), NULL, "none.npy");
+	run_case(dir, TH_ARGS("bound", "--out", "bd", "--from", "none.jsonl"), NULL, "none.jsonl");
+	run_case(dir, TH_ARGS("bound", "--out", "afile", "--shape", "8", "--init", "half:2", "--until", "steps:1"), NULL, "afile");
+	/* item 6: sweep validates every combination before the results file exists */
+	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8,16", "--init", "worst:1,file:none.npy"), NULL,
+	         "none.npy");
+	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8", "--isa", "vax"), NULL, "vax");
+	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8", "--spec", "."), NULL, "directory");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--json", "."), NULL, "directory");
+	/* found by fuzzing: a NUL byte hid the rest of a line from the parsers */
+	char p[128];
+	snprintf(p, sizeof p, "%s/nul.spec", dir);
+	static const char nul_spec[] = "shape = 8\nmethod = lm-c5\0garbage\n";
+	put(p, nul_spec, sizeof nul_spec - 1);
+	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--spec", "nul.spec"), NULL, "nul.spec:2: a NUL byte");
+	snprintf(p, sizeof p, "%s/nul.jsonl", dir);
+	static const char nul_rec[] = "{\"run_id\":\"0123456789abcdef\",\"run_key\":\"k\"}\0x\n";
+	put(p, nul_rec, sizeof nul_rec - 1);
+	run_case(dir, TH_ARGS("sweep", "--results", "nul.jsonl", "--shape", "8"), NULL, "NUL byte");
+	run_case(dir, TH_ARGS("report", "nul.jsonl", "--out", "rep.md"), NULL, "NUL byte");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--boundary", "torus/"), NULL, "boundary");
+	cr_log_info("badinput: %d audit cases", cases);
+	th_rm_tree(dir);
+}
+
+/* `lbtorus` alone: one line pointing to --help, exit 2. */
+Test(badinput, no_command_is_one_line)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	th_usage_error(dir, (const char *const[]){NULL}, "--help");
+	th_rm_tree(dir);
+}
+
+/* Item 7: run takes every seed sweep takes, and both agree on the result. */
+Test(badinput, run_reproduces_a_sweep_record_with_the_largest_seed)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "16", "--init", "uniform:0:9",
+	                                 "--seed", "18446744073709551615", "--quiet"), &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "16", "--init", "uniform:0:9", "--seed", "18446744073709551615"),
+	                    &out, &err), 0, "%s", err);
+	char p[128];
+	snprintf(p, sizeof p, "%s/r.jsonl", dir);
+	char *rec = th_read(p, NULL);
+	const char *a = strstr(rec, "\"balanced_step\":"), *b = strstr(out, "\"balanced_step\":");
+	cr_assert(a && b && atoll(a + 16) == atoll(b + 16), "sweep %.40s, run %.40s", a, b);
+	cr_assert(strstr(out, "\"seed\":18446744073709551615"), "%s", out);
+	free(rec);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}
+
+/* Item 9: output that cannot be written fails with a message, not exit 0. */
+Test(badinput, a_full_stdout_is_an_error)
+{
+	static const char *const cmds[][4] = {{"info", NULL}, {"--help", NULL}, {"run", "--help", NULL}, {"--version", NULL},
+	                                      {"run", "--shape", "8", NULL}};
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		char cmd[256] = "\"$LBTORUS\"";
+		for (int k = 0; cmds[i][k]; k++)
+			snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s", cmds[i][k]);
+		strcat(cmd, " > /dev/full 2> /dev/null");
+		int st = system(cmd);
+		cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d", cmd, st);
+	}
+}
+
+/* Item 3: a run that cannot fit is refused before anything is allocated,
+ * naming what it needs and what there is (it used to pass every allocation
+ * one by one and then meet the OOM killer). Under AddressSanitizer, whose
+ * shadow memory needs the whole address space, ulimit -v cannot be tried. */
+Test(badinput, a_run_that_cannot_fit_is_refused_before_it_allocates)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	/* 200000^2 PEs of fos: at least 40e9 cells x 12 bytes, more than this machine has */
+	th_usage_error(dir, TH_ARGS("run", "--shape", "200000x200000", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
+	               "needs at least");
+#ifndef __SANITIZE_ADDRESS__
+	struct rlimit old, lim;
+	cr_assert(!getrlimit(RLIMIT_AS, &old));
+	lim = old;
+	lim.rlim_cur = (rlim_t)1 << 30; /* 1 GiB, for the child: fos on 16384^2 needs 3 GiB for its loads */
+	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	th_usage_error(dir, TH_ARGS("run", "--shape", "16384x16384", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
+	               "ulimit -v");
+	cr_assert(!setrlimit(RLIMIT_AS, &old));
+#endif
+	th_rm_tree(dir);
+}
+
+/* Item 9: one per-axis boundary syntax, torus/mesh, for run and sweep alike
+ * (run wrote a comma, sweep a slash, each refusing the other's). */
+Test(badinput, one_boundary_syntax_for_run_and_sweep)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "2x4", "--boundary", "torus/mesh", "--until", "steps:1"), &out, &err), 0,
+	             "%s", err);
+	cr_assert(strstr(out, "\"boundary\":\"torus,mesh\""), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "2x4", "--boundary", "torus/mesh", "--until",
+	                                 "steps:1", "--quiet"), &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	char p[128];
+	snprintf(p, sizeof p, "%s/r.jsonl", dir);
+	char *rec = th_read(p, NULL);
+	cr_assert(strstr(rec, "\"boundary\":\"torus,mesh\""), "%s", rec);
+	free(rec);
+	th_rm_tree(dir);
+}

@@ -1,0 +1,210 @@
+/* test_signals.c — interrupted runs keep what they did (issue 14, item 4):
+ * SIGINT, SIGTERM and SIGHUP stop a run at the end of a step with a complete
+ * summary (stop_reason "interrupted", exit 3), the trace so far and no
+ * temporary file; a sweep stops between runs with a valid results file; the
+ * temporaries of a run killed with SIGKILL are removed by the next run that
+ * writes the same names. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+/* Start lbtorus argv in dir, stdout and stderr to dir/../out and dir/../err. */
+static pid_t spawn(const char *dir, const char *const *argv)
+{
+	const char *bin = getenv("LBTORUS");
+	cr_assert(bin);
+	pid_t pid = fork();
+	if (pid == 0) {
+		const char *args[64] = {bin};
+		for (int i = 0; argv[i]; i++)
+			args[i + 1] = argv[i];
+		if (chdir(dir))
+			_exit(127);
+		int o = open("../out", O_WRONLY | O_CREAT | O_TRUNC, 0600), e = open("../err", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(bin, (char *const *)args);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The hidden temporaries (".NAME.tmp.*") in dir, and the largest one's size. */
+static int temps(const char *dir, long *largest)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d);
+	int n = 0;
+	struct dirent *de;
+	*largest = 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] == '.' && strstr(de->d_name, ".tmp.")) {
+			char p[512];
+			snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+			FILE *f = fopen(p, "r");
+			if (f) {
+				fseek(f, 0, SEEK_END);
+				*largest = ftell(f) > *largest ? ftell(f) : *largest;
+				fclose(f);
+			}
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/* Wait until the run has written some trace rows (its temporary grows). */
+static void wait_started(const char *dir)
+{
+	long size = 0;
+	for (int i = 0; i < 3000 && (temps(dir, &size) < 3 || size < 2000); i++)
+		usleep(10000);
+	cr_assert(size >= 2000, "the run did not start writing its trace");
+}
+
+static int finish(pid_t pid)
+{
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static const char *const long_run[] = {"run", "--shape", "512x512", "--init", "worst:5", "--threads", "1",
+                                       "--trace", "t.csv", "--dump", "d.npy", "--json", "s.json", NULL};
+
+Test(signals, an_interrupted_run_keeps_its_summary_and_trace, .timeout = 120)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (int k = 0; k < 3; k++) {
+		char root[64], dir[96], p[160];
+		th_tmpdir(root, sizeof root);
+		snprintf(dir, sizeof dir, "%s/w", root);
+		cr_assert(!mkdir(dir, 0700));
+		pid_t pid = spawn(dir, long_run);
+		wait_started(dir);
+		kill(pid, sigs[k]);
+		int rc = finish(pid);
+		snprintf(p, sizeof p, "%s/err", root);
+		char *err = th_read(p, NULL);
+		cr_assert_eq(rc, 3, "signal %d: exit %d, want 3 (%s)", sigs[k], rc, err);
+		cr_assert(strstr(err, "interrupted after step"), "%s", err);
+		long size;
+		cr_assert_eq(temps(dir, &size), 0, "signal %d left a temporary file", sigs[k]);
+		snprintf(p, sizeof p, "%s/s.json", dir);
+		char *sum = th_read(p, NULL);
+		cr_assert(strstr(sum, "\"stop_reason\":\"interrupted\"") && strstr(sum, "\"reached\":false"), "%s", sum);
+		long long steps = -1;
+		const char *s = strstr(sum, "\"steps\":");
+		cr_assert(s && sscanf(s + 8, "%lld", &steps) == 1 && steps > 0, "%s", sum);
+		snprintf(p, sizeof p, "%s/t.csv", dir);
+		size_t n;
+		char *t = th_read(p, &n);
+		long lines = 0;
+		for (size_t i = 0; i < n; i++)
+			lines += t[i] == '\n';
+		cr_assert_eq(lines, 1 + steps + 1, "the trace holds a header and steps 0..%lld", steps);
+		snprintf(p, sizeof p, "%s/d.npy", dir);
+		free(th_read(p, &n));
+		cr_assert_eq(n, 128 + 512 * 512 * 4, "the dump is the whole grid");
+		free(err);
+		free(sum);
+		free(t);
+		th_rm_tree(root);
+	}
+}
+
+Test(signals, temporaries_of_a_killed_run_are_removed_by_the_next, .timeout = 120)
+{
+	char root[64], dir[96];
+	th_tmpdir(root, sizeof root);
+	snprintf(dir, sizeof dir, "%s/w", root);
+	cr_assert(!mkdir(dir, 0700));
+	pid_t pid = spawn(dir, long_run);
+	wait_started(dir);
+	kill(pid, SIGKILL);
+	cr_assert_eq(finish(pid), 128 + SIGKILL);
+	long size;
+	cr_assert_eq(temps(dir, &size), 3, "a killed run leaves its three temporaries");
+	char *out, *err;
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8", "--trace", "t.csv", "--dump", "d.npy", "--json", "s.json"), &out,
+	                    &err), 0, "%s", err);
+	cr_assert_eq(temps(dir, &size), 0, "the next run writing the same names removes them");
+	free(out);
+	free(err);
+	th_rm_tree(root);
+}
+
+Test(signals, an_interrupted_sweep_keeps_a_valid_results_file, .timeout = 120)
+{
+	char root[64], dir[96], p[160];
+	th_tmpdir(root, sizeof root);
+	snprintf(dir, sizeof dir, "%s/w", root);
+	cr_assert(!mkdir(dir, 0700));
+	pid_t pid = spawn(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8,16,512x512,513x513", "--jobs", "1"));
+	snprintf(p, sizeof p, "%s/r.jsonl", dir);
+	FILE *f = NULL;
+	long size = 0;
+	for (int i = 0; i < 3000 && size < 2; i++) { /* the two small runs are recorded */
+		usleep(10000);
+		if ((f = fopen(p, "r"))) {
+			size = 0;
+			for (int c; (c = fgetc(f)) != EOF;)
+				size += c == '\n';
+			fclose(f);
+		}
+	}
+	cr_assert_eq(size, 2);
+	kill(pid, SIGINT);
+	int rc = finish(pid);
+	snprintf(p, sizeof p, "%s/err", root);
+	char *err = th_read(p, NULL);
+	cr_assert_eq(rc, 3, "exit %d (%s)", rc, err);
+	cr_assert(strstr(err, "interrupted: 2 of 4 runs are in r.jsonl"), "%s", err);
+	snprintf(p, sizeof p, "%s/r.jsonl", dir);
+	size_t n;
+	char *r = th_read(p, &n);
+	int lines = 0;
+	for (size_t i = 0; i < n; i++)
+		lines += r[i] == '\n';
+	cr_assert(lines == 2 && r[n - 1] == '\n', "only finished runs, whole lines: %s", r);
+	free(r);
+	free(err);
+	th_rm_tree(root);
+}
+
+/* --progress [S]: whole progress lines (rate, ETA) on a stderr that is not
+ * a terminal, for batch logs; without it such a stderr stays quiet. */
+Test(progress, forced_lines_for_batch_logs, .timeout = 120)
+{
+	char *out, *err;
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--shape", "1024x1024", "--until", "steps:3000", "--threads", "1", "--progress",
+	                                  "0.1"), &out, &err), 0, "%s", err);
+	cr_assert(!strncmp(err, "lbtorus: step ", 14) && strstr(err, "steps/s") && strstr(err, "ETA ") && !strchr(err, '\r'),
+	          "%s", err);
+	cr_assert_eq(err[strlen(err) - 1], '\n');
+	free(out);
+	free(err);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--shape", "1024x1024", "--until", "steps:300", "--threads", "1"), &out,
+	                    &err), 0);
+	cr_assert_str_empty(err, "no --progress, no terminal: quiet");
+	free(out);
+	free(err);
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8,16,32", "--progress=0.0001"), &out, &err),
+	             0, "%s", err);
+	cr_assert(strstr(err, "lbtorus: 3/3 runs") && strstr(err, "runs/s  ETA") && !strchr(err, '\r'), "%s", err);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}
