@@ -28,6 +28,7 @@ typedef struct {
 } rp_job;
 
 /* Run n jobs, in parallel (each single-threaded), biggest first. */
+int rp_threads(const lbt_repro_opts *o); /* runs at once: --threads, else every core */
 int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -67,13 +67,7 @@ static void wjob_run(rp_wjob *j, const lbt_repro_opts *o)
 
 int rp_run_wjobs(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 {
-	int threads = o->threads;
-#ifdef _OPENMP
-	if (threads <= 0)
-		threads = omp_get_num_procs();
-#endif
-	if (threads < 1)
-		threads = 1;
+	const int threads = rp_threads(o);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 	for (int i = 0; i < n; i++)
 		wjob_run(&jobs[i], o);

@@ -230,13 +230,7 @@ static int vd_measure(const lbt_repro_opts *o, int R, double vd[VD_CFG][VD_NN], 
                       lbt_err *e)
 {
 	int status = LBT_OK;
-	int threads = o->threads;
-#ifdef _OPENMP
-	if (threads <= 0)
-		threads = omp_get_num_procs();
-#endif
-	if (threads < 1)
-		threads = 1;
+	const int threads = rp_threads(o);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) collapse(2)
 	for (int c = 0; c < VD_CFG; c++)
 		for (int k = 0; k < VD_NN; k++) {
@@ -336,13 +330,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				cfg[c].T = settle_t(ns[a], deltas[b], fs[k], 1e-4);
 				cfg[c].engine = ns[a] <= (o->quick ? 16 : 64) && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
 			}
-	int threads = o->threads;
-#ifdef _OPENMP
-	if (threads <= 0)
-		threads = omp_get_num_procs();
-#endif
-	if (threads < 1)
-		threads = 1;
+	const int threads = rp_threads(o);
 	int done = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 	for (int i = 0; i < nc; i++) {

@@ -144,13 +144,7 @@ static void dyn_free(dyn_run *r, int n)
 /* Run them all in parallel, biggest first (they are given biggest first). */
 static int dyn_batch(dyn_run *runs, int n, const lbt_repro_opts *o, const char *what, lbt_err *e)
 {
-	int threads = o->threads;
-#ifdef _OPENMP
-	if (threads <= 0)
-		threads = omp_get_num_procs();
-#endif
-	if (threads < 1)
-		threads = 1;
+	const int threads = rp_threads(o);
 	int done = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 	for (int i = 0; i < n; i++) {

@@ -73,6 +73,17 @@ static int by_size(const void *a, const void *b, void *jobs)
 	return cx < cy ? 1 : cx > cy ? -1 : *(const int *)a - *(const int *)b;
 }
 
+/* How many runs go at once: --threads, else every core. */
+int rp_threads(const lbt_repro_opts *o)
+{
+	int threads = o->threads;
+#ifdef _OPENMP
+	if (threads <= 0)
+		threads = omp_get_num_procs();
+#endif
+	return threads < 1 ? 1 : threads;
+}
+
 int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 {
 	int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
@@ -84,13 +95,7 @@ int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 		jobs[i].pes = lbt_shape_parse(&s, jobs[i].shape, NULL) ? 1 : lbt_shape_pes(&s);
 	}
 	qsort_r(order, (size_t)n, sizeof *order, by_size, jobs);
-	int threads = o->threads;
-#ifdef _OPENMP
-	if (threads <= 0)
-		threads = omp_get_num_procs();
-#endif
-	if (threads < 1)
-		threads = 1;
+	const int threads = rp_threads(o);
 	int done = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 	for (int i = 0; i < n; i++) {
