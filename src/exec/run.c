@@ -183,6 +183,16 @@ static int note_speed(const lbt_state *st, lbt_summary *out, int64_t step, lbt_e
 	return LBT_OK;
 }
 
+/* The workload's workspace (a parsed spec's open_spec, else open); NULL: none. */
+static int open_workload(const lbt_workload *wl, lbt_state *st, void **wws, lbt_err *e)
+{
+	if (wl && wl->open_spec)
+		return wl->open_spec(wws, wl, st, e);
+	if (wl && wl->open)
+		return wl->open(wws, st, e);
+	return LBT_OK;
+}
+
 /* --bench: only the method's steps (after the workload's phase, if any), timed. */
 static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
@@ -190,11 +200,7 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
 	const int real = st->method->load == LBT_LOAD_REAL;
 	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
 	void *wws = NULL;
-	int status = LBT_OK;
-	if (wl && wl->open_spec)
-		status = wl->open_spec(&wws, wl, st, e);
-	else if (wl && wl->open)
-		status = wl->open(&wws, st, e);
+	int status = open_workload(wl, st, &wws, e);
 	if (status)
 		return status;
 	double t0 = lbt_seconds();
@@ -275,11 +281,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 
 	/* the workload first: it may place the first tasks (a tree's roots) */
 	void *wws = NULL;
-	int status = LBT_OK;
-	if (wl && wl->open_spec)
-		status = wl->open_spec(&wws, wl, st, e);
-	else if (wl && wl->open)
-		status = wl->open(&wws, st, e);
+	int status = open_workload(wl, st, &wws, e);
 	if (status)
 		return status;
 	lbt_step_record r = {0};
