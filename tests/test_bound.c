@@ -16,7 +16,6 @@
 #include "helpers.h"
 #include "out/jsonl.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* Run to balanced on the scalar reference; the record, parsed. */
 static void record(lbt_jobj *o, const char *shape, const char *init)
@@ -221,7 +220,7 @@ Test(bound, command_writes_csv_json_and_plots, .timeout = 120)
 	th_tmpdir(dir, sizeof dir);
 	snprintf(out, sizeof out, "%s/b", dir);
 	char *so, *se;
-	int rc = th_cli(NULL, ARGS("bound", "--out", out, "--shape", "ring:8..16*2,4x4", "--init", "worst:1,uniform:1:8",
+	int rc = th_cli(NULL, TH_ARGS("bound", "--out", out, "--shape", "ring:8..16*2,4x4", "--init", "worst:1,uniform:1:8",
 	                           "--seed", "1"), &so, &se);
 	cr_assert_eq(rc, 0, "bound: %s", se);
 	cr_assert(strstr(so, "c, mean of ratios   T ~ "), "%s", so);
@@ -275,12 +274,12 @@ Test(bound, runs_at_the_step_cap_are_censored_not_dropped, .timeout = 120)
 	th_tmpdir(dir, sizeof dir);
 	snprintf(out, sizeof out, "%s/b", dir);
 	char *so, *se;
-	int rc = th_cli(NULL, ARGS("bound", "--out", out, "--shape", "8", "--init", "uniform:1:8", "--seed", "1",
+	int rc = th_cli(NULL, TH_ARGS("bound", "--out", out, "--shape", "8", "--init", "uniform:1:8", "--seed", "1",
 	                           "--max-steps", "5"), &so, &se);
 	cr_assert_eq(rc, 2, "nothing to fit: exit 2; %s", se);
 	cr_assert(strstr(se, "1 stopped at --max-steps"), "%s", se);
 	free(so), free(se);
-	rc = th_cli(NULL, ARGS("bound", "--out", out, "--shape", "8,4x4", "--init", "uniform:1:8", "--seed", "1",
+	rc = th_cli(NULL, TH_ARGS("bound", "--out", out, "--shape", "8,4x4", "--init", "uniform:1:8", "--seed", "1",
 	                       "--max-steps", "5"), &so, &se);
 	cr_assert_eq(rc, 0, "%s", se);
 	cr_assert(strstr(so, "censored            1 runs stopped at --max-steps before balanced (T > cap)"), "%s", so);

@@ -287,7 +287,6 @@ Test(checkasm, lm_eight_dimensions)
 	}
 }
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static unsigned char *read_file(const char *dir, const char *name, size_t *n)
 {
@@ -314,7 +313,7 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
 	const char *isa = best_isa();
-	int rc = th_cli(dir, ARGS("run", "--shape", "37x45", "--boundary", "torus,mesh", "--method", "lm-c4",
+	int rc = th_cli(dir, TH_ARGS("run", "--shape", "37x45", "--boundary", "torus,mesh", "--method", "lm-c4",
 	                          "--init", "uniform:0:9", "--until", "steps:60", "--verify", "--threads", "2",
 	                          "--quiet", "--dump", "v.npy"), &out, &err);
 	cr_assert_eq(rc, 0, "run --verify failed: %s", err);
@@ -327,7 +326,7 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 	const char *runs[][2] = {{"scalar", "1"}, {isa, "1"}, {isa, "2"}};
 	const char *names[] = {"a.npy", "b.npy", "c.npy"};
 	for (int i = 0; i < 3; i++)
-		cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "24x17x6", "--boundary", "mesh,torus,torus", "--init", "worst:3",
+		cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "24x17x6", "--boundary", "mesh,torus,torus", "--init", "worst:3",
 		                              "--until", "steps:50", "--isa", runs[i][0], "--threads", runs[i][1], "--quiet",
 		                              "--dump", names[i], "--json", "run.json"), NULL, NULL), 0);
 	size_t na, nb, nc;
@@ -348,7 +347,7 @@ Test(checkasm, run_verify_across_narrow_edges)
 	static const char *const inits[] = {"worst:5", "uniform:120:130", "uniform:32760:32770"};
 	for (int i = 0; i < 3; i++) {
 		char *err;
-		int rc = th_cli(dir, ARGS("run", "--shape", "48x80", "--init", inits[i], "--until", "steps:400", "--verify",
+		int rc = th_cli(dir, TH_ARGS("run", "--shape", "48x80", "--init", inits[i], "--until", "steps:400", "--verify",
 		                          "--quiet", "--json", "run.json"), NULL, &err);
 		cr_assert_eq(rc, 0, "run --verify --init %s failed: %s", inits[i], err);
 		free(err);
@@ -363,7 +362,7 @@ Test(checkasm, bench_reports_every_isa_with_its_bound)
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	int rc = th_cli(dir, ARGS("bench", "--sizes", "16x16,4x4x4", "--methods", "lm-c5", "--seconds", "0.01",
+	int rc = th_cli(dir, TH_ARGS("bench", "--sizes", "16x16,4x4x4", "--methods", "lm-c5", "--seconds", "0.01",
 	                          "--threads", "1", "--no-headline", "--json", "b.json"), &out, &err);
 	cr_assert_eq(rc, 0, "bench failed: %s", err);
 	for (const char *const *t = lbt_isa_compiled(); *t; t++)

@@ -10,21 +10,6 @@
 
 #include "helpers.h"
 
-static void expect_usage_error(const char *dir, const char *const *argv, const char *needle)
-{
-	char *out, *err;
-	int rc = th_cli(dir, argv, &out, &err);
-	cr_assert_eq(rc, 2, "'%s ...' exited %d, want 2; stderr: %s", argv[1] ? argv[1] : "", rc, err);
-	size_t len = strlen(err);
-	cr_assert(len > 10 && err[len - 1] == '\n' && !strchr(err, '\n')[1], "want one line on stderr, got: %s", err);
-	cr_assert(strstr(err, needle), "message '%s' does not mention '%s'", err, needle);
-	cr_assert_eq(th_count_files(dir), 0, "a failed run left a file behind (%s)", err);
-	free(out);
-	free(err);
-}
-
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
-
 Test(cli, bad_inputs_exit_2_and_write_nothing)
 {
 	char dir[64];
@@ -36,29 +21,29 @@ Test(cli, bad_inputs_exit_2_and_write_nothing)
 	double z[8] = {0};
 	fwrite(z, 8, 8, f);
 	fclose(f);
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--method", "lm-c9", "--json", "o.json"), "lm-c9");
-	expect_usage_error(dir, ARGS("run", "--shape", "12xx3", "--json", "o.json"), "12xx3");
-	expect_usage_error(dir, ARGS("run", "--shape", "0x4", "--json", "o.json"), "positive");
-	expect_usage_error(dir, ARGS("run", "--shape", "-4", "--json", "o.json"), "positive");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--init", "file:/tmp/lbt_float.npy", "--json", "o.json"), "dtype");
-	expect_usage_error(dir, ARGS("run", "--shape", "4x2", "--init", "file:/tmp/lbt_float.npy", "--json", "o.json"), "dtype");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--init", "file:/nonexistent/x.npy", "--dump", "d.npy"), "/nonexistent/x.npy");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--json", "same", "--trace", "same"), "different files");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--until", "steps:10", "--max-steps", "5", "--json", "o.json"), "conflicts");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--until", "forever", "--json", "o.json"), "forever");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--init", "worst:-2", "--json", "o.json"), "negative");
-	expect_usage_error(dir, ARGS("run", "--shape", "65536x65536", "--init", "worst:1", "--json", "o.json"), "int32");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--method", "lm-c9", "--json", "o.json"), "lm-c9");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "12xx3", "--json", "o.json"), "12xx3");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "0x4", "--json", "o.json"), "positive");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "-4", "--json", "o.json"), "positive");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--init", "file:/tmp/lbt_float.npy", "--json", "o.json"), "dtype");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "4x2", "--init", "file:/tmp/lbt_float.npy", "--json", "o.json"), "dtype");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--init", "file:/nonexistent/x.npy", "--dump", "d.npy"), "/nonexistent/x.npy");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--json", "same", "--trace", "same"), "different files");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--until", "steps:10", "--max-steps", "5", "--json", "o.json"), "conflicts");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--until", "forever", "--json", "o.json"), "forever");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--init", "worst:-2", "--json", "o.json"), "negative");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "65536x65536", "--init", "worst:1", "--json", "o.json"), "int32");
 	/* 16 x 2e8 = 3.2e9 > INT32_MAX: on a mesh LM piles load at the end of a line */
-	expect_usage_error(dir, ARGS("run", "--shape", "4x4", "--boundary", "mesh", "--init", "const:200000000", "--json", "o.json"), "int32");
-	expect_usage_error(dir, ARGS("run", "--shape", "4x4", "--method", "nna", "--init", "const:200000000", "--json", "o.json"), "int32");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--bogus", "--json", "o.json"), "--bogus");
-	expect_usage_error(dir, ARGS("run", "--shape"), "--shape");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--boundary", "klein", "--json", "o.json"), "klein");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--isa", "vax", "--json", "o.json"), "vax");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--threads", "0", "--json", "o.json"), "threads");
-	expect_usage_error(dir, ARGS("run", "--init", "worst:5", "--json", "o.json"), "shape");
-	expect_usage_error(dir, ARGS("run", "--shape", "8", "--json", "/nonexistent/dir/o.json", "--dump", "d.npy"), "/nonexistent/dir/o.json");
-	expect_usage_error(dir, ARGS("frobnicate"), "frobnicate");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "4x4", "--boundary", "mesh", "--init", "const:200000000", "--json", "o.json"), "int32");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "4x4", "--method", "nna", "--init", "const:200000000", "--json", "o.json"), "int32");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--bogus", "--json", "o.json"), "--bogus");
+	th_usage_error(dir, TH_ARGS("run", "--shape"), "--shape");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--boundary", "klein", "--json", "o.json"), "klein");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--isa", "vax", "--json", "o.json"), "vax");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--threads", "0", "--json", "o.json"), "threads");
+	th_usage_error(dir, TH_ARGS("run", "--init", "worst:5", "--json", "o.json"), "shape");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--json", "/nonexistent/dir/o.json", "--dump", "d.npy"), "/nonexistent/dir/o.json");
+	th_usage_error(dir, TH_ARGS("frobnicate"), "frobnicate");
 	unlink("/tmp/lbt_float.npy");
 	rmdir(dir);
 }
@@ -72,16 +57,16 @@ Test(cli, unknown_short_option_and_missing_value_are_one_line)
 	th_tmpdir(dir, sizeof dir);
 	static const char *const cmds[] = {"run", "sweep", "bound", "report", "reproduce", "search", "bench", "demo"};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-		expect_usage_error(dir, ARGS(cmds[i], "-x"), "unknown option '-x'");
-		expect_usage_error(dir, ARGS(cmds[i], "-s", "8"), "unknown option '-s'");
+		th_usage_error(dir, TH_ARGS(cmds[i], "-x"), "unknown option '-x'");
+		th_usage_error(dir, TH_ARGS(cmds[i], "-s", "8"), "unknown option '-s'");
 	}
-	expect_usage_error(dir, ARGS("run", "--shape"), "--shape needs a value");
-	expect_usage_error(dir, ARGS("sweep", "--results"), "--results' needs a value");
-	expect_usage_error(dir, ARGS("bound", "--out"), "--out' needs a value");
-	expect_usage_error(dir, ARGS("report", "--out"), "--out' needs a value");
-	expect_usage_error(dir, ARGS("reproduce", "--out"), "--out needs a value");
-	expect_usage_error(dir, ARGS("search", "--shape"), "--shape needs a value");
-	expect_usage_error(dir, ARGS("bench", "--sizes"), "--sizes needs a value");
+	th_usage_error(dir, TH_ARGS("run", "--shape"), "--shape needs a value");
+	th_usage_error(dir, TH_ARGS("sweep", "--results"), "--results' needs a value");
+	th_usage_error(dir, TH_ARGS("bound", "--out"), "--out' needs a value");
+	th_usage_error(dir, TH_ARGS("report", "--out"), "--out' needs a value");
+	th_usage_error(dir, TH_ARGS("reproduce", "--out"), "--out needs a value");
+	th_usage_error(dir, TH_ARGS("search", "--shape"), "--shape needs a value");
+	th_usage_error(dir, TH_ARGS("bench", "--sizes"), "--sizes needs a value");
 	rmdir(dir);
 }
 
@@ -90,7 +75,7 @@ Test(cli, unknown_short_option_and_missing_value_are_one_line)
 Test(cli, torus_lm_accepts_totals_beyond_int32)
 {
 	char *out, *err;
-	cr_assert_eq(th_cli(NULL, ARGS("run", "--shape", "4x4", "--init", "const:200000000", "--until", "steps:3", "--quiet"), &out, &err), 0, "%s", err);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--shape", "4x4", "--init", "const:200000000", "--until", "steps:3", "--quiet"), &out, &err), 0, "%s", err);
 	cr_assert(strstr(out, "\"total\":3200000000,"), "%s", out);
 	free(out);
 	free(err);
@@ -101,14 +86,14 @@ Test(cli, npy_shape_mismatch_is_refused)
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	char *out;
-	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "4x6", "--init", "uniform:0:9", "--until", "steps:0", "--dump", "g.npy", "--json", "g.json"), &out, NULL), 0);
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "4x6", "--init", "uniform:0:9", "--until", "steps:0", "--dump", "g.npy", "--json", "g.json"), &out, NULL), 0);
 	free(out);
 	char g[128];
 	snprintf(g, sizeof g, "file:%s/g.npy", dir);
 	char sub[80];
 	snprintf(sub, sizeof sub, "%s/sub", dir);
 	mkdir(sub, 0700);
-	expect_usage_error(sub, ARGS("run", "--shape", "6x4", "--init", g, "--json", "o.json"), "shape 4x6");
+	th_usage_error(sub, TH_ARGS("run", "--shape", "6x4", "--init", g, "--json", "o.json"), "shape 4x6");
 	rmdir(sub);
 	th_rm_tree(dir);
 }
@@ -117,9 +102,9 @@ Test(cli, dump_reads_back_bit_for_bit)
 {
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
-	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "5x7x3", "--boundary", "torus,mesh,torus", "--init", "uniform:0:50",
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "5x7x3", "--boundary", "torus,mesh,torus", "--init", "uniform:0:50",
 	                              "--seed", "11", "--until", "steps:9", "--dump", "a.npy", "--json", "a.json", "--quiet"), NULL, NULL), 0);
-	cr_assert_eq(th_cli(dir, ARGS("run", "--init", "file:a.npy", "--until", "steps:0", "--dump", "b.npy", "--json", "b.json"), NULL, NULL), 0,
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--init", "file:a.npy", "--until", "steps:0", "--dump", "b.npy", "--json", "b.json"), NULL, NULL), 0,
 	             "--init file: takes the shape from the file");
 	char pa[128], pb[128];
 	snprintf(pa, sizeof pa, "%s/a.npy", dir);
@@ -146,7 +131,7 @@ Test(cli, summary_trace_and_exit_codes)
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "8", "--init", "point:16", "--trace", "t.csv"), &out, NULL), 0);
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8", "--init", "point:16", "--trace", "t.csv"), &out, NULL), 0);
 	cr_assert(strstr(out, "\"shared_step\":7,"), "Table 3: shared after step 7; got %s", out);
 	cr_assert(strstr(out, "\"balanced_step\":18,"), "Table 3: balanced after step 18; got %s", out);
 	cr_assert(strstr(out, "\"lower_bound_steps\":14,"), "ceil((16-2)/1) = 14; got %s", out);
@@ -166,7 +151,7 @@ Test(cli, summary_trace_and_exit_codes)
 	 * every PE holds 2 and each step passes one element on, so the state of
 	 * step 7 recurs at step 8; the engine stops there as a cycle of period 1,
 	 * says so and exits 3 ... */
-	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "8", "--method", "lm-c0", "--init", "point:16", "--max-steps", "50",
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8", "--method", "lm-c0", "--init", "point:16", "--max-steps", "50",
 	                              "--json", "c0.json"), NULL, &err), 3);
 	cr_assert(strstr(err, "recurs") && strstr(err, "period 1"), "%s", err);
 	free(err);
@@ -176,17 +161,17 @@ Test(cli, summary_trace_and_exit_codes)
 	          "%s", t);
 	free(t);
 	/* ... and a run that needs more steps than the cap stops there, says so, exits 3 */
-	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "8", "--method", "lm-c5", "--init", "point:16", "--max-steps", "5",
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8", "--method", "lm-c5", "--init", "point:16", "--max-steps", "5",
 	                              "--json", "c5.json"), NULL, &err), 3);
 	cr_assert(strstr(err, "max-steps"), "%s", err);
 	free(err);
-	cr_assert_eq(th_cli(dir, ARGS("--help"), &out, NULL), 0);
+	cr_assert_eq(th_cli(dir, TH_ARGS("--help"), &out, NULL), 0);
 	cr_assert(strstr(out, "run"));
 	free(out);
-	cr_assert_eq(th_cli(dir, ARGS("run", "--help"), &out, NULL), 0);
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--help"), &out, NULL), 0);
 	cr_assert(strstr(out, "lm-c5") && strstr(out, "--until"));
 	free(out);
-	cr_assert_eq(th_cli(dir, ARGS("--version"), &out, NULL), 0);
+	cr_assert_eq(th_cli(dir, TH_ARGS("--version"), &out, NULL), 0);
 	cr_assert(strstr(out, LBT_VERSION));
 	free(out);
 	th_rm_tree(dir);
@@ -204,7 +189,7 @@ Test(cli, demo_reads_the_papers_numbers_from_data, .timeout = 120)
 	         dir, src, dir, dir);
 	cr_assert(!system(cmd));
 	char *out, *err;
-	cr_assert_eq(th_cli(dir, ARGS("demo", "--quiet", "--data", "d"), &out, &err), 0, "%s", err);
+	cr_assert_eq(th_cli(dir, TH_ARGS("demo", "--quiet", "--data", "d"), &out, &err), 0, "%s", err);
 	long long ours, paper;
 	const char *p = strstr(out, "steps to balanced (max-min <= D)");
 	cr_assert(p && sscanf(p + 32, "%lld %lld", &ours, &paper) == 2 && ours == 18 && paper == 99, "%s", out);
@@ -220,7 +205,7 @@ Test(cli, demo_reads_the_papers_numbers_from_data, .timeout = 120)
 Test(cli, demo_prints_the_paper_beside_ours, .timeout = 120)
 {
 	char *out, *err;
-	cr_assert_eq(th_cli(NULL, ARGS("demo", "--quiet"), &out, &err), 0, "%s", err);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("demo", "--quiet"), &out, &err), 0, "%s", err);
 	long long ours, paper;
 	const char *p = strstr(out, "steps to shared (every L_i > 0)");
 	cr_assert(p && sscanf(p + 32, "%lld %lld", &ours, &paper) == 2 && ours == 7 && paper == 7, "%s", out);
@@ -249,7 +234,7 @@ Test(cli, bench_peers_agree_with_the_plain_c_loop, .timeout = 300)
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	int rc = th_cli(dir, ARGS("bench", "--peers", "--quick"), &out, &err);
+	int rc = th_cli(dir, TH_ARGS("bench", "--peers", "--quick"), &out, &err);
 	cr_assert_eq(rc, 0, "bench --peers --quick exited %d: %s", rc, err);
 	int rows = 0;
 	for (const char *p = out; (p = strstr(p, "\n128x128 ")); p++)
@@ -272,7 +257,7 @@ Test(cli, man_page_and_completion_are_the_help_texts)
 	static const char *const cmds[] = {"run", "demo", "info", "reproduce", "search", "bench", "sweep", "report", "bound"};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		char *out, head[64];
-		cr_assert_eq(th_cli(NULL, ARGS(cmds[i], "--help"), &out, NULL), 0);
+		cr_assert_eq(th_cli(NULL, TH_ARGS(cmds[i], "--help"), &out, NULL), 0);
 		char *nl = strchr(out, '\n');
 		snprintf(head, sizeof head, "\n.SS lbtorus %s\n.nf\n", cmds[i]);
 		const char *sec = strstr(page, head);

@@ -7,7 +7,6 @@
 
 #include "helpers.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static void png_size(const char *path, unsigned *w, unsigned *h)
 {
@@ -75,7 +74,7 @@ Test(heatmap, run_writes_snapshots_and_an_animation)
 	char dir[256], path[400];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	int rc = th_cli(dir, ARGS("run", "--shape", "6x10", "--init", "worst:3", "--snapshots", "s", "--every", "5",
+	int rc = th_cli(dir, TH_ARGS("run", "--shape", "6x10", "--init", "worst:3", "--snapshots", "s", "--every", "5",
 	                          "--zoom", "2", "--animate", "a.gif", "--quiet"), &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
 	const char *p = strstr(out, "\"steps\":");

@@ -8,7 +8,6 @@
 
 #include "helpers.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static const char *const methods[] = {"nna", "fos", "fos-int", "de", "de-int", "ca", "nna-def"};
 enum { NMETHODS = sizeof methods / sizeof *methods };
@@ -22,7 +21,7 @@ Test(methods, every_init_and_criterion)
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
 	/* an int32 grid to start from: an NNA run's dump */
-	cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "6x6", "--method", "nna", "--init", "worst:3", "--until", "steps:2",
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "6x6", "--method", "nna", "--init", "worst:3", "--until", "steps:2",
 	                              "--dump", "g.npy", "--json", "g.json", "--quiet"), NULL, &err), 0, "%s", err);
 	free(err);
 	static const char *const inits[] = {"point:100", "worst:3", "uniform:0:9", "const:4", "file:g.npy", "half:5"};
@@ -30,7 +29,7 @@ Test(methods, every_init_and_criterion)
 	for (int m = 0; m < NMETHODS; m++)
 		for (int i = 0; i < 6; i++)
 			for (int u = 0; u < 5; u++) {
-				int rc = th_cli(dir, ARGS("run", "--shape", "6x6", "--method", methods[m], "--init", inits[i], "--until",
+				int rc = th_cli(dir, TH_ARGS("run", "--shape", "6x6", "--method", methods[m], "--init", inits[i], "--until",
 				                          untils[u], "--max-steps", "3000", "--quiet"), &out, &err);
 				cr_assert(rc == 0 || rc == 3, "%s %s %s: exit %d: %s", methods[m], inits[i], untils[u], rc, err);
 				cr_assert(strstr(out, methods[m]), "%s", out);
@@ -61,7 +60,7 @@ Test(methods, outputs_identical_for_any_thread_count)
 			char tr[32], dp[32];
 			snprintf(tr, sizeof tr, "t%d.csv", t);
 			snprintf(dp, sizeof dp, "d%d.npy", t);
-			cr_assert_eq(th_cli(dir, ARGS("run", "--shape", "5x7", "--method", methods[m], "--init", "uniform:0:50",
+			cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "5x7", "--method", methods[m], "--init", "uniform:0:50",
 			                              "--until", "steps:15", "--threads", t == 1 ? "1" : "2", "--trace", tr,
 			                              "--dump", dp, "--json", "j.json", "--verify", "--quiet"), &out, &err),
 			             0, "%s: %s", methods[m], err);
@@ -92,16 +91,16 @@ Test(methods, bad_parameters_exit_2)
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	const char *const *cases[] = {
-		ARGS("run", "--shape", "8x8", "--method", "fos", "--alpha", "0.3"),
-		ARGS("run", "--shape", "8x8", "--method", "fos", "--alpha", "fast"),
-		ARGS("run", "--shape", "8x8", "--method", "de", "--lambda", "0"),
-		ARGS("run", "--shape", "8x8", "--method", "de", "--lambda", "1.5"),
-		ARGS("run", "--shape", "8x8", "--method", "ca", "--ca-k", "-1"),
-		ARGS("run", "--shape", "8x8", "--method", "fos", "--until", "rel:2"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "fos", "--alpha", "0.3"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "fos", "--alpha", "fast"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "de", "--lambda", "0"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "de", "--lambda", "1.5"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "ca", "--ca-k", "-1"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "fos", "--until", "rel:2"),
 		/* a parameter the method does not take (issue 8: was silently ignored) */
-		ARGS("run", "--shape", "8x8", "--method", "lm-c5", "--alpha", "0.1"),
-		ARGS("run", "--shape", "8x8", "--method", "fos", "--lambda", "0.5"),
-		ARGS("run", "--shape", "8x8", "--method", "ca", "--ca-k", "1.5"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "lm-c5", "--alpha", "0.1"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "fos", "--lambda", "0.5"),
+		TH_ARGS("run", "--shape", "8x8", "--method", "ca", "--ca-k", "1.5"),
 	};
 	static const char *const needles[] = {"1/max_degree", "--alpha", "--lambda", "--lambda", "--ca-k", "rel:",
 	                                      "lm-c5 takes no parameter --alpha", "fos takes no parameter --lambda",
@@ -122,7 +121,7 @@ Test(methods, bad_parameters_exit_2)
 Test(methods, help_lists_every_method_with_its_paper)
 {
 	char *out;
-	cr_assert_eq(th_cli(NULL, ARGS("run", "--help"), &out, NULL), 0);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--help"), &out, NULL), 0);
 	static const char *const src[] = {"Henrich, The liquid model load balancing method, Parallel Algorithms and Applications, 1996: §2.3",
 	                                  "Cybenko, Dynamic load balancing for distributed memory multiprocessors, J. Parallel Distrib. Comput., 1989: eq. (1)/(2)",
 	                                  "Cybenko, Dynamic load balancing for distributed memory multiprocessors, J. Parallel Distrib. Comput., 1989: eq. (1)/(2)",

@@ -12,7 +12,6 @@
 
 #include "helpers.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static void rec(FILE *f, const char *shape, int pes, const char *init, int seed, const char *bal, int steps,
                 int reached)
@@ -60,7 +59,7 @@ Test(report, medians_over_seeds_per_configuration)
 	fclose(fopen(p, "w"));
 	snprintf(p, sizeof p, "%s/runs.jsonl", dir);
 	char *so, *se;
-	cr_assert_eq(th_cli(NULL, ARGS("report", p), &so, &se), 0, "%s", se);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("report", p), &so, &se), 0, "%s", se);
 	snprintf(p, sizeof p, "%s/report.md", dir);
 	cr_assert(strstr(so, p), "%s", so);
 	char *md = th_read(p, NULL);
@@ -88,24 +87,24 @@ Test(report, medians_over_seeds_per_configuration)
 	free(se);
 
 	/* Given the directory: every *.jsonl in it, report.md inside it. */
-	cr_assert_eq(th_cli(NULL, ARGS("report", dir, "--out", "-"), &so, &se), 0, "%s", se);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("report", dir, "--out", "-"), &so, &se), 0, "%s", se);
 	cr_assert(strstr(so, "8 runs of lbtorus 0.1.0 recorded in `runs.jsonl`, in 4 configurations"), "%s", so);
 	cr_assert(strstr(so, "### From `reproduce_fig5.md`"), "%s", so);
 	free(so);
 	free(se);
 
 	/* Bad inputs: one line, exit 2. */
-	cr_assert_eq(th_cli(NULL, ARGS("report"), NULL, &se), 2);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("report"), NULL, &se), 2);
 	cr_assert(strstr(se, "RESULTS.jsonl"), "%s", se);
 	free(se);
-	cr_assert_eq(th_cli(NULL, ARGS("report", "/nonexistent/r.jsonl"), NULL, &se), 2);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("report", "/nonexistent/r.jsonl"), NULL, &se), 2);
 	cr_assert(strstr(se, "/nonexistent/r.jsonl"), "%s", se);
 	free(se);
 	snprintf(p, sizeof p, "%s/bad.jsonl", dir);
 	f = fopen(p, "w");
 	fputs("{\"method\":\"lm-c5\",\"shape\":\"8\"}\nnot json\n", f);
 	fclose(f);
-	cr_assert_eq(th_cli(NULL, ARGS("report", p, "--out", "-"), NULL, &se), 2);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("report", p, "--out", "-"), NULL, &se), 2);
 	cr_assert(strstr(se, "bad.jsonl:2"), "%s", se);
 	free(se);
 	th_rm_tree(dir);
@@ -127,7 +126,7 @@ Test(report, bound_section_gives_the_spread_and_the_runs_outside_the_fit)
 	      "\"runs_below_lower_bound\":0}\n", f);
 	fclose(f);
 	char *so, *se;
-	cr_assert_eq(th_cli(NULL, ARGS("report", dir, "--out", "-"), &so, &se), 0, "%s", se);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("report", dir, "--out", "-"), &so, &se), 0, "%s", se);
 	cr_assert(strstr(so, "The mean of the ratios T/(D·K·Ldiff) is 0.08 (95 % confidence interval 0.06–0.1), their "
 	                     "median 0.03 (quartiles 0.01 and 0.09, range 0.004–0.5); ordinary least squares of T on "
 	                     "D·K·Ldiff gives 0.02"), "%s", so);

@@ -8,7 +8,6 @@
 
 #include "helpers.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static int is_png(const char *path)
 {
@@ -66,7 +65,7 @@ Test(henrich1996, table3_catches_a_wrong_value)
 	         data, src, data, data);
 	cr_assert(!system(cmd));
 	char *err;
-	int rc = th_cli(dir, ARGS("reproduce", "table3", "--out", "out", "--data", "data", "--quiet"), NULL, &err);
+	int rc = th_cli(dir, TH_ARGS("reproduce", "table3", "--out", "out", "--data", "data", "--quiet"), NULL, &err);
 	cr_assert_eq(rc, 1, "a mismatch exits 1; got %d (%s)", rc, err);
 	cr_assert(strstr(err, "differ from the paper"), "%s", err);
 	free(err);
@@ -77,7 +76,7 @@ Test(reproduce, fig7_quick_writes_data_tables_and_plots, .timeout = 120)
 	char dir[256];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	int rc = th_cli(dir, ARGS("reproduce", "fig7", "--quick", "--out", "r", "--quiet", "--threads", "1"), &out, &err);
+	int rc = th_cli(dir, TH_ARGS("reproduce", "fig7", "--quick", "--out", "r", "--quiet", "--threads", "1"), &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
 	const char *files[] = {"r/fig7.csv", "r/fig7.md", "r/fig7a.png", "r/fig7a.svg", "r/fig7b.png", "r/fig7b.gp"};
 	char path[512];
@@ -109,7 +108,7 @@ Test(reproduce, fig5_shows_both_nna_rules_at_the_largest_p, .timeout = 120)
 	char dir[256];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	int rc = th_cli(dir, ARGS("reproduce", "fig5", "--quick", "--out", "r", "--quiet", "--threads", "1"), &out, &err);
+	int rc = th_cli(dir, TH_ARGS("reproduce", "fig5", "--quick", "--out", "r", "--quiet", "--threads", "1"), &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
 	char path[512];
 	snprintf(path, sizeof path, "%s/r/fig5.md", dir);
@@ -134,7 +133,7 @@ Test(reproduce, refuses_an_unknown_experiment)
 	char dir[256];
 	th_tmpdir(dir, sizeof dir);
 	char *err;
-	cr_assert_eq(th_cli(dir, ARGS("reproduce", "fig9"), NULL, &err), 2);
+	cr_assert_eq(th_cli(dir, TH_ARGS("reproduce", "fig9"), NULL, &err), 2);
 	cr_assert(strstr(err, "unknown experiment 'fig9'"), "%s", err);
 	free(err);
 }
@@ -145,7 +144,7 @@ Test(reproduce, cybenko_and_trees_quick_write_data_tables_and_plots, .timeout = 
 	char dir[256];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	int rc = th_cli(dir, ARGS("reproduce", "cybenko", "trees", "--quick", "--out", "r", "--quiet", "--threads", "1"),
+	int rc = th_cli(dir, TH_ARGS("reproduce", "cybenko", "trees", "--quick", "--out", "r", "--quiet", "--threads", "1"),
 	                &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
 	const char *files[] = {"r/cybenko.csv", "r/cybenko_transient.csv", "r/cybenko.md", "r/cybenko_cube.gp",

@@ -8,7 +8,6 @@
 
 #include "helpers.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static long long json_int(const char *json, const char *key)
 {
@@ -24,7 +23,7 @@ Test(search, worst_found_has_the_ldiff_and_total_and_replays, .timeout = 120)
 	char dir[256];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	int rc = th_cli(dir, ARGS("search", "--shape", "4x4", "--ldiff", "12", "--total", "70", "--restarts", "3",
+	int rc = th_cli(dir, TH_ARGS("search", "--shape", "4x4", "--ldiff", "12", "--total", "70", "--restarts", "3",
 	                          "--moves", "150", "--seed", "7", "--out", "w.npy", "--quiet", "--threads", "1"), &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
 	free(err);
@@ -50,7 +49,7 @@ Test(search, worst_found_has_the_ldiff_and_total_and_replays, .timeout = 120)
 	cr_assert_eq(mx - mn, 12);
 
 	char *rout;
-	rc = th_cli(dir, ARGS("run", "--init", "file:w.npy", "--until", "balanced", "--quiet", "--threads", "1"), &rout, &err);
+	rc = th_cli(dir, TH_ARGS("run", "--init", "file:w.npy", "--until", "balanced", "--quiet", "--threads", "1"), &rout, &err);
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert_eq(json_int(rout, "balanced_step"), steps, "replay: %s vs search: %s", rout, out);
 	free(out), free(rout), free(err);

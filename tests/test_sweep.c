@@ -18,7 +18,6 @@
 #include "helpers.h"
 #include "out/jsonl.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* Fields that say how a run was scheduled, not what it computed. */
 static int timing(const char *k)
@@ -108,12 +107,12 @@ Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 1
 	snprintf(ref, sizeof ref, "%s/ref.jsonl", dir);
 	snprintf(res, sizeof res, "%s/killed.jsonl", dir);
 	char *err;
-	int rc = th_cli(NULL, ARGS("sweep", "--results", ref, "--jobs", "1", KILL_SWEEP), NULL, &err);
+	int rc = th_cli(NULL, TH_ARGS("sweep", "--results", ref, "--jobs", "1", KILL_SWEEP), NULL, &err);
 	cr_assert_eq(rc, 0, "uninterrupted sweep: %s", err);
 	free(err);
 	cr_assert_eq(count_lines(ref), KILL_RUNS);
 
-	pid_t pid = spawn(ARGS("sweep", "--results", res, "--jobs", "2", KILL_SWEEP));
+	pid_t pid = spawn(TH_ARGS("sweep", "--results", res, "--jobs", "2", KILL_SWEEP));
 	int lines = 0;
 	for (int t = 0; t < 60000 && (lines = count_lines(res)) < 3; t++)
 		usleep(1000);
@@ -127,14 +126,14 @@ Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 1
 	fputs("{\"run_id\":\"0123456789abcdef\",\"run_key\":\"method=lm-c5 sha", f);
 	fclose(f);
 
-	rc = th_cli(NULL, ARGS("sweep", "--results", res, KILL_SWEEP), NULL, &err);
+	rc = th_cli(NULL, TH_ARGS("sweep", "--results", res, KILL_SWEEP), NULL, &err);
 	cr_assert_eq(rc, 0, "resumed sweep: %s", err);
 	cr_assert(strstr(err, "partial"), "the cut partial line goes unmentioned: %s", err);
 	free(err);
 	same_records(ref, res);
 
 	/* Once complete, running again changes nothing. */
-	rc = th_cli(NULL, ARGS("sweep", "--results", res, KILL_SWEEP), NULL, NULL);
+	rc = th_cli(NULL, TH_ARGS("sweep", "--results", res, KILL_SWEEP), NULL, NULL);
 	cr_assert_eq(rc, 0);
 	cr_assert_eq(count_lines(res), KILL_RUNS);
 	unlink(ref);
@@ -151,12 +150,12 @@ Test(sweep, records_do_not_depend_on_parallelism, .timeout = 120)
 	/* Serial, one thread; then two runs at once, and 256-PE runs alone on two
 	 * threads. LM never balances a mesh (load piles up at the open end): those
 	 * runs stop at --max-steps, recorded with reached = false. */
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", a, "--jobs", "1", "--solo-pes", "1000000",
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--results", a, "--jobs", "1", "--solo-pes", "1000000",
 	                               "--shape", "ring:8..64*2,16x16", "--boundary", "torus,mesh",
 	                               "--init", "uniform:0:9,worst:3", "--seed", "1..3", "--until", "balanced,flat",
 	                               "--max-steps", "3000"),
 	                    NULL, NULL), 0);
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", b, "--jobs", "2", "--solo-pes", "256", "--threads", "2",
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--results", b, "--jobs", "2", "--solo-pes", "256", "--threads", "2",
 	                               "--shape", "ring:8..64*2,16x16", "--boundary", "torus,mesh",
 	                               "--init", "uniform:0:9,worst:3", "--seed", "1..3", "--until", "balanced,flat",
 	                               "--max-steps", "3000"),
@@ -234,7 +233,7 @@ static void bad_spec(const char *text, const char *where, const char *needle)
 	fputs(text, f);
 	fclose(f);
 	char *err;
-	int rc = th_cli(NULL, ARGS("sweep", "--spec", spec, "--results", res), NULL, &err);
+	int rc = th_cli(NULL, TH_ARGS("sweep", "--spec", spec, "--results", res), NULL, &err);
 	size_t len = strlen(err);
 	cr_assert_eq(rc, 2, "spec '%s' exited %d; stderr: %s", text, rc, err);
 	cr_assert(len > 10 && err[len - 1] == '\n' && !strchr(err, '\n')[1], "want one line, got: %s", err);
@@ -282,13 +281,13 @@ Test(spec, malformed_specs_exit_2_with_one_clear_line)
 	bad_spec("shape = ring:1..100000000\nseed = 1..100\n", NULL, "more than");
 
 	char *err;
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--spec", "/nonexistent/s.txt", "--results", "/tmp/x"), NULL, &err), 2);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--spec", "/nonexistent/s.txt", "--results", "/tmp/x"), NULL, &err), 2);
 	cr_assert(strstr(err, "/nonexistent/s.txt"), "%s", err);
 	free(err);
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--shape", "8", "--seed", "1..x", "--results", "/tmp/x"), NULL, &err), 2);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--shape", "8", "--seed", "1..x", "--results", "/tmp/x"), NULL, &err), 2);
 	cr_assert(strstr(err, "seed '1..x'"), "%s", err);
 	free(err);
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--shape", "8"), NULL, &err), 2);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--shape", "8"), NULL, &err), 2);
 	cr_assert(strstr(err, "--results"), "%s", err);
 	free(err);
 }
@@ -301,14 +300,14 @@ Test(sweep, refuses_a_locked_or_foreign_results_file)
 	int fd = open(res, O_RDWR | O_CREAT, 0644);
 	cr_assert(fd >= 0 && !flock(fd, LOCK_EX));
 	char *err;
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--shape", "8", "--results", res), NULL, &err), 2);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--shape", "8", "--results", res), NULL, &err), 2);
 	cr_assert(strstr(err, "locked"), "%s", err);
 	free(err);
 	close(fd);
 	FILE *f = fopen(res, "w");
 	fputs("{\"method\":\"lm-c5\"}\n", f); /* a run record, but not a sweep's */
 	fclose(f);
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--shape", "8", "--results", res), NULL, &err), 2);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--shape", "8", "--results", res), NULL, &err), 2);
 	cr_assert(strstr(err, ":1 is not a sweep record"), "%s", err);
 	free(err);
 	unlink(res);
@@ -322,7 +321,7 @@ Test(sweep, progress_on_a_terminal_silence_otherwise, .timeout = 60)
 	snprintf(a, sizeof a, "%s/a.jsonl", dir);
 	snprintf(b, sizeof b, "%s/b.jsonl", dir);
 	char *out, *err;
-	cr_assert_eq(th_cli(NULL, ARGS("sweep", "--results", a, "--shape", "ring:8..64*2", "--init", "uniform:0:9",
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--results", a, "--shape", "ring:8..64*2", "--init", "uniform:0:9",
 	                               "--seed", "1..3"), &out, &err), 0);
 	cr_assert_str_empty(out);
 	cr_assert_str_empty(err, "stderr is not a terminal, yet: %s", err);

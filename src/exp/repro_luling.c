@@ -58,9 +58,9 @@ static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 	r->stop = ++r->t >= r->T;
 }
 
-/* The same process step by step through the run engine with `--workload
- * generator:1`, stopped after PE 0's T-th operation. */
-static int thm_run_engine(int64_t n, int delta, double f, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
+/* The basic algorithm (no classes, global partners) on a ring of n PEs
+ * holding L0 each, with the scalar reference on one thread. */
+static int thm_open(lbt_state *st, int64_t n, int delta, double f, uint64_t seed, int64_t L0, lbt_err *e)
 {
 	char shape[32], init[48], fs[32], ds[16];
 	snprintf(shape, sizeof shape, "%lld", (long long)n);
@@ -69,9 +69,16 @@ static int thm_run_engine(int64_t n, int delta, double f, uint64_t seed, int64_t
 	snprintf(ds, sizeof ds, "%d", delta);
 	lbt_setup set = {.shape = shape, .method = "luling-monien", .init = init, .isa = "scalar", .seed = seed,
 	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
+	return lbt_state_open(st, &set, e);
+}
+
+/* The same process step by step through the run engine with `--workload
+ * generator:1`, stopped after PE 0's T-th operation. */
+static int thm_run_engine(int64_t n, int delta, double f, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
+{
 	lbt_state st;
 	lbt_workload w;
-	int status = lbt_state_open(&st, &set, e);
+	int status = thm_open(&st, n, delta, f, seed, L0, e);
 	if (status)
 		return status;
 	if (!(status = lbt_workload_parse(&w, "generator:1", st.method->load, e))) {
@@ -98,15 +105,8 @@ static int thm_run_engine(int64_t n, int delta, double f, uint64_t seed, int64_t
 /* One run of the one-generator (mode 0) or producer-consumer (mode 1) model. */
 static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
 {
-	char shape[32], init[48], fs[32], ds[16];
-	snprintf(shape, sizeof shape, "%lld", (long long)n);
-	snprintf(init, sizeof init, "const:%lld", (long long)L0);
-	snprintf(fs, sizeof fs, "%.17g", f);
-	snprintf(ds, sizeof ds, "%d", delta);
-	lbt_setup set = {.shape = shape, .method = "luling-monien", .init = init, .isa = "scalar", .seed = seed,
-	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
 	lbt_state st;
-	int status = lbt_state_open(&st, &set, e);
+	int status = thm_open(&st, n, delta, f, seed, L0, e);
 	if (status)
 		return status;
 	lbt_luling *w = lbt_luling_of(&st);
