@@ -214,6 +214,40 @@ Test(cybenko1989, optimal_alpha_closed_forms)
 	cr_expect_float_eq(lbt_alpha_optimal(&s), 0.25, 1e-15);
 }
 
+static double inv_one_minus_sq(double mu, void *ctx)
+{
+	double l = 1 - *(double *)ctx * mu;
+	return 1 / (1 - l * l);
+}
+
+/* `reproduce cybenko` runs the 9- and 10-cube (Table II goes to d = 10, a
+ * shape to 8 axes) as tori of 4-rings: the 4-ring is the 2-cube, so a torus
+ * of d/2 4-rings (and a 2-axis when d is odd) has the d-cube's Laplacian
+ * spectrum 2k with multiplicity C(d, k) (by hand: the d-cube is the product
+ * of d edges, each with spectrum {0, 2}). Then the optimal alpha is 1/(d+1)
+ * and Theorem 2's exact sum is sum_k C(d,k) / (1 - (1 - 2k/(d+1))^2). */
+Test(cybenko1989, four_rings_have_the_hypercube_spectrum)
+{
+	for (int d = 2; d <= 10; d++) {
+		char shape[32] = "";
+		for (int i = 0; i < d / 2; i++)
+			strcat(shape, i ? "x4" : "4");
+		if (d % 2)
+			strcat(shape, "x2");
+		lbt_shape s;
+		lbt_err e;
+		cr_assert_eq(lbt_shape_parse(&s, shape, &e), LBT_OK, "%s", shape);
+		double alpha = lbt_alpha_optimal(&s), want = 0, binom = 1;
+		cr_expect_float_eq(alpha, 1.0 / (d + 1), 1e-15, "%s", shape);
+		for (int k = 1; k <= d; k++) {
+			binom = binom * (d - k + 1) / k;
+			double l = 1 - 2.0 * k / (d + 1);
+			want += binom / (1 - l * l);
+		}
+		cr_expect_float_eq(lbt_spectrum_sum(&s, inv_one_minus_sq, &alpha), want, 1e-12 * want, "%s (d = %d)", shape, d);
+	}
+}
+
 /* Integer flows: the total is exact and no load is ever negative, for every
  * alpha choice, on tori, meshes, hypercubes, D = 1..3. */
 Test(conservation, fos_int_exact_and_non_negative)

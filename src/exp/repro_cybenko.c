@@ -4,14 +4,19 @@
  * and completes c.
  *
  * (a) Theorem 2, steady state: FOS with the optimal alpha on a ring, an 8x8
- *     torus, a 4x4x4 torus and hypercubes d = 3..8 under cybenko:exp:1:1
+ *     torus, a 4x4x4 torus and hypercubes d = 3..10 under cybenko:exp:1:1
  *     (sigma^2 = 1): the measured mean of ||w - mean||^2 (after the arrivals,
  *     i.e. the w(t) of eq. (12)) beside the exact value sigma^2 sum_k
  *     1/(1 - lambda_k^2) over the non-unit eigenvalues of M and beside the
  *     theorem's bound (n - 1) sigma^2/(1 - gamma^2). On the hypercubes also
  *     dimension exchange with one complete sweep per step (Table II, Model
  *     A), which balances exactly, so it leaves the arrivals' own spread:
- *     (n - 1) sigma^2, the paper's n sigma^2.
+ *     (n - 1) sigma^2, the paper's n sigma^2, and with one dimension per step
+ *     (Model B, Theorem 5). A shape has at most 8 axes, so the 9- and 10-cube
+ *     are tori of 4-rings (a 4-ring is the 2-cube): 4x4x4x4x2 and 4x4x4x4x4,
+ *     the same graph, so FOS and a complete sweep are the hypercube's; one
+ *     dimension per step is not (de-axis exchanges a whole 4-ring axis, two
+ *     of the cube's dimensions, in one step), so Model B stops at d = 8.
  * (b) The transient of Theorem 2 and the growth without balancing (the
  *     remark after Theorem 2) on the 8x8 torus: the mean over seeds of
  *     ||w(t) - mean||^2 for t = 1..T beside sigma^2 sum_k (1 - lambda_k^{2t})/(1 -
@@ -99,7 +104,7 @@ static double exact_value(const char *shape, double alpha, double t)
 	return lbt_spectrum_sum(&s, steady_term, &c);
 }
 
-enum { NSH = 9, NCUBE = 6, T = 60 }; /* hypercubes d = 3..8: a shape has at most LBT_MAXD = 8 axes */
+enum { NSH = 11, NCUBE = 8, T = 60 }; /* hypercubes d = 3..10 */
 
 static lbt_until until(int64_t steps) { return (lbt_until){LBT_UNTIL_STEPS, steps, 0}; }
 
@@ -125,10 +130,12 @@ static void steady_values(const rp_wjob *j, int64_t P, int d, double *exact, dou
 
 int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 {
-	static const char *const shapes[NSH] = {"64", "8x8", "4x4x4", "2x2x2", "2x2x2x2", "2x2x2x2x2", "2x2x2x2x2x2",
-	                                        "2x2x2x2x2x2x2", "2x2x2x2x2x2x2x2"};
+	static const char *const shapes[NSH] = {"64",          "8x8",           "4x4x4",          "2x2x2",
+	                                        "2x2x2x2",     "2x2x2x2x2",     "2x2x2x2x2x2",    "2x2x2x2x2x2x2",
+	                                        "2x2x2x2x2x2x2x2", "4x4x4x4x2", "4x4x4x4x4"};
 	static const char *const names[NSH] = {"ring of 64", "8x8 torus", "4x4x4 torus", "3-cube", "4-cube", "5-cube",
-	                                       "6-cube", "7-cube", "8-cube"};
+	                                       "6-cube",     "7-cube",    "8-cube",      "9-cube (4x4x4x4x2)", "10-cube (4x4x4x4x4)"};
+	enum { CUBE0 = 3, AXIS_CUBES = 9 }; /* shapes[3..8] have an axis per dimension: Model B runs on them only */
 	const int nsh = o->quick ? 5 : NSH;
 	const int64_t base = o->quick ? 4000 : 20000, warm = o->quick ? 200 : 1000;
 	const int seeds = o->quick ? 50 : 400;
@@ -153,7 +160,7 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		jobs[n++] = (rp_wjob){.shape = shapes[k], .method = "fos", .pname = "alpha", .pvalue = "optimal",
 		                      .spec = "cybenko:exp:1:1", .init = "const:100", .until = until(steps + warm),
 		                      .warmup = warm, .seed = 1};
-		for (int m = 0; k >= 3 && m < 2; m++) { /* hypercubes: dimension exchange, Models A and B */
+		for (int m = 0; k >= CUBE0 && m < (k < AXIS_CUBES ? 2 : 1); m++) { /* hypercubes: DE, Models A and B */
 			topo[n] = k;
 			jobs[n++] = (rp_wjob){.shape = shapes[k], .method = m ? "de-axis" : "de", .pname = "lambda",
 			                      .pvalue = "0.5", .spec = "cybenko:exp:1:1", .init = "const:100",
@@ -171,15 +178,19 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 	rp_note(o, "cybenko: %d steady-state runs, %d transient runs of %d steps", nsteady, n - nsteady, T);
 	int st = rp_run_wjobs(jobs, n, o, e);
 
-	/* per steady-state run: n, d (hypercubes), exact and the paper's value */
+	/* per steady-state run: n, d (hypercubes: log2 n), exact and the paper's value; per
+	 * hypercube the index of its FOS, Model A and Model B runs (-1: not run) */
 	double exact[3 * NSH], paper[3 * NSH];
 	int64_t pes[3 * NSH];
-	int dim[3 * NSH], within = 1;
+	int dim[3 * NSH], jf[NSH], ja[NSH], jb[NSH], within = 1;
+	for (int k = 0; k < NSH; k++)
+		jf[k] = ja[k] = jb[k] = -1;
 	for (int i = 0; !st && i < nsteady; i++) {
 		lbt_shape s;
 		lbt_shape_parse(&s, jobs[i].shape, NULL);
 		pes[i] = lbt_shape_pes(&s);
-		dim[i] = topo[i] >= 3 ? s.dims : 0;
+		dim[i] = topo[i] >= CUBE0 ? ilogb((double)pes[i]) : 0;
+		*(!strcmp(jobs[i].method, "fos") ? &jf[topo[i]] : !strcmp(jobs[i].method, "de") ? &ja[topo[i]] : &jb[topo[i]]) = i;
 		steady_values(&jobs[i], pes[i], dim[i], &exact[i], &paper[i]);
 		within &= fabs(jobs[i].s.sqdev_mean - exact[i]) <= 4 * jobs[i].s.sqdev_se;
 	}
@@ -251,16 +262,21 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		      "eq. (20)); dimension exchange nσ² under Model A (a complete sweep per diffusion step) and, under\n"
 		      "Model B (a dimension per step, eq. (17)), Theorem 5's (2^(d+1) − 1)σ² ≤ 2nσ². Exact for a\n"
 		      "dimension per step: the latest s < d exchanges average over 2^s-subcubes, so E = Σ_{s<d}(n/2^s − 1)σ²\n"
-		      "= (2^(d+1) − d − 2)σ² (our derivation, the proof's sum without its bound).\n\n"
+		      "= (2^(d+1) − d − 2)σ² (our derivation, the proof's sum without its bound). A shape has at most\n"
+		      "8 axes: the 9- and 10-cube run as 4x4x4x4x2 and 4x4x4x4x4 (a 4-ring is the 2-cube, so the graph,\n"
+		      "FOS and a complete sweep are the hypercube's); one dimension per step needs an axis per\n"
+		      "dimension, so Model B is not run there (—).\n\n"
 		      "| d | n | diffusion: paper ¼·n·d | FOS exact | FOS ours | DE A: paper nσ² | DE A ours | DE B: paper 2^(d+1) − 1 | DE B exact | DE B ours |\n"
 		      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
-		for (int i = 0; i + 2 < nsteady; i++) {
-			if (!dim[i] || strcmp(jobs[i].method, "fos"))
-				continue;
-			fprintf(f, "| %d | %lld | %.0f | %.2f | %.2f ± %.2f | %.0f | %.2f ± %.2f | %.0f | %.0f | %.2f ± %.2f |\n", dim[i],
-			        (long long)pes[i], 0.25 * (double)pes[i] * dim[i], exact[i], jobs[i].s.sqdev_mean,
-			        jobs[i].s.sqdev_se, paper[i + 1], jobs[i + 1].s.sqdev_mean, jobs[i + 1].s.sqdev_se, paper[i + 2],
-			        exact[i + 2], jobs[i + 2].s.sqdev_mean, jobs[i + 2].s.sqdev_se);
+		for (int k = CUBE0; k < nsh; k++) {
+			const int i = jf[k], a = ja[k], b = jb[k], d = dim[i];
+			fprintf(f, "| %d | %lld | %.0f | %.2f | %.2f ± %.2f | %.0f | %.2f ± %.2f | %.0f | %.0f |", d, (long long)pes[i],
+			        0.25 * (double)pes[i] * d, exact[i], jobs[i].s.sqdev_mean, jobs[i].s.sqdev_se, paper[a],
+			        jobs[a].s.sqdev_mean, jobs[a].s.sqdev_se, ldexp(1, d + 1) - 1, ldexp(1, d + 1) - d - 2);
+			if (b >= 0)
+				fprintf(f, " %.2f ± %.2f |\n", jobs[b].s.sqdev_mean, jobs[b].s.sqdev_se);
+			else
+				fputs(" — |\n", f);
 		}
 		fprintf(f, "\nEvery measurement (FOS, DE under Models A and B) is within 4 standard errors of its exact value: %s.\n",
 		        within ? "yes" : "NO");
@@ -284,28 +300,27 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 	if (!st) {
 		double d[NCUBE], meas[NCUBE], lo[NCUBE], hi[NCUBE], ex[NCUBE], bd[NCUBE], dea[NCUBE], deap[NCUBE],
 		       deb[NCUBE], debx[NCUBE], debp[NCUBE];
-		int nc = 0;
-		for (int i = 0; i + 2 < nsteady && nc < NCUBE; i++) {
-			if (!dim[i] || strcmp(jobs[i].method, "fos"))
-				continue;
+		int nc = 0, nb = 0; /* hypercubes; those with Model B runs (the first nb) */
+		for (int k = CUBE0; k < nsh; k++, nc++) {
+			const int i = jf[k];
 			d[nc] = dim[i];
 			meas[nc] = jobs[i].s.sqdev_mean;
 			lo[nc] = meas[nc] - 2 * jobs[i].s.sqdev_se;
 			hi[nc] = meas[nc] + 2 * jobs[i].s.sqdev_se;
 			ex[nc] = exact[i];
 			bd[nc] = paper[i];
-			dea[nc] = jobs[i + 1].s.sqdev_mean;
-			deap[nc] = paper[i + 1];
-			deb[nc] = jobs[i + 2].s.sqdev_mean;
-			debx[nc] = exact[i + 2];
-			debp[nc] = paper[i + 2];
-			nc++;
+			dea[nc] = jobs[ja[k]].s.sqdev_mean;
+			deap[nc] = paper[ja[k]];
+			debx[nc] = ldexp(1, dim[i] + 1) - dim[i] - 2;
+			debp[nc] = ldexp(1, dim[i] + 1) - 1;
+			if (jb[k] >= 0)
+				deb[nb++] = jobs[jb[k]].s.sqdev_mean;
 		}
 		lbt_series sc[] = {
 			{"FOS, ours (±2 s.e.)", d, meas, nc, LBT_DRAW_MARKS, 0, 1, 7, lo, hi},
 			{"FOS, exact σ²Σ1/(1−λ²)", d, ex, nc, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
 			{"FOS, Theorem 2's bound (n−1)σ²/(1−γ²)", d, bd, nc, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
-			{"DE, a dimension per step, ours", d, deb, nc, LBT_DRAW_MARKS, 0, 3, 9, NULL, NULL},
+			{"DE, a dimension per step, ours", d, deb, nb, LBT_DRAW_MARKS, 0, 3, 9, NULL, NULL},
 			{"DE, a dimension per step, exact (2^(d+1)−d−2)σ²", d, debx, nc, LBT_DRAW_LINE, 0, 3, 0, NULL, NULL},
 			{"DE, Theorem 5's bound (2^(d+1)−1)σ²", d, debp, nc, LBT_DRAW_LINE, 2, 3, 0, NULL, NULL},
 			{"DE, a sweep per step (Model A), ours", d, dea, nc, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
