@@ -352,6 +352,8 @@ static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 	free(got);
 	if (!status && head != n)
 		status = mismatch(ws, st, 0, e);
+	if (st->grid.cut) /* a mismatch is a bug, found on some ranks only: all stop */
+		status = lbt_comm_agree(status, e);
 	return status;
 }
 
