@@ -133,6 +133,27 @@ def expect_refusal(tmp, ranks, args, words):
     return None
 
 
+def same_failure(tmp, ranks, args):
+    """A failure inside a step on some ranks only stops every rank, with one process's message."""
+    lines = []
+    for cmd in ([LBT, 'run'], [MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'run']):
+        p = subprocess.run(cmd + args + ['--quiet', '--json', os.path.join(tmp, 'failed.json')], env=ENV,
+                           capture_output=True, text=True, timeout=120)
+        mine = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
+        if p.returncode != 2 or len(mine) != 1:
+            return f'{args} ({cmd[0]}): want exit 2 and one line, got {p.returncode}: {p.stderr!r}'
+        lines.append(mine[0])
+    return None if lines[0] == lines[1] else f'{args}: {lines[0]!r} alone, {lines[1]!r} on {ranks} ranks'
+
+
+def write_npy(path, rows, cols, values):
+    header = f"{{'descr': '<i4', 'fortran_order': False, 'shape': ({rows}, {cols}), }}"
+    header += ' ' * (-(10 + len(header) + 1) % 64) + '\n'  # magic, version, length, header: 64-byte aligned
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode())
+        f.write(struct.pack(f'<{len(values)}i', *values))
+
+
 SWEEP = ['--method', 'lm-c5,nna,fos,de-int', '--shape', '8x8,ring:5..9', '--init', 'worst:3', '--quiet']
 # the 8x8 runs with a workload are cut between all ranks too
 SWEEP_WL = ['--method', 'lm-c5,nna', '--shape', '8x8,ring:7', '--init', 'const:0', '--until', 'steps:30',
@@ -187,12 +208,17 @@ def main():
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', 'fos-speed'], 'runs on one process only'))
         failures.append(expect_refusal(tmp, 3, ['--shape', '6x5', '--workload', 'tree:2:3', '--init', 'const:1'],
                                        'a search starts on an empty machine'))
+        # rows 2 and 3 of 4 near 2^31-1: arrivals overflow a PE on the last ranks only
+        high = os.path.join(tmp, 'high.npy')
+        write_npy(high, 4, 3, [0] * 6 + [2147483000] * 6)
+        failures.append(same_failure(tmp, 4, ['--init', 'file:' + high, '--method', 'none', '--workload',
+                                              'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(CASES) + len(WORKLOADS) + 8
+    checks = len(CASES) + len(WORKLOADS) + 9
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

@@ -69,7 +69,7 @@ typedef struct {
 	int64_t levels, cap; /* levels allocated; room in cnt */
 	int64_t used;     /* levels that ever held a node */
 	int64_t *ranks;   /* gw: nodes of each level expanded so far (room for cap levels) */
-	int64_t *scan;    /* gw on a cut torus: 3 x cap, this step's expansions per level: here, below, all */
+	int64_t *scan;    /* 3 x cap, for gw on a cut torus: this step's expansions per level here, below, in all */
 	int64_t P;        /* PEs of the whole torus */
 	run_t *q;
 	int64_t qn, qcap;
@@ -328,7 +328,7 @@ static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 				gave += k;
 			}
 		}
-	for (int64_t i = 0; i < ws->d.P; i++)
+	for (int64_t i = 0; st->grid.cut && i < ws->d.P; i++)
 		want += x[i] > ws->held[i] ? x[i] - ws->held[i] : 0;
 	run_t *in = ws->q; /* the runs this rank's receivers take */
 	int64_t n = ws->qn, head = 0;
