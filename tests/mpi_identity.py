@@ -5,7 +5,10 @@ For N = 1..4 ranks (oversubscribed: this runs on 2 cores) and every local
 method, on awkward shapes (extents not divisible by N, D = 1..4, torus,
 mesh and mixed boundaries), the --dump file, the --trace file and the JSON
 record (timing aside) are compared with a run of the same
-build started alone. Besides: an extent below N is refused with one line
+build started alone; so are runs with every workload (Cybenko's arrivals of
+each distribution, Lüling and Monien's phases and generator, search trees
+run until no node is left), whose conservation law (final total = initial
+total + generated - completed) must hold exactly. Besides: an extent below N is refused with one line
 (exit 2), --verify on a cut torus too, a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
@@ -16,6 +19,7 @@ usage: mpi_identity.py LBTORUS MPIRUN
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -47,6 +51,27 @@ CASES = [
     ('1x13', 'torus', 'ca', 'worst:2', 'steps:15', 2),
     ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4),    # the fused vector kernel, rows of whole vectors
     ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3),
+    ('4x3x5', 'torus,mesh,torus', 'de-axis', 'uniform:0:9', 'steps:12', 4),
+    ('7x5', 'torus', 'none', 'uniform:0:9', 'steps:5', 2),
+]
+
+# shape, boundary, method, init, until, ranks, workload (issue 12: workloads on a cut torus)
+WORKLOADS = [
+    ('7x5', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 3, 'cybenko:poisson:1.5:1'),
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, 'cybenko:poisson:2:2'),  # the vector row kernel
+    ('10', 'mesh', 'nna', 'uniform:0:9', 'steps:20', 4, 'cybenko:uniform:0:3:1'),
+    ('5x4x3', 'torus', 'fos-int', 'uniform:0:9', 'steps:15', 2, 'cybenko:bernoulli:0.4:1'),
+    ('11', 'torus', 'fos', 'uniform:0:9', 'steps:20', 3, 'cybenko:exp:1:1'),
+    ('3x4x5', 'mesh', 'de', 'uniform:0:9', 'steps:15', 2, 'cybenko:normal:1:0.5:1'),
+    ('9', 'torus', 'de', 'uniform:0:9', 'steps:15', 4, 'cybenko:normal:1:0.5:1'),
+    ('9x4', 'torus,mesh', 'de-axis', 'uniform:0:9', 'steps:15', 4, 'cybenko:exp:2:1.5'),
+    ('7x3', 'torus', 'lm-c2', 'const:0', 'steps:40', 3, 'phases:0.1:0.9:0.1:0.7:3:8'),
+    ('6x5', 'mesh', 'none', 'const:1', 'steps:30', 4, 'phases:0.2:0.6:0.3:0.5:2:5'),
+    ('6x5', 'torus', 'de-int', 'const:0', 'steps:30', 4, 'generator:0.7'),
+    ('1x7x5', 'mesh', 'lm-c5', 'const:0', 'done', 3, 'tree:2:8'),
+    ('5x2x3', 'mesh', 'nna', 'const:0', 'done', 4, 'gw:2:0.48:20'),
+    ('9', 'torus', 'fos-int', 'const:0', 'done', 2, 'tree:3:4'),
+    ('7x6', 'torus', 'lm-c4', 'const:0', 'done', 4, 'gw:3:0.3:50'),
 ]
 
 
@@ -60,13 +85,24 @@ def run(tmp, tag, ranks, args):
     return p, out
 
 
+def npy_sum(path):
+    """The sum of an int32 or float64 .npy file's values."""
+    data = open(path, 'rb').read()
+    hlen = struct.unpack('<H', data[8:10])[0]
+    header, body = data[10:10 + hlen].decode(), data[10 + hlen:]
+    code = 'i' if "'<i4'" in header else 'd'
+    return sum(struct.unpack(f'<{len(body) // struct.calcsize(code)}{code}', body))
+
+
 def compare(tmp, i, case):
-    shape, bnd, method, init, until, ranks = case
+    shape, bnd, method, init, until, ranks = case[:6]
     args = ['--shape', shape, '--boundary', bnd, '--method', method, '--init', init, '--until', until,
             '--max-steps', '200']
+    if len(case) > 6:
+        args += ['--workload', case[6]]
     one, a = run(tmp, f'{i}s', 0, args)
     many, b = run(tmp, f'{i}m', ranks, args)
-    what = f'{method} {shape} {bnd} {init} {until} on {ranks} ranks'
+    what = f'{method} {shape} {bnd} {init} {until} {" ".join(case[6:])} on {ranks} ranks'
     if one.returncode != many.returncode:
         return f'{what}: exit {one.returncode} alone, {many.returncode} under MPI: {many.stderr.strip()}'
     for k in ('csv', 'npy'):
@@ -79,6 +115,12 @@ def compare(tmp, i, case):
     if ja != jb:
         diff = {k: (ja.get(k), jb.get(k)) for k in set(ja) | set(jb) if ja.get(k) != jb.get(k)}
         return f'{what}: the JSON records differ: {diff}'
+    if 'workload' in jb and not jb['real']:
+        total = npy_sum(b['npy'])
+        if total != jb['total'] + jb['generated'] - jb['completed']:
+            return f'{what}: {total} after {jb["total"]} + {jb["generated"]} - {jb["completed"]}'
+        if until == 'done' and (total != 0 or not jb['reached']):
+            return f'{what}: the search did not end'
     return None
 
 
@@ -91,7 +133,31 @@ def expect_refusal(tmp, ranks, args, words):
     return None
 
 
+def same_failure(tmp, ranks, args):
+    """A failure inside a step on some ranks only stops every rank, with one process's message."""
+    lines = []
+    for cmd in ([LBT, 'run'], [MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'run']):
+        p = subprocess.run(cmd + args + ['--quiet', '--json', os.path.join(tmp, 'failed.json')], env=ENV,
+                           capture_output=True, text=True, timeout=120)
+        mine = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
+        if p.returncode != 2 or len(mine) != 1:
+            return f'{args} ({cmd[0]}): want exit 2 and one line, got {p.returncode}: {p.stderr!r}'
+        lines.append(mine[0])
+    return None if lines[0] == lines[1] else f'{args}: {lines[0]!r} alone, {lines[1]!r} on {ranks} ranks'
+
+
+def write_npy(path, rows, cols, values):
+    header = f"{{'descr': '<i4', 'fortran_order': False, 'shape': ({rows}, {cols}), }}"
+    header += ' ' * (-(10 + len(header) + 1) % 64) + '\n'  # magic, version, length, header: 64-byte aligned
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode())
+        f.write(struct.pack(f'<{len(values)}i', *values))
+
+
 SWEEP = ['--method', 'lm-c5,nna,fos,de-int', '--shape', '8x8,ring:5..9', '--init', 'worst:3', '--quiet']
+# the 8x8 runs with a workload are cut between all ranks too
+SWEEP_WL = ['--method', 'lm-c5,nna', '--shape', '8x8,ring:7', '--init', 'const:0', '--until', 'steps:30',
+            '--workload', 'cybenko:poisson:1:1,gw:2:0.45:10', '--quiet']
 
 
 def records(path):
@@ -106,9 +172,9 @@ def records(path):
     return out
 
 
-def sweep(tmp):
-    one, many = os.path.join(tmp, 'one.jsonl'), os.path.join(tmp, 'many.jsonl')
-    p = subprocess.run([LBT, 'sweep', '--results', one, '--seed', '1,2', '--jobs', '1'] + SWEEP, env=ENV,
+def sweep(tmp, spec, tag):
+    one, many = os.path.join(tmp, f'{tag}one.jsonl'), os.path.join(tmp, f'{tag}many.jsonl')
+    p = subprocess.run([LBT, 'sweep', '--results', one, '--seed', '1,2', '--jobs', '1'] + spec, env=ENV,
                        capture_output=True, text=True, timeout=120)
     if p.returncode:
         return f'serial sweep: exit {p.returncode}: {p.stderr}'
@@ -116,7 +182,7 @@ def sweep(tmp):
     # (--solo-pes 64) go over all ranks, cut, the rings one per rank
     for ranks, seeds in ((3, '1'), (2, '1,2')):
         p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'sweep', '--results', many,
-                            '--seed', seeds, '--solo-pes', '64'] + SWEEP, env=ENV, capture_output=True, text=True,
+                            '--seed', seeds, '--solo-pes', '64'] + spec, env=ENV, capture_output=True, text=True,
                            timeout=120)
         if p.returncode:
             return f'sweep on {ranks} ranks: exit {p.returncode}: {p.stderr}'
@@ -130,7 +196,7 @@ def sweep(tmp):
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i, case in enumerate(CASES):
+        for i, case in enumerate(CASES + WORKLOADS):
             failures.append(compare(tmp, i, case))
         # a file: init cut into slabs
         _, a = run(tmp, 'src', 0, ['--shape', '9x5', '--init', 'uniform:0:7', '--until', 'steps:3', '--max-steps', '3'])
@@ -140,11 +206,20 @@ def main():
         failures.append(expect_refusal(tmp, 4, ['--shape', '3x4'], 'cannot be cut into 4 slabs'))
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', 'fos-speed'], 'runs on one process only'))
-        failures.append(sweep(tmp))
+        failures.append(expect_refusal(tmp, 3, ['--shape', '6x5', '--workload', 'tree:2:3', '--init', 'const:1'],
+                                       'a search starts on an empty machine'))
+        # rows 2 and 3 of 4 near 2^31-1: arrivals overflow a PE on the last ranks only
+        high = os.path.join(tmp, 'high.npy')
+        write_npy(high, 4, 3, [0] * 6 + [2147483000] * 6)
+        failures.append(same_failure(tmp, 4, ['--init', 'file:' + high, '--method', 'none', '--workload',
+                                              'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
+        failures.append(sweep(tmp, SWEEP, ''))
+        failures.append(sweep(tmp, SWEEP_WL, 'wl'))
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    print(f'{len(CASES) + 6 - len(failures)} of {len(CASES) + 6} checks passed')
+    checks = len(CASES) + len(WORKLOADS) + 9
+    print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 
 

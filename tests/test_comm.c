@@ -5,7 +5,10 @@
  * and real partial sums, the statistics, the gather) runs, in every build,
  * and must equal the serial run step by step — every step's record, the
  * summary and the final loads, for every local method on awkward shapes,
- * torus and mesh, D = 1..4. Under MPI, tests/mpi_identity.py checks 1..4 ranks. */
+ * torus and mesh, D = 1..4, with and without a workload (issue 12). A
+ * slab that is not the first is checked in every build too: a workload's
+ * phase on slabs made by hand at their global offsets gives one process's
+ * loads and counters. Under MPI, tests/mpi_identity.py checks 1..4 ranks. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +30,11 @@ static void keep(void *ctx, const lbt_step_record *r)
 		s->r[s->n++] = *r;
 }
 
-/* Run shape/boundary/method/init on one process, cut or not, on the
- * kernels of isa (NULL: the best this CPU runs); the steps, the summary
- * and the final field (dense, caller frees). */
+/* Run shape/boundary/method/init (and the workload spec wl, if not NULL)
+ * on one process, cut or not, on the kernels of isa (NULL: the best this
+ * CPU runs); the steps, the summary and the final field (dense, caller frees). */
 static void *run(int cut, const char *isa, const char *shape, const char *bnd, const char *method, const char *init, const char *until,
-                 steps *st, lbt_summary *sum, size_t *bytes)
+                 const char *wl, steps *st, lbt_summary *sum, size_t *bytes)
 {
 	lbt_setup set = {.shape = shape, .boundary = bnd, .method = method, .init = init, .isa = isa, .seed = 7,
 	                 .threads = 2, .cut = cut};
@@ -43,6 +46,11 @@ static void *run(int cut, const char *isa, const char *shape, const char *bnd, c
 	cr_assert_eq(lbt_until_parse(&o.until, until, &e), LBT_OK, "%s", e.msg);
 	o.max_steps = MAX_STEPS;
 	o.full_stats = 1;
+	static lbt_workload w; /* the options point at it during the run */
+	if (wl) {
+		cr_assert_eq(lbt_workload_parse(&w, wl, s.method->load, &e), LBT_OK, "%s", e.msg);
+		o.workload = &w;
+	}
 	o.on_step = keep;
 	o.ctx = st;
 	st->n = 0;
@@ -55,14 +63,14 @@ static void *run(int cut, const char *isa, const char *shape, const char *bnd, c
 	return dense;
 }
 
-static void same_as_serial_on(const char *shape, const char *bnd, const char *method, const char *init,
-                              const char *until, const char *isa)
+static void same_as_serial_wl(const char *shape, const char *bnd, const char *method, const char *init,
+                              const char *until, const char *isa, const char *wl)
 {
 	static steps a, b;
 	lbt_summary sa, sb;
 	size_t na, nb;
-	void *da = run(0, NULL, shape, bnd, method, init, until, &a, &sa, &na);
-	void *db = run(1, isa, shape, bnd, method, init, until, &b, &sb, &nb);
+	void *da = run(0, NULL, shape, bnd, method, init, until, wl, &a, &sa, &na);
+	void *db = run(1, isa, shape, bnd, method, init, until, wl, &b, &sb, &nb);
 	cr_assert_eq(a.n, b.n, "%s %s %s: %d steps serial, %d cut (isa %s)", method, shape, bnd, a.n, b.n, isa);
 	for (int i = 0; i < a.n; i++)
 		cr_assert(!memcmp(&a.r[i], &b.r[i], sizeof a.r[i]), "%s %s %s %s: step %lld's record differs (moved %.17g / %.17g, "
@@ -75,6 +83,12 @@ static void same_as_serial_on(const char *shape, const char *bnd, const char *me
 	free(db);
 }
 
+static void same_as_serial_on(const char *shape, const char *bnd, const char *method, const char *init,
+                              const char *until, const char *isa)
+{
+	same_as_serial_wl(shape, bnd, method, init, until, isa, NULL);
+}
+
 static void same_as_serial(const char *shape, const char *bnd, const char *method, const char *init, const char *until)
 {
 	same_as_serial_on(shape, bnd, method, init, until, "scalar");
@@ -82,7 +96,7 @@ static void same_as_serial(const char *shape, const char *bnd, const char *metho
 }
 
 static const char *const methods[] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5", "nna", "nna-def",
-                                      "fos", "fos-int", "de", "de-int", "ca", NULL};
+                                      "fos", "fos-int", "de", "de-int", "ca", "de-axis", "none", NULL};
 
 Test(comm, one_slab_equals_one_process_for_every_method)
 {
@@ -122,6 +136,147 @@ Test(comm, one_slab_equals_one_process_until_balanced)
 	for (const char *const *m = methods; *m; m++) {
 		same_as_serial("6x5", "torus,mesh", *m, "worst:3", "balanced");
 		same_as_serial("9", "mesh", *m, "half:4", "balanced");
+	}
+}
+
+/* Issue 12, "with and without a workload": every workload on a cut torus
+ * gives one process's records (generated, completed, idle capacity, sqdev
+ * among them), summary and final loads, and keeps the conservation law
+ * exactly (the engine checks total after = before + generated - completed
+ * every step and stops with an error if not; checked here once more on the
+ * last record). The trees run until no node is left. */
+Test(comm, one_slab_equals_one_process_with_a_workload)
+{
+	static const struct {
+		const char *method, *wl, *init, *until;
+	} cases[] = {
+		{"lm-c5", "cybenko:poisson:1.5:1", "uniform:0:9", "steps:15"},
+		{"nna", "cybenko:uniform:0:3:1", "uniform:0:9", "steps:15"},
+		{"fos-int", "cybenko:bernoulli:0.4:1", "uniform:0:9", "steps:15"},
+		{"fos", "cybenko:exp:1:1", "uniform:0:9", "steps:15"},
+		{"de", "cybenko:normal:1:0.5:1", "uniform:0:9", "steps:15"},
+		{"de-axis", "cybenko:exp:2:1.5", "uniform:0:9", "steps:15"},
+		{"lm-c2", "phases:0.1:0.9:0.1:0.7:3:8", "const:0", "steps:30"},
+		{"none", "phases:0.2:0.6:0.3:0.5:2:5", "const:1", "steps:30"},
+		{"de-int", "generator:0.7", "const:0", "steps:30"},
+		{"lm-c5", "tree:2:4", "const:0", "done"},
+		{"nna", "gw:2:0.45:6", "const:0", "done"},
+		{"fos-int", "tree:3:2", "const:0", "done"},
+	};
+	static const char *const shapes[] = {"7x5", "10", "3x4x5", "1x6x3", "2", NULL};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+		for (const char *const *sh = shapes; *sh; sh++)
+			for (int mesh = 0; mesh < 2; mesh++) {
+				const char *bnd = mesh ? "mesh" : "torus";
+				same_as_serial_wl(*sh, bnd, cases[c].method, cases[c].init, cases[c].until, NULL, cases[c].wl);
+				static steps a;
+				lbt_summary s;
+				size_t n;
+				free(run(1, NULL, *sh, bnd, cases[c].method, cases[c].init, cases[c].until, cases[c].wl, &a, &s, &n));
+				const lbt_step_record *last = &a.r[a.n - 1];
+				if (!s.real)
+					cr_assert_eq((int64_t)last->total, (int64_t)(s.total + s.generated - s.completed),
+					             "%s %s %s: total %.17g after %.17g + %.17g - %.17g", cases[c].wl, *sh, bnd,
+					             last->total, s.total, s.generated, s.completed);
+				if (!strcmp(cases[c].until, "done"))
+					cr_assert(s.reached && last->total == 0, "%s %s %s: nodes left", cases[c].wl, *sh, bnd);
+			}
+}
+
+/* A slab that is not the first, in every build: the torus `whole` is cut by
+ * hand into slabs of the given layers along its first axis with links; a
+ * state per slab gets the whole's initial loads there and a cut that says
+ * where it lies (one rank of one: the reductions are the values
+ * themselves), and the workload's phase runs on the slabs in order with one
+ * set of counters, as the reduction over ranks adds them (real-valued ones
+ * one PE after the other, as lbt_comm_chain passes them on); the
+ * generator's draw is every rank's, so each slab counts its task. The
+ * loads and counters must be one process's, bit for bit: a draw for the
+ * wrong PE, or the generator's task on the wrong slab, shows. */
+static void slabs_draw_as_one(const char *whole, const int64_t *layers, int nslabs, const char *method, const char *spec)
+{
+	enum { STEPS = 6 };
+	lbt_state one;
+	lbt_err e;
+	lbt_setup set = {.shape = whole, .method = method, .init = "uniform:0:4", .seed = 3, .threads = 2};
+	cr_assert_eq(lbt_state_open(&one, &set, &e), LBT_OK, "%s", e.msg);
+	static lbt_workload w;
+	cr_assert_eq(lbt_workload_parse(&w, spec, one.method->load, &e), LBT_OK, "%s", e.msg);
+	const lbt_field *f = lbt_grid_field(&one.grid, one.method->load == LBT_LOAD_REAL ? "real" : "load");
+	const size_t cell = lbt_type_size(f->type);
+	const int64_t P = lbt_shape_pes(&one.grid.shape);
+	char *init = malloc((size_t)P * cell), *want = malloc((size_t)P * cell), *got = malloc((size_t)P * cell);
+	lbt_field_export(&one.grid, f, init);
+	void *ws;
+	lbt_work_counts cw[STEPS] = {{0}};
+	cr_assert_eq(w.open_spec(&ws, &w, &one, &e), LBT_OK, "%s", e.msg);
+	for (int t = 0; t < STEPS; t++)
+		cr_assert_eq(w.phase(ws, &one, t, 9, &cw[t], &e), LBT_OK, "%s", e.msg);
+	w.close(ws);
+	lbt_field_export(&one.grid, f, want);
+
+	lbt_state slab[4];
+	void *sws[4];
+	lbt_cut cut[4];
+	const lbt_shape *sh = &one.grid.shape;
+	int axis = 0;
+	while (axis < sh->dims - 1 && sh->ext[axis] < 2)
+		axis++;
+	const int64_t layer = P / sh->ext[axis];
+	for (int k = 0, lo = 0; k < nslabs; lo += (int)layers[k], k++) {
+		char shape[64] = "";
+		for (int d = 0; d < sh->dims; d++)
+			snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", d ? "x" : "",
+			         (long long)(d == axis ? layers[k] : sh->ext[d]));
+		lbt_setup ss = set;
+		ss.shape = shape;
+		cr_assert_eq(lbt_state_open(&slab[k], &ss, &e), LBT_OK, "%s", e.msg);
+		lbt_field_import(&slab[k].grid, lbt_grid_field(&slab[k].grid, f->name), init + (size_t)(lo * layer) * cell);
+		cut[k] = (lbt_cut){.axis = axis, .gext = sh->ext[axis], .torus = 1, .lo = lo, .rank = 0, .ranks = 1};
+		slab[k].grid.cut = &cut[k];
+		slab[k].grid.whole = *sh;
+		cr_assert_eq(w.open_spec(&sws[k], &w, &slab[k], &e), LBT_OK, "%s", e.msg);
+	}
+	const int each = !strcmp(w.name, "generator");
+	for (int t = 0; t < STEPS; t++) {
+		lbt_work_counts c = {0};
+		for (int k = 0; k < nslabs; k++) {
+			if (each)
+				c = (lbt_work_counts){0};
+			cr_assert_eq(w.phase(sws[k], &slab[k], t, 9, &c, &e), LBT_OK, "%s", e.msg);
+		}
+		cr_assert(!memcmp(&c, &cw[t], sizeof c), "%s on %s, step %d: generated %.17g / %.17g, completed %.17g / %.17g, "
+		          "idle %.17g / %.17g", spec, whole, t, c.generated, cw[t].generated, c.completed, cw[t].completed,
+		          c.idle_capacity, cw[t].idle_capacity);
+	}
+	for (int k = 0, lo = 0; k < nslabs; lo += (int)layers[k], k++) {
+		lbt_field_export(&slab[k].grid, lbt_grid_field(&slab[k].grid, f->name), got + (size_t)(lo * layer) * cell);
+		w.close(sws[k]);
+		slab[k].grid.cut = NULL; /* the hand-made cut is not the grid's to free */
+		slab[k].grid.whole = slab[k].grid.shape;
+		lbt_state_close(&slab[k]);
+	}
+	cr_assert(!memcmp(got, want, (size_t)P * cell), "%s on %s: the slabs' loads differ from one process's", spec, whole);
+	free(init);
+	free(want);
+	free(got);
+	lbt_state_close(&one);
+}
+
+Test(comm, a_slab_draws_with_its_global_indices)
+{
+	static const char *const specs[] = {"cybenko:poisson:1.5:1", "cybenko:uniform:0:3:1", "cybenko:bernoulli:0.4:1",
+	                                    "phases:0.1:0.9:0.1:0.7:2:4", "generator:0.8", NULL};
+	static const char *const real[] = {"cybenko:exp:1:1", "cybenko:normal:1:0.5:1", NULL};
+	const int64_t l7[] = {2, 3, 2}, l10[] = {4, 6}, l9[] = {1, 5, 3};
+	for (const char *const *s = specs; *s; s++) {
+		slabs_draw_as_one("7x5", l7, 3, "lm-c5", *s);
+		slabs_draw_as_one("10", l10, 2, "nna", *s);
+		slabs_draw_as_one("1x9x4", l9, 3, "fos-int", *s);
+	}
+	for (const char *const *s = real; *s; s++) {
+		slabs_draw_as_one("7x5", l7, 3, "fos", *s);
+		slabs_draw_as_one("1x9x4", l9, 3, "de", *s);
 	}
 }
 

@@ -42,7 +42,9 @@ struct lbt_view;
  *     `parts` (it appends; counts.nparts says how many): the same number of
  *     segments on every rank, a segment being one part per row of the block,
  *     or per PE if the cut axis is the last (then the block is one row): the
- *     reducer adds segment by segment, rows (PEs) in global order;
+ *     reducer adds segment by segment, rows in global order (PEs: a
+ *     segment's parts, in global order, make that row's sum, which is then
+ *     added, as one process adds its row's sum);
  *   - per-direction maxima of the amount on one link, in counts.slot[]
  *     (pairs: rightward then leftward), summed pair by pair by the reducer. */
 typedef struct lbt_cut {
@@ -54,7 +56,8 @@ typedef struct lbt_cut {
 	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut);
 	double *parts;         /* room for LBT_CUT_SEGMENTS parts per row of the block */
 	int64_t rows;          /* parts per segment: rows of the last axis in this block, or its PEs
-	                          if the cut axis is the last */
+	                          if the cut axis is the last (by_pe) */
+	int by_pe;
 	char *halo;            /* the fill's buffers: LBT_CUT_BUFFERS layers of load and real cells */
 } lbt_cut;
 #define LBT_CUT_BUFFERS 8   /* 4 halo layers received; 4 sent: others need only a slab's 2 first and 2 last layers */

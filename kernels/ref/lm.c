@@ -69,9 +69,8 @@ void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c)
 	for (int d = 0; d < v->dims; d++) {
 		if (lbt_gext(v, d) < 2)
 			continue; /* an extent-1 axis has no links */
-		lbt_halo_fill(v, d);
-		lbt_ref_lm_substep(v, d, cond, c);
-		if (c->nomem)
-			return;
+		lbt_halo_fill(v, d); /* after a failure too: on a cut view the other ranks' fills wait for this one */
+		if (!c->nomem)
+			lbt_ref_lm_substep(v, d, cond, c);
 	}
 }

@@ -107,10 +107,10 @@ static void help(void)
 	       "cut into N slabs along its first axis with links (that extent must be >= N),\n"
 	       "the Liquid model runs its vector kernel and the other methods their scalar\n"
 	       "references, rank 0 writes the outputs, and they equal one process's bit for\n"
-	       "bit (timing aside). Methods whose kernels do not take a cut torus\n"
-	       "(luling-monien, fos-speed, fos-speed-int, de-axis, none), --speeds, --verify,\n"
-	       "--snapshots, --animate and workloads run on one process only. LBTORUS_CUT=1\n"
-	       "cuts the torus on one process too (the distributed code paths, for tests).\n"
+	       "bit (timing aside), workloads included. Methods whose kernels do not take a\n"
+	       "cut torus (luling-monien, fos-speed, fos-speed-int), --speeds, --verify,\n"
+	       "--snapshots and --animate run on one process only. LBTORUS_CUT=1 cuts the\n"
+	       "torus on one process too (the distributed code paths, for tests).\n"
 	       "\n"
 	       "example: lbtorus run --shape 128x128 --method lm-c5 --init worst:5 --until balanced\n");
 }

@@ -31,6 +31,7 @@ int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wra
 		c->axis++;
 	c->gext = ext[c->axis];
 	c->torus = wrap[c->axis];
+	c->by_pe = c->axis == D - 1;
 	if (c->gext < c->ranks)
 		return lbt_errf(e, LBT_EINVAL, "the torus cannot be cut into %d slabs: its first axis with links has "
 		                "extent %lld (every rank needs at least one layer; use at most %lld ranks)",
@@ -75,7 +76,10 @@ double lbt_comm_ordered_sum(const double *mine, int64_t n, int *nomem)
 }
 
 /* The parts are segments of one part per row (lbt_cut): segment by
- * segment, rank by rank, row by row, as one process adds them. */
+ * segment, rank by rank, row by row, as one process adds them; or, if the
+ * cut axis is the last, of one part per PE of the one row: a segment's
+ * parts summed from 0 are the row's sum, which one process adds to the
+ * total. */
 static double parts_sum(const lbt_cut *cut, const lbt_counts *c, int *nomem)
 {
 	const int R = cut->ranks;
@@ -89,9 +93,14 @@ static double parts_sum(const lbt_cut *cut, const lbt_counts *c, int *nomem)
 	const int64_t segments = cut->rows ? c->nparts / cut->rows : 0;
 	for (int64_t s = 0; s < segments; s++) {
 		const double *p = all;
+		double row = 0;
 		for (int r = 0; r < R; p += counts[r], r++)
 			for (int64_t j = 0; j < rows[r]; j++)
-				sum += p[s * rows[r] + j];
+				if (cut->by_pe)
+					row += p[s * rows[r] + j];
+				else
+					sum += p[s * rows[r] + j];
+		sum += row;
 	}
 	free(all);
 	return sum;

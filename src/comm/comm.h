@@ -52,6 +52,23 @@ int lbt_comm_gather(const void *mine, size_t n, void *all);
  * *nomem is set if the values could not be gathered. */
 double lbt_comm_ordered_sum(const double *mine, int64_t n, int *nomem);
 
+/* Exclusive prefix sums over the ranks: before[j] = the sum of v[j] over
+ * the ranks below this one (0 on rank 0), total[j] over all ranks. */
+void lbt_comm_exscan_i64(const int64_t *v, int64_t *before, int64_t *total, int n);
+/* Real-valued sums in global order: acc[0..n-1] passes from rank to rank in
+ * rank order, each adding its own values one by one (add(ctx, acc)), so
+ * that every rank ends with the bits of one process adding them all. */
+void lbt_comm_chain(double *acc, int n, void (*add)(void *ctx, double *acc), void *ctx);
+/* A failure on some ranks made every rank's: LBT_OK if every rank's status
+ * is, else, on every rank, the status and message (in e) of the lowest
+ * rank that failed. */
+int lbt_comm_agree(int status, lbt_err *e);
+/* Every rank sends sendn[r] bytes (from send, in rank order) to rank r and
+ * receives recvn[r] bytes from rank r into *recv (allocated, in rank order;
+ * recvn: room for lbt_comm_size() entries). On no memory anywhere
+ * LBT_ENOMEM on every rank, *recv NULL. */
+int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int64_t *recvn);
+
 /* Messages between ranks (a sweep's records to rank 0). Send n bytes to
  * rank `to` with a tag (>= 0); receive the next message for this rank
  * (wait: until one comes; else 0 if none is there): its sender, tag and

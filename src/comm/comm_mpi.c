@@ -144,6 +144,88 @@ int lbt_comm_gather(const void *mine, size_t n, void *all)
 	return bad ? LBT_ENOMEM : LBT_OK;
 }
 
+void lbt_comm_exscan_i64(const int64_t *v, int64_t *before, int64_t *total, int n)
+{
+	memset(before, 0, (size_t)n * sizeof *before); /* MPI_Exscan leaves rank 0's undefined */
+	memcpy(total, v, (size_t)n * sizeof *total);
+	if (!joined)
+		return;
+	MPI_Exscan(v, before, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+	if (rank == 0)
+		memset(before, 0, (size_t)n * sizeof *before);
+	MPI_Allreduce(MPI_IN_PLACE, total, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+enum { TAG_CHAIN = 64 }; /* above the fill's (0..3) and a sweep's messages (1, 2) */
+
+void lbt_comm_chain(double *acc, int n, void (*add)(void *ctx, double *acc), void *ctx)
+{
+	if (joined && rank > 0)
+		MPI_Recv(acc, n, MPI_DOUBLE, rank - 1, TAG_CHAIN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	add(ctx, acc);
+	if (joined && rank < size - 1)
+		MPI_Send(acc, n, MPI_DOUBLE, rank + 1, TAG_CHAIN, MPI_COMM_WORLD);
+	if (joined)
+		MPI_Bcast(acc, n, MPI_DOUBLE, size - 1, MPI_COMM_WORLD);
+}
+
+int lbt_comm_agree(int status, lbt_err *e)
+{
+	if (!joined)
+		return status;
+	int first = status ? rank : size;
+	MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == size)
+		return LBT_OK;
+	struct {
+		int status;
+		lbt_err e;
+	} m = {status, {{0}}};
+	if (rank == first && e)
+		m.e = *e;
+	MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, MPI_COMM_WORLD);
+	if (e)
+		*e = m.e;
+	return m.status;
+}
+
+int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int64_t *recvn)
+{
+	*recv = NULL;
+	if (!joined) {
+		recvn[0] = sendn[0];
+		if (!(*recv = malloc((size_t)(sendn[0] ? sendn[0] : 1))))
+			return LBT_ENOMEM;
+		memcpy(*recv, send, (size_t)sendn[0]);
+		return LBT_OK;
+	}
+	MPI_Alltoall(sendn, 1, MPI_INT64_T, recvn, 1, MPI_INT64_T, MPI_COMM_WORLD);
+	int *c = malloc((size_t)(4 * size) * sizeof *c); /* send counts, offsets; receive counts, offsets */
+	int64_t sent = 0, got = 0;
+	for (int r = 0; r < size; r++) {
+		sent += sendn[r];
+		got += recvn[r];
+	}
+	int bad = !c || sent > INT32_MAX || got > INT32_MAX || !(*recv = malloc((size_t)(got ? got : 1)));
+	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (!bad) {
+		for (int r = 0, so = 0, ro = 0; r < size; so += c[r], ro += c[2 * size + r], r++) {
+			c[r] = (int)sendn[r];
+			c[size + r] = so;
+			c[2 * size + r] = (int)recvn[r];
+			c[3 * size + r] = ro;
+		}
+		MPI_Alltoallv(send, c, c + size, MPI_BYTE, *recv, c + 2 * size, c + 3 * size, MPI_BYTE, MPI_COMM_WORLD);
+	}
+	free(c);
+	if (bad) {
+		free(*recv);
+		*recv = NULL;
+		return LBT_ENOMEM;
+	}
+	return LBT_OK;
+}
+
 /* End every rank at once (a rank that cannot go on alone). */
 static void lbt_comm_abort(int status)
 {

@@ -183,14 +183,24 @@ static int note_speed(const lbt_state *st, lbt_summary *out, int64_t step, lbt_e
 	return LBT_OK;
 }
 
-/* The workload's workspace (a parsed spec's open_spec, else open); NULL: none. */
+/* The workload's workspace (a parsed spec's open_spec, else open); NULL:
+ * none. On a cut torus every rank opens it, or none. */
 static int open_workload(const lbt_workload *wl, lbt_state *st, void **wws, lbt_err *e)
 {
+	int status = LBT_OK;
 	if (wl && wl->open_spec)
-		return wl->open_spec(wws, wl, st, e);
-	if (wl && wl->open)
-		return wl->open(wws, st, e);
-	return LBT_OK;
+		status = wl->open_spec(wws, wl, st, e);
+	else if (wl && wl->open)
+		status = wl->open(wws, st, e);
+	if (wl && st->grid.cut) {
+		int all = lbt_comm_agree(status, e); /* the lowest failing rank's error */
+		if (all && !status && wl->close)
+			wl->close(*wws);
+		if (all && !status)
+			*wws = NULL;
+		status = all;
+	}
+	return status;
 }
 
 /* --bench: only the method's steps (after the workload's phase, if any), timed. */
@@ -256,9 +266,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	if (o->max_steps < 0 || (o->until.kind == LBT_UNTIL_STEPS && o->until.steps < 0))
 		return lbt_errf(e, LBT_EINVAL, "a run needs max_steps >= 0 and steps:N with N >= 0");
 	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
-	if (st->grid.cut && (o->verify || wl))
-		return lbt_errf(e, LBT_EINVAL, "%s runs on one process only, not on a torus cut between ranks",
-		                o->verify ? "--verify" : "a workload");
+	if (st->grid.cut && o->verify)
+		return lbt_errf(e, LBT_EINVAL, "--verify runs on one process only, not on a torus cut between ranks");
 	if (o->bare)
 		return run_bare(st, o, out, e);
 	const lbt_shape *s = &st->grid.whole;

@@ -32,11 +32,21 @@
  * once, and a node's level is kept; only the pairing of senders and
  * receivers is this order-preserving matching rather than the method's own
  * links (for the Galton-Watson tree, whose nodes are alike, the pairing
- * changes nothing but the recorded levels). */
+ * changes nothing but the recorded levels).
+ *
+ * On a torus cut between ranks (MPI, lbtorus/comm.h) each rank keeps the
+ * counts of its slab, and the global orders above are kept by prefix sums
+ * over the ranks (a slab is a run of row-major indices): a gw node's rank
+ * among its level's expansions starts after those of the ranks below
+ * (lbt_comm_exscan_i64), and the nodes given away, numbered in the global
+ * order, go to the receivers' global numbering, each rank sending the runs
+ * that other ranks' receivers take (lbt_comm_alltoallv). The levels that
+ * exist are the same on every rank. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lbtorus/rng.h"
+#include "comm/comm.h"
 #include "workload.h"
 
 enum { P_CHILDREN = 111 };
@@ -59,6 +69,8 @@ typedef struct {
 	int64_t levels, cap; /* levels allocated; room in cnt */
 	int64_t used;     /* levels that ever held a node */
 	int64_t *ranks;   /* gw: nodes of each level expanded so far (room for cap levels) */
+	int64_t *scan;    /* 3 x cap, for gw on a cut torus: this step's expansions per level here, below, in all */
+	int64_t P;        /* PEs of the whole torus */
 	run_t *q;
 	int64_t qn, qcap;
 } tree_ws;
@@ -72,6 +84,7 @@ static void tree_close(void *p)
 		free(ws->cnt[l]);
 	free(ws->cnt);
 	free(ws->ranks);
+	free(ws->scan);
 	free(ws->held);
 	free(ws->d.buf);
 	free(ws->q);
@@ -82,7 +95,7 @@ static void tree_close(void *p)
 static int need_level(tree_ws *ws, int64_t l, lbt_err *e)
 {
 	while (ws->levels <= l) {
-		if ((ws->levels + 1) * ws->d.P > MAX_LEVEL_CELLS)
+		if ((ws->levels + 1) * ws->P > MAX_LEVEL_CELLS)
 			return lbt_errf(e, LBT_ENOMEM, "workload %s: the tree is deeper than %lld levels, more than its "
 			                "counts may take", ws->w->spec, (long long)ws->levels);
 		if (ws->levels == ws->cap) {
@@ -91,10 +104,13 @@ static int need_level(tree_ws *ws, int64_t l, lbt_err *e)
 			if (c)
 				ws->cnt = c;
 			int64_t *r = c ? realloc(ws->ranks, (size_t)cap * sizeof *r) : NULL;
-			if (!r)
+			if (r)
+				ws->ranks = r;
+			int64_t *sc = r ? realloc(ws->scan, (size_t)(3 * cap) * sizeof *sc) : NULL;
+			if (!sc)
 				return lbt_errf(e, LBT_ENOMEM, "no memory for the tree's levels");
 			memset(r + ws->cap, 0, (size_t)(cap - ws->cap) * sizeof *r);
-			ws->ranks = r;
+			ws->scan = sc;
 			ws->cap = cap;
 		}
 		if (!(ws->cnt[ws->levels] = calloc((size_t)ws->d.P, sizeof(int32_t))))
@@ -124,6 +140,7 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 	ws->depth = ws->complete ? (int64_t)w->arg[1] : -1;
 	ws->prob = ws->complete ? 1 : w->arg[1];
 	int32_t roots = ws->complete ? 1 : (int32_t)w->arg[2];
+	ws->P = lbt_shape_pes(&st->grid.whole);
 	int status = lbt_wl_dense_open(&ws->d, st, e);
 	if (!status && !(ws->held = calloc((size_t)ws->d.P, sizeof *ws->held)))
 		status = lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
@@ -133,10 +150,21 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 		tree_close(ws);
 		return status;
 	}
-	ws->cnt[0][0] = ws->held[0] = roots;
-	st->grid.load[0] = roots; /* the roots are the initial load */
+	if (ws->d.first == 0) { /* this rank holds PE 0 */
+		ws->cnt[0][0] = ws->held[0] = roots;
+		st->grid.load[0] = roots; /* the roots are the initial load */
+	}
 	*out = ws;
 	return LBT_OK;
+}
+
+/* The deepest level on which PE i holds a node (it holds one), below top. */
+static int64_t deepest(const tree_ws *ws, int64_t i, int64_t top)
+{
+	int64_t l = top - 1;
+	while (ws->cnt[l][i] == 0)
+		l--;
+	return l;
 }
 
 /* Every PE holding a node expands one of its deepest level. */
@@ -147,36 +175,59 @@ static int tree_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work
 	int32_t *x = ws->d.buf;
 	lbt_field_export(&st->grid, ws->d.f, x);
 	const int64_t top = ws->levels; /* children made this step land on levels that exist now or one more */
+	const int64_t oc = ws->cap;     /* the scan's stride (need_level may move it, keeping what it holds) */
+	const int scan = st->grid.cut && !ws->complete;
+	if (scan) { /* this step's ranks on each level start after those of the ranks below */
+		int64_t *here = ws->scan, *below = here + oc, *all = below + oc;
+		memset(here, 0, (size_t)top * sizeof *here);
+		for (int64_t i = 0; i < ws->d.P; i++)
+			if (ws->held[i])
+				here[deepest(ws, i, top)]++;
+		lbt_comm_exscan_i64(here, below, all, (int)top);
+		for (int64_t l = 0; l < top; l++)
+			ws->ranks[l] += below[l];
+	}
+	int64_t v[4] = {0, 0, 0, 0}; /* generated, completed, idle capacity; a level was added */
+	int status = LBT_OK;
 	for (int64_t i = 0; i < ws->d.P; i++) {
 		if (ws->held[i] == 0) {
-			c->idle_capacity += 1;
+			v[2]++;
 			continue;
 		}
-		int64_t l = top - 1;
-		while (ws->cnt[l][i] == 0)
-			l--;
+		int64_t l = deepest(ws, i, top);
 		ws->cnt[l][i]--;
-		c->completed++;
+		v[1]++;
 		int32_t kids = 0;
 		if (ws->complete)
 			kids = l < ws->depth ? ws->B : 0;
 		else
 			kids = lbt_wl_unit(lbt_rand(seed, (uint64_t)l, (uint64_t)ws->ranks[l]++, P_CHILDREN)) < ws->prob ? ws->B : 0;
 		if (kids) {
-			int status = need_level(ws, l + 1, e);
-			if (status)
-				return status;
-			if (x[i] > INT32_MAX - kids)
-				return lbt_errf(e, LBT_ERANGE, "workload %s: PE %lld would hold more than 2^31-1 nodes",
-				                ws->w->spec, (long long)i);
+			if ((status = need_level(ws, l + 1, e)))
+				break;
+			if (x[i] > INT32_MAX - kids) {
+				status = lbt_errf(e, LBT_ERANGE, "workload %s: PE %lld would hold more than 2^31-1 nodes",
+				                  ws->w->spec, (long long)(ws->d.first + i));
+				break;
+			}
 			ws->cnt[l + 1][i] += kids;
 		}
 		ws->held[i] += kids - 1;
 		x[i] += kids - 1;
-		c->generated += kids;
+		v[0] += kids;
 	}
 	lbt_field_import(&st->grid, ws->d.f, x);
-	return LBT_OK;
+	if (scan) { /* every rank's expansions counted: each level's ranks go on after all of them */
+		const int64_t *here = ws->scan, *below = here + oc, *all = below + oc;
+		for (int64_t l = 0; l < top; l++)
+			ws->ranks[l] += all[l] - below[l] - here[l];
+	}
+	v[3] = ws->levels > top;
+	if ((status = lbt_wl_done(st, v, 1, status, c, e)))
+		return status;
+	if (st->grid.cut && v[3]) /* the same levels on every rank */
+		status = lbt_comm_agree(need_level(ws, top, e), e);
+	return status;
 }
 
 static int push(tree_ws *ws, int32_t level, int32_t n, lbt_err *e)
@@ -193,6 +244,69 @@ static int push(tree_ws *ws, int32_t level, int32_t n, lbt_err *e)
 	return LBT_OK;
 }
 
+static int mismatch(const tree_ws *ws, const lbt_state *st, int made, lbt_err *e)
+{
+	return lbt_errf(e, LBT_EINTERNAL, made ? "workload %s: %s made load the tree does not have"
+	                                       : "workload %s: %s lost tree nodes", ws->w->spec, st->method->name);
+}
+
+/* On a cut torus: the runs of nodes that this rank's receivers take (*in,
+ * *n; *got: what to free), the nodes given away on every rank numbered in
+ * the global order and dealt in it. gave, want: nodes given away and taken
+ * here; status: this rank's so far. */
+static int exchange(tree_ws *ws, const lbt_state *st, int64_t gave, int64_t want, int status, run_t **in,
+                    int64_t *n, void **got, lbt_err *e)
+{
+	const int R = lbt_comm_size(), me = lbt_comm_rank();
+	int64_t mine[3] = {gave, want, status != LBT_OK}, all[3 * R];
+	int64_t at[4 * R]; /* per rank: its first node given, its first taken; bytes out, in */
+	lbt_comm_allgather(mine, sizeof mine, all);
+	for (int r = 0; r < R; r++)
+		if (all[3 * r + 2])
+			return lbt_comm_agree(status, e);
+	int64_t G = 0, T = 0;
+	for (int r = 0; r < R; r++) {
+		at[r] = G;
+		at[R + r] = T;
+		G += all[3 * r];
+		T += all[3 * r + 1];
+	}
+	int cross = 0; /* some nodes go from one rank to another */
+	for (int s = 0; s < R; s++)
+		for (int r = 0; r < R; r++)
+			cross |= s != r && at[s] < at[R + r] + all[3 * r + 1] && at[R + r] < at[s] + all[3 * s];
+	if (G != T || !cross)
+		return G != T ? mismatch(ws, st, T > G, e) : LBT_OK;
+	/* my runs cut where the receiving ranks' parts begin: at most R - 1 more */
+	run_t *out = malloc((size_t)(ws->qn + R) * sizeof *out);
+	int64_t *sendn = at + 2 * R, *recvn = at + 3 * R, k = 0, pos = at[me], q = 0, used = 0;
+	for (int r = 0; out && r < R; r++) {
+		const int64_t end = (r + 1 < R ? at[R + r + 1] : T), k0 = k;
+		while (q < ws->qn && pos < end) {
+			int64_t left = ws->q[q].n - used, take = end - pos < left ? end - pos : left;
+			out[k++] = (run_t){ws->q[q].level, (int32_t)take};
+			pos += take;
+			if ((used += take) == ws->q[q].n) {
+				q++;
+				used = 0;
+			}
+		}
+		sendn[r] = (k - k0) * (int64_t)sizeof *out;
+	}
+	if (!lbt_comm_min_int(out != NULL))
+		status = lbt_errf(e, LBT_ENOMEM, "no memory for the nodes in transit");
+	else if ((status = lbt_comm_alltoallv(out, sendn, got, recvn)))
+		lbt_errf(e, status, "no memory for the nodes in transit");
+	else {
+		*in = *got;
+		*n = 0;
+		for (int r = 0; r < R; r++)
+			*n += recvn[r] / (int64_t)sizeof *out;
+	}
+	free(out);
+	return status;
+}
+
 /* After the method's step: the nodes follow the load (see the top). */
 static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 {
@@ -200,25 +314,34 @@ static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 	int32_t *x = ws->d.buf;
 	lbt_field_export(&st->grid, ws->d.f, x);
 	ws->qn = 0;
-	for (int64_t i = 0; i < ws->d.P; i++) /* senders give their shallowest nodes */
+	int status = LBT_OK;
+	int64_t gave = 0, want = 0;
+	for (int64_t i = 0; i < ws->d.P && !status; i++) /* senders give their shallowest nodes */
 		for (int32_t give = ws->held[i] - x[i], l = 0; give > 0; l++) {
 			int32_t k = ws->cnt[l][i] < give ? ws->cnt[l][i] : give;
 			if (k) {
-				int status = push(ws, l, k, e);
-				if (status)
-					return status;
+				if ((status = push(ws, l, k, e)))
+					break;
 				ws->cnt[l][i] -= k;
 				ws->held[i] -= k;
 				give -= k;
+				gave += k;
 			}
 		}
-	int64_t head = 0;
-	for (int64_t i = 0; i < ws->d.P; i++) /* receivers take them in order */
+	for (int64_t i = 0; st->grid.cut && i < ws->d.P; i++)
+		want += x[i] > ws->held[i] ? x[i] - ws->held[i] : 0;
+	run_t *in = ws->q; /* the runs this rank's receivers take */
+	int64_t n = ws->qn, head = 0;
+	void *got = NULL;
+	if (st->grid.cut)
+		status = exchange(ws, st, gave, want, status, &in, &n, &got, e);
+	for (int64_t i = 0; i < ws->d.P && !status; i++) /* receivers take them in order */
 		for (int32_t take = x[i] - ws->held[i]; take > 0;) {
-			if (head == ws->qn)
-				return lbt_errf(e, LBT_EINTERNAL, "workload %s: %s made load the tree does not have",
-				                ws->w->spec, st->method->name);
-			run_t *r = &ws->q[head];
+			if (head == n) {
+				status = mismatch(ws, st, 1, e);
+				break;
+			}
+			run_t *r = &in[head];
 			int32_t k = r->n < take ? r->n : take;
 			ws->cnt[r->level][i] += k;
 			ws->held[i] += k;
@@ -226,9 +349,12 @@ static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 			if (!(r->n -= k))
 				head++;
 		}
-	if (head != ws->qn)
-		return lbt_errf(e, LBT_EINTERNAL, "workload %s: %s lost tree nodes", ws->w->spec, st->method->name);
-	return LBT_OK;
+	free(got);
+	if (!status && head != n)
+		status = mismatch(ws, st, 0, e);
+	if (st->grid.cut) /* a mismatch is a bug, found on some ranks only: all stop */
+		status = lbt_comm_agree(status, e);
+	return status;
 }
 
 static int64_t tree_levels(const void *p) { return ((const tree_ws *)p)->used; }

@@ -13,7 +13,11 @@
  * The search trees (tree:, gw:) are in tree.c. Every draw for PE i at step
  * t comes from lbt_rand(seed, t, i, purpose) with i the PE's row-major
  * index, and PEs are visited in row-major order with all sums in that
- * order, so a run has the same bits for any thread count and ISA. The one
+ * order, so a run has the same bits for any thread count and ISA. On a
+ * torus cut between ranks (MPI, lbtorus/comm.h) each rank works on its slab
+ * with the global indices; the counters are summed exactly over the ranks
+ * (lbt_wl_done), real-valued ones passed from rank to rank in global order
+ * (lbt_comm_chain): the bits of one process for any rank count. The one
  * exception in form, not in bits: cybenko with Poisson arrivals on integer
  * loads runs the dispatch table's row kernel (wl_poisson_row: a scalar
  * reference and a vector kernel per ISA, checked bit for bit by checkasm)
@@ -28,6 +32,7 @@
 
 #include "lbtorus/number.h"
 #include "lbtorus/rng.h"
+#include "comm/comm.h"
 #include "workload.h"
 
 /* Purposes of the draws (lbt_rand's p), apart from the methods' own. */
@@ -55,16 +60,38 @@ static double draw(const lbt_workload *w, uint64_t seed, int64_t t, int64_t i)
 /* The dense copy of the method's load field that every phase works on. */
 int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e)
 {
-	d->P = lbt_shape_pes(&st->grid.shape);
+	const lbt_grid *g = &st->grid;
+	d->P = lbt_shape_pes(&g->shape);
+	d->first = g->cut ? g->cut->lo * (lbt_shape_pes(&g->whole) / g->whole.ext[g->cut->axis]) : 0;
 	d->real = st->method->load == LBT_LOAD_REAL;
 	d->f = lbt_grid_field(&st->grid, d->real ? "real" : "load");
 	d->buf = malloc((size_t)d->P * (d->real ? sizeof(double) : sizeof(int32_t)));
 	return d->buf ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the workload's copy of the loads");
 }
 
+int lbt_wl_done(const lbt_state *st, int64_t *v, int extra, int status, lbt_work_counts *c, lbt_err *e)
+{
+	const int n = 3 + extra;
+	if (st->grid.cut) {
+		int64_t all[8];
+		memcpy(all, v, (size_t)n * sizeof *v);
+		all[n] = status != LBT_OK;
+		lbt_comm_sum_i64(all, n + 1);
+		if (all[n])
+			return lbt_comm_agree(status, e);
+		memcpy(v, all, (size_t)n * sizeof *v);
+	} else if (status)
+		return status;
+	c->generated += (double)v[0];
+	c->completed += (double)v[1];
+	c->idle_capacity += (double)v[2];
+	return LBT_OK;
+}
+
 typedef struct {
 	const lbt_workload *w;
 	lbt_wl_dense d;
+	double *eta;      /* cybenko on real loads, on a cut torus: this step's arrivals per PE */
 	double *g, *c;    /* phases: the current phase's probabilities per PE */
 	int64_t *end;     /* phases: the step at which the current phase ends */
 	int rows;         /* cybenko:poisson on integer loads: the row kernel, with */
@@ -78,6 +105,7 @@ static void simple_close(void *p)
 	if (!ws)
 		return;
 	free(ws->d.buf);
+	free(ws->eta);
 	free(ws->g);
 	free(ws->c);
 	free(ws->end);
@@ -101,6 +129,9 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		                                (size_t)sh->ext[sh->dims - 1] * sizeof *ws->scratch)))
 			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's rows");
 	}
+	if (!s && !strcmp(w->name, "cybenko") && ws->d.real && st->grid.cut &&
+	    !(ws->eta = malloc((size_t)(ws->d.P ? ws->d.P : 1) * sizeof *ws->eta)))
+		s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's arrivals");
 	if (!s && !strcmp(w->name, "phases")) {
 		size_t P = (size_t)ws->d.P;
 		ws->g = malloc(P * sizeof *ws->g);
@@ -147,18 +178,27 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 		}
 		uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
 		lbt_wl_counts k = {0};
-		row(g->load + off, n, r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+		row(g->load + off, n, ws->d.first + r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
 		gen += k.generated;
 		comp += k.completed;
 		idle += k.idle;
 		over |= k.overflow;
 	}
-	if (over)
-		return lbt_errf(e, LBT_ERANGE, "workload: a PE would hold more than 2^31-1 tasks");
-	c->generated += (double)gen;
-	c->completed += (double)comp;
-	c->idle_capacity += (double)idle;
-	return LBT_OK;
+	int64_t v[3] = {gen, comp, idle};
+	return lbt_wl_done(st, v, 0, over ? lbt_errf(e, LBT_ERANGE, "workload: a PE would hold more than 2^31-1 tasks")
+	                                  : LBT_OK, c, e);
+}
+
+/* The real-valued counters of this rank's arrivals, one PE after the
+ * other (lbt_comm_chain). */
+static void add_arrivals(void *p, double *acc)
+{
+	const simple_ws *ws = p;
+	const double C = ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM || ws->w->dist == LBT_DIST_NORMAL ? 2 : 1];
+	for (int64_t i = 0; i < ws->d.P; i++) {
+		acc[0] += ws->eta[i];
+		acc[1] += C;
+	}
 }
 
 static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
@@ -169,30 +209,47 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
 	const lbt_workload *w = ws->w;
 	const double C = w->arg[w->dist == LBT_DIST_UNIFORM || w->dist == LBT_DIST_NORMAL ? 2 : 1];
 	lbt_field_export(&st->grid, ws->d.f, ws->d.buf);
+	const int64_t g0 = ws->d.first;
 	if (ws->d.real) { /* eq. (12) as it stands: loads may go negative (Cybenko's interpretation (b)) */
 		double *x = ws->d.buf;
 		for (int64_t i = 0; i < ws->d.P; i++) {
-			double eta = draw(w, seed, t, i);
+			double eta = draw(w, seed, t, g0 + i);
 			x[i] += eta - C;
-			c->generated += eta;
-			c->completed += C;
+			if (ws->eta) /* cut: summed in global order below */
+				ws->eta[i] = eta;
+			else {
+				c->generated += eta;
+				c->completed += C;
+			}
 		}
-	} else { /* a PE completes at most what it holds, the rest of C is idle capacity */
-		int32_t *x = ws->d.buf;
-		const int64_t cap = (int64_t)C;
-		for (int64_t i = 0; i < ws->d.P; i++) {
-			int64_t eta = (int64_t)draw(w, seed, t, i), have = x[i] + eta;
-			if (have > INT32_MAX)
-				return overflow(e, i);
-			int64_t done = have < cap ? have : cap;
-			x[i] = (int32_t)(have - done);
-			c->generated += eta;
-			c->completed += done;
-			c->idle_capacity += (double)(cap - done);
+		lbt_field_import(&st->grid, ws->d.f, ws->d.buf);
+		if (ws->eta) {
+			double acc[2] = {c->generated, c->completed};
+			lbt_comm_chain(acc, 2, add_arrivals, ws);
+			c->generated = acc[0];
+			c->completed = acc[1];
 		}
+		return LBT_OK;
+	}
+	/* a PE completes at most what it holds, the rest of C is idle capacity */
+	int32_t *x = ws->d.buf;
+	const int64_t cap = (int64_t)C;
+	int64_t v[3] = {0, 0, 0};
+	int status = LBT_OK;
+	for (int64_t i = 0; i < ws->d.P; i++) {
+		int64_t eta = (int64_t)draw(w, seed, t, g0 + i), have = x[i] + eta;
+		if (have > INT32_MAX) {
+			status = overflow(e, g0 + i);
+			break;
+		}
+		int64_t done = have < cap ? have : cap;
+		x[i] = (int32_t)(have - done);
+		v[0] += eta;
+		v[1] += done;
+		v[2] += cap - done;
 	}
 	lbt_field_import(&st->grid, ws->d.f, ws->d.buf);
-	return LBT_OK;
+	return lbt_wl_done(st, v, 0, status, c, e);
 }
 
 /* Lüling and Monien §7: at the step a PE's phase ends it draws the next one
@@ -206,38 +263,50 @@ static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_wo
 	const double *a = ws->w->arg;
 	int32_t *x = ws->d.buf;
 	lbt_field_export(&st->grid, ws->d.f, x);
+	int64_t v[3] = {0, 0, 0};
+	int status = LBT_OK;
 	for (int64_t i = 0; i < ws->d.P; i++) {
+		const uint64_t gi = (uint64_t)(ws->d.first + i);
 		if (t >= ws->end[i]) {
-			ws->g[i] = a[0] + (a[1] - a[0]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_G));
-			ws->c[i] = a[2] + (a[3] - a[2]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_C));
-			ws->end[i] = t + lbt_rand_range(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_LEN),
-			                                (int64_t)a[4], (int64_t)a[5]);
+			ws->g[i] = a[0] + (a[1] - a[0]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, gi, P_PHASE_G));
+			ws->c[i] = a[2] + (a[3] - a[2]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, gi, P_PHASE_C));
+			ws->end[i] = t + lbt_rand_range(lbt_rand(seed, (uint64_t)t, gi, P_PHASE_LEN), (int64_t)a[4], (int64_t)a[5]);
 		}
-		int gen = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_GEN)) < ws->g[i];
-		int con = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_CONSUME)) < ws->c[i];
-		if (gen && x[i] == INT32_MAX)
-			return overflow(e, i);
+		int gen = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, gi, P_GEN)) < ws->g[i];
+		int con = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, gi, P_CONSUME)) < ws->c[i];
+		if (gen && x[i] == INT32_MAX) {
+			status = overflow(e, (int64_t)gi);
+			break;
+		}
 		x[i] += gen;
-		c->generated += gen;
+		v[0] += gen;
 		if (con && x[i] > 0) {
 			x[i]--;
-			c->completed++;
+			v[1]++;
 		} else if (con)
-			c->idle_capacity += 1;
+			v[2]++;
 	}
 	lbt_field_import(&st->grid, ws->d.f, x);
-	return LBT_OK;
+	return lbt_wl_done(st, v, 0, status, c, e);
 }
 
-/* One task at PE (0, ..., 0) with probability G; nobody consumes. */
+/* One task at PE (0, ..., 0) with probability G; nobody consumes. Every
+ * rank of a cut torus draws the same number; the one holding PE 0 adds the
+ * task. */
 static int generator_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
 	if (lbt_wl_unit(lbt_rand(seed, (uint64_t)t, 0, P_GEN)) >= ws->w->arg[0])
 		return LBT_OK;
-	if (st->grid.load[0] == INT32_MAX)
-		return overflow(e, 0);
-	st->grid.load[0]++;
+	int status = LBT_OK;
+	if (ws->d.first == 0 && st->grid.load[0] == INT32_MAX)
+		status = overflow(e, 0);
+	else if (ws->d.first == 0)
+		st->grid.load[0]++;
+	if (st->grid.cut)
+		status = lbt_comm_agree(status, e);
+	if (status)
+		return status;
 	c->generated++;
 	return LBT_OK;
 }

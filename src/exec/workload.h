@@ -6,14 +6,27 @@
 #include "lbtorus/run.h"
 
 /* A dense row-major copy of the method's load field: phases export the
- * field, work on PE i = its row-major index, and import it back. */
+ * field, work on PE i = its row-major index, and import it back. On a
+ * torus cut between ranks it is this rank's slab, whose PEs are the global
+ * row-major indices first .. first + P - 1 (the cut axis is the outermost
+ * with links, so a slab is one run of them). */
 typedef struct {
 	const lbt_field *f;
 	void *buf;      /* int32_t[P], or double[P] for a real-valued method */
-	int64_t P;
+	int64_t P;      /* PEs here */
+	int64_t first;  /* the global row-major index of buf[0] */
 	int real;
 } lbt_wl_dense;
 int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e);
+
+/* The end of a phase: this rank's counters v (generated, completed, idle
+ * capacity, then `extra` values of the phase's own) and its status. On a
+ * torus cut between ranks (collective) the counters are first summed over
+ * the ranks, exactly, and a failure on any rank becomes every rank's (the
+ * lowest failing rank's status and message: its first failing PE is the
+ * first in row-major order, as on one process). Then v's first three are
+ * added to c. */
+int lbt_wl_done(const lbt_state *st, int64_t *v, int extra, int status, lbt_work_counts *c, lbt_err *e);
 
 double lbt_wl_unit(uint64_t r); /* a uniform double in [0, 1) from 53 bits of r */
 

@@ -25,16 +25,18 @@ static void de_int_step(lbt_state *st, lbt_counts *c)
 }
 
 /* Cybenko's eq. (17): at step t the axis t mod D' of the D' axes with links
- * (on a hypercube: dimension (t mod d) + 1). Not LBT_M_DETERMINISTIC: the
- * next state depends on the step too (a step that moves nothing on its axis
- * says nothing of the next). */
+ * (on a hypercube: dimension (t mod d) + 1), counted on the whole torus (a
+ * rank's slab may have extent 1 on the cut axis). Not LBT_M_DETERMINISTIC:
+ * the next state depends on the step too (a step that moves nothing on its
+ * axis says nothing of the next). */
 static void de_axis_step(lbt_state *st, lbt_counts *c)
 {
 	lbt_view v;
 	lbt_method_view(st, &v);
-	int active = lbt_shape_active_dims(&st->grid.shape), k = (int)(st->step % (active ? active : 1));
-	for (int d = 0; d < st->grid.shape.dims; d++)
-		if (st->grid.shape.ext[d] >= 2 && k-- == 0) {
+	const lbt_shape *s = &st->grid.whole;
+	int active = lbt_shape_active_dims(s), k = (int)(st->step % (active ? active : 1));
+	for (int d = 0; d < s->dims; d++)
+		if (s->ext[d] >= 2 && k-- == 0) {
 			st->kern->de_axis_step(&v, st->param[0].num, d, c);
 			return;
 		}
@@ -54,5 +56,5 @@ const lbt_method lbt_de_int = {
 
 const lbt_method lbt_de_axis = {
 	"de-axis", "dimension exchange, one axis per step in turn, real-valued loads", CITE "eq. (17), Theorem 5",
-	LBT_LOAD_REAL, LBT_M_CONSERVATIVE, LBT_UNBOUNDED, 0, lambda, 1, NULL,
+	LBT_LOAD_REAL, LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_UNBOUNDED, 0, lambda, 1, NULL,
 	lbt_scratch_method_open, de_axis_step, lbt_scratch_method_close, NULL, NULL};
