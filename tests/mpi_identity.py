@@ -47,6 +47,10 @@ CASES = [
     ('1x13', 'torus', 'ca', 'worst:2', 'steps:15', 2),
     ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4),    # the fused vector kernel, rows of whole vectors
     ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3),
+    # axes of extent 1 have no halo; a slab of one layer keeps the cut axis's (issue 14 item 12)
+    ('1x2x1x12', 'torus', 'nna', 'worst:3', 'steps:10', 2),
+    ('1x4x1x1x32', 'mesh,torus,torus,mesh,torus', 'lm-c5', 'uniform:0:9', 'steps:10', 4),
+    ('1x3x1x5', 'torus', 'fos', 'uniform:0:9', 'steps:10', 3),
 ]
 
 

@@ -335,6 +335,31 @@ Test(badinput, a_run_that_cannot_fit_is_refused_before_it_allocates)
 	th_rm_tree(dir);
 }
 
+/* Item 12: axes of extent 1 get no halo. 1x1x1x1x1x1x256x1024 (262144 PEs)
+ * took 16.7 GB (5^6 times its 1.1 MB of loads) and was refused under a
+ * 1 GiB address space; it now runs there. Not under AddressSanitizer (see
+ * above). */
+Test(badinput, extent_one_axes_fit_where_their_pes_fit)
+{
+#ifndef __SANITIZE_ADDRESS__
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	struct rlimit old, lim;
+	cr_assert(!getrlimit(RLIMIT_AS, &old));
+	lim = old;
+	lim.rlim_cur = (rlim_t)1 << 30;
+	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	char *out, *err;
+	int rc = th_cli(dir, TH_ARGS("run", "--shape", "1x1x1x1x1x1x256x1024", "--until", "steps:2", "--threads", "1"), &out, &err);
+	cr_assert(!setrlimit(RLIMIT_AS, &old));
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert(strstr(out, "\"steps\":2,"), "%s", out);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+#endif
+}
+
 /* Item 9: one per-axis boundary syntax, torus/mesh, for run and sweep alike
  * (run wrote a comma, sweep a slash, each refusing the other's). */
 Test(badinput, one_boundary_syntax_for_run_and_sweep)

@@ -9,7 +9,7 @@
 
 #include "lbtorus/status.h"
 
-#define LBT_HALO 2      /* halo width per side on every axis (stencils reach i-2..i+1) */
+#define LBT_HALO 2      /* halo width per side on every axis with links (stencils reach i-2..i+1) */
 #define LBT_ALIGN 64    /* bytes: one cache line, one AVX-512 vector; every row of a field starts on one */
 
 /* Scratch memory a kernel may use, allocated once per run (a method's open)
