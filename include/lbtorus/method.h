@@ -67,7 +67,8 @@ enum {
 	LBT_M_CONSERVATIVE = 2,  /* a step never creates or destroys load */
 	LBT_M_RANDOM = 4,        /* draws from lbt_rand(seed, step, global PE, purpose) */
 	LBT_M_SPEEDS = 8,        /* reads a per-PE speed field */
-	LBT_M_CUT = 16           /* runs on a torus cut between ranks (lbtorus/comm.h): its kernels take cut views */
+	LBT_M_CUT = 16,          /* runs on a torus cut between ranks (lbtorus/comm.h): its kernels take cut views */
+	LBT_M_SCRATCH = 32       /* its open allocates the kernels' scratch (lbt_scratch): counted in a run's memory estimate */
 };
 
 typedef enum { LBT_LOAD_INT, LBT_LOAD_REAL } lbt_load_kind;
@@ -106,6 +107,12 @@ enum {
 	LBT_BOUNDED_TORUS = 1, /* bounded on torus axes only: LM shifts one way, so a mesh piles load at its end */
 	LBT_BOUNDED = 2        /* bounded on any boundary: truncated averaging (fos-int, de-int) */
 };
+
+/* Refuse a total load that m could pile onto one PE beyond int32 on s
+ * (integer methods that are not bounded there); lbt_state_open checks it
+ * before allocating when the initial load's total is known without a grid,
+ * lbt_run with the loads in place. */
+int lbt_total_check(const lbt_method *m, const lbt_shape *s, int64_t total, lbt_err *e);
 
 const lbt_method *lbt_method_find(const char *name);
 const lbt_method *const *lbt_methods(void); /* NULL-terminated, in --help order */
