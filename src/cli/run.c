@@ -411,7 +411,9 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(LBT_EINVAL, "run: --warmup needs a --workload");
 
 	lbt_state state;
-	st = lbt_state_open(&state, &set, &err);
+	st = lbt_setup_check_total(&set, &err); /* before the grid is allocated */
+	if (!st)
+		st = lbt_state_open(&state, &set, &err);
 	if (set.cut && !lbt_comm_min_int(!st) && !st) { /* every rank runs, or none (opening is not collective) */
 		lbt_state_close(&state);
 		st = lbt_errf(&err, LBT_ENOMEM, "another rank could not set up its slab of the torus");

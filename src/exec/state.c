@@ -137,9 +137,9 @@ int lbt_total_check(const lbt_method *m, const lbt_shape *s, int64_t total, lbt_
 	                m->bounded == LBT_BOUNDED_TORUS ? " on a mesh" : "", INT32_MAX);
 }
 
-/* The total check of lbt_run, before anything is allocated, wherever the
- * total is known without a grid (not a file's). A uniform load is drawn
- * only when its largest possible total would not pass. */
+/* lbt_run's total check before anything is allocated, wherever the total
+ * is known without a grid (not a file's). A uniform load is drawn only when
+ * its largest possible total would not pass. */
 static int total_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, uint64_t seed, lbt_err *e)
 {
 	int64_t total;
@@ -179,8 +179,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	const int threads = 1;
 #endif
 	if ((status = lbt_init_check(&init, &shape, e)) ||
-	    (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, threads, e)) ||
-	    (status = total_fits(st->method, &init, &shape, cfg->seed, e)))
+	    (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, threads, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
@@ -219,6 +218,15 @@ int lbt_setup_check(const lbt_setup *cfg, lbt_err *e)
 	lbt_init init;
 	lbt_shape shape;
 	return prepare(&st, cfg, &init, &shape, e);
+}
+
+int lbt_setup_check_total(const lbt_setup *cfg, lbt_err *e)
+{
+	lbt_state st;
+	lbt_init init;
+	lbt_shape shape;
+	int status = prepare(&st, cfg, &init, &shape, e);
+	return status ? status : total_fits(st.method, &init, &shape, cfg->seed, e);
 }
 
 int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
