@@ -11,8 +11,8 @@ void lbt_halo_fill(const lbt_view *v, int axis)
 		v->cut->fill(v, v->cut);
 		return;
 	}
-	if (!v->torus[axis])
-		return;
+	if (!v->torus[axis] || v->ext[axis] < 2)
+		return; /* a mesh's halo is never read; an axis of extent 1 has none (stride 0: the PE itself) */
 	const int64_t n = v->ext[axis], s = v->stride[axis];
 	const int last = v->dims - 1;
 	if (axis == last) { /* four cells at the ends of every row */

@@ -20,7 +20,8 @@ static inline void *lbt_alloc_aligned(size_t bytes)
 /* Halo exchange for one axis: for a torus, copy the LBT_HALO layers at each
  * end from the opposite edge; on a cut view's cut axis, fill them from the
  * neighbouring ranks (v->cut->fill, collective). Mesh axes are left alone:
- * kernels treat an open boundary as "no neighbour" and never read those cells. */
+ * kernels treat an open boundary as "no neighbour" and never read those cells;
+ * so are axes of extent 1, which have no links and no halo (lbtorus/grid.h). */
 void lbt_halo_fill(const lbt_view *v, int axis);
 
 /* A cut view's global extent of axis d, and the global coordinate of its

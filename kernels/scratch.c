@@ -7,17 +7,30 @@
 #include "internal.h"
 #include "lbtorus/kernels.h"
 
+/* Fibers of the last axis and a row buffer's cells, for extents ext[0..dims-1]. */
+static int64_t fibers(int dims, const int64_t *ext)
+{
+	int64_t rows = 1;
+	for (int d = 0; d < dims - 1; d++)
+		rows *= ext[d];
+	return rows;
+}
+static int64_t row_cells(int dims, const int64_t *ext) { return (ext[dims - 1] + 256 + 7) / 8 * 8; } /* whole cache lines */
+
+double lbt_scratch_bytes(int dims, const int64_t *ext, int64_t cells, int threads)
+{
+	threads = threads > 0 ? threads : 1;
+	return ((double)dims * (double)cells + (double)fibers(dims, ext) + (double)threads * (double)row_cells(dims, ext)) * 8;
+}
+
 int lbt_scratch_open(lbt_scratch *s, const lbt_view *v, int64_t cells, int64_t origin)
 {
 	memset(s, 0, sizeof *s);
-	const int last = v->dims - 1;
-	int64_t rows = 1;
-	for (int d = 0; d < last; d++)
-		rows *= v->ext[d];
+	const int64_t rows = fibers(v->dims, v->ext);
 	s->origin = origin;
 	s->cells = cells;
 	s->threads = v->threads > 0 ? v->threads : 1;
-	s->row_cells = (v->ext[last] + 256 + 7) / 8 * 8; /* whole cache lines: rows stay 64-byte aligned */
+	s->row_cells = row_cells(v->dims, v->ext); /* rows stay 64-byte aligned */
 	int ok = 1;
 	for (int d = 0; d < v->dims; d++)
 		ok &= (s->link[d] = lbt_alloc_aligned((size_t)cells * 8)) != NULL;

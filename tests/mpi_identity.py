@@ -53,6 +53,10 @@ CASES = [
     ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3),
     ('4x3x5', 'torus,mesh,torus', 'de-axis', 'uniform:0:9', 'steps:12', 4),
     ('7x5', 'torus', 'none', 'uniform:0:9', 'steps:5', 2),
+    # axes of extent 1 have no halo; a slab of one layer keeps the cut axis's (issue 14 item 12)
+    ('1x2x1x12', 'torus', 'nna', 'worst:3', 'steps:10', 2),
+    ('1x4x1x1x32', 'mesh,torus,torus,mesh,torus', 'lm-c5', 'uniform:0:9', 'steps:10', 4),
+    ('1x3x1x5', 'torus', 'fos', 'uniform:0:9', 'steps:10', 3),
 ]
 
 # shape, boundary, method, init, until, ranks, workload (issue 12: workloads on a cut torus)

@@ -335,6 +335,72 @@ Test(badinput, a_run_that_cannot_fit_is_refused_before_it_allocates)
 	th_rm_tree(dir);
 }
 
+/* Item 3: the kernels' scratch counts in the estimate: fos on 8192x8192 has
+ * 0.75 GiB of loads (8196 rows of 8224 cells, 12 bytes a cell), which a
+ * 1 GiB address space held, and 1 GiB of scratch more (two link arrays of 8
+ * bytes a cell), which it did not: the run got as far as opening fos. */
+Test(badinput, the_kernels_scratch_counts_in_the_estimate)
+{
+#ifndef __SANITIZE_ADDRESS__
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	struct rlimit old, lim;
+	cr_assert(!getrlimit(RLIMIT_AS, &old));
+	lim = old;
+	lim.rlim_cur = (rlim_t)1 << 30;
+	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8192x8192", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
+	               "its kernels' scratch");
+	cr_assert(!setrlimit(RLIMIT_AS, &old));
+	th_rm_tree(dir);
+#endif
+}
+
+/* Item 3: NNA's refusal of a total beyond int32 comes before the grid is
+ * allocated (it came after 9.7 GB). const:100 on 8192x4096 is 3355443200
+ * units; the grid and scratch would be 135 MB + 541 MB, touched when
+ * zeroed, so a child that refuses first stays far below 64 MB. */
+Test(badinput, a_total_beyond_int32_is_refused_before_allocating)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8192x4096", "--method", "nna", "--init", "const:100", "--json", "o.json"),
+	               "total load 3355443200 could pile onto one PE beyond int32 with nna");
+#ifndef __SANITIZE_ADDRESS__
+	struct rusage ru;
+	cr_assert(!getrusage(RUSAGE_CHILDREN, &ru));
+	cr_assert_lt(ru.ru_maxrss, 64 * 1024, "the child reached %ld KiB", ru.ru_maxrss);
+#endif
+	/* the same for a drawn total (uniform:0:200 averages 100 a PE) */
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8192x4096", "--method", "nna-def", "--init", "uniform:0:200"), "beyond int32");
+	th_rm_tree(dir);
+}
+
+/* Item 12: axes of extent 1 get no halo. 1x1x1x1x1x1x256x1024 (262144 PEs)
+ * took 16.7 GB (5^6 times its 1.1 MB of loads) and was refused under a
+ * 1 GiB address space; it now runs there. Not under AddressSanitizer (see
+ * above). */
+Test(badinput, extent_one_axes_fit_where_their_pes_fit)
+{
+#ifndef __SANITIZE_ADDRESS__
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	struct rlimit old, lim;
+	cr_assert(!getrlimit(RLIMIT_AS, &old));
+	lim = old;
+	lim.rlim_cur = (rlim_t)1 << 30;
+	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	char *out, *err;
+	int rc = th_cli(dir, TH_ARGS("run", "--shape", "1x1x1x1x1x1x256x1024", "--until", "steps:2", "--threads", "1"), &out, &err);
+	cr_assert(!setrlimit(RLIMIT_AS, &old));
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert(strstr(out, "\"steps\":2,"), "%s", out);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+#endif
+}
+
 /* Item 9: one per-axis boundary syntax, torus/mesh, for run and sweep alike
  * (run wrote a comma, sweep a slash, each refusing the other's). */
 Test(badinput, one_boundary_syntax_for_run_and_sweep)

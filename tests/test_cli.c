@@ -248,6 +248,28 @@ Test(cli, bench_peers_agree_with_the_plain_c_loop, .timeout = 300)
 	th_rm_tree(dir);
 }
 
+/* Issue 14 item 13: a Liquid-model run that cannot balance within
+ * --max-steps says so in one line. The bound by hand (Henrich 1996: the
+ * most loaded PE gives away at most one element per substep, D per step;
+ * balanced needs max <= floor(mean) + D): worst:5 on 64x64 puts 20480 on one
+ * PE, mean 5, D = 2, so ceil((20480 - 5 - 2)/2) = 10237 steps. */
+Test(cli, a_bound_beyond_max_steps_is_warned)
+{
+	char *out, *err;
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--shape", "64x64", "--max-steps", "10236", "--quiet"), &out, &err), 3);
+	cr_assert(!strncmp(err, "lbtorus: warning: lm-c5 needs at least 10237 steps to reach 'balanced' here", 75), "%s", err);
+	cr_assert(strstr(err, "more than --max-steps 10236; at the rate of its first "), "%s", err);
+	cr_assert(strstr(err, "\nlbtorus: stopped at --max-steps 10236 before 'balanced'"), "one line, then the stop: %s", err);
+	cr_assert(strstr(out, "\"balanced_lower_bound_steps\":10237,"), "%s", out);
+	free(out);
+	free(err);
+	/* at the bound itself: no warning (whether it balances or not) */
+	th_cli(NULL, TH_ARGS("run", "--shape", "64x64", "--max-steps", "10237", "--quiet"), &out, &err);
+	cr_assert(!strstr(err, "warning"), "%s", err);
+	free(out);
+	free(err);
+}
+
 Test(cli, man_page_and_completion_are_the_help_texts)
 {
 	const char *man = getenv("LBTORUS_MAN"), *comp = getenv("LBTORUS_COMPLETION");

@@ -62,6 +62,39 @@ Test(grid, rows_are_aligned_and_halo_wraps)
 	lbt_grid_free(&g);
 }
 
+/* Issue 14 item 12: an axis of extent 1 has no links, so the layout gives it
+ * no halo (it multiplied the memory by 5 per such axis: 1x1x1x1x1x1x256x1024
+ * took 16.7 GB). By hand: rows of round_up(16 + 1024 + 2, 16) = 1056 cells,
+ * 256 + 2 * 2 of them on axis 6, one layer of each extent-1 axis. The
+ * neighbours along such an axis read as the PE itself (stride 0), what a
+ * torus's halo held; the halo fill leaves it alone. */
+Test(grid, extent_one_axes_take_no_halo)
+{
+	lbt_shape s;
+	lbt_err e;
+	cr_assert_eq(lbt_shape_parse(&s, "1x1x1x1x1x1x256x1024", &e), LBT_OK);
+	cr_assert_eq(lbt_grid_cells(&s), (int64_t)260 * 1056);
+	cr_assert_eq(lbt_shape_parse(&s, "4x1x6", &e), LBT_OK);
+	lbt_grid g;
+	cr_assert_eq(lbt_grid_init(&g, &s, &e), LBT_OK);
+	cr_assert_eq(g.cells, (4 + 4) * 32, "rows of 32 cells, a halo on axis 0 only");
+	cr_assert(g.stride[1] == 0 && g.span[1] == 1 && g.stride[0] == 32);
+	int32_t dense[24], back[24];
+	for (int i = 0; i < 24; i++)
+		dense[i] = 100 + i;
+	lbt_grid_import(&g, dense);
+	lbt_state st = {.grid = g, .threads = 1};
+	lbt_view v;
+	lbt_state_view(&st, &v);
+	for (int ax = 0; ax < 3; ax++)
+		lbt_halo_fill(&v, ax);
+	lbt_grid_export(&g, back);
+	cr_assert_arr_eq(dense, back, sizeof dense, "the fill of the extent-1 axis wrote over PEs");
+	/* axis 0's halo: layer -1 holds layer 3 (PE (3,0,2) = 100 + 3*6 + 2) */
+	cr_assert_eq(g.load[2 - g.stride[0]], 120);
+	lbt_grid_free(&g);
+}
+
 /* A per-PE field added by name (here a float64 "speed") has load's layout:
  * the same cell offsets, every row 64-byte aligned; the whole-field
  * operations (dense import/export, statistics, copy, first difference) see

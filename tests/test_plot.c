@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "out/latex.h"
@@ -49,6 +50,40 @@ Test(plot, writes_png_svg_data_and_script_when_gnuplot_is_present)
 	snprintf(p, sizeof p, "%s.gp", stem);
 	cr_assert_gt(file_head(p, h, 8), 0);
 	cr_assert_eq(th_count_files(dir), 4, "exactly the four outputs, no temporaries left");
+}
+
+/* Issue 14 item 4: the pictures' temporaries follow the outputs' convention
+ * (.NAME.tmp.HOST.PID beside NAME), so those a killed process left are
+ * removed by the next plot of the same name; PID 99999999 exceeds Linux's
+ * pid_max, so no process runs with it. */
+Test(plot, temporaries_of_a_killed_plot_are_removed_by_the_next)
+{
+	cr_assert(!system("command -v gnuplot >/dev/null"), "gnuplot is not installed (Debian: gnuplot-nox)");
+	char dir[256], stem[300], p[600], host[64];
+	th_tmpdir(dir, sizeof dir);
+	cr_assert(!gethostname(host, sizeof host));
+	host[sizeof host - 1] = 0;
+	for (char *c = host; *c; c++)
+		if (*c == '/' || *c == '.')
+			*c = '_';
+	static const char *const ext[] = {"png", "svg", "dat", "gp"};
+	for (int i = 0; i < 4; i++) {
+		snprintf(p, sizeof p, "%s/.fig.%s.tmp.%s.99999999", dir, ext[i], host);
+		FILE *f = fopen(p, "w");
+		cr_assert(f);
+		fputs("left by a killed plot", f);
+		fclose(f);
+	}
+	cr_assert_eq(th_count_files(dir), 0); /* hidden names */
+	snprintf(stem, sizeof stem, "%s/fig", dir);
+	lbt_err e;
+	cr_assert_eq(lbt_plot(stem, &axes, two, 2, &e), LBT_OK, "%s", e.msg);
+	for (int i = 0; i < 4; i++) {
+		snprintf(p, sizeof p, "%s/.fig.%s.tmp.%s.99999999", dir, ext[i], host);
+		cr_assert(access(p, F_OK), "%s is still there", p);
+	}
+	cr_assert_eq(th_count_files(dir), 4);
+	th_rm_tree(dir);
 }
 
 Test(plot, without_gnuplot_says_so_and_still_writes_data_and_script)

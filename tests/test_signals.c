@@ -3,7 +3,7 @@
  * summary (stop_reason "interrupted", exit 3), the trace so far and no
  * temporary file; a sweep stops between runs with a valid results file; the
  * temporaries of a run killed with SIGKILL are removed by the next run that
- * writes the same names. */
+ * writes the same names. reproduce, search and bench stop cleanly too. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -178,6 +178,67 @@ Test(signals, an_interrupted_sweep_keeps_a_valid_results_file, .timeout = 120)
 		lines += r[i] == '\n';
 	cr_assert(lines == 2 && r[n - 1] == '\n', "only finished runs, whole lines: %s", r);
 	free(r);
+	free(err);
+	th_rm_tree(root);
+}
+
+/* Issue 14 item 4: reproduce, search and bench stop cleanly on a signal,
+ * like run: what finished before it is kept, nothing computed after it is
+ * published, no temporary is left, exit 3 and one line saying so. */
+Test(signals, an_interrupted_reproduce_keeps_its_finished_experiments, .timeout = 120)
+{
+	char root[64], dir[96], p[200];
+	th_tmpdir(root, sizeof root);
+	snprintf(dir, sizeof dir, "%s/w", root);
+	cr_assert(!mkdir(dir, 0700));
+	/* table3 takes milliseconds, fig7 (K up to 128, ten seeds) much longer;
+	 * table3.tex is the last file of table3 (lbt_reproduce) */
+	pid_t pid = spawn(dir, TH_ARGS("reproduce", "table3", "fig7", "--out", "o", "--threads", "1", "--quiet"));
+	snprintf(p, sizeof p, "%s/o/table3.tex", dir);
+	for (int i = 0; i < 3000 && access(p, F_OK); i++)
+		usleep(10000);
+	cr_assert(!access(p, F_OK), "table3 was not reproduced");
+	kill(pid, SIGTERM);
+	int rc = finish(pid);
+	snprintf(p, sizeof p, "%s/err", root);
+	char *err = th_read(p, NULL);
+	cr_assert_eq(rc, 3, "exit %d (%s)", rc, err);
+	cr_assert(!strcmp(err, "lbtorus: reproduce: interrupted by signal 15; the experiments finished before it are in o\n"),
+	          "%s", err);
+	snprintf(p, sizeof p, "%s/out", root);
+	char *out = th_read(p, NULL);
+	cr_assert(!strcmp(out, "o/table3.md\n"), "%s", out);
+	snprintf(p, sizeof p, "%s/o", dir);
+	long size;
+	cr_assert_eq(temps(p, &size), 0, "no temporary left");
+	snprintf(p, sizeof p, "%s/o/fig7.md", dir);
+	cr_assert(access(p, F_OK), "fig7.md written from interrupted runs");
+	free(out);
+	free(err);
+	th_rm_tree(root);
+}
+
+Test(signals, an_interrupted_search_writes_nothing, .timeout = 120)
+{
+	char root[64], dir[96];
+	th_tmpdir(root, sizeof root);
+	snprintf(dir, sizeof dir, "%s/w", root);
+	cr_assert(!mkdir(dir, 0700));
+	pid_t pid = spawn(dir, TH_ARGS("search", "--shape", "64x64", "--ldiff", "20", "--mean", "5", "--restarts", "4", "--moves", "1000000000",
+	                               "--out", "s.npy", "--threads", "1", "--quiet"));
+	long size = 0;
+	for (int i = 0; i < 3000 && temps(dir, &size) < 1; i++) /* its output is open: the search has begun */
+		usleep(10000);
+	usleep(200000);
+	kill(pid, SIGINT);
+	int rc = finish(pid);
+	char p[160];
+	snprintf(p, sizeof p, "%s/err", root);
+	char *err = th_read(p, NULL);
+	cr_assert_eq(rc, 3, "exit %d (%s)", rc, err);
+	cr_assert(!strcmp(err, "lbtorus: search: interrupted by signal 2; nothing written\n"), "%s", err);
+	cr_assert_eq(temps(dir, &size), 0);
+	cr_assert_eq(th_count_files(dir), 0);
 	free(err);
 	th_rm_tree(root);
 }

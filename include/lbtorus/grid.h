@@ -1,6 +1,7 @@
 /* grid.h — the structure-of-arrays grid: one 64-byte aligned int32 array per
  * per-PE field, rows padded to whole vectors, and a halo of LBT_HALO cells on
- * each side of every axis, filled from the opposite edge for a torus. */
+ * each side of every axis with links, filled from the opposite edge for a
+ * torus. */
 #ifndef LBTORUS_GRID_H
 #define LBTORUS_GRID_H
 
@@ -12,10 +13,14 @@
 
 /* Layout, for shape (n0, ..., n_{D-1}):
  *   pitch  = stride[D-1 - 1] = round_up(LEAD + n_{D-1} + LBT_HALO, 16) cells;
- *   stride[d] = stride[d+1] * (n_{d+1} + 2*LBT_HALO) for outer axes;
+ *   outer axes: span[d] = n_d + 2*LBT_HALO and stride[d] = the product of
+ *   span[e] over e > d (one layer of the axes inside d); but an outer axis
+ *   of extent 1 in the whole torus (it has no links) has no halo: span[d] =
+ *   1 and stride[d] = 0, so its neighbours read as the PE itself;
  *   PE (i0..i_{D-1}) lives at cell origin + sum_d i_d * stride[d] of every
- *   field, halo cells at i_d in {-2, -1, n_d, n_d + 1}. Every row of the last
- *   axis starts 64B aligned (for fields of 4- and 8-byte cells alike).
+ *   field, halo cells at i_d in {-2, -1, n_d, n_d + 1} of the other axes.
+ *   Every row of the last axis starts 64B aligned (for fields of 4- and
+ *   8-byte cells alike).
  *
  * The per-PE fields, by name: "load" (int32, always there: the integer
  * loads), "real" (float64: the loads of a real-valued method), and room for

@@ -20,6 +20,10 @@ typedef struct {
 int lbt_init_parse(lbt_init *in, const char *text, lbt_err *e);
 /* Refuse, before any allocation, what cannot fit on shape s. */
 int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e);
+/* The total load lbt_init_apply will put on shape s (checked) with this
+ * seed, without a grid: 1 and *total, or 0 for a file (known only once it is
+ * read). uniform draws the values as lbt_init_apply does: O(P) time. */
+int lbt_init_total(const lbt_init *in, const lbt_shape *s, uint64_t seed, int64_t *total);
 /* Fill g's loads. Refuses negative loads, per-PE loads beyond int32 and
  * totals beyond int64, naming the problem. seed feeds uniform. A float32 or
  * float64 file adds the real-valued field (lbt_grid_add_real) and fills it,

@@ -8,6 +8,7 @@
 #ifndef LBTORUS_IO_H
 #define LBTORUS_IO_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "lbtorus/status.h"
@@ -23,5 +24,14 @@ typedef struct {
 int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e);
 int lbt_out_commit(lbt_outfile *o, lbt_err *e); /* flush, fsync, rename */
 void lbt_out_abort(lbt_outfile *o);              /* close and remove the temporary */
+/* From now on, once *flag is set (a signal), lbt_out_commit aborts instead
+ * (removes the temporary and fails): what is computed after an interrupt
+ * is never published. NULL: commit always. */
+void lbt_out_hold(const volatile sig_atomic_t *flag);
+int lbt_out_held(void); /* 1 if commits are refused now */
+/* The temporary name of an output `path` written by other means (gnuplot's
+ * pictures): DIR/.NAME.tmp.HOST.PID, after removing those of NAME that dead
+ * processes of this host left. */
+int lbt_out_tmpname(const char *path, char *tmp, size_t n, lbt_err *e);
 
 #endif

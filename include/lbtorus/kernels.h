@@ -9,7 +9,7 @@
 
 #include "lbtorus/status.h"
 
-#define LBT_HALO 2      /* halo width per side on every axis (stencils reach i-2..i+1) */
+#define LBT_HALO 2      /* halo width per side on every axis with links (stencils reach i-2..i+1) */
 #define LBT_ALIGN 64    /* bytes: one cache line, one AVX-512 vector; every row of a field starts on one */
 
 /* Scratch memory a kernel may use, allocated once per run (a method's open)
@@ -89,6 +89,10 @@ typedef struct lbt_view {
 /* Allocate s for kernels on v's grid (cells per field, PE 0 at cell origin);
  * LBT_OK or LBT_ENOMEM (nothing allocated). */
 int lbt_scratch_open(lbt_scratch *s, const lbt_view *v, int64_t cells, int64_t origin);
+/* The bytes lbt_scratch_open allocates for a grid of extents ext[0..dims-1]
+ * and `cells` cells per field, with `threads` threads (allocating nothing:
+ * a run's memory estimate). */
+double lbt_scratch_bytes(int dims, const int64_t *ext, int64_t cells, int threads);
 void lbt_scratch_close(lbt_scratch *s);
 /* Thread t's row buffer (t < s->threads). */
 static inline void *lbt_scratch_row(const lbt_scratch *s, int t) { return s->rows + (size_t)t * (size_t)s->row_cells * 8; }

@@ -67,7 +67,8 @@ enum {
 	LBT_M_CONSERVATIVE = 2,  /* a step never creates or destroys load */
 	LBT_M_RANDOM = 4,        /* draws from lbt_rand(seed, step, global PE, purpose) */
 	LBT_M_SPEEDS = 8,        /* reads a per-PE speed field */
-	LBT_M_CUT = 16           /* runs on a torus cut between ranks (lbtorus/comm.h): its kernels take cut views */
+	LBT_M_CUT = 16,          /* runs on a torus cut between ranks (lbtorus/comm.h): its kernels take cut views */
+	LBT_M_SCRATCH = 32       /* its open allocates the kernels' scratch (lbt_scratch): counted in a run's memory estimate */
 };
 
 typedef enum { LBT_LOAD_INT, LBT_LOAD_REAL } lbt_load_kind;
@@ -107,6 +108,11 @@ enum {
 	LBT_BOUNDED = 2        /* bounded on any boundary: truncated averaging (fos-int, de-int) */
 };
 
+/* Refuse a total load that m could pile onto one PE beyond int32 on s
+ * (integer methods that are not bounded there): lbt_run with the loads in
+ * place, lbt_setup_check_total before anything is allocated. */
+int lbt_total_check(const lbt_method *m, const lbt_shape *s, int64_t total, lbt_err *e);
+
 const lbt_method *lbt_method_find(const char *name);
 const lbt_method *const *lbt_methods(void); /* NULL-terminated, in --help order */
 
@@ -143,6 +149,12 @@ typedef struct {
  * method and its parameters, shape, boundary, initial load (an init file's
  * header, size, dtype and shape included), threads and the ISA. */
 int lbt_setup_check(const lbt_setup *cfg, lbt_err *e);
+/* lbt_setup_check, and lbt_run's check that the total load cannot pile onto
+ * one PE beyond int32 (lbt_total_check) wherever the initial load's total is
+ * known without a grid (not a file's): a command that will run the setup
+ * refuses it before allocating (a library user may open and step a state
+ * with a larger total, as the kernel tests do). */
+int lbt_setup_check_total(const lbt_setup *cfg, lbt_err *e);
 /* Build the grid, load it, choose the kernels, open the method. Undone by lbt_state_close. */
 int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e);
 void lbt_state_close(lbt_state *st);

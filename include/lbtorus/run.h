@@ -137,6 +137,9 @@ typedef struct {
 /* Options with every default filled in; a struct not made by this function
  * is refused by lbt_run (a zero-initialised one would run zero steps). */
 lbt_run_opts lbt_run_opts_default(void);
+/* From now on lbt_run_opts_default() gives interrupt = flag (NULL: none):
+ * a program whose every run should stop on a signal sets it once. */
+void lbt_run_interrupt_default(const volatile sig_atomic_t *flag);
 
 typedef struct {
 	int64_t steps;

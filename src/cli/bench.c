@@ -125,7 +125,9 @@ static measure time_steps(lbt_state *st, const lbt_grid *start, const lbt_worklo
 		return m;
 	int64_t su = 0;
 	for (;;) {
-		if ((*status = lbt_run(st, &o, &sum, e)))
+		if (o.interrupt && *o.interrupt) /* a signal (cli_stop_cleanly): no more measuring */
+			*status = lbt_errf(e, LBT_EIO, "interrupted");
+		if (*status || (*status = lbt_run(st, &o, &sum, e)))
 			return m;
 		m.steps += sum.steps;
 		m.seconds += sum.seconds;
@@ -181,6 +183,8 @@ static int headline(const char *isa, FILE *js, int *first, lbt_err *e)
 	lbt_run_opts o = lbt_run_opts_default();
 	lbt_summary sum;
 	s = lbt_run(&st, &o, &sum, e);
+	if (!s && sum.stop == LBT_STOP_INTERRUPTED)
+		s = lbt_errf(e, LBT_EIO, "interrupted");
 	if (!s) {
 		double rate = (double)sum.site_updates / sum.seconds;
 		printf("  %-8s %7lld steps to balanced  %8.3f s  %10.3g site updates/s\n", isa, (long long)sum.steps,
@@ -295,6 +299,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	char cpu[256];
 	cpu_name(cpu, sizeof cpu);
+	const volatile sig_atomic_t *stop = cli_stop_cleanly();
 	double load0 = loadavg();
 	printf("lbtorus %s bench on %s, %d cores, load average %.2f at start\n", LBT_VERSION, cpu, ncores, load0);
 	if (js)
@@ -407,6 +412,8 @@ int cmd_bench(int argc, char **argv)
 		else
 			lbt_out_abort(&out);
 	}
+	if (*stop)
+		return cli_interrupted("bench", "the rows above were measured before it");
 	if (status)
 		return cli_fail(status, "%s", err.msg);
 	return 0;

@@ -49,6 +49,13 @@ const char *cli_data_dir(void);
  * sweep's interrupt): the work stops at the end of the current step and
  * writes what it has. A second signal ends the process at once. */
 const volatile sig_atomic_t *cli_catch_signals(void);
+/* The same for a command of many runs (reproduce, search, bench): every run
+ * stops at the end of its current step (lbt_run_interrupt_default) and no
+ * output is committed after the signal (lbt_out_hold), so what is published
+ * was finished before it; temporaries are removed. */
+const volatile sig_atomic_t *cli_stop_cleanly(void);
+/* "lbtorus: CMD: interrupted by signal N; KEPT" on stderr; returns EXIT_UNCONVERGED (3). */
+int cli_interrupted(const char *cmd, const char *kept);
 
 /* A progress line on stderr, at most a few times a second, only on a
  * terminal; or, with --progress SECONDS (every > 0), one whole line every

@@ -109,6 +109,21 @@ const volatile sig_atomic_t *cli_catch_signals(void)
 	return &interrupted;
 }
 
+const volatile sig_atomic_t *cli_stop_cleanly(void)
+{
+	const volatile sig_atomic_t *flag = cli_catch_signals();
+	lbt_run_interrupt_default(flag);
+	lbt_out_hold(flag);
+	return flag;
+}
+
+int cli_interrupted(const char *cmd, const char *kept)
+{
+	if (lbt_comm_rank() == 0)
+		fprintf(stderr, "lbtorus: %s: interrupted by signal %d; %s\n", cmd, (int)interrupted, kept);
+	return EXIT_UNCONVERGED;
+}
+
 void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)
 {
 	p->on = enabled && isatty(2);

@@ -120,13 +120,20 @@ int cmd_reproduce(int argc, char **argv)
 	if (!stat(ro.out_dir, &sb) && !S_ISDIR(sb.st_mode))
 		return cli_fail(LBT_EINVAL, "reproduce: --out %s exists and is not a directory", ro.out_dir);
 	int rc = 0;
+	const volatile sig_atomic_t *stop = cli_stop_cleanly();
+	char kept[4200];
+	snprintf(kept, sizeof kept, "the experiments finished before it are in %s", ro.out_dir);
 	for (int i = optind; i < argc; i++)
 		for (const char *const *n = names; *n; n++) {
 			if (strcmp(argv[i], "all") && strcmp(argv[i], *n))
 				continue;
 			lbt_err err;
 			int64_t differs = 0;
+			if (*stop)
+				return cli_interrupted("reproduce", kept);
 			int st = lbt_reproduce(*n, &ro, &differs, &err);
+			if (st && *stop) /* a commit after the signal was refused: this one is not finished */
+				return cli_interrupted("reproduce", kept);
 			if (st == LBT_EUNSUP) {
 				cli_fail(st, "%s: %s", *n, err.msg);
 				rc = rc ? rc : EXIT_USAGE;

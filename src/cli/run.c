@@ -61,6 +61,9 @@ static void help(void)
 	       "                     empty machine (--init defaults to const:0); --until done ends it.\n"
 	       "  --warmup N         with a workload: leave steps 1..N out of sqdev_mean (default 0)\n"
 	       "  --max-steps N      safety cap (default 1000000): stop there, exit 3\n"
+	       "                     (the Liquid model to balanced: a warning on stderr when\n"
+	       "                     its lower bound, ceil((Lmax - floor(mean) - D)/D) steps,\n"
+	       "                     exceeds N, with the time at the first steps' rate)\n"
 	       "  --seed N           seed of the counter-based generator (default 1)\n"
 	       "  --json FILE        write the summary there instead of stdout\n"
 	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,\n"
@@ -127,7 +130,45 @@ typedef struct {
 	int64_t every, last_pic;
 	int pic_status;
 	lbt_err pic_err;
+	/* the warning that balanced lies beyond --max-steps (bound_warning) */
+	int64_t bound, cap;
+	double t0;
+	const char *method;
 } run_ctx;
+
+/* "41943037 steps at 1234 steps/s": the time in the unit that reads best. */
+static void duration(char *buf, size_t n, double s)
+{
+	if (s < 120)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, n, "%.0f min", s / 60);
+	else if (s < 172800)
+		snprintf(buf, n, "%.1f hours", s / 3600);
+	else
+		snprintf(buf, n, "%.1f days", s / 86400);
+}
+
+/* Issue 14 item 13: a Liquid-model run whose lower bound on the steps to
+ * `balanced` (lbt_bound_lower_balanced: the most loaded PE gives away at most
+ * one element per substep) exceeds --max-steps can never get there. Said in
+ * one line once the first steps give a rate: after 100 steps, half a second,
+ * or at the cap, whichever comes first. */
+static void bound_warning(run_ctx *c, const lbt_step_record *r)
+{
+	const double t = lbt_seconds() - c->t0;
+	if (!c->bound || r->step < 1 || (r->step < 100 && t < 0.5 && r->step < c->cap))
+		return;
+	const double rate = (double)r->step / t;
+	char took[32];
+	duration(took, sizeof took, (double)c->bound / rate);
+	if (c->progress.on && !c->progress.every && c->progress.last > c->progress.start)
+		fputs("\r\033[K", stderr); /* over the terminal's progress line */
+	fprintf(stderr, "lbtorus: warning: %s needs at least %lld steps to reach 'balanced' here (the most loaded PE gives "
+	        "away at most one element per substep), more than --max-steps %lld; at the rate of its first %lld steps "
+	        "(%.3g steps/s) that is %s\n", c->method, (long long)c->bound, (long long)c->cap, (long long)r->step, rate, took);
+	c->bound = 0;
+}
 
 /* One snapshot (PNG + .npy) and/or GIF frame of the current state. */
 static void picture(run_ctx *c, int64_t step)
@@ -183,6 +224,7 @@ static void on_step(void *p, const lbt_step_record *r)
 		}
 		fputc('\n', f);
 	}
+	bound_warning(c, r);
 	cli_progress_step(&c->progress, r);
 	if ((c->snap_dir || c->anim) && r->step % c->every == 0)
 		picture(c, r->step);
@@ -369,7 +411,9 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(LBT_EINVAL, "run: --warmup needs a --workload");
 
 	lbt_state state;
-	st = lbt_state_open(&state, &set, &err);
+	st = lbt_setup_check_total(&set, &err); /* before the grid is allocated */
+	if (!st)
+		st = lbt_state_open(&state, &set, &err);
 	if (set.cut && !lbt_comm_min_int(!st) && !st) { /* every rank runs, or none (opening is not collective) */
 		lbt_state_close(&state);
 		st = lbt_errf(&err, LBT_ENOMEM, "another rank could not set up its slab of the torus");
@@ -414,6 +458,17 @@ int cmd_run(int argc, char **argv)
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
 	ro.interrupt = cli_catch_signals();
+	if ((ro.until.kind == LBT_UNTIL_BALANCED || ro.until.kind == LBT_UNTIL_SHARED_BALANCED) && !ro.workload &&
+	    !strncmp(state.method->name, "lm-", 3)) {
+		lbt_stats s0;
+		lbt_field_stats(&state.grid, &state.grid.field[0], 1, &s0); /* collective on a cut torus */
+		const int64_t bound = lbt_bound_lower_balanced(&state.grid.whole, (int32_t)s0.max, s0.total);
+		if (bound > max_steps && writer)
+			ctx.bound = bound;
+	}
+	ctx.cap = max_steps;
+	ctx.method = state.method->name;
+	ctx.t0 = lbt_seconds();
 	cli_progress_init(&ctx.progress, !quiet && writer, &state);
 	if (progress > 0 && writer)
 		cli_progress_force(&ctx.progress, progress, ro.until.kind == LBT_UNTIL_STEPS ? ro.until.steps : max_steps,

@@ -108,7 +108,15 @@ int cmd_search(int argc, char **argv)
 	if ((st = lbt_out_open(&f, out, &err))) /* fail on a bad path before searching */
 		return cli_fail(st, "%s", err.msg);
 	lbt_search_result r;
-	if ((st = lbt_search(&so, &r, &err))) {
+	const volatile sig_atomic_t *stop = cli_stop_cleanly();
+	st = lbt_search(&so, &r, &err);
+	if (*stop) { /* its runs stopped early: the result is not the search's */
+		lbt_out_abort(&f);
+		if (!st)
+			free(r.loads);
+		return cli_interrupted("search", "nothing written");
+	}
+	if (st) {
 		lbt_out_abort(&f);
 		return cli_fail(st, "%s", err.msg);
 	}

@@ -21,22 +21,30 @@ static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 size_t lbt_type_size(lbt_type t) { return t == LBT_F64 ? sizeof(double) : sizeof(int32_t); }
 
-/* Spans, strides, cells and origin of a valid shape. */
-static void layout(lbt_grid *g, const lbt_shape *s)
+/* Spans, strides, cells and origin of a valid shape s, a block of the torus
+ * `whole` (whole = s unless the grid is a rank's slab). Only the outer axes
+ * with links get a halo: an axis of extent 1 in `whole` has no link in any
+ * method, so it takes one layer (span 1) and stride 0 -- its coordinate is
+ * always 0, and a kernel reading "the next PE" along it reads the PE itself,
+ * which is what a torus's halo held. The slab axis of a cut keeps its halo
+ * even when a rank holds one layer of it. */
+static void layout(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole)
 {
 	g->shape = *s;
 	g->whole = *s;
 	int D = s->dims;
 	g->span[D - 1] = round_up(LBT_ROW_LEAD + s->ext[D - 1] + LBT_HALO, LBT_ALIGN / 4);
 	g->stride[D - 1] = 1;
-	for (int d = D - 2; d >= 0; d--) {
-		g->stride[d] = d == D - 2 ? g->span[D - 1] : g->stride[d + 1] * g->span[d + 1];
-		g->span[d] = s->ext[d] + 2 * LBT_HALO;
-	}
-	g->cells = D == 1 ? g->span[0] : g->stride[0] * g->span[0];
+	int64_t slab = g->span[D - 1]; /* cells of one layer of the axes inside d */
 	g->origin = LBT_ROW_LEAD;
-	for (int d = 0; d < D - 1; d++)
+	for (int d = D - 2; d >= 0; d--) {
+		const int links = whole->ext[d] >= 2;
+		g->stride[d] = links ? slab : 0;
+		g->span[d] = links ? s->ext[d] + 2 * LBT_HALO : 1;
 		g->origin += LBT_HALO * g->stride[d];
+		slab *= g->span[d];
+	}
+	g->cells = slab;
 }
 
 int64_t lbt_grid_cells(const lbt_shape *s)
@@ -45,21 +53,24 @@ int64_t lbt_grid_cells(const lbt_shape *s)
 	if (lbt_shape_check(s, "shape", NULL))
 		return -1;
 	memset(&g, 0, sizeof g);
-	layout(&g, s);
+	layout(&g, s, s);
 	return g.cells;
 }
 
-int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e)
+/* A grid of shape s laid out as a block of `whole`. */
+static int grid_init(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole, lbt_err *e)
 {
 	memset(g, 0, sizeof *g);
 	int status = lbt_shape_check(s, "grid shape", e);
 	if (status)
 		return status;
-	layout(g, s);
+	layout(g, s, whole);
 	if ((uint64_t)g->cells > (UINT64_C(1) << 40))
 		return lbt_errf(e, LBT_ENOMEM, "grid of %lld cells is too large", (long long)g->cells);
 	return lbt_grid_add_field(g, "load", LBT_I32, e);
 }
+
+int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e) { return grid_init(g, s, s, e); }
 
 int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e)
 {
@@ -78,7 +89,7 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e)
 		const int last = local.dims - 1; /* a part per row, or per PE if the last axis is cut */
 		status = lbt_cut_rows(cut, cut->axis == last ? local.ext[last] : lbt_shape_pes(&local) / local.ext[last], layer, e);
 	}
-	if (!status && (status = lbt_grid_init(g, &local, e)))
+	if (!status && (status = grid_init(g, &local, whole, e)))
 		lbt_cut_close(cut);
 	if (status) {
 		free(cut);

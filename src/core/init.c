@@ -127,6 +127,41 @@ int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e)
 	return lbt_errf(e, LBT_EINTERNAL, "unknown init kind");
 }
 
+/* The first axis with links: half's step runs along it. */
+static int half_axis(const lbt_shape *w)
+{
+	int ax = 0;
+	while (ax < w->dims - 1 && w->ext[ax] < 2)
+		ax++;
+	return ax;
+}
+
+int lbt_init_total(const lbt_init *in, const lbt_shape *s, uint64_t seed, int64_t *total)
+{
+	const int64_t P = lbt_shape_pes(s);
+	switch (in->kind) {
+	case LBT_INIT_WORST: *total = in->a * P; return 1;
+	case LBT_INIT_POINT: *total = in->a; return 1;
+	case LBT_INIT_CONST: *total = in->a * P; return 1;
+	case LBT_INIT_HALF: { /* the lower half of the axis holds H + 1, the rest 1 */
+		const int64_t n = s->ext[half_axis(s)];
+		*total = P + n / 2 * (P / n) * in->a;
+		return 1;
+	}
+	case LBT_INIT_UNIFORM: {
+		int64_t sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum) if (P > 65536)
+		for (int64_t i = 0; i < P; i++)
+			sum += lbt_rand_range(lbt_rand(seed, 0, (uint64_t)i, LBT_RNG_INIT), in->a, in->b);
+		*total = sum;
+		return 1;
+	}
+	case LBT_INIT_FILE:
+		break;
+	}
+	return 0;
+}
+
 /* On a cut grid (grid.h) each rank fills its slab: the draws and the
  * shapes are those of the whole torus at the PEs' global coordinates; a
  * file is read whole and each rank keeps its slab, which starts at this
@@ -182,9 +217,7 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 	case LBT_INIT_UNIFORM: {
 		const int D = g->shape.dims;
 		const int64_t n = g->shape.ext[D - 1], lo_last = lbt_grid_lo(g, D - 1), rows = lbt_shape_pes(&g->shape) / n;
-		int ax = 0; /* half: the first axis with links */
-		while (ax < D - 1 && w->ext[ax] < 2)
-			ax++;
+		const int ax = half_axis(w);
 		const int64_t half = w->ext[ax] / 2;
 #pragma omp parallel for schedule(static) if (rows * n > 65536)
 		for (int64_t r = 0; r < rows; r++) {

@@ -70,6 +70,23 @@ static void remove_stale(const char *dir, const char *base, const char *h)
 	closedir(d);
 }
 
+int lbt_out_tmpname(const char *path, char *tmp, size_t n, lbt_err *e)
+{
+	char dir[PATH_MAX], h[64];
+	const char *base;
+	split(path, dir, sizeof dir, &base);
+	host(h, sizeof h);
+	remove_stale(dir, base, h);
+	if ((size_t)snprintf(tmp, n, "%s/.%s.tmp.%s.%ld", dir, base, h, (long)getpid()) >= n)
+		return lbt_errf(e, LBT_EINVAL, "output path too long: %.60s...", path);
+	return LBT_OK;
+}
+
+static const volatile sig_atomic_t *hold;
+
+void lbt_out_hold(const volatile sig_atomic_t *flag) { hold = flag; }
+int lbt_out_held(void) { return hold && *hold; }
+
 int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 {
 	memset(o, 0, sizeof *o);
@@ -97,7 +114,7 @@ int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 		o->f = fopen(path, "w");
 		return o->f ? LBT_OK : lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
 	}
-	char target[PATH_MAX], dir[PATH_MAX], h[64];
+	char target[PATH_MAX];
 	if (link) { /* replace the file the link names, keep the link */
 		if (!realpath(path, target))
 			return lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
@@ -105,12 +122,9 @@ int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 			return lbt_errf(e, LBT_EINVAL, "output path too long: %.60s...", target);
 		strcpy(o->path, target);
 	}
-	const char *base;
-	split(o->path, dir, sizeof dir, &base);
-	host(h, sizeof h);
-	remove_stale(dir, base, h);
-	if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmp.%s.%ld", dir, base, h, (long)getpid()) >= sizeof o->tmp)
-		return lbt_errf(e, LBT_EINVAL, "output path too long: %.60s...", path);
+	int st = lbt_out_tmpname(o->path, o->tmp, sizeof o->tmp, e);
+	if (st)
+		return st;
 	mode_t mask = umask(0); /* give the result a normal file's mode */
 	umask(mask);
 	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666 & ~mask);
@@ -130,6 +144,10 @@ int lbt_out_commit(lbt_outfile *o, lbt_err *e)
 	if (o->f == stdout)
 		return fflush(stdout) || ferror(stdout) ? lbt_errf(e, LBT_EIO, "cannot write to stdout: %s", strerror(errno))
 		                                        : LBT_OK;
+	if (lbt_out_held() && !o->direct) {
+		lbt_out_abort(o);
+		return lbt_errf(e, LBT_EIO, "interrupted: %s not written", o->path);
+	}
 	int bad = fflush(o->f) || ferror(o->f) || (!o->direct && fsync(fileno(o->f)));
 	int err = errno;
 	bad |= fclose(o->f);

@@ -242,22 +242,6 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
 	return LBT_OK;
 }
 
-/* Refuse a total that could pile onto one PE beyond int32. */
-static int check_overflow(const lbt_state *st, int64_t total, lbt_err *e)
-{
-	const lbt_shape *s = &st->grid.whole;
-	int torus = 1;
-	for (int d = 0; d < s->dims; d++)
-		torus &= s->bnd[d] == LBT_TORUS || s->ext[d] == 1;
-	const lbt_method *m = st->method;
-	int bounded = m->bounded == LBT_BOUNDED || (m->bounded == LBT_BOUNDED_TORUS && torus);
-	if (m->load == LBT_LOAD_REAL || bounded || total <= INT32_MAX)
-		return LBT_OK;
-	return lbt_errf(e, LBT_ERANGE, "total load %lld could pile onto one PE beyond int32 with %s%s; "
-	                "use a total <= %d", (long long)total, m->name,
-	                m->bounded == LBT_BOUNDED_TORUS ? " on a mesh" : "", INT32_MAX);
-}
-
 int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
 	memset(out, 0, sizeof *out);
@@ -299,7 +283,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	measure(st, &r, 0, &total);
 	lbt_state ref;
 	lbt_kernels scalar;
-	if ((status = check_overflow(st, total, e)) || (status = note_speed(st, out, 0, e)) ||
+	if ((status = lbt_total_check(st->method, &st->grid.whole, total, e)) || (status = note_speed(st, out, 0, e)) ||
 	    (o->verify && (status = open_reference(&ref, st, &scalar, e))))
 		goto done_wl;
 	batches bm = {.len = 1};

@@ -100,23 +100,54 @@ static double memory_available(void)
 
 /* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
  * for real-valued ones; on a torus cut between `ranks` processes, each holds
- * a slab) and, for an init file, the dense copy read first (whole, on every
- * rank): refuse before allocating anything when even that cannot fit. */
-static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, lbt_err *e)
+ * a slab), the kernels' scratch if its method opens one, and, for an init
+ * file, the dense copy read first (whole, on every rank): refuse before
+ * allocating anything when even that cannot fit. */
+static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, int threads, lbt_err *e)
 {
 	double avail = memory_available();
 	int64_t cells = lbt_grid_cells(s);
 	if (avail < 0 || cells < 0)
 		return LBT_OK;
 	double need = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) / ranks;
+	const int scratch = (m->flags & LBT_M_SCRATCH) != 0;
+	if (scratch)
+		need += lbt_scratch_bytes(s->dims, s->ext, cells, threads) / ranks;
 	if (init->kind == LBT_INIT_FILE)
 		need += (double)lbt_shape_pes(s) * 8;
 	if (need <= avail)
 		return LBT_OK;
 	char sh[128];
 	lbt_shape_format(s, sh, sizeof sh);
-	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (its loads alone); %.1f GiB are available "
-	                "(free memory and swap, or ulimit -v)", m->name, sh, need / 1073741824.0, avail / 1073741824.0);
+	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (%s); %.1f GiB are available "
+	                "(free memory and swap, or ulimit -v)", m->name, sh, need / 1073741824.0,
+	                scratch ? "its loads and its kernels' scratch" : "its loads alone", avail / 1073741824.0);
+}
+
+int lbt_total_check(const lbt_method *m, const lbt_shape *s, int64_t total, lbt_err *e)
+{
+	int torus = 1;
+	for (int d = 0; d < s->dims; d++)
+		torus &= s->bnd[d] == LBT_TORUS || s->ext[d] == 1;
+	int bounded = m->bounded == LBT_BOUNDED || (m->bounded == LBT_BOUNDED_TORUS && torus);
+	if (m->load == LBT_LOAD_REAL || bounded || total <= INT32_MAX)
+		return LBT_OK;
+	return lbt_errf(e, LBT_ERANGE, "total load %lld could pile onto one PE beyond int32 with %s%s; "
+	                "use a total <= %d", (long long)total, m->name,
+	                m->bounded == LBT_BOUNDED_TORUS ? " on a mesh" : "", INT32_MAX);
+}
+
+/* lbt_run's total check before anything is allocated, wherever the total
+ * is known without a grid (not a file's). A uniform load is drawn only when
+ * its largest possible total would not pass. */
+static int total_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, uint64_t seed, lbt_err *e)
+{
+	int64_t total;
+	if (lbt_total_check(m, s, INT64_MAX, NULL) == LBT_OK)
+		return LBT_OK; /* any total passes */
+	if (init->kind == LBT_INIT_UNIFORM && init->b <= INT32_MAX / lbt_shape_pes(s))
+		return LBT_OK;
+	return lbt_init_total(init, s, seed, &total) ? lbt_total_check(m, s, total, e) : LBT_OK;
 }
 
 /* Everything lbt_state_open checks before it allocates the grid. */
@@ -142,7 +173,13 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 		return status;
 	if (cfg->boundary && (status = lbt_boundary_parse(&shape, cfg->boundary, e)))
 		return status;
-	if ((status = lbt_init_check(&init, &shape, e)) || (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, e)))
+#ifdef _OPENMP
+	const int threads = cfg->threads > 0 ? cfg->threads : omp_get_num_procs();
+#else
+	const int threads = 1;
+#endif
+	if ((status = lbt_init_check(&init, &shape, e)) ||
+	    (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, threads, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
@@ -165,11 +202,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 		return status;
 	snprintf(st->speeds, sizeof st->speeds, "%s", speeds ? speeds : "");
 	snprintf(st->link, sizeof st->link, "%s", link);
-#ifdef _OPENMP
-	st->threads = cfg->threads > 0 ? cfg->threads : omp_get_num_procs(); /* passed to kernels, never set globally */
-#else
-	st->threads = 1;
-#endif
+	st->threads = threads; /* passed to kernels, never set globally */
 	if ((status = lbt_kernels_select(&st->table, cfg->isa, e)))
 		return status;
 	st->kern = &st->table;
@@ -185,6 +218,15 @@ int lbt_setup_check(const lbt_setup *cfg, lbt_err *e)
 	lbt_init init;
 	lbt_shape shape;
 	return prepare(&st, cfg, &init, &shape, e);
+}
+
+int lbt_setup_check_total(const lbt_setup *cfg, lbt_err *e)
+{
+	lbt_state st;
+	lbt_init init;
+	lbt_shape shape;
+	int status = prepare(&st, cfg, &init, &shape, e);
+	return status ? status : total_fits(st.method, &init, &shape, cfg->seed, e);
 }
 
 int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)

@@ -74,11 +74,16 @@ const char *lbt_stop_name(lbt_stop s)
 	return n[s];
 }
 
+static const volatile sig_atomic_t *default_interrupt;
+
+void lbt_run_interrupt_default(const volatile sig_atomic_t *flag) { default_interrupt = flag; }
+
 lbt_run_opts lbt_run_opts_default(void)
 {
 	lbt_run_opts o;
 	memset(&o, 0, sizeof o);
 	o.version = LBT_RUN_OPTS_VERSION;
+	o.interrupt = default_interrupt;
 	o.until.kind = LBT_UNTIL_BALANCED;
 	o.max_steps = 1000000;
 	o.detect_cycles = 1;

@@ -127,6 +127,10 @@ static int64_t score(lbt_state *st, const int32_t *L, int64_t cap, int64_t *shif
 	lbt_summary sum;
 	if ((*status = lbt_run(st, &ro, &sum, e)))
 		return -1;
+	if (sum.stop == LBT_STOP_INTERRUPTED) { /* a signal: the search stops, a cut-short run scores nothing */
+		*status = lbt_errf(e, LBT_EIO, "interrupted");
+		return -1;
+	}
 	*shifts = (int64_t)sum.balanced_shifts; /* an integer method: exact */
 	return sum.balanced_step;
 }

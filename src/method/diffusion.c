@@ -34,6 +34,8 @@ static int regular(const lbt_shape *s)
 
 static int open_ws(lbt_state *st, const lbt_diffusion *p, double gamma, lbt_err *e)
 {
+	if (!(st->method->flags & LBT_M_SCRATCH)) /* the memory estimate would leave it out */
+		return lbt_errf(e, LBT_EINTERNAL, "%s opens the kernels' scratch without LBT_M_SCRATCH", st->method->name);
 	ws *w = calloc(1, sizeof *w);
 	if (!w)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace", st->method->name);
@@ -112,14 +114,14 @@ static void fos_int_step(lbt_state *st, lbt_counts *c)
 
 const lbt_method lbt_fos = {
 	"fos", "first-order diffusion, real-valued loads", CYBENKO "eq. (1)/(2)", LBT_LOAD_REAL,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_UNBOUNDED, 0, alpha, 1, fos_check, fos_open, fos_step, diffusion_close, gamma_of, NULL};
+	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, alpha, 1, fos_check, fos_open, fos_step, diffusion_close, gamma_of, NULL};
 
 const lbt_method lbt_fos_int = {
 	"fos-int", "first-order diffusion, integer flows truncated towards zero", CYBENKO "eq. (1)/(2)", LBT_LOAD_INT,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_BOUNDED, 0, alpha, 1, fos_check, fos_open, fos_int_step, diffusion_close, gamma_of, NULL};
+	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_BOUNDED, 0, alpha, 1, fos_check, fos_open, fos_int_step, diffusion_close, gamma_of, NULL};
 
 const lbt_method lbt_ca = {
 	"ca", "cellular-automaton diffusion, proportion 1/(max(y,n)+k), real-valued work",
 	"B. Dickens, Load balancing on massively parallel networks: a cellular automaton approach, 1992: §4.0",
-	LBT_LOAD_REAL, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_UNBOUNDED, 0, ca_k, 1, NULL, ca_open, fos_step,
+	LBT_LOAD_REAL, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, ca_k, 1, NULL, ca_open, fos_step,
 	diffusion_close, gamma_of, NULL};

@@ -213,6 +213,8 @@ void lbt_method_view(const lbt_state *st, lbt_view *v)
 
 int lbt_scratch_method_open(lbt_state *st, lbt_err *e)
 {
+	if (!(st->method->flags & LBT_M_SCRATCH)) /* the memory estimate would leave it out */
+		return lbt_errf(e, LBT_EINTERNAL, "%s opens the kernels' scratch without LBT_M_SCRATCH", st->method->name);
 	lbt_scratch *s = calloc(1, sizeof *s);
 	if (!s)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace", st->method->name);

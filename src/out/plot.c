@@ -269,20 +269,20 @@ static int run_gnuplot(const char *dir, const char *base, const char *png_tmp, c
 	return LBT_OK;
 }
 
-/* Create an empty temporary file from a mkstemp template, readable like any output. */
-static int make_tmp(char *templ, lbt_err *e)
+/* Create the empty temporary file of output `path` (lbt_out_tmpname's
+ * .NAME.tmp.HOST.PID, so a killed run's are removed by the next), with a
+ * normal file's mode. */
+static int make_tmp(const char *path, char *tmp, size_t n, lbt_err *e)
 {
-	int fd = mkstemp(templ);
-	if (fd < 0)
-		return lbt_errf(e, LBT_EIO, "cannot write %.*s: %s", (int)(strlen(templ) - 11), templ, strerror(errno));
-	mode_t mask = umask(0); /* mkstemp makes 0600; give the picture a normal file's mode */
+	int st = lbt_out_tmpname(path, tmp, n, e);
+	if (st)
+		return st;
+	mode_t mask = umask(0);
 	umask(mask);
-	int bad = fchmod(fd, 0666 & ~mask);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666 & ~mask);
+	if (fd < 0)
+		return lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, strerror(errno));
 	close(fd);
-	if (bad) {
-		unlink(templ);
-		return lbt_errf(e, LBT_EIO, "cannot write %s: %s", templ, strerror(errno));
-	}
 	return LBT_OK;
 }
 
@@ -315,16 +315,19 @@ int lbt_plot(const char *stem, const lbt_axes *ax, const lbt_series *s, int ns, 
 		return st;
 
 	/* Temporary pictures beside the targets, renamed into place when both are drawn. */
-	snprintf(png, sizeof png, "%s.png.tmp.XXXXXX", stem);
-	snprintf(svg, sizeof svg, "%s.svg.tmp.XXXXXX", stem);
-	if ((st = make_tmp(png, e)))
+	char target[4200];
+	snprintf(target, sizeof target, "%s.png", stem);
+	if ((st = make_tmp(target, png, sizeof png, e)))
 		return st;
-	if ((st = make_tmp(svg, e))) {
+	snprintf(target, sizeof target, "%s.svg", stem);
+	if ((st = make_tmp(target, svg, sizeof svg, e))) {
 		unlink(png);
 		return st;
 	}
-	size_t skip = slash ? (size_t)(slash + 1 - stem) : 0; /* gnuplot runs in dir: base names */
-	st = run_gnuplot(dir, base, png + skip, svg + skip, e);
+	/* gnuplot runs in dir: base names */
+	st = run_gnuplot(dir, base, strrchr(png, '/') + 1, strrchr(svg, '/') + 1, e);
+	if (!st && lbt_out_held()) /* a signal came: nothing more is published */
+		st = lbt_errf(e, LBT_EIO, "interrupted: %s.png and .svg not written", stem);
 	const char *tmp[2] = {png, svg}, *ext[2] = {"png", "svg"};
 	for (int i = 0; i < 2 && !st; i++) {
 		snprintf(path, sizeof path, "%s.%s", stem, ext[i]);
