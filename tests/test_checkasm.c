@@ -671,16 +671,20 @@ Test(checkasm, de_avx512_equals_reference) { check_de_isa("avx512"); }
 
 /* The workload phase's kernel (cybenko:poisson:MU:C on integer loads, kernels/simd/workload.c):
  * loads and counters equal to the reference's bit for bit on every ISA, for
- * rows of every length to 70, means from 0.01 to the largest allowed (100),
+ * rows of every length to 70 and a few past two blocks of 64, means from
+ * 0.01 to the largest allowed (100: each of the kernel's paths, a count
+ * against the first 2, 4, 6, 8, 12, 16 thresholds and the pass per threshold),
  * C = 0..3 and 50, loads near 0 (idle capacity) and near INT32_MAX (the
  * overflow flag), many steps and seeds. The thresholds' count equals the
- * reference's inversion loop by construction (kernels.h); this checks it. */
+ * reference's inversion loop by construction (kernels.h); this checks it,
+ * and the sums of the new loads' squares (issue 9: sqdev without a pass). */
 Test(checkasm, workload_poisson_row_equals_reference)
 {
-	static const double mus[] = {0.01, 0.5, 1, 2.5, 7, 37.5, 100};
+	static const double mus[] = {0.01, 0.1, 0.5, 1, 2, 2.5, 4, 5, 7, 37.5, 100};
 	static const int32_t Cs[] = {0, 1, 2, 3, 50};
-	int32_t a[80], b[80];
-	uint64_t scratch[160];
+	static const int ns[] = {127, 128, 129, 150};
+	int32_t a[160], b[160];
+	uint64_t scratch[320];
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
 			continue;
@@ -692,9 +696,9 @@ Test(checkasm, workload_poisson_row_equals_reference)
 			lbt_poisson pt;
 			cr_assert_eq(lbt_poisson_init(&pt, mus[im]), LBT_OK);
 			cr_assert(pt.K > 0 && pt.K < LBT_POISSON_MAX);
-			for (int n = 1; n <= 70; n++)
+			for (int in = 0; in < 74; in++)
 				for (size_t ic = 0; ic < sizeof Cs / sizeof *Cs; ic++)
-					for (int step = 0; step < 6; step++) {
+					for (int step = 0, n = in < 70 ? in + 1 : ns[in - 70]; step < 6; step++) {
 						for (int j = 0; j < n; j++) /* small loads, and one near the top */
 							a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3 : (int32_t)((j * 7 + step) % 4);
 						lbt_wl_counts cr = {0}, cv = {0};
@@ -702,12 +706,15 @@ Test(checkasm, workload_poisson_row_equals_reference)
 						lbt_ref_wl_poisson_row(a, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], NULL, NULL, &cr);
 						k.wl_poisson_row(b, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], scratch, scratch + n, &cv);
 						cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && cr.generated == cv.generated &&
-						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow,
+						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow &&
+						          cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
 						          "%s: mu %g, n %d, C %d, step %d: generated %lld/%lld, completed %lld/%lld, "
-						          "idle %lld/%lld, overflow %d/%d", *t, mus[im], n, Cs[ic], step,
-						          (long long)cr.generated, (long long)cv.generated, (long long)cr.completed,
-						          (long long)cv.completed, (long long)cr.idle, (long long)cv.idle, cr.overflow,
-						          cv.overflow);
+						          "idle %lld/%lld, overflow %d/%d, squares %llu:%llu/%llu:%llu", *t, mus[im], n,
+						          Cs[ic], step, (long long)cr.generated, (long long)cv.generated,
+						          (long long)cr.completed, (long long)cv.completed, (long long)cr.idle,
+						          (long long)cv.idle, cr.overflow, cv.overflow, (unsigned long long)cr.sq_hi,
+						          (unsigned long long)cr.sq_lo, (unsigned long long)cv.sq_hi,
+						          (unsigned long long)cv.sq_lo);
 					}
 		}
 	}

@@ -161,7 +161,8 @@ int lbt_poisson_init(lbt_poisson *p, double mu); /* 0 < mu <= 100: LBT_OK, else 
 typedef struct {
 	int64_t generated, completed, idle;
 	int overflow;     /* a PE would have held more than INT32_MAX */
-} lbt_wl_counts;
+	uint64_t sq_hi, sq_lo; /* the sum of the new loads' squares x^2 = hi 2^32 + lo: */
+} lbt_wl_counts;        /*   the sums of the hi and of the lo parts (< 2^32 each), exact */
 /* m, eta: scratch of n uint64_t each (vector kernels use them). */
 typedef void (*lbt_wl_poisson_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
                                   const lbt_poisson *p, int32_t C, uint64_t *m, uint64_t *eta, lbt_wl_counts *c);

@@ -34,6 +34,9 @@ void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t i0, uint64_t seed, in
 		int64_t have = (int64_t)x[j] + arrived, done = have < C ? have : C;
 		c->overflow |= have - done > INT32_MAX;
 		x[j] = (int32_t)(have - done);
+		uint64_t q = (uint64_t)(uint32_t)x[j] * (uint32_t)x[j];
+		c->sq_hi += q >> 32;
+		c->sq_lo += q & 0xffffffffu;
 		c->generated += arrived;
 		c->completed += done;
 		c->idle += C - done;

@@ -133,8 +133,10 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 	const int32_t C = (int32_t)ws->w->arg[1];
 	const lbt_wl_poisson_fn row = st->kern->wl_poisson_row;
 	int64_t gen = 0, comp = 0, idle = 0;
+	uint64_t sq_hi = 0, sq_lo = 0;
 	int over = 0;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle) reduction(| : over)
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) \
+	reduction(| : over)
 	for (int64_t r = 0; r < R; r++) {
 		int tid = 0;
 #ifdef _OPENMP
@@ -152,12 +154,17 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 		comp += k.completed;
 		idle += k.idle;
 		over |= k.overflow;
+		sq_hi += k.sq_hi;
+		sq_lo += k.sq_lo;
 	}
 	if (over)
 		return lbt_errf(e, LBT_ERANGE, "workload: a PE would hold more than 2^31-1 tasks");
 	c->generated += (double)gen;
 	c->completed += (double)comp;
 	c->idle_capacity += (double)idle;
+	c->sq_known = 1;
+	c->sq_hi = sq_hi;
+	c->sq_lo = sq_lo;
 	return LBT_OK;
 }
 
