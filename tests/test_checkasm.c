@@ -719,3 +719,55 @@ Test(checkasm, workload_poisson_row_equals_reference)
 		}
 	}
 }
+
+/* The uniform and Bernoulli row kernel (cybenko:uniform:LO:HI:C and
+ * cybenko:bernoulli:P:C on integer loads, kernels/simd/workload.c): loads,
+ * counters and sums of squares equal to the reference's on every ISA, for
+ * rows of every length to 70 and past two blocks of 64, ranges from one
+ * value to the widest allowed (10^6), probabilities 0, 1, the smallest
+ * double above 0 and the largest below 1 (the threshold's ends) and one
+ * equal to a draw of the row (u < p there must be false), loads near
+ * INT32_MAX (the overflow flag). */
+Test(checkasm, workload_draw_row_equals_reference)
+{
+	static const int64_t ranges[][2] = {{0, 0}, {0, 1}, {0, 2}, {3, 9}, {0, 1000000}, {999999, 1000000}};
+	static const double ps[] = {0, 0x1p-1074, 0.3, 0.5, 0x1.fffffffffffffp-1, 1};
+	static const int32_t Cs[] = {0, 1, 3, 50};
+	int32_t a[160], b[160];
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		cr_assert(k.wl_draw_row != lbt_ref_wl_draw_row, "%s has no workload kernel", *t);
+		for (int id = 0; id < 13; id++) {
+			lbt_wl_draw d;
+			if (id < 6)
+				lbt_wl_draw_init(&d, ranges[id][0], ranges[id][1]);
+			else if (id < 12)
+				lbt_wl_bernoulli_init(&d, ps[id - 6]);
+			for (int n = 1; n <= 150; n += n < 70 ? 1 : 19)
+				for (size_t ic = 0; ic < sizeof Cs / sizeof *Cs; ic++)
+					for (int step = 0; step < 6; step++) {
+						for (int j = 0; j < n; j++)
+							a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3 : (int32_t)((j * 7 + step) % 4);
+						lbt_wl_counts cr = {0}, cv = {0};
+						const uint64_t seed = 777 + (uint64_t)n;
+						if (id == 12) /* p = the draw of the row's PE n/2 */
+							lbt_wl_bernoulli_init(&d, lbt_rand_unit(lbt_rand(seed, (uint64_t)step,
+							                                                 (uint64_t)(1000 * n + 3 + n / 2), 101)));
+						lbt_ref_wl_draw_row(a, n, 1000 * n + 3, seed, step, 101, &d, Cs[ic], &cr);
+						k.wl_draw_row(b, n, 1000 * n + 3, seed, step, 101, &d, Cs[ic], &cv);
+						cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && cr.generated == cv.generated &&
+						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow &&
+						          cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
+						          "%s: draw %d, n %d, C %d, step %d: generated %lld/%lld, completed %lld/%lld, "
+						          "idle %lld/%lld, overflow %d/%d", *t, id, n, Cs[ic], step,
+						          (long long)cr.generated, (long long)cv.generated, (long long)cr.completed,
+						          (long long)cv.completed, (long long)cr.idle, (long long)cv.idle, cr.overflow,
+						          cv.overflow);
+					}
+		}
+	}
+}

@@ -166,6 +166,19 @@ typedef struct {
 /* m, eta: scratch of n uint64_t each (vector kernels use them). */
 typedef void (*lbt_wl_poisson_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
                                   const lbt_poisson *p, int32_t C, uint64_t *m, uint64_t *eta, lbt_wl_counts *c);
+/* The same for cybenko:uniform:LO:HI and cybenko:bernoulli:P: eta =
+ * lbt_rand_range(r, lo, lo + span - 1) (span >= 1), or, with span = 0,
+ * eta = lbt_rand_unit(r) < p, which is (r >> 11) < below = ceil(p 2^53)
+ * (m 2^-53 < p iff m < p 2^53, exact: a power-of-two scaling). */
+typedef struct {
+	int64_t lo;
+	uint64_t span, below;
+	double p;
+} lbt_wl_draw;
+void lbt_wl_draw_init(lbt_wl_draw *d, int64_t lo, int64_t hi);   /* uniform on lo..hi (hi - lo < 2^32) */
+void lbt_wl_bernoulli_init(lbt_wl_draw *d, double p);            /* 0 <= p <= 1 */
+typedef void (*lbt_wl_draw_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
+                               const lbt_wl_draw *d, int32_t C, lbt_wl_counts *c);
 
 /* The network and application time model of Jeannot and Vernier (2006), §3.1
  * and §4: every link has latency `lat` and bandwidth `bw`; a load unit is
@@ -214,6 +227,7 @@ typedef struct {
 	lbt_de_step_fn de_step, de_int_step;
 	lbt_de_axis_fn de_axis_step; /* the reference on every ISA */
 	lbt_wl_poisson_fn wl_poisson_row;
+	lbt_wl_draw_fn wl_draw_row;
 	lbt_speed_step_fn speed_step; /* the reference only (kernels/ref/speed.c) */
 } lbt_kernels;
 

@@ -1,7 +1,8 @@
-/* workload.c — the scalar reference of the workload phase's kernel: Cybenko's
- * eq. (12) with Poisson arrivals on a row of integer loads, written as the
- * model reads (one draw, inverted, per PE), and the inversion's threshold
- * table its vector twin (kernels/simd/workload.c) counts against. */
+/* workload.c — the scalar references of the workload phase's kernels:
+ * Cybenko's eq. (12) with Poisson, uniform or Bernoulli arrivals on a row of
+ * integer loads, written as the model reads (one draw per PE, Poisson's
+ * inverted), and what their vector twins (kernels/simd/workload.c) compare
+ * against: the inversion's threshold table, Bernoulli's threshold. */
 #include <math.h>
 
 #include "../internal.h"
@@ -25,20 +26,45 @@ int lbt_poisson_init(lbt_poisson *t, double mu)
 	return LBT_EINVAL; /* not reached for mu <= 100 */
 }
 
+/* The update of one PE, with its counters. */
+static void settle(int32_t *x, int64_t arrived, int32_t C, lbt_wl_counts *c)
+{
+	int64_t have = (int64_t)*x + arrived, done = have < C ? have : C;
+	c->overflow |= have - done > INT32_MAX;
+	*x = (int32_t)(have - done);
+	uint64_t q = (uint64_t)(uint32_t)*x * (uint32_t)*x;
+	c->sq_hi += q >> 32;
+	c->sq_lo += q & 0xffffffffu;
+	c->generated += arrived;
+	c->completed += done;
+	c->idle += C - done;
+}
+
 void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
                             const lbt_poisson *p, int32_t C, uint64_t *m, uint64_t *eta, lbt_wl_counts *c)
 {
 	(void)m, (void)eta;
 	for (int64_t j = 0; j < n; j++) {
 		int64_t arrived = lbt_rand_poisson(lbt_rand(seed, (uint64_t)step, (uint64_t)(i0 + j), purpose), p->mu);
-		int64_t have = (int64_t)x[j] + arrived, done = have < C ? have : C;
-		c->overflow |= have - done > INT32_MAX;
-		x[j] = (int32_t)(have - done);
-		uint64_t q = (uint64_t)(uint32_t)x[j] * (uint32_t)x[j];
-		c->sq_hi += q >> 32;
-		c->sq_lo += q & 0xffffffffu;
-		c->generated += arrived;
-		c->completed += done;
-		c->idle += C - done;
+		settle(x + j, arrived, C, c);
+	}
+}
+
+void lbt_wl_draw_init(lbt_wl_draw *d, int64_t lo, int64_t hi)
+{
+	*d = (lbt_wl_draw){.lo = lo, .span = (uint64_t)(hi - lo) + 1};
+}
+
+void lbt_wl_bernoulli_init(lbt_wl_draw *d, double p)
+{
+	*d = (lbt_wl_draw){.p = p, .below = (uint64_t)ceil(p * 0x1p53)};
+}
+
+void lbt_ref_wl_draw_row(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
+                         const lbt_wl_draw *d, int32_t C, lbt_wl_counts *c)
+{
+	for (int64_t j = 0; j < n; j++) {
+		uint64_t r = lbt_rand(seed, (uint64_t)step, (uint64_t)(i0 + j), purpose);
+		settle(x + j, d->span ? lbt_rand_range(r, d->lo, d->lo + (int64_t)d->span - 1) : lbt_rand_unit(r) < d->p, C, c);
 	}
 }

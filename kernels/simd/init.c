@@ -14,5 +14,8 @@ void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 #if W == 16
 	if (__builtin_cpu_supports("avx512dq")) /* else the target below's */
 #endif
+	{
 		k->wl_poisson_row = LBT_SIMD_FN(lbt_simd_wl_poisson_row);
+		k->wl_draw_row = LBT_SIMD_FN(lbt_simd_wl_draw_row);
+	}
 }

@@ -1,17 +1,19 @@
-/* workload.c — the workload phase's kernel for one ISA target: Cybenko's
- * eq. (12) with Poisson arrivals on a row of integer loads, bit for bit the
- * reference (kernels/ref/workload.c). The inversion is a count of integer
+/* workload.c — the workload phase's kernels for one ISA target: Cybenko's
+ * eq. (12) on a row of integer loads with Poisson arrivals, and with uniform
+ * or Bernoulli arrivals (at the end), bit for bit the references
+ * (kernels/ref/workload.c). Poisson's inversion is a count of integer
  * thresholds (eta = #{k < K : m >= T_k}, no floating point: the same k as
  * the reference's loop, see lbt_poisson in kernels.h).
  *
- * For a small mean (at most one draw in 256 reaches the L-th threshold, L =
- * 8 or 16) one pass over blocks of the row does everything the compiler
- * vectorizes with this target's flags: the draws (64-bit multiply-xorshift),
- * the count against the first L thresholds held in registers, the update
- * with its counters and the sum of squares of the new loads (exact integer
- * sums); the rare draw at or above the L-th threshold goes on counting in
- * scalar code. A larger mean takes three passes over the row: the draws, one
- * pass per threshold below the row's largest draw, the update. */
+ * For a small mean (at most one draw in 512 reaches the L-th threshold, L =
+ * 2, 4, 6, 8, 12 or 16) one pass over blocks of the row does everything the
+ * compiler vectorizes with this target's flags: the draws (64-bit
+ * multiply-xorshift), the count against the first L thresholds held in
+ * registers, the update with its counters and the sum of squares of the new
+ * loads (exact integer sums); the rare draw at or above the L-th threshold
+ * goes on counting in scalar code. A larger mean takes three passes over the
+ * row: the draws, one pass per threshold below the row's largest draw, the
+ * update. */
 #include "simd.h"
 #include "lbtorus/rng.h"
 
@@ -21,6 +23,11 @@ enum { BLOCK = 64 };
  * first two rounds, which do not depend on i. */
 #define MUL_I 0xd1b54a32d192ed03ULL
 #define ADD_J 0x8cb92ba72f3d8dd7ULL
+
+static ALWAYS_INLINE uint64_t hoisted(uint64_t seed, int64_t step, uint64_t purpose)
+{
+	return lbt_mix64(lbt_mix64(seed + 0x9e3779b97f4a7c15ULL * (purpose + 1)) ^ ((uint64_t)step + 0x632be59bd9b4e019ULL));
+}
 
 /* The 64-bit multiplies of the draws are one instruction with AVX-512DQ,
  * which every CPU with AVX-512BW has (init.c asks the CPU all the same). */
@@ -104,8 +111,7 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i
                                           uint64_t purpose, const lbt_poisson *p, int32_t C, uint64_t *restrict m,
                                           uint64_t *restrict eta, lbt_wl_counts *c)
 {
-	const uint64_t z0 = lbt_mix64(lbt_mix64(seed + 0x9e3779b97f4a7c15ULL * (purpose + 1)) ^
-	                              ((uint64_t)step + 0x632be59bd9b4e019ULL));
+	const uint64_t z0 = hoisted(seed, step, purpose);
 	const uint64_t rare = (1ULL << 53) - (1ULL << 44); /* a share 2^-9 of the draws lies at or above */
 #define FUSED(L) if (p->K <= L || p->T[L - 1] >= rare) return fused(x, n, i0, z0, p, C, c, L)
 	FUSED(2);
@@ -129,5 +135,25 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i
 	sums s = {0};
 	for (int64_t j = 0; j < n; j++)
 		x[j] = update1(x[j], eta[j], C, &s, 1);
+	add_sums(c, &s, n, C);
+}
+
+/* Uniform or Bernoulli arrivals: one pass, the draw a multiply-shift or one comparison. */
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step,
+                                             uint64_t purpose, const lbt_wl_draw *d, int32_t C, lbt_wl_counts *c)
+{
+	const uint64_t z0 = hoisted(seed, step, purpose), h0 = (uint64_t)i0 * MUL_I + ADD_J;
+	const uint64_t lo = (uint64_t)d->lo, span = d->span, below = d->below;
+	sums s = {0};
+	if (span)
+		for (int64_t j = 0; j < n; j++) {
+			uint64_t r = lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I));
+			x[j] = update1(x[j], lo + (((r >> 32) * span) >> 32), C, &s, 1);
+		}
+	else
+		for (int64_t j = 0; j < n; j++) {
+			uint64_t r = lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I));
+			x[j] = update1(x[j], (r >> 11) < below, C, &s, 1);
+		}
 	add_sums(c, &s, n, C);
 }

@@ -14,11 +14,12 @@
  * t comes from lbt_rand(seed, t, i, purpose) with i the PE's row-major
  * index, and PEs are visited in row-major order with all sums in that
  * order, so a run has the same bits for any thread count and ISA. The one
- * exception in form, not in bits: cybenko with Poisson arrivals on integer
- * loads runs the dispatch table's row kernel (wl_poisson_row: a scalar
- * reference and a vector kernel per ISA, checked bit for bit by checkasm)
- * on the grid's rows in parallel; its counters are integer sums, exact in
- * any order. */
+ * exception in form, not in bits: cybenko with Poisson, uniform or Bernoulli
+ * arrivals on integer loads runs one of the dispatch table's row kernels
+ * (wl_poisson_row, wl_draw_row: a scalar reference and a vector kernel per
+ * ISA, checked bit for bit by checkasm) on the grid's rows in parallel,
+ * in place; its counters are integer sums, exact in any order, and with them
+ * the sum of the new loads' squares, from which the engine takes sqdev. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +68,10 @@ typedef struct {
 	lbt_wl_dense d;
 	double *g, *c;    /* phases: the current phase's probabilities per PE */
 	int64_t *end;     /* phases: the step at which the current phase ends */
-	int rows;         /* cybenko:poisson on integer loads: the row kernel, with */
+	int rows;         /* cybenko on integer loads: a row kernel, Poisson's with */
 	lbt_poisson pt;   /*   its thresholds and */
-	uint64_t *scratch; /*   2 rows of uint64 per thread */
+	uint64_t *scratch; /*   2 rows of uint64 per thread, */
+	lbt_wl_draw dt;   /*   or uniform's or Bernoulli's (rows = 2) */
 } simple_ws;
 
 static void simple_close(void *p)
@@ -92,6 +94,13 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
 	ws->w = w;
 	int s = lbt_wl_dense_open(&ws->d, st, e);
+	if (!s && !strcmp(w->name, "cybenko") && !ws->d.real && w->dist != LBT_DIST_POISSON) {
+		ws->rows = 2;
+		if (w->dist == LBT_DIST_UNIFORM)
+			lbt_wl_draw_init(&ws->dt, (int64_t)w->arg[0], (int64_t)w->arg[1]);
+		else
+			lbt_wl_bernoulli_init(&ws->dt, w->arg[0]);
+	}
 	if (!s && !strcmp(w->name, "cybenko") && w->dist == LBT_DIST_POISSON && !ws->d.real) {
 		const lbt_shape *sh = &st->grid.shape;
 		ws->rows = 1;
@@ -122,16 +131,43 @@ static int overflow(lbt_err *e, int64_t i)
 	return lbt_errf(e, LBT_ERANGE, "workload: PE %lld would hold more than 2^31-1 tasks", (long long)i);
 }
 
-/* cybenko:poisson:MU:C on integer loads: the row kernel on every row of the
- * grid, rows shared among the threads. */
+/* The cell offset of row r (row-major) of g. */
+static int64_t row_offset(const lbt_grid *g, int64_t r)
+{
+	const lbt_shape *sh = &g->shape;
+	int64_t off = 0;
+	for (int d = sh->dims - 2; d >= 0; d--) {
+		off += (r % sh->ext[d]) * g->stride[d];
+		r /= sh->ext[d];
+	}
+	return off;
+}
+
+/* A row kernel left a load beyond INT32_MAX (at most 2^31 - 1 + 10^6: the
+ * largest arrival) cast to int32, which made it negative: name the first such
+ * PE in row-major order, as the PE-by-PE loop does. */
+static int row_overflow(const lbt_grid *g, int64_t n, int64_t R, lbt_err *e)
+{
+	for (int64_t r = 0; r < R; r++) {
+		const int32_t *x = g->load + row_offset(g, r);
+		for (int64_t j = 0; j < n; j++)
+			if (x[j] < 0)
+				return overflow(e, r * n + j);
+	}
+	return lbt_errf(e, LBT_EINTERNAL, "workload: an overflow without a negative load");
+}
+
+/* cybenko on integer loads with Poisson, uniform or Bernoulli arrivals: a row
+ * kernel on every row of the grid, rows shared among the threads. */
 static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	const lbt_grid *g = &st->grid;
 	const lbt_shape *sh = &g->shape;
 	const int64_t n = sh->ext[sh->dims - 1], R = ws->d.P / n;
 	const int threads = st->threads > 0 ? st->threads : 1;
-	const int32_t C = (int32_t)ws->w->arg[1];
+	const int32_t C = (int32_t)ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM ? 2 : 1];
 	const lbt_wl_poisson_fn row = st->kern->wl_poisson_row;
+	const lbt_wl_draw_fn draw_row = st->kern->wl_draw_row;
 	int64_t gen = 0, comp = 0, idle = 0;
 	uint64_t sq_hi = 0, sq_lo = 0;
 	int over = 0;
@@ -142,14 +178,13 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 #ifdef _OPENMP
 		tid = omp_get_thread_num();
 #endif
-		int64_t off = 0, q = r;
-		for (int d = sh->dims - 2; d >= 0; d--) { /* the row's cell offset */
-			off += (q % sh->ext[d]) * g->stride[d];
-			q /= sh->ext[d];
-		}
-		uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
 		lbt_wl_counts k = {0};
-		row(g->load + off, n, r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+		if (ws->rows == 2)
+			draw_row(g->load + row_offset(g, r), n, r * n, seed, t, P_ARRIVE, &ws->dt, C, &k);
+		else {
+			uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
+			row(g->load + row_offset(g, r), n, r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+		}
 		gen += k.generated;
 		comp += k.completed;
 		idle += k.idle;
@@ -158,7 +193,7 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 		sq_lo += k.sq_lo;
 	}
 	if (over)
-		return lbt_errf(e, LBT_ERANGE, "workload: a PE would hold more than 2^31-1 tasks");
+		return row_overflow(g, n, R, e);
 	c->generated += (double)gen;
 	c->completed += (double)comp;
 	c->idle_capacity += (double)idle;
