@@ -771,3 +771,51 @@ Test(checkasm, workload_draw_row_equals_reference)
 		}
 	}
 }
+
+/* The phases row kernel (phases:GL:GH:CL:CH:LENL:LENH, kernels/simd/workload.c):
+ * loads, counters, sums of squares and the phases' state (thresholds and
+ * ends) equal to the reference's on every ISA over 12 consecutive steps,
+ * for rows of every length to 70 and past two blocks of 64, phases of one
+ * step (redrawn every step), of a few and of 10^9 steps, probabilities 0 and
+ * 1 at the ends, loads at 0 (idle capacity) and at INT32_MAX (the overflow
+ * flag and the -1 left there). */
+Test(checkasm, workload_phases_row_equals_reference)
+{
+	static const double args[][6] = {{0.1, 0.4, 0.1, 0.4, 2, 9}, {0, 1, 0, 1, 1, 1}, {1, 1, 0, 0, 1, 3},
+	                                 {0.1, 0.9, 0.1, 0.7, 150, 400}, {0.5, 0.5, 1, 1, 1, 1e9}};
+	int32_t a[160], b[160];
+	uint64_t ga[160], ca[160], gb[160], cb[160];
+	int64_t ea[160], eb[160];
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		cr_assert(k.wl_phases_row != lbt_ref_wl_phases_row, "%s has no workload kernel", *t);
+		for (size_t ia = 0; ia < sizeof args / sizeof *args; ia++) {
+			lbt_wl_phases ph = {.purpose = {102, 103, 104, 105, 106}};
+			memcpy(ph.arg, args[ia], sizeof ph.arg);
+			for (int n = 1; n <= 150; n += n < 70 ? 1 : 19) {
+				for (int j = 0; j < n; j++) {
+					a[j] = b[j] = j == n / 3 ? INT32_MAX - 2 : (int32_t)(j % 3);
+					ea[j] = eb[j] = 0;
+				}
+				for (int step = 0; step < 12; step++) {
+					lbt_wl_counts cr = {0}, cv = {0};
+					const uint64_t seed = 99 + (uint64_t)n;
+					lbt_ref_wl_phases_row(a, n, 1000 * n + 3, seed, step, &ph, ga, ca, ea, &cr);
+					k.wl_phases_row(b, n, 1000 * n + 3, seed, step, &ph, gb, cb, eb, &cv);
+					cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && !memcmp(ga, gb, (size_t)n * sizeof *ga) &&
+					          !memcmp(ca, cb, (size_t)n * sizeof *ca) && !memcmp(ea, eb, (size_t)n * sizeof *ea) &&
+					          cr.generated == cv.generated && cr.completed == cv.completed && cr.idle == cv.idle &&
+					          cr.overflow == cv.overflow && cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
+					          "%s: phases %zu, n %d, step %d: generated %lld/%lld, completed %lld/%lld, "
+					          "idle %lld/%lld, overflow %d/%d", *t, ia, n, step, (long long)cr.generated,
+					          (long long)cv.generated, (long long)cr.completed, (long long)cv.completed,
+					          (long long)cr.idle, (long long)cv.idle, cr.overflow, cv.overflow);
+				}
+			}
+		}
+	}
+}

@@ -1,8 +1,9 @@
 /* workload.c — the scalar references of the workload phase's kernels:
  * Cybenko's eq. (12) with Poisson, uniform or Bernoulli arrivals on a row of
  * integer loads, written as the model reads (one draw per PE, Poisson's
- * inverted), and what their vector twins (kernels/simd/workload.c) compare
- * against: the inversion's threshold table, Bernoulli's threshold. */
+ * inverted), and Lüling and Monien's phases; and what their vector twins
+ * (kernels/simd/workload.c) compare against: the inversion's threshold
+ * table, Bernoulli's threshold. */
 #include <math.h>
 
 #include "../internal.h"
@@ -66,5 +67,40 @@ void lbt_ref_wl_draw_row(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64
 	for (int64_t j = 0; j < n; j++) {
 		uint64_t r = lbt_rand(seed, (uint64_t)step, (uint64_t)(i0 + j), purpose);
 		settle(x + j, d->span ? lbt_rand_range(r, d->lo, d->lo + (int64_t)d->span - 1) : lbt_rand_unit(r) < d->p, C, c);
+	}
+}
+
+/* The threshold of u < g for u = lbt_rand_unit(r): (r >> 11) < ceil(g 2^53). */
+static uint64_t below(double g) { return (uint64_t)ceil(g * 0x1p53); }
+
+void lbt_ref_wl_phases_row(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, const lbt_wl_phases *p,
+                           uint64_t *tg, uint64_t *tc, int64_t *end, lbt_wl_counts *c)
+{
+	const double *a = p->arg;
+	const uint64_t t = (uint64_t)step;
+	for (int64_t j = 0; j < n; j++) {
+		const uint64_t i = (uint64_t)(i0 + j);
+		if (step >= end[j]) {
+			tg[j] = below(a[0] + (a[1] - a[0]) * lbt_rand_unit(lbt_rand(seed, t, i, p->purpose[0])));
+			tc[j] = below(a[2] + (a[3] - a[2]) * lbt_rand_unit(lbt_rand(seed, t, i, p->purpose[1])));
+			end[j] = step + lbt_rand_range(lbt_rand(seed, t, i, p->purpose[2]), (int64_t)a[4], (int64_t)a[5]);
+		}
+		int gen = lbt_rand(seed, t, i, p->purpose[3]) >> 11 < tg[j];
+		int con = lbt_rand(seed, t, i, p->purpose[4]) >> 11 < tc[j];
+		if (gen && x[j] == INT32_MAX) {
+			c->overflow = 1;
+			x[j] = -1;
+			continue;
+		}
+		x[j] += gen;
+		c->generated += gen;
+		if (con && x[j] > 0) {
+			x[j]--;
+			c->completed++;
+		} else if (con)
+			c->idle++;
+		uint64_t q = (uint64_t)(uint32_t)x[j] * (uint32_t)x[j];
+		c->sq_hi += q >> 32;
+		c->sq_lo += q & 0xffffffffu;
 	}
 }

@@ -1,6 +1,7 @@
 /* workload.c — the workload phase's kernels for one ISA target: Cybenko's
  * eq. (12) on a row of integer loads with Poisson arrivals, and with uniform
- * or Bernoulli arrivals (at the end), bit for bit the references
+ * or Bernoulli arrivals, and Lüling and Monien's phases (at the end), bit
+ * for bit the references
  * (kernels/ref/workload.c). Poisson's inversion is a count of integer
  * thresholds (eta = #{k < K : m >= T_k}, no floating point: the same k as
  * the reference's loop, see lbt_poisson in kernels.h).
@@ -14,6 +15,8 @@
  * goes on counting in scalar code. A larger mean takes three passes over the
  * row: the draws, one pass per threshold below the row's largest draw, the
  * update. */
+#include <math.h>
+
 #include "simd.h"
 #include "lbtorus/rng.h"
 
@@ -156,4 +159,47 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, 
 			x[j] = update1(x[j], (r >> 11) < below, C, &s, 1);
 		}
 	add_sums(c, &s, n, C);
+}
+
+/* Phases: the PEs whose phase ends draw the next one (a share 1/length of
+ * them: scalar), then one pass of two draws, the update and its sums. */
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step,
+                                               const lbt_wl_phases *p, uint64_t *restrict tg, uint64_t *restrict tc,
+                                               int64_t *restrict end, lbt_wl_counts *c)
+{
+	const double *a = p->arg;
+	uint64_t z[5];
+	for (int k = 0; k < 5; k++)
+		z[k] = hoisted(seed, step, p->purpose[k]);
+	const uint64_t h0 = (uint64_t)i0 * MUL_I + ADD_J;
+	for (int64_t j = 0; j < n; j++)
+		if (step >= end[j]) {
+			const uint64_t h = h0 + (uint64_t)j * MUL_I;
+			tg[j] = (uint64_t)ceil((a[0] + (a[1] - a[0]) * lbt_rand_unit(lbt_mix64(z[0] ^ h))) * 0x1p53);
+			tc[j] = (uint64_t)ceil((a[2] + (a[3] - a[2]) * lbt_rand_unit(lbt_mix64(z[1] ^ h))) * 0x1p53);
+			end[j] = step + lbt_rand_range(lbt_mix64(z[2] ^ h), (int64_t)a[4], (int64_t)a[5]);
+		}
+	int64_t gen = 0, comp = 0, idle = 0, top = 0;
+	uint64_t hi = 0, lo = 0;
+	for (int64_t j = 0; j < n; j++) {
+		const uint64_t h = h0 + (uint64_t)j * MUL_I;
+		const int64_t g = lbt_mix64(z[3] ^ h) >> 11 < tg[j], k = lbt_mix64(z[4] ^ h) >> 11 < tc[j];
+		int64_t y = (int64_t)x[j] + g;
+		const int64_t ok = y <= INT32_MAX, done = k & (y > 0) & ok; /* an overflowing PE counts nothing */
+		top = y > top ? y : top;
+		y = ok ? y - done : -1;
+		x[j] = (int32_t)y;
+		uint64_t v = (uint32_t)y, q = v * v & (0 - (uint64_t)ok);
+		hi += q >> 32;
+		lo += q & 0xffffffffu;
+		gen += g & ok;
+		comp += done;
+		idle += (k & ok) - done;
+	}
+	c->generated += gen;
+	c->completed += comp;
+	c->idle += idle;
+	c->overflow |= top > INT32_MAX;
+	c->sq_hi += hi;
+	c->sq_lo += lo;
 }

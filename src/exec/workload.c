@@ -66,8 +66,9 @@ int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e)
 typedef struct {
 	const lbt_workload *w;
 	lbt_wl_dense d;
-	double *g, *c;    /* phases: the current phase's probabilities per PE */
+	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
 	int64_t *end;     /* phases: the step at which the current phase ends */
+	lbt_wl_phases ph; /* phases: the row kernel's parameters */
 	int rows;         /* cybenko on integer loads: a row kernel, Poisson's with */
 	lbt_poisson pt;   /*   its thresholds and */
 	uint64_t *scratch; /*   2 rows of uint64 per thread, */
@@ -117,6 +118,9 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		ws->end = calloc(P, sizeof *ws->end); /* every phase ends at step 0: the first is drawn then */
 		if (!ws->g || !ws->c || !ws->end)
 			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's phases");
+		memcpy(ws->ph.arg, w->arg, sizeof ws->ph.arg);
+		const uint64_t purpose[5] = {P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME};
+		memcpy(ws->ph.purpose, purpose, sizeof purpose);
 	}
 	if (s) {
 		simple_close(ws);
@@ -241,33 +245,40 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
  * (generation probability in [GL, GH], consumption probability in [CL, CH],
  * length in [LENL, LENH] steps, each uniform); every step it generates one
  * task with the first probability, then consumes one, if it has one, with
- * the second (a consumption draw that finds no task is idle capacity). */
+ * the second (a consumption draw that finds no task is idle capacity). The
+ * row kernel wl_phases_row on every row, in place, rows shared among the
+ * threads; exact integer counters and the sum of squares for sqdev. */
 static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
-	const double *a = ws->w->arg;
-	int32_t *x = ws->d.buf;
-	lbt_field_export(&st->grid, ws->d.f, x);
-	for (int64_t i = 0; i < ws->d.P; i++) {
-		if (t >= ws->end[i]) {
-			ws->g[i] = a[0] + (a[1] - a[0]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_G));
-			ws->c[i] = a[2] + (a[3] - a[2]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_C));
-			ws->end[i] = t + lbt_rand_range(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_PHASE_LEN),
-			                                (int64_t)a[4], (int64_t)a[5]);
-		}
-		int gen = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_GEN)) < ws->g[i];
-		int con = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_CONSUME)) < ws->c[i];
-		if (gen && x[i] == INT32_MAX)
-			return overflow(e, i);
-		x[i] += gen;
-		c->generated += gen;
-		if (con && x[i] > 0) {
-			x[i]--;
-			c->completed++;
-		} else if (con)
-			c->idle_capacity += 1;
+	const lbt_grid *g = &st->grid;
+	const lbt_shape *sh = &g->shape;
+	const int64_t n = sh->ext[sh->dims - 1], R = ws->d.P / n;
+	const int threads = st->threads > 0 ? st->threads : 1;
+	const lbt_wl_phases_fn row = st->kern->wl_phases_row;
+	int64_t gen = 0, comp = 0, idle = 0;
+	uint64_t sq_hi = 0, sq_lo = 0;
+	int over = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) \
+	reduction(| : over)
+	for (int64_t r = 0; r < R; r++) {
+		lbt_wl_counts k = {0};
+		row(g->load + row_offset(g, r), n, r * n, seed, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
+		gen += k.generated;
+		comp += k.completed;
+		idle += k.idle;
+		over |= k.overflow;
+		sq_hi += k.sq_hi;
+		sq_lo += k.sq_lo;
 	}
-	lbt_field_import(&st->grid, ws->d.f, x);
+	if (over)
+		return row_overflow(g, n, R, e);
+	c->generated += (double)gen;
+	c->completed += (double)comp;
+	c->idle_capacity += (double)idle;
+	c->sq_known = 1;
+	c->sq_hi = sq_hi;
+	c->sq_lo = sq_lo;
 	return LBT_OK;
 }
 
