@@ -52,7 +52,8 @@ typedef struct {
 static ALWAYS_INLINE int32_t update1(int32_t x, uint64_t eta, int32_t C, sums *s, int64_t sign)
 {
 	int64_t have = (int64_t)x + (int64_t)eta, done = have < C ? have : C, y = have - done;
-	uint64_t v = (uint32_t)y, q = v * v;
+	const uint32_t u = (uint32_t)y;
+	const uint64_t q = (uint64_t)u * u;
 	s->top = y > s->top ? y : s->top;
 	s->hi += (uint64_t)sign * (q >> 32);
 	s->lo += (uint64_t)sign * (q & 0xffffffffu);
@@ -79,9 +80,9 @@ static ALWAYS_INLINE void add_sums(lbt_wl_counts *c, const sums *s, int64_t n, i
 static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, int64_t i0, uint64_t z0, const lbt_poisson *p,
                                       int32_t C, lbt_wl_counts *c, const int L)
 {
-	uint64_t T[16];
+	int64_t T[16]; /* signed: T_k <= 2^53 (F_k < 1 for k < K), a draw < 2^53 (AVX2 compares signed lanes) */
 	for (int k = 0; k < L; k++)
-		T[k] = k < p->K ? p->T[k] : UINT64_MAX;
+		T[k] = k < p->K ? (int64_t)p->T[k] : (int64_t)1 << 53;
 	int32_t old[BLOCK];
 	sums s = {0};
 	for (int64_t j0 = 0; j0 < n; j0 += BLOCK) {
@@ -90,7 +91,8 @@ static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, int64_t i0, uint64_
 		int32_t *xb = x + j0;
 		uint64_t tail = 0;
 		for (int64_t j = 0; j < nb; j++) {
-			uint64_t r = lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I)) >> 11, e = 0;
+			const int64_t r = (int64_t)(lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I)) >> 11);
+			uint64_t e = 0;
 			for (int k = 0; k < L; k++)
 				e += r >= T[k];
 			tail |= r >= T[L - 1];
@@ -98,10 +100,11 @@ static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, int64_t i0, uint64_
 			xb[j] = update1(xb[j], e, C, &s, 1);
 		}
 		for (int64_t j = 0; tail && j < nb; j++) { /* rare */
-			uint64_t r = lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I)) >> 11, e = (uint64_t)L;
+			const int64_t r = (int64_t)(lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I)) >> 11);
+			uint64_t e = (uint64_t)L;
 			if (!(r >= T[L - 1]))
 				continue;
-			while (e < (uint64_t)p->K && r >= p->T[e])
+			while (e < (uint64_t)p->K && (uint64_t)r >= p->T[e])
 				e++;
 			update1(old[j], (uint64_t)L, C, &s, -1);
 			xb[j] = update1(old[j], e, C, &s, 1);
