@@ -65,7 +65,8 @@ int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e)
 
 typedef struct {
 	const lbt_workload *w;
-	lbt_wl_dense d;
+	int64_t P;        /* PEs */
+	int real;         /* a real-valued method's loads */
 	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
 	int64_t *end;     /* phases: the step at which the current phase ends */
 	lbt_wl_phases ph; /* phases: the row kernel's parameters */
@@ -80,7 +81,6 @@ static void simple_close(void *p)
 	simple_ws *ws = p;
 	if (!ws)
 		return;
-	free(ws->d.buf);
 	free(ws->g);
 	free(ws->c);
 	free(ws->end);
@@ -94,15 +94,17 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 	if (!ws)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
 	ws->w = w;
-	int s = lbt_wl_dense_open(&ws->d, st, e);
-	if (!s && !strcmp(w->name, "cybenko") && !ws->d.real && w->dist != LBT_DIST_POISSON) {
+	ws->P = lbt_shape_pes(&st->grid.shape);
+	ws->real = st->method->load == LBT_LOAD_REAL;
+	int s = LBT_OK;
+	if (!strcmp(w->name, "cybenko") && !ws->real && w->dist != LBT_DIST_POISSON) {
 		ws->rows = 2;
 		if (w->dist == LBT_DIST_UNIFORM)
 			lbt_wl_draw_init(&ws->dt, (int64_t)w->arg[0], (int64_t)w->arg[1]);
 		else
 			lbt_wl_bernoulli_init(&ws->dt, w->arg[0]);
 	}
-	if (!s && !strcmp(w->name, "cybenko") && w->dist == LBT_DIST_POISSON && !ws->d.real) {
+	if (!strcmp(w->name, "cybenko") && w->dist == LBT_DIST_POISSON && !ws->real) {
 		const lbt_shape *sh = &st->grid.shape;
 		ws->rows = 1;
 		if (lbt_poisson_init(&ws->pt, w->arg[0]))
@@ -112,7 +114,7 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's rows");
 	}
 	if (!s && !strcmp(w->name, "phases")) {
-		size_t P = (size_t)ws->d.P;
+		size_t P = (size_t)ws->P;
 		ws->g = malloc(P * sizeof *ws->g);
 		ws->c = malloc(P * sizeof *ws->c);
 		ws->end = calloc(P, sizeof *ws->end); /* every phase ends at step 0: the first is drawn then */
@@ -167,7 +169,7 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 {
 	const lbt_grid *g = &st->grid;
 	const lbt_shape *sh = &g->shape;
-	const int64_t n = sh->ext[sh->dims - 1], R = ws->d.P / n;
+	const int64_t n = sh->ext[sh->dims - 1], R = ws->P / n;
 	const int threads = st->threads > 0 ? st->threads : 1;
 	const int32_t C = (int32_t)ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM ? 2 : 1];
 	const lbt_wl_poisson_fn row = st->kern->wl_poisson_row;
@@ -207,6 +209,9 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 	return LBT_OK;
 }
 
+/* Real-valued loads: eq. (12) as it stands, loads may go negative (Cybenko's
+ * interpretation (b)); PE by PE in row-major order, in place, so the sums
+ * of the arrivals are taken in that order. */
 static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
@@ -214,30 +219,17 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
 		return cybenko_rows(ws, st, t, seed, c, e);
 	const lbt_workload *w = ws->w;
 	const double C = w->arg[w->dist == LBT_DIST_UNIFORM || w->dist == LBT_DIST_NORMAL ? 2 : 1];
-	lbt_field_export(&st->grid, ws->d.f, ws->d.buf);
-	if (ws->d.real) { /* eq. (12) as it stands: loads may go negative (Cybenko's interpretation (b)) */
-		double *x = ws->d.buf;
-		for (int64_t i = 0; i < ws->d.P; i++) {
-			double eta = draw(w, seed, t, i);
-			x[i] += eta - C;
+	const lbt_grid *g = &st->grid;
+	const int64_t n = g->shape.ext[g->shape.dims - 1], R = ws->P / n;
+	for (int64_t r = 0; r < R; r++) {
+		double *x = g->real + row_offset(g, r);
+		for (int64_t j = 0; j < n; j++) {
+			double eta = draw(w, seed, t, r * n + j);
+			x[j] += eta - C;
 			c->generated += eta;
 			c->completed += C;
 		}
-	} else { /* a PE completes at most what it holds, the rest of C is idle capacity */
-		int32_t *x = ws->d.buf;
-		const int64_t cap = (int64_t)C;
-		for (int64_t i = 0; i < ws->d.P; i++) {
-			int64_t eta = (int64_t)draw(w, seed, t, i), have = x[i] + eta;
-			if (have > INT32_MAX)
-				return overflow(e, i);
-			int64_t done = have < cap ? have : cap;
-			x[i] = (int32_t)(have - done);
-			c->generated += eta;
-			c->completed += done;
-			c->idle_capacity += (double)(cap - done);
-		}
 	}
-	lbt_field_import(&st->grid, ws->d.f, ws->d.buf);
 	return LBT_OK;
 }
 
@@ -253,7 +245,7 @@ static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_wo
 	simple_ws *ws = p;
 	const lbt_grid *g = &st->grid;
 	const lbt_shape *sh = &g->shape;
-	const int64_t n = sh->ext[sh->dims - 1], R = ws->d.P / n;
+	const int64_t n = sh->ext[sh->dims - 1], R = ws->P / n;
 	const int threads = st->threads > 0 ? st->threads : 1;
 	const lbt_wl_phases_fn row = st->kern->wl_phases_row;
 	int64_t gen = 0, comp = 0, idle = 0;
