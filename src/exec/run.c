@@ -355,8 +355,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			r.generated = w.generated;
 			r.completed = w.completed;
 			r.idle_capacity = w.idle_capacity;
-			r.sqdev = w.sq_known && !st->grid.cut ? sqdev_known(&w, expect, P) : sqdev(st); /* what the method's
-			                                                                   step receives: Cybenko's w(t) */
+			/* what the method's step receives: Cybenko's w(t) */
+			r.sqdev = w.sq_known && !st->grid.cut ? sqdev_known(&w, expect, P) : sqdev(st);
 			if (r.step + 1 > o->warmup)
 				batch_add(&bm, r.sqdev);
 			if (o->verify)
