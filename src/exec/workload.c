@@ -204,8 +204,8 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 	c->completed += (double)comp;
 	c->idle_capacity += (double)idle;
 	c->sq_known = 1;
-	c->sq_hi = sq_hi;
-	c->sq_lo = sq_lo;
+	c->sq_hi += sq_hi;
+	c->sq_lo += sq_lo;
 	return LBT_OK;
 }
 
@@ -269,8 +269,8 @@ static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_wo
 	c->completed += (double)comp;
 	c->idle_capacity += (double)idle;
 	c->sq_known = 1;
-	c->sq_hi = sq_hi;
-	c->sq_lo = sq_lo;
+	c->sq_hi += sq_hi;
+	c->sq_lo += sq_lo;
 	return LBT_OK;
 }
 
