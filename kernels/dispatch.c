@@ -96,6 +96,8 @@ int lbt_kernels_select(lbt_kernels *k, const char *isa, lbt_err *e)
 	k->de_int_step = lbt_ref_de_int_step;
 	k->de_axis_step = lbt_ref_de_axis_step;
 	k->wl_poisson_row = lbt_ref_wl_poisson_row;
+	k->wl_draw_row = lbt_ref_wl_draw_row;
+	k->wl_phases_row = lbt_ref_wl_phases_row;
 	k->speed_step = lbt_ref_speed_step;
 	for (int i = 1; i <= pick; i++)
 		if (lbt_isa_supported(targets[i].name) && targets[i].init) {

@@ -672,16 +672,20 @@ Test(checkasm, de_avx512_equals_reference) { check_de_isa("avx512"); }
 
 /* The workload phase's kernel (cybenko:poisson:MU:C on integer loads, kernels/simd/workload.c):
  * loads and counters equal to the reference's bit for bit on every ISA, for
- * rows of every length to 70, means from 0.01 to the largest allowed (100),
+ * rows of every length to 70 and a few past two blocks of 64, means from
+ * 0.01 to the largest allowed (100: each of the kernel's paths, a count
+ * against the first 2, 4, 6, 8, 12, 16 thresholds and the pass per threshold),
  * C = 0..3 and 50, loads near 0 (idle capacity) and near INT32_MAX (the
  * overflow flag), many steps and seeds. The thresholds' count equals the
- * reference's inversion loop by construction (kernels.h); this checks it. */
+ * reference's inversion loop by construction (kernels.h); this checks it,
+ * and the sums of the new loads' squares (issue 9: sqdev without a pass). */
 Test(checkasm, workload_poisson_row_equals_reference)
 {
-	static const double mus[] = {0.01, 0.5, 1, 2.5, 7, 37.5, 100};
+	static const double mus[] = {0.01, 0.1, 0.5, 1, 2, 2.5, 4, 5, 7, 37.5, 100};
 	static const int32_t Cs[] = {0, 1, 2, 3, 50};
-	int32_t a[80], b[80];
-	uint64_t scratch[160];
+	static const int ns[] = {127, 128, 129, 150};
+	int32_t a[160], b[160];
+	uint64_t scratch[320];
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
 			continue;
@@ -693,9 +697,9 @@ Test(checkasm, workload_poisson_row_equals_reference)
 			lbt_poisson pt;
 			cr_assert_eq(lbt_poisson_init(&pt, mus[im]), LBT_OK);
 			cr_assert(pt.K > 0 && pt.K < LBT_POISSON_MAX);
-			for (int n = 1; n <= 70; n++)
+			for (int in = 0; in < 74; in++)
 				for (size_t ic = 0; ic < sizeof Cs / sizeof *Cs; ic++)
-					for (int step = 0; step < 6; step++) {
+					for (int step = 0, n = in < 70 ? in + 1 : ns[in - 70]; step < 6; step++) {
 						for (int j = 0; j < n; j++) /* small loads, and one near the top */
 							a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3 : (int32_t)((j * 7 + step) % 4);
 						lbt_wl_counts cr = {0}, cv = {0};
@@ -703,13 +707,116 @@ Test(checkasm, workload_poisson_row_equals_reference)
 						lbt_ref_wl_poisson_row(a, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], NULL, NULL, &cr);
 						k.wl_poisson_row(b, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], scratch, scratch + n, &cv);
 						cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && cr.generated == cv.generated &&
-						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow,
+						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow &&
+						          cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
 						          "%s: mu %g, n %d, C %d, step %d: generated %lld/%lld, completed %lld/%lld, "
-						          "idle %lld/%lld, overflow %d/%d", *t, mus[im], n, Cs[ic], step,
+						          "idle %lld/%lld, overflow %d/%d, squares %llu:%llu/%llu:%llu", *t, mus[im], n,
+						          Cs[ic], step, (long long)cr.generated, (long long)cv.generated,
+						          (long long)cr.completed, (long long)cv.completed, (long long)cr.idle,
+						          (long long)cv.idle, cr.overflow, cv.overflow, (unsigned long long)cr.sq_hi,
+						          (unsigned long long)cr.sq_lo, (unsigned long long)cv.sq_hi,
+						          (unsigned long long)cv.sq_lo);
+					}
+		}
+	}
+}
+
+/* The uniform and Bernoulli row kernel (cybenko:uniform:LO:HI:C and
+ * cybenko:bernoulli:P:C on integer loads, kernels/simd/workload.c): loads,
+ * counters and sums of squares equal to the reference's on every ISA, for
+ * rows of every length to 70 and past two blocks of 64, ranges from one
+ * value to the widest allowed (10^6), probabilities 0, 1, the smallest
+ * double above 0 and the largest below 1 (the threshold's ends) and one
+ * equal to a draw of the row (u < p there must be false), loads near
+ * INT32_MAX (the overflow flag). */
+Test(checkasm, workload_draw_row_equals_reference)
+{
+	static const int64_t ranges[][2] = {{0, 0}, {0, 1}, {0, 2}, {3, 9}, {0, 1000000}, {999999, 1000000}};
+	static const double ps[] = {0, 0x1p-1074, 0.3, 0.5, 0x1.fffffffffffffp-1, 1};
+	static const int32_t Cs[] = {0, 1, 3, 50};
+	int32_t a[160], b[160];
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		cr_assert(k.wl_draw_row != lbt_ref_wl_draw_row, "%s has no workload kernel", *t);
+		for (int id = 0; id < 13; id++) {
+			lbt_wl_draw d;
+			if (id < 6)
+				lbt_wl_draw_init(&d, ranges[id][0], ranges[id][1]);
+			else if (id < 12)
+				lbt_wl_bernoulli_init(&d, ps[id - 6]);
+			for (int n = 1; n <= 150; n += n < 70 ? 1 : 19)
+				for (size_t ic = 0; ic < sizeof Cs / sizeof *Cs; ic++)
+					for (int step = 0; step < 6; step++) {
+						for (int j = 0; j < n; j++)
+							a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3 : (int32_t)((j * 7 + step) % 4);
+						lbt_wl_counts cr = {0}, cv = {0};
+						const uint64_t seed = 777 + (uint64_t)n;
+						if (id == 12) /* p = the draw of the row's PE n/2 */
+							lbt_wl_bernoulli_init(&d, lbt_rand_unit(lbt_rand(seed, (uint64_t)step,
+							                                                 (uint64_t)(1000 * n + 3 + n / 2), 101)));
+						lbt_ref_wl_draw_row(a, n, 1000 * n + 3, seed, step, 101, &d, Cs[ic], &cr);
+						k.wl_draw_row(b, n, 1000 * n + 3, seed, step, 101, &d, Cs[ic], &cv);
+						cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && cr.generated == cv.generated &&
+						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow &&
+						          cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
+						          "%s: draw %d, n %d, C %d, step %d: generated %lld/%lld, completed %lld/%lld, "
+						          "idle %lld/%lld, overflow %d/%d", *t, id, n, Cs[ic], step,
 						          (long long)cr.generated, (long long)cv.generated, (long long)cr.completed,
 						          (long long)cv.completed, (long long)cr.idle, (long long)cv.idle, cr.overflow,
 						          cv.overflow);
 					}
+		}
+	}
+}
+
+/* The phases row kernel (phases:GL:GH:CL:CH:LENL:LENH, kernels/simd/workload.c):
+ * loads, counters, sums of squares and the phases' state (thresholds and
+ * ends) equal to the reference's on every ISA over 12 consecutive steps,
+ * for rows of every length to 70 and past two blocks of 64, phases of one
+ * step (redrawn every step), of a few and of 10^9 steps, probabilities 0 and
+ * 1 at the ends, loads at 0 (idle capacity) and at INT32_MAX (the overflow
+ * flag and the -1 left there). */
+Test(checkasm, workload_phases_row_equals_reference)
+{
+	static const double args[][6] = {{0.1, 0.4, 0.1, 0.4, 2, 9}, {0, 1, 0, 1, 1, 1}, {1, 1, 0, 0, 1, 3},
+	                                 {0.1, 0.9, 0.1, 0.7, 150, 400}, {0.5, 0.5, 1, 1, 1, 1e9}};
+	int32_t a[160], b[160];
+	uint64_t ga[160], ca[160], gb[160], cb[160];
+	int64_t ea[160], eb[160];
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		cr_assert(k.wl_phases_row != lbt_ref_wl_phases_row, "%s has no workload kernel", *t);
+		for (size_t ia = 0; ia < sizeof args / sizeof *args; ia++) {
+			lbt_wl_phases ph = {.purpose = {102, 103, 104, 105, 106}};
+			memcpy(ph.arg, args[ia], sizeof ph.arg);
+			for (int n = 1; n <= 150; n += n < 70 ? 1 : 19) {
+				for (int j = 0; j < n; j++) {
+					a[j] = b[j] = j == n / 3 ? INT32_MAX - 2 : (int32_t)(j % 3);
+					ea[j] = eb[j] = 0;
+				}
+				for (int step = 0; step < 12; step++) {
+					lbt_wl_counts cr = {0}, cv = {0};
+					const uint64_t seed = 99 + (uint64_t)n;
+					lbt_ref_wl_phases_row(a, n, 1000 * n + 3, seed, step, &ph, ga, ca, ea, &cr);
+					k.wl_phases_row(b, n, 1000 * n + 3, seed, step, &ph, gb, cb, eb, &cv);
+					cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && !memcmp(ga, gb, (size_t)n * sizeof *ga) &&
+					          !memcmp(ca, cb, (size_t)n * sizeof *ca) && !memcmp(ea, eb, (size_t)n * sizeof *ea) &&
+					          cr.generated == cv.generated && cr.completed == cv.completed && cr.idle == cv.idle &&
+					          cr.overflow == cv.overflow && cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
+					          "%s: phases %zu, n %d, step %d: generated %lld/%lld, completed %lld/%lld, "
+					          "idle %lld/%lld, overflow %d/%d", *t, ia, n, step, (long long)cr.generated,
+					          (long long)cv.generated, (long long)cr.completed, (long long)cv.completed,
+					          (long long)cr.idle, (long long)cv.idle, cr.overflow, cv.overflow);
+				}
+			}
 		}
 	}
 }

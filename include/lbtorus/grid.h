@@ -96,6 +96,9 @@ typedef struct {
 } lbt_stats;
 void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_stats *st);
 void lbt_grid_stats(const lbt_grid *g, lbt_stats *st); /* of "load", one thread */
+/* The stddev lbt_field_stats gives P integer loads of this total whose
+ * squares sum to sq_hi 2^32 + sq_lo, bit for bit. */
+double lbt_int_stddev(uint64_t sq_hi, uint64_t sq_lo, int64_t total, int64_t P);
 
 /* Copy every field src and dst both have (same shape), PEs only. */
 void lbt_grid_copy(lbt_grid *dst, const lbt_grid *src);

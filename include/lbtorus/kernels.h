@@ -168,10 +168,41 @@ int lbt_poisson_init(lbt_poisson *p, double mu); /* 0 < mu <= 100: LBT_OK, else 
 typedef struct {
 	int64_t generated, completed, idle;
 	int overflow;     /* a PE would have held more than INT32_MAX */
-} lbt_wl_counts;
+	uint64_t sq_hi, sq_lo; /* the sum of the new loads' squares x^2 = hi 2^32 + lo: */
+} lbt_wl_counts;        /*   the sums of the hi and of the lo parts (< 2^32 each), exact */
 /* m, eta: scratch of n uint64_t each (vector kernels use them). */
 typedef void (*lbt_wl_poisson_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
                                   const lbt_poisson *p, int32_t C, uint64_t *m, uint64_t *eta, lbt_wl_counts *c);
+/* The same for cybenko:uniform:LO:HI and cybenko:bernoulli:P: eta =
+ * lbt_rand_range(r, lo, lo + span - 1) (span >= 1), or, with span = 0,
+ * eta = lbt_rand_unit(r) < p, which is (r >> 11) < below = ceil(p 2^53)
+ * (m 2^-53 < p iff m < p 2^53, exact: a power-of-two scaling). */
+typedef struct {
+	int64_t lo;
+	uint64_t span, below;
+	double p;
+} lbt_wl_draw;
+void lbt_wl_draw_init(lbt_wl_draw *d, int64_t lo, int64_t hi);   /* uniform on lo..hi (hi - lo < 2^32) */
+void lbt_wl_bernoulli_init(lbt_wl_draw *d, double p);            /* 0 <= p <= 1 */
+typedef void (*lbt_wl_draw_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
+                               const lbt_wl_draw *d, int32_t C, lbt_wl_counts *c);
+/* Lüling and Monien's phases (phases:GL:GH:CL:CH:LENL:LENH) on a row of
+ * integer loads: at the step its phase ends (step >= end[j]) PE j (global
+ * index i0 + j) draws g = GL + (GH - GL) u, c = CL + (CH - CL) u' and the
+ * phase's length lbt_rand_range(r'', LENL, LENH), keeping g and c as the
+ * thresholds tg[j] = ceil(g 2^53), tc[j] = ceil(c 2^53) (u < g iff
+ * (r >> 11) < tg, as for Bernoulli); then every step it generates a task if
+ * its draw for `gen` is below tg[j] and consumes one, if it has one, if its
+ * draw for `con` is below tc[j] (a consumption that finds no task is idle
+ * capacity). arg: GL, GH, CL, CH, LENL, LENH; purpose: of the draws for g,
+ * c, the length, gen, con. A PE that would hold more than INT32_MAX is
+ * flagged and left at -1. */
+typedef struct {
+	double arg[6];
+	uint64_t purpose[5];
+} lbt_wl_phases;
+typedef void (*lbt_wl_phases_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step,
+                                 const lbt_wl_phases *p, uint64_t *tg, uint64_t *tc, int64_t *end, lbt_wl_counts *c);
 
 /* The network and application time model of Jeannot and Vernier (2006), §3.1
  * and §4: every link has latency `lat` and bandwidth `bw`; a load unit is
@@ -220,6 +251,8 @@ typedef struct {
 	lbt_de_step_fn de_step, de_int_step;
 	lbt_de_axis_fn de_axis_step; /* the reference on every ISA */
 	lbt_wl_poisson_fn wl_poisson_row;
+	lbt_wl_draw_fn wl_draw_row;
+	lbt_wl_phases_fn wl_phases_row;
 	lbt_speed_step_fn speed_step; /* the reference only (kernels/ref/speed.c) */
 } lbt_kernels;
 

@@ -69,6 +69,11 @@ typedef struct {
 typedef struct {
 	double generated, completed; /* load units (integers for integer loads) */
 	double idle_capacity;        /* work the PEs could have done but had no task for */
+	/* Integer loads, optionally (sq_known = 1): the sum of the squares of
+	 * the loads the phase leaves, sq_hi 2^32 + sq_lo exactly, so that the
+	 * engine needs no pass of its own for sqdev. */
+	int sq_known;
+	uint64_t sq_hi, sq_lo;
 } lbt_work_counts;
 
 #define LBT_WORKLOAD_ARGS 8

@@ -21,6 +21,10 @@ typedef struct {
 	int64_t max_steps;     /* cap per evaluation (0: 1000 * D * K * Ldiff + 1000) */
 	int threads;           /* restarts in parallel (<= 0: all cores) */
 	const char *isa;
+	/* A workload (lbt_workload_parse) every evaluation runs, from step 0
+	 * with the same seed: every candidate meets the same arrivals. NULL or
+	 * none: the static problem. Not a search tree (it places its own tasks). */
+	const struct lbt_workload *workload;
 	void (*note)(void *ctx, const char *line); /* one line per finished restart; may be NULL */
 	void *ctx;
 } lbt_search_opts;

@@ -11,5 +11,12 @@ void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 	k->fos_step = LBT_SIMD_FN(lbt_simd_fos_step);
 	k->de_step = LBT_SIMD_FN(lbt_simd_de_step);
 	k->de_int_step = LBT_SIMD_FN(lbt_simd_de_int_step);
-	k->wl_poisson_row = LBT_SIMD_FN(lbt_simd_wl_poisson_row);
+#if W == 16
+	if (__builtin_cpu_supports("avx512dq")) /* else the target below's */
+#endif
+	{
+		k->wl_poisson_row = LBT_SIMD_FN(lbt_simd_wl_poisson_row);
+		k->wl_draw_row = LBT_SIMD_FN(lbt_simd_wl_draw_row);
+		k->wl_phases_row = LBT_SIMD_FN(lbt_simd_wl_phases_row);
+	}
 }

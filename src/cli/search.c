@@ -32,11 +32,14 @@ static void help(void)
 	       "  --max-steps N     cap per simulated run (default 1000 * D*K*L + 1000)\n"
 	       "  --threads N       restarts in parallel (default: all cores)\n"
 	       "  --isa NAME        kernel target (default auto)\n"
+	       "  --workload SPEC   every evaluation runs this workload (as lbtorus run\n"
+	       "                    --workload; not a search tree) from step 0 with --seed,\n"
+	       "                    so every candidate meets the same arrivals\n"
 	       "  --quiet           no progress lines on stderr\n"
 	       "\n"
 	       "JSON keys: shape, boundary, method, ldiff, total, min, max, seed, restarts,\n"
 	       "moves, anneal, evaluations, best_restart, steps (until balanced), shifts,\n"
-	       "dkl_bound (D*K*Ldiff), steps_over_dkl, npy.\n");
+	       "dkl_bound (D*K*Ldiff), steps_over_dkl, npy; with a workload also workload.\n");
 }
 
 static void note(void *ctx, const char *line)
@@ -48,15 +51,16 @@ static void note(void *ctx, const char *line)
 int cmd_search(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_LDIFF, O_TOTAL, O_MEAN, O_RESTARTS, O_MOVES, O_ANNEAL,
-	       O_SEED, O_OUT, O_MAX, O_THREADS, O_ISA, O_QUIET, O_HELP };
+	       O_SEED, O_OUT, O_MAX, O_THREADS, O_ISA, O_QUIET, O_HELP, O_WORKLOAD };
 	static const struct option opts[] = {
 		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
 		{"ldiff", 1, 0, O_LDIFF}, {"total", 1, 0, O_TOTAL}, {"mean", 1, 0, O_MEAN},
 		{"restarts", 1, 0, O_RESTARTS}, {"moves", 1, 0, O_MOVES}, {"anneal", 1, 0, O_ANNEAL},
 		{"seed", 1, 0, O_SEED}, {"out", 1, 0, O_OUT}, {"max-steps", 1, 0, O_MAX}, {"threads", 1, 0, O_THREADS},
-		{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, O_WORKLOAD},
+		{0, 0, 0, 0}};
 	lbt_search_opts so = {.restarts = 8, .moves = 2000, .seed = 1, .note = note};
-	const char *out = "worst.npy";
+	const char *out = "worst.npy", *workload = NULL;
 	int64_t v, mean = -1;
 	int have_total = 0, o;
 	if (cli_no_empty_values(argc, argv, opts, "search"))
@@ -83,6 +87,7 @@ int cmd_search(int argc, char **argv)
 			break;
 		case O_ISA: so.isa = optarg; break;
 		case O_QUIET: so.note = NULL; break;
+		case O_WORKLOAD: workload = optarg; break;
 		case O_HELP: help(); return 0;
 		default:
 			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
@@ -103,6 +108,12 @@ int cmd_search(int argc, char **argv)
 		return cli_fail(st, "%s", err.msg);
 	if (mean >= 0)
 		so.total = mean * lbt_shape_pes(&sh);
+	lbt_workload wl; /* checked against the method's kind of load, as lbtorus run does; a tree by lbt_search */
+	const lbt_method *meth = lbt_method_find(so.method ? so.method : "lm-c5");
+	if (workload && (st = lbt_workload_parse(&wl, workload, meth ? meth->load : LBT_LOAD_INT, &err)))
+		return cli_fail(st, "search: %s", err.msg);
+	if (workload && wl.phase)
+		so.workload = &wl;
 
 	lbt_outfile f;
 	if ((st = lbt_out_open(&f, out, &err))) /* fail on a bad path before searching */
@@ -135,10 +146,11 @@ int cmd_search(int argc, char **argv)
 	printf("{\"shape\":\"%s\",\"boundary\":\"%s\",\"method\":\"%s\",\"ldiff\":%lld,\"total\":%lld,\"min\":%lld,"
 	       "\"max\":%lld,\"seed\":%llu,\"restarts\":%lld,\"moves\":%lld,\"anneal\":%g,\"evaluations\":%lld,"
 	       "\"best_restart\":%lld,\"steps\":%lld,\"shifts\":%lld,\"dkl_bound\":%lld,\"steps_over_dkl\":%.6g,"
-	       "\"npy\":\"%s\"}\n",
+	       "\"npy\":\"%s\"%s%s%s}\n",
 	       shape, bnd, so.method ? so.method : "lm-c5", (long long)so.ldiff, (long long)so.total, (long long)r.min,
 	       (long long)(r.min + so.ldiff), (unsigned long long)so.seed, (long long)so.restarts, (long long)so.moves,
 	       so.temperature, (long long)r.evaluations, (long long)r.restart, (long long)r.steps, (long long)r.shifts,
-	       (long long)r.dkl, r.ratio, out);
+	       (long long)r.dkl, r.ratio, out, so.workload ? ",\"workload\":\"" : "", so.workload ? wl.spec : "",
+	       so.workload ? "\"" : "");
 	return 0;
 }

@@ -275,6 +275,18 @@ static double row_sqdev(const lbt_field *f, int64_t off, int64_t n, double mean)
 	return sum;
 }
 
+/* P * var = sumsq - total^2 / P, evaluated in long double */
+static double int_stddev(unsigned __int128 sumsq, int64_t total, int64_t P)
+{
+	long double var = ((long double)sumsq - (long double)total * (long double)total / P) / P;
+	return var > 0 ? (double)sqrtl(var) : 0.0;
+}
+
+double lbt_int_stddev(uint64_t sq_hi, uint64_t sq_lo, int64_t total, int64_t P)
+{
+	return int_stddev(((unsigned __int128)sq_hi << 32) + sq_lo, total, P);
+}
+
 /* Rows run in parallel; what is not exact (a real field's sums) is summed
  * per row and the rows' sums added in row order by one thread. On a cut
  * grid the rows' sums of all ranks are added in global row order and the
@@ -362,9 +374,7 @@ void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_sta
 	} else {
 		st->total = total;
 		st->rtotal = (double)total;
-		/* P * var = sumsq - total^2 / P, evaluated in long double */
-		long double var = ((long double)sumsq - (long double)total * (long double)total / P) / P;
-		st->stddev = var > 0 ? (double)sqrtl(var) : 0.0;
+		st->stddev = int_stddev(sumsq, total, P);
 	}
 	st->max = mx;
 	st->min = mn;

@@ -171,6 +171,13 @@ static double sqdev(const lbt_state *st)
 	return s.stddev * s.stddev * (double)lbt_shape_pes(&st->grid.whole);
 }
 
+/* The same from the sum of squares the workload's phase gave, and the exact total. */
+static double sqdev_known(const lbt_work_counts *w, int64_t total, int64_t P)
+{
+	double s = lbt_int_stddev(w->sq_hi, w->sq_lo, total, P);
+	return s * s * (double)P;
+}
+
 /* With a field "speed": the relative loads' extremes, and the first step they were speed-balanced. */
 static int note_speed(const lbt_state *st, lbt_summary *out, int64_t step, lbt_err *e)
 {
@@ -341,7 +348,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			r.generated = w.generated;
 			r.completed = w.completed;
 			r.idle_capacity = w.idle_capacity;
-			r.sqdev = sqdev(st); /* what the method's step receives: Cybenko's w(t) */
+			/* what the method's step receives: Cybenko's w(t) */
+			r.sqdev = w.sq_known ? sqdev_known(&w, expect, P) : sqdev(st);
 			if (r.step + 1 > o->warmup)
 				batch_add(&bm, r.sqdev);
 			if (o->verify)

@@ -18,11 +18,13 @@
  * with the global indices; the counters are summed exactly over the ranks
  * (lbt_wl_done), real-valued ones passed from rank to rank in global order
  * (lbt_comm_chain): the bits of one process for any rank count. The one
- * exception in form, not in bits: cybenko with Poisson arrivals on integer
- * loads runs the dispatch table's row kernel (wl_poisson_row: a scalar
- * reference and a vector kernel per ISA, checked bit for bit by checkasm)
- * on the grid's rows in parallel; its counters are integer sums, exact in
- * any order. */
+ * exception in form, not in bits: cybenko with Poisson, uniform or Bernoulli
+ * arrivals on integer loads, and phases, run one of the dispatch table's row
+ * kernels (wl_poisson_row, wl_draw_row, wl_phases_row: a scalar reference
+ * and a vector kernel per ISA, checked bit for bit by checkasm) on the
+ * grid's rows in parallel, in place; their counters are integer sums, exact
+ * in any order, and with them the sum of the new loads' squares, from which
+ * the engine takes sqdev. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,13 +92,17 @@ int lbt_wl_done(const lbt_state *st, int64_t *v, int extra, int status, lbt_work
 
 typedef struct {
 	const lbt_workload *w;
-	lbt_wl_dense d;
+	int64_t P;        /* PEs here */
+	int64_t first;    /* the global row-major index of this rank's first PE (lbt_wl_dense) */
+	int real;         /* a real-valued method's loads */
 	double *eta;      /* cybenko on real loads, on a cut torus: this step's arrivals per PE */
-	double *g, *c;    /* phases: the current phase's probabilities per PE */
+	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
 	int64_t *end;     /* phases: the step at which the current phase ends */
-	int rows;         /* cybenko:poisson on integer loads: the row kernel, with */
+	lbt_wl_phases ph; /* phases: the row kernel's parameters */
+	int rows;         /* cybenko on integer loads: a row kernel, Poisson's with */
 	lbt_poisson pt;   /*   its thresholds and */
-	uint64_t *scratch; /*   2 rows of uint64 per thread */
+	uint64_t *scratch; /*   2 rows of uint64 per thread, */
+	lbt_wl_draw dt;   /*   or uniform's or Bernoulli's (rows = 2) */
 } simple_ws;
 
 static void simple_close(void *p)
@@ -104,7 +110,6 @@ static void simple_close(void *p)
 	simple_ws *ws = p;
 	if (!ws)
 		return;
-	free(ws->d.buf);
 	free(ws->eta);
 	free(ws->g);
 	free(ws->c);
@@ -119,8 +124,19 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 	if (!ws)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
 	ws->w = w;
-	int s = lbt_wl_dense_open(&ws->d, st, e);
-	if (!s && !strcmp(w->name, "cybenko") && w->dist == LBT_DIST_POISSON && !ws->d.real) {
+	const lbt_grid *g = &st->grid;
+	ws->P = lbt_shape_pes(&g->shape);
+	ws->first = g->cut ? g->cut->lo * (lbt_shape_pes(&g->whole) / g->whole.ext[g->cut->axis]) : 0;
+	ws->real = st->method->load == LBT_LOAD_REAL;
+	int s = LBT_OK;
+	if (!strcmp(w->name, "cybenko") && !ws->real && w->dist != LBT_DIST_POISSON) {
+		ws->rows = 2;
+		if (w->dist == LBT_DIST_UNIFORM)
+			lbt_wl_draw_init(&ws->dt, (int64_t)w->arg[0], (int64_t)w->arg[1]);
+		else
+			lbt_wl_bernoulli_init(&ws->dt, w->arg[0]);
+	}
+	if (!strcmp(w->name, "cybenko") && w->dist == LBT_DIST_POISSON && !ws->real) {
 		const lbt_shape *sh = &st->grid.shape;
 		ws->rows = 1;
 		if (lbt_poisson_init(&ws->pt, w->arg[0]))
@@ -129,16 +145,19 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		                                (size_t)sh->ext[sh->dims - 1] * sizeof *ws->scratch)))
 			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's rows");
 	}
-	if (!s && !strcmp(w->name, "cybenko") && ws->d.real && st->grid.cut &&
-	    !(ws->eta = malloc((size_t)(ws->d.P ? ws->d.P : 1) * sizeof *ws->eta)))
+	if (!s && !strcmp(w->name, "cybenko") && ws->real && st->grid.cut &&
+	    !(ws->eta = malloc((size_t)(ws->P ? ws->P : 1) * sizeof *ws->eta)))
 		s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's arrivals");
 	if (!s && !strcmp(w->name, "phases")) {
-		size_t P = (size_t)ws->d.P;
+		size_t P = (size_t)ws->P;
 		ws->g = malloc(P * sizeof *ws->g);
 		ws->c = malloc(P * sizeof *ws->c);
 		ws->end = calloc(P, sizeof *ws->end); /* every phase ends at step 0: the first is drawn then */
 		if (!ws->g || !ws->c || !ws->end)
 			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's phases");
+		memcpy(ws->ph.arg, w->arg, sizeof ws->ph.arg);
+		const uint64_t purpose[5] = {P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME};
+		memcpy(ws->ph.purpose, purpose, sizeof purpose);
 	}
 	if (s) {
 		simple_close(ws);
@@ -153,40 +172,82 @@ static int overflow(lbt_err *e, int64_t i)
 	return lbt_errf(e, LBT_ERANGE, "workload: PE %lld would hold more than 2^31-1 tasks", (long long)i);
 }
 
-/* cybenko:poisson:MU:C on integer loads: the row kernel on every row of the
- * grid, rows shared among the threads. */
+/* The cell offset of row r (row-major) of g. */
+static int64_t row_offset(const lbt_grid *g, int64_t r)
+{
+	const lbt_shape *sh = &g->shape;
+	int64_t off = 0;
+	for (int d = sh->dims - 2; d >= 0; d--) {
+		off += (r % sh->ext[d]) * g->stride[d];
+		r /= sh->ext[d];
+	}
+	return off;
+}
+
+/* A row kernel left a load beyond INT32_MAX (at most 2^31 - 1 + 10^6: the
+ * largest arrival) cast to int32, which made it negative: name the first such
+ * PE in row-major order, as the PE-by-PE loop does. */
+static int row_overflow(const simple_ws *ws, const lbt_grid *g, int64_t n, int64_t R, lbt_err *e)
+{
+	for (int64_t r = 0; r < R; r++) {
+		const int32_t *x = g->load + row_offset(g, r);
+		for (int64_t j = 0; j < n; j++)
+			if (x[j] < 0)
+				return overflow(e, ws->first + r * n + j);
+	}
+	return lbt_errf(e, LBT_EINTERNAL, "workload: an overflow without a negative load");
+}
+
+/* The end of a phase of row kernels: the counters and the sums of squares,
+ * over every rank on a cut torus (lbt_wl_done), into c. */
+static int rows_done(const lbt_state *st, int64_t gen, int64_t comp, int64_t idle, uint64_t sq_hi, uint64_t sq_lo,
+                     int status, lbt_work_counts *c, lbt_err *e)
+{
+	int64_t v[5] = {gen, comp, idle, (int64_t)sq_hi, (int64_t)sq_lo}; /* each < 2^63: P < 2^31 */
+	if ((status = lbt_wl_done(st, v, 2, status, c, e)))
+		return status;
+	c->sq_known = 1;
+	c->sq_hi += (uint64_t)v[3];
+	c->sq_lo += (uint64_t)v[4];
+	return LBT_OK;
+}
+
+/* cybenko on integer loads with Poisson, uniform or Bernoulli arrivals: a row
+ * kernel on every row of the grid, rows shared among the threads. */
 static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	const lbt_grid *g = &st->grid;
 	const lbt_shape *sh = &g->shape;
-	const int64_t n = sh->ext[sh->dims - 1], R = ws->d.P / n;
+	const int64_t n = sh->ext[sh->dims - 1], R = ws->P / n;
 	const int threads = st->threads > 0 ? st->threads : 1;
-	const int32_t C = (int32_t)ws->w->arg[1];
+	const int32_t C = (int32_t)ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM ? 2 : 1];
 	const lbt_wl_poisson_fn row = st->kern->wl_poisson_row;
+	const lbt_wl_draw_fn draw_row = st->kern->wl_draw_row;
 	int64_t gen = 0, comp = 0, idle = 0;
+	uint64_t sq_hi = 0, sq_lo = 0;
 	int over = 0;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle) reduction(| : over)
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) \
+	reduction(| : over)
 	for (int64_t r = 0; r < R; r++) {
 		int tid = 0;
 #ifdef _OPENMP
 		tid = omp_get_thread_num();
 #endif
-		int64_t off = 0, q = r;
-		for (int d = sh->dims - 2; d >= 0; d--) { /* the row's cell offset */
-			off += (q % sh->ext[d]) * g->stride[d];
-			q /= sh->ext[d];
-		}
-		uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
 		lbt_wl_counts k = {0};
-		row(g->load + off, n, ws->d.first + r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+		if (ws->rows == 2)
+			draw_row(g->load + row_offset(g, r), n, ws->first + r * n, seed, t, P_ARRIVE, &ws->dt, C, &k);
+		else {
+			uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
+			row(g->load + row_offset(g, r), n, ws->first + r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+		}
 		gen += k.generated;
 		comp += k.completed;
 		idle += k.idle;
 		over |= k.overflow;
+		sq_hi += k.sq_hi;
+		sq_lo += k.sq_lo;
 	}
-	int64_t v[3] = {gen, comp, idle};
-	return lbt_wl_done(st, v, 0, over ? lbt_errf(e, LBT_ERANGE, "workload: a PE would hold more than 2^31-1 tasks")
-	                                  : LBT_OK, c, e);
+	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(ws, g, n, R, e) : LBT_OK, c, e);
 }
 
 /* The real-valued counters of this rank's arrivals, one PE after the
@@ -195,12 +256,15 @@ static void add_arrivals(void *p, double *acc)
 {
 	const simple_ws *ws = p;
 	const double C = ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM || ws->w->dist == LBT_DIST_NORMAL ? 2 : 1];
-	for (int64_t i = 0; i < ws->d.P; i++) {
+	for (int64_t i = 0; i < ws->P; i++) {
 		acc[0] += ws->eta[i];
 		acc[1] += C;
 	}
 }
 
+/* Real-valued loads: eq. (12) as it stands, loads may go negative (Cybenko's
+ * interpretation (b)); PE by PE in row-major order, in place, so the sums
+ * of the arrivals are taken in that order. */
 static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
@@ -208,86 +272,62 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
 		return cybenko_rows(ws, st, t, seed, c, e);
 	const lbt_workload *w = ws->w;
 	const double C = w->arg[w->dist == LBT_DIST_UNIFORM || w->dist == LBT_DIST_NORMAL ? 2 : 1];
-	lbt_field_export(&st->grid, ws->d.f, ws->d.buf);
-	const int64_t g0 = ws->d.first;
-	if (ws->d.real) { /* eq. (12) as it stands: loads may go negative (Cybenko's interpretation (b)) */
-		double *x = ws->d.buf;
-		for (int64_t i = 0; i < ws->d.P; i++) {
-			double eta = draw(w, seed, t, g0 + i);
-			x[i] += eta - C;
+	const lbt_grid *g = &st->grid;
+	const int64_t n = g->shape.ext[g->shape.dims - 1], R = ws->P / n;
+	for (int64_t r = 0; r < R; r++) {
+		double *x = g->real + row_offset(g, r);
+		for (int64_t j = 0; j < n; j++) {
+			double eta = draw(w, seed, t, ws->first + r * n + j);
+			x[j] += eta - C;
 			if (ws->eta) /* cut: summed in global order below */
-				ws->eta[i] = eta;
+				ws->eta[r * n + j] = eta;
 			else {
 				c->generated += eta;
 				c->completed += C;
 			}
 		}
-		lbt_field_import(&st->grid, ws->d.f, ws->d.buf);
-		if (ws->eta) {
-			double acc[2] = {c->generated, c->completed};
-			lbt_comm_chain(acc, 2, add_arrivals, ws);
-			c->generated = acc[0];
-			c->completed = acc[1];
-		}
-		return LBT_OK;
 	}
-	/* a PE completes at most what it holds, the rest of C is idle capacity */
-	int32_t *x = ws->d.buf;
-	const int64_t cap = (int64_t)C;
-	int64_t v[3] = {0, 0, 0};
-	int status = LBT_OK;
-	for (int64_t i = 0; i < ws->d.P; i++) {
-		int64_t eta = (int64_t)draw(w, seed, t, g0 + i), have = x[i] + eta;
-		if (have > INT32_MAX) {
-			status = overflow(e, g0 + i);
-			break;
-		}
-		int64_t done = have < cap ? have : cap;
-		x[i] = (int32_t)(have - done);
-		v[0] += eta;
-		v[1] += done;
-		v[2] += cap - done;
+	if (ws->eta) {
+		double acc[2] = {c->generated, c->completed};
+		lbt_comm_chain(acc, 2, add_arrivals, ws);
+		c->generated = acc[0];
+		c->completed = acc[1];
 	}
-	lbt_field_import(&st->grid, ws->d.f, ws->d.buf);
-	return lbt_wl_done(st, v, 0, status, c, e);
+	return LBT_OK;
 }
 
 /* Lüling and Monien §7: at the step a PE's phase ends it draws the next one
  * (generation probability in [GL, GH], consumption probability in [CL, CH],
  * length in [LENL, LENH] steps, each uniform); every step it generates one
  * task with the first probability, then consumes one, if it has one, with
- * the second (a consumption draw that finds no task is idle capacity). */
+ * the second (a consumption draw that finds no task is idle capacity). The
+ * row kernel wl_phases_row on every row, in place, rows shared among the
+ * threads; exact integer counters and the sum of squares for sqdev. */
 static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
-	const double *a = ws->w->arg;
-	int32_t *x = ws->d.buf;
-	lbt_field_export(&st->grid, ws->d.f, x);
-	int64_t v[3] = {0, 0, 0};
-	int status = LBT_OK;
-	for (int64_t i = 0; i < ws->d.P; i++) {
-		const uint64_t gi = (uint64_t)(ws->d.first + i);
-		if (t >= ws->end[i]) {
-			ws->g[i] = a[0] + (a[1] - a[0]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, gi, P_PHASE_G));
-			ws->c[i] = a[2] + (a[3] - a[2]) * lbt_wl_unit(lbt_rand(seed, (uint64_t)t, gi, P_PHASE_C));
-			ws->end[i] = t + lbt_rand_range(lbt_rand(seed, (uint64_t)t, gi, P_PHASE_LEN), (int64_t)a[4], (int64_t)a[5]);
-		}
-		int gen = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, gi, P_GEN)) < ws->g[i];
-		int con = lbt_wl_unit(lbt_rand(seed, (uint64_t)t, gi, P_CONSUME)) < ws->c[i];
-		if (gen && x[i] == INT32_MAX) {
-			status = overflow(e, (int64_t)gi);
-			break;
-		}
-		x[i] += gen;
-		v[0] += gen;
-		if (con && x[i] > 0) {
-			x[i]--;
-			v[1]++;
-		} else if (con)
-			v[2]++;
+	const lbt_grid *g = &st->grid;
+	const lbt_shape *sh = &g->shape;
+	const int64_t n = sh->ext[sh->dims - 1], R = ws->P / n;
+	const int threads = st->threads > 0 ? st->threads : 1;
+	const lbt_wl_phases_fn row = st->kern->wl_phases_row;
+	int64_t gen = 0, comp = 0, idle = 0;
+	uint64_t sq_hi = 0, sq_lo = 0;
+	int over = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) \
+	reduction(| : over)
+	for (int64_t r = 0; r < R; r++) {
+		lbt_wl_counts k = {0};
+		row(g->load + row_offset(g, r), n, ws->first + r * n, seed, t, &ws->ph, ws->g + r * n, ws->c + r * n,
+		    ws->end + r * n, &k);
+		gen += k.generated;
+		comp += k.completed;
+		idle += k.idle;
+		over |= k.overflow;
+		sq_hi += k.sq_hi;
+		sq_lo += k.sq_lo;
 	}
-	lbt_field_import(&st->grid, ws->d.f, x);
-	return lbt_wl_done(st, v, 0, status, c, e);
+	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(ws, g, n, R, e) : LBT_OK, c, e);
 }
 
 /* One task at PE (0, ..., 0) with probability G; nobody consumes. Every
@@ -299,9 +339,9 @@ static int generator_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt
 	if (lbt_wl_unit(lbt_rand(seed, (uint64_t)t, 0, P_GEN)) >= ws->w->arg[0])
 		return LBT_OK;
 	int status = LBT_OK;
-	if (ws->d.first == 0 && st->grid.load[0] == INT32_MAX)
+	if (ws->first == 0 && st->grid.load[0] == INT32_MAX)
 		status = overflow(e, 0);
-	else if (ws->d.first == 0)
+	else if (ws->first == 0)
 		st->grid.load[0]++;
 	if (st->grid.cut)
 		status = lbt_comm_agree(status, e);

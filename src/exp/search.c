@@ -10,6 +10,9 @@
  * method's steps until balanced (Definition 2); a move is accepted if the
  * score does not drop, or, annealing, with probability exp(delta / temp).
  *
+ * With a workload every evaluation runs it from step 0 with the search's
+ * seed, so candidates are compared under the same arrivals.
+ *
  * Determinism: restart r draws every random number as lbt_rand(seed, r, i,
  * purpose) with its own counter i, restarts run in parallel on private
  * states, and the best is the highest score with ties to the lowest restart. */
@@ -116,14 +119,16 @@ static int64_t neighbour(stream *s, const lbt_shape *sh, int64_t i)
 	return i + (y - x) * stride;
 }
 
-/* Steps until balanced of L (cap: -1 if not reached). */
-static int64_t score(lbt_state *st, const int32_t *L, int64_t cap, int64_t *shifts, lbt_err *e, int *status)
+/* Steps until balanced of L (cap: -1 if not reached), under the workload wl if any. */
+static int64_t score(lbt_state *st, const int32_t *L, const lbt_workload *wl, int64_t cap, int64_t *shifts,
+                     lbt_err *e, int *status)
 {
 	lbt_grid_import(&st->grid, L);
 	st->step = 0;
 	lbt_run_opts ro = lbt_run_opts_default();
 	ro.until.kind = LBT_UNTIL_BALANCED;
 	ro.max_steps = cap;
+	ro.workload = wl;
 	lbt_summary sum;
 	if ((*status = lbt_run(st, &ro, &sum, e)))
 		return -1;
@@ -150,7 +155,7 @@ static void one_restart(const lbt_search_opts *o, lbt_state *st, int64_t r, int6
 	random_start(&s, sh, cur, rank, !(r & 1), o->ldiff, o->total, mlo, mhi);
 	int64_t sh_cur = 0, sh_try = 0;
 	out->evals = 1;
-	int64_t cur_steps = score(st, cur, cap, &sh_cur, &out->err, &out->status);
+	int64_t cur_steps = score(st, cur, o->workload, cap, &sh_cur, &out->err, &out->status);
 	memcpy(best, cur, (size_t)P * sizeof *cur);
 	out->steps = cur_steps;
 	out->shifts = sh_cur;
@@ -171,7 +176,7 @@ static void one_restart(const lbt_search_opts *o, lbt_state *st, int64_t r, int6
 		int64_t steps = -2;
 		if (mx - mn == o->ldiff) {
 			out->evals++;
-			steps = score(st, cur, cap, &sh_try, &out->err, &out->status);
+			steps = score(st, cur, o->workload, cap, &sh_try, &out->err, &out->status);
 		}
 		double temp = o->temperature * (1.0 - (double)k / (double)o->moves);
 		int accept = steps >= 0 && (steps >= cur_steps ||
@@ -205,6 +210,9 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 	const int64_t P = lbt_shape_pes(&r->shape);
 	if (P < 2 || P > 65536)
 		return lbt_errf(e, LBT_EINVAL, "search: %lld PEs; the search is for small tori (2..65536 PEs)", (long long)P);
+	if (o->workload && o->workload->tasks)
+		return lbt_errf(e, LBT_EINVAL, "search: workload %s: a search tree places its own first tasks; search "
+		                "under a process of arrivals (cybenko:, phases:, generator:)", o->workload->spec);
 	if (o->ldiff < 1 || o->ldiff > INT32_MAX / 2 || o->total < 0 || o->restarts < 1 || o->moves < 0)
 		return lbt_errf(e, LBT_EINVAL, "search: want ldiff >= 1, total >= 0, restarts >= 1, moves >= 0");
 	/* Feasible minima m: P*m + ldiff <= total <= P*m + (P - 1)*ldiff. */
