@@ -641,6 +641,7 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	const int narrow = cond != LBT_C2 && cond != LBT_C4 && len % HW == 0;
 	int fit = narrow && q0 + 1 < q1 && pack_row(base + (q0 + 1) * s, t->pk[(q0 + 1) & 1], len);
 	hregs H = HREGS_EMPTY;
+	int64_t wait = 0, backoff = 1; /* rows of big loads: try packing after 1, 2, 4, ... 16 rows */
 #endif
 	for (int64_t q = q0 + 1; q < q1; q++) {
 		const int32_t *m1 = q - 1 >= q0 ? t->ring[a][(q - 1) & 1] : NULL; /* read by C2, C4 only */
@@ -652,7 +653,11 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 			                  t->cpb, &H, &R);
 		else {
 			frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
-			fit = narrow && pack_row(p1, t->pk[(q + 1) & 1], len);
+			if (narrow && --wait < 0) {
+				fit = pack_row(p1, t->pk[(q + 1) & 1], len);
+				backoff = fit ? 1 : backoff < 16 ? 2 * backoff : 16;
+				wait = fit ? 0 : backoff - 1;
+			}
 		}
 #else
 		frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
