@@ -21,7 +21,8 @@
  * rows take the outer-axis update into a row buffer B with its own halo and
  * the row update from B (vrow_impl, hrow_impl). The last writer of a PE also
  * counts what moved and the max, min and total of the state it leaves, so
- * the driver needs no extra pass.
+ * the driver needs no extra pass. With AVX-512, a 2-D roll takes each row
+ * whose loads fit in int16 lanes, 32 PEs a vector ("Narrow rows" below).
  *
  * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
  * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
@@ -508,7 +509,9 @@ typedef struct {
 	int32_t *next[8];
 	int32_t *B;
 	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
+#if W == 16
 	int16_t *pk[2];  /* old rows packed to int16, by row parity (narrow rows) */
+#endif
 	acc A;
 } kthread;
 
@@ -758,8 +761,10 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 			}
 	t.B = p + LBT_ROW_LEAD;
 	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
+#if W == 16
 	t.pk[0] = (int16_t *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16) + round_up(v->ext[last] + W, 16));
 	t.pk[1] = t.pk[0] + round_up(v->ext[last], 32);
+#endif
 	if (a0 == last)
 		lone_row(k, &t);
 	else {
@@ -837,7 +842,10 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 
 	/* One allocation: the zero slab, then per thread its rings, next copy, B and cpb. */
 	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
-	int64_t per = rowcells + round_up(v->ext[last] + W, 16) + round_up(v->ext[last], 32); /* B, cpb, pk */
+	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
+#if W == 16
+	per += round_up(v->ext[last], 32); /* pk: two rows of int16 */
+#endif
 	for (int a = a0; a < last; a++)
 		if (k.N[a] >= 2)
 			per += 3 * v->stride[a];
