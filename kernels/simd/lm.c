@@ -367,13 +367,12 @@ static ALWAYS_INLINE HM hshift_cond(const int cond, V l, V ln)
 	}
 }
 
-/* Outer-axis update of narrow chunk j: own old loads from pl, the
- * successor row's from p1 (packed on the way into pd), C_{i-1} from cpb. */
-static ALWAYS_INLINE V fchunk16(const int cond, const int16_t *pl, const int32_t *p1, int16_t *pd, int64_t j,
-                                HM nm, M *cpb, V *cnt, HM *big)
+/* Outer-axis update of narrow chunk j: own old loads from p0, the
+ * successor row's from p1, both packed on the way; C_{i-1} from cpb. */
+static ALWAYS_INLINE V fchunk16(const int cond, const int32_t *p0, const int32_t *p1, int64_t j, HM nm, M *cpb,
+                                V *cnt, HM *big)
 {
-	V l = VLOAD(pl + j * HW), d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
-	VSTORE(pd + j * HW, d);
+	V l = hpack(VLOAD(p0 + j * HW), VLOAD(p0 + j * HW + W)), d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
 	*big |= HGE(d, HSET1(HTOP + 1));
 	HM cp, cs = hshift_cond(cond, l, d) & nm;
 	memcpy(&cp, cpb + 2 * j, sizeof cp);
@@ -414,21 +413,22 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM lin
 	VSTORE(out + W, HWIDEN(x, 1));
 }
 
-/* frow_body (have_cp) on a row of n = a whole number of narrow chunks whose
- * old loads, packed, are in pl; returns whether the next row fits. */
-static ALWAYS_INLINE int frow16_body(const int cond, const int16_t *pl, const int32_t *p1, int16_t *pd, int32_t *p0,
-                                     int64_t n, int has_next, int torus, M *cpb, hregs *H, regs *R)
+/* frow_body (have_cp) on a row of n = a whole number of narrow chunks
+ * whose old loads fit; returns whether the next row's fit too. Writes p0 in
+ * place: chunk j is stored after chunk j+1 was read. */
+static ALWAYS_INLINE int frow16_body(const int cond, int32_t *p0, const int32_t *p1, int64_t n, int has_next,
+                                     int torus, M *cpb, hregs *H, regs *R)
 {
 	const HM nm = has_next ? (HM)0xffffffffu : 0;
 	const int64_t J = n / HW;
 	HM big = 0;
 	H->used = 1;
-	V first = fchunk16(cond, pl, p1, pd, 0, nm, cpb, &H->cnt, &big);
-	V lastv = J > 1 ? fchunk16(cond, pl, p1, pd, J - 1, nm, cpb, &H->cnt, &big) : first;
+	V first = fchunk16(cond, p0, p1, 0, nm, cpb, &H->cnt, &big);
+	V lastv = J > 1 ? fchunk16(cond, p0, p1, J - 1, nm, cpb, &H->cnt, &big) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = fchunk16(cond, pl, p1, pd, j + 1, nm, cpb, &H->cnt, &big);
+		V next = fchunk16(cond, p0, p1, j + 1, nm, cpb, &H->cnt, &big);
 		hchunk16(cond, prev, cur, next, (HM)0xffffffffu, p0 + j * HW, H, R);
 		prev = cur;
 		cur = next;
@@ -444,16 +444,13 @@ static ALWAYS_INLINE int frow16_body(const int cond, const int16_t *pl, const in
 	return !big;
 }
 
-/* Pack old row src (n PEs) into dst; whether its loads fit. */
-static int pack_row(const int32_t *src, int16_t *dst, int64_t n)
+/* Whether the n loads of old row src fit a narrow row. */
+static int row_fits(const int32_t *src, int64_t n)
 {
-	HM big = 0;
-	for (int64_t i = 0; i < n; i += HW) {
-		V d = hpack(VLOAD(src + i), VLOAD(src + i + W));
-		VSTORE(dst + i, d);
-		big |= HGE(d, HSET1(HTOP + 1));
-	}
-	return !big;
+	V mx = VSET1(0);
+	for (int64_t i = 0; i < n; i += W)
+		mx = VMAX(mx, VLOAD(src + i));
+	return !MGT(mx, VSET1(HTOP));
 }
 #endif
 
@@ -509,9 +506,6 @@ typedef struct {
 	int32_t *next[8];
 	int32_t *B;
 	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
-#if W == 16
-	int16_t *pk[2];  /* old rows packed to int16, by row parity (narrow rows) */
-#endif
 	acc A;
 } kthread;
 
@@ -642,7 +636,7 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	int64_t pend = 0;
 #if W == 16
 	const int narrow = cond != LBT_C2 && cond != LBT_C4 && len % HW == 0;
-	int fit = narrow && q0 + 1 < q1 && pack_row(base + (q0 + 1) * s, t->pk[(q0 + 1) & 1], len);
+	int fit = narrow && q0 + 1 < q1 && row_fits(base + (q0 + 1) * s, len);
 	hregs H = HREGS_EMPTY;
 	int64_t wait = 0, backoff = 1; /* rows of big loads: try packing after 1, 2, 4, ... 16 rows */
 #endif
@@ -652,12 +646,11 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : has_next ? t->next[a] : k->zrow;
 #if W == 16
 		if (fit)
-			fit = frow16_body(cond, t->pk[q & 1], p1, t->pk[(q + 1) & 1], base + q * s, len, has_next, row_torus,
-			                  t->cpb, &H, &R);
+			fit = frow16_body(cond, base + q * s, p1, len, has_next, row_torus, t->cpb, &H, &R);
 		else {
 			frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
 			if (narrow && --wait < 0) {
-				fit = pack_row(p1, t->pk[(q + 1) & 1], len);
+				fit = row_fits(p1, len);
 				backoff = fit ? 1 : backoff < 16 ? 2 * backoff : 16;
 				wait = fit ? 0 : backoff - 1;
 			}
@@ -761,10 +754,6 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 			}
 	t.B = p + LBT_ROW_LEAD;
 	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
-#if W == 16
-	t.pk[0] = (int16_t *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16) + round_up(v->ext[last] + W, 16));
-	t.pk[1] = t.pk[0] + round_up(v->ext[last], 32);
-#endif
 	if (a0 == last)
 		lone_row(k, &t);
 	else {
@@ -843,9 +832,6 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	/* One allocation: the zero slab, then per thread its rings, next copy, B and cpb. */
 	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
 	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
-#if W == 16
-	per += round_up(v->ext[last], 32); /* pk: two rows of int16 */
-#endif
 	for (int a = a0; a < last; a++)
 		if (k.N[a] >= 2)
 			per += 3 * v->stride[a];
