@@ -228,12 +228,13 @@ Test(checkasm, lm_every_row_length_to_40)
 /* Longer runs on loads that cross the int8 and int16 edges (127, 32767,
  * where a kernel with narrow lanes must switch or escape)
  * while they run, and on a single huge pile, every condition, torus and
- * mesh, on grids of a few thousand PEs. */
+ * mesh, on grids of a few thousand PEs; rows of 32 to 192 PEs and one of
+ * 2560 (AVX-512 keeps the packed row for the next one only up to 2048). */
 Test(checkasm, lm_loads_crossing_narrow_edges)
 {
 	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x70", "mesh,torus"}, {"9x10x11", "torus,mesh,torus"},
 	                                       {"3000", "torus"}, {"40x64", "mesh,torus"}, {"20x32", "torus,mesh"},
-	                                       {"9x192", "torus"}};
+	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
 			continue;

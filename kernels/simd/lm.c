@@ -367,12 +367,17 @@ static ALWAYS_INLINE HM hshift_cond(const int cond, V l, V ln)
 	}
 }
 
-/* Outer-axis update of narrow chunk j: own old loads from p0, the
- * successor row's from p1, both packed on the way; C_{i-1} from cpb. */
-static ALWAYS_INLINE V fchunk16(const int cond, const int32_t *p0, const int32_t *p1, int64_t j, HM nm, M *cpb,
-                                V *cnt, HM *big)
+/* Outer-axis update of narrow chunk j: the successor row's loads from p1,
+ * packed on the way; own old loads from p0, packed too, or (buf) from pl,
+ * where the previous row left them, with the successor's stored into pd
+ * for the next row. C_{i-1} from cpb. */
+static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0, const int16_t *pl,
+                                const int32_t *p1, int16_t *pd, int64_t j, HM nm, M *cpb, V *cnt, HM *big)
 {
-	V l = hpack(VLOAD(p0 + j * HW), VLOAD(p0 + j * HW + W)), d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
+	V l = buf ? VLOAD(pl + j * HW) : hpack(VLOAD(p0 + j * HW), VLOAD(p0 + j * HW + W));
+	V d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
+	if (buf)
+		VSTORE(pd + j * HW, d);
 	*big |= HGE(d, HSET1(HTOP + 1));
 	HM cp, cs = hshift_cond(cond, l, d) & nm;
 	memcpy(&cp, cpb + 2 * j, sizeof cp);
@@ -416,19 +421,20 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM lin
 /* frow_body (have_cp) on a row of n = a whole number of narrow chunks
  * whose old loads fit; returns whether the next row's fit too. Writes p0 in
  * place: chunk j is stored after chunk j+1 was read. */
-static ALWAYS_INLINE int frow16_body(const int cond, int32_t *p0, const int32_t *p1, int64_t n, int has_next,
-                                     int torus, M *cpb, hregs *H, regs *R)
+static ALWAYS_INLINE int frow16_body(const int cond, const int buf, int32_t *p0, const int16_t *pl,
+                                     const int32_t *p1, int16_t *pd, int64_t n, int has_next, int torus, M *cpb,
+                                     hregs *H, regs *R)
 {
 	const HM nm = has_next ? (HM)0xffffffffu : 0;
 	const int64_t J = n / HW;
 	HM big = 0;
 	H->used = 1;
-	V first = fchunk16(cond, p0, p1, 0, nm, cpb, &H->cnt, &big);
-	V lastv = J > 1 ? fchunk16(cond, p0, p1, J - 1, nm, cpb, &H->cnt, &big) : first;
+	V first = fchunk16(cond, buf, p0, pl, p1, pd, 0, nm, cpb, &H->cnt, &big);
+	V lastv = J > 1 ? fchunk16(cond, buf, p0, pl, p1, pd, J - 1, nm, cpb, &H->cnt, &big) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = fchunk16(cond, p0, p1, j + 1, nm, cpb, &H->cnt, &big);
+		V next = fchunk16(cond, buf, p0, pl, p1, pd, j + 1, nm, cpb, &H->cnt, &big);
 		hchunk16(cond, prev, cur, next, (HM)0xffffffffu, p0 + j * HW, H, R);
 		prev = cur;
 		cur = next;
@@ -444,13 +450,17 @@ static ALWAYS_INLINE int frow16_body(const int cond, int32_t *p0, const int32_t 
 	return !big;
 }
 
-/* Whether the n loads of old row src fit a narrow row. */
-static int row_fits(const int32_t *src, int64_t n)
+/* Whether the n loads of old row src fit a narrow row; packed into dst if not NULL. */
+static int row_fits(const int32_t *src, int16_t *dst, int64_t n)
 {
-	V mx = VSET1(0);
-	for (int64_t i = 0; i < n; i += W)
-		mx = VMAX(mx, VLOAD(src + i));
-	return !MGT(mx, VSET1(HTOP));
+	HM big = 0;
+	for (int64_t i = 0; i < n; i += HW) {
+		V d = hpack(VLOAD(src + i), VLOAD(src + i + W));
+		if (dst)
+			VSTORE(dst + i, d);
+		big |= HGE(d, HSET1(HTOP + 1));
+	}
+	return !big;
 }
 #endif
 
@@ -506,6 +516,9 @@ typedef struct {
 	int32_t *next[8];
 	int32_t *B;
 	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
+#if W == 16
+	int16_t *pk[2];  /* rows of at most NARROW_BUF PEs: old rows packed to int16, by parity */
+#endif
 	acc A;
 } kthread;
 
@@ -636,7 +649,13 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	int64_t pend = 0;
 #if W == 16
 	const int narrow = cond != LBT_C2 && cond != LBT_C4 && len % HW == 0;
-	int fit = narrow && q0 + 1 < q1 && row_fits(base + (q0 + 1) * s, len);
+	/* Short rows keep the packed old row for the next row: fewer
+	 * instructions. Long ones pack it again: with the buffer, a row's
+	 * working set (two int32 rows, two packed rows) outgrew L1 at 4096 PEs
+	 * and a 4096x4096 step ran 50% slower. */
+	enum { NARROW_BUF = 2048 };
+	const int buf = len <= NARROW_BUF;
+	int fit = narrow && q0 + 1 < q1 && row_fits(base + (q0 + 1) * s, buf ? t->pk[(q0 + 1) & 1] : NULL, len);
 	hregs H = HREGS_EMPTY;
 	int64_t wait = 0, backoff = 1; /* rows of big loads: try packing after 1, 2, 4, ... 16 rows */
 #endif
@@ -646,11 +665,13 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : has_next ? t->next[a] : k->zrow;
 #if W == 16
 		if (fit)
-			fit = frow16_body(cond, base + q * s, p1, len, has_next, row_torus, t->cpb, &H, &R);
+			fit = buf ? frow16_body(cond, 1, base + q * s, t->pk[q & 1], p1, t->pk[(q + 1) & 1], len, has_next,
+			                        row_torus, t->cpb, &H, &R)
+			          : frow16_body(cond, 0, base + q * s, NULL, p1, NULL, len, has_next, row_torus, t->cpb, &H, &R);
 		else {
 			frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
 			if (narrow && --wait < 0) {
-				fit = row_fits(p1, len);
+				fit = row_fits(p1, buf ? t->pk[(q + 1) & 1] : NULL, len);
 				backoff = fit ? 1 : backoff < 16 ? 2 * backoff : 16;
 				wait = fit ? 0 : backoff - 1;
 			}
@@ -754,6 +775,10 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 			}
 	t.B = p + LBT_ROW_LEAD;
 	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
+#if W == 16
+	t.pk[0] = (int16_t *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16) + round_up(v->ext[last] + W, 16));
+	t.pk[1] = t.pk[0] + round_up(v->ext[last], 32);
+#endif
 	if (a0 == last)
 		lone_row(k, &t);
 	else {
@@ -832,6 +857,9 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	/* One allocation: the zero slab, then per thread its rings, next copy, B and cpb. */
 	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
 	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
+#if W == 16
+	per += round_up(v->ext[last], 32); /* pk: two rows of int16 */
+#endif
 	for (int a = a0; a < last; a++)
 		if (k.N[a] >= 2)
 			per += 3 * v->stride[a];
