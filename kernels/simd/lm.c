@@ -317,21 +317,24 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
 
 /* Narrow rows (AVX-512 BW). A 2-D roll takes a row in 32 int16 lanes per
  * vector instead of 16 int32 lanes whenever the row's old loads are all at
- * most HTOP = 32765 (Lemma 1 of Henrich: a PE's load changes by at most one
- * per substep, so its new load still fits). Its neighbours along the outer
- * axis need not fit: they are packed with signed saturation, and a load
- * above 32767 read as 32767 compares with any load <= 32765 exactly as it
- * would itself (C0, C1, C3 and C5 compare a PE's load with its successor's;
- * C2 and C4 also read the predecessor's and keep int32 rows). So the choice
- * is per row: a row with a big load, and only that row, takes the int32
- * path, and a run narrows as its loads fall, with the same bits.
+ * most HTOP = 32765 (Henrich's Definition 1: in a substep a PE gives at most
+ * one element and receives at most one, so after the row's two substeps its
+ * load still fits). Its neighbours along the outer axis need not fit: they
+ * are packed with signed saturation, and a load above 32767 read as 32767
+ * compares with any load <= 32765 exactly as it would itself (C0, C1, C3
+ * and C5 compare a PE's load with its successor's; C2 and C4 also read the
+ * predecessor's and keep int32 rows). So the choice is per row: a row with
+ * a big load, and only that row, takes the int32 path, and a run narrows as
+ * its loads fall, with the same bits.
  *
  * Each narrow row packs the old row after it (which it reads as its
- * successor anyway) into a buffer where that row finds its own loads, and
- * notes whether they fit; after an int32 row the next row is packed alone.
- * The masks of C_i along the outer axis stay in cpb as 16-lane halves, so
- * int32 and int16 rows hand them on to each other. The statistics, counts
- * and the total are widened once per row. */
+ * successor anyway) and notes whether it fits; rows of up to NARROW_BUF
+ * PEs leave it in a buffer where that row finds its own loads, longer rows
+ * pack their own loads again (plane_impl says why). After an int32 row the
+ * next row is checked alone. The masks of C_i along the outer axis stay in
+ * cpb as 16-lane halves, so int32 and int16 rows hand them on to each
+ * other. Maximum, minimum and counts are widened once per roll (or flush),
+ * the total goes into the exact sums in int32 pairs. */
 typedef simde__mmask32 HM;
 enum { HW = 2 * W, HTOP = 32765 };
 #define HSET1(x) simde_mm512_set1_epi16(x)
