@@ -21,7 +21,8 @@
  * rows take the outer-axis update into a row buffer B with its own halo and
  * the row update from B (vrow_impl, hrow_impl). The last writer of a PE also
  * counts what moved and the max, min and total of the state it leaves, so
- * the driver needs no extra pass.
+ * the driver needs no extra pass. With AVX-512, a 2-D roll takes each row
+ * whose loads fit in int16 lanes, 32 PEs a vector ("Narrow rows" below).
  *
  * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
  * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
@@ -311,6 +312,161 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
 	acc_flush(A, 2 * (n / W));
 }
 
+#if W == 16
+#include <immintrin.h>
+
+/* Narrow rows (AVX-512 BW). A 2-D roll takes a row in 32 int16 lanes per
+ * vector instead of 16 int32 lanes whenever the row's old loads are all at
+ * most HTOP = 32765 (Henrich's Definition 1: in a substep a PE gives at most
+ * one element and receives at most one, so after the row's two substeps its
+ * load still fits). Its neighbours along the outer axis need not fit: they
+ * are packed with signed saturation, and a load above 32767 read as 32767
+ * compares with any load <= 32765 exactly as it would itself (C0, C1, C3
+ * and C5 compare a PE's load with its successor's; C2 and C4 also read the
+ * predecessor's and keep int32 rows). So the choice is per row: a row with
+ * a big load, and only that row, takes the int32 path, and a run narrows as
+ * its loads fall, with the same bits.
+ *
+ * Each narrow row packs the old row after it (which it reads as its
+ * successor anyway) and notes whether it fits; rows of up to NARROW_BUF
+ * PEs leave it in a buffer where that row finds its own loads, longer rows
+ * pack their own loads again (plane_impl says why). After an int32 row the
+ * next row is checked alone. The masks of C_i along the outer axis stay in
+ * cpb as 16-lane halves, so int32 and int16 rows hand them on to each
+ * other. Maximum, minimum and counts are widened once per roll (or flush),
+ * the total goes into the exact sums in int32 pairs. */
+typedef simde__mmask32 HM;
+enum { HW = 2 * W, HTOP = 32765 };
+#define HSET1(x) simde_mm512_set1_epi16(x)
+#define HMAX(a, b) simde_mm512_max_epi16((a), (b))
+#define HMIN(a, b) simde_mm512_min_epi16((a), (b))
+#define HGE(a, b) simde_mm512_cmpge_epi16_mask((a), (b))
+#define HINC(v, m) simde_mm512_mask_add_epi16((v), (m), (v), HSET1(1))
+#define HDEC(v, m) simde_mm512_mask_add_epi16((v), (m), (v), HSET1(-1))
+/* int16 lanes 0..15 or 16..31 widened (SIMDe 0.7 lacks it; this target is always native AVX-512 BW) */
+#define HWIDEN(x, half) _mm512_cvtepi16_epi32(simde_mm512_extracti64x4_epi64((x), (half)))
+static const int16_t lbt_simd_iota16[64] __attribute__((aligned(64))) = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+	22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+	43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+#define HSHL1(prev, cur) simde_mm512_permutex2var_epi16((prev), VLOADU(lbt_simd_iota16 + 31), (cur))
+#define HSHR1(cur, next) simde_mm512_permutex2var_epi16((cur), VLOADU(lbt_simd_iota16 + 1), (next))
+
+/* 32 loads of two int32 vectors in lane order, saturated to int16. */
+static ALWAYS_INLINE V hpack(V a, V b)
+{
+	static const int64_t order[8] __attribute__((aligned(64))) = {0, 2, 4, 6, 1, 3, 5, 7};
+	return simde_mm512_permutexvar_epi64(VLOAD(order), simde_mm512_packs_epi32(a, b));
+}
+
+/* C_i of shift_cond for C0, C1, C3, C5 (no predecessor), 32 lanes. */
+static ALWAYS_INLINE HM hshift_cond(const int cond, V l, V ln)
+{
+	switch (cond) {
+	case LBT_C0: return HGE(l, HSET1(1));
+	case LBT_C1: return HGE(l, HSET1(2));
+	case LBT_C3: return HGE(l, HMAX(ln, HSET1(2)));
+	default:     return HGE(l, HMAX(ln, HSET1(1))); /* C5 */
+	}
+}
+
+/* Outer-axis update of narrow chunk j: the successor row's loads from p1,
+ * packed on the way; own old loads from p0, packed too, or (buf) from pl,
+ * where the previous row left them, with the successor's stored into pd
+ * for the next row. C_{i-1} from cpb. */
+static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0, const int16_t *pl,
+                                const int32_t *p1, int16_t *pd, int64_t j, HM nm, M *cpb, V *cnt, HM *big)
+{
+	V l = buf ? VLOAD(pl + j * HW) : hpack(VLOAD(p0 + j * HW), VLOAD(p0 + j * HW + W));
+	V d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
+	if (buf)
+		VSTORE(pd + j * HW, d);
+	*big |= HGE(d, HSET1(HTOP + 1));
+	HM cp, cs = hshift_cond(cond, l, d) & nm;
+	memcpy(&cp, cpb + 2 * j, sizeof cp);
+	memcpy(cpb + 2 * j, &cs, sizeof cs);
+	*cnt = HINC(*cnt, cs);
+	return HINC(HDEC(l, cs), cp);
+}
+
+/* The narrow rows' counters, int16 lanes but for the total (int32 pairs,
+ * into the exact sums' s): merged into the int32 registers by hmerge
+ * whenever the roll flushes, before an int16 count could overflow. */
+typedef struct {
+	V mx, mn, cnt;
+	int used; /* a narrow row ran since the last merge (else mn's 32767 is no load) */
+} hregs;
+#define HREGS_EMPTY {HSET1(INT16_MIN), HSET1(INT16_MAX), HSET1(0), 0}
+static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
+{
+	if (!H->used)
+		return;
+	R->mx = VMAX(R->mx, VMAX(HWIDEN(H->mx, 0), HWIDEN(H->mx, 1)));
+	R->mn = VMIN(R->mn, VMIN(HWIDEN(H->mn, 0), HWIDEN(H->mn, 1)));
+	R->cnt = VADD(R->cnt, simde_mm512_madd_epi16(H->cnt, HSET1(1)));
+	*H = (hregs)HREGS_EMPTY;
+}
+
+/* Row update of narrow chunk cur, widened into out. */
+static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM linked, int32_t *out, hregs *H, regs *R)
+{
+	V b = HSHL1(prev, cur), d = HSHR1(cur, next);
+	HM cp = hshift_cond(cond, b, cur), cs = hshift_cond(cond, cur, d) & linked;
+	H->cnt = HINC(H->cnt, cs);
+	V x = HINC(HDEC(cur, cs), cp);
+	H->mx = HMAX(H->mx, x);
+	H->mn = HMIN(H->mn, x);
+	R->s = VADD(R->s, simde_mm512_madd_epi16(x, HSET1(1))); /* pairs < 65536: h is unchanged */
+	VSTORE(out, HWIDEN(x, 0));
+	VSTORE(out + W, HWIDEN(x, 1));
+}
+
+/* frow_body (have_cp) on a row of n = a whole number of narrow chunks
+ * whose old loads fit; returns whether the next row's fit too. Writes p0 in
+ * place: chunk j is stored after chunk j+1 was read. */
+static ALWAYS_INLINE int frow16_body(const int cond, const int buf, int32_t *p0, const int16_t *pl,
+                                     const int32_t *p1, int16_t *pd, int64_t n, int has_next, int torus, M *cpb,
+                                     hregs *H, regs *R)
+{
+	const HM nm = has_next ? (HM)0xffffffffu : 0;
+	const int64_t J = n / HW;
+	HM big = 0;
+	H->used = 1;
+	V first = fchunk16(cond, buf, p0, pl, p1, pd, 0, nm, cpb, &H->cnt, &big);
+	V lastv = J > 1 ? fchunk16(cond, buf, p0, pl, p1, pd, J - 1, nm, cpb, &H->cnt, &big) : first;
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		V next = fchunk16(cond, buf, p0, pl, p1, pd, j + 1, nm, cpb, &H->cnt, &big);
+		hchunk16(cond, prev, cur, next, (HM)0xffffffffu, p0 + j * HW, H, R);
+		prev = cur;
+		cur = next;
+		PIN(H->mx, H->mn, H->cnt, R->s, prev);
+	}
+	if (j + 1 < J) {
+		hchunk16(cond, prev, cur, lastv, (HM)0xffffffffu, p0 + j * HW, H, R);
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	hchunk16(cond, prev, cur, torus ? first : VSET1(0), torus ? (HM)0xffffffffu : (HM)0x7fffffffu, p0 + j * HW, H, R);
+	return !big;
+}
+
+/* Whether the n loads of old row src fit a narrow row; packed into dst if not NULL. */
+static int row_fits(const int32_t *src, int16_t *dst, int64_t n)
+{
+	HM big = 0;
+	for (int64_t i = 0; i < n; i += HW) {
+		V d = hpack(VLOAD(src + i), VLOAD(src + i + W));
+		if (dst)
+			VSTORE(dst + i, d);
+		big |= HGE(d, HSET1(HTOP + 1));
+	}
+	return !big;
+}
+#endif
+
 /* One specialization per condition (and per stats flag), chosen by table. */
 typedef void (*vrow_fn)(const int32_t *, const int32_t *, const int32_t *, const int32_t *, int32_t *, int32_t *,
                         int64_t, int, acc *);
@@ -363,6 +519,9 @@ typedef struct {
 	int32_t *next[8];
 	int32_t *B;
 	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
+#if W == 16
+	int16_t *pk[2];  /* rows of at most NARROW_BUF PEs: old rows packed to int16, by parity */
+#endif
 	acc A;
 } kthread;
 
@@ -491,18 +650,51 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	roll_one(k, t, a, base, q0, q1, direct, q0);
 	regs R = REGS_IN(&t->A);
 	int64_t pend = 0;
+#if W == 16
+	const int narrow = cond != LBT_C2 && cond != LBT_C4 && len % HW == 0;
+	/* Short rows keep the packed old row for the next row: fewer
+	 * instructions. Long ones pack it again: with the buffer, a row's
+	 * working set (two int32 rows, two packed rows) outgrew L1 at 4096 PEs
+	 * and a 4096x4096 step ran 50% slower. */
+	enum { NARROW_BUF = 2048 };
+	const int buf = len <= NARROW_BUF;
+	int fit = narrow && q0 + 1 < q1 && row_fits(base + (q0 + 1) * s, buf ? t->pk[(q0 + 1) & 1] : NULL, len);
+	hregs H = HREGS_EMPTY;
+	int64_t wait = 0, backoff = 1; /* rows of big loads: try packing after 1, 2, 4, ... 16 rows */
+#endif
 	for (int64_t q = q0 + 1; q < q1; q++) {
 		const int32_t *m1 = q - 1 >= q0 ? t->ring[a][(q - 1) & 1] : NULL; /* read by C2, C4 only */
 		const int has_next = exists(k, a, q + 1);
 		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : has_next ? t->next[a] : k->zrow;
+#if W == 16
+		if (fit)
+			fit = buf ? frow16_body(cond, 1, base + q * s, t->pk[q & 1], p1, t->pk[(q + 1) & 1], len, has_next,
+			                        row_torus, t->cpb, &H, &R)
+			          : frow16_body(cond, 0, base + q * s, NULL, p1, NULL, len, has_next, row_torus, t->cpb, &H, &R);
+		else {
+			frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
+			if (narrow && --wait < 0) {
+				fit = row_fits(p1, buf ? t->pk[(q + 1) & 1] : NULL, len);
+				backoff = fit ? 1 : backoff < 16 ? 2 * backoff : 16;
+				wait = fit ? 0 : backoff - 1;
+			}
+		}
+#else
 		frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
+#endif
 		if ((pend += 2 * J) >= SEG) {
+#if W == 16
+			hmerge(&H, &R);
+#endif
 			REGS_OUT(&t->A, R);
 			acc_flush(&t->A, 2 * SEG); /* flushes */
 			R = (regs)REGS_IN(&t->A);
 			pend = 0;
 		}
 	}
+#if W == 16
+	hmerge(&H, &R);
+#endif
 	REGS_OUT(&t->A, R);
 	acc_flush(&t->A, pend);
 }
@@ -586,6 +778,10 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 			}
 	t.B = p + LBT_ROW_LEAD;
 	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
+#if W == 16
+	t.pk[0] = (int16_t *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16) + round_up(v->ext[last] + W, 16));
+	t.pk[1] = t.pk[0] + round_up(v->ext[last], 32);
+#endif
 	if (a0 == last)
 		lone_row(k, &t);
 	else {
@@ -664,13 +860,21 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	/* One allocation: the zero slab, then per thread its rings, next copy, B and cpb. */
 	const int64_t rowcells = round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16);
 	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
+#if W == 16
+	per += round_up(v->ext[last], 32); /* pk: two rows of int16 */
+#endif
 	for (int a = a0; a < last; a++)
 		if (k.N[a] >= 2)
 			per += 3 * v->stride[a];
 	const int64_t zcells = rowcells;
 	T = T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
 	const int64_t rescells = round_up(T * (int64_t)sizeof(kresult), LBT_ALIGN) / 4;
-	int32_t *mem = lbt_alloc_aligned((size_t)(zcells + T * per + rescells) * sizeof *mem);
+	/* A small grid's buffers on the stack: a step of 128x128 takes about
+	 * 2 us, and malloc and free of its buffers cost about 3% of that. */
+	enum { STACK_CELLS = 4096 };
+	int32_t stack[STACK_CELLS] __attribute__((aligned(LBT_ALIGN)));
+	const int64_t cells = zcells + T * per + rescells;
+	int32_t *mem = cells <= STACK_CELLS ? stack : lbt_alloc_aligned((size_t)cells * sizeof *mem);
 	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB */
 		lbt_ref_lm_step(v, cond, c);
 		return;
@@ -700,7 +904,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		r.max = res[i].max > r.max ? res[i].max : r.max;
 		r.min = res[i].min < r.min ? res[i].min : r.min;
 	}
-	free(mem);
+	if (mem != stack)
+		free(mem);
 	c->moved += r.moved;
 	c->shifts += active;
 	c->has_stats = 1;
