@@ -311,6 +311,20 @@ Test(badinput, a_full_stdout_is_an_error)
 	}
 }
 
+#ifndef __SANITIZE_ADDRESS__ /* whose shadow memory needs the whole address space */
+/* Limit this process's address space (and its children's: th_cli forks)
+ * to `bytes`; the old limit, for setrlimit(RLIMIT_AS, &old) after. */
+static struct rlimit limit_address_space(rlim_t bytes)
+{
+	struct rlimit old, lim;
+	cr_assert(!getrlimit(RLIMIT_AS, &old));
+	lim = old;
+	lim.rlim_cur = bytes;
+	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	return old;
+}
+#endif
+
 /* Item 3: a run that cannot fit is refused before anything is allocated,
  * naming what it needs and what there is (it used to pass every allocation
  * one by one and then meet the OOM killer). Under AddressSanitizer, whose
@@ -323,11 +337,7 @@ Test(badinput, a_run_that_cannot_fit_is_refused_before_it_allocates)
 	th_usage_error(dir, TH_ARGS("run", "--shape", "200000x200000", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
 	               "needs at least");
 #ifndef __SANITIZE_ADDRESS__
-	struct rlimit old, lim;
-	cr_assert(!getrlimit(RLIMIT_AS, &old));
-	lim = old;
-	lim.rlim_cur = (rlim_t)1 << 30; /* 1 GiB, for the child: fos on 16384^2 needs 3 GiB for its loads */
-	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	struct rlimit old = limit_address_space((rlim_t)1 << 30); /* fos on 16384^2 needs 3 GiB for its loads */
 	th_usage_error(dir, TH_ARGS("run", "--shape", "16384x16384", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
 	               "ulimit -v");
 	cr_assert(!setrlimit(RLIMIT_AS, &old));
@@ -344,11 +354,7 @@ Test(badinput, the_kernels_scratch_counts_in_the_estimate)
 #ifndef __SANITIZE_ADDRESS__
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
-	struct rlimit old, lim;
-	cr_assert(!getrlimit(RLIMIT_AS, &old));
-	lim = old;
-	lim.rlim_cur = (rlim_t)1 << 30;
-	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	struct rlimit old = limit_address_space((rlim_t)1 << 30);
 	th_usage_error(dir, TH_ARGS("run", "--shape", "8192x8192", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
 	               "its kernels' scratch");
 	cr_assert(!setrlimit(RLIMIT_AS, &old));
@@ -385,11 +391,7 @@ Test(badinput, extent_one_axes_fit_where_their_pes_fit)
 #ifndef __SANITIZE_ADDRESS__
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
-	struct rlimit old, lim;
-	cr_assert(!getrlimit(RLIMIT_AS, &old));
-	lim = old;
-	lim.rlim_cur = (rlim_t)1 << 30;
-	cr_assert(!setrlimit(RLIMIT_AS, &lim));
+	struct rlimit old = limit_address_space((rlim_t)1 << 30);
 	char *out, *err;
 	int rc = th_cli(dir, TH_ARGS("run", "--shape", "1x1x1x1x1x1x256x1024", "--until", "steps:2", "--threads", "1"), &out, &err);
 	cr_assert(!setrlimit(RLIMIT_AS, &old));

@@ -676,6 +676,21 @@ Test(checkasm, de_sse41_equals_reference) { check_de_isa("sse41"); }
 Test(checkasm, de_avx2_equals_reference) { check_de_isa("avx2"); }
 Test(checkasm, de_avx512_equals_reference) { check_de_isa("avx512"); }
 
+/* A workload row kernel's result against its reference's: the loads and
+ * every counter, with `what` (the ISA and the case) in the message. */
+static void assert_same_row(const char *what, const int32_t *a, const int32_t *b, int n, const lbt_wl_counts *cr,
+                            const lbt_wl_counts *cv)
+{
+	cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && cr->generated == cv->generated &&
+	          cr->completed == cv->completed && cr->idle == cv->idle && cr->overflow == cv->overflow &&
+	          cr->sq_hi == cv->sq_hi && cr->sq_lo == cv->sq_lo,
+	          "%s: loads %s, generated %lld/%lld, completed %lld/%lld, idle %lld/%lld, overflow %d/%d, "
+	          "squares %llu:%llu/%llu:%llu", what, memcmp(a, b, (size_t)n * sizeof *a) ? "differ" : "equal",
+	          (long long)cr->generated, (long long)cv->generated, (long long)cr->completed, (long long)cv->completed,
+	          (long long)cr->idle, (long long)cv->idle, cr->overflow, cv->overflow, (unsigned long long)cr->sq_hi,
+	          (unsigned long long)cr->sq_lo, (unsigned long long)cv->sq_hi, (unsigned long long)cv->sq_lo);
+}
+
 /* The workload phase's kernel (cybenko:poisson:MU:C on integer loads, kernels/simd/workload.c):
  * loads and counters equal to the reference's bit for bit on every ISA, for
  * rows of every length to 70 and a few past two blocks of 64, means from
@@ -712,16 +727,9 @@ Test(checkasm, workload_poisson_row_equals_reference)
 						const uint64_t seed = 12345 + (uint64_t)n;
 						lbt_ref_wl_poisson_row(a, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], NULL, NULL, &cr);
 						k.wl_poisson_row(b, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], scratch, scratch + n, &cv);
-						cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && cr.generated == cv.generated &&
-						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow &&
-						          cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
-						          "%s: mu %g, n %d, C %d, step %d: generated %lld/%lld, completed %lld/%lld, "
-						          "idle %lld/%lld, overflow %d/%d, squares %llu:%llu/%llu:%llu", *t, mus[im], n,
-						          Cs[ic], step, (long long)cr.generated, (long long)cv.generated,
-						          (long long)cr.completed, (long long)cv.completed, (long long)cr.idle,
-						          (long long)cv.idle, cr.overflow, cv.overflow, (unsigned long long)cr.sq_hi,
-						          (unsigned long long)cr.sq_lo, (unsigned long long)cv.sq_hi,
-						          (unsigned long long)cv.sq_lo);
+						char what[96];
+						snprintf(what, sizeof what, "%s: mu %g, n %d, C %d, step %d", *t, mus[im], n, Cs[ic], step);
+						assert_same_row(what, a, b, n, &cr, &cv);
 					}
 		}
 	}
@@ -766,14 +774,9 @@ Test(checkasm, workload_draw_row_equals_reference)
 							                                                 (uint64_t)(1000 * n + 3 + n / 2), 101)));
 						lbt_ref_wl_draw_row(a, n, 1000 * n + 3, seed, step, 101, &d, Cs[ic], &cr);
 						k.wl_draw_row(b, n, 1000 * n + 3, seed, step, 101, &d, Cs[ic], &cv);
-						cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && cr.generated == cv.generated &&
-						          cr.completed == cv.completed && cr.idle == cv.idle && cr.overflow == cv.overflow &&
-						          cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
-						          "%s: draw %d, n %d, C %d, step %d: generated %lld/%lld, completed %lld/%lld, "
-						          "idle %lld/%lld, overflow %d/%d", *t, id, n, Cs[ic], step,
-						          (long long)cr.generated, (long long)cv.generated, (long long)cr.completed,
-						          (long long)cv.completed, (long long)cr.idle, (long long)cv.idle, cr.overflow,
-						          cv.overflow);
+						char what[96];
+						snprintf(what, sizeof what, "%s: draw %d, n %d, C %d, step %d", *t, id, n, Cs[ic], step);
+						assert_same_row(what, a, b, n, &cr, &cv);
 					}
 		}
 	}
@@ -813,14 +816,12 @@ Test(checkasm, workload_phases_row_equals_reference)
 					const uint64_t seed = 99 + (uint64_t)n;
 					lbt_ref_wl_phases_row(a, n, 1000 * n + 3, seed, step, &ph, ga, ca, ea, &cr);
 					k.wl_phases_row(b, n, 1000 * n + 3, seed, step, &ph, gb, cb, eb, &cv);
-					cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && !memcmp(ga, gb, (size_t)n * sizeof *ga) &&
-					          !memcmp(ca, cb, (size_t)n * sizeof *ca) && !memcmp(ea, eb, (size_t)n * sizeof *ea) &&
-					          cr.generated == cv.generated && cr.completed == cv.completed && cr.idle == cv.idle &&
-					          cr.overflow == cv.overflow && cr.sq_hi == cv.sq_hi && cr.sq_lo == cv.sq_lo,
-					          "%s: phases %zu, n %d, step %d: generated %lld/%lld, completed %lld/%lld, "
-					          "idle %lld/%lld, overflow %d/%d", *t, ia, n, step, (long long)cr.generated,
-					          (long long)cv.generated, (long long)cr.completed, (long long)cv.completed,
-					          (long long)cr.idle, (long long)cv.idle, cr.overflow, cv.overflow);
+					cr_assert(!memcmp(ga, gb, (size_t)n * sizeof *ga) && !memcmp(ca, cb, (size_t)n * sizeof *ca) &&
+					          !memcmp(ea, eb, (size_t)n * sizeof *ea), "%s: phases %zu, n %d, step %d: the phases' state differs",
+					          *t, ia, n, step);
+					char what[96];
+					snprintf(what, sizeof what, "%s: phases %zu, n %d, step %d", *t, ia, n, step);
+					assert_same_row(what, a, b, n, &cr, &cv);
 				}
 			}
 		}

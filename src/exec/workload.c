@@ -99,11 +99,13 @@ typedef struct {
 	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
 	int64_t *end;     /* phases: the step at which the current phase ends */
 	lbt_wl_phases ph; /* phases: the row kernel's parameters */
-	int rows;         /* cybenko on integer loads: a row kernel, Poisson's with */
+	int rows;         /* the row kernel on integer loads (ROW_*); cybenko:poisson's with */
 	lbt_poisson pt;   /*   its thresholds and */
 	uint64_t *scratch; /*   2 rows of uint64 per thread, */
-	lbt_wl_draw dt;   /*   or uniform's or Bernoulli's (rows = 2) */
+	lbt_wl_draw dt;   /*   or uniform's or Bernoulli's */
 } simple_ws;
+
+enum { ROW_NONE, ROW_POISSON, ROW_DRAW, ROW_PHASES };
 
 static void simple_close(void *p)
 {
@@ -130,7 +132,7 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 	ws->real = st->method->load == LBT_LOAD_REAL;
 	int s = LBT_OK;
 	if (!strcmp(w->name, "cybenko") && !ws->real && w->dist != LBT_DIST_POISSON) {
-		ws->rows = 2;
+		ws->rows = ROW_DRAW;
 		if (w->dist == LBT_DIST_UNIFORM)
 			lbt_wl_draw_init(&ws->dt, (int64_t)w->arg[0], (int64_t)w->arg[1]);
 		else
@@ -138,7 +140,7 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 	}
 	if (!strcmp(w->name, "cybenko") && w->dist == LBT_DIST_POISSON && !ws->real) {
 		const lbt_shape *sh = &st->grid.shape;
-		ws->rows = 1;
+		ws->rows = ROW_POISSON;
 		if (lbt_poisson_init(&ws->pt, w->arg[0]))
 			s = lbt_errf(e, LBT_EINVAL, "workload %s: no Poisson table for this mean", w->spec);
 		else if (!(ws->scratch = malloc((size_t)(2 * (st->threads > 0 ? st->threads : 1)) *
@@ -150,6 +152,7 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's arrivals");
 	if (!s && !strcmp(w->name, "phases")) {
 		size_t P = (size_t)ws->P;
+		ws->rows = ROW_PHASES;
 		ws->g = malloc(P * sizeof *ws->g);
 		ws->c = malloc(P * sizeof *ws->c);
 		ws->end = calloc(P, sizeof *ws->end); /* every phase ends at step 0: the first is drawn then */
@@ -212,17 +215,16 @@ static int rows_done(const lbt_state *st, int64_t gen, int64_t comp, int64_t idl
 	return LBT_OK;
 }
 
-/* cybenko on integer loads with Poisson, uniform or Bernoulli arrivals: a row
- * kernel on every row of the grid, rows shared among the threads. */
-static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+/* A row kernel on every row of the grid, in place, rows shared among the
+ * threads: cybenko on integer loads with Poisson, uniform or Bernoulli
+ * arrivals, or phases; exact integer counters and the sum of squares. */
+static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	const lbt_grid *g = &st->grid;
 	const lbt_shape *sh = &g->shape;
 	const int64_t n = sh->ext[sh->dims - 1], R = ws->P / n;
 	const int threads = st->threads > 0 ? st->threads : 1;
-	const int32_t C = (int32_t)ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM ? 2 : 1];
-	const lbt_wl_poisson_fn row = st->kern->wl_poisson_row;
-	const lbt_wl_draw_fn draw_row = st->kern->wl_draw_row;
+	const int32_t C = (int32_t)ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM ? 2 : 1]; /* cybenko's */
 	int64_t gen = 0, comp = 0, idle = 0;
 	uint64_t sq_hi = 0, sq_lo = 0;
 	int over = 0;
@@ -234,11 +236,15 @@ static int cybenko_rows(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, 
 		tid = omp_get_thread_num();
 #endif
 		lbt_wl_counts k = {0};
-		if (ws->rows == 2)
-			draw_row(g->load + row_offset(g, r), n, ws->first + r * n, seed, t, P_ARRIVE, &ws->dt, C, &k);
+		int32_t *x = g->load + row_offset(g, r);
+		const int64_t i0 = ws->first + r * n;
+		if (ws->rows == ROW_PHASES)
+			st->kern->wl_phases_row(x, n, i0, seed, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
+		else if (ws->rows == ROW_DRAW)
+			st->kern->wl_draw_row(x, n, i0, seed, t, P_ARRIVE, &ws->dt, C, &k);
 		else {
 			uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
-			row(g->load + row_offset(g, r), n, ws->first + r * n, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+			st->kern->wl_poisson_row(x, n, i0, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
 		}
 		gen += k.generated;
 		comp += k.completed;
@@ -269,7 +275,7 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
 {
 	simple_ws *ws = p;
 	if (ws->rows)
-		return cybenko_rows(ws, st, t, seed, c, e);
+		return rows_phase(ws, st, t, seed, c, e);
 	const lbt_workload *w = ws->w;
 	const double C = w->arg[w->dist == LBT_DIST_UNIFORM || w->dist == LBT_DIST_NORMAL ? 2 : 1];
 	const lbt_grid *g = &st->grid;
@@ -305,29 +311,7 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
  * threads; exact integer counters and the sum of squares for sqdev. */
 static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
-	simple_ws *ws = p;
-	const lbt_grid *g = &st->grid;
-	const lbt_shape *sh = &g->shape;
-	const int64_t n = sh->ext[sh->dims - 1], R = ws->P / n;
-	const int threads = st->threads > 0 ? st->threads : 1;
-	const lbt_wl_phases_fn row = st->kern->wl_phases_row;
-	int64_t gen = 0, comp = 0, idle = 0;
-	uint64_t sq_hi = 0, sq_lo = 0;
-	int over = 0;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) \
-	reduction(| : over)
-	for (int64_t r = 0; r < R; r++) {
-		lbt_wl_counts k = {0};
-		row(g->load + row_offset(g, r), n, ws->first + r * n, seed, t, &ws->ph, ws->g + r * n, ws->c + r * n,
-		    ws->end + r * n, &k);
-		gen += k.generated;
-		comp += k.completed;
-		idle += k.idle;
-		over |= k.overflow;
-		sq_hi += k.sq_hi;
-		sq_lo += k.sq_lo;
-	}
-	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(ws, g, n, R, e) : LBT_OK, c, e);
+	return rows_phase(p, st, t, seed, c, e);
 }
 
 /* One task at PE (0, ..., 0) with probability G; nobody consumes. Every
