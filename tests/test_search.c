@@ -55,24 +55,35 @@ Test(search, worst_found_has_the_ldiff_and_total_and_replays, .timeout = 120)
 	free(out), free(rout), free(err);
 }
 
-Test(search, same_seed_same_result_on_one_or_two_threads, .timeout = 120)
+/* A search of an 8-PE ring on one thread and on two: the same worst case,
+ * found in the same restart; the one-thread result. */
+static lbt_search_result same_on_one_and_two_threads(lbt_search_opts *o)
 {
-	lbt_search_opts o = {.shape = "8", .ldiff = 9, .total = 40, .restarts = 4, .moves = 100, .seed = 3, .threads = 1};
 	lbt_search_result a, b;
 	lbt_err e;
-	cr_assert_eq(lbt_search(&o, &a, &e), LBT_OK, "%s", e.msg);
-	o.threads = 2;
-	cr_assert_eq(lbt_search(&o, &b, &e), LBT_OK, "%s", e.msg);
+	o->threads = 1;
+	cr_assert_eq(lbt_search(o, &a, &e), LBT_OK, "%s", e.msg);
+	o->threads = 2;
+	cr_assert_eq(lbt_search(o, &b, &e), LBT_OK, "%s", e.msg);
 	cr_assert_eq(a.steps, b.steps);
 	cr_assert_eq(a.restart, b.restart);
 	cr_assert(!memcmp(a.loads, b.loads, 8 * sizeof *a.loads));
+	free(b.loads);
+	return a;
+}
+
+Test(search, same_seed_same_result_on_one_or_two_threads, .timeout = 120)
+{
+	lbt_search_opts o = {.shape = "8", .ldiff = 9, .total = 40, .restarts = 4, .moves = 100, .seed = 3, .threads = 1};
+	lbt_search_result a = same_on_one_and_two_threads(&o);
+	lbt_err e;
 	/* hill climbing keeps the best of its start: never below a plain random start */
 	lbt_search_opts z = o;
 	z.moves = 0;
 	lbt_search_result c;
 	cr_assert_eq(lbt_search(&z, &c, &e), LBT_OK, "%s", e.msg);
 	cr_assert_geq(a.steps, c.steps);
-	free(a.loads), free(b.loads), free(c.loads);
+	free(a.loads), free(c.loads);
 }
 
 Test(search, refuses_an_impossible_ldiff_and_total)
@@ -113,14 +124,7 @@ Test(search, under_a_workload_replays_and_keeps_to_the_seed, .timeout = 120)
 	cr_assert_eq(lbt_workload_parse(&w, "phases:0.1:0.4:0.1:0.4:2:9", LBT_LOAD_INT, &e), LBT_OK, "%s", e.msg);
 	lbt_search_opts o = {.shape = "8", .ldiff = 9, .total = 40, .restarts = 4, .moves = 60, .seed = 3, .threads = 1,
 	                     .workload = &w};
-	lbt_search_result a, b;
-	cr_assert_eq(lbt_search(&o, &a, &e), LBT_OK, "%s", e.msg);
-	o.threads = 2;
-	cr_assert_eq(lbt_search(&o, &b, &e), LBT_OK, "%s", e.msg);
-	cr_assert_eq(a.steps, b.steps);
-	cr_assert_eq(a.restart, b.restart);
-	cr_assert(!memcmp(a.loads, b.loads, 8 * sizeof *a.loads));
-	free(a.loads), free(b.loads);
+	free(same_on_one_and_two_threads(&o).loads);
 }
 
 /* Issue 9: a workload search cannot use is refused in one line, exit 2, no file written. */
