@@ -59,12 +59,16 @@ static double draw(const lbt_workload *w, uint64_t seed, int64_t t, int64_t i)
 	}
 }
 
-/* The dense copy of the method's load field that every phase works on. */
+int64_t lbt_wl_first(const lbt_grid *g)
+{
+	return g->cut ? g->cut->lo * (lbt_shape_pes(&g->whole) / g->whole.ext[g->cut->axis]) : 0;
+}
+
 int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e)
 {
 	const lbt_grid *g = &st->grid;
 	d->P = lbt_shape_pes(&g->shape);
-	d->first = g->cut ? g->cut->lo * (lbt_shape_pes(&g->whole) / g->whole.ext[g->cut->axis]) : 0;
+	d->first = lbt_wl_first(g);
 	d->real = st->method->load == LBT_LOAD_REAL;
 	d->f = lbt_grid_field(&st->grid, d->real ? "real" : "load");
 	d->buf = malloc((size_t)d->P * (d->real ? sizeof(double) : sizeof(int32_t)));
@@ -93,7 +97,7 @@ int lbt_wl_done(const lbt_state *st, int64_t *v, int extra, int status, lbt_work
 typedef struct {
 	const lbt_workload *w;
 	int64_t P;        /* PEs here */
-	int64_t first;    /* the global row-major index of this rank's first PE (lbt_wl_dense) */
+	int64_t first;    /* the global row-major index of this rank's first PE (lbt_wl_first) */
 	int real;         /* a real-valued method's loads */
 	double *eta;      /* cybenko on real loads, on a cut torus: this step's arrivals per PE */
 	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
@@ -128,7 +132,7 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 	ws->w = w;
 	const lbt_grid *g = &st->grid;
 	ws->P = lbt_shape_pes(&g->shape);
-	ws->first = g->cut ? g->cut->lo * (lbt_shape_pes(&g->whole) / g->whole.ext[g->cut->axis]) : 0;
+	ws->first = lbt_wl_first(g);
 	ws->real = st->method->load == LBT_LOAD_REAL;
 	int s = LBT_OK;
 	if (!strcmp(w->name, "cybenko") && !ws->real && w->dist != LBT_DIST_POISSON) {

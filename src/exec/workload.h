@@ -5,11 +5,14 @@
 
 #include "lbtorus/run.h"
 
-/* A dense row-major copy of the method's load field: phases export the
- * field, work on PE i = its row-major index, and import it back. On a
- * torus cut between ranks it is this rank's slab, whose PEs are the global
- * row-major indices first .. first + P - 1 (the cut axis is the outermost
- * with links, so a slab is one run of them). */
+/* The global row-major index of this rank's first PE: on a torus cut
+ * between ranks a slab's PEs are first .. first + P - 1 (the cut axis is
+ * the outermost with links, so a slab is one run of them); 0 uncut. */
+int64_t lbt_wl_first(const lbt_grid *g);
+
+/* A dense row-major copy of the method's load field (the search trees
+ * export the field into it, work on PE i = its row-major index, and import
+ * it back); on a cut torus this rank's slab, from PE `first` on. */
 typedef struct {
 	const lbt_field *f;
 	void *buf;      /* int32_t[P], or double[P] for a real-valued method */
