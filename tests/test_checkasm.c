@@ -157,6 +157,17 @@ static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int k
 	lbt_scratch_close(&sc);
 }
 
+/* Fill k with the kernels of isa, a vector ISA this CPU runs; 0 (nothing
+ * to compare) for the scalar reference itself or an ISA it cannot run. */
+static int vector_kernels(const char *isa, lbt_kernels *k)
+{
+	if (!strcmp(isa, "scalar") || !lbt_isa_supported(isa))
+		return 0;
+	lbt_err e;
+	cr_assert_eq(lbt_kernels_select(k, isa, &e), LBT_OK, "%s", e.msg);
+	return 1;
+}
+
 /* Fill k with the kernels of isa; skip the test (returning 0) where this CPU
  * cannot run it or the build lacks it. */
 static int select_or_skip(const char *isa, lbt_kernels *k)
@@ -208,11 +219,10 @@ Test(checkasm, lm_avx512_equals_reference) { check_isa("avx512"); }
 Test(checkasm, lm_every_row_length_to_40)
 {
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
-			continue;
 		lbt_kernels k;
 		lbt_err e;
-		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		if (!vector_kernels(*t, &k))
+			continue;
 		for (int n = 1; n <= 40; n++)
 			for (int b = 0; b < 2; b++) {
 				lbt_shape s;
@@ -237,11 +247,10 @@ Test(checkasm, lm_loads_crossing_narrow_edges)
 	                                       {"3000", "torus"}, {"40x64", "mesh,torus"}, {"20x32", "torus,mesh"},
 	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
-			continue;
 		lbt_kernels k;
 		lbt_err e;
-		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		if (!vector_kernels(*t, &k))
+			continue;
 		for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
 			lbt_shape s;
 			lbt_shape_parse(&s, grids[i][0], &e);
@@ -261,11 +270,10 @@ Test(checkasm, lm_threads_change_no_bit)
 		{"4x200x256", "torus"}, {"5x160x256", "mesh,torus,mesh"},
 	};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
-			continue;
 		lbt_kernels k;
 		lbt_err e;
-		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		if (!vector_kernels(*t, &k))
+			continue;
 		for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
 			lbt_shape s;
 			lbt_shape_parse(&s, big[i][0], &e);
@@ -280,11 +288,10 @@ Test(checkasm, lm_threads_change_no_bit)
 Test(checkasm, lm_eight_dimensions)
 {
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
-			continue;
 		lbt_kernels k;
 		lbt_err e;
-		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		if (!vector_kernels(*t, &k))
+			continue;
 		lbt_shape s;
 		lbt_shape_parse(&s, "2x1x3x2x1x2x2x5", &e);
 		for (int d = 0; d < 8; d++)
@@ -491,11 +498,10 @@ Test(checkasm, nna_fos_int_every_row_length_to_40)
 {
 	const lbt_diffusion boillat = {.by_degree = 1, .k = 1}, a = {.alpha = 0.2};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
-			continue;
 		lbt_kernels k;
 		lbt_err e;
-		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		if (!vector_kernels(*t, &k))
+			continue;
 		for (int n = 1; n <= 40; n++)
 			for (int b = 0; b < 2; b++) {
 				lbt_shape s;
@@ -708,11 +714,9 @@ Test(checkasm, workload_poisson_row_equals_reference)
 	int32_t a[160], b[160];
 	uint64_t scratch[320];
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
-			continue;
 		lbt_kernels k;
-		lbt_err e;
-		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		if (!vector_kernels(*t, &k))
+			continue;
 		cr_assert(k.wl_poisson_row != lbt_ref_wl_poisson_row, "%s has no workload kernel", *t);
 		for (size_t im = 0; im < sizeof mus / sizeof *mus; im++) {
 			lbt_poisson pt;
@@ -750,11 +754,9 @@ Test(checkasm, workload_draw_row_equals_reference)
 	static const int32_t Cs[] = {0, 1, 3, 50};
 	int32_t a[160], b[160];
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
-			continue;
 		lbt_kernels k;
-		lbt_err e;
-		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		if (!vector_kernels(*t, &k))
+			continue;
 		cr_assert(k.wl_draw_row != lbt_ref_wl_draw_row, "%s has no workload kernel", *t);
 		for (int id = 0; id < 13; id++) {
 			lbt_wl_draw d;
@@ -797,11 +799,9 @@ Test(checkasm, workload_phases_row_equals_reference)
 	uint64_t ga[160], ca[160], gb[160], cb[160];
 	int64_t ea[160], eb[160];
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (!strcmp(*t, "scalar") || !lbt_isa_supported(*t))
-			continue;
 		lbt_kernels k;
-		lbt_err e;
-		cr_assert_eq(lbt_kernels_select(&k, *t, &e), LBT_OK, "%s", e.msg);
+		if (!vector_kernels(*t, &k))
+			continue;
 		cr_assert(k.wl_phases_row != lbt_ref_wl_phases_row, "%s has no workload kernel", *t);
 		for (size_t ia = 0; ia < sizeof args / sizeof *args; ia++) {
 			lbt_wl_phases ph = {.purpose = {102, 103, 104, 105, 106}};
