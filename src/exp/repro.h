@@ -51,6 +51,8 @@ int rp_read_table(const lbt_repro_opts *o, const char *name, int64_t *rows, int 
 
 /* out_dir/name (creating out_dir). */
 int rp_path(const lbt_repro_opts *o, const char *name, char *buf, size_t n, lbt_err *e);
+/* Open out_dir/name for writing (lbt_out_open: committed by lbt_out_commit). */
+int rp_open(const lbt_repro_opts *o, const char *name, lbt_outfile *f, lbt_err *e);
 /* Plot into out_dir/stem; a missing gnuplot is noted and returned as LBT_EUNSUP. */
 int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const lbt_series *s, int ns,
             lbt_err *e);

@@ -196,7 +196,7 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 	}
 	char path[4096];
 	lbt_outfile out;
-	if (!st && !(st = rp_path(o, "cybenko.csv", path, sizeof path, e)) && !(st = lbt_out_open(&out, path, e))) {
+	if (!st && !(st = rp_open(o, "cybenko.csv", &out, e))) {
 		fputs("topology,shape,n,method,alpha,gamma,steps,warmup,sqdev_mean,sqdev_se,batches,exact,paper\n", out.f);
 		for (int i = 0; i < nsteady; i++) {
 			const rp_wjob *j = &jobs[i];
@@ -226,8 +226,7 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		fbd[k - 1] = 63 * (1 - pow(gamma * gamma, k)) / (1 - gamma * gamma);
 		nex[k - 1] = 63.0 * k;
 	}
-	if (!st && !(st = rp_path(o, "cybenko_transient.csv", path, sizeof path, e)) &&
-	    !(st = lbt_out_open(&out, path, e))) {
+	if (!st && !(st = rp_open(o, "cybenko_transient.csv", &out, e))) {
 		fputs("t,fos_mean,fos_se,fos_exact,fos_bound,none_mean,none_se,none_exact,seeds\n", out.f);
 		for (int k = 0; k < T; k++)
 			fprintf(out.f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d\n", k + 1, fm[k], fse[k], fex[k], fbd[k],
@@ -236,7 +235,7 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 	}
 
 	/* Markdown */
-	if (!st && !(st = rp_path(o, "cybenko.md", path, sizeof path, e)) && !(st = lbt_out_open(&out, path, e))) {
+	if (!st && !(st = rp_open(o, "cybenko.md", &out, e))) {
 		FILE *f = out.f;
 		fprintf(f, "# Cybenko (1989), Theorem 2 and Table II: diffusion and dimension exchange while work arrives\n\n"
 		        "Model (eq. (12)): every step each PE receives η ~ Exp(1) tasks (σ² = 1) and completes c = 1.\n"

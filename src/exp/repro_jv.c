@@ -89,13 +89,6 @@ static int jv_grid(const lbt_repro_opts *o, const char *link, const char *cb2, d
 	return LBT_OK;
 }
 
-static int open_out(const lbt_repro_opts *o, const char *name, lbt_outfile *f, lbt_err *e)
-{
-	char path[4096];
-	int st = rp_path(o, name, path, sizeof path, e);
-	return st ? st : lbt_out_open(f, path, e);
-}
-
 int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e)
 {
 	static double t1[NW][NL], t2[NW][NL], seq[NW];
@@ -105,7 +98,7 @@ int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e)
 	if (st)
 		return st;
 	lbt_outfile csv, md;
-	if ((st = open_out(o, "jv-fig1.csv", &csv, e)))
+	if ((st = rp_open(o, "jv-fig1.csv", &csv, e)))
 		return st;
 	fprintf(csv.f, "w_star,lb_iterations,t1_plain,t2_cb_detect,gain\n");
 	double min_gain = INFINITY, gain_small = 0, gain_large = 0;
@@ -120,7 +113,7 @@ int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e)
 		}
 	gain_small = gains[0][NL - 1];
 	gain_large = gains[nw - 1][NL - 1];
-	if ((st = lbt_out_commit(&csv, e)) || (st = open_out(o, "jv-fig1.md", &md, e)))
+	if ((st = lbt_out_commit(&csv, e)) || (st = rp_open(o, "jv-fig1.md", &md, e)))
 		return st;
 	FILE *f = md.f;
 	fprintf(f, "# Fig. 1 of Jeannot and Vernier (2006): gain of cost/benefit and detection on a LAN\n\n"
@@ -167,7 +160,7 @@ int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e)
 	if (st)
 		return st;
 	lbt_outfile csv, md;
-	if ((st = open_out(o, "jv-fig23.csv", &csv, e)))
+	if ((st = rp_open(o, "jv-fig23.csv", &csv, e)))
 		return st;
 	fprintf(csv.f, "w_star,lb_iterations,t_plain,t_adaptive_detect,t_one_pe\n");
 	for (int b = 0; b < NL; b++)
@@ -181,7 +174,7 @@ int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e)
 			adaptive_worse += t2[a][b] > seq[a];
 			worst_ratio = fmax(worst_ratio, t2[a][b] / seq[a]);
 		}
-	if ((st = lbt_out_commit(&csv, e)) || (st = open_out(o, "jv-fig23.md", &md, e)))
+	if ((st = lbt_out_commit(&csv, e)) || (st = rp_open(o, "jv-fig23.md", &md, e)))
 		return st;
 	FILE *f = md.f;
 	fprintf(f, "# Figs. 2 and 3 of Jeannot and Vernier (2006): application time on a DSL\n\n"
@@ -260,7 +253,7 @@ int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e)
 	if (st)
 		return st;
 	lbt_outfile csv, md;
-	if ((st = open_out(o, "jv-table1.csv", &csv, e)))
+	if ((st = rp_open(o, "jv-table1.csv", &csv, e)))
 		return st;
 	fprintf(csv.f, "w_star,used,optimum,used_paper,optimum_paper,detected_step,speedup\n");
 	int64_t used[7], opt[7];
@@ -278,7 +271,7 @@ int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e)
 		fprintf(csv.f, "%g,%lld,%lld,%d,%d,%lld,%.6g\n", W[a], (long long)used[a], (long long)opt[a], used_paper[a],
 		        opt_paper[a], (long long)r.sum.detected_step, speedup[a]);
 	}
-	if ((st = lbt_out_commit(&csv, e)) || (st = open_out(o, "jv-table1.md", &md, e)))
+	if ((st = lbt_out_commit(&csv, e)) || (st = rp_open(o, "jv-table1.md", &md, e)))
 		return st;
 	FILE *f = md.f;
 	fprintf(f, "# Table 1 of Jeannot and Vernier (2006): PEs used on a DSL\n\n"
@@ -340,7 +333,7 @@ int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e)
 	if (!st && !(st = jv_trace("fos-speed", NULL, T, ymr, e, o)))
 		st = jv_trace("fos", "boillat", T, yb, e, o);
 	lbt_outfile csv, md;
-	if (!st && !(st = open_out(o, "jv-speeds.csv", &csv, e))) {
+	if (!st && !(st = rp_open(o, "jv-speeds.csv", &csv, e))) {
 		fprintf(csv.f, "step,mr_spread,boillat_spread\n");
 		for (int64_t t = 0; t <= T; t++) {
 			x[t] = (double)t;
@@ -348,7 +341,7 @@ int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e)
 		}
 		st = lbt_out_commit(&csv, e);
 	}
-	if (!st && !(st = open_out(o, "jv-speeds.md", &md, e))) {
+	if (!st && !(st = rp_open(o, "jv-speeds.md", &md, e))) {
 		fprintf(md.f, "# Heterogeneous speeds on a 16x16 torus\n\n"
 		              "Speeds 1, 2 or 4 at random, loads uniform 0..100 (real-valued). Spread of the relative\n"
 		              "loads w_i/Cn_i over their mean, after %lld steps.\n\n"

@@ -372,8 +372,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 	/* data, and the Markdown table */
 	char path[4096];
 	lbt_outfile csv, md;
-	if (!status && !(status = rp_path(o, "luling-theorems.csv", path, sizeof path, e)) &&
-	    !(status = lbt_out_open(&csv, path, e))) {
+	if (!status && !(status = rp_open(o, "luling-theorems.csv", &csv, e))) {
 		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-3: one-processor generator (and producer-consumer) model, "
 		               "%d runs per row, every PE starting with %lld packets\n",
 		        R, (long long)L0);
@@ -390,8 +389,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 		}
 		status = lbt_out_commit(&csv, e);
 	}
-	if (!status && !(status = rp_path(o, "luling-theorems.md", path, sizeof path, e)) &&
-	    !(status = lbt_out_open(&md, path, e))) {
+	if (!status && !(status = rp_open(o, "luling-theorems.md", &md, e))) {
 		FILE *f = md.f;
 		fprintf(f, "# Lüling and Monien 1993, Theorems 1-3 measured\n\n"
 		           "One-processor generator model (§3): every PE starts with %lld packets, PE 0 alone generates and "

@@ -169,13 +169,6 @@ static void lm_params(dyn_run *r, double f, int delta, int C, const char *partne
 	snprintf(r->params[3], sizeof r->params[3], "%s", partners);
 }
 
-static int open_out(const lbt_repro_opts *o, const char *name, lbt_outfile *f, lbt_err *e)
-{
-	char path[4096];
-	int st = rp_path(o, name, path, sizeof path, e);
-	return st ? st : lbt_out_open(f, path, e);
-}
-
 /* ---------------------------------------------------------------- Figures 7-10 */
 
 enum { FIG_CFG = 4 };
@@ -267,7 +260,7 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 		fig_aggregate(runs + c * R, R, steps, &agg[c]);
 	}
 	lbt_outfile csv, md;
-	if (!status && !(status = open_out(o, "luling-figs.csv", &csv, e))) {
+	if (!status && !(status = rp_open(o, "luling-figs.csv", &csv, e))) {
 		fprintf(csv.f, "# Lüling, Monien 1993, Figures 7-8: 8x8 torus (64 PEs), %s, C = 4, %d runs; config 'none': no balancing\n",
 		        PHASES, R);
 		fprintf(csv.f, "config,delta,f,step,average,min,max,mean_of_run_max,mean_of_run_min\n");
@@ -278,7 +271,7 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 				        agg[c].lo[t], agg[c].hi[t], agg[c].emax[t], agg[c].emin[t]);
 		status = lbt_out_commit(&csv, e);
 	}
-	if (!status && !(status = open_out(o, "luling-figs-pe.csv", &csv, e))) {
+	if (!status && !(status = rp_open(o, "luling-figs-pe.csv", &csv, e))) {
 		fprintf(csv.f, "# Lüling, Monien 1993, Figures 9-10: the load of every PE at steps 50, 200, 400 over %d runs\n", R);
 		fprintf(csv.f, "delta,f,step,pe,mean,min,max\n");
 		for (int c = 0; c < FIG_CFG; c++)
@@ -340,7 +333,7 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 			status = ps;
 	}
 	free(x);
-	if (!status && !(status = open_out(o, "luling-figs.md", &md, e))) {
+	if (!status && !(status = rp_open(o, "luling-figs.md", &md, e))) {
 		FILE *f = md.f;
 		fprintf(f, "# Lüling and Monien 1993, Figures 7-10\n\n64 PEs (8x8 torus, global partners), 500 steps, "
 		           "`--workload %s`, C = 4, %d runs (seeds 1..%d, the same workload seeds for every row), all PEs "
@@ -478,7 +471,7 @@ int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e)
 			sd[q][c] = sqrt(fmax(0, ss / R - ours[q][c] * ours[q][c]) / (R - 1) * R);
 		}
 	lbt_outfile csv, md;
-	if (!status && !(status = open_out(o, "luling-table1.csv", &csv, e))) {
+	if (!status && !(status = rp_open(o, "luling-table1.csv", &csv, e))) {
 		fprintf(csv.f, "# Lüling, Monien 1993, Table 1: 64 PEs (8x8 torus), %s, 500 steps, f = 1.1, delta = 1; "
 		               "per-run counters\nC,seed,total_borrow,remote_borrow,borrow_fail,decrease_sim,operations\n", PHASES);
 		for (int c = 0; c < 4; c++)
@@ -490,7 +483,7 @@ int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e)
 			}
 		status = lbt_out_commit(&csv, e);
 	}
-	if (!status && !(status = open_out(o, "luling-table1.md", &md, e))) {
+	if (!status && !(status = rp_open(o, "luling-table1.md", &md, e))) {
 		FILE *f = md.f;
 		fprintf(f, "# Lüling and Monien 1993, Table 1\n\nPer run (mean over %d runs ± standard deviation of one run), "
 		           "64 PEs, 500 steps, `--workload %s`, f = 1.1, δ = 1, global partners.\n\n"
@@ -560,7 +553,7 @@ int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e)
 	int plot_status = LBT_OK;
 	if (!x || !buf)
 		status = status ? status : lbt_errf(e, LBT_ENOMEM, "no memory for the curves");
-	if (!status && !(status = open_out(o, "luling-compare.csv", &csv, e))) {
+	if (!status && !(status = rp_open(o, "luling-compare.csv", &csv, e))) {
 		fprintf(csv.f, "# Lüling-Monien (f = 1.1, delta = 4), LM-C5, FOS with integer flows (optimal alpha), NNA and no balancing "
 		               "on %s from empty PEs, 500 steps; per run\nshape,method,seed,mean_max_over_mean,final_max_over_mean,packet_hops\n",
 		        PHASES);
@@ -572,7 +565,7 @@ int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e)
 		}
 		status = lbt_out_commit(&csv, e);
 	}
-	if (!status && !(status = open_out(o, "luling-compare.md", &md, e))) {
+	if (!status && !(status = rp_open(o, "luling-compare.md", &md, e))) {
 		FILE *f = md.f;
 		fprintf(f, "# Across papers: the same dynamic workload\n\n`--workload %s` from empty PEs, 500 steps. "
 		           "Lüling-Monien with f = 1.1, δ = 4, basic algorithm (global partners, and partners within torus distance 2); "

@@ -82,7 +82,7 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 
 	char path[4096];
 	lbt_outfile out;
-	if ((st = rp_path(o, "fig5.csv", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+	if ((st = rp_open(o, "fig5.csv", &out, e)))
 		return st;
 	fputs("P,method,init,shared_shifts,balanced_shifts,shared_steps,balanced_steps,outcome,period,steps_run\n", out.f);
 	for (int m = 0; m < nm; m++)
@@ -124,7 +124,7 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	char lmq[160], txt[600];
 	snprintf(lmq, sizeof lmq, "LM-C5: %.3f", qb * x[np - 1] / (qa + qb * x[np - 1]));
 
-	if ((st = rp_path(o, "fig5.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+	if ((st = rp_open(o, "fig5.md", &out, e)))
 		return st;
 	FILE *f = out.f;
 	fprintf(f, "# Fig. 5 of Henrich (1996): rings, worst case c = 5\n\n"
@@ -296,7 +296,7 @@ static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	lbt_outfile out;
 	double x[16], y[MAXC][16];
 	const int64_t Pn = Ps[np - 1];
-	if ((st = rp_path(o, "fig6.csv", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+	if ((st = rp_open(o, "fig6.csv", &out, e)))
 		return st;
 	fputs("P,c,iterations,shifts,normalized_iterations,outcome\n", out.f);
 	for (int c = 0; c < nc; c++) {
@@ -313,7 +313,7 @@ static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	if ((st = lbt_out_commit(&out, e)))
 		return st;
 
-	if ((st = rp_path(o, "fig6.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+	if ((st = rp_open(o, "fig6.md", &out, e)))
 		return st;
 	FILE *f = out.f;
 	fprintf(f, "# Fig. 6 of Henrich (1996): NNA's iterations against P for initial loads c·P\n\n"

@@ -147,7 +147,7 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 	/* table3.csv: our rows, each marked 1 if the paper prints the same row at the same T. */
 	char path[4096];
 	lbt_outfile out;
-	if ((st = rp_path(o, "table3.csv", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+	if ((st = rp_open(o, "table3.csv", &out, e)))
 		return st;
 	fputs("method,T,P0,P1,P2,P3,P4,P5,P6,P7,same_in_paper\n", out.f);
 	for (int m = 0; m < 1 + have_nna; m++) {
@@ -164,7 +164,7 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 		return st;
 
 	/* table3.md: the paper's layout with ours beside it, then the stated results. */
-	if ((st = rp_path(o, "table3.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+	if ((st = rp_open(o, "table3.md", &out, e)))
 		return st;
 	FILE *f = out.f;
 	fprintf(f, "# Table 3 of Henrich (1996): a worst case on a ring of 8 PEs\n\n"

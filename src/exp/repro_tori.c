@@ -117,7 +117,7 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 
 	char path[4096];
 	lbt_outfile out;
-	if ((st = rp_path(o, "fig7.csv", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+	if ((st = rp_open(o, "fig7.csv", &out, e)))
 		return st;
 	fputs("part,K,P,method,init,seed,shared_steps,balanced_steps,shared_shifts,balanced_shifts,outcome,period,steps_run\n",
 	      out.f);
@@ -189,7 +189,7 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 	else
 		snprintf(lin[1], sizeof lin[1], "no seed balanced on two tori");
 
-	if ((st = rp_path(o, "fig7.md", path, sizeof path, e)) || (st = lbt_out_open(&out, path, e)))
+	if ((st = rp_open(o, "fig7.md", &out, e)))
 		return st;
 	FILE *f = out.f;
 	fprintf(f, "# Fig. 7 of Henrich (1996): the Liquid model on square 2-D tori\n\n"

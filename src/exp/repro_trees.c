@@ -77,7 +77,7 @@ int rp_trees(const lbt_repro_opts *o, lbt_err *e)
 
 	char path[4096];
 	lbt_outfile out;
-	if (!st && !(st = rp_path(o, "trees.csv", path, sizeof path, e)) && !(st = lbt_out_open(&out, path, e))) {
+	if (!st && !(st = rp_open(o, "trees.csv", &out, e))) {
 		fputs("tree,K,P,method,seed,finished,nodes,levels,steps,ideal_steps,efficiency,ideal_efficiency,"
 		      "idle_capacity\n", out.f);
 		for (int i = 0; i < n; i++) {
@@ -137,7 +137,7 @@ int rp_trees(const lbt_repro_opts *o, lbt_err *e)
 			for (int m = 0; m < 6; m++)
 				all_beat_nna &= eff[t][m][k] > eff[t][6][k];
 		}
-	if (!st && !(st = rp_path(o, "trees.md", path, sizeof path, e)) && !(st = lbt_out_open(&out, path, e))) {
+	if (!st && !(st = rp_open(o, "trees.md", &out, e))) {
 		FILE *f = out.f;
 		fprintf(f, "# The Liquid model on search trees (Henrich 1996, §5)\n\n"
 		        "K x K tori, every root on PE (0, 0), one node expanded per PE and step, the children on the\n"

@@ -133,6 +133,13 @@ int rp_path(const lbt_repro_opts *o, const char *name, char *buf, size_t n, lbt_
 	return LBT_OK;
 }
 
+int rp_open(const lbt_repro_opts *o, const char *name, lbt_outfile *f, lbt_err *e)
+{
+	char path[4096];
+	int st = rp_path(o, name, path, sizeof path, e);
+	return st ? st : lbt_out_open(f, path, e);
+}
+
 int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const lbt_series *s, int ns,
             lbt_err *e)
 {
