@@ -60,14 +60,8 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 	unsigned char *blocked = malloc((size_t)(D * P));
 	double *out = malloc((size_t)P * sizeof *out);        /* what each PE sends in this step */
 	if (!w || !F || !L || !IF || !blocked || !out) {
-		free(w);
-		free(F);
-		free(L);
-		free(IF);
-		free(blocked);
-		free(out);
 		c->nomem = 1;
-		return;
+		goto done;
 	}
 	if (a->real)
 		lbt_gather_real(&g, w);
@@ -192,6 +186,7 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 		c->real_shifts += shifts;
 		c->link_max = fmax(c->link_max, link_max);
 	}
+done:
 	free(w);
 	free(F);
 	free(L);
