@@ -72,6 +72,8 @@ void cli_progress_force(cli_progress *p, double every, int64_t target, int targe
 /* --progress [SECONDS]: the optional value, also as the next argument when
  * it is a number (getopt takes it only as --progress=S); default 60. */
 int cli_progress_option(int argc, char **argv, double *every);
+/* s seconds as M:SS, or H:MM:SS from an hour on, into b. */
+void cli_hms(char *b, size_t n, double s);
 void cli_progress_step(cli_progress *p, const lbt_step_record *r);
 void cli_progress_done(cli_progress *p);
 

@@ -150,7 +150,7 @@ int cli_progress_option(int argc, char **argv, double *every)
 	return v ? cli_real("--progress", v, 0, 86400, 1, every) : 0;
 }
 
-static void hms(char *b, size_t n, double s)
+void cli_hms(char *b, size_t n, double s)
 {
 	long t = (long)(s + 0.5);
 	if (t >= 3600)
@@ -168,9 +168,9 @@ void cli_progress_step(cli_progress *p, const lbt_step_record *r)
 		p->last = t;
 		double rate = r->step / (t - p->start);
 		char el[32], eta[32] = "?";
-		hms(el, sizeof el, t - p->start);
+		cli_hms(el, sizeof el, t - p->start);
 		if (rate > 0 && p->target > r->step)
-			hms(eta, sizeof eta, (double)(p->target - r->step) / rate);
+			cli_hms(eta, sizeof eta, (double)(p->target - r->step) / rate);
 		fprintf(stderr, "lbtorus: step %lld  ldiff %.10g  %.3g steps/s  %.3g site updates/s  elapsed %s  ETA %s%s\n",
 		        (long long)r->step, r->max - r->min, rate, rate * (double)(p->pes * p->active), el,
 		        p->target_is_cap ? "<= " : "", eta);

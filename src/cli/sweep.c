@@ -127,15 +127,6 @@ int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan 
 	return st ? cli_fail(st, "%s", e.msg) : 0;
 }
 
-static void hms(char *b, size_t n, double s)
-{
-	long t = (long)(s + 0.5);
-	if (t >= 3600)
-		snprintf(b, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-	else
-		snprintf(b, n, "%ld:%02ld", t / 60, t % 60);
-}
-
 typedef struct {
 	int on;
 	double last, every; /* every > 0: whole lines, that many seconds apart */
@@ -153,7 +144,7 @@ static void on_progress(void *ctx, const lbt_sweep_progress *p)
 		return; /* the first line once a run has finished: it has a rate */
 	char eta[32] = "?";
 	if (p->work_done > 0)
-		hms(eta, sizeof eta, p->seconds * (p->work_total - p->work_done) / p->work_done);
+		cli_hms(eta, sizeof eta, p->seconds * (p->work_total - p->work_done) / p->work_done);
 	fprintf(stderr, g->every > 0 ? "lbtorus: %lld/%lld runs" : "\r\033[K  %lld/%lld runs", (long long)(fin + p->skipped),
 	        (long long)p->total);
 	if (p->skipped)
@@ -201,7 +192,7 @@ int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 	}
 	if (g.on) {
 		char t[32];
-		hms(t, sizeof t, p.seconds);
+		cli_hms(t, sizeof t, p.seconds);
 		fprintf(stderr, "lbtorus: %lld runs in %s: %lld now (%s), %lld before", (long long)p.total, results,
 		        (long long)p.done, t, (long long)p.skipped);
 		if (p.unconverged)
