@@ -135,6 +135,18 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
 
 void th_rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
 
+int th_count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, c;
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
 char *th_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

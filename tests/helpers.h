@@ -29,6 +29,9 @@ void th_rm_tree(const char *dir);
  * is NULL. The test fails if the file is missing. */
 char *th_read(const char *path, size_t *len);
 
+/* The lines (newlines) in the file at path; 0 while it does not exist. */
+int th_count_lines(const char *path);
+
 /* The names, sizes, modes and modification times of dir's entries (not
  * recursive), sorted: equal before and after a command means it created,
  * removed and changed nothing there (caller frees). */

@@ -25,18 +25,6 @@ static int timing(const char *k)
 	return !strcmp(k, "seconds") || !strcmp(k, "site_updates_per_second") || !strcmp(k, "threads");
 }
 
-static int count_lines(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int n = 0, c;
-	if (!f)
-		return 0;
-	while ((c = fgetc(f)) != EOF)
-		n += c == '\n';
-	fclose(f);
-	return n;
-}
-
 /* Check that b holds exactly a's run keys, once each, with equal records. */
 static void same_records(const char *pa, const char *pb)
 {
@@ -110,16 +98,16 @@ Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 1
 	int rc = th_cli(NULL, TH_ARGS("sweep", "--results", ref, "--jobs", "1", KILL_SWEEP), NULL, &err);
 	cr_assert_eq(rc, 0, "uninterrupted sweep: %s", err);
 	free(err);
-	cr_assert_eq(count_lines(ref), KILL_RUNS);
+	cr_assert_eq(th_count_lines(ref), KILL_RUNS);
 
 	pid_t pid = spawn(TH_ARGS("sweep", "--results", res, "--jobs", "2", KILL_SWEEP));
 	int lines = 0;
-	for (int t = 0; t < 60000 && (lines = count_lines(res)) < 3; t++)
+	for (int t = 0; t < 60000 && (lines = th_count_lines(res)) < 3; t++)
 		usleep(1000);
 	kill(pid, SIGKILL);
 	int status;
 	waitpid(pid, &status, 0);
-	lines = count_lines(res);
+	lines = th_count_lines(res);
 	cr_assert(WIFSIGNALED(status) && lines >= 3 && lines < KILL_RUNS,
 	          "the sweep was to be killed mid-way; it had written %d of %d lines", lines, KILL_RUNS);
 	FILE *f = fopen(res, "a"); /* what a writer killed inside write() would leave */
@@ -135,7 +123,7 @@ Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 1
 	/* Once complete, running again changes nothing. */
 	rc = th_cli(NULL, TH_ARGS("sweep", "--results", res, KILL_SWEEP), NULL, NULL);
 	cr_assert_eq(rc, 0);
-	cr_assert_eq(count_lines(res), KILL_RUNS);
+	cr_assert_eq(th_count_lines(res), KILL_RUNS);
 	unlink(ref);
 	unlink(res);
 	rmdir(dir);
@@ -161,7 +149,7 @@ Test(sweep, records_do_not_depend_on_parallelism, .timeout = 120)
 	                               "--max-steps", "3000"),
 	                    NULL, NULL), 0);
 	/* shapes x boundaries x (uniform x 3 seeds + worst, seed=any) x criteria */
-	cr_assert_eq(count_lines(a), 5 * 2 * (3 + 1) * 2);
+	cr_assert_eq(th_count_lines(a), 5 * 2 * (3 + 1) * 2);
 	same_records(a, b);
 	unlink(a);
 	unlink(b);
