@@ -18,6 +18,23 @@
 
 #include "helpers.h"
 
+/* A new temporary root and the directory root/w the spawned command runs
+ * in (its stdout and stderr go to root/out and root/err). */
+static void work_dirs(char *root, size_t rn, char *dir, size_t dn)
+{
+	th_tmpdir(root, rn);
+	snprintf(dir, dn, "%s/w", root);
+	cr_assert(!mkdir(dir, 0700));
+}
+
+/* What the spawned command wrote on stderr (caller frees). */
+static char *stderr_of(const char *root)
+{
+	char p[160];
+	snprintf(p, sizeof p, "%s/err", root);
+	return th_read(p, NULL);
+}
+
 /* Start lbtorus argv in dir, stdout and stderr to dir/../out and dir/../err. */
 static pid_t spawn(const char *dir, const char *const *argv)
 {
@@ -87,15 +104,12 @@ Test(signals, an_interrupted_run_keeps_its_summary_and_trace, .timeout = 120)
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (int k = 0; k < 3; k++) {
 		char root[64], dir[96], p[160];
-		th_tmpdir(root, sizeof root);
-		snprintf(dir, sizeof dir, "%s/w", root);
-		cr_assert(!mkdir(dir, 0700));
+		work_dirs(root, sizeof root, dir, sizeof dir);
 		pid_t pid = spawn(dir, long_run);
 		wait_started(dir);
 		kill(pid, sigs[k]);
 		int rc = finish(pid);
-		snprintf(p, sizeof p, "%s/err", root);
-		char *err = th_read(p, NULL);
+		char *err = stderr_of(root);
 		cr_assert_eq(rc, 3, "signal %d: exit %d, want 3 (%s)", sigs[k], rc, err);
 		cr_assert(strstr(err, "interrupted after step"), "%s", err);
 		long size;
@@ -121,9 +135,7 @@ Test(signals, an_interrupted_run_keeps_its_summary_and_trace, .timeout = 120)
 Test(signals, temporaries_of_a_killed_run_are_removed_by_the_next, .timeout = 120)
 {
 	char root[64], dir[96];
-	th_tmpdir(root, sizeof root);
-	snprintf(dir, sizeof dir, "%s/w", root);
-	cr_assert(!mkdir(dir, 0700));
+	work_dirs(root, sizeof root, dir, sizeof dir);
 	pid_t pid = spawn(dir, long_run);
 	wait_started(dir);
 	kill(pid, SIGKILL);
@@ -142,9 +154,7 @@ Test(signals, temporaries_of_a_killed_run_are_removed_by_the_next, .timeout = 12
 Test(signals, an_interrupted_sweep_keeps_a_valid_results_file, .timeout = 120)
 {
 	char root[64], dir[96], p[160];
-	th_tmpdir(root, sizeof root);
-	snprintf(dir, sizeof dir, "%s/w", root);
-	cr_assert(!mkdir(dir, 0700));
+	work_dirs(root, sizeof root, dir, sizeof dir);
 	pid_t pid = spawn(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8,16,512x512,513x513", "--jobs", "1"));
 	snprintf(p, sizeof p, "%s/r.jsonl", dir);
 	int recorded = 0;
@@ -153,8 +163,7 @@ Test(signals, an_interrupted_sweep_keeps_a_valid_results_file, .timeout = 120)
 	cr_assert_eq(recorded, 2);
 	kill(pid, SIGINT);
 	int rc = finish(pid);
-	snprintf(p, sizeof p, "%s/err", root);
-	char *err = th_read(p, NULL);
+	char *err = stderr_of(root);
 	cr_assert_eq(rc, 3, "exit %d (%s)", rc, err);
 	cr_assert(strstr(err, "interrupted: 2 of 4 runs are in r.jsonl"), "%s", err);
 	snprintf(p, sizeof p, "%s/r.jsonl", dir);
@@ -175,9 +184,7 @@ Test(signals, an_interrupted_sweep_keeps_a_valid_results_file, .timeout = 120)
 Test(signals, an_interrupted_reproduce_keeps_its_finished_experiments, .timeout = 120)
 {
 	char root[64], dir[96], p[200];
-	th_tmpdir(root, sizeof root);
-	snprintf(dir, sizeof dir, "%s/w", root);
-	cr_assert(!mkdir(dir, 0700));
+	work_dirs(root, sizeof root, dir, sizeof dir);
 	/* table3 takes milliseconds, fig7 (K up to 128, ten seeds) much longer;
 	 * table3.tex is the last file of table3 (lbt_reproduce) */
 	pid_t pid = spawn(dir, TH_ARGS("reproduce", "table3", "fig7", "--out", "o", "--threads", "1", "--quiet"));
@@ -187,8 +194,7 @@ Test(signals, an_interrupted_reproduce_keeps_its_finished_experiments, .timeout 
 	cr_assert(!access(p, F_OK), "table3 was not reproduced");
 	kill(pid, SIGTERM);
 	int rc = finish(pid);
-	snprintf(p, sizeof p, "%s/err", root);
-	char *err = th_read(p, NULL);
+	char *err = stderr_of(root);
 	cr_assert_eq(rc, 3, "exit %d (%s)", rc, err);
 	cr_assert(!strcmp(err, "lbtorus: reproduce: interrupted by signal 15; the experiments finished before it are in o\n"),
 	          "%s", err);
@@ -208,9 +214,7 @@ Test(signals, an_interrupted_reproduce_keeps_its_finished_experiments, .timeout 
 Test(signals, an_interrupted_search_writes_nothing, .timeout = 120)
 {
 	char root[64], dir[96];
-	th_tmpdir(root, sizeof root);
-	snprintf(dir, sizeof dir, "%s/w", root);
-	cr_assert(!mkdir(dir, 0700));
+	work_dirs(root, sizeof root, dir, sizeof dir);
 	pid_t pid = spawn(dir, TH_ARGS("search", "--shape", "64x64", "--ldiff", "20", "--mean", "5", "--restarts", "4", "--moves", "1000000000",
 	                               "--out", "s.npy", "--threads", "1", "--quiet"));
 	long size = 0;
@@ -219,9 +223,7 @@ Test(signals, an_interrupted_search_writes_nothing, .timeout = 120)
 	usleep(200000);
 	kill(pid, SIGINT);
 	int rc = finish(pid);
-	char p[160];
-	snprintf(p, sizeof p, "%s/err", root);
-	char *err = th_read(p, NULL);
+	char *err = stderr_of(root);
 	cr_assert_eq(rc, 3, "exit %d (%s)", rc, err);
 	cr_assert(!strcmp(err, "lbtorus: search: interrupted by signal 2; nothing written\n"), "%s", err);
 	cr_assert_eq(temps(dir, &size), 0);
