@@ -201,10 +201,11 @@ static int open_workload(const lbt_workload *wl, lbt_state *st, void **wws, lbt_
 		status = wl->open(wws, st, e);
 	if (wl && st->grid.cut) {
 		int all = lbt_comm_agree(status, e); /* the lowest failing rank's error */
-		if (all && !status && wl->close)
-			wl->close(*wws);
-		if (all && !status)
+		if (all && !status) { /* this rank opened it, another failed: close it again */
+			if (wl->close)
+				wl->close(*wws);
 			*wws = NULL;
+		}
 		status = all;
 	}
 	return status;
