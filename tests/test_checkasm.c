@@ -29,10 +29,11 @@ static const char *const shapes[] = {
 	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33", "2x3x2x16", "1x1x3x1x2x1x1x17", "1x1x1x1x1x1x5x1",
 };
 
-enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_SHORT, L_BANDS, L_PILE, NLOADS };
+enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_BANDS8, L_SHORT, L_BANDS, L_PILE, NLOADS };
 static const char *const load_names[NLOADS] = {
 	"zeros", "ones", "runs of equal loads", "point (worst:5)", "near INT32_MAX", "runs of 0 and INT32_MAX",
-	"random 0..3", "random 0..1000", "around 127 (int8's edge)", "around 32767 (int16's edge)",
+	"random 0..3", "random 0..1000", "around 127 (int8's edge)",
+	"bands of 125, 125, 126 (the byte rows' edge, 64 PEs each)", "around 32767 (int16's edge)",
 	"bands of 32767, 32767, 32768 (int16's edge, 64 PEs each)",
 	"one huge pile on random 0..3",
 };
@@ -71,6 +72,8 @@ static void fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 		/* on rows of 64 PEs, a row at 32767 between rows at 32767 and
 		 * 32768 receives along the outer axis and gives nothing: 32768 */
 		case L_BANDS: v = 32767 + (i / 64 % 3 == 2); break;
+		/* the same at the AVX-512 byte rows' edge: old loads 0..125 */
+		case L_BANDS8: v = 125 + (i / 64 % 3 == 2); break;
 		default: v = i == P / 2 ? INT32_MAX - 3 * (int32_t)P : (int32_t)(rnd(&s) % 4); break; /* total <= INT32_MAX */
 		}
 		for (int64_t j = 0; j < run && i < P; j++)
@@ -240,12 +243,14 @@ Test(checkasm, lm_every_row_length_to_40)
  * where a kernel with narrow lanes must switch or escape)
  * while they run, and on a single huge pile, every condition, torus and
  * mesh, on grids of a few thousand PEs; rows of 32 to 192 PEs and one of
- * 2560 (AVX-512 keeps the packed row for the next one only up to 2048). */
+ * 2560 (AVX-512 keeps the packed row for the next one only up to 2048);
+ * 300 rows of 64 (more than a byte count holds: AVX-512's byte rows empty
+ * their counts every 127 rows of 64). */
 Test(checkasm, lm_loads_crossing_narrow_edges)
 {
 	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x70", "mesh,torus"}, {"9x10x11", "torus,mesh,torus"},
 	                                       {"3000", "torus"}, {"40x64", "mesh,torus"}, {"20x32", "torus,mesh"},
-	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}};
+	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}, {"300x64", "torus"}};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		lbt_kernels k;
 		lbt_err e;

@@ -336,7 +336,7 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
  * other. Maximum, minimum and counts are widened once per roll (or flush),
  * the total goes into the exact sums in int32 pairs. */
 typedef simde__mmask32 HM;
-enum { HW = 2 * W, HTOP = 32765 };
+enum { HW = 2 * W, HTOP = 32765, BTOP = 125 };
 #define HSET1(x) simde_mm512_set1_epi16(x)
 #define HMAX(a, b) simde_mm512_max_epi16((a), (b))
 #define HMIN(a, b) simde_mm512_min_epi16((a), (b))
@@ -375,13 +375,15 @@ static ALWAYS_INLINE HM hshift_cond(const int cond, V l, V ln)
  * where the previous row left them, with the successor's stored into pd
  * for the next row. C_{i-1} from cpb. */
 static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0, const int16_t *pl,
-                                const int32_t *p1, int16_t *pd, int64_t j, HM nm, M *cpb, V *cnt, HM *big)
+                                const int32_t *p1, int16_t *pd, int64_t j, HM nm, M *cpb, V *cnt, HM *big,
+                                HM *big8)
 {
 	V l = buf ? VLOAD(pl + j * HW) : hpack(VLOAD(p0 + j * HW), VLOAD(p0 + j * HW + W));
 	V d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
 	if (buf)
 		VSTORE(pd + j * HW, d);
 	*big |= HGE(d, HSET1(HTOP + 1));
+	*big8 |= _mm512_cmpge_epu16_mask(d, HSET1(BTOP + 1)); /* unsigned: a negative load is no byte */
 	HM cp, cs = hshift_cond(cond, l, d) & nm;
 	memcpy(&cp, cpb + 2 * j, sizeof cp);
 	memcpy(cpb + 2 * j, &cs, sizeof cs);
@@ -422,22 +424,22 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM lin
 }
 
 /* frow_body (have_cp) on a row of n = a whole number of narrow chunks
- * whose old loads fit; returns whether the next row's fit too. Writes p0 in
- * place: chunk j is stored after chunk j+1 was read. */
+ * whose old loads fit; returns the class of the next row's (row_class).
+ * Writes p0 in place: chunk j is stored after chunk j+1 was read. */
 static ALWAYS_INLINE int frow16_body(const int cond, const int buf, int32_t *p0, const int16_t *pl,
                                      const int32_t *p1, int16_t *pd, int64_t n, int has_next, int torus, M *cpb,
-                                     hregs *H, regs *R)
+                                     int bytes, hregs *H, regs *R)
 {
 	const HM nm = has_next ? (HM)0xffffffffu : 0;
 	const int64_t J = n / HW;
-	HM big = 0;
+	HM big = 0, big8 = 0;
 	H->used = 1;
-	V first = fchunk16(cond, buf, p0, pl, p1, pd, 0, nm, cpb, &H->cnt, &big);
-	V lastv = J > 1 ? fchunk16(cond, buf, p0, pl, p1, pd, J - 1, nm, cpb, &H->cnt, &big) : first;
+	V first = fchunk16(cond, buf, p0, pl, p1, pd, 0, nm, cpb, &H->cnt, &big, &big8);
+	V lastv = J > 1 ? fchunk16(cond, buf, p0, pl, p1, pd, J - 1, nm, cpb, &H->cnt, &big, &big8) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = fchunk16(cond, buf, p0, pl, p1, pd, j + 1, nm, cpb, &H->cnt, &big);
+		V next = fchunk16(cond, buf, p0, pl, p1, pd, j + 1, nm, cpb, &H->cnt, &big, &big8);
 		hchunk16(cond, prev, cur, next, (HM)0xffffffffu, p0 + j * HW, H, R);
 		prev = cur;
 		cur = next;
@@ -450,19 +452,153 @@ static ALWAYS_INLINE int frow16_body(const int cond, const int buf, int32_t *p0,
 		j++;
 	}
 	hchunk16(cond, prev, cur, torus ? first : VSET1(0), torus ? (HM)0xffffffffu : (HM)0x7fffffffu, p0 + j * HW, H, R);
-	return !big;
+	return big ? 0 : bytes && !big8 ? 2 : 1;
 }
 
-/* Whether the n loads of old row src fit a narrow row; packed into dst if not NULL. */
-static int row_fits(const int32_t *src, int16_t *dst, int64_t n)
+/* The class of old row src: 2 if its n loads fit a byte row (and bytes
+ * allows one), else 1 if they fit a narrow row, else 0; packed to int16
+ * into dst if not NULL. */
+static int row_class(const int32_t *src, int16_t *dst, int64_t n, int bytes)
 {
-	HM big = 0;
+	HM big = 0, big8 = 0;
 	for (int64_t i = 0; i < n; i += HW) {
 		V d = hpack(VLOAD(src + i), VLOAD(src + i + W));
 		if (dst)
 			VSTORE(dst + i, d);
 		big |= HGE(d, HSET1(HTOP + 1));
+		big8 |= _mm512_cmpge_epu16_mask(d, HSET1(BTOP + 1));
 	}
+	return big ? 0 : bytes && !big8 ? 2 : 1;
+}
+
+/* Byte rows: the same in 64 int8 lanes, for rows whose old loads are all
+ * in 0 .. BTOP = 125 (n a whole number of byte chunks, at most BMAX_N PEs).
+ * Neighbours packed with signed saturation (126 and above read as 126 or
+ * 127, exact for the same reason). The sum goes into 64-bit lanes by
+ * vpsadbw (loads are never negative: a byte row holds 0 .. 127); the
+ * counts into int8 lanes, emptied into 64-bit lanes before a row could
+ * take one past 255 (a row adds at most 2 per lane and byte chunk). */
+typedef __mmask64 BM;
+enum { BW = 4 * W, BMAX_N = 4096 };
+#define BSET1(x) _mm512_set1_epi8(x)
+#define BGE(a, b) _mm512_cmpge_epi8_mask((a), (b))
+#define BINC(v, m) _mm512_mask_add_epi8((v), (m), (v), BSET1(1))
+#define BDEC(v, m) _mm512_mask_sub_epi8((v), (m), (v), BSET1(1))
+/* Lane i-1 (prev's last at 0) and i+1 (next's first at 63): a 64-bit align
+ * brings the neighbouring 128-bit lane, a byte align within the lanes. */
+#define BSHL1(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 15)
+#define BSHR1(cur, next) _mm512_alignr_epi8(_mm512_alignr_epi64((next), (cur), 2), (cur), 1)
+
+/* 64 loads of four int32 vectors at p in lane order, saturated to int8:
+ * the packs leave each 128-bit lane as four dwords of a, b, c, d. */
+static ALWAYS_INLINE V bpack(const int32_t *p)
+{
+	static const int32_t order[16] __attribute__((aligned(64))) = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
+	V ab = _mm512_packs_epi32(VLOAD(p), VLOAD(p + W)), cd = _mm512_packs_epi32(VLOAD(p + 2 * W), VLOAD(p + 3 * W));
+	return _mm512_permutexvar_epi32(VLOAD(order), _mm512_packs_epi16(ab, cd));
+}
+
+static ALWAYS_INLINE BM bshift_cond(const int cond, V l, V ln)
+{
+	switch (cond) {
+	case LBT_C0: return BGE(l, BSET1(1));
+	case LBT_C1: return BGE(l, BSET1(2));
+	case LBT_C3: return BGE(l, _mm512_max_epi8(ln, BSET1(2)));
+	default:     return BGE(l, _mm512_max_epi8(ln, BSET1(1))); /* C5 */
+	}
+}
+
+typedef struct {
+	V mx, mn, cnt;  /* int8 lanes */
+	V sum, moved;   /* 64-bit lanes */
+	int64_t adds;   /* most a cnt lane may have gained since it was emptied */
+	int used;
+} bregs;
+#define BREGS_EMPTY {BSET1(INT8_MIN), BSET1(INT8_MAX), BSET1(0), VSET1(0), VSET1(0), 0, 0}
+
+/* Room in the byte counts for a row of J byte chunks. */
+static ALWAYS_INLINE void bcount_room(bregs *B, int64_t J)
+{
+	if (B->adds + 2 * J > 255) {
+		B->moved = _mm512_add_epi64(B->moved, _mm512_sad_epu8(B->cnt, BSET1(0)));
+		B->cnt = BSET1(0);
+		B->adds = 0;
+	}
+	B->adds += 2 * J;
+	B->used = 1;
+}
+
+static ALWAYS_INLINE void bmerge(bregs *B, regs *R, acc *A)
+{
+	if (!B->used)
+		return;
+	for (int q = 0; q < 4; q++) {
+		R->mx = VMAX(R->mx, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(B->mx, q)));
+		R->mn = VMIN(R->mn, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(B->mn, q)));
+	}
+	A->moved += _mm512_reduce_add_epi64(_mm512_add_epi64(B->moved, _mm512_sad_epu8(B->cnt, BSET1(0))));
+	A->total += _mm512_reduce_add_epi64(B->sum);
+	*B = (bregs)BREGS_EMPTY;
+}
+
+/* fchunk16 in bytes: own old loads from pl (own) or packed from p0; the
+ * successor's packed into pd (buf). */
+static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, const int32_t *p0, const int8_t *pl,
+                               const int32_t *p1, int8_t *pd, int64_t j, BM nm, M *cpb, bregs *B, BM *big)
+{
+	V l = own ? VLOAD(pl + j * BW) : bpack(p0 + j * BW);
+	V d = bpack(p1 + j * BW);
+	if (buf)
+		VSTORE(pd + j * BW, d);
+	*big |= _mm512_cmpge_epu8_mask(d, BSET1(BTOP + 1));
+	BM cp, cs = bshift_cond(cond, l, d) & nm;
+	memcpy(&cp, cpb + 4 * j, sizeof cp);
+	memcpy(cpb + 4 * j, &cs, sizeof cs);
+	B->cnt = BINC(B->cnt, cs);
+	return BINC(BDEC(l, cs), cp);
+}
+
+static ALWAYS_INLINE void hchunk8(const int cond, V prev, V cur, V next, BM linked, int32_t *out, bregs *B)
+{
+	V b = BSHL1(prev, cur), d = BSHR1(cur, next);
+	BM cp = bshift_cond(cond, b, cur), cs = bshift_cond(cond, cur, d) & linked;
+	B->cnt = BINC(B->cnt, cs);
+	V x = BINC(BDEC(cur, cs), cp);
+	B->mx = _mm512_max_epi8(B->mx, x);
+	B->mn = _mm512_min_epi8(B->mn, x);
+	B->sum = _mm512_add_epi64(B->sum, _mm512_sad_epu8(x, BSET1(0)));
+	VSTORE(out, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(x)));
+	for (int q = 1; q < 4; q++)
+		VSTORE(out + q * W, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(x, q)));
+}
+
+/* frow16_body in bytes; returns whether the next row's old loads fit a byte row. */
+static ALWAYS_INLINE int frow8_body(const int cond, const int own, const int buf, int32_t *p0, const int8_t *pl,
+                                    const int32_t *p1, int8_t *pd, int64_t n, int has_next, int torus, M *cpb,
+                                    bregs *B)
+{
+	const BM nm = has_next ? ~(BM)0 : 0;
+	const int64_t J = n / BW;
+	BM big = 0;
+	bcount_room(B, J);
+	V first = fchunk8(cond, own, buf, p0, pl, p1, pd, 0, nm, cpb, B, &big);
+	V lastv = J > 1 ? fchunk8(cond, own, buf, p0, pl, p1, pd, J - 1, nm, cpb, B, &big) : first;
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		V next = fchunk8(cond, own, buf, p0, pl, p1, pd, j + 1, nm, cpb, B, &big);
+		hchunk8(cond, prev, cur, next, ~(BM)0, p0 + j * BW, B);
+		prev = cur;
+		cur = next;
+		PIN(B->mx, B->mn, B->cnt, B->sum, prev);
+	}
+	if (j + 1 < J) {
+		hchunk8(cond, prev, cur, lastv, ~(BM)0, p0 + j * BW, B);
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	hchunk8(cond, prev, cur, torus ? first : VSET1(0), torus ? ~(BM)0 : ~(BM)0 >> 1, p0 + j * BW, B);
 	return !big;
 }
 #endif
@@ -657,9 +793,12 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	 * working set (two int32 rows, two packed rows) outgrew L1 at 4096 PEs
 	 * and a 4096x4096 step ran 50% slower. */
 	enum { NARROW_BUF = 2048 };
-	const int buf = len <= NARROW_BUF;
-	int fit = narrow && q0 + 1 < q1 && row_fits(base + (q0 + 1) * s, buf ? t->pk[(q0 + 1) & 1] : NULL, len);
+	const int buf = len <= NARROW_BUF, bytes = narrow && len % BW == 0 && len <= BMAX_N;
+	/* the class of row q (row_class); own8: pk[q & 1] holds it as bytes */
+	int cls = narrow && q0 + 1 < q1 ? row_class(base + (q0 + 1) * s, buf ? t->pk[(q0 + 1) & 1] : NULL, len, bytes) : 0;
+	int own8 = 0;
 	hregs H = HREGS_EMPTY;
+	bregs B = BREGS_EMPTY;
 	int64_t wait = 0, backoff = 1; /* rows of big loads: try packing after 1, 2, 4, ... 16 rows */
 #endif
 	for (int64_t q = q0 + 1; q < q1; q++) {
@@ -667,17 +806,28 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 		const int has_next = exists(k, a, q + 1);
 		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : has_next ? t->next[a] : k->zrow;
 #if W == 16
-		if (fit)
-			fit = buf ? frow16_body(cond, 1, base + q * s, t->pk[q & 1], p1, t->pk[(q + 1) & 1], len, has_next,
-			                        row_torus, t->cpb, &H, &R)
-			          : frow16_body(cond, 0, base + q * s, NULL, p1, NULL, len, has_next, row_torus, t->cpb, &H, &R);
-		else {
-			frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
+		int32_t *p0 = base + q * s;
+		if (cls == 2) {
+			const int8_t *pl = (const int8_t *)t->pk[q & 1];
+			int8_t *pd = (int8_t *)t->pk[(q + 1) & 1];
+			const int next8 = !buf ? frow8_body(cond, 0, 0, p0, NULL, p1, NULL, len, has_next, row_torus, t->cpb, &B)
+			                : own8 ? frow8_body(cond, 1, 1, p0, pl, p1, pd, len, has_next, row_torus, t->cpb, &B)
+			                       : frow8_body(cond, 0, 1, p0, NULL, p1, pd, len, has_next, row_torus, t->cpb, &B);
+			own8 = next8 && buf;
+			cls = next8 ? 2 : row_class(p1, buf ? t->pk[(q + 1) & 1] : NULL, len, 0);
+		} else if (cls == 1) {
+			cls = buf ? frow16_body(cond, 1, p0, t->pk[q & 1], p1, t->pk[(q + 1) & 1], len, has_next, row_torus,
+			                        t->cpb, bytes, &H, &R)
+			          : frow16_body(cond, 0, p0, NULL, p1, NULL, len, has_next, row_torus, t->cpb, bytes, &H, &R);
+			own8 = 0;
+		} else {
+			frow_body(cond, 1, m1, m1, p0, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
 			if (narrow && --wait < 0) {
-				fit = row_fits(p1, buf ? t->pk[(q + 1) & 1] : NULL, len);
-				backoff = fit ? 1 : backoff < 16 ? 2 * backoff : 16;
-				wait = fit ? 0 : backoff - 1;
+				cls = row_class(p1, buf ? t->pk[(q + 1) & 1] : NULL, len, bytes);
+				backoff = cls ? 1 : backoff < 16 ? 2 * backoff : 16;
+				wait = cls ? 0 : backoff - 1;
 			}
+			own8 = 0;
 		}
 #else
 		frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
@@ -685,6 +835,7 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 		if ((pend += 2 * J) >= SEG) {
 #if W == 16
 			hmerge(&H, &R);
+			bmerge(&B, &R, &t->A);
 #endif
 			REGS_OUT(&t->A, R);
 			acc_flush(&t->A, 2 * SEG); /* flushes */
@@ -694,6 +845,7 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	}
 #if W == 16
 	hmerge(&H, &R);
+	bmerge(&B, &R, &t->A);
 #endif
 	REGS_OUT(&t->A, R);
 	acc_flush(&t->A, pend);
