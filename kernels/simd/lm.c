@@ -375,15 +375,13 @@ static ALWAYS_INLINE HM hshift_cond(const int cond, V l, V ln)
  * where the previous row left them, with the successor's stored into pd
  * for the next row. C_{i-1} from cpb. */
 static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0, const int16_t *pl,
-                                const int32_t *p1, int16_t *pd, int64_t j, HM nm, M *cpb, V *cnt, HM *big,
-                                HM *big8)
+                                const int32_t *p1, int16_t *pd, int64_t j, HM nm, M *cpb, V *cnt, V *top)
 {
 	V l = buf ? VLOAD(pl + j * HW) : hpack(VLOAD(p0 + j * HW), VLOAD(p0 + j * HW + W));
 	V d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
 	if (buf)
 		VSTORE(pd + j * HW, d);
-	*big |= HGE(d, HSET1(HTOP + 1));
-	*big8 |= _mm512_cmpge_epu16_mask(d, HSET1(BTOP + 1)); /* unsigned: a negative load is no byte */
+	*top = _mm512_max_epu16(*top, d); /* unsigned: a negative load would not fit */
 	HM cp, cs = hshift_cond(cond, l, d) & nm;
 	memcpy(&cp, cpb + 2 * j, sizeof cp);
 	memcpy(cpb + 2 * j, &cs, sizeof cs);
@@ -423,6 +421,13 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM lin
 	VSTORE(out + W, HWIDEN(x, 1));
 }
 
+/* The class of a row from the unsigned maximum of its loads packed to
+ * int16 (row_class). */
+static ALWAYS_INLINE int top_class(V top, int bytes)
+{
+	return _mm512_cmpge_epu16_mask(top, HSET1(HTOP + 1)) ? 0 : bytes && !_mm512_cmpge_epu16_mask(top, HSET1(BTOP + 1)) ? 2 : 1;
+}
+
 /* frow_body (have_cp) on a row of n = a whole number of narrow chunks
  * whose old loads fit; returns the class of the next row's (row_class).
  * Writes p0 in place: chunk j is stored after chunk j+1 was read. */
@@ -432,14 +437,14 @@ static ALWAYS_INLINE int frow16_body(const int cond, const int buf, int32_t *p0,
 {
 	const HM nm = has_next ? (HM)0xffffffffu : 0;
 	const int64_t J = n / HW;
-	HM big = 0, big8 = 0;
+	V top = HSET1(0);
 	H->used = 1;
-	V first = fchunk16(cond, buf, p0, pl, p1, pd, 0, nm, cpb, &H->cnt, &big, &big8);
-	V lastv = J > 1 ? fchunk16(cond, buf, p0, pl, p1, pd, J - 1, nm, cpb, &H->cnt, &big, &big8) : first;
+	V first = fchunk16(cond, buf, p0, pl, p1, pd, 0, nm, cpb, &H->cnt, &top);
+	V lastv = J > 1 ? fchunk16(cond, buf, p0, pl, p1, pd, J - 1, nm, cpb, &H->cnt, &top) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = fchunk16(cond, buf, p0, pl, p1, pd, j + 1, nm, cpb, &H->cnt, &big, &big8);
+		V next = fchunk16(cond, buf, p0, pl, p1, pd, j + 1, nm, cpb, &H->cnt, &top);
 		hchunk16(cond, prev, cur, next, (HM)0xffffffffu, p0 + j * HW, H, R);
 		prev = cur;
 		cur = next;
@@ -452,7 +457,7 @@ static ALWAYS_INLINE int frow16_body(const int cond, const int buf, int32_t *p0,
 		j++;
 	}
 	hchunk16(cond, prev, cur, torus ? first : VSET1(0), torus ? (HM)0xffffffffu : (HM)0x7fffffffu, p0 + j * HW, H, R);
-	return big ? 0 : bytes && !big8 ? 2 : 1;
+	return top_class(top, bytes);
 }
 
 /* The class of old row src: 2 if its n loads fit a byte row (and bytes
@@ -460,15 +465,14 @@ static ALWAYS_INLINE int frow16_body(const int cond, const int buf, int32_t *p0,
  * into dst if not NULL. */
 static int row_class(const int32_t *src, int16_t *dst, int64_t n, int bytes)
 {
-	HM big = 0, big8 = 0;
+	V top = HSET1(0);
 	for (int64_t i = 0; i < n; i += HW) {
 		V d = hpack(VLOAD(src + i), VLOAD(src + i + W));
 		if (dst)
 			VSTORE(dst + i, d);
-		big |= HGE(d, HSET1(HTOP + 1));
-		big8 |= _mm512_cmpge_epu16_mask(d, HSET1(BTOP + 1));
+		top = _mm512_max_epu16(top, d);
 	}
-	return big ? 0 : bytes && !big8 ? 2 : 1;
+	return top_class(top, bytes);
 }
 
 /* Byte rows: the same in 64 int8 lanes, for rows whose old loads are all
@@ -544,13 +548,13 @@ static ALWAYS_INLINE void bmerge(bregs *B, regs *R, acc *A)
 /* fchunk16 in bytes: own old loads from pl (own) or packed from p0; the
  * successor's packed into pd (buf). */
 static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, const int32_t *p0, const int8_t *pl,
-                               const int32_t *p1, int8_t *pd, int64_t j, BM nm, M *cpb, bregs *B, BM *big)
+                               const int32_t *p1, int8_t *pd, int64_t j, BM nm, M *cpb, bregs *B, V *top)
 {
 	V l = own ? VLOAD(pl + j * BW) : bpack(p0 + j * BW);
 	V d = bpack(p1 + j * BW);
 	if (buf)
 		VSTORE(pd + j * BW, d);
-	*big |= _mm512_cmpge_epu8_mask(d, BSET1(BTOP + 1));
+	*top = _mm512_max_epu8(*top, d);
 	BM cp, cs = bshift_cond(cond, l, d) & nm;
 	memcpy(&cp, cpb + 4 * j, sizeof cp);
 	memcpy(cpb + 4 * j, &cs, sizeof cs);
@@ -579,14 +583,14 @@ static ALWAYS_INLINE int frow8_body(const int cond, const int own, const int buf
 {
 	const BM nm = has_next ? ~(BM)0 : 0;
 	const int64_t J = n / BW;
-	BM big = 0;
+	V top = BSET1(0);
 	bcount_room(B, J);
-	V first = fchunk8(cond, own, buf, p0, pl, p1, pd, 0, nm, cpb, B, &big);
-	V lastv = J > 1 ? fchunk8(cond, own, buf, p0, pl, p1, pd, J - 1, nm, cpb, B, &big) : first;
+	V first = fchunk8(cond, own, buf, p0, pl, p1, pd, 0, nm, cpb, B, &top);
+	V lastv = J > 1 ? fchunk8(cond, own, buf, p0, pl, p1, pd, J - 1, nm, cpb, B, &top) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = fchunk8(cond, own, buf, p0, pl, p1, pd, j + 1, nm, cpb, B, &big);
+		V next = fchunk8(cond, own, buf, p0, pl, p1, pd, j + 1, nm, cpb, B, &top);
 		hchunk8(cond, prev, cur, next, ~(BM)0, p0 + j * BW, B);
 		prev = cur;
 		cur = next;
@@ -599,7 +603,7 @@ static ALWAYS_INLINE int frow8_body(const int cond, const int own, const int buf
 		j++;
 	}
 	hchunk8(cond, prev, cur, torus ? first : VSET1(0), torus ? ~(BM)0 : ~(BM)0 >> 1, p0 + j * BW, B);
-	return !big;
+	return !_mm512_cmpge_epu8_mask(top, BSET1(BTOP + 1));
 }
 #endif
 
