@@ -488,6 +488,8 @@ enum { BW = 4 * W, BMAX_N = 4096 };
 #define BGE(a, b) _mm512_cmpge_epi8_mask((a), (b))
 #define BINC(v, m) _mm512_mask_add_epi8((v), (m), (v), BSET1(1))
 #define BDEC(v, m) _mm512_mask_sub_epi8((v), (m), (v), BSET1(1))
+/* int8 lanes 16 q .. 16 q + 15 widened (q a constant: an immediate) */
+#define BWIDEN(x, q) _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32((x), (q)))
 /* Lane i-1 (prev's last at 0) and i+1 (next's first at 63): a 64-bit align
  * brings the neighbouring 128-bit lane, a byte align within the lanes. */
 #define BSHL1(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 15)
@@ -536,10 +538,8 @@ static ALWAYS_INLINE void bmerge(bregs *B, regs *R, acc *A)
 {
 	if (!B->used)
 		return;
-	for (int q = 0; q < 4; q++) {
-		R->mx = VMAX(R->mx, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(B->mx, q)));
-		R->mn = VMIN(R->mn, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(B->mn, q)));
-	}
+	R->mx = VMAX(R->mx, VMAX(VMAX(BWIDEN(B->mx, 0), BWIDEN(B->mx, 1)), VMAX(BWIDEN(B->mx, 2), BWIDEN(B->mx, 3))));
+	R->mn = VMIN(R->mn, VMIN(VMIN(BWIDEN(B->mn, 0), BWIDEN(B->mn, 1)), VMIN(BWIDEN(B->mn, 2), BWIDEN(B->mn, 3))));
 	A->moved += _mm512_reduce_add_epi64(_mm512_add_epi64(B->moved, _mm512_sad_epu8(B->cnt, BSET1(0))));
 	A->total += _mm512_reduce_add_epi64(B->sum);
 	*B = (bregs)BREGS_EMPTY;
@@ -572,8 +572,9 @@ static ALWAYS_INLINE void hchunk8(const int cond, V prev, V cur, V next, BM link
 	B->mn = _mm512_min_epi8(B->mn, x);
 	B->sum = _mm512_add_epi64(B->sum, _mm512_sad_epu8(x, BSET1(0)));
 	VSTORE(out, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(x)));
-	for (int q = 1; q < 4; q++)
-		VSTORE(out + q * W, _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(x, q)));
+	VSTORE(out + W, BWIDEN(x, 1));
+	VSTORE(out + 2 * W, BWIDEN(x, 2));
+	VSTORE(out + 3 * W, BWIDEN(x, 3));
 }
 
 /* frow16_body in bytes; returns whether the next row's old loads fit a byte row. */
