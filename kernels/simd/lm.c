@@ -364,15 +364,14 @@ static ALWAYS_INLINE V hpack(V a, V b)
 	return simde_mm512_permutexvar_epi64(VLOAD(order), simde_mm512_packs_epi32(a, b));
 }
 
-/* C_i of shift_cond for C0, C1, C3, C5 (no predecessor), 32 lanes. */
-static ALWAYS_INLINE HM hshift_cond(const int cond, V l, V ln)
+/* C_i of shift_cond for C0, C1, C3, C5 (no predecessor): l >= t, or
+ * l >= max(ln, t) for C3 and C5, in 32 int16 lanes or (bytes) 64 int8 lanes. */
+static ALWAYS_INLINE uint64_t nshift_cond(const int cond, const int bytes, V l, V ln)
 {
-	switch (cond) {
-	case LBT_C0: return HGE(l, HSET1(1));
-	case LBT_C1: return HGE(l, HSET1(2));
-	case LBT_C3: return HGE(l, HMAX(ln, HSET1(2)));
-	default:     return HGE(l, HMAX(ln, HSET1(1))); /* C5 */
-	}
+	const int t = cond == LBT_C1 || cond == LBT_C3 ? 2 : 1, next = cond == LBT_C3 || cond == LBT_C5;
+	if (bytes)
+		return _mm512_cmpge_epi8_mask(l, next ? _mm512_max_epi8(ln, _mm512_set1_epi8((char)t)) : _mm512_set1_epi8((char)t));
+	return HGE(l, next ? HMAX(ln, HSET1(t)) : HSET1(t));
 }
 
 /* Outer-axis update of narrow chunk j: the successor row's loads from p1,
@@ -390,7 +389,7 @@ static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0
 	if (buf)
 		VSTORE(pd + j * HW, d);
 	*top = _mm512_max_epu16(*top, d); /* unsigned: a negative load would not fit */
-	HM cp, cs = hshift_cond(cond, l, d) & nm;
+	HM cp, cs = nshift_cond(cond, 0, l, d) & nm;
 	memcpy(&cp, cpb + 2 * j, sizeof cp);
 	memcpy(cpb + 2 * j, &cs, sizeof cs);
 	*cnt = HINC(*cnt, cs);
@@ -419,7 +418,7 @@ static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
 static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM linked, int32_t *out, hregs *H, regs *R)
 {
 	V b = HSHL1(prev, cur), d = HSHR1(cur, next);
-	HM cp = hshift_cond(cond, b, cur), cs = hshift_cond(cond, cur, d) & linked;
+	HM cp = nshift_cond(cond, 0, b, cur), cs = nshift_cond(cond, 0, cur, d) & linked;
 	H->cnt = HINC(H->cnt, cs);
 	V x = HINC(HDEC(cur, cs), cp);
 	H->mx = HMAX(H->mx, x);
@@ -493,7 +492,6 @@ static int row_class(const int32_t *src, int16_t *dst, int64_t n, int bytes)
 typedef __mmask64 BM;
 enum { BW = 4 * W, BMAX_N = 4096 };
 #define BSET1(x) _mm512_set1_epi8(x)
-#define BGE(a, b) _mm512_cmpge_epi8_mask((a), (b))
 #define BINC(v, m) _mm512_mask_add_epi8((v), (m), (v), BSET1(1))
 #define BDEC(v, m) _mm512_mask_sub_epi8((v), (m), (v), BSET1(1))
 /* int8 lanes 16 q .. 16 q + 15 widened (q a constant: an immediate) */
@@ -510,16 +508,6 @@ static ALWAYS_INLINE V bpack(const int32_t *p)
 	static const int32_t order[16] __attribute__((aligned(64))) = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
 	V ab = _mm512_packs_epi32(VLOAD(p), VLOAD(p + W)), cd = _mm512_packs_epi32(VLOAD(p + 2 * W), VLOAD(p + 3 * W));
 	return _mm512_permutexvar_epi32(VLOAD(order), _mm512_packs_epi16(ab, cd));
-}
-
-static ALWAYS_INLINE BM bshift_cond(const int cond, V l, V ln)
-{
-	switch (cond) {
-	case LBT_C0: return BGE(l, BSET1(1));
-	case LBT_C1: return BGE(l, BSET1(2));
-	case LBT_C3: return BGE(l, _mm512_max_epi8(ln, BSET1(2)));
-	default:     return BGE(l, _mm512_max_epi8(ln, BSET1(1))); /* C5 */
-	}
 }
 
 typedef struct {
@@ -566,7 +554,7 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, con
 	if (buf)
 		VSTORE(pd + j * BW, d);
 	*top = _mm512_max_epu8(*top, d);
-	BM cp, cs = bshift_cond(cond, l, d) & nm;
+	BM cp, cs = nshift_cond(cond, 1, l, d) & nm;
 	memcpy(&cp, cpb + 4 * j, sizeof cp);
 	memcpy(cpb + 4 * j, &cs, sizeof cs);
 	B->cnt = BINC(B->cnt, cs);
@@ -576,7 +564,7 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, con
 static ALWAYS_INLINE void hchunk8(const int cond, V prev, V cur, V next, BM linked, int32_t *out, bregs *B)
 {
 	V b = BSHL1(prev, cur), d = BSHR1(cur, next);
-	BM cp = bshift_cond(cond, b, cur), cs = bshift_cond(cond, cur, d) & linked;
+	BM cp = nshift_cond(cond, 1, b, cur), cs = nshift_cond(cond, 1, cur, d) & linked;
 	B->cnt = BINC(B->cnt, cs);
 	V x = BINC(BDEC(cur, cs), cp);
 	B->mx = _mm512_max_epi8(B->mx, x);
