@@ -194,7 +194,6 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		steady_values(&jobs[i], pes[i], dim[i], &exact[i], &paper[i]);
 		within &= fabs(jobs[i].s.sqdev_mean - exact[i]) <= 4 * jobs[i].s.sqdev_se;
 	}
-	char path[4096];
 	lbt_outfile out;
 	if (!st && !(st = rp_open(o, "cybenko.csv", &out, e))) {
 		fputs("topology,shape,n,method,alpha,gamma,steps,warmup,sqdev_mean,sqdev_se,batches,exact,paper\n", out.f);

@@ -370,7 +370,6 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 		if (cfg[i].status)
 			status = lbt_errf(e, cfg[i].status, "%s", cfg[i].msg);
 	/* data, and the Markdown table */
-	char path[4096];
 	lbt_outfile csv, md;
 	if (!status && !(status = rp_open(o, "luling-theorems.csv", &csv, e))) {
 		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-3: one-processor generator (and producer-consumer) model, "

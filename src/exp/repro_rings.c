@@ -80,7 +80,6 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	                                        "NNA eq. (4)"};
 	int st;
 
-	char path[4096];
 	lbt_outfile out;
 	if ((st = rp_open(o, "fig5.csv", &out, e)))
 		return st;
@@ -292,7 +291,6 @@ static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	const rp_claim cl = *clp;
 	int st;
 
-	char path[4096];
 	lbt_outfile out;
 	double x[16], y[MAXC][16];
 	const int64_t Pn = Ps[np - 1];

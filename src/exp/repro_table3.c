@@ -145,7 +145,6 @@ int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 		        (long long)bad_nna);
 
 	/* table3.csv: our rows, each marked 1 if the paper prints the same row at the same T. */
-	char path[4096];
 	lbt_outfile out;
 	if ((st = rp_open(o, "table3.csv", &out, e)))
 		return st;

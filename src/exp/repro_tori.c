@@ -115,7 +115,6 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 	static const char *const methods[NM] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5"};
 	int st;
 
-	char path[4096];
 	lbt_outfile out;
 	if ((st = rp_open(o, "fig7.csv", &out, e)))
 		return st;

@@ -75,7 +75,6 @@ int rp_trees(const lbt_repro_opts *o, lbt_err *e)
 	for (int i = 0; !st && i < n; i++)
 		jobs[where[i]] = flat[i];
 
-	char path[4096];
 	lbt_outfile out;
 	if (!st && !(st = rp_open(o, "trees.csv", &out, e))) {
 		fputs("tree,K,P,method,seed,finished,nodes,levels,steps,ideal_steps,efficiency,ideal_efficiency,"
