@@ -207,13 +207,16 @@ int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e)
 		for (int b = 0; b < NL; b++)
 			seqline[a][b] = seq[a];
 		snprintf(labels[ns], 48, "plain, w* = %g", WSTAR[a]);
-		s[ns++] = (lbt_series){.label = labels[ns - 1], .x = x + 1, .y = t1[a] + 1, .n = NL - 1, .colour = 1 + a / 3};
+		s[ns] = (lbt_series){.label = labels[ns], .x = x + 1, .y = t1[a] + 1, .n = NL - 1, .colour = 1 + a / 3};
+		ns++;
 		snprintf(labels[ns], 48, "adaptive, w* = %g", WSTAR[a]);
-		s[ns++] = (lbt_series){.label = labels[ns - 1], .x = x + 1, .y = t2[a] + 1, .n = NL - 1, .colour = 1 + a / 3,
+		s[ns] = (lbt_series){.label = labels[ns], .x = x + 1, .y = t2[a] + 1, .n = NL - 1, .colour = 1 + a / 3,
 		                       .dash = 2};
+		ns++;
 		snprintf(labels[ns], 48, "one PE, w* = %g", WSTAR[a]);
-		s[ns++] = (lbt_series){.label = labels[ns - 1], .x = x + 1, .y = seqline[a] + 1, .n = NL - 1,
+		s[ns] = (lbt_series){.label = labels[ns], .x = x + 1, .y = seqline[a] + 1, .n = NL - 1,
 		                       .colour = 1 + a / 3, .draw = LBT_DRAW_LINE, .dash = 3};
+		ns++;
 	}
 	lbt_axes ax = {.title = o->titles ? "Figs. 2-3: application time on a DSL" : NULL, .xlabel = "LB iterations",
 	               .ylabel = "application time [s]", .logx = 1, .logy = 1, .key = "outside right top"};
