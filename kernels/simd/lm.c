@@ -84,6 +84,10 @@ static __attribute__((noinline)) void regs_flush(V s, V h, V cnt, acc *A)
 	A->moved += vsum32(cnt);
 	A->total += vtotal(s, h);
 }
+/* A prefetch of the cell `ahead` cells after p, which may lie past the
+ * row's end (a prefetch never faults): the address made as an integer, so
+ * no pointer points outside its array. */
+#define PREFETCH(p, ahead) __builtin_prefetch((const void *)((uintptr_t)(p) + (uintptr_t)(ahead) * sizeof *(p)))
 #define SEG_FLUSH(R, A) (regs_flush((R).s, (R).h, (R).cnt, (A)), (R).s = (R).h = (R).cnt = VSET1(0))
 
 /* C_i given (L_{i-1}, L_i, L_{i+1}), lane by lane; cond is a constant after inlining. */
@@ -244,8 +248,8 @@ static ALWAYS_INLINE V fchunk(const int cond, const int have_cp, const int32_t *
 	/* The successor row 32 vectors ahead: on rows of 4096 PEs and a grid
 	 * beyond the caches the hardware prefetcher alone left the step waiting
 	 * for these loads (4096x4096 20 % faster with it, C4 40 %; no change
-	 * on 128 or 1024 PEs). A prefetch never faults past the row's end. */
-	__builtin_prefetch(p1 + i + 32 * W);
+	 * on 128 or 1024 PEs). */
+	PREFETCH(p1 + i, 32 * W);
 	V b = lp ? VLOAD(m1 + i) : l;
 	M cp = have_cp ? cpb[j] : shift_cond(cond, VLOAD(m2 + i), VLOAD(m1 + i), l);
 	if (lp)
@@ -384,7 +388,7 @@ static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0
 	V l = buf ? VLOAD(pl + j * HW) : hpack(VLOAD(p0 + j * HW), VLOAD(p0 + j * HW + W));
 	if (!buf) /* long rows: the successor's loads 16 vectors ahead, as fchunk does */
 		for (int c = 0; c < 2; c++)
-			__builtin_prefetch(p1 + (j + 16) * HW + c * W);
+			PREFETCH(p1 + j * HW, 16 * HW + c * W);
 	V d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
 	if (buf)
 		VSTORE(pd + j * HW, d);
@@ -549,7 +553,7 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, con
 	V l = own ? VLOAD(pl + j * BW) : bpack(p0 + j * BW);
 	if (!buf) /* long rows: the successor's loads 8 vectors ahead, as fchunk does */
 		for (int c = 0; c < 4; c++)
-			__builtin_prefetch(p1 + (j + 8) * BW + c * W);
+			PREFETCH(p1 + j * BW, 8 * BW + c * W);
 	V d = bpack(p1 + j * BW);
 	if (buf)
 		VSTORE(pd + j * BW, d);
