@@ -28,6 +28,17 @@ Test(shape, numpy_order_and_bad_shapes)
 	cr_assert(s.bnd[0] == LBT_MESH && s.bnd[1] == LBT_TORUS && s.bnd[2] == LBT_MESH);
 }
 
+/* Loads from dense into g, then every axis's halo filled as a step does it. */
+static void import_and_fill_halos(lbt_grid *g, const int32_t *dense)
+{
+	lbt_grid_import(g, dense);
+	lbt_state st = {.grid = *g, .threads = 1};
+	lbt_view v;
+	lbt_state_view(&st, &v);
+	for (int ax = 0; ax < g->shape.dims; ax++)
+		lbt_halo_fill(&v, ax);
+}
+
 Test(grid, rows_are_aligned_and_halo_wraps)
 {
 	lbt_shape s;
@@ -44,12 +55,7 @@ Test(grid, rows_are_aligned_and_halo_wraps)
 	int32_t dense[105];
 	for (int i = 0; i < 105; i++)
 		dense[i] = i;
-	lbt_grid_import(&g, dense);
-	lbt_state st = {.grid = g, .threads = 1};
-	lbt_view v;
-	lbt_state_view(&st, &v);
-	for (int ax = 0; ax < 3; ax++)
-		lbt_halo_fill(&v, ax);
+	import_and_fill_halos(&g, dense);
 	/* axis 2 (n=7): cell -1 holds PE 6, cell -2 PE 5, cell 7 PE 0, cell 8 PE 1 */
 	int32_t *row = g.load + g.stride[0] * 2 + g.stride[1] * 3; /* PE (2,3,0) = 2*35+3*7 = 91 */
 	cr_assert(row[-1] == 97 && row[-2] == 96 && row[7] == 91 && row[8] == 92);
@@ -82,12 +88,7 @@ Test(grid, extent_one_axes_take_no_halo)
 	int32_t dense[24], back[24];
 	for (int i = 0; i < 24; i++)
 		dense[i] = 100 + i;
-	lbt_grid_import(&g, dense);
-	lbt_state st = {.grid = g, .threads = 1};
-	lbt_view v;
-	lbt_state_view(&st, &v);
-	for (int ax = 0; ax < 3; ax++)
-		lbt_halo_fill(&v, ax);
+	import_and_fill_halos(&g, dense);
 	lbt_grid_export(&g, back);
 	cr_assert_arr_eq(dense, back, sizeof dense, "the fill of the extent-1 axis wrote over PEs");
 	/* axis 0's halo: layer -1 holds layer 3 (PE (3,0,2) = 100 + 3*6 + 2) */
