@@ -323,6 +323,14 @@ static struct rlimit limit_address_space(rlim_t bytes)
 	cr_assert(!setrlimit(RLIMIT_AS, &lim));
 	return old;
 }
+
+/* th_usage_error under a 1 GiB address space, restored after. */
+static void usage_error_in_1gib(const char *dir, const char *const *argv, const char *needle)
+{
+	struct rlimit old = limit_address_space((rlim_t)1 << 30);
+	th_usage_error(dir, argv, needle);
+	cr_assert(!setrlimit(RLIMIT_AS, &old));
+}
 #endif
 
 /* Item 3: a run that cannot fit is refused before anything is allocated,
@@ -337,10 +345,9 @@ Test(badinput, a_run_that_cannot_fit_is_refused_before_it_allocates)
 	th_usage_error(dir, TH_ARGS("run", "--shape", "200000x200000", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
 	               "needs at least");
 #ifndef __SANITIZE_ADDRESS__
-	struct rlimit old = limit_address_space((rlim_t)1 << 30); /* fos on 16384^2 needs 3 GiB for its loads */
-	th_usage_error(dir, TH_ARGS("run", "--shape", "16384x16384", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
-	               "ulimit -v");
-	cr_assert(!setrlimit(RLIMIT_AS, &old));
+	/* fos on 16384^2 needs 3 GiB for its loads */
+	usage_error_in_1gib(dir, TH_ARGS("run", "--shape", "16384x16384", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
+	                    "ulimit -v");
 #endif
 	th_rm_tree(dir);
 }
@@ -354,10 +361,8 @@ Test(badinput, the_kernels_scratch_counts_in_the_estimate)
 #ifndef __SANITIZE_ADDRESS__
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
-	struct rlimit old = limit_address_space((rlim_t)1 << 30);
-	th_usage_error(dir, TH_ARGS("run", "--shape", "8192x8192", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
-	               "its kernels' scratch");
-	cr_assert(!setrlimit(RLIMIT_AS, &old));
+	usage_error_in_1gib(dir, TH_ARGS("run", "--shape", "8192x8192", "--method", "fos", "--init", "uniform:0:9", "--json", "o.json"),
+	                    "its kernels' scratch");
 	th_rm_tree(dir);
 #endif
 }
