@@ -330,11 +330,12 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
  * one element and receives at most one, so after the row's two substeps its
  * load still fits). Its neighbours along the outer axis need not fit: they
  * are packed with signed saturation, and a load above 32767 read as 32767
- * compares with any load <= 32765 exactly as it would itself (C0, C1, C3
- * and C5 compare a PE's load with its successor's; C2 and C4 also read the
- * predecessor's and keep int32 rows). So the choice is per row: a row with
- * a big load, and only that row, takes the int32 path, and a run narrows as
- * its loads fall, with the same bits.
+ * compares with any load <= 32765 exactly as it would itself (a condition
+ * compares a PE's load with its successor's; C2 and C4 also ask whether the
+ * predecessor's is above 1, which each row notes for the next as a mask,
+ * gtb). So the choice is per row: a row with a big load, and only that row,
+ * takes the int32 path, and a run narrows as its loads fall, with the same
+ * bits.
  *
  * Each narrow row packs the old row after it (which it reads as its
  * successor anyway) and notes whether it fits; rows of up to NARROW_BUF
@@ -342,7 +343,8 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
  * pack their own loads again (plane_impl says why). After an int32 row the
  * next row is checked alone. The masks of C_i along the outer axis stay in
  * cpb as 16-lane halves, so int32 and int16 rows hand them on to each
- * other. Maximum, minimum and counts are widened once per roll (or flush),
+ * other (gtb too; an int32 row finds its predecessor in the ring, where
+ * row_from_gt writes it after a narrow row). Maximum, minimum and counts are widened once per roll (or flush),
  * the total goes into the exact sums in int32 pairs. */
 typedef simde__mmask32 HM;
 enum { HW = 2 * W, HTOP = 32765, BTOP = 125 };
@@ -359,6 +361,7 @@ static const int16_t lbt_simd_iota16[64] __attribute__((aligned(64))) = {
 	22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
 	43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 #define HSHL1(prev, cur) simde_mm512_permutex2var_epi16((prev), VLOADU(lbt_simd_iota16 + 31), (cur))
+#define HSHL2(prev, cur) simde_mm512_permutex2var_epi16((prev), VLOADU(lbt_simd_iota16 + 30), (cur))
 #define HSHR1(cur, next) simde_mm512_permutex2var_epi16((cur), VLOADU(lbt_simd_iota16 + 1), (next))
 
 /* 32 loads of two int32 vectors in lane order, saturated to int16. */
@@ -368,10 +371,26 @@ static ALWAYS_INLINE V hpack(V a, V b)
 	return simde_mm512_permutexvar_epi64(VLOAD(order), simde_mm512_packs_epi32(a, b));
 }
 
-/* C_i of shift_cond for C0, C1, C3, C5 (no predecessor): l >= t, or
- * l >= max(ln, t) for C3 and C5, in 32 int16 lanes or (bytes) 64 int8 lanes. */
-static ALWAYS_INLINE uint64_t nshift_cond(const int cond, const int bytes, V l, V ln)
+/* "l > 1", lane by lane, in 32 int16 lanes or (bytes) 64 int8 lanes: what
+ * C2 and C4 ask of the predecessor L_{i-1}. */
+static ALWAYS_INLINE uint64_t ngt1(const int bytes, V l)
 {
+	return bytes ? _mm512_cmpgt_epi8_mask(l, _mm512_set1_epi8(1)) : _mm512_cmpgt_epi16_mask(l, HSET1(1));
+}
+
+/* C_i of shift_cond in 32 int16 lanes or (bytes) 64 int8 lanes: l >= t, or
+ * l >= max(ln, t) for C3 and C5; for C2 and C4, whose C_i also looks at the
+ * predecessor, pg is its "L_{i-1} > 1" (ngt1): C2 is l > 1 or (l = 1 and
+ * L_{i-1} > 1), C4 is C2 and l >= ln. */
+static ALWAYS_INLINE uint64_t nshift_cond(const int cond, const int bytes, uint64_t pg, V l, V ln)
+{
+	if (cond == LBT_C2 || cond == LBT_C4) {
+		const uint64_t one = bytes ? _mm512_cmpeq_epi8_mask(l, _mm512_set1_epi8(1)) : _mm512_cmpeq_epi16_mask(l, HSET1(1));
+		const uint64_t c2 = ngt1(bytes, l) | (one & pg);
+		if (cond == LBT_C2)
+			return c2;
+		return c2 & (bytes ? _mm512_cmpge_epi8_mask(l, ln) : HGE(l, ln));
+	}
 	const int t = cond == LBT_C1 || cond == LBT_C3 ? 2 : 1, next = cond == LBT_C3 || cond == LBT_C5;
 	if (bytes)
 		return _mm512_cmpge_epi8_mask(l, next ? _mm512_max_epi8(ln, _mm512_set1_epi8((char)t)) : _mm512_set1_epi8((char)t));
@@ -381,9 +400,10 @@ static ALWAYS_INLINE uint64_t nshift_cond(const int cond, const int bytes, V l, 
 /* Outer-axis update of narrow chunk j: the successor row's loads from p1,
  * packed on the way; own old loads from p0, packed too, or (buf) from pl,
  * where the previous row left them, with the successor's stored into pd
- * for the next row. C_{i-1} from cpb. */
+ * for the next row. C_{i-1} from cpb; for C2 and C4, the predecessor's
+ * "L > 1" from gtb, where the row leaves its own for the next. */
 static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0, const int16_t *pl,
-                                const int32_t *p1, int16_t *pd, int64_t j, HM nm, M *cpb, V *cnt, V *top)
+                                const int32_t *p1, int16_t *pd, int64_t j, HM nm, M *cpb, M *gtb, V *cnt, V *top)
 {
 	V l = buf ? VLOAD(pl + j * HW) : hpack(VLOAD(p0 + j * HW), VLOAD(p0 + j * HW + W));
 	if (!buf) /* long rows: the successor's loads 16 vectors ahead, as fchunk does */
@@ -393,7 +413,13 @@ static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0
 	if (buf)
 		VSTORE(pd + j * HW, d);
 	*top = _mm512_max_epu16(*top, d); /* unsigned: a negative load would not fit */
-	HM cp, cs = nshift_cond(cond, 0, l, d) & nm;
+	HM pg = 0;
+	if (cond == LBT_C2 || cond == LBT_C4) {
+		const HM g = (HM)ngt1(0, l);
+		memcpy(&pg, gtb + 2 * j, sizeof pg);
+		memcpy(gtb + 2 * j, &g, sizeof g);
+	}
+	HM cp, cs = nshift_cond(cond, 0, pg, l, d) & nm;
 	memcpy(&cp, cpb + 2 * j, sizeof cp);
 	memcpy(cpb + 2 * j, &cs, sizeof cs);
 	*cnt = HINC(*cnt, cs);
@@ -422,7 +448,9 @@ static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
 static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM linked, int32_t *out, hregs *H, regs *R)
 {
 	V b = HSHL1(prev, cur), d = HSHR1(cur, next);
-	HM cp = nshift_cond(cond, 0, b, cur), cs = nshift_cond(cond, 0, cur, d) & linked;
+	const int lp = cond == LBT_C2 || cond == LBT_C4;
+	HM cp = nshift_cond(cond, 0, lp ? ngt1(0, HSHL2(prev, cur)) : 0, b, cur);
+	HM cs = nshift_cond(cond, 0, lp ? ngt1(0, b) : 0, cur, d) & linked;
 	H->cnt = HINC(H->cnt, cs);
 	V x = HINC(HDEC(cur, cs), cp);
 	H->mx = HMAX(H->mx, x);
@@ -444,18 +472,18 @@ static ALWAYS_INLINE int top_class(V top, int bytes)
  * Writes p0 in place: chunk j is stored after chunk j+1 was read. */
 static ALWAYS_INLINE int frow16_body(const int cond, const int buf, int32_t *p0, const int16_t *pl,
                                      const int32_t *p1, int16_t *pd, int64_t n, int has_next, int torus, M *cpb,
-                                     int bytes, hregs *H, regs *R)
+                                     M *gtb, int bytes, hregs *H, regs *R)
 {
 	const HM nm = has_next ? (HM)0xffffffffu : 0;
 	const int64_t J = n / HW;
 	V top = HSET1(0);
 	H->used = 1;
-	V first = fchunk16(cond, buf, p0, pl, p1, pd, 0, nm, cpb, &H->cnt, &top);
-	V lastv = J > 1 ? fchunk16(cond, buf, p0, pl, p1, pd, J - 1, nm, cpb, &H->cnt, &top) : first;
+	V first = fchunk16(cond, buf, p0, pl, p1, pd, 0, nm, cpb, gtb, &H->cnt, &top);
+	V lastv = J > 1 ? fchunk16(cond, buf, p0, pl, p1, pd, J - 1, nm, cpb, gtb, &H->cnt, &top) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = fchunk16(cond, buf, p0, pl, p1, pd, j + 1, nm, cpb, &H->cnt, &top);
+		V next = fchunk16(cond, buf, p0, pl, p1, pd, j + 1, nm, cpb, gtb, &H->cnt, &top);
 		hchunk16(cond, prev, cur, next, (HM)0xffffffffu, p0 + j * HW, H, R);
 		prev = cur;
 		cur = next;
@@ -503,6 +531,7 @@ enum { BW = 4 * W, BMAX_N = 4096 };
 /* Lane i-1 (prev's last at 0) and i+1 (next's first at 63): a 64-bit align
  * brings the neighbouring 128-bit lane, a byte align within the lanes. */
 #define BSHL1(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 15)
+#define BSHL2(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 14)
 #define BSHR1(cur, next) _mm512_alignr_epi8(_mm512_alignr_epi64((next), (cur), 2), (cur), 1)
 
 /* 64 loads of four int32 vectors at p in lane order, saturated to int8:
@@ -548,7 +577,7 @@ static ALWAYS_INLINE void bmerge(bregs *B, regs *R, acc *A)
 /* fchunk16 in bytes: own old loads from pl (own) or packed from p0; the
  * successor's packed into pd (buf). */
 static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, const int32_t *p0, const int8_t *pl,
-                               const int32_t *p1, int8_t *pd, int64_t j, BM nm, M *cpb, bregs *B, V *top)
+                               const int32_t *p1, int8_t *pd, int64_t j, BM nm, M *cpb, M *gtb, bregs *B, V *top)
 {
 	V l = own ? VLOAD(pl + j * BW) : bpack(p0 + j * BW);
 	if (!buf) /* long rows: the successor's loads 8 vectors ahead, as fchunk does */
@@ -558,7 +587,13 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, con
 	if (buf)
 		VSTORE(pd + j * BW, d);
 	*top = _mm512_max_epu8(*top, d);
-	BM cp, cs = nshift_cond(cond, 1, l, d) & nm;
+	BM pg = 0;
+	if (cond == LBT_C2 || cond == LBT_C4) {
+		const BM g = ngt1(1, l);
+		memcpy(&pg, gtb + 4 * j, sizeof pg);
+		memcpy(gtb + 4 * j, &g, sizeof g);
+	}
+	BM cp, cs = nshift_cond(cond, 1, pg, l, d) & nm;
 	memcpy(&cp, cpb + 4 * j, sizeof cp);
 	memcpy(cpb + 4 * j, &cs, sizeof cs);
 	B->cnt = BINC(B->cnt, cs);
@@ -568,7 +603,9 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, con
 static ALWAYS_INLINE void hchunk8(const int cond, V prev, V cur, V next, BM linked, int32_t *out, bregs *B)
 {
 	V b = BSHL1(prev, cur), d = BSHR1(cur, next);
-	BM cp = nshift_cond(cond, 1, b, cur), cs = nshift_cond(cond, 1, cur, d) & linked;
+	const int lp = cond == LBT_C2 || cond == LBT_C4;
+	BM cp = nshift_cond(cond, 1, lp ? ngt1(1, BSHL2(prev, cur)) : 0, b, cur);
+	BM cs = nshift_cond(cond, 1, lp ? ngt1(1, b) : 0, cur, d) & linked;
 	B->cnt = BINC(B->cnt, cs);
 	V x = BINC(BDEC(cur, cs), cp);
 	B->mx = _mm512_max_epi8(B->mx, x);
@@ -583,18 +620,18 @@ static ALWAYS_INLINE void hchunk8(const int cond, V prev, V cur, V next, BM link
 /* frow16_body in bytes; returns whether the next row's old loads fit a byte row. */
 static ALWAYS_INLINE int frow8_body(const int cond, const int own, const int buf, int32_t *p0, const int8_t *pl,
                                     const int32_t *p1, int8_t *pd, int64_t n, int has_next, int torus, M *cpb,
-                                    bregs *B)
+                                    M *gtb, bregs *B)
 {
 	const BM nm = has_next ? ~(BM)0 : 0;
 	const int64_t J = n / BW;
 	V top = BSET1(0);
 	bcount_room(B, J);
-	V first = fchunk8(cond, own, buf, p0, pl, p1, pd, 0, nm, cpb, B, &top);
-	V lastv = J > 1 ? fchunk8(cond, own, buf, p0, pl, p1, pd, J - 1, nm, cpb, B, &top) : first;
+	V first = fchunk8(cond, own, buf, p0, pl, p1, pd, 0, nm, cpb, gtb, B, &top);
+	V lastv = J > 1 ? fchunk8(cond, own, buf, p0, pl, p1, pd, J - 1, nm, cpb, gtb, B, &top) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = fchunk8(cond, own, buf, p0, pl, p1, pd, j + 1, nm, cpb, B, &top);
+		V next = fchunk8(cond, own, buf, p0, pl, p1, pd, j + 1, nm, cpb, gtb, B, &top);
 		hchunk8(cond, prev, cur, next, ~(BM)0, p0 + j * BW, B);
 		prev = cur;
 		cur = next;
@@ -608,6 +645,20 @@ static ALWAYS_INLINE int frow8_body(const int cond, const int own, const int buf
 	}
 	hchunk8(cond, prev, cur, torus ? first : VSET1(0), torus ? ~(BM)0 : ~(BM)0 >> 1, p0 + j * BW, B);
 	return !_mm512_cmpge_epu8_mask(top, BSET1(BTOP + 1));
+}
+
+/* C2 and C4 read the predecessor row only as "L > 1": gtb from an int32
+ * old row n PEs long, and back, as the int32 row after a narrow one reads
+ * it (frow_body with have_cp compares it only with 1): 2 where L > 1, else 0. */
+static void gt_from_row(M *gtb, const int32_t *row, int64_t n)
+{
+	for (int64_t j = 0; j < n / W; j++)
+		gtb[j] = MGT(VLOAD(row + j * W), VSET1(1));
+}
+static void row_from_gt(int32_t *row, const M *gtb, int64_t n)
+{
+	for (int64_t j = 0; j < n / W; j++)
+		VSTORE(row + j * W, VSEL(gtb[j], VSET1(2), VSET1(0)));
 }
 #endif
 
@@ -665,6 +716,7 @@ typedef struct {
 	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
 #if W == 16
 	int16_t *pk[2];  /* rows of at most NARROW_BUF PEs: old rows packed to int16, by parity */
+	M *gtb;          /* C2, C4: a narrow row's "L > 1", for the next row (fchunk16, fchunk8) */
 #endif
 	acc A;
 } kthread;
@@ -795,7 +847,7 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	regs R = REGS_IN(&t->A);
 	int64_t pend = 0;
 #if W == 16
-	const int narrow = cond != LBT_C2 && cond != LBT_C4 && len % HW == 0;
+	const int narrow = len % HW == 0, lp = cond == LBT_C2 || cond == LBT_C4;
 	/* Short rows keep the packed old row for the next row: fewer
 	 * instructions. Long ones pack it again: with the buffer, a row's
 	 * working set (two int32 rows, two packed rows) outgrew L1 at 4096 PEs
@@ -805,6 +857,8 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	/* the class of row q (row_class); own8: pk[q & 1] holds it as bytes */
 	int cls = narrow && q0 + 1 < q1 ? row_class(base + (q0 + 1) * s, buf ? t->pk[(q0 + 1) & 1] : NULL, len, bytes) : 0;
 	int own8 = 0;
+	if (lp && cls) /* row q0 went through frow (int32), which saved it */
+		gt_from_row(t->gtb, t->ring[a][q0 & 1], len);
 	hregs H = HREGS_EMPTY;
 	bregs B = BREGS_EMPTY;
 	int64_t wait = 0, backoff = 1; /* rows of big loads: try packing after 1, 2, 4, ... 16 rows */
@@ -815,18 +869,19 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 		const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : has_next ? t->next[a] : k->zrow;
 #if W == 16
 		int32_t *p0 = base + q * s;
+		const int was = cls;
 		if (cls == 2) {
 			const int8_t *pl = (const int8_t *)t->pk[q & 1];
 			int8_t *pd = (int8_t *)t->pk[(q + 1) & 1];
-			const int next8 = !buf ? frow8_body(cond, 0, 0, p0, NULL, p1, NULL, len, has_next, row_torus, t->cpb, &B)
-			                : own8 ? frow8_body(cond, 1, 1, p0, pl, p1, pd, len, has_next, row_torus, t->cpb, &B)
-			                       : frow8_body(cond, 0, 1, p0, NULL, p1, pd, len, has_next, row_torus, t->cpb, &B);
+			const int next8 = !buf ? frow8_body(cond, 0, 0, p0, NULL, p1, NULL, len, has_next, row_torus, t->cpb, t->gtb, &B)
+			                : own8 ? frow8_body(cond, 1, 1, p0, pl, p1, pd, len, has_next, row_torus, t->cpb, t->gtb, &B)
+			                       : frow8_body(cond, 0, 1, p0, NULL, p1, pd, len, has_next, row_torus, t->cpb, t->gtb, &B);
 			own8 = next8 && buf;
 			cls = next8 ? 2 : row_class(p1, buf ? t->pk[(q + 1) & 1] : NULL, len, 0);
 		} else if (cls == 1) {
 			cls = buf ? frow16_body(cond, 1, p0, t->pk[q & 1], p1, t->pk[(q + 1) & 1], len, has_next, row_torus,
-			                        t->cpb, bytes, &H, &R)
-			          : frow16_body(cond, 0, p0, NULL, p1, NULL, len, has_next, row_torus, t->cpb, bytes, &H, &R);
+			                        t->cpb, t->gtb, bytes, &H, &R)
+			          : frow16_body(cond, 0, p0, NULL, p1, NULL, len, has_next, row_torus, t->cpb, t->gtb, bytes, &H, &R);
 			own8 = 0;
 		} else {
 			frow_body(cond, 1, m1, m1, p0, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
@@ -837,6 +892,10 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 			}
 			own8 = 0;
 		}
+		/* C2 and C4 between row kinds: the next row reads this one's
+		 * "L > 1" from gtb (narrow) or from its saved old row (int32) */
+		if (lp && !was != !cls)
+			(cls ? gt_from_row(t->gtb, t->ring[a][q & 1], len) : row_from_gt(t->ring[a][q & 1], t->gtb, len));
 #else
 		frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
 #endif
@@ -941,6 +1000,7 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 #if W == 16
 	t.pk[0] = (int16_t *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16) + round_up(v->ext[last] + W, 16));
 	t.pk[1] = t.pk[0] + round_up(v->ext[last], 32);
+	t.gtb = t.cpb + round_up(v->ext[last] / W + 1, 32); /* cpb's cells hold both: 4 bytes a PE, 2 bits used */
 #endif
 	if (a0 == last)
 		lone_row(k, &t);
