@@ -245,12 +245,15 @@ Test(checkasm, lm_every_row_length_to_40)
  * mesh, on grids of a few thousand PEs; rows of 32 to 192 PEs and one of
  * 2560 (AVX-512 keeps the packed row for the next one only up to 2048);
  * 300 rows of 64 (more than a byte count holds: AVX-512's byte rows empty
- * their counts every 127 rows of 64). */
+ * their counts every 127 rows of 64); planes of such rows in 3-D and 4-D,
+ * two and three rows deep too. */
 Test(checkasm, lm_loads_crossing_narrow_edges)
 {
 	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x70", "mesh,torus"}, {"9x10x11", "torus,mesh,torus"},
 	                                       {"3000", "torus"}, {"40x64", "mesh,torus"}, {"20x32", "torus,mesh"},
-	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}, {"300x64", "torus"}};
+	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}, {"300x64", "torus"},
+	                                       {"6x9x64", "torus,mesh,torus"}, {"5x7x128", "mesh,torus,mesh"},
+	                                       {"4x2x64", "torus"}, {"3x3x192", "torus,torus,mesh"}, {"3x2x5x96", "torus"}};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		lbt_kernels k;
 		lbt_err e;
