@@ -362,16 +362,16 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 }
 
 /* `run --verify` on runs whose loads cross 127 and 32767 while they run,
- * on rows of 80 PEs (int16 rows with AVX-512) and 128 (byte rows too),
- * for every condition of Henrich's Table 1. */
+ * on rows of 80 PEs (int16 rows with AVX-512) and 128 (byte rows too), in
+ * 2-D and 3-D, for every condition of Henrich's Table 1. */
 Test(checkasm, run_verify_across_narrow_edges)
 {
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	static const char *const inits[] = {"worst:5", "uniform:100:140", "uniform:32760:32770"};
-	static const char *const grids[] = {"48x80", "40x128"};
+	static const char *const grids[] = {"48x80", "40x128", "5x8x128"};
 	for (int c = 0; c < LBT_NCOND; c++)
-		for (int i = 0; i < 6; i++) {
+		for (int i = 0; i < 9; i++) {
 			char method[8], *err;
 			snprintf(method, sizeof method, "lm-c%d", c);
 			int rc = th_cli(dir, TH_ARGS("run", "--shape", grids[i / 3], "--init", inits[i % 3], "--method", method,
