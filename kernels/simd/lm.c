@@ -934,15 +934,22 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	REGS_OUT(&t->A, R);
 	acc_flush(&t->A, pend);
 }
+/* Two instances per condition: 2-D rolls (no rows run ahead: x is NULL
+ * at compile time, which keeps the 2-D loop as tight as before) and planes. */
 typedef void (*plane_fn)(const kctx *, kthread *, int, int32_t *, int64_t, int64_t, int, const ahead *);
-#define PLANE(c) \
-	static void plane_##c(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, const ahead *x) \
+#define PLANE(c)                                                                                                   \
+	static void plane2_##c(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, \
+	                       const ahead *x)                                                                      \
+	{ (void)x; plane_impl(c, k, t, a, base, q0, q1, direct, NULL); }                                           \
+	static void plane3_##c(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, \
+	                       const ahead *x)                                                                      \
 	{ plane_impl(c, k, t, a, base, q0, q1, direct, x); }
 PLANE(0) PLANE(1) PLANE(2) PLANE(3) PLANE(4) PLANE(5)
-static const plane_fn planes[LBT_NCOND] = {plane_0, plane_1, plane_2, plane_3, plane_4, plane_5};
+static const plane_fn planes[2][LBT_NCOND] = {{plane2_0, plane2_1, plane2_2, plane2_3, plane2_4, plane2_5},
+                                              {plane3_0, plane3_1, plane3_2, plane3_3, plane3_4, plane3_5}};
 static void plane(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct, const ahead *x)
 {
-	planes[k->cond](k, t, a, base, q0, q1, direct, x);
+	planes[x != NULL][k->cond](k, t, a, base, q0, q1, direct, x);
 }
 
 static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct)
