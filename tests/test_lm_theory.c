@@ -66,7 +66,7 @@ Test(theorem2, c3_c4_c5_converge_on_random_tori, .timeout = 300)
 		lbt_summary s;
 		lbt_err e;
 		cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
-		cr_assert(s.reached, "Theorem 2: %s on %s from %s not balanced after %lld steps (ldiff %d)",
+		cr_assert(s.reached, "Theorem 2: %s on %s from %s not balanced after %lld steps (ldiff %g)",
 		          methods[seed % 3], shape, init, (long long)s.steps, s.final_max - s.final_min);
 		cr_assert_leq(s.final_max - s.final_min, lbt_shape_active_dims(&st.grid.shape));
 		lbt_state_close(&st);
