@@ -365,6 +365,13 @@ static const int16_t lbt_simd_iota16[64] __attribute__((aligned(64))) = {
 #define HSHL1(prev, cur) simde_mm512_permutex2var_epi16((prev), VLOADU(lbt_simd_iota16 + 31), (cur))
 #define HSHL2(prev, cur) simde_mm512_permutex2var_epi16((prev), VLOADU(lbt_simd_iota16 + 30), (cur))
 #define HSHR1(cur, next) simde_mm512_permutex2var_epi16((cur), VLOADU(lbt_simd_iota16 + 1), (next))
+/* The same in int8 lanes (byte rows, below): lane i-1 (prev's last at 0)
+ * and i+1 (next's first at 63): a 64-bit align brings the neighbouring
+ * 128-bit lane, a byte align within the lanes (AVX-512 BW has no byte
+ * permute across the vector). */
+#define BSHL1(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 15)
+#define BSHL2(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 14)
+#define BSHR1(cur, next) _mm512_alignr_epi8(_mm512_alignr_epi64((next), (cur), 2), (cur), 1)
 
 /* 32 loads of two int32 vectors in lane order, saturated to int16. */
 static ALWAYS_INLINE V hpack(V a, V b)
@@ -399,6 +406,40 @@ static ALWAYS_INLINE uint64_t nshift_cond(const int cond, const int bytes, uint6
 	return HGE(l, next ? HMAX(ln, HSET1(t)) : HSET1(t));
 }
 
+/* The masks narrow chunk j (32 lanes, or 64 with bytes) hands on along the
+ * outer axis, kept in cpb and gtb at the place of int32 chunk 2 j (4 j):
+ * returns its C_i (and nm), left in cpb for the next row, and puts in *cp
+ * the C_{i-1} the previous row left there; C2 and C4 take the previous
+ * row's "L > 1" from gtb and leave their own. (x86: a mask's low bytes
+ * are its first lanes.) */
+static ALWAYS_INLINE uint64_t nhand_on(const int cond, const int bytes, V l, V ln, uint64_t nm, int64_t j, M *cpb,
+                                       M *gtb, uint64_t *cp)
+{
+	const int64_t at = (bytes ? 4 : 2) * j;
+	const size_t size = bytes ? 8 : 4;
+	uint64_t pg = 0, before = 0;
+	if (cond == LBT_C2 || cond == LBT_C4) {
+		const uint64_t g = ngt1(bytes, l);
+		memcpy(&pg, gtb + at, size);
+		memcpy(gtb + at, &g, size);
+	}
+	const uint64_t cs = nshift_cond(cond, bytes, pg, l, ln) & nm;
+	memcpy(&before, cpb + at, size);
+	memcpy(cpb + at, &cs, size);
+	*cp = before;
+	return cs;
+}
+
+/* C_{i-1} (*cp) and C_i (returned) along a narrow row for chunk cur
+ * between prev and next, in 32 int16 lanes or (bytes) 64 int8 lanes. */
+static ALWAYS_INLINE uint64_t nrow_cond(const int cond, const int bytes, V prev, V cur, V next, uint64_t *cp)
+{
+	const int lp = cond == LBT_C2 || cond == LBT_C4;
+	V b = bytes ? BSHL1(prev, cur) : HSHL1(prev, cur), d = bytes ? BSHR1(cur, next) : HSHR1(cur, next);
+	*cp = nshift_cond(cond, bytes, lp ? ngt1(bytes, bytes ? BSHL2(prev, cur) : HSHL2(prev, cur)) : 0, b, cur);
+	return nshift_cond(cond, bytes, lp ? ngt1(bytes, b) : 0, cur, d);
+}
+
 /* Outer-axis update of narrow chunk j: the successor row's loads from p1,
  * packed on the way; own old loads from p0, packed too, or (buf) from pl,
  * where the previous row left them, with the successor's stored into pd
@@ -415,17 +456,10 @@ static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0
 	if (buf)
 		VSTORE(pd + j * HW, d);
 	*top = _mm512_max_epu16(*top, d); /* unsigned: a negative load would not fit */
-	HM pg = 0;
-	if (cond == LBT_C2 || cond == LBT_C4) {
-		const HM g = (HM)ngt1(0, l);
-		memcpy(&pg, gtb + 2 * j, sizeof pg);
-		memcpy(gtb + 2 * j, &g, sizeof g);
-	}
-	HM cp, cs = nshift_cond(cond, 0, pg, l, d) & nm;
-	memcpy(&cp, cpb + 2 * j, sizeof cp);
-	memcpy(cpb + 2 * j, &cs, sizeof cs);
+	uint64_t cp;
+	const HM cs = (HM)nhand_on(cond, 0, l, d, nm, j, cpb, gtb, &cp);
 	*cnt = HINC(*cnt, cs);
-	return HINC(HDEC(l, cs), cp);
+	return HINC(HDEC(l, cs), (HM)cp);
 }
 
 /* The narrow rows' counters, int16 lanes but for the total (int32 pairs,
@@ -449,12 +483,10 @@ static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
 /* Row update of narrow chunk cur, widened into out. */
 static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM linked, int32_t *out, hregs *H, regs *R)
 {
-	V b = HSHL1(prev, cur), d = HSHR1(cur, next);
-	const int lp = cond == LBT_C2 || cond == LBT_C4;
-	HM cp = nshift_cond(cond, 0, lp ? ngt1(0, HSHL2(prev, cur)) : 0, b, cur);
-	HM cs = nshift_cond(cond, 0, lp ? ngt1(0, b) : 0, cur, d) & linked;
+	uint64_t cp;
+	const HM cs = (HM)nrow_cond(cond, 0, prev, cur, next, &cp) & linked;
 	H->cnt = HINC(H->cnt, cs);
-	V x = HINC(HDEC(cur, cs), cp);
+	V x = HINC(HDEC(cur, cs), (HM)cp);
 	H->mx = HMAX(H->mx, x);
 	H->mn = HMIN(H->mn, x);
 	R->s = VADD(R->s, simde_mm512_madd_epi16(x, HSET1(1))); /* pairs < 65536: h is unchanged */
@@ -530,11 +562,6 @@ enum { BW = 4 * W, BMAX_N = 4096 };
 #define BDEC(v, m) _mm512_mask_sub_epi8((v), (m), (v), BSET1(1))
 /* int8 lanes 16 q .. 16 q + 15 widened (q a constant: an immediate) */
 #define BWIDEN(x, q) _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32((x), (q)))
-/* Lane i-1 (prev's last at 0) and i+1 (next's first at 63): a 64-bit align
- * brings the neighbouring 128-bit lane, a byte align within the lanes. */
-#define BSHL1(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 15)
-#define BSHL2(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 14)
-#define BSHR1(cur, next) _mm512_alignr_epi8(_mm512_alignr_epi64((next), (cur), 2), (cur), 1)
 
 /* 64 loads of four int32 vectors at p in lane order, saturated to int8:
  * the packs leave each 128-bit lane as four dwords of a, b, c, d. */
@@ -589,25 +616,16 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, con
 	if (buf)
 		VSTORE(pd + j * BW, d);
 	*top = _mm512_max_epu8(*top, d);
-	BM pg = 0;
-	if (cond == LBT_C2 || cond == LBT_C4) {
-		const BM g = ngt1(1, l);
-		memcpy(&pg, gtb + 4 * j, sizeof pg);
-		memcpy(gtb + 4 * j, &g, sizeof g);
-	}
-	BM cp, cs = nshift_cond(cond, 1, pg, l, d) & nm;
-	memcpy(&cp, cpb + 4 * j, sizeof cp);
-	memcpy(cpb + 4 * j, &cs, sizeof cs);
+	uint64_t cp;
+	const BM cs = nhand_on(cond, 1, l, d, nm, j, cpb, gtb, &cp);
 	B->cnt = BINC(B->cnt, cs);
 	return BINC(BDEC(l, cs), cp);
 }
 
 static ALWAYS_INLINE void hchunk8(const int cond, V prev, V cur, V next, BM linked, int32_t *out, bregs *B)
 {
-	V b = BSHL1(prev, cur), d = BSHR1(cur, next);
-	const int lp = cond == LBT_C2 || cond == LBT_C4;
-	BM cp = nshift_cond(cond, 1, lp ? ngt1(1, BSHL2(prev, cur)) : 0, b, cur);
-	BM cs = nshift_cond(cond, 1, lp ? ngt1(1, b) : 0, cur, d) & linked;
+	uint64_t cp;
+	const BM cs = nrow_cond(cond, 1, prev, cur, next, &cp) & linked;
 	B->cnt = BINC(B->cnt, cs);
 	V x = BINC(BDEC(cur, cs), cp);
 	B->mx = _mm512_max_epi8(B->mx, x);
