@@ -408,7 +408,7 @@ static ALWAYS_INLINE uint64_t nshift_cond(const int cond, const int bytes, uint6
 
 /* The masks narrow chunk j (32 lanes, or 64 with bytes) hands on along the
  * outer axis, kept in cpb and gtb at the place of int32 chunk 2 j (4 j):
- * returns its C_i (and nm), left in cpb for the next row, and puts in *cp
+ * returns its C_i (masked by nm), left in cpb for the next row, and puts in *cp
  * the C_{i-1} the previous row left there; C2 and C4 take the previous
  * row's "L > 1" from gtb and leave their own. (x86: a mask's low bytes
  * are its first lanes.) */
