@@ -23,7 +23,7 @@
  * with most axes of extent 1, which have no halo (issue 14 item 12; D = 8
  * with every axis linked has its own test: a halo on each makes it big). */
 static const char *const shapes[] = {
-	"1", "2", "3", "5", "7", "8", "17", "64", "127",
+	"1", "2", "3", "5", "7", "8", "17", "64", "127", "16448", /* 257 AVX-512 byte vectors: a byte count holds 255 */
 	"2x2", "3x3", "1x5", "5x1", "2x17", "3x64", "7x8", "8x7", "5x127", "17x3", "64x2", "127x2", "2x16",
 	"2x3x5", "3x1x17", "1x1x7", "4x4x4", "5x2x8", "1x7x1", "7x1x1", "3x17x2", "3x2x16", "2x5x64", "4x3x32",
 	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33", "2x3x2x16", "1x1x3x1x2x1x1x17", "1x1x1x1x1x1x5x1",
@@ -246,14 +246,18 @@ Test(checkasm, lm_every_row_length_to_40)
  * 2560 (AVX-512 keeps the packed row for the next one only up to 2048);
  * 300 rows of 64 (more than a byte count holds: AVX-512's byte rows empty
  * their counts every 127 rows of 64); planes of such rows in 3-D and 4-D,
- * two and three rows deep too. */
+ * two and three rows deep too; rings of one to three vectors of int16 or
+ * int8 lanes, and of 16384 and 16448 PEs (AVX-512's byte rings empty
+ * their counts every 64 byte vectors, and a byte count holds 255). */
 Test(checkasm, lm_loads_crossing_narrow_edges)
 {
 	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x70", "mesh,torus"}, {"9x10x11", "torus,mesh,torus"},
 	                                       {"3000", "torus"}, {"40x64", "mesh,torus"}, {"20x32", "torus,mesh"},
 	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}, {"300x64", "torus"},
 	                                       {"6x9x64", "torus,mesh,torus"}, {"5x7x128", "mesh,torus,mesh"},
-	                                       {"4x2x64", "torus"}, {"3x3x192", "torus,torus,mesh"}, {"3x2x5x96", "torus"}};
+	                                       {"4x2x64", "torus"}, {"3x3x192", "torus,torus,mesh"}, {"3x2x5x96", "torus"},
+	                                       {"64", "torus"}, {"96", "mesh"}, {"128", "torus"}, {"16448", "torus"},
+	                                       {"16384", "mesh"}};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		lbt_kernels k;
 		lbt_err e;
@@ -363,15 +367,16 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 
 /* `run --verify` on runs whose loads cross 127 and 32767 while they run,
  * on rows of 80 PEs (int16 rows with AVX-512) and 128 (byte rows too), in
- * 2-D and 3-D, for every condition of Henrich's Table 1. */
+ * 2-D and 3-D, and on a ring of 4096, for every condition of Henrich's
+ * Table 1. */
 Test(checkasm, run_verify_across_narrow_edges)
 {
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	static const char *const inits[] = {"worst:5", "uniform:100:140", "uniform:32760:32770"};
-	static const char *const grids[] = {"48x80", "40x128", "5x8x128"};
+	static const char *const grids[] = {"48x80", "40x128", "5x8x128", "4096"};
 	for (int c = 0; c < LBT_NCOND; c++)
-		for (int i = 0; i < 9; i++) {
+		for (int i = 0; i < 12; i++) {
 			char method[8], *err;
 			snprintf(method, sizeof method, "lm-c%d", c);
 			int rc = th_cli(dir, TH_ARGS("run", "--shape", grids[i / 3], "--init", inits[i % 3], "--method", method,

@@ -680,6 +680,94 @@ static void row_from_gt(int32_t *row, const M *gtb, int64_t n)
 	for (int64_t j = 0; j < n / W; j++)
 		VSTORE(row + j * W, VSEL(gtb[j], VSET1(2), VSET1(0)));
 }
+
+/* A lone row (a 1-D grid) has no outer axis to hand its class along, so
+ * it takes narrow lanes only when all its n loads fit: 2 if they fit a
+ * byte row (and bytes allows one), 1 if they fit int16 lanes, else 0; the
+ * pass stops at the first block of 8 vectors with a load above HTOP. It
+ * reads the row once more, so only rings of up to LONE_MAX_N PEs (256 KiB
+ * of int32, in L2) take it: on longer ones that read cost more than
+ * the narrow lanes saved (LM-C5, 262144 PEs: 4-12 % slower). */
+enum { LONE_MAX_N = 1 << 16 };
+static int lone_class(const int32_t *p, int64_t n, int bytes)
+{
+	V t0 = VSET1(0), t1 = t0, t2 = t0, t3 = t0; /* unsigned: a negative load would not fit */
+	int64_t i = 0;
+	for (; i + 8 * W <= n; i += 8 * W) {
+		t0 = _mm512_max_epu32(t0, _mm512_max_epu32(VLOAD(p + i), VLOAD(p + i + W)));
+		t1 = _mm512_max_epu32(t1, _mm512_max_epu32(VLOAD(p + i + 2 * W), VLOAD(p + i + 3 * W)));
+		t2 = _mm512_max_epu32(t2, _mm512_max_epu32(VLOAD(p + i + 4 * W), VLOAD(p + i + 5 * W)));
+		t3 = _mm512_max_epu32(t3, _mm512_max_epu32(VLOAD(p + i + 6 * W), VLOAD(p + i + 7 * W)));
+		if (_mm512_cmpgt_epu32_mask(_mm512_max_epu32(_mm512_max_epu32(t0, t1), _mm512_max_epu32(t2, t3)), VSET1(HTOP)))
+			return 0;
+	}
+	for (; i < n; i += W)
+		t0 = _mm512_max_epu32(t0, VLOAD(p + i));
+	const V top = _mm512_max_epu32(_mm512_max_epu32(t0, t1), _mm512_max_epu32(t2, t3));
+	return _mm512_cmpgt_epu32_mask(top, VSET1(HTOP)) ? 0 : bytes && !_mm512_cmpgt_epu32_mask(top, VSET1(BTOP)) ? 2 : 1;
+}
+
+/* hrow_impl on a lone row of n = a whole number of narrow chunks whose
+ * loads all fit them (lone_class): each chunk packed from p as it is read
+ * and widened back in place, chunk j stored after chunk j+1 was read, the
+ * old first and last chunks kept for the torus's wrap. One substep adds
+ * at most 1 per lane and chunk to a count: the byte counts are emptied
+ * every 64 chunks (bcount_room); a row of at most LONE_MAX_N PEs adds
+ * too little to the int16 counts and the sums to need it. */
+static ALWAYS_INLINE void lone_narrow(const int cond, const int bytes, int32_t *p, int64_t n, int torus, acc *A)
+{
+	_Static_assert(LONE_MAX_N / HW + 2 <= SEG, "a lone int16 row is one segment");
+	const int64_t L = bytes ? BW : HW, J = n / L, S = bytes ? 64 : J;
+	const uint64_t all = bytes ? ~(uint64_t)0 : 0xffffffffu;
+	regs R = REGS_IN(A);
+	hregs H = HREGS_EMPTY;
+	bregs B = BREGS_EMPTY;
+#define LONE_LOAD(j) (bytes ? bpack(p + (j) * L) : hpack(VLOAD(p + (j) * L), VLOAD(p + (j) * L + W)))
+#define LONE_CHUNK(prev, cur, next, linked, j)                                      \
+	(bytes ? hchunk8(cond, (prev), (cur), (next), (linked), p + (j) * L, &B) \
+	       : hchunk16(cond, (prev), (cur), (next), (HM)(linked), p + (j) * L, &H, &R))
+	const V first = LONE_LOAD(0), lastv = LONE_LOAD(J - 1);
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	H.used = 1;
+	do { /* segments of S chunks, then the last two */
+		if (bytes)
+			bcount_room(&B, S);
+		const int64_t lim = J - 2 < j + S ? J - 2 : j + S;
+		for (; j < lim; j++) {
+			V next = LONE_LOAD(j + 1);
+			LONE_CHUNK(prev, cur, next, all, j);
+			prev = cur;
+			cur = next;
+			if (bytes)
+				PIN(B.mx, B.mn, B.cnt, B.sum, prev);
+			else
+				PIN(H.mx, H.mn, H.cnt, R.s, prev);
+		}
+	} while (j + 2 < J);
+	if (j + 1 < J) {
+		LONE_CHUNK(prev, cur, lastv, all, j);
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	LONE_CHUNK(prev, cur, torus ? first : VSET1(0), torus ? all : all >> 1, j);
+#undef LONE_LOAD
+#undef LONE_CHUNK
+	if (bytes)
+		bmerge(&B, &R, A);
+	else
+		hmerge(&H, &R);
+	REGS_OUT(A, R);
+	acc_flush(A, bytes ? 0 : J + 2);
+}
+typedef void (*lone_fn)(int32_t *, int64_t, int, acc *);
+#define LONES(k)                                                                                               \
+	static void lone16_##k(int32_t *p, int64_t n, int torus, acc *A) { lone_narrow(k, 0, p, n, torus, A); } \
+	static void lone8_##k(int32_t *p, int64_t n, int torus, acc *A) { lone_narrow(k, 1, p, n, torus, A); }
+LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
+static const lone_fn lones[2][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5},
+                                            {lone8_0, lone8_1, lone8_2, lone8_3, lone8_4, lone8_5}};
 #endif
 
 /* One specialization per condition (and per stats flag), chosen by table. */
@@ -1010,6 +1098,13 @@ static void lone_row(const kctx *k, kthread *t)
 {
 	const lbt_view *v = k->v;
 	const int64_t n = v->ext[k->last];
+#if W == 16
+	const int cls = n % HW == 0 && n <= LONE_MAX_N ? lone_class(v->load, n, n % BW == 0) : 0;
+	if (cls) {
+		lones[cls - 1][k->cond](v->load, n, v->torus[k->last], &t->A);
+		return;
+	}
+#endif
 	if (n % W == 0) {
 		k->hrow(v->load, v->load, n, v->torus[k->last], &t->A);
 		return;
