@@ -185,7 +185,7 @@ Test(cli, demo_reads_the_papers_numbers_from_data, .timeout = 120)
 	th_tmpdir(dir, sizeof dir);
 	const char *src = getenv("LBTORUS_DATA") ? getenv("LBTORUS_DATA") : "data";
 	snprintf(cmd, sizeof cmd, "mkdir -p %s/d && cp %s/*.csv %s/d/ && "
-	         "sed -i 's/^table3_lm_balanced,\\(.*\\),18,/table3_lm_balanced,\\1,99,/' %s/d/paper000_claims.csv",
+	         "sed -i 's/^table3_lm_balanced,\\(.*\\),18,/table3_lm_balanced,\\1,99,/' %s/d/henrich1996_claims.csv",
 	         dir, src, dir, dir);
 	cr_assert(!system(cmd));
 	char *out, *err;

@@ -10,7 +10,7 @@
 
 typedef struct {
 	const char *out_dir;  /* created if missing */
-	const char *data_dir; /* paper000_claims.csv, table3_lm_c5.csv, table3_nna.csv (NULL: lbt_data_dir()) */
+	const char *data_dir; /* henrich1996_claims.csv, table3_lm_c5.csv, table3_nna.csv (NULL: lbt_data_dir()) */
 	int quick;            /* small sizes only (seconds): for tests and a first look */
 	int titles;           /* put a title on each plot (default none: a paper has captions) */
 	int threads;          /* independent runs in parallel, one thread each (<= 0: all cores) */
@@ -33,7 +33,7 @@ const char *const *lbt_repro_names(void);
  * (data and tables are written all the same). */
 int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
 
-/* The number the paper states for claim `id` of data_dir/paper000_claims.csv
+/* The number the paper states for claim `id` of data_dir/henrich1996_claims.csv
  * (NULL: "data"), e.g. "table3_lm_balanced" = 18. LBT_EIO: no such file;
  * LBT_EINVAL: no such claim, or a statement without a number. */
 int lbt_repro_claim_value(const char *data_dir, const char *id, double *value, lbt_err *e);

@@ -1,6 +1,6 @@
 /* demo.c — `lbtorus demo`: the headline. Henrich's (1996) worst case on
  * Table 3's ring of 8 PEs and on a torus of the MasPar MP-1's size, LM-C5,
- * with the paper's numbers (read from data/paper000_claims.csv, as
+ * with the paper's numbers (read from data/henrich1996_claims.csv, as
  * reproduce reads them), Theorem 3's bound and the trivial lower bound. */
 #include <getopt.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 
 typedef struct {
 	const char *title, *shape, *init;
-	/* claim ids in paper000_claims.csv; NULL: the paper states none */
+	/* claim ids in henrich1996_claims.csv; NULL: the paper states none */
 	const char *paper_shared, *paper_balanced, *paper_nna; /* paper_nna: also run NNA */
 	const char *paper_note;
 } demo_case;
@@ -143,7 +143,7 @@ int cmd_demo(int argc, char **argv)
 			       "  --isa NAME      kernel target (default: the best this CPU runs)\n"
 			       "  --threads N     OpenMP threads\n"
 			       "  --quiet         no progress line\n"
-			       "  --data DIR      where the paper's numbers are read from (paper000_claims.csv;\n"
+			       "  --data DIR      where the paper's numbers are read from (henrich1996_claims.csv;\n"
 			       "                  default: $LBTORUS_DATA, else %s)\n", LBT_SOURCE_DATADIR);
 			return 0;
 		} else
@@ -154,7 +154,7 @@ int cmd_demo(int argc, char **argv)
 	static const demo_case cases[] = {
 		{"Henrich (1996), Table 3: ring of 8 PEs, 16 units on P(0)", "8", "point:16", "table3_lm_shared",
 		 "table3_lm_balanced", "table3_nna_balanced",
-		 "Table 3 and the text below it (section 5); the numbers are read from paper000_claims.csv"},
+		 "Table 3 and the text below it (section 5); the numbers are read from henrich1996_claims.csv"},
 		{"Henrich (1996), section 5's worst case c = 5 on a MasPar MP-1-sized 128x128 torus", "128x128", "worst:5",
 		 NULL, NULL, NULL, "Fig. 7(a) plots this case (values not tabulated); Theorem 3: T = O(D*K*Ldiff)"},
 	};

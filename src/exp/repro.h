@@ -32,7 +32,7 @@ int rp_threads(const lbt_repro_opts *o); /* runs at once: --threads, else every 
 int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The papers' stated results (data/paper000_claims.csv; ids luling1993_*:
+/* The papers' stated results (data/henrich1996_claims.csv; ids luling1993_*:
  * data/luling1993_claims.csv). */
 typedef struct {
 	char id[64], experiment[16], quantity[200], source[400];

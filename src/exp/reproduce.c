@@ -213,8 +213,8 @@ static FILE *open_data(const lbt_repro_opts *o, const char *name, char *path, si
 int rp_claim_get(const lbt_repro_opts *o, const char *id, rp_claim *c, lbt_err *e)
 {
 	char path[4200], line[2048];
-	/* Lüling and Monien (1993) have their own file; Henrich's (1996) and the rest are in paper000_claims.csv */
-	FILE *f = open_data(o, strncmp(id, "luling1993_", 11) ? "paper000_claims.csv" : "luling1993_claims.csv", path,
+	/* each paper's stated results in a file of its own */
+	FILE *f = open_data(o, strncmp(id, "luling1993_", 11) ? "henrich1996_claims.csv" : "luling1993_claims.csv", path,
 	                    sizeof path, e);
 	if (!f)
 		return LBT_EIO;
