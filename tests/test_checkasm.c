@@ -29,12 +29,13 @@ static const char *const shapes[] = {
 	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33", "2x3x2x16", "1x1x3x1x2x1x1x17", "1x1x1x1x1x1x5x1",
 };
 
-enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_BANDS8, L_SHORT, L_BANDS, L_PILE, NLOADS };
+enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_BANDS8, L_SHORT, L_BANDS, L_TAIL, L_PILE, NLOADS };
 static const char *const load_names[NLOADS] = {
 	"zeros", "ones", "runs of equal loads", "point (worst:5)", "near INT32_MAX", "runs of 0 and INT32_MAX",
 	"random 0..3", "random 0..1000", "around 127 (int8's edge)",
 	"bands of 125, 125, 126 (the byte rows' edge, 64 PEs each)", "around 32767 (int16's edge)",
 	"bands of 32767, 32767, 32768 (int16's edge, 64 PEs each)",
+	"32765 (int16's edge) but one 32768 near the end",
 	"one huge pile on random 0..3",
 };
 
@@ -74,6 +75,9 @@ static void fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 		case L_BANDS: v = 32767 + (i / 64 % 3 == 2); break;
 		/* the same at the AVX-512 byte rows' edge: old loads 0..125 */
 		case L_BANDS8: v = 125 + (i / 64 % 3 == 2); break;
+		/* a ring's one load too big for int16 lanes where a class pass
+		 * over blocks of vectors reads it last */
+		case L_TAIL: v = i == P - 1 - P / 8 ? 32768 : 32765; break;
 		default: v = i == P / 2 ? INT32_MAX - 3 * (int32_t)P : (int32_t)(rnd(&s) % 4); break; /* total <= INT32_MAX */
 		}
 		for (int64_t j = 0; j < run && i < P; j++)
@@ -248,7 +252,9 @@ Test(checkasm, lm_every_row_length_to_40)
  * their counts every 127 rows of 64); planes of such rows in 3-D and 4-D,
  * two and three rows deep too; rings of one to three vectors of int16 or
  * int8 lanes, and of 16384 and 16448 PEs (AVX-512's byte rings empty
- * their counts every 64 byte vectors, and a byte count holds 255). */
+ * their counts every 64 byte vectors, and a byte count holds 255); rings
+ * of 48 and 80 PEs, whose loads AVX2's class pass reads after its blocks
+ * of 64 (L_TAIL puts the one load too big there). */
 Test(checkasm, lm_loads_crossing_narrow_edges)
 {
 	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x70", "mesh,torus"}, {"9x10x11", "torus,mesh,torus"},
@@ -257,7 +263,7 @@ Test(checkasm, lm_loads_crossing_narrow_edges)
 	                                       {"6x9x64", "torus,mesh,torus"}, {"5x7x128", "mesh,torus,mesh"},
 	                                       {"4x2x64", "torus"}, {"3x3x192", "torus,torus,mesh"}, {"3x2x5x96", "torus"},
 	                                       {"64", "torus"}, {"96", "mesh"}, {"128", "torus"}, {"16448", "torus"},
-	                                       {"16384", "mesh"}};
+	                                       {"16384", "mesh"}, {"48", "torus"}, {"80", "mesh"}};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		lbt_kernels k;
 		lbt_err e;

@@ -769,6 +769,118 @@ typedef void (*lone_fn)(int32_t *, int64_t, int, acc *);
 LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
 static const lone_fn lones[2][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5},
                                             {lone8_0, lone8_1, lone8_2, lone8_3, lone8_4, lone8_5}};
+#elif W == 8
+/* Rings in int16 lanes with AVX2: 16 PEs per vector, the masks vectors of
+ * -1 (true) and 0 as in the int32 code, so l - C_i + C_{i-1} is
+ * l + cs - cp; only rings of whole 16-lane vectors and at most LONE_MAX_N
+ * PEs whose loads all fit (lone_class), as with AVX-512, which has the
+ * reasons. */
+enum { HW = 2 * W, HTOP = 32765, LONE_MAX_N = 1 << 16 };
+#define H16(x) simde_mm256_set1_epi16(x)
+#define HGE(a, b) simde_mm256_cmpeq_epi16(simde_mm256_max_epi16((a), (b)), (a))
+#define HSHL1(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 14)
+#define HSHL2(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 12)
+#define HSHR1(cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 2)
+
+/* 1 if the n loads at p all fit int16 lanes, else 0 (stopping at the
+ * first block of 8 vectors with a load above HTOP). */
+static int lone_class(const int32_t *p, int64_t n)
+{
+	const V top = VSET1(HTOP);
+	V t0 = VSET1(0), t1 = t0, t2 = t0, t3 = t0; /* unsigned: a negative load would not fit */
+	int64_t i = 0;
+	for (; i + 8 * W <= n; i += 8 * W) {
+		t0 = simde_mm256_max_epu32(t0, simde_mm256_max_epu32(VLOAD(p + i), VLOAD(p + i + W)));
+		t1 = simde_mm256_max_epu32(t1, simde_mm256_max_epu32(VLOAD(p + i + 2 * W), VLOAD(p + i + 3 * W)));
+		t2 = simde_mm256_max_epu32(t2, simde_mm256_max_epu32(VLOAD(p + i + 4 * W), VLOAD(p + i + 5 * W)));
+		t3 = simde_mm256_max_epu32(t3, simde_mm256_max_epu32(VLOAD(p + i + 6 * W), VLOAD(p + i + 7 * W)));
+		const V m = simde_mm256_max_epu32(simde_mm256_max_epu32(t0, t1), simde_mm256_max_epu32(t2, t3));
+		if (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi32(simde_mm256_max_epu32(m, top), top)) != -1)
+			return 0;
+	}
+	for (; i < n; i += W)
+		t0 = simde_mm256_max_epu32(t0, VLOAD(p + i));
+	const V m = simde_mm256_max_epu32(simde_mm256_max_epu32(t0, t1), simde_mm256_max_epu32(t2, t3));
+	return simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi32(simde_mm256_max_epu32(m, top), top)) == -1;
+}
+
+/* shift_cond in 16 int16 lanes. */
+static ALWAYS_INLINE V hshift_cond(const int cond, V lp, V l, V ln)
+{
+	const V one = H16(1), two = H16(2);
+	switch (cond) {
+	case LBT_C0: return simde_mm256_cmpgt_epi16(l, H16(0));
+	case LBT_C1: return simde_mm256_cmpgt_epi16(l, one);
+	case LBT_C2:
+	case LBT_C4: {
+		const V c2 = simde_mm256_or_si256(simde_mm256_cmpgt_epi16(l, one),
+		                                  simde_mm256_and_si256(simde_mm256_cmpeq_epi16(l, one), simde_mm256_cmpgt_epi16(lp, one)));
+		return cond == LBT_C2 ? c2 : simde_mm256_and_si256(c2, HGE(l, ln));
+	}
+	case LBT_C3: return HGE(l, simde_mm256_max_epi16(ln, two));
+	default: return HGE(l, simde_mm256_max_epi16(ln, one)); /* C5 */
+	}
+}
+
+/* 16 loads of two int32 vectors in lane order, as int16. */
+static ALWAYS_INLINE V hpack(const int32_t *p)
+{
+	return simde_mm256_permute4x64_epi64(simde_mm256_packs_epi32(VLOAD(p), VLOAD(p + W)), 0xd8);
+}
+
+/* The row update of chunk cur (16 PEs at out), widened into out. */
+static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V linked, int32_t *out, V *mx, V *mn, V *cnt, V *s)
+{
+	const V b = HSHL1(prev, cur);
+	const V cp = hshift_cond(cond, HSHL2(prev, cur), b, cur);
+	const V cs = simde_mm256_and_si256(hshift_cond(cond, b, cur, HSHR1(cur, next)), linked);
+	*cnt = simde_mm256_sub_epi16(*cnt, cs);
+	const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), cp);
+	*mx = simde_mm256_max_epi16(*mx, x);
+	*mn = simde_mm256_min_epi16(*mn, x);
+	*s = VADD(*s, simde_mm256_madd_epi16(x, H16(1))); /* pairs < 65536: h is unchanged */
+	VSTORE(out, simde_mm256_cvtepi16_epi32(simde_mm256_castsi256_si128(x)));
+	VSTORE(out + W, simde_mm256_cvtepi16_epi32(simde_mm256_extracti128_si256(x, 1)));
+}
+
+/* lone_narrow of the AVX-512 code in 16 int16 lanes: a ring of at most
+ * LONE_MAX_N PEs adds at most 4096 to a count or a sum's lane. */
+static ALWAYS_INLINE void lone16(const int cond, int32_t *p, int64_t n, int torus, acc *A)
+{
+	const int64_t J = n / HW;
+	const V all = VSET1(-1);
+	V mx = H16(INT16_MIN), mn = H16(INT16_MAX), cnt = H16(0), s = A->s;
+	const V first = hpack(p), lastv = hpack(p + (J - 1) * HW);
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		V next = hpack(p + (j + 1) * HW);
+		hchunk16(cond, prev, cur, next, all, p + j * HW, &mx, &mn, &cnt, &s);
+		prev = cur;
+		cur = next;
+		PIN(mx, mn, cnt, s, prev);
+	}
+	if (j + 1 < J) {
+		hchunk16(cond, prev, cur, lastv, all, p + j * HW, &mx, &mn, &cnt, &s);
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	const V linked = torus ? all : simde_mm256_insert_epi16(all, 0, 15); /* a mesh's last PE gives nothing */
+	hchunk16(cond, prev, cur, torus ? first : VSET1(0), linked, p + j * HW, &mx, &mn, &cnt, &s);
+	A->mx = VMAX(A->mx, VMAX(simde_mm256_cvtepi16_epi32(simde_mm256_castsi256_si128(mx)),
+	                         simde_mm256_cvtepi16_epi32(simde_mm256_extracti128_si256(mx, 1))));
+	A->mn = VMIN(A->mn, VMIN(simde_mm256_cvtepi16_epi32(simde_mm256_castsi256_si128(mn)),
+	                         simde_mm256_cvtepi16_epi32(simde_mm256_extracti128_si256(mn, 1))));
+	A->cnt = VADD(A->cnt, simde_mm256_madd_epi16(cnt, H16(1)));
+	A->s = s;
+	acc_flush(A, J);
+}
+typedef void (*lone_fn)(int32_t *, int64_t, int, acc *);
+#define LONES(k) \
+	static void lone16_##k(int32_t *p, int64_t n, int torus, acc *A) { lone16(k, p, n, torus, A); }
+LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
+static const lone_fn lones[1][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5}};
 #endif
 
 /* One specialization per condition (and per stats flag), chosen by table. */
@@ -1099,8 +1211,12 @@ static void lone_row(const kctx *k, kthread *t)
 {
 	const lbt_view *v = k->v;
 	const int64_t n = v->ext[k->last];
+#if W == 16 || W == 8
 #if W == 16
 	const int cls = n % HW == 0 && n <= LONE_MAX_N ? lone_class(v->load, n, n % BW == 0) : 0;
+#else
+	const int cls = n % HW == 0 && n <= LONE_MAX_N ? lone_class(v->load, n) : 0;
+#endif
 	if (cls) {
 		lones[cls - 1][k->cond](v->load, n, v->torus[k->last], &t->A);
 		return;
