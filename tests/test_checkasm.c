@@ -29,13 +29,14 @@ static const char *const shapes[] = {
 	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33", "2x3x2x16", "1x1x3x1x2x1x1x17", "1x1x1x1x1x1x5x1",
 };
 
-enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_BANDS8, L_SHORT, L_BANDS, L_TAIL, L_PILE, NLOADS };
+enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_BANDS8, L_SHORT, L_BANDS, L_TAIL, L_TAIL8, L_PILE, NLOADS };
 static const char *const load_names[NLOADS] = {
 	"zeros", "ones", "runs of equal loads", "point (worst:5)", "near INT32_MAX", "runs of 0 and INT32_MAX",
 	"random 0..3", "random 0..1000", "around 127 (int8's edge)",
 	"bands of 125, 125, 126 (the byte rows' edge, 64 PEs each)", "around 32767 (int16's edge)",
 	"bands of 32767, 32767, 32768 (int16's edge, 64 PEs each)",
 	"32765 (int16's edge) but one 32768 near the end",
+	"125 (int8's edge) but one 128 near the end",
 	"one huge pile on random 0..3",
 };
 
@@ -78,6 +79,7 @@ static void fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 		/* a ring's one load too big for int16 lanes where a class pass
 		 * over blocks of vectors reads it last */
 		case L_TAIL: v = i == P - 1 - P / 8 ? 32768 : 32765; break;
+		case L_TAIL8: v = i == P - 1 - P / 8 ? 128 : 125; break;
 		default: v = i == P / 2 ? INT32_MAX - 3 * (int32_t)P : (int32_t)(rnd(&s) % 4); break; /* total <= INT32_MAX */
 		}
 		for (int64_t j = 0; j < run && i < P; j++)
@@ -254,7 +256,8 @@ Test(checkasm, lm_every_row_length_to_40)
  * int8 lanes, and of 16384 and 16448 PEs (AVX-512's byte rings empty
  * their counts every 64 byte vectors, and a byte count holds 255); rings
  * of 48 and 80 PEs, whose loads AVX2's class pass reads after its blocks
- * of 64 (L_TAIL puts the one load too big there). */
+ * of 64 (L_TAIL puts the one load too big there; on the ring of 16384, in
+ * the last vector of a block, L_TAIL8 too). */
 Test(checkasm, lm_loads_crossing_narrow_edges)
 {
 	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x70", "mesh,torus"}, {"9x10x11", "torus,mesh,torus"},

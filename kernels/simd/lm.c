@@ -24,7 +24,7 @@
  * counts what moved and the max, min and total of the state it leaves, so
  * the driver needs no extra pass. With AVX-512, a roll over rows takes each
  * row whose loads fit in int16 or int8 lanes that way ("Narrow rows" below),
- * and a ring (1-D) whose loads all fit does too (lone_class).
+ * and a ring (1-D) whose loads all fit does too (lone_top).
  *
  * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
  * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
@@ -683,33 +683,16 @@ static void row_from_gt(int32_t *row, const M *gtb, int64_t n)
 }
 
 /* A lone row (a 1-D grid) has no outer axis to hand its class along, so
- * it takes narrow lanes only when all its n loads fit: 2 if they fit a
- * byte row (and bytes allows one), 1 if they fit int16 lanes, else 0; the
- * pass stops at the first block of 8 vectors with a load above HTOP. It
+ * it takes narrow lanes only when all its loads fit (lone_top). That
  * reads the row once more, so only rings of up to LONE_MAX_N PEs (256 KiB
- * of int32, in L2) take it: on longer ones that read cost more than
+ * of int32, in L2) take them: on longer ones that read cost more than
  * the narrow lanes saved (LM-C5, 262144 PEs: 4-12 % slower). */
 enum { LONE_MAX_N = 1 << 16 };
-static int lone_class(const int32_t *p, int64_t n, int bytes)
-{
-	V t0 = VSET1(0), t1 = t0, t2 = t0, t3 = t0; /* unsigned: a negative load would not fit */
-	int64_t i = 0;
-	for (; i + 8 * W <= n; i += 8 * W) {
-		t0 = _mm512_max_epu32(t0, _mm512_max_epu32(VLOAD(p + i), VLOAD(p + i + W)));
-		t1 = _mm512_max_epu32(t1, _mm512_max_epu32(VLOAD(p + i + 2 * W), VLOAD(p + i + 3 * W)));
-		t2 = _mm512_max_epu32(t2, _mm512_max_epu32(VLOAD(p + i + 4 * W), VLOAD(p + i + 5 * W)));
-		t3 = _mm512_max_epu32(t3, _mm512_max_epu32(VLOAD(p + i + 6 * W), VLOAD(p + i + 7 * W)));
-		if (_mm512_cmpgt_epu32_mask(_mm512_max_epu32(_mm512_max_epu32(t0, t1), _mm512_max_epu32(t2, t3)), VSET1(HTOP)))
-			return 0;
-	}
-	for (; i < n; i += W)
-		t0 = _mm512_max_epu32(t0, VLOAD(p + i));
-	const V top = _mm512_max_epu32(_mm512_max_epu32(t0, t1), _mm512_max_epu32(t2, t3));
-	return _mm512_cmpgt_epu32_mask(top, VSET1(HTOP)) ? 0 : bytes && !_mm512_cmpgt_epu32_mask(top, VSET1(BTOP)) ? 2 : 1;
-}
+#define VMAXU(a, b) _mm512_max_epu32((a), (b))
+#define VABOVE(x, t) (_mm512_cmpgt_epu32_mask((x), VSET1(t)) != 0) /* a lane of x above t, unsigned */
 
 /* hrow_impl on a lone row of n = a whole number of narrow chunks whose
- * loads all fit them (lone_class): each chunk packed from p as it is read
+ * loads all fit them (lone_top): each chunk packed from p as it is read
  * and widened back in place, chunk j stored after chunk j+1 was read, the
  * old first and last chunks kept for the torus's wrap. One substep adds
  * at most 1 per lane and chunk to a count: the byte counts are emptied
@@ -773,7 +756,7 @@ static const lone_fn lones[2][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone1
 /* Rings in int16 lanes with AVX2: 16 PEs per vector, the masks vectors of
  * -1 (true) and 0 as in the int32 code, so l - C_i + C_{i-1} is
  * l + cs - cp; only rings of whole 16-lane vectors and at most LONE_MAX_N
- * PEs whose loads all fit (lone_class), as with AVX-512, which has the
+ * PEs whose loads all fit (lone_top), as with AVX-512, which has the
  * reasons. */
 enum { HW = 2 * W, HTOP = 32765, LONE_MAX_N = 1 << 16 };
 #define H16(x) simde_mm256_set1_epi16(x)
@@ -782,27 +765,8 @@ enum { HW = 2 * W, HTOP = 32765, LONE_MAX_N = 1 << 16 };
 #define HSHL2(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 12)
 #define HSHR1(cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 2)
 
-/* 1 if the n loads at p all fit int16 lanes, else 0 (stopping at the
- * first block of 8 vectors with a load above HTOP). */
-static int lone_class(const int32_t *p, int64_t n)
-{
-	const V top = VSET1(HTOP);
-	V t0 = VSET1(0), t1 = t0, t2 = t0, t3 = t0; /* unsigned: a negative load would not fit */
-	int64_t i = 0;
-	for (; i + 8 * W <= n; i += 8 * W) {
-		t0 = simde_mm256_max_epu32(t0, simde_mm256_max_epu32(VLOAD(p + i), VLOAD(p + i + W)));
-		t1 = simde_mm256_max_epu32(t1, simde_mm256_max_epu32(VLOAD(p + i + 2 * W), VLOAD(p + i + 3 * W)));
-		t2 = simde_mm256_max_epu32(t2, simde_mm256_max_epu32(VLOAD(p + i + 4 * W), VLOAD(p + i + 5 * W)));
-		t3 = simde_mm256_max_epu32(t3, simde_mm256_max_epu32(VLOAD(p + i + 6 * W), VLOAD(p + i + 7 * W)));
-		const V m = simde_mm256_max_epu32(simde_mm256_max_epu32(t0, t1), simde_mm256_max_epu32(t2, t3));
-		if (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi32(simde_mm256_max_epu32(m, top), top)) != -1)
-			return 0;
-	}
-	for (; i < n; i += W)
-		t0 = simde_mm256_max_epu32(t0, VLOAD(p + i));
-	const V m = simde_mm256_max_epu32(simde_mm256_max_epu32(t0, t1), simde_mm256_max_epu32(t2, t3));
-	return simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi32(simde_mm256_max_epu32(m, top), top)) == -1;
-}
+#define VMAXU(a, b) simde_mm256_max_epu32((a), (b))
+#define VABOVE(x, t) (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi32(VMAXU((x), VSET1(t)), VSET1(t))) != -1)
 
 /* shift_cond in 16 int16 lanes. */
 static ALWAYS_INLINE V hshift_cond(const int cond, V lp, V l, V ln)
@@ -881,6 +845,29 @@ typedef void (*lone_fn)(int32_t *, int64_t, int, acc *);
 	static void lone16_##k(int32_t *p, int64_t n, int torus, acc *A) { lone16(k, p, n, torus, A); }
 LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
 static const lone_fn lones[1][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5}};
+#endif
+
+#if W == 16 || W == 8
+/* The unsigned maximum of the n loads at p (a negative load would not fit),
+ * or of a prefix of them once that is above HTOP: the pass stops after
+ * the first block of 8 vectors with such a load. */
+static V lone_top(const int32_t *p, int64_t n)
+{
+	V t0 = VSET1(0), t1 = t0, t2 = t0, t3 = t0;
+	int64_t i = 0;
+	for (; i + 8 * W <= n; i += 8 * W) {
+		t0 = VMAXU(t0, VMAXU(VLOAD(p + i), VLOAD(p + i + W)));
+		t1 = VMAXU(t1, VMAXU(VLOAD(p + i + 2 * W), VLOAD(p + i + 3 * W)));
+		t2 = VMAXU(t2, VMAXU(VLOAD(p + i + 4 * W), VLOAD(p + i + 5 * W)));
+		t3 = VMAXU(t3, VMAXU(VLOAD(p + i + 6 * W), VLOAD(p + i + 7 * W)));
+		const V m = VMAXU(VMAXU(t0, t1), VMAXU(t2, t3));
+		if (VABOVE(m, HTOP))
+			return m;
+	}
+	for (; i < n; i += W)
+		t0 = VMAXU(t0, VLOAD(p + i));
+	return VMAXU(VMAXU(t0, t1), VMAXU(t2, t3));
+}
 #endif
 
 /* One specialization per condition (and per stats flag), chosen by table. */
@@ -1212,11 +1199,16 @@ static void lone_row(const kctx *k, kthread *t)
 	const lbt_view *v = k->v;
 	const int64_t n = v->ext[k->last];
 #if W == 16 || W == 8
+	/* 2: the loads fit a byte ring (AVX-512, n whole byte vectors), 1: int16 lanes, 0: neither */
+	int cls = 0;
+	if (n % HW == 0 && n <= LONE_MAX_N) {
+		const V top = lone_top(v->load, n);
 #if W == 16
-	const int cls = n % HW == 0 && n <= LONE_MAX_N ? lone_class(v->load, n, n % BW == 0) : 0;
+		cls = VABOVE(top, HTOP) ? 0 : n % BW == 0 && !VABOVE(top, BTOP) ? 2 : 1;
 #else
-	const int cls = n % HW == 0 && n <= LONE_MAX_N ? lone_class(v->load, n) : 0;
+		cls = !VABOVE(top, HTOP);
 #endif
+	}
 	if (cls) {
 		lones[cls - 1][k->cond](v->load, n, v->torus[k->last], &t->A);
 		return;
