@@ -280,6 +280,13 @@ Test(checkasm, lm_loads_crossing_narrow_edges)
 				for (int kind = L_BYTE; kind <= L_PILE; kind++)
 					check_case(&k, cond, &s, kind, 1, 150);
 		}
+		/* a roll over more rows than a narrow row's int16 count holds: on
+		 * 16400 rows of 32 PEs, all 1, LM-C0 moves every element in both
+		 * substeps, so a count lane gains 2 a row and must be emptied on
+		 * the way */
+		lbt_shape s;
+		cr_assert_eq(lbt_shape_parse(&s, "16400x32", &e), LBT_OK);
+		check_case(&k, LBT_C0, &s, L_ONES, 1, 2);
 	}
 }
 

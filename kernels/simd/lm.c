@@ -753,91 +753,208 @@ LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
 static const lone_fn lones[2][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5},
                                             {lone8_0, lone8_1, lone8_2, lone8_3, lone8_4, lone8_5}};
 #elif W == 8
-/* Rings in int16 lanes with AVX2: 16 PEs per vector, the masks vectors of
- * -1 (true) and 0 as in the int32 code, so l - C_i + C_{i-1} is
- * l + cs - cp; only rings of whole 16-lane vectors and at most LONE_MAX_N
- * PEs whose loads all fit (lone_top), as with AVX-512, which has the
- * reasons. */
+/* Narrow rows and rings with AVX2: int16 lanes only, 16 PEs per vector,
+ * under the rules of the AVX-512 rows and rings above (which give the
+ * reasons), but: no byte lanes; no packed-row buffer (a row packs its own
+ * loads again); the masks are vectors of -1 (true) and 0 as in the int32
+ * code, so l - C_i + C_{i-1} is l + cs - cp; and the masks a row hands on
+ * along the outer axis (cpb; gtb for C2 and C4) stay in the format of the
+ * row that wrote them: an int32 row's in 8 lanes per vector, a narrow
+ * row's in 16 int16 lanes in the vector of the first of its two int32
+ * chunks. cp_narrow converts them when the kind of row changes. */
 enum { HW = 2 * W, HTOP = 32765, LONE_MAX_N = 1 << 16 };
 #define H16(x) simde_mm256_set1_epi16(x)
+#define HGT1(x) simde_mm256_cmpgt_epi16((x), H16(1))
 #define HGE(a, b) simde_mm256_cmpeq_epi16(simde_mm256_max_epi16((a), (b)), (a))
 #define HSHL1(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 14)
 #define HSHL2(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 12)
 #define HSHR1(cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 2)
-
+/* int16 lanes 0..7 or 8..15 widened (half a constant) */
+#define HWIDEN(x, half) \
+	simde_mm256_cvtepi16_epi32((half) ? simde_mm256_extracti128_si256((x), 1) : simde_mm256_castsi256_si128(x))
 #define VMAXU(a, b) simde_mm256_max_epu32((a), (b))
 #define VABOVE(x, t) (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi32(VMAXU((x), VSET1(t)), VSET1(t))) != -1)
 
-/* shift_cond in 16 int16 lanes. */
-static ALWAYS_INLINE V hshift_cond(const int cond, V lp, V l, V ln)
+/* 16 loads of two int32 vectors (or masks) in lane order, saturated to int16. */
+static ALWAYS_INLINE V hpack(V a, V b) { return simde_mm256_permute4x64_epi64(simde_mm256_packs_epi32(a, b), 0xd8); }
+
+/* shift_cond in 16 int16 lanes; for C2 and C4, pg is "L_{i-1} > 1". */
+static ALWAYS_INLINE V hcond(const int cond, V pg, V l, V ln)
 {
-	const V one = H16(1), two = H16(2);
+	const V one = H16(1);
 	switch (cond) {
 	case LBT_C0: return simde_mm256_cmpgt_epi16(l, H16(0));
-	case LBT_C1: return simde_mm256_cmpgt_epi16(l, one);
+	case LBT_C1: return HGT1(l);
 	case LBT_C2:
 	case LBT_C4: {
-		const V c2 = simde_mm256_or_si256(simde_mm256_cmpgt_epi16(l, one),
-		                                  simde_mm256_and_si256(simde_mm256_cmpeq_epi16(l, one), simde_mm256_cmpgt_epi16(lp, one)));
+		const V c2 = simde_mm256_or_si256(HGT1(l), simde_mm256_and_si256(simde_mm256_cmpeq_epi16(l, one), pg));
 		return cond == LBT_C2 ? c2 : simde_mm256_and_si256(c2, HGE(l, ln));
 	}
-	case LBT_C3: return HGE(l, simde_mm256_max_epi16(ln, two));
+	case LBT_C3: return HGE(l, simde_mm256_max_epi16(ln, H16(2)));
 	default: return HGE(l, simde_mm256_max_epi16(ln, one)); /* C5 */
 	}
 }
 
-/* 16 loads of two int32 vectors in lane order, as int16. */
-static ALWAYS_INLINE V hpack(const int32_t *p)
+/* The narrow rows' counters in int16 lanes, merged into the int32
+ * registers (hmerge) whenever the roll flushes. */
+typedef struct {
+	V mx, mn, cnt;
+	int used; /* a narrow row ran since the last merge */
+} hregs;
+#define HREGS_EMPTY {H16(INT16_MIN), H16(INT16_MAX), H16(0), 0}
+static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
 {
-	return simde_mm256_permute4x64_epi64(simde_mm256_packs_epi32(VLOAD(p), VLOAD(p + W)), 0xd8);
+	if (!H->used)
+		return;
+	R->mx = VMAX(R->mx, VMAX(HWIDEN(H->mx, 0), HWIDEN(H->mx, 1)));
+	R->mn = VMIN(R->mn, VMIN(HWIDEN(H->mn, 0), HWIDEN(H->mn, 1)));
+	R->cnt = VADD(R->cnt, simde_mm256_madd_epi16(H->cnt, H16(1)));
+	*H = (hregs)HREGS_EMPTY;
 }
 
 /* The row update of chunk cur (16 PEs at out), widened into out. */
-static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V linked, int32_t *out, V *mx, V *mn, V *cnt, V *s)
+static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V linked, int32_t *out, hregs *H, regs *R)
 {
+	const int lp = cond == LBT_C2 || cond == LBT_C4;
 	const V b = HSHL1(prev, cur);
-	const V cp = hshift_cond(cond, HSHL2(prev, cur), b, cur);
-	const V cs = simde_mm256_and_si256(hshift_cond(cond, b, cur, HSHR1(cur, next)), linked);
-	*cnt = simde_mm256_sub_epi16(*cnt, cs);
+	const V cp = hcond(cond, lp ? HGT1(HSHL2(prev, cur)) : b, b, cur);
+	const V cs = simde_mm256_and_si256(hcond(cond, lp ? HGT1(b) : b, cur, HSHR1(cur, next)), linked);
+	H->cnt = simde_mm256_sub_epi16(H->cnt, cs);
 	const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), cp);
-	*mx = simde_mm256_max_epi16(*mx, x);
-	*mn = simde_mm256_min_epi16(*mn, x);
-	*s = VADD(*s, simde_mm256_madd_epi16(x, H16(1))); /* pairs < 65536: h is unchanged */
-	VSTORE(out, simde_mm256_cvtepi16_epi32(simde_mm256_castsi256_si128(x)));
-	VSTORE(out + W, simde_mm256_cvtepi16_epi32(simde_mm256_extracti128_si256(x, 1)));
+	H->mx = simde_mm256_max_epi16(H->mx, x);
+	H->mn = simde_mm256_min_epi16(H->mn, x);
+	R->s = VADD(R->s, simde_mm256_madd_epi16(x, H16(1))); /* pairs < 65536: h is unchanged */
+	VSTORE(out, HWIDEN(x, 0));
+	VSTORE(out + W, HWIDEN(x, 1));
 }
 
-/* lone_narrow of the AVX-512 code in 16 int16 lanes: a ring of at most
- * LONE_MAX_N PEs adds at most 4096 to a count or a sum's lane. */
-static ALWAYS_INLINE void lone16(const int cond, int32_t *p, int64_t n, int torus, acc *A)
+/* Outer-axis update of narrow chunk j: own and successor loads packed
+ * from p0 and p1; C_{i-1} from cpb, C_i left there; for C2 and C4 the
+ * predecessor's "L > 1" from gtb, the row's own left there. */
+static ALWAYS_INLINE V fchunk16(const int cond, const int32_t *p0, const int32_t *p1, int64_t j, V nm, M *cpb, M *gtb,
+                                V *cnt, V *top)
 {
+	const int64_t i = j * HW;
+	const V l = hpack(VLOAD(p0 + i), VLOAD(p0 + i + W));
+	PREFETCH(p1 + i, 16 * HW); /* the successor's loads 16 vectors ahead, as fchunk does */
+	const V d = hpack(VLOAD(p1 + i), VLOAD(p1 + i + W));
+	*top = simde_mm256_max_epu16(*top, d); /* unsigned: a negative load would not fit */
+	V pg = l;
+	if (cond == LBT_C2 || cond == LBT_C4) {
+		pg = gtb[2 * j];
+		gtb[2 * j] = HGT1(l);
+	}
+	const V cs = simde_mm256_and_si256(hcond(cond, pg, l, d), nm), cp = cpb[2 * j];
+	cpb[2 * j] = cs;
+	*cnt = simde_mm256_sub_epi16(*cnt, cs);
+	return simde_mm256_sub_epi16(simde_mm256_add_epi16(l, cs), cp);
+}
+
+/* 1 if the loads packed into top all fit a narrow row, else 0. */
+static ALWAYS_INLINE int top_class(V top)
+{
+	const V t = H16(HTOP);
+	return simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi16(simde_mm256_max_epu16(top, t), t)) == -1;
+}
+
+/* frow16_body of the AVX-512 rows: a row of n = a whole number of narrow
+ * chunks whose old loads fit; returns the class of the next row's. */
+static ALWAYS_INLINE int frow16_body(const int cond, int32_t *p0, const int32_t *p1, int64_t n, int has_next, int torus,
+                                     M *cpb, M *gtb, hregs *H, regs *R)
+{
+	const V all = VSET1(-1), nm = has_next ? all : VSET1(0);
 	const int64_t J = n / HW;
-	const V all = VSET1(-1);
-	V mx = H16(INT16_MIN), mn = H16(INT16_MAX), cnt = H16(0), s = A->s;
-	const V first = hpack(p), lastv = hpack(p + (J - 1) * HW);
+	V top = H16(0);
+	H->used = 1;
+	const V first = fchunk16(cond, p0, p1, 0, nm, cpb, gtb, &H->cnt, &top);
+	const V lastv = J > 1 ? fchunk16(cond, p0, p1, J - 1, nm, cpb, gtb, &H->cnt, &top) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = hpack(p + (j + 1) * HW);
-		hchunk16(cond, prev, cur, next, all, p + j * HW, &mx, &mn, &cnt, &s);
+		V next = fchunk16(cond, p0, p1, j + 1, nm, cpb, gtb, &H->cnt, &top);
+		hchunk16(cond, prev, cur, next, all, p0 + j * HW, H, R);
 		prev = cur;
 		cur = next;
-		PIN(mx, mn, cnt, s, prev);
+		PIN(H->mx, H->mn, H->cnt, R->s, prev);
 	}
 	if (j + 1 < J) {
-		hchunk16(cond, prev, cur, lastv, all, p + j * HW, &mx, &mn, &cnt, &s);
+		hchunk16(cond, prev, cur, lastv, all, p0 + j * HW, H, R);
 		prev = cur;
 		cur = lastv;
 		j++;
 	}
-	const V linked = torus ? all : simde_mm256_insert_epi16(all, 0, 15); /* a mesh's last PE gives nothing */
-	hchunk16(cond, prev, cur, torus ? first : VSET1(0), linked, p + j * HW, &mx, &mn, &cnt, &s);
-	A->mx = VMAX(A->mx, VMAX(simde_mm256_cvtepi16_epi32(simde_mm256_castsi256_si128(mx)),
-	                         simde_mm256_cvtepi16_epi32(simde_mm256_extracti128_si256(mx, 1))));
-	A->mn = VMIN(A->mn, VMIN(simde_mm256_cvtepi16_epi32(simde_mm256_castsi256_si128(mn)),
-	                         simde_mm256_cvtepi16_epi32(simde_mm256_extracti128_si256(mn, 1))));
-	A->cnt = VADD(A->cnt, simde_mm256_madd_epi16(cnt, H16(1)));
-	A->s = s;
+	hchunk16(cond, prev, cur, torus ? first : VSET1(0), torus ? all : simde_mm256_insert_epi16(all, 0, 15),
+	         p0 + j * HW, H, R);
+	return top_class(top);
+}
+
+/* The class of old row src (n loads): 1 if they fit a narrow row. */
+static int row_class(const int32_t *src, int64_t n)
+{
+	V top = H16(0);
+	for (int64_t i = 0; i < n; i += HW)
+		top = simde_mm256_max_epu16(top, hpack(VLOAD(src + i), VLOAD(src + i + W)));
+	return top_class(top);
+}
+
+/* cpb (n PEs) from the int32 rows' format to the narrow rows' (narrow),
+ * or back. */
+static void cp_narrow(M *cpb, int64_t n, int narrow)
+{
+	for (int64_t j = 0; j < n / HW; j++)
+		if (narrow)
+			cpb[2 * j] = hpack(cpb[2 * j], cpb[2 * j + 1]);
+		else {
+			const V c = cpb[2 * j];
+			cpb[2 * j] = HWIDEN(c, 0);
+			cpb[2 * j + 1] = HWIDEN(c, 1);
+		}
+}
+
+/* gtb from an int32 old row n PEs long, and back (2 where L > 1, else 0),
+ * as with AVX-512. */
+static void gt_from_row(M *gtb, const int32_t *row, int64_t n)
+{
+	for (int64_t j = 0; j < n / HW; j++)
+		gtb[2 * j] = HGT1(hpack(VLOAD(row + j * HW), VLOAD(row + j * HW + W)));
+}
+static void row_from_gt(int32_t *row, const M *gtb, int64_t n)
+{
+	for (int64_t j = 0; j < n / HW; j++) {
+		VSTORE(row + j * HW, simde_mm256_and_si256(HWIDEN(gtb[2 * j], 0), VSET1(2)));
+		VSTORE(row + j * HW + W, simde_mm256_and_si256(HWIDEN(gtb[2 * j], 1), VSET1(2)));
+	}
+}
+
+/* lone_narrow of the AVX-512 code in int16 lanes: a ring of at most
+ * LONE_MAX_N PEs adds at most 4096 to a count's or a sum's lane. */
+static ALWAYS_INLINE void lone16(const int cond, int32_t *p, int64_t n, int torus, acc *A)
+{
+	const int64_t J = n / HW;
+	const V all = VSET1(-1);
+	regs R = REGS_IN(A);
+	hregs H = HREGS_EMPTY;
+	H.used = 1;
+	const V first = hpack(VLOAD(p), VLOAD(p + W)), lastv = hpack(VLOAD(p + (J - 1) * HW), VLOAD(p + (J - 1) * HW + W));
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		V next = hpack(VLOAD(p + (j + 1) * HW), VLOAD(p + (j + 1) * HW + W));
+		hchunk16(cond, prev, cur, next, all, p + j * HW, &H, &R);
+		prev = cur;
+		cur = next;
+		PIN(H.mx, H.mn, H.cnt, R.s, prev);
+	}
+	if (j + 1 < J) {
+		hchunk16(cond, prev, cur, lastv, all, p + j * HW, &H, &R);
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	hchunk16(cond, prev, cur, torus ? first : VSET1(0), torus ? all : simde_mm256_insert_epi16(all, 0, 15), p + j * HW,
+	         &H, &R);
+	hmerge(&H, &R);
+	REGS_OUT(A, R);
 	acc_flush(A, J);
 }
 typedef void (*lone_fn)(int32_t *, int64_t, int, acc *);
@@ -924,6 +1041,8 @@ typedef struct {
 	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
 #if W == 16
 	int16_t *pk[2];  /* rows of at most NARROW_BUF PEs: old rows packed to int16, by parity */
+#endif
+#if W == 16 || W == 8
 	M *gtb;          /* C2, C4: a narrow row's "L > 1", for the next row (fchunk16, fchunk8) */
 #endif
 	acc A;
@@ -1085,6 +1204,16 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	hregs H = HREGS_EMPTY;
 	bregs B = BREGS_EMPTY;
 	int64_t wait = 0, backoff = 1; /* rows of big loads: try packing after 1, 2, 4, ... 16 rows */
+#elif W == 8
+	const int narrow = len % HW == 0, lp = cond == LBT_C2 || cond == LBT_C4;
+	int cls = narrow && q0 + 1 < q1 ? row_class(base + (q0 + 1) * s, len) : 0;
+	if (cls) { /* row q0 went through frow (int32), which saved it */
+		cp_narrow(t->cpb, len, 1);
+		if (lp)
+			gt_from_row(t->gtb, t->ring[a][q0 & 1], len);
+	}
+	hregs H = HREGS_EMPTY;
+	int64_t wait = 0, backoff = 1;
 #endif
 	for (int64_t q = q0 + 1; q < q1; q++) {
 		if (x && q + 1 >= 2 && q + 1 < q1 && (!v->torus[a] || q + 1 < q1 - 2))
@@ -1121,6 +1250,24 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 		 * "L > 1" from gtb (narrow) or from its saved old row (int32) */
 		if (lp && !was != !cls)
 			(cls ? gt_from_row(t->gtb, t->ring[a][q & 1], len) : row_from_gt(t->ring[a][q & 1], t->gtb, len));
+#elif W == 8
+		int32_t *p0 = base + q * s;
+		const int was = cls;
+		if (cls)
+			cls = frow16_body(cond, p0, p1, len, has_next, row_torus, t->cpb, t->gtb, &H, &R);
+		else {
+			frow_body(cond, 1, m1, m1, p0, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
+			if (narrow && --wait < 0) {
+				cls = row_class(p1, len);
+				backoff = cls ? 1 : backoff < 16 ? 2 * backoff : 16;
+				wait = cls ? 0 : backoff - 1;
+			}
+		}
+		if (!was != !cls) { /* the next row reads cpb (and gtb) in its own format */
+			cp_narrow(t->cpb, len, cls);
+			if (lp)
+				(cls ? gt_from_row(t->gtb, t->ring[a][q & 1], len) : row_from_gt(t->ring[a][q & 1], t->gtb, len));
+		}
 #else
 		frow_body(cond, 1, m1, m1, base + q * s, p1, t->ring[a][q & 1], len, has_next, row_torus, t->cpb, &R);
 #endif
@@ -1128,6 +1275,8 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 #if W == 16
 			hmerge(&H, &R);
 			bmerge(&B, &R, &t->A);
+#elif W == 8
+			hmerge(&H, &R);
 #endif
 			REGS_OUT(&t->A, R);
 			acc_flush(&t->A, 2 * SEG); /* flushes */
@@ -1138,6 +1287,8 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 #if W == 16
 	hmerge(&H, &R);
 	bmerge(&B, &R, &t->A);
+#elif W == 8
+	hmerge(&H, &R);
 #endif
 	REGS_OUT(&t->A, R);
 	acc_flush(&t->A, pend);
@@ -1254,6 +1405,8 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 	t.pk[0] = (int16_t *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16) + round_up(v->ext[last] + W, 16));
 	t.pk[1] = t.pk[0] + round_up(v->ext[last], 32);
 	t.gtb = t.cpb + round_up(v->ext[last] / W + 1, 32); /* cpb's cells hold both: 4 bytes a PE, 2 bits used */
+#elif W == 8
+	t.gtb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16) + round_up(v->ext[last] + W, 16));
 #endif
 	if (a0 == last)
 		lone_row(k, &t);
@@ -1335,6 +1488,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	int64_t per = rowcells + round_up(v->ext[last] + W, 16); /* B, cpb */
 #if W == 16
 	per += round_up(v->ext[last], 32); /* pk: two rows of int16 */
+#elif W == 8
+	per += round_up(v->ext[last] + W, 16); /* gtb, as large as cpb */
 #endif
 	for (int a = a0; a < last; a++)
 		if (k.N[a] >= 2)
