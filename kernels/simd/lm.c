@@ -24,7 +24,8 @@
  * counts what moved and the max, min and total of the state it leaves, so
  * the driver needs no extra pass. With AVX-512, a roll over rows takes each
  * row whose loads fit in int16 or int8 lanes that way ("Narrow rows" below),
- * and a ring (1-D) whose loads all fit does too (lone_top).
+ * and a ring (1-D) whose loads all fit does too (lone_top); with AVX2, int16
+ * lanes only.
  *
  * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
  * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
