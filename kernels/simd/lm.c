@@ -764,8 +764,8 @@ static const lone_fn lones[2][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone1
  * row's in 16 int16 lanes in the vector of the first of its two int32
  * chunks. cp_narrow converts them when the kind of row changes. */
 enum { HW = 2 * W, HTOP = 32765, LONE_MAX_N = 1 << 16 };
-#define H16(x) simde_mm256_set1_epi16(x)
-#define HGT1(x) simde_mm256_cmpgt_epi16((x), H16(1))
+#define HSET1(x) simde_mm256_set1_epi16(x)
+#define HGT1(x) simde_mm256_cmpgt_epi16((x), HSET1(1))
 #define HGE(a, b) simde_mm256_cmpeq_epi16(simde_mm256_max_epi16((a), (b)), (a))
 #define HSHL1(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 14)
 #define HSHL2(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 12)
@@ -782,16 +782,16 @@ static ALWAYS_INLINE V hpack(V a, V b) { return simde_mm256_permute4x64_epi64(si
 /* shift_cond in 16 int16 lanes; for C2 and C4, pg is "L_{i-1} > 1". */
 static ALWAYS_INLINE V hcond(const int cond, V pg, V l, V ln)
 {
-	const V one = H16(1);
+	const V one = HSET1(1);
 	switch (cond) {
-	case LBT_C0: return simde_mm256_cmpgt_epi16(l, H16(0));
+	case LBT_C0: return simde_mm256_cmpgt_epi16(l, HSET1(0));
 	case LBT_C1: return HGT1(l);
 	case LBT_C2:
 	case LBT_C4: {
 		const V c2 = simde_mm256_or_si256(HGT1(l), simde_mm256_and_si256(simde_mm256_cmpeq_epi16(l, one), pg));
 		return cond == LBT_C2 ? c2 : simde_mm256_and_si256(c2, HGE(l, ln));
 	}
-	case LBT_C3: return HGE(l, simde_mm256_max_epi16(ln, H16(2)));
+	case LBT_C3: return HGE(l, simde_mm256_max_epi16(ln, HSET1(2)));
 	default: return HGE(l, simde_mm256_max_epi16(ln, one)); /* C5 */
 	}
 }
@@ -802,14 +802,14 @@ typedef struct {
 	V mx, mn, cnt;
 	int used; /* a narrow row ran since the last merge */
 } hregs;
-#define HREGS_EMPTY {H16(INT16_MIN), H16(INT16_MAX), H16(0), 0}
+#define HREGS_EMPTY {HSET1(INT16_MIN), HSET1(INT16_MAX), HSET1(0), 0}
 static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
 {
 	if (!H->used)
 		return;
 	R->mx = VMAX(R->mx, VMAX(HWIDEN(H->mx, 0), HWIDEN(H->mx, 1)));
 	R->mn = VMIN(R->mn, VMIN(HWIDEN(H->mn, 0), HWIDEN(H->mn, 1)));
-	R->cnt = VADD(R->cnt, simde_mm256_madd_epi16(H->cnt, H16(1)));
+	R->cnt = VADD(R->cnt, simde_mm256_madd_epi16(H->cnt, HSET1(1)));
 	*H = (hregs)HREGS_EMPTY;
 }
 
@@ -824,7 +824,7 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V link
 	const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), cp);
 	H->mx = simde_mm256_max_epi16(H->mx, x);
 	H->mn = simde_mm256_min_epi16(H->mn, x);
-	R->s = VADD(R->s, simde_mm256_madd_epi16(x, H16(1))); /* pairs < 65536: h is unchanged */
+	R->s = VADD(R->s, simde_mm256_madd_epi16(x, HSET1(1))); /* pairs < 65536: h is unchanged */
 	VSTORE(out, HWIDEN(x, 0));
 	VSTORE(out + W, HWIDEN(x, 1));
 }
@@ -854,7 +854,7 @@ static ALWAYS_INLINE V fchunk16(const int cond, const int32_t *p0, const int32_t
 /* 1 if the loads packed into top all fit a narrow row, else 0. */
 static ALWAYS_INLINE int top_class(V top)
 {
-	const V t = H16(HTOP);
+	const V t = HSET1(HTOP);
 	return simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi16(simde_mm256_max_epu16(top, t), t)) == -1;
 }
 
@@ -865,7 +865,7 @@ static ALWAYS_INLINE int frow16_body(const int cond, int32_t *p0, const int32_t 
 {
 	const V all = VSET1(-1), nm = has_next ? all : VSET1(0);
 	const int64_t J = n / HW;
-	V top = H16(0);
+	V top = HSET1(0);
 	H->used = 1;
 	const V first = fchunk16(cond, p0, p1, 0, nm, cpb, gtb, &H->cnt, &top);
 	const V lastv = J > 1 ? fchunk16(cond, p0, p1, J - 1, nm, cpb, gtb, &H->cnt, &top) : first;
@@ -892,7 +892,7 @@ static ALWAYS_INLINE int frow16_body(const int cond, int32_t *p0, const int32_t 
 /* The class of old row src (n loads): 1 if they fit a narrow row. */
 static int row_class(const int32_t *src, int64_t n)
 {
-	V top = H16(0);
+	V top = HSET1(0);
 	for (int64_t i = 0; i < n; i += HW)
 		top = simde_mm256_max_epu16(top, hpack(VLOAD(src + i), VLOAD(src + i + W)));
 	return top_class(top);
