@@ -374,7 +374,56 @@ static const int16_t lbt_simd_iota16[64] __attribute__((aligned(64))) = {
 #define BSHL1(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 15)
 #define BSHL2(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 14)
 #define BSHR1(cur, next) _mm512_alignr_epi8(_mm512_alignr_epi64((next), (cur), 2), (cur), 1)
+/* int16 lanes summed in pairs into int32 lanes */
+#define HPAIRS(x) simde_mm512_madd_epi16((x), HSET1(1))
 
+#elif W == 8
+/* Narrow rows and rings with AVX2: int16 lanes only, 16 PEs per vector,
+ * under the rules of the AVX-512 rows and rings (the W == 16 branches,
+ * which give the reasons), but: no byte lanes; no packed-row buffer (a row packs its own
+ * loads again); the masks are vectors of -1 (true) and 0 as in the int32
+ * code, so l - C_i + C_{i-1} is l + cs - cp; and the masks a row hands on
+ * along the outer axis (cpb; gtb for C2 and C4) stay in the format of the
+ * row that wrote them: an int32 row's in 8 lanes per vector, a narrow
+ * row's in 16 int16 lanes in the vector of the first of its two int32
+ * chunks. cp_narrow converts them when the kind of row changes. */
+enum { HW = 2 * W, HTOP = 32765, LONE_MAX_N = 1 << 16 };
+#define HSET1(x) simde_mm256_set1_epi16(x)
+#define HGT1(x) simde_mm256_cmpgt_epi16((x), HSET1(1))
+#define HGE(a, b) simde_mm256_cmpeq_epi16(simde_mm256_max_epi16((a), (b)), (a))
+#define HSHL1(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 14)
+#define HSHL2(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 12)
+#define HSHR1(cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 2)
+/* int16 lanes 0..7 or 8..15 widened (half a constant) */
+#define HWIDEN(x, half) \
+	simde_mm256_cvtepi16_epi32((half) ? simde_mm256_extracti128_si256((x), 1) : simde_mm256_castsi256_si128(x))
+#define VMAXU(a, b) simde_mm256_max_epu32((a), (b))
+#define VABOVE(x, t) (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi32(VMAXU((x), VSET1(t)), VSET1(t))) != -1)
+#define HPAIRS(x) simde_mm256_madd_epi16((x), HSET1(1))
+
+#endif
+
+#if W == 16 || W == 8
+/* The narrow rows' counters, int16 lanes but for the total (int32 pairs,
+ * into the exact sums' s): merged into the int32 registers by hmerge
+ * whenever the roll flushes, before an int16 count could overflow. */
+typedef struct {
+	V mx, mn, cnt;
+	int used; /* a narrow row ran since the last merge (else mn's 32767 is no load) */
+} hregs;
+#define HREGS_EMPTY {HSET1(INT16_MIN), HSET1(INT16_MAX), HSET1(0), 0}
+static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
+{
+	if (!H->used)
+		return;
+	R->mx = VMAX(R->mx, VMAX(HWIDEN(H->mx, 0), HWIDEN(H->mx, 1)));
+	R->mn = VMIN(R->mn, VMIN(HWIDEN(H->mn, 0), HWIDEN(H->mn, 1)));
+	R->cnt = VADD(R->cnt, HPAIRS(H->cnt));
+	*H = (hregs)HREGS_EMPTY;
+}
+#endif
+
+#if W == 16
 /* 32 loads of two int32 vectors in lane order, saturated to int16. */
 static ALWAYS_INLINE V hpack(V a, V b)
 {
@@ -464,24 +513,6 @@ static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0
 	return HINC(HDEC(l, cs), (HM)cp);
 }
 
-/* The narrow rows' counters, int16 lanes but for the total (int32 pairs,
- * into the exact sums' s): merged into the int32 registers by hmerge
- * whenever the roll flushes, before an int16 count could overflow. */
-typedef struct {
-	V mx, mn, cnt;
-	int used; /* a narrow row ran since the last merge (else mn's 32767 is no load) */
-} hregs;
-#define HREGS_EMPTY {HSET1(INT16_MIN), HSET1(INT16_MAX), HSET1(0), 0}
-static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
-{
-	if (!H->used)
-		return;
-	R->mx = VMAX(R->mx, VMAX(HWIDEN(H->mx, 0), HWIDEN(H->mx, 1)));
-	R->mn = VMIN(R->mn, VMIN(HWIDEN(H->mn, 0), HWIDEN(H->mn, 1)));
-	R->cnt = VADD(R->cnt, simde_mm512_madd_epi16(H->cnt, HSET1(1)));
-	*H = (hregs)HREGS_EMPTY;
-}
-
 /* Row update of narrow chunk cur, widened into out. */
 static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM linked, int32_t *out, hregs *H, regs *R)
 {
@@ -491,7 +522,7 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM lin
 	V x = HINC(HDEC(cur, cs), (HM)cp);
 	H->mx = HMAX(H->mx, x);
 	H->mn = HMIN(H->mn, x);
-	R->s = VADD(R->s, simde_mm512_madd_epi16(x, HSET1(1))); /* pairs < 65536: h is unchanged */
+	R->s = VADD(R->s, HPAIRS(x)); /* pairs < 65536: h is unchanged */
 	VSTORE(out, HWIDEN(x, 0));
 	VSTORE(out + W, HWIDEN(x, 1));
 }
@@ -754,28 +785,6 @@ LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
 static const lone_fn lones[2][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5},
                                             {lone8_0, lone8_1, lone8_2, lone8_3, lone8_4, lone8_5}};
 #elif W == 8
-/* Narrow rows and rings with AVX2: int16 lanes only, 16 PEs per vector,
- * under the rules of the AVX-512 rows and rings above (which give the
- * reasons), but: no byte lanes; no packed-row buffer (a row packs its own
- * loads again); the masks are vectors of -1 (true) and 0 as in the int32
- * code, so l - C_i + C_{i-1} is l + cs - cp; and the masks a row hands on
- * along the outer axis (cpb; gtb for C2 and C4) stay in the format of the
- * row that wrote them: an int32 row's in 8 lanes per vector, a narrow
- * row's in 16 int16 lanes in the vector of the first of its two int32
- * chunks. cp_narrow converts them when the kind of row changes. */
-enum { HW = 2 * W, HTOP = 32765, LONE_MAX_N = 1 << 16 };
-#define HSET1(x) simde_mm256_set1_epi16(x)
-#define HGT1(x) simde_mm256_cmpgt_epi16((x), HSET1(1))
-#define HGE(a, b) simde_mm256_cmpeq_epi16(simde_mm256_max_epi16((a), (b)), (a))
-#define HSHL1(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 14)
-#define HSHL2(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 12)
-#define HSHR1(cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 2)
-/* int16 lanes 0..7 or 8..15 widened (half a constant) */
-#define HWIDEN(x, half) \
-	simde_mm256_cvtepi16_epi32((half) ? simde_mm256_extracti128_si256((x), 1) : simde_mm256_castsi256_si128(x))
-#define VMAXU(a, b) simde_mm256_max_epu32((a), (b))
-#define VABOVE(x, t) (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi32(VMAXU((x), VSET1(t)), VSET1(t))) != -1)
-
 /* 16 loads of two int32 vectors (or masks) in lane order, saturated to int16. */
 static ALWAYS_INLINE V hpack(V a, V b) { return simde_mm256_permute4x64_epi64(simde_mm256_packs_epi32(a, b), 0xd8); }
 
@@ -796,23 +805,6 @@ static ALWAYS_INLINE V hcond(const int cond, V pg, V l, V ln)
 	}
 }
 
-/* The narrow rows' counters in int16 lanes, merged into the int32
- * registers (hmerge) whenever the roll flushes. */
-typedef struct {
-	V mx, mn, cnt;
-	int used; /* a narrow row ran since the last merge */
-} hregs;
-#define HREGS_EMPTY {HSET1(INT16_MIN), HSET1(INT16_MAX), HSET1(0), 0}
-static ALWAYS_INLINE void hmerge(hregs *H, regs *R)
-{
-	if (!H->used)
-		return;
-	R->mx = VMAX(R->mx, VMAX(HWIDEN(H->mx, 0), HWIDEN(H->mx, 1)));
-	R->mn = VMIN(R->mn, VMIN(HWIDEN(H->mn, 0), HWIDEN(H->mn, 1)));
-	R->cnt = VADD(R->cnt, simde_mm256_madd_epi16(H->cnt, HSET1(1)));
-	*H = (hregs)HREGS_EMPTY;
-}
-
 /* The row update of chunk cur (16 PEs at out), widened into out. */
 static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V linked, int32_t *out, hregs *H, regs *R)
 {
@@ -824,7 +816,7 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V link
 	const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), cp);
 	H->mx = simde_mm256_max_epi16(H->mx, x);
 	H->mn = simde_mm256_min_epi16(H->mn, x);
-	R->s = VADD(R->s, simde_mm256_madd_epi16(x, HSET1(1))); /* pairs < 65536: h is unchanged */
+	R->s = VADD(R->s, HPAIRS(x)); /* pairs < 65536: h is unchanged */
 	VSTORE(out, HWIDEN(x, 0));
 	VSTORE(out + W, HWIDEN(x, 1));
 }
