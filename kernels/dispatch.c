@@ -88,6 +88,7 @@ int lbt_kernels_select(lbt_kernels *k, const char *isa, lbt_err *e)
 	}
 	k->isa = "scalar";
 	k->lm_step = lbt_ref_lm_step;
+	k->lm_steps = lbt_ref_lm_steps;
 	k->nna_step = lbt_ref_nna_step;
 	k->nna_def_step = lbt_ref_nna_def_step;
 	k->fos_step = lbt_ref_fos_step;

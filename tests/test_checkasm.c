@@ -29,7 +29,7 @@ static const char *const shapes[] = {
 	"2x2x2x2", "3x2x5x17", "2x1x3x9", "1x3x1x33", "2x3x2x16", "1x1x3x1x2x1x1x17", "1x1x1x1x1x1x5x1",
 };
 
-enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_BANDS8, L_SHORT, L_BANDS, L_TAIL, L_TAIL8, L_PILE, NLOADS };
+enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_BANDS8, L_SHORT, L_BANDS, L_TAIL, L_TAIL8, L_PILE, L_UPTO125, NLOADS };
 static const char *const load_names[NLOADS] = {
 	"zeros", "ones", "runs of equal loads", "point (worst:5)", "near INT32_MAX", "runs of 0 and INT32_MAX",
 	"random 0..3", "random 0..1000", "around 127 (int8's edge)",
@@ -38,6 +38,7 @@ static const char *const load_names[NLOADS] = {
 	"32765 (int16's edge) but one 32768 near the end",
 	"125 (int8's edge) but one 128 near the end",
 	"one huge pile on random 0..3",
+	"random 0..125, one in four 125 (all within AVX-512's byte steps)",
 };
 
 static uint64_t rnd(uint64_t *s)
@@ -80,7 +81,8 @@ static void fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 		 * over blocks of vectors reads it last */
 		case L_TAIL: v = i == P - 1 - P / 8 ? 32768 : 32765; break;
 		case L_TAIL8: v = i == P - 1 - P / 8 ? 128 : 125; break;
-		default: v = i == P / 2 ? INT32_MAX - 3 * (int32_t)P : (int32_t)(rnd(&s) % 4); break; /* total <= INT32_MAX */
+		case L_PILE: v = i == P / 2 ? INT32_MAX - 3 * (int32_t)P : (int32_t)(rnd(&s) % 4); break; /* total <= INT32_MAX */
+		default: v = rnd(&s) % 4 ? (int32_t)(rnd(&s) % 126) : 125; break;
 		}
 		for (int64_t j = 0; j < run && i < P; j++)
 			d[i++] = v;
@@ -329,6 +331,105 @@ Test(checkasm, lm_eight_dimensions)
 	}
 }
 
+/* lm_steps (several steps a call; AVX-512 keeps a 2-D grid whose loads fit
+ * bytes in a byte copy between them) against as many reference steps: the
+ * loads after every call, and every step's counters and statistics. Calls
+ * of 1 to 13 steps; max_hint 0 claims a maximum lower than the grid's, which
+ * the kernel must not trust (it checks the loads it packs). */
+static void check_steps_case(const lbt_kernels *k, int cond, const lbt_shape *s, int kind, int threads, int steps,
+                             int max_hint)
+{
+	lbt_err e;
+	lbt_grid ref, vec;
+	cr_assert_eq(lbt_grid_init(&ref, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_grid_init(&vec, s, &e), LBT_OK, "%s", e.msg);
+	const int64_t P = lbt_shape_pes(s);
+	int32_t *dense = malloc((size_t)P * sizeof *dense);
+	fill(dense, P, kind, (uint64_t)P * 7 + (uint64_t)kind, 1);
+	lbt_grid_import(&ref, dense);
+	lbt_grid_import(&vec, dense);
+	free(dense);
+	lbt_view vr, vv;
+	set_view(&vr, &ref, 1);
+	set_view(&vv, &vec, threads);
+	lbt_scratch sc;
+	add_scratch(&vv, &vec, &sc);
+	char sh[128], bd[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	lbt_boundary_format(s, bd, sizeof bd);
+	lbt_stats st;
+	lbt_grid_stats(&vec, &st);
+	int32_t max = (int32_t)st.max;
+	lbt_lm_cache cache = {0};
+	for (int t = 0, call = 0; t < steps; call++) {
+		lbt_counts cv[13];
+		memset(cv, 0, sizeof cv);
+		const int want = 1 + (call * 5 + cond) % 13 < steps - t ? 1 + (call * 5 + cond) % 13 : steps - t;
+		const int got = k->lm_steps(&vv, cond, want, max_hint ? max : 0, &cache, cv);
+		cr_assert(got >= 1 && got <= want, "lm-c%d on %s: lm_steps asked for %d did %d", cond, k->isa, want, got);
+		for (int i = 0; i < got; i++, t++) {
+			lbt_counts cr = {0};
+			lbt_ref_lm_step(&vr, cond, &cr);
+			lbt_grid_stats(&ref, &st);
+			if (cr.moved != cv[i].moved || cr.shifts != cv[i].shifts || !cv[i].has_stats || st.max != cv[i].max ||
+			    st.min != cv[i].min || st.total != cv[i].total)
+				cr_assert_fail("lm-c%d lm_steps on %s: shape %s (%s), load %s, %d threads: step %d (%d of a call of "
+				               "%d) counts moved %lld shifts %lld max %d min %d total %lld, want %lld %lld %d %d %lld",
+				               cond, k->isa, sh, bd, load_names[kind], threads, t + 1, i + 1, got, (long long)cv[i].moved,
+				               (long long)cv[i].shifts, cv[i].max, cv[i].min, (long long)cv[i].total,
+				               (long long)cr.moved, (long long)cr.shifts, (int)st.max, (int)st.min, (long long)st.total);
+			max = cv[i].max;
+		}
+		const int64_t at = lbt_grid_first_diff(&ref, &vec);
+		if (at >= 0) {
+			char where[160];
+			lbt_shape_coords(s, at, where, sizeof where);
+			cr_assert_fail("lm-c%d lm_steps on %s: shape %s (%s), load %s, %d threads: after step %d the loads differ "
+			               "first at PE %s", cond, k->isa, sh, bd, load_names[kind], threads, t, where);
+		}
+	}
+	free(cache.mem);
+	lbt_grid_free(&ref);
+	lbt_grid_free(&vec);
+	lbt_scratch_close(&sc);
+}
+
+/* Loads in 0..125 and at and beyond it (told the true maximum, or not:
+ * 0..3, and 125 or around 127 with a few too big for bytes), on tori and
+ * meshes (where a pile at the end outgrows bytes during a call), rows of 64 to 4096 PEs, 3 to 300 rows (a byte count of a thread
+ * holds 255: emptied on the way), grids too small for byte steps (a row of
+ * 32, 96 or 4160 PEs, 2 rows, 3-D), and 2 and 3 threads on grids of a few
+ * hundred thousand PEs with seams inside the rows' range. */
+Test(checkasm, lm_steps_equal_reference_steps)
+{
+	static const char *const grids[][2] = {{"3x64", "torus"}, {"5x64", "mesh"}, {"64x64", "torus"},
+	                                       {"33x128", "mesh,torus"}, {"40x192", "torus,mesh"}, {"300x64", "torus"},
+	                                       {"7x4096", "mesh,torus"}, {"9x32", "torus"}, {"6x96", "torus"},
+	                                       {"3x4160", "torus"}, {"2x64", "torus"}, {"4x3x64", "torus"}};
+	static const int kinds[] = {L_UPTO125, L_SMALL, L_ONES, L_ZEROS, L_BANDS8, L_TAIL8, L_BYTE};
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
+		lbt_kernels k;
+		lbt_err e;
+		if (!vector_kernels(*t, &k))
+			continue;
+		for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+			lbt_shape s;
+			lbt_shape_parse(&s, grids[i][0], &e);
+			cr_assert_eq(lbt_boundary_parse(&s, grids[i][1], &e), LBT_OK, "%s", e.msg);
+			for (int cond = 0; cond < LBT_NCOND; cond++)
+				for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+					check_steps_case(&k, cond, &s, kinds[j], 1, 90, !(j == 1 || j >= 5));
+		}
+		static const char *const big[][2] = {{"300x512", "torus"}, {"301x1024", "mesh,torus"}, {"520x512", "torus,mesh"}};
+		for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+			lbt_shape s;
+			lbt_shape_parse(&s, big[i][0], &e);
+			cr_assert_eq(lbt_boundary_parse(&s, big[i][1], &e), LBT_OK, "%s", e.msg);
+			for (int cond = 0; cond < LBT_NCOND; cond++)
+				check_steps_case(&k, cond, &s, cond % 2 ? L_UPTO125 : L_SMALL, 2 + (int)(i + cond) % 2, 20, 1);
+		}
+	}
+}
 
 static unsigned char *read_file(const char *dir, const char *name, size_t *n)
 {

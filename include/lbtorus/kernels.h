@@ -126,6 +126,19 @@ enum { LBT_C0, LBT_C1, LBT_C2, LBT_C3, LBT_C4, LBT_C5, LBT_NCOND };
 /* One LM step: the D substeps of Definition 1, axis 0 first. Counts shifts
  * as 1 per substep of an axis with extent >= 2. Fills halos as it needs. */
 typedef void (*lbt_lm_step_fn)(const lbt_view *v, int cond, lbt_counts *c);
+/* Up to n LM steps (n >= 1) on a grid whose largest load is max (from the
+ * last step's statistics): c[s] gets step s's counts as lm_step would;
+ * returns how many steps it did, at least 1. A kernel may do more than one
+ * only where it can keep the loads narrower between steps (AVX-512: a 2-D
+ * grid whose loads fit bytes); the others do one. cache: memory it keeps
+ * from call to call (its byte copy of the grid; zeroed before the first
+ * call, mem freed with free() after the last); without it (or memory) it
+ * does one step. */
+typedef struct {
+	void *mem;
+	size_t size;
+} lbt_lm_cache;
+typedef int (*lbt_lm_steps_fn)(const lbt_view *v, int cond, int n, int32_t max, lbt_lm_cache *cache, lbt_counts *c);
 
 /* Nearest-neighbour averaging (seed 000, §2.3 eq. (3)/(5), §5's rounding):
  * one synchronous step on all links of all axes. See kernels/ref/nna.c. */
@@ -245,6 +258,7 @@ typedef void (*lbt_speed_step_fn)(const lbt_view *v, const lbt_speed_args *a, lb
 typedef struct {
 	const char *isa;        /* "scalar", "sse41", "avx2", "avx512" */
 	lbt_lm_step_fn lm_step;
+	lbt_lm_steps_fn lm_steps;
 	lbt_nna_step_fn nna_step;
 	lbt_nna_step_fn nna_def_step;
 	lbt_fos_step_fn fos_step, fos_int_step;

@@ -6,6 +6,7 @@
 void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 {
 	k->lm_step = LBT_SIMD_FN(lbt_simd_lm_step);
+	k->lm_steps = LBT_SIMD_FN(lbt_simd_lm_steps);
 	k->nna_step = LBT_SIMD_FN(lbt_simd_nna_step);
 	k->fos_int_step = LBT_SIMD_FN(lbt_simd_fos_int_step);
 	k->fos_step = LBT_SIMD_FN(lbt_simd_fos_step);

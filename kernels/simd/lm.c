@@ -637,25 +637,31 @@ static ALWAYS_INLINE void bmerge(bregs *B, regs *R, acc *A)
 }
 
 /* fchunk16 in bytes: own old loads from pl (own) or packed from p0; the
- * successor's packed into pd (buf). */
-static ALWAYS_INLINE V fchunk8(const int cond, const int own, const int buf, const int32_t *p0, const int8_t *pl,
-                               const int32_t *p1, int8_t *pd, int64_t j, BM nm, M *cpb, M *gtb, bregs *B, V *top)
+ * successor's packed into pd (buf). res (lm_steps): the row is pl and its
+ * successor pn, both bytes already. */
+static ALWAYS_INLINE V fchunk8(const int cond, const int res, const int own, const int buf, const int32_t *p0,
+                               const int8_t *pl, const int32_t *p1, const int8_t *pn, int8_t *pd, int64_t j, BM nm,
+                               M *cpb, M *gtb, bregs *B, V *top)
 {
-	V l = own ? VLOAD(pl + j * BW) : bpack(p0 + j * BW);
-	if (!buf) /* long rows: the successor's loads 8 vectors ahead, as fchunk does */
+	V l = own || res ? VLOAD(pl + j * BW) : bpack(p0 + j * BW);
+	if (!buf && !res) /* long rows: the successor's loads 8 vectors ahead, as fchunk does */
 		for (int c = 0; c < 4; c++)
 			PREFETCH(p1 + j * BW, 8 * BW + c * W);
-	V d = bpack(p1 + j * BW);
+	V d = res ? VLOAD(pn + j * BW) : bpack(p1 + j * BW);
 	if (buf)
 		VSTORE(pd + j * BW, d);
-	*top = _mm512_max_epu8(*top, d);
+	if (!res)
+		*top = _mm512_max_epu8(*top, d);
 	uint64_t cp;
 	const BM cs = nhand_on(cond, 1, l, d, nm, j, cpb, gtb, &cp);
 	B->cnt = BINC(B->cnt, cs);
 	return BINC(BDEC(l, cs), cp);
 }
 
-static ALWAYS_INLINE void hchunk8(const int cond, V prev, V cur, V next, BM linked, int32_t *out, bregs *B)
+/* Row update of byte chunk cur, widened into out, or (res) stored as
+ * bytes at ob. */
+static ALWAYS_INLINE void hchunk8(const int cond, const int res, V prev, V cur, V next, BM linked, int32_t *out,
+                                  int8_t *ob, bregs *B)
 {
 	uint64_t cp;
 	const BM cs = nrow_cond(cond, 1, prev, cur, next, &cp) & linked;
@@ -664,39 +670,46 @@ static ALWAYS_INLINE void hchunk8(const int cond, V prev, V cur, V next, BM link
 	B->mx = _mm512_max_epi8(B->mx, x);
 	B->mn = _mm512_min_epi8(B->mn, x);
 	B->sum = _mm512_add_epi64(B->sum, _mm512_sad_epu8(x, BSET1(0)));
+	if (res) {
+		VSTORE(ob, x);
+		return;
+	}
 	VSTORE(out, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(x)));
 	VSTORE(out + W, BWIDEN(x, 1));
 	VSTORE(out + 2 * W, BWIDEN(x, 2));
 	VSTORE(out + 3 * W, BWIDEN(x, 3));
 }
 
-/* frow16_body in bytes; returns whether the next row's old loads fit a byte row. */
-static ALWAYS_INLINE int frow8_body(const int cond, const int own, const int buf, int32_t *p0, const int8_t *pl,
-                                    const int32_t *p1, int8_t *pd, int64_t n, int has_next, int torus, M *cpb,
-                                    M *gtb, bregs *B)
+/* frow16_body in bytes; returns whether the next row's old loads fit a byte
+ * row. res: the row (pl, updated in place) and its successor (pn) are rows
+ * of the byte copy of lm_steps, p0 and p1 unused. */
+static ALWAYS_INLINE int frow8_body(const int cond, const int res, const int own, const int buf, int32_t *p0,
+                                    const int8_t *pl, const int32_t *p1, const int8_t *pn, int8_t *pd, int64_t n,
+                                    int has_next, int torus, M *cpb, M *gtb, bregs *B)
 {
 	const BM nm = has_next ? ~(BM)0 : 0;
 	const int64_t J = n / BW;
+	int8_t *const ob = (int8_t *)pl; /* res: in place */
 	V top = BSET1(0);
 	bcount_room(B, J);
-	V first = fchunk8(cond, own, buf, p0, pl, p1, pd, 0, nm, cpb, gtb, B, &top);
-	V lastv = J > 1 ? fchunk8(cond, own, buf, p0, pl, p1, pd, J - 1, nm, cpb, gtb, B, &top) : first;
+	V first = fchunk8(cond, res, own, buf, p0, pl, p1, pn, pd, 0, nm, cpb, gtb, B, &top);
+	V lastv = J > 1 ? fchunk8(cond, res, own, buf, p0, pl, p1, pn, pd, J - 1, nm, cpb, gtb, B, &top) : first;
 	V prev = torus ? lastv : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
-		V next = fchunk8(cond, own, buf, p0, pl, p1, pd, j + 1, nm, cpb, gtb, B, &top);
-		hchunk8(cond, prev, cur, next, ~(BM)0, p0 + j * BW, B);
+		V next = fchunk8(cond, res, own, buf, p0, pl, p1, pn, pd, j + 1, nm, cpb, gtb, B, &top);
+		hchunk8(cond, res, prev, cur, next, ~(BM)0, res ? NULL : p0 + j * BW, res ? ob + j * BW : NULL, B);
 		prev = cur;
 		cur = next;
 		PIN(B->mx, B->mn, B->cnt, B->sum, prev);
 	}
 	if (j + 1 < J) {
-		hchunk8(cond, prev, cur, lastv, ~(BM)0, p0 + j * BW, B);
+		hchunk8(cond, res, prev, cur, lastv, ~(BM)0, res ? NULL : p0 + j * BW, res ? ob + j * BW : NULL, B);
 		prev = cur;
 		cur = lastv;
 		j++;
 	}
-	hchunk8(cond, prev, cur, torus ? first : VSET1(0), torus ? ~(BM)0 : ~(BM)0 >> 1, p0 + j * BW, B);
+	hchunk8(cond, res, prev, cur, torus ? first : VSET1(0), torus ? ~(BM)0 : ~(BM)0 >> 1, res ? NULL : p0 + j * BW, res ? ob + j * BW : NULL, B);
 	return !_mm512_cmpge_epu8_mask(top, BSET1(BTOP + 1));
 }
 
@@ -740,7 +753,7 @@ static ALWAYS_INLINE void lone_narrow(const int cond, const int bytes, int32_t *
 	bregs B = BREGS_EMPTY;
 #define LONE_LOAD(j) (bytes ? bpack(p + (j) * L) : hpack(VLOAD(p + (j) * L), VLOAD(p + (j) * L + W)))
 #define LONE_CHUNK(prev, cur, next, linked, j)                                      \
-	(bytes ? hchunk8(cond, (prev), (cur), (next), (linked), p + (j) * L, &B) \
+	(bytes ? hchunk8(cond, 0, (prev), (cur), (next), (linked), p + (j) * L, NULL, &B) \
 	       : hchunk16(cond, (prev), (cur), (next), (HM)(linked), p + (j) * L, &H, &R))
 	const V first = LONE_LOAD(0), lastv = LONE_LOAD(J - 1);
 	V prev = torus ? lastv : VSET1(0), cur = first;
@@ -1220,9 +1233,9 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 		if (cls == 2) {
 			const int8_t *pl = (const int8_t *)t->pk[q & 1];
 			int8_t *pd = (int8_t *)t->pk[(q + 1) & 1];
-			const int next8 = !buf ? frow8_body(cond, 0, 0, p0, NULL, p1, NULL, len, has_next, row_torus, t->cpb, t->gtb, &B)
-			                : own8 ? frow8_body(cond, 1, 1, p0, pl, p1, pd, len, has_next, row_torus, t->cpb, t->gtb, &B)
-			                       : frow8_body(cond, 0, 1, p0, NULL, p1, pd, len, has_next, row_torus, t->cpb, t->gtb, &B);
+			const int next8 = !buf ? frow8_body(cond, 0, 0, 0, p0, NULL, p1, NULL, NULL, len, has_next, row_torus, t->cpb, t->gtb, &B)
+			                : own8 ? frow8_body(cond, 0, 1, 1, p0, pl, p1, NULL, pd, len, has_next, row_torus, t->cpb, t->gtb, &B)
+			                       : frow8_body(cond, 0, 0, 1, p0, NULL, p1, NULL, pd, len, has_next, row_torus, t->cpb, t->gtb, &B);
 			own8 = next8 && buf;
 			cls = next8 ? 2 : row_class(p1, buf ? t->pk[(q + 1) & 1] : NULL, len, 0);
 		} else if (cls == 1) {
@@ -1533,4 +1546,197 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	c->max = r.max;
 	c->min = r.min;
 	c->total = r.total;
+}
+
+/* Several steps in bytes (lm_steps). A 2-D grid whose loads are all at
+ * most BTOP stays within bytes for as long as its maximum does (on a torus
+ * always: Henrich's Lemma 1, no condition lifts the maximum above
+ * max(initial max, 2); on a mesh the step's own maximum says): it is
+ * packed once into a byte copy, stepped there by the byte rows (frow8_body
+ * with res) and widened back once, so a step reads and writes one byte per
+ * PE instead of four. The first row of a thread's range finds in cpb and
+ * gtb what its predecessor would have handed on (bprologue); the old rows
+ * around the range are copied before anyone writes, as in a step. */
+#if W == 16
+typedef struct {
+	const lbt_view *v;
+	int cond, n, T;
+	int64_t N0, len;
+	int8_t *g;        /* the byte copy, row q at g + q len */
+	char *buf;        /* per thread: bper bytes */
+	int64_t bper;
+	lbt_counts *c;    /* per step */
+	kresult *res;     /* per step and thread */
+	int fits, done;   /* all loads packed fit; steps done */
+} bctx;
+
+/* What old row -1 would have left in cpb (and gtb, C2 and C4) for row 0,
+ * from old rows -2 (m2), -1 (m1) and 0 (r); NULL: beyond a mesh edge
+ * (loads 0: it hands nothing on). */
+static ALWAYS_INLINE void bprologue(const int cond, const int8_t *m2, const int8_t *m1, const int8_t *r, int64_t n,
+                                    M *cpb, M *gtb)
+{
+	for (int64_t j = 0; j < n / BW; j++) {
+		const V lp = m2 ? VLOAD(m2 + j * BW) : BSET1(0), l = m1 ? VLOAD(m1 + j * BW) : BSET1(0);
+		const uint64_t cs = m1 ? nshift_cond(cond, 1, ngt1(1, lp), l, VLOAD(r + j * BW)) : 0, g = ngt1(1, l);
+		memcpy(cpb + 4 * j, &cs, sizeof cs);
+		if (cond == LBT_C2 || cond == LBT_C4)
+			memcpy(gtb + 4 * j, &g, sizeof g);
+	}
+}
+
+/* Rows q0..q1-1 of the byte copy g, one step: m2, m1 old rows q0-2, q0-1,
+ * nx old row q1 (NULL beyond a mesh edge). */
+static ALWAYS_INLINE void broll_impl(const int cond, int8_t *g, int64_t q0, int64_t q1, int64_t n, const int8_t *m2,
+                                     const int8_t *m1, const int8_t *nx, const int8_t *zero, int row_torus, M *cpb,
+                                     M *gtb, kresult *out)
+{
+	bregs B = BREGS_EMPTY;
+	bprologue(cond, m2, m1, g + q0 * n, n, cpb, gtb);
+	for (int64_t q = q0; q < q1; q++) {
+		const int8_t *pn = q + 1 < q1 ? g + (q + 1) * n : nx;
+		frow8_body(cond, 1, 0, 0, NULL, g + q * n, NULL, pn ? pn : zero, NULL, n, pn != NULL, row_torus, cpb, gtb,
+		           &B);
+	}
+	regs R = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX)};
+	acc A = {.moved = 0};
+	bmerge(&B, &R, &A);
+	*out = (kresult){.moved = A.moved, .total = A.total, .max = vmax32(R.mx), .min = vmin32(R.mn)};
+}
+typedef void (*broll_fn)(int8_t *, int64_t, int64_t, int64_t, const int8_t *, const int8_t *, const int8_t *,
+                         const int8_t *, int, M *, M *, kresult *);
+#define BROLL(c)                                                                                                  \
+	static void broll_##c(int8_t *g, int64_t q0, int64_t q1, int64_t n, const int8_t *m2, const int8_t *m1,   \
+	                      const int8_t *nx, const int8_t *zero, int row_torus, M *cpb, M *gtb, kresult *out) \
+	{ broll_impl(c, g, q0, q1, n, m2, m1, nx, zero, row_torus, cpb, gtb, out); }
+BROLL(0) BROLL(1) BROLL(2) BROLL(3) BROLL(4) BROLL(5)
+static const broll_fn brolls[LBT_NCOND] = {broll_0, broll_1, broll_2, broll_3, broll_4, broll_5};
+
+/* Thread id of T: pack its rows, step them with the others until n steps
+ * are done or a step's maximum leaves bytes, widen them back. */
+static void bsteps_thread(bctx *x, int id)
+{
+	const lbt_view *v = x->v;
+	const int T = x->T, torus = v->torus[0];
+	const int64_t N0 = x->N0, n = x->len, r0 = N0 * id / T, r1 = N0 * (id + 1) / T, s0 = v->stride[0];
+	char *b = x->buf + id * x->bper;
+	int8_t *m2 = (int8_t *)b, *m1 = m2 + n, *nx = m1 + n, *zero = nx + n;
+	M *cpb = (M *)(zero + n), *gtb = cpb + 4 * (n / BW) + 4;
+	V top = BSET1(0);
+	for (int64_t q = r0; q < r1; q++)
+		for (int64_t j = 0; j < n; j += BW) {
+			const V d = bpack(v->load + q * s0 + j);
+			VSTORE(x->g + q * n + j, d);
+			top = _mm512_max_epu8(top, d);
+		}
+	x->res[id].max = _mm512_cmpgt_epu8_mask(top, BSET1(BTOP)) ? 1 : 0;
+	if (T > 1) {
+#pragma omp barrier
+	}
+#pragma omp single
+	{
+		x->fits = 1;
+		for (int i = 0; i < T; i++)
+			x->fits &= !x->res[i].max;
+	}
+	if (!x->fits)
+		return; /* the grid is untouched */
+	memset(zero, 0, (size_t)n);
+	/* old row q (wrapped on a torus), or NULL beyond a mesh edge */
+#define OLD_ROW(q, dst) \
+	((torus || ((q) >= 0 && (q) < N0)) ? memcpy((dst), x->g + wrap((q), N0) * n, (size_t)n) : NULL)
+	int s = 0;
+	for (;;) {
+		const int8_t *o2 = OLD_ROW(r0 - 2, m2), *o1 = OLD_ROW(r0 - 1, m1), *on = OLD_ROW(r1, nx);
+		if (T > 1) {
+#pragma omp barrier
+		}
+		brolls[x->cond](x->g, r0, r1, n, o2, o1, on, zero, v->torus[1], cpb, gtb, &x->res[s * T + id]);
+		if (T > 1) {
+#pragma omp barrier
+		}
+		int32_t mx = INT32_MIN;
+		for (int i = 0; i < T; i++)
+			mx = x->res[s * T + i].max > mx ? x->res[s * T + i].max : mx;
+		if (++s == x->n || mx > BTOP)
+			break;
+	}
+#undef OLD_ROW
+	if (id == 0)
+		x->done = s;
+	for (int64_t q = r0; q < r1; q++)
+		for (int64_t j = 0; j < n; j += BW) {
+			const V d = VLOAD(x->g + q * n + j);
+			int32_t *p = v->load + q * s0 + j;
+			VSTORE(p, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(d)));
+			VSTORE(p + W, BWIDEN(d, 1));
+			VSTORE(p + 2 * W, BWIDEN(d, 2));
+			VSTORE(p + 3 * W, BWIDEN(d, 3));
+		}
+}
+#endif
+
+int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, lbt_lm_cache *cache,
+                                   lbt_counts *c)
+{
+#if W == 16
+	const int64_t N0 = v->ext[0], len = v->dims == 2 ? v->ext[1] : 0;
+	if (n >= 2 && cache && max <= BTOP && v->dims == 2 && !v->cut && N0 >= 3 && len >= BW && len % BW == 0 &&
+	    len <= BMAX_N && (uintptr_t)v->load % LBT_ALIGN == 0 && v->stride[0] % 16 == 0 && v->stride[1] == 1) {
+		enum { MIN_PES = 1 << 16 };
+		int64_t T = v->threads > 1 ? v->threads : 1;
+		T = T < N0 ? T : N0;
+		T = T < N0 * len / MIN_PES ? T : N0 * len / MIN_PES;
+		T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
+		const int64_t bper = round_up(4 * len + 2 * (int64_t)sizeof(M) * (4 * (len / BW) + 4), LBT_ALIGN);
+		const int64_t gsize = round_up(N0 * len, LBT_ALIGN);
+		const size_t need = (size_t)(gsize + T * bper) + (size_t)(n * T + T) * sizeof(kresult);
+		if (cache->size < need) {
+			free(cache->mem);
+			cache->mem = lbt_alloc_aligned(need);
+			cache->size = cache->mem ? need : 0;
+		}
+		char *mem = cache->mem;
+		if (mem) {
+			bctx x = {.v = v, .cond = cond, .n = n, .T = (int)T, .N0 = N0, .len = len, .g = (int8_t *)mem,
+			          .buf = mem + gsize, .bper = bper, .c = c, .res = (kresult *)(mem + gsize + T * bper)};
+			if (T == 1)
+				bsteps_thread(&x, 0);
+			else {
+#pragma omp parallel num_threads((int)T)
+				{
+					int id = 0;
+#ifdef _OPENMP
+					id = omp_get_thread_num();
+#endif
+					bsteps_thread(&x, id);
+				}
+			}
+			const int done = x.fits ? x.done : 0;
+			for (int s = 0; s < done; s++) {
+				const kresult *r = &x.res[s * T];
+				c[s].moved += r[0].moved;
+				c[s].total = r[0].total;
+				c[s].max = r[0].max;
+				c[s].min = r[0].min;
+				for (int i = 1; i < T; i++) {
+					c[s].moved += r[i].moved;
+					c[s].total += r[i].total;
+					c[s].max = r[i].max > c[s].max ? r[i].max : c[s].max;
+					c[s].min = r[i].min < c[s].min ? r[i].min : c[s].min;
+				}
+				c[s].shifts += 2;
+				c[s].has_stats = 1;
+			}
+			if (done)
+				return done;
+		}
+	}
+#else
+	(void)n;
+	(void)max;
+	(void)cache;
+#endif
+	LBT_SIMD_FN(lbt_simd_lm_step)(v, cond, c);
+	return 1;
 }
