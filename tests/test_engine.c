@@ -2,8 +2,8 @@
  * state recurs stops as a cycle with its exact period (Henrich's C0..C2
  * and C3 never balancing the worst case, NNA's 2-D limit cycles), the
  * conservation law total after = total before + generated - completed with
- * a workload, the interrupt flag, and options only from
- * lbt_run_opts_default(). */
+ * a workload, the interrupt flag, options only from lbt_run_opts_default(),
+ * and steps taken several a call (opts.batch) changing nothing. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,5 +161,145 @@ Test(engine, options_only_from_default)
 	lbt_run_opts o = lbt_run_opts_default();
 	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
 	cr_assert(s.reached && s.balanced_step == 18, "Table 3: balanced at step 18, got %lld", (long long)s.balanced_step);
+	lbt_state_close(&st);
+}
+
+/* opts.batch lets the Liquid model take a run's steps several a call
+ * (lbt_method.steps; with AVX-512 a 2-D grid whose loads fit bytes is
+ * stepped in a byte copy): every step's record, the summary and the final
+ * loads must be those of one step a call, on tori and meshes (where a pile
+ * at the end outgrows bytes during a call), loads that fit bytes and loads
+ * that do not, every condition, one and two threads, step counts around
+ * the engine's 64 a call. An interrupt is honoured at the end of a call,
+ * with a summary that is the grid's. */
+typedef struct {
+	int n;
+	lbt_step_record r[400];
+} rec_log;
+static void log_step(void *ctx, const lbt_step_record *r)
+{
+	rec_log *l = ctx;
+	cr_assert(l->n < 400);
+	l->r[l->n++] = *r;
+}
+
+static void run_logged(const char *shape, const char *bnd, const char *method, const char *init, int threads,
+                       int64_t steps, int batch, rec_log *log, lbt_summary *s, int32_t **loads)
+{
+	lbt_state st;
+	th_open(&st, shape, bnd, method, init, "auto");
+	st.threads = threads;
+	lbt_run_opts o = lbt_run_opts_default();
+	o.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = steps};
+	o.batch = batch;
+	o.on_step = log_step;
+	o.ctx = log;
+	log->n = 0;
+	lbt_err e;
+	cr_assert_eq(lbt_run(&st, &o, s, &e), LBT_OK, "%s", e.msg);
+	*loads = th_loads(&st);
+	lbt_state_close(&st);
+}
+
+Test(engine, steps_several_a_call_change_nothing)
+{
+	static const char *const cases[][4] = {
+		{"64x128", "torus", "uniform:0:100", "1"},    {"40x192", "mesh", "uniform:0:100", "1"},
+		{"30x64", "mesh,torus", "uniform:100:125", "1"}, {"300x64", "torus,mesh", "uniform:0:125", "1"},
+		{"32x128", "torus", "worst:1", "1"},          {"24x100", "torus", "uniform:0:9", "1"},
+		{"520x512", "torus", "uniform:0:125", "2"},   {"300x512", "mesh", "uniform:0:9", "2"},
+	};
+	static const int64_t steps[] = {1, 63, 64, 65, 300};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		for (int c = 0; c < LBT_NCOND; c++) {
+			char method[8];
+			snprintf(method, sizeof method, "lm-c%d", c);
+			const int64_t n = steps[(i + (size_t)c) % 5];
+			static rec_log a, b;
+			lbt_summary sa, sb;
+			int32_t *la, *lb;
+			run_logged(cases[i][0], cases[i][1], method, cases[i][2], atoi(cases[i][3]), n, 0, &a, &sa, &la);
+			run_logged(cases[i][0], cases[i][1], method, cases[i][2], atoi(cases[i][3]), n, 1, &b, &sb, &lb);
+			cr_assert_eq(a.n, n + 1);
+			cr_assert_eq(b.n, a.n, "%s %s %s: %d records, want %d", cases[i][0], method, cases[i][2], b.n, a.n);
+			for (int k = 0; k < a.n; k++)
+				cr_assert(a.r[k].step == b.r[k].step && a.r[k].max == b.r[k].max && a.r[k].min == b.r[k].min &&
+				          a.r[k].total == b.r[k].total && a.r[k].moved == b.r[k].moved &&
+				          a.r[k].moved_total == b.r[k].moved_total && a.r[k].shifts == b.r[k].shifts &&
+				          a.r[k].link_max == b.r[k].link_max,
+				          "%s (%s) %s %s: step %d's record differs", cases[i][0], cases[i][1], method, cases[i][2], k);
+			cr_assert(sa.steps == sb.steps && sa.moved == sb.moved && sa.shifts == sb.shifts &&
+			          sa.final_max == sb.final_max && sa.final_min == sb.final_min && sa.stop == sb.stop &&
+			          sa.shared_step == sb.shared_step && sa.balanced_step == sb.balanced_step &&
+			          sa.flat_step == sb.flat_step, "%s %s %s: the summaries differ", cases[i][0], method, cases[i][2]);
+			lbt_shape sh;
+			lbt_err e;
+			cr_assert_eq(lbt_shape_parse(&sh, cases[i][0], &e), LBT_OK);
+			cr_assert(!memcmp(la, lb, (size_t)lbt_shape_pes(&sh) * sizeof *la), "%s (%s) %s %s: the final loads differ",
+			          cases[i][0], cases[i][1], method, cases[i][2]);
+			free(la);
+			free(lb);
+		}
+}
+
+static void stop_at_3(void *ctx, const lbt_step_record *r)
+{
+	if (r->step == 3)
+		*(volatile sig_atomic_t *)ctx = 1;
+}
+
+Test(engine, interrupt_with_steps_several_a_call)
+{
+	volatile sig_atomic_t flag = 0;
+	lbt_state st;
+	th_open(&st, "64x128", NULL, "lm-c5", "uniform:0:100", "auto");
+	lbt_run_opts o = lbt_run_opts_default();
+	o.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = 1000};
+	o.batch = 1;
+	o.interrupt = &flag;
+	o.on_step = stop_at_3;
+	o.ctx = (void *)&flag;
+	lbt_summary s;
+	lbt_err e;
+	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(s.stop, LBT_STOP_INTERRUPTED);
+	cr_assert(s.steps >= 3 && s.steps < 1000, "stopped after %lld steps", (long long)s.steps);
+	lbt_state ref;
+	th_open(&ref, "64x128", NULL, "lm-c5", "uniform:0:100", NULL);
+	lbt_run_opts r = lbt_run_opts_default();
+	r.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = s.steps};
+	lbt_summary rs;
+	cr_assert_eq(lbt_run(&ref, &r, &rs, &e), LBT_OK, "%s", e.msg);
+	int32_t *a = th_loads(&st), *b = th_loads(&ref);
+	cr_assert(!memcmp(a, b, 64 * 128 * sizeof *a), "the grid is not at the step the summary reports (%lld)",
+	          (long long)s.steps);
+	cr_assert(s.final_max == rs.final_max && s.final_min == rs.final_min && s.moved == rs.moved);
+	free(a);
+	free(b);
+	lbt_state_close(&st);
+	lbt_state_close(&ref);
+}
+
+/* Without opts.batch (the default), on_step may read the grid: it is at
+ * the step of the record. */
+static void grid_is_at_record(void *ctx, const lbt_step_record *r)
+{
+	lbt_stats g;
+	lbt_grid_stats(&((const lbt_state *)ctx)->grid, &g);
+	cr_assert(g.max == r->max && g.min == r->min, "step %lld: the grid's max %g min %g, the record's %g %g",
+	          (long long)r->step, (double)g.max, (double)g.min, r->max, r->min);
+}
+
+Test(engine, on_step_reads_the_grid_of_its_step)
+{
+	lbt_state st;
+	th_open(&st, "64x128", NULL, "lm-c5", "uniform:0:100", "auto");
+	lbt_run_opts o = lbt_run_opts_default();
+	o.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = 200};
+	o.on_step = grid_is_at_record;
+	o.ctx = &st;
+	lbt_summary s;
+	lbt_err e;
+	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
 	lbt_state_close(&st);
 }

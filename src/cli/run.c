@@ -459,6 +459,7 @@ int cmd_run(int argc, char **argv)
 	ro.full_stats = trace != NULL; /* the same statistics on every rank */
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
+	ro.batch = !snap_dir && !anim; /* on_step reads the grid only for pictures */
 	ro.interrupt = cli_catch_signals();
 	if ((ro.until.kind == LBT_UNTIL_BALANCED || ro.until.kind == LBT_UNTIL_SHARED_BALANCED) && !ro.workload &&
 	    !strncmp(state.method->name, "lm-", 3)) {

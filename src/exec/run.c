@@ -313,6 +313,16 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	if (o->on_step)
 		o->on_step(o->ctx, &r);
 
+	/* Steps several a call (o->batch): only where no one reads the grid between them */
+	const int batch = o->batch && st->method->steps && !wl && !o->verify && !full && !watch && N == 0 &&
+	                  !st->grid.cut && o->until.kind == LBT_UNTIL_STEPS;
+	/* at most 64 steps and about 2^28 site updates a call: an interrupt waits for the call */
+	enum { BATCH = 64 };
+	const int64_t per_call = ((int64_t)1 << 28) / (P * (D > 0 ? D : 1));
+	const int cap = per_call < 2 ? 2 : per_call < BATCH ? (int)per_call : BATCH;
+	lbt_counts pend[BATCH];
+	int npend = 0, ipend = 0; /* steps done by the last call, and taken from it so far */
+
 	int64_t shifts = 0, moved_total = 0; /* integer methods' counters, exact */
 	double t0 = lbt_seconds();
 	out->stop = LBT_STOP_MAX_STEPS;
@@ -328,7 +338,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		}
 		if (r.step >= o->max_steps || (N > 0 && r.step >= N))
 			break;
-		int interrupted = o->interrupt && *o->interrupt;
+		int interrupted = ipend == npend && o->interrupt && *o->interrupt; /* the grid is at this step */
 		if (st->grid.cut && o->interrupt) /* every rank stops at the same step */
 			interrupted = !lbt_comm_min_int(!interrupted);
 		if (interrupted) {
@@ -359,7 +369,16 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 
 		/* method step */
 		lbt_counts k = {0};
-		st->method->step(st, &k);
+		if (ipend < npend)
+			k = pend[ipend++];
+		else if (batch) {
+			const int64_t left = (o->until.steps < o->max_steps ? o->until.steps : o->max_steps) - r.step;
+			memset(pend, 0, sizeof pend);
+			npend = st->method->steps(st, left < cap ? (int)left : cap, (int32_t)r.max, pend);
+			ipend = 1;
+			k = pend[0];
+		} else
+			st->method->step(st, &k);
 		if (st->grid.cut)
 			lbt_cut_counts(st->grid.cut, &k, real);
 		if (k.nomem) {

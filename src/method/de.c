@@ -47,14 +47,14 @@ static void de_axis_step(lbt_state *st, lbt_counts *c)
 const lbt_method lbt_de = {
 	"de", "dimension exchange, real-valued loads", CITE "§4 (Theorem 4)", LBT_LOAD_REAL,
 	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, lambda, 1, NULL,
-	lbt_scratch_method_open, de_step, lbt_scratch_method_close, NULL, NULL};
+	lbt_scratch_method_open, de_step, lbt_scratch_method_close, NULL, NULL, NULL};
 
 const lbt_method lbt_de_int = {
 	"de-int", "dimension exchange, integer flows truncated towards zero", CITE "§4", LBT_LOAD_INT,
 	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_BOUNDED, 0, lambda, 1, NULL,
-	lbt_scratch_method_open, de_int_step, lbt_scratch_method_close, NULL, NULL};
+	lbt_scratch_method_open, de_int_step, lbt_scratch_method_close, NULL, NULL, NULL};
 
 const lbt_method lbt_de_axis = {
 	"de-axis", "dimension exchange, one axis per step in turn, real-valued loads", CITE "eq. (17), Theorem 5",
 	LBT_LOAD_REAL, LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, lambda, 1, NULL,
-	lbt_scratch_method_open, de_axis_step, lbt_scratch_method_close, NULL, NULL};
+	lbt_scratch_method_open, de_axis_step, lbt_scratch_method_close, NULL, NULL, NULL};

@@ -114,14 +114,14 @@ static void fos_int_step(lbt_state *st, lbt_counts *c)
 
 const lbt_method lbt_fos = {
 	"fos", "first-order diffusion, real-valued loads", CYBENKO "eq. (1)/(2)", LBT_LOAD_REAL,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, alpha, 1, fos_check, fos_open, fos_step, diffusion_close, gamma_of, NULL};
+	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, alpha, 1, fos_check, fos_open, fos_step, diffusion_close, gamma_of, NULL, NULL};
 
 const lbt_method lbt_fos_int = {
 	"fos-int", "first-order diffusion, integer flows truncated towards zero", CYBENKO "eq. (1)/(2)", LBT_LOAD_INT,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_BOUNDED, 0, alpha, 1, fos_check, fos_open, fos_int_step, diffusion_close, gamma_of, NULL};
+	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_BOUNDED, 0, alpha, 1, fos_check, fos_open, fos_int_step, diffusion_close, gamma_of, NULL, NULL};
 
 const lbt_method lbt_ca = {
 	"ca", "cellular-automaton diffusion, proportion 1/(max(y,n)+k), real-valued work",
 	"B. Dickens, Load balancing on massively parallel networks: a cellular automaton approach, 1992: §4.0",
 	LBT_LOAD_REAL, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, ca_k, 1, NULL, ca_open, fos_step,
-	diffusion_close, gamma_of, NULL};
+	diffusion_close, gamma_of, NULL, NULL};

@@ -1,7 +1,9 @@
 /* lm.c — Henrich's Liquid model, the conditions C0..C5 of Table 1 with the
  * synchronous per-dimension update of Definition 1: one value per condition,
- * all stepping through the dispatch table's lm_step. No parameters, no
- * workspace. */
+ * all stepping through the dispatch table's lm_step (and lm_steps, several
+ * steps a call). No parameters; the workspace is lm_steps's cache. */
+#include <stdlib.h>
+
 #include "family.h"
 
 static void lm_step(lbt_state *st, lbt_counts *c)
@@ -12,11 +14,37 @@ static void lm_step(lbt_state *st, lbt_counts *c)
 	c->link_max = c->moved > 0; /* one element per link and substep */
 }
 
+/* Several steps a call: with AVX-512, a 2-D grid whose loads fit bytes is
+ * stepped in a byte copy of itself (kernels/simd/lm.c, lm_steps), kept in
+ * the workspace from call to call. */
+static int lm_open(lbt_state *st, lbt_err *e)
+{
+	st->ws = calloc(1, sizeof(lbt_lm_cache));
+	return st->ws ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "%s: no memory for its workspace", st->method->name);
+}
+static void lm_close(lbt_state *st)
+{
+	lbt_lm_cache *cache = st->ws;
+	if (cache)
+		free(cache->mem);
+	free(cache);
+	st->ws = NULL;
+}
+static int lm_steps(lbt_state *st, int n, int32_t max, lbt_counts *c)
+{
+	lbt_view v;
+	lbt_state_view(st, &v);
+	const int done = st->kern->lm_steps(&v, st->method->variant, n, max, st->ws, c);
+	for (int s = 0; s < done; s++)
+		c[s].link_max = c[s].moved > 0;
+	return done;
+}
+
 #define CITE "D. Henrich, The liquid model load balancing method, Parallel Algorithms and Applications, 1996: "
 #define LM(n, what) \
 	const lbt_method lbt_lm_c##n = {"lm-c" #n, "Liquid model, shift while " what, CITE "Table 1 (C" #n "), Definition 1", \
 	                                LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_BOUNDED_TORUS, LBT_C##n, \
-	                                NULL, 0, NULL, NULL, lm_step, NULL, NULL, NULL}
+	                                NULL, 0, NULL, lm_open, lm_step, lm_close, NULL, NULL, lm_steps}
 
 LM(0, "L_i > 0");
 LM(1, "L_i > 1");

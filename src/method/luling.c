@@ -220,4 +220,4 @@ const lbt_method lbt_luling_monien = {
 	"R. Lüling, B. Monien, A dynamic distributed load balancing algorithm with provable good performance, "
 	"SPAA 1993: §2 and the Appendix",
 	LBT_LOAD_INT, LBT_M_CONSERVATIVE | LBT_M_RANDOM, LBT_UNBOUNDED, 0,
-	params, 4, check, luling_open, luling_step, close_ws, NULL, luling_record};
+	params, 4, check, luling_open, luling_step, close_ws, NULL, luling_record, NULL};

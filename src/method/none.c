@@ -13,4 +13,4 @@ const lbt_method lbt_none = {"none", "no balancing: a step moves nothing (the ba
                              "G. Cybenko, Dynamic load balancing for distributed memory multiprocessors, "
                              "J. Parallel Distrib. Comput., 1989: eq. (12) with M = I",
                              LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_BOUNDED, 0,
-                             NULL, 0, NULL, NULL, none_step, NULL, NULL, NULL};
+                             NULL, 0, NULL, NULL, none_step, NULL, NULL, NULL, NULL};

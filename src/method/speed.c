@@ -372,9 +372,9 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 const lbt_method lbt_fos_speed = {
 	"fos-speed", "diffusion with the relative-speed matrix Mr, cost/benefit, shake, detection; real loads",
 	JV "§3.2 Mr, §3.1 eq. (2), §3.3", LBT_LOAD_REAL, LBT_M_CONSERVATIVE | LBT_M_RANDOM | LBT_M_SPEEDS, LBT_UNBOUNDED, 0,
-	params, 5, NULL, speed_open, speed_step, speed_close, NULL, NULL};
+	params, 5, NULL, speed_open, speed_step, speed_close, NULL, NULL, NULL};
 
 const lbt_method lbt_fos_speed_int = {
 	"fos-speed-int", "the same with integer flows truncated towards zero",
 	JV "§3.2 Mr, §3.1 eq. (2), §3.3", LBT_LOAD_INT, LBT_M_CONSERVATIVE | LBT_M_RANDOM | LBT_M_SPEEDS, LBT_UNBOUNDED, 0,
-	params, 5, NULL, speed_open, speed_step, speed_close, NULL, NULL};
+	params, 5, NULL, speed_open, speed_step, speed_close, NULL, NULL, NULL};
