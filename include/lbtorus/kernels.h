@@ -127,7 +127,8 @@ enum { LBT_C0, LBT_C1, LBT_C2, LBT_C3, LBT_C4, LBT_C5, LBT_NCOND };
  * as 1 per substep of an axis with extent >= 2. Fills halos as it needs. */
 typedef void (*lbt_lm_step_fn)(const lbt_view *v, int cond, lbt_counts *c);
 /* Up to n LM steps (n >= 1) on a grid whose largest load is max (from the
- * last step's statistics): c[s] gets step s's counts as lm_step would;
+ * last step's statistics): c[s] gets step s's counts as lm_step would give
+ * them into a zeroed struct (c need not be zeroed: c[s] is set whole);
  * returns how many steps it did, at least 1. A kernel may do more than one
  * only where it can keep the loads narrower between steps (AVX-512: a 2-D
  * grid whose loads fit bytes); the others do one. cache: memory it keeps

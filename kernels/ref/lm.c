@@ -80,6 +80,7 @@ int lbt_ref_lm_steps(const lbt_view *v, int cond, int n, int32_t max, lbt_lm_cac
 	(void)n;
 	(void)max;
 	(void)cache;
+	*c = (lbt_counts){0};
 	lbt_ref_lm_step(v, cond, c);
 	return 1;
 }

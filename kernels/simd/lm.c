@@ -1715,7 +1715,8 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 			const int done = x.fits ? x.done : 0;
 			for (int s = 0; s < done; s++) {
 				const kresult *r = &x.res[s * T];
-				c[s].moved += r[0].moved;
+				c[s] = (lbt_counts){0};
+				c[s].moved = r[0].moved;
 				c[s].total = r[0].total;
 				c[s].max = r[0].max;
 				c[s].min = r[0].min;
@@ -1725,7 +1726,7 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 					c[s].max = r[i].max > c[s].max ? r[i].max : c[s].max;
 					c[s].min = r[i].min < c[s].min ? r[i].min : c[s].min;
 				}
-				c[s].shifts += 2;
+				c[s].shifts = 2;
 				c[s].has_stats = 1;
 			}
 			if (done)
@@ -1737,6 +1738,7 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 	(void)max;
 	(void)cache;
 #endif
+	*c = (lbt_counts){0};
 	LBT_SIMD_FN(lbt_simd_lm_step)(v, cond, c);
 	return 1;
 }

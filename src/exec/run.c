@@ -373,7 +373,6 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			k = pend[ipend++];
 		else if (batch) {
 			const int64_t left = (o->until.steps < o->max_steps ? o->until.steps : o->max_steps) - r.step;
-			memset(pend, 0, sizeof pend);
 			npend = st->method->steps(st, left < cap ? (int)left : cap, (int32_t)r.max, pend);
 			ipend = 1;
 			k = pend[0];
