@@ -115,6 +115,7 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
 	ro.max_steps = r->max_steps;
 	ro.verify = o->verify;
 	ro.interrupt = o->interrupt;
+	ro.batch = 1; /* no observer reads the grid */
 	*interrupted = 0;
 	lbt_state st;
 	lbt_summary sum;
