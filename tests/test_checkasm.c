@@ -94,7 +94,7 @@ static void set_view(lbt_view *v, lbt_grid *g, int threads)
 	memset(v, 0, sizeof *v);
 	v->load = g->load;
 	v->dims = g->shape.dims;
-	for (int d = 0; d < v->dims; d++) {
+	for (int d = 0; d < v->dims && d < LBT_MAXD; d++) { /* the bound for GCC 12 (-Wstringop-overflow) */
 		v->ext[d] = g->shape.ext[d];
 		v->stride[d] = g->stride[d];
 		v->torus[d] = g->shape.bnd[d] == LBT_TORUS;
@@ -109,35 +109,61 @@ static void add_scratch(lbt_view *v, const lbt_grid *g, lbt_scratch *sc)
 	v->scratch = sc;
 }
 
-/* One case: `steps` steps of reference and vector kernel from the same grid. */
-static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int kind, int threads, int steps)
+/* The same load in a grid for the reference (one thread) and one for the
+ * kernel under test (threads, with its scratch), and the shape as text. */
+typedef struct {
+	lbt_grid ref, vec;
+	lbt_view vr, vv;
+	lbt_scratch sc;
+	char sh[128], bd[128];
+} pair;
+static void pair_open(pair *p, const lbt_shape *s, int kind, int threads)
 {
 	lbt_err e;
-	lbt_grid ref, vec;
-	cr_assert_eq(lbt_grid_init(&ref, s, &e), LBT_OK, "%s", e.msg);
-	cr_assert_eq(lbt_grid_init(&vec, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_grid_init(&p->ref, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_grid_init(&p->vec, s, &e), LBT_OK, "%s", e.msg);
 	int64_t P = lbt_shape_pes(s);
 	int32_t *dense = malloc((size_t)P * sizeof *dense);
 	int mesh = 0;
 	for (int d = 0; d < s->dims; d++)
 		mesh |= s->bnd[d] == LBT_MESH && s->ext[d] >= 2;
 	fill(dense, P, kind, (uint64_t)P * 131 + (uint64_t)kind, mesh);
-	lbt_grid_import(&ref, dense);
-	lbt_grid_import(&vec, dense);
+	lbt_grid_import(&p->ref, dense);
+	lbt_grid_import(&p->vec, dense);
 	free(dense);
-	lbt_view vr, vv;
-	set_view(&vr, &ref, 1);
-	set_view(&vv, &vec, threads);
-	lbt_scratch sc;
-	add_scratch(&vv, &vec, &sc);
-	char sh[128], bd[128];
-	lbt_shape_format(s, sh, sizeof sh);
-	lbt_boundary_format(s, bd, sizeof bd);
+	set_view(&p->vr, &p->ref, 1);
+	set_view(&p->vv, &p->vec, threads);
+	add_scratch(&p->vv, &p->vec, &p->sc);
+	lbt_shape_format(s, p->sh, sizeof p->sh);
+	lbt_boundary_format(s, p->bd, sizeof p->bd);
+}
+static void pair_close(pair *p)
+{
+	lbt_grid_free(&p->ref);
+	lbt_grid_free(&p->vec);
+	lbt_scratch_close(&p->sc);
+}
+
+/* A shape and its boundary from their texts. */
+static lbt_shape grid_of(const char *shape, const char *boundary)
+{
+	lbt_shape s;
+	lbt_err e;
+	cr_assert_eq(lbt_shape_parse(&s, shape, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_boundary_parse(&s, boundary, &e), LBT_OK, "%s", e.msg);
+	return s;
+}
+
+/* One case: `steps` steps of reference and vector kernel from the same grid. */
+static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int kind, int threads, int steps)
+{
+	pair p;
+	pair_open(&p, s, kind, threads);
 	for (int t = 1; t <= steps; t++) {
 		lbt_counts cr = {0}, cv = {0};
-		lbt_ref_lm_step(&vr, cond, &cr);
-		k->lm_step(&vv, cond, &cv);
-		int64_t at = lbt_grid_first_diff(&ref, &vec);
+		lbt_ref_lm_step(&p.vr, cond, &cr);
+		k->lm_step(&p.vv, cond, &cv);
+		int64_t at = lbt_grid_first_diff(&p.ref, &p.vec);
 		if (at >= 0) {
 			char where[160];
 			lbt_shape_coords(s, at, where, sizeof where);
@@ -147,25 +173,23 @@ static void check_case(const lbt_kernels *k, int cond, const lbt_shape *s, int k
 				q /= s->ext[d];
 			}
 			cr_assert_fail("lm-c%d on %s: shape %s (%s), load %s, %d threads: step %d differs first at PE %s: "
-			         "reference %d, vector %d", cond, k->isa, sh, bd, load_names[kind], threads, t, where, ref.load[lbt_grid_offset(&ref, c)], vec.load[lbt_grid_offset(&vec, c)]);
+			         "reference %d, vector %d", cond, k->isa, p.sh, p.bd, load_names[kind], threads, t, where, p.ref.load[lbt_grid_offset(&p.ref, c)], p.vec.load[lbt_grid_offset(&p.vec, c)]);
 		}
 		if (cr.moved != cv.moved || cr.shifts != cv.shifts)
 			cr_assert_fail("lm-c%d on %s: shape %s (%s), load %s, %d threads: step %d counts moved %lld shifts %lld, "
-			         "reference %lld and %lld", cond, k->isa, sh, bd, load_names[kind], threads, t,
+			         "reference %lld and %lld", cond, k->isa, p.sh, p.bd, load_names[kind], threads, t,
 			         (long long)cv.moved, (long long)cv.shifts, (long long)cr.moved, (long long)cr.shifts);
 		if (cv.has_stats) {
 			lbt_stats st;
-			lbt_grid_stats(&ref, &st);
+			lbt_grid_stats(&p.ref, &st);
 			if (st.max != cv.max || st.min != cv.min || st.total != cv.total)
 				cr_assert_fail("lm-c%d on %s: shape %s (%s), load %s: step %d statistics max %d min %d total %lld, "
-				         "want %d %d %lld", cond, k->isa, sh, bd, load_names[kind], t, cv.max, cv.min,
+				         "want %d %d %lld", cond, k->isa, p.sh, p.bd, load_names[kind], t, cv.max, cv.min,
 				         (long long)cv.total, (int)st.max, (int)st.min, (long long)st.total);
 		} else
-			cr_assert_eq(lbt_shape_active_dims(s), 0, "lm-c%d on %s: shape %s gave no statistics", cond, k->isa, sh);
+			cr_assert_eq(lbt_shape_active_dims(s), 0, "lm-c%d on %s: shape %s gave no statistics", cond, k->isa, p.sh);
 	}
-	lbt_grid_free(&ref);
-	lbt_grid_free(&vec);
-	lbt_scratch_close(&sc);
+	pair_close(&p);
 }
 
 /* Fill k with the kernels of isa, a vector ISA this CPU runs; 0 (nothing
@@ -275,9 +299,7 @@ Test(checkasm, lm_loads_crossing_narrow_edges)
 		if (!vector_kernels(*t, &k))
 			continue;
 		for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
-			lbt_shape s;
-			lbt_shape_parse(&s, grids[i][0], &e);
-			cr_assert_eq(lbt_boundary_parse(&s, grids[i][1], &e), LBT_OK, "%s", e.msg);
+			const lbt_shape s = grid_of(grids[i][0], grids[i][1]);
 			for (int cond = 0; cond < LBT_NCOND; cond++)
 				for (int kind = L_BYTE; kind <= L_PILE; kind++)
 					check_case(&k, cond, &s, kind, 1, 150);
@@ -301,13 +323,10 @@ Test(checkasm, lm_threads_change_no_bit)
 	};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		lbt_kernels k;
-		lbt_err e;
 		if (!vector_kernels(*t, &k))
 			continue;
 		for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
-			lbt_shape s;
-			lbt_shape_parse(&s, big[i][0], &e);
-			cr_assert_eq(lbt_boundary_parse(&s, big[i][1], &e), LBT_OK, "%s", e.msg);
+			const lbt_shape s = grid_of(big[i][0], big[i][1]);
 			for (int cond = LBT_C3; cond < LBT_NCOND; cond++)
 				check_case(&k, cond, &s, cond == LBT_C4 ? L_SMALL : L_RUNS, 2 + (int)(i + cond) % 2, 3);
 		}
@@ -339,59 +358,41 @@ Test(checkasm, lm_eight_dimensions)
 static void check_steps_case(const lbt_kernels *k, int cond, const lbt_shape *s, int kind, int threads, int steps,
                              int max_hint)
 {
-	lbt_err e;
-	lbt_grid ref, vec;
-	cr_assert_eq(lbt_grid_init(&ref, s, &e), LBT_OK, "%s", e.msg);
-	cr_assert_eq(lbt_grid_init(&vec, s, &e), LBT_OK, "%s", e.msg);
-	const int64_t P = lbt_shape_pes(s);
-	int32_t *dense = malloc((size_t)P * sizeof *dense);
-	fill(dense, P, kind, (uint64_t)P * 7 + (uint64_t)kind, 1);
-	lbt_grid_import(&ref, dense);
-	lbt_grid_import(&vec, dense);
-	free(dense);
-	lbt_view vr, vv;
-	set_view(&vr, &ref, 1);
-	set_view(&vv, &vec, threads);
-	lbt_scratch sc;
-	add_scratch(&vv, &vec, &sc);
-	char sh[128], bd[128];
-	lbt_shape_format(s, sh, sizeof sh);
-	lbt_boundary_format(s, bd, sizeof bd);
+	pair p;
+	pair_open(&p, s, kind, threads);
 	lbt_stats st;
-	lbt_grid_stats(&vec, &st);
+	lbt_grid_stats(&p.vec, &st);
 	int32_t max = (int32_t)st.max;
 	lbt_lm_cache cache = {0};
 	for (int t = 0, call = 0; t < steps; call++) {
 		lbt_counts cv[13];
 		memset(cv, 0xa5, sizeof cv); /* set whole by the kernel */
 		const int want = 1 + (call * 5 + cond) % 13 < steps - t ? 1 + (call * 5 + cond) % 13 : steps - t;
-		const int got = k->lm_steps(&vv, cond, want, max_hint ? max : 0, &cache, cv);
+		const int got = k->lm_steps(&p.vv, cond, want, max_hint ? max : 0, &cache, cv);
 		cr_assert(got >= 1 && got <= want, "lm-c%d on %s: lm_steps asked for %d did %d", cond, k->isa, want, got);
 		for (int i = 0; i < got; i++, t++) {
 			lbt_counts cr = {0};
-			lbt_ref_lm_step(&vr, cond, &cr);
-			lbt_grid_stats(&ref, &st);
+			lbt_ref_lm_step(&p.vr, cond, &cr);
+			lbt_grid_stats(&p.ref, &st);
 			if (cr.moved != cv[i].moved || cr.shifts != cv[i].shifts || !cv[i].has_stats || st.max != cv[i].max ||
 			    st.min != cv[i].min || st.total != cv[i].total)
 				cr_assert_fail("lm-c%d lm_steps on %s: shape %s (%s), load %s, %d threads: step %d (%d of a call of "
 				               "%d) counts moved %lld shifts %lld max %d min %d total %lld, want %lld %lld %d %d %lld",
-				               cond, k->isa, sh, bd, load_names[kind], threads, t + 1, i + 1, got, (long long)cv[i].moved,
+				               cond, k->isa, p.sh, p.bd, load_names[kind], threads, t + 1, i + 1, got, (long long)cv[i].moved,
 				               (long long)cv[i].shifts, cv[i].max, cv[i].min, (long long)cv[i].total,
 				               (long long)cr.moved, (long long)cr.shifts, (int)st.max, (int)st.min, (long long)st.total);
 			max = cv[i].max;
 		}
-		const int64_t at = lbt_grid_first_diff(&ref, &vec);
+		const int64_t at = lbt_grid_first_diff(&p.ref, &p.vec);
 		if (at >= 0) {
 			char where[160];
 			lbt_shape_coords(s, at, where, sizeof where);
 			cr_assert_fail("lm-c%d lm_steps on %s: shape %s (%s), load %s, %d threads: after step %d the loads differ "
-			               "first at PE %s", cond, k->isa, sh, bd, load_names[kind], threads, t, where);
+			               "first at PE %s", cond, k->isa, p.sh, p.bd, load_names[kind], threads, t, where);
 		}
 	}
 	free(cache.mem);
-	lbt_grid_free(&ref);
-	lbt_grid_free(&vec);
-	lbt_scratch_close(&sc);
+	pair_close(&p);
 }
 
 /* Loads in 0..125 and at and beyond it (told the true maximum, or not:
@@ -409,22 +410,17 @@ Test(checkasm, lm_steps_equal_reference_steps)
 	static const int kinds[] = {L_UPTO125, L_SMALL, L_ONES, L_ZEROS, L_BANDS8, L_TAIL8, L_BYTE};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		lbt_kernels k;
-		lbt_err e;
 		if (!vector_kernels(*t, &k))
 			continue;
 		for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
-			lbt_shape s;
-			lbt_shape_parse(&s, grids[i][0], &e);
-			cr_assert_eq(lbt_boundary_parse(&s, grids[i][1], &e), LBT_OK, "%s", e.msg);
+			const lbt_shape s = grid_of(grids[i][0], grids[i][1]);
 			for (int cond = 0; cond < LBT_NCOND; cond++)
 				for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
 					check_steps_case(&k, cond, &s, kinds[j], 1, 90, !(j == 1 || j >= 5));
 		}
 		static const char *const big[][2] = {{"300x512", "torus"}, {"301x1024", "mesh,torus"}, {"520x512", "torus,mesh"}};
 		for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
-			lbt_shape s;
-			lbt_shape_parse(&s, big[i][0], &e);
-			cr_assert_eq(lbt_boundary_parse(&s, big[i][1], &e), LBT_OK, "%s", e.msg);
+			const lbt_shape s = grid_of(big[i][0], big[i][1]);
 			for (int cond = 0; cond < LBT_NCOND; cond++)
 				check_steps_case(&k, cond, &s, cond % 2 ? L_UPTO125 : L_SMALL, 2 + (int)(i + cond) % 2, 20, 1);
 		}

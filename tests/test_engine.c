@@ -119,26 +119,42 @@ Test(engine, conservation_counts_generated_load)
 	lbt_state_close(&st);
 }
 
-static void stop_at_5(void *ctx, const lbt_step_record *r)
+/* on_step raising the interrupt flag at step `at` */
+typedef struct {
+	volatile sig_atomic_t flag;
+	int64_t at;
+} stopper;
+static void stop_at(void *ctx, const lbt_step_record *r)
 {
-	if (r->step == 5)
-		*(volatile sig_atomic_t *)ctx = 1;
+	stopper *s = ctx;
+	if (r->step == s->at)
+		s->flag = 1;
+}
+
+/* LM-C5 on shape from init, interrupted at step `at`, until balanced, or
+ * (batch) until steps:1000 with opts.batch; it must stop as interrupted. */
+static void run_interrupted(lbt_state *st, const char *shape, const char *init, int64_t at, int batch, lbt_summary *s)
+{
+	stopper stop = {0, at};
+	th_open(st, shape, NULL, "lm-c5", init, "auto");
+	lbt_run_opts o = lbt_run_opts_default();
+	if (batch)
+		o.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = 1000};
+	o.batch = batch;
+	o.interrupt = &stop.flag;
+	o.on_step = stop_at;
+	o.ctx = &stop;
+	lbt_err e;
+	cr_assert_eq(lbt_run(st, &o, s, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(s->stop, LBT_STOP_INTERRUPTED);
 }
 
 /* The interrupt flag ends the run after the current step, with a complete summary. */
 Test(engine, interrupt_stops_after_the_current_step)
 {
-	volatile sig_atomic_t flag = 0;
 	lbt_state st;
-	th_open(&st, "16x16", NULL, "lm-c5", "worst:5", "auto");
-	lbt_run_opts o = lbt_run_opts_default();
-	o.interrupt = &flag;
-	o.on_step = stop_at_5;
-	o.ctx = (void *)&flag;
 	lbt_summary s;
-	lbt_err e;
-	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
-	cr_assert_eq(s.stop, LBT_STOP_INTERRUPTED);
+	run_interrupted(&st, "16x16", "worst:5", 5, 0, &s);
 	cr_assert(!s.reached);
 	cr_assert_eq(s.steps, 5);
 	lbt_stats g;
@@ -242,27 +258,12 @@ Test(engine, steps_several_a_call_change_nothing)
 		}
 }
 
-static void stop_at_3(void *ctx, const lbt_step_record *r)
-{
-	if (r->step == 3)
-		*(volatile sig_atomic_t *)ctx = 1;
-}
-
 Test(engine, interrupt_with_steps_several_a_call)
 {
-	volatile sig_atomic_t flag = 0;
 	lbt_state st;
-	th_open(&st, "64x128", NULL, "lm-c5", "uniform:0:100", "auto");
-	lbt_run_opts o = lbt_run_opts_default();
-	o.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = 1000};
-	o.batch = 1;
-	o.interrupt = &flag;
-	o.on_step = stop_at_3;
-	o.ctx = (void *)&flag;
 	lbt_summary s;
 	lbt_err e;
-	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
-	cr_assert_eq(s.stop, LBT_STOP_INTERRUPTED);
+	run_interrupted(&st, "64x128", "uniform:0:100", 3, 1, &s);
 	cr_assert(s.steps >= 3 && s.steps < 1000, "stopped after %lld steps", (long long)s.steps);
 	lbt_state ref;
 	th_open(&ref, "64x128", NULL, "lm-c5", "uniform:0:100", NULL);

@@ -1439,6 +1439,37 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 	out->min = vmin32(t.A.mn);
 }
 
+/* f(ctx, id) for id = 0 .. T-1, one thread each (the caller alone when T is 1). */
+static void on_threads(int T, void (*f)(void *ctx, int id), void *ctx)
+{
+	if (T == 1) {
+		f(ctx, 0);
+		return;
+	}
+#pragma omp parallel num_threads(T)
+	{
+		int id = 0;
+#ifdef _OPENMP
+		id = omp_get_thread_num();
+#endif
+		f(ctx, id);
+	}
+}
+
+typedef struct {
+	const kctx *k;
+	int a0;
+	int32_t *mem;
+	int64_t per;
+	int T;
+	kresult *res;
+} step_job;
+static void step_thread(void *ctx, int id)
+{
+	const step_job *j = ctx;
+	run_thread(j->k, j->a0, j->mem, j->per, id, j->T, &j->res[id]);
+}
+
 void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 {
 	const int D = v->dims, last = D - 1;
@@ -1519,18 +1550,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		lbt_halo_fill(v, a0);
 
 	kresult *res = (kresult *)(mem + zcells + T * per);
-	if (T == 1)
-		run_thread(&k, a0, mem + zcells, per, 0, 1, &res[0]);
-	else {
-#pragma omp parallel num_threads((int)T)
-		{
-			int id = 0;
-#ifdef _OPENMP
-			id = omp_get_thread_num();
-#endif
-			run_thread(&k, a0, mem + zcells, per, id, (int)T, &res[id]);
-		}
-	}
+	step_job job = {&k, a0, mem + zcells, per, (int)T, res};
+	on_threads((int)T, step_thread, &job);
 	kresult r = res[0];
 	for (int i = 1; i < T; i++) {
 		r.moved += res[i].moved;
@@ -1614,8 +1635,9 @@ static const broll_fn brolls[LBT_NCOND] = {broll_0, broll_1, broll_2, broll_3, b
 
 /* Thread id of T: pack its rows, step them with the others until n steps
  * are done or a step's maximum leaves bytes, widen them back. */
-static void bsteps_thread(bctx *x, int id)
+static void bsteps_thread(void *ctx, int id)
 {
+	bctx *x = ctx;
 	const lbt_view *v = x->v;
 	const int T = x->T, torus = v->torus[0];
 	const int64_t N0 = x->N0, n = x->len, r0 = N0 * id / T, r1 = N0 * (id + 1) / T, s0 = v->stride[0];
@@ -1700,18 +1722,7 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 		if (mem) {
 			bctx x = {.v = v, .cond = cond, .n = n, .T = (int)T, .N0 = N0, .len = len, .g = (int8_t *)mem,
 			          .buf = mem + gsize, .bper = bper, .c = c, .res = (kresult *)(mem + gsize + T * bper)};
-			if (T == 1)
-				bsteps_thread(&x, 0);
-			else {
-#pragma omp parallel num_threads((int)T)
-				{
-					int id = 0;
-#ifdef _OPENMP
-					id = omp_get_thread_num();
-#endif
-					bsteps_thread(&x, id);
-				}
-			}
+			on_threads((int)T, bsteps_thread, &x);
 			const int done = x.fits ? x.done : 0;
 			for (int s = 0; s < done; s++) {
 				const kresult *r = &x.res[s * T];
