@@ -1586,7 +1586,6 @@ typedef struct {
 	int8_t *g;        /* the byte copy, row q at g + q len */
 	char *buf;        /* per thread: bper bytes */
 	int64_t bper;
-	lbt_counts *c;    /* per step */
 	kresult *res;     /* per step and thread */
 	int fits, done;   /* all loads packed fit; steps done */
 } bctx;
@@ -1721,7 +1720,7 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 		char *mem = cache->mem;
 		if (mem) {
 			bctx x = {.v = v, .cond = cond, .n = n, .T = (int)T, .N0 = N0, .len = len, .g = (int8_t *)mem,
-			          .buf = mem + gsize, .bper = bper, .c = c, .res = (kresult *)(mem + gsize + T * bper)};
+			          .buf = mem + gsize, .bper = bper, .res = (kresult *)(mem + gsize + T * bper)};
 			on_threads((int)T, bsteps_thread, &x);
 			const int done = x.fits ? x.done : 0;
 			for (int s = 0; s < done; s++) {
