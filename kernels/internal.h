@@ -42,7 +42,8 @@ static inline int64_t lbt_gcoord(const lbt_view *v, int d, int64_t i)
 /* Scalar reference kernels (kernels/ref/). */
 void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c);
 void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c);
-int lbt_ref_lm_steps(const lbt_view *v, int cond, int n, int32_t max, lbt_lm_cache *cache, lbt_counts *c); /* one step */
+int lbt_ref_lm_steps(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                     lbt_lm_cache *cache, lbt_counts *c); /* one step */
 void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c);
 void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c); /* eq. (4), kernels/ref/nna_def.c */
 void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);

@@ -354,22 +354,46 @@ Test(checkasm, lm_eight_dimensions)
  * bytes in a byte copy between them) against as many reference steps: the
  * loads after every call, and every step's counters and statistics. Calls
  * of 1 to 13 steps; max_hint 0 claims a maximum lower than the grid's, which
- * the kernel must not trust (it checks the loads it packs). */
+ * the kernel must not trust (it checks the loads it packs). With use_stop,
+ * each call must end after the first step that meets its stop (the
+ * extremes the reference has after step 3, and with use_stop 2 also max -
+ * min at most 2 + cond, or for odd cond min > 0) and, if it did more than
+ * one, only there or where the loads leave bytes. */
+static int meets(const lbt_steps_stop *st, const lbt_counts *c)
+{
+	return (int64_t)c->max - c->min <= st->ldiff || (st->shared && c->min > 0) || (c->max == st->max && c->min == st->min);
+}
 static void check_steps_case(const lbt_kernels *k, int cond, const lbt_shape *s, int kind, int threads, int steps,
-                             int max_hint)
+                             int max_hint, int use_stop)
 {
 	pair p;
 	pair_open(&p, s, kind, threads);
 	lbt_stats st;
 	lbt_grid_stats(&p.vec, &st);
 	int32_t max = (int32_t)st.max;
+	pair q; /* the extremes after step 3 */
+	pair_open(&q, s, kind, 1);
+	for (int i = 0; i < 3; i++) {
+		lbt_counts c = {0};
+		lbt_ref_lm_step(&q.vr, cond, &c);
+	}
+	lbt_stats s3;
+	lbt_grid_stats(&q.ref, &s3);
+	pair_close(&q);
+	const lbt_steps_stop stop = {use_stop == 2 ? 2 + cond : -1, use_stop == 2 && cond % 2, (int32_t)s3.max, (int32_t)s3.min};
 	lbt_lm_cache cache = {0};
 	for (int t = 0, call = 0; t < steps; call++) {
 		lbt_counts cv[13];
 		memset(cv, 0xa5, sizeof cv); /* set whole by the kernel */
 		const int want = 1 + (call * 5 + cond) % 13 < steps - t ? 1 + (call * 5 + cond) % 13 : steps - t;
-		const int got = k->lm_steps(&p.vv, cond, want, max_hint ? max : 0, &cache, cv);
+		const int got = k->lm_steps(&p.vv, cond, want, max_hint ? max : 0, use_stop ? &stop : NULL, &cache, cv);
 		cr_assert(got >= 1 && got <= want, "lm-c%d on %s: lm_steps asked for %d did %d", cond, k->isa, want, got);
+		for (int i = 0; use_stop && i + 1 < got; i++)
+			cr_assert(!meets(&stop, &cv[i]), "lm-c%d on %s: shape %s, load %s: a call went on after step %d of %d, "
+			          "which met its stop", cond, k->isa, p.sh, load_names[kind], i + 1, got);
+		cr_assert(!use_stop || got == 1 || got == want || meets(&stop, &cv[got - 1]) || cv[got - 1].max > 125,
+		          "lm-c%d on %s: shape %s, load %s: a call of %d steps ended after %d for nothing", cond, k->isa, p.sh,
+		          load_names[kind], want, got);
 		for (int i = 0; i < got; i++, t++) {
 			lbt_counts cr = {0};
 			lbt_ref_lm_step(&p.vr, cond, &cr);
@@ -397,7 +421,8 @@ static void check_steps_case(const lbt_kernels *k, int cond, const lbt_shape *s,
 
 /* Loads in 0..125 and at and beyond it (told the true maximum, or not:
  * 0..3, and 125 or around 127 with a few too big for bytes), on tori and
- * meshes (where a pile at the end outgrows bytes during a call), rows of 64 to 4096 PEs, 3 to 300 rows (a byte count of a thread
+ * meshes (where a pile at the end outgrows bytes during a call), with and
+ * without stops, rows of 64 to 4096 PEs, 3 to 300 rows (a byte count of a thread
  * holds 255: emptied on the way), grids too small for byte steps (a row of
  * 32, 96 or 4160 PEs, 2 rows, 3-D), and 2 and 3 threads on grids of a few
  * hundred thousand PEs with seams inside the rows' range. */
@@ -416,13 +441,13 @@ Test(checkasm, lm_steps_equal_reference_steps)
 			const lbt_shape s = grid_of(grids[i][0], grids[i][1]);
 			for (int cond = 0; cond < LBT_NCOND; cond++)
 				for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
-					check_steps_case(&k, cond, &s, kinds[j], 1, 90, !(j == 1 || j >= 5));
+					check_steps_case(&k, cond, &s, kinds[j], 1, 90, !(j == 1 || j >= 5), j == 0 ? 1 : j == 2 ? 2 : 0);
 		}
 		static const char *const big[][2] = {{"300x512", "torus"}, {"301x1024", "mesh,torus"}, {"520x512", "torus,mesh"}};
 		for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
 			const lbt_shape s = grid_of(big[i][0], big[i][1]);
 			for (int cond = 0; cond < LBT_NCOND; cond++)
-				check_steps_case(&k, cond, &s, cond % 2 ? L_UPTO125 : L_SMALL, 2 + (int)(i + cond) % 2, 20, 1);
+				check_steps_case(&k, cond, &s, cond % 2 ? L_UPTO125 : L_SMALL, 2 + (int)(i + cond) % 2, 20, 1, cond > 2 ? 1 + cond % 2 : 0);
 		}
 	}
 }

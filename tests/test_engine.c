@@ -186,8 +186,11 @@ Test(engine, options_only_from_default)
  * loads must be those of one step a call, on tori and meshes (where a pile
  * at the end outgrows bytes during a call), loads that fit bytes and loads
  * that do not, every condition, one and two threads, step counts around
- * the engine's 64 a call. An interrupt is honoured at the end of a call,
- * with a summary that is the grid's. */
+ * the engine's 64 a call, and runs until shared, balanced or flat, where a
+ * call must end where the run may (LM-C2 on 3x128 from uniform:0:5 cycles
+ * with period 3: the detector's samples need the grid of their step). An
+ * interrupt is honoured at the end of a call, with a summary that is the
+ * grid's. */
 typedef struct {
 	int n;
 	lbt_step_record r[400];
@@ -200,18 +203,19 @@ static void log_step(void *ctx, const lbt_step_record *r)
 }
 
 static void run_logged(const char *shape, const char *bnd, const char *method, const char *init, int threads,
-                       int64_t steps, int batch, rec_log *log, lbt_summary *s, int32_t **loads)
+                       const char *until, int batch, rec_log *log, lbt_summary *s, int32_t **loads)
 {
 	lbt_state st;
 	th_open(&st, shape, bnd, method, init, "auto");
 	st.threads = threads;
 	lbt_run_opts o = lbt_run_opts_default();
-	o.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = steps};
+	lbt_err e;
+	cr_assert_eq(lbt_until_parse(&o.until, until, &e), LBT_OK, "%s", e.msg);
+	o.max_steps = 390;
 	o.batch = batch;
 	o.on_step = log_step;
 	o.ctx = log;
 	log->n = 0;
-	lbt_err e;
 	cr_assert_eq(lbt_run(&st, &o, s, &e), LBT_OK, "%s", e.msg);
 	*loads = th_loads(&st);
 	lbt_state_close(&st);
@@ -224,38 +228,43 @@ Test(engine, steps_several_a_call_change_nothing)
 		{"30x64", "mesh,torus", "uniform:100:125", "1"}, {"300x64", "torus,mesh", "uniform:0:125", "1"},
 		{"32x128", "torus", "worst:1", "1"},          {"24x100", "torus", "uniform:0:9", "1"},
 		{"520x512", "torus", "uniform:0:125", "2"},   {"300x512", "mesh", "uniform:0:9", "2"},
+		{"32x64", "torus", "uniform:0:3", "1"},       {"3x128", "torus", "uniform:0:5", "1"},
 	};
-	static const int64_t steps[] = {1, 63, 64, 65, 300};
+	static const char *const untils[] = {"steps:1", "steps:63", "steps:64", "steps:65", "steps:300", "balanced", "flat",
+	                                     "shared", "shared+balanced"};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-		for (int c = 0; c < LBT_NCOND; c++) {
-			char method[8];
-			snprintf(method, sizeof method, "lm-c%d", c);
-			const int64_t n = steps[(i + (size_t)c) % 5];
-			static rec_log a, b;
-			lbt_summary sa, sb;
-			int32_t *la, *lb;
-			run_logged(cases[i][0], cases[i][1], method, cases[i][2], atoi(cases[i][3]), n, 0, &a, &sa, &la);
-			run_logged(cases[i][0], cases[i][1], method, cases[i][2], atoi(cases[i][3]), n, 1, &b, &sb, &lb);
-			cr_assert_eq(a.n, n + 1);
-			cr_assert_eq(b.n, a.n, "%s %s %s: %d records, want %d", cases[i][0], method, cases[i][2], b.n, a.n);
-			for (int k = 0; k < a.n; k++)
-				cr_assert(a.r[k].step == b.r[k].step && a.r[k].max == b.r[k].max && a.r[k].min == b.r[k].min &&
-				          a.r[k].total == b.r[k].total && a.r[k].moved == b.r[k].moved &&
-				          a.r[k].moved_total == b.r[k].moved_total && a.r[k].shifts == b.r[k].shifts &&
-				          a.r[k].link_max == b.r[k].link_max,
-				          "%s (%s) %s %s: step %d's record differs", cases[i][0], cases[i][1], method, cases[i][2], k);
-			cr_assert(sa.steps == sb.steps && sa.moved == sb.moved && sa.shifts == sb.shifts &&
-			          sa.final_max == sb.final_max && sa.final_min == sb.final_min && sa.stop == sb.stop &&
-			          sa.shared_step == sb.shared_step && sa.balanced_step == sb.balanced_step &&
-			          sa.flat_step == sb.flat_step, "%s %s %s: the summaries differ", cases[i][0], method, cases[i][2]);
-			lbt_shape sh;
-			lbt_err e;
-			cr_assert_eq(lbt_shape_parse(&sh, cases[i][0], &e), LBT_OK);
-			cr_assert(!memcmp(la, lb, (size_t)lbt_shape_pes(&sh) * sizeof *la), "%s (%s) %s %s: the final loads differ",
-			          cases[i][0], cases[i][1], method, cases[i][2]);
-			free(la);
-			free(lb);
-		}
+		for (int c = 0; c < LBT_NCOND; c++)
+			for (size_t u = 0; u < sizeof untils / sizeof *untils; u++) {
+				char method[8];
+				snprintf(method, sizeof method, "lm-c%d", c);
+				const char *until = untils[u];
+				static rec_log a, b;
+				lbt_summary sa, sb;
+				int32_t *la, *lb;
+				run_logged(cases[i][0], cases[i][1], method, cases[i][2], atoi(cases[i][3]), until, 0, &a, &sa, &la);
+				run_logged(cases[i][0], cases[i][1], method, cases[i][2], atoi(cases[i][3]), until, 1, &b, &sb, &lb);
+				cr_assert_eq(b.n, a.n, "%s %s %s until %s: %d records, want %d", cases[i][0], method, cases[i][2],
+				             until, b.n, a.n);
+				for (int k = 0; k < a.n; k++)
+					cr_assert(a.r[k].step == b.r[k].step && a.r[k].max == b.r[k].max && a.r[k].min == b.r[k].min &&
+					          a.r[k].total == b.r[k].total && a.r[k].moved == b.r[k].moved &&
+					          a.r[k].moved_total == b.r[k].moved_total && a.r[k].shifts == b.r[k].shifts &&
+					          a.r[k].link_max == b.r[k].link_max,
+					          "%s (%s) %s %s until %s: step %d's record differs", cases[i][0], cases[i][1], method,
+					          cases[i][2], until, k);
+				cr_assert(sa.steps == sb.steps && sa.moved == sb.moved && sa.shifts == sb.shifts &&
+				          sa.final_max == sb.final_max && sa.final_min == sb.final_min && sa.stop == sb.stop &&
+				          sa.shared_step == sb.shared_step && sa.balanced_step == sb.balanced_step &&
+				          sa.flat_step == sb.flat_step && sa.period == sb.period,
+				          "%s %s %s until %s: the summaries differ", cases[i][0], method, cases[i][2], until);
+				lbt_shape sh;
+				lbt_err e;
+				cr_assert_eq(lbt_shape_parse(&sh, cases[i][0], &e), LBT_OK);
+				cr_assert(!memcmp(la, lb, (size_t)lbt_shape_pes(&sh) * sizeof *la), "%s (%s) %s %s until %s: the "
+				          "final loads differ", cases[i][0], cases[i][1], method, cases[i][2], until);
+				free(la);
+				free(lb);
+			}
 }
 
 Test(engine, interrupt_with_steps_several_a_call)

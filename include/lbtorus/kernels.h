@@ -139,7 +139,17 @@ typedef struct {
 	void *mem;
 	size_t size;
 } lbt_lm_cache;
-typedef int (*lbt_lm_steps_fn)(const lbt_view *v, int cond, int n, int32_t max, lbt_lm_cache *cache, lbt_counts *c);
+/* Where a call of several steps must end early, so that the caller finds
+ * the grid at a step it has to look at: after a step whose extremes have
+ * max - min <= ldiff (ldiff < 0: never), or min > 0 (shared), or are
+ * exactly max and min (max < min: never). NULL: none. */
+typedef struct {
+	int64_t ldiff;
+	int shared;
+	int32_t max, min;
+} lbt_steps_stop;
+typedef int (*lbt_lm_steps_fn)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                               lbt_lm_cache *cache, lbt_counts *c);
 
 /* Nearest-neighbour averaging (seed 000, §2.3 eq. (3)/(5), §5's rounding):
  * one synchronous step on all links of all axes. See kernels/ref/nna.c. */

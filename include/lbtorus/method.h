@@ -98,11 +98,12 @@ typedef struct lbt_method {
 	 * its parameters; NULL: none. */
 	void (*record)(FILE *f, const lbt_state *st);
 	/* Up to n steps (n >= 1) in one call, each step's counts in c[0..]
-	 * as step gives them (c[s] set whole), the grid's largest load being max; returns how
-	 * many it did, at least 1. The run engine calls it only when nothing
-	 * reads the grid between those steps (lbt_run_opts.batch). NULL: one
-	 * step at a time. */
-	int (*steps)(lbt_state *st, int n, int32_t max, lbt_counts *c);
+	 * as step gives them (c[s] set whole), the grid's largest load being
+	 * max, ending early where stop says (NULL: nowhere); returns how many
+	 * it did, at least 1. The run engine calls it only when nothing reads
+	 * the grid between those steps (lbt_run_opts.batch). NULL: one step at
+	 * a time. */
+	int (*steps)(lbt_state *st, int n, int32_t max, const lbt_steps_stop *stop, lbt_counts *c);
 } lbt_method;
 
 /* How far an integer method can pile load onto one PE. Unless bounded, a run

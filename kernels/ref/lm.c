@@ -75,10 +75,12 @@ void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c)
 	}
 }
 
-int lbt_ref_lm_steps(const lbt_view *v, int cond, int n, int32_t max, lbt_lm_cache *cache, lbt_counts *c)
+int lbt_ref_lm_steps(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                     lbt_lm_cache *cache, lbt_counts *c)
 {
 	(void)n;
 	(void)max;
+	(void)stop;
 	(void)cache;
 	*c = (lbt_counts){0};
 	lbt_ref_lm_step(v, cond, c);

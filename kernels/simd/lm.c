@@ -1575,12 +1575,14 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
  * max(initial max, 2); on a mesh the step's own maximum says): it is
  * packed once into a byte copy, stepped there by the byte rows (frow8_body
  * with res) and widened back once, so a step reads and writes one byte per
- * PE instead of four. The first row of a thread's range finds in cpb and
+ * PE instead of four. A call also ends after a step where the caller must
+ * look at the grid (stop). The first row of a thread's range finds in cpb and
  * gtb what its predecessor would have handed on (bprologue); the old rows
  * around the range are copied before anyone writes, as in a step. */
 #if W == 16
 typedef struct {
 	const lbt_view *v;
+	const lbt_steps_stop *stop;
 	int cond, n, T;
 	int64_t N0, len;
 	int8_t *g;        /* the byte copy, row q at g + q len */
@@ -1676,10 +1678,14 @@ static void bsteps_thread(void *ctx, int id)
 		if (T > 1) {
 #pragma omp barrier
 		}
-		int32_t mx = INT32_MIN;
-		for (int i = 0; i < T; i++)
+		int32_t mx = INT32_MIN, mn = INT32_MAX;
+		for (int i = 0; i < T; i++) {
 			mx = x->res[s * T + i].max > mx ? x->res[s * T + i].max : mx;
-		if (++s == x->n || mx > BTOP)
+			mn = x->res[s * T + i].min < mn ? x->res[s * T + i].min : mn;
+		}
+		const lbt_steps_stop *st = x->stop;
+		if (++s == x->n || mx > BTOP ||
+		    (st && ((int64_t)mx - mn <= st->ldiff || (st->shared && mn > 0) || (mx == st->max && mn == st->min))))
 			break;
 	}
 #undef OLD_ROW
@@ -1697,8 +1703,8 @@ static void bsteps_thread(void *ctx, int id)
 }
 #endif
 
-int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, lbt_lm_cache *cache,
-                                   lbt_counts *c)
+int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                                   lbt_lm_cache *cache, lbt_counts *c)
 {
 #if W == 16
 	const int64_t N0 = v->ext[0], len = v->dims == 2 ? v->ext[1] : 0;
@@ -1719,7 +1725,7 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 		}
 		char *mem = cache->mem;
 		if (mem) {
-			bctx x = {.v = v, .cond = cond, .n = n, .T = (int)T, .N0 = N0, .len = len, .g = (int8_t *)mem,
+			bctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .T = (int)T, .N0 = N0, .len = len, .g = (int8_t *)mem,
 			          .buf = mem + gsize, .bper = bper, .res = (kresult *)(mem + gsize + T * bper)};
 			on_threads((int)T, bsteps_thread, &x);
 			const int done = x.fits ? x.done : 0;
@@ -1746,6 +1752,7 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 #else
 	(void)n;
 	(void)max;
+	(void)stop;
 	(void)cache;
 #endif
 	*c = (lbt_counts){0};

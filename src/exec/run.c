@@ -313,9 +313,12 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	if (o->on_step)
 		o->on_step(o->ctx, &r);
 
-	/* Steps several a call (o->batch): only where no one reads the grid between them */
-	const int batch = o->batch && st->method->steps && !wl && !o->verify && !full && !watch && N == 0 &&
-	                  !st->grid.cut && o->until.kind == LBT_UNTIL_STEPS;
+	/* Steps several a call (o->batch): only where no one reads the grid between them; a
+	 * call ends where the run may end (until) and where the cycle detector reads the grid */
+	const lbt_until_kind uk = o->until.kind;
+	const int batch = o->batch && st->method->steps && !wl && !o->verify && !full && N == 0 && !st->grid.cut &&
+	                  (uk == LBT_UNTIL_STEPS || uk == LBT_UNTIL_SHARED || uk == LBT_UNTIL_BALANCED ||
+	                   uk == LBT_UNTIL_FLAT);
 	/* at most 64 steps and about 2^28 site updates a call: an interrupt waits for the call */
 	enum { BATCH = 64 };
 	const int64_t per_call = ((int64_t)1 << 28) / (P * (D > 0 ? D : 1));
@@ -372,8 +375,17 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		if (ipend < npend)
 			k = pend[ipend++];
 		else if (batch) {
-			const int64_t left = (o->until.steps < o->max_steps ? o->until.steps : o->max_steps) - r.step;
-			npend = st->method->steps(st, left < cap ? (int)left : cap, (int32_t)r.max, pend);
+			int64_t left = (uk == LBT_UNTIL_STEPS && o->until.steps < o->max_steps ? o->until.steps : o->max_steps) -
+			               r.step;
+			lbt_steps_stop stop = {.ldiff = uk == LBT_UNTIL_BALANCED ? D : uk == LBT_UNTIL_FLAT ? 1 : -1,
+			                       .shared = uk == LBT_UNTIL_SHARED, .max = 0, .min = 1};
+			if (watch) { /* the detector takes a checkpoint at step chk_step + power and samples
+			                the grid after a step with the checkpoint's extremes */
+				left = cyc.chk_step + cyc.power - r.step < left ? cyc.chk_step + cyc.power - r.step : left;
+				stop.max = (int32_t)cyc.max;
+				stop.min = (int32_t)cyc.min;
+			}
+			npend = st->method->steps(st, left < cap ? (int)left : cap, (int32_t)r.max, &stop, pend);
 			ipend = 1;
 			k = pend[0];
 		} else

@@ -30,11 +30,11 @@ static void lm_close(lbt_state *st)
 	free(cache);
 	st->ws = NULL;
 }
-static int lm_steps(lbt_state *st, int n, int32_t max, lbt_counts *c)
+static int lm_steps(lbt_state *st, int n, int32_t max, const lbt_steps_stop *stop, lbt_counts *c)
 {
 	lbt_view v;
 	lbt_state_view(st, &v);
-	const int done = st->kern->lm_steps(&v, st->method->variant, n, max, st->ws, c);
+	const int done = st->kern->lm_steps(&v, st->method->variant, n, max, stop, st->ws, c);
 	for (int s = 0; s < done; s++)
 		c[s].link_max = c[s].moved > 0;
 	return done;
