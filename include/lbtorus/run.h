@@ -137,10 +137,11 @@ typedef struct {
 	int64_t app_iterations; /* > 0: an application of this many iterations (Jeannot and Vernier
 	                           2006, §4), one balancing step per iteration until the run stops,
 	                           then none; needs a method with LBT_M_SPEEDS. Caps the steps. */
-	int batch;             /* 1: a run of steps:N may take its steps several a call (lbt_method.steps)
-	                          where nothing reads the grid between them: no workload, --verify,
-	                          full_stats or cycle watch, one process; on_step then must not read
-	                          the grid (its records are complete). Default 0: one step a call. */
+	int batch;             /* 1: a run of steps:N or until shared, balanced or flat may take its
+	                          steps several a call (lbt_method.steps) where nothing reads the
+	                          grid between them: no workload, --verify, full_stats or
+	                          application, one process; on_step then must not read the grid
+	                          (its records are complete). Default 0: one step a call. */
 } lbt_run_opts;
 
 /* Options with every default filled in; a struct not made by this function
