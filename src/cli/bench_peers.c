@@ -45,7 +45,8 @@ static int time_lbtorus(const pcase *c, int threads, ptime *t, int32_t *init, in
 	lbt_run_opts o = lbt_run_opts_default(); /* what lbtorus run does */
 	o.max_steps = c->steps ? c->steps : INT64_MAX;
 	o.until = (lbt_until){.kind = c->steps ? LBT_UNTIL_STEPS : LBT_UNTIL_BALANCED, .steps = c->steps};
-	o.batch = 1;	lbt_summary sum;
+	o.batch = 1; /* as lbtorus run without pictures */
+	lbt_summary sum;
 	s = lbt_run(&st, &o, &sum, e);
 	if (!s) {
 		t->seconds = sum.seconds;
