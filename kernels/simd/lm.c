@@ -658,10 +658,19 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int res, const int own, con
 	return BINC(BDEC(l, cs), cp);
 }
 
-/* Row update of byte chunk cur, widened into out, or (res) stored as
- * bytes at ob. */
-static ALWAYS_INLINE void hchunk8(const int cond, const int res, V prev, V cur, V next, BM linked, int32_t *out,
-                                  int8_t *ob, bregs *B)
+/* 64 loads in int8 lanes (all >= 0) widened into four int32 vectors at out. */
+static ALWAYS_INLINE void bwiden_store(int32_t *out, V x)
+{
+	VSTORE(out, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(x)));
+	VSTORE(out + W, BWIDEN(x, 1));
+	VSTORE(out + 2 * W, BWIDEN(x, 2));
+	VSTORE(out + 3 * W, BWIDEN(x, 3));
+}
+
+/* Row update of byte chunk j (cur), widened into the int32 row p0, or
+ * (res) stored as bytes into the byte row pb. */
+static ALWAYS_INLINE void hchunk8(const int cond, const int res, V prev, V cur, V next, BM linked, int32_t *p0,
+                                  int8_t *pb, int64_t j, bregs *B)
 {
 	uint64_t cp;
 	const BM cs = nrow_cond(cond, 1, prev, cur, next, &cp) & linked;
@@ -670,14 +679,10 @@ static ALWAYS_INLINE void hchunk8(const int cond, const int res, V prev, V cur, 
 	B->mx = _mm512_max_epi8(B->mx, x);
 	B->mn = _mm512_min_epi8(B->mn, x);
 	B->sum = _mm512_add_epi64(B->sum, _mm512_sad_epu8(x, BSET1(0)));
-	if (res) {
-		VSTORE(ob, x);
-		return;
-	}
-	VSTORE(out, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(x)));
-	VSTORE(out + W, BWIDEN(x, 1));
-	VSTORE(out + 2 * W, BWIDEN(x, 2));
-	VSTORE(out + 3 * W, BWIDEN(x, 3));
+	if (res)
+		VSTORE(pb + j * BW, x);
+	else
+		bwiden_store(p0 + j * BW, x);
 }
 
 /* frow16_body in bytes; returns whether the next row's old loads fit a byte
@@ -689,7 +694,7 @@ static ALWAYS_INLINE int frow8_body(const int cond, const int res, const int own
 {
 	const BM nm = has_next ? ~(BM)0 : 0;
 	const int64_t J = n / BW;
-	int8_t *const ob = (int8_t *)pl; /* res: in place */
+	int8_t *const pb = (int8_t *)pl; /* res: in place */
 	V top = BSET1(0);
 	bcount_room(B, J);
 	V first = fchunk8(cond, res, own, buf, p0, pl, p1, pn, pd, 0, nm, cpb, gtb, B, &top);
@@ -698,18 +703,18 @@ static ALWAYS_INLINE int frow8_body(const int cond, const int res, const int own
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
 		V next = fchunk8(cond, res, own, buf, p0, pl, p1, pn, pd, j + 1, nm, cpb, gtb, B, &top);
-		hchunk8(cond, res, prev, cur, next, ~(BM)0, res ? NULL : p0 + j * BW, res ? ob + j * BW : NULL, B);
+		hchunk8(cond, res, prev, cur, next, ~(BM)0, p0, pb, j, B);
 		prev = cur;
 		cur = next;
 		PIN(B->mx, B->mn, B->cnt, B->sum, prev);
 	}
 	if (j + 1 < J) {
-		hchunk8(cond, res, prev, cur, lastv, ~(BM)0, res ? NULL : p0 + j * BW, res ? ob + j * BW : NULL, B);
+		hchunk8(cond, res, prev, cur, lastv, ~(BM)0, p0, pb, j, B);
 		prev = cur;
 		cur = lastv;
 		j++;
 	}
-	hchunk8(cond, res, prev, cur, torus ? first : VSET1(0), torus ? ~(BM)0 : ~(BM)0 >> 1, res ? NULL : p0 + j * BW, res ? ob + j * BW : NULL, B);
+	hchunk8(cond, res, prev, cur, torus ? first : VSET1(0), torus ? ~(BM)0 : ~(BM)0 >> 1, p0, pb, j, B);
 	return !_mm512_cmpge_epu8_mask(top, BSET1(BTOP + 1));
 }
 
@@ -753,7 +758,7 @@ static ALWAYS_INLINE void lone_narrow(const int cond, const int bytes, int32_t *
 	bregs B = BREGS_EMPTY;
 #define LONE_LOAD(j) (bytes ? bpack(p + (j) * L) : hpack(VLOAD(p + (j) * L), VLOAD(p + (j) * L + W)))
 #define LONE_CHUNK(prev, cur, next, linked, j)                                      \
-	(bytes ? hchunk8(cond, 0, (prev), (cur), (next), (linked), p + (j) * L, NULL, &B) \
+	(bytes ? hchunk8(cond, 0, (prev), (cur), (next), (linked), p, NULL, (j), &B)        \
 	       : hchunk16(cond, (prev), (cur), (next), (HM)(linked), p + (j) * L, &H, &R))
 	const V first = LONE_LOAD(0), lastv = LONE_LOAD(J - 1);
 	V prev = torus ? lastv : VSET1(0), cur = first;
@@ -1692,14 +1697,8 @@ static void bsteps_thread(void *ctx, int id)
 	if (id == 0)
 		x->done = s;
 	for (int64_t q = r0; q < r1; q++)
-		for (int64_t j = 0; j < n; j += BW) {
-			const V d = VLOAD(x->g + q * n + j);
-			int32_t *p = v->load + q * s0 + j;
-			VSTORE(p, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(d)));
-			VSTORE(p + W, BWIDEN(d, 1));
-			VSTORE(p + 2 * W, BWIDEN(d, 2));
-			VSTORE(p + 3 * W, BWIDEN(d, 3));
-		}
+		for (int64_t j = 0; j < n; j += BW)
+			bwiden_store(v->load + q * s0 + j, VLOAD(x->g + q * n + j));
 }
 #endif
 

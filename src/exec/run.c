@@ -381,7 +381,8 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 			                       .shared = uk == LBT_UNTIL_SHARED, .max = 0, .min = 1};
 			if (watch) { /* the detector takes a checkpoint at step chk_step + power and samples
 			                the grid after a step with the checkpoint's extremes */
-				left = cyc.chk_step + cyc.power - r.step < left ? cyc.chk_step + cyc.power - r.step : left;
+				const int64_t due = cyc.chk_step + cyc.power - r.step;
+				left = due < left ? due : left;
 				stop.max = (int32_t)cyc.max;
 				stop.min = (int32_t)cyc.min;
 			}
