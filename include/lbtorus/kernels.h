@@ -131,13 +131,14 @@ typedef void (*lbt_lm_step_fn)(const lbt_view *v, int cond, lbt_counts *c);
  * them into a zeroed struct (c need not be zeroed: c[s] is set whole);
  * returns how many steps it did, at least 1. A kernel may do more than one
  * only where it can keep the loads narrower between steps (AVX-512: a 2-D
- * grid whose loads fit bytes); the others do one. cache: memory it keeps
- * from call to call (its byte copy of the grid; zeroed before the first
- * call, mem freed with free() after the last); without it (or memory) it
- * does one step. */
+ * grid most of whose rows fit bytes); the others do one. cache: what it
+ * keeps from call to call (its byte copy of the grid, and when to look
+ * for one again; zeroed before the first call, mem freed with free() after
+ * the last); without it (or memory) it does one step. */
 typedef struct {
 	void *mem;
 	size_t size;
+	int wait, backoff; /* calls to do one step in before trying again, and the next such wait */
 } lbt_lm_cache;
 /* Where a call of several steps must end early, so that the caller finds
  * the grid at a step it has to look at: after a step whose extremes have

@@ -637,8 +637,9 @@ static ALWAYS_INLINE void bmerge(bregs *B, regs *R, acc *A)
 }
 
 /* fchunk16 in bytes: own old loads from pl (own) or packed from p0; the
- * successor's packed into pd (buf). res (lm_steps): the row is pl and its
- * successor pn, both bytes already. */
+ * successor's packed into pd (buf). res (lm_steps): the row is pl, its
+ * successor pn (res 1 and 3, bytes already) or packed from p1 (res 2);
+ * res 1 does not look at whether the successor fits (the caller knows). */
 static ALWAYS_INLINE V fchunk8(const int cond, const int res, const int own, const int buf, const int32_t *p0,
                                const int8_t *pl, const int32_t *p1, const int8_t *pn, int8_t *pd, int64_t j, BM nm,
                                M *cpb, M *gtb, bregs *B, V *top)
@@ -647,10 +648,10 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int res, const int own, con
 	if (!buf && !res) /* long rows: the successor's loads 8 vectors ahead, as fchunk does */
 		for (int c = 0; c < 4; c++)
 			PREFETCH(p1 + j * BW, 8 * BW + c * W);
-	V d = res ? VLOAD(pn + j * BW) : bpack(p1 + j * BW);
+	V d = res == 1 || res == 3 ? VLOAD(pn + j * BW) : bpack(p1 + j * BW);
 	if (buf)
 		VSTORE(pd + j * BW, d);
-	if (!res)
+	if (res != 1)
 		*top = _mm512_max_epu8(*top, d);
 	uint64_t cp;
 	const BM cs = nhand_on(cond, 1, l, d, nm, j, cpb, gtb, &cp);
@@ -686,8 +687,9 @@ static ALWAYS_INLINE void hchunk8(const int cond, const int res, V prev, V cur, 
 }
 
 /* frow16_body in bytes; returns whether the next row's old loads fit a byte
- * row. res: the row (pl, updated in place) and its successor (pn) are rows
- * of the byte copy of lm_steps, p0 and p1 unused. */
+ * row (res 1: 1). res: the row (pl, updated in place) is a row of
+ * lm_steps's byte copy, p0 unused; its successor is too (res 1 and 3: pn,
+ * p1 unused) or is an int32 row (res 2: p1, pn unused). */
 static ALWAYS_INLINE int frow8_body(const int cond, const int res, const int own, const int buf, int32_t *p0,
                                     const int8_t *pl, const int32_t *p1, const int8_t *pn, int8_t *pd, int64_t n,
                                     int has_next, int torus, M *cpb, M *gtb, bregs *B)
@@ -1574,16 +1576,22 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	c->total = r.total;
 }
 
-/* Several steps in bytes (lm_steps). A 2-D grid whose loads are all at
- * most BTOP stays within bytes for as long as its maximum does (on a torus
- * always: Henrich's Lemma 1, no condition lifts the maximum above
- * max(initial max, 2); on a mesh the step's own maximum says): it is
- * packed once into a byte copy, stepped there by the byte rows (frow8_body
- * with res) and widened back once, so a step reads and writes one byte per
- * PE instead of four. A call also ends after a step where the caller must
- * look at the grid (stop). The first row of a thread's range finds in cpb and
- * gtb what its predecessor would have handed on (bprologue); the old rows
- * around the range are copied before anyone writes, as in a step. */
+/* Several steps with rows in bytes (lm_steps). In a 2-D grid where most
+ * rows hold loads of at most BTOP (all, on a torus that starts so: Henrich's
+ * Lemma 1, no condition lifts the maximum above max(initial max, 2); in the
+ * worst case, all rows but the pile's), each such row lives in a byte copy
+ * between steps and is stepped there by the byte rows (frow8_body with res),
+ * so a step reads and writes one byte per PE of it instead of four; the
+ * other rows stay in the grid and take the int32 rows (frow_body). A row
+ * moves between the two where the row before it finds out, as it reads it
+ * as its successor: a byte row whose loads rose above BTOP is widened into
+ * the grid, a grid row whose loads fit is packed into the copy. The masks
+ * along the outer axis are handed on in cpb as in plane_impl (C2 and C4:
+ * gtb, or the ring for an int32 row). The first row of a thread's range
+ * gets what its predecessor would have handed on from int32 copies of the
+ * old rows before it (bprologue), taken, as is the row after the range,
+ * before anyone writes. A call also ends after a step where the caller must
+ * look at the grid (stop). */
 #if W == 16
 typedef struct {
 	const lbt_view *v;
@@ -1591,56 +1599,140 @@ typedef struct {
 	int cond, n, T;
 	int64_t N0, len;
 	int8_t *g;        /* the byte copy, row q at g + q len */
+	uint8_t *in8;     /* row q is in g (its loads were at most BTOP when last looked at), else in the grid */
 	char *buf;        /* per thread: bper bytes */
 	int64_t bper;
+	int64_t *fit;     /* per thread: its rows that fit bytes */
 	kresult *res;     /* per step and thread */
-	int fits, done;   /* all loads packed fit; steps done */
+	int go, done;     /* enough rows fit; steps done */
 } bctx;
 
-/* What old row -1 would have left in cpb (and gtb, C2 and C4) for row 0,
- * from old rows -2 (m2), -1 (m1) and 0 (r); NULL: beyond a mesh edge
- * (loads 0: it hands nothing on). */
-static ALWAYS_INLINE void bprologue(const int cond, const int8_t *m2, const int8_t *m1, const int8_t *r, int64_t n,
-                                    M *cpb, M *gtb)
+/* A thread's rows: int32 copies of old rows q0-2 (m2), q0-1 (in ring[(q0-1) & 1])
+ * and q1 (nx), zeros beyond a mesh edge; the ring for C2 and C4; a byte row
+ * to pack the successor into where it has no place in g; cpb and gtb. */
+typedef struct {
+	int32_t *m2, *ring[2], *nx;
+	int8_t *scr;
+	M *cpb, *gtb;
+	int clean; /* the loads of the thread's rows in g are all at most BTOP */
+} bthread;
+
+/* Int32 row p packed (saturated) into byte row b, n PEs: do all its loads fit (0 .. BTOP)? */
+static int bpack_row(int8_t *b, const int32_t *p, int64_t n)
 {
-	for (int64_t j = 0; j < n / BW; j++) {
-		const V lp = m2 ? VLOAD(m2 + j * BW) : BSET1(0), l = m1 ? VLOAD(m1 + j * BW) : BSET1(0);
-		const uint64_t cs = m1 ? nshift_cond(cond, 1, ngt1(1, lp), l, VLOAD(r + j * BW)) : 0, g = ngt1(1, l);
-		memcpy(cpb + 4 * j, &cs, sizeof cs);
-		if (cond == LBT_C2 || cond == LBT_C4)
-			memcpy(gtb + 4 * j, &g, sizeof g);
+	V top = BSET1(0);
+	for (int64_t j = 0; j < n; j += BW) {
+		const V d = bpack(p + j);
+		VSTORE(b + j, d);
+		top = _mm512_max_epu8(top, d);
 	}
+	return !_mm512_cmpgt_epu8_mask(top, BSET1(BTOP));
+}
+static int brow_fits(const int8_t *b, int64_t n)
+{
+	V top = BSET1(0);
+	for (int64_t j = 0; j < n; j += BW)
+		top = _mm512_max_epu8(top, VLOAD(b + j));
+	return !_mm512_cmpgt_epu8_mask(top, BSET1(BTOP));
+}
+static void bwiden_row(int32_t *p, const int8_t *b, int64_t n)
+{
+	for (int64_t j = 0; j < n; j += BW)
+		bwiden_store(p + j, VLOAD(b + j));
 }
 
-/* Rows q0..q1-1 of the byte copy g, one step: m2, m1 old rows q0-2, q0-1,
- * nx old row q1 (NULL beyond a mesh edge). */
-static ALWAYS_INLINE void broll_impl(const int cond, int8_t *g, int64_t q0, int64_t q1, int64_t n, const int8_t *m2,
-                                     const int8_t *m1, const int8_t *nx, const int8_t *zero, int row_torus, M *cpb,
-                                     M *gtb, kresult *out)
+/* What old row m1 hands on to row r along the outer axis (C_i of m1, m2
+ * its predecessor) into cpb, as frow would leave it. A row of zeros beyond
+ * a mesh edge hands on nothing and counts as "L > 1" nowhere (no condition
+ * holds for a load of 0), as the reference's missing neighbour. */
+static ALWAYS_INLINE void bprologue(const int cond, const int32_t *m2, const int32_t *m1, const int32_t *r,
+                                    int64_t n, M *cpb)
 {
-	bregs B = BREGS_EMPTY;
-	bprologue(cond, m2, m1, g + q0 * n, n, cpb, gtb);
-	for (int64_t q = q0; q < q1; q++) {
-		const int8_t *pn = q + 1 < q1 ? g + (q + 1) * n : nx;
-		frow8_body(cond, 1, 0, 0, NULL, g + q * n, NULL, pn ? pn : zero, NULL, n, pn != NULL, row_torus, cpb, gtb,
-		           &B);
-	}
-	regs R = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX)};
-	acc A = {.moved = 0};
-	bmerge(&B, &R, &A);
-	*out = (kresult){.moved = A.moved, .total = A.total, .max = vmax32(R.mx), .min = vmin32(R.mn)};
+	for (int64_t j = 0; j < n / W; j++)
+		cpb[j] = shift_cond(cond, VLOAD(m2 + j * W), VLOAD(m1 + j * W), VLOAD(r + j * W));
 }
-typedef void (*broll_fn)(int8_t *, int64_t, int64_t, int64_t, const int8_t *, const int8_t *, const int8_t *,
-                         const int8_t *, int, M *, M *, kresult *);
-#define BROLL(c)                                                                                                  \
-	static void broll_##c(int8_t *g, int64_t q0, int64_t q1, int64_t n, const int8_t *m2, const int8_t *m1,   \
-	                      const int8_t *nx, const int8_t *zero, int row_torus, M *cpb, M *gtb, kresult *out) \
-	{ broll_impl(c, g, q0, q1, n, m2, m1, nx, zero, row_torus, cpb, gtb, out); }
+
+/* Rows q0..q1-1, one step, each in g (byte rows) or in the grid (int32). */
+static ALWAYS_INLINE void broll_impl(const int cond, const bctx *x, bthread *t, int64_t q0, int64_t q1,
+                                     kresult *out)
+{
+	const lbt_view *v = x->v;
+	const int64_t n = x->len, s0 = v->stride[0], J = n / W;
+	const int torus0 = v->torus[0], row_torus = v->torus[1], lp = cond == LBT_C2 || cond == LBT_C4;
+	int8_t *const g = x->g;
+	uint8_t *const in8 = x->in8;
+#define GROW(q) (v->load + (q) * s0)
+#define BROW(q) (g + (q) * n)
+	acc A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .s = VSET1(0), .h = VSET1(0), .cnt = VSET1(0)};
+	regs R = REGS_IN(&A);
+	bregs B = BREGS_EMPTY;
+	int64_t pend = 0;
+	/* row q0 in int32 for the prologue; a byte row of it that rose above BTOP stays there */
+	if (in8[q0]) {
+		bwiden_row(GROW(q0), BROW(q0), n);
+		in8[q0] = (uint8_t)brow_fits(BROW(q0), n);
+	}
+	int b8 = in8[q0];
+	bprologue(cond, t->m2, t->ring[(q0 - 1) & 1], GROW(q0), n, t->cpb);
+	if (lp && b8)
+		gt_from_row(t->gtb, t->ring[(q0 - 1) & 1], n);
+	for (int64_t q = q0; q < q1; q++) {
+		if (b8 && t->clean) /* byte rows whose successors are byte rows known to fit */
+			for (; q + 1 < q1 && in8[q + 1]; q++)
+				frow8_body(cond, 1, 0, 0, NULL, BROW(q), NULL, BROW(q + 1), NULL, n, 1, row_torus, t->cpb, t->gtb, &B);
+		const int has_next = torus0 || q + 1 < x->N0, inside = q + 1 < q1;
+		int nb8 = 0;
+		if (b8 && inside && in8[q + 1]) {
+			nb8 = frow8_body(cond, 3, 0, 0, NULL, BROW(q), NULL, BROW(q + 1), NULL, n, 1, row_torus, t->cpb, t->gtb, &B);
+			if (!nb8) { /* the next row rose above BTOP: into the grid */
+				bwiden_row(GROW(q + 1), BROW(q + 1), n);
+				in8[q + 1] = 0;
+			}
+		} else if (b8) { /* the next row from the grid (or the copy nx), packed into g where it fits */
+			nb8 = frow8_body(cond, 2, 0, 1, NULL, BROW(q), inside ? GROW(q + 1) : t->nx, NULL,
+			                 inside ? BROW(q + 1) : t->scr, n, has_next, row_torus, t->cpb, t->gtb, &B);
+			if (inside)
+				in8[q + 1] = (uint8_t)nb8;
+		} else {
+			if (inside && in8[q + 1])
+				bwiden_row(GROW(q + 1), BROW(q + 1), n);
+			const int32_t *m1 = t->ring[(q - 1) & 1];
+			frow_body(cond, 1, m1, m1, GROW(q), inside ? GROW(q + 1) : t->nx, t->ring[q & 1], n, has_next, row_torus,
+			          t->cpb, &R);
+			if (inside)
+				nb8 = in8[q + 1] = (uint8_t)(in8[q + 1] ? brow_fits(BROW(q + 1), n) : bpack_row(BROW(q + 1), GROW(q + 1), n));
+			if ((pend += 2 * J) >= SEG) {
+				REGS_OUT(&A, R);
+				acc_flush(&A, 2 * SEG);
+				R = (regs)REGS_IN(&A);
+				pend = 0;
+			}
+		}
+		/* C2 and C4 between row kinds: the next row reads this one's "L > 1"
+		 * from gtb (byte row) or from its saved old row (int32) */
+		if (lp && inside && b8 != nb8)
+			(nb8 ? gt_from_row(t->gtb, t->ring[q & 1], n) : row_from_gt(t->ring[q & 1], t->gtb, n));
+		b8 = nb8;
+	}
+#undef GROW
+#undef BROW
+	/* every row now in g went through the byte rows: do they all still fit? */
+	t->clean = !_mm512_cmpgt_epi8_mask(B.mx, BSET1(BTOP));
+	bmerge(&B, &R, &A);
+	REGS_OUT(&A, R);
+	*out = (kresult){.moved = A.moved + vsum32(A.cnt), .total = A.total + vtotal(A.s, A.h), .max = vmax32(A.mx),
+	                 .min = vmin32(A.mn)};
+}
+typedef void (*broll_fn)(const bctx *, bthread *, int64_t, int64_t, kresult *);
+#define BROLL(c)                                                                                                 \
+	static void broll_##c(const bctx *x, bthread *t, int64_t q0, int64_t q1, kresult *out) \
+	{ broll_impl(c, x, t, q0, q1, out); }
 BROLL(0) BROLL(1) BROLL(2) BROLL(3) BROLL(4) BROLL(5)
 static const broll_fn brolls[LBT_NCOND] = {broll_0, broll_1, broll_2, broll_3, broll_4, broll_5};
 
-/* Thread id of T: pack its rows, step them with the others until n steps
- * are done or a step's maximum leaves bytes, widen them back. */
+/* Thread id of T: pack its rows; if enough rows of the grid fit, step them
+ * with the others until n steps are done or a step meets the stop, and
+ * widen the byte rows back. */
 static void bsteps_thread(void *ctx, int id)
 {
 	bctx *x = ctx;
@@ -1648,38 +1740,51 @@ static void bsteps_thread(void *ctx, int id)
 	const int T = x->T, torus = v->torus[0];
 	const int64_t N0 = x->N0, n = x->len, r0 = N0 * id / T, r1 = N0 * (id + 1) / T, s0 = v->stride[0];
 	char *b = x->buf + id * x->bper;
-	int8_t *m2 = (int8_t *)b, *m1 = m2 + n, *nx = m1 + n, *zero = nx + n;
-	M *cpb = (M *)(zero + n), *gtb = cpb + 4 * (n / BW) + 4;
-	V top = BSET1(0);
+	bthread t = {.m2 = (int32_t *)b, .clean = 1}; /* the rows packed are checked */
+	t.ring[0] = t.m2 + n;
+	t.ring[1] = t.ring[0] + n;
+	t.nx = t.ring[1] + n;
+	t.scr = (int8_t *)(t.nx + n);
+	t.cpb = (M *)(t.scr + n);
+	t.gtb = t.cpb + n / W + 4;
+	int64_t fit = 0;
 	for (int64_t q = r0; q < r1; q++)
-		for (int64_t j = 0; j < n; j += BW) {
-			const V d = bpack(v->load + q * s0 + j);
-			VSTORE(x->g + q * n + j, d);
-			top = _mm512_max_epu8(top, d);
-		}
-	x->res[id].max = _mm512_cmpgt_epu8_mask(top, BSET1(BTOP)) ? 1 : 0;
+		fit += x->in8[q] = (uint8_t)bpack_row(x->g + q * n, v->load + q * s0, n);
+	x->fit[id] = fit;
 	if (T > 1) {
 #pragma omp barrier
 	}
 #pragma omp single
 	{
-		x->fits = 1;
+		int64_t all = 0;
 		for (int i = 0; i < T; i++)
-			x->fits &= !x->res[i].max;
+			all += x->fit[i];
+		/* the rows left in the grid take int32 lanes (plane_impl would take
+		 * int16 where they fit): worth it only where they are few */
+		x->go = 8 * all >= 7 * N0;
 	}
-	if (!x->fits)
+	if (!x->go)
 		return; /* the grid is untouched */
-	memset(zero, 0, (size_t)n);
-	/* old row q (wrapped on a torus), or NULL beyond a mesh edge */
-#define OLD_ROW(q, dst) \
-	((torus || ((q) >= 0 && (q) < N0)) ? memcpy((dst), x->g + wrap((q), N0) * n, (size_t)n) : NULL)
+	/* old row q as int32 into dst: from g or the grid (wrapped on a torus), zeros beyond a mesh edge */
+#define OLD_ROW(q, dst)                                                                     \
+	do {                                                                                    \
+		const int64_t q_ = (q), w_ = wrap(q_, N0);                                          \
+		if (!torus && (q_ < 0 || q_ >= N0))                                                 \
+			memset((dst), 0, (size_t)n * sizeof(int32_t));                                  \
+		else if (x->in8[w_])                                                                \
+			bwiden_row((dst), x->g + w_ * n, n);                                            \
+		else                                                                                \
+			memcpy((dst), v->load + w_ * s0, (size_t)n * sizeof(int32_t));                 \
+	} while (0)
 	int s = 0;
 	for (;;) {
-		const int8_t *o2 = OLD_ROW(r0 - 2, m2), *o1 = OLD_ROW(r0 - 1, m1), *on = OLD_ROW(r1, nx);
+		OLD_ROW(r0 - 2, t.m2);
+		OLD_ROW(r0 - 1, t.ring[(r0 - 1) & 1]);
+		OLD_ROW(r1, t.nx);
 		if (T > 1) {
 #pragma omp barrier
 		}
-		brolls[x->cond](x->g, r0, r1, n, o2, o1, on, zero, v->torus[1], cpb, gtb, &x->res[s * T + id]);
+		brolls[x->cond](x, &t, r0, r1, &x->res[s * T + id]);
 		if (T > 1) {
 #pragma omp barrier
 		}
@@ -1689,7 +1794,7 @@ static void bsteps_thread(void *ctx, int id)
 			mn = x->res[s * T + i].min < mn ? x->res[s * T + i].min : mn;
 		}
 		const lbt_steps_stop *st = x->stop;
-		if (++s == x->n || mx > BTOP ||
+		if (++s == x->n ||
 		    (st && ((int64_t)mx - mn <= st->ldiff || (st->shared && mn > 0) || (mx == st->max && mn == st->min))))
 			break;
 	}
@@ -1697,8 +1802,8 @@ static void bsteps_thread(void *ctx, int id)
 	if (id == 0)
 		x->done = s;
 	for (int64_t q = r0; q < r1; q++)
-		for (int64_t j = 0; j < n; j += BW)
-			bwiden_store(v->load + q * s0 + j, VLOAD(x->g + q * n + j));
+		if (x->in8[q])
+			bwiden_row(v->load + q * s0, x->g + q * n, n);
 }
 #endif
 
@@ -1707,16 +1812,19 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 {
 #if W == 16
 	const int64_t N0 = v->ext[0], len = v->dims == 2 ? v->ext[1] : 0;
-	if (n >= 2 && cache && max <= BTOP && v->dims == 2 && !v->cut && N0 >= 3 && len >= BW && len % BW == 0 &&
-	    len <= BMAX_N && (uintptr_t)v->load % LBT_ALIGN == 0 && v->stride[0] % 16 == 0 && v->stride[1] == 1) {
+	if (n >= 2 && cache && v->dims == 2 && !v->cut && N0 >= 3 && len >= BW && len % BW == 0 && len <= BMAX_N &&
+	    (uintptr_t)v->load % LBT_ALIGN == 0 && v->stride[0] % 16 == 0 && v->stride[1] == 1 &&
+	    (max <= BTOP || cache->wait-- <= 0)) {
 		enum { MIN_PES = 1 << 16 };
 		int64_t T = v->threads > 1 ? v->threads : 1;
 		T = T < N0 ? T : N0;
 		T = T < N0 * len / MIN_PES ? T : N0 * len / MIN_PES;
 		T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
-		const int64_t bper = round_up(4 * len + 2 * (int64_t)sizeof(M) * (4 * (len / BW) + 4), LBT_ALIGN);
-		const int64_t gsize = round_up(N0 * len, LBT_ALIGN);
-		const size_t need = (size_t)(gsize + T * bper) + (size_t)(n * T + T) * sizeof(kresult);
+		const int64_t bper = round_up(4 * (int64_t)sizeof(int32_t) * len + len + 2 * (int64_t)sizeof(M) * (len / W + 4),
+		                              LBT_ALIGN);
+		const int64_t gsize = round_up(N0 * len, LBT_ALIGN), isize = round_up(N0, LBT_ALIGN);
+		const int64_t fsize = round_up(T * (int64_t)sizeof(int64_t), LBT_ALIGN);
+		const size_t need = (size_t)(gsize + isize + fsize + T * bper) + (size_t)(n * T) * sizeof(kresult);
 		if (cache->size < need) {
 			free(cache->mem);
 			cache->mem = lbt_alloc_aligned(need);
@@ -1725,9 +1833,15 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 		char *mem = cache->mem;
 		if (mem) {
 			bctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .T = (int)T, .N0 = N0, .len = len, .g = (int8_t *)mem,
-			          .buf = mem + gsize, .bper = bper, .res = (kresult *)(mem + gsize + T * bper)};
+			          .in8 = (uint8_t *)(mem + gsize), .fit = (int64_t *)(mem + gsize + isize),
+			          .buf = mem + gsize + isize + fsize, .bper = bper,
+			          .res = (kresult *)(mem + gsize + isize + fsize + T * bper)};
 			on_threads((int)T, bsteps_thread, &x);
-			const int done = x.fits ? x.done : 0;
+			/* too few rows fit: try again after 1, 2, 4, ... 256 calls (a
+			 * try packs the grid, a third of a step's memory traffic) */
+			cache->backoff = x.go ? 0 : cache->backoff ? (cache->backoff < 256 ? 2 * cache->backoff : 256) : 1;
+			cache->wait = cache->backoff;
+			const int done = x.go ? x.done : 0;
 			for (int s = 0; s < done; s++) {
 				const kresult *r = &x.res[s * T];
 				c[s] = (lbt_counts){0};
