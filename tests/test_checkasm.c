@@ -428,7 +428,9 @@ static void check_steps_case(const lbt_kernels *k, int cond, const lbt_shape *s,
  * meshes (where a pile at the end outgrows bytes during a call), with and
  * without stops, rows of 64 to 4096 PEs, 3 to 300 rows (a byte count of a thread
  * holds 255: emptied on the way), grids too small for byte steps (a row of
- * 32, 96 or 4160 PEs, 2 rows, 3-D); grids with a few rows beyond bytes (a
+ * 32, 96 or 4160 PEs, 2 rows, 3-D; on the 9x128 mesh LM-C1 takes a load of
+ * 126 that a byte row reached during a call to 128 in the next step, so such
+ * a row must leave bytes); grids with a few rows beyond bytes (a
  * pile, the worst case's point, spots) whose rows move between the byte
  * copy and the grid during a call, and grids with too many such rows to
  * take byte steps; and 2 and 3 threads on grids of a few hundred thousand
@@ -439,7 +441,8 @@ Test(checkasm, lm_steps_equal_reference_steps)
 	static const char *const grids[][2] = {{"3x64", "torus"}, {"5x64", "mesh"}, {"64x64", "torus"},
 	                                       {"33x128", "mesh,torus"}, {"40x192", "torus,mesh"}, {"300x64", "torus"},
 	                                       {"7x4096", "mesh,torus"}, {"9x32", "torus"}, {"6x96", "torus"},
-	                                       {"3x4160", "torus"}, {"2x64", "torus"}, {"4x3x64", "torus"}};
+	                                       {"3x4160", "torus"}, {"2x64", "torus"}, {"4x3x64", "torus"},
+	                                       {"9x128", "mesh"}};
 	static const int kinds[] = {L_UPTO125, L_SMALL, L_ONES, L_ZEROS, L_BANDS8, L_TAIL8, L_BYTE, L_PILE, L_POINT, L_SPOTS, L_ROWS8};
 	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		lbt_kernels k;

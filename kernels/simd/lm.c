@@ -1602,7 +1602,7 @@ typedef struct {
 	uint8_t *in8;     /* row q is in g (its loads were at most BTOP when last looked at), else in the grid */
 	char *buf;        /* per thread: bper bytes */
 	int64_t bper;
-	int64_t *fit;     /* per thread: its rows that fit bytes */
+	int64_t *miss;    /* per thread: its rows that do not fit bytes (counted until too many) */
 	kresult *res;     /* per step and thread */
 	int go, done;     /* enough rows fit; steps done */
 } bctx;
@@ -1747,10 +1747,12 @@ static void bsteps_thread(void *ctx, int id)
 	t.scr = (int8_t *)(t.nx + n);
 	t.cpb = (M *)(t.scr + n);
 	t.gtb = t.cpb + n / W + 4;
-	int64_t fit = 0;
-	for (int64_t q = r0; q < r1; q++)
-		fit += x->in8[q] = (uint8_t)bpack_row(x->g + q * n, v->load + q * s0, n);
-	x->fit[id] = fit;
+	/* the rows left in the grid take int32 lanes (plane_impl would take
+	 * int16 where they fit): worth it only where they are few, at most N0 / 8 */
+	int64_t miss = 0;
+	for (int64_t q = r0; q < r1 && 8 * miss <= N0; q++) /* stops once there are too many */
+		miss += !(x->in8[q] = (uint8_t)bpack_row(x->g + q * n, v->load + q * s0, n));
+	x->miss[id] = miss;
 	if (T > 1) {
 #pragma omp barrier
 	}
@@ -1758,10 +1760,8 @@ static void bsteps_thread(void *ctx, int id)
 	{
 		int64_t all = 0;
 		for (int i = 0; i < T; i++)
-			all += x->fit[i];
-		/* the rows left in the grid take int32 lanes (plane_impl would take
-		 * int16 where they fit): worth it only where they are few */
-		x->go = 8 * all >= 7 * N0;
+			all += x->miss[i];
+		x->go = 8 * all <= N0;
 	}
 	if (!x->go)
 		return; /* the grid is untouched */
@@ -1833,7 +1833,7 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 		char *mem = cache->mem;
 		if (mem) {
 			bctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .T = (int)T, .N0 = N0, .len = len, .g = (int8_t *)mem,
-			          .in8 = (uint8_t *)(mem + gsize), .fit = (int64_t *)(mem + gsize + isize),
+			          .in8 = (uint8_t *)(mem + gsize), .miss = (int64_t *)(mem + gsize + isize),
 			          .buf = mem + gsize + isize + fsize, .bper = bper,
 			          .res = (kresult *)(mem + gsize + isize + fsize + T * bper)};
 			on_threads((int)T, bsteps_thread, &x);
