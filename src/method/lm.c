@@ -14,9 +14,9 @@ static void lm_step(lbt_state *st, lbt_counts *c)
 	c->link_max = c->moved > 0; /* one element per link and substep */
 }
 
-/* Several steps a call: with AVX-512, a 2-D grid whose loads fit bytes is
- * stepped in a byte copy of itself (kernels/simd/lm.c, lm_steps), kept in
- * the workspace from call to call. */
+/* Several steps a call: with AVX-512, the rows of a 2-D grid whose loads
+ * fit bytes are stepped in a byte copy (kernels/simd/lm.c, lm_steps), kept
+ * in the workspace from call to call with when to look for one again. */
 static int lm_open(lbt_state *st, lbt_err *e)
 {
 	st->ws = calloc(1, sizeof(lbt_lm_cache));
