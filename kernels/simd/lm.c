@@ -1667,7 +1667,7 @@ static ALWAYS_INLINE void broll_impl(const int cond, const bctx *x, bthread *t, 
 	regs R = REGS_IN(&A);
 	bregs B = BREGS_EMPTY;
 	int64_t pend = 0;
-	/* row q0 in int32 for the prologue; a byte row of it that rose above BTOP stays there */
+	/* row q0 as int32 (in the grid) for the prologue; if it is a byte row that rose above BTOP, it stays there */
 	if (in8[q0]) {
 		bwiden_row(GROW(q0), BROW(q0), n);
 		in8[q0] = (uint8_t)brow_fits(BROW(q0), n);
