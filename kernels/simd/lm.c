@@ -1395,6 +1395,19 @@ typedef struct {
 	int32_t max, min;
 } kresult;
 
+/* The results of T threads as one: counts and totals summed, extremes of all. */
+static kresult ksum(const kresult *res, int64_t T)
+{
+	kresult r = res[0];
+	for (int64_t i = 1; i < T; i++) {
+		r.moved += res[i].moved;
+		r.total += res[i].total;
+		r.max = res[i].max > r.max ? res[i].max : r.max;
+		r.min = res[i].min < r.min ? res[i].min : r.min;
+	}
+	return r;
+}
+
 /* Thread id of T: its buffers in mem, its range of slabs of axis a0. */
 static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id, int T, kresult *out)
 {
@@ -1559,13 +1572,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	kresult *res = (kresult *)(mem + zcells + T * per);
 	step_job job = {&k, a0, mem + zcells, per, (int)T, res};
 	on_threads((int)T, step_thread, &job);
-	kresult r = res[0];
-	for (int i = 1; i < T; i++) {
-		r.moved += res[i].moved;
-		r.total += res[i].total;
-		r.max = res[i].max > r.max ? res[i].max : r.max;
-		r.min = res[i].min < r.min ? res[i].min : r.min;
-	}
+	const kresult r = ksum(res, T);
 	if (mem != stack)
 		free(mem);
 	c->moved += r.moved;
@@ -1788,14 +1795,10 @@ static void bsteps_thread(void *ctx, int id)
 		if (T > 1) {
 #pragma omp barrier
 		}
-		int32_t mx = INT32_MIN, mn = INT32_MAX;
-		for (int i = 0; i < T; i++) {
-			mx = x->res[s * T + i].max > mx ? x->res[s * T + i].max : mx;
-			mn = x->res[s * T + i].min < mn ? x->res[s * T + i].min : mn;
-		}
+		const kresult r = ksum(&x->res[s * T], T);
 		const lbt_steps_stop *st = x->stop;
-		if (++s == x->n ||
-		    (st && ((int64_t)mx - mn <= st->ldiff || (st->shared && mn > 0) || (mx == st->max && mn == st->min))))
+		if (++s == x->n || (st && ((int64_t)r.max - r.min <= st->ldiff || (st->shared && r.min > 0) ||
+		                           (r.max == st->max && r.min == st->min))))
 			break;
 	}
 #undef OLD_ROW
@@ -1843,20 +1846,9 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 			cache->wait = cache->backoff;
 			const int done = x.go ? x.done : 0;
 			for (int s = 0; s < done; s++) {
-				const kresult *r = &x.res[s * T];
-				c[s] = (lbt_counts){0};
-				c[s].moved = r[0].moved;
-				c[s].total = r[0].total;
-				c[s].max = r[0].max;
-				c[s].min = r[0].min;
-				for (int i = 1; i < T; i++) {
-					c[s].moved += r[i].moved;
-					c[s].total += r[i].total;
-					c[s].max = r[i].max > c[s].max ? r[i].max : c[s].max;
-					c[s].min = r[i].min < c[s].min ? r[i].min : c[s].min;
-				}
-				c[s].shifts = 2;
-				c[s].has_stats = 1;
+				const kresult r = ksum(&x.res[s * T], T);
+				c[s] = (lbt_counts){.moved = r.moved, .total = r.total, .max = r.max, .min = r.min, .shifts = 2,
+				                    .has_stats = 1};
 			}
 			if (done)
 				return done;
