@@ -48,11 +48,9 @@
  * the reference. The statistics are the block's; the engine reduces them. */
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "simd.h"
+#include "../team.h"
 
 /* Counters a thread accumulates. The row functions copy them into registers
  * and back once per row; cnt (int32 lanes) is flushed into moved well
@@ -108,8 +106,9 @@ static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
 }
 
 /* Keeps loop-carried vectors in their registers: GCC 12 otherwise copies
- * them around every round of the fused row loop (about 5% of its time). */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+ * them around every round of the fused row loop (about 5% of its time).
+ * (avx512emu's 512-bit vectors are no register's: nothing to pin.) */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && (W < 16 || defined(__AVX512F__))
 #define PIN(a, b, c, d, e) __asm__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d), "+v"(e))
 #else
 #define PIN(a, b, c, d, e) ((void)0)
@@ -325,7 +324,7 @@ static ALWAYS_INLINE void frow_impl(const int cond, const int have_cp, const int
 }
 
 #if W == 16
-#include <immintrin.h>
+#include "avx512bw.h"
 
 /* Narrow rows (AVX-512 BW). A roll over rows takes a row in 32 int16 lanes per
  * vector instead of 16 int32 lanes whenever the row's old loads are all at
@@ -359,7 +358,7 @@ enum { HW = 2 * W, HTOP = 32765, BTOP = 125 };
 #define HINC(v, m) simde_mm512_mask_add_epi16((v), (m), (v), HSET1(1))
 #define HDEC(v, m) simde_mm512_mask_add_epi16((v), (m), (v), HSET1(-1))
 /* int16 lanes 0..15 or 16..31 widened (SIMDe 0.7 lacks it; this target is always native AVX-512 BW) */
-#define HWIDEN(x, half) _mm512_cvtepi16_epi32(simde_mm512_extracti64x4_epi64((x), (half)))
+#define HWIDEN(x, half) simde_mm512_cvtepi16_epi32(simde_mm512_extracti64x4_epi64((x), (half)))
 static const int16_t lbt_simd_iota16[64] __attribute__((aligned(64))) = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
 	22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
@@ -371,9 +370,9 @@ static const int16_t lbt_simd_iota16[64] __attribute__((aligned(64))) = {
  * and i+1 (next's first at 63): a 64-bit align brings the neighbouring
  * 128-bit lane, a byte align within the lanes (AVX-512 BW has no byte
  * permute across the vector). */
-#define BSHL1(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 15)
-#define BSHL2(prev, cur) _mm512_alignr_epi8((cur), _mm512_alignr_epi64((cur), (prev), 6), 14)
-#define BSHR1(cur, next) _mm512_alignr_epi8(_mm512_alignr_epi64((next), (cur), 2), (cur), 1)
+#define BSHL1(prev, cur) simde_mm512_alignr_epi8((cur), simde_mm512_alignr_epi64((cur), (prev), 6), 15)
+#define BSHL2(prev, cur) simde_mm512_alignr_epi8((cur), simde_mm512_alignr_epi64((cur), (prev), 6), 14)
+#define BSHR1(cur, next) simde_mm512_alignr_epi8(simde_mm512_alignr_epi64((next), (cur), 2), (cur), 1)
 /* int16 lanes summed in pairs into int32 lanes */
 #define HPAIRS(x) simde_mm512_madd_epi16((x), HSET1(1))
 
@@ -435,7 +434,7 @@ static ALWAYS_INLINE V hpack(V a, V b)
  * C2 and C4 ask of the predecessor L_{i-1}. */
 static ALWAYS_INLINE uint64_t ngt1(const int bytes, V l)
 {
-	return bytes ? _mm512_cmpgt_epi8_mask(l, _mm512_set1_epi8(1)) : _mm512_cmpgt_epi16_mask(l, HSET1(1));
+	return bytes ? simde_mm512_cmpgt_epi8_mask(l, simde_mm512_set1_epi8(1)) : simde_mm512_cmpgt_epi16_mask(l, HSET1(1));
 }
 
 /* C_i of shift_cond in 32 int16 lanes or (bytes) 64 int8 lanes: l >= t, or
@@ -445,15 +444,15 @@ static ALWAYS_INLINE uint64_t ngt1(const int bytes, V l)
 static ALWAYS_INLINE uint64_t nshift_cond(const int cond, const int bytes, uint64_t pg, V l, V ln)
 {
 	if (cond == LBT_C2 || cond == LBT_C4) {
-		const uint64_t one = bytes ? _mm512_cmpeq_epi8_mask(l, _mm512_set1_epi8(1)) : _mm512_cmpeq_epi16_mask(l, HSET1(1));
+		const uint64_t one = bytes ? simde_mm512_cmpeq_epi8_mask(l, simde_mm512_set1_epi8(1)) : simde_mm512_cmpeq_epi16_mask(l, HSET1(1));
 		const uint64_t c2 = ngt1(bytes, l) | (one & pg);
 		if (cond == LBT_C2)
 			return c2;
-		return c2 & (bytes ? _mm512_cmpge_epi8_mask(l, ln) : HGE(l, ln));
+		return c2 & (bytes ? simde_mm512_cmpge_epi8_mask(l, ln) : HGE(l, ln));
 	}
 	const int t = cond == LBT_C1 || cond == LBT_C3 ? 2 : 1, next = cond == LBT_C3 || cond == LBT_C5;
 	if (bytes)
-		return _mm512_cmpge_epi8_mask(l, next ? _mm512_max_epi8(ln, _mm512_set1_epi8((char)t)) : _mm512_set1_epi8((char)t));
+		return simde_mm512_cmpge_epi8_mask(l, next ? simde_mm512_max_epi8(ln, simde_mm512_set1_epi8((char)t)) : simde_mm512_set1_epi8((char)t));
 	return HGE(l, next ? HMAX(ln, HSET1(t)) : HSET1(t));
 }
 
@@ -506,7 +505,7 @@ static ALWAYS_INLINE V fchunk16(const int cond, const int buf, const int32_t *p0
 	V d = hpack(VLOAD(p1 + j * HW), VLOAD(p1 + j * HW + W));
 	if (buf)
 		VSTORE(pd + j * HW, d);
-	*top = _mm512_max_epu16(*top, d); /* unsigned: a negative load would not fit */
+	*top = simde_mm512_max_epu16(*top, d); /* unsigned: a negative load would not fit */
 	uint64_t cp;
 	const HM cs = (HM)nhand_on(cond, 0, l, d, nm, j, cpb, gtb, &cp);
 	*cnt = HINC(*cnt, cs);
@@ -531,7 +530,7 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, HM lin
  * int16 (row_class). */
 static ALWAYS_INLINE int top_class(V top, int bytes)
 {
-	return _mm512_cmpge_epu16_mask(top, HSET1(HTOP + 1)) ? 0 : bytes && !_mm512_cmpge_epu16_mask(top, HSET1(BTOP + 1)) ? 2 : 1;
+	return simde_mm512_cmpge_epu16_mask(top, HSET1(HTOP + 1)) ? 0 : bytes && !simde_mm512_cmpge_epu16_mask(top, HSET1(BTOP + 1)) ? 2 : 1;
 }
 
 /* frow_body (have_cp) on a row of n = a whole number of narrow chunks
@@ -576,7 +575,7 @@ static int row_class(const int32_t *src, int16_t *dst, int64_t n, int bytes)
 		V d = hpack(VLOAD(src + i), VLOAD(src + i + W));
 		if (dst)
 			VSTORE(dst + i, d);
-		top = _mm512_max_epu16(top, d);
+		top = simde_mm512_max_epu16(top, d);
 	}
 	return top_class(top, bytes);
 }
@@ -588,21 +587,21 @@ static int row_class(const int32_t *src, int16_t *dst, int64_t n, int bytes)
  * vpsadbw (loads are never negative: a byte row holds 0 .. 127); the
  * counts into int8 lanes, emptied into 64-bit lanes before a row could
  * take one past 255 (a row adds at most 2 per lane and byte chunk). */
-typedef __mmask64 BM;
+typedef simde__mmask64 BM;
 enum { BW = 4 * W, BMAX_N = 4096 };
-#define BSET1(x) _mm512_set1_epi8(x)
-#define BINC(v, m) _mm512_mask_add_epi8((v), (m), (v), BSET1(1))
-#define BDEC(v, m) _mm512_mask_sub_epi8((v), (m), (v), BSET1(1))
+#define BSET1(x) simde_mm512_set1_epi8(x)
+#define BINC(v, m) simde_mm512_mask_add_epi8((v), (m), (v), BSET1(1))
+#define BDEC(v, m) simde_mm512_mask_sub_epi8((v), (m), (v), BSET1(1))
 /* int8 lanes 16 q .. 16 q + 15 widened (q a constant: an immediate) */
-#define BWIDEN(x, q) _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32((x), (q)))
+#define BWIDEN(x, q) simde_mm512_cvtepi8_epi32(simde_mm512_extracti32x4_epi32((x), (q)))
 
 /* 64 loads of four int32 vectors at p in lane order, saturated to int8:
  * the packs leave each 128-bit lane as four dwords of a, b, c, d. */
 static ALWAYS_INLINE V bpack(const int32_t *p)
 {
 	static const int32_t order[16] __attribute__((aligned(64))) = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
-	V ab = _mm512_packs_epi32(VLOAD(p), VLOAD(p + W)), cd = _mm512_packs_epi32(VLOAD(p + 2 * W), VLOAD(p + 3 * W));
-	return _mm512_permutexvar_epi32(VLOAD(order), _mm512_packs_epi16(ab, cd));
+	V ab = simde_mm512_packs_epi32(VLOAD(p), VLOAD(p + W)), cd = simde_mm512_packs_epi32(VLOAD(p + 2 * W), VLOAD(p + 3 * W));
+	return simde_mm512_permutexvar_epi32(VLOAD(order), simde_mm512_packs_epi16(ab, cd));
 }
 
 typedef struct {
@@ -617,7 +616,7 @@ typedef struct {
 static ALWAYS_INLINE void bcount_room(bregs *B, int64_t J)
 {
 	if (B->adds + 2 * J > 255) {
-		B->moved = _mm512_add_epi64(B->moved, _mm512_sad_epu8(B->cnt, BSET1(0)));
+		B->moved = simde_mm512_add_epi64(B->moved, simde_mm512_sad_epu8(B->cnt, BSET1(0)));
 		B->cnt = BSET1(0);
 		B->adds = 0;
 	}
@@ -631,8 +630,8 @@ static ALWAYS_INLINE void bmerge(bregs *B, regs *R, acc *A)
 		return;
 	R->mx = VMAX(R->mx, VMAX(VMAX(BWIDEN(B->mx, 0), BWIDEN(B->mx, 1)), VMAX(BWIDEN(B->mx, 2), BWIDEN(B->mx, 3))));
 	R->mn = VMIN(R->mn, VMIN(VMIN(BWIDEN(B->mn, 0), BWIDEN(B->mn, 1)), VMIN(BWIDEN(B->mn, 2), BWIDEN(B->mn, 3))));
-	A->moved += _mm512_reduce_add_epi64(_mm512_add_epi64(B->moved, _mm512_sad_epu8(B->cnt, BSET1(0))));
-	A->total += _mm512_reduce_add_epi64(B->sum);
+	A->moved += simde_mm512_reduce_add_epi64(simde_mm512_add_epi64(B->moved, simde_mm512_sad_epu8(B->cnt, BSET1(0))));
+	A->total += simde_mm512_reduce_add_epi64(B->sum);
 	*B = (bregs)BREGS_EMPTY;
 }
 
@@ -652,7 +651,7 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int res, const int own, con
 	if (buf)
 		VSTORE(pd + j * BW, d);
 	if (res != 1)
-		*top = _mm512_max_epu8(*top, d);
+		*top = simde_mm512_max_epu8(*top, d);
 	uint64_t cp;
 	const BM cs = nhand_on(cond, 1, l, d, nm, j, cpb, gtb, &cp);
 	B->cnt = BINC(B->cnt, cs);
@@ -662,7 +661,7 @@ static ALWAYS_INLINE V fchunk8(const int cond, const int res, const int own, con
 /* 64 loads in int8 lanes (all >= 0) widened into four int32 vectors at out. */
 static ALWAYS_INLINE void bwiden_store(int32_t *out, V x)
 {
-	VSTORE(out, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(x)));
+	VSTORE(out, simde_mm512_cvtepi8_epi32(simde_mm512_castsi512_si128(x)));
 	VSTORE(out + W, BWIDEN(x, 1));
 	VSTORE(out + 2 * W, BWIDEN(x, 2));
 	VSTORE(out + 3 * W, BWIDEN(x, 3));
@@ -677,9 +676,9 @@ static ALWAYS_INLINE void hchunk8(const int cond, const int res, V prev, V cur, 
 	const BM cs = nrow_cond(cond, 1, prev, cur, next, &cp) & linked;
 	B->cnt = BINC(B->cnt, cs);
 	V x = BINC(BDEC(cur, cs), cp);
-	B->mx = _mm512_max_epi8(B->mx, x);
-	B->mn = _mm512_min_epi8(B->mn, x);
-	B->sum = _mm512_add_epi64(B->sum, _mm512_sad_epu8(x, BSET1(0)));
+	B->mx = simde_mm512_max_epi8(B->mx, x);
+	B->mn = simde_mm512_min_epi8(B->mn, x);
+	B->sum = simde_mm512_add_epi64(B->sum, simde_mm512_sad_epu8(x, BSET1(0)));
 	if (res)
 		VSTORE(pb + j * BW, x);
 	else
@@ -717,7 +716,7 @@ static ALWAYS_INLINE int frow8_body(const int cond, const int res, const int own
 		j++;
 	}
 	hchunk8(cond, res, prev, cur, torus ? first : VSET1(0), torus ? ~(BM)0 : ~(BM)0 >> 1, p0, pb, j, B);
-	return !_mm512_cmpge_epu8_mask(top, BSET1(BTOP + 1));
+	return !simde_mm512_cmpge_epu8_mask(top, BSET1(BTOP + 1));
 }
 
 /* C2 and C4 read the predecessor row only as "L > 1": gtb from an int32
@@ -740,8 +739,8 @@ static void row_from_gt(int32_t *row, const M *gtb, int64_t n)
  * of int32, in L2) take them: on longer ones that read cost more than
  * the narrow lanes saved (LM-C5, 262144 PEs: 4-12 % slower). */
 enum { LONE_MAX_N = 1 << 16 };
-#define VMAXU(a, b) _mm512_max_epu32((a), (b))
-#define VABOVE(x, t) (_mm512_cmpgt_epu32_mask((x), VSET1(t)) != 0) /* a lane of x above t, unsigned */
+#define VMAXU(a, b) simde_mm512_max_epu32((a), (b))
+#define VABOVE(x, t) (simde_mm512_cmpgt_epu32_mask((x), VSET1(t)) != 0) /* a lane of x above t, unsigned */
 
 /* hrow_impl on a lone row of n = a whole number of narrow chunks whose
  * loads all fit them (lone_top): each chunk packed from p as it is read
@@ -1408,9 +1407,10 @@ static kresult ksum(const kresult *res, int64_t T)
 	return r;
 }
 
-/* Thread id of T: its buffers in mem, its range of slabs of axis a0. */
-static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id, int T, kresult *out)
+/* Thread id of the team's T: its buffers in mem, its range of slabs of axis a0. */
+static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, const lbt_team *team, kresult *out)
 {
+	const int id = team->id, T = team->n;
 	const lbt_view *v = k->v;
 	const int last = k->last;
 	const acc A0 = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .s = VSET1(0), .h = VSET1(0), .cnt = VSET1(0)};
@@ -1448,9 +1448,7 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 		if (exists(k, a0, r1))
 			copy_slab(k, a0, t.next[a0], OLD_SLAB(r1));
 #undef OLD_SLAB
-		if (T > 1) {
-#pragma omp barrier
-		}
+		lbt_team_barrier(team);
 		roll(k, &t, a0, v->load, r0, r1, T == 1 && !cut);
 	}
 	out->moved = t.A.moved + vsum32(t.A.cnt) + t.Ax.moved + vsum32(t.Ax.cnt);
@@ -1459,35 +1457,17 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, int id,
 	out->min = vmin32(t.A.mn);
 }
 
-/* f(ctx, id) for id = 0 .. T-1, one thread each (the caller alone when T is 1). */
-static void on_threads(int T, void (*f)(void *ctx, int id), void *ctx)
-{
-	if (T == 1) {
-		f(ctx, 0);
-		return;
-	}
-#pragma omp parallel num_threads(T)
-	{
-		int id = 0;
-#ifdef _OPENMP
-		id = omp_get_thread_num();
-#endif
-		f(ctx, id);
-	}
-}
-
 typedef struct {
 	const kctx *k;
 	int a0;
 	int32_t *mem;
 	int64_t per;
-	int T;
 	kresult *res;
 } step_job;
-static void step_thread(void *ctx, int id)
+static void step_thread(void *ctx, const lbt_team *team)
 {
 	const step_job *j = ctx;
-	run_thread(j->k, j->a0, j->mem, j->per, id, j->T, &j->res[id]);
+	run_thread(j->k, j->a0, j->mem, j->per, team, &j->res[team->id]);
 }
 
 void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
@@ -1570,9 +1550,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		lbt_halo_fill(v, a0);
 
 	kresult *res = (kresult *)(mem + zcells + T * per);
-	step_job job = {&k, a0, mem + zcells, per, (int)T, res};
-	on_threads((int)T, step_thread, &job);
-	const kresult r = ksum(res, T);
+	step_job job = {&k, a0, mem + zcells, per, res};
+	const kresult r = ksum(res, lbt_team_run((int)T, step_thread, &job));
 	if (mem != stack)
 		free(mem);
 	c->moved += r.moved;
@@ -1603,7 +1582,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 typedef struct {
 	const lbt_view *v;
 	const lbt_steps_stop *stop;
-	int cond, n, T;
+	int cond, n;
 	int64_t N0, len;
 	int8_t *g;        /* the byte copy, row q at g + q len */
 	uint8_t *in8;     /* row q is in g (its loads were at most BTOP when last looked at), else in the grid */
@@ -1631,16 +1610,16 @@ static int bpack_row(int8_t *b, const int32_t *p, int64_t n)
 	for (int64_t j = 0; j < n; j += BW) {
 		const V d = bpack(p + j);
 		VSTORE(b + j, d);
-		top = _mm512_max_epu8(top, d);
+		top = simde_mm512_max_epu8(top, d);
 	}
-	return !_mm512_cmpgt_epu8_mask(top, BSET1(BTOP));
+	return !simde_mm512_cmpgt_epu8_mask(top, BSET1(BTOP));
 }
 static int brow_fits(const int8_t *b, int64_t n)
 {
 	V top = BSET1(0);
 	for (int64_t j = 0; j < n; j += BW)
-		top = _mm512_max_epu8(top, VLOAD(b + j));
-	return !_mm512_cmpgt_epu8_mask(top, BSET1(BTOP));
+		top = simde_mm512_max_epu8(top, VLOAD(b + j));
+	return !simde_mm512_cmpgt_epu8_mask(top, BSET1(BTOP));
 }
 static void bwiden_row(int32_t *p, const int8_t *b, int64_t n)
 {
@@ -1724,7 +1703,7 @@ static ALWAYS_INLINE void broll_impl(const int cond, const bctx *x, bthread *t, 
 #undef GROW
 #undef BROW
 	/* every row now in g went through the byte rows: do they all still fit? */
-	t->clean = !_mm512_cmpgt_epi8_mask(B.mx, BSET1(BTOP));
+	t->clean = !simde_mm512_cmpgt_epi8_mask(B.mx, BSET1(BTOP));
 	bmerge(&B, &R, &A);
 	REGS_OUT(&A, R);
 	*out = (kresult){.moved = A.moved + vsum32(A.cnt), .total = A.total + vtotal(A.s, A.h), .max = vmax32(A.mx),
@@ -1737,14 +1716,14 @@ typedef void (*broll_fn)(const bctx *, bthread *, int64_t, int64_t, kresult *);
 BROLL(0) BROLL(1) BROLL(2) BROLL(3) BROLL(4) BROLL(5)
 static const broll_fn brolls[LBT_NCOND] = {broll_0, broll_1, broll_2, broll_3, broll_4, broll_5};
 
-/* Thread id of T: pack its rows; if enough rows of the grid fit, step them
- * with the others until n steps are done or a step meets the stop, and
- * widen the byte rows back. */
-static void bsteps_thread(void *ctx, int id)
+/* Thread id of the team's T: pack its rows; if enough rows of the grid fit,
+ * step them with the others until n steps are done or a step meets the
+ * stop, and widen the byte rows back. */
+static void bsteps_thread(void *ctx, const lbt_team *team)
 {
 	bctx *x = ctx;
 	const lbt_view *v = x->v;
-	const int T = x->T, torus = v->torus[0];
+	const int id = team->id, T = team->n, torus = v->torus[0];
 	const int64_t N0 = x->N0, n = x->len, r0 = N0 * id / T, r1 = N0 * (id + 1) / T, s0 = v->stride[0];
 	char *b = x->buf + id * x->bper;
 	bthread t = {.m2 = (int32_t *)b, .clean = 1}; /* the rows packed are checked */
@@ -1760,17 +1739,13 @@ static void bsteps_thread(void *ctx, int id)
 	for (int64_t q = r0; q < r1 && 8 * miss <= N0; q++) /* stops once there are too many */
 		miss += !(x->in8[q] = (uint8_t)bpack_row(x->g + q * n, v->load + q * s0, n));
 	x->miss[id] = miss;
-	if (T > 1) {
-#pragma omp barrier
-	}
-#pragma omp single
-	{
-		int64_t all = 0;
-		for (int i = 0; i < T; i++)
-			all += x->miss[i];
+	lbt_team_barrier(team);
+	int64_t all = 0; /* each thread sums the same counts */
+	for (int i = 0; i < T; i++)
+		all += x->miss[i];
+	if (id == 0)
 		x->go = 8 * all <= N0;
-	}
-	if (!x->go)
+	if (8 * all > N0)
 		return; /* the grid is untouched */
 	/* old row q as int32 into dst: from g or the grid (wrapped on a torus), zeros beyond a mesh edge */
 #define OLD_ROW(q, dst)                                                                     \
@@ -1788,13 +1763,9 @@ static void bsteps_thread(void *ctx, int id)
 		OLD_ROW(r0 - 2, t.m2);
 		OLD_ROW(r0 - 1, t.ring[(r0 - 1) & 1]);
 		OLD_ROW(r1, t.nx);
-		if (T > 1) {
-#pragma omp barrier
-		}
+		lbt_team_barrier(team);
 		brolls[x->cond](x, &t, r0, r1, &x->res[s * T + id]);
-		if (T > 1) {
-#pragma omp barrier
-		}
+		lbt_team_barrier(team);
 		const kresult r = ksum(&x->res[s * T], T);
 		const lbt_steps_stop *st = x->stop;
 		if (++s == x->n || (st && ((int64_t)r.max - r.min <= st->ldiff || (st->shared && r.min > 0) ||
@@ -1835,18 +1806,18 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 		}
 		char *mem = cache->mem;
 		if (mem) {
-			bctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .T = (int)T, .N0 = N0, .len = len, .g = (int8_t *)mem,
+			bctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .N0 = N0, .len = len, .g = (int8_t *)mem,
 			          .in8 = (uint8_t *)(mem + gsize), .miss = (int64_t *)(mem + gsize + isize),
 			          .buf = mem + gsize + isize + fsize, .bper = bper,
 			          .res = (kresult *)(mem + gsize + isize + fsize + T * bper)};
-			on_threads((int)T, bsteps_thread, &x);
+			const int got = lbt_team_run((int)T, bsteps_thread, &x); /* at most T */
 			/* too few rows fit: try again after 1, 2, 4, ... 256 calls (a
 			 * try packs the grid, a third of a step's memory traffic) */
 			cache->backoff = x.go ? 0 : cache->backoff ? (cache->backoff < 256 ? 2 * cache->backoff : 256) : 1;
 			cache->wait = cache->backoff;
 			const int done = x.go ? x.done : 0;
 			for (int s = 0; s < done; s++) {
-				const kresult r = ksum(&x.res[s * T], T);
+				const kresult r = ksum(&x.res[s * got], got);
 				c[s] = (lbt_counts){.moved = r.moved, .total = r.total, .max = r.max, .min = r.min, .shifts = 2,
 				                    .has_stats = 1};
 			}
