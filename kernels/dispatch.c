@@ -20,20 +20,25 @@ typedef void (*target_init_fn)(lbt_kernels *k);
 void lbt_simd_init_sse41(lbt_kernels *k);
 void lbt_simd_init_avx2(lbt_kernels *k);
 void lbt_simd_init_avx512(lbt_kernels *k);
+void lbt_simd_init_avx512emu(lbt_kernels *k);
 
 static const struct target {
 	const char *name;
 	target_init_fn init; /* NULL: the reference itself */
+	int emulated;        /* never chosen by auto: only --isa NAME runs it */
 } targets[] = {
-	{"scalar", NULL},
+	{"scalar", NULL, 0},
 #ifdef LBT_HAVE_SSE41
-	{"sse41", lbt_simd_init_sse41},
+	{"sse41", lbt_simd_init_sse41, 0},
 #endif
 #ifdef LBT_HAVE_AVX2
-	{"avx2", lbt_simd_init_avx2},
+	{"avx2", lbt_simd_init_avx2, 0},
 #endif
 #ifdef LBT_HAVE_AVX512
-	{"avx512", lbt_simd_init_avx512},
+	{"avx512", lbt_simd_init_avx512, 0},
+#endif
+#ifdef LBT_HAVE_AVX512EMU
+	{"avx512emu", lbt_simd_init_avx512emu, 1}, /* the AVX-512 kernels, SIMDe emulating them with AVX2 */
 #endif
 };
 
@@ -54,7 +59,7 @@ int lbt_isa_supported(const char *isa)
 	__builtin_cpu_init();
 	if (!strcmp(isa, "sse41"))
 		return __builtin_cpu_supports("sse4.1");
-	if (!strcmp(isa, "avx2"))
+	if (!strcmp(isa, "avx2") || !strcmp(isa, "avx512emu"))
 		return __builtin_cpu_supports("avx2");
 	if (!strcmp(isa, "avx512"))
 		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -71,7 +76,7 @@ int lbt_kernels_select(lbt_kernels *k, const char *isa, lbt_err *e)
 	int pick = -1;
 	if (!isa || !strcmp(isa, "auto")) {
 		for (int i = 0; i < NTARGETS; i++)
-			if (lbt_isa_supported(targets[i].name))
+			if (lbt_isa_supported(targets[i].name) && !targets[i].emulated)
 				pick = i; /* targets are listed best last */
 	} else {
 		for (int i = 0; i < NTARGETS; i++)

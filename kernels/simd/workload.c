@@ -33,8 +33,9 @@ static ALWAYS_INLINE uint64_t hoisted(uint64_t seed, int64_t step, uint64_t purp
 }
 
 /* The 64-bit multiplies of the draws are one instruction with AVX-512DQ,
- * which every CPU with AVX-512BW has (init.c asks the CPU all the same). */
-#if W == 16
+ * which every CPU with AVX-512BW has (init.c asks the CPU all the same);
+ * the emulated target (avx512emu, compiled for AVX2) has no AVX-512 at all. */
+#if W == 16 && defined(__AVX512F__)
 #define WL_FN __attribute__((target("avx512dq")))
 #else
 #define WL_FN

@@ -24,10 +24,15 @@ int cmd_info(int argc, char **argv)
 	for (const char *const *t = lbt_isa_compiled(); *t; t++)
 		printf("%s%s", *t, t[1] ? " " : "\n");
 	printf("supported by this CPU: ");
-	for (const char *const *t = lbt_isa_compiled(); *t; t++)
+	int emu = 0;
+	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
 		if (lbt_isa_supported(*t))
 			printf("%s ", *t);
+		emu |= !strcmp(*t, "avx512emu");
+	}
 	printf("\n");
+	if (emu)
+		printf("(avx512emu: the AVX-512 kernels emulated with AVX2, for tests; auto never chooses it)\n");
 	lbt_kernels k;
 	lbt_err err;
 	int st = lbt_kernels_select(&k, NULL, &err);
