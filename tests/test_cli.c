@@ -2,6 +2,7 @@
  * one line on stderr, exit status 2 and no output file; a grid written by
  * --dump reads back bit for bit through --init file:. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +146,7 @@ Test(cli, summary_trace_and_exit_codes)
 	for (size_t i = 0; i < n; i++)
 		lines += t[i] == '\n';
 	cr_assert_eq(lines, 1 + 19, "a header and one row for steps 0..18");
-	cr_assert(!strncmp((char *)t, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n0,0,16,0,16,7,", 79), "%.80s", t);
+	cr_assert(!strncmp((char *)t, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n0,0,16,0,16,7,", 85), "%.80s", t);
 	free(t);
 	/* LM-C0 rotates load forever (C0 shifts from every loaded PE): from step 7
 	 * every PE holds 2 and each step passes one element on, so the state of
@@ -294,4 +295,77 @@ Test(cli, man_page_and_completion_are_the_help_texts)
 	cr_assert(strstr(bash, "--titles --until --verify\" ;;"), "bound's options complete:\n%s", bash);
 	free(page);
 	free(bash);
+}
+
+/* A trace's column by its header name, in every row after the header. */
+static int trace_column(const char *csv, const char *name, double *out, int max)
+{
+	const char *nl = strchr(csv, '\n');
+	int col = -1, c = 0;
+	for (const char *p = csv; p && p < nl; c++) {
+		size_t n = strcspn(p, ",\n");
+		if (n == strlen(name) && !strncmp(p, name, n))
+			col = c;
+		p = p[n] == ',' ? p + n + 1 : NULL;
+	}
+	cr_assert(col >= 0, "the trace has no column '%s': %.200s", name, csv);
+	int rows = 0;
+	for (const char *p = nl + 1; *p && rows < max; rows++) {
+		for (int k = 0; k < col; k++)
+			p = strchr(p, ',') + 1;
+		out[rows] = strtod(p, NULL);
+		p = strchr(p, '\n') + 1;
+	}
+	return rows;
+}
+
+/* Issue 25 item 4: the trace has the total load of every step, so the
+ * engine's invariant, total after = total before + generated - completed,
+ * can be checked from the file alone: row by row, exactly, for a workload
+ * that generates and completes tasks (Cybenko's process and a search tree,
+ * whose total grows and falls back to 0), and without a workload the total
+ * stays the summary's. */
+Test(cli, the_trace_shows_the_total_and_conservation_holds_in_it, .timeout = 60)
+{
+	char dir[64], tp[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(tp, sizeof tp, "%s/t.csv", dir);
+	static const char *const workloads[] = {"cybenko:poisson:2:1", "tree:2:8"};
+	for (int w = 0; w < 2; w++) {
+		char *out, *err;
+		cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8x8", "--workload", workloads[w], "--until",
+		                                 w ? "done" : "steps:40", "--trace", "t.csv", "--quiet"), &out, &err), 0,
+		             "%s", err);
+		char *csv = th_read(tp, NULL);
+		enum { MAX = 2000 };
+		static double tot[MAX], gen[MAX], comp[MAX];
+		int n = trace_column(csv, "total", tot, MAX);
+		cr_assert(n > 10 && trace_column(csv, "generated", gen, MAX) == n && trace_column(csv, "completed", comp, MAX) == n);
+		double moved = 0;
+		for (int t = 1; t < n; t++) {
+			cr_assert_eq(tot[t], tot[t - 1] + gen[t] - comp[t], "%s, step %d: total %.0f, after %.0f + %.0f - %.0f",
+			             workloads[w], t, tot[t], tot[t - 1], gen[t], comp[t]);
+			moved += fabs(tot[t] - tot[t - 1]);
+		}
+		cr_assert(moved > 0, "%s: the total never changed", workloads[w]);
+		char want[64];
+		snprintf(want, sizeof want, "\"total\":%.0f,", tot[0]);
+		cr_assert(strstr(out, want), "row 0's total is the summary's initial total %s: %s", want, out);
+		if (w)
+			cr_assert_eq(tot[n - 1], 0, "the tree is done: total 0");
+		free(csv);
+		free(out);
+		free(err);
+	}
+	char *out;
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8", "--init", "point:16", "--trace", "t.csv"), &out, NULL), 0);
+	char *csv = th_read(tp, NULL);
+	double tot[64];
+	int n = trace_column(csv, "total", tot, 64);
+	cr_assert_eq(n, 19, "steps 0..18");
+	for (int t = 0; t < n; t++)
+		cr_assert_eq(tot[t], 16, "no workload: the total stays 16, step %d has %.0f", t, tot[t]);
+	free(csv);
+	free(out);
+	th_rm_tree(dir);
 }

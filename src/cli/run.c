@@ -67,8 +67,9 @@ static void help(void)
 	       "  --seed N           seed of the counter-based generator (default 1)\n"
 	       "  --json FILE        write the summary there instead of stdout\n"
 	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,\n"
-	       "                     moved,moved_total,rel,link_max; with a workload also\n"
-	       "                     generated,completed,idle_capacity,sqdev\n"
+	       "                     moved,moved_total,rel,link_max,total; with a workload\n"
+	       "                     also generated,completed,idle_capacity,sqdev (total after\n"
+	       "                     a step = total before + generated - completed)\n"
 	       "  --dump FILE.npy    the final grid, int32 (float64 for a real-valued method), shape = the torus shape\n"
 	       "  --isa NAME         kernel target: auto (default; or $LBTORUS_ISA), scalar, ...\n"
 	       "                     (lbtorus info lists them)\n"
@@ -218,6 +219,7 @@ static void on_step(void *p, const lbt_step_record *r)
 		load_col(f, r->real, r->moved);
 		load_col(f, r->real, r->moved_total);
 		fprintf(f, ",%.9g,%.17g", r->rel, r->link_max);
+		load_col(f, r->real, r->total);
 		if (c->workload) {
 			load_col(f, r->real, r->generated);
 			load_col(f, r->real, r->completed);
@@ -453,9 +455,9 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(st, "%s", err.msg);
 	}
 	if (ctx.tracing)
-		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,"
+		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total,"
 		                     "generated,completed,idle_capacity,sqdev\n"
-		                   : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n", ctx.trace.f);
+		                   : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n", ctx.trace.f);
 	ro.full_stats = trace != NULL; /* the same statistics on every rank */
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
