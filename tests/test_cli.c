@@ -369,3 +369,59 @@ Test(cli, the_trace_shows_the_total_and_conservation_holds_in_it, .timeout = 60)
 	free(out);
 	th_rm_tree(dir);
 }
+
+/* A number after "key": in a JSON text; NAN if the key is missing or null. */
+static double json_number(const char *js, const char *key)
+{
+	char k[64];
+	snprintf(k, sizeof k, "\"%s\":", key);
+	const char *p = strstr(js, k);
+	if (!p || !strncmp(p + strlen(k), "null", 4))
+		return NAN;
+	return strtod(p + strlen(k), NULL);
+}
+
+/* Issue 25 item 4: final_stddev (and final_rel) were null unless --trace
+ * was given. Every run reports them: the population standard deviation of
+ * the final loads, here recomputed from the run's own --dump, for the batched
+ * path of the Liquid model, NNA, and with a workload. */
+Test(cli, final_stddev_is_reported_without_a_trace, .timeout = 60)
+{
+	char dir[64], path[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/d.npy", dir);
+	static const char *const runs[][6] = {{"--method", "lm-c5", "--init", "worst:5", "--until", "balanced"},
+	                                      {"--method", "nna", "--init", "uniform:0:50", "--until", "steps:7"},
+	                                      {"--method", "lm-c3", "--init", "const:0", "--workload", "cybenko:poisson:2:1"}};
+	for (int r = 0; r < 3; r++) {
+		char *out, *err;
+		int rc = th_cli(dir, TH_ARGS("run", "--shape", "16x16", runs[r][0], runs[r][1], runs[r][2], runs[r][3], runs[r][4],
+		                              runs[r][5], "--max-steps", "30", "--dump", "d.npy", "--quiet"), &out, &err);
+		cr_assert(rc == 0 || rc == 3, "%s: exit %d: %s", runs[r][1], rc, err);
+		size_t n;
+		unsigned char *npy = (unsigned char *)th_read(path, &n);
+		const size_t off = 10 + (size_t)(npy[8] | npy[9] << 8);
+		cr_assert_eq(n, off + 256 * 4);
+		double sum = 0, ss = 0;
+		for (int i = 0; i < 256; i++) {
+			int32_t v;
+			memcpy(&v, npy + off + 4 * i, 4);
+			sum += v;
+		}
+		for (int i = 0; i < 256; i++) {
+			int32_t v;
+			memcpy(&v, npy + off + 4 * i, 4);
+			ss += (v - sum / 256) * (v - sum / 256);
+		}
+		const double want = sqrt(ss / 256), got = json_number(out, "final_stddev");
+		cr_assert(fabs(got - want) <= 1e-8 * (want + 1), "%s: final_stddev %g, the dump's %g: %s", runs[r][1], got, want,
+		          out);
+		const double rel = json_number(out, "final_rel"), s0 = json_number(out, "initial_stddev");
+		const double want_rel = s0 > 0 ? want / s0 : 0; /* 0 if the start is flat (formats.md) */
+		cr_assert(fabs(rel - want_rel) <= 1e-8 * (rel + 1), "%s: final_rel %g, want %g", runs[r][1], rel, want_rel);
+		free(npy);
+		free(out);
+		free(err);
+	}
+	th_rm_tree(dir);
+}

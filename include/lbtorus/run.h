@@ -165,7 +165,7 @@ typedef struct {
 	double seconds;     /* wall time of the stepping loop */
 	int64_t site_updates; /* PEs x substeps processed */
 	double generated, completed; /* by the workload, over the run */
-	double initial_stddev, final_stddev, final_rel; /* final_rel: -1 if not measured */
+	double initial_stddev, final_stddev, final_rel; /* of every run that returns LBT_OK */
 	int64_t rel_step;   /* first step with rel <= the --until rel:X bound, -1 if never or not asked */
 	/* With a workload: */
 	double idle_capacity; /* over the run: work the PEs could have done but had no task for */
