@@ -65,6 +65,23 @@ def demo(cli, data, source, env):
         print('%s demo: the paper column filled from %s' % (what, data))
 
 
+def readme_path(source, build, cli):
+    """Issue 25: the README never said how `lbtorus` gets on PATH. Its
+    paragraph names both ways, and both give a working lbtorus: the build
+    tree's (./build/lbtorus in the README; this build's own here) and the
+    installed PREFIX/bin/lbtorus."""
+    text = open(os.path.join(source, 'README.md')).read()
+    para = re.search(r'\*\*`lbtorus` on your PATH\.\*\*(.*?)\n\n', text, re.S)
+    if not para:
+        raise SystemExit('README.md has no paragraph "lbtorus on your PATH"')
+    words = ' '.join(para.group(1).split())
+    for need in ('`./build/lbtorus`', '`make install`', '`PREFIX/bin`', '--prefix=$HOME/.local'):
+        if need not in words:
+            raise SystemExit('README.md, "lbtorus on your PATH": no %s in: %s' % (need, words))
+    for exe in (os.path.join(build, 'lbtorus'), cli):
+        sh([exe, '--version'])
+
+
 def main(argv):
     cut = argv.index('--')
     build, source, prefix, datadir = argv[1:cut]
@@ -135,6 +152,7 @@ def main(argv):
         sh([cli, 'reproduce', 'table3', '--quick', '--quiet', '--out', out],
            env=dict(env, LBTORUS_DATA=dest + installed_data))  # $LBTORUS_DATA wins (--data: test_reproduce)
         demo(cli, dest + installed_data, source, env)
+        readme_path(source, build, cli)
         print('installed: bin, .so, .a, headers, lbtorus.pc, data; reproduce table3 runs from the installed data')
     finally:
         shutil.rmtree(dest, ignore_errors=True)
