@@ -466,3 +466,68 @@ Test(cli, bench_fractions_of_a_bound_stay_below_1, .timeout = 120)
 	free(err);
 	th_rm_tree(dir);
 }
+
+/* Issue 25 item 4: sweep's and bound's --until lists left out done. Every
+ * command's --help that has an --until option names every criterion the
+ * engine accepts, as the engine's own table spells it (lbt_until_syntax),
+ * and each of them parses; the commands are those `lbtorus --help` lists. */
+Test(cli, every_until_list_names_every_criterion)
+{
+	char *top;
+	cr_assert_eq(th_cli(NULL, TH_ARGS("--help"), &top, NULL), 0);
+	const char *p = strstr(top, "commands:\n");
+	cr_assert(p, "%s", top);
+	int with_until = 0;
+	for (p = strchr(p, '\n') + 1; !strncmp(p, "  ", 2) && p[2] != ' '; p = strchr(p, '\n') + 1) {
+		char cmd[32];
+		cr_assert_eq(sscanf(p, "%31s", cmd), 1);
+		char *help;
+		cr_assert_eq(th_cli(NULL, TH_ARGS(cmd, "--help"), &help, NULL), 0, "%s --help", cmd);
+		const char *opt = strstr(help, "\n  --until ");
+		if (opt) {
+			with_until++;
+			const char *end = strstr(opt + 1, "\n  --"); /* the next option */
+			size_t n = end ? (size_t)(end - opt) : strlen(opt);
+			char *block = strndup(opt, n);
+			for (int k = 0; k < LBT_UNTIL_KINDS; k++) { /* " shared" followed by a blank or a comma, not "+balanced" */
+				char word[40];
+				int found = 0;
+				const size_t w = (size_t)snprintf(word, sizeof word, " %s", lbt_until_syntax(k));
+				for (const char *q = block; !found && (q = strstr(q, word)); q++)
+					found = strchr(" ,\n", q[w]) != NULL;
+				cr_assert(found, "%s --help: the --until list has no %s:%s", cmd, lbt_until_syntax(k), block);
+			}
+			free(block);
+		}
+		free(help);
+	}
+	cr_assert_geq(with_until, 3, "run, sweep and bound take --until");
+	for (int k = 0; k < LBT_UNTIL_KINDS; k++) {
+		char text[40];
+		snprintf(text, sizeof text, "%s", lbt_until_syntax(k));
+		char *colon = strchr(text, ':');
+		if (colon)
+			strcpy(colon + 1, k == LBT_UNTIL_REL ? "0.5" : "3");
+		lbt_until u;
+		lbt_err e;
+		cr_assert_eq(lbt_until_parse(&u, text, &e), LBT_OK, "%s: %s", text, e.msg);
+		cr_assert_eq(u.kind, (lbt_until_kind)k, "%s", text);
+	}
+	free(top);
+}
+
+/* Issue 25 item 4: run --help sent readers to README.md for the JSON keys and
+ * CSV columns, which are in docs/formats.md; bound --help said "methods" for
+ * the one method it takes. */
+Test(cli, help_texts_point_where_the_answers_are)
+{
+	char *out;
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--help"), &out, NULL), 0);
+	cr_assert(strstr(out, "docs/formats.md documents\nevery JSON key and CSV column"), "%s", out);
+	cr_assert(!strstr(out, "README.md documents"), "%s", out);
+	free(out);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("bound", "--help"), &out, NULL), 0);
+	const char *m = strstr(out, "\n  --method ");
+	cr_assert(m && !strncmp(m, "\n  --method M         the method (default lm-c5)", 48), "%.200s", m ? m : out);
+	free(out);
+}

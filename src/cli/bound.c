@@ -48,16 +48,16 @@ static void help(void)
 	       "  --from FILE        analyse the records of FILE (e.g. a sweep's) instead of\n"
 	       "                     running; --method picks whose (default lm-c5)\n"
 	       "  --titles           put a title on each plot (default none: a paper's figure\n"
-	       "                     has a caption instead)\n"
-
-	       "%s\n"
+	       "                     has a caption instead)\n");
+	cli_sweep_help(1);
+	printf("\n"
 	       "The sweep's defaults here (they replace those above): --method lm-c5\n"
 	       "  --until balanced --seed 1..3\n"
 	       "  --shape '%s'\n"
 	       "  --init '%s'\n"
 	       "\n"
 	       "example: lbtorus bound --out bound --shape ring:8..1024*2 --init uniform:1:2..512*2\n",
-	       cli_sweep_help, default_axes[0][1], default_axes[1][1]);
+	       default_axes[0][1], default_axes[1][1]);
 }
 
 int cmd_bound(int argc, char **argv)

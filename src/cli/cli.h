@@ -96,7 +96,7 @@ typedef struct {
 	int quiet, dry_run;
 	double progress; /* --progress SECONDS: a line that often wherever stderr goes */
 } cli_sweep;
-extern const char cli_sweep_help[]; /* the shared options, for --help */
+void cli_sweep_help(int one_method); /* the shared options, for --help (bound: one method) */
 void cli_sweep_init(cli_sweep *c);
 /* Handle one shared option; returns 0, or an exit status after printing. */
 int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **argv);

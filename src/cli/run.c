@@ -47,14 +47,10 @@ static void help(void)
 	       "                       half:H         a step: the first half of the first axis with\n"
 	       "                                      links holds H+1, the rest 1\n"
 	       "                       file:F.npy     int32/int64 array of exactly the shape\n"
-	       "  --until C          stop criterion (default balanced):\n"
-	       "                       shared    every PE holds load (min > 0)\n"
-	       "                       balanced  max - min <= D (Henrich 1996, Definition 2)\n"
-	       "                       flat      max - min <= 1\n"
-	       "                       steps:N   exactly N steps\n"
-	       "                       rel:X     ||w - mean|| / ||w0 - mean|| <= X (e.g. rel:1e-6)\n"
-	       "                       done      no task is left anywhere (total 0: a search tree is finished)\n"
-	       "  --workload SPEC    tasks generated and completed every step, before the method's\n"
+	       "  --until C          stop criterion (default balanced):\n");
+	for (int k = 0; k < LBT_UNTIL_KINDS; k++)
+		printf("                       %-16s %s\n", lbt_until_syntax(k), lbt_until_help(k));
+	printf("  --workload SPEC    tasks generated and completed every step, before the method's\n"
 	       "                     step (default none; docs/usage.md, \"Workloads\"):\n");
 	for (const lbt_workload *const *w = lbt_workloads(); *w; w++)
 		printf("                       %-28s %s\n", (*w)->usage, (*w)->summary);
@@ -108,8 +104,8 @@ static void help(void)
 	       "A run also stops when a step moves nothing (a fixed point, stop_reason stalled,\n"
 	       "exit 3) unless --until is steps:N, and when a state recurs (stop_reason cycle,\n"
 	       "cycle_period, exit 3): the run would repeat that cycle for ever. Outputs are\n"
-	       "written to a temporary file and renamed into place. README.md documents every\n"
-	       "JSON key and CSV column.\n"
+	       "written to a temporary file and renamed into place. docs/formats.md documents\n"
+	       "every JSON key and CSV column.\n"
 	       "\n"
 	       "MPI (a build with MPI, started by mpirun or srun with N > 1 ranks): the torus is\n"
 	       "cut into N slabs along its first axis with links (that extent must be >= N),\n"
