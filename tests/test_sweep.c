@@ -366,6 +366,8 @@ Test(spec, a_comma_separates_shapes_in_every_command)
 	lbt_spec_free(&sp);
 	/* the list meaning, as documented */
 	items(LBT_AX_SHAPE, "8,16", "8 16");
+	items(LBT_AX_SHAPE, "8, 16,32", "8 16 32");
+	items(LBT_AX_SHAPE, "16, 16x16,ring:16", "16 16x16 16");
 	items(LBT_AX_SHAPE, "8x8,8", "8x8 8");
 	char *out, *err;
 	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8x8", "--json", "o.json"), &out, &err), 0, "%s", err);

@@ -10,20 +10,17 @@
 
 #include "lbtorus/shape.h"
 
-/* "8,8": in a list two rings of 8, so not one 8x8 shape; say both spellings. */
+/* "8,8": in a sweep's list rings of 8, so not one 8x8 shape; say both spellings. */
 static int comma(lbt_shape *s, const char *text, lbt_err *e)
 {
 	char as_x[256];
 	size_t n = strlen(text) < sizeof as_x ? strlen(text) : sizeof as_x - 1;
-	int items = 1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		as_x[i] = text[i] == ',' ? 'x' : text[i];
-		items += text[i] == ',';
-	}
 	as_x[n] = 0;
 	s->dims = 0;
-	return lbt_errf(e, LBT_EINVAL, "shape '%s': write %s for one %s torus; a comma separates the shapes of a list "
-	                "(in sweep and bound, %s is %d shapes)", text, as_x, as_x, text, items);
+	return lbt_errf(e, LBT_EINVAL, "shape '%s': write %s for one %s torus (a comma separates the shapes of a list "
+	                "in sweep and bound; this takes one shape)", text, as_x, as_x);
 }
 
 int lbt_shape_parse(lbt_shape *s, const char *text, lbt_err *e)

@@ -293,7 +293,8 @@ static int ring_twice(const char *value, const char *at, const char *item, lbt_e
 	if (strspn(item, "0123456789") != n)
 		return LBT_OK;
 	for (const char *p = value; p < at; p += strcspn(p, ",") + 1) {
-		p += strspn(p, " \t");
+		if ((p += strspn(p, " \t")) >= at)
+			break; /* the item itself */
 		size_t k = strspn(p, "0123456789");
 		if (k && p[k + strspn(p + k, " \t")] == ',' && strtoll(p, NULL, 10) == strtoll(item, NULL, 10))
 			return lbt_errf(e, LBT_EINVAL, "shape '%s' lists the ring of %s twice: write %sx%s for one %sx%s torus "
