@@ -9,6 +9,8 @@
 BUILD ?= build
 PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev gnuplot-nox libpng-dev libopenmpi-dev openmpi-bin
 JOBS ?= 2
+# wait up to 10 minutes for another apt-get's dpkg lock instead of failing at once; retry downloads
+APT_WAIT = -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3
 
 SAN_BUILD ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
@@ -28,7 +30,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	    apt-get $(APT_WAIT) update -qq && DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -qq $$missing >/dev/null; \
 	  else \
 	    echo "missing Debian packages:$$missing -- run: sudo apt-get install$$missing" >&2; exit 2; \
 	  fi; \

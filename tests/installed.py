@@ -34,6 +34,54 @@ def sh(cmd, **kw):
     return r.stdout
 
 
+def demo(cli, data, source, env):
+    """Issue 25: an installed `lbtorus demo` read the source tree's data/ and
+    its --help showed that path; with the source gone the paper's column was
+    empty. The installed demo names the installed data (found beside its bin/,
+    so also in this DESTDIR), never the source tree, and fills the paper's
+    column from it: Henrich (1996), Table 3 and the text below it, LM-C5
+    shares after 7 steps and balances after 18, NNA after 24 shifts. Where
+    mount namespaces are allowed, again with the source tree's data/ hidden
+    under an empty tmpfs."""
+    usage = sh([cli, 'demo', '--help'], env=env)
+    if source in usage or 'default: $LBTORUS_DATA, else %s)' % data not in usage:
+        raise SystemExit('installed demo --help does not name %s (or names the source %s):\n%s' % (data, source, usage))
+    runs = [('installed', [cli, 'demo', '--quiet'])]
+    hide = ['unshare', '--user', '--map-root-user', '--mount', 'sh', '-c',
+            'mount -t tmpfs none "$1" && shift && exec "$@"', 'sh', os.path.join(source, 'data')]
+    if shutil.which('unshare') and subprocess.run(hide + ['true'], capture_output=True).returncode == 0:
+        runs.append(('installed, the source data/ hidden', hide + [cli, 'demo', '--quiet']))
+    else:
+        print('note: no mount namespace here; the demo ran with the source tree in place')
+    for what, cmd in runs:
+        got = sh(cmd, env=env)
+        for row, ours_paper in (('steps to shared (every L_i > 0)', '7 7'), ('steps to balanced (max-min <= D)', '18 18'),
+                                ('NNA: shifts to balanced', '24 24')):
+            line = [ln for ln in got.splitlines() if row in ln]
+            if not line or ' '.join(line[0].split(row)[1].split()) != ours_paper:
+                raise SystemExit('%s demo: the row %r is not %r beside the paper:\n%s' % (what, row, ours_paper, got))
+        if "the paper's numbers: %s/henrich1996_claims.csv" % data not in got:
+            raise SystemExit('%s demo does not say it read %s:\n%s' % (what, data, got))
+        print('%s demo: the paper column filled from %s' % (what, data))
+
+
+def readme_path(source, build, cli):
+    """Issue 25: the README never said how `lbtorus` gets on PATH. Its
+    paragraph names both ways, and both give a working lbtorus: the build
+    tree's (./build/lbtorus in the README; this build's own here) and the
+    installed PREFIX/bin/lbtorus."""
+    text = open(os.path.join(source, 'README.md')).read()
+    para = re.search(r'\*\*`lbtorus` on your PATH\.\*\*(.*?)\n\n', text, re.S)
+    if not para:
+        raise SystemExit('README.md has no paragraph "lbtorus on your PATH"')
+    words = ' '.join(para.group(1).split())
+    for need in ('`./build/lbtorus`', '`make install`', '`PREFIX/bin`', '--prefix=$HOME/.local'):
+        if need not in words:
+            raise SystemExit('README.md, "lbtorus on your PATH": no %s in: %s' % (need, words))
+    for exe in (os.path.join(build, 'lbtorus'), cli):
+        sh([exe, '--version'])
+
+
 def main(argv):
     cut = argv.index('--')
     build, source, prefix, datadir = argv[1:cut]
@@ -91,17 +139,20 @@ def main(argv):
                 if got != expect:
                     raise SystemExit('%s (%s): printed %r; the CLI says %r' % (name, kind, got, expect))
                 print('%s (%s, from the installed library): %s, as the CLI' % (name, kind, got))
-        # The installed lbtorus reads data from the installed DATADIR, the
-        # build tree's from the source tree (both unless $LBTORUS_DATA is set).
+        # The installed lbtorus reads data from the installed DATADIR (beside
+        # its bin/: here in DESTDIR), the build tree's from the source tree
+        # (both unless $LBTORUS_DATA is set).
         env = {k: v for k, v in os.environ.items() if k != 'LBTORUS_DATA'}
         installed_data = os.path.join(prefix, datadir, 'lbtorus')
-        for exe, data in ((cli, installed_data), (os.path.join(build, 'lbtorus'), os.path.join(source, 'data'))):
+        for exe, data in ((cli, dest + installed_data), (os.path.join(build, 'lbtorus'), os.path.join(source, 'data'))):
             usage = sh([exe, 'reproduce', '--help'], env=env)
             if '(default: %s;' % data not in usage:
                 raise SystemExit('%s does not default to the data in %s:\n%s' % (exe, data, usage))
         out = os.path.join(dest, 'repro')
         sh([cli, 'reproduce', 'table3', '--quick', '--quiet', '--out', out],
            env=dict(env, LBTORUS_DATA=dest + installed_data))  # $LBTORUS_DATA wins (--data: test_reproduce)
+        demo(cli, dest + installed_data, source, env)
+        readme_path(source, build, cli)
         print('installed: bin, .so, .a, headers, lbtorus.pc, data; reproduce table3 runs from the installed data')
     finally:
         shutil.rmtree(dest, ignore_errors=True)

@@ -2,6 +2,8 @@
  * one line on stderr, exit status 2 and no output file; a grid written by
  * --dump reads back bit for bit through --init file:. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +147,7 @@ Test(cli, summary_trace_and_exit_codes)
 	for (size_t i = 0; i < n; i++)
 		lines += t[i] == '\n';
 	cr_assert_eq(lines, 1 + 19, "a header and one row for steps 0..18");
-	cr_assert(!strncmp((char *)t, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n0,0,16,0,16,7,", 79), "%.80s", t);
+	cr_assert(!strncmp((char *)t, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n0,0,16,0,16,7,", 85), "%.80s", t);
 	free(t);
 	/* LM-C0 rotates load forever (C0 shifts from every loaded PE): from step 7
 	 * every PE holds 2 and each step passes one element on, so the state of
@@ -294,4 +296,238 @@ Test(cli, man_page_and_completion_are_the_help_texts)
 	cr_assert(strstr(bash, "--titles --until --verify\" ;;"), "bound's options complete:\n%s", bash);
 	free(page);
 	free(bash);
+}
+
+/* A trace's column by its header name, in every row after the header. */
+static int trace_column(const char *csv, const char *name, double *out, int max)
+{
+	const char *nl = strchr(csv, '\n');
+	int col = -1, c = 0;
+	for (const char *p = csv; p && p < nl; c++) {
+		size_t n = strcspn(p, ",\n");
+		if (n == strlen(name) && !strncmp(p, name, n))
+			col = c;
+		p = p[n] == ',' ? p + n + 1 : NULL;
+	}
+	cr_assert(col >= 0, "the trace has no column '%s': %.200s", name, csv);
+	int rows = 0;
+	for (const char *p = nl + 1; *p && rows < max; rows++) {
+		for (int k = 0; k < col; k++)
+			p = strchr(p, ',') + 1;
+		out[rows] = strtod(p, NULL);
+		p = strchr(p, '\n') + 1;
+	}
+	return rows;
+}
+
+/* Issue 25 item 4: the trace has the total load of every step, so the
+ * engine's invariant, total after = total before + generated - completed,
+ * can be checked from the file alone: row by row, exactly, for a workload
+ * that generates and completes tasks (Cybenko's process and a search tree,
+ * whose total grows and falls back to 0), and without a workload the total
+ * stays the summary's. */
+Test(cli, the_trace_shows_the_total_and_conservation_holds_in_it, .timeout = 60)
+{
+	char dir[64], tp[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(tp, sizeof tp, "%s/t.csv", dir);
+	static const char *const workloads[] = {"cybenko:poisson:2:1", "tree:2:8"};
+	for (int w = 0; w < 2; w++) {
+		char *out, *err;
+		cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8x8", "--workload", workloads[w], "--until",
+		                                 w ? "done" : "steps:40", "--trace", "t.csv", "--quiet"), &out, &err), 0,
+		             "%s", err);
+		char *csv = th_read(tp, NULL);
+		enum { MAX = 2000 };
+		static double tot[MAX], gen[MAX], comp[MAX];
+		int n = trace_column(csv, "total", tot, MAX);
+		cr_assert(n > 10 && trace_column(csv, "generated", gen, MAX) == n && trace_column(csv, "completed", comp, MAX) == n);
+		double moved = 0;
+		for (int t = 1; t < n; t++) {
+			cr_assert_eq(tot[t], tot[t - 1] + gen[t] - comp[t], "%s, step %d: total %.0f, after %.0f + %.0f - %.0f",
+			             workloads[w], t, tot[t], tot[t - 1], gen[t], comp[t]);
+			moved += fabs(tot[t] - tot[t - 1]);
+		}
+		cr_assert(moved > 0, "%s: the total never changed", workloads[w]);
+		char want[64];
+		snprintf(want, sizeof want, "\"total\":%.0f,", tot[0]);
+		cr_assert(strstr(out, want), "row 0's total is the summary's initial total %s: %s", want, out);
+		if (w)
+			cr_assert_eq(tot[n - 1], 0, "the tree is done: total 0");
+		free(csv);
+		free(out);
+		free(err);
+	}
+	char *out;
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8", "--init", "point:16", "--trace", "t.csv"), &out, NULL), 0);
+	char *csv = th_read(tp, NULL);
+	double tot[64];
+	int n = trace_column(csv, "total", tot, 64);
+	cr_assert_eq(n, 19, "steps 0..18");
+	for (int t = 0; t < n; t++)
+		cr_assert_eq(tot[t], 16, "no workload: the total stays 16, step %d has %.0f", t, tot[t]);
+	free(csv);
+	free(out);
+	th_rm_tree(dir);
+}
+
+/* A number after "key": in a JSON text; NAN if the key is missing or null. */
+static double json_number(const char *js, const char *key)
+{
+	char k[64];
+	snprintf(k, sizeof k, "\"%s\":", key);
+	const char *p = strstr(js, k);
+	if (!p || !strncmp(p + strlen(k), "null", 4))
+		return NAN;
+	return strtod(p + strlen(k), NULL);
+}
+
+/* Issue 25 item 4: final_stddev (and final_rel) were null unless --trace
+ * was given. Every run reports them: the population standard deviation of
+ * the final loads, here recomputed from the run's own --dump, for the batched
+ * path of the Liquid model, NNA, and with a workload. */
+Test(cli, final_stddev_is_reported_without_a_trace, .timeout = 60)
+{
+	char dir[64], path[128];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/d.npy", dir);
+	static const char *const runs[][6] = {{"--method", "lm-c5", "--init", "worst:5", "--until", "balanced"},
+	                                      {"--method", "nna", "--init", "uniform:0:50", "--until", "steps:7"},
+	                                      {"--method", "lm-c3", "--init", "const:0", "--workload", "cybenko:poisson:2:1"}};
+	for (int r = 0; r < 3; r++) {
+		char *out, *err;
+		int rc = th_cli(dir, TH_ARGS("run", "--shape", "16x16", runs[r][0], runs[r][1], runs[r][2], runs[r][3], runs[r][4],
+		                              runs[r][5], "--max-steps", "30", "--dump", "d.npy", "--quiet"), &out, &err);
+		cr_assert(rc == 0 || rc == 3, "%s: exit %d: %s", runs[r][1], rc, err);
+		size_t n;
+		unsigned char *npy = (unsigned char *)th_read(path, &n);
+		const size_t off = 10 + (size_t)(npy[8] | npy[9] << 8);
+		cr_assert_eq(n, off + 256 * 4);
+		double sum = 0, ss = 0;
+		for (int i = 0; i < 256; i++) {
+			int32_t v;
+			memcpy(&v, npy + off + 4 * i, 4);
+			sum += v;
+		}
+		for (int i = 0; i < 256; i++) {
+			int32_t v;
+			memcpy(&v, npy + off + 4 * i, 4);
+			ss += (v - sum / 256) * (v - sum / 256);
+		}
+		const double want = sqrt(ss / 256), got = json_number(out, "final_stddev");
+		cr_assert(fabs(got - want) <= 1e-8 * (want + 1), "%s: final_stddev %g, the dump's %g: %s", runs[r][1], got, want,
+		          out);
+		const double rel = json_number(out, "final_rel"), s0 = json_number(out, "initial_stddev");
+		const double want_rel = s0 > 0 ? want / s0 : 0; /* 0 if the start is flat (formats.md) */
+		cr_assert(fabs(rel - want_rel) <= 1e-8 * (rel + 1), "%s: final_rel %g, want %g", runs[r][1], rel, want_rel);
+		free(npy);
+		free(out);
+		free(err);
+	}
+	th_rm_tree(dir);
+}
+
+/* Issue 25 item 4: `bench` printed "of r+w" fractions of 500-3270 for the
+ * two-thread 128x128 rows. The kernel of a grid that small steps on one
+ * thread (waking a second costs more than the step), while the bandwidth
+ * bound was measured with two, whose every repetition waits for the second
+ * thread: on a busy machine the "bound" fell far below what one thread does.
+ * Made reproducible here: both threads on one CPU, spinning while they wait.
+ * A fraction of a bound cannot exceed 1 ("of bound", against a copy, may by
+ * up to 1.5: the copy also reads each destination line first, which an
+ * in-place step does not; bench --help). */
+Test(cli, bench_fractions_of_a_bound_stay_below_1, .timeout = 120)
+{
+	char dir[64], path[128];
+	th_tmpdir(dir, sizeof dir);
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	cr_assert(!sched_setaffinity(0, sizeof one, &one));
+	setenv("OMP_WAIT_POLICY", "active", 1);
+	char *out, *err;
+	int rc = th_cli(dir, TH_ARGS("bench", "--no-headline", "--sizes", "128x128,64x64", "--methods", "lm-c5", "--threads",
+	                             "1,2", "--seconds", "0.05", "--json", "b.json"), &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	snprintf(path, sizeof path, "%s/b.json", dir);
+	char *js = th_read(path, NULL);
+	int rows = 0;
+	for (const char *p = js; (p = strstr(p, "\"of_bound\":")); p++, rows++) {
+		const double copy = strtod(p + 11, NULL), rw = json_number(p, "of_in_place_bound");
+		const char *row = p;
+		while (row > js && *row != '{')
+			row--;
+		cr_assert(rw > 0 && rw <= 1, "of r+w %g > 1: %.300s", rw, row);
+		cr_assert(copy > 0 && copy <= 1.5, "of bound %g > 1.5: %.300s", copy, row);
+	}
+	cr_assert_geq(rows, 4, "%s", js);
+	free(js);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}
+
+/* Issue 25 item 4: sweep's and bound's --until lists left out done. Every
+ * command's --help that has an --until option names every criterion the
+ * engine accepts, as the engine's own table spells it (lbt_until_syntax),
+ * and each of them parses; the commands are those `lbtorus --help` lists. */
+Test(cli, every_until_list_names_every_criterion)
+{
+	char *top;
+	cr_assert_eq(th_cli(NULL, TH_ARGS("--help"), &top, NULL), 0);
+	const char *p = strstr(top, "commands:\n");
+	cr_assert(p, "%s", top);
+	int with_until = 0;
+	for (p = strchr(p, '\n') + 1; !strncmp(p, "  ", 2) && p[2] != ' '; p = strchr(p, '\n') + 1) {
+		char cmd[32];
+		cr_assert_eq(sscanf(p, "%31s", cmd), 1);
+		char *help;
+		cr_assert_eq(th_cli(NULL, TH_ARGS(cmd, "--help"), &help, NULL), 0, "%s --help", cmd);
+		const char *opt = strstr(help, "\n  --until ");
+		if (opt) {
+			with_until++;
+			const char *end = strstr(opt + 1, "\n  --"); /* the next option */
+			size_t n = end ? (size_t)(end - opt) : strlen(opt);
+			char *block = strndup(opt, n);
+			for (int k = 0; k < LBT_UNTIL_KINDS; k++) { /* " shared" followed by a blank or a comma, not "+balanced" */
+				char word[40];
+				int found = 0;
+				const size_t w = (size_t)snprintf(word, sizeof word, " %s", lbt_until_syntax(k));
+				for (const char *q = block; !found && (q = strstr(q, word)); q++)
+					found = strchr(" ,\n", q[w]) != NULL;
+				cr_assert(found, "%s --help: the --until list has no %s:%s", cmd, lbt_until_syntax(k), block);
+			}
+			free(block);
+		}
+		free(help);
+	}
+	cr_assert_geq(with_until, 3, "run, sweep and bound take --until");
+	for (int k = 0; k < LBT_UNTIL_KINDS; k++) {
+		char text[40];
+		snprintf(text, sizeof text, "%s", lbt_until_syntax(k));
+		char *colon = strchr(text, ':');
+		if (colon)
+			strcpy(colon + 1, k == LBT_UNTIL_REL ? "0.5" : "3");
+		lbt_until u;
+		lbt_err e;
+		cr_assert_eq(lbt_until_parse(&u, text, &e), LBT_OK, "%s: %s", text, e.msg);
+		cr_assert_eq(u.kind, (lbt_until_kind)k, "%s", text);
+	}
+	free(top);
+}
+
+/* Issue 25 item 4: run --help sent readers to README.md for the JSON keys and
+ * CSV columns, which are in docs/formats.md; bound --help said "methods" for
+ * the one method it takes. */
+Test(cli, help_texts_point_where_the_answers_are)
+{
+	char *out;
+	cr_assert_eq(th_cli(NULL, TH_ARGS("run", "--help"), &out, NULL), 0);
+	cr_assert(strstr(out, "docs/formats.md documents\nevery JSON key and CSV column"), "%s", out);
+	cr_assert(!strstr(out, "README.md documents"), "%s", out);
+	free(out);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("bound", "--help"), &out, NULL), 0);
+	const char *m = strstr(out, "\n  --method ");
+	cr_assert(m && !strncmp(m, "\n  --method M         the method (default lm-c5)", 48), "%.200s", m ? m : out);
+	free(out);
 }

@@ -79,7 +79,7 @@ Test(methods, outputs_identical_for_any_thread_count)
 				cr_expect(strstr(a + 10, real ? "'<f8'" : "'<i4'"), "%s: dump dtype", methods[m]);
 				cr_expect_eq(n1, 128 + 35 * (real ? 8 : 4), "%s: dump size %zu", methods[m], n1);
 			} else
-				cr_expect(!strncmp(a, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n", 69), "%.80s", a);
+				cr_expect(!strncmp(a, "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n", 75), "%.80s", a);
 			free(a);
 			free(b);
 		}

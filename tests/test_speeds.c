@@ -469,3 +469,61 @@ Test(speeds, speeds_specs)
 	cr_assert_float_eq(n.bw, 125000, 1e-9);
 	cr_assert_neq(lbt_link_parse(&n, "1:0", &e), LBT_OK);
 }
+
+/* Issue 25 item 4: --speeds file: takes what a NumPy user writes. Speeds are
+ * real numbers in Jeannot and Vernier (2006), and np.save of [1.0, 2.0, 5.0]
+ * is float64; float32 and the integer dtypes are read too. The file's values
+ * become the field "speed" exactly. A speed that is not a finite number > 0
+ * is refused in one line, exit 2, nothing written. The files are made here,
+ * header and all, as NumPy 1.x writes them (format 1.0, a header padded to 64
+ * bytes). */
+Test(speeds, npy_speeds_of_every_dtype_numpy_writes)
+{
+	char dir[64], path[128], spec[160];
+	th_tmpdir(dir, sizeof dir);
+	const double f8[3] = {1.0, 2.0, 5.0};
+	const float f4[3] = {0.5f, 2.25f, 3.0f};
+	const int32_t i4[3] = {3, 1, 2};
+	const int64_t i8[3] = {7, 1, 4};
+	const struct {
+		const char *descr;
+		const void *data;
+		size_t size;
+		double want[3];
+	} ok[] = {{"<f8", f8, sizeof f8, {1, 2, 5}}, {"<f4", f4, sizeof f4, {0.5, 2.25, 3}},
+	          {"<i4", i4, sizeof i4, {3, 1, 2}}, {"<i8", i8, sizeof i8, {7, 1, 4}}};
+	for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+		char header[128];
+		snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (3,), }", ok[k].descr);
+		snprintf(path, sizeof path, "%s/s%zu.npy", dir, k);
+		th_write_npy(path, 1, header, 0, ok[k].data, ok[k].size);
+		snprintf(spec, sizeof spec, "file:%s", path);
+		lbt_state st;
+		open_state(&st, &(setup){.shape = "3", .method = "fos-speed", .init = "const:4", .speeds = spec});
+		double *C = reals(&st, "speed");
+		for (int i = 0; i < 3; i++)
+			cr_assert_eq(C[i], ok[k].want[i], "%s: speed %d is %g, the file says %g", ok[k].descr, i, C[i], ok[k].want[i]);
+		free(C);
+		lbt_state_close(&st);
+		char *out, *err;
+		cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "3", "--method", "fos-speed", "--speeds", spec, "--until",
+		                                 "steps:3", "--quiet"), &out, &err), 0, "%s: %s", ok[k].descr, err);
+		free(out);
+		free(err);
+	}
+	const struct {
+		double v;
+		const char *why;
+	} bad[] = {{0, "speed 0 at flat index 1 is not a finite number > 0"},
+	           {-2, "speed -2 at flat index 1 is not a finite number > 0"},
+	           {INFINITY, "at flat index 1 is not a finite number"}, {NAN, "at flat index 1 is not a finite number"}};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		double v[3] = {1, bad[k].v, 5};
+		snprintf(path, sizeof path, "%s/bad%zu.npy", dir, k);
+		th_write_npy(path, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", 0, v, sizeof v);
+		snprintf(spec, sizeof spec, "file:%s", path);
+		th_usage_error(dir, TH_ARGS("run", "--shape", "3", "--method", "fos-speed", "--speeds", spec, "--json", "o.json"),
+		               bad[k].why);
+	}
+	th_rm_tree(dir);
+}

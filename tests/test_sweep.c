@@ -341,3 +341,37 @@ Test(sweep, progress_on_a_terminal_silence_otherwise, .timeout = 60)
 	unlink(b);
 	rmdir(dir);
 }
+
+/* Issue 25 item 4: one syntax, one meaning for --shape. Extents are joined
+ * with x (8x8: one 8x8 torus) and a comma separates the shapes of a list
+ * (sweep and bound: 8,16 is a ring of 8 and a ring of 16), in every command.
+ * `run --shape 8,8` once meant 8x8 while `sweep --shape 8,8` meant the ring
+ * of 8 (twice): a command that takes one shape refuses a comma, and a list
+ * that names the same ring twice is refused, both naming the two spellings. */
+Test(spec, a_comma_separates_shapes_in_every_command)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8,8", "--json", "o.json"), "write 8x8 for one 8x8 torus");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "4,6,2", "--json", "o.json"), "write 4x6x2 for one 4x6x2 torus");
+	th_usage_error(dir, TH_ARGS("search", "--shape", "4,4", "--ldiff", "4", "--mean", "2", "--out", "w.npy"),
+	               "write 4x4 for one 4x4 torus");
+	th_usage_error(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8,8"), "write 8x8 for one 8x8 torus");
+	th_usage_error(dir, TH_ARGS("bound", "--out", "b", "--shape", "16,16"), "write 16x16 for one 16x16 torus");
+	lbt_spec sp;
+	lbt_err e;
+	lbt_spec_init(&sp);
+	cr_assert_neq(lbt_spec_add(&sp, LBT_AX_SHAPE, "8, 8", &e), LBT_OK, "8, 8 accepted");
+	cr_assert(strstr(e.msg, "8x8") && strstr(e.msg, "ring"), "%s", e.msg);
+	lbt_spec_free(&sp);
+	/* the list meaning, as documented */
+	items(LBT_AX_SHAPE, "8,16", "8 16");
+	items(LBT_AX_SHAPE, "8, 16,32", "8 16 32");
+	items(LBT_AX_SHAPE, "16, 16x16,ring:16", "16 16x16 16");
+	items(LBT_AX_SHAPE, "8x8,8", "8x8 8");
+	char *out, *err;
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--shape", "8x8", "--json", "o.json"), &out, &err), 0, "%s", err);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}

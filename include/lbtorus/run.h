@@ -22,7 +22,8 @@ typedef enum {
 	LBT_UNTIL_STEPS,    /* exactly `steps` steps */
 	LBT_UNTIL_REL,      /* ||w - mean|| / ||w0 - mean|| <= rel (Cybenko's distance to uniform) */
 	LBT_UNTIL_SHARED_BALANCED, /* both shared and balanced have held (not necessarily at once) */
-	LBT_UNTIL_DONE      /* no task is left anywhere: total = 0 (a workload's task set is finished) */
+	LBT_UNTIL_DONE,     /* no task is left anywhere: total = 0 (a workload's task set is finished) */
+	LBT_UNTIL_KINDS     /* how many kinds there are (not a kind) */
 } lbt_until_kind;
 
 typedef struct {
@@ -33,6 +34,10 @@ typedef struct {
 
 int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e); /* "balanced", "steps:100", "rel:1e-6", "shared+balanced", "done" */
 const char *lbt_until_name(lbt_until_kind k);
+/* As --until writes kind k ("steps:N", "rel:X", ...) and one line saying what it
+ * means: the --help texts and the parser's error list every kind from these. */
+const char *lbt_until_syntax(lbt_until_kind k);
+const char *lbt_until_help(lbt_until_kind k);
 
 /* Quantities of load (extremes, totals, amounts moved, generated and
  * completed) are doubles in the load field's units: for an integer method
@@ -165,7 +170,7 @@ typedef struct {
 	double seconds;     /* wall time of the stepping loop */
 	int64_t site_updates; /* PEs x substeps processed */
 	double generated, completed; /* by the workload, over the run */
-	double initial_stddev, final_stddev, final_rel; /* final_rel: -1 if not measured */
+	double initial_stddev, final_stddev, final_rel; /* of every run that returns LBT_OK */
 	int64_t rel_step;   /* first step with rel <= the --until rel:X bound, -1 if never or not asked */
 	/* With a workload: */
 	double idle_capacity; /* over the run: work the PEs could have done but had no task for */

@@ -20,7 +20,8 @@ typedef struct {
 	lbt_boundary bnd[8];           /* per axis */
 } lbt_shape;
 
-/* "64x128" (also "64,128" or "64×128"); every extent >= 1. Boundaries default to torus. */
+/* "64x128" (also "64X128" or "64×128"); every extent >= 1. A comma is refused, naming the
+ * x spelling: it separates the shapes of a list. Boundaries default to torus. */
 int lbt_shape_parse(lbt_shape *s, const char *text, lbt_err *e);
 /* "torus", "mesh", or one word per axis: "torus/mesh" (also "torus,mesh"). */
 int lbt_boundary_parse(lbt_shape *s, const char *text, lbt_err *e);

@@ -4,7 +4,8 @@
  *   const:V            every PE has speed V
  *   uniform:LO:HI      i.i.d. uniform reals in [LO, HI) from the counter-based rng
  *   classes:V1,V2,...  each PE one of the values, drawn uniformly (up to 16)
- *   file:F.npy         an int32/int64 array of the shape (e.g. MFlop/s)
+ *   file:F.npy         an array of the shape, float64, float32, int32 or int64 (e.g.
+ *                      MFlop/s; np.save of reals writes float64), finite and > 0
  * Only ratios matter: methods normalise the speeds to mean 1 (the paper's Cn).
  * The network: every link has one latency and bandwidth, --link LAT:BW in
  * milliseconds and megabits per second, or a preset: lan (0.15:100, the

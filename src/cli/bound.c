@@ -14,7 +14,8 @@
 /* The default sweep: rings, K x K and K^3, K^4 tori; the paper's worst case
  * (Ldiff = c·P, all load on one PE), a step of height H (half the torus
  * holds H + 1, the rest 1: the tight case) and uniform loads 1..L (every PE
- * loaded, as the theorem assumes), Ldiff up to 2047. About a minute here. */
+ * loaded, as the theorem assumes), Ldiff up to 2047: 420 runs, 8 s on 2
+ * cores with the AVX2 kernels (docs/usage.md). */
 static const char *const default_axes[][2] = {
 	{"shape", "ring:8..2048*2, torus2:4..128*2, torus3:4..16*2, torus4:4..8*2"},
 	{"init", "worst:1, worst:5, half:4..256*4, uniform:1:8..2048*4"},
@@ -48,16 +49,16 @@ static void help(void)
 	       "  --from FILE        analyse the records of FILE (e.g. a sweep's) instead of\n"
 	       "                     running; --method picks whose (default lm-c5)\n"
 	       "  --titles           put a title on each plot (default none: a paper's figure\n"
-	       "                     has a caption instead)\n"
-
-	       "%s\n"
+	       "                     has a caption instead)\n");
+	cli_sweep_help(1);
+	printf("\n"
 	       "The sweep's defaults here (they replace those above): --method lm-c5\n"
 	       "  --until balanced --seed 1..3\n"
 	       "  --shape '%s'\n"
 	       "  --init '%s'\n"
 	       "\n"
 	       "example: lbtorus bound --out bound --shape ring:8..1024*2 --init uniform:1:2..512*2\n",
-	       cli_sweep_help, default_axes[0][1], default_axes[1][1]);
+	       default_axes[0][1], default_axes[1][1]);
 }
 
 int cmd_bound(int argc, char **argv)

@@ -41,8 +41,9 @@ int cli_nonempty(const char *opt, const char *text);
 #define CLI_THREADS_MAX 4096
 /* A method parameter's option name without the dashes: ca_k -> "ca-k". */
 const char *cli_param_option(const lbt_param *p);
-/* The data directory: lbt_data_dir(), except that an lbtorus started from
- * its build tree (and $LBTORUS_DATA unset) reads the source tree's data/. */
+/* The data directory: $LBTORUS_DATA if set; else the source tree's data/
+ * for an lbtorus started from its build tree; else the installed data beside
+ * this executable's bin/ (a moved or DESTDIR install); else lbt_data_dir(). */
 const char *cli_data_dir(void);
 
 /* SIGINT, SIGTERM and SIGHUP set the returned flag (the run engine's and the
@@ -95,7 +96,7 @@ typedef struct {
 	int quiet, dry_run;
 	double progress; /* --progress SECONDS: a line that often wherever stderr goes */
 } cli_sweep;
-extern const char cli_sweep_help[]; /* the shared options, for --help */
+void cli_sweep_help(int one_method); /* the shared options, for --help (bound: one method) */
 void cli_sweep_init(cli_sweep *c);
 /* Handle one shared option; returns 0, or an exit status after printing. */
 int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **argv);

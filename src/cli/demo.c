@@ -112,6 +112,8 @@ static int run_case(const demo_case *c, const char *data_dir, const char *isa, i
 	if (s.balanced_step >= 0 && lower_bal > 0)
 		printf("  %-34s %10.4f\n", "balanced / its lower bound", (double)s.balanced_step / (double)lower_bal);
 	printf("  paper: %s\n", c->paper_note);
+	if (c->paper_shared)
+		printf("  the paper's numbers: %s/henrich1996_claims.csv\n", data_dir);
 	lbt_state_close(&st);
 	return 0;
 }
@@ -120,8 +122,7 @@ int cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {{"isa", 1, 0, 'i'}, {"threads", 1, 0, 't'}, {"quiet", 0, 0, 'q'},
 	                                     {"data", 1, 0, 'd'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-	const char *isa = NULL, *env = getenv("LBTORUS_DATA");
-	const char *data_dir = env && *env ? env : LBT_SOURCE_DATADIR;
+	const char *isa = NULL, *data_dir = cli_data_dir();
 	int threads = 0, quiet = 0, o;
 	int64_t v;
 	if (cli_no_empty_values(argc, argv, opts, "demo"))
@@ -144,7 +145,7 @@ int cmd_demo(int argc, char **argv)
 			       "  --threads N     OpenMP threads\n"
 			       "  --quiet         no progress line\n"
 			       "  --data DIR      where the paper's numbers are read from (henrich1996_claims.csv;\n"
-			       "                  default: $LBTORUS_DATA, else %s)\n", LBT_SOURCE_DATADIR);
+			       "                  default: $LBTORUS_DATA, else %s)\n", cli_data_dir());
 			return 0;
 		} else
 			return cli_fail(LBT_EINVAL, "demo: unknown option '%s' (see lbtorus demo --help)", argv[optind - 1]);
@@ -154,7 +155,7 @@ int cmd_demo(int argc, char **argv)
 	static const demo_case cases[] = {
 		{"Henrich (1996), Table 3: ring of 8 PEs, 16 units on P(0)", "8", "point:16", "table3_lm_shared",
 		 "table3_lm_balanced", "table3_nna_balanced",
-		 "Table 3 and the text below it (section 5); the numbers are read from henrich1996_claims.csv"},
+		 "Table 3 and the text below it (section 5)"},
 		{"Henrich (1996), section 5's worst case c = 5 on a MasPar MP-1-sized 128x128 torus", "128x128", "worst:5",
 		 NULL, NULL, NULL, "Fig. 7(a) plots this case (values not tabulated); Theorem 3: T = O(D*K*Ldiff)"},
 	};

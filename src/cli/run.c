@@ -14,7 +14,9 @@ static void help(void)
 	       "\n"
 	       "Balance one initial load on a torus (or mesh) and print a JSON summary.\n"
 	       "\n"
-	       "  --shape SHAPE      extents as NumPy writes them: 8, 128x128, 16x16x16 (D <= %d).\n"
+	       "  --shape SHAPE      extents as NumPy writes them, joined with x: 8, 128x128,\n"
+	       "                     16x16x16 (D <= %d); a comma separates the shapes of a list\n"
+	       "                     (sweep --shape 8,16: two rings), so 8,8 is refused here.\n"
 	       "                     Axis 0 is the paper's dimension d = 1 and runs first; the\n"
 	       "                     last axis is contiguous. Optional with --init file:.\n"
 	       "  --boundary B       torus (default), mesh, or one per axis: torus,mesh\n"
@@ -45,14 +47,10 @@ static void help(void)
 	       "                       half:H         a step: the first half of the first axis with\n"
 	       "                                      links holds H+1, the rest 1\n"
 	       "                       file:F.npy     int32/int64 array of exactly the shape\n"
-	       "  --until C          stop criterion (default balanced):\n"
-	       "                       shared    every PE holds load (min > 0)\n"
-	       "                       balanced  max - min <= D (Henrich 1996, Definition 2)\n"
-	       "                       flat      max - min <= 1\n"
-	       "                       steps:N   exactly N steps\n"
-	       "                       rel:X     ||w - mean|| / ||w0 - mean|| <= X (e.g. rel:1e-6)\n"
-	       "                       done      no task is left anywhere (total 0: a search tree is finished)\n"
-	       "  --workload SPEC    tasks generated and completed every step, before the method's\n"
+	       "  --until C          stop criterion (default balanced):\n");
+	for (int k = 0; k < LBT_UNTIL_KINDS; k++)
+		printf("                       %-16s %s\n", lbt_until_syntax(k), lbt_until_help(k));
+	printf("  --workload SPEC    tasks generated and completed every step, before the method's\n"
 	       "                     step (default none; docs/usage.md, \"Workloads\"):\n");
 	for (const lbt_workload *const *w = lbt_workloads(); *w; w++)
 		printf("                       %-28s %s\n", (*w)->usage, (*w)->summary);
@@ -67,8 +65,9 @@ static void help(void)
 	       "  --seed N           seed of the counter-based generator (default 1)\n"
 	       "  --json FILE        write the summary there instead of stdout\n"
 	       "  --trace FILE.csv   one row per step: step,shifts,max,min,ldiff,idle,stddev,\n"
-	       "                     moved,moved_total,rel,link_max; with a workload also\n"
-	       "                     generated,completed,idle_capacity,sqdev\n"
+	       "                     moved,moved_total,rel,link_max,total; with a workload\n"
+	       "                     also generated,completed,idle_capacity,sqdev (total after\n"
+	       "                     a step = total before + generated - completed)\n"
 	       "  --dump FILE.npy    the final grid, int32 (float64 for a real-valued method), shape = the torus shape\n"
 	       "  --isa NAME         kernel target: auto (default; or $LBTORUS_ISA), scalar, ...\n"
 	       "                     (lbtorus info lists them)\n"
@@ -90,7 +89,9 @@ static void help(void)
 	       "                       const:V            every PE has speed V\n"
 	       "                       uniform:LO:HI      i.i.d. reals in [LO,HI) (see --seed)\n"
 	       "                       classes:V1,V2,...  each PE one of the values, at random\n"
-	       "                       file:F.npy         int32/int64 array of the shape\n"
+	       "                       file:F.npy         an array of the shape: float64, float32,\n"
+	       "                                          int32 or int64 (np.save of reals is\n"
+	       "                                          float64); every speed finite and > 0\n"
 	       "                     the JSON then gives relative loads w_i/Cn_i (Cn: speed/mean)\n"
 	       "  --link LAT:BW      every link: latency in ms, bandwidth in Mb/s; lan (0.15:100,\n"
 	       "                     default) or dsl (40:1): the exchange costs of fos-speed*\n"
@@ -103,8 +104,8 @@ static void help(void)
 	       "A run also stops when a step moves nothing (a fixed point, stop_reason stalled,\n"
 	       "exit 3) unless --until is steps:N, and when a state recurs (stop_reason cycle,\n"
 	       "cycle_period, exit 3): the run would repeat that cycle for ever. Outputs are\n"
-	       "written to a temporary file and renamed into place. README.md documents every\n"
-	       "JSON key and CSV column.\n"
+	       "written to a temporary file and renamed into place. docs/formats.md documents\n"
+	       "every JSON key and CSV column.\n"
 	       "\n"
 	       "MPI (a build with MPI, started by mpirun or srun with N > 1 ranks): the torus is\n"
 	       "cut into N slabs along its first axis with links (that extent must be >= N),\n"
@@ -218,6 +219,7 @@ static void on_step(void *p, const lbt_step_record *r)
 		load_col(f, r->real, r->moved);
 		load_col(f, r->real, r->moved_total);
 		fprintf(f, ",%.9g,%.17g", r->rel, r->link_max);
+		load_col(f, r->real, r->total);
 		if (c->workload) {
 			load_col(f, r->real, r->generated);
 			load_col(f, r->real, r->completed);
@@ -453,9 +455,9 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(st, "%s", err.msg);
 	}
 	if (ctx.tracing)
-		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,"
+		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total,"
 		                     "generated,completed,idle_capacity,sqdev\n"
-		                   : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max\n", ctx.trace.f);
+		                   : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n", ctx.trace.f);
 	ro.full_stats = trace != NULL; /* the same statistics on every rank */
 	ro.on_step = on_step;
 	ro.ctx = &ctx;

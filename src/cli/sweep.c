@@ -9,15 +9,26 @@
 
 #include "cli.h"
 
-const char cli_sweep_help[] =
-	"  --method LIST      methods (default lm-c5); a parameter after a colon:\n"
-	"                     fos:alpha=0.2, de:lambda=0.5, ca:k=2\n"
+/* The options sweep and bound share, for --help: bound takes one method. */
+void cli_sweep_help(int one_method)
+{
+	fputs(one_method ? "  --method M         the method (default lm-c5); a parameter after a colon:\n"
+	                   : "  --method LIST      methods (default lm-c5); a parameter after a colon:\n", stdout);
+	fputs("                     fos:alpha=0.2, de:lambda=0.5, ca:k=2\n"
 	"  --shape LIST       shapes: 8, 64x128, ring:8..2048*2 (rings), torus2:8..256*2\n"
-	"                     (K x K), torusD:K for K^D\n"
+	"                     (K x K), torusD:K for K^D; x joins extents, a comma\n"
+	"                     separates shapes (8,16: two rings; 8,8 is refused: 8x8)\n"
 	"  --boundary LIST    torus (default), mesh, or per axis: torus/mesh\n"
 	"  --init LIST        initial loads (default worst:5): worst:1..16*2, uniform:0:100,\n"
-	"                     half:4, ... (as for lbtorus run)\n"
-	"  --until LIST       criteria (default balanced): shared, balanced, flat, steps:N, rel:X\n"
+	"                     half:4, ... (as for lbtorus run)\n", stdout);
+	int col = printf("  --until LIST       criteria (default balanced):");
+	for (int k = 0; k < LBT_UNTIL_KINDS; k++) { /* " shared," ... " done", wrapped before column 80 */
+		const int last = k == LBT_UNTIL_KINDS - 1, n = (int)strlen(lbt_until_syntax(k)) + 2 - last;
+		if (col + n > 79)
+			col = printf("\n                    ") - 1;
+		col += printf(" %s%s", lbt_until_syntax(k), last ? "" : ",");
+	}
+	fputs("\n                     (lbtorus run --help says what each means)\n"
 	"  --seed LIST        seeds (default 1): 1..10\n"
 	"  --max-steps N      safety cap per run (default 1000000)\n"
 	"  --spec FILE        read the axes from FILE ('key = value' lines); an axis given\n"
@@ -35,7 +46,8 @@ const char cli_sweep_help[] =
 	"                     even when stderr is not a terminal: for batch logs\n"
 	"\n"
 	"LIST is comma-separated; an item's last field may be a range LO..HI,\n"
-	"LO..HI+STEP or LO..HI*FACTOR. Options repeat: --shape ring:8..64*2 --shape 16x16.\n";
+	"LO..HI+STEP or LO..HI*FACTOR. Options repeat: --shape ring:8..64*2 --shape 16x16.\n", stdout);
+}
 
 static void help(void)
 {
@@ -47,8 +59,9 @@ static void help(void)
 	       "\n"
 	       "  --results FILE     the JSON Lines file (created or resumed)\n"
 	       "  --workload LIST    workloads (default none): cybenko:poisson:1:1, tree:2:8..12, ...\n"
-	       "                     (lbtorus run --help lists them; a tree needs --init const:0)\n"
-	       "%s\n"
+	       "                     (lbtorus run --help lists them; a tree needs --init const:0)\n");
+	cli_sweep_help(0);
+	printf("\n"
 	       "MPI (a build with MPI, started by mpirun or srun with several ranks): the runs\n"
 	       "go round-robin over the ranks, one at a time per rank, except runs of at least\n"
 	       "--solo-pes PEs (of a method that runs on a cut torus, with an extent to cut):\n"
@@ -57,7 +70,7 @@ static void help(void)
 	       "another order; resumable.\n"
 	       "\n"
 	       "example: lbtorus sweep --results fig5.jsonl --method lm-c5 --shape ring:8..2048*2 \\\n"
-	       "           --init worst:5 --until shared,balanced\n", cli_sweep_help);
+	       "           --init worst:5 --until shared,balanced\n");
 }
 
 void cli_sweep_init(cli_sweep *c)

@@ -266,7 +266,7 @@ int lbt_npy_fdata(FILE *f, const char *name, const lbt_npy_info *h, int32_t *iou
 				} else
 					memcpy(&x, b, 8);
 				if (!isfinite(x))
-					return lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is not a finite number", name, x,
+					return lbt_errf(e, LBT_EINVAL, "%s: value %g at flat index %lld is not a finite number", name, x,
 					                (long long)i);
 				dout[i] = x;
 				continue;

@@ -1,12 +1,27 @@
 /* shape.c — parsing and describing torus shapes and boundaries.
  * A shape is written as NumPy writes it: "64x128" is a (64, 128) array whose
- * last extent is contiguous. Extents are at least 1; the product is capped. */
+ * last extent is contiguous. Extents are at least 1; the product is capped.
+ * A comma separates the shapes of a list (sweep, bound), so it is no
+ * separator of extents: one shape with a comma is refused. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lbtorus/shape.h"
+
+/* "8,8": in a sweep's list rings of 8, so not one 8x8 shape; say both spellings. */
+static int comma(lbt_shape *s, const char *text, lbt_err *e)
+{
+	char as_x[256];
+	size_t n = strlen(text) < sizeof as_x ? strlen(text) : sizeof as_x - 1;
+	for (size_t i = 0; i < n; i++)
+		as_x[i] = text[i] == ',' ? 'x' : text[i];
+	as_x[n] = 0;
+	s->dims = 0;
+	return lbt_errf(e, LBT_EINVAL, "shape '%s': write %s for one %s torus (a comma separates the shapes of a list "
+	                "in sweep and bound; this takes one shape)", text, as_x, as_x);
+}
 
 int lbt_shape_parse(lbt_shape *s, const char *text, lbt_err *e)
 {
@@ -36,8 +51,10 @@ int lbt_shape_parse(lbt_shape *s, const char *text, lbt_err *e)
 		p = end;
 		if (!*p)
 			break;
-		if (*p == 'x' || *p == 'X' || *p == ',')
+		if (*p == 'x' || *p == 'X')
 			p++;
+		else if (*p == ',')
+			return comma(s, text, e);
 		else if (!strncmp(p, "\xc3\x97", 2)) /* U+00D7 multiplication sign */
 			p += 2;
 		else

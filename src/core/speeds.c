@@ -87,29 +87,26 @@ int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *
 	if (st)
 		return st;
 	double *dense = malloc((size_t)P * sizeof *dense);
-	int32_t *raw = sp->kind == LBT_SPEEDS_FILE ? malloc((size_t)P * sizeof *raw) : NULL;
-	if (!dense || (sp->kind == LBT_SPEEDS_FILE && !raw)) {
-		free(dense);
-		free(raw);
+	if (!dense)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld speeds", (long long)P);
-	}
-	if (raw && !(st = lbt_npy_read(sp->path, &g->shape, raw, e)))
+	/* a file: any dtype NumPy writes (float64 from np.save of reals), finite values only */
+	if (sp->kind == LBT_SPEEDS_FILE && !(st = lbt_npy_read_real(sp->path, &g->shape, dense, e)))
 		for (int64_t i = 0; i < P && !st; i++)
-			if (raw[i] <= 0)
-				st = lbt_errf(e, LBT_EINVAL, "%s: speed %d at flat index %lld is not > 0", sp->path, raw[i], (long long)i);
+			if (!(dense[i] > 0))
+				st = lbt_errf(e, LBT_EINVAL, "%s: speed %g at flat index %lld is not a finite number > 0", sp->path,
+				              dense[i], (long long)i);
 	for (int64_t i = 0; i < P && !st; i++) {
 		const uint64_t r = lbt_rand(seed, 0, (uint64_t)i, LBT_RNG_SPEED);
 		switch (sp->kind) {
 		case LBT_SPEEDS_CONST: dense[i] = sp->v[0]; break;
 		case LBT_SPEEDS_UNIFORM: dense[i] = sp->v[0] + (sp->v[1] - sp->v[0]) * ((double)(r >> 11) * 0x1p-53); break;
 		case LBT_SPEEDS_CLASSES: dense[i] = sp->v[lbt_rand_range(r, 0, sp->n - 1)]; break;
-		case LBT_SPEEDS_FILE: dense[i] = raw[i]; break;
+		case LBT_SPEEDS_FILE: break; /* read above */
 		}
 	}
 	if (!st)
 		lbt_field_import(g, lbt_grid_field(g, "speed"), dense);
 	free(dense);
-	free(raw);
 	return st;
 }
 

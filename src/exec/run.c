@@ -462,8 +462,10 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	out->moved = r.moved_total;
 	out->final_max = r.max;
 	out->final_min = r.min;
-	out->final_stddev = full ? r.stddev : -1;
-	out->final_rel = full ? r.rel : -1;
+	if (!status && !full) /* the steps took the kernel's extremes and total: the spread once, at the end */
+		measure(st, &r, stddev0, &total);
+	out->final_stddev = status ? -1 : r.stddev;
+	out->final_rel = status ? -1 : r.rel;
 	if (wl) {
 		batch_done(&bm, out);
 		if (wl->levels)

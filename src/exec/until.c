@@ -1,11 +1,29 @@
 /* until.c — the vocabulary of a run: criteria by name, stop reasons,
  * default options and the bounds a record quotes (the workloads: workload.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "lbtorus/number.h"
 #include "lbtorus/run.h"
+
+/* Every criterion: its name (the JSON's "until"), how --until writes it, what it means. */
+static const struct {
+	const char *name, *syntax, *help;
+} kinds[LBT_UNTIL_KINDS] = {
+	[LBT_UNTIL_SHARED] = {"shared", "shared", "every PE holds load (min > 0)"},
+	[LBT_UNTIL_BALANCED] = {"balanced", "balanced", "max - min <= D (Henrich 1996, Definition 2)"},
+	[LBT_UNTIL_FLAT] = {"flat", "flat", "max - min <= 1"},
+	[LBT_UNTIL_STEPS] = {"steps", "steps:N", "exactly N steps"},
+	[LBT_UNTIL_REL] = {"rel", "rel:X", "||w - mean|| / ||w0 - mean|| <= X (e.g. rel:1e-6)"},
+	[LBT_UNTIL_SHARED_BALANCED] = {"shared+balanced", "shared+balanced", "both shared and balanced have held, not necessarily at once"},
+	[LBT_UNTIL_DONE] = {"done", "done", "no task is left anywhere (total 0: a search tree is finished)"},
+};
+
+const char *lbt_until_name(lbt_until_kind k) { return kinds[k].name; }
+const char *lbt_until_syntax(lbt_until_kind k) { return kinds[k].syntax; }
+const char *lbt_until_help(lbt_until_kind k) { return kinds[k].help; }
 
 int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
 {
@@ -29,15 +47,13 @@ int lbt_until_parse(lbt_until *u, const char *text, lbt_err *e)
 		u->kind = LBT_UNTIL_SHARED_BALANCED;
 	else if (!strcmp(text, "done"))
 		u->kind = LBT_UNTIL_DONE;
-	else
-		return lbt_errf(e, LBT_EINVAL, "unknown criterion '%s': use shared, balanced, flat, steps:N, rel:X or done", text);
+	else {
+		char all[256] = "";
+		for (int k = 0; k < LBT_UNTIL_KINDS; k++)
+			snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", k ? ", " : "", kinds[k].syntax);
+		return lbt_errf(e, LBT_EINVAL, "unknown criterion '%s': use one of %s", text, all);
+	}
 	return LBT_OK;
-}
-
-const char *lbt_until_name(lbt_until_kind k)
-{
-	static const char *const n[] = {"shared", "balanced", "flat", "steps", "rel", "shared+balanced", "done"};
-	return n[k];
 }
 
 int64_t lbt_bound_dkl(const lbt_shape *s, int64_t ldiff)

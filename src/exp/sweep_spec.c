@@ -284,6 +284,25 @@ static int add_item(lbt_spec *sp, int a, const char *item, lbt_err *e)
 	return LBT_OK;
 }
 
+/* "8,8" lists the ring of 8 twice: surely one 8x8 torus was meant (which
+ * `8x8` writes), so an extent written alone that the value already wrote
+ * alone before `at` is refused. */
+static int ring_twice(const char *value, const char *at, const char *item, lbt_err *e)
+{
+	const size_t n = strlen(item);
+	if (strspn(item, "0123456789") != n)
+		return LBT_OK;
+	for (const char *p = value; p < at; p += strcspn(p, ",") + 1) {
+		if ((p += strspn(p, " \t")) >= at)
+			break; /* the item itself */
+		size_t k = strspn(p, "0123456789");
+		if (k && p[k + strspn(p + k, " \t")] == ',' && strtoll(p, NULL, 10) == strtoll(item, NULL, 10))
+			return lbt_errf(e, LBT_EINVAL, "shape '%s' lists the ring of %s twice: write %sx%s for one %sx%s torus "
+			                "(a comma separates the shapes of a list)", value, item, item, item, item, item);
+	}
+	return LBT_OK;
+}
+
 int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
 {
 	if (axis == LBT_NAXES) {
@@ -312,7 +331,9 @@ int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
 		char *item = strndup(p, n);
 		if (!item)
 			return lbt_errf(e, LBT_ENOMEM, "no memory");
-		int st = add_item(sp, axis, item, e);
+		int st = axis == LBT_AX_SHAPE ? ring_twice(value, p, item, e) : LBT_OK;
+		if (!st)
+			st = add_item(sp, axis, item, e);
 		free(item);
 		if (st)
 			return st;
