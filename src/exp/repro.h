@@ -65,6 +65,10 @@ void rp_mark_coinciding(lbt_series *s, int ns, char *note, size_t n);
 /* Least squares: slope of log y over log x between the last two points;
  * fit y = a x + b x^2 (through the origin). */
 double rp_loglog_slope(const double *x, const double *y, int n);
+/* A log-log slope against the paper's "linear", the rule in the words:
+ * "far below linear (slope < 0.9)", "linear (slope 0.9..1.1)", "faster than
+ * linear (slope > 1.1)", or "no slope". */
+const char *rp_linear_word(double slope);
 void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double *b);
 
 int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e);

@@ -264,13 +264,14 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		      "8 axes: the 9- and 10-cube run as 4x4x4x4x2 and 4x4x4x4x4 (a 4-ring is the 2-cube, so the graph,\n"
 		      "FOS and a complete sweep are the hypercube's); one dimension per step needs an axis per\n"
 		      "dimension, so Model B is not run there (—).\n\n"
-		      "| d | n | diffusion: paper ¼·n·d | FOS exact | FOS ours | DE A: paper nσ² | DE A ours | DE B: paper 2^(d+1) − 1 | DE B exact | DE B ours |\n"
-		      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
+		      "| d | n | diffusion: paper ¼·n·d | FOS exact | FOS ours | DE A: paper nσ² | DE A exact (n − 1)σ² | DE A ours | DE B: paper 2^(d+1) − 1 | DE B exact | DE B ours |\n"
+		      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
 		for (int k = CUBE0; k < nsh; k++) {
 			const int i = jf[k], a = ja[k], b = jb[k], d = dim[i];
-			fprintf(f, "| %d | %lld | %.0f | %.2f | %.2f ± %.2f | %.0f | %.2f ± %.2f | %.0f | %.0f |", d, (long long)pes[i],
-			        0.25 * (double)pes[i] * d, exact[i], jobs[i].s.sqdev_mean, jobs[i].s.sqdev_se, paper[a],
-			        jobs[a].s.sqdev_mean, jobs[a].s.sqdev_se, ldexp(1, d + 1) - 1, ldexp(1, d + 1) - d - 2);
+			fprintf(f, "| %d | %lld | %.0f | %.2f | %.2f ± %.2f | %.0f | %.0f | %.2f ± %.2f | %.0f | %.0f |", d,
+			        (long long)pes[i], 0.25 * (double)pes[i] * d, exact[i], jobs[i].s.sqdev_mean, jobs[i].s.sqdev_se,
+			        paper[a], exact[a], jobs[a].s.sqdev_mean, jobs[a].s.sqdev_se, ldexp(1, d + 1) - 1,
+			        ldexp(1, d + 1) - d - 2);
 			if (b >= 0)
 				fprintf(f, " %.2f ± %.2f |\n", jobs[b].s.sqdev_mean, jobs[b].s.sqdev_se);
 			else

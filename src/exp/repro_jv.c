@@ -134,10 +134,10 @@ int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e)
 	}
 	fprintf(f, "\n| the paper (§4.1, Fig. 1) | ours |\n|---|---|\n"
 	           "| gain significant at small w* | %.3f at w* = %g, 1000 LB iterations |\n"
-	           "| gain null at large w* | %.3f at w* = %g, 1000 LB iterations |\n"
+	           "| gain null at large w* | %.3f at w* = %g, 1000 LB iterations (%s) |\n"
 	           "| gain never negative on the LAN | smallest gain %.4f (%s) |\n",
-	        gain_small, WSTAR[0], gain_large, WSTAR[nw - 1], min_gain,
-	        min_gain >= -1e-3 ? "agrees" : "differs: Algo2 can lose where its k stops balancing before Algo1's does");
+	        gain_small, WSTAR[0], gain_large, WSTAR[nw - 1], round(gain_large * 1e3) == 0 ? "agrees: 0.000" : "differs: not 0.000",
+	        min_gain, round(min_gain * 1e4) >= 0 ? "agrees" : "differs: negative");
 	if ((st = lbt_out_commit(&md, e)))
 		return st;
 	lbt_series s[NW];
@@ -374,7 +374,8 @@ int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e)
 		              "| method | spread at step 0 | at step %lld |\n|---|---:|---:|\n"
 		              "| fos-speed (Mr, self term) | %.3g | %.3g |\n| fos, Boillat's alpha | %.3g | %.3g |\n\n"
 		              "Theorem 1: Mr converges to w proportional to C (spread to 0); Boillat's alpha balances w itself, "
-		              "so the relative loads keep the spread of the speeds (ours: %s).\n",
+		              "so the relative loads keep the spread of the speeds (ours, reading \"to 0\" as below 0.001 and \"keep\" "
+		              "as above 0.5: %s).\n",
 		        (long long)T, (long long)T, ymr[0], ymr[T], yb[0], yb[T],
 		        ymr[T] < 1e-3 && yb[T] > 0.5 ? "agrees" : "differs");
 		st = lbt_out_commit(&md, e);

@@ -184,7 +184,7 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 		}
 	}
 	double sl = rp_loglog_slope(x, lmb, np);
-	rp_md_claim(f, &cl[3], sl, sl <= 1.1 ? "almost linear" : "faster than linear");
+	rp_md_claim(f, &cl[3], sl, rp_linear_word(sl));
 	if (have_nna) {
 		double nb[MAXP];
 		int len = 0;

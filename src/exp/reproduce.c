@@ -321,6 +321,14 @@ double rp_loglog_slope(const double *x, const double *y, int n)
 	return log(y[n - 1] / y[n - 2]) / log(x[n - 1] / x[n - 2]);
 }
 
+const char *rp_linear_word(double sl)
+{
+	return !isfinite(sl) ? "no slope"
+	       : sl < 0.9    ? "far below linear (slope < 0.9)"
+	       : sl <= 1.1   ? "linear (slope 0.9..1.1)"
+	                     : "faster than linear (slope > 1.1)";
+}
+
 void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double *b)
 { /* normal equations of min sum (y - a x - b x^2)^2 */
 	double s2 = 0, s3 = 0, s4 = 0, sy1 = 0, sy2 = 0;

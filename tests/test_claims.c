@@ -1,0 +1,409 @@
+/* test_claims.c — every verdict in the tables `lbtorus reproduce --quick`
+ * writes (yes/no, agrees/differs, linear, identical, ...) is re-derived here
+ * from the numbers printed beside it, row by row, and no table carries a
+ * verdict word this file does not check. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+enum { MAXR = 64, MAXC = 40 };
+
+/* One Markdown table: cells trimmed, row 0 the header. */
+typedef struct {
+	int nr, nc[MAXR];
+	char c[MAXR][MAXC][400];
+} tbl;
+
+static char *reproduce(const char *name)
+{
+	char dir[256], path[512];
+	th_tmpdir(dir, sizeof dir);
+	const char *env = getenv("LBTORUS_DATA");
+	lbt_repro_opts o = {.out_dir = dir, .data_dir = env ? env : "data", .quick = 1, .threads = 1};
+	lbt_err e;
+	int st = lbt_reproduce(name, &o, NULL, &e);
+	cr_assert(st == LBT_OK || st == LBT_EUNSUP, "%s: %s", name, e.msg); /* EUNSUP: no gnuplot */
+	snprintf(path, sizeof path, "%s/%s.md", dir, name);
+	char *md = th_read(path, NULL);
+	th_rm_tree(dir);
+	return md;
+}
+
+/* The first table after `after` (NULL: the first one); 0 if there is none. */
+static int table(const char *md, const char *after, tbl *t)
+{
+	const char *p = after ? strstr(md, after) : md;
+	if (!p)
+		return 0;
+	while (*p && !(*p == '|' && (p == md || p[-1] == '\n')))
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p);
+	t->nr = 0;
+	while (*p == '|' && t->nr < MAXR) {
+		const char *eol = strchr(p, '\n');
+		if (!eol)
+			eol = p + strlen(p);
+		if (!strstr(p, "|---") || strstr(p, "|---") > eol) {
+			int n = 0;
+			const char *q = p + 1;
+			while (q < eol && n < MAXC) {
+				const char *bar = memchr(q, '|', (size_t)(eol - q));
+				if (!bar)
+					break;
+				const char *a = q, *b = bar;
+				while (a < b && *a == ' ')
+					a++;
+				while (b > a && b[-1] == ' ')
+					b--;
+				snprintf(t->c[t->nr][n++], sizeof t->c[0][0], "%.*s", (int)(b - a), a);
+				q = bar + 1;
+			}
+			t->nc[t->nr++] = n;
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return t->nr > 0;
+}
+
+static int col(const tbl *t, const char *head)
+{
+	for (int j = 0; j < t->nc[0]; j++)
+		if (!strcmp(t->c[0][j], head))
+			return j;
+	cr_assert_fail("no column '%s'", head);
+	return -1;
+}
+
+static int row(const tbl *t, const char *first)
+{
+	for (int i = 1; i < t->nr; i++)
+		if (!strncmp(t->c[i][0], first, strlen(first)))
+			return i;
+	cr_assert_fail("no row '%s'", first);
+	return -1;
+}
+
+static double num(const char *s) { return strtod(s, NULL); }
+/* "a ± b": b */
+static double pm(const char *s)
+{
+	const char *p = strstr(s, "±");
+	cr_assert(p, "no ± in '%s'", s);
+	return strtod(p + strlen("±"), NULL);
+}
+
+/* a <= b as printed: 1 yes, 0 no, -1 within the printing's resolution (either verdict holds) */
+static int le(double a, double b, double res)
+{
+	return a <= b - res ? 1 : a > b + res ? 0 : -1;
+}
+
+static void verdict_is(int derived, int printed, const char *what)
+{
+	cr_assert(derived < 0 || derived == printed, "%s: the numbers say %s, the table says %s", what,
+	          derived ? "yes" : "no", printed ? "yes" : "no");
+}
+
+/* Words that state a verdict. A table row holding one (a cell equal to it,
+ * or after " — " in a cell) must be checked by the caller: its table's
+ * header, or the row itself, contains one of checked[]. */
+static void no_unchecked_verdicts(const char *md, const char *const *checked)
+{
+	static const char *const words[] = {"yes", "no", "NO", "agrees", "differs", "linear", "identical", "rises",
+	                                    "support", "inside", "holds"};
+	int header_ok = 0, in_table = 0;
+	for (const char *p = md; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		char line[4096];
+		snprintf(line, sizeof line, "%.*s", (int)n, p);
+		p += n + (eol != NULL);
+		if (line[0] != '|') {
+			in_table = 0;
+			continue;
+		}
+		int ok = 0;
+		for (int i = 0; checked[i] && !ok; i++)
+			ok = strstr(line, checked[i]) != NULL;
+		if (!in_table++)
+			header_ok = ok;
+		if (ok || header_ok || strstr(line, "|---"))
+			continue;
+		char copy[4096];
+		snprintf(copy, sizeof copy, "%s", line);
+		for (char *c = strtok(copy, "|"); c; c = strtok(NULL, "|")) {
+			while (*c == ' ')
+				c++;
+			char *end = c + strlen(c);
+			while (end > c && end[-1] == ' ')
+				*--end = 0;
+			const char *dash = strstr(c, " — ");
+			for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+				cr_assert(strcmp(c, words[w]), "a verdict no test derives: '%s' in\n%s", c, line);
+				cr_assert(!dash || !strcmp(words[w], "no") || !strstr(dash, words[w]),
+				          "a verdict no test derives: '%s' in\n%s", c, line);
+			}
+		}
+	}
+}
+
+/* Henrich (1996), Table 3: "identical to the paper" iff every row's loads are. */
+Test(henrich1996, table3_identical_iff_every_row_is)
+{
+	char *md = reproduce("table3");
+	tbl t;
+	cr_assert(table(md, "| T | LM-C5 ours", &t));
+	int lm = 0, nna = 0;
+	for (int i = 1; i < t.nr; i++) {
+		lm += strcmp(t.c[i][1], t.c[i][2]) != 0;
+		nna += strcmp(t.c[i][3], t.c[i][4]) != 0;
+	}
+	cr_assert(strstr(md, lm ? "**LM-C5: differs from the paper**" : "**LM-C5: identical to the paper** (0 of "), "%s", md);
+	if (!strstr(md, "NNA: not built"))
+		cr_assert(strstr(md, nna ? "**NNA: differs from the paper**" : "**NNA: identical to the paper**"), "%s", md);
+	static const char *const checked[] = {NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+static const char *linear(double s)
+{
+	return s < 0.9 ? "far below linear (slope < 0.9)" : s <= 1.1 ? "linear (slope 0.9..1.1)" : "faster than linear (slope > 1.1)";
+}
+
+/* The slope's word, unless the printed slope is within res of a threshold. */
+static void linear_is(double s, double res, const char *cell)
+{
+	if (fabs(s - 0.9) > res && fabs(s - 1.1) > res)
+		cr_assert(strstr(cell, linear(s)), "slope %g is %s: '%s'", s, linear(s), cell);
+}
+
+/* Fig. 5: "T = P − 1" iff LM-C5 shares in P − 1 shifts at every P of the
+ * table; "almost linear" growth read from the printed slope. */
+Test(henrich1996, fig5_verdicts_follow_the_tables, .timeout = 120)
+{
+	char *md = reproduce("fig5");
+	tbl t, c;
+	cr_assert(table(md, "### Shifts until shared", &t));
+	int j = col(&t, "lm-c5"), exact = 1;
+	for (int i = 1; i < t.nr; i++)
+		exact &= num(t.c[i][j]) == num(t.c[i][0]) - 1;
+	cr_assert(table(md, "## The paper's statements beside ours", &c));
+	const char *cell = c.c[row(&c, "LM-C5 shifts until shared")][2];
+	cr_assert(strstr(cell, exact ? "T = P − 1 exactly for every P" : "not P − 1 for every P"), "%s", cell);
+	cell = c.c[row(&c, "LM-C5 balancing time: log-log slope")][2];
+	cr_assert(table(md, "### Shifts until balanced", &t));
+	j = col(&t, "lm-c5");
+	double s = log(num(t.c[t.nr - 1][j]) / num(t.c[t.nr - 2][j])) / log(num(t.c[t.nr - 1][0]) / num(t.c[t.nr - 2][0]));
+	cr_assert(fabs(s - num(cell)) < 1e-3, "slope %g from the table, %s printed", s, cell);
+	linear_is(num(cell), 5e-4, cell);
+	static const char *const checked[] = {"LM-C5 shifts until shared", "LM-C5 balancing time", NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* Fig. 6: "rises with c" iff the printed slopes, one per c, never fall; each
+ * slope is the one between the table's two largest P. */
+Test(henrich1996, fig6_rises_iff_the_slopes_do, .timeout = 120)
+{
+	char *md = reproduce("fig6");
+	tbl t, c;
+	cr_assert(table(md, NULL, &t));
+	cr_assert(table(md, "## The paper's statement beside ours", &c));
+	const char *cell = c.c[1][2];
+	double prev = -INFINITY;
+	int rising = 1, tie = 0;
+	for (int j = 1; j < t.nc[0]; j++) {
+		double s = log(num(t.c[t.nr - 1][j]) / num(t.c[t.nr - 2][j])) /
+		           log(num(t.c[t.nr - 1][0]) / num(t.c[t.nr - 2][0]));
+		char key[32];
+		snprintf(key, sizeof key, "c=%d: ", atoi(t.c[0][j] + 4));
+		const char *p = strstr(cell, key);
+		cr_assert(p, "%s not in %s", key, cell);
+		double printed = num(p + strlen(key));
+		cr_assert(fabs(printed - s) < 0.006, "%s%.3f from the table, %.2f printed", key, s, printed);
+		rising &= printed >= prev - 0.005;
+		tie |= fabs(printed - prev) <= 0.01;
+		prev = printed;
+	}
+	if (!tie)
+		cr_assert(strstr(cell, rising ? "rises with c" : "does not rise monotonically"), "%s", cell);
+	static const char *const checked[] = {"NNA iterations until balanced: log-log slope", NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* Fig. 7: "identical at every K" iff C3..C5 balance in the same number of
+ * steps in every row of (a); the linear-growth verdicts from the slopes. */
+Test(henrich1996, fig7_verdicts_follow_the_tables, .timeout = 120)
+{
+	char *md = reproduce("fig7");
+	tbl t, c;
+	cr_assert(table(md, "### (a) steps until balanced", &t));
+	int j3 = col(&t, "lm-c3"), j5 = col(&t, "lm-c5");
+	double apart = 0;
+	for (int i = 1; i < t.nr; i++) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (int j = j3; j <= j5; j++)
+			lo = fmin(lo, num(t.c[i][j])), hi = fmax(hi, num(t.c[i][j]));
+		apart = fmax(apart, hi - lo);
+	}
+	cr_assert(table(md, "## The paper's statements beside ours", &c));
+	const char *cell = c.c[row(&c, "LM-C3..C5 steps until balanced")][2];
+	char want[80];
+	snprintf(want, sizeof want, "differ by at most %.0f step", apart);
+	cr_assert(strstr(cell, apart == 0 ? "identical at every K" : want), "%s", cell);
+	double s = log(num(t.c[t.nr - 1][j5]) / num(t.c[t.nr - 2][j5])) / log(num(t.c[t.nr - 1][1]) / num(t.c[t.nr - 2][1]));
+	cell = c.c[row(&c, "LM-C5 steps until balanced (worst case")][2];
+	cr_assert(fabs(s - num(cell)) < 1e-3, "slope %g from the table, %s printed", s, cell);
+	linear_is(num(cell), 5e-4, cell);
+	cell = c.c[row(&c, "LM-C5 steps until balanced (uniform")][2];
+	linear_is(num(cell), 5e-4, cell);
+	static const char *const checked[] = {"LM-C3..C5 steps until balanced", "LM-C5 steps until balanced (", NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* Cybenko (1989), Theorem 2 and Table II: "within 4 standard errors of its
+ * exact value: yes" iff every measurement printed is. */
+Test(cybenko1989, within_four_standard_errors_iff_every_row_is, .timeout = 120)
+{
+	char *md = reproduce("cybenko");
+	tbl t;
+	int all = 1;
+	cr_assert(table(md, "## Theorem 2: FOS in the steady state", &t));
+	for (int i = 1; i < t.nr; i++) {
+		const char *ours = t.c[i][col(&t, "ours")];
+		int w = le(fabs(num(ours) - num(t.c[i][col(&t, "exact")])), 4 * pm(ours), 0.01);
+		all = w == 0 ? 0 : all;
+	}
+	cr_assert(table(md, "## Table II", &t));
+	static const char *const pairs[][2] = {{"FOS ours", "FOS exact"}, {"DE A ours", "DE A exact (n − 1)σ²"},
+	                                       {"DE B ours", "DE B exact"}};
+	for (int i = 1; i < t.nr; i++)
+		for (int k = 0; k < 3; k++) {
+			const char *ours = t.c[i][col(&t, pairs[k][0])];
+			if (strcmp(ours, "—")) {
+				int w = le(fabs(num(ours) - num(t.c[i][col(&t, pairs[k][1])])), 4 * pm(ours), 0.01);
+				all = w == 0 ? 0 : all;
+			}
+		}
+	cr_assert(strstr(md, all ? "within 4 standard errors of its exact value: yes"
+	                         : "within 4 standard errors of its exact value: NO"), "%s", md);
+	static const char *const checked[] = {NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* Jeannot and Vernier (2006), Fig. 1: "never negative" agrees iff the
+ * smallest gain in the table is not below 0; "null" iff it prints 0.000. */
+Test(jeannot2006, fig1_verdicts_follow_the_gains, .timeout = 120)
+{
+	char *md = reproduce("jv-fig1");
+	tbl t, c;
+	cr_assert(table(md, NULL, &t));
+	double mn = INFINITY;
+	for (int i = 1; i < t.nr; i++)
+		for (int j = 1; j < t.nc[i]; j++)
+			mn = fmin(mn, num(t.c[i][j]));
+	cr_assert(table(md, "| the paper (§4.1, Fig. 1)", &c));
+	const char *cell = c.c[row(&c, "gain never negative")][1];
+	cr_assert(fabs(num(strstr(cell, "gain ") + 5) - mn) <= 5e-4, "%s against the table's %g", cell, mn);
+	cr_assert(strstr(cell, num(strstr(cell, "gain ") + 5) >= 0 ? "(agrees)" : "(differs"), "%s", cell);
+	cell = c.c[row(&c, "gain null at large w*")][1];
+	cr_assert(!strncmp(cell, t.c[t.nr - 1][t.nc[t.nr - 1] - 1], strlen(t.c[t.nr - 1][t.nc[t.nr - 1] - 1])),
+	          "%s: the table's last w* at 1000 LB iterations", cell);
+	cr_assert(strstr(cell, num(cell) == 0 ? "(agrees: 0.000)" : "(differs: not 0.000)"), "%s", cell);
+	static const char *const checked[] = {"| gain never negative", "| gain null at large w*", NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* Jeannot and Vernier (2006), Theorem 1 with speeds: "agrees" iff Mr's
+ * spread ends below 0.001 and Boillat's above 0.5 (the rule printed). */
+Test(jeannot2006, speeds_verdict_follows_the_spreads, .timeout = 120)
+{
+	char *md = reproduce("jv-speeds");
+	tbl t;
+	cr_assert(table(md, NULL, &t));
+	double mr = num(t.c[row(&t, "fos-speed")][2]), b = num(t.c[row(&t, "fos, Boillat")][2]);
+	cr_assert(strstr(md, mr < 1e-3 && b > 0.5 ? "above 0.5: agrees)" : "above 0.5: differs)"), "%g %g\n%s", mr, b, md);
+	static const char *const checked[] = {NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* Jeannot and Vernier (2006), Table 1: how the PEs used move with the load,
+ * counted from the table's columns, for the paper and for us. */
+Test(jeannot2006, table1_trend_counted_from_the_table, .timeout = 120)
+{
+	char *md = reproduce("jv-table1");
+	tbl t;
+	cr_assert(table(md, NULL, &t));
+	for (int k = 0; k < 2; k++) {
+		int j = col(&t, k ? "used (ours)" : "used (paper)"), up = 0, down = 0;
+		for (int i = 2; i < t.nr; i++)
+			up += num(t.c[i][j]) > num(t.c[i - 1][j]), down += num(t.c[i][j]) < num(t.c[i - 1][j]);
+		char want[600];
+		snprintf(want, sizeof want, "%s rises at %d of the %d steps of load and falls at %d (%.0f at %s", k ? "ours" : "the paper",
+		         up, t.nr - 2, down, num(t.c[1][j]), t.c[1][0]);
+		cr_assert(strstr(md, want), "'%s' not in\n%s", want, md);
+	}
+	static const char *const checked[] = {NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* Lüling and Monien (1993), Theorems 1 and 3: the count "within 3 standard
+ * errors of FIX" and every row's "inside" follow the printed numbers. */
+Test(luling1993, theorem_verdicts_follow_the_rows, .timeout = 300)
+{
+	char *md = reproduce("luling-theorems");
+	tbl t;
+	cr_assert(table(md, NULL, &t));
+	int within = 0, either = 0;
+	for (int i = 1; i < t.nr; i++) {
+		const char *late = t.c[i][col(&t, "ours at t")];
+		int w = le(fabs(num(late) - num(t.c[i][col(&t, "paper FIX(n,δ,f)")])), 3 * pm(late), 2e-4);
+		within += w == 1, either += w < 0;
+	}
+	const char *p = strstr(md, " measured ratios at t are within 3 standard errors of FIX");
+	cr_assert(p);
+	while (p > md && p[-1] != '\n')
+		p--;
+	int printed = atoi(p);
+	cr_assert(printed >= within && printed <= within + either, "%d printed, %d..%d from the rows", printed, within,
+	          within + either);
+	cr_assert(table(md, "## Theorem 3: one producer-consumer", &t));
+	int inside = 0;
+	for (int i = 1; i < t.nr; i++) {
+		const char *at = t.c[i][col(&t, "ours at t")];
+		double se = pm(at), lo = num(t.c[i][col(&t, "paper FIX(n,δ,1/f)")]), hi = num(t.c[i][col(&t, "paper FIX(n,δ,f)")]);
+		int a = le(lo - 3 * se, num(t.c[i][col(&t, "ours: lowest over t")]), 3e-4);
+		int b = le(num(t.c[i][col(&t, "ours: highest over t")]), hi + 3 * se, 3e-4);
+		int yes = !strcmp(t.c[i][col(&t, "inside")], "yes");
+		verdict_is(a == 0 || b == 0 ? 0 : a < 0 || b < 0 ? -1 : 1, yes, t.c[i][0]);
+		inside += yes;
+	}
+	char want[120];
+	snprintf(want, sizeof want, "\n%d of %d rows stay inside Theorem 3's bounds", inside, t.nr - 1);
+	cr_assert(strstr(md, want), "'%s' not in the text", want + 1);
+	static const char *const checked[] = {"| inside |", NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* The experiments whose tables hold numbers only: no verdict word in them. */
+Test(reproduce, tables_without_verdicts_hold_none, .timeout = 300)
+{
+	static const char *const names[] = {"jv-fig23", "luling-figs", "luling-table1", "luling-compare"};
+	static const char *const checked[] = {NULL};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char *md = reproduce(names[i]);
+		no_unchecked_verdicts(md, checked);
+		free(md);
+	}
+}
