@@ -396,6 +396,62 @@ Test(luling1993, theorem_verdicts_follow_the_rows, .timeout = 300)
 	free(md);
 }
 
+/* Henrich (1996) §5 on search trees: every row of the verdict table is
+ * derived from the steps or shifts of the tables above it, and the claim's
+ * counts from the verdict table. */
+Test(henrich1996, trees_verdicts_per_unit_follow_the_times, .timeout = 300)
+{
+	char *md = reproduce("trees");
+	tbl v;
+	cr_assert(table(md, "## The claim per tree, torus and unit", &v));
+	static const char *const heads[] = {"## Complete binary trees", "## Random Galton-Watson trees",
+	                                    "## A complete tree of the paper's size"};
+	static const char *const kinds[] = {"complete", "random", "paper's size"};
+	int yes[2][2] = {{0}}, n = 0;
+	for (int i = 1; i < v.nr; i++) {
+		int k = 0;
+		while (k < 3 && strcmp(v.c[i][0], kinds[k]))
+			k++;
+		cr_assert(k < 3, "%s", v.c[i][0]);
+		tbl t;
+		cr_assert(table(md, heads[k], &t));
+		int u = !strcmp(v.c[i][2], "shifts"), j0 = -1;
+		for (int j = 1; j < t.nc[0] && j0 < 0; j++)
+			if (!strncmp(t.c[0][j], v.c[i][1], strlen(v.c[i][1])))
+				j0 = j;
+		cr_assert(j0 > 0, "no column for %s", v.c[i][1]);
+		int j = j0 + 1;
+		while (strcmp(t.c[0][j], u ? "shifts" : "steps"))
+			j++;
+		double tm[7];
+		for (int m = 0; m < 7; m++)
+			tm[m] = num(t.c[m + 1][j]);
+		double w35 = fmax(tm[3], fmax(tm[4], tm[5])), b02 = fmin(tm[0], fmin(tm[1], tm[2]));
+		double w05 = fmax(w35, fmax(tm[0], fmax(tm[1], tm[2]))), best = fmin(b02, fmin(tm[3], fmin(tm[4], tm[5])));
+		int a = w35 < b02, b = w05 < tm[6];
+		cr_assert_str_eq(v.c[i][3], a ? "yes" : "no", "row %d (%s %s %s)", i, v.c[i][0], v.c[i][1], v.c[i][2]);
+		cr_assert_str_eq(v.c[i][4], b ? "yes" : "no", "row %d (%s %s %s)", i, v.c[i][0], v.c[i][1], v.c[i][2]);
+		char fastest[40] = "", slowest[40] = "";
+		for (int m = 0; m < 6; m++) {
+			if (tm[m] == best)
+				snprintf(fastest + strlen(fastest), sizeof fastest - strlen(fastest), "%sC%d", *fastest ? " = " : "", m);
+			if (tm[m] == w05)
+				snprintf(slowest + strlen(slowest), sizeof slowest - strlen(slowest), "%sC%d", *slowest ? " = " : "", m);
+		}
+		cr_assert_str_eq(v.c[i][5], fastest);
+		cr_assert_str_eq(v.c[i][6], slowest);
+		yes[u][0] += a, yes[u][1] += b, n += !u;
+	}
+	char want[300];
+	snprintf(want, sizeof want, "in shifts (the paper's unit): C3–C5 faster than every one of C0–C2 on %d of %d trees, "
+	         "C0–C5 all faster than NNA on %d of %d; in steps: %d of %d and %d of %d. %s", yes[1][0], n, yes[1][1], n,
+	         yes[0][0], n, yes[0][1], n, yes[1][0] == n && yes[1][1] == n ? "Our numbers support" : "Our numbers do not support");
+	cr_assert(strstr(md, want), "'%s' not in\n%s", want, md);
+	static const char *const checked[] = {"| C3–C5 each faster than every one of C0–C2 |", "| Search trees", NULL};
+	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
 /* The experiments whose tables hold numbers only: no verdict word in them. */
 Test(reproduce, tables_without_verdicts_hold_none, .timeout = 300)
 {
