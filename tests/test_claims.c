@@ -293,8 +293,36 @@ Test(cybenko1989, within_four_standard_errors_iff_every_row_is, .timeout = 120)
 		}
 	cr_assert(strstr(md, all ? "within 4 standard errors of its exact value: yes"
 	                         : "within 4 standard errors of its exact value: NO"), "%s", md);
-	static const char *const checked[] = {NULL};
+	static const char *const checked[] = {"| holds | attained |", NULL}; /* Table I: the test below */
 	no_unchecked_verdicts(md, checked);
+	free(md);
+}
+
+/* Cybenko (1989), Table I and eq. (15)/(16), a fixed load: "holds" iff no
+ * measured ratio exceeds the paper's C, "attained" iff the slowest mode's
+ * equals it ("best possible"), both as printed to 6 decimals, "exact" iff
+ * dimension exchange leaves at most 1e-9 — each from the row's numbers. */
+Test(cybenko1989, table1_verdicts_follow_the_ratios, .timeout = 120)
+{
+	char *md = reproduce("cybenko");
+	for (int model = 0; model < 2; model++) {
+		tbl t;
+		cr_assert(table(md, model ? "| d | n | Model B" : "## Table I: a fixed load", &t));
+		const int jc = 2, js = 3;
+		int jh = col(&t, "holds"), ja = col(&t, "attained"), jx = col(&t, "exact");
+		cr_assert_eq(t.nr, 9, "d = 3..10");
+		for (int i = 1; i < t.nr; i++) {
+			const double c = num(t.c[i][jc]), d = num(t.c[i][0]);
+			cr_assert(fabs(c - (model ? pow(1 - 2 / (d + 1), d) : 1 - 2 / (d + 1))) < 1e-6, "the paper's C, d = %g", d);
+			int holds = 1;
+			for (int j = js; j < js + 3; j++)
+				holds &= num(t.c[i][j]) <= c;
+			verdict_is(holds, !strcmp(t.c[i][jh], "yes"), "holds");
+			verdict_is(!strcmp(t.c[i][js], t.c[i][jc]), !strcmp(t.c[i][ja], "yes"), "attained");
+			if (strcmp(t.c[i][jx], "—"))
+				verdict_is(num(t.c[i][jx - 1]) <= 1e-9, !strcmp(t.c[i][jx], "yes"), "exact");
+		}
+	}
 	free(md);
 }
 

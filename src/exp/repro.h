@@ -92,6 +92,9 @@ typedef struct {
 int rp_run_wjobs(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
 
 int rp_cybenko(const lbt_repro_opts *o, lbt_err *e); /* repro_cybenko.c */
+/* Table I and eq. (15)/(16), a fixed load: its section of cybenko.md into md,
+ * and cybenko_fixed.csv (repro_cybenko_fixed.c). */
+int rp_cybenko_fixed(const lbt_repro_opts *o, FILE *md, lbt_err *e);
 int rp_trees(const lbt_repro_opts *o, lbt_err *e);   /* repro_trees.c */
 /* Jeannot and Vernier (2006), §4: repro_jv.c */
 int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);

@@ -236,7 +236,7 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 	/* Markdown */
 	if (!st && !(st = rp_open(o, "cybenko.md", &out, e))) {
 		FILE *f = out.f;
-		fprintf(f, "# Cybenko (1989), Theorem 2 and Table II: diffusion and dimension exchange while work arrives\n\n"
+		fprintf(f, "# Cybenko (1989), Theorem 2, Tables I and II: diffusion and dimension exchange\n\n"
 		        "Model (eq. (12)): every step each PE receives η ~ Exp(1) tasks (σ² = 1) and completes c = 1.\n"
 		        "E‖w − w̄‖² is measured on the loads the balancing step receives (after the arrivals), as the\n"
 		        "mean over the steps after a warm-up; ± is the standard error by batch means (32..63 batches of\n"
@@ -292,7 +292,11 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 			fprintf(f, "| %d | %.2f ± %.2f | %.2f | %.2f | %.1f ± %.1f | %.0f | %.4f |\n", k + 1, fm[k], fse[k], fex[k],
 			        fbd[k], nm[k], nse[k], nex[k], nm[k] / nex[k]);
 		}
-		st = lbt_out_commit(&out, e);
+		st = rp_cybenko_fixed(o, f, e);
+		if (st)
+			lbt_out_abort(&out);
+		else
+			st = lbt_out_commit(&out, e);
 	}
 
 	/* plots: the hypercubes, and the transient */
