@@ -321,16 +321,16 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		}
 		lbt_series sc[] = {
 			{"FOS, ours (±2 s.e.)", d, meas, nc, LBT_DRAW_MARKS, 0, 1, 7, lo, hi},
-			{"FOS, exact σ²Σ1/(1−λ²)", d, ex, nc, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
-			{"FOS, Theorem 2's bound (n−1)σ²/(1−γ²)", d, bd, nc, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
-			{"DE, a dimension per step, ours", d, deb, nb, LBT_DRAW_MARKS, 0, 3, 9, NULL, NULL},
-			{"DE, a dimension per step, exact (2^(d+1)−d−2)σ²", d, debx, nc, LBT_DRAW_LINE, 0, 3, 0, NULL, NULL},
-			{"DE, Theorem 5's bound (2^(d+1)−1)σ²", d, debp, nc, LBT_DRAW_LINE, 2, 3, 0, NULL, NULL},
-			{"DE, a sweep per step (Model A), ours", d, dea, nc, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
-			{"DE, Table II Model A: nσ²", d, deap, nc, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
+			{"FOS, exact", d, ex, nc, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
+			{"FOS, Theorem 2's bound", d, bd, nc, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
+			{"DE by dimension, ours", d, deb, nb, LBT_DRAW_MARKS, 0, 3, 9, NULL, NULL},
+			{"DE by dimension, exact", d, debx, nc, LBT_DRAW_LINE, 0, 3, 0, NULL, NULL},
+			{"DE by dimension, Theorem 5", d, debp, nc, LBT_DRAW_LINE, 2, 3, 0, NULL, NULL},
+			{"DE by sweep, ours", d, dea, nc, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
+			{"DE by sweep, Table II: nσ²", d, deap, nc, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
 		};
 		lbt_axes ax = {"Cybenko (1989), Theorem 2 and Table II (Model A) on hypercubes", "hypercube dimension d",
-		               "steady-state E||w − w̄||² (σ² = 1)", 0, 1, 1, 0, NULL, "top left"};
+		               "steady-state E||w − w̄||² (σ² = 1)", 0, 1, 1, 0, NULL, "bottom right"};
 		int ps = rp_plot(o, "cybenko_cube", &ax, sc, 8, e);
 		lbt_series tr[] = {
 			{"FOS, ours (±2 s.e.)", t, fm, T, LBT_DRAW_MARKS, 0, 1, 7, NULL, NULL},
@@ -347,7 +347,7 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		tr[0].lo = flo;
 		tr[0].hi = fhi;
 		lbt_axes at = {"Cybenko (1989): the transient of Theorem 2, 8x8 torus", "step t", "E||w(t) − w̄||² (σ² = 1)",
-		               0, 1, 1, 0, NULL, "top left"};
+		               0, 1, 1, 0, NULL, "center right"};
 		int pt = rp_plot(o, "cybenko_transient", &at, tr, 5, e);
 		st = ps ? ps : pt;
 	}

@@ -385,7 +385,7 @@ int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e)
 		                   {.label = "fos, Boillat's alpha", .x = x, .y = yb, .n = T + 1, .draw = LBT_DRAW_LINE}};
 		lbt_axes ax = {.title = o->titles ? "relative-load spread, speeds 1/2/4, 16x16 torus" : NULL,
 		               .xlabel = "steps", .ylabel = "(max - min of w_i/Cn_i) / mean", .logy = 1, .intx = 1,
-		               .key = "top right"};
+		               .key = "center right"};
 		st = rp_plot(o, "jv-speeds", &ax, s, 2, e);
 	}
 	free(x);

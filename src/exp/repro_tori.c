@@ -277,10 +277,10 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 	snprintf(ntb, sizeof ntb, "%s%smeans of %d seeds; bars: min–max", nb, *nb ? "; " : "", SEEDS);
 	lbt_axes aa = {.title = "Fig. 7(a): LM on K x K tori, worst case c = 5", .xlabel = "number of PEs P = K x K",
 	               .ylabel = "time T [steps; 1 step = 2 shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
-	               .note = nta, .key = "top left"};
+	               .note = nta, .key = "bottom right"};
 	lbt_axes ab = {.title = "Fig. 7(b): LM on K x K tori, uniform random loads 0..100",
 	               .xlabel = "number of PEs P = K x K", .ylabel = "time T [steps; 1 step = 2 shifts]", .logx = 1,
-	               .logy = 1, .intx = 1, .inty = 1, .note = ntb, .key = "top left"};
+	               .logy = 1, .intx = 1, .inty = 1, .note = ntb, .key = "center right"};
 	int s1 = rp_plot(o, "fig7a", &aa, sa, 6, e);
 	if (s1 && s1 != LBT_EUNSUP)
 		return s1;

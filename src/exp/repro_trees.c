@@ -257,7 +257,7 @@ int rp_trees(const lbt_repro_opts *o, lbt_err *e)
 		rp_mark_coinciding(s, NM, note, sizeof note);
 		lbt_axes ax = {t ? "Random search trees (Galton-Watson), roots on PE (0,0)" : "Complete binary search trees, root on PE (0,0)",
 		               "PEs P (K x K torus)", "ideal steps / steps (efficiency relative to the ideal machine)", 1, 0, 1,
-		               0, note[0] ? note : NULL, t ? "center right" : "top right"};
+		               0, note[0] ? note : NULL, "outside right top"};
 		int ps = rp_plot(o, t ? "trees_random" : "trees_complete", &ax, s, NM, e);
 		if (ps)
 			st = ps;
