@@ -385,8 +385,10 @@ Test(jeannot2006, table1_trend_counted_from_the_table, .timeout = 120)
 	free(md);
 }
 
-/* Lüling and Monien (1993), Theorems 1 and 3: the count "within 3 standard
- * errors of FIX" and every row's "inside" follow the printed numbers. */
+/* Lüling and Monien (1993), Theorems 1, 3 and 4: the count "within 3
+ * standard errors of FIX", every row's "inside" (the random pattern), "inside
+ * both" (the extreme sequences against both bounds of Theorem 3) and "below"
+ * (Theorem 4's bound) follow the printed numbers. */
 Test(luling1993, theorem_verdicts_follow_the_rows, .timeout = 300)
 {
 	char *md = reproduce("luling-theorems");
@@ -419,7 +421,24 @@ Test(luling1993, theorem_verdicts_follow_the_rows, .timeout = 300)
 	char want[120];
 	snprintf(want, sizeof want, "\n%d of %d rows stay inside Theorem 3's bounds", inside, t.nr - 1);
 	cr_assert(strstr(md, want), "'%s' not in the text", want + 1);
-	static const char *const checked[] = {"| inside |", NULL};
+	/* where they bite: the extreme sequences against both bounds of Theorem 3, and Theorem 4's bound */
+	cr_assert(table(md, "## Theorems 3 and 4 where they bite", &t));
+	for (int i = 1; i < t.nr; i++) {
+		const char *sh = t.c[i][col(&t, "ours, always shrinking, at t_s")], *gr = t.c[i][col(&t, "ours, always growing, at t")];
+		int a = le(num(t.c[i][col(&t, "paper FIX(n,δ,1/f)")]) - 3 * pm(sh), num(t.c[i][col(&t, "lowest over t")]), 3e-4);
+		int b = le(num(gr), num(t.c[i][col(&t, "paper FIX(n,δ,f)")]) + 3 * pm(gr), 3e-4);
+		verdict_is(a == 0 || b == 0 ? 0 : a < 0 || b < 0 ? -1 : 1, !strcmp(t.c[i][col(&t, "inside both")], "yes"),
+		           t.c[i][0]);
+	}
+	cr_assert(table(md, "Theorem 4 (the class version", &t));
+	cr_assert_gt(t.nr, 1);
+	for (int i = 1; i < t.nr; i++) {
+		const char *ours = t.c[i][col(&t, "ours: max over operations")];
+		double f = num(t.c[i][col(&t, "f")]), d = num(t.c[i][col(&t, "δ")]), bound = f * f * d / (d + 1 - f);
+		cr_assert(fabs(num(t.c[i][col(&t, "paper's bound f²δ/(δ+1−f)")]) - bound) < 1e-4, "Theorem 4's bound");
+		verdict_is(le(num(ours), bound + 3 * pm(ours), 3e-4), !strcmp(t.c[i][col(&t, "below")], "yes"), "below");
+	}
+	static const char *const checked[] = {"| inside |", "| inside both |", "| below |", NULL};
 	no_unchecked_verdicts(md, checked);
 	free(md);
 }
