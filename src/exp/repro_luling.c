@@ -1,7 +1,7 @@
 /* repro_luling.c — `lbtorus reproduce luling-theorems`: R. Lüling and B.
  * Monien, "A dynamic distributed load balancing algorithm with provable good
- * performance" (SPAA 1993), Theorems 1-3 measured in the one-processor
- * generator (and producer-consumer) model of §3.
+ * performance" (SPAA 1993), Theorems 1-4 measured in the one-processor
+ * generator (and producer-consumer, and consumer) model of §3.
  *
  * The process: every PE starts with L0 packets (a balanced state) and l_old
  * = L0; PE 0 alone generates one packet per step (`--workload generator:1`)
@@ -407,7 +407,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 	/* data, and the Markdown table */
 	lbt_outfile csv, md;
 	if (!status && !(status = rp_open(o, "luling-theorems.csv", &csv, e))) {
-		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-3: one-processor generator (and producer-consumer) model, "
+		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-4: one-processor generator (and producer-consumer, consumer) model, "
 		               "%d runs per row, every PE starting with %lld packets\n",
 		        R, (long long)L0);
 		fprintf(csv.f, "n,delta,f,t_early,ratio_early,se_early,G_t_early,t,ratio,se,G_t,FIX,limit,"
@@ -432,7 +432,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 	}
 	if (!status && !(status = rp_open(o, "luling-theorems.md", &md, e))) {
 		FILE *f = md.f;
-		fprintf(f, "# Lüling and Monien 1993, Theorems 1-3 measured\n\n"
+		fprintf(f, "# Lüling and Monien 1993, Theorems 1-4 measured\n\n"
 		           "One-processor generator model (§3): every PE starts with %lld packets, PE 0 alone generates and "
 		           "runs luling-monien (basic algorithm, global partners). Ratio = E(l_1,t)/E(l_i,t) right after PE "
 		           "0's t-th operation, the ratio of the means over %d seeds, ± one standard error (delta method). "
