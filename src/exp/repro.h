@@ -96,7 +96,21 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e); /* repro_cybenko.c */
  * and cybenko_fixed.csv (repro_cybenko_fixed.c). */
 int rp_cybenko_fixed(const lbt_repro_opts *o, FILE *md, lbt_err *e);
 int rp_trees(const lbt_repro_opts *o, lbt_err *e);   /* repro_trees.c */
-/* Jeannot and Vernier (2006), §4: repro_jv.c */
+/* Jeannot and Vernier (2006), §4: repro_jv.c. One run of the application
+ * (JV_N iterations) on a 64-PE line unless shape says otherwise; unit_s,
+ * unit_bytes > 0 replace the link's calibration (lbt_link_parse's). */
+#define JV_N 1000 /* the application's iterations (§4) */
+typedef struct {
+	const char *method, *link, *cb, *detect, *shape, *boundary, *speeds, *alpha;
+	char init[64];
+	int64_t steps;
+	double unit_s, unit_bytes;
+	/* results */
+	lbt_summary sum;
+	int64_t used; /* PEs holding load at the end */
+} rp_jv_run;
+int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e);
+int rp_jv_calibration(const lbt_repro_opts *o, lbt_err *e); /* repro_jv_calib.c */
 int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e);

@@ -20,18 +20,9 @@
 #include "lbtorus/method.h"
 #include "lbtorus/speeds.h"
 
-#define JV_N 1000 /* the application's iterations (§4) */
+typedef rp_jv_run jv_run;
 
-typedef struct {
-	const char *method, *link, *cb, *detect, *shape, *boundary, *speeds, *alpha;
-	char init[64];
-	int64_t steps;
-	/* results */
-	lbt_summary sum;
-	int64_t used; /* PEs holding load at the end */
-} jv_run;
-
-static int jv_one(jv_run *r, const lbt_repro_opts *o, lbt_err *e)
+int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape ? r->shape : "64", .boundary = r->boundary ? r->boundary : "mesh",
 	                 .method = r->method ? r->method : "fos-speed-int", .init = r->init, .isa = o->isa,
@@ -47,6 +38,10 @@ static int jv_one(jv_run *r, const lbt_repro_opts *o, lbt_err *e)
 	int status = lbt_state_open(&st, &set, e);
 	if (status)
 		return status;
+	if (r->unit_s > 0) /* another calibration (the time model reads st.net at every use) */
+		st.net.unit_s = r->unit_s;
+	if (r->unit_bytes > 0)
+		st.net.unit_bytes = r->unit_bytes;
 	lbt_run_opts ro = lbt_run_opts_default();
 	ro.until.kind = LBT_UNTIL_STEPS;
 	ro.until.steps = r->steps;
@@ -79,8 +74,8 @@ static int jv_grid(const lbt_repro_opts *o, const char *link, const char *cb2, d
 			jv_run r1 = {.link = link, .steps = LBITE[b]}, r2 = {.link = link, .cb = cb2, .detect = "1", .steps = LBITE[b]};
 			snprintf(r1.init, sizeof r1.init, "point:%.0f", 64 * WSTAR[a]);
 			snprintf(r2.init, sizeof r2.init, "point:%.0f", 64 * WSTAR[a]);
-			int st = jv_one(&r1, o, e);
-			if (st || (st = jv_one(&r2, o, e)))
+			int st = rp_jv_one(&r1, o, e);
+			if (st || (st = rp_jv_one(&r2, o, e)))
 				return st;
 			t1[a][b] = r1.sum.app_time;
 			t2[a][b] = r2.sum.app_time;
@@ -286,7 +281,7 @@ int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e)
 	for (int a = 0; a < nw; a++) {
 		jv_run r = {.link = "dsl", .cb = "adaptive", .detect = "1", .steps = JV_N};
 		snprintf(r.init, sizeof r.init, "point:%.0f", 64 * W[a]);
-		if ((st = jv_one(&r, o, e))) {
+		if ((st = rp_jv_one(&r, o, e))) {
 			lbt_out_abort(&csv);
 			return st;
 		}
