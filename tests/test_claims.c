@@ -538,7 +538,7 @@ Test(henrich1996, trees_verdicts_per_unit_follow_the_times, .timeout = 300)
 /* The experiments whose tables hold numbers only: no verdict word in them. */
 Test(reproduce, tables_without_verdicts_hold_none, .timeout = 300)
 {
-	static const char *const names[] = {"jv-fig23", "luling-figs", "luling-table1", "luling-compare"};
+	static const char *const names[] = {"jv-fig23", "jv-shake", "luling-figs", "luling-table1", "luling-compare"};
 	static const char *const checked[] = {NULL};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		char *md = reproduce(names[i]);

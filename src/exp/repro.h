@@ -111,6 +111,7 @@ typedef struct {
 } rp_jv_run;
 int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_calibration(const lbt_repro_opts *o, lbt_err *e); /* repro_jv_calib.c */
+int rp_jv_shake(const lbt_repro_opts *o, lbt_err *e);       /* repro_jv_shake.c */
 int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e);

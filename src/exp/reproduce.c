@@ -352,7 +352,7 @@ void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double 
 const char *const *lbt_repro_names(void)
 {
 	static const char *const names[] = {"table3", "fig5", "fig6", "fig7", "cybenko", "trees", "jv-fig1", "jv-fig23",
-	                                    "jv-table1", "jv-speeds", "jv-calibration", "luling-theorems", "luling-figs", "luling-table1",
+	                                    "jv-table1", "jv-speeds", "jv-calibration", "jv-shake", "luling-theorems", "luling-figs", "luling-table1",
 	                                    "luling-compare", NULL};
 	return names;
 }
@@ -372,12 +372,13 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	else if (!strcmp(name, "jv-table1")) st = rp_jv_table1(o, e);
 	else if (!strcmp(name, "jv-speeds")) st = rp_jv_speeds(o, e);
 	else if (!strcmp(name, "jv-calibration")) st = rp_jv_calibration(o, e);
+	else if (!strcmp(name, "jv-shake")) st = rp_jv_shake(o, e);
 	else if (!strcmp(name, "luling-theorems")) st = rp_luling_theorems(o, e);
 	else if (!strcmp(name, "luling-figs")) st = rp_luling_figs(o, e);
 	else if (!strcmp(name, "luling-table1")) st = rp_luling_table1(o, e);
 	else if (!strcmp(name, "luling-compare")) st = rp_luling_compare(o, e);
 	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
-	                   "jv-fig23, jv-table1, jv-speeds, jv-calibration, luling-theorems, luling-figs, luling-table1 or luling-compare", name);
+	                   "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, luling-table1 or luling-compare", name);
 	if (differs)
 		*differs = d;
 	char md[4096], tex[4104];
