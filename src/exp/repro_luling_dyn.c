@@ -573,7 +573,7 @@ int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e)
 		           "LM-C5 (Henrich 1996); FOS with integer flows and the optimal α (Cybenko 1989); NNA (Henrich 1996). "
 		           "Quality: max/mean of the loads, averaged over steps 50..500; cost: packet-hops (a packet crossing one "
 		           "link counts 1; a Lüling-Monien packet counts the torus distance it travels). Mean over seeds, [min, max] "
-		           "over seeds. None of the four papers reports this comparison.\n\n"
+		           "over seeds. None of the three papers whose methods it compares reports this comparison.\n\n"
 		           "| shape | method | seeds | max/mean | packet-hops per run |\n|---|---|---:|---|---|\n",
 		        PHASES);
 		k = 0;
