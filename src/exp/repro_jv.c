@@ -131,7 +131,8 @@ int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e)
 	           "| gain significant at small w* | %.3f at w* = %g, 1000 LB iterations |\n"
 	           "| gain null at large w* | %.3f at w* = %g, 1000 LB iterations (%s) |\n"
 	           "| gain never negative on the LAN | smallest gain %.4f (%s) |\n",
-	        gain_small, WSTAR[0], gain_large, WSTAR[nw - 1], round(gain_large * 1e3) == 0 ? "agrees: 0.000" : "differs: not 0.000",
+	        gain_small, WSTAR[0], gain_large, WSTAR[nw - 1],
+	        round(gain_large * 1e3) == 0 ? "agrees: 0.000" : "differs: not 0.000", /* judged as printed */
 	        min_gain, round(min_gain * 1e4) >= 0 ? "agrees" : "differs: negative");
 	if ((st = lbt_out_commit(&md, e)))
 		return st;
