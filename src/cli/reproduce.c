@@ -25,17 +25,23 @@ static void help(void)
 	       "          seeds 1..10\n"
 	       "  cybenko Cybenko (1989) Theorem 2 with work arriving every step: FOS on a ring,\n"
 	       "          tori and hypercubes d = 3..10, measured vs exact vs the bound; the\n"
-	       "          transient; no balancing; Table II: DE under Models A and B\n"
-	       "  trees   search trees on K x K tori, K = 32..128: every LM condition, NNA and\n"
-	       "          FOS, steps to finish and efficiency (Henrich 1996, §5)\n"
+	       "          transient; no balancing; Table II: DE under Models A and B;\n"
+	       "          Table I and eq. (15)/(16): a fixed load, diffusion against DE\n"
+	       "  trees   search trees on K x K tori, K = 32..128, and one of the paper's size:\n"
+	       "          every LM condition, NNA and FOS, time to finish in steps and in\n"
+	       "          shifts (the paper's unit), efficiency (Henrich 1996, §5)\n"
 	       "Jeannot and Vernier, A Practical Approach of Diffusion Load Balancing\n"
 	       "Algorithms (2006), §4, on a 64-PE line with all load on PE 0:\n"
 	       "  jv-fig1   LAN: gain of cost/benefit k = 1000 - t + detection over plain\n"
 	       "  jv-fig23  DSL: application time, plain (Fig. 2) and adaptive k (Fig. 3)\n"
 	       "  jv-table1 DSL: PEs used by the adaptive k, beside the optimum\n"
 	       "  jv-speeds speeds 1/2/4 on a 16x16 torus: Mr against Boillat's alpha\n"
-	       "  luling-theorems  Lüling and Monien (1993) Theorems 1-3: the one-generator\n"
-	       "          ratio E(l_1)/E(l_i) against G^t(1), FIX and delta/(delta+1-f)\n"
+	       "  jv-calibration  DSL under 12 calibrations (s and bytes per load unit): where\n"
+	       "          Fig. 2's early gain, Fig. 3's benefit and Table 1's 3..10 PEs appear\n"
+	       "  jv-shake  the annealing shake (§3.3; the paper has no experiment of it)\n"
+	       "  luling-theorems  Lüling and Monien (1993) Theorems 1-4: the one-generator\n"
+	       "          ratio E(l_1)/E(l_i) against G^t(1), FIX and delta/(delta+1-f);\n"
+	       "          Theorems 3-4 pushed by extreme sequences; the variation density\n"
 	       "  luling-figs      their Figures 7-10: 64 PEs, phases workload, 100 runs\n"
 	       "  luling-table1    their Table 1: borrow counters for C = 4, 8, 16, 32\n"
 	       "  luling-compare   Lüling-Monien, LM-C5, FOS, NNA on the same phases workload\n"
@@ -104,7 +110,8 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	if (optind == argc)
 		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
-		                "jv-fig23, jv-table1, jv-speeds, luling-theorems, luling-figs, luling-table1, luling-compare or all");
+		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, luling-table1, "
+		                "luling-compare or all");
 	const char *const *names = lbt_repro_names();
 	for (int i = optind; i < argc; i++) {
 		int known = !strcmp(argv[i], "all");
@@ -112,8 +119,8 @@ int cmd_reproduce(int argc, char **argv)
 			known |= !strcmp(argv[i], *n);
 		if (!known)
 			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, "
-			                "jv-fig1, jv-fig23, jv-table1, jv-speeds, luling-theorems, luling-figs, luling-table1, "
-			                "luling-compare or all",
+			                "jv-fig1, jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, "
+			                "luling-table1, luling-compare or all",
 			                argv[i]);
 	}
 	struct stat sb;

@@ -65,6 +65,10 @@ void rp_mark_coinciding(lbt_series *s, int ns, char *note, size_t n);
 /* Least squares: slope of log y over log x between the last two points;
  * fit y = a x + b x^2 (through the origin). */
 double rp_loglog_slope(const double *x, const double *y, int n);
+/* A log-log slope against the paper's "linear", the rule in the words:
+ * "far below linear (slope < 0.9)", "linear (slope 0.9..1.1)", "faster than
+ * linear (slope > 1.1)", or "no slope". */
+const char *rp_linear_word(double slope);
 void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double *b);
 
 int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
@@ -88,8 +92,26 @@ typedef struct {
 int rp_run_wjobs(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
 
 int rp_cybenko(const lbt_repro_opts *o, lbt_err *e); /* repro_cybenko.c */
+/* Table I and eq. (15)/(16), a fixed load: its section of cybenko.md into md,
+ * and cybenko_fixed.csv (repro_cybenko_fixed.c). */
+int rp_cybenko_fixed(const lbt_repro_opts *o, FILE *md, lbt_err *e);
 int rp_trees(const lbt_repro_opts *o, lbt_err *e);   /* repro_trees.c */
-/* Jeannot and Vernier (2006), §4: repro_jv.c */
+/* Jeannot and Vernier (2006), §4: repro_jv.c. One run of the application
+ * (JV_N iterations) on a 64-PE line unless shape says otherwise; unit_s,
+ * unit_bytes > 0 replace the link's calibration (lbt_link_parse's). */
+#define JV_N 1000 /* the application's iterations (§4) */
+typedef struct {
+	const char *method, *link, *cb, *detect, *shape, *boundary, *speeds, *alpha;
+	char init[64];
+	int64_t steps;
+	double unit_s, unit_bytes;
+	/* results */
+	lbt_summary sum;
+	int64_t used; /* PEs holding load at the end */
+} rp_jv_run;
+int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e);
+int rp_jv_calibration(const lbt_repro_opts *o, lbt_err *e); /* repro_jv_calib.c */
+int rp_jv_shake(const lbt_repro_opts *o, lbt_err *e);       /* repro_jv_shake.c */
 int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e);

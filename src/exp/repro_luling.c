@@ -1,7 +1,7 @@
 /* repro_luling.c — `lbtorus reproduce luling-theorems`: R. Lüling and B.
  * Monien, "A dynamic distributed load balancing algorithm with provable good
- * performance" (SPAA 1993), Theorems 1-3 measured in the one-processor
- * generator (and producer-consumer) model of §3.
+ * performance" (SPAA 1993), Theorems 1-4 measured in the one-processor
+ * generator (and producer-consumer, and consumer) model of §3.
  *
  * The process: every PE starts with L0 packets (a balanced state) and l_old
  * = L0; PE 0 alone generates one packet per step (`--workload generator:1`)
@@ -58,27 +58,29 @@ static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 	r->stop = ++r->t >= r->T;
 }
 
-/* The basic algorithm (no classes, global partners) on a ring of n PEs
- * holding L0 each, with the scalar reference on one thread. */
-static int thm_open(lbt_state *st, int64_t n, int delta, double f, uint64_t seed, int64_t L0, lbt_err *e)
+/* The algorithm with global partners (C = 0: the basic one; C >= 1: the
+ * Appendix's classes) on a ring of n PEs holding L0 each, with the scalar
+ * reference on one thread. */
+static int thm_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e)
 {
-	char shape[32], init[48], fs[32], ds[16];
+	char shape[32], init[48], fs[32], ds[16], cs[16];
+	snprintf(cs, sizeof cs, "%d", C);
 	snprintf(shape, sizeof shape, "%lld", (long long)n);
 	snprintf(init, sizeof init, "const:%lld", (long long)L0);
 	snprintf(fs, sizeof fs, "%.17g", f);
 	snprintf(ds, sizeof ds, "%d", delta);
 	lbt_setup set = {.shape = shape, .method = "luling-monien", .init = init, .isa = "scalar", .seed = seed,
-	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
+	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", cs}, {"partners", "global"}}};
 	return lbt_state_open(st, &set, e);
 }
 
 /* The same process step by step through the run engine with `--workload
  * generator:1`, stopped after PE 0's T-th operation. */
-static int thm_run_engine(int64_t n, int delta, double f, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
+static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
 {
 	lbt_state st;
 	lbt_workload w;
-	int status = thm_open(&st, n, delta, f, seed, L0, e);
+	int status = thm_open(&st, n, delta, f, C, seed, L0, e);
 	if (status)
 		return status;
 	if (!(status = lbt_workload_parse(&w, "generator:1", st.method->load, e))) {
@@ -102,11 +104,13 @@ static int thm_run_engine(int64_t n, int delta, double f, uint64_t seed, int64_t
 	return status;
 }
 
-/* One run of the one-generator (mode 0) or producer-consumer (mode 1) model. */
+/* One run of the one-generator (mode 0: PE 0 always grows), producer-consumer
+ * (mode 1: grows or shrinks at random) or one-consumer (mode 3: always
+ * shrinks) model. */
 static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
 {
 	lbt_state st;
-	int status = thm_open(&st, n, delta, f, seed, L0, e);
+	int status = thm_open(&st, n, delta, f, 0, seed, L0, e);
 	if (status)
 		return status;
 	lbt_luling *w = lbt_luling_of(&st);
@@ -121,7 +125,7 @@ static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int6
 	while (r->t < r->T && !status) {
 		lbt_grid_export(&st.grid, l);
 		int64_t old = w->pe[0].lold, target;
-		int grow = mode == 0 || (lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
+		int grow = mode == 0 || (mode == 1 && lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
 		if (grow) { /* the first integer >= f l_old (above l_old) */
 			target = (int64_t)ceil(f * (double)old * (1 - 1e-12));
 			if (target <= old)
@@ -157,12 +161,12 @@ static int64_t settle_t(int64_t n, int delta, double f, double rel)
 	return t;
 }
 
-/* Ratio of the means over R runs at operation t, and its standard error. */
-static void ratio_at(thm_rec *runs, int R, int64_t t, double *ratio, double *se)
+/* E(l_0)/(E(l_j) + C) at operation t over R runs (l_j: the other PEs' mean), and its standard error. */
+static void ratio_c_at(thm_rec *runs, int R, int64_t t, double C, double *ratio, double *se)
 {
 	double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
 	for (int r = 0; r < R; r++) {
-		double a = runs[r].l0[t - 1], b = runs[r].others[t - 1];
+		double a = runs[r].l0[t - 1], b = runs[r].others[t - 1] + C;
 		sa += a, sb += b, saa += a * a, sbb += b * b, sab += a * b;
 	}
 	double ma = sa / R, mb = sb / R, va = saa / R - ma * ma, vb = sbb / R - mb * mb, c = sab / R - ma * mb;
@@ -171,6 +175,9 @@ static void ratio_at(thm_rec *runs, int R, int64_t t, double *ratio, double *se)
 	*se = *ratio * sqrt(v > 0 ? v : 0);
 }
 
+/* Ratio of the means over R runs at operation t, and its standard error. */
+static void ratio_at(thm_rec *runs, int R, int64_t t, double *ratio, double *se) { ratio_c_at(runs, R, t, 0, ratio, se); }
+
 typedef struct {
 	int64_t n;
 	int delta;
@@ -178,20 +185,28 @@ typedef struct {
 	int64_t T;
 	double early, early_se, late, late_se; /* Theorems 1-2 */
 	double pc, pc_se, pc_lo, pc_hi;        /* Theorem 3: at T, and the extremes of the ratio over t = 1..T */
+	int64_t Ts;                            /* Theorem 3, always shrinking: where G^t for 1/f settles */
+	double sh, sh_se, sh_lo;               /*   the ratio at Ts, and its lowest over t = 1..Ts */
+	int t4;                                /* Theorem 4: the class version (C = 4) through the engine, one generator */
+	double t4_max, t4_se;                  /*   the largest E(l_0)/(E(l_j) + C) after PE 0's operations 1..T */
+	int64_t t4_at;
 	int engine;                            /* also run step by step through the engine (generator:1) */
 	double eng, eng_se;                    /*   its ratio at T */
 	int status;
 	char msg[sizeof(lbt_err){0}.msg];
 } thm_cfg;
 
-/* mode 0: one generator, 1: producer-consumer, 2: one generator through the engine */
+/* mode 0: one generator, 1: producer-consumer, 2: one generator through the
+ * engine, 3: one consumer (until Ts), 4: as 2 with the classes (C = T4_C) */
+enum { T4_C = 4 };
 static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, double *buf, lbt_err *e)
 {
 	for (int r = 0; r < R; r++) {
-		runs[r] = (thm_rec){0, c->T, buf + (size_t)r * 2 * TMAX, buf + (size_t)r * 2 * TMAX + TMAX, 0};
+		runs[r] = (thm_rec){0, mode == 3 ? c->Ts : c->T, buf + (size_t)r * 2 * TMAX, buf + (size_t)r * 2 * TMAX + TMAX, 0};
 		uint64_t seed = 1000003ULL * (uint64_t)(mode + 1) + (uint64_t)r;
-		int st = mode == 2 ? thm_run_engine(c->n, c->delta, c->f, seed, L0, &runs[r], e)
-		                   : thm_run(c->n, c->delta, c->f, mode, seed, L0, &runs[r], e);
+		int st = mode == 2 || mode == 4
+		                 ? thm_run_engine(c->n, c->delta, c->f, mode == 4 ? T4_C : 0, seed, L0, &runs[r], e)
+		                 : thm_run(c->n, c->delta, c->f, mode, seed, L0, &runs[r], e);
 		if (st)
 			return st;
 	}
@@ -329,6 +344,8 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				cfg[c].f = fs[k];
 				cfg[c].T = settle_t(ns[a], deltas[b], fs[k], 1e-4);
 				cfg[c].engine = ns[a] <= (o->quick ? 16 : 64) && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
+				cfg[c].Ts = settle_t(ns[a], deltas[b], 1 / fs[k], 1e-4);
+				cfg[c].t4 = ns[a] <= (o->quick ? 16 : 64) && k == 2;
 			}
 	const int threads = rp_threads(o);
 	int done = 0;
@@ -356,6 +373,24 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 			}
 			if (!x->status && x->engine && !(x->status = run_cfg(x, 2, RE, L0_ENGINE, runs, buf, &le)))
 				ratio_at(runs, RE, x->T, &x->eng, &x->eng_se);
+			if (!x->status && !(x->status = run_cfg(x, 3, R, L0, runs, buf, &le))) { /* Theorem 3's lower bound */
+				ratio_at(runs, R, x->Ts, &x->sh, &x->sh_se);
+				x->sh_lo = INFINITY;
+				for (int64_t t = 1; t <= x->Ts; t++) {
+					double r, s;
+					ratio_at(runs, R, t, &r, &s);
+					x->sh_lo = fmin(x->sh_lo, r);
+				}
+			}
+			if (!x->status && x->t4 && !(x->status = run_cfg(x, 4, RE, L0_ENGINE, runs, buf, &le))) {
+				x->t4_max = -INFINITY;
+				for (int64_t t = 1; t <= x->T; t++) {
+					double r, s;
+					ratio_c_at(runs, RE, t, T4_C, &r, &s);
+					if (r > x->t4_max)
+						x->t4_max = r, x->t4_se = s, x->t4_at = t;
+				}
+			}
 		}
 		if (x->status)
 			snprintf(x->msg, sizeof x->msg, "%s", le.msg);
@@ -372,25 +407,32 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 	/* data, and the Markdown table */
 	lbt_outfile csv, md;
 	if (!status && !(status = rp_open(o, "luling-theorems.csv", &csv, e))) {
-		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-3: one-processor generator (and producer-consumer) model, "
+		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-4: one-processor generator (and producer-consumer, consumer) model, "
 		               "%d runs per row, every PE starting with %lld packets\n",
 		        R, (long long)L0);
 		fprintf(csv.f, "n,delta,f,t_early,ratio_early,se_early,G_t_early,t,ratio,se,G_t,FIX,limit,"
-		               "pc_ratio,pc_se,pc_min,pc_max,FIX_1_over_f,limit_1_over_f\n");
+		               "pc_ratio,pc_se,pc_min,pc_max,FIX_1_over_f,limit_1_over_f,t_shrink,shrink_ratio,shrink_se,"
+		               "shrink_min,t4_max,t4_se,t4_operation\n");
 		for (int i = 0; i < nc; i++) {
 			thm_cfg *x = &cfg[i];
-			fprintf(csv.f, "%lld,%d,%g,%d,%.6f,%.6f,%.6f,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+			fprintf(csv.f, "%lld,%d,%g,%d,%.6f,%.6f,%.6f,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,"
+			               "%lld,%.6f,%.6f,%.6f,",
 			        (long long)x->n, x->delta, x->f, T_EARLY, x->early, x->early_se,
 			        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
 			        lbt_luling_Gt(x->n, x->delta, x->f, x->T), lbt_luling_fix(x->n, x->delta, x->f),
 			        x->delta / (x->delta + 1 - x->f), x->pc, x->pc_se, x->pc_lo, x->pc_hi,
-			        lbt_luling_fix(x->n, x->delta, 1 / x->f), x->delta / (x->delta + 1 - 1 / x->f));
+			        lbt_luling_fix(x->n, x->delta, 1 / x->f), x->delta / (x->delta + 1 - 1 / x->f), (long long)x->Ts,
+			        x->sh, x->sh_se, x->sh_lo);
+			if (x->t4)
+				fprintf(csv.f, "%.6f,%.6f,%lld\n", x->t4_max, x->t4_se, (long long)x->t4_at);
+			else
+				fputs(",,\n", csv.f);
 		}
 		status = lbt_out_commit(&csv, e);
 	}
 	if (!status && !(status = rp_open(o, "luling-theorems.md", &md, e))) {
 		FILE *f = md.f;
-		fprintf(f, "# Lüling and Monien 1993, Theorems 1-3 measured\n\n"
+		fprintf(f, "# Lüling and Monien 1993, Theorems 1-4 measured\n\n"
 		           "One-processor generator model (§3): every PE starts with %lld packets, PE 0 alone generates and "
 		           "runs luling-monien (basic algorithm, global partners). Ratio = E(l_1,t)/E(l_i,t) right after PE "
 		           "0's t-th operation, the ratio of the means over %d seeds, ± one standard error (delta method). "
@@ -437,6 +479,39 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 		}
 		fprintf(f, "\n%d of %d rows stay inside Theorem 3's bounds (within 3 standard errors at t) over t = 1..t.\n",
 		        inside, nc);
+		fprintf(f, "\n## Theorems 3 and 4 where they bite\n\nThe random pattern above stays near 1. The two extreme "
+		           "sequences of Theorem 3 push towards its bounds: PE 0 always growing (the generator of Theorems 1-2: "
+		           "the ratio at t of the first table) towards FIX(n, δ, f), and PE 0 always shrinking to l_old/f before "
+		           "each operation (a consumer, %d seeds, until t_s, where G^t for 1/f is within 1e-4 of its limit) "
+		           "towards FIX(n, δ, 1/f). Inside: the shrinking run's lowest ratio ≥ FIX(n,δ,1/f) − 3 s.e. and the "
+		           "growing run's ratio ≤ FIX(n,δ,f) + 3 s.e.\n\n"
+		           "| n | δ | f | paper FIX(n,δ,1/f) | t_s | ours, always shrinking, at t_s | lowest over t | ours / FIX(1/f) "
+		           "| paper FIX(n,δ,f) | ours, always growing, at t | ours / FIX(f) | inside both |\n"
+		           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", R);
+		for (int i = 0; i < nc; i++) {
+			thm_cfg *x = &cfg[i];
+			double lo = lbt_luling_fix(x->n, x->delta, 1 / x->f), hi = lbt_luling_fix(x->n, x->delta, x->f);
+			int in = x->sh_lo >= lo - 3 * x->sh_se && x->late <= hi + 3 * x->late_se;
+			fprintf(f, "| %lld | %d | %g | %.4f | %lld | %.4f ± %.4f | %.4f | %.4f | %.4f | %.4f ± %.4f | %.4f | %s |\n",
+			        (long long)x->n, x->delta, x->f, lo, (long long)x->Ts, x->sh, x->sh_se, x->sh_lo, x->sh / lo, hi,
+			        x->late, x->late_se, x->late / hi, in ? "yes" : "no");
+		}
+		fprintf(f, "\nTheorem 4 (the class version: E(l_i) ≤ f²δ/(δ+1−f)·(E(l_j) + C) for any two PEs at any time from a "
+		           "balanced start), pushed by the extreme sequence: PE 0 alone generating (`--workload generator:1`, "
+		           "C = %d, every PE starting with %d packets, %d seeds) — the largest E(l_0)/(E(l_j) + C) right after PE "
+		           "0's operations 1..t (l_j: the mean of the others; between two operations PE 0 grows by less than a "
+		           "factor f):\n\n| n | δ | f | C | t | ours: max over operations | at operation | paper's bound "
+		           "f²δ/(δ+1−f) | ours / bound | FIX(n,δ,f) | below |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+		        T4_C, L0_ENGINE, o->quick ? R_ENGINE_QUICK : R_ENGINE);
+		for (int i = 0; i < nc; i++) {
+			thm_cfg *x = &cfg[i];
+			if (!x->t4)
+				continue;
+			double b = x->f * x->f * x->delta / (x->delta + 1 - x->f);
+			fprintf(f, "| %lld | %d | %g | %d | %lld | %.4f ± %.4f | %lld | %.4f | %.4f | %.4f | %s |\n", (long long)x->n,
+			        x->delta, x->f, T4_C, (long long)x->T, x->t4_max, x->t4_se, (long long)x->t4_at, b, x->t4_max / b,
+			        lbt_luling_fix(x->n, x->delta, x->f), x->t4_max <= b + 3 * x->t4_se ? "yes" : "no");
+		}
 		/* §5, Figure 6: the variation density */
 		const int RV = o->quick ? 200 : 2000;
 		double vd[VD_CFG][VD_NN], *curve = calloc(VD_CFG * VD_T, sizeof *curve);

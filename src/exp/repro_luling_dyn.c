@@ -318,14 +318,15 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 		lbt_series s[3];
 		char lab[3][48];
 		for (int k = 0; k < 3; k++) {
-			snprintf(lab[k], 48, "step %lld: mean, min..max over runs", (long long)pe_steps[k]);
+			snprintf(lab[k], 48, "step %lld", (long long)pe_steps[k]);
 			s[k] = (lbt_series){.label = lab[k], .x = px[k], .y = agg[c].pe_mean[k], .n = 64, .lo = agg[c].pe_lo[k],
 			                    .hi = agg[c].pe_hi[k], .colour = 1 + k};
 		}
 		char title[96], stem[48];
 		snprintf(title, sizeof title, "Fig. %d: distribution, delta = %d, f = %g, %d runs", c < 2 ? 9 : 10, fig_delta[c], fig_f[c], R);
 		snprintf(stem, sizeof stem, "luling-fig%d-f%g", c < 2 ? 9 : 10, fig_f[c]);
-		lbt_axes ax = {.title = title, .xlabel = "PE (row-major index)", .ylabel = "load [packets]", .key = "top left"};
+		lbt_axes ax = {.title = title, .xlabel = "PE (row-major index)", .ylabel = "load [packets]",
+		               .note = "each PE's mean over the runs, bars min..max over the runs", .key = "outside right top"};
 		int ps = rp_plot(o, stem, &ax, s, 3, e);
 		if (ps == LBT_EUNSUP)
 			plot_status = ps;
@@ -572,7 +573,7 @@ int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e)
 		           "LM-C5 (Henrich 1996); FOS with integer flows and the optimal α (Cybenko 1989); NNA (Henrich 1996). "
 		           "Quality: max/mean of the loads, averaged over steps 50..500; cost: packet-hops (a packet crossing one "
 		           "link counts 1; a Lüling-Monien packet counts the torus distance it travels). Mean over seeds, [min, max] "
-		           "over seeds. No paper reports this comparison.\n\n"
+		           "over seeds. None of the three papers whose methods it compares reports this comparison.\n\n"
 		           "| shape | method | seeds | max/mean | packet-hops per run |\n|---|---|---:|---|---|\n",
 		        PHASES);
 		k = 0;
@@ -608,7 +609,8 @@ int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e)
 			snprintf(title, sizeof title, "max/mean load on %s, %s (mean over seeds; bars: min..max)",
 			         s == 2 ? "a ring of 64" : shapes[s], PHASES);
 			snprintf(stem, sizeof stem, "luling-compare-%s", s == 2 ? "ring64" : shapes[s]);
-			lbt_axes ax = {.title = title, .xlabel = "time step", .ylabel = "max / mean load", .intx = 1, .key = "center right"};
+			lbt_axes ax = {.title = title, .xlabel = "time step", .ylabel = "max / mean load", .intx = 1,
+			               .key = "outside right top"};
 			int ps = rp_plot(o, stem, &ax, ser, CMP_M, e);
 			if (ps == LBT_EUNSUP)
 				plot_status = ps;

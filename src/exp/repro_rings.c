@@ -184,7 +184,7 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 		}
 	}
 	double sl = rp_loglog_slope(x, lmb, np);
-	rp_md_claim(f, &cl[3], sl, sl <= 1.1 ? "almost linear" : "faster than linear");
+	rp_md_claim(f, &cl[3], sl, rp_linear_word(sl));
 	if (have_nna) {
 		double nb[MAXP];
 		int len = 0;
@@ -241,7 +241,7 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	               .note = nta, .key = "top left"};
 	lbt_axes ab = {.title = "Fig. 5(b): sharing in a ring, worst case c = 5", .xlabel = "number of PEs P",
 	               .ylabel = "time until every PE holds load T [shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
-	               .note = nb, .key = "top left"};
+	               .note = nb, .key = "bottom right"};
 	int s1 = rp_plot(o, "fig5a", &aa, sa, nm, e);
 	if (s1 && s1 != LBT_EUNSUP)
 		return s1;

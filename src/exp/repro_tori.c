@@ -42,11 +42,6 @@ static double t95(int df)
 	return df < 1 ? NAN : df <= 10 ? q[df - 1] : q[9];
 }
 
-/* How a log-log slope compares with the paper's "linear". */
-static const char *linear_word(double sl)
-{
-	return !isfinite(sl) ? "no slope" : sl < 0.9 ? "far below linear" : sl <= 1.1 ? "linear" : "faster than linear";
-}
 
 static void md_val(FILE *f, double v, const rp_job *j)
 {
@@ -160,7 +155,7 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 	else
 		snprintf(same, sizeof same, "differ by at most %.0f step%s at any K", apart, apart == 1 ? "" : "s");
 	const double sla = rp_loglog_slope(x, y[0][1][5], nk);
-	snprintf(lin[0], sizeof lin[0], "%s", linear_word(sla));
+	snprintf(lin[0], sizeof lin[0], "%s", rp_linear_word(sla));
 	/* (b): one least-squares log-log slope per seed over every K (a slope
 	 * between two neighbouring sizes is as noisy as the two runs); their
 	 * median is ours, their range the spread. */
@@ -183,7 +178,7 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 	const double slb = !nsl ? NAN : nsl % 2 ? sls[nsl / 2] : 0.5 * (sls[nsl / 2 - 1] + sls[nsl / 2]);
 	if (nsl)
 		snprintf(lin[1], sizeof lin[1], "%s: median over %d seeds, min %.3f, max %.3f; T grows about as P^%.2f "
-		         "for P = %.0f..%.0f, where the paper states linear growth", linear_word(slb), nsl, sls[0],
+		         "for P = %.0f..%.0f, where the paper states linear growth", rp_linear_word(slb), nsl, sls[0],
 		         sls[nsl - 1], slb, x[0], x[nk - 1]);
 	else
 		snprintf(lin[1], sizeof lin[1], "no seed balanced on two tori");
@@ -282,10 +277,10 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 	snprintf(ntb, sizeof ntb, "%s%smeans of %d seeds; bars: min–max", nb, *nb ? "; " : "", SEEDS);
 	lbt_axes aa = {.title = "Fig. 7(a): LM on K x K tori, worst case c = 5", .xlabel = "number of PEs P = K x K",
 	               .ylabel = "time T [steps; 1 step = 2 shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
-	               .note = nta, .key = "top left"};
+	               .note = nta, .key = "bottom right"};
 	lbt_axes ab = {.title = "Fig. 7(b): LM on K x K tori, uniform random loads 0..100",
 	               .xlabel = "number of PEs P = K x K", .ylabel = "time T [steps; 1 step = 2 shifts]", .logx = 1,
-	               .logy = 1, .intx = 1, .inty = 1, .note = ntb, .key = "top left"};
+	               .logy = 1, .intx = 1, .inty = 1, .note = ntb, .key = "center right"};
 	int s1 = rp_plot(o, "fig7a", &aa, sa, 6, e);
 	if (s1 && s1 != LBT_EUNSUP)
 		return s1;

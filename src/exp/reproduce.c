@@ -321,6 +321,14 @@ double rp_loglog_slope(const double *x, const double *y, int n)
 	return log(y[n - 1] / y[n - 2]) / log(x[n - 1] / x[n - 2]);
 }
 
+const char *rp_linear_word(double sl)
+{
+	return !isfinite(sl) ? "no slope"
+	       : sl < 0.9    ? "far below linear (slope < 0.9)"
+	       : sl <= 1.1   ? "linear (slope 0.9..1.1)"
+	                     : "faster than linear (slope > 1.1)";
+}
+
 void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double *b)
 { /* normal equations of min sum (y - a x - b x^2)^2 */
 	double s2 = 0, s3 = 0, s4 = 0, sy1 = 0, sy2 = 0;
@@ -344,7 +352,7 @@ void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double 
 const char *const *lbt_repro_names(void)
 {
 	static const char *const names[] = {"table3", "fig5", "fig6", "fig7", "cybenko", "trees", "jv-fig1", "jv-fig23",
-	                                    "jv-table1", "jv-speeds", "luling-theorems", "luling-figs", "luling-table1",
+	                                    "jv-table1", "jv-speeds", "jv-calibration", "jv-shake", "luling-theorems", "luling-figs", "luling-table1",
 	                                    "luling-compare", NULL};
 	return names;
 }
@@ -363,12 +371,14 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	else if (!strcmp(name, "jv-fig23")) st = rp_jv_fig23(o, e);
 	else if (!strcmp(name, "jv-table1")) st = rp_jv_table1(o, e);
 	else if (!strcmp(name, "jv-speeds")) st = rp_jv_speeds(o, e);
+	else if (!strcmp(name, "jv-calibration")) st = rp_jv_calibration(o, e);
+	else if (!strcmp(name, "jv-shake")) st = rp_jv_shake(o, e);
 	else if (!strcmp(name, "luling-theorems")) st = rp_luling_theorems(o, e);
 	else if (!strcmp(name, "luling-figs")) st = rp_luling_figs(o, e);
 	else if (!strcmp(name, "luling-table1")) st = rp_luling_table1(o, e);
 	else if (!strcmp(name, "luling-compare")) st = rp_luling_compare(o, e);
 	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
-	                   "jv-fig23, jv-table1, jv-speeds, luling-theorems, luling-figs, luling-table1 or luling-compare", name);
+	                   "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, luling-table1 or luling-compare", name);
 	if (differs)
 		*differs = d;
 	char md[4096], tex[4104];
