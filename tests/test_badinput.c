@@ -431,3 +431,33 @@ Test(badinput, one_boundary_syntax_for_run_and_sweep)
 	free(rec);
 	th_rm_tree(dir);
 }
+
+/* Issue 31, item 6: a workload's integer fields are read as integers, by
+ * lbt_parse_i64, so 1e300 or 2^63-1 as a tree's DEPTH is refused naming the
+ * field (it was converted from a double: UBSan's float-to-integer overflow
+ * in tree.c), and 2.0, +3 or 3e0 are not integers (they ran). */
+Test(badinput, workload_integers_are_read_as_integers, .timeout = 120)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	static const char *const rows[][2] = {
+		{"tree:2:1e300", "DEPTH '1e300'"},
+		{"tree:2:9223372036854775807", "DEPTH '9223372036854775807' is out of range"},
+		{"tree:2:2.0", "DEPTH '2.0'"},
+		{"tree:2:+3", "DEPTH '+3'"},
+		{"tree:2:3e0", "DEPTH '3e0'"},
+		{"tree:1e300:2", "B '1e300'"},
+		{"gw:2:0.5:1e300", "ROOTS '1e300'"},
+		{"gw:2.5:0.5:1", "B '2.5'"},
+		{"cybenko:uniform:0:1e300:1", "HI '1e300'"},
+		{"cybenko:poisson:1:1e300", "C '1e300'"},
+		{"phases:0:1:0:1:1:1e300", "LENH '1e300'"},
+		{"phases:0:1:0:1:+1:2", "LENL '+1'"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+		run_case(dir, TH_ARGS("run", "--shape", "8x8", "--init", "const:0", "--until", "steps:3", "--workload", rows[i][0]),
+		         NULL, rows[i][1]);
+	cr_log_info("badinput: %d workload integer cases", cases);
+	th_rm_tree(dir);
+}

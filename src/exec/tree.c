@@ -366,25 +366,19 @@ const lbt_workload lbt_wl_gw = {
 	"gw", "a Galton-Watson search tree: a node has B children with probability P, ROOTS roots on PE 0",
 	NULL, tree_phase, tree_close, tree_open, tree_settle, tree_levels, "gw:B:P:ROOTS", 1, "", 0, {0}};
 
-int lbt_wl_tree_parse(lbt_workload *w, const char *spec, int n, lbt_err *e)
+int lbt_wl_tree_parse(lbt_workload *w, const char *spec, lbt_err *e)
 {
-	const double *a = w->arg;
-	char why[160];
+	const double *a = w->arg; /* integers already in range (workload.c) */
 	if (!strcmp(w->name, "tree")) {
-		if (n != 2 || !(a[0] >= 1 && a[0] <= 1e6 && a[0] == (int64_t)a[0] && a[1] >= 0 && a[1] == (int64_t)a[1]))
-			return lbt_errf(e, LBT_EINVAL, "workload '%s': write tree:B:DEPTH with integers B >= 1, DEPTH >= 0", spec);
-		double size = 0, level = 1; /* (B^(DEPTH+1) - 1)/(B - 1), summed level by level */
-		for (int64_t l = 0; l <= (int64_t)a[1] && size <= INT32_MAX; l++, level *= a[0])
+		int64_t B = (int64_t)a[0], depth = (int64_t)a[1], size = B == 1 ? depth + 1 : 0, level = 1;
+		for (int64_t l = 0; B > 1 && l <= depth && size <= INT32_MAX; l++, level *= B) /* 1 + B + ... + B^DEPTH */
 			size += level;
-		if (size > INT32_MAX) {
-			snprintf(why, sizeof why, "the tree has more than 2^31-1 nodes; make B or DEPTH smaller");
-			return lbt_errf(e, LBT_EINVAL, "workload '%s': %s", spec, why);
-		}
+		if (size > INT32_MAX)
+			return lbt_errf(e, LBT_EINVAL, "workload '%s': the tree has more than 2^31-1 nodes; make B or DEPTH "
+			                "smaller", spec);
 		return LBT_OK;
 	}
-	if (n != 3 || !(a[0] >= 1 && a[0] <= 1e6 && a[0] == (int64_t)a[0] && a[1] >= 0 && a[1] <= 1 && a[2] >= 1 &&
-	                a[2] <= INT32_MAX && a[2] == (int64_t)a[2]))
-		return lbt_errf(e, LBT_EINVAL, "workload '%s': write gw:B:P:ROOTS with integers B >= 1, ROOTS >= 1 "
-		                "and 0 <= P <= 1", spec);
+	if (!(a[1] >= 0 && a[1] <= 1))
+		return lbt_errf(e, LBT_EINVAL, "workload '%s': write gw:B:P:ROOTS with 0 <= P <= 1", spec);
 	return LBT_OK;
 }
