@@ -461,3 +461,38 @@ Test(badinput, workload_integers_are_read_as_integers, .timeout = 120)
 	cr_log_info("badinput: %d workload integer cases", cases);
 	th_rm_tree(dir);
 }
+
+/* Issue 31, item 9: one number grammar for every option and parameter
+ * (docs/usage.md, "Numbers"): an integer is digits with a '-' only where the
+ * range has negatives; a real number adds a fraction and an exponent; no
+ * '+', and a number too small for a double is not read as 0. Method
+ * parameters, --speeds, --until and the real-valued options took all three. */
+Test(badinput, one_number_grammar_for_every_parameter, .timeout = 120)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	static const char *const rows[][4] = {
+		{"luling-monien", "--delta", "+5", "--delta '+5'"},
+		{"ca", "--ca-k", "+5", "--ca-k '+5'"},
+		{"ca", "--ca-k", "1e2", "--ca-k '1e2'"},
+		{"ca", "--ca-k", "2.5", "--ca-k '2.5': give an integer"},
+		{"fos-speed", "--detect", "-0", "--detect '-0'"},
+		{"luling-monien", "--borrow", "1e-400", "--borrow '1e-400'"},
+		{"fos-speed", "--shake", "1e-400", "--shake '1e-400'"},
+		{"fos-speed", "--shake", "+0.5", "--shake '+0.5'"},
+		{"fos-speed", "--shake", "-0", "--shake '-0'"},
+		{"fos", "--alpha", "+0.1", "--alpha '+0.1'"},
+		{"fos-speed", "--speeds", "const:+5", "+5"},
+		{"lm-c5", "--until", "rel:+0.5", "rel:"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+		run_case(dir, TH_ARGS("run", "--shape", "8x8", "--until", "steps:2", "--json", "o.json", "--method", rows[i][0],
+		                      rows[i][1], rows[i][2]), NULL, rows[i][3]);
+	run_case(dir, TH_ARGS("bench", "--sizes", "8", "--methods", "lm-c5", "--isa", "scalar", "--no-headline", "--seconds",
+	                      "+1"), NULL, "--seconds");
+	run_case(dir, TH_ARGS("search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--out", "w.npy", "--anneal", "1e-400"),
+	         NULL, "--anneal");
+	cr_log_info("badinput: %d number grammar cases", cases);
+	th_rm_tree(dir);
+}

@@ -127,7 +127,8 @@ const lbt_method *const *lbt_methods(void); /* NULL-terminated, in --help order 
 const lbt_param *lbt_param_find(const lbt_method *m, const char *name);
 /* Every distinct parameter (by name) of every method into all[0..n-1]; returns how many (for option tables). */
 int lbt_params_all(const lbt_param **all, int n);
-/* Parse text as a value of p. On failure fills why with what p accepts
+/* Parse text as a value of p, by the one number grammar (lbtorus/number.h:
+ * an integer parameter takes digits only). On failure fills why with what p accepts
  * ("a number with 0 < lambda <= 1") and returns LBT_EINVAL. */
 int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, char *why, size_t n);
 /* "alpha=A (fos), lambda=L (de)": what m takes, for messages; "" if nothing. */
