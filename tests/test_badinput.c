@@ -496,3 +496,38 @@ Test(badinput, one_number_grammar_for_every_parameter, .timeout = 120)
 	cr_log_info("badinput: %d number grammar cases", cases);
 	th_rm_tree(dir);
 }
+
+/* Issue 31, item 7: inputs whose arithmetic would overflow a double are
+ * refused before the run, naming the value: speeds whose sum over the PEs
+ * is inf (rel_load_max was written as inf, invalid JSON, exit 0), arrivals
+ * whose mean is beyond any load (fos stopped with "total inf became -nan",
+ * exit 1), a link whose bandwidth in bytes/s is inf, and a real-valued
+ * init file whose total is inf. */
+Test(badinput, inputs_whose_arithmetic_overflows_are_refused, .timeout = 120)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	static const char *const rows[][4] = {
+		{"fos-speed", "--speeds", "const:1e308", "const:1e308"},
+		{"fos-speed", "--speeds", "uniform:1:1e300", "uniform:1:1e300"},
+		{"fos-speed", "--speeds", "classes:1,1e300", "classes:1,1e300"},
+		{"fos-speed", "--speeds", "classes:1e-300,1", "classes:1e-300,1"},
+		{"fos-speed", "--link", "1:1e308", "--link '1:1e308'"},
+		{"fos-speed", "--link", "1e308:1", "--link '1e308:1'"},
+		{"fos", "--workload", "cybenko:exp:1e308:1", "0 < MU <= 1000000"},
+		{"fos", "--workload", "cybenko:normal:1e308:1:1", "|MU| <= 1000000"},
+		{"fos", "--workload", "cybenko:normal:0:1e308:1", "SIGMA <= 1000000"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+		run_case(dir, TH_ARGS("run", "--shape", "8x8", "--until", "steps:5", "--json", "o.json", "--method", rows[i][0],
+		                      rows[i][1], rows[i][2]), NULL, rows[i][3]);
+	char p[128];
+	snprintf(p, sizeof p, "%s/big.npy", dir);
+	const double big[2] = {1e300, 1e300}; /* a finite total, but not its squares (final_stddev was inf) */
+	th_write_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 0, big, sizeof big);
+	run_case(dir, TH_ARGS("run", "--method", "fos", "--init", "file:big.npy", "--until", "steps:5", "--json", "o.json"),
+	         NULL, "big.npy");
+	cr_log_info("badinput: %d overflow cases", cases);
+	th_rm_tree(dir);
+}

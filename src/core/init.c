@@ -175,7 +175,8 @@ static int64_t slab_first(const lbt_grid *g)
 }
 
 /* A float32/float64 file: the real-valued field, added here, holds the
- * loads (non-negative, finite, a finite total); the integer loads stay 0. */
+ * loads (non-negative, at most 2^53, so that their total, differences and
+ * squares stay finite); the integer loads stay 0. */
 static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 {
 	const int64_t P = lbt_shape_pes(&g->whole);
@@ -183,12 +184,12 @@ static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 	if (!dense)
 		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
 	int st = lbt_npy_read_real(in->path, &g->whole, dense, e);
-	double total = 0;
 	for (int64_t i = 0; st == LBT_OK && i < P; i++) {
 		if (dense[i] < 0)
 			st = lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, dense[i], (long long)i);
-		else if (!isfinite(total += dense[i]))
-			st = lbt_errf(e, LBT_ERANGE, "%s: the total load is not finite", in->path);
+		else if (dense[i] > 0x1p53)
+			st = lbt_errf(e, LBT_ERANGE, "%s: load %g at flat index %lld is beyond 2^53", in->path, dense[i],
+			              (long long)i);
 	}
 	if (st == LBT_OK && !(st = lbt_grid_add_real(g, e)))
 		lbt_field_import(g, lbt_grid_field(g, "real"), dense + slab_first(g));

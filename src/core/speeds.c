@@ -21,12 +21,15 @@ static int field(const char *s, char sep, char *buf, size_t n, const char **end)
 	return 0;
 }
 
+/* One speed: 10^-6..10^6, so their sum over 2^36 PEs and the ratio of the
+ * fastest to the slowest (relative loads divide by it) stay far from
+ * overflow; a file's int32 speeds are within 1..2^31-1 by their type. */
 static int number(const char *s, const char *spec, double *x, const char **rest, char sep, lbt_err *e)
 {
 	char buf[64];
 	const char *end;
-	if (field(s, sep, buf, sizeof buf, &end) || (!rest && *end) || lbt_parse_f64(buf, 0, HUGE_VAL, 1, "", x, NULL))
-		return lbt_errf(e, LBT_EINVAL, "speeds '%s': expected a finite number > 0 at '%s'", spec, s);
+	if (field(s, sep, buf, sizeof buf, &end) || (!rest && *end) || lbt_parse_f64(buf, 1e-6, 1e6, 0, "", x, NULL))
+		return lbt_errf(e, LBT_EINVAL, "speeds '%s': expected a number in [1e-06, 1e+06] at '%s'", spec, s);
 	if (rest)
 		*rest = *end ? end + 1 : NULL;
 	return LBT_OK;
@@ -119,10 +122,12 @@ int lbt_link_parse(lbt_net *n, const char *text, lbt_err *e)
 	char buf[64];
 	const char *end;
 	double lat, bw;
-	if (field(t, ':', buf, sizeof buf, &end) || *end != ':' || lbt_parse_f64(buf, 0, HUGE_VAL, 0, "", &lat, NULL))
-		return lbt_errf(e, LBT_EINVAL, "--link '%s': give LAT:BW (latency in ms >= 0, bandwidth in Mb/s > 0), lan or dsl", text);
-	if (field(end + 1, 0, buf, sizeof buf, &end) || lbt_parse_f64(buf, 0, HUGE_VAL, 1, "", &bw, NULL))
-		return lbt_errf(e, LBT_EINVAL, "--link '%s': give LAT:BW (latency in ms >= 0, bandwidth in Mb/s > 0), lan or dsl", text);
+	static const char want[] = "--link '%s': give LAT:BW (latency 0 <= LAT <= 1e9 ms, bandwidth 0 < BW <= 1e9 Mb/s), "
+	                           "lan or dsl";
+	if (field(t, ':', buf, sizeof buf, &end) || *end != ':' || lbt_parse_f64(buf, 0, 1e9, 0, "", &lat, NULL))
+		return lbt_errf(e, LBT_EINVAL, want, text);
+	if (field(end + 1, 0, buf, sizeof buf, &end) || lbt_parse_f64(buf, 0, 1e9, 1, "", &bw, NULL))
+		return lbt_errf(e, LBT_EINVAL, want, text);
 	*n = (lbt_net){.lat = lat * 1e-3, .bw = bw * 1e6 / 8, .unit_bytes = 1000, .unit_s = 1e-5,
 	               .pack_s = 0, .info_bytes = 16, .app_bytes = 1000};
 	return LBT_OK;

@@ -457,10 +457,10 @@ static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lb
 		snprintf(why, sizeof why, "uniform:LO:HI wants LO <= HI");
 	else if (d == LBT_DIST_BERNOULLI && !(a[0] >= 0 && a[0] <= 1))
 		snprintf(why, sizeof why, "bernoulli:P wants 0 <= P <= 1");
-	else if (d == LBT_DIST_EXP && !(a[0] > 0))
-		snprintf(why, sizeof why, "exp:MU wants a mean MU > 0");
-	else if (d == LBT_DIST_NORMAL && !(a[1] >= 0))
-		snprintf(why, sizeof why, "normal:MU:SIGMA wants SIGMA >= 0");
+	else if (d == LBT_DIST_EXP && !(a[0] > 0 && a[0] <= 1e6))
+		snprintf(why, sizeof why, "exp:MU wants a mean 0 < MU <= 1000000");
+	else if (d == LBT_DIST_NORMAL && !(fabs(a[0]) <= 1e6 && a[1] >= 0 && a[1] <= 1e6))
+		snprintf(why, sizeof why, "normal:MU:SIGMA wants |MU| <= 1000000 and 0 <= SIGMA <= 1000000");
 	else if (!(C >= 0 && C <= 1e6))
 		snprintf(why, sizeof why, "C (tasks completed per PE and step) wants 0 <= C <= 1000000");
 	return why[0] ? bad(e, spec, why) : LBT_OK;

@@ -165,14 +165,12 @@ void lbt_params_json(FILE *f, const lbt_state *st)
 		} else if (p->type == LBT_PARAM_INT)
 			fprintf(f, "%lld", (long long)v->num);
 		else
-			fprintf(f, "%.17g", v->num);
+			lbt_json_number(f, v->num, 17);
 	}
 	if (m->gamma) {
 		double g = m->gamma(st);
-		if (g >= 0)
-			fprintf(f, ",\"gamma\":%.17g", g);
-		else
-			fputs(",\"gamma\":null", f);
+		fputs(",\"gamma\":", f);
+		lbt_json_number(f, g >= 0 ? g : NAN, 17);
 	}
 }
 
