@@ -531,3 +531,23 @@ Test(badinput, inputs_whose_arithmetic_overflows_are_refused, .timeout = 120)
 	cr_log_info("badinput: %d overflow cases", cases);
 	th_rm_tree(dir);
 }
+
+/* Issue 31, item 10: a search tree keeps its nodes as counts per level and
+ * PE, at most 2^28 of them; a complete tree that needs more, or a torus on
+ * which not even one level fits, is refused before anything is allocated,
+ * naming the limit (the run stopped late with exit 2; 16385x16384 said
+ * "deeper than 0 levels"). */
+Test(badinput, search_tree_caps_before_the_first_step, .timeout = 120)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	run_case(dir, TH_ARGS("run", "--shape", "4096x4096", "--workload", "tree:2:20", "--until", "done", "--json", "o.json"), NULL,
+	         "21 levels x 16777216 PEs of node counts, beyond the limit of 2^28");
+	run_case(dir, TH_ARGS("run", "--shape", "16385x16384", "--workload", "gw:2:0.5:1", "--until", "done", "--json", "o.json"),
+	         NULL, "1 level x 268451840 PEs of node counts, beyond the limit of 2^28");
+	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8,4096x4096", "--init", "const:0", "--workload",
+	                      "tree:2:20", "--until", "done"), NULL, "beyond the limit of 2^28");
+	cr_log_info("badinput: %d search tree cap cases", cases);
+	th_rm_tree(dir);
+}

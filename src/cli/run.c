@@ -404,6 +404,10 @@ int cmd_run(int argc, char **argv)
 	const lbt_method *meth = lbt_method_find(set.method ? set.method : "lm-c5");
 	if (workload && (st = lbt_workload_parse(&wl, workload, meth ? meth->load : LBT_LOAD_INT, &err)))
 		return cli_fail(st, "run: %s", err.msg);
+	lbt_shape wl_shape;
+	if (workload && set.shape && !lbt_shape_parse(&wl_shape, set.shape, &err) &&
+	    (st = lbt_workload_fits(&wl, &wl_shape, &err)))
+		return cli_fail(st, "run: %s", err.msg);
 	if (workload && wl.phase) {
 		ro.workload = &wl;
 		ro.warmup = warmup;

@@ -96,8 +96,9 @@ static int need_level(tree_ws *ws, int64_t l, lbt_err *e)
 {
 	while (ws->levels <= l) {
 		if ((ws->levels + 1) * ws->P > MAX_LEVEL_CELLS)
-			return lbt_errf(e, LBT_ENOMEM, "workload %s: the tree is deeper than %lld levels, more than its "
-			                "counts may take", ws->w->spec, (long long)ws->levels);
+			return lbt_errf(e, LBT_ENOMEM, "workload %s: the tree grew deeper than %lld levels: %lld levels x %lld "
+			                "PEs of node counts is the limit of 2^28 (1 GiB of int32 counts)", ws->w->spec,
+			                (long long)ws->levels, (long long)ws->levels, (long long)ws->P);
 		if (ws->levels == ws->cap) {
 			int64_t cap = ws->cap ? 2 * ws->cap : 16;
 			int32_t **c = realloc(ws->cnt, (size_t)cap * sizeof *c);
@@ -126,6 +127,9 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 {
 	if (st->method->load != LBT_LOAD_INT)
 		return lbt_errf(e, LBT_EINVAL, "workload %s: tree nodes are whole tasks: use an integer method", w->spec);
+	int status = lbt_wl_tree_fits(w, &st->grid.whole, e);
+	if (status)
+		return status;
 	lbt_stats s;
 	lbt_grid_stats(&st->grid, &s);
 	if (s.total != 0)
@@ -141,7 +145,7 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 	ws->prob = ws->complete ? 1 : w->arg[1];
 	int32_t roots = ws->complete ? 1 : (int32_t)w->arg[2];
 	ws->P = lbt_shape_pes(&st->grid.whole);
-	int status = lbt_wl_dense_open(&ws->d, st, e);
+	status = lbt_wl_dense_open(&ws->d, st, e);
 	if (!status && !(ws->held = calloc((size_t)ws->d.P, sizeof *ws->held)))
 		status = lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
 	if (!status)
@@ -381,4 +385,16 @@ int lbt_wl_tree_parse(lbt_workload *w, const char *spec, lbt_err *e)
 	if (!(a[1] >= 0 && a[1] <= 1))
 		return lbt_errf(e, LBT_EINVAL, "workload '%s': write gw:B:P:ROOTS with 0 <= P <= 1", spec);
 	return LBT_OK;
+}
+
+int lbt_wl_tree_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e)
+{
+	const int64_t P = lbt_shape_pes(s), levels = strcmp(w->name, "tree") ? 1 : (int64_t)w->arg[1] + 1;
+	if (levels <= MAX_LEVEL_CELLS / P)
+		return LBT_OK;
+	char sh[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	return lbt_errf(e, LBT_EINVAL, "workload '%s' on %s needs %lld level%s x %lld PEs of node counts, beyond the "
+	                "limit of 2^28 (1 GiB of int32 counts): make %sthe torus smaller", w->spec, sh, (long long)levels,
+	                levels == 1 ? "" : "s", (long long)P, levels == 1 ? "" : "DEPTH or ");
 }

@@ -519,3 +519,8 @@ int lbt_workload_parse(lbt_workload *w, const char *spec, lbt_load_kind load, lb
 	}
 	return lbt_wl_tree_parse(w, spec, e);
 }
+
+int lbt_workload_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e)
+{
+	return w->tasks ? lbt_wl_tree_fits(w, s, e) : LBT_OK;
+}
