@@ -5,6 +5,7 @@
 #ifndef LBTORUS_METHOD_H
 #define LBTORUS_METHOD_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -151,6 +152,8 @@ typedef struct {
 	const char *link;     /* NULL: lan (speeds.h, lbt_link_parse) */
 	int cut;              /* 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
 	                         one slab, the distributed code paths) */
+	const volatile sig_atomic_t *interrupt; /* non-NULL: lbt_state_open stops within a second once
+	                                           *interrupt is non-zero (LBT_EINTR, nothing kept) */
 } lbt_setup;
 
 /* Check everything lbt_state_open would, without allocating the grid: the

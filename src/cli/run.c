@@ -393,6 +393,10 @@ int cmd_run(int argc, char **argv)
 	if (ro.until.kind == LBT_UNTIL_STEPS && ro.until.steps > max_steps)
 		return cli_fail(LBT_EINVAL, "run: --until %s conflicts with --max-steps %lld", until, (long long)max_steps);
 
+	/* Signals are caught from here on: set-up (allocating and filling a large
+	 * grid takes seconds) stops at one too, with nothing written. */
+	const volatile sig_atomic_t *stop = cli_catch_signals();
+	set.interrupt = stop;
 	/* Under MPI with several ranks the torus is cut between them; LBTORUS_CUT=1
 	 * cuts it on one process too (one slab: the distributed code paths, for tests). */
 	const char *cut_env = getenv("LBTORUS_CUT");
@@ -425,6 +429,8 @@ int cmd_run(int argc, char **argv)
 		lbt_state_close(&state);
 		st = lbt_errf(&err, LBT_ENOMEM, "another rank could not set up its slab of the torus");
 	}
+	if (st && *stop)
+		return cli_interrupted("run", "it stopped in its set-up, before the first step: nothing written");
 	if (st)
 		return cli_fail(st, "%s", err.msg);
 
@@ -465,7 +471,7 @@ int cmd_run(int argc, char **argv)
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
 	ro.batch = !snap_dir && !anim; /* on_step reads the grid only for pictures */
-	ro.interrupt = cli_catch_signals();
+	ro.interrupt = stop;
 	if ((ro.until.kind == LBT_UNTIL_BALANCED || ro.until.kind == LBT_UNTIL_SHARED_BALANCED) && !ro.workload &&
 	    !strncmp(state.method->name, "lm-", 3)) {
 		lbt_stats s0;

@@ -1,20 +1,21 @@
 /* grid.c — the structure-of-arrays grid of named per-PE fields, and what is
  * done to a whole field: statistics, copies, comparisons, dense export.
  *
- * Invariants: every field is one LBT_ALIGN-aligned allocation of `cells`
- * cells with PE (0,...,0) at cell `origin`; PE (0,...,0) and the first PE of
+ * Invariants: every field is `cells` cells from an LBT_ALIGN boundary
+ * inside its allocation, with PE (0,...,0) at cell `origin`; PE (0,...,0) and the first PE of
  * every row sit on a 64-byte boundary (the lead of LBT_ROW_LEAD cells and
  * the pitch, a multiple of 16 cells, keep 4- and 8-byte cells aligned); the
  * cells between rows (lead, halo, padding) are never PEs and never counted.
  * A row of the last axis is the unit of work: there are P / n_{D-1} of them.
  * Every function here is written once over the field's type. */
-#include <stdlib.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lbtorus/grid.h"
-#include "../../kernels/internal.h" /* the row lead and the aligned allocator the layout shares with the kernels */
+#include "../../kernels/internal.h" /* the row lead and halo the layout shares with the kernels */
 #include "comm/comm.h"
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -132,12 +133,16 @@ int lbt_grid_add_field(lbt_grid *g, const char *name, lbt_type t, lbt_err *e)
 	if (g->nfields == LBT_MAX_FIELDS)
 		return lbt_errf(e, LBT_EINVAL, "no room for a field '%s' (at most %d)", name, LBT_MAX_FIELDS);
 	size_t bytes = (size_t)g->cells * lbt_type_size(t);
-	char *a = lbt_alloc_aligned(bytes);
-	if (!a)
+	/* calloc, not an aligned allocation and memset: a large block comes
+	 * zeroed from the system, its pages touched only when first written,
+	 * so allocating a huge grid takes no time (the set-up loops that fill
+	 * it answer a signal) */
+	char *z = calloc(bytes + LBT_ALIGN, 1);
+	if (!z)
 		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the field '%s'", bytes / 1048576.0, name);
-	memset(a, 0, bytes);
+	char *a = z + (LBT_ALIGN - (uintptr_t)z % LBT_ALIGN) % LBT_ALIGN;
 	lbt_field *f = &g->field[g->nfields++];
-	*f = (lbt_field){name, t, a, a + (size_t)g->origin * lbt_type_size(t)};
+	*f = (lbt_field){name, t, z, a + (size_t)g->origin * lbt_type_size(t)};
 	if (!strcmp(name, "load"))
 		g->load = f->pe0;
 	if (!strcmp(name, "real"))
