@@ -551,3 +551,20 @@ Test(badinput, search_tree_caps_before_the_first_step, .timeout = 120)
 	cr_log_info("badinput: %d search tree cap cases", cases);
 	th_rm_tree(dir);
 }
+
+/* Issue 25, item 6: bench refuses a size that cannot fit before it measures
+ * anything, as run does, counting the copy of the grid it restarts every
+ * measurement from: 12000x12000 has 0.54 GiB of loads, twice that is more
+ * than a 1 GiB address space (it measured the bandwidth, opened the run and
+ * failed allocating the copy; on 4294967297 PEs, 16 GiB each, it thrashed
+ * for ever, deaf to SIGTERM). Not under AddressSanitizer (see above). */
+Test(badinput, bench_refuses_a_size_that_cannot_fit)
+{
+#ifndef __SANITIZE_ADDRESS__
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	usage_error_in_1gib(dir, TH_ARGS("bench", "--sizes", "128,12000x12000", "--methods", "lm-c5", "--isa", "scalar",
+	                                 "--threads", "1", "--no-headline"), "bench: lm-c5 on 12000x12000 needs at least");
+	th_rm_tree(dir);
+#endif
+}

@@ -154,6 +154,8 @@ typedef struct {
 	                         one slab, the distributed code paths) */
 	const volatile sig_atomic_t *interrupt; /* non-NULL: lbt_state_open stops within a second once
 	                                           *interrupt is non-zero (LBT_EINTR, nothing kept) */
+	int grid_copies;      /* copies of the grid's loads the caller will hold beside the run (bench's
+	                         start), counted in the memory estimate */
 } lbt_setup;
 
 /* Check everything lbt_state_open would, without allocating the grid: the

@@ -103,13 +103,14 @@ static double memory_available(void)
  * a slab), the kernels' scratch if its method opens one, and, for an init
  * file, the dense copy read first (whole, on every rank): refuse before
  * allocating anything when even that cannot fit. */
-static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, int threads, lbt_err *e)
+static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, int threads, int copies,
+                       lbt_err *e)
 {
 	double avail = memory_available();
 	int64_t cells = lbt_grid_cells(s);
 	if (avail < 0 || cells < 0)
 		return LBT_OK;
-	double need = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) / ranks;
+	double need = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) * (1 + copies) / ranks;
 	const int scratch = (m->flags & LBT_M_SCRATCH) != 0;
 	if (scratch)
 		need += lbt_scratch_bytes(s->dims, s->ext, cells, threads) / ranks;
@@ -119,9 +120,10 @@ static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shap
 		return LBT_OK;
 	char sh[128];
 	lbt_shape_format(s, sh, sizeof sh);
-	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (%s); %.1f GiB are available "
+	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (%s%s); %.1f GiB are available "
 	                "(free memory and swap, or ulimit -v)", m->name, sh, need / 1073741824.0,
-	                scratch ? "its loads and its kernels' scratch" : "its loads alone", avail / 1073741824.0);
+	                scratch ? "its loads and its kernels' scratch" : "its loads alone",
+	                copies ? ", and a copy of the loads" : "", avail / 1073741824.0);
 }
 
 int lbt_total_check(const lbt_method *m, const lbt_shape *s, int64_t total, lbt_err *e)
@@ -179,7 +181,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	const int threads = 1;
 #endif
 	if ((status = lbt_init_check(&init, &shape, e)) ||
-	    (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, threads, e)))
+	    (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, threads, cfg->grid_copies, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
