@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lbtorus/grid.h"
 #include "../../kernels/internal.h" /* the row lead and halo the layout shares with the kernels */
@@ -103,6 +104,30 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e)
 
 int64_t lbt_grid_lo(const lbt_grid *g, int d) { return g->cut && d == g->cut->axis ? g->cut->lo : 0; }
 
+/* A field's zeroed memory. A large one is mapped from the system, whose
+ * pages are zero and touched only when first written: allocating a huge
+ * grid takes no time, and the set-up loops that fill it answer a signal
+ * (an allocation and memset of 1 GiB took seconds on a loaded machine, deaf
+ * to it). The field's bytes start on an LBT_ALIGN boundary inside. */
+enum { MAPPED = 1 << 26 };
+static size_t field_bytes(const lbt_grid *g, lbt_type t) { return (size_t)g->cells * lbt_type_size(t) + LBT_ALIGN; }
+
+static void *field_alloc(size_t bytes)
+{
+	if (bytes < MAPPED)
+		return calloc(bytes, 1);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void field_free(void *p, size_t bytes)
+{
+	if (bytes < MAPPED)
+		free(p);
+	else if (p)
+		munmap(p, bytes);
+}
+
 void lbt_grid_free(lbt_grid *g)
 {
 	if (g->cut) {
@@ -111,7 +136,7 @@ void lbt_grid_free(lbt_grid *g)
 		g->cut = NULL;
 	}
 	for (int i = 0; i < g->nfields; i++)
-		free(g->field[i].alloc);
+		field_free(g->field[i].alloc, field_bytes(g, g->field[i].type));
 	g->nfields = 0;
 	g->load = NULL;
 	g->real = NULL;
@@ -132,12 +157,8 @@ int lbt_grid_add_field(lbt_grid *g, const char *name, lbt_type t, lbt_err *e)
 		return have->type == t ? LBT_OK : lbt_errf(e, LBT_EINVAL, "field '%s' exists with another type", name);
 	if (g->nfields == LBT_MAX_FIELDS)
 		return lbt_errf(e, LBT_EINVAL, "no room for a field '%s' (at most %d)", name, LBT_MAX_FIELDS);
-	size_t bytes = (size_t)g->cells * lbt_type_size(t);
-	/* calloc, not an aligned allocation and memset: a large block comes
-	 * zeroed from the system, its pages touched only when first written,
-	 * so allocating a huge grid takes no time (the set-up loops that fill
-	 * it answer a signal) */
-	char *z = calloc(bytes + LBT_ALIGN, 1);
+	size_t bytes = field_bytes(g, t);
+	char *z = field_alloc(bytes);
 	if (!z)
 		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the field '%s'", bytes / 1048576.0, name);
 	char *a = z + (LBT_ALIGN - (uintptr_t)z % LBT_ALIGN) % LBT_ALIGN;
