@@ -31,7 +31,8 @@ static const char usage[] =
 	"  lbtorus --version        the version\n"
 	"\n"
 	"exit status: 0 done, 2 bad usage or input (one line on stderr says what),\n"
-	"3 a run stopped at --max-steps before its criterion, 1 an internal error.\n";
+	"3 a run stopped before its criterion (--max-steps, or a signal: SIGINT, SIGTERM,\n"
+	"SIGHUP), 1 an internal error.\n";
 
 int cli_fail(int status, const char *fmt, ...)
 {
