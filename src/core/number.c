@@ -2,6 +2,7 @@
  * overflow check, so 2^64 is out of range, not 2^63-1. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,16 +94,18 @@ static int real_text(const char *p, int minus)
 
 int lbt_parse_f64(const char *text, double lo, double hi, int lo_open, const char *what, double *v, lbt_err *e)
 {
-	const char *range = lo_open ? "(" : "[";
+	char range[80] = ""; /* " in [lo, hi]", or nothing when any finite number will do */
+	if (!isinf(lo) || !isinf(hi))
+		snprintf(range, sizeof range, " in %s%g, %g]", lo_open ? "(" : "[", lo, hi);
 	if (!real_text(text, lo < 0))
-		return lbt_errf(e, LBT_EINVAL, "%s%s%.*s%s: give %s number in %s%g, %g]", what, SHOWN(text),
-		                lo < 0 ? "a" : "a non-negative", range, lo, hi);
+		return lbt_errf(e, LBT_EINVAL, "%s%s%.*s%s: give %s number%s", what, SHOWN(text), lo < 0 ? "a" : "a non-negative",
+		                range);
 	errno = 0;
 	double x = strtod(text, NULL) + 0.0; /* -0 is 0 */
 	int tiny = errno == ERANGE && isfinite(x); /* 1e-400: not silently 0 */
 	if (tiny || !isfinite(x) || (lo_open ? !(x > lo) : !(x >= lo)) || !(x <= hi))
-		return lbt_errf(e, LBT_EINVAL, "%s%s%.*s%s is out of range%s: give %s%g, %g]", what, SHOWN(text),
-		                tiny ? " (too small for a double)" : "", range, lo, hi);
+		return lbt_errf(e, LBT_EINVAL, "%s%s%.*s%s is out of range%s: give a %snumber%s", what, SHOWN(text),
+		                tiny ? " (too small for a double)" : "", *range ? "" : "finite ", range);
 	*v = x;
 	return LBT_OK;
 }
