@@ -35,8 +35,13 @@ static char *stderr_of(const char *root)
 	return th_read(p, NULL);
 }
 
-/* Start lbtorus argv in dir, stdout and stderr to dir/../out and dir/../err. */
-static pid_t spawn(const char *dir, const char *const *argv)
+/* Start lbtorus argv in dir, stdout and stderr to dir/../out and dir/../err,
+ * with SIGINT, SIGTERM and SIGHUP at their default action, as a terminal
+ * starts it, whatever this test was started with (a background job has
+ * SIGINT ignored), except those in `ignored` (0-terminated; NULL: none),
+ * set to SIG_IGN as nohup (SIGHUP) or a shell's background job (SIGINT)
+ * leave them. */
+static pid_t spawn_ignoring(const char *dir, const char *const *argv, const int *ignored)
 {
 	const char *bin = getenv("LBTORUS");
 	cr_assert(bin);
@@ -50,11 +55,18 @@ static pid_t spawn(const char *dir, const char *const *argv)
 		int o = open("../out", O_WRONLY | O_CREAT | O_TRUNC, 0600), e = open("../err", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(o, 1);
 		dup2(e, 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		for (int i = 0; ignored && ignored[i]; i++)
+			signal(ignored[i], SIG_IGN); /* inherited across exec */
 		execv(bin, (char *const *)args);
 		_exit(127);
 	}
 	return pid;
 }
+
+static pid_t spawn(const char *dir, const char *const *argv) { return spawn_ignoring(dir, argv, NULL); }
 
 /* The hidden temporaries (".NAME.tmp.*") in dir, and the largest one's size. */
 static int temps(const char *dir, long *largest)
@@ -257,22 +269,6 @@ Test(progress, forced_lines_for_batch_logs, .timeout = 120)
 	free(out);
 	free(err);
 	th_rm_tree(dir);
-}
-
-/* spawn, with `ignored` set to SIG_IGN first, as nohup (SIGHUP) or a shell
- * starting a background job (SIGINT) leave them; 0: none. */
-static pid_t spawn_ignoring(const char *dir, const char *const *argv, const int *ignored)
-{
-	sigset_t none;
-	sigemptyset(&none);
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old[4];
-	int n = 0;
-	for (; ignored && ignored[n]; n++)
-		sigaction(ignored[n], &ign, &old[n]); /* inherited across fork and exec */
-	pid_t pid = spawn(dir, argv);
-	for (int i = 0; i < n; i++)
-		sigaction(ignored[i], &old[i], NULL);
-	return pid;
 }
 
 /* Seconds from now until pid ends; its exit status in *rc. */
