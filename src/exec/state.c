@@ -100,9 +100,10 @@ static double memory_available(void)
 
 /* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
  * for real-valued ones; on a torus cut between `ranks` processes, each holds
- * a slab), the kernels' scratch if its method opens one, and, for an init
- * file, the dense copy read first (whole, on every rank): refuse before
- * allocating anything when even that cannot fit. */
+ * a slab), the kernels' scratch if its method opens one, the copies of the
+ * loads the caller holds beside the run (`copies`: bench's restart copy),
+ * and, for an init file, the dense copy read first (whole, on every rank):
+ * refuse before allocating anything when even that cannot fit. */
 static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, int threads, int copies,
                        lbt_err *e)
 {
