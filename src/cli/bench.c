@@ -32,6 +32,8 @@ static void help(void)
 	       "vector/scalar and achieved/bound (bound = bandwidth / 8 bytes x D). \"of r+w\"\n"
 	       "is the same ratio against an in-place read+write bandwidth (a[i] += 1),\n"
 	       "the tighter bound for a kernel that updates the grid in place.\n"
+	       "Every size must fit in memory twice (the run and the copy each measurement\n"
+	       "restarts from): one that cannot is refused before anything is measured.\n"
 	       "First the headline: 128x128 torus, lm-c5, worst:5 until balanced, 1 thread,\n"
 	       "through the run driver as `lbtorus run` does it.\n"
 	       "\n"
