@@ -12,6 +12,7 @@
 #ifndef LBTORUS_SPEEDS_H
 #define LBTORUS_SPEEDS_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "lbtorus/grid.h"
@@ -30,8 +31,10 @@ typedef struct {
 /* Parse a spec; every speed a number in [1e-6, 1e6] (their sums and
  * ratios stay finite). */
 int lbt_speeds_parse(lbt_speeds *sp, const char *text, lbt_err *e);
-/* Add the field "speed" to g and fill it (seed feeds uniform and classes). */
-int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *e);
+/* Add the field "speed" to g and fill it (seed feeds uniform and classes).
+ * When *stop (stop may be NULL) becomes non-zero it stops within 65536 PEs:
+ * LBT_EINTR, the field half filled. */
+int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, const volatile sig_atomic_t *stop, lbt_err *e);
 
 /* The paper's two networks, and the default model's calibration (docs/methods.md). */
 #define LBT_LINK_LAN "0.15:100"

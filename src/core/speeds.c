@@ -83,7 +83,7 @@ int lbt_speeds_parse(lbt_speeds *sp, const char *text, lbt_err *e)
 	return lbt_errf(e, LBT_EINVAL, "unknown speeds '%.*s': use const, uniform, classes or file", (int)kw, text);
 }
 
-int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *e)
+int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, const volatile sig_atomic_t *stop, lbt_err *e)
 {
 	const int64_t P = lbt_shape_pes(&g->shape);
 	int st = lbt_grid_add_field(g, "speed", LBT_F64, e);
@@ -101,6 +101,10 @@ int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *
 			if (raw[i] <= 0)
 				st = lbt_errf(e, LBT_EINVAL, "%s: speed %d at flat index %lld is not > 0", sp->path, raw[i], (long long)i);
 	for (int64_t i = 0; i < P && !st; i++) {
+		if (!(i & 65535) && stop && *stop) {
+			st = lbt_errf(e, LBT_EINTR, "interrupted while the speeds were set");
+			break;
+		}
 		const uint64_t r = lbt_rand(seed, 0, (uint64_t)i, LBT_RNG_SPEED);
 		switch (sp->kind) {
 		case LBT_SPEEDS_CONST: dense[i] = sp->v[0]; break;

@@ -247,7 +247,7 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	if ((status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e)))
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, stop, e)) ||
-	    (speeds && (status = lbt_speeds_apply(&sp, &st->grid, cfg->seed, e))) ||
+	    (speeds && (status = lbt_speeds_apply(&sp, &st->grid, cfg->seed, stop, e))) ||
 	    (st->method->load == LBT_LOAD_REAL && (status = lbt_grid_add_real(&st->grid, e))) ||
 	    (stop && *stop && (status = lbt_errf(e, LBT_EINTR, "interrupted while the run was set up"))) ||
 	    (status = lbt_method_open(st, e)))
