@@ -15,7 +15,7 @@ APT_WAIT = -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3
 SAN_BUILD ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS = npy spec jsonl parsers
+FUZZ_TARGETS = npy spec jsonl parsers specs
 # clang with OpenMP and libFuzzer: the fuzz targets can be built
 HAVE_FUZZ = echo 'int main(void){return 0;}' | clang -fopenmp -fsanitize=fuzzer-no-link -x c - -o /dev/null 2>/dev/null
 

@@ -13,7 +13,8 @@ total + generated - completed) must hold exactly. Besides: an extent below N is 
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
 ranks) into one results file: the same records as one process (timing and
-thread counts aside), resumable.
+thread counts aside), resumable. A SIGTERM stops a run on every rank with
+its summary written (exit 3; 1 when mpirun itself is signalled).
 
 usage: mpi_identity.py LBTORUS MPIRUN
 """
@@ -197,6 +198,33 @@ def sweep(tmp, spec, tag):
     return None
 
 
+def signalled(tmp, to_ranks):
+    """Issue 31, item 14 (docs/usage.md, "Signals under MPI"): SIGTERM stops
+    every rank at one step and rank 0 writes the interrupted summary; the
+    job's status is rank 0's, 3, when the ranks get the signal, but 1 when
+    mpirun does (Open MPI then reports the job as aborted)."""
+    import signal
+    import time
+    out = os.path.join(tmp, f'sig{int(to_ranks)}.json')
+    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', LBT, 'run', '--shape', '4096x4096', '--init', 'worst:5',
+                          '--threads', '1', '--json', out], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(4)
+    with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
+        ranks = [int(x) for x in f.read().split()]
+    for pid in ranks if to_ranks else [p.pid]:
+        os.kill(pid, signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    want = 3 if to_ranks else 1
+    if p.returncode != want or len(ranks) != 2:
+        return f'SIGTERM to {"the ranks" if to_ranks else "mpirun"}: exit {p.returncode}, want {want} ({err})'
+    with open(out) as f:
+        rec = json.load(f)
+    if rec['stop_reason'] != 'interrupted' or rec['steps'] < 1:
+        return f'SIGTERM to {"the ranks" if to_ranks else "mpirun"}: stop_reason {rec["stop_reason"]}, steps {rec["steps"]}'
+    return None
+
+
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -219,10 +247,12 @@ def main():
                                               'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
+        failures.append(signalled(tmp, True))
+        failures.append(signalled(tmp, False))
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(CASES) + len(WORKLOADS) + 9
+    checks = len(CASES) + len(WORKLOADS) + 11
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

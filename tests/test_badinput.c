@@ -431,3 +431,140 @@ Test(badinput, one_boundary_syntax_for_run_and_sweep)
 	free(rec);
 	th_rm_tree(dir);
 }
+
+/* Issue 31, item 6: a workload's integer fields are read as integers, by
+ * lbt_parse_i64, so 1e300 or 2^63-1 as a tree's DEPTH is refused naming the
+ * field (it was converted from a double: UBSan's float-to-integer overflow
+ * in tree.c), and 2.0, +3 or 3e0 are not integers (they ran). */
+Test(badinput, workload_integers_are_read_as_integers, .timeout = 120)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	static const char *const rows[][2] = {
+		{"tree:2:1e300", "DEPTH '1e300'"},
+		{"tree:2:9223372036854775807", "DEPTH '9223372036854775807' is out of range"},
+		{"tree:2:2.0", "DEPTH '2.0'"},
+		{"tree:2:+3", "DEPTH '+3'"},
+		{"tree:2:3e0", "DEPTH '3e0'"},
+		{"tree:1e300:2", "B '1e300'"},
+		{"gw:2:0.5:1e300", "ROOTS '1e300'"},
+		{"gw:2.5:0.5:1", "B '2.5'"},
+		{"cybenko:uniform:0:1e300:1", "HI '1e300'"},
+		{"cybenko:poisson:1:1e300", "C '1e300'"},
+		{"phases:0:1:0:1:1:1e300", "LENH '1e300'"},
+		{"phases:0:1:0:1:+1:2", "LENL '+1'"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+		run_case(dir, TH_ARGS("run", "--shape", "8x8", "--init", "const:0", "--until", "steps:3", "--workload", rows[i][0]),
+		         NULL, rows[i][1]);
+	cr_log_info("badinput: %d workload integer cases", cases);
+	th_rm_tree(dir);
+}
+
+/* Issue 31, item 9: one number grammar for every option and parameter
+ * (docs/usage.md, "Numbers"): an integer is digits with a '-' only where the
+ * range has negatives; a real number adds a fraction and an exponent; no
+ * '+', and a number too small for a double is not read as 0. Method
+ * parameters, --speeds, --until and the real-valued options took all three. */
+Test(badinput, one_number_grammar_for_every_parameter, .timeout = 120)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	static const char *const rows[][4] = {
+		{"luling-monien", "--delta", "+5", "--delta '+5'"},
+		{"ca", "--ca-k", "+5", "--ca-k '+5'"},
+		{"ca", "--ca-k", "1e2", "--ca-k '1e2'"},
+		{"ca", "--ca-k", "2.5", "--ca-k '2.5': give an integer"},
+		{"fos-speed", "--detect", "-0", "--detect '-0'"},
+		{"luling-monien", "--borrow", "1e-400", "--borrow '1e-400'"},
+		{"fos-speed", "--shake", "1e-400", "--shake '1e-400'"},
+		{"fos-speed", "--shake", "+0.5", "--shake '+0.5'"},
+		{"fos-speed", "--shake", "-0", "--shake '-0'"},
+		{"fos", "--alpha", "+0.1", "--alpha '+0.1'"},
+		{"fos-speed", "--speeds", "const:+5", "+5"},
+		{"lm-c5", "--until", "rel:+0.5", "rel:"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+		run_case(dir, TH_ARGS("run", "--shape", "8x8", "--until", "steps:2", "--json", "o.json", "--method", rows[i][0],
+		                      rows[i][1], rows[i][2]), NULL, rows[i][3]);
+	run_case(dir, TH_ARGS("bench", "--sizes", "8", "--methods", "lm-c5", "--isa", "scalar", "--no-headline", "--seconds",
+	                      "+1"), NULL, "--seconds");
+	run_case(dir, TH_ARGS("search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--out", "w.npy", "--anneal", "1e-400"),
+	         NULL, "--anneal");
+	cr_log_info("badinput: %d number grammar cases", cases);
+	th_rm_tree(dir);
+}
+
+/* Issue 31, item 7: inputs whose arithmetic would overflow a double are
+ * refused before the run, naming the value: speeds whose sum over the PEs
+ * is inf (rel_load_max was written as inf, invalid JSON, exit 0), arrivals
+ * whose mean is beyond any load (fos stopped with "total inf became -nan",
+ * exit 1), a link whose bandwidth in bytes/s is inf, and a real-valued
+ * init file whose total is inf. */
+Test(badinput, inputs_whose_arithmetic_overflows_are_refused, .timeout = 120)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	static const char *const rows[][4] = {
+		{"fos-speed", "--speeds", "const:1e308", "const:1e308"},
+		{"fos-speed", "--speeds", "uniform:1:1e300", "uniform:1:1e300"},
+		{"fos-speed", "--speeds", "classes:1,1e300", "classes:1,1e300"},
+		{"fos-speed", "--speeds", "classes:1e-300,1", "classes:1e-300,1"},
+		{"fos-speed", "--link", "1:1e308", "--link '1:1e308'"},
+		{"fos-speed", "--link", "1e308:1", "--link '1e308:1'"},
+		{"fos", "--workload", "cybenko:exp:1e308:1", "0 < MU <= 1000000"},
+		{"fos", "--workload", "cybenko:normal:1e308:1:1", "|MU| <= 1000000"},
+		{"fos", "--workload", "cybenko:normal:0:1e308:1", "SIGMA <= 1000000"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+		run_case(dir, TH_ARGS("run", "--shape", "8x8", "--until", "steps:5", "--json", "o.json", "--method", rows[i][0],
+		                      rows[i][1], rows[i][2]), NULL, rows[i][3]);
+	char p[128];
+	snprintf(p, sizeof p, "%s/big.npy", dir);
+	const double big[2] = {1e300, 1e300}; /* a finite total, but not its squares (final_stddev was inf) */
+	th_write_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 0, big, sizeof big);
+	run_case(dir, TH_ARGS("run", "--method", "fos", "--init", "file:big.npy", "--until", "steps:5", "--json", "o.json"),
+	         NULL, "big.npy");
+	cr_log_info("badinput: %d overflow cases", cases);
+	th_rm_tree(dir);
+}
+
+/* Issue 31, item 10: a search tree keeps its nodes as counts per level and
+ * PE, at most 2^28 of them; a complete tree that needs more, or a torus on
+ * which not even one level fits, is refused before anything is allocated,
+ * naming the limit (the run stopped late with exit 2; 16385x16384 said
+ * "deeper than 0 levels"). */
+Test(badinput, search_tree_caps_before_the_first_step, .timeout = 120)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	cases = 0;
+	run_case(dir, TH_ARGS("run", "--shape", "4096x4096", "--workload", "tree:2:20", "--until", "done", "--json", "o.json"), NULL,
+	         "21 levels x 16777216 PEs of node counts, beyond the limit of 2^28");
+	run_case(dir, TH_ARGS("run", "--shape", "16385x16384", "--workload", "gw:2:0.5:1", "--until", "done", "--json", "o.json"),
+	         NULL, "1 level x 268451840 PEs of node counts, beyond the limit of 2^28");
+	run_case(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8,4096x4096", "--init", "const:0", "--workload",
+	                      "tree:2:20", "--until", "done"), NULL, "beyond the limit of 2^28");
+	cr_log_info("badinput: %d search tree cap cases", cases);
+	th_rm_tree(dir);
+}
+
+/* Issue 25, item 6: bench refuses a size that cannot fit before it measures
+ * anything, as run does, counting the copy of the grid it restarts every
+ * measurement from: 12000x12000 has 0.54 GiB of loads, twice that is more
+ * than a 1 GiB address space (it measured the bandwidth, opened the run and
+ * failed allocating the copy; on 4294967297 PEs, 16 GiB each, it thrashed
+ * for ever, deaf to SIGTERM). Not under AddressSanitizer (see above). */
+Test(badinput, bench_refuses_a_size_that_cannot_fit)
+{
+#ifndef __SANITIZE_ADDRESS__
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	usage_error_in_1gib(dir, TH_ARGS("bench", "--sizes", "128,12000x12000", "--methods", "lm-c5", "--isa", "scalar",
+	                                 "--threads", "1", "--no-headline"), "bench: lm-c5 on 12000x12000 needs at least");
+	th_rm_tree(dir);
+#endif
+}

@@ -5,6 +5,8 @@
  * a workload, the interrupt flag, options only from lbt_run_opts_default(),
  * and steps taken several a call (opts.batch) changing nothing. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,5 +313,33 @@ Test(engine, on_step_reads_the_grid_of_its_step)
 	lbt_summary s;
 	lbt_err e;
 	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
+	lbt_state_close(&st);
+}
+
+/* Issue 31, item 7: the summary is JSON, which has no inf or nan: a value
+ * that is not finite is written as null, never as the inf or nan printf
+ * would write (rel_load_max was "inf" with --speeds const:1e308). */
+Test(engine, a_summary_never_holds_a_non_finite_number)
+{
+	lbt_state st;
+	th_open(&st, "8", NULL, "fos", "worst:5", NULL);
+	lbt_run_opts o = lbt_run_opts_default();
+	lbt_summary s;
+	lbt_err e;
+	cr_assert_eq(lbt_until_parse(&o.until, "steps:2", &e), 0);
+	cr_assert_eq(lbt_run(&st, &o, &s, &e), LBT_OK, "%s", e.msg);
+	s.final_max = INFINITY;
+	s.final_min = -INFINITY;
+	s.shifts = NAN;
+	s.seconds = INFINITY;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	lbt_summary_json(m, &st, "worst:5", &o, &s);
+	fclose(m);
+	cr_assert(!strstr(buf, "inf") && !strstr(buf, "nan"), "%s", buf);
+	cr_assert(strstr(buf, "\"final_max\":null") && strstr(buf, "\"final_min\":null") && strstr(buf, "\"shifts\":null"),
+	          "%s", buf);
+	free(buf);
 	lbt_state_close(&st);
 }

@@ -153,10 +153,10 @@ Test(init, specs_and_overflow)
 	lbt_grid g;
 	lbt_grid_init(&g, &s, &e);
 	lbt_init_parse(&in, "worst:2048", &e);
-	cr_assert_eq(lbt_init_apply(&in, &g, 1, &e), LBT_ERANGE, "C*P = 2^31 must be refused");
+	cr_assert_eq(lbt_init_apply(&in, &g, 1, NULL, &e), LBT_ERANGE, "C*P = 2^31 must be refused");
 	cr_assert(strstr(e.msg, "int32"), "message names the limit: %s", e.msg);
 	lbt_init_parse(&in, "worst:2047", &e);
-	cr_assert_eq(lbt_init_apply(&in, &g, 1, &e), LBT_OK);
+	cr_assert_eq(lbt_init_apply(&in, &g, 1, NULL, &e), LBT_OK);
 	lbt_grid_free(&g);
 	/* uniform is reproducible and within [LO, HI] */
 	th_open(&st, "13x17", NULL, NULL, "uniform:3:9", NULL);

@@ -177,7 +177,7 @@ Test(npy, real_valued_files_start_real_methods)
 	bad[6] = 1.7e308;
 	th_usage_error(d.out, TH_ARGS("run", "--method", "fos", "--json", "o.json", "--init",
 	                              npy(&d, "sum.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (8,), }", 0, bad, 64)),
-	               "total load is not finite");
+	               "load 1.7e+308 at flat index 5 is beyond 2^53");
 	th_rm_tree(d.root);
 }
 

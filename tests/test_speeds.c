@@ -473,8 +473,9 @@ Test(speeds, speeds_specs)
 /* Issue 25 item 4: --speeds file: takes what a NumPy user writes. Speeds are
  * real numbers in Jeannot and Vernier (2006), and np.save of [1.0, 2.0, 5.0]
  * is float64; float32 and the integer dtypes are read too. The file's values
- * become the field "speed" exactly. A speed that is not a finite number > 0
- * is refused in one line, exit 2, nothing written. The files are made here,
+ * become the field "speed" exactly. A speed that is not a finite number in
+ * [1e-6, 1e6] (the range of every speed) is refused in one line, exit 2,
+ * nothing written. The files are made here,
  * header and all, as NumPy 1.x writes them (format 1.0, a header padded to 64
  * bytes). */
 Test(speeds, npy_speeds_of_every_dtype_numpy_writes)
@@ -514,8 +515,9 @@ Test(speeds, npy_speeds_of_every_dtype_numpy_writes)
 	const struct {
 		double v;
 		const char *why;
-	} bad[] = {{0, "speed 0 at flat index 1 is not a finite number > 0"},
-	           {-2, "speed -2 at flat index 1 is not a finite number > 0"},
+	} bad[] = {{0, "speed 0 at flat index 1 is not a number in [1e-06, 1e+06]"},
+	           {-2, "speed -2 at flat index 1 is not a number in [1e-06, 1e+06]"},
+	           {2e6, "speed 2e+06 at flat index 1 is not a number in [1e-06, 1e+06]"},
 	           {INFINITY, "at flat index 1 is not a finite number"}, {NAN, "at flat index 1 is not a finite number"}};
 	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
 		double v[3] = {1, bad[k].v, 5};

@@ -5,6 +5,7 @@
 #ifndef LBTORUS_METHOD_H
 #define LBTORUS_METHOD_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -127,7 +128,8 @@ const lbt_method *const *lbt_methods(void); /* NULL-terminated, in --help order 
 const lbt_param *lbt_param_find(const lbt_method *m, const char *name);
 /* Every distinct parameter (by name) of every method into all[0..n-1]; returns how many (for option tables). */
 int lbt_params_all(const lbt_param **all, int n);
-/* Parse text as a value of p. On failure fills why with what p accepts
+/* Parse text as a value of p, by the one number grammar (lbtorus/number.h:
+ * an integer parameter takes digits only). On failure fills why with what p accepts
  * ("a number with 0 < lambda <= 1") and returns LBT_EINVAL. */
 int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, char *why, size_t n);
 /* "alpha=A (fos), lambda=L (de)": what m takes, for messages; "" if nothing. */
@@ -150,6 +152,10 @@ typedef struct {
 	const char *link;     /* NULL: lan (speeds.h, lbt_link_parse) */
 	int cut;              /* 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
 	                         one slab, the distributed code paths) */
+	const volatile sig_atomic_t *interrupt; /* non-NULL: lbt_state_open stops within a second once
+	                                           *interrupt is non-zero (LBT_EINTR, nothing kept) */
+	int grid_copies;      /* copies of the grid's loads the caller will hold beside the run (bench's
+	                         start), counted in the memory estimate */
 } lbt_setup;
 
 /* Check everything lbt_state_open would, without allocating the grid: the

@@ -112,6 +112,10 @@ const lbt_workload *const *lbt_workloads(void);          /* NULL-terminated */
  * real-valued method; tasks need integer loads). w is self-contained: the
  * run options may point at it. */
 int lbt_workload_parse(lbt_workload *w, const char *spec, lbt_load_kind load, lbt_err *e);
+/* Refuse, before anything is allocated, a workload that cannot run on shape
+ * s (a search tree keeps at most 2^28 node counts, levels x PEs); its open
+ * checks again. */
+int lbt_workload_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e);
 
 typedef enum {
 	LBT_STOP_UNTIL,       /* the criterion held */

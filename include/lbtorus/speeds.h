@@ -13,6 +13,7 @@
 #ifndef LBTORUS_SPEEDS_H
 #define LBTORUS_SPEEDS_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "lbtorus/grid.h"
@@ -28,15 +29,18 @@ typedef struct {
 	char path[4096];  /* file */
 } lbt_speeds;
 
-/* Parse a spec; speeds must be > 0 and finite. */
+/* Parse a spec; every speed a number in [1e-6, 1e6] (their sums and
+ * ratios stay finite). */
 int lbt_speeds_parse(lbt_speeds *sp, const char *text, lbt_err *e);
-/* Add the field "speed" to g and fill it (seed feeds uniform and classes). */
-int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *e);
+/* Add the field "speed" to g and fill it (seed feeds uniform and classes).
+ * When *stop (stop may be NULL) becomes non-zero it stops within 65536 PEs:
+ * LBT_EINTR, the field half filled. */
+int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, const volatile sig_atomic_t *stop, lbt_err *e);
 
 /* The paper's two networks, and the default model's calibration (docs/methods.md). */
 #define LBT_LINK_LAN "0.15:100"
 #define LBT_LINK_DSL "40:1"
-/* Fill n from "LAT:BW" (ms, Mb/s), "lan" or "dsl", with the calibration:
+/* Fill n from "LAT:BW" (ms, Mb/s, each at most 1e9), "lan" or "dsl", with the calibration:
  * unit_s = 1e-5 s (a 20 kflop unit on the paper's 2000 MFlop/s PEs),
  * unit_bytes = 1000, info_bytes = 16, app_bytes = 1000, pack_s = 0. */
 int lbt_link_parse(lbt_net *n, const char *text, lbt_err *e);

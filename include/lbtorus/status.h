@@ -13,7 +13,8 @@ typedef enum {
 	LBT_EIO,    /* file could not be read or written */
 	LBT_ERANGE, /* a load or total would overflow its type */
 	LBT_EUNSUP, /* asked for something this build or CPU cannot do */
-	LBT_EINTERNAL /* an invariant broke: a bug, please report */
+	LBT_EINTERNAL, /* an invariant broke: a bug, please report */
+	LBT_EINTR     /* stopped by the caller's interrupt flag (a signal) before it finished */
 } lbt_status;
 
 /* One line describing the last failure, owned by the caller. */

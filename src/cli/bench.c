@@ -37,6 +37,8 @@ static void help(void)
 	       "the tighter bound for a kernel that updates the grid in place. The bandwidth\n"
 	       "for T threads is the best of 1, 2, 4, ... and T threads (a kernel may use\n"
 	       "fewer than it is given: one thread for a grid below 65536 PEs).\n"
+	       "Every size must fit in memory twice (the run and the copy each measurement\n"
+	       "restarts from): one that cannot is refused before anything is measured.\n"
 	       "First the headline: 128x128 torus, lm-c5, worst:5 until balanced, 1 thread,\n"
 	       "through the run driver as `lbtorus run` does it.\n"
 	       "\n"
@@ -67,9 +69,14 @@ static int split(char *s, char **out, int max)
 }
 
 /* Read + write bytes per second of a parallel copy of `cells` int32 (or
- * of an in-place increment, in_place). */
-static double bandwidth(int64_t cells, int threads, double budget, int in_place)
+ * of an in-place increment, in_place): at most 2^26 of them (256 MiB an
+ * array, far beyond any cache: a larger copy runs at the same rate). Stops
+ * when *stop is set (0 then). */
+static double bandwidth(int64_t cells, int threads, double budget, int in_place, const volatile sig_atomic_t *stop)
 {
+	if (*stop)
+		return 0;
+	cells = cells < ((int64_t)1 << 26) ? cells : (int64_t)1 << 26;
 	size_t bytes = ((size_t)cells * 4 + LBT_ALIGN - 1) / LBT_ALIGN * LBT_ALIGN; /* C11: a multiple of the alignment */
 	int32_t *a = aligned_alloc(LBT_ALIGN, bytes), *b = aligned_alloc(LBT_ALIGN, bytes);
 	if (!a || !b) {
@@ -77,10 +84,15 @@ static double bandwidth(int64_t cells, int threads, double budget, int in_place)
 		free(b);
 		return 0;
 	}
+	const int64_t block = (int64_t)1 << 16; /* a signal stops the first touch of the pages within a block */
 #pragma omp parallel for schedule(static) num_threads(threads)
-	for (int64_t i = 0; i < cells; i++) {
-		a[i] = (int32_t)i;
-		b[i] = 0;
+	for (int64_t k = 0; k < cells; k += block) {
+		if (*stop)
+			continue;
+		for (int64_t i = k; i < k + block && i < cells; i++) {
+			a[i] = (int32_t)i;
+			b[i] = 0;
+		}
 	}
 	double best = 0, t0 = lbt_seconds();
 	int reps = 0;
@@ -101,7 +113,7 @@ static double bandwidth(int64_t cells, int threads, double budget, int in_place)
 		int32_t *x = a;
 		a = b;
 		b = x;
-	} while (++reps < 3 || lbt_seconds() - t0 < budget);
+	} while (!*stop && (++reps < 3 || lbt_seconds() - t0 < budget));
 	free(a);
 	free(b);
 	return best;
@@ -109,15 +121,16 @@ static double bandwidth(int64_t cells, int threads, double budget, int in_place)
 
 /* The best bandwidth of 1, 2, 4, ... and T threads; memo[k]: what 2^k
  * threads measured on this size so far (0: not yet). */
-static double bandwidth_upto(int64_t cells, int T, double budget, int in_place, double memo[32])
+static double bandwidth_upto(int64_t cells, int T, double budget, int in_place, double memo[32],
+                             const volatile sig_atomic_t *stop)
 {
 	double best = 0;
 	for (int k = 0; k < 31 && (1 << k) < T; k++) {
 		if (memo[k] == 0)
-			memo[k] = bandwidth(cells, 1 << k, budget, in_place);
+			memo[k] = bandwidth(cells, 1 << k, budget, in_place, stop);
 		best = memo[k] > best ? memo[k] : best;
 	}
-	const double own = bandwidth(cells, T, budget, in_place);
+	const double own = bandwidth(cells, T, budget, in_place, stop);
 	return own > best ? own : best;
 }
 
@@ -148,6 +161,10 @@ static measure time_steps(lbt_state *st, const lbt_grid *start, const lbt_worklo
 			*status = lbt_errf(e, LBT_EIO, "interrupted");
 		if (*status || (*status = lbt_run(st, &o, &sum, e)))
 			return m;
+		if (sum.stop == LBT_STOP_INTERRUPTED) { /* after a step: no rate from a part of a measurement */
+			*status = lbt_errf(e, LBT_EIO, "interrupted");
+			return m;
+		}
 		m.steps += sum.steps;
 		m.seconds += sum.seconds;
 		su += sum.site_updates;
@@ -229,6 +246,7 @@ int cmd_bench(int argc, char **argv)
 	char sizes_buf[512] = "", methods_buf[512] = "", isa_buf[256] = "", threads_buf[128] = "";
 	const char *init = "uniform:0:20", *json = NULL, *workload = NULL;
 	double budget = -1;
+	const volatile sig_atomic_t *stop = cli_stop_cleanly(); /* before any set-up: a signal stops the measuring */
 	int quick = 0, head = 1, peers = 0, o;
 	if (cli_no_empty_values(argc, argv, opts, "bench"))
 		return EXIT_USAGE;
@@ -306,6 +324,13 @@ int cmd_bench(int argc, char **argv)
 		lbt_shape sh;
 		if (lbt_shape_parse(&sh, sizes[i], &err))
 			return cli_fail(LBT_EINVAL, "bench: %s", err.msg);
+		for (int k = 0; k < nmethods; k++) { /* every run fits, with the copy it restarts from: before measuring */
+			lbt_setup set = {.shape = sizes[i], .method = methods[k], .init = init, .isa = "scalar", .seed = 1,
+			                 .threads = max_threads, .grid_copies = 1};
+			int s = lbt_setup_check(&set, &err);
+			if (s)
+				return cli_fail(s, "bench: %s", err.msg);
+		}
 	}
 
 	lbt_outfile out;
@@ -318,7 +343,6 @@ int cmd_bench(int argc, char **argv)
 	}
 	char cpu[256];
 	cpu_name(cpu, sizeof cpu);
-	const volatile sig_atomic_t *stop = cli_stop_cleanly();
 	double load0 = loadavg();
 	printf("lbtorus %s bench on %s, %d cores, load average %.2f at start\n", LBT_VERSION, cpu, ncores, load0);
 	if (js)
@@ -356,13 +380,14 @@ int cmd_bench(int argc, char **argv)
 		const int D = lbt_shape_active_dims(&sh);
 		double bw[16], rmw[16], memo[2][32] = {{0}};
 		for (int ti = 0; ti < nthreads; ti++) {
-			bw[ti] = bandwidth_upto(P, threads[ti], budget, 0, memo[0]);
-			rmw[ti] = bandwidth_upto(P, threads[ti], budget, 1, memo[1]);
+			bw[ti] = bandwidth_upto(P, threads[ti], budget, 0, memo[0], stop);
+			rmw[ti] = bandwidth_upto(P, threads[ti], budget, 1, memo[1], stop);
 		}
 		for (int mi = 0; mi < nmethods && !status; mi++) {
 			/* a state made for this method (its parameters, its real field), and a copy to restart from */
 			lbt_setup set = {.shape = sizes[si], .method = methods[mi], .init = init, .isa = "scalar", .seed = 1,
-			                 .threads = max_threads}; /* the method's scratch serves up to this many */
+			                 .threads = max_threads, /* the method's scratch serves up to this many */
+			                 .interrupt = stop};
 			lbt_state st;
 			lbt_grid start;
 			if ((status = lbt_state_open(&st, &set, &err)))

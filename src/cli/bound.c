@@ -100,6 +100,10 @@ int cmd_bound(int argc, char **argv)
 		return rc;
 	}
 
+	/* a signal from here on: the sweep stops between runs, nothing computed
+	 * after it is published (lbt_out_hold), and the command exits 3 */
+	const volatile sig_atomic_t *stop = cli_stop_cleanly();
+	int ran = 0, fitted = 0; /* runs.jsonl holds this sweep's runs; bound.csv and bound.json are written */
 	lbt_err e;
 	lbt_spec base, spec;
 	lbt_spec_init(&base);
@@ -136,6 +140,7 @@ int cmd_bound(int argc, char **argv)
 		if ((rc = cli_sweep_exec(&c, &pl, path)))
 			goto out;
 		from = path;
+		ran = 1;
 	}
 	int st = lbt_jsonl_open(&recs, from, &e);
 	if (!st)
@@ -172,7 +177,10 @@ int cmd_bound(int argc, char **argv)
 	if (!st) {
 		snprintf(path, sizeof path, "%s/bound.json", dir);
 		st = lbt_bound_write_json(path, method_copy, &f, pts, n, &e);
+		fitted = !st;
 	}
+	if (*stop)
+		goto out;
 	if (st) {
 		rc = cli_fail(st, "%s", e.msg);
 		goto out;
@@ -207,12 +215,20 @@ int cmd_bound(int argc, char **argv)
 	lbt_bound_describe(stdout, &f, "  ");
 	printf("  files               %s/bound.csv, %s/bound.json\n", dir, dir);
 	snprintf(path, sizeof path, "%s/bound", dir);
-	if ((st = lbt_bound_plots(path, titles, &f, pts, n, &e))) {
+	if ((st = lbt_bound_plots(path, titles, &f, pts, n, &e)) && !*stop) {
 		fprintf(stderr, "lbtorus: plots: %s\n", e.msg);
 		rc = st == LBT_EUNSUP ? 0 : 1; /* without gnuplot the data files are still there */
 	} else
 		printf("  plots               %s_d.png, %s_k.png, %s_ldiff.png (and .svg)\n", path, path, path);
 out:
+	if (*stop && rc != EXIT_UNCONVERGED) { /* (the sweep's own interruption has said so) */
+		char kept[9000];
+		snprintf(kept, sizeof kept, "%s%s%s%s%s%s%s", ran ? "the finished runs are in " : "", ran ? dir : "",
+		         ran ? "/runs.jsonl" : "", fitted ? (ran ? ", the fit in " : "the fit is in ") : "",
+		         fitted ? dir : "", fitted ? "/bound.csv and bound.json; no plots" : "",
+		         !ran && !fitted ? "nothing written" : "");
+		rc = cli_interrupted("bound", kept);
+	}
 	if (rc && created)
 		rmdir(dir);
 	free(pts);

@@ -48,7 +48,9 @@ const char *cli_data_dir(void);
 
 /* SIGINT, SIGTERM and SIGHUP set the returned flag (the run engine's and the
  * sweep's interrupt): the work stops at the end of the current step and
- * writes what it has. A second signal ends the process at once. */
+ * writes what it has. A second signal ends the process at once. A signal
+ * the process was started with ignored (nohup, a background job) stays
+ * ignored. Commands call it first, before their set-up. */
 const volatile sig_atomic_t *cli_catch_signals(void);
 /* The same for a command of many runs (reproduce, search, bench): every run
  * stops at the end of its current step (lbt_run_interrupt_default) and no

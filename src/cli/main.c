@@ -31,7 +31,8 @@ static const char usage[] =
 	"  lbtorus --version        the version\n"
 	"\n"
 	"exit status: 0 done, 2 bad usage or input (one line on stderr says what),\n"
-	"3 a run stopped at --max-steps before its criterion, 1 an internal error.\n";
+	"3 a run stopped before its criterion (--max-steps, or a signal: SIGINT, SIGTERM,\n"
+	"SIGHUP), 1 an internal error.\n";
 
 int cli_fail(int status, const char *fmt, ...)
 {
@@ -98,14 +99,17 @@ static void on_signal(int sig)
 
 const volatile sig_atomic_t *cli_catch_signals(void)
 {
-	struct sigaction sa;
+	static int installed;
+	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART; /* a write interrupted by the signal resumes: stdio never sees EINTR */
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; !installed && i < sizeof sigs / sizeof *sigs; i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN) /* nohup's SIGHUP stays ignored */
+			sigaction(sigs[i], &sa, NULL);
+	installed = 1;
 	return &interrupted;
 }
 

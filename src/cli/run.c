@@ -86,15 +86,16 @@ static void help(void)
 	       "  --progress [S]     a progress line (rate, ETA) every S seconds (default 60)\n"
 	       "                     even when stderr is not a terminal: for batch logs\n"
 	       "  --speeds SPEC      per-PE speeds, the field \"speed\" (fos-speed*: default const:1):\n"
-	       "                       const:V            every PE has speed V\n"
+	       "                       const:V            every PE has speed V (1e-6 <= V <= 1e6)\n"
 	       "                       uniform:LO:HI      i.i.d. reals in [LO,HI) (see --seed)\n"
 	       "                       classes:V1,V2,...  each PE one of the values, at random\n"
 	       "                       file:F.npy         an array of the shape: float64, float32,\n"
 	       "                                          int32 or int64 (np.save of reals is\n"
 	       "                                          float64); every speed finite and > 0\n"
 	       "                     the JSON then gives relative loads w_i/Cn_i (Cn: speed/mean)\n"
-	       "  --link LAT:BW      every link: latency in ms, bandwidth in Mb/s; lan (0.15:100,\n"
-	       "                     default) or dsl (40:1): the exchange costs of fos-speed*\n"
+	       "  --link LAT:BW      every link: latency in ms, bandwidth in Mb/s (each at most\n"
+	       "                     1e9); lan (0.15:100, default) or dsl (40:1): the exchange\n"
+	       "                     costs of fos-speed*\n"
 	       "  --app iterations:N an application of N iterations, one balancing step each until\n"
 	       "                     the run stops: app_time, lb_time, seq_time, speedup (fos-speed*)\n"
 	       "\n"
@@ -394,6 +395,10 @@ int cmd_run(int argc, char **argv)
 	if (ro.until.kind == LBT_UNTIL_STEPS && ro.until.steps > max_steps)
 		return cli_fail(LBT_EINVAL, "run: --until %s conflicts with --max-steps %lld", until, (long long)max_steps);
 
+	/* Signals are caught from here on: set-up (allocating and filling a large
+	 * grid takes seconds) stops at one too, with nothing written. */
+	const volatile sig_atomic_t *stop = cli_catch_signals();
+	set.interrupt = stop;
 	/* Under MPI with several ranks the torus is cut between them; LBTORUS_CUT=1
 	 * cuts it on one process too (one slab: the distributed code paths, for tests). */
 	const char *cut_env = getenv("LBTORUS_CUT");
@@ -404,6 +409,10 @@ int cmd_run(int argc, char **argv)
 	lbt_workload wl;
 	const lbt_method *meth = lbt_method_find(set.method ? set.method : "lm-c5");
 	if (workload && (st = lbt_workload_parse(&wl, workload, meth ? meth->load : LBT_LOAD_INT, &err)))
+		return cli_fail(st, "run: %s", err.msg);
+	lbt_shape wl_shape;
+	if (workload && set.shape && !lbt_shape_parse(&wl_shape, set.shape, &err) &&
+	    (st = lbt_workload_fits(&wl, &wl_shape, &err)))
 		return cli_fail(st, "run: %s", err.msg);
 	if (workload && wl.phase) {
 		ro.workload = &wl;
@@ -422,6 +431,8 @@ int cmd_run(int argc, char **argv)
 		lbt_state_close(&state);
 		st = lbt_errf(&err, LBT_ENOMEM, "another rank could not set up its slab of the torus");
 	}
+	if (st && *stop)
+		return cli_interrupted("run", "it stopped in its set-up, before the first step: nothing written");
 	if (st)
 		return cli_fail(st, "%s", err.msg);
 
@@ -462,7 +473,7 @@ int cmd_run(int argc, char **argv)
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
 	ro.batch = !snap_dir && !anim; /* on_step reads the grid only for pictures */
-	ro.interrupt = cli_catch_signals();
+	ro.interrupt = stop;
 	if ((ro.until.kind == LBT_UNTIL_BALANCED || ro.until.kind == LBT_UNTIL_SHARED_BALANCED) && !ro.workload &&
 	    !strncmp(state.method->name, "lm-", 3)) {
 		lbt_stats s0;

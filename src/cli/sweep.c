@@ -221,6 +221,7 @@ int cmd_sweep(int argc, char **argv)
 	static const struct option opts[] = {
 		{"results", 1, 0, O_RESULTS}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, CS_WORKLOAD}, CLI_SWEEP_OPTIONS,
 		{0, 0, 0, 0}};
+	cli_catch_signals(); /* before the plan and the first run's set-up */
 	cli_sweep c;
 	cli_sweep_init(&c);
 	const char *results = NULL;

@@ -1,20 +1,22 @@
 /* grid.c — the structure-of-arrays grid of named per-PE fields, and what is
  * done to a whole field: statistics, copies, comparisons, dense export.
  *
- * Invariants: every field is one LBT_ALIGN-aligned allocation of `cells`
- * cells with PE (0,...,0) at cell `origin`; PE (0,...,0) and the first PE of
+ * Invariants: every field is `cells` cells from an LBT_ALIGN boundary
+ * inside its allocation, with PE (0,...,0) at cell `origin`; PE (0,...,0) and the first PE of
  * every row sit on a 64-byte boundary (the lead of LBT_ROW_LEAD cells and
  * the pitch, a multiple of 16 cells, keep 4- and 8-byte cells aligned); the
  * cells between rows (lead, halo, padding) are never PEs and never counted.
  * A row of the last axis is the unit of work: there are P / n_{D-1} of them.
  * Every function here is written once over the field's type. */
-#include <stdlib.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lbtorus/grid.h"
-#include "../../kernels/internal.h" /* the row lead and the aligned allocator the layout shares with the kernels */
+#include "../../kernels/internal.h" /* the row lead and halo the layout shares with the kernels */
 #include "comm/comm.h"
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -102,6 +104,30 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e)
 
 int64_t lbt_grid_lo(const lbt_grid *g, int d) { return g->cut && d == g->cut->axis ? g->cut->lo : 0; }
 
+/* A field's zeroed memory. A large one is mapped from the system, whose
+ * pages are zero and touched only when first written: allocating a huge
+ * grid takes no time, and the set-up loops that fill it answer a signal
+ * (an allocation and memset of 1 GiB took seconds on a loaded machine, deaf
+ * to it). The field's bytes start on an LBT_ALIGN boundary inside. */
+enum { MAPPED = 1 << 26 };
+static size_t field_bytes(const lbt_grid *g, lbt_type t) { return (size_t)g->cells * lbt_type_size(t) + LBT_ALIGN; }
+
+static void *field_alloc(size_t bytes)
+{
+	if (bytes < MAPPED)
+		return calloc(bytes, 1);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void field_free(void *p, size_t bytes)
+{
+	if (bytes < MAPPED)
+		free(p);
+	else if (p)
+		munmap(p, bytes);
+}
+
 void lbt_grid_free(lbt_grid *g)
 {
 	if (g->cut) {
@@ -110,7 +136,7 @@ void lbt_grid_free(lbt_grid *g)
 		g->cut = NULL;
 	}
 	for (int i = 0; i < g->nfields; i++)
-		free(g->field[i].alloc);
+		field_free(g->field[i].alloc, field_bytes(g, g->field[i].type));
 	g->nfields = 0;
 	g->load = NULL;
 	g->real = NULL;
@@ -131,13 +157,13 @@ int lbt_grid_add_field(lbt_grid *g, const char *name, lbt_type t, lbt_err *e)
 		return have->type == t ? LBT_OK : lbt_errf(e, LBT_EINVAL, "field '%s' exists with another type", name);
 	if (g->nfields == LBT_MAX_FIELDS)
 		return lbt_errf(e, LBT_EINVAL, "no room for a field '%s' (at most %d)", name, LBT_MAX_FIELDS);
-	size_t bytes = (size_t)g->cells * lbt_type_size(t);
-	char *a = lbt_alloc_aligned(bytes);
-	if (!a)
+	size_t bytes = field_bytes(g, t);
+	char *z = field_alloc(bytes);
+	if (!z)
 		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %.1f MiB for the field '%s'", bytes / 1048576.0, name);
-	memset(a, 0, bytes);
+	char *a = z + (LBT_ALIGN - (uintptr_t)z % LBT_ALIGN) % LBT_ALIGN;
 	lbt_field *f = &g->field[g->nfields++];
-	*f = (lbt_field){name, t, a, a + (size_t)g->origin * lbt_type_size(t)};
+	*f = (lbt_field){name, t, z, a + (size_t)g->origin * lbt_type_size(t)};
 	if (!strcmp(name, "load"))
 		g->load = f->pe0;
 	if (!strcmp(name, "real"))

@@ -175,7 +175,8 @@ static int64_t slab_first(const lbt_grid *g)
 }
 
 /* A float32/float64 file: the real-valued field, added here, holds the
- * loads (non-negative, finite, a finite total); the integer loads stay 0. */
+ * loads (non-negative, at most 2^53, so that their total, differences and
+ * squares stay finite); the integer loads stay 0. */
 static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 {
 	const int64_t P = lbt_shape_pes(&g->whole);
@@ -183,12 +184,12 @@ static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 	if (!dense)
 		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
 	int st = lbt_npy_read_real(in->path, &g->whole, dense, e);
-	double total = 0;
 	for (int64_t i = 0; st == LBT_OK && i < P; i++) {
 		if (dense[i] < 0)
 			st = lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, dense[i], (long long)i);
-		else if (!isfinite(total += dense[i]))
-			st = lbt_errf(e, LBT_ERANGE, "%s: the total load is not finite", in->path);
+		else if (dense[i] > 0x1p53)
+			st = lbt_errf(e, LBT_ERANGE, "%s: load %g at flat index %lld is beyond 2^53", in->path, dense[i],
+			              (long long)i);
 	}
 	if (st == LBT_OK && !(st = lbt_grid_add_real(g, e)))
 		lbt_field_import(g, lbt_grid_field(g, "real"), dense + slab_first(g));
@@ -196,7 +197,7 @@ static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 	return st;
 }
 
-int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
+int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, const volatile sig_atomic_t *stop, lbt_err *e)
 {
 	const lbt_shape *w = &g->whole;
 	const int64_t P = lbt_shape_pes(w);
@@ -221,6 +222,8 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 		const int64_t half = w->ext[ax] / 2;
 #pragma omp parallel for schedule(static) if (rows * n > 65536)
 		for (int64_t r = 0; r < rows; r++) {
+			if (stop && *stop)
+				continue; /* a signal: the rest is skipped (no break out of a parallel loop) */
 			int64_t c[LBT_MAXD], q = r, grow = 0; /* grow: the global row-major index of the row */
 			for (int d = D - 2; d >= 0; d--) {
 				c[d] = q % g->shape.ext[d];
@@ -235,7 +238,7 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, lbt_err *e)
 					: in->kind == LBT_INIT_HALF ? (int32_t)((ax == D - 1 ? i + lo_last : c[ax] + lbt_grid_lo(g, ax)) < half ? in->a + 1 : 1)
 					: (int32_t)lbt_rand_range(lbt_rand(seed, 0, (uint64_t)(grow * w->ext[D - 1] + lo_last + i), LBT_RNG_INIT), in->a, in->b);
 		}
-		return LBT_OK;
+		return stop && *stop ? lbt_errf(e, LBT_EINTR, "interrupted while the initial load was set") : LBT_OK;
 	}
 	case LBT_INIT_FILE: {
 		lbt_npy_info info;

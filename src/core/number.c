@@ -1,6 +1,8 @@
 /* number.c — see number.h. Integers are read digit by digit with an
  * overflow check, so 2^64 is out of range, not 2^63-1. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,17 +66,46 @@ int lbt_parse_i64(const char *text, int64_t lo, int64_t hi, const char *what, in
 	return LBT_OK;
 }
 
+/* The grammar of a real number: an optional '-' (when negative numbers are
+ * allowed), digits with an optional fraction (at least one digit in all),
+ * an optional exponent: e or E, an optional sign, digits. */
+static int real_text(const char *p, int minus)
+{
+	size_t n = 0;
+	p += minus && *p == '-';
+	n = strspn(p, "0123456789");
+	p += n;
+	if (*p == '.') {
+		size_t f = strspn(p + 1, "0123456789");
+		n += f;
+		p += 1 + f;
+	}
+	if (!n)
+		return 0;
+	if (*p == 'e' || *p == 'E') {
+		p += 1 + (p[1] == '-' || p[1] == '+');
+		size_t x = strspn(p, "0123456789");
+		if (!x)
+			return 0;
+		p += x;
+	}
+	return !*p;
+}
+
 int lbt_parse_f64(const char *text, double lo, double hi, int lo_open, const char *what, double *v, lbt_err *e)
 {
-	char *end;
-	/* strtod also takes spaces, hex, inf and nan: only [-+]digits[.digits][e[-+]digits] here */
-	size_t ok = strspn(text, "0123456789.eE+-");
-	double x = ok == strlen(text) && *text ? strtod(text, &end) : 0;
-	if (!*text || ok != strlen(text) || *end || end == text || !isfinite(x))
-		return lbt_errf(e, LBT_EINVAL, "%s%s%.*s%s: give a number in %s%g, %g]", what, SHOWN(text), lo_open ? "(" : "[", lo, hi);
-	if ((lo_open ? !(x > lo) : !(x >= lo)) || !(x <= hi))
-		return lbt_errf(e, LBT_EINVAL, "%s%s%.*s%s is out of range: give %s%g, %g]", what, SHOWN(text), lo_open ? "(" : "[",
-		                lo, hi);
+	char range[80] = ""; /* " in [lo, hi]", or nothing when any finite number will do */
+	if (!isinf(lo) || !isinf(hi))
+		snprintf(range, sizeof range, " in %s%g, %g]", lo_open ? "(" : "[", lo, hi);
+	if (!real_text(text, lo < 0))
+		return lbt_errf(e, LBT_EINVAL, "%s%s%.*s%s: give %s number%s", what, SHOWN(text), lo < 0 ? "a" : "a non-negative",
+		                range);
+	errno = 0;
+	double x = strtod(text, NULL) + 0.0; /* -0 is 0 */
+	int tiny = errno == ERANGE && isfinite(x); /* 1e-400: not silently 0 */
+	if (tiny || !isfinite(x) || (lo_open ? !(x > lo) : !(x >= lo)) || !(x <= hi))
+		return lbt_errf(e, LBT_EINVAL, "%s%s%.*s%s is out of range%s: give a %snumber%s", what, SHOWN(text),
+		                tiny ? " (too small for a double)" : "", *range ? "" : "finite ", range);
 	*v = x;
 	return LBT_OK;
 }

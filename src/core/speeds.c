@@ -21,12 +21,17 @@ static int field(const char *s, char sep, char *buf, size_t n, const char **end)
 	return 0;
 }
 
+/* Every speed, given or read from a file, is in SPEED_LO..SPEED_HI, so
+ * their sum over 2^36 PEs and the ratio of the fastest to the slowest
+ * (relative loads divide by it) stay far from overflow. */
+#define SPEED_LO 1e-6
+#define SPEED_HI 1e6
 static int number(const char *s, const char *spec, double *x, const char **rest, char sep, lbt_err *e)
 {
 	char buf[64];
 	const char *end;
-	if (field(s, sep, buf, sizeof buf, &end) || (!rest && *end) || lbt_parse_f64(buf, 0, HUGE_VAL, 1, "", x, NULL))
-		return lbt_errf(e, LBT_EINVAL, "speeds '%s': expected a finite number > 0 at '%s'", spec, s);
+	if (field(s, sep, buf, sizeof buf, &end) || (!rest && *end) || lbt_parse_f64(buf, SPEED_LO, SPEED_HI, 0, "", x, NULL))
+		return lbt_errf(e, LBT_EINVAL, "speeds '%s': expected a number in [1e-06, 1e+06] at '%s'", spec, s);
 	if (rest)
 		*rest = *end ? end + 1 : NULL;
 	return LBT_OK;
@@ -80,7 +85,7 @@ int lbt_speeds_parse(lbt_speeds *sp, const char *text, lbt_err *e)
 	return lbt_errf(e, LBT_EINVAL, "unknown speeds '%.*s': use const, uniform, classes or file", (int)kw, text);
 }
 
-int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *e)
+int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, const volatile sig_atomic_t *stop, lbt_err *e)
 {
 	const int64_t P = lbt_shape_pes(&g->shape);
 	int st = lbt_grid_add_field(g, "speed", LBT_F64, e);
@@ -92,10 +97,14 @@ int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, lbt_err *
 	/* a file: any dtype NumPy writes (float64 from np.save of reals), finite values only */
 	if (sp->kind == LBT_SPEEDS_FILE && !(st = lbt_npy_read_real(sp->path, &g->shape, dense, e)))
 		for (int64_t i = 0; i < P && !st; i++)
-			if (!(dense[i] > 0))
-				st = lbt_errf(e, LBT_EINVAL, "%s: speed %g at flat index %lld is not a finite number > 0", sp->path,
-				              dense[i], (long long)i);
+			if (!(dense[i] >= SPEED_LO && dense[i] <= SPEED_HI))
+				st = lbt_errf(e, LBT_EINVAL, "%s: speed %g at flat index %lld is not a number in [1e-06, 1e+06]",
+				              sp->path, dense[i], (long long)i);
 	for (int64_t i = 0; i < P && !st; i++) {
+		if (!(i & 65535) && stop && *stop) {
+			st = lbt_errf(e, LBT_EINTR, "interrupted while the speeds were set");
+			break;
+		}
 		const uint64_t r = lbt_rand(seed, 0, (uint64_t)i, LBT_RNG_SPEED);
 		switch (sp->kind) {
 		case LBT_SPEEDS_CONST: dense[i] = sp->v[0]; break;
@@ -116,10 +125,12 @@ int lbt_link_parse(lbt_net *n, const char *text, lbt_err *e)
 	char buf[64];
 	const char *end;
 	double lat, bw;
-	if (field(t, ':', buf, sizeof buf, &end) || *end != ':' || lbt_parse_f64(buf, 0, HUGE_VAL, 0, "", &lat, NULL))
-		return lbt_errf(e, LBT_EINVAL, "--link '%s': give LAT:BW (latency in ms >= 0, bandwidth in Mb/s > 0), lan or dsl", text);
-	if (field(end + 1, 0, buf, sizeof buf, &end) || lbt_parse_f64(buf, 0, HUGE_VAL, 1, "", &bw, NULL))
-		return lbt_errf(e, LBT_EINVAL, "--link '%s': give LAT:BW (latency in ms >= 0, bandwidth in Mb/s > 0), lan or dsl", text);
+	static const char want[] = "--link '%s': give LAT:BW (latency 0 <= LAT <= 1e9 ms, bandwidth 0 < BW <= 1e9 Mb/s), "
+	                           "lan or dsl";
+	if (field(t, ':', buf, sizeof buf, &end) || *end != ':' || lbt_parse_f64(buf, 0, 1e9, 0, "", &lat, NULL))
+		return lbt_errf(e, LBT_EINVAL, want, text);
+	if (field(end + 1, 0, buf, sizeof buf, &end) || lbt_parse_f64(buf, 0, 1e9, 1, "", &bw, NULL))
+		return lbt_errf(e, LBT_EINVAL, want, text);
 	*n = (lbt_net){.lat = lat * 1e-3, .bw = bw * 1e6 / 8, .unit_bytes = 1000, .unit_s = 1e-5,
 	               .pack_s = 0, .info_bytes = 16, .app_bytes = 1000};
 	return LBT_OK;

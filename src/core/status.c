@@ -18,6 +18,6 @@ int lbt_errf(lbt_err *e, int status, const char *fmt, ...)
 const char *lbt_status_name(int status)
 {
 	static const char *const names[] = {"ok", "invalid", "out of memory", "i/o error",
-	                                    "out of range", "unsupported", "internal error"};
-	return status >= 0 && status <= LBT_EINTERNAL ? names[status] : "unknown";
+	                                    "out of range", "unsupported", "internal error", "interrupted"};
+	return status >= 0 && status <= LBT_EINTR ? names[status] : "unknown";
 }

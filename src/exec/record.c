@@ -20,12 +20,24 @@ static void jopt(FILE *f, const char *k, int64_t v) /* -1: never */
 	else
 		jint(f, k, v);
 }
-static void jnum(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.9g", k, v); }
-static void jreal(FILE *f, const char *k, double v) { fprintf(f, ",\"%s\":%.17g", k, v); } /* all digits */
+/* Real numbers go through lbt_json_number: null, never inf or nan. */
+static void jnum(FILE *f, const char *k, double v)
+{
+	fprintf(f, ",\"%s\":", k);
+	lbt_json_number(f, v, 9);
+}
+static void jreal(FILE *f, const char *k, double v) /* all digits */
+{
+	fprintf(f, ",\"%s\":", k);
+	lbt_json_number(f, v, 17);
+}
 static void jload(FILE *f, const lbt_summary *s, const char *k, double v)
 {
 	fprintf(f, ",\"%s\":", k);
-	lbt_fprint_load(f, s->real, v);
+	if (s->real)
+		lbt_json_number(f, v, 17);
+	else
+		lbt_fprint_load(f, 0, v);
 }
 static void jload_opt(FILE *f, const lbt_summary *s, const char *k, double v) /* -1: never */
 {

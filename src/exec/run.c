@@ -211,7 +211,8 @@ static int open_workload(const lbt_workload *wl, lbt_state *st, void **wws, lbt_
 	return status;
 }
 
-/* --bench: only the method's steps (after the workload's phase, if any), timed. */
+/* --bench: only the method's steps (after the workload's phase, if any),
+ * timed; an interrupt stops it after the current step. */
 static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
 	const int64_t su = lbt_shape_pes(&st->grid.whole) * lbt_shape_active_dims(&st->grid.whole);
@@ -222,7 +223,13 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
 	if (status)
 		return status;
 	double t0 = lbt_seconds();
-	for (int64_t i = 0; i < o->until.steps && !status; i++) {
+	int64_t done = 0;
+	for (; done < o->until.steps && !status; done++) {
+		int interrupted = o->interrupt && *o->interrupt;
+		if (st->grid.cut && o->interrupt) /* every rank stops at the same step */
+			interrupted = !lbt_comm_min_int(!interrupted);
+		if (interrupted)
+			break;
 		lbt_work_counts w = {0};
 		if (wl && (status = wl->phase(wws, st, st->step, st->seed, &w, e)))
 			break;
@@ -243,10 +250,10 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
 		wl->close(wws);
 	if (status)
 		return status;
-	out->steps = o->until.steps;
-	out->site_updates = su * o->until.steps;
-	out->stop = LBT_STOP_UNTIL;
-	out->reached = 1;
+	out->steps = done;
+	out->site_updates = su * done;
+	out->reached = done == o->until.steps;
+	out->stop = out->reached ? LBT_STOP_UNTIL : LBT_STOP_INTERRUPTED;
 	return LBT_OK;
 }
 

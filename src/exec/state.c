@@ -100,16 +100,18 @@ static double memory_available(void)
 
 /* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
  * for real-valued ones; on a torus cut between `ranks` processes, each holds
- * a slab), the kernels' scratch if its method opens one, and, for an init
- * file, the dense copy read first (whole, on every rank): refuse before
- * allocating anything when even that cannot fit. */
-static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, int threads, lbt_err *e)
+ * a slab), the kernels' scratch if its method opens one, the copies of the
+ * loads the caller holds beside the run (`copies`: bench's restart copy),
+ * and, for an init file, the dense copy read first (whole, on every rank):
+ * refuse before allocating anything when even that cannot fit. */
+static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, int threads, int copies,
+                       lbt_err *e)
 {
 	double avail = memory_available();
 	int64_t cells = lbt_grid_cells(s);
 	if (avail < 0 || cells < 0)
 		return LBT_OK;
-	double need = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) / ranks;
+	double need = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) * (1 + copies) / ranks;
 	const int scratch = (m->flags & LBT_M_SCRATCH) != 0;
 	if (scratch)
 		need += lbt_scratch_bytes(s->dims, s->ext, cells, threads) / ranks;
@@ -119,9 +121,10 @@ static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shap
 		return LBT_OK;
 	char sh[128];
 	lbt_shape_format(s, sh, sizeof sh);
-	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (%s); %.1f GiB are available "
+	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (%s%s); %.1f GiB are available "
 	                "(free memory and swap, or ulimit -v)", m->name, sh, need / 1073741824.0,
-	                scratch ? "its loads and its kernels' scratch" : "its loads alone", avail / 1073741824.0);
+	                scratch ? "its loads and its kernels' scratch" : "its loads alone",
+	                copies ? ", and a copy of the loads" : "", avail / 1073741824.0);
 }
 
 int lbt_total_check(const lbt_method *m, const lbt_shape *s, int64_t total, lbt_err *e)
@@ -179,7 +182,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	const int threads = 1;
 #endif
 	if ((status = lbt_init_check(&init, &shape, e)) ||
-	    (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, threads, e)))
+	    (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, threads, cfg->grid_copies, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
@@ -240,11 +243,13 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	lbt_speeds sp;
 	if (speeds && (status = lbt_speeds_parse(&sp, st->speeds, e)))
 		return status;
+	const volatile sig_atomic_t *stop = cfg->interrupt;
 	if ((status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e)))
 		return status;
-	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, e)) ||
-	    (speeds && (status = lbt_speeds_apply(&sp, &st->grid, cfg->seed, e))) ||
+	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, stop, e)) ||
+	    (speeds && (status = lbt_speeds_apply(&sp, &st->grid, cfg->seed, stop, e))) ||
 	    (st->method->load == LBT_LOAD_REAL && (status = lbt_grid_add_real(&st->grid, e))) ||
+	    (stop && *stop && (status = lbt_errf(e, LBT_EINTR, "interrupted while the run was set up"))) ||
 	    (status = lbt_method_open(st, e)))
 		lbt_grid_free(&st->grid);
 	return status;

@@ -96,8 +96,9 @@ static int need_level(tree_ws *ws, int64_t l, lbt_err *e)
 {
 	while (ws->levels <= l) {
 		if ((ws->levels + 1) * ws->P > MAX_LEVEL_CELLS)
-			return lbt_errf(e, LBT_ENOMEM, "workload %s: the tree is deeper than %lld levels, more than its "
-			                "counts may take", ws->w->spec, (long long)ws->levels);
+			return lbt_errf(e, LBT_ENOMEM, "workload %s: the tree grew deeper than %lld levels: %lld levels x %lld "
+			                "PEs of node counts is the limit of 2^28 (1 GiB of int32 counts)", ws->w->spec,
+			                (long long)ws->levels, (long long)ws->levels, (long long)ws->P);
 		if (ws->levels == ws->cap) {
 			int64_t cap = ws->cap ? 2 * ws->cap : 16;
 			int32_t **c = realloc(ws->cnt, (size_t)cap * sizeof *c);
@@ -126,6 +127,9 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 {
 	if (st->method->load != LBT_LOAD_INT)
 		return lbt_errf(e, LBT_EINVAL, "workload %s: tree nodes are whole tasks: use an integer method", w->spec);
+	int status = lbt_wl_tree_fits(w, &st->grid.whole, e);
+	if (status)
+		return status;
 	lbt_stats s;
 	lbt_grid_stats(&st->grid, &s);
 	if (s.total != 0)
@@ -141,7 +145,7 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 	ws->prob = ws->complete ? 1 : w->arg[1];
 	int32_t roots = ws->complete ? 1 : (int32_t)w->arg[2];
 	ws->P = lbt_shape_pes(&st->grid.whole);
-	int status = lbt_wl_dense_open(&ws->d, st, e);
+	status = lbt_wl_dense_open(&ws->d, st, e);
 	if (!status && !(ws->held = calloc((size_t)ws->d.P, sizeof *ws->held)))
 		status = lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
 	if (!status)
@@ -366,25 +370,31 @@ const lbt_workload lbt_wl_gw = {
 	"gw", "a Galton-Watson search tree: a node has B children with probability P, ROOTS roots on PE 0",
 	NULL, tree_phase, tree_close, tree_open, tree_settle, tree_levels, "gw:B:P:ROOTS", 1, "", 0, {0}};
 
-int lbt_wl_tree_parse(lbt_workload *w, const char *spec, int n, lbt_err *e)
+int lbt_wl_tree_parse(lbt_workload *w, const char *spec, lbt_err *e)
 {
-	const double *a = w->arg;
-	char why[160];
+	const double *a = w->arg; /* integers already in range (workload.c) */
 	if (!strcmp(w->name, "tree")) {
-		if (n != 2 || !(a[0] >= 1 && a[0] <= 1e6 && a[0] == (int64_t)a[0] && a[1] >= 0 && a[1] == (int64_t)a[1]))
-			return lbt_errf(e, LBT_EINVAL, "workload '%s': write tree:B:DEPTH with integers B >= 1, DEPTH >= 0", spec);
-		double size = 0, level = 1; /* (B^(DEPTH+1) - 1)/(B - 1), summed level by level */
-		for (int64_t l = 0; l <= (int64_t)a[1] && size <= INT32_MAX; l++, level *= a[0])
+		int64_t B = (int64_t)a[0], depth = (int64_t)a[1], size = B == 1 ? depth + 1 : 0, level = 1;
+		for (int64_t l = 0; B > 1 && l <= depth && size <= INT32_MAX; l++, level *= B) /* 1 + B + ... + B^DEPTH */
 			size += level;
-		if (size > INT32_MAX) {
-			snprintf(why, sizeof why, "the tree has more than 2^31-1 nodes; make B or DEPTH smaller");
-			return lbt_errf(e, LBT_EINVAL, "workload '%s': %s", spec, why);
-		}
+		if (size > INT32_MAX)
+			return lbt_errf(e, LBT_EINVAL, "workload '%s': the tree has more than 2^31-1 nodes; make B or DEPTH "
+			                "smaller", spec);
 		return LBT_OK;
 	}
-	if (n != 3 || !(a[0] >= 1 && a[0] <= 1e6 && a[0] == (int64_t)a[0] && a[1] >= 0 && a[1] <= 1 && a[2] >= 1 &&
-	                a[2] <= INT32_MAX && a[2] == (int64_t)a[2]))
-		return lbt_errf(e, LBT_EINVAL, "workload '%s': write gw:B:P:ROOTS with integers B >= 1, ROOTS >= 1 "
-		                "and 0 <= P <= 1", spec);
+	if (!(a[1] >= 0 && a[1] <= 1))
+		return lbt_errf(e, LBT_EINVAL, "workload '%s': write gw:B:P:ROOTS with 0 <= P <= 1", spec);
 	return LBT_OK;
+}
+
+int lbt_wl_tree_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e)
+{
+	const int64_t P = lbt_shape_pes(s), levels = strcmp(w->name, "tree") ? 1 : (int64_t)w->arg[1] + 1;
+	if (levels <= MAX_LEVEL_CELLS / P)
+		return LBT_OK;
+	char sh[128];
+	lbt_shape_format(s, sh, sizeof sh);
+	return lbt_errf(e, LBT_EINVAL, "workload '%s' on %s needs %lld level%s x %lld PEs of node counts, beyond the "
+	                "limit of 2^28 (1 GiB of int32 counts): make %sthe torus smaller", w->spec, sh, (long long)levels,
+	                levels == 1 ? "" : "s", (long long)P, levels == 1 ? "" : "DEPTH or ");
 }

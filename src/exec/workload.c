@@ -341,32 +341,55 @@ static int generator_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt
 
 /* ---- specs ---- */
 
-/* The numbers of a spec after its name: at most LBT_WORKLOAD_ARGS, each a
- * whole field. Returns how many, -1 if a field is not a number. */
-static int numbers(const char *text, double *out, int max)
+static int bad(lbt_err *e, const char *spec, const char *want)
 {
-	int n = 0;
-	while (*text) {
-		if (n == max)
-			return -1;
-		char field[64]; /* the one number parser: no hex, inf, nan or spaces */
-		size_t k = strcspn(text, ":");
-		if (k >= sizeof field)
-			return -1;
-		memcpy(field, text, k);
-		field[k] = 0;
-		const char *end = text + k;
-		if (lbt_parse_f64(field, -HUGE_VAL, HUGE_VAL, 0, "", &out[n], NULL))
-			return -1;
-		n++;
-		text = *end ? end + 1 : end;
-		if (*end && !*text)
-			return -1; /* a trailing ':' */
-	}
-	return n;
+	return lbt_errf(e, LBT_EINVAL, "workload '%s': %s", spec, want);
 }
 
-static int is_int(double x) { return x == floor(x); }
+/* The numbers of a spec after its name, one per field of `form` (the
+ * usage's names after the workload's: "B:DEPTH"). A field named in `ints`
+ * ("B=1..1000000 DEPTH=0..2147483647") is an integer in that range, read
+ * by lbt_parse_i64 (digits only, never through a double); the others are
+ * real numbers. All go through the one number parser (lbtorus/number.h).
+ * LBT_EINVAL with `want` when the count is wrong, with the field's name,
+ * text and range when one is not a number of its kind. */
+static int numbers(const char *spec, const char *text, const char *form, const char *ints, const char *want,
+                   double *out, lbt_err *e)
+{
+	for (int n = 0;; n++) {
+		char field[64], name[16], key[20];
+		size_t k = strcspn(text, ":"), nk = strcspn(form, ":");
+		if (n == LBT_WORKLOAD_ARGS || !*form || k >= sizeof field || nk >= sizeof name)
+			return bad(e, spec, want);
+		memcpy(field, text, k);
+		field[k] = 0;
+		memcpy(name, form, nk);
+		name[nk] = 0;
+		snprintf(key, sizeof key, "%s=", name);
+		const char *range = strstr(ints, key);
+		while (range && range != ints && range[-1] != ' ')
+			range = strstr(range + 1, key);
+		long long lo, hi;
+		int64_t v;
+		lbt_err fe;
+		int st;
+		if (range && sscanf(range + strlen(key), "%lld..%lld", &lo, &hi) == 2) {
+			st = lbt_parse_i64(field, lo, hi, name, &v, &fe);
+			out[n] = (double)v;
+		} else
+			st = lbt_parse_f64(field, -HUGE_VAL, HUGE_VAL, 0, name, &out[n], &fe);
+		if (st)
+			return bad(e, spec, fe.msg);
+		text += k;
+		form += nk;
+		if (!*text != !*form)
+			return bad(e, spec, want);
+		if (!*text)
+			return LBT_OK;
+		text++;
+		form++;
+	}
+}
 
 static const lbt_workload none = {"none", "no load is generated or completed during the run", NULL, NULL, NULL,
                                   NULL, NULL, NULL, "none", 0, "", 0, {0}};
@@ -392,11 +415,6 @@ const lbt_workload *lbt_workload_find(const char *name)
 	return NULL;
 }
 
-static int bad(lbt_err *e, const char *spec, const char *want)
-{
-	return lbt_errf(e, LBT_EINVAL, "workload '%s': %s", spec, want);
-}
-
 /* cybenko:DIST:C — DIST's name and numbers, then C. */
 static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lbt_load_kind load, lbt_err *e)
 {
@@ -415,11 +433,14 @@ static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lb
 			d = k;
 	if (d < 0 || !rest[len])
 		return bad(e, spec, want);
-	int n = numbers(rest + len + 1, w->arg, LBT_WORKLOAD_ARGS);
-	if (n != dists[d].n + 1)
-		return bad(e, spec, want);
+	char form[32];
+	snprintf(form, sizeof form, "%s:C", dists[d].form + len + 1);
+	int st = numbers(spec, rest + len + 1, form, load == LBT_LOAD_INT ? "LO=0..1000000 HI=0..1000000 C=0..1000000"
+	                 : "LO=0..1000000 HI=0..1000000", want, w->arg, e);
+	if (st)
+		return st;
 	w->dist = d;
-	const double *a = w->arg, C = a[n - 1];
+	const double *a = w->arg, C = a[dists[d].n];
 	char why[200];
 	why[0] = 0;
 	if (d >= LBT_DIST_EXP && load == LBT_LOAD_INT) {
@@ -432,17 +453,16 @@ static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lb
 	}
 	else if (d == LBT_DIST_POISSON && !(a[0] > 0 && a[0] <= 100))
 		snprintf(why, sizeof why, "poisson:MU wants 0 < MU <= 100");
-	else if (d == LBT_DIST_UNIFORM && !(is_int(a[0]) && is_int(a[1]) && 0 <= a[0] && a[0] <= a[1] && a[1] <= 1e6))
-		snprintf(why, sizeof why, "uniform:LO:HI wants integers 0 <= LO <= HI <= 1000000");
+	else if (d == LBT_DIST_UNIFORM && !(a[0] <= a[1]))
+		snprintf(why, sizeof why, "uniform:LO:HI wants LO <= HI");
 	else if (d == LBT_DIST_BERNOULLI && !(a[0] >= 0 && a[0] <= 1))
 		snprintf(why, sizeof why, "bernoulli:P wants 0 <= P <= 1");
-	else if (d == LBT_DIST_EXP && !(a[0] > 0))
-		snprintf(why, sizeof why, "exp:MU wants a mean MU > 0");
-	else if (d == LBT_DIST_NORMAL && !(a[1] >= 0))
-		snprintf(why, sizeof why, "normal:MU:SIGMA wants SIGMA >= 0");
-	else if (!(C >= 0 && C <= 1e6) || (load == LBT_LOAD_INT && !is_int(C)))
-		snprintf(why, sizeof why, "C (tasks completed per PE and step) wants %s 0 <= C <= 1000000",
-		         load == LBT_LOAD_INT ? "an integer" : "a number");
+	else if (d == LBT_DIST_EXP && !(a[0] > 0 && a[0] <= 1e6))
+		snprintf(why, sizeof why, "exp:MU wants a mean 0 < MU <= 1000000");
+	else if (d == LBT_DIST_NORMAL && !(fabs(a[0]) <= 1e6 && a[1] >= 0 && a[1] <= 1e6))
+		snprintf(why, sizeof why, "normal:MU:SIGMA wants |MU| <= 1000000 and 0 <= SIGMA <= 1000000");
+	else if (!(C >= 0 && C <= 1e6))
+		snprintf(why, sizeof why, "C (tasks completed per PE and step) wants 0 <= C <= 1000000");
 	return why[0] ? bad(e, spec, why) : LBT_OK;
 }
 
@@ -475,25 +495,32 @@ int lbt_workload_parse(lbt_workload *w, const char *spec, lbt_load_kind load, lb
 		return parse_cybenko(w, spec, rest, load, e);
 	if (kind->tasks && load == LBT_LOAD_REAL)
 		return bad(e, spec, "tree nodes are whole tasks: use an integer method (lm-c0..c5, nna, fos-int, de-int, none)");
-	int n = numbers(rest, w->arg, LBT_WORKLOAD_ARGS);
+	static const char *const ints = "LENL=1..1000000000 LENH=1..1000000000 B=1..1000000 DEPTH=0..2147483647 "
+	                                "ROOTS=1..2147483647";
+	int st = numbers(spec, rest, kind->usage + len + 1, ints, want, w->arg, e);
+	if (st)
+		return st;
 	const double *a = w->arg;
 	if (kind == &phases) {
-		if (n != 6)
-			return bad(e, spec, want);
 		if (!(0 <= a[0] && a[0] <= a[1] && a[1] <= 1 && 0 <= a[2] && a[2] <= a[3] && a[3] <= 1))
 			return bad(e, spec, "probabilities want 0 <= GL <= GH <= 1 and 0 <= CL <= CH <= 1");
-		if (!(is_int(a[4]) && is_int(a[5]) && 1 <= a[4] && a[4] <= a[5] && a[5] <= 1e9))
-			return bad(e, spec, "phase lengths want integers 1 <= LENL <= LENH <= 10^9");
+		if (!(a[4] <= a[5]))
+			return bad(e, spec, "phase lengths want LENL <= LENH");
 		if (load == LBT_LOAD_REAL)
 			return bad(e, spec, "phases generate whole tasks: use an integer method");
 		return LBT_OK;
 	}
 	if (kind == &generator) {
-		if (n != 1 || !(a[0] >= 0 && a[0] <= 1))
+		if (!(a[0] >= 0 && a[0] <= 1))
 			return bad(e, spec, "write generator:G with 0 <= G <= 1");
 		if (load == LBT_LOAD_REAL)
 			return bad(e, spec, "the generator makes whole tasks: use an integer method");
 		return LBT_OK;
 	}
-	return lbt_wl_tree_parse(w, spec, n, e);
+	return lbt_wl_tree_parse(w, spec, e);
+}
+
+int lbt_workload_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e)
+{
+	return w->tasks ? lbt_wl_tree_fits(w, s, e) : LBT_OK;
 }

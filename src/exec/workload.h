@@ -34,7 +34,10 @@ int lbt_wl_done(const lbt_state *st, int64_t *v, int extra, int status, lbt_work
 double lbt_wl_unit(uint64_t r); /* a uniform double in [0, 1) from 53 bits of r */
 
 extern const lbt_workload lbt_wl_tree, lbt_wl_gw; /* tree.c */
-/* Check the n numbers of a tree spec already in w->arg. */
-int lbt_wl_tree_parse(lbt_workload *w, const char *spec, int n, lbt_err *e);
+/* Check the numbers of a tree spec already in w->arg, its integers in range. */
+int lbt_wl_tree_parse(lbt_workload *w, const char *spec, lbt_err *e);
+/* lbt_workload_fits for a search tree: its first level, and a complete
+ * tree's every level, within the 2^28 counts (levels x PEs) it may keep. */
+int lbt_wl_tree_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e);
 
 #endif

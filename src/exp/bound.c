@@ -349,10 +349,8 @@ int lbt_bound_write_csv(const char *path, const lbt_bound_point *p, int64_t n, l
 /* ,"key":v, or null where v is not a number (n = 1 has no interval) */
 static void jnum(FILE *j, const char *key, double v)
 {
-	if (isfinite(v))
-		fprintf(j, ",\"%s\":%.9g", key, v);
-	else
-		fprintf(j, ",\"%s\":null", key);
+	fprintf(j, ",\"%s\":", key);
+	lbt_json_number(j, v, 9);
 }
 
 int lbt_bound_write_json(const char *path, const char *method, const lbt_bound_stats *f,

@@ -108,7 +108,7 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
                    int *reached, int *interrupted, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
-	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut};
+	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut, .interrupt = o->interrupt};
 	if (r->param)
 		set.params[0] = (lbt_param_arg){r->param->name, r->pvalue};
 	lbt_run_opts ro = lbt_run_opts_default();
@@ -123,9 +123,18 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
 	int status = lbt_until_parse(&ro.until, r->until, e);
 	if (!status)
 		status = lbt_state_open(&st, &set, e);
+	if (cut && !lbt_comm_min_int(status != LBT_EINTR) && status != LBT_EINTR) { /* a signal on another rank */
+		if (!status)
+			lbt_state_close(&st);
+		status = LBT_EINTR;
+	}
 	if (cut && !lbt_comm_min_int(!status) && !status) { /* every rank runs its slab, or none */
 		lbt_state_close(&st);
 		status = lbt_errf(e, LBT_ENOMEM, "another rank could not set up its slab of the torus");
+	}
+	if (status == LBT_EINTR) { /* a signal in its set-up: it runs again on resume */
+		*interrupted = 1;
+		return LBT_OK;
 	}
 	if (status)
 		return status;

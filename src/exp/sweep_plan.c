@@ -75,7 +75,7 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 		return st;
 	const lbt_method *m = lbt_method_find(r->mname);
 	lbt_workload w;
-	if ((st = lbt_workload_parse(&w, r->workload, m->load, e)))
+	if ((st = lbt_workload_parse(&w, r->workload, m->load, e)) || (st = lbt_workload_fits(&w, &s, e)))
 		return st;
 	if (w.tasks && (in.kind != LBT_INIT_CONST || in.a != 0))
 		return lbt_errf(e, LBT_EINVAL, "workload %s starts on an empty machine: use init const:0", r->workload);

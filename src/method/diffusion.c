@@ -20,7 +20,7 @@ static const lbt_param alpha[] = {
 	 "or optimal (2/(mu_min + mu_max), minimizing Cybenko's gamma)"},
 };
 static const lbt_param ca_k[] = {
-	{"ca_k", "k", LBT_PARAM_INT, 0, 1000000, 0, NULL, "1", "Dickens's k in the proportion 1/(max(y,n)+k)"},
+	{"ca_k", "k", LBT_PARAM_INT, 0, 1000000, 0, NULL, "1", "Dickens's k in the proportion 1/(max(y,n)+k), an integer 0 <= k <= 1000000"},
 };
 
 /* Every PE has the same degree: the weight is one number. */

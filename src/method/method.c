@@ -97,10 +97,14 @@ int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, ch
 				return LBT_OK;
 			}
 		}
-	double x = 0; /* the one number parser: no hex, inf, nan or spaces */
-	int ok = !lbt_parse_f64(num, -HUGE_VAL, HUGE_VAL, 0, "", &x, NULL) && (bare || num != text) &&
-	         (p->lo_open ? x > p->lo : x >= p->lo) && x <= p->hi &&
-	         (p->type == LBT_PARAM_REAL || x == floor(x));
+	double x = 0; /* the one number parser (lbtorus/number.h): an integer parameter takes digits only */
+	int ok = bare || num != text;
+	if (ok && p->type == LBT_PARAM_INT) {
+		int64_t i, lo = (int64_t)(p->lo_open ? floor(p->lo) + 1 : ceil(p->lo));
+		ok = !lbt_parse_i64(num, lo, isinf(p->hi) ? INT64_MAX : (int64_t)floor(p->hi), "", &i, NULL);
+		x = (double)i;
+	} else if (ok)
+		ok = !lbt_parse_f64(num, p->lo, p->hi, p->lo_open, "", &x, NULL);
 	if (ok) {
 		v->num = x;
 		return LBT_OK;
@@ -161,14 +165,12 @@ void lbt_params_json(FILE *f, const lbt_state *st)
 		} else if (p->type == LBT_PARAM_INT)
 			fprintf(f, "%lld", (long long)v->num);
 		else
-			fprintf(f, "%.17g", v->num);
+			lbt_json_number(f, v->num, 17);
 	}
 	if (m->gamma) {
 		double g = m->gamma(st);
-		if (g >= 0)
-			fprintf(f, ",\"gamma\":%.17g", g);
-		else
-			fputs(",\"gamma\":null", f);
+		fputs(",\"gamma\":", f);
+		lbt_json_number(f, g >= 0 ? g : NAN, 17);
 	}
 }
 

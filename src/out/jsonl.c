@@ -3,6 +3,7 @@
  * "key": value pairs, values strings, numbers, true, false or null. Strings
  * are unescaped into one buffer owned by the object, so fields stay valid
  * until the next parse or free. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,14 @@ void lbt_jsonl_close(lbt_jsonl *l)
 	if (l)
 		lbt_jsonl_free(l);
 	free(l);
+}
+
+void lbt_json_number(FILE *f, double v, int digits)
+{
+	if (isfinite(v))
+		fprintf(f, "%.*g", digits, v);
+	else
+		fputs("null", f);
 }
 
 void lbt_json_string(FILE *f, const char *s)

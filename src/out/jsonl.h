@@ -24,6 +24,9 @@ typedef struct {
 	char *buf;        /* storage for keys and strings */
 } lbt_jobj;
 
+/* Write v with `digits` significant digits, or null when v is not finite:
+ * JSON has no inf or nan. Every real number lbtorus writes into JSON. */
+void lbt_json_number(FILE *f, double v, int digits);
 /* Write s as a quoted JSON string (escaping quotes, backslashes, controls). */
 void lbt_json_string(FILE *f, const char *s);
 
