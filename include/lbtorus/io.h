@@ -34,4 +34,18 @@ int lbt_out_held(void); /* 1 if commits are refused now */
  * processes of this host left. */
 int lbt_out_tmpname(const char *path, char *tmp, size_t n, lbt_err *e);
 
+/* 1 if a and b name the same file: by device and inode when it exists
+ * (any spelling, links followed), else by the device and inode of its
+ * directory and its name. "-" (stdout) and NULL are no file. */
+int lbt_same_file(const char *a, const char *b);
+/* A command's files, each with the option or role that names it. */
+typedef struct {
+	const char *what; /* "--json", "--init file:", "results file" */
+	const char *path; /* NULL: not given */
+} lbt_io_name;
+/* Refuse (LBT_EINVAL, one line naming both) two outputs that are one file,
+ * and an output that is one of the inputs (lbt_same_file): every command
+ * checks every pair with this, before it writes. */
+int lbt_io_distinct(const lbt_io_name *in, int nin, const lbt_io_name *out, int nout, lbt_err *e);
+
 #endif

@@ -123,6 +123,13 @@ int cmd_bound(int argc, char **argv)
 		}
 	} else
 		lbt_spec_free(&c.cmd);
+	char outp[3][4200];
+	snprintf(outp[0], sizeof outp[0], "%s/runs.jsonl", dir);
+	snprintf(outp[1], sizeof outp[1], "%s/bound.csv", dir);
+	snprintf(outp[2], sizeof outp[2], "%s/bound.json", dir);
+	const lbt_io_name outs[] = {{"bound's", from ? NULL : outp[0]}, {"bound's", outp[1]}, {"bound's", outp[2]}};
+	if (!rc)
+		rc = cli_sweep_distinct(&c, &spec, from, outs, 3);
 	struct stat sb;
 	if (!rc && !stat(dir, &sb) && !S_ISDIR(sb.st_mode))
 		rc = cli_fail(LBT_EINVAL, "bound: --out %s exists and is not a directory", dir);

@@ -273,8 +273,6 @@ static int dump_loads(FILE *f, const lbt_state *st, const char *path, lbt_err *e
 	return bad ? lbt_errf(e, LBT_EIO, "cannot write %s", path) : LBT_OK;
 }
 
-static int same_path(const char *a, const char *b) { return a && b && !strcmp(a, b); }
-
 int cmd_run(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
@@ -378,8 +376,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_fail(LBT_EINVAL, "run: unexpected argument '%s' (see lbtorus run --help)", argv[optind]);
-	if (same_path(json, trace) || same_path(json, dump) || same_path(trace, dump))
-		return cli_fail(LBT_EINVAL, "run: --json, --trace and --dump must name different files");
+	{ /* no output over another or over an input, however spelled */
+		const lbt_io_name in[] = {{"--init", set.init && !strncmp(set.init, "file:", 5) ? set.init + 5 : NULL},
+		                          {"--speeds", set.speeds && !strncmp(set.speeds, "file:", 5) ? set.speeds + 5 : NULL}};
+		const lbt_io_name out[] = {{"--json", json}, {"--trace", trace}, {"--dump", dump}, {"--animate", anim}};
+		lbt_err e;
+		if (lbt_io_distinct(in, 2, out, 4, &e))
+			return cli_fail(LBT_EINVAL, "run: %s", e.msg);
+	}
 
 	lbt_err err;
 	lbt_run_opts ro = lbt_run_opts_default();

@@ -172,3 +172,64 @@ void lbt_out_abort(lbt_outfile *o)
 	}
 	o->f = NULL;
 }
+
+/* Who path is: the device and inode of the file it names (links followed,
+ * a dangling link by the name it points to), or, for a file not there yet,
+ * those of its directory and its name. 0 if even the directory is missing. */
+typedef struct {
+	dev_t dev;
+	ino_t ino;
+	char name[256]; /* empty for an existing file */
+} ident;
+
+static int ident_of(const char *path, ident *id)
+{
+	char p[PATH_MAX], dir[PATH_MAX];
+	const char *base;
+	struct stat sb;
+	snprintf(p, sizeof p, "%s", path);
+	for (int hops = 0; hops < 16; hops++) {
+		if (!stat(p, &sb)) {
+			*id = (ident){.dev = sb.st_dev, .ino = sb.st_ino};
+			return 1;
+		}
+		char to[PATH_MAX];
+		ssize_t n = readlink(p, to, sizeof to - 1);
+		if (n <= 0)
+			break;
+		to[n] = 0;
+		split(p, dir, sizeof dir, &base);
+		if (to[0] == '/' || !strcmp(dir, "."))
+			snprintf(p, sizeof p, "%s", to);
+		else if ((size_t)snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/%s", to) < sizeof dir - strlen(dir))
+			snprintf(p, sizeof p, "%s", dir);
+	}
+	split(p, dir, sizeof dir, &base);
+	if (stat(dir, &sb) || strlen(base) >= sizeof id->name)
+		return 0;
+	*id = (ident){.dev = sb.st_dev, .ino = sb.st_ino};
+	snprintf(id->name, sizeof id->name, "%s", base);
+	return 1;
+}
+
+int lbt_same_file(const char *a, const char *b)
+{
+	ident x, y;
+	return a && b && strcmp(a, "-") && strcmp(b, "-") && ident_of(a, &x) && ident_of(b, &y) && x.dev == y.dev &&
+	       x.ino == y.ino && !strcmp(x.name, y.name);
+}
+
+int lbt_io_distinct(const lbt_io_name *in, int nin, const lbt_io_name *out, int nout, lbt_err *e)
+{
+	for (int i = 0; i < nout; i++) {
+		for (int j = i + 1; j < nout; j++)
+			if (lbt_same_file(out[i].path, out[j].path))
+				return lbt_errf(e, LBT_EINVAL, "%s %s and %s %s are the same file: give each output its own",
+				                out[i].what, out[i].path, out[j].what, out[j].path);
+		for (int j = 0; j < nin; j++)
+			if (lbt_same_file(out[i].path, in[j].path))
+				return lbt_errf(e, LBT_EINVAL, "%s %s is the same file as %s %s: an output must not replace an input",
+				                out[i].what, out[i].path, in[j].what, in[j].path);
+	}
+	return LBT_OK;
+}

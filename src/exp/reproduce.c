@@ -19,6 +19,7 @@
 #endif
 
 #include "repro.h"
+#include "core/input.h"
 #include "out/latex.h"
 
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...)
@@ -204,9 +205,10 @@ static FILE *open_data(const lbt_repro_opts *o, const char *name, char *path, si
 {
 	const char *dir = o->data_dir && *o->data_dir ? o->data_dir : lbt_data_dir();
 	snprintf(path, n, "%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		lbt_errf(e, LBT_EIO, "cannot read %s: %s (give --data DIR or set LBTORUS_DATA)", path, strerror(errno));
+	FILE *f;
+	lbt_err sub;
+	if (lbt_in_open(path, NULL, &f, &sub))
+		lbt_errf(e, LBT_EIO, "%s (give --data DIR or set LBTORUS_DATA)", sub.msg);
 	return f;
 }
 

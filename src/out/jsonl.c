@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/input.h"
 #include "out/jsonl.h"
 
 static const char *ws(const char *p)
@@ -165,22 +166,26 @@ int lbt_jsonl_load(lbt_jsonl *l, const char *path, lbt_err *e)
 
 int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	FILE *f;
+	int st = lbt_in_open(path, "results file", &f, e);
+	if (st) {
 		lbt_jsonl_free(l);
-		return lbt_errf(e, LBT_EIO, "cannot read %s", path);
+		return st;
 	}
 	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	size_t cap = 0, len;
 	int64_t ln = 0;
-	int st = LBT_OK;
 	lbt_err sub;
-	while ((len = getline(&line, &cap, f)) > 0) {
+	for (;;) {
+		if ((st = lbt_in_line(f, &line, &cap, &len, &sub)))
+			lbt_errf(e, st, "%s:%lld: %s", path, (long long)ln + 1, sub.msg);
+		if (st || !len)
+			break;
 		ln++;
-		if (line[len - 1] != '\n' || strspn(line, " \t\r\n") == (size_t)len)
+		const int last = line[len - 1] != '\n'; /* no newline: a killed writer's torn line, or a whole record */
+		if (strspn(line, " \t\r\n") == len)
 			continue;
-		if (memchr(line, 0, (size_t)len)) { /* the parser would stop there */
+		if (memchr(line, 0, len)) { /* the parser would stop there */
 			st = lbt_errf(e, LBT_EINVAL, "%s:%lld: a NUL byte in the line", path, (long long)ln);
 			break;
 		}
@@ -194,6 +199,10 @@ int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e)
 		}
 		if ((st = lbt_jobj_parse(&l->rec[l->n], line, &sub))) {
 			lbt_jobj_free(&l->rec[l->n]);
+			if (last) { /* torn: skipped */
+				st = LBT_OK;
+				break;
+			}
 			lbt_errf(e, st, "%s:%lld: %s", path, (long long)ln, sub.msg);
 			break;
 		}
