@@ -108,7 +108,7 @@ int cmd_bound(int argc, char **argv)
 	lbt_bound_point *pts = NULL;
 	int64_t n = 0, skipped = 0;
 	int created = 0; /* the --out directory, removed again if it is still empty when bound fails */
-	char path[4200];
+	char path[4500];
 	const char *method = c.cmd.n[LBT_AX_METHOD] ? c.cmd.item[LBT_AX_METHOD][0] : "lm-c5";
 	char *method_copy = strdup(method);
 	if (!from) {
@@ -171,14 +171,31 @@ int cmd_bound(int argc, char **argv)
 		              "3's premise: every PE loaded, e.g. uniform:1:100 rather than uniform:0:100), %lld stopped at "
 		              "--max-steps", method_copy, from, (long long)f.broken_n,
 		              (long long)f.censored_n);
+	/* bound.csv, bound.json and the plots are published together (lbt_outdir):
+	 * a failure leaves the earlier ones in dir whole */
+	lbt_outdir od = {0};
+	int plots = LBT_OK;
+	lbt_err pe;
+	if (!st)
+		st = lbt_outdir_open(&od, dir, &e);
 	if (!st) {
-		snprintf(path, sizeof path, "%s/bound.csv", dir);
+		snprintf(path, sizeof path, "%s/bound.csv", od.stage);
 		st = lbt_bound_write_csv(path, pts, n, &e);
 	}
 	if (!st) {
-		snprintf(path, sizeof path, "%s/bound.json", dir);
+		snprintf(path, sizeof path, "%s/bound.json", od.stage);
 		st = lbt_bound_write_json(path, method_copy, &f, pts, n, &e);
 	}
+	if (!st) {
+		snprintf(path, sizeof path, "%s/bound", od.stage);
+		plots = lbt_bound_plots(path, titles, &f, pts, n, &pe);
+		if (plots && plots != LBT_EUNSUP) /* without gnuplot the data files are published all the same */
+			st = lbt_errf(&e, plots, "plots: %s", pe.msg);
+	}
+	if (!st)
+		st = lbt_outdir_commit(&od, &e);
+	else
+		lbt_outdir_abort(&od, &e);
 	if (st) {
 		rc = cli_fail(st, "%s", e.msg);
 		goto out;
@@ -213,10 +230,9 @@ int cmd_bound(int argc, char **argv)
 	lbt_bound_describe(stdout, &f, "  ");
 	printf("  files               %s/bound.csv, %s/bound.json\n", dir, dir);
 	snprintf(path, sizeof path, "%s/bound", dir);
-	if ((st = lbt_bound_plots(path, titles, &f, pts, n, &e))) {
-		fprintf(stderr, "lbtorus: plots: %s\n", e.msg);
-		rc = st == LBT_EUNSUP ? 0 : 1; /* without gnuplot the data files are still there */
-	} else
+	if (plots)
+		fprintf(stderr, "lbtorus: plots: %s\n", pe.msg);
+	else
 		printf("  plots               %s_d.png, %s_k.png, %s_ldiff.png (and .svg)\n", path, path, path);
 out:
 	if (rc && created)

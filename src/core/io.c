@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,7 +44,18 @@ static void host(char *h, size_t n)
 			*c = '_';
 }
 
-/* Remove DIR/.BASE.tmp.HOST.PID files whose PID is not running on this host. */
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	remove(p);
+	return 0;
+}
+
+/* Remove a file or a directory tree. */
+static void rm_tree(const char *path) { nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* Remove DIR/.BASE.tmp.HOST.PID files (or staging directories) whose PID is
+ * not running on this host. */
 static void remove_stale(const char *dir, const char *base, const char *h)
 {
 	DIR *d = opendir(dir);
@@ -64,7 +76,7 @@ static void remove_stale(const char *dir, const char *base, const char *h)
 		if (kill((pid_t)pid, 0) && errno == ESRCH) {
 			char stale[8400];
 			snprintf(stale, sizeof stale, "%s/%s", dir, de->d_name);
-			unlink(stale);
+			rm_tree(stale);
 		}
 	}
 	closedir(d);
@@ -232,4 +244,76 @@ int lbt_io_distinct(const lbt_io_name *in, int nin, const lbt_io_name *out, int 
 				                out[i].what, out[i].path, in[j].what, in[j].path);
 	}
 	return LBT_OK;
+}
+
+int lbt_outdir_open(lbt_outdir *d, const char *dir, lbt_err *e)
+{
+	memset(d, 0, sizeof *d);
+	if (!*dir)
+		dir = ".";
+	char name[4200];
+	if ((size_t)snprintf(d->dir, sizeof d->dir, "%s", dir) >= sizeof d->dir ||
+	    (size_t)snprintf(name, sizeof name, "%s/lbtorus", dir) >= sizeof name)
+		return lbt_errf(e, LBT_EINVAL, "output directory name too long: %.60s...", dir);
+	struct stat sb;
+	if (!stat(dir, &sb) && !S_ISDIR(sb.st_mode))
+		return lbt_errf(e, LBT_EINVAL, "%s exists and is not a directory", dir);
+	if (mkdir(dir, 0777)) {
+		if (errno != EEXIST)
+			return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
+	} else
+		d->created = 1;
+	int st = lbt_out_tmpname(name, d->stage, sizeof d->stage, e);
+	if (!st && mkdir(d->stage, 0777))
+		st = lbt_errf(e, LBT_EIO, "cannot write in %s: %s", dir, strerror(errno));
+	if (st && d->created)
+		rmdir(dir);
+	return st;
+}
+
+int lbt_outdir_commit(lbt_outdir *d, lbt_err *e)
+{
+	if (lbt_out_held()) {
+		lbt_outdir_abort(d, NULL);
+		return lbt_errf(e, LBT_EIO, "interrupted: nothing written to %s", d->dir);
+	}
+	DIR *s = opendir(d->stage);
+	int st = s ? LBT_OK : lbt_errf(e, LBT_EIO, "cannot read %s: %s", d->stage, strerror(errno));
+	struct dirent *de;
+	while (!st && (de = readdir(s))) {
+		if (de->d_name[0] == '.') /* ".", "..", and no temporary is published */
+			continue;
+		char from[8400], to[8400];
+		snprintf(from, sizeof from, "%s/%s", d->stage, de->d_name);
+		snprintf(to, sizeof to, "%s/%s", d->dir, de->d_name);
+		if (rename(from, to))
+			st = lbt_errf(e, LBT_EIO, "cannot move %s into %s: %s", de->d_name, d->dir, strerror(errno));
+	}
+	if (s)
+		closedir(s);
+	rm_tree(d->stage);
+	d->stage[0] = 0;
+	return st;
+}
+
+/* Say DIR where a message names the staging directory. */
+static void unstage(const lbt_outdir *d, lbt_err *e)
+{
+	char *at = e && d->stage[0] ? strstr(e->msg, d->stage) : NULL;
+	if (!at)
+		return;
+	char rest[sizeof e->msg];
+	snprintf(rest, sizeof rest, "%s", at + strlen(d->stage));
+	snprintf(at, sizeof e->msg - (size_t)(at - e->msg), "%s%s", d->dir, rest);
+}
+
+void lbt_outdir_abort(lbt_outdir *d, lbt_err *e)
+{
+	unstage(d, e);
+	if (!d->stage[0])
+		return;
+	rm_tree(d->stage);
+	if (d->created)
+		rmdir(d->dir); /* only if still empty */
+	d->stage[0] = 0;
 }
