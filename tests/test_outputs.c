@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -215,4 +216,39 @@ Test(outputs, every_writing_command_on_a_nearly_full_disk, .timeout = 300)
 		umount2(dir, MNT_DETACH);
 	th_rm_tree(dir);
 	th_rm_tree(src);
+}
+
+/* Issue 31, item 15: one failure, one line. A full stdout was reported by
+ * the command and again by the process's last flush; libpng printed its own
+ * "Write Error" before lbtorus's line. */
+static void one_line(const char *shell, const char *what)
+{
+	char cmd[600], errf[] = "/tmp/lbt_errXXXXXX";
+	int fd = mkstemp(errf);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "%s 2> %s", shell, errf);
+	int st = system(cmd);
+	char *err = th_read(errf, NULL);
+	unlink(errf);
+	cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d: %s", what, st, err);
+	size_t len = strlen(err);
+	cr_assert(len && err[len - 1] == '\n' && !strchr(err, '\n')[1], "%s: want one line, got:\n%s", what, err);
+	free(err);
+}
+
+Test(outputs, one_failure_one_line, .timeout = 120)
+{
+	char dir[64], cmd[400];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(cmd, sizeof cmd, "cd %s && \"$LBTORUS\" sweep --results r.jsonl --shape 8 --quiet", dir);
+	cr_assert_eq(system(cmd), 0);
+	one_line("\"$LBTORUS\" run --shape 8 > /dev/full", "run > /dev/full");
+	snprintf(cmd, sizeof cmd, "\"$LBTORUS\" report %s/r.jsonl --out - > /dev/full", dir);
+	one_line(cmd, "report --out - > /dev/full");
+	/* snapshots where a PNG cannot be written: ulimit -f 1 (512-byte blocks) lets a file hold 512 bytes */
+	snprintf(cmd, sizeof cmd, "cd %s && ulimit -f 1 && trap '' XFSZ && \"$LBTORUS\" run --shape 64x64 --init worst:5 "
+	         "--until steps:2 --snapshots snaps --json o.json > /dev/null", dir);
+	one_line(cmd, "--snapshots, files of at most 512 bytes");
+	th_rm_tree(dir);
 }

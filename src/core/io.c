@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -153,9 +154,16 @@ int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 
 int lbt_out_commit(lbt_outfile *o, lbt_err *e)
 {
-	if (o->f == stdout)
-		return fflush(stdout) || ferror(stdout) ? lbt_errf(e, LBT_EIO, "cannot write to stdout: %s", strerror(errno))
-		                                        : LBT_OK;
+	if (o->f == stdout) {
+		if (!fflush(stdout) && !ferror(stdout))
+			return LBT_OK;
+		/* the caller says so, once: drop what stdout still holds, so
+		 * that the process's last flush does not fail and say it again */
+		int st = lbt_errf(e, LBT_EIO, "cannot write to stdout: %s", strerror(errno));
+		__fpurge(stdout);
+		clearerr(stdout);
+		return st;
+	}
 	if (lbt_out_held() && !o->direct) {
 		lbt_out_abort(o);
 		return lbt_errf(e, LBT_EIO, "interrupted: %s not written", o->path);
