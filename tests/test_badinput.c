@@ -368,6 +368,22 @@ Test(badinput, the_kernels_scratch_counts_in_the_estimate)
 #endif
 }
 
+/* Issue 31, item 5: --speeds enters the estimate (a field of 8 bytes a
+ * cell, and the dense copy it is drawn into): lm-c5 on 8192x8192 has 0.25
+ * GiB of loads, which 1 GiB held, and 1 GiB of speeds more, which it did
+ * not; the run got as far as drawing them ("no memory for 67108864 speeds";
+ * on 60000x60000, 77 s and 14 GB). */
+Test(badinput, speeds_count_in_the_estimate)
+{
+#ifndef __SANITIZE_ADDRESS__
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	usage_error_in_1gib(dir, TH_ARGS("run", "--shape", "8192x8192", "--speeds", "const:1", "--init", "const:1", "--json", "o.json"),
+	                    "its speeds");
+	th_rm_tree(dir);
+#endif
+}
+
 /* Item 3: NNA's refusal of a total beyond int32 comes before the grid is
  * allocated (it came after 9.7 GB). const:100 on 8192x4096 is 3355443200
  * units; the grid and scratch would be 135 MB + 541 MB, touched when
