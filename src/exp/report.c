@@ -14,6 +14,7 @@
  * output depends only on the records, not on their order in the file. Its
  * tables are also written as LaTeX beside it (report.tex). */
 #include <dirent.h>
+#include <errno.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -405,11 +406,29 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	const char *dir = isdir ? results : dirname(rcopy), *oname = strcmp(out, "-") ? basename(ocopy) : "";
 	int64_t *idx = malloc((size_t)(l.n ? l.n : 1) * sizeof *idx);
 	lbt_outfile of;
+	/* report.md and its .tex are published together (lbt_outdir) when out
+	 * is a plain file, or not there yet, in a directory that exists */
+	lbt_outdir od = {0};
+	char wmd[8400], wtex[8400];
+	snprintf(wmd, sizeof wmd, "%s", out);
+	snprintf(wtex, sizeof wtex, "%s", tex);
+	struct stat ls;
+	char odir[4200];
+	const char *slash = strrchr(out, '/');
+	snprintf(odir, sizeof odir, "%.*s", slash ? (int)(slash - out) + (slash == out) : 1, slash ? out : ".");
+	const int staged = strcmp(out, "-") && strncmp(out, "/dev/", 5) && strncmp(out, "/proc/", 6) &&
+	                   (lstat(out, &ls) ? errno == ENOENT : S_ISREG(ls.st_mode)) && !stat(odir, &ls) &&
+	                   S_ISDIR(ls.st_mode);
 	if (!idx || !rcopy || !ocopy)
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
-	else
-		st = lbt_out_open(&of, out, e);
+	else if (staged && !(st = lbt_outdir_open(&od, odir, e))) {
+		snprintf(wmd, sizeof wmd, "%s/%s", od.stage, slash ? slash + 1 : out);
+		snprintf(wtex, sizeof wtex, "%s/%s", od.stage, strrchr(tex, '/') ? strrchr(tex, '/') + 1 : tex);
+	}
+	if (!st)
+		st = lbt_out_open(&of, wmd, e);
 	if (st) {
+		lbt_outdir_abort(&od, e);
 		free(idx); free(rcopy); free(ocopy); free(tex);
 		free_list(jl, njl);
 		lbt_jsonl_free(&l);
@@ -492,7 +511,11 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	free_list(jl, njl);
 	st = lbt_out_commit(&of, e);
 	if (!st && strcmp(out, "-")) /* the tables also as LaTeX: report.md -> report.tex */
-		st = lbt_md_tables_to_latex(out, tex, e);
+		st = lbt_md_tables_to_latex(wmd, wtex, e);
+	if (staged && !st)
+		st = lbt_outdir_commit(&od, e);
+	else
+		lbt_outdir_abort(&od, e);
 	free(tex);
 	free(idx);
 	free(rcopy);
