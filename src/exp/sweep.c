@@ -230,11 +230,15 @@ static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line
 {
 	int wrote = 0, stopped = 0;
 #pragma omp critical(lbt_sweep_write)
-	if (!st && !interrupted && !(stopped = x->stop)) {
-		off_t end = lseek(x->fd, 0, SEEK_END);
-		wrote = !write_all(x->fd, line, len);
-		if (!wrote && end >= 0) /* cut a torn line (disk full): later lines must not follow it */
-			(void)!ftruncate(x->fd, end);
+	if (!st && !interrupted) {
+#pragma omp atomic read
+		stopped = x->stop;
+		if (!stopped) {
+			off_t end = lseek(x->fd, 0, SEEK_END);
+			wrote = !write_all(x->fd, line, len);
+			if (!wrote && end >= 0) /* cut a torn line (disk full): later lines must not follow it */
+				(void)!ftruncate(x->fd, end);
+		}
 	}
 	/* Outside the lock, so concurrent runs' fsyncs overlap. A kill after the
 	 * write keeps the line (it is in the page cache); fsync guards against
@@ -243,7 +247,8 @@ static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line
 		const int err = errno;
 #pragma omp critical(lbt_sweep)
 		if (!x->stop) {
-			x->stop = 1;
+#pragma omp atomic write
+			x->stop = 1; /* read by the loop that starts runs */
 			x->status = lbt_errf(&x->err, LBT_EIO, "cannot append to %s: %s", x->path, strerror(err));
 		}
 		stopped = 1;
