@@ -191,8 +191,9 @@ Test(outputs, every_writing_command_on_a_nearly_full_disk, .timeout = 300)
 		{"search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--out", "w.npy", "--quiet", NULL},
 		{"bench", "--sizes", "8", "--methods", "lm-c5", "--isa", "scalar", "--threads", "1", "--no-headline", "--json", NULL},
 		{"sweep", "--results", "s.jsonl", "--shape", "8", "--init", "uniform:0:9", "--seed", "1..30", "--quiet", NULL},
+		{"run", "--shape", "32x32", "--until", "steps:4", "--every", "2", "--snapshots", "sn", "--json", "o2.json", NULL},
 	};
-	static const char *const outdir[] = {"rp", "bd", ".", ".", ".", ".", "."};
+	static const char *const outdir[] = {"rp", "bd", ".", ".", ".", ".", ".", "sn"};
 	static const long rooms[] = {0, 4096, 61440};
 	for (size_t r = 0; r < sizeof rooms / sizeof *rooms; r++)
 		for (size_t i = 0; i < sizeof first / sizeof *first; i++) {

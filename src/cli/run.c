@@ -124,7 +124,8 @@ typedef struct {
 	cli_progress progress;
 	/* pictures: --snapshots, --animate */
 	const lbt_state *state;
-	const char *snap_dir;
+	const char *snap_dir; /* the staging directory of snaps */
+	lbt_outdir snaps;     /* --snapshots: published together at the end (lbt_outdir) */
 	lbt_anim *anim;
 	lbt_heat heat;
 	int64_t every, last_pic;
@@ -246,9 +247,10 @@ static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, cons
 	c->state = st;
 	c->every = every;
 	c->last_pic = -1;
-	c->snap_dir = dir;
-	if (dir && mkdir(dir, 0777) && errno != EEXIST)
-		return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
+	int opened = dir ? lbt_outdir_open(&c->snaps, dir, e) : LBT_OK;
+	c->snap_dir = dir ? c->snaps.stage : NULL;
+	if (opened)
+		return opened;
 	return anim ? lbt_anim_open(&c->anim, anim, &st->grid, &c->heat, (int)delay, e) : LBT_OK;
 }
 
@@ -453,6 +455,7 @@ int cmd_run(int argc, char **argv)
 		lbt_out_abort(&out_json);
 		if (trace) lbt_out_abort(&ctx.trace);
 		if (dump) lbt_out_abort(&out_dump);
+		lbt_outdir_abort(&ctx.snaps, &err);
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
 	}
@@ -506,11 +509,13 @@ int cmd_run(int argc, char **argv)
 	if (writer) {
 		if (!st && trace) st = lbt_out_commit(&ctx.trace, &err);
 		if (!st && dump) st = lbt_out_commit(&out_dump, &err);
+		if (!st && snap_dir) st = lbt_outdir_commit(&ctx.snaps, &err);
 		if (!st) st = lbt_out_commit(&out_json, &err);
 		if (st) {
 			lbt_out_abort(&out_json);
 			if (trace) lbt_out_abort(&ctx.trace);
 			if (dump) lbt_out_abort(&out_dump);
+			lbt_outdir_abort(&ctx.snaps, &err);
 		}
 	}
 	const char *state_method = state.method->name;
