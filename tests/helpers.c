@@ -78,6 +78,8 @@ static char *slurp(int fd)
 	return b;
 }
 
+unsigned th_cli_seconds = 240;
+
 int th_cli(const char *dir, const char *const *argv, char **out, char **err)
 {
 	const char *bin = getenv("LBTORUS");
@@ -94,6 +96,7 @@ int th_cli(const char *dir, const char *const *argv, char **out, char **err)
 		dup2(e, 2);
 		int null = open("/dev/null", O_RDONLY);
 		dup2(null, 0);
+		alarm(th_cli_seconds); /* a command that hangs dies of SIGALRM (status 142): the test fails, CI goes on */
 		execv(bin, (char *const *)args);
 		_exit(127);
 	}

@@ -18,7 +18,11 @@ int64_t th_total(const lbt_state *st);
 int th_table(const char *name, int64_t *rows, int max, int cols);
 
 /* Run the lbtorus binary with argv (NULL-terminated, without argv[0]) in dir;
- * capture stdout and stderr (caller frees). Returns the exit status. */
+ * capture stdout and stderr (caller frees). Returns the exit status, or 128 +
+ * the signal that ended it: a command still running after th_cli_seconds
+ * (240 unless a test lowers it) is ended by SIGALRM (status 142), so a hang
+ * fails its test instead of stalling CI. */
+extern unsigned th_cli_seconds;
 int th_cli(const char *dir, const char *const *argv, char **out, char **err);
 /* A fresh empty temporary directory. */
 void th_tmpdir(char *buf, size_t n);

@@ -7,6 +7,7 @@
  * was: no file created, changed or removed (th_usage_error). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,6 +368,22 @@ Test(badinput, the_kernels_scratch_counts_in_the_estimate)
 #endif
 }
 
+/* Issue 31, item 5: --speeds enters the estimate (a field of 8 bytes a
+ * cell, and the dense copy it is drawn into): lm-c5 on 8192x8192 has 0.25
+ * GiB of loads, which 1 GiB held, and 1 GiB of speeds more, which it did
+ * not; the run got as far as drawing them ("no memory for 67108864 speeds";
+ * on 60000x60000, 77 s and 14 GB). */
+Test(badinput, speeds_count_in_the_estimate)
+{
+#ifndef __SANITIZE_ADDRESS__
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	usage_error_in_1gib(dir, TH_ARGS("run", "--shape", "8192x8192", "--speeds", "const:1", "--init", "const:1", "--json", "o.json"),
+	                    "its speeds");
+	th_rm_tree(dir);
+#endif
+}
+
 /* Item 3: NNA's refusal of a total beyond int32 comes before the grid is
  * allocated (it came after 9.7 GB). const:100 on 8192x4096 is 3355443200
  * units; the grid and scratch would be 135 MB + 541 MB, touched when
@@ -567,4 +584,126 @@ Test(badinput, bench_refuses_a_size_that_cannot_fit)
 	                                 "--threads", "1", "--no-headline"), "bench: lm-c5 on 12000x12000 needs at least");
 	th_rm_tree(dir);
 #endif
+}
+
+/* Issue 31 (items 2, 4, 8, 16-19) and issue 25 (items 5, 6): an output over
+ * an input or another output, special files as inputs (a FIFO, /dev/zero,
+ * /dev/null: each used to block, grow without end or run everything), an
+ * endless line, results lines that are not strict JSON, file loads the plan
+ * let through, and the same mistake answered alike. Each command gets 20 s:
+ * one that blocks on a FIFO or reads /dev/zero for ever fails its row. */
+Test(badinput, the_second_audits_cases, .timeout = 300)
+{
+	char dir[64], p[160];
+	th_tmpdir(dir, sizeof dir);
+	th_cli_seconds = 20;
+	cases = 0;
+	char *out, *err;
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8", "--until", "steps:1", "--quiet"), &out,
+	                    &err), 0, "%s", err);
+	free(out);
+	free(err);
+	snprintf(p, sizeof p, "%s/fifo", dir);
+	cr_assert(!mkfifo(p, 0600));
+	snprintf(p, sizeof p, "%s/adir", dir);
+	cr_assert(!mkdir(p, 0700));
+	/* 31.2, 25.6: one file under two names, an output over an input */
+	run_case(dir, TH_ARGS("report", "r.jsonl", "--out", "r.jsonl"), NULL, "same file");
+	run_case(dir, TH_ARGS("report", "r.jsonl", "--out", "./r.jsonl"), NULL, "same file");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--json", "F", "--trace", "./F"), NULL, "same file");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--json", "r.jsonl", "--dump", "adir/../r.jsonl"), NULL, "same file");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--init", "file:w.npy", "--dump", "./w.npy"), NULL, "same file");
+	snprintf(p, sizeof p, "%s/bound.csv", dir);
+	FILE *f = fopen(p, "w");
+	fputs("x\n", f);
+	fclose(f);
+	run_case(dir, TH_ARGS("bound", "--from", "bound.csv", "--out", "adir/.."), NULL, "same file");
+	snprintf(p, sizeof p, "%s/s.spec", dir);
+	f = fopen(p, "w");
+	fputs("shape = 8\n", f);
+	fclose(f);
+	run_case(dir, TH_ARGS("sweep", "--results", "s.spec", "--spec", "./s.spec"), NULL, "same file");
+	snprintf(p, sizeof p, "%s/w.npy", dir);
+	int32_t w8[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	th_write_npy(p, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (8,), }", 0, w8, sizeof w8);
+	run_case(dir, TH_ARGS("sweep", "--results", "w.npy", "--shape", "8", "--init", "file:adir/../w.npy"), NULL, "same file");
+	run_case(dir, TH_ARGS("bench", "--sizes", "8", "--init", "file:w.npy", "--json", "./w.npy"), NULL, "same file");
+	/* 31.16, 25.5: a results file must be a regular file */
+	run_case(dir, TH_ARGS("sweep", "--results", "/dev/null", "--shape", "8", "--init", "uniform:0:9"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("sweep", "--results", "/dev/full", "--shape", "8", "--init", "uniform:0:9", "--seed", "1"), NULL,
+	         "not a regular file");
+	run_case(dir, TH_ARGS("sweep", "--results", "fifo", "--shape", "8"), NULL, "not a regular file");
+	/* 31.4: special files as inputs */
+	run_case(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--spec", "/dev/zero", "--dry-run"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--spec", "fifo"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("report", "/dev/zero", "--out", "rep.md"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("report", "fifo", "--out", "rep.md"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--init", "file:fifo"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--init", "file:/dev/zero"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("run", "--shape", "8", "--method", "fos-speed", "--speeds", "file:fifo"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("bound", "--out", "b", "--from", "fifo"), NULL, "not a regular file");
+	/* 31.18: what is wrong with --from */
+	run_case(dir, TH_ARGS("bound", "--out", "b", "--from", "/dev/null"), NULL, "not a regular file");
+	run_case(dir, TH_ARGS("bound", "--out", "b", "--from", "adir"), NULL, "directory");
+	run_case(dir, TH_ARGS("bound", "--out", "b", "--from", "/proc/self/mem"), NULL, "cannot read");
+	/* 31.4: a line has a length limit (a 2 MiB line, no newline) */
+	snprintf(p, sizeof p, "%s/long.spec", dir);
+	f = fopen(p, "w");
+	fputs("shape = 8\nmethod = ", f);
+	for (int i = 0; i < 2 << 20; i++)
+		fputc('x', f);
+	fclose(f);
+	run_case(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--spec", "long.spec"), NULL, "long.spec:2: longer than");
+	snprintf(p, sizeof p, "%s/long.jsonl", dir);
+	f = fopen(p, "w");
+	fputc('{', f);
+	for (int i = 0; i < 2 << 20; i++)
+		fputc(' ', f);
+	fputs("}\n", f);
+	fclose(f);
+	run_case(dir, TH_ARGS("report", "long.jsonl", "--out", "rep.md"), NULL, "long.jsonl:1: longer than");
+	/* 31.8: a results line that is not strict JSON, named by its line */
+	char *rec = NULL;
+	snprintf(p, sizeof p, "%s/r.jsonl", dir);
+	rec = th_read(p, NULL);
+	static const char *const bad[][2] = {{"nan.jsonl", "\"x\":NaN"}, {"inf.jsonl", "\"x\":-Infinity"},
+	                                     {"utf8.jsonl", "\"x\":\"\xc3\x28\""}, {"lone.jsonl", "\"x\":\"\\ud800\""},
+	                                     {"hex.jsonl", "\"x\":0x10"}, {"plus.jsonl", "\"x\":+1"}, {"dot.jsonl", "\"x\":1."}};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, bad[i][0]);
+		f = fopen(p, "w");
+		fprintf(f, "%s{%s,%s", rec, bad[i][1], rec + 1);
+		fclose(f);
+		char needle[64];
+		snprintf(needle, sizeof needle, "%s:2:", bad[i][0]);
+		run_case(dir, TH_ARGS("report", bad[i][0], "--out", "rep.md"), NULL, needle);
+	}
+	free(rec);
+	/* 31.17: the plan reads an --init file's values: NaN, inf, negative, beyond int32 */
+	double nan8[8] = {1, 1, 1, 1, 1, 1, 1, NAN}, inf8[8] = {1, 1, 1, 1, 1, 1, 1, INFINITY},
+	       neg8[8] = {1, 1, 1, 1, 1, 1, 1, -1};
+	int64_t big8[8] = {1, 1, 1, 1, 1, 1, 1, (int64_t)1 << 31}, nbig8[8] = {1, 1, 1, 1, 1, 1, 1, -1};
+	static const char real8[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (8,), }",
+	                  int8_[] = "{'descr': '<i8', 'fortran_order': False, 'shape': (8,), }";
+	snprintf(p, sizeof p, "%s/nan.npy", dir);
+	th_write_npy(p, 1, real8, 0, nan8, sizeof nan8);
+	snprintf(p, sizeof p, "%s/inf.npy", dir);
+	th_write_npy(p, 1, real8, 0, inf8, sizeof inf8);
+	snprintf(p, sizeof p, "%s/neg.npy", dir);
+	th_write_npy(p, 1, real8, 0, neg8, sizeof neg8);
+	snprintf(p, sizeof p, "%s/big.npy", dir);
+	th_write_npy(p, 1, int8_, 0, big8, sizeof big8);
+	snprintf(p, sizeof p, "%s/nbig.npy", dir);
+	th_write_npy(p, 1, int8_, 0, nbig8, sizeof nbig8);
+	static const char *const loads[][2] = {{"file:nan.npy", "fos"}, {"file:inf.npy", "fos"}, {"file:neg.npy", "fos"},
+	                                       {"file:big.npy", "lm-c5"}, {"file:nbig.npy", "lm-c5"}};
+	for (size_t i = 0; i < sizeof loads / sizeof *loads; i++)
+		run_case(dir, TH_ARGS("sweep", "--results", "new.jsonl", "--shape", "8", "--method", loads[i][1], "--init", loads[i][0],
+		                      "--until", "steps:1"), NULL, loads[i][0] + 5);
+	/* 31.19: validate before the first progress line; the same mistake, the same answer */
+	run_case(dir, TH_ARGS("reproduce", "table3", "--out", "/proc/nope"), NULL, "/proc/nope");
+	run_case(dir, TH_ARGS("demo", "--data", "/nonexistent", "--quiet"), NULL, "/nonexistent");
+	run_case(dir, TH_ARGS("reproduce", "table3", "--data", "/nonexistent", "--out", "rp"), NULL, "/nonexistent");
+	cr_log_info("badinput: %d second-audit cases", cases);
+	th_rm_tree(dir);
 }

@@ -30,7 +30,7 @@ Test(cli, bad_inputs_exit_2_and_write_nothing)
 	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--init", "file:/tmp/lbt_float.npy", "--json", "o.json"), "dtype");
 	th_usage_error(dir, TH_ARGS("run", "--shape", "4x2", "--init", "file:/tmp/lbt_float.npy", "--json", "o.json"), "dtype");
 	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--init", "file:/nonexistent/x.npy", "--dump", "d.npy"), "/nonexistent/x.npy");
-	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--json", "same", "--trace", "same"), "different files");
+	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--json", "same", "--trace", "same"), "the same file");
 	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--until", "steps:10", "--max-steps", "5", "--json", "o.json"), "conflicts");
 	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--until", "forever", "--json", "o.json"), "forever");
 	th_usage_error(dir, TH_ARGS("run", "--shape", "8", "--init", "worst:-2", "--json", "o.json"), "negative");

@@ -8,7 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -80,5 +87,171 @@ Test(outputs, fifos_and_devices_are_written_through)
 	free(err);
 	cr_assert(!stat("/dev/null", &sb) && S_ISCHR(sb.st_mode), "/dev/null is still a device");
 	cr_assert_eq(hidden(dir), 0, "a temporary was left");
+	th_rm_tree(dir);
+}
+
+/* Issue 25, item 5: every writing command on a nearly full disk. A small
+ * tmpfs is mounted over a fresh directory (root) and filled to leave 0, 4
+ * KiB and 60 KiB; without the privilege to mount, RLIMIT_FSIZE stands in
+ * (a file cannot grow past that many bytes, 1 KiB at least so that the
+ * captured stderr holds its line: EFBIG), which the log says. Each
+ * command either succeeds or fails with exit 2 and one line; on failure
+ * the outputs it would replace are as they were (names, sizes, times), and
+ * no temporary is left. */
+static int mounted;
+
+static void squeeze(const char *dir, long room)
+{
+	struct statvfs vs;
+	char filler[160];
+	snprintf(filler, sizeof filler, "%s/.filler", dir);
+	unlink(filler);
+	cr_assert(!statvfs(dir, &vs));
+	long avail = (long)(vs.f_bavail * vs.f_frsize);
+	FILE *f = fopen(filler, "w");
+	cr_assert(f);
+	static char zero[4096];
+	for (long left = avail - room; left > 0; left -= (long)sizeof zero)
+		if (fwrite(zero, 1, left < (long)sizeof zero ? (size_t)left : sizeof zero, f) == 0)
+			break;
+	fclose(f);
+}
+
+/* The state of dir's visible entries (th_dir_state without the filler). */
+static char *visible(const char *dir)
+{
+	char *s = th_dir_state(dir), *at = strstr(s, ".filler ");
+	if (at) {
+		char *nl = strchr(at, '\n');
+		memmove(at, nl + 1, strlen(nl + 1) + 1);
+	}
+	return s;
+}
+
+static void one_command(const char *dir, const char *out, const char *const *argv, long room)
+{
+	const int appends = !strcmp(argv[0], "sweep"); /* its results file grows by whole records */
+	char res[200];
+	snprintf(res, sizeof res, "%s/s.jsonl", dir);
+	char *before = appends ? th_read(res, NULL) : visible(out), *err;
+	struct rlimit old, lim;
+	if (!mounted) {
+		cr_assert(!getrlimit(RLIMIT_FSIZE, &old));
+		lim = old;
+		lim.rlim_cur = (rlim_t)(room < 1024 ? 1024 : room); /* the captured stderr is a file too */
+		signal(SIGXFSZ, SIG_IGN);
+		cr_assert(!setrlimit(RLIMIT_FSIZE, &lim));
+	} else
+		squeeze(dir, room);
+	int rc = th_cli(dir, argv, NULL, &err);
+	if (!mounted)
+		cr_assert(!setrlimit(RLIMIT_FSIZE, &old));
+	char *after = appends ? th_read(res, NULL) : visible(out);
+	if (appends) { /* the old records stay, and only whole new ones follow */
+		size_t n = strlen(before), m = strlen(after);
+		cr_assert(!strncmp(after, before, n) && after[m - 1] == '\n', "sweep, %ld bytes free: the records changed", room);
+		after[n] = 0;
+	}
+	cr_assert(rc == 0 || rc == 2, "%s with %ld bytes free: exit %d: %s", argv[0], room, rc, err);
+	if (rc) {
+		size_t len = strlen(err);
+		cr_assert(len && err[len - 1] == '\n' && !strchr(err, '\n')[1], "%s, %ld bytes free: want one line: %s", argv[0],
+		          room, err);
+		cr_assert_str_eq(after, before, "%s, %ld bytes free (%s): the old outputs changed", argv[0], room, err);
+	}
+	cr_assert_eq(hidden(out) - (mounted && !strcmp(out + strlen(out) - 2, "/.")), 0, "%s, %ld bytes free: a temporary was left in %s", argv[0],
+	             room, out);
+	free(before);
+	free(after);
+	free(err);
+}
+
+Test(outputs, every_writing_command_on_a_nearly_full_disk, .timeout = 300)
+{
+	char dir[64], src[64], p[200];
+	th_tmpdir(dir, sizeof dir);
+	th_tmpdir(src, sizeof src);
+	/* in a mount namespace of its own, so a failed test leaves no mount behind */
+	mounted = geteuid() == 0 && !unshare(CLONE_NEWNS) && !mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) &&
+	          !mount("tmpfs", dir, "tmpfs", 0, "size=1m");
+	if (!mounted)
+		cr_log_warn("outputs: cannot mount a tmpfs (%s): a full disk is emulated with RLIMIT_FSIZE",
+		            geteuid() ? "not root" : strerror(errno));
+	char *err;
+	snprintf(p, sizeof p, "%s/runs.jsonl", src);
+	cr_assert_eq(th_cli(NULL, TH_ARGS("sweep", "--results", p, "--shape", "8,16", "--init", "uniform:1:9", "--seed", "1..2",
+	                                  "--quiet"), NULL, &err), 0, "%s", err);
+	free(err);
+	/* the earlier, good outputs each command would replace */
+	static const char *const first[][12] = {
+		{"reproduce", "table3", "--out", "rp", "--quiet", NULL},
+		{"bound", "--from", "RUNS", "--out", "bd", NULL},
+		{"run", "--shape", "8", "--json", "o.json", "--trace", "t.csv", "--dump", "d.npy", NULL},
+		{"report", "RUNS", "--out", "rep.md", NULL},
+		{"search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--out", "w.npy", "--quiet", NULL},
+		{"bench", "--sizes", "8", "--methods", "lm-c5", "--isa", "scalar", "--threads", "1", "--no-headline", "--json", NULL},
+		{"sweep", "--results", "s.jsonl", "--shape", "8", "--init", "uniform:0:9", "--seed", "1..30", "--quiet", NULL},
+		{"run", "--shape", "32x32", "--until", "steps:4", "--every", "2", "--snapshots", "sn", "--json", "o2.json", NULL},
+	};
+	static const char *const outdir[] = {"rp", "bd", ".", ".", ".", ".", ".", "sn"};
+	static const long rooms[] = {0, 4096, 61440};
+	for (size_t r = 0; r < sizeof rooms / sizeof *rooms; r++)
+		for (size_t i = 0; i < sizeof first / sizeof *first; i++) {
+			const char *argv[16] = {0};
+			int n = 0;
+			for (; first[i][n]; n++)
+				argv[n] = !strcmp(first[i][n], "RUNS") ? p : first[i][n];
+			if (!strcmp(argv[0], "bench"))
+				argv[n++] = "b.json";
+			if (mounted)
+				squeeze(dir, 1 << 19);
+			if (r == 0) { /* the good set, once */
+				cr_assert_eq(th_cli(dir, argv, NULL, &err), 0, "%s: %s", argv[0], err);
+				free(err);
+			}
+			char out[200];
+			snprintf(out, sizeof out, "%s/%s", dir, outdir[i]);
+			if (!strcmp(argv[0], "sweep")) /* a new seed to append */
+				argv[8] = rooms[r] == 0 ? "31..40" : rooms[r] == 4096 ? "41..50" : "51..60";
+			one_command(dir, out, argv, rooms[r]);
+		}
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	th_rm_tree(dir);
+	th_rm_tree(src);
+}
+
+/* Issue 31, item 15: one failure, one line. A full stdout was reported by
+ * the command and again by the process's last flush; libpng printed its own
+ * "Write Error" before lbtorus's line. */
+static void one_line(const char *shell, const char *what)
+{
+	char cmd[600], errf[] = "/tmp/lbt_errXXXXXX";
+	int fd = mkstemp(errf);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "%s 2> %s", shell, errf);
+	int st = system(cmd);
+	char *err = th_read(errf, NULL);
+	unlink(errf);
+	cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d: %s", what, st, err);
+	size_t len = strlen(err);
+	cr_assert(len && err[len - 1] == '\n' && !strchr(err, '\n')[1], "%s: want one line, got:\n%s", what, err);
+	free(err);
+}
+
+Test(outputs, one_failure_one_line, .timeout = 120)
+{
+	char dir[64], cmd[400];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(cmd, sizeof cmd, "cd %s && \"$LBTORUS\" sweep --results r.jsonl --shape 8 --quiet", dir);
+	cr_assert_eq(system(cmd), 0);
+	one_line("\"$LBTORUS\" run --shape 8 > /dev/full", "run > /dev/full");
+	snprintf(cmd, sizeof cmd, "\"$LBTORUS\" report %s/r.jsonl --out - > /dev/full", dir);
+	one_line(cmd, "report --out - > /dev/full");
+	/* snapshots where a PNG cannot be written: ulimit -f 1 (512-byte blocks) lets a file hold 512 bytes */
+	snprintf(cmd, sizeof cmd, "cd %s && ulimit -f 1 && trap '' XFSZ && \"$LBTORUS\" run --shape 64x64 --init worst:5 "
+	         "--until steps:2 --snapshots snaps --json o.json > /dev/null", dir);
+	one_line(cmd, "--snapshots, files of at most 512 bytes");
 	th_rm_tree(dir);
 }

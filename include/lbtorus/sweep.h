@@ -82,7 +82,8 @@ typedef struct {
 	int64_t unconverged;/* recorded with reached = false */
 	int64_t in_flight;
 	int64_t interrupted; /* stopped by *opts.interrupt: not recorded, a later invocation runs them */
-	int truncated;      /* a partial last line was removed from the results file */
+	int truncated;      /* a torn last line was moved from the results file to RESULTS.torn */
+	int completed;      /* the last record lacked its newline: it was added */
 	double work_total, work_done; /* estimated cost (PEs x K per run) of this invocation's runs */
 	double seconds;
 	char last_error[512];
@@ -105,9 +106,13 @@ typedef struct {
 
 /* Run every run of pl not yet recorded in `results` (created if missing),
  * appending one line per finished run: the run's lbt_summary_json object with
- * "run_id" and "run_key" first, flushed and fsync'ed. A partial last line (a
- * killed writer) is cut off first. Refuses a file another sweep holds locked
- * or whose lines are not sweep records. Returns LBT_OK when every run is
+ * "run_id" and "run_key" first, flushed and fsync'ed. A last line without
+ * its newline is first completed if it is a record (out->completed), else
+ * moved to RESULTS.torn (out->truncated): nothing is deleted. Refuses a
+ * results file that is not a regular file, one another sweep holds locked
+ * and one whose lines are not sweep records. The first record that cannot
+ * be appended (a full disk) stops the sweep: no run starts after it, what
+ * was written stays, and LBT_EIO says so. Returns LBT_OK when every run is
  * recorded (or the sweep was interrupted: out->interrupted, or
  * runs left unstarted), else the first run error's status (the others still ran). */
 int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,

@@ -274,6 +274,12 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_fail(LBT_EINVAL, "bench: unexpected argument '%s'", argv[optind]);
+	{ /* --json must not replace the --init file */
+		const lbt_io_name in = {"--init", strncmp(init, "file:", 5) ? NULL : init + 5}, out = {"--json", json};
+		lbt_err e;
+		if (lbt_io_distinct(&in, 1, &out, 1, &e))
+			return cli_fail(LBT_EINVAL, "bench: %s", e.msg);
+	}
 	if (budget < 0)
 		budget = quick ? 0.1 : 0.5;
 	if (!*sizes_buf)

@@ -103,7 +103,8 @@ int cmd_bound(int argc, char **argv)
 	/* a signal from here on: the sweep stops between runs, nothing computed
 	 * after it is published (lbt_out_hold), and the command exits 3 */
 	const volatile sig_atomic_t *stop = cli_stop_cleanly();
-	int ran = 0, fitted = 0; /* runs.jsonl holds this sweep's runs; bound.csv and bound.json are written */
+	int ran = 0, fitted = 0, drawn = 0; /* runs.jsonl holds this sweep's runs; bound.csv and bound.json are
+	                                       published; and the plots */
 	lbt_err e;
 	lbt_spec base, spec;
 	lbt_spec_init(&base);
@@ -113,7 +114,7 @@ int cmd_bound(int argc, char **argv)
 	lbt_bound_point *pts = NULL;
 	int64_t n = 0, skipped = 0;
 	int created = 0; /* the --out directory, removed again if it is still empty when bound fails */
-	char path[4200];
+	char path[4500];
 	const char *method = c.cmd.n[LBT_AX_METHOD] ? c.cmd.item[LBT_AX_METHOD][0] : "lm-c5";
 	char *method_copy = strdup(method);
 	if (!from) {
@@ -128,6 +129,13 @@ int cmd_bound(int argc, char **argv)
 		}
 	} else
 		lbt_spec_free(&c.cmd);
+	char outp[3][4200];
+	snprintf(outp[0], sizeof outp[0], "%s/runs.jsonl", dir);
+	snprintf(outp[1], sizeof outp[1], "%s/bound.csv", dir);
+	snprintf(outp[2], sizeof outp[2], "%s/bound.json", dir);
+	const lbt_io_name outs[] = {{"bound's", from ? NULL : outp[0]}, {"bound's", outp[1]}, {"bound's", outp[2]}};
+	if (!rc)
+		rc = cli_sweep_distinct(&c, &spec, from, outs, 3);
 	struct stat sb;
 	if (!rc && !stat(dir, &sb) && !S_ISDIR(sb.st_mode))
 		rc = cli_fail(LBT_EINVAL, "bound: --out %s exists and is not a directory", dir);
@@ -170,21 +178,39 @@ int cmd_bound(int argc, char **argv)
 		              "3's premise: every PE loaded, e.g. uniform:1:100 rather than uniform:0:100), %lld stopped at "
 		              "--max-steps", method_copy, from, (long long)f.broken_n,
 		              (long long)f.censored_n);
+	/* bound.csv, bound.json and the plots are published together (lbt_outdir):
+	 * a failure leaves the earlier ones in dir whole */
+	lbt_outdir od = {0};
+	int plots = LBT_OK;
+	lbt_err pe;
+	if (!st)
+		st = lbt_outdir_open(&od, dir, &e);
 	if (!st) {
-		snprintf(path, sizeof path, "%s/bound.csv", dir);
+		snprintf(path, sizeof path, "%s/bound.csv", od.stage);
 		st = lbt_bound_write_csv(path, pts, n, &e);
 	}
 	if (!st) {
-		snprintf(path, sizeof path, "%s/bound.json", dir);
+		snprintf(path, sizeof path, "%s/bound.json", od.stage);
 		st = lbt_bound_write_json(path, method_copy, &f, pts, n, &e);
-		fitted = !st;
 	}
-	if (*stop)
-		goto out;
+	if (!st && !*stop) { /* no plot is drawn after a signal; the fit is published all the same */
+		snprintf(path, sizeof path, "%s/bound", od.stage);
+		plots = lbt_bound_plots(path, titles, &f, pts, n, &pe);
+		if (plots && plots != LBT_EUNSUP) /* without gnuplot the data files are published all the same */
+			st = lbt_errf(&e, plots, "plots: %s", pe.msg);
+		drawn = !plots;
+	}
+	if (!st)
+		st = lbt_outdir_commit(&od, &e);
+	else
+		lbt_outdir_abort(&od, &e);
+	fitted = !st;
 	if (st) {
 		rc = cli_fail(st, "%s", e.msg);
 		goto out;
 	}
+	if (*stop)
+		goto out;
 	const lbt_bound_point *w = &pts[f.argmax];
 	printf("Theorem 3 (Henrich 1996), %s: T = steps until balanced; %lld runs (%lld records skipped)\n", method_copy,
 	       (long long)n, (long long)skipped);
@@ -215,17 +241,16 @@ int cmd_bound(int argc, char **argv)
 	lbt_bound_describe(stdout, &f, "  ");
 	printf("  files               %s/bound.csv, %s/bound.json\n", dir, dir);
 	snprintf(path, sizeof path, "%s/bound", dir);
-	if ((st = lbt_bound_plots(path, titles, &f, pts, n, &e)) && !*stop) {
-		fprintf(stderr, "lbtorus: plots: %s\n", e.msg);
-		rc = st == LBT_EUNSUP ? 0 : 1; /* without gnuplot the data files are still there */
-	} else
+	if (plots)
+		fprintf(stderr, "lbtorus: plots: %s\n", pe.msg);
+	else
 		printf("  plots               %s_d.png, %s_k.png, %s_ldiff.png (and .svg)\n", path, path, path);
 out:
 	if (*stop && rc != EXIT_UNCONVERGED) { /* (the sweep's own interruption has said so) */
 		char kept[9000];
 		snprintf(kept, sizeof kept, "%s%s%s%s%s%s%s", ran ? "the finished runs are in " : "", ran ? dir : "",
 		         ran ? "/runs.jsonl" : "", fitted ? (ran ? ", the fit in " : "the fit is in ") : "",
-		         fitted ? dir : "", fitted ? "/bound.csv and bound.json; no plots" : "",
+		         fitted ? dir : "", fitted ? (drawn ? "/bound.csv, bound.json and the plots" : "/bound.csv and bound.json; no plots") : "",
 		         !ran && !fitted ? "nothing written" : "");
 		rc = cli_interrupted("bound", kept);
 	}

@@ -122,7 +122,8 @@ int cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {{"isa", 1, 0, 'i'}, {"threads", 1, 0, 't'}, {"quiet", 0, 0, 'q'},
 	                                     {"data", 1, 0, 'd'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-	const char *isa = NULL, *data_dir = cli_data_dir();
+	const char *isa = NULL, *env = getenv("LBTORUS_DATA");
+	const char *data_dir = cli_data_dir(), *given = env && *env ? env : NULL;
 	int threads = 0, quiet = 0, o;
 	int64_t v;
 	if (cli_no_empty_values(argc, argv, opts, "demo"))
@@ -133,7 +134,7 @@ int cmd_demo(int argc, char **argv)
 		if (o == 'i') isa = optarg;
 		else if (o == 't') { if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE; threads = (int)v; }
 		else if (o == 'q') quiet = 1;
-		else if (o == 'd') data_dir = optarg;
+		else if (o == 'd') data_dir = given = optarg;
 		else if (o == 'h') {
 			printf("usage: lbtorus demo [--isa NAME] [--threads N] [--quiet] [--data DIR]\n\n"
 			       "Runs the worst case of Henrich's Liquid model paper (1996) with LM-C5 until\n"
@@ -145,7 +146,9 @@ int cmd_demo(int argc, char **argv)
 			       "  --threads N     OpenMP threads\n"
 			       "  --quiet         no progress line\n"
 			       "  --data DIR      where the paper's numbers are read from (henrich1996_claims.csv;\n"
-			       "                  default: $LBTORUS_DATA, else %s)\n", cli_data_dir());
+			       "                  default: $LBTORUS_DATA, else %s); a DIR or\n"
+			       "                  $LBTORUS_DATA without it is an error (exit 2), as for reproduce\n",
+			       cli_data_dir());
 			return 0;
 		} else
 			return cli_fail(LBT_EINVAL, "demo: unknown option '%s' (see lbtorus demo --help)", argv[optind - 1]);
@@ -159,6 +162,10 @@ int cmd_demo(int argc, char **argv)
 		{"Henrich (1996), section 5's worst case c = 5 on a MasPar MP-1-sized 128x128 torus", "128x128", "worst:5",
 		 NULL, NULL, NULL, "Fig. 7(a) plots this case (values not tabulated); Theorem 3: T = O(D*K*Ldiff)"},
 	};
+	double claim;
+	lbt_err e;
+	if (given && lbt_repro_claim_value(given, cases[0].paper_shared, &claim, &e)) /* as reproduce --data answers */
+		return cli_fail(LBT_EIO, "demo: %s", e.msg);
 	printf("lbtorus %s demo: Henrich's Liquid model (1996) on its worst case\n", LBT_VERSION);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int st = run_case(&cases[i], data_dir, isa, threads, quiet);

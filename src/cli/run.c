@@ -126,7 +126,8 @@ typedef struct {
 	cli_progress progress;
 	/* pictures: --snapshots, --animate */
 	const lbt_state *state;
-	const char *snap_dir;
+	const char *snap_dir; /* the staging directory of snaps */
+	lbt_outdir snaps;     /* --snapshots: published together at the end (lbt_outdir) */
 	lbt_anim *anim;
 	lbt_heat heat;
 	int64_t every, last_pic;
@@ -249,9 +250,10 @@ static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, cons
 	c->state = st;
 	c->every = every;
 	c->last_pic = -1;
-	c->snap_dir = dir;
-	if (dir && mkdir(dir, 0777) && errno != EEXIST)
-		return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
+	int opened = dir ? lbt_outdir_open(&c->snaps, dir, e) : LBT_OK;
+	c->snap_dir = dir ? c->snaps.stage : NULL;
+	if (opened)
+		return opened;
 	return anim ? lbt_anim_open(&c->anim, anim, &st->grid, &c->heat, (int)delay, e) : LBT_OK;
 }
 
@@ -275,8 +277,6 @@ static int dump_loads(FILE *f, const lbt_state *st, const char *path, lbt_err *e
 	free(dense);
 	return bad ? lbt_errf(e, LBT_EIO, "cannot write %s", path) : LBT_OK;
 }
-
-static int same_path(const char *a, const char *b) { return a && b && !strcmp(a, b); }
 
 int cmd_run(int argc, char **argv)
 {
@@ -381,8 +381,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_fail(LBT_EINVAL, "run: unexpected argument '%s' (see lbtorus run --help)", argv[optind]);
-	if (same_path(json, trace) || same_path(json, dump) || same_path(trace, dump))
-		return cli_fail(LBT_EINVAL, "run: --json, --trace and --dump must name different files");
+	{ /* no output over another or over an input, however spelled */
+		const lbt_io_name in[] = {{"--init", set.init && !strncmp(set.init, "file:", 5) ? set.init + 5 : NULL},
+		                          {"--speeds", set.speeds && !strncmp(set.speeds, "file:", 5) ? set.speeds + 5 : NULL}};
+		const lbt_io_name out[] = {{"--json", json}, {"--trace", trace}, {"--dump", dump}, {"--animate", anim}};
+		lbt_err e;
+		if (lbt_io_distinct(in, 2, out, 4, &e))
+			return cli_fail(LBT_EINVAL, "run: %s", e.msg);
+	}
 
 	lbt_err err;
 	lbt_run_opts ro = lbt_run_opts_default();
@@ -462,6 +468,7 @@ int cmd_run(int argc, char **argv)
 		lbt_out_abort(&out_json);
 		if (trace) lbt_out_abort(&ctx.trace);
 		if (dump) lbt_out_abort(&out_dump);
+		lbt_outdir_abort(&ctx.snaps, &err);
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
 	}
@@ -515,11 +522,13 @@ int cmd_run(int argc, char **argv)
 	if (writer) {
 		if (!st && trace) st = lbt_out_commit(&ctx.trace, &err);
 		if (!st && dump) st = lbt_out_commit(&out_dump, &err);
+		if (!st && snap_dir) st = lbt_outdir_commit(&ctx.snaps, &err);
 		if (!st) st = lbt_out_commit(&out_json, &err);
 		if (st) {
 			lbt_out_abort(&out_json);
 			if (trace) lbt_out_abort(&ctx.trace);
 			if (dump) lbt_out_abort(&out_dump);
+			lbt_outdir_abort(&ctx.snaps, &err);
 		}
 	}
 	const char *state_method = state.method->name;

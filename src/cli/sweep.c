@@ -57,7 +57,8 @@ static void help(void)
 	       "and seeds, appending one JSON line per finished run to FILE.jsonl. Running the\n"
 	       "same sweep again skips the runs already recorded and finishes the rest.\n"
 	       "\n"
-	       "  --results FILE     the JSON Lines file (created or resumed)\n"
+	       "  --results FILE     the JSON Lines file (created or resumed; a regular file: a full\n"
+	       "                     disk stops the sweep at the first record it cannot append, exit 2)\n"
 	       "  --workload LIST    workloads (default none): cybenko:poisson:1:1, tree:2:8..12, ...\n"
 	       "                     (lbtorus run --help lists them; a tree needs --init const:0)\n");
 	cli_sweep_help(0);
@@ -140,6 +141,24 @@ int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan 
 	return st ? cli_fail(st, "%s", e.msg) : 0;
 }
 
+int cli_sweep_distinct(const cli_sweep *c, const lbt_spec *spec, const char *from, const lbt_io_name *out, int nout)
+{
+	const int64_t ni = spec->n[LBT_AX_INIT];
+	lbt_io_name *in = malloc((size_t)(ni + 2) * sizeof *in);
+	if (!in)
+		return cli_fail(LBT_ENOMEM, "no memory to compare the files");
+	in[0] = (lbt_io_name){"--spec", c->spec_path};
+	in[1] = (lbt_io_name){"--from", from};
+	for (int64_t i = 0; i < ni; i++) {
+		const char *it = spec->item[LBT_AX_INIT][i];
+		in[i + 2] = (lbt_io_name){"--init", strncmp(it, "file:", 5) ? NULL : it + 5};
+	}
+	lbt_err e;
+	int st = lbt_io_distinct(in, (int)ni + 2, out, nout, &e);
+	free(in);
+	return st ? cli_fail(st, "%s", e.msg) : 0;
+}
+
 typedef struct {
 	int on;
 	double last, every; /* every > 0: whole lines, that many seconds apart */
@@ -188,12 +207,16 @@ int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
 	int st = lbt_sweep_exec(pl, results, &c->so, &p, &e);
 	if (g.on && !(g.every > 0))
 		fputs("\r\033[K", stderr);
+	/* nothing ran (a bad file, a lock) or a record could not be appended (a full disk): exit 2 */
+	const int usage = st && ((p.done + p.failed == 0 && p.total > p.skipped) || st == LBT_EIO);
 	if (!speaker) /* the same verdict as rank 0's, silently */
-		return st ? (p.done + p.failed == 0 && p.total > p.skipped ? EXIT_USAGE : 1) : 0;
+		return st ? (usage ? EXIT_USAGE : 1) : 0;
 	if (p.truncated)
-		fprintf(stderr, "lbtorus: %s ended in a partial line (a killed sweep); it was cut off\n", results);
-	if (st && p.done + p.failed == 0 && p.total > p.skipped)
-		return cli_fail(st, "%s", e.msg); /* nothing ran: bad file or lock */
+		fprintf(stderr, "lbtorus: %s ended in a torn line (a killed sweep); it was moved to %s.torn\n", results, results);
+	if (p.completed)
+		fprintf(stderr, "lbtorus: the last record of %s lacked its newline; it was added\n", results);
+	if (usage)
+		return cli_fail(st, "%s", e.msg);
 	if (st) {
 		fprintf(stderr, "lbtorus: %s\n", e.msg);
 		return 1;
@@ -259,7 +282,10 @@ int cmd_sweep(int argc, char **argv)
 		lbt_spec_free(&spec);
 		return rc;
 	}
-	rc = cli_sweep_exec(&c, &pl, results);
+	const lbt_io_name out = {"--results", results};
+	rc = cli_sweep_distinct(&c, &spec, NULL, &out, 1);
+	if (!rc)
+		rc = cli_sweep_exec(&c, &pl, results);
 	lbt_plan_free(&pl);
 	lbt_spec_free(&spec);
 	return rc;

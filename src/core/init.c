@@ -174,23 +174,60 @@ static int64_t slab_first(const lbt_grid *g)
 	return at;
 }
 
+/* The loads of a file: integer ones (int32 by lbt_npy_read) non-negative
+ * with an int64 total, into idense; real ones (finite by
+ * lbt_npy_read_real) non-negative, at most 2^53, with a finite total, into
+ * rdense. */
+static int read_file_loads(const lbt_init *in, const lbt_shape *w, int32_t *idense, double *rdense, lbt_err *e)
+{
+	const int64_t P = lbt_shape_pes(w);
+	int st = idense ? lbt_npy_read(in->path, w, idense, e) : lbt_npy_read_real(in->path, w, rdense, e);
+	int64_t itotal = 0;
+	double rtotal = 0;
+	for (int64_t i = 0; st == LBT_OK && i < P; i++) {
+		if (idense ? idense[i] < 0 : rdense[i] < 0) {
+			if (idense)
+				st = lbt_errf(e, LBT_EINVAL, "%s: load %d at flat index %lld is negative", in->path, idense[i], (long long)i);
+			else
+				st = lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, rdense[i], (long long)i);
+		} else if (!idense && rdense[i] > 0x1p53)
+			st = lbt_errf(e, LBT_ERANGE, "%s: load %g at flat index %lld is beyond 2^53", in->path, rdense[i],
+			              (long long)i);
+		else if (idense && __builtin_add_overflow(itotal, idense[i], &itotal))
+			st = lbt_errf(e, LBT_ERANGE, "%s: the total load exceeds int64", in->path);
+		else if (!idense && !isfinite(rtotal += rdense[i]))
+			st = lbt_errf(e, LBT_ERANGE, "%s: the total load is not finite", in->path);
+	}
+	return st;
+}
+
+int lbt_init_check_values(const lbt_init *in, const lbt_shape *w, lbt_err *e)
+{
+	lbt_npy_info info;
+	int st;
+	if (in->kind != LBT_INIT_FILE)
+		return LBT_OK;
+	if ((st = lbt_init_check(in, w, e)) || (st = lbt_npy_info_read(in->path, &info, e)))
+		return st;
+	const int64_t P = lbt_shape_pes(w);
+	void *dense = malloc((size_t)P * (info.real ? sizeof(double) : sizeof(int32_t)));
+	if (!dense)
+		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
+	st = read_file_loads(in, w, info.real ? NULL : dense, info.real ? dense : NULL, e);
+	free(dense);
+	return st;
+}
+
 /* A float32/float64 file: the real-valued field, added here, holds the
  * loads (non-negative, at most 2^53, so that their total, differences and
- * squares stay finite); the integer loads stay 0. */
+ * squares stay finite: read_file_loads); the integer loads stay 0. */
 static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 {
 	const int64_t P = lbt_shape_pes(&g->whole);
 	double *dense = malloc((size_t)P * sizeof *dense);
 	if (!dense)
 		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-	int st = lbt_npy_read_real(in->path, &g->whole, dense, e);
-	for (int64_t i = 0; st == LBT_OK && i < P; i++) {
-		if (dense[i] < 0)
-			st = lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, dense[i], (long long)i);
-		else if (dense[i] > 0x1p53)
-			st = lbt_errf(e, LBT_ERANGE, "%s: load %g at flat index %lld is beyond 2^53", in->path, dense[i],
-			              (long long)i);
-	}
+	int st = read_file_loads(in, &g->whole, NULL, dense, e);
 	if (st == LBT_OK && !(st = lbt_grid_add_real(g, e)))
 		lbt_field_import(g, lbt_grid_field(g, "real"), dense + slab_first(g));
 	free(dense);
@@ -250,13 +287,7 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, const volatil
 		int32_t *dense = malloc((size_t)P * sizeof *dense);
 		if (!dense)
 			return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-		st = lbt_npy_read(in->path, w, dense, e);
-		int64_t total = 0;
-		for (int64_t i = 0; st == LBT_OK && i < P; i++)
-			if (dense[i] < 0)
-				st = lbt_errf(e, LBT_EINVAL, "%s: load %d at flat index %lld is negative", in->path, dense[i], (long long)i);
-			else if (__builtin_add_overflow(total, dense[i], &total))
-				st = lbt_errf(e, LBT_ERANGE, "%s: the total load exceeds int64", in->path);
+		st = read_file_loads(in, w, dense, NULL, e);
 		if (st == LBT_OK)
 			lbt_grid_import(g, dense + slab_first(g));
 		free(dense);

@@ -10,9 +10,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,7 +45,18 @@ static void host(char *h, size_t n)
 			*c = '_';
 }
 
-/* Remove DIR/.BASE.tmp.HOST.PID files whose PID is not running on this host. */
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	remove(p);
+	return 0;
+}
+
+/* Remove a file or a directory tree. */
+static void rm_tree(const char *path) { nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* Remove DIR/.BASE.tmp.HOST.PID files (or staging directories) whose PID is
+ * not running on this host. */
 static void remove_stale(const char *dir, const char *base, const char *h)
 {
 	DIR *d = opendir(dir);
@@ -64,7 +77,7 @@ static void remove_stale(const char *dir, const char *base, const char *h)
 		if (kill((pid_t)pid, 0) && errno == ESRCH) {
 			char stale[8400];
 			snprintf(stale, sizeof stale, "%s/%s", dir, de->d_name);
-			unlink(stale);
+			rm_tree(stale);
 		}
 	}
 	closedir(d);
@@ -141,9 +154,16 @@ int lbt_out_open(lbt_outfile *o, const char *path, lbt_err *e)
 
 int lbt_out_commit(lbt_outfile *o, lbt_err *e)
 {
-	if (o->f == stdout)
-		return fflush(stdout) || ferror(stdout) ? lbt_errf(e, LBT_EIO, "cannot write to stdout: %s", strerror(errno))
-		                                        : LBT_OK;
+	if (o->f == stdout) {
+		if (!fflush(stdout) && !ferror(stdout))
+			return LBT_OK;
+		/* the caller says so, once: drop what stdout still holds, so
+		 * that the process's last flush does not fail and say it again */
+		int st = lbt_errf(e, LBT_EIO, "cannot write to stdout: %s", strerror(errno));
+		__fpurge(stdout);
+		clearerr(stdout);
+		return st;
+	}
 	if (lbt_out_held() && !o->direct) {
 		lbt_out_abort(o);
 		return lbt_errf(e, LBT_EIO, "interrupted: %s not written", o->path);
@@ -171,4 +191,137 @@ void lbt_out_abort(lbt_outfile *o)
 			unlink(o->tmp);
 	}
 	o->f = NULL;
+}
+
+/* Who path is: the device and inode of the file it names (links followed,
+ * a dangling link by the name it points to), or, for a file not there yet,
+ * those of its directory and its name. 0 if even the directory is missing. */
+typedef struct {
+	dev_t dev;
+	ino_t ino;
+	char name[256]; /* empty for an existing file */
+} ident;
+
+static int ident_of(const char *path, ident *id)
+{
+	char p[PATH_MAX], dir[PATH_MAX];
+	const char *base;
+	struct stat sb;
+	snprintf(p, sizeof p, "%s", path);
+	for (int hops = 0; hops < 16; hops++) {
+		if (!stat(p, &sb)) {
+			*id = (ident){.dev = sb.st_dev, .ino = sb.st_ino};
+			return 1;
+		}
+		char to[PATH_MAX];
+		ssize_t n = readlink(p, to, sizeof to - 1);
+		if (n <= 0)
+			break;
+		to[n] = 0;
+		split(p, dir, sizeof dir, &base);
+		if (to[0] == '/' || !strcmp(dir, "."))
+			snprintf(p, sizeof p, "%s", to);
+		else if ((size_t)snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/%s", to) < sizeof dir - strlen(dir))
+			snprintf(p, sizeof p, "%s", dir);
+	}
+	split(p, dir, sizeof dir, &base);
+	if (stat(dir, &sb) || strlen(base) >= sizeof id->name)
+		return 0;
+	*id = (ident){.dev = sb.st_dev, .ino = sb.st_ino};
+	snprintf(id->name, sizeof id->name, "%s", base);
+	return 1;
+}
+
+int lbt_same_file(const char *a, const char *b)
+{
+	ident x, y;
+	return a && b && strcmp(a, "-") && strcmp(b, "-") && ident_of(a, &x) && ident_of(b, &y) && x.dev == y.dev &&
+	       x.ino == y.ino && !strcmp(x.name, y.name);
+}
+
+int lbt_io_distinct(const lbt_io_name *in, int nin, const lbt_io_name *out, int nout, lbt_err *e)
+{
+	for (int i = 0; i < nout; i++) {
+		for (int j = i + 1; j < nout; j++)
+			if (lbt_same_file(out[i].path, out[j].path))
+				return lbt_errf(e, LBT_EINVAL, "%s %s and %s %s are the same file: give each output its own",
+				                out[i].what, out[i].path, out[j].what, out[j].path);
+		for (int j = 0; j < nin; j++)
+			if (lbt_same_file(out[i].path, in[j].path))
+				return lbt_errf(e, LBT_EINVAL, "%s %s is the same file as %s %s: an output must not replace an input",
+				                out[i].what, out[i].path, in[j].what, in[j].path);
+	}
+	return LBT_OK;
+}
+
+int lbt_outdir_open(lbt_outdir *d, const char *dir, lbt_err *e)
+{
+	memset(d, 0, sizeof *d);
+	if (!*dir)
+		dir = ".";
+	char name[4200];
+	if ((size_t)snprintf(d->dir, sizeof d->dir, "%s", dir) >= sizeof d->dir ||
+	    (size_t)snprintf(name, sizeof name, "%s/lbtorus", dir) >= sizeof name)
+		return lbt_errf(e, LBT_EINVAL, "output directory name too long: %.60s...", dir);
+	struct stat sb;
+	if (!stat(dir, &sb) && !S_ISDIR(sb.st_mode))
+		return lbt_errf(e, LBT_EINVAL, "%s exists and is not a directory", dir);
+	if (mkdir(dir, 0777)) {
+		if (errno != EEXIST)
+			return lbt_errf(e, LBT_EIO, "cannot create %s: %s", dir, strerror(errno));
+	} else
+		d->created = 1;
+	int st = lbt_out_tmpname(name, d->stage, sizeof d->stage, e);
+	if (!st && mkdir(d->stage, 0777))
+		st = lbt_errf(e, LBT_EIO, "cannot write in %s: %s", dir, strerror(errno));
+	if (st && d->created)
+		rmdir(dir);
+	return st;
+}
+
+int lbt_outdir_commit(lbt_outdir *d, lbt_err *e)
+{
+	if (lbt_out_held()) {
+		lbt_outdir_abort(d, NULL);
+		return lbt_errf(e, LBT_EIO, "interrupted: nothing written to %s", d->dir);
+	}
+	DIR *s = opendir(d->stage);
+	int st = s ? LBT_OK : lbt_errf(e, LBT_EIO, "cannot read %s: %s", d->stage, strerror(errno));
+	struct dirent *de;
+	while (!st && (de = readdir(s))) {
+		if (de->d_name[0] == '.') /* ".", "..", and no temporary is published */
+			continue;
+		char from[8400], to[8400];
+		snprintf(from, sizeof from, "%s/%s", d->stage, de->d_name);
+		snprintf(to, sizeof to, "%s/%s", d->dir, de->d_name);
+		if (rename(from, to))
+			st = lbt_errf(e, LBT_EIO, "cannot move %s into %s: %s", de->d_name, d->dir, strerror(errno));
+	}
+	if (s)
+		closedir(s);
+	rm_tree(d->stage);
+	d->stage[0] = 0;
+	return st;
+}
+
+/* Say DIR where a message names the staging directory. */
+static void unstage(const lbt_outdir *d, lbt_err *e)
+{
+	char *at = e && d->stage[0] ? strstr(e->msg, d->stage) : NULL;
+	if (!at)
+		return;
+	char rest[sizeof e->msg];
+	snprintf(rest, sizeof rest, "%s", at + strlen(d->stage));
+	snprintf(at, sizeof e->msg - (size_t)(at - e->msg), "%s%s", d->dir, rest);
+}
+
+void lbt_outdir_abort(lbt_outdir *d, lbt_err *e)
+{
+	unstage(d, e);
+	if (!d->stage[0])
+		return;
+	rm_tree(d->stage);
+	if (d->created)
+		rmdir(d->dir); /* only if still empty */
+	d->stage[0] = 0;
 }

@@ -19,6 +19,7 @@
 
 #include "lbtorus/io.h"
 #include "lbtorus/npy.h"
+#include "core/input.h"
 #include "core/npy_stream.h"
 
 enum { MAX_HEADER = 65536 };
@@ -292,22 +293,15 @@ int lbt_npy_fdata(FILE *f, const char *name, const lbt_npy_info *h, int32_t *iou
 	return LBT_OK;
 }
 
-/* Open path and parse its header; the size is checked against the header
- * when the file is a regular one (a FIFO is checked as it is read). */
+/* Open path, a regular file (input.h), and parse its header; its size is
+ * checked against the header. */
 static FILE *open_parse(const char *path, lbt_npy_info *h, lbt_err *e, int *st)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		*st = lbt_errf(e, LBT_EIO, "cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
+	FILE *f;
 	struct stat sb;
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		fclose(f);
-		*st = lbt_errf(e, LBT_EINVAL, "%s is a directory, not a .npy file", path);
+	if ((*st = lbt_in_open(path, NULL, &f, e)))
 		return NULL;
-	}
-	int64_t size = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
+	int64_t size = fstat(fileno(f), &sb) == 0 ? (int64_t)sb.st_size : -1;
 	if ((*st = lbt_npy_fparse(f, path, size, h, e))) {
 		fclose(f);
 		return NULL;

@@ -99,13 +99,14 @@ static double memory_available(void)
 }
 
 /* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
- * for real-valued ones; on a torus cut between `ranks` processes, each holds
- * a slab), the kernels' scratch if its method opens one, the copies of the
- * loads the caller holds beside the run (`copies`: bench's restart copy),
- * and, for an init file, the dense copy read first (whole, on every rank):
- * refuse before allocating anything when even that cannot fit. */
-static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *s, int ranks, int threads, int copies,
-                       lbt_err *e)
+ * for real-valued ones, 8 for speeds; on a torus cut between `ranks`
+ * processes, each holds a slab), the kernels' scratch if its method opens
+ * one, the copies of the loads the caller holds beside the run (`copies`:
+ * bench's restart copy), and, for an init file or speeds, the dense copy
+ * read or drawn first (whole, on every rank): refuse before allocating
+ * anything when even that cannot fit. */
+static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_speeds *speeds, const lbt_shape *s, int ranks,
+                       int threads, int copies, lbt_err *e)
 {
 	double avail = memory_available();
 	int64_t cells = lbt_grid_cells(s);
@@ -117,13 +118,16 @@ static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_shap
 		need += lbt_scratch_bytes(s->dims, s->ext, cells, threads) / ranks;
 	if (init->kind == LBT_INIT_FILE)
 		need += (double)lbt_shape_pes(s) * 8;
+	if (speeds) /* the field, the dense copy, and a file's raw values */
+		need += (double)cells * 8 / ranks + (double)lbt_shape_pes(s) * (speeds->kind == LBT_SPEEDS_FILE ? 12 : 8);
 	if (need <= avail)
 		return LBT_OK;
 	char sh[128];
 	lbt_shape_format(s, sh, sizeof sh);
 	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (%s%s); %.1f GiB are available "
 	                "(free memory and swap, or ulimit -v)", m->name, sh, need / 1073741824.0,
-	                scratch ? "its loads and its kernels' scratch" : "its loads alone",
+	                scratch && speeds ? "its loads, its speeds and its kernels' scratch"
+	                : scratch ? "its loads and its kernels' scratch" : speeds ? "its loads and its speeds" : "its loads alone",
 	                copies ? ", and a copy of the loads" : "", avail / 1073741824.0);
 }
 
@@ -181,17 +185,18 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 #else
 	const int threads = 1;
 #endif
+	/* speeds: given, or const:1 for a method that reads them */
+	const char *speeds = cfg->speeds ? cfg->speeds : (st->method->flags & LBT_M_SPEEDS) ? "const:1" : NULL;
+	lbt_speeds sp;
+	if (speeds && (status = lbt_speeds_parse(&sp, speeds, e)))
+		return status;
 	if ((status = lbt_init_check(&init, &shape, e)) ||
-	    (status = memory_fits(st->method, &init, &shape, cfg->cut ? lbt_comm_size() : 1, threads, cfg->grid_copies, e)))
+	    (status = memory_fits(st->method, &init, speeds ? &sp : NULL, &shape, cfg->cut ? lbt_comm_size() : 1, threads,
+	                          cfg->grid_copies, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
 	if ((status = method_params(st, cfg, e)))
-		return status;
-	/* speeds: given, or const:1 for a method that reads them; the network */
-	const char *speeds = cfg->speeds ? cfg->speeds : (st->method->flags & LBT_M_SPEEDS) ? "const:1" : NULL;
-	lbt_speeds sp;
-	if (speeds && (status = lbt_speeds_parse(&sp, speeds, e)))
 		return status;
 	if (speeds && strlen(speeds) >= sizeof st->speeds)
 		return lbt_errf(e, LBT_EINVAL, "--speeds '%s': longer than %zu bytes", speeds, sizeof st->speeds - 1);

@@ -14,6 +14,7 @@
  * output depends only on the records, not on their order in the file. Its
  * tables are also written as LaTeX beside it (report.tex). */
 #include <dirent.h>
+#include <errno.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 #include "lbtorus/io.h"
 #include "lbtorus/report.h"
+#include "core/input.h"
 #include "exp/records.h"
 #include "out/latex.h"
 
@@ -222,10 +224,8 @@ static int exists(const char *dir, const char *name)
 {
 	char p[4400];
 	snprintf(p, sizeof p, "%s/%s", dir, name);
-	FILE *f = fopen(p, "r");
-	if (f)
-		fclose(f);
-	return f != NULL;
+	struct stat sb;
+	return !stat(p, &sb) && S_ISREG(sb.st_mode);
 }
 
 static void image(FILE *f, const char *dir, const char *png)
@@ -247,14 +247,14 @@ static void bound_section(FILE *f, const char *dir, char **png, int npng)
 {
 	char p[4400];
 	snprintf(p, sizeof p, "%s/bound.json", dir);
-	FILE *b = fopen(p, "r");
-	if (!b)
+	FILE *b;
+	lbt_err e;
+	if (lbt_in_open(p, NULL, &b, &e))
 		return;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, len;
 	lbt_jobj o = {0};
-	lbt_err e;
-	if (getline(&line, &cap, b) > 0 && !lbt_jobj_parse(&o, line, &e)) {
+	if (!lbt_in_line(b, &line, &cap, &len, &e) && len && !lbt_jobj_parse(&o, line, &e)) {
 		double c = n_of(&o, "c_fit"), env = n_of(&o, "c_envelope"), med = n_of(&o, "median_ratio"), pts = n_of(&o, "points");
 		fprintf(f, "\n## Theorem 3: T = O(D·K·Ldiff)\n\n"
 		        "Theorem 3 of Henrich (1996) bounds the time LM-C5 needs to balance a D-dimensional torus of "
@@ -316,8 +316,9 @@ static int is_report(const char *dir, const char *name)
 {
 	char p[4400], head[16] = "";
 	snprintf(p, sizeof p, "%s/%s", dir, name);
-	FILE *m = fopen(p, "r");
-	if (!m)
+	FILE *m;
+	lbt_err e;
+	if (lbt_in_open(p, NULL, &m, &e))
 		return 1;
 	int ours = fgets(head, sizeof head, m) && !strncmp(head, "# Results: ", 11);
 	fclose(m);
@@ -328,14 +329,15 @@ static void embed(FILE *f, const char *dir, const char *name)
 {
 	char p[4400];
 	snprintf(p, sizeof p, "%s/%s", dir, name);
-	FILE *m = fopen(p, "r");
-	if (!m)
+	FILE *m;
+	lbt_err e;
+	if (lbt_in_open(p, NULL, &m, &e))
 		return;
 	fprintf(f, "\n### From `%s`\n\n", name);
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, len;
 	int fence = 0;
-	while (getline(&line, &cap, m) > 0) {
+	while (!lbt_in_line(m, &line, &cap, &len, &e) && len) {
 		if (!strncmp(line, "```", 3))
 			fence = !fence;
 		size_t h = fence ? 0 : strspn(line, "#");
@@ -375,16 +377,59 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 		lbt_jsonl_free(&l);
 		return st;
 	}
+	/* the outputs (out and its .tex) against every results file read */
+	size_t on = strlen(out);
+	char *tex = malloc(on + 5);
+	lbt_io_name *in = malloc((size_t)(njl + 1) * sizeof *in), outs[2] = {{"--out", out}, {"its LaTeX", NULL}};
+	char (*jp)[4400] = malloc((size_t)(njl + 1) * sizeof *jp);
+	if (!tex || !in || !jp)
+		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
+	else {
+		snprintf(tex, on + 5, "%.*s.tex", (int)(on > 3 && !strcmp(out + on - 3, ".md") ? on - 3 : on), out);
+		outs[1].path = strcmp(out, "-") ? tex : NULL;
+		in[0] = (lbt_io_name){"the results file", isdir ? NULL : results};
+		for (int i = 0; i < njl; i++) {
+			snprintf(jp[i], sizeof jp[i], "%s/%s", results, jl[i]);
+			in[i + 1] = (lbt_io_name){"the results file", jp[i]};
+		}
+		st = lbt_io_distinct(in, njl + 1, outs, 2, e);
+	}
+	free(in);
+	free(jp);
+	if (st) {
+		free(tex);
+		free_list(jl, njl);
+		lbt_jsonl_free(&l);
+		return st;
+	}
 	char *rcopy = strdup(results), *ocopy = strdup(out);
 	const char *dir = isdir ? results : dirname(rcopy), *oname = strcmp(out, "-") ? basename(ocopy) : "";
 	int64_t *idx = malloc((size_t)(l.n ? l.n : 1) * sizeof *idx);
 	lbt_outfile of;
+	/* report.md and its .tex are published together (lbt_outdir) when out
+	 * is a plain file, or not there yet, in a directory that exists */
+	lbt_outdir od = {0};
+	char wmd[8400], wtex[8400];
+	snprintf(wmd, sizeof wmd, "%s", out);
+	snprintf(wtex, sizeof wtex, "%s", tex);
+	struct stat ls;
+	char odir[4200];
+	const char *slash = strrchr(out, '/');
+	snprintf(odir, sizeof odir, "%.*s", slash ? (int)(slash - out) + (slash == out) : 1, slash ? out : ".");
+	const int staged = strcmp(out, "-") && strncmp(out, "/dev/", 5) && strncmp(out, "/proc/", 6) &&
+	                   (lstat(out, &ls) ? errno == ENOENT : S_ISREG(ls.st_mode)) && !stat(odir, &ls) &&
+	                   S_ISDIR(ls.st_mode);
 	if (!idx || !rcopy || !ocopy)
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
-	else
-		st = lbt_out_open(&of, out, e);
+	else if (staged && !(st = lbt_outdir_open(&od, odir, e))) {
+		snprintf(wmd, sizeof wmd, "%s/%s", od.stage, slash ? slash + 1 : out);
+		snprintf(wtex, sizeof wtex, "%s/%s", od.stage, strrchr(tex, '/') ? strrchr(tex, '/') + 1 : tex);
+	}
+	if (!st)
+		st = lbt_out_open(&of, wmd, e);
 	if (st) {
-		free(idx); free(rcopy); free(ocopy);
+		lbt_outdir_abort(&od, e);
+		free(idx); free(rcopy); free(ocopy); free(tex);
 		free_list(jl, njl);
 		lbt_jsonl_free(&l);
 		return st;
@@ -465,17 +510,13 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	free_list(md, nmd);
 	free_list(jl, njl);
 	st = lbt_out_commit(&of, e);
-	if (!st && strcmp(out, "-")) { /* the tables also as LaTeX: report.md -> report.tex */
-		size_t n = strlen(out);
-		char *tex = malloc(n + 5);
-		if (!tex)
-			st = lbt_errf(e, LBT_ENOMEM, "no memory for the LaTeX file's name");
-		else {
-			snprintf(tex, n + 5, "%.*s.tex", (int)(n > 3 && !strcmp(out + n - 3, ".md") ? n - 3 : n), out);
-			st = lbt_md_tables_to_latex(out, tex, e);
-			free(tex);
-		}
-	}
+	if (!st && strcmp(out, "-")) /* the tables also as LaTeX: report.md -> report.tex */
+		st = lbt_md_tables_to_latex(wmd, wtex, e);
+	if (staged && !st)
+		st = lbt_outdir_commit(&od, e);
+	else
+		lbt_outdir_abort(&od, e);
+	free(tex);
 	free(idx);
 	free(rcopy);
 	free(ocopy);

@@ -19,6 +19,7 @@
 #endif
 
 #include "repro.h"
+#include "core/input.h"
 #include "out/latex.h"
 
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...)
@@ -204,9 +205,10 @@ static FILE *open_data(const lbt_repro_opts *o, const char *name, char *path, si
 {
 	const char *dir = o->data_dir && *o->data_dir ? o->data_dir : lbt_data_dir();
 	snprintf(path, n, "%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		lbt_errf(e, LBT_EIO, "cannot read %s: %s (give --data DIR or set LBTORUS_DATA)", path, strerror(errno));
+	FILE *f;
+	lbt_err sub;
+	if (lbt_in_open(path, NULL, &f, &sub))
+		lbt_errf(e, LBT_EIO, "%s (give --data DIR or set LBTORUS_DATA)", sub.msg);
 	return f;
 }
 
@@ -357,38 +359,45 @@ const char *const *lbt_repro_names(void)
 	return names;
 }
 
+typedef int (*experiment)(const lbt_repro_opts *o, lbt_err *e);
+
 int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 {
-	int64_t d = 0;
-	int st;
-	if (!strcmp(name, "table3")) st = rp_table3(o, &d, e);
-	else if (!strcmp(name, "fig5")) st = rp_fig5(o, e);
-	else if (!strcmp(name, "fig6")) st = rp_fig6(o, e);
-	else if (!strcmp(name, "fig7")) st = rp_fig7(o, e);
-	else if (!strcmp(name, "cybenko")) st = rp_cybenko(o, e);
-	else if (!strcmp(name, "trees")) st = rp_trees(o, e);
-	else if (!strcmp(name, "jv-fig1")) st = rp_jv_fig1(o, e);
-	else if (!strcmp(name, "jv-fig23")) st = rp_jv_fig23(o, e);
-	else if (!strcmp(name, "jv-table1")) st = rp_jv_table1(o, e);
-	else if (!strcmp(name, "jv-speeds")) st = rp_jv_speeds(o, e);
-	else if (!strcmp(name, "jv-calibration")) st = rp_jv_calibration(o, e);
-	else if (!strcmp(name, "jv-shake")) st = rp_jv_shake(o, e);
-	else if (!strcmp(name, "luling-theorems")) st = rp_luling_theorems(o, e);
-	else if (!strcmp(name, "luling-figs")) st = rp_luling_figs(o, e);
-	else if (!strcmp(name, "luling-table1")) st = rp_luling_table1(o, e);
-	else if (!strcmp(name, "luling-compare")) st = rp_luling_compare(o, e);
-	else st = lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
-	                   "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, luling-table1 or luling-compare", name);
+	static const struct { const char *name; experiment run; } list[] = {
+		{"table3", NULL /* rp_table3 counts differences */}, {"fig5", rp_fig5}, {"fig6", rp_fig6}, {"fig7", rp_fig7}, {"cybenko", rp_cybenko},
+		{"trees", rp_trees}, {"jv-fig1", rp_jv_fig1}, {"jv-fig23", rp_jv_fig23}, {"jv-table1", rp_jv_table1},
+		{"jv-speeds", rp_jv_speeds}, {"jv-calibration", rp_jv_calibration}, {"jv-shake", rp_jv_shake},
+		{"luling-theorems", rp_luling_theorems}, {"luling-figs", rp_luling_figs},
+		{"luling-table1", rp_luling_table1}, {"luling-compare", rp_luling_compare}};
+	size_t k = 0;
+	while (k < sizeof list / sizeof *list && strcmp(name, list[k].name))
+		k++;
 	if (differs)
-		*differs = d;
+		*differs = 0;
+	if (k == sizeof list / sizeof *list)
+		return lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
+		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, luling-table1 "
+		                "or luling-compare",
+		                name);
+	/* the experiment's files are written into a staging directory and
+	 * published together (lbt_outdir): a failure leaves out_dir as it was */
+	lbt_outdir d;
+	int st = lbt_outdir_open(&d, o->out_dir && *o->out_dir ? o->out_dir : ".", e);
+	if (st)
+		return st;
+	lbt_repro_opts so = *o;
+	so.out_dir = d.stage;
+	int64_t dd = 0;
+	st = list[k].run ? list[k].run(&so, e) : rp_table3(&so, &dd, e);
+	if (differs)
+		*differs = dd;
 	char md[4096], tex[4104];
 	lbt_err te;
-	if ((st == LBT_OK || st == LBT_EUNSUP) && !rp_path(o, name, md, sizeof md - 4, &te)) { /* NAME.md as LaTeX */
+	if ((st == LBT_OK || st == LBT_EUNSUP) && !rp_path(&so, name, md, sizeof md - 4, &te)) { /* NAME.md as LaTeX */
 		snprintf(tex, sizeof tex, "%s.tex", md);
 		strcat(md, ".md");
-		FILE *f = fopen(md, "r");
-		if (f) {
-			fclose(f);
+		struct stat sb;
+		if (!stat(md, &sb)) {
 			int ts = lbt_md_tables_to_latex(md, tex, &te);
 			if (ts && st == LBT_OK) {
 				*e = te;
@@ -396,5 +405,13 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 			}
 		}
 	}
+	if (st == LBT_OK || st == LBT_EUNSUP) {
+		int cs = lbt_outdir_commit(&d, &te);
+		if (cs) {
+			*e = te;
+			st = cs;
+		}
+	} else
+		lbt_outdir_abort(&d, e);
 	return st;
 }

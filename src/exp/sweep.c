@@ -4,7 +4,10 @@
  * - A record is appended only when its run has finished, as one write() of
  *   one whole line, followed by fsync: a killed sweep loses at most the runs
  *   in flight, and can leave at most one partial line, the last, which the
- *   next invocation cuts off before appending.
+ *   next invocation moves to RESULTS.torn before appending (a last line that
+ *   parses is a record whose newline is missing: it is completed).
+ * - The first record that cannot be appended (a full disk) stops the sweep:
+ *   no run starts after it, so no run is computed to be thrown away.
  * - A run is done iff a line with its run_key is in the file; an invocation
  *   runs exactly the plan's runs not yet done, so no key is ever written
  *   twice (two sweeps on one file are kept apart by an exclusive flock).
@@ -32,6 +35,7 @@
 #include "lbtorus/sweep.h"
 #include "out/jsonl.h"
 #include "comm/comm.h"
+#include "core/input.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -47,8 +51,36 @@ static void keyset_free(keyset *k)
 	free(k->key);
 }
 
-/* Collect the run keys recorded in the file; cut off a partial last line. */
-static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_err *e)
+/* A last line without its newline: a record (its newline is added) or a
+ * killed writer's torn line, moved to PATH.torn (appended, synced) before it
+ * is cut off at `at`: nothing is deleted. */
+static int last_line(int fd, const char *path, const char *line, size_t len, off_t at, int whole,
+                     lbt_sweep_progress *p, lbt_err *e)
+{
+	if (whole) {
+		if (write(fd, "\n", 1) != 1 || fsync(fd))
+			return lbt_errf(e, LBT_EIO, "cannot add the newline to the last record of %s: %s", path, strerror(errno));
+		p->completed = 1;
+		return LBT_OK;
+	}
+	char torn[4200];
+	snprintf(torn, sizeof torn, "%s.torn", path);
+	int t = open(torn, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int bad = t < 0 || write(t, line, len) != (ssize_t)len || write(t, "\n", 1) != 1 || fsync(t);
+	int err = errno;
+	if (t >= 0)
+		close(t);
+	if (bad)
+		return lbt_errf(e, LBT_EIO, "%s ends in a torn line; cannot set it aside in %s: %s", path, torn, strerror(err));
+	if (ftruncate(fd, at))
+		return lbt_errf(e, LBT_EIO, "cannot cut the torn last line off %s: %s", path, strerror(errno));
+	p->truncated = 1;
+	return LBT_OK;
+}
+
+/* Collect the run keys recorded in the file; complete or set aside a last
+ * line without its newline (last_line). */
+static int read_done(int fd, const char *path, keyset *ks, lbt_sweep_progress *p, lbt_err *e)
 {
 	int fd2 = dup(fd);
 	FILE *f = fd2 >= 0 ? fdopen(fd2, "r") : NULL;
@@ -58,32 +90,36 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 	}
 	rewind(f);
 	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	size_t cap = 0, len;
 	off_t at = 0;
 	int64_t ln = 0;
 	int st = LBT_OK;
 	lbt_jobj o = {0};
 	lbt_err sub;
-	while ((len = getline(&line, &cap, f)) > 0) {
+	for (;;) {
+		if ((st = lbt_in_line(f, &line, &cap, &len, &sub)))
+			lbt_errf(e, st, "%s:%lld: %s", path, (long long)ln + 1, sub.msg);
+		if (st || !len)
+			break;
 		ln++;
-		if (line[len - 1] != '\n') { /* the partial line of a killed writer */
-			if (ftruncate(fd, at))
-				st = lbt_errf(e, LBT_EIO, "cannot cut the partial last line off %s", path);
-			*truncated = 1;
+		const int last = line[len - 1] != '\n';
+		if (strspn(line, " \t\r\n") == len) {
+			at += (off_t)len;
+			continue;
+		}
+		const char *key = NULL;
+		int unparsed = memchr(line, 0, len) ? lbt_errf(&sub, LBT_EINVAL, "a NUL byte in the line")
+		                                     : lbt_jobj_parse(&o, line, &sub);
+		if (last && unparsed) {
+			st = last_line(fd, path, line, len, at, 0, p, e);
 			break;
 		}
-		at += len;
-		if (strspn(line, " \t\r\n") == (size_t)len)
-			continue;
-		const char *key = NULL;
-		int unparsed = memchr(line, 0, (size_t)len) ? lbt_errf(&sub, LBT_EINVAL, "a NUL byte in the line")
-		                                             : lbt_jobj_parse(&o, line, &sub);
 		if (unparsed || !(key = lbt_jobj_str(&o, "run_key"))) {
 			st = lbt_errf(e, LBT_EINVAL, "%s:%lld is not a sweep record (%s): use another results file",
 			              path, (long long)ln, unparsed ? sub.msg : "no run_key");
 			break;
 		}
+		at += (off_t)len;
 		if (ks->n == ks->cap) {
 			int64_t c = ks->cap ? 2 * ks->cap : 256;
 			char **k = realloc(ks->key, (size_t)c * sizeof *k);
@@ -93,6 +129,8 @@ static int read_done(int fd, const char *path, keyset *ks, int *truncated, lbt_e
 		}
 		if (!(ks->key[ks->n] = strdup(key))) { st = lbt_errf(e, LBT_ENOMEM, "no memory"); break; }
 		ks->n++;
+		if (last && (st = last_line(fd, path, line, len, at, 1, p, e)))
+			break;
 	}
 	free(line);
 	lbt_jobj_free(&o);
@@ -188,6 +226,7 @@ typedef struct {
 	const lbt_sweep_opts *o;
 	lbt_sweep_progress *p;
 	int fd, status;
+	int stop; /* an append failed: start no run, write nothing more */
 	const char *path;
 	lbt_err err;
 	double t0;
@@ -198,19 +237,31 @@ typedef struct {
 static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line, size_t len, int reached,
                    int interrupted, lbt_err e)
 {
-	int wrote = 0;
+	int wrote = 0, stopped = 0;
 #pragma omp critical(lbt_sweep_write)
 	if (!st && !interrupted) {
-		off_t end = lseek(x->fd, 0, SEEK_END);
-		wrote = !write_all(x->fd, line, len);
-		if (!wrote && end >= 0) /* cut a torn line (disk full): later lines must not follow it */
-			(void)!ftruncate(x->fd, end);
+#pragma omp atomic read
+		stopped = x->stop;
+		if (!stopped) {
+			off_t end = lseek(x->fd, 0, SEEK_END);
+			wrote = !write_all(x->fd, line, len);
+			if (!wrote && end >= 0) /* cut a torn line (disk full): later lines must not follow it */
+				(void)!ftruncate(x->fd, end);
+		}
 	}
 	/* Outside the lock, so concurrent runs' fsyncs overlap. A kill after the
 	 * write keeps the line (it is in the page cache); fsync guards against
 	 * the machine going down. */
-	if (!st && !interrupted && (!wrote || fsync(x->fd)))
-		st = lbt_errf(&e, LBT_EIO, "cannot append to %s: %s", x->path, strerror(errno));
+	if (!st && !interrupted && !stopped && (!wrote || fsync(x->fd))) {
+		const int err = errno;
+#pragma omp critical(lbt_sweep)
+		if (!x->stop) {
+#pragma omp atomic write
+			x->stop = 1; /* read by the loop that starts runs */
+			x->status = lbt_errf(&x->err, LBT_EIO, "cannot append to %s: %s", x->path, strerror(err));
+		}
+		stopped = 1;
+	}
 #pragma omp critical(lbt_sweep)
 	{
 		x->p->in_flight--;
@@ -221,7 +272,7 @@ static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line
 				x->status = st;
 				x->err = e;
 			}
-		} else if (interrupted)
+		} else if (interrupted || stopped)
 			x->p->interrupted++;
 		else {
 			x->p->done++;
@@ -246,13 +297,27 @@ static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
 	free(line);
 }
 
+/* What an invocation of nt runs returns: LBT_OK, the stop on a failed
+ * append, or the first run error. */
+static int verdict(const exec_ctx *x, int64_t nt, lbt_err *e)
+{
+	if (x->stop)
+		return lbt_errf(e, LBT_EIO, "%s; the sweep stopped there: %lld of %lld runs are in %s, the same command "
+		                "finishes the rest", x->err.msg, (long long)(x->p->done + x->p->skipped),
+		                (long long)x->p->total, x->path);
+	if (x->status)
+		return lbt_errf(e, x->status, "%lld of %lld runs failed; the first: %s", (long long)x->p->failed,
+		                (long long)nt, x->err.msg);
+	return LBT_OK;
+}
+
 /* The runs of pl not yet in the open, locked results file fd, in plan
  * order, into todo (room for pl->n); counts skipped runs and the work. */
 static int to_do(const lbt_plan *pl, int fd, const char *results, int64_t *todo, int64_t *nt,
                  lbt_sweep_progress *out, lbt_err *e)
 {
 	keyset done = {0};
-	int st = read_done(fd, results, &done, &out->truncated, e);
+	int st = read_done(fd, results, &done, out, e);
 	for (int64_t i = 0; !st && i < pl->n; i++) {
 		const char *k = pl->run[i].key;
 		if (done.n && bsearch(&k, done.key, (size_t)done.n, sizeof *done.key, cmp_str)) {
@@ -266,11 +331,20 @@ static int to_do(const lbt_plan *pl, int fd, const char *results, int64_t *todo,
 	return st;
 }
 
+/* The results file, a regular file (a device or FIFO would never end or
+ * take nothing: input.h), open for appending and locked. */
 static int open_locked(const char *results, int *fd, lbt_err *e)
 {
-	*fd = open(results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	*fd = open(results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
 	if (*fd < 0)
 		return lbt_errf(e, LBT_EIO, "cannot open results file %s: %s", results, strerror(errno));
+	int st = lbt_in_regular(*fd, results, "results file", e);
+	if (!st && fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK))
+		st = lbt_errf(e, LBT_EIO, "cannot open results file %s: %s", results, strerror(errno));
+	if (st) {
+		close(*fd);
+		return st;
+	}
 	if (flock(*fd, LOCK_EX | LOCK_NB)) {
 		close(*fd);
 		return lbt_errf(e, LBT_EIO, "%s is being written by another sweep (it is locked)", results);
@@ -357,8 +431,8 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 	int working = R - 1; /* ranks that have not said they are done */
 	for (int64_t k = 0, i = 0; k < nt; k++) {
 		const lbt_sweep_run *r = &pl->run[todo[k]];
-		if (o->interrupt && *o->interrupt)
-			break; /* this rank starts nothing more */
+		if ((o->interrupt && *o->interrupt) || x.stop)
+			break; /* this rank starts nothing more (rank 0 could not append) */
 		if (whole(r, o, R) || i++ % R != me)
 			continue; /* a large run, or another rank's small one */
 		const int threads = r->pes >= o->solo_pes ? o->threads : 1;
@@ -411,7 +485,7 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 		const lbt_sweep_run *r = &pl->run[todo[k]];
 		if (!whole(r, o, R))
 			continue;
-		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt)))
+		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt) && !x.stop))
 			break; /* all ranks stop together: a cut run needs them all */
 		char *line = NULL;
 		size_t len = 0;
@@ -428,11 +502,9 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 		close(fd); /* releases the lock */
 	lbt_comm_bcast(out, sizeof *out);
 	lbt_comm_bcast(&x.status, sizeof x.status);
+	lbt_comm_bcast(&x.stop, sizeof x.stop);
 	lbt_comm_bcast(&x.err, sizeof x.err);
-	if (x.status)
-		return lbt_errf(e, x.status, "%lld of %lld runs failed; the first: %s", (long long)out->failed,
-		                (long long)nt, x.err.msg);
-	return LBT_OK;
+	return verdict(&x, nt, e);
 }
 
 int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
@@ -486,21 +558,21 @@ int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts
 		int64_t i;
 #pragma omp atomic capture
 		i = next++;
-		if (i >= ns || (o->interrupt && *o->interrupt))
+		int stop;
+#pragma omp atomic read
+		stop = x.stop;
+		if (i >= ns || stop || (o->interrupt && *o->interrupt))
 			break;
 #pragma omp critical(lbt_sweep)
 		out->in_flight++;
 		do_run(&x, small[i], 1);
 	}
-	for (int64_t i = 0; i < nb && !(o->interrupt && *o->interrupt); i++) {
+	for (int64_t i = 0; i < nb && !x.stop && !(o->interrupt && *o->interrupt); i++) {
 		out->in_flight++;
 		do_run(&x, solo[i], o->threads);
 	}
 	free(small);
 	free(solo);
 	close(fd); /* releases the lock */
-	if (x.status)
-		return lbt_errf(e, x.status, "%lld of %lld runs failed; the first: %s", (long long)out->failed,
-		                (long long)(ns + nb), x.err.msg);
-	return LBT_OK;
+	return verdict(&x, ns + nb, e);
 }

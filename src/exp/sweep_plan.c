@@ -93,7 +93,7 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 		lbt_setup set = {.shape = shape, .boundary = bnd, .method = r->mname, .init = init};
 		if (r->param)
 			set.params[0] = (lbt_param_arg){r->param->name, r->pvalue};
-		if ((st = lbt_setup_check(&set, e)))
+		if ((st = lbt_setup_check(&set, e)) || (st = lbt_init_check_values(&in, &s, e)))
 			return st;
 	}
 	r->shape = shape; /* items are canonical already */

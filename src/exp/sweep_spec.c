@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/input.h"
 #include "lbtorus/init.h"
 #include "lbtorus/run.h"
 #include "lbtorus/number.h"
@@ -345,22 +346,20 @@ int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
 
 int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 {
-	FILE *f = fopen(path, "r");
-	struct stat sb;
-	if (!f)
-		return lbt_errf(e, LBT_EIO, "cannot read spec file %s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		fclose(f);
-		return lbt_errf(e, LBT_EINVAL, "spec file %s is a directory", path);
-	}
+	FILE *f;
+	int st = lbt_in_open(path, "spec file", &f, e), ln = 0;
+	if (st)
+		return st;
 	char *line = NULL;
-	size_t cap = 0;
-	int st = LBT_OK, ln = 0;
+	size_t cap = 0, len;
 	lbt_err sub;
-	ssize_t len;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	for (;;) {
+		if ((st = lbt_in_line(f, &line, &cap, &len, &sub)))
+			lbt_errf(e, st, "%s:%d: %s", path, ln + 1, sub.msg);
+		if (st || !len)
+			break;
 		ln++;
-		if (memchr(line, 0, (size_t)len)) { /* string functions would stop there: found by fuzzing */
+		if (memchr(line, 0, len)) { /* string functions would stop there: found by fuzzing */
 			st = lbt_errf(e, LBT_EINVAL, "%s:%d: a NUL byte in the line (not a text file?)", path, ln);
 			break;
 		}
@@ -397,8 +396,6 @@ int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 			break;
 		}
 	}
-	if (!st && ferror(f))
-		st = lbt_errf(e, LBT_EIO, "cannot read spec file %s: %s", path, strerror(errno));
 	free(line);
 	fclose(f);
 	return st;

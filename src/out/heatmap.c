@@ -4,8 +4,10 @@
  * (never on the other PEs), so frames of one run are comparable and an
  * animation does not flicker. Index 0 is reserved for load 0 (black),
  * 1..LBT_HEAT_TOP are the ramp, the last two the frame's white and ink. */
+#include <errno.h>
 #include <png.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,22 @@ void lbt_heat_render(const lbt_grid *g, const lbt_heat *h, uint8_t *px)
 	}
 }
 
+/* libpng's errors come here, not to stderr: the caller's one line says
+ * what failed (with errno's reason for a failed write). */
+typedef struct {
+	char msg[160];
+} png_failure;
+
+static void png_fail(png_structp png, png_const_charp msg)
+{
+	png_failure *f = png_get_error_ptr(png);
+	const int err = errno;
+	snprintf(f->msg, sizeof f->msg, "%s%s%s", msg, err ? ": " : "", err ? strerror(err) : "");
+	png_longjmp(png, 1);
+}
+
+static void png_warn(png_structp png, png_const_charp msg) { (void)png, (void)msg; }
+
 int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, int64_t step, lbt_err *e)
 {
 	int64_t w, ht;
@@ -116,13 +134,14 @@ int lbt_heat_png(const char *path, const lbt_grid *g, const lbt_heat *h, int64_t
 		free(px), free(rowp);
 		return st;
 	}
-	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	png_failure why = {"no memory"};
+	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &why, png_fail, png_warn);
 	png_infop info = png ? png_create_info_struct(png) : NULL;
 	if (!info || setjmp(png_jmpbuf(png))) {
 		png_destroy_write_struct(&png, info ? &info : NULL);
 		lbt_out_abort(&o);
 		free(px), free(rowp);
-		return lbt_errf(e, LBT_EIO, "cannot write the PNG %s", path);
+		return lbt_errf(e, LBT_EIO, "cannot write the PNG %s: %s", path, why.msg);
 	}
 	uint8_t rgb[256][3];
 	png_color pal[256];

@@ -1,6 +1,8 @@
 /* jsonl.c — a reader for the flat JSON objects of results files.
  * Only what lbt_summary_json and the sweep write is accepted: one object of
- * "key": value pairs, values strings, numbers, true, false or null. Strings
+ * "key": value pairs, values strings, numbers, true, false or null, in
+ * strict JSON (RFC 8259: no NaN or Infinity, no hex or '+', UTF-8 strings
+ * without lone surrogates). Strings
  * are unescaped into one buffer owned by the object, so fields stay valid
  * until the next parse or free. */
 #include <math.h>
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/input.h"
 #include "out/jsonl.h"
 
 static const char *ws(const char *p)
@@ -17,8 +20,39 @@ static const char *ws(const char *p)
 	return p;
 }
 
-/* Unescape the string starting after its opening quote into *out; return the
- * position after the closing quote, or NULL. */
+/* The length of the UTF-8 sequence at p (RFC 3629: no overlong form, no
+ * surrogate, nothing above U+10FFFF), or 0 if it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	int n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
+	    (n == 4 && p[0] == 0xf0 && p[1] < 0x90) || (n == 4 && p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+static int hex4(const char *p, long *v)
+{
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		int c = p[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		                 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return 0;
+		*v = *v * 16 + d;
+	}
+	return 1;
+}
+
+/* Unescape the string starting after its opening quote into *out (as
+ * UTF-8); return the position after the closing quote, or NULL if it is
+ * not a strict JSON string: a control character, invalid UTF-8, an unknown
+ * escape, a lone surrogate. */
 static const char *str(const char *p, char **out)
 {
 	char *w = *out;
@@ -26,7 +60,12 @@ static const char *str(const char *p, char **out)
 		if (!*p || (unsigned char)*p < 0x20)
 			return NULL;
 		if (*p != '\\') {
-			*w++ = *p;
+			int n = utf8_len((const unsigned char *)p);
+			if (!n)
+				return NULL;
+			memcpy(w, p, (size_t)n);
+			w += n;
+			p += n - 1;
 			continue;
 		}
 		p++;
@@ -37,14 +76,29 @@ static const char *str(const char *p, char **out)
 		case 'r': *w++ = '\r'; break;
 		case 'b': *w++ = '\b'; break;
 		case 'f': *w++ = '\f'; break;
-		case 'u': { /* lbtorus escapes only control characters this way */
-			char hex[5] = {0};
-			for (int i = 0; i < 4; i++)
-				if (!(hex[i] = p[1 + i]))
-					return NULL;
-			long c = strtol(hex, NULL, 16);
-			*w++ = c < 0x80 ? (char)c : '?';
+		case 'u': {
+			long c, lo;
+			if (!hex4(p + 1, &c))
+				return NULL;
 			p += 4;
+			if (c >= 0xdc00 && c <= 0xdfff)
+				return NULL; /* a low surrogate first */
+			if (c >= 0xd800 && c <= 0xdbff) { /* a high surrogate: its low half must follow */
+				if (p[1] != '\\' || p[2] != 'u' || !hex4(p + 3, &lo) || lo < 0xdc00 || lo > 0xdfff)
+					return NULL;
+				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+				p += 6;
+			}
+			/* UTF-8: never longer than the escape it replaces (6 or 12 bytes) */
+			if (c < 0x80)
+				*w++ = (char)c;
+			else if (c < 0x800)
+				*w++ = (char)(0xc0 | c >> 6), *w++ = (char)(0x80 | (c & 0x3f));
+			else if (c < 0x10000)
+				*w++ = (char)(0xe0 | c >> 12), *w++ = (char)(0x80 | (c >> 6 & 0x3f)), *w++ = (char)(0x80 | (c & 0x3f));
+			else
+				*w++ = (char)(0xf0 | c >> 18), *w++ = (char)(0x80 | (c >> 12 & 0x3f)),
+				*w++ = (char)(0x80 | (c >> 6 & 0x3f)), *w++ = (char)(0x80 | (c & 0x3f));
 			break;
 		}
 		default: return NULL;
@@ -53,6 +107,34 @@ static const char *str(const char *p, char **out)
 	*w++ = 0;
 	*out = w;
 	return p + 1;
+}
+
+/* The end of the JSON number at p (RFC 8259: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?),
+ * or p if there is none. */
+static const char *number_end(const char *p)
+{
+	const char *q = p + (*p == '-');
+	if (*q == '0')
+		q++;
+	else if (*q >= '1' && *q <= '9')
+		while (*q >= '0' && *q <= '9')
+			q++;
+	else
+		return p;
+	if (*q == '.') {
+		if (!(q[1] >= '0' && q[1] <= '9'))
+			return p;
+		for (q++; *q >= '0' && *q <= '9'; q++)
+			;
+	}
+	if (*q == 'e' || *q == 'E') {
+		const char *x = q + 1 + (q[1] == '+' || q[1] == '-');
+		if (!(*x >= '0' && *x <= '9'))
+			return p;
+		for (q = x; *q >= '0' && *q <= '9'; q++)
+			;
+	}
+	return q;
 }
 
 int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e)
@@ -92,7 +174,8 @@ int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e)
 			f->type = LBT_JSTR;
 			f->str = w;
 			if (!(p = str(p + 1, &w)))
-				return lbt_errf(e, LBT_EINVAL, "unterminated string at column %d", (int)(start - line + 1));
+				return lbt_errf(e, LBT_EINVAL, "bad string at column %d (unterminated, or not strict JSON: a control "
+				                "character, invalid UTF-8, a lone surrogate)", (int)(start - line + 1));
 		} else if (!strncmp(p, "null", 4)) {
 			f->type = LBT_JNULL;
 			p += 4;
@@ -101,11 +184,13 @@ int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e)
 			f->num = *p == 't';
 			p += *p == 't' ? 4 : 5;
 		} else {
-			char *end;
+			const char *end = number_end(p);
 			f->type = LBT_JNUM;
-			f->num = strtod(p, &end);
 			if (end == p)
-				return lbt_errf(e, LBT_EINVAL, "bad value at column %d", (int)(p - line + 1));
+				return lbt_errf(e, LBT_EINVAL, "bad value at column %d (not strict JSON)", (int)(p - line + 1));
+			f->num = strtod(p, NULL);
+			if (!isfinite(f->num))
+				return lbt_errf(e, LBT_EINVAL, "number out of range at column %d", (int)(p - line + 1));
 			f->str = w;
 			memcpy(w, p, (size_t)(end - p));
 			w += end - p;
@@ -166,22 +251,26 @@ int lbt_jsonl_load(lbt_jsonl *l, const char *path, lbt_err *e)
 
 int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	FILE *f;
+	int st = lbt_in_open(path, "results file", &f, e);
+	if (st) {
 		lbt_jsonl_free(l);
-		return lbt_errf(e, LBT_EIO, "cannot read %s", path);
+		return st;
 	}
 	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	size_t cap = 0, len;
 	int64_t ln = 0;
-	int st = LBT_OK;
 	lbt_err sub;
-	while ((len = getline(&line, &cap, f)) > 0) {
+	for (;;) {
+		if ((st = lbt_in_line(f, &line, &cap, &len, &sub)))
+			lbt_errf(e, st, "%s:%lld: %s", path, (long long)ln + 1, sub.msg);
+		if (st || !len)
+			break;
 		ln++;
-		if (line[len - 1] != '\n' || strspn(line, " \t\r\n") == (size_t)len)
+		const int last = line[len - 1] != '\n'; /* no newline: a killed writer's torn line, or a whole record */
+		if (strspn(line, " \t\r\n") == len)
 			continue;
-		if (memchr(line, 0, (size_t)len)) { /* the parser would stop there */
+		if (memchr(line, 0, len)) { /* the parser would stop there */
 			st = lbt_errf(e, LBT_EINVAL, "%s:%lld: a NUL byte in the line", path, (long long)ln);
 			break;
 		}
@@ -195,6 +284,10 @@ int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e)
 		}
 		if ((st = lbt_jobj_parse(&l->rec[l->n], line, &sub))) {
 			lbt_jobj_free(&l->rec[l->n]);
+			if (last) { /* torn: skipped */
+				st = LBT_OK;
+				break;
+			}
 			lbt_errf(e, st, "%s:%lld: %s", path, (long long)ln, sub.msg);
 			break;
 		}

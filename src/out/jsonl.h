@@ -39,8 +39,9 @@ const char *lbt_jobj_str(const lbt_jobj *o, const char *key);   /* NULL unless a
 /* 1 and *v set if key holds a number; 0 if missing, null or not a number. */
 int lbt_jobj_num(const lbt_jobj *o, const char *key, double *v);
 
-/* Every object of a JSON Lines file (a partial last line, left by a killed
- * writer, is skipped; blank lines too). Errors name the line. */
+/* Every object of a JSON Lines file, a regular file (input.h): a last line
+ * without its newline is a record if it parses, else a killed writer's torn
+ * line and skipped; blank lines are skipped. Errors name the line. */
 struct lbt_jsonl {
 	lbt_jobj *rec;
 	int64_t n, cap;

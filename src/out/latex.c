@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lbtorus/io.h"
+#include "core/input.h"
 #include "out/latex.h"
 
 enum { MAXCOL = 64 };
@@ -120,11 +121,12 @@ static void column_widths(FILE *in, int ncol, size_t *width)
 
 int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e)
 {
-	FILE *in = fopen(md_path, "r");
-	if (!in)
-		return lbt_errf(e, LBT_EIO, "cannot read %s: %s", md_path, strerror(errno));
+	FILE *in;
+	int st = lbt_in_open(md_path, NULL, &in, e);
+	if (st)
+		return st;
 	lbt_outfile o;
-	int st = lbt_out_open(&o, tex_path, e);
+	st = lbt_out_open(&o, tex_path, e);
 	if (st) {
 		fclose(in);
 		return st;
