@@ -67,6 +67,14 @@ int lbt_isa_supported(const char *isa)
 	return 0;
 }
 
+int lbt_isa_emulated(const char *isa)
+{
+	for (int i = 0; i < NTARGETS; i++)
+		if (!strcmp(isa, targets[i].name))
+			return targets[i].emulated;
+	return 0;
+}
+
 int lbt_kernels_select(lbt_kernels *k, const char *isa, lbt_err *e)
 {
 	if (!isa || !strcmp(isa, "auto"))

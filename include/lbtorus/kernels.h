@@ -285,6 +285,7 @@ typedef struct {
 /* The ISA targets compiled in, best last; NULL-terminated. */
 const char *const *lbt_isa_compiled(void);
 int lbt_isa_supported(const char *isa);  /* 1 if this CPU can run it */
+int lbt_isa_emulated(const char *isa);   /* 1 for a target that emulates another (avx512emu): auto never picks it */
 /* Fill k for the named ISA ("auto" or NULL: LBTORUS_ISA if set, else the best
  * the CPU supports). Unknown or unsupported names are an error. */
 int lbt_kernels_select(lbt_kernels *k, const char *isa, lbt_err *e);

@@ -45,7 +45,8 @@ static void help(void)
 	       "  --sizes LIST     shapes (default 128x128,1024x1024,4096x4096,256x256x256)\n"
 	       "  --methods LIST   default lm-c0,...,lm-c5; any method of lbtorus run --help\n"
 	       "                   (the bound assumes int32 loads: 8 bytes per PE and step)\n"
-	       "  --isa LIST       default: every compiled target this CPU runs, scalar first\n"
+	       "  --isa LIST       default: every compiled target this CPU runs natively, scalar\n"
+	       "                   first (avx512emu, the AVX-512 kernels emulated, only if named)\n"
 	       "  --threads LIST   default: 1 and all cores\n"
 	       "  --init SPEC      the load every measurement starts from (default uniform:0:20)\n"
 	       "  --seconds S      time per measurement (default 0.5)\n"
@@ -295,7 +296,7 @@ int cmd_bench(int argc, char **argv)
 		snprintf(threads_buf, sizeof threads_buf, ncores > 1 ? "1,%d" : "%d", ncores);
 	if (!*isa_buf)
 		for (const char *const *t = lbt_isa_compiled(); *t; t++)
-			if (lbt_isa_supported(*t))
+			if (lbt_isa_supported(*t) && !lbt_isa_emulated(*t))
 				snprintf(isa_buf + strlen(isa_buf), sizeof isa_buf - strlen(isa_buf), "%s%s", *isa_buf ? "," : "", *t);
 	char *sizes[16], *methods[16], *isas[16], *tlist[16];
 	int nsizes = split(sizes_buf, sizes, 16), nmethods = split(methods_buf, methods, 16);

@@ -193,24 +193,26 @@ int cmd_bound(int argc, char **argv)
 		snprintf(path, sizeof path, "%s/bound.json", od.stage);
 		st = lbt_bound_write_json(path, method_copy, &f, pts, n, &e);
 	}
-	if (!st && !*stop) { /* no plot is drawn after a signal; the fit is published all the same */
+	if (!st && !*stop) { /* no plot is drawn after a signal */
 		snprintf(path, sizeof path, "%s/bound", od.stage);
 		plots = lbt_bound_plots(path, titles, &f, pts, n, &pe);
 		if (plots && plots != LBT_EUNSUP) /* without gnuplot the data files are published all the same */
 			st = lbt_errf(&e, plots, "plots: %s", pe.msg);
 		drawn = !plots;
 	}
-	if (!st)
+	/* published whole or not at all: not after a signal (the commit is then refused too) */
+	const int go = !st && !*stop;
+	if (go)
 		st = lbt_outdir_commit(&od, &e);
 	else
 		lbt_outdir_abort(&od, &e);
-	fitted = !st;
+	fitted = go && !st;
+	if (*stop) /* (a plot or commit stopped by the signal is no failure of its own) */
+		goto out;
 	if (st) {
 		rc = cli_fail(st, "%s", e.msg);
 		goto out;
 	}
-	if (*stop)
-		goto out;
 	const lbt_bound_point *w = &pts[f.argmax];
 	printf("Theorem 3 (Henrich 1996), %s: T = steps until balanced; %lld runs (%lld records skipped)\n", method_copy,
 	       (long long)n, (long long)skipped);
