@@ -112,6 +112,27 @@ int th_cli(const char *dir, const char *const *argv, char **out, char **err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+pid_t th_spawn(const char *dir, const char *const *argv)
+{
+	const char *bin = getenv("LBTORUS");
+	cr_assert(bin, "LBTORUS (path of the binary) is not set");
+	pid_t pid = fork();
+	if (pid == 0) {
+		const char *args[64] = {bin};
+		for (int i = 0; argv[i]; i++)
+			args[i + 1] = argv[i];
+		if (dir && chdir(dir))
+			_exit(127);
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(bin, (char *const *)args);
+		_exit(127);
+	}
+	return pid;
+}
+
 void th_tmpdir(char *buf, size_t n)
 {
 	snprintf(buf, n, "/tmp/lbt_testXXXXXX");

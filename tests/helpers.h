@@ -3,6 +3,8 @@
 #ifndef LBTORUS_TEST_HELPERS_H
 #define LBTORUS_TEST_HELPERS_H
 
+#include <sys/types.h>
+
 #include "lbtorus/lbtorus.h"
 
 /* Open a state (aborts the test on failure); isa NULL = scalar. */
@@ -24,6 +26,9 @@ int th_table(const char *name, int64_t *rows, int max, int cols);
  * fails its test instead of stalling CI. */
 extern unsigned th_cli_seconds;
 int th_cli(const char *dir, const char *const *argv, char **out, char **err);
+/* Start the lbtorus binary with argv in dir (NULL: here), its input and
+ * output /dev/null, and return at once: its pid, to signal and wait for. */
+pid_t th_spawn(const char *dir, const char *const *argv);
 /* A fresh empty temporary directory. */
 void th_tmpdir(char *buf, size_t n);
 int th_count_files(const char *dir);

@@ -175,26 +175,6 @@ Test(parallel, runs_from_a_users_pthreads_give_the_same_bits, .timeout = 600)
 	same_bits_from(FROM_PTHREADS);
 }
 
-/* Start the CLI with argv in dir, its output thrown away. */
-static pid_t cli_start(const char *dir, const char *const *argv)
-{
-	const char *bin = getenv("LBTORUS");
-	cr_assert(bin);
-	pid_t pid = fork();
-	if (pid == 0) {
-		const char *args[64] = {bin};
-		for (int i = 0; argv[i]; i++)
-			args[i + 1] = argv[i];
-		if (chdir(dir))
-			_exit(127);
-		freopen("/dev/null", "w", stdout);
-		freopen("/dev/null", "w", stderr);
-		execv(bin, (char *const *)args);
-		_exit(127);
-	}
-	return pid;
-}
-
 /* Wait for pid at most `seconds`, then kill it: its exit status, or -1 if
  * it had to be killed. */
 static int wait_within(pid_t pid, double seconds)
@@ -210,9 +190,12 @@ static int wait_within(pid_t pid, double seconds)
 	return -1;
 }
 
-static int cli_within(const char *dir, const char *const *argv, int seconds)
+/* The CLI's exit status; 142 (SIGALRM, th_cli's alarm) if it was still
+ * running after `seconds`: hung. */
+static int cli_within(const char *dir, const char *const *argv, unsigned seconds)
 {
-	return wait_within(cli_start(dir, argv), seconds);
+	th_cli_seconds = seconds;
+	return th_cli(dir, argv, NULL, NULL);
 }
 
 /* The issue's smallest case and the README's sweep, with two jobs, on every
@@ -242,7 +225,7 @@ Test(parallel, sweeps_with_two_jobs_finish_on_every_isa, .timeout = 900)
 				argv[n++] = sweeps[s][i];
 			argv[n] = NULL;
 			const int rc = cli_within(dir, argv, 120);
-			cr_assert_eq(rc, 0, "%s: sweep %zu %s (exit %d, -1: killed after 120 s: hung)", *isa, s, sweeps[s][1], rc);
+			cr_assert_eq(rc, 0, "%s: sweep %zu %s (exit %d; 142: killed after 120 s, hung)", *isa, s, sweeps[s][1], rc);
 			char path[256];
 			snprintf(path, sizeof path, "%s/%s", dir, res);
 			cr_assert_eq(th_count_lines(path), runs[s], "%s: sweep %zu", *isa, s);
@@ -270,7 +253,7 @@ Test(parallel, a_sweep_of_every_method_with_two_jobs_finishes, .timeout = 900)
 		const int rc = cli_within(dir, TH_ARGS("sweep", "--results", "m.jsonl", "--jobs", "2", "--isa", *isa, "--quiet",
 		                                       "--method", methods, "--shape", "64x64,256", "--init", "uniform:0:100",
 		                                       "--until", "steps:200", "--seed", "1..2"), 300);
-		cr_assert_eq(rc, 0, "%s: exit %d (-1: killed after 300 s: hung)", *isa, rc);
+		cr_assert_eq(rc, 0, "%s: exit %d (142: killed after 300 s, hung)", *isa, rc);
 		char path[256];
 		snprintf(path, sizeof path, "%s/m.jsonl", dir);
 		cr_assert_eq(th_count_lines(path), 4 * nm, "%s", *isa);
@@ -290,10 +273,10 @@ Test(parallel, bound_and_search_with_two_jobs_finish, .timeout = 900)
 		int rc = cli_within(dir, TH_ARGS("bound", "--jobs", "2", "--isa", *isa, "--out", "b", "--shape",
 		                                 "torus2:8..32*2,torus3:4..8*2", "--init", "uniform:1:9,uniform:1:33",
 		                                 "--seed", "1..2"), 300);
-		cr_assert_eq(rc, 0, "%s: bound exit %d (-1: killed after 300 s: hung)", *isa, rc);
+		cr_assert_eq(rc, 0, "%s: bound exit %d (142: killed after 300 s, hung)", *isa, rc);
 		rc = cli_within(dir, TH_ARGS("search", "--shape", "8x8", "--ldiff", "20", "--mean", "10", "--threads", "2",
 		                             "--isa", *isa, "--out", "w.npy"), 300);
-		cr_assert_eq(rc, 0, "%s: search exit %d (-1: killed after 300 s: hung)", *isa, rc);
+		cr_assert_eq(rc, 0, "%s: search exit %d (142: killed after 300 s, hung)", *isa, rc);
 	}
 	th_rm_tree(dir);
 }
@@ -308,7 +291,7 @@ Test(parallel, a_two_job_sweep_answers_the_first_sigterm, .timeout = 600)
 	for (const char *const *isa = lbt_isa_compiled(); *isa; isa++) {
 		if (!lbt_isa_supported(*isa))
 			continue;
-		pid_t pid = cli_start(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--jobs", "2", "--isa", *isa, "--quiet",
+		pid_t pid = th_spawn(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--jobs", "2", "--isa", *isa, "--quiet",
 		                                   "--shape", "64x64,128x128", "--init", "uniform:1:2048,uniform:0:100",
 		                                   "--until", "steps:200000", "--seed", "1..20"));
 		usleep(1500000);

@@ -64,25 +64,6 @@ static void same_records(const char *pa, const char *pb)
 	lbt_jsonl_free(&b);
 }
 
-static pid_t spawn(const char *const *argv)
-{
-	const char *bin = getenv("LBTORUS");
-	cr_assert(bin);
-	pid_t pid = fork();
-	if (pid == 0) {
-		const char *args[64] = {bin};
-		for (int i = 0; argv[i]; i++)
-			args[i + 1] = argv[i];
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		execv(bin, (char *const *)args);
-		_exit(127);
-	}
-	return pid;
-}
-
 /* 24 runs of 10..100 ms each (on the scalar kernels, so on any CPU), long
  * enough to be killed in the middle: 18
  * worst-case runs (seed=any: they draw no random numbers) and 6 seeded ones. */
@@ -101,7 +82,7 @@ Test(sweep, resume_after_kill_loses_nothing_and_duplicates_nothing, .timeout = 1
 	free(err);
 	cr_assert_eq(th_count_lines(ref), KILL_RUNS);
 
-	pid_t pid = spawn(TH_ARGS("sweep", "--results", res, "--jobs", "2", KILL_SWEEP));
+	pid_t pid = th_spawn(NULL, TH_ARGS("sweep", "--results", res, "--jobs", "2", KILL_SWEEP));
 	int lines = 0;
 	for (int t = 0; t < 60000 && (lines = th_count_lines(res)) < 3; t++)
 		usleep(1000);
