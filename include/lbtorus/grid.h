@@ -74,6 +74,9 @@ size_t lbt_type_size(lbt_type t);
 /* Copy a field between the grid and a dense row-major array of P cells of its type. */
 void lbt_field_export(const lbt_grid *g, const lbt_field *f, void *dense);
 void lbt_field_import(lbt_grid *g, const lbt_field *f, const void *dense);
+/* The same for rows r0 .. r1-1 of the last axis (in row-major order) from
+ * dense, which holds just those rows. */
+void lbt_field_import_rows(lbt_grid *g, const lbt_field *f, const void *dense, int64_t r0, int64_t r1);
 /* The same for the field "load". */
 void lbt_grid_export(const lbt_grid *g, int32_t *dense);
 void lbt_grid_import(lbt_grid *g, const int32_t *dense);

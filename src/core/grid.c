@@ -216,13 +216,14 @@ void lbt_field_export(const lbt_grid *g, const lbt_field *f, void *dense)
 		memcpy((char *)dense + (size_t)r * row, row_at(f, row_off(g, r)), row);
 }
 
-void lbt_field_import(lbt_grid *g, const lbt_field *f, const void *dense)
+void lbt_field_import_rows(lbt_grid *g, const lbt_field *f, const void *dense, int64_t r0, int64_t r1)
 {
-	const int64_t n = row_len(g), R = rows(g);
-	const size_t row = (size_t)n * lbt_type_size(f->type);
-	for (int64_t r = 0; r < R; r++)
-		memcpy(row_at(f, row_off(g, r)), (const char *)dense + (size_t)r * row, row);
+	const size_t row = (size_t)row_len(g) * lbt_type_size(f->type);
+	for (int64_t r = r0; r < r1; r++)
+		memcpy(row_at(f, row_off(g, r)), (const char *)dense + (size_t)(r - r0) * row, row);
 }
+
+void lbt_field_import(lbt_grid *g, const lbt_field *f, const void *dense) { lbt_field_import_rows(g, f, dense, 0, rows(g)); }
 
 int lbt_field_gather(const lbt_grid *g, const lbt_field *f, void *dense, lbt_err *e)
 {

@@ -85,37 +85,50 @@ int lbt_speeds_parse(lbt_speeds *sp, const char *text, lbt_err *e)
 	return lbt_errf(e, LBT_EINVAL, "unknown speeds '%.*s': use const, uniform, classes or file", (int)kw, text);
 }
 
+/* Speeds reach the field in chunks of whole rows, about CHUNK PEs each,
+ * with a look at the stop flag between chunks: a file's from its values
+ * read whole, drawn ones from a buffer of one chunk (a 16384^2 torus's
+ * speeds once went through a dense copy of 2 GiB and a copy into the
+ * field that no signal could stop). */
 int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, const volatile sig_atomic_t *stop, lbt_err *e)
 {
-	const int64_t P = lbt_shape_pes(&g->shape);
+	enum { CHUNK = 1 << 16 };
+	const int64_t P = lbt_shape_pes(&g->shape), n = g->shape.ext[g->shape.dims - 1], R = P / n;
+	const int64_t per = CHUNK / n > 1 ? CHUNK / n : 1; /* rows a chunk */
 	int st = lbt_grid_add_field(g, "speed", LBT_F64, e);
 	if (st)
 		return st;
-	double *dense = malloc((size_t)P * sizeof *dense);
-	if (!dense)
-		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld speeds", (long long)P);
+	const int file = sp->kind == LBT_SPEEDS_FILE;
+	double *buf = malloc((size_t)(file ? P : per * n) * sizeof *buf);
+	if (!buf)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld speeds", (long long)(file ? P : per * n));
 	/* a file: any dtype NumPy writes (float64 from np.save of reals), finite values only */
-	if (sp->kind == LBT_SPEEDS_FILE && !(st = lbt_npy_read_real(sp->path, &g->shape, dense, e)))
+	if (file && !(st = lbt_npy_read_real(sp->path, &g->shape, buf, e)))
 		for (int64_t i = 0; i < P && !st; i++)
-			if (!(dense[i] >= SPEED_LO && dense[i] <= SPEED_HI))
+			if (!(buf[i] >= SPEED_LO && buf[i] <= SPEED_HI))
 				st = lbt_errf(e, LBT_EINVAL, "%s: speed %g at flat index %lld is not a number in [1e-06, 1e+06]",
-				              sp->path, dense[i], (long long)i);
-	for (int64_t i = 0; i < P && !st; i++) {
-		if (!(i & 65535) && stop && *stop) {
+				              sp->path, buf[i], (long long)i);
+	const lbt_field *f = lbt_grid_field(g, "speed");
+	for (int64_t r0 = 0; r0 < R && !st; r0 += per) {
+		if (stop && *stop) {
 			st = lbt_errf(e, LBT_EINTR, "interrupted while the speeds were set");
 			break;
 		}
-		const uint64_t r = lbt_rand(seed, 0, (uint64_t)i, LBT_RNG_SPEED);
-		switch (sp->kind) {
-		case LBT_SPEEDS_CONST: dense[i] = sp->v[0]; break;
-		case LBT_SPEEDS_UNIFORM: dense[i] = sp->v[0] + (sp->v[1] - sp->v[0]) * ((double)(r >> 11) * 0x1p-53); break;
-		case LBT_SPEEDS_CLASSES: dense[i] = sp->v[lbt_rand_range(r, 0, sp->n - 1)]; break;
-		case LBT_SPEEDS_FILE: break; /* read above */
+		const int64_t r1 = r0 + per < R ? r0 + per : R;
+		double *src = file ? buf + r0 * n : buf;
+		for (int64_t i = r0 * n; !file && i < r1 * n; i++) {
+			const uint64_t r = lbt_rand(seed, 0, (uint64_t)i, LBT_RNG_SPEED);
+			double *d = &src[i - r0 * n];
+			switch (sp->kind) {
+			case LBT_SPEEDS_CONST: *d = sp->v[0]; break;
+			case LBT_SPEEDS_UNIFORM: *d = sp->v[0] + (sp->v[1] - sp->v[0]) * ((double)(r >> 11) * 0x1p-53); break;
+			case LBT_SPEEDS_CLASSES: *d = sp->v[lbt_rand_range(r, 0, sp->n - 1)]; break;
+			case LBT_SPEEDS_FILE: break; /* read above */
+			}
 		}
+		lbt_field_import_rows(g, f, src, r0, r1);
 	}
-	if (!st)
-		lbt_field_import(g, lbt_grid_field(g, "speed"), dense);
-	free(dense);
+	free(buf);
 	return st;
 }
 

@@ -102,9 +102,9 @@ static double memory_available(void)
  * for real-valued ones, 8 for speeds; on a torus cut between `ranks`
  * processes, each holds a slab), the kernels' scratch if its method opens
  * one, the copies of the loads the caller holds beside the run (`copies`:
- * bench's restart copy), and, for an init file or speeds, the dense copy
- * read or drawn first (whole, on every rank): refuse before allocating
- * anything when even that cannot fit. */
+ * bench's restart copy), for an init file the dense copy read first, and
+ * for speeds the dense copies of the relative loads (whole, on every
+ * rank): refuse before allocating anything when even that cannot fit. */
 static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_speeds *speeds, const lbt_shape *s, int ranks,
                        int threads, int copies, lbt_err *e)
 {
@@ -118,8 +118,8 @@ static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_spee
 		need += lbt_scratch_bytes(s->dims, s->ext, cells, threads) / ranks;
 	if (init->kind == LBT_INIT_FILE)
 		need += (double)lbt_shape_pes(s) * 8;
-	if (speeds) /* the field, the dense copy, and a file's raw values */
-		need += (double)cells * 8 / ranks + (double)lbt_shape_pes(s) * (speeds->kind == LBT_SPEEDS_FILE ? 12 : 8);
+	if (speeds) /* the field, and the relative loads' dense copies each step (20 bytes a PE, more than a file's read) */
+		need += (double)cells * 8 / ranks + (double)lbt_shape_pes(s) * 20;
 	if (need <= avail)
 		return LBT_OK;
 	char sh[128];
