@@ -49,7 +49,7 @@ test: build
 	@meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs; rc=$$?; \
 	python3 -c 'import json,sys; r=[json.loads(l)["result"] for l in open(sys.argv[1])]; \
 	print("tests: %d passed, %d failed" % (r.count("OK"), len(r) - r.count("OK") - r.count("SKIP")))' \
-	  $(BUILD)/meson-logs/testlog.json; [ $$rc = 0 ] || exit $$rc; \
+	  $(BUILD)/meson-logs/testlog.json; [ $$rc = 0 ] || { tools/failed_logs.py $(BUILD); exit $$rc; }; \
 	$(MAKE) --no-print-directory fuzz-smoke
 
 # Each fuzz target over its committed corpus plus a short fresh run
@@ -84,8 +84,9 @@ test-sanitize: deps
 	@[ -f $(SAN_BUILD)/build.ninja ] || meson setup $(SAN_BUILD) -Db_sanitize=address,undefined \
 	  -Dbuildtype=debugoptimized -Dmpi=disabled -Dsimd_emulation=false >/dev/null
 	ninja -C $(SAN_BUILD) -j$(JOBS)
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=halt_on_error=1 \
-	  meson test -C $(SAN_BUILD) --num-processes $(JOBS) --print-errorlogs
+	@UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=halt_on_error=1 \
+	  meson test -C $(SAN_BUILD) --num-processes $(JOBS) --print-errorlogs || \
+	  { tools/failed_logs.py $(SAN_BUILD); exit 1; }
 
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
