@@ -473,6 +473,8 @@ int cmd_run(int argc, char **argv)
 		return cli_fail(st, "%s", err.msg);
 	}
 	if (ctx.tracing)
+		lbt_provenance_comment(ctx.trace.f, state.kern->isa, state.threads); /* "# key: value" lines first */
+	if (ctx.tracing)
 		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total,"
 		                     "generated,completed,idle_capacity,sqdev\n"
 		                   : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n", ctx.trace.f);
