@@ -17,7 +17,8 @@
  *   OpenMP's global state), so concurrent runs never change each other's.
  *   Bigger runs go one at a time on all threads. Results do not depend on
  *   either: a run's record is a function of its key, except for the fields
- *   threads, seconds and site_updates_per_second, and lines appear in the
+ *   threads, seconds and site_updates_per_second and the provenance (date,
+ *   host, command, ...: src/out/provenance.c), and lines appear in the
  *   order runs finish. */
 #include <errno.h>
 #include <fcntl.h>

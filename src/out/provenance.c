@@ -1,7 +1,7 @@
 /* provenance.c — the one place that says what made a result; every writer
  * of records, traces and output directories calls it.
  *
- * The build's facts are compiled in (build_info.h, made by meson's vcs_tag);
+ * The build's facts are compiled in (build_info.c, made by meson's vcs_tag);
  * the machine's are read when a record is written: the CPU's model from
  * /proc/cpuinfo, the host name, the UTC time, the MPI ranks. The call is set
  * once by the program (the CLI's argv). None of it enters a sweep's run key:
@@ -16,11 +16,11 @@
 #include <omp.h>
 #endif
 
-#include "build_info.h"
 #include "lbtorus/comm.h"
 #include "lbtorus/kernels.h"
 #include "lbtorus/provenance.h"
 #include "core/sha256.h"
+#include "out/build_info.h"
 #include "out/jsonl.h"
 
 static char call_text[8192] = "C API";
@@ -42,9 +42,9 @@ int lbt_provenance_add_input(const char *role, const char *path, lbt_err *e)
 
 void lbt_provenance_set_call(const char *call) { snprintf(call_text, sizeof call_text, "%s", call); }
 const char *lbt_provenance_call(void) { return call_text; }
-const char *lbt_build_git(void) { return LBT_BUILD_GIT; }
-const char *lbt_build_compiler(void) { return LBT_BUILD_COMPILER; }
-const char *lbt_build_flags(void) { return LBT_BUILD_FLAGS; }
+const char *lbt_build_git(void) { return lbt_build_git_text; }
+const char *lbt_build_compiler(void) { return lbt_build_compiler_text; }
+const char *lbt_build_flags(void) { return lbt_build_flags_text; }
 
 void lbt_provenance_set_argv(int argc, char *const argv[])
 {
@@ -127,9 +127,9 @@ static void json(FILE *f, const char *isa, int threads, int with_isa)
 	facts x;
 	gather(&x, isa, threads);
 	fprintf(f, ",\"format\":%d", LBT_FORMATS_VERSION);
-	member(f, "git", LBT_BUILD_GIT);
-	member(f, "compiler", LBT_BUILD_COMPILER);
-	member(f, "cflags", LBT_BUILD_FLAGS);
+	member(f, "git", lbt_build_git_text);
+	member(f, "compiler", lbt_build_compiler_text);
+	member(f, "cflags", lbt_build_flags_text);
 	member(f, "cpu", x.cpu);
 	member(f, "host", x.host);
 	member(f, "date_utc", x.date);
@@ -162,7 +162,7 @@ void lbt_provenance_comment(FILE *f, const char *isa, int threads)
 	gather(&x, isa, threads);
 	fprintf(f, "# lbtorus: %s\n# format: %d\n# git: %s\n# compiler: %s\n# cflags: %s\n# cpu: %s\n# host: %s\n"
 	        "# date_utc: %s\n# ranks: %d\n# command: %s\n# isa: %s\n# threads: %d\n",
-	        LBT_VERSION, LBT_FORMATS_VERSION, LBT_BUILD_GIT, LBT_BUILD_COMPILER, LBT_BUILD_FLAGS, x.cpu, x.host,
+	        LBT_VERSION, LBT_FORMATS_VERSION, lbt_build_git_text, lbt_build_compiler_text, lbt_build_flags_text, x.cpu, x.host,
 	        x.date, lbt_comm_size(), call_text, x.isa, x.threads);
 	for (int i = 0; i < ninputs; i++)
 		fprintf(f, "# %s_sha256: %s\n", inputs[i].role, inputs[i].hex);
