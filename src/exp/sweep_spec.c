@@ -173,7 +173,7 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 				const lbt_param *p = args.p[j];
 				if (p != &m->params[i])
 					continue;
-				char pre[160], val[80];
+				char pre[96], val[192];
 				snprintf(pre, sizeof pre, ":%s=", p->short_name ? p->short_name : p->name);
 				lbt_param_value v;
 				char why[8];
