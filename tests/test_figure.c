@@ -161,6 +161,21 @@ Test(plot, traces_are_grouped_by_file)
 	char *csv = th_read(p, NULL);
 	cr_assert(strstr(csv, "\nfos,2,1,8,,8,8\nnna,0,1,0,,0,0\n"), "%s", csv);
 	free(csv), free(so), free(se);
+	/* --group KEY of traces: the "# KEY: value" line of their header. Two
+	 * seeds of one method: per step the mean and se (sqdev 2 and 6 → 4 ± 2). */
+	for (int seed = 1; seed <= 2; seed++) {
+		snprintf(p, sizeof p, "%s/s%d.csv", dir, seed);
+		FILE *f = fopen(p, "w");
+		fprintf(f, "# command: lbtorus run\n# method: lm-c5\n# seed: %d\nstep,sqdev\n0,0\n1,%d\n", seed, seed == 1 ? 2 : 6);
+		fclose(f);
+	}
+	cr_assert_eq(th_cli(dir, TH_ARGS("plot", "s1.csv", "s2.csv", "--x", "step", "--y", "sqdev", "--group", "method",
+	                                 "--out", "m"), &so, &se), 0, "%s", se);
+	cr_assert(strstr(so, "lm-c5: 4 points\n"), "%s", so);
+	snprintf(p, sizeof p, "%s/m.csv", dir);
+	csv = th_read(p, NULL);
+	cr_assert(strstr(csv, "\nlm-c5,0,2,0,0,0,0\nlm-c5,1,2,4,2,2,6\n"), "%s", csv);
+	free(csv), free(so), free(se);
 	th_rm_tree(dir);
 }
 

@@ -3,7 +3,8 @@
  * Points come from results files (.jsonl: one per record, x and y its keys,
  * the method with its parameters as the run key gives it) and traces (.csv:
  * one per row, x and y its columns; '#' lines are comments). They are grouped
- * by the group key's value (a trace without that column: its file name),
+ * by the group key's value (for a trace: a column, else the "# key: value"
+ * line of its header, which names the run's inputs; else its file name),
  * and within a group averaged over equal x (the seeds of one
  * configuration): the mean, with an error bar of one standard error
  * sd/sqrt(m) where m >= 2 points share x. A fit (fit.c) uses every point,
@@ -139,13 +140,23 @@ static int read_csv(pointset *s, const char *path, const lbt_figure_opts *o, int
 	int st = lbt_in_open(path, "trace", &f, e);
 	if (st)
 		return st;
-	char *line = NULL, *header = NULL;
+	char *line = NULL, *header = NULL, glabel[128] = "";
 	size_t cap = 0, len;
 	int cx = -1, cy = -1, cg = -1;
 	int64_t ln = 0, used = 0;
 	lbt_err sub;
-	while (!(st = lbt_in_line(f, &line, &cap, &len, &sub)) && len) {
+	for (;;) {
+		if ((st = lbt_in_line(f, &line, &cap, &len, &sub))) {
+			lbt_errf(e, st, "%s:%lld: %s", path, (long long)ln + 1, sub.msg);
+			break;
+		}
+		if (!len)
+			break;
 		ln++;
+		const size_t gl = o->group ? strlen(o->group) : 0;
+		if (!header && gl && !strncmp(line, "# ", 2) && !strncmp(line + 2, o->group, gl) && line[2 + gl] == ':')
+			snprintf(glabel, sizeof glabel, "%.*s", (int)strcspn(line + 3 + gl + (line[3 + gl] == ' '), "\r\n"),
+			         line + 3 + gl + (line[3 + gl] == ' ')); /* "# method: fos" of the trace's header */
 		if (line[0] == '#' || strspn(line, " \t\r\n") == len)
 			continue;
 		if (!header) {
@@ -169,16 +180,14 @@ static int read_csv(pointset *s, const char *path, const lbt_figure_opts *o, int
 		char label[128];
 		if (cg >= 0 && field(line, cg, &gv))
 			snprintf(label, sizeof label, "%s=%g", o->group, gv);
+		else if (*glabel)
+			snprintf(label, sizeof label, "%s", glabel);
 		else
 			base_name(path, label, sizeof label);
 		if ((st = add_point(s, label, x, y, e)))
 			break;
 		used++;
 	}
-	if (st && st != LBT_EINVAL && st != LBT_ENOMEM)
-		lbt_errf(e, st, "%s:%lld: %s", path, (long long)ln + 1, sub.msg);
-	else if (st == LBT_EINVAL && !strstr(e->msg, path))
-		lbt_errf(e, st, "%s:%lld: %s", path, (long long)ln + 1, sub.msg);
 	if (!st && !header)
 		st = lbt_errf(e, LBT_EINVAL, "%s: no header row (a trace of lbtorus run --trace)", path);
 	if (!st && !used)
