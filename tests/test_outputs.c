@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "core/sha256.h"
 #include "out/jsonl.h"
 
 static int hidden(const char *dir)
@@ -395,5 +396,30 @@ Test(outputs, every_output_carries_its_provenance, .timeout = 300)
 	sha256sum(q, hex);
 	cr_assert_str_eq(lbt_jobj_str(&o, "file:table3.csv"), hex);
 	lbt_jobj_free(&o);
+	th_rm_tree(dir);
+}
+
+/* The checksums are SHA-256 as `sha256sum` computes it, across the padding's
+ * boundaries (a message of 55 bytes pads within its block, 56 needs another)
+ * and FIPS 180-4's example "abc". */
+Test(outputs, checksums_are_sha256)
+{
+	char dir[64], p[160], hex[65], want[65];
+	th_tmpdir(dir, sizeof dir);
+	lbt_err e;
+	static const size_t sizes[] = {0, 3, 55, 56, 63, 64, 65, 119, 120, 1000, 70000};
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		snprintf(p, sizeof p, "%s/f%zu", dir, sizes[k]);
+		FILE *f = fopen(p, "wb");
+		for (size_t i = 0; i < sizes[k]; i++)
+			fputc(sizes[k] == 3 ? "abc"[i] : (int)(i * 7 % 251), f);
+		fclose(f);
+		cr_assert_eq(lbt_sha256_file(p, hex, &e), 0, "%s", e.msg);
+		sha256sum(p, want);
+		cr_assert_str_eq(hex, want, "%zu bytes", sizes[k]);
+	}
+	snprintf(p, sizeof p, "%s/f3", dir);
+	lbt_sha256_file(p, hex, &e);
+	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "FIPS 180-4's \"abc\"");
 	th_rm_tree(dir);
 }
