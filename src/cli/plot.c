@@ -21,7 +21,9 @@ static void help(void)
 	       "  --x KEY         the abscissa\n"
 	       "  --y KEY         the ordinate\n"
 	       "  --group KEY     one series per value of KEY (method: with its parameters);\n"
-	       "                  default: one per trace file, one for all records\n"
+	       "                  a trace's KEY: a column, or its header's '# KEY: value'\n"
+	       "                  line (method, shape, init, seed, ...); default: one\n"
+	       "                  series per trace file, one for all records\n"
 	       "  --logx          a logarithmic x axis\n"
 	       "  --logy          a logarithmic y axis\n"
 	       "  --fit KIND      linear (y = a + b x) or power (y = a x^b, least squares of\n"
@@ -34,7 +36,7 @@ static void help(void)
 	       "                  the means), STEM.fit.json (the fits, provenance, inputs'\n"
 	       "                  SHA-256; one JSON object per group)\n"
 	       "\n"
-	       "example: lbtorus sweep --results tk.jsonl --shape torus2:4..32*2 --init worst:10\n"
+	       "example: lbtorus sweep --results tk.jsonl --shape torus2:16..128*2 --init worst:5\n"
 	       "         lbtorus plot tk.jsonl --x k --y balanced_step --logx --logy --fit power\n");
 }
 
