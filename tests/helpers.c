@@ -262,3 +262,12 @@ void th_write_npy(const char *path, int major, const char *header, int raw, cons
 		fwrite(data, 1, n, f);
 	fclose(f);
 }
+
+const char *th_csv_body(const char *text)
+{
+	while (*text == '#') {
+		const char *nl = strchr(text, '\n');
+		text = nl ? nl + 1 : text + strlen(text);
+	}
+	return text;
+}

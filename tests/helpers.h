@@ -38,6 +38,9 @@ void th_rm_tree(const char *dir);
  * is NULL. The test fails if the file is missing. */
 char *th_read(const char *path, size_t *len);
 
+/* A CSV's text after its leading '#' lines (a trace's provenance header). */
+const char *th_csv_body(const char *text);
+
 /* The lines (newlines) in the file at path; 0 while it does not exist. */
 int th_count_lines(const char *path);
 

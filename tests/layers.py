@@ -33,10 +33,10 @@ PUBLIC = {
     'comm': 'comm',
     'shape': 'core', 'grid': 'core', 'init': 'core', 'io': 'core', 'npy': 'core', 'number': 'core',
     'speeds': 'core',
-    'plot': 'out', 'heatmap': 'out', 'jsonl': 'out',
+    'plot': 'out', 'heatmap': 'out', 'jsonl': 'out', 'provenance': 'out',
     'method': 'method',
     'run': 'exec',
-    'sweep': 'exp', 'search': 'exp', 'bound': 'exp', 'report': 'exp', 'reproduce': 'exp',
+    'sweep': 'exp', 'search': 'exp', 'bound': 'exp', 'report': 'exp', 'reproduce': 'exp', 'figure': 'exp',
     'lbtorus': 'cli',  # the umbrella pulls in every layer
 }
 

@@ -16,9 +16,12 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helpers.h"
+#include "core/sha256.h"
+#include "out/jsonl.h"
 
 static int hidden(const char *dir)
 {
@@ -55,7 +58,7 @@ Test(outputs, links_are_followed_and_stay_links)
 	cr_assert(!lstat(q, &sb) && S_ISLNK(sb.st_mode));
 	snprintf(q, sizeof q, "%s/new.csv", dir);
 	s = th_read(q, NULL);
-	cr_assert(!strncmp(s, "step,", 5), "%s", s);
+	cr_assert(!strncmp(th_csv_body(s), "step,", 5), "%s", s);
 	free(s);
 	cr_assert_eq(hidden(dir), 0, "a temporary was left");
 	th_rm_tree(dir);
@@ -253,5 +256,170 @@ Test(outputs, one_failure_one_line, .timeout = 120)
 	snprintf(cmd, sizeof cmd, "cd %s && ulimit -f 1 && trap '' XFSZ && \"$LBTORUS\" run --shape 64x64 --init worst:5 "
 	         "--until steps:2 --snapshots snaps --json o.json > /dev/null", dir);
 	one_line(cmd, "--snapshots, files of at most 512 bytes");
+	th_rm_tree(dir);
+}
+
+/* Provenance (docs/formats.md, version 3): every output of run, sweep,
+ * bound, reproduce and report says which build, machine, time and command
+ * made it. The values are checked against what the test itself knows: the
+ * host name, the clock around the command, the arguments it gave, and the
+ * checksums `sha256sum` computes. */
+static void sha256sum(const char *path, char hex[65])
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p && fscanf(p, "%64s", hex) == 1, "sha256sum %s", path);
+	pclose(p);
+}
+
+static void check_provenance(const lbt_jobj *o, const char *what, const char *args, time_t t0, time_t t1)
+{
+	double v;
+	cr_assert(lbt_jobj_num(o, "format", &v) && v == LBT_FORMATS_VERSION, "%s: format", what);
+	static const char *const text[] = {"git", "compiler", "cflags", "cpu", "host", "date_utc", "command"};
+	for (size_t i = 0; i < sizeof text / sizeof *text; i++) {
+		const char *s = lbt_jobj_str(o, text[i]);
+		cr_assert(s && *s, "%s: no %s", what, text[i]);
+	}
+	char host[256] = "";
+	gethostname(host, sizeof host);
+	cr_assert_str_eq(lbt_jobj_str(o, "host"), host, "%s: host", what);
+	struct tm tm = {0};
+	const char *d = lbt_jobj_str(o, "date_utc");
+	cr_assert(strptime(d, "%Y-%m-%dT%H:%M:%SZ", &tm), "%s: date_utc %s is not ISO 8601 UTC", what, d);
+	time_t t = timegm(&tm);
+	cr_assert(t >= t0 && t <= t1, "%s: date_utc %s is not the time the command ran", what, d);
+	cr_assert(strstr(lbt_jobj_str(o, "command"), args), "%s: command '%s' lacks '%s'", what,
+	          lbt_jobj_str(o, "command"), args);
+	cr_assert(lbt_jobj_num(o, "ranks", &v) && v == 1, "%s: ranks", what);
+	cr_assert(lbt_jobj_str(o, "isa") && lbt_jobj_num(o, "threads", &v) && v >= 1, "%s: isa and threads", what);
+}
+
+static void parse_file(lbt_jobj *o, const char *path)
+{
+	char *s = th_read(path, NULL);
+	lbt_err e;
+	cr_assert_eq(lbt_jobj_parse(o, s, &e), 0, "%s: %s", path, e.msg);
+	free(s);
+}
+
+Test(outputs, every_output_carries_its_provenance, .timeout = 300)
+{
+	char dir[64], p[200], q[200], hex[65];
+	th_tmpdir(dir, sizeof dir);
+	lbt_jobj o = {0};
+	char *so, *se;
+	/* run: the JSON (until as given, the init file's checksum) and the trace's header */
+	int32_t loads[8] = {9, 0, 0, 0, 0, 0, 0, 7};
+	snprintf(p, sizeof p, "%s/w.npy", dir);
+	th_write_npy(p, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (8,), }", 0, loads, sizeof loads);
+	time_t t0 = time(NULL);
+	cr_assert_eq(th_cli(dir, TH_ARGS("run", "--init", "file:w.npy", "--method", "fos", "--until", "rel:0.01",
+	                                 "--json", "r.json", "--trace", "t.csv", "--quiet"), &so, &se), 0, "%s", se);
+	time_t t1 = time(NULL);
+	snprintf(q, sizeof q, "%s/r.json", dir);
+	parse_file(&o, q);
+	check_provenance(&o, "run", "run --init file:w.npy --method fos --until rel:0.01", t0, t1);
+	cr_assert_str_eq(lbt_jobj_str(&o, "until"), "rel:0.01", "the criterion as given");
+	sha256sum(p, hex);
+	cr_assert_str_eq(lbt_jobj_str(&o, "init_sha256"), hex);
+	snprintf(q, sizeof q, "%s/t.csv", dir);
+	char *t = th_read(q, NULL);
+	cr_assert(!strncmp(t, "# lbtorus: ", 11) && strstr(t, "\n# command: ") && strstr(t, "\n# date_utc: ") &&
+	          strstr(t, "\n# git: ") && strstr(t, "\n# cpu: ") && strstr(t, "\n# host: ") && strstr(t, "\nstep,shifts,"),
+	          "the trace's header:\n%.600s", t);
+	free(t), free(so), free(se);
+
+	/* sweep: every record, with the spec file's checksum */
+	snprintf(p, sizeof p, "%s/s.spec", dir);
+	FILE *f = fopen(p, "w");
+	fputs("shape = 8\nseed = 1..2\ninit = uniform:0:9\n", f);
+	fclose(f);
+	t0 = time(NULL);
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--spec", "s.spec", "--quiet"), &so, &se), 0, "%s", se);
+	t1 = time(NULL);
+	free(so), free(se);
+	lbt_jsonl l;
+	lbt_err e;
+	snprintf(q, sizeof q, "%s/s.jsonl", dir);
+	cr_assert_eq(lbt_jsonl_load(&l, q, &e), 0, "%s", e.msg);
+	cr_assert_eq(l.n, 2);
+	sha256sum(p, hex);
+	for (int64_t i = 0; i < l.n; i++) {
+		check_provenance(&l.rec[i], "sweep", "sweep --results s.jsonl --spec s.spec", t0, t1);
+		cr_assert_str_eq(lbt_jobj_str(&l.rec[i], "spec_sha256"), hex);
+	}
+	lbt_jsonl_free(&l);
+
+	/* report: its provenance, machine-readable in a comment */
+	t0 = time(NULL);
+	cr_assert_eq(th_cli(dir, TH_ARGS("report", "s.jsonl"), &so, &se), 0, "%s", se);
+	t1 = time(NULL);
+	free(so), free(se);
+	snprintf(q, sizeof q, "%s/report.md", dir);
+	char *md = th_read(q, NULL);
+	char *c = strstr(md, "<!-- provenance ");
+	cr_assert(c && strstr(c, " -->"), "%s", md);
+	*strstr(c, " -->") = 0;
+	cr_assert_eq(lbt_jobj_parse(&o, c + 16, &e), 0, "%s", e.msg);
+	check_provenance(&o, "report", "report s.jsonl", t0, t1);
+	cr_assert(strstr(md, "## Provenance\n\nThe records were made by git "), "%s", md);
+	free(md);
+
+	/* bound: bound.json and the manifest of its directory */
+	t0 = time(NULL);
+	cr_assert_eq(th_cli(dir, TH_ARGS("bound", "--out", "b", "--shape", "ring:8..16*2", "--init", "uniform:1:8",
+	                                 "--seed", "1"), &so, &se), 0, "%s", se);
+	t1 = time(NULL);
+	free(so), free(se);
+	snprintf(q, sizeof q, "%s/b/bound.json", dir);
+	parse_file(&o, q);
+	check_provenance(&o, "bound.json", "bound --out b", t0, t1);
+	snprintf(q, sizeof q, "%s/b/bound.manifest.json", dir);
+	parse_file(&o, q);
+	check_provenance(&o, "bound's manifest", "bound --out b", t0, t1);
+	snprintf(q, sizeof q, "%s/b/bound.csv", dir);
+	sha256sum(q, hex);
+	cr_assert_str_eq(lbt_jobj_str(&o, "file:bound.csv"), hex);
+
+	/* reproduce: the manifest of its directory */
+	t0 = time(NULL);
+	cr_assert_eq(th_cli(dir, TH_ARGS("reproduce", "table3", "--out", "r", "--quiet", "--threads", "1"), &so, &se), 0,
+	             "%s", se);
+	t1 = time(NULL);
+	free(so), free(se);
+	snprintf(q, sizeof q, "%s/r/table3.manifest.json", dir);
+	parse_file(&o, q);
+	check_provenance(&o, "reproduce's manifest", "reproduce table3 --out r", t0, t1);
+	snprintf(q, sizeof q, "%s/r/table3.csv", dir);
+	sha256sum(q, hex);
+	cr_assert_str_eq(lbt_jobj_str(&o, "file:table3.csv"), hex);
+	lbt_jobj_free(&o);
+	th_rm_tree(dir);
+}
+
+/* The checksums are SHA-256 as `sha256sum` computes it, across the padding's
+ * boundaries (a message of 55 bytes pads within its block, 56 needs another)
+ * and FIPS 180-4's example "abc". */
+Test(outputs, checksums_are_sha256)
+{
+	char dir[64], p[160], hex[65], want[65];
+	th_tmpdir(dir, sizeof dir);
+	lbt_err e;
+	static const size_t sizes[] = {0, 3, 55, 56, 63, 64, 65, 119, 120, 1000, 70000};
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		snprintf(p, sizeof p, "%s/f%zu", dir, sizes[k]);
+		FILE *f = fopen(p, "wb");
+		for (size_t i = 0; i < sizes[k]; i++)
+			fputc(sizes[k] == 3 ? "abc"[i] : (int)(i * 7 % 251), f);
+		fclose(f);
+		cr_assert_eq(lbt_sha256_file(p, hex, &e), 0, "%s", e.msg);
+		sha256sum(p, want);
+		cr_assert_str_eq(hex, want, "%zu bytes", sizes[k]);
+	}
+	snprintf(p, sizeof p, "%s/f3", dir);
+	lbt_sha256_file(p, hex, &e);
+	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "FIPS 180-4's \"abc\"");
 	th_rm_tree(dir);
 }

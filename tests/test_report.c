@@ -137,3 +137,47 @@ Test(report, bound_section_gives_the_spread_and_the_runs_outside_the_fit)
 	free(se);
 	th_rm_tree(dir);
 }
+
+/* Runs under a workload get a table per workload, a row per method and
+ * configuration, with the columns their records hold: sqdev_mean over the
+ * seeds with the standard error of that mean, sqrt(sum se_i^2)/n (two seeds:
+ * 100 ± 3 and 120 ± 4 → 110 ± sqrt(9 + 16)/2 = 2.5), generated and
+ * completed; not the static runs' Ldiff and D·K·Ldiff, which mean nothing
+ * there. A column no record holds (efficiency: no search tree) is left out. */
+static void dyn(FILE *f, const char *method, int seed, double sq, double se)
+{
+	fprintf(f, "{\"run_key\":\"%s %d\",\"lbtorus\":\"0.1.0\",\"method\":\"%s\",\"shape\":\"16x16\",\"boundary\":\"torus\","
+	        "\"dims\":2,\"pes\":256,\"init\":\"const:0\",\"seed\":%d,\"until\":\"steps:300\",\"initial_ldiff\":0,"
+	        "\"steps\":300,\"reached\":true,\"stop_reason\":\"until\",\"workload\":\"cybenko:poisson:1:1\","
+	        "\"generated\":%d,\"completed\":76800,\"warmup\":100,\"sqdev_mean\":%g,\"sqdev_se\":%g,\"dkl_bound\":0}\n",
+	        method, seed, method, seed, 76900 + seed, sq, se);
+}
+
+Test(report, workload_runs_get_their_own_columns)
+{
+	char dir[64], p[160];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(p, sizeof p, "%s/d.jsonl", dir);
+	FILE *f = fopen(p, "w");
+	dyn(f, "nna", 1, 500, 5);
+	dyn(f, "fos", 2, 120, 4);
+	dyn(f, "fos", 1, 100, 3);
+	rec(f, "8", 8, "worst:1", 1, "4", 4, 1);
+	fclose(f);
+	char *so, *se;
+	cr_assert_eq(th_cli(NULL, TH_ARGS("report", p, "--out", "-"), &so, &se), 0, "%s", se);
+	const char *stat = strstr(so, "### Method lm-c5"), *w = strstr(so, "### Workload cybenko:poisson:1:1\n\n"
+	                   "| method | shape | P | boundary | init | until | seeds | steps | warmup | sqdev_mean ± se | "
+	                   "generated | completed |\n");
+	cr_assert(stat && w && stat < w, "the static table, then the workload's:\n%s", so);
+	const char *fos = strstr(w, "| fos | 16x16 | 256 | torus | const:0 | steps:300 | 2 | 300 | 100 | 110 ± 2.5 | "
+	                            "76902 [76901–76902] | 76800 |\n");
+	const char *nna = strstr(w, "| nna | 16x16 | 256 | torus | const:0 | steps:300 | 1 | 300 | 100 | 500 ± 5 | 76901 | 76800 |\n");
+	cr_assert(fos && nna && fos < nna, "%s", so);
+	const char *end = strstr(w, "\nColumns:");
+	cr_assert(end && !memmem(w, (size_t)(end - w), "Ldiff", 5) && !memmem(w, (size_t)(end - w), "efficiency", 10),
+	          "no static or tree columns in the workload's table:\n%s", so);
+	cr_assert(strstr(so, "*sqdev_mean ± se* is the mean over the row's seeds"), "%s", so);
+	free(so), free(se);
+	th_rm_tree(dir);
+}

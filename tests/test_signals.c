@@ -133,7 +133,12 @@ Test(signals, an_interrupted_run_keeps_its_summary_and_trace, .timeout = 120)
 		const char *s = strstr(sum, "\"steps\":");
 		cr_assert(s && sscanf(s + 8, "%lld", &steps) == 1 && steps > 0, "%s", sum);
 		snprintf(p, sizeof p, "%s/t.csv", dir);
-		cr_assert_eq(th_count_lines(p), 1 + steps + 1, "the trace holds a header and steps 0..%lld", steps);
+		char *tr = th_read(p, NULL);
+		long long rows = 0;
+		for (const char *c = th_csv_body(tr); *c; c++) /* after the provenance header */
+			rows += *c == '\n';
+		free(tr);
+		cr_assert_eq(rows, 1 + steps + 1, "the trace holds a header and steps 0..%lld", steps);
 		size_t n;
 		snprintf(p, sizeof p, "%s/d.npy", dir);
 		free(th_read(p, &n));

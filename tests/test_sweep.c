@@ -20,10 +20,16 @@
 #include "out/jsonl.h"
 
 
-/* Fields that say how a run was scheduled, not what it computed. */
+/* Fields that say how a run was scheduled, not what it computed: its time
+ * and threads, and the provenance of the invocation (docs/formats.md). */
 static int timing(const char *k)
 {
-	return !strcmp(k, "seconds") || !strcmp(k, "site_updates_per_second") || !strcmp(k, "threads");
+	static const char *const sched[] = {"seconds", "site_updates_per_second", "threads", "date_utc", "command", "host",
+	                                    "ranks"};
+	for (size_t i = 0; i < sizeof sched / sizeof *sched; i++)
+		if (!strcmp(k, sched[i]))
+			return 1;
+	return 0;
 }
 
 /* Check that b holds exactly a's run keys, once each, with equal records. */
@@ -165,6 +171,13 @@ Test(spec, ranges_and_families_expand_as_documented)
 	items(LBT_AX_METHOD, "ca:k=0..2,fos:alpha=0.250,de:lambda=.5,ca:ca-k=03,fos:alpha=boillat",
 	      "ca:k=0 ca:k=1 ca:k=2 fos:alpha=0.25 de:lambda=0.5 ca:k=3 fos:alpha=boillat");
 	items(LBT_AX_UNTIL, "rel:1e-6,rel:0.001", "rel:1e-06 rel:0.001");
+	/* several parameters: joined by colons, canonical in the schema's order,
+	 * a range in the last field, a word holding a colon (local:R) kept whole */
+	items(LBT_AX_METHOD, "luling-monien:delta=4:f=1.50,luling-monien:f=1.5:delta=4",
+	      "luling-monien:f=1.5:delta=4 luling-monien:f=1.5:delta=4");
+	items(LBT_AX_METHOD, "luling-monien:f=2:delta=1..3", "luling-monien:f=2:delta=1 luling-monien:f=2:delta=2 "
+	      "luling-monien:f=2:delta=3");
+	items(LBT_AX_METHOD, "luling-monien:partners=local:2:delta=3", "luling-monien:delta=3:partners=local:2");
 
 	/* The plan: a product, seed fastest, each distinct run once; a run that
 	 * draws no random numbers (worst:5 with LM) once for all seeds. */
@@ -240,6 +253,11 @@ Test(spec, malformed_specs_exit_2_with_one_clear_line)
 	bad_spec("shape = 8\nuntil = soon\n", "2", "soon");
 	bad_spec("shape = 8\nboundary = klein\n", "2", "klein");
 	bad_spec("shape = 8\nmax_steps = many\n", "2", "max_steps");
+	bad_spec("shape = 8\nmethod = luling-monien:delta=4:delta=3\n", "2", "delta is given twice");
+	bad_spec("shape = 8\nmethod = luling-monien:4\n", "2", "NAME=VALUE, joined by colons");
+	bad_spec("shape = 8\nmethod = luling-monien:delta=4:g=2\n", "2", "parameters, joined by colons: f=F");
+	bad_spec("shape = 8\nwarmup = -3\n", "2", "warmup");
+	bad_spec("shape = 8\nwarmup = 10\n", NULL, "no run of the sweep has a workload");
 	bad_spec("shape =\n", "1", "no value");
 	/* Combinations are checked before anything runs. */
 	bad_spec("shape = 8, 4x4\nboundary = torus/mesh\n", NULL, "names 2 axes");
@@ -439,5 +457,77 @@ Test(sweep, a_full_disk_stops_the_sweep_at_the_first_failed_append, .timeout = 1
 	free(err);
 	free(before);
 	free(after);
+	th_rm_tree(dir);
+}
+
+/* sweep --warmup: runs with a workload leave steps 1..N out of sqdev_mean,
+ * and N is part of their key (only then: a sweep without --warmup keeps
+ * its keys, so results files from before still resume); a method item with
+ * several parameters runs the method with all of them. */
+Test(sweep, warmup_and_several_parameters_per_method, .timeout = 120)
+{
+	char dir[64], p[160];
+	th_tmpdir(dir, sizeof dir);
+	char *so, *se;
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "d.jsonl", "--method",
+	                                 "luling-monien:delta=2:f=1.5,luling-monien:f=1.5:delta=2,fos", "--shape", "8x8",
+	                                 "--init", "const:0", "--workload", "cybenko:poisson:1:1", "--until", "steps:60",
+	                                 "--warmup", "20", "--quiet"), &so, &se), 0, "%s", se);
+	free(so), free(se);
+	lbt_jsonl l;
+	lbt_err e;
+	snprintf(p, sizeof p, "%s/d.jsonl", dir);
+	cr_assert_eq(lbt_jsonl_load(&l, p, &e), 0, "%s", e.msg);
+	cr_assert_eq(l.n, 2, "the two spellings of one item are one run");
+	for (int64_t i = 0; i < l.n; i++) {
+		const lbt_jobj *o = &l.rec[i];
+		double v;
+		cr_assert(strstr(lbt_jobj_str(o, "run_key"), " workload=cybenko:poisson:1:1 warmup=20 max_steps="), "%s",
+		          lbt_jobj_str(o, "run_key"));
+		cr_assert(lbt_jobj_num(o, "warmup", &v) && v == 20);
+		cr_assert(lbt_jobj_num(o, "sqdev_steps", &v) && v == 60 - 20, "steps 21..60 averaged");
+		if (!strcmp(lbt_jobj_str(o, "method"), "luling-monien")) {
+			cr_assert(lbt_jobj_num(o, "delta", &v) && v == 2, "delta as given");
+			cr_assert(lbt_jobj_num(o, "f", &v) && v == 1.5, "f as given");
+		}
+	}
+	lbt_jsonl_free(&l);
+	/* without --warmup the key has no warmup, as before */
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "x.jsonl", "--shape", "8x8", "--init", "const:0",
+	                                 "--workload", "cybenko:poisson:1:1", "--until", "steps:5", "--dry-run"), &so, &se), 0);
+	cr_assert(strstr(so, " workload=cybenko:poisson:1:1 max_steps=1000000 seed=1\n"), "%s", so);
+	free(so), free(se);
+	th_rm_tree(dir);
+}
+
+/* A results file written before records carried their provenance resumes:
+ * its records are recognised by their keys (which hold no date, host or
+ * command), nothing runs again, and report reads old and new records alike. */
+Test(sweep, records_without_provenance_still_resume_and_report, .timeout = 120)
+{
+	char dir[64], p[160];
+	th_tmpdir(dir, sizeof dir);
+	char *so, *se;
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8", "--init", "uniform:0:9",
+	                                 "--seed", "1..3", "--quiet"), &so, &se), 0, "%s", se);
+	free(so), free(se);
+	snprintf(p, sizeof p, "%s/r.jsonl", dir);
+	char *all = th_read(p, NULL);
+	FILE *f = fopen(p, "w");
+	for (char *line = strtok(all, "\n"); line; line = strtok(NULL, "\n")) { /* cut off from "format" on */
+		char *cut = strstr(line, ",\"format\":");
+		cr_assert(cut, "%s", line);
+		fprintf(f, "%.*s}\n", (int)(cut - line), line);
+	}
+	fclose(f);
+	free(all);
+	cr_assert_eq(th_cli(dir, TH_ARGS("sweep", "--results", "r.jsonl", "--shape", "8", "--init", "uniform:0:9",
+	                                 "--seed", "1..4", "--quiet"), &so, &se), 0, "%s", se);
+	free(so), free(se);
+	cr_assert_eq(th_count_lines(p), 4, "only seed 4 ran");
+	cr_assert_eq(th_cli(dir, TH_ARGS("report", "r.jsonl", "--out", "-"), &so, &se), 0, "%s", se);
+	cr_assert(strstr(so, "| 8 | 8 | torus | uniform:0:9 | balanced | 4 | 4/4 |"), "%s", so);
+	cr_assert(strstr(so, " 3 records carry no provenance (written before version 3 of the formats)."), "%s", so);
+	free(so), free(se);
 	th_rm_tree(dir);
 }

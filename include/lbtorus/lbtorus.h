@@ -15,6 +15,7 @@
 #include "lbtorus/init.h"      /*   initial loads */
 #include "lbtorus/speeds.h"    /*   PE speeds, the network */
 #include "lbtorus/io.h"        /* out: atomic output files */
+#include "lbtorus/provenance.h" /*   what made a result */
 #include "lbtorus/npy.h"       /*   NumPy arrays */
 #include "lbtorus/plot.h"      /*   gnuplot line plots */
 #include "lbtorus/heatmap.h"   /*   heat maps, animations */
@@ -25,6 +26,7 @@
 #include "lbtorus/search.h"    /*   worst-case search */
 #include "lbtorus/bound.h"     /*   Theorem 3 against measurement */
 #include "lbtorus/report.h"    /*   Markdown reports */
+#include "lbtorus/figure.h"    /*   figures and fits of results */
 #include "lbtorus/reproduce.h" /*   the paper's simulations */
 
 #endif

@@ -23,10 +23,13 @@ typedef struct {
 	int64_t n[LBT_NAXES], cap[LBT_NAXES];
 	int64_t max_steps;   /* one value for the whole sweep */
 	int max_steps_set;
+	int64_t warmup;      /* one value for the whole sweep's runs with a workload (default 0) */
+	int warmup_set;
 } lbt_spec;
 
 const char *lbt_spec_axis_name(int axis);     /* "method", "shape", ... */
-int lbt_spec_axis_find(const char *name);     /* -1 if unknown; also "seeds", "max_steps" = LBT_NAXES */
+int lbt_spec_axis_find(const char *name);     /* -1 if unknown; also "seeds"; "max_steps" = LBT_NAXES,
+                                                 "warmup" = LBT_NAXES + 1 */
 void lbt_spec_init(lbt_spec *sp);
 void lbt_spec_free(lbt_spec *sp);
 /* Append the items of one value: comma-separated, each expanded (see sweep_spec.c). */
@@ -38,20 +41,28 @@ int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e);
  * balanced, workload none, seed 1; shapes have none: then an error). Same for max_steps. */
 int lbt_spec_merge(lbt_spec *sp, const lbt_spec *over, int fill_defaults, lbt_err *e);
 
-/* A method item, "fos:alpha=0.25": the name into name[n], the parameter
- * (from the method's schema) into *param and its text into *value (both
- * NULL if none). The value is checked against the schema's range. */
-int lbt_method_split(const char *item, char *name, size_t n, const lbt_param **param, const char **value,
-                     lbt_err *e);
+/* A method item's parameters: "luling-monien:delta=4:f=1.5" (NAME=VALUE
+ * fields joined by colons; a field without '=' continues the value before
+ * it: partners=local:3), each from the method's schema, as given. */
+typedef struct {
+	int n;
+	const lbt_param *p[LBT_MAX_PARAMS];
+	char value[LBT_MAX_PARAMS][64];
+} lbt_method_args;
+
+/* A method item, "fos:alpha=0.25": the name into name[n], its parameters
+ * into *a (n = 0 if none). Each value is checked against the schema's
+ * range; a parameter the method does not take, or one given twice, is an error. */
+int lbt_method_split(const char *item, char *name, size_t n, lbt_method_args *a, lbt_err *e);
 
 /* One run of a sweep, with its inputs in canonical text (the strings point
  * into the spec the plan was built from, which must outlive the plan). */
 typedef struct {
-	const char *method, *shape, *init, *until; /* method: the item, "fos:alpha=0.25" */
+	const char *method, *shape, *init, *until; /* method: the item, "fos:alpha=0.25", "luling-monien:f=1.5:delta=4" */
 	const char *workload; /* the workload's spec, "none" for none */
 	char mname[64];      /* the method's name: "fos" */
-	const lbt_param *param; /* the method's parameter given in the item, NULL if none */
-	const char *pvalue;  /* its value, pointing into method */
+	lbt_method_args args; /* the method's parameters given in the item */
+	int64_t warmup;      /* with a workload: steps 1..warmup left out of sqdev_mean */
 	char boundary[64];
 	uint64_t seed;
 	int seeded;          /* the run draws random numbers: the seed is in the key */
@@ -59,7 +70,8 @@ typedef struct {
 	int64_t pes, k;
 	char *key;       /* "method=lm-c5 shape=8 boundary=torus init=uniform:0:9 until=balanced max_steps=1000000 seed=1"
 	                  * ("seed=any" when the seed cannot change the result; " workload=SPEC" before
-	                  * max_steps unless the workload is none, so a sweep without one keeps its keys) */
+	                  * max_steps unless the workload is none, so a sweep without one keeps its keys;
+	                  * " warmup=N" after it when N > 0) */
 	char id[17];     /* 16 hex digits: FNV-1a 64 of key, then murmur3 fmix64 */
 } lbt_sweep_run;
 

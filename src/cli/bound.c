@@ -151,6 +151,8 @@ int cmd_bound(int argc, char **argv)
 		ran = 1;
 	}
 	int st = lbt_jsonl_open(&recs, from, &e);
+	if (!st && !ran) /* the records fitted, given: their checksum in the manifest */
+		st = lbt_provenance_add_input("from", from, &e);
 	if (!st)
 		st = lbt_bound_points(recs, method_copy, &pts, &n, &skipped, &e);
 	if (!st && pl.n) { /* only this sweep's runs, if runs.jsonl holds others too */
@@ -200,6 +202,8 @@ int cmd_bound(int argc, char **argv)
 			st = lbt_errf(&e, plots, "plots: %s", pe.msg);
 		drawn = !plots;
 	}
+	if (!st && !*stop) /* bound.manifest.json: what made these files, and their checksums */
+		st = lbt_provenance_manifest(od.stage, "bound", c.so.isa, c.so.threads, &e);
 	/* published whole or not at all: not after a signal (the commit is then refused too) */
 	const int go = !st && !*stop;
 	if (go)

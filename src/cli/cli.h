@@ -19,6 +19,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 /* `bench --peers` (src/cli/bench_peers.c): the table, and its JSON array
  * as the member "peers" of the object open in js (NULL: none). */
 int cli_bench_peers(int quick, int ncores, FILE *js);
@@ -83,7 +84,7 @@ void cli_progress_done(cli_progress *p);
 /* The options sweep and bound share (src/cli/sweep.c). */
 #include "lbtorus/sweep.h"
 enum { CS_METHOD = 300, CS_SHAPE, CS_BOUNDARY, CS_INIT, CS_UNTIL, CS_WORKLOAD, CS_SEED, CS_MAX, CS_SPEC, CS_JOBS,
-       CS_THREADS, CS_SOLO, CS_ISA, CS_VERIFY, CS_QUIET, CS_DRY, CS_PROGRESS };
+       CS_THREADS, CS_SOLO, CS_ISA, CS_VERIFY, CS_QUIET, CS_DRY, CS_PROGRESS, CS_WARMUP };
 #define CLI_SWEEP_OPTIONS \
 	{"method", 1, 0, CS_METHOD}, {"shape", 1, 0, CS_SHAPE}, {"boundary", 1, 0, CS_BOUNDARY}, \
 	{"init", 1, 0, CS_INIT}, {"until", 1, 0, CS_UNTIL}, {"seed", 1, 0, CS_SEED}, \

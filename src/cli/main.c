@@ -26,6 +26,7 @@ static const char usage[] =
 	"  sweep  many runs (methods x shapes x inits x ... x seeds) into a resumable JSONL file\n"
 	"  report a Markdown summary (tables also as LaTeX) of a results file, for a paper\n"
 	"  bound  check Theorem 3's T = O(D*K*Ldiff): sweep D, K, Ldiff, estimate the constant, plot\n"
+	"  plot   a figure of results files and traces: x, y, groups, a fit with its intervals\n"
 	"\n"
 	"  lbtorus COMMAND --help   options of one command\n"
 	"  lbtorus --version        the version\n"
@@ -227,10 +228,11 @@ static int dispatch(int argc, char **argv)
 		int (*fn)(int, char **);
 	} cmds[] = {{"run", cmd_run}, {"demo", cmd_demo}, {"info", cmd_info},
 	   {"reproduce", cmd_reproduce}, {"search", cmd_search}, {"bench", cmd_bench},
-	   {"sweep", cmd_sweep}, {"report", cmd_report}, {"bound", cmd_bound}};
+	   {"sweep", cmd_sweep}, {"report", cmd_report}, {"bound", cmd_bound}, {"plot", cmd_plot}};
 	lbt_err err;
 	if (lbt_comm_init(&argc, &argv, &err))
 		return cli_fail(LBT_EIO, "%s", err.msg);
+	lbt_provenance_set_argv(argc, argv); /* every record says which command made it */
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(argv[1], cmds[i].name)) {
 			int rc;

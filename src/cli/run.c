@@ -201,6 +201,25 @@ static void picture(run_ctx *c, int64_t step)
 		c->pic_status = lbt_anim_frame(c->anim, g, step, &c->pic_err);
 }
 
+/* The run's inputs as given, "# key: value" lines after the provenance at
+ * the top of a trace, so that `lbtorus plot --group method` (or shape,
+ * seed, ...) groups traces as it groups records. */
+static void trace_inputs(FILE *f, const lbt_state *st, const lbt_setup *set, const char *until,
+                         const lbt_run_opts *ro)
+{
+	char buf[256];
+	fprintf(f, "# method: %s", st->method->name);
+	for (int i = 0; i < LBT_MAX_PARAMS && set->params[i].name; i++)
+		fprintf(f, ":%s=%s", set->params[i].name, set->params[i].value);
+	lbt_shape_format(&st->grid.whole, buf, sizeof buf);
+	fprintf(f, "\n# shape: %s\n", buf);
+	lbt_boundary_format(&st->grid.whole, buf, sizeof buf);
+	fprintf(f, "# boundary: %s\n# init: %s\n# seed: %llu\n# until: %s\n", buf, set->init ? set->init : "worst:5",
+	        (unsigned long long)set->seed, until);
+	if (ro->workload)
+		fprintf(f, "# workload: %s\n# warmup: %lld\n", ro->workload->spec, (long long)ro->warmup);
+}
+
 static void load_col(FILE *f, int real, double x)
 {
 	fputc(',', f);
@@ -471,6 +490,10 @@ int cmd_run(int argc, char **argv)
 		lbt_outdir_abort(&ctx.snaps, &err);
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
+	}
+	if (ctx.tracing) { /* "# key: value" lines first: the provenance, the inputs */
+		lbt_provenance_comment(ctx.trace.f, state.kern->isa, state.threads);
+		trace_inputs(ctx.trace.f, &state, &set, until, &ro);
 	}
 	if (ctx.tracing)
 		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total,"

@@ -14,7 +14,8 @@ void cli_sweep_help(int one_method)
 {
 	fputs(one_method ? "  --method M         the method (default lm-c5); a parameter after a colon:\n"
 	                   : "  --method LIST      methods (default lm-c5); a parameter after a colon:\n", stdout);
-	fputs("                     fos:alpha=0.2, de:lambda=0.5, ca:k=2\n"
+	fputs("                     fos:alpha=0.2, de:lambda=0.5, ca:k=2; several joined by\n"
+	"                     colons: luling-monien:delta=4:f=1.5 (a range only last)\n"
 	"  --shape LIST       shapes: 8, 64x128, ring:8..2048*2 (rings), torus2:8..256*2\n"
 	"                     (K x K), torusD:K for K^D; x joins extents, a comma\n"
 	"                     separates shapes (8,16: two rings; 8,8 is refused: 8x8)\n"
@@ -60,7 +61,9 @@ static void help(void)
 	       "  --results FILE     the JSON Lines file (created or resumed; a regular file: a full\n"
 	       "                     disk stops the sweep at the first record it cannot append, exit 2)\n"
 	       "  --workload LIST    workloads (default none): cybenko:poisson:1:1, tree:2:8..12, ...\n"
-	       "                     (lbtorus run --help lists them; a tree needs --init const:0)\n");
+	       "                     (lbtorus run --help lists them; a tree needs --init const:0)\n"
+	       "  --warmup N         runs with a workload: leave steps 1..N out of sqdev_mean\n"
+	       "                     (default 0; part of their run key when N > 0)\n");
 	cli_sweep_help(0);
 	printf("\n"
 	       "MPI (a build with MPI, started by mpirun or srun with several ranks): the runs\n"
@@ -91,10 +94,10 @@ int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **ar
 		if ((st = lbt_spec_add(&c->cmd, opt - CS_METHOD, arg, &e)))
 			return cli_fail(st, "%s", e.msg);
 		return 0;
-	case CS_MAX:
-		if (cli_int("--max-steps", arg, 0, INT64_MAX, &v))
+	case CS_MAX: case CS_WARMUP:
+		if (cli_int(opt == CS_MAX ? "--max-steps" : "--warmup", arg, 0, INT64_MAX, &v))
 			return EXIT_USAGE;
-		if ((st = lbt_spec_add(&c->cmd, LBT_NAXES, arg, &e)))
+		if ((st = lbt_spec_add(&c->cmd, LBT_NAXES + (opt == CS_WARMUP), arg, &e)))
 			return cli_fail(st, "%s", e.msg);
 		return 0;
 	case CS_SPEC: c->spec_path = arg; return 0;
@@ -129,8 +132,8 @@ int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan 
 	int st = 0;
 	*spec = c->cmd;
 	lbt_spec_init(&c->cmd); /* spec owns the items now */
-	if (c->spec_path)
-		st = lbt_spec_read(&file, c->spec_path, &e);
+	if (c->spec_path && !(st = lbt_spec_read(&file, c->spec_path, &e)))
+		st = lbt_provenance_add_input("spec", c->spec_path, &e); /* its checksum in every record */
 	if (!st)
 		st = lbt_spec_merge(spec, &file, 0, &e);
 	if (!st)
@@ -242,7 +245,7 @@ int cmd_sweep(int argc, char **argv)
 {
 	enum { O_RESULTS = 256, O_HELP };
 	static const struct option opts[] = {
-		{"results", 1, 0, O_RESULTS}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, CS_WORKLOAD}, CLI_SWEEP_OPTIONS,
+		{"results", 1, 0, O_RESULTS}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, CS_WORKLOAD}, {"warmup", 1, 0, CS_WARMUP}, CLI_SWEEP_OPTIONS,
 		{0, 0, 0, 0}};
 	cli_catch_signals(); /* before the plan and the first run's set-up */
 	cli_sweep c;

@@ -2,7 +2,10 @@
  * and the bounds of seed 000's Theorem 3 beside the measurement. */
 #include <stdio.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "lbtorus/provenance.h"
 #include "lbtorus/run.h"
 #include "out/jsonl.h"
 
@@ -76,6 +79,12 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	fprintf(f, ",\"seed\":%llu", (unsigned long long)st->seed);
 	if (o->until.kind == LBT_UNTIL_STEPS)
 		snprintf(buf, sizeof buf, "steps:%lld", (long long)o->until.steps);
+	else if (o->until.kind == LBT_UNTIL_REL) /* as given: rel:0.01, the shortest text that reads back */
+		for (int p = 1; p <= 17; p++) {
+			snprintf(buf, sizeof buf, "rel:%.*g", p, o->until.rel);
+			if (strtod(buf + 4, NULL) == o->until.rel)
+				break;
+		}
 	else
 		snprintf(buf, sizeof buf, "%s", lbt_until_name(o->until.kind));
 	jstr(f, "until", buf);
@@ -171,5 +180,10 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jnum(f, "seconds", s->seconds);
 	jint(f, "site_updates", s->site_updates);
 	jnum(f, "site_updates_per_second", s->seconds > 0 ? (double)s->site_updates / s->seconds : 0.0);
+	lbt_provenance_json(f, NULL, 0); /* isa and threads are above */
+	if (!strncmp(init, "file:", 5))
+		lbt_provenance_file_json(f, "init", init + 5);
+	if (!strncmp(st->speeds, "file:", 5))
+		lbt_provenance_file_json(f, "speeds", st->speeds + 5);
 	fputc('}', f);
 }

@@ -24,6 +24,7 @@
 
 #include "lbtorus/io.h"
 #include "lbtorus/bound.h"
+#include "lbtorus/provenance.h"
 #include "exp/records.h"
 
 static int64_t inum(const lbt_jobj *o, const char *k, int *ok)
@@ -403,6 +404,8 @@ int lbt_bound_write_json(const char *path, const char *method, const lbt_bound_s
 	else
 		fputs(",\"power_points\":0,\"power_log_a\":null,\"power_exp_d\":null,\"power_exp_k\":null,"
 		      "\"power_exp_ldiff\":null,\"power_r2\":null", j);
-	fprintf(j, ",\"span_d\":%.6g,\"span_k\":%.6g,\"span_ldiff\":%.6g}\n", f->span_d, f->span_k, f->span_l);
+	fprintf(j, ",\"span_d\":%.6g,\"span_k\":%.6g,\"span_ldiff\":%.6g", f->span_d, f->span_k, f->span_l);
+	lbt_provenance_json(j, "", 0);
+	fputs("}\n", j);
 	return lbt_out_commit(&o, e);
 }

@@ -23,8 +23,10 @@
 #include <sys/stat.h>
 
 #include "lbtorus/io.h"
+#include "lbtorus/provenance.h"
 #include "lbtorus/report.h"
 #include "core/input.h"
+#include "core/sha256.h"
 #include "exp/records.h"
 #include "out/latex.h"
 
@@ -65,6 +67,8 @@ static int cmp_group(const lbt_jobj *a, const lbt_jobj *b)
 {
 	int c;
 	char ma[128], mb[128];
+	if ((c = natcmp(s_of(a, "workload"), s_of(b, "workload")))) /* "" without one: the static runs first */
+		return c;
 	if ((c = natcmp(lbt_record_input(a, "method", ma, sizeof ma), lbt_record_input(b, "method", mb, sizeof mb))))
 		return c;
 	double x = n_of(a, "dims"), y = n_of(b, "dims");
@@ -74,7 +78,8 @@ static int cmp_group(const lbt_jobj *a, const lbt_jobj *b)
 	if ((c = strcmp(s_of(a, "shape"), s_of(b, "shape")))) return c;
 	if ((c = strcmp(s_of(a, "boundary"), s_of(b, "boundary")))) return c;
 	if ((c = natcmp(s_of(a, "init"), s_of(b, "init")))) return c;
-	if ((c = natcmp(s_of(a, "workload"), s_of(b, "workload")))) return c; /* "" without one */
+	x = n_of(a, "warmup"), y = n_of(b, "warmup");
+	if (x != y) return (x > y) - (x < y);
 	return natcmp(lbt_record_input(a, "until", ma, sizeof ma), lbt_record_input(b, "until", mb, sizeof mb));
 }
 
@@ -134,20 +139,90 @@ static const char *const cols[][2] = { /* key, heading */
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
-static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred, int64_t *censored)
+/* The columns of a workload's table: each shown only where some record of
+ * the table holds it. */
+static const char *const dcols[][2] = { /* key, heading */
+	{"steps", "steps"}, {"warmup", "warmup"}, {"sqdev_mean", "sqdev_mean ± se"}, {"generated", "generated"},
+	{"completed", "completed"}, {"idle_total", "idle"}, {"nodes", "nodes"}, {"efficiency", "efficiency"},
+	{"ideal_efficiency", "ideal efficiency"}, {"moved", "moved"},
+};
+#define NDCOLS (sizeof dcols / sizeof dcols[0])
+
+/* Over seeds: the mean of the records' sqdev_mean (independent estimates),
+ * ± sqrt(sum se_i^2)/n, the standard error of that mean; "—" for a part no
+ * record gives. */
+static void sqdev_cell(char *buf, size_t sz, const int64_t *idx, int64_t n)
+{
+	double sum = 0, var = 0, v, se;
+	int64_t m = 0, with_se = 0;
+	for (int64_t i = 0; i < n; i++)
+		if (lbt_jobj_num(&recs->rec[idx[i]], "sqdev_mean", &v)) {
+			sum += v;
+			m++;
+			if (lbt_jobj_num(&recs->rec[idx[i]], "sqdev_se", &se)) {
+				var += se * se;
+				with_se++;
+			}
+		}
+	if (!m) {
+		snprintf(buf, sz, "—");
+		return;
+	}
+	char a[32], b[32];
+	snprintf(a, sizeof a, "%.4g", sum / (double)m);
+	if (with_se == m) {
+		snprintf(b, sizeof b, "%.2g", sqrt(var) / (double)m);
+		snprintf(buf, sz, "%s ± %s%s", a, b, m < n ? "*" : "");
+	} else
+		snprintf(buf, sz, "%s%s", a, m < n ? "*" : "");
+}
+
+static int holds(const int64_t *idx, int64_t n, const char *key)
+{
+	double v;
+	for (int64_t i = 0; i < n; i++)
+		if (lbt_jobj_num(&recs->rec[idx[i]], key, &v))
+			return 1;
+	return 0;
+}
+
+/* Tables: the runs without a workload one per method, with the static
+ * columns; those with one a table per workload, a row per method and
+ * configuration, with the columns their records hold. */
+static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred, int64_t *censored, int *dynamic,
+                   int *statics)
 {
 	double *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
-	char method[128] = "", label[128];
+	char method[128] = "", workload[128] = "", label[128];
 	int first = 1;
 	char cell[128];
+	int shown[NDCOLS] = {0};
 	for (int64_t g = 0; g < n;) {
 		const lbt_jobj *o = &recs->rec[idx[g]];
 		int64_t e = g + 1;
 		while (e < n && !cmp_group(o, &recs->rec[idx[e]]))
 			e++;
 		lbt_record_input(o, "method", label, sizeof label);
-		if (first || strcmp(method, label)) {
+		const char *wl = s_of(o, "workload");
+		if (*wl && (first || strcmp(workload, wl))) { /* a workload's table: its columns from its records */
 			first = 0;
+			*dynamic = 1;
+			snprintf(workload, sizeof workload, "%s", wl);
+			int64_t t = g;
+			while (t < n && !strcmp(s_of(&recs->rec[idx[t]], "workload"), wl))
+				t++;
+			fprintf(f, "\n### Workload %s\n\n| method | shape | P | boundary | init | until | seeds |", wl);
+			for (size_t c = 0; c < NDCOLS; c++)
+				if ((shown[c] = holds(idx + g, t - g, dcols[c][0])))
+					fprintf(f, " %s |", dcols[c][1]);
+			fputs("\n|---|---|--:|---|---|---|--:|", f);
+			for (size_t c = 0; c < NDCOLS; c++)
+				if (shown[c])
+					fputs("--:|", f);
+			fputc('\n', f);
+		} else if (!*wl && (first || strcmp(method, label))) {
+			first = 0;
+			*statics = 1;
 			snprintf(method, sizeof method, "%s", label);
 			fprintf(f, "\n### Method %s\n\n| shape | P | boundary | init | until | seeds | reached |", method);
 			for (size_t c = 0; c < NCOLS; c++)
@@ -157,6 +232,25 @@ static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred, int64_t
 				fputs("--:|", f);
 			fputc('\n', f);
 		}
+		char until[64];
+		lbt_record_input(o, "until", until, sizeof until);
+		if (*wl) {
+			fprintf(f, "| %s | %s | %.0f | %s | %s | %s | %lld |", label, s_of(o, "shape"), n_of(o, "pes"),
+			        s_of(o, "boundary"), s_of(o, "init"), until, (long long)(e - g));
+			for (size_t c = 0; c < NDCOLS; c++) {
+				if (!shown[c])
+					continue;
+				if (!strcmp(dcols[c][0], "sqdev_mean"))
+					sqdev_cell(cell, sizeof cell, idx + g, e - g);
+				else
+					median(cell, sizeof cell, idx + g, e - g, dcols[c][0], tmp);
+				*starred |= strchr(cell, '*') != NULL;
+				fprintf(f, " %s |", cell);
+			}
+			fputc('\n', f);
+			g = e;
+			continue;
+		}
 		int64_t reached = 0, capped = 0;
 		for (int64_t i = g; i < e; i++) {
 			const lbt_jfield *r = lbt_jobj_get(&recs->rec[idx[i]], "reached");
@@ -164,14 +258,12 @@ static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred, int64_t
 			capped += !strcmp(s_of(&recs->rec[idx[i]], "stop_reason"), "max_steps");
 		}
 		*censored += capped;
-		char until[64], cap[48] = "", init[256];
+		char cap[48] = "";
 		if (capped)
 			snprintf(cap, sizeof cap, ", %lld capped", (long long)capped);
-		snprintf(init, sizeof init, "%s%s%s", s_of(o, "init"), *s_of(o, "workload") ? ", workload " : "",
-		         s_of(o, "workload")); /* a run with a workload says which */
 		fprintf(f, "| %s | %.0f | %s | %s | %s | %lld | %lld/%lld%s |", s_of(o, "shape"), n_of(o, "pes"),
-		        s_of(o, "boundary"), init, lbt_record_input(o, "until", until, sizeof until),
-		        (long long)(e - g), (long long)reached, (long long)(e - g), cap);
+		        s_of(o, "boundary"), s_of(o, "init"), until, (long long)(e - g), (long long)reached,
+		        (long long)(e - g), cap);
 		for (size_t c = 0; c < NCOLS; c++) {
 			median(cell, sizeof cell, idx + g, e - g, cols[c][0], tmp);
 			*starred |= strchr(cell, '*') != NULL;
@@ -181,6 +273,55 @@ static void tables(FILE *f, const int64_t *idx, int64_t n, int *starred, int64_t
 		g = e;
 	}
 	free(tmp);
+}
+
+/* What made the report, and what made its records: format 3 records carry
+ * their provenance (docs/formats.md); older ones are counted. */
+static void provenance(FILE *f, const lbt_jsonl *l, const char *results)
+{
+	fputs("\n## Provenance\n\n", f);
+	int64_t old = 0;
+	const char *keys[] = {"git", "host", "cpu", "compiler"};
+	for (int64_t i = 0; i < l->n; i++)
+		old += !lbt_jobj_str(&l->rec[i], "git");
+	if (l->n > old) {
+		fputs("The records were made by", f);
+		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) { /* the distinct values, in first-seen order */
+			fprintf(f, "%s %s ", k ? ";" : "", keys[k]);
+			int shown = 0;
+			for (int64_t i = 0; i < l->n && shown < 8; i++) {
+				const char *v = lbt_jobj_str(&l->rec[i], keys[k]);
+				int seen = !v;
+				for (int64_t j = 0; v && !seen && j < i; j++) {
+					const char *w = lbt_jobj_str(&l->rec[j], keys[k]);
+					seen = w && !strcmp(v, w);
+				}
+				if (!seen)
+					fprintf(f, "%s`%s`", shown++ ? ", " : "", v);
+			}
+		}
+		const char *lo = NULL, *hi = NULL;
+		for (int64_t i = 0; i < l->n; i++) {
+			const char *d = lbt_jobj_str(&l->rec[i], "date_utc");
+			if (d && (!lo || strcmp(d, lo) < 0)) lo = d;
+			if (d && (!hi || strcmp(d, hi) > 0)) hi = d;
+		}
+		if (lo)
+			fprintf(f, "; between %s and %s", lo, hi);
+		fputs(" (each record's `command` says how).", f);
+	}
+	if (old)
+		fprintf(f, " %lld records carry no provenance (written before version 3 of the formats).", (long long)old);
+	char hex[65];
+	lbt_err e;
+	struct stat sb;
+	fprintf(f, "\n\nThis report: `%s`", lbt_provenance_call());
+	if (!stat(results, &sb) && S_ISREG(sb.st_mode) && !lbt_sha256_file(results, hex, &e))
+		fprintf(f, ", from `%s` (SHA-256 %s)", results, hex);
+	fprintf(f, "; lbtorus %s, git %s, %s (%s).\n\n<!-- provenance {\"lbtorus\":\"%s\"", LBT_VERSION, lbt_build_git(),
+	        lbt_build_compiler(), lbt_build_flags(), LBT_VERSION);
+	lbt_provenance_json(f, "", 0);
+	fputs("} -->\n", f);
 }
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -466,16 +607,25 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 			fprintf(f, " %lld runs stopped at their step cap before their criterion held (see *reached*).",
 			        (long long)unreached);
 		fputs("\n\n## Runs\n", f);
-		int starred = 0;
+		int starred = 0, dynamic = 0, statics = 0;
 		int64_t censored = 0;
-		tables(f, idx, l.n, &starred, &censored);
-		fputs("\nColumns: *P* PEs; *seeds* runs in the row; *reached* runs whose criterion held; *Ldiff* initial "
+		tables(f, idx, l.n, &starred, &censored, &dynamic, &statics);
+		fputs("\nColumns: *P* PEs; *seeds* runs in the row;", f);
+		if (statics)
+			fputs(" *reached* runs whose criterion held; *Ldiff* initial "
 		      "max − min load; *steps*, *shifts* when the run stopped; *shared at*, *balanced at*, *flat at* the "
 		      "first step at which each criterion held (— never); *moved* load elements that crossed a link; "
 		      "*D·K·Ldiff* the scale of Henrich's Theorem 3 (D dimensions with links, K the largest extent); "
 		      "*balanced / D·K·Ldiff* the ratio the theorem says stays bounded; *lower bound* "
 		      "⌈(Lmax − ⌊L̄⌋ − D)/D⌉, the steps any method needs to balance when the most loaded PE gives away "
 		      "at most one element per substep.", f);
+		if (dynamic)
+			fputs(" In a *Workload* table (runs under a workload: load generated and completed every step), "
+			      "*sqdev_mean ± se* is the mean over the row's seeds of Cybenko's steady-state variance ‖w − w̄‖² "
+			      "averaged over the steps after *warmup*, ± the standard error of that mean (each run's by batch "
+			      "means); *generated*, *completed* the load of the whole run; *idle* the capacity left unused; "
+			      "*nodes*, *efficiency* for a search tree: nodes expanded and nodes / (P × steps). A column "
+			      "appears only where the records hold it.", f);
 		if (starred)
 			fputs(" A * marks a median over only the runs in which the quantity exists (the criterion was "
 			      "reached).", f);
@@ -509,6 +659,7 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	free_list(png, npng);
 	free_list(md, nmd);
 	free_list(jl, njl);
+	provenance(f, &l, results);
 	st = lbt_out_commit(&of, e);
 	if (!st && strcmp(out, "-")) /* the tables also as LaTeX: report.md -> report.tex */
 		st = lbt_md_tables_to_latex(wmd, wtex, e);

@@ -21,6 +21,7 @@
 #include "repro.h"
 #include "core/input.h"
 #include "out/latex.h"
+#include "lbtorus/provenance.h"
 
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...)
 {
@@ -405,8 +406,10 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 			}
 		}
 	}
-	if (st == LBT_OK || st == LBT_EUNSUP) {
-		int cs = lbt_outdir_commit(&d, &te);
+	if (st == LBT_OK || st == LBT_EUNSUP) { /* NAME.manifest.json: what made the files, and their checksums */
+		int cs = lbt_provenance_manifest(d.stage, name, o->isa, o->threads, &te);
+		if (!cs)
+			cs = lbt_outdir_commit(&d, &te);
 		if (cs) {
 			*e = te;
 			st = cs;

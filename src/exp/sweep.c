@@ -17,7 +17,8 @@
  *   OpenMP's global state), so concurrent runs never change each other's.
  *   Bigger runs go one at a time on all threads. Results do not depend on
  *   either: a run's record is a function of its key, except for the fields
- *   threads, seconds and site_updates_per_second, and lines appear in the
+ *   threads, seconds and site_updates_per_second and the provenance (date,
+ *   host, command, ...: src/out/provenance.c), and lines appear in the
  *   order runs finish. */
 #include <errno.h>
 #include <fcntl.h>
@@ -147,10 +148,11 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
 	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut, .interrupt = o->interrupt};
-	if (r->param)
-		set.params[0] = (lbt_param_arg){r->param->name, r->pvalue};
+	for (int j = 0; j < r->args.n; j++)
+		set.params[j] = (lbt_param_arg){r->args.p[j]->name, r->args.value[j]};
 	lbt_run_opts ro = lbt_run_opts_default();
 	ro.max_steps = r->max_steps;
+	ro.warmup = r->warmup;
 	ro.verify = o->verify;
 	ro.interrupt = o->interrupt;
 	ro.batch = 1; /* no observer reads the grid */

@@ -21,9 +21,12 @@ int lbt_run_key(lbt_sweep_run *r, lbt_err *e)
 	if (r->seeded)
 		snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
 	const int wl = r->workload && strcmp(r->workload, "none");
-	if (asprintf(&r->key, "method=%s shape=%s boundary=%s init=%s until=%s%s%s max_steps=%lld seed=%s",
+	char warm[32] = ""; /* only where it changes the record: a sweep without keeps its keys */
+	if (wl && r->warmup > 0)
+		snprintf(warm, sizeof warm, " warmup=%lld", (long long)r->warmup);
+	if (asprintf(&r->key, "method=%s shape=%s boundary=%s init=%s until=%s%s%s%s max_steps=%lld seed=%s",
 	         r->method, r->shape, r->boundary, r->init, r->until, wl ? " workload=" : "", wl ? r->workload : "",
-	         (long long)r->max_steps, seed) < 0) {
+	         warm, (long long)r->max_steps, seed) < 0) {
 		r->key = NULL;
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a run key");
 	}
@@ -71,7 +74,7 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	if (u.kind == LBT_UNTIL_STEPS && u.steps > sp->max_steps)
 		return lbt_errf(e, LBT_EINVAL, "until %s conflicts with max_steps %lld", until, (long long)sp->max_steps);
 	r->method = sp->item[LBT_AX_METHOD][ix[LBT_AX_METHOD]];
-	if ((st = lbt_method_split(r->method, r->mname, sizeof r->mname, &r->param, &r->pvalue, e)))
+	if ((st = lbt_method_split(r->method, r->mname, sizeof r->mname, &r->args, e)))
 		return st;
 	const lbt_method *m = lbt_method_find(r->mname);
 	lbt_workload w;
@@ -83,7 +86,10 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 		lbt_param_value pv[LBT_MAX_PARAMS];
 		char why[160];
 		for (int i = 0; i < m->nparams; i++) {
-			const char *text = &m->params[i] == r->param ? r->pvalue : m->params[i].def;
+			const char *text = m->params[i].def;
+			for (int j = 0; j < r->args.n; j++)
+				if (r->args.p[j] == &m->params[i])
+					text = r->args.value[j];
 			lbt_param_parse(&m->params[i], text, &pv[i], why, sizeof why);
 		}
 		if ((st = m->check(&s, pv, e)))
@@ -91,8 +97,8 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	}
 	if (in.kind == LBT_INIT_FILE) { /* the file's header, size, dtype and shape, as the run will see them */
 		lbt_setup set = {.shape = shape, .boundary = bnd, .method = r->mname, .init = init};
-		if (r->param)
-			set.params[0] = (lbt_param_arg){r->param->name, r->pvalue};
+		for (int j = 0; j < r->args.n; j++)
+			set.params[j] = (lbt_param_arg){r->args.p[j]->name, r->args.value[j]};
 		if ((st = lbt_setup_check(&set, e)) || (st = lbt_init_check_values(&in, &s, e)))
 			return st;
 	}
@@ -102,6 +108,7 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	lbt_boundary_format(&s, r->boundary, sizeof r->boundary);
 	r->seed = strtoull(sp->item[LBT_AX_SEED][ix[LBT_AX_SEED]], NULL, 10);
 	r->max_steps = sp->max_steps;
+	r->warmup = w.phase ? sp->warmup : 0;
 	r->seeded = in.kind == LBT_INIT_UNIFORM || !(m->flags & LBT_M_DETERMINISTIC) ||
 	            (w.phase && strcmp(w.name, "tree")); /* every workload but the complete tree draws */
 	r->pes = lbt_shape_pes(&s);
@@ -144,6 +151,14 @@ int lbt_plan_build(lbt_plan *pl, const lbt_spec *sp, lbt_err *e)
 		}
 		for (int a = LBT_NAXES - 1; a >= 0 && ++ix[a] == sp->n[a]; a--)
 			ix[a] = 0; /* odometer, seed fastest */
+	}
+	int warm = 0;
+	for (int64_t i = 0; i < total; i++)
+		warm |= pl->run[i].warmup > 0;
+	if (sp->warmup > 0 && !warm) {
+		lbt_plan_free(pl);
+		return lbt_errf(e, LBT_EINVAL, "warmup %lld: no run of the sweep has a workload (give --workload)",
+		                (long long)sp->warmup);
 	}
 	/* Drop repeated keys, keeping each run's first place in the order. */
 	int64_t *order = malloc((size_t)total * sizeof *order);

@@ -7,7 +7,8 @@
  *   LO..HI+S   LO, LO+S, LO+2S, ... up to HI
  *   LO..HI*F   LO, LO*F, LO*F^2, ... up to HI      (F >= 2)
  * so "seed = 1..10", "init = worst:1..16*2", "until = steps:0..100+25",
- * "method = ca:k=0..4" (a method's parameter: fos:alpha=A, de:lambda=L, ca:k=K).
+ * "method = ca:k=0..4" (a method's parameter: fos:alpha=A, de:lambda=L, ca:k=K;
+ * several joined by colons, luling-monien:f=1.5:delta=2..8, the range last).
  * Shapes have families: "ring:8..2048*2" (rings of P = 8, 16, ..., 2048) and
  * "torusD:K" for the symmetric D-dimensional K^D ("torus2:8..256*2" = 8x8 ...
  * 256x256; the boundary axis still decides torus or mesh). Since commas
@@ -46,6 +47,8 @@ int lbt_spec_axis_find(const char *name)
 		return LBT_AX_BOUNDARY;
 	if (!strcmp(k, "max_steps") || !strcmp(k, "max_step"))
 		return LBT_NAXES;
+	if (!strcmp(k, "warmup"))
+		return LBT_NAXES + 1;
 	for (int a = 0; a < LBT_NAXES; a++)
 		if (!strcmp(k, axis_names[a]))
 			return a;
@@ -96,8 +99,10 @@ static void shortest(char *buf, size_t n, const char *prefix, double x)
 	}
 }
 
-int lbt_method_split(const char *item, char *name, size_t n, const lbt_param **param, const char **value,
-                     lbt_err *e)
+/* An item's parameters are its fields after the method's name, NAME=VALUE
+ * each; a field without '=' continues the value before it, so a value that
+ * holds a colon (partners=local:3) needs no quoting. */
+int lbt_method_split(const char *item, char *name, size_t n, lbt_method_args *a, lbt_err *e)
 {
 	const char *colon = strchr(item, ':');
 	size_t len = colon ? (size_t)(colon - item) : strlen(item);
@@ -108,27 +113,45 @@ int lbt_method_split(const char *item, char *name, size_t n, const lbt_param **p
 	const lbt_method *m = lbt_method_find(name);
 	if (!m)
 		return lbt_errf(e, LBT_EINVAL, "unknown method '%s' (lbtorus run --help lists them)", name);
-	*value = NULL;
-	*param = NULL;
-	if (!colon)
-		return LBT_OK;
-	const char *eq = strchr(colon + 1, '=');
-	char key[64] = "";
-	if (eq && (size_t)(eq - colon - 1) < sizeof key)
-		snprintf(key, sizeof key, "%.*s", (int)(eq - colon - 1), colon + 1);
-	const lbt_param *p = *key ? lbt_param_find(m, key) : NULL;
-	if (!p) {
-		char takes[256];
-		lbt_params_describe(m, takes, sizeof takes);
-		return lbt_errf(e, LBT_EINVAL, "method '%s': %s takes %s%s", item, name,
-		                *takes ? "one parameter: " : "no parameters", takes);
+	memset(a, 0, sizeof *a);
+	for (const char *f = colon; f; f = strchr(f + 1, ':')) {
+		const char *fe = strchr(f + 1, ':'), *eq = strchr(f + 1, '=');
+		const size_t fl = fe ? (size_t)(fe - f - 1) : strlen(f + 1);
+		if (!eq || (fe && eq > fe)) { /* no '=': the previous value goes on */
+			const size_t vl = a->n ? strlen(a->value[a->n - 1]) : 0;
+			if (!a->n || vl + 1 + fl >= sizeof a->value[0])
+				return lbt_errf(e, LBT_EINVAL, "method '%s': write each parameter as NAME=VALUE, joined by colons "
+				                "(luling-monien:delta=4:f=1.5)", item);
+			snprintf(a->value[a->n - 1] + vl, sizeof a->value[0] - vl, ":%.*s", (int)fl, f + 1);
+			continue;
+		}
+		char key[64] = "";
+		if ((size_t)(eq - f - 1) < sizeof key)
+			snprintf(key, sizeof key, "%.*s", (int)(eq - f - 1), f + 1);
+		const lbt_param *p = *key ? lbt_param_find(m, key) : NULL;
+		const size_t vl = fl - (size_t)(eq - f);
+		if (!p || vl >= sizeof a->value[0]) {
+			char takes[256];
+			lbt_params_describe(m, takes, sizeof takes);
+			return lbt_errf(e, LBT_EINVAL, "method '%s': %s takes %s%s", item, name,
+			                !*takes ? "no parameters" : m->nparams == 1 ? "one parameter: " : "parameters, joined by colons: ",
+			                takes);
+		}
+		for (int i = 0; i < a->n; i++)
+			if (a->p[i] == p)
+				return lbt_errf(e, LBT_EINVAL, "method '%s': %s is given twice", item,
+				                p->short_name ? p->short_name : p->name);
+		a->p[a->n] = p;
+		snprintf(a->value[a->n], sizeof a->value[0], "%.*s", (int)vl, eq + 1);
+		a->n++;
 	}
-	lbt_param_value v;
-	char why[160];
-	if (lbt_param_parse(p, eq + 1, &v, why, sizeof why))
-		return lbt_errf(e, LBT_EINVAL, "method '%s': %s is %s", item, p->short_name ? p->short_name : p->name, why);
-	*param = p;
-	*value = eq + 1;
+	for (int i = 0; i < a->n; i++) {
+		lbt_param_value v;
+		char why[160];
+		if (lbt_param_parse(a->p[i], a->value[i], &v, why, sizeof why))
+			return lbt_errf(e, LBT_EINVAL, "method '%s': %s is %s", item,
+			                a->p[i]->short_name ? a->p[i]->short_name : a->p[i]->name, why);
+	}
 	return LBT_OK;
 }
 
@@ -138,23 +161,29 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 	char buf[4300];
 	int st;
 	switch (a) {
-	case LBT_AX_METHOD: {
+	case LBT_AX_METHOD: { /* canonical: the parameters in the schema's order, numbers as their shortest text */
 		char name[64];
-		const char *par = NULL;
-		const lbt_param *p;
-		if ((st = lbt_method_split(item, name, sizeof name, &p, &par, e)))
+		lbt_method_args args;
+		if ((st = lbt_method_split(item, name, sizeof name, &args, e)))
 			return st;
-		if (!p)
-			return push(sp, a, name, e);
-		char pre[160];
-		snprintf(pre, sizeof pre, "%s:%s=", name, p->short_name ? p->short_name : p->name);
-		lbt_param_value v;
-		char why[8];
-		lbt_param_parse(p, par, &v, why, sizeof why); /* checked by lbt_method_split */
-		if (v.word)
-			snprintf(buf, sizeof buf, "%s%s", pre, par);
-		else
-			shortest(buf, sizeof buf, pre, strtod(par, NULL)); /* alpha=0.20 is alpha=0.2 */
+		const lbt_method *m = lbt_method_find(name);
+		size_t used = (size_t)snprintf(buf, sizeof buf, "%s", name);
+		for (int i = 0; i < m->nparams; i++)
+			for (int j = 0; j < args.n; j++) {
+				const lbt_param *p = args.p[j];
+				if (p != &m->params[i])
+					continue;
+				char pre[96], val[192];
+				snprintf(pre, sizeof pre, ":%s=", p->short_name ? p->short_name : p->name);
+				lbt_param_value v;
+				char why[8];
+				lbt_param_parse(p, args.value[j], &v, why, sizeof why); /* checked by lbt_method_split */
+				if (v.word)
+					snprintf(val, sizeof val, "%s%s", pre, args.value[j]);
+				else
+					shortest(val, sizeof val, pre, strtod(args.value[j], NULL)); /* alpha=0.20 is alpha=0.2 */
+				used += (size_t)snprintf(buf + used, sizeof buf - used, "%s", val);
+			}
 		return push(sp, a, buf, e);
 	}
 	case LBT_AX_SHAPE: {
@@ -306,19 +335,25 @@ static int ring_twice(const char *value, const char *at, const char *item, lbt_e
 
 int lbt_spec_add(lbt_spec *sp, int axis, const char *value, lbt_err *e)
 {
-	if (axis == LBT_NAXES) {
+	if (axis >= LBT_NAXES) { /* max_steps, warmup: one number for the sweep */
+		const char *what = axis == LBT_NAXES ? "max_steps" : "warmup";
 		char text[32];
 		size_t n = strlen(value);
 		while (n && (value[n - 1] == ' ' || value[n - 1] == '\t'))
 			n--;
 		snprintf(text, sizeof text, "%.*s", (int)(n < sizeof text - 1 ? n : sizeof text - 1), value);
 		int64_t v;
-		int st = n < sizeof text ? lbt_parse_i64(text, 0, INT64_MAX, "max_steps", &v, e)
-		                         : lbt_errf(e, LBT_EINVAL, "max_steps '%.40s...' is out of range: give 0..%lld", value, (long long)INT64_MAX);
+		int st = n < sizeof text ? lbt_parse_i64(text, 0, INT64_MAX, what, &v, e)
+		                         : lbt_errf(e, LBT_EINVAL, "%s '%.40s...' is out of range: give 0..%lld", what, value, (long long)INT64_MAX);
 		if (st)
 			return st;
-		sp->max_steps = v;
-		sp->max_steps_set = 1;
+		if (axis == LBT_NAXES) {
+			sp->max_steps = v;
+			sp->max_steps_set = 1;
+		} else {
+			sp->warmup = v;
+			sp->warmup_set = 1;
+		}
 		return LBT_OK;
 	}
 	const char *p = value;
@@ -384,7 +419,7 @@ int lbt_spec_read(lbt_spec *sp, const char *path, lbt_err *e)
 		v += strspn(v, " \t");
 		int axis = lbt_spec_axis_find(k);
 		if (axis < 0) {
-			st = lbt_errf(e, LBT_EINVAL, "%s:%d: unknown key '%s' (use method, shape, boundary, init, until, workload, seed, max_steps)", path, ln, k);
+			st = lbt_errf(e, LBT_EINVAL, "%s:%d: unknown key '%s' (use method, shape, boundary, init, until, workload, seed, max_steps, warmup)", path, ln, k);
 			break;
 		}
 		if (!*v) {
@@ -420,6 +455,10 @@ int lbt_spec_merge(lbt_spec *sp, const lbt_spec *over, int fill_defaults, lbt_er
 	if (!sp->max_steps_set && over && over->max_steps_set) {
 		sp->max_steps = over->max_steps;
 		sp->max_steps_set = 1;
+	}
+	if (!sp->warmup_set && over && over->warmup_set) {
+		sp->warmup = over->warmup;
+		sp->warmup_set = 1;
 	}
 	if (fill_defaults && !sp->n[LBT_AX_SHAPE])
 		return lbt_errf(e, LBT_EINVAL, "no shape: give --shape (e.g. --shape ring:8..2048*2) or 'shape =' in the spec file");
