@@ -297,7 +297,18 @@ static int dump_loads(FILE *f, const lbt_state *st, const char *path, lbt_err *e
 	return bad ? lbt_errf(e, LBT_EIO, "cannot write %s", path) : LBT_OK;
 }
 
-int cmd_run(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct {
+	lbt_setup set;
+	const char *until, *json, *trace, *dump, *workload, *snap_dir, *anim;
+	int64_t max_steps, warmup, app, every, heat_max, zoom, delay;
+	int verify, quiet;
+	double progress;
+} run_args;
+
+/* Phase 1: the options into *a. Returns -1 to go on, else the exit status
+ * (0 after --help). */
+static int parse_args(int argc, char **argv, run_args *a)
 {
 	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
 	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
@@ -325,71 +336,65 @@ int cmd_run(int argc, char **argv)
 	for (int i = 0; i < np; i++)
 		opts[nopts++] = (struct option){cli_param_option(params[i]), 1, 0, O_PARAM + i};
 	opts[nopts] = (struct option){0, 0, 0, 0};
-	int nparams = 0;
-	const char *snap_dir = NULL, *anim = NULL;
-	int64_t every = 10, heat_max = 0, zoom = 0, delay = 8;
-	lbt_setup set = {.seed = 1};
-	const char *until = "balanced", *json = NULL, *trace = NULL, *dump = NULL;
-	int64_t max_steps = 1000000, warmup = 0, v, app = 0;
-	const char *workload = NULL;
-	int verify = 0, quiet = 0, o;
-	double progress = 0;
+	*a = (run_args){.set = {.seed = 1}, .until = "balanced", .max_steps = 1000000, .every = 10, .delay = 8};
+	int nparams = 0, o;
+	int64_t v;
 	if (cli_no_empty_values(argc, argv, opts, "run"))
 		return EXIT_USAGE;
 	opterr = 0;
 	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
-		case O_SHAPE: set.shape = optarg; break;
-		case O_BOUNDARY: set.boundary = optarg; break;
-		case O_METHOD: set.method = optarg; break;
-		case O_INIT: set.init = optarg; break;
-		case O_UNTIL: until = optarg; break;
-		case O_MAX: if (cli_int("--max-steps", optarg, 0, INT64_MAX, &max_steps)) return EXIT_USAGE; break;
-		case O_SEED: if (cli_u64("--seed", optarg, &set.seed)) return EXIT_USAGE; break;
-		case O_JSON: json = optarg; break;
-		case O_TRACE: trace = optarg; break;
-		case O_DUMP: dump = optarg; break;
-		case O_ISA: set.isa = optarg; break;
+		case O_SHAPE: a->set.shape = optarg; break;
+		case O_BOUNDARY: a->set.boundary = optarg; break;
+		case O_METHOD: a->set.method = optarg; break;
+		case O_INIT: a->set.init = optarg; break;
+		case O_UNTIL: a->until = optarg; break;
+		case O_MAX: if (cli_int("--max-steps", optarg, 0, INT64_MAX, &a->max_steps)) return EXIT_USAGE; break;
+		case O_SEED: if (cli_u64("--seed", optarg, &a->set.seed)) return EXIT_USAGE; break;
+		case O_JSON: a->json = optarg; break;
+		case O_TRACE: a->trace = optarg; break;
+		case O_DUMP: a->dump = optarg; break;
+		case O_ISA: a->set.isa = optarg; break;
 		case O_THREADS:
 			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
-			set.threads = (int)v;
+			a->set.threads = (int)v;
 			break;
-		case O_VERIFY: verify = 1; break;
-		case O_SPEEDS: set.speeds = optarg; break;
-		case O_LINK: set.link = optarg; break;
+		case O_VERIFY: a->verify = 1; break;
+		case O_SPEEDS: a->set.speeds = optarg; break;
+		case O_LINK: a->set.link = optarg; break;
 		case O_APP:
 			if (strncmp(optarg, "iterations:", 11))
 				return cli_fail(LBT_EINVAL, "--app '%s': give iterations:N with N >= 1", optarg);
-			if (cli_int("--app iterations:N", optarg + 11, 1, INT64_MAX, &app))
+			if (cli_int("--app iterations:N", optarg + 11, 1, INT64_MAX, &a->app))
 				return EXIT_USAGE;
 			break;
-		case O_QUIET: quiet = 1; break;
-		case O_PROGRESS: if (cli_progress_option(argc, argv, &progress)) return EXIT_USAGE; break;
+		case O_QUIET: a->quiet = 1; break;
+		case O_PROGRESS: if (cli_progress_option(argc, argv, &a->progress)) return EXIT_USAGE; break;
 		case O_HELP: help(); return 0;
-		case O_SNAP: snap_dir = optarg; break;
-		case O_ANIM: anim = optarg; break;
+		case O_SNAP: a->snap_dir = optarg; break;
+		case O_ANIM: a->anim = optarg; break;
 		case O_EVERY:
-			if (cli_int("--every", optarg, 1, INT64_MAX, &every)) return EXIT_USAGE;
+			if (cli_int("--every", optarg, 1, INT64_MAX, &a->every)) return EXIT_USAGE;
 			break;
 		case O_HEATMAX:
-			if (cli_int("--heat-max", optarg, 1, INT32_MAX, &heat_max)) return EXIT_USAGE;
+			if (cli_int("--heat-max", optarg, 1, INT32_MAX, &a->heat_max)) return EXIT_USAGE;
 			break;
 		case O_ZOOM:
-			if (cli_int("--zoom", optarg, 1, 64, &zoom)) return EXIT_USAGE;
+			if (cli_int("--zoom", optarg, 1, 64, &a->zoom)) return EXIT_USAGE;
 			break;
 		case O_DELAY:
-			if (cli_int("--delay", optarg, 0, 65535, &delay)) return EXIT_USAGE;
+			if (cli_int("--delay", optarg, 0, 65535, &a->delay)) return EXIT_USAGE;
 			break;
-		case O_WORKLOAD: workload = optarg; break;
+		case O_WORKLOAD: a->workload = optarg; break;
 		case O_WARMUP:
-			if (cli_int("--warmup", optarg, 0, INT64_MAX, &warmup)) return EXIT_USAGE;
+			if (cli_int("--warmup", optarg, 0, INT64_MAX, &a->warmup)) return EXIT_USAGE;
 			break;
 		default:
 			if (o >= O_PARAM) {
 				if (nparams == LBT_MAX_PARAMS)
 					return cli_fail(LBT_EINVAL, "run: more than %d method parameters", LBT_MAX_PARAMS);
-				set.params[nparams++] = (lbt_param_arg){params[o - O_PARAM]->name, optarg};
+				a->set.params[nparams++] = (lbt_param_arg){params[o - O_PARAM]->name, optarg};
 				break;
 			}
 			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
@@ -400,59 +405,194 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_fail(LBT_EINVAL, "run: unexpected argument '%s' (see lbtorus run --help)", argv[optind]);
-	{ /* no output over another or over an input, however spelled */
-		const lbt_io_name in[] = {{"--init", set.init && !strncmp(set.init, "file:", 5) ? set.init + 5 : NULL},
-		                          {"--speeds", set.speeds && !strncmp(set.speeds, "file:", 5) ? set.speeds + 5 : NULL}};
-		const lbt_io_name out[] = {{"--json", json}, {"--trace", trace}, {"--dump", dump}, {"--animate", anim}};
-		lbt_err e;
-		if (lbt_io_distinct(in, 2, out, 4, &e))
-			return cli_fail(LBT_EINVAL, "run: %s", e.msg);
-	}
+	/* no output over another or over an input, however spelled */
+	const lbt_io_name in[] = {{"--init", a->set.init && !strncmp(a->set.init, "file:", 5) ? a->set.init + 5 : NULL},
+	                          {"--speeds", a->set.speeds && !strncmp(a->set.speeds, "file:", 5) ? a->set.speeds + 5 : NULL}};
+	const lbt_io_name out[] = {{"--json", a->json}, {"--trace", a->trace}, {"--dump", a->dump}, {"--animate", a->anim}};
+	lbt_err e;
+	if (lbt_io_distinct(in, 2, out, 4, &e))
+		return cli_fail(LBT_EINVAL, "run: %s", e.msg);
+	return -1;
+}
 
+/* Phase 2: the run's options, the cut and the workload, checked before
+ * anything is built; signals are caught from here on. Returns -1 to go on,
+ * else the exit status. */
+static int plan_run(run_args *a, lbt_run_opts *ro, lbt_workload *wl, const volatile sig_atomic_t **stop)
+{
 	lbt_err err;
-	lbt_run_opts ro = lbt_run_opts_default();
-	ro.max_steps = max_steps;
-	ro.verify = verify;
-	ro.app_iterations = app;
-	int st = lbt_until_parse(&ro.until, until, &err);
+	*ro = lbt_run_opts_default();
+	ro->max_steps = a->max_steps;
+	ro->verify = a->verify;
+	ro->app_iterations = a->app;
+	int st = lbt_until_parse(&ro->until, a->until, &err);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
-	if (ro.until.kind == LBT_UNTIL_STEPS && ro.until.steps > max_steps)
-		return cli_fail(LBT_EINVAL, "run: --until %s conflicts with --max-steps %lld", until, (long long)max_steps);
+	if (ro->until.kind == LBT_UNTIL_STEPS && ro->until.steps > a->max_steps)
+		return cli_fail(LBT_EINVAL, "run: --until %s conflicts with --max-steps %lld", a->until, (long long)a->max_steps);
 
 	/* Signals are caught from here on: set-up (allocating and filling a large
 	 * grid takes seconds) stops at one too, with nothing written. */
-	const volatile sig_atomic_t *stop = cli_catch_signals();
-	set.interrupt = stop;
+	*stop = cli_catch_signals();
+	a->set.interrupt = *stop;
 	/* Under MPI with several ranks the torus is cut between them; LBTORUS_CUT=1
 	 * cuts it on one process too (one slab: the distributed code paths, for tests). */
 	const char *cut_env = getenv("LBTORUS_CUT");
-	set.cut = lbt_comm_size() > 1 || (cut_env && !strcmp(cut_env, "1"));
-	if (set.cut && (snap_dir || anim))
+	a->set.cut = lbt_comm_size() > 1 || (cut_env && !strcmp(cut_env, "1"));
+	if (a->set.cut && (a->snap_dir || a->anim))
 		return cli_fail(LBT_EINVAL, "run: --snapshots and --animate run on one process only, not on a torus cut between ranks");
 	/* The workload, checked against the method's kind of load before anything is built. */
-	lbt_workload wl;
-	const lbt_method *meth = lbt_method_find(set.method ? set.method : "lm-c5");
-	if (workload && (st = lbt_workload_parse(&wl, workload, meth ? meth->load : LBT_LOAD_INT, &err)))
+	const lbt_method *meth = lbt_method_find(a->set.method ? a->set.method : "lm-c5");
+	if (a->workload && (st = lbt_workload_parse(wl, a->workload, meth ? meth->load : LBT_LOAD_INT, &err)))
 		return cli_fail(st, "run: %s", err.msg);
 	lbt_shape wl_shape;
-	if (workload && set.shape && !lbt_shape_parse(&wl_shape, set.shape, &err) &&
-	    (st = lbt_workload_fits(&wl, &wl_shape, &err)))
+	if (a->workload && a->set.shape && !lbt_shape_parse(&wl_shape, a->set.shape, &err) &&
+	    (st = lbt_workload_fits(wl, &wl_shape, &err)))
 		return cli_fail(st, "run: %s", err.msg);
-	if (workload && wl.phase) {
-		ro.workload = &wl;
-		ro.warmup = warmup;
-		if (wl.tasks && !set.init)
-			set.init = "const:0"; /* a search starts on an empty machine */
+	if (a->workload && wl->phase) {
+		ro->workload = wl;
+		ro->warmup = a->warmup;
+		if (wl->tasks && !a->set.init)
+			a->set.init = "const:0"; /* a search starts on an empty machine */
 	}
-	if (!ro.workload && warmup)
+	if (!ro->workload && a->warmup)
 		return cli_fail(LBT_EINVAL, "run: --warmup needs a --workload");
+	return -1;
+}
 
+/* The files a run writes, on rank 0 (writer). */
+typedef struct {
+	lbt_outfile json, dump;
+	int writer;
+} run_files;
+
+/* Phase 3: every output opened before running, so a bad path fails in a
+ * second, not after an hour. On a cut torus rank 0 writes them, and all
+ * ranks learn whether it could. The trace's header is written. */
+static int open_outputs(run_ctx *c, run_files *f, const run_args *a, const lbt_run_opts *ro, lbt_state *state,
+                        lbt_err *err)
+{
+	const char *trace = a->trace;
+	f->writer = lbt_comm_rank() == 0;
+	c->tracing = trace != NULL && f->writer;
+	c->workload = ro->workload != NULL;
+	int opened = 0; /* how many of json, trace, dump are open */
+	int st = f->writer ? lbt_out_open(&f->json, a->json ? a->json : "-", err) : LBT_OK;
+	if (!st && ++opened && trace && f->writer)
+		st = lbt_out_open(&c->trace, trace, err);
+	if (!st && ++opened && a->dump && f->writer)
+		st = lbt_out_open(&f->dump, a->dump, err);
+	if (!lbt_comm_min_int(!st) && !st)
+		st = lbt_errf(err, LBT_EIO, "rank 0 could not open an output file");
+	if (st) {
+		if (opened > 0 && f->writer) lbt_out_abort(&f->json);
+		if (opened > 1 && trace && f->writer) lbt_out_abort(&c->trace);
+		return st;
+	}
+	if (a->snap_dir || a->anim)
+		st = setup_pictures(c, state, a->snap_dir, a->anim, a->every, a->heat_max, a->zoom, a->delay, err);
+	if (st) {
+		lbt_out_abort(&f->json);
+		if (trace) lbt_out_abort(&c->trace);
+		if (a->dump) lbt_out_abort(&f->dump);
+		lbt_outdir_abort(&c->snaps, err);
+		return st;
+	}
+	if (c->tracing) { /* "# key: value" lines first: the provenance, the inputs */
+		lbt_provenance_comment(c->trace.f, state->kern->isa, state->threads);
+		trace_inputs(c->trace.f, state, &a->set, a->until, ro);
+		fputs(c->workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total,"
+		                    "generated,completed,idle_capacity,sqdev\n"
+		                  : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n", c->trace.f);
+	}
+	return LBT_OK;
+}
+
+/* Phase 5: the last picture, the dump and the summary; all files committed
+ * or none (the files are rank 0's). */
+static int finish_outputs(run_ctx *c, run_files *f, const run_args *a, const lbt_run_opts *ro, lbt_state *state,
+                          const lbt_summary *sum, int st, lbt_err *err)
+{
+	if (!st && (a->snap_dir || a->anim)) {
+		picture(c, sum->steps); /* the last state, if not taken already */
+		if ((st = c->pic_status))
+			*err = c->pic_err;
+	}
+	if (c->anim) {
+		if (!st)
+			st = lbt_anim_close(c->anim, err);
+		else
+			lbt_anim_abort(c->anim);
+		c->anim = NULL;
+	}
+	if (!st && a->dump)
+		st = dump_loads(f->writer ? f->dump.f : NULL, state, a->dump, err);
+	if (!st && f->writer) {
+		lbt_summary_json(f->json.f, state, a->set.init ? a->set.init : "worst:5", ro, sum);
+		fputc('\n', f->json.f);
+	}
+	if (f->writer) {
+		if (!st && a->trace) st = lbt_out_commit(&c->trace, err);
+		if (!st && a->dump) st = lbt_out_commit(&f->dump, err);
+		if (!st && a->snap_dir) st = lbt_outdir_commit(&c->snaps, err);
+		if (!st) st = lbt_out_commit(&f->json, err);
+		if (st) {
+			lbt_out_abort(&f->json);
+			if (a->trace) lbt_out_abort(&c->trace);
+			if (a->dump) lbt_out_abort(&f->dump);
+			lbt_outdir_abort(&c->snaps, err);
+		}
+	}
+	return st;
+}
+
+/* Phase 6: how the run ended, as the exit status and (rank 0) one line. */
+static int exit_status(const run_args *a, const lbt_summary *sum, const char *method, int writer)
+{
+	const char *until = a->until;
+	if (sum->stop == LBT_STOP_DETECTED || (a->app > 0 && sum->steps == a->app))
+		return 0; /* the method's convergence detection stopped balancing, or the application ended */
+	if (sum->reached)
+		return 0;
+	if (!writer) /* rank 0 tells how it ended */
+		return EXIT_UNCONVERGED;
+	const double ldiff = sum->final_max - sum->final_min;
+	if (sum->stop == LBT_STOP_CYCLE)
+		fprintf(stderr, "lbtorus: stopped at step %lld: the state of step %lld recurs (a cycle of period %lld of %s), "
+		        "so '%s' is never reached (final ldiff %.17g)\n", (long long)sum->steps,
+		        (long long)(sum->steps - sum->period), (long long)sum->period, method, until, ldiff);
+	else if (sum->stop == LBT_STOP_STALLED)
+		fprintf(stderr, "lbtorus: stalled at step %lld, a fixed point of %s, before '%s' was reached (final ldiff %.17g)\n",
+		        (long long)sum->steps, method, until, ldiff);
+	else if (sum->stop == LBT_STOP_INTERRUPTED)
+		fprintf(stderr, "lbtorus: interrupted after step %lld, before '%s' was reached (final ldiff %.17g)\n",
+		        (long long)sum->steps, until, ldiff);
+	else
+		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %.17g)\n",
+		        (long long)a->max_steps, until, ldiff);
+	return EXIT_UNCONVERGED;
+}
+
+/* lbtorus run: parse, plan, set up, open the outputs, run (phase 4, with
+ * on_step as the observer), finish the outputs, tell how it ended. */
+int cmd_run(int argc, char **argv)
+{
+	run_args a;
+	lbt_run_opts ro;
+	lbt_workload wl;
+	const volatile sig_atomic_t *stop = NULL;
+	int st = parse_args(argc, argv, &a);
+	if (st < 0)
+		st = plan_run(&a, &ro, &wl, &stop);
+	if (st >= 0)
+		return st;
+
+	lbt_err err;
 	lbt_state state;
-	st = lbt_setup_check_total(&set, &err); /* before the grid is allocated */
+	st = lbt_setup_check_total(&a.set, &err); /* before the grid is allocated */
 	if (!st)
-		st = lbt_state_open(&state, &set, &err);
-	if (set.cut && !lbt_comm_min_int(!st) && !st) { /* every rank runs, or none (opening is not collective) */
+		st = lbt_state_open(&state, &a.set, &err);
+	if (a.set.cut && !lbt_comm_min_int(!st) && !st) { /* every rank runs, or none (opening is not collective) */
 		lbt_state_close(&state);
 		st = lbt_errf(&err, LBT_ENOMEM, "another rank could not set up its slab of the torus");
 	}
@@ -461,128 +601,40 @@ int cmd_run(int argc, char **argv)
 	if (st)
 		return cli_fail(st, "%s", err.msg);
 
-	/* Open every output before running, so a bad path fails in a second, not
-	 * after an hour. On a cut torus rank 0 writes them, and all ranks learn
-	 * whether it could. */
-	const int writer = lbt_comm_rank() == 0;
-	lbt_outfile out_json, out_dump;
-	run_ctx ctx = {.tracing = trace != NULL && writer, .workload = ro.workload != NULL};
-	int opened = 0; /* how many of json, trace, dump are open */
-	st = writer ? lbt_out_open(&out_json, json ? json : "-", &err) : LBT_OK;
-	if (!st && ++opened && trace && writer)
-		st = lbt_out_open(&ctx.trace, trace, &err);
-	if (!st && ++opened && dump && writer)
-		st = lbt_out_open(&out_dump, dump, &err);
-	if (!lbt_comm_min_int(!st) && !st)
-		st = lbt_errf(&err, LBT_EIO, "rank 0 could not open an output file");
-	if (st) {
-		if (opened > 0 && writer) lbt_out_abort(&out_json);
-		if (opened > 1 && trace && writer) lbt_out_abort(&ctx.trace);
+	run_ctx ctx = {0};
+	run_files files;
+	if ((st = open_outputs(&ctx, &files, &a, &ro, &state, &err))) {
 		lbt_state_close(&state);
 		return cli_fail(st, "%s", err.msg);
 	}
-	if (!st && (snap_dir || anim))
-		st = setup_pictures(&ctx, &state, snap_dir, anim, every, heat_max, zoom, delay, &err);
-	if (st) {
-		lbt_out_abort(&out_json);
-		if (trace) lbt_out_abort(&ctx.trace);
-		if (dump) lbt_out_abort(&out_dump);
-		lbt_outdir_abort(&ctx.snaps, &err);
-		lbt_state_close(&state);
-		return cli_fail(st, "%s", err.msg);
-	}
-	if (ctx.tracing) { /* "# key: value" lines first: the provenance, the inputs */
-		lbt_provenance_comment(ctx.trace.f, state.kern->isa, state.threads);
-		trace_inputs(ctx.trace.f, &state, &set, until, &ro);
-	}
-	if (ctx.tracing)
-		fputs(ctx.workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total,"
-		                     "generated,completed,idle_capacity,sqdev\n"
-		                   : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n", ctx.trace.f);
-	ro.full_stats = trace != NULL; /* the same statistics on every rank */
+	ro.full_stats = a.trace != NULL; /* the same statistics on every rank */
 	ro.on_step = on_step;
 	ro.ctx = &ctx;
-	ro.batch = !snap_dir && !anim; /* on_step reads the grid only for pictures */
+	ro.batch = !a.snap_dir && !a.anim; /* on_step reads the grid only for pictures */
 	ro.interrupt = stop;
 	if ((ro.until.kind == LBT_UNTIL_BALANCED || ro.until.kind == LBT_UNTIL_SHARED_BALANCED) && !ro.workload &&
 	    !strncmp(state.method->name, "lm-", 3)) {
 		lbt_stats s0;
 		lbt_field_stats(&state.grid, &state.grid.field[0], 1, &s0); /* collective on a cut torus */
 		const int64_t bound = lbt_bound_lower_balanced(&state.grid.whole, (int32_t)s0.max, s0.total);
-		if (bound > max_steps && writer)
+		if (bound > a.max_steps && files.writer)
 			ctx.bound = bound;
 	}
-	ctx.cap = max_steps;
+	ctx.cap = a.max_steps;
 	ctx.method = state.method->name;
 	ctx.t0 = lbt_seconds();
-	cli_progress_init(&ctx.progress, !quiet && writer, &state);
-	if (progress > 0 && writer)
-		cli_progress_force(&ctx.progress, progress, ro.until.kind == LBT_UNTIL_STEPS ? ro.until.steps : max_steps,
+	cli_progress_init(&ctx.progress, !a.quiet && files.writer, &state);
+	if (a.progress > 0 && files.writer)
+		cli_progress_force(&ctx.progress, a.progress, ro.until.kind == LBT_UNTIL_STEPS ? ro.until.steps : a.max_steps,
 		                   ro.until.kind != LBT_UNTIL_STEPS);
 
 	lbt_summary sum;
 	st = lbt_run(&state, &ro, &sum, &err);
 	cli_progress_done(&ctx.progress);
-	if (!st && (snap_dir || anim)) {
-		picture(&ctx, sum.steps); /* the last state, if not taken already */
-		if ((st = ctx.pic_status))
-			err = ctx.pic_err;
-	}
-	if (ctx.anim) {
-		if (!st)
-			st = lbt_anim_close(ctx.anim, &err);
-		else
-			lbt_anim_abort(ctx.anim);
-		ctx.anim = NULL;
-	}
-	if (!st && dump)
-		st = dump_loads(writer ? out_dump.f : NULL, &state, dump, &err);
-	if (!st && writer) {
-		lbt_summary_json(out_json.f, &state, set.init ? set.init : "worst:5", &ro, &sum);
-		fputc('\n', out_json.f);
-	}
-	/* Commit all or nothing (the files are rank 0's). */
-	if (writer) {
-		if (!st && trace) st = lbt_out_commit(&ctx.trace, &err);
-		if (!st && dump) st = lbt_out_commit(&out_dump, &err);
-		if (!st && snap_dir) st = lbt_outdir_commit(&ctx.snaps, &err);
-		if (!st) st = lbt_out_commit(&out_json, &err);
-		if (st) {
-			lbt_out_abort(&out_json);
-			if (trace) lbt_out_abort(&ctx.trace);
-			if (dump) lbt_out_abort(&out_dump);
-			lbt_outdir_abort(&ctx.snaps, &err);
-		}
-	}
-	const char *state_method = state.method->name;
+	st = finish_outputs(&ctx, &files, &a, &ro, &state, &sum, st, &err);
+	const char *method = state.method->name; /* a static registry string: outlives the state */
 	lbt_state_close(&state);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
-	if (sum.stop == LBT_STOP_DETECTED || (app > 0 && sum.steps == app))
-		return 0; /* the method's convergence detection stopped balancing, or the application ended */
-	if (!writer) /* rank 0 tells how it ended */
-		return sum.reached ? 0 : EXIT_UNCONVERGED;
-	if (!sum.reached && sum.stop == LBT_STOP_CYCLE) {
-		fprintf(stderr, "lbtorus: stopped at step %lld: the state of step %lld recurs (a cycle of period %lld of %s), "
-		        "so '%s' is never reached (final ldiff %.17g)\n", (long long)sum.steps,
-		        (long long)(sum.steps - sum.period), (long long)sum.period, state_method, until,
-		        sum.final_max - sum.final_min);
-		return EXIT_UNCONVERGED;
-	}
-	if (!sum.reached && sum.stop == LBT_STOP_STALLED) {
-		fprintf(stderr, "lbtorus: stalled at step %lld, a fixed point of %s, before '%s' was reached (final ldiff %.17g)\n",
-		        (long long)sum.steps, state_method, until, sum.final_max - sum.final_min);
-		return EXIT_UNCONVERGED;
-	}
-	if (!sum.reached && sum.stop == LBT_STOP_INTERRUPTED) {
-		fprintf(stderr, "lbtorus: interrupted after step %lld, before '%s' was reached (final ldiff %.17g)\n",
-		        (long long)sum.steps, until, sum.final_max - sum.final_min);
-		return EXIT_UNCONVERGED;
-	}
-	if (!sum.reached) {
-		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %.17g)\n",
-		        (long long)max_steps, until, sum.final_max - sum.final_min);
-		return EXIT_UNCONVERGED;
-	}
-	return 0;
+	return exit_status(&a, &sum, method, files.writer);
 }
