@@ -9,8 +9,13 @@
  * Each target has one init, lbt_simd_init_<target> (kernels/simd/init.c),
  * which fills all the entries that target has. To give a method a vector
  * kernel: write kernels/simd/<method>.c, add it to `simd_src` and its
- * function to init.c; nothing here changes. To add a target: a line in
- * `simd_targets`, a line below, and its test in lbt_isa_supported. */
+ * function to init.c; nothing here changes. To add a kernel slot: its
+ * field and its line in LBT_KERNEL_SLOTS (lbtorus/kernels.h) and its
+ * reference in `reference` below. A slot a target leaves NULL falls back
+ * to the reference; one without a reference stays NULL, and a method that
+ * declares it is refused when opened (src/exec/state.c). To add a target:
+ * a line in `simd_targets`, a line below, and its test in
+ * lbt_isa_supported. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
