@@ -873,6 +873,15 @@ Test(contract, parameters_outside_their_schema_are_refused)
 			if (p->type == LBT_PARAM_INT)
 				refused(*m, p, "1.5");
 			refused(*m, p, "nonsense");
+			for (const char *w = p->words; w && *w; w += strcspn(w, ","), w += *w == ',') {
+				const int l = (int)strcspn(w, ",");
+				if (w[l - 1] != ':')
+					continue;
+				char below[64]; /* "local:" and a number below the range */
+				number(p, p->lo_open ? p->lo : p->lo - 1, v, sizeof v);
+				snprintf(below, sizeof below, "%.*s%s", l, w, v);
+				refused(*m, p, below);
+			}
 		}
 }
 
