@@ -9,12 +9,19 @@
  * Each target has one init, lbt_simd_init_<target> (kernels/simd/init.c),
  * which fills all the entries that target has. To give a method a vector
  * kernel: write kernels/simd/<method>.c, add it to `simd_src` and its
- * function to init.c; nothing here changes. To add a target: a line in
- * `simd_targets`, a line below, and its test in lbt_isa_supported. */
+ * function to init.c; nothing here changes. To add a kernel slot: its
+ * field and its line in LBT_KERNEL_SLOTS (lbtorus/kernels.h) and its
+ * reference in `reference` below. A slot a target leaves NULL falls back
+ * to the reference; one without a reference stays NULL, and a method that
+ * declares it is refused when opened (src/exec/state.c). To add a target:
+ * a line in `simd_targets`, a line below, and its test in
+ * lbt_isa_supported. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "ref/luling.h"
 
 typedef void (*target_init_fn)(lbt_kernels *k);
 void lbt_simd_init_sse41(lbt_kernels *k);
@@ -43,6 +50,37 @@ static const struct target {
 };
 
 enum { NTARGETS = sizeof targets / sizeof targets[0] };
+
+/* The scalar references, one per slot (a slot without one stays NULL: a
+ * method that declares it is refused when opened, and the contract suite
+ * fails). */
+static const lbt_kernels reference = {
+	.isa = "scalar",
+	.lm_step = lbt_ref_lm_step,
+	.lm_steps = lbt_ref_lm_steps,
+	.nna_step = lbt_ref_nna_step,
+	.nna_def_step = lbt_ref_nna_def_step,
+	.fos_step = lbt_ref_fos_step,
+	.fos_int_step = lbt_ref_fos_int_step,
+	.de_step = lbt_ref_de_step,
+	.de_int_step = lbt_ref_de_int_step,
+	.de_axis_step = lbt_ref_de_axis_step,
+	.wl_poisson_row = lbt_ref_wl_poisson_row,
+	.wl_draw_row = lbt_ref_wl_draw_row,
+	.wl_phases_row = lbt_ref_wl_phases_row,
+	.speed_step = lbt_ref_speed_step,
+	.luling_step = lbt_ref_luling_step,
+};
+
+/* LBT_KERNEL_SLOTS names every slot: the struct holds nothing else after isa. */
+#define SLOT_SIZE(id, field) +sizeof(((lbt_kernels *)0)->field)
+_Static_assert(sizeof(lbt_kernels) == offsetof(lbt_kernels, lm_step) LBT_KERNEL_SLOTS(SLOT_SIZE),
+               "a slot of lbt_kernels is missing from LBT_KERNEL_SLOTS (lbtorus/kernels.h)");
+#undef SLOT_SIZE
+#define SLOT_ORDER(id, field) _Static_assert(offsetof(lbt_kernels, field) == offsetof(lbt_kernels, lm_step) + \
+	LBT_KS_##id * sizeof(void (*)(void)), "LBT_KERNEL_SLOTS lists " #field " out of the struct's order");
+LBT_KERNEL_SLOTS(SLOT_ORDER)
+#undef SLOT_ORDER
 
 const char *const *lbt_isa_compiled(void)
 {
@@ -99,24 +137,34 @@ int lbt_kernels_select(lbt_kernels *k, const char *isa, lbt_err *e)
 		if (!lbt_isa_supported(isa))
 			return lbt_errf(e, LBT_EUNSUP, "ISA '%s' is compiled in but this CPU cannot run it", isa);
 	}
-	k->isa = "scalar";
-	k->lm_step = lbt_ref_lm_step;
-	k->lm_steps = lbt_ref_lm_steps;
-	k->nna_step = lbt_ref_nna_step;
-	k->nna_def_step = lbt_ref_nna_def_step;
-	k->fos_step = lbt_ref_fos_step;
-	k->fos_int_step = lbt_ref_fos_int_step;
-	k->de_step = lbt_ref_de_step;
-	k->de_int_step = lbt_ref_de_int_step;
-	k->de_axis_step = lbt_ref_de_axis_step;
-	k->wl_poisson_row = lbt_ref_wl_poisson_row;
-	k->wl_draw_row = lbt_ref_wl_draw_row;
-	k->wl_phases_row = lbt_ref_wl_phases_row;
-	k->speed_step = lbt_ref_speed_step;
+	*k = reference;
 	for (int i = 1; i <= pick; i++)
 		if (lbt_isa_supported(targets[i].name) && targets[i].init) {
 			targets[i].init(k); /* lower targets first: each overwrites what it has */
 			k->isa = targets[i].name;
 		}
+#define FALL_BACK(id, field) \
+	if (!k->field) /* a slot the target leaves empty: its reference */ \
+		k->field = reference.field;
+	LBT_KERNEL_SLOTS(FALL_BACK)
+#undef FALL_BACK
 	return LBT_OK;
+}
+
+const char *lbt_kernel_slot_name(int i)
+{
+#define NAME(id, field) #field,
+	static const char *const names[] = {LBT_KERNEL_SLOTS(NAME) NULL};
+#undef NAME
+	return i >= 0 && i < LBT_NSLOTS ? names[i] : NULL;
+}
+
+int lbt_kernels_missing(const lbt_kernels *k, unsigned slots)
+{
+#define MISSING(id, field) \
+	if ((slots & LBT_K(id)) && !k->field) \
+		return LBT_KS_##id;
+	LBT_KERNEL_SLOTS(MISSING)
+#undef MISSING
+	return -1;
 }

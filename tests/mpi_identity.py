@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """mpi_identity.py — `mpirun -np N lbtorus run ...` equals one process, bit for bit.
 
-For N = 1..4 ranks (oversubscribed: this runs on 2 cores) and every local
-method, on awkward shapes (extents not divisible by N, D = 1..4, torus,
+For N = 1..4 ranks (oversubscribed: this runs on 2 cores) and every method
+that runs cut and every workload, as `lbtorus info --json` lists them, on
+awkward shapes (extents not divisible by N, D = 1..4, torus,
 mesh and mixed boundaries), the --dump file, the --trace file and the JSON
 record (timing aside) are compared with a run of the same
 build started alone; so are runs with every workload (Cybenko's arrivals of
@@ -30,53 +31,65 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIR
            OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
 IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'command', 'date_utc') # timing; the provenance of the call
 
-# shape, boundary, method, init, until, ranks
-CASES = [
-    ('7x5', 'torus', 'lm-c5', 'worst:3', 'balanced', 2),
-    ('7x5', 'torus', 'lm-c5', 'uniform:0:9', 'steps:15', 1),
-    ('7x5', 'torus', 'lm-c0', 'uniform:0:9', 'steps:15', 3),
-    ('10', 'mesh', 'lm-c1', 'uniform:0:9', 'steps:20', 4),
-    ('3x4x5', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:10', 3),
-    ('2x3x2x3', 'torus', 'lm-c3', 'uniform:0:9', 'steps:10', 2),
-    ('5x1x6', 'torus,mesh,torus', 'lm-c4', 'uniform:0:9', 'steps:10', 4),
-    ('9x4', 'torus', 'nna', 'worst:2', 'balanced', 4),
-    ('5x3x2', 'mesh', 'nna', 'uniform:0:9', 'steps:10', 2),
-    ('6x5', 'mesh', 'nna-def', 'uniform:0:20', 'steps:10', 3),
-    ('11', 'torus', 'fos', 'uniform:0:9', 'steps:20', 4),
-    ('5x4x3', 'mesh', 'fos', 'half:5', 'steps:10', 3),
-    ('7x5', 'mesh', 'fos-int', 'uniform:0:30', 'steps:10', 2),
-    ('2x3x2x3', 'torus', 'de', 'uniform:0:9', 'steps:10', 2),
-    ('9x4', 'mesh', 'de', 'uniform:0:9', 'steps:10', 4),
-    ('7x3', 'torus', 'de-int', 'uniform:0:30', 'steps:10', 3),
-    ('6x6', 'mesh', 'ca', 'uniform:0:9', 'steps:10', 4),
-    ('1x13', 'torus', 'ca', 'worst:2', 'steps:15', 2),
-    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4),    # the fused vector kernel, rows of whole vectors
-    ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3),
-    ('4x3x5', 'torus,mesh,torus', 'de-axis', 'uniform:0:9', 'steps:12', 4),
-    ('7x5', 'torus', 'none', 'uniform:0:9', 'steps:5', 2),
-    # axes of extent 1 have no halo; a slab of one layer keeps the cut axis's (issue 14 item 12)
-    ('1x2x1x12', 'torus', 'nna', 'worst:3', 'steps:10', 2),
-    ('1x4x1x1x32', 'mesh,torus,torus,mesh,torus', 'lm-c5', 'uniform:0:9', 'steps:10', 4),
-    ('1x3x1x5', 'torus', 'fos', 'uniform:0:9', 'steps:10', 3),
+# Awkward shapes to run on, with a rank count each: extents not divisible by
+# the ranks, D = 1..4, torus, mesh and mixed boundaries, axes of extent 1
+# (no halo; a slab of one layer keeps the cut axis's, issue 14 item 12).
+SHAPES = [
+    ('7x5', 'torus', 3), ('10', 'mesh', 4), ('3x4x5', 'mesh', 3), ('2x3x2x3', 'torus', 2),
+    ('5x1x6', 'torus,mesh,torus', 4), ('9x4', 'torus', 4), ('6x5', 'mesh', 3), ('11', 'torus', 4),
+    ('5x4x3', 'mesh', 3), ('1x2x1x12', 'torus', 2), ('7x3', 'torus', 3), ('1x3x1x5', 'torus', 3),
+    ('4x3x5', 'torus,mesh,torus', 4), ('1x7x5', 'mesh', 3), ('5x2x3', 'mesh', 4),
 ]
 
-# shape, boundary, method, init, until, ranks, workload (issue 12: workloads on a cut torus)
-WORKLOADS = [
-    ('7x5', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 3, 'cybenko:poisson:1.5:1'),
+
+def registries():
+    """The methods and workloads as the program lists them (lbtorus info --json)."""
+    p = subprocess.run([LBT, 'info', '--json'], env=ENV, capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(p.stdout)
+
+
+def registry_cases(reg):
+    """Every method that runs cut (flag "cut") on two of the shapes, and every
+    workload's example with two such methods whose loads it takes (one
+    real-valued if it takes those; a search tree until no node is left),
+    methods and shapes taken in turn: a new method or
+    workload is checked here without an edit. Returns the cases and the
+    methods that must be refused on a cut torus."""
+    cut = [m for m in reg['methods'] if 'cut' in m['flags']]
+    cases, k = [], 0
+    for m in cut:
+        for _ in range(2):
+            shape, bnd, ranks = SHAPES[k % len(SHAPES)]
+            cases.append((shape, bnd, m['name'], 'uniform:0:9', 'steps:12', ranks))
+            k += 1
+    turn = {'int': 0, 'real': 0}
+    for w in reg['workloads']:
+        for j in range(2):  # a real-valued method too where the workload takes one
+            load = w['loads'][j % len(w['loads'])]
+            takers = [m for m in cut if m['load'] == load]
+            m = takers[turn[load] % len(takers)]
+            turn[load] += 1
+            shape, bnd, ranks = SHAPES[k % len(SHAPES)]
+            init, until = ('const:0', 'done') if w['tasks'] else ('uniform:0:9', 'steps:20')
+            cases.append((shape, bnd, m['name'], init, until, ranks, w['example']))
+            k += 1
+    return cases, [m['name'] for m in reg['methods'] if 'cut' not in m['flags']]
+
+
+# Beyond the registries: kernels and paths a registry entry does not name.
+# shape, boundary, method, init, until, ranks[, workload]
+EXTRA = [
+    ('7x5', 'torus', 'lm-c5', 'worst:3', 'balanced', 2),
+    ('7x5', 'torus', 'lm-c5', 'uniform:0:9', 'steps:15', 1),
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4),    # the fused vector kernel, rows of whole vectors
+    ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3),
+    ('1x4x1x1x32', 'mesh,torus,torus,mesh,torus', 'lm-c5', 'uniform:0:9', 'steps:10', 4),
     ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, 'cybenko:poisson:2:2'),  # the vector row kernel
+    # each of Cybenko's distributions (the integer row kernels, the real-valued chain)
     ('10', 'mesh', 'nna', 'uniform:0:9', 'steps:20', 4, 'cybenko:uniform:0:3:1'),
     ('5x4x3', 'torus', 'fos-int', 'uniform:0:9', 'steps:15', 2, 'cybenko:bernoulli:0.4:1'),
     ('11', 'torus', 'fos', 'uniform:0:9', 'steps:20', 3, 'cybenko:exp:1:1'),
-    ('3x4x5', 'mesh', 'de', 'uniform:0:9', 'steps:15', 2, 'cybenko:normal:1:0.5:1'),
     ('9', 'torus', 'de', 'uniform:0:9', 'steps:15', 4, 'cybenko:normal:1:0.5:1'),
-    ('9x4', 'torus,mesh', 'de-axis', 'uniform:0:9', 'steps:15', 4, 'cybenko:exp:2:1.5'),
-    ('7x3', 'torus', 'lm-c2', 'const:0', 'steps:40', 3, 'phases:0.1:0.9:0.1:0.7:3:8'),
-    ('6x5', 'mesh', 'none', 'const:1', 'steps:30', 4, 'phases:0.2:0.6:0.3:0.5:2:5'),
-    ('6x5', 'torus', 'de-int', 'const:0', 'steps:30', 4, 'generator:0.7'),
-    ('1x7x5', 'mesh', 'lm-c5', 'const:0', 'done', 3, 'tree:2:8'),
-    ('5x2x3', 'mesh', 'nna', 'const:0', 'done', 4, 'gw:2:0.48:20'),
-    ('9', 'torus', 'fos-int', 'const:0', 'done', 2, 'tree:3:4'),
-    ('7x6', 'torus', 'lm-c4', 'const:0', 'done', 4, 'gw:3:0.3:50'),
 ]
 
 
@@ -231,7 +244,8 @@ def signalled(tmp, to_ranks):
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i, case in enumerate(CASES + WORKLOADS):
+        cases, uncut = registry_cases(registries())
+        for i, case in enumerate(cases + EXTRA):
             failures.append(compare(tmp, i, case))
         # a file: init cut into slabs
         _, a = run(tmp, 'src', 0, ['--shape', '9x5', '--init', 'uniform:0:7', '--until', 'steps:3', '--max-steps', '3'])
@@ -240,7 +254,8 @@ def main():
         failures.append(compare(tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)))
         failures.append(expect_refusal(tmp, 4, ['--shape', '3x4'], 'cannot be cut into 4 slabs'))
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
-        failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', 'fos-speed'], 'runs on one process only'))
+        for m in uncut:
+            failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', m], 'runs on one process only'))
         failures.append(expect_refusal(tmp, 3, ['--shape', '6x5', '--workload', 'tree:2:3', '--init', 'const:1'],
                                        'a search starts on an empty machine'))
         # rows 2 and 3 of 4 near 2^31-1: arrivals overflow a PE on the last ranks only
@@ -255,7 +270,7 @@ def main():
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(CASES) + len(WORKLOADS) + 11
+    checks = len(cases) + len(EXTRA) + len(uncut) + 10
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

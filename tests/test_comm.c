@@ -16,7 +16,7 @@
 #include "helpers.h"
 #include "comm/comm.h" /* the slab arithmetic */
 
-#define MAX_STEPS 40
+#define MAX_STEPS 200
 
 typedef struct {
 	int n;
@@ -95,16 +95,18 @@ static void same_as_serial(const char *shape, const char *bnd, const char *metho
 	same_as_serial_on(shape, bnd, method, init, until, NULL);
 }
 
-static const char *const methods[] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5", "nna", "nna-def",
-                                      "fos", "fos-int", "de", "de-int", "ca", "de-axis", "none", NULL};
+/* The methods of the registry whose kernels take cut views (LBT_M_CUT). */
+#define FOR_CUT_METHODS(m) \
+	for (const lbt_method *const *m = lbt_methods(); *m; m++) \
+		if ((*m)->flags & LBT_M_CUT)
 
 Test(comm, one_slab_equals_one_process_for_every_method)
 {
 	static const char *const shapes[] = {"7x5", "10", "3x4x5", "2x3x2x3", "1x5x3", "4x1x6", "2", "1x1x6", NULL};
-	for (const char *const *m = methods; *m; m++)
+	FOR_CUT_METHODS(m)
 		for (const char *const *s = shapes; *s; s++) {
-			same_as_serial(*s, "torus", *m, "uniform:0:9", "steps:12");
-			same_as_serial(*s, "mesh", *m, "uniform:0:9", "steps:12");
+			same_as_serial(*s, "torus", (*m)->name, "uniform:0:9", "steps:12");
+			same_as_serial(*s, "mesh", (*m)->name, "uniform:0:9", "steps:12");
 		}
 }
 
@@ -133,54 +135,77 @@ Test(comm, vector_lm_on_a_slab)
 
 Test(comm, one_slab_equals_one_process_until_balanced)
 {
-	for (const char *const *m = methods; *m; m++) {
-		same_as_serial("6x5", "torus,mesh", *m, "worst:3", "balanced");
-		same_as_serial("9", "mesh", *m, "half:4", "balanced");
+	FOR_CUT_METHODS(m) {
+		same_as_serial("6x5", "torus,mesh", (*m)->name, "worst:3", "balanced");
+		same_as_serial("9", "mesh", (*m)->name, "half:4", "balanced");
 	}
 }
 
-/* Issue 12, "with and without a workload": every workload on a cut torus
- * gives one process's records (generated, completed, idle capacity, sqdev
- * among them), summary and final loads, and keeps the conservation law
- * exactly (the engine checks total after = before + generated - completed
- * every step and stops with an error if not; checked here once more on the
- * last record). The trees run until no node is left. */
+/* A method of the registry that runs cut, on loads of kind `load`, taken
+ * in turn (the k-th such); NULL if none. */
+static const lbt_method *cut_method(lbt_load_kind load, int k)
+{
+	int n = 0;
+	FOR_CUT_METHODS(m)
+		n += (*m)->load == load;
+	FOR_CUT_METHODS(m)
+		if ((*m)->load == load && k-- % n == 0)
+			return *m;
+	return NULL;
+}
+
+/* Every distribution of Cybenko's arrivals, beyond the registry's example
+ * (the integer row kernels and the real-valued path). */
+static const char *const cybenko_int[] = {"cybenko:poisson:1.5:1", "cybenko:uniform:0:3:1", "cybenko:bernoulli:0.4:1", NULL};
+static const char *const cybenko_real[] = {"cybenko:exp:1:1", "cybenko:normal:1:0.5:1", "cybenko:exp:2:1.5", NULL};
+
+/* One workload spec on a cut torus: one process's records (generated,
+ * completed, idle capacity, sqdev among them), summary and final loads,
+ * and the conservation law exactly (the engine checks total after =
+ * before + generated - completed every step and stops with an error if
+ * not; checked here once more on the last record). A search tree runs
+ * until no node is left. */
+static void workload_as_serial(const char *method, const char *wl, int tasks)
+{
+	static const char *const shapes[] = {"7x5", "10", "3x4x5", "1x6x3", "2", NULL};
+	const char *init = tasks ? "const:0" : "uniform:0:9", *until = tasks ? "done" : "steps:20";
+	for (const char *const *sh = shapes; *sh; sh++)
+		for (int mesh = 0; mesh < 2; mesh++) {
+			const char *bnd = mesh ? "mesh" : "torus";
+			same_as_serial_wl(*sh, bnd, method, init, until, NULL, wl);
+			static steps a;
+			lbt_summary s;
+			size_t n;
+			free(run(1, NULL, *sh, bnd, method, init, until, wl, &a, &s, &n));
+			const lbt_step_record *last = &a.r[a.n - 1];
+			if (!s.real)
+				cr_assert_eq((int64_t)last->total, (int64_t)(s.total + s.generated - s.completed),
+				             "%s %s %s: total %.17g after %.17g + %.17g - %.17g", wl, *sh, bnd, last->total, s.total,
+				             s.generated, s.completed);
+			if (tasks)
+				cr_assert(s.reached && last->total == 0, "%s with %s on %s %s: nodes left", wl, method, *sh, bnd);
+		}
+}
+
+/* Issue 12, "with and without a workload": every workload of the registry
+ * (its example), with methods of each kind of loads it takes, taken in
+ * turn; and every distribution of Cybenko's arrivals. */
 Test(comm, one_slab_equals_one_process_with_a_workload)
 {
-	static const struct {
-		const char *method, *wl, *init, *until;
-	} cases[] = {
-		{"lm-c5", "cybenko:poisson:1.5:1", "uniform:0:9", "steps:15"},
-		{"nna", "cybenko:uniform:0:3:1", "uniform:0:9", "steps:15"},
-		{"fos-int", "cybenko:bernoulli:0.4:1", "uniform:0:9", "steps:15"},
-		{"fos", "cybenko:exp:1:1", "uniform:0:9", "steps:15"},
-		{"de", "cybenko:normal:1:0.5:1", "uniform:0:9", "steps:15"},
-		{"de-axis", "cybenko:exp:2:1.5", "uniform:0:9", "steps:15"},
-		{"lm-c2", "phases:0.1:0.9:0.1:0.7:3:8", "const:0", "steps:30"},
-		{"none", "phases:0.2:0.6:0.3:0.5:2:5", "const:1", "steps:30"},
-		{"de-int", "generator:0.7", "const:0", "steps:30"},
-		{"lm-c5", "tree:2:4", "const:0", "done"},
-		{"nna", "gw:2:0.45:6", "const:0", "done"},
-		{"fos-int", "tree:3:2", "const:0", "done"},
-	};
-	static const char *const shapes[] = {"7x5", "10", "3x4x5", "1x6x3", "2", NULL};
-	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-		for (const char *const *sh = shapes; *sh; sh++)
-			for (int mesh = 0; mesh < 2; mesh++) {
-				const char *bnd = mesh ? "mesh" : "torus";
-				same_as_serial_wl(*sh, bnd, cases[c].method, cases[c].init, cases[c].until, NULL, cases[c].wl);
-				static steps a;
-				lbt_summary s;
-				size_t n;
-				free(run(1, NULL, *sh, bnd, cases[c].method, cases[c].init, cases[c].until, cases[c].wl, &a, &s, &n));
-				const lbt_step_record *last = &a.r[a.n - 1];
-				if (!s.real)
-					cr_assert_eq((int64_t)last->total, (int64_t)(s.total + s.generated - s.completed),
-					             "%s %s %s: total %.17g after %.17g + %.17g - %.17g", cases[c].wl, *sh, bnd,
-					             last->total, s.total, s.generated, s.completed);
-				if (!strcmp(cases[c].until, "done"))
-					cr_assert(s.reached && last->total == 0, "%s %s %s: nodes left", cases[c].wl, *sh, bnd);
-			}
+	int turn[2] = {0, 0};
+	for (const lbt_workload *const *w = lbt_workloads(); *w; w++)
+		for (int load = LBT_LOAD_INT; load <= LBT_LOAD_REAL; load++) {
+			lbt_workload x;
+			lbt_err e;
+			if (lbt_workload_parse(&x, (*w)->example, (lbt_load_kind)load, &e))
+				continue; /* not on these loads */
+			for (int k = 0; k < 2; k++)
+				workload_as_serial(cut_method((lbt_load_kind)load, turn[load]++)->name, (*w)->example, (*w)->tasks);
+		}
+	for (int k = 0; cybenko_int[k]; k++)
+		workload_as_serial(cut_method(LBT_LOAD_INT, k)->name, cybenko_int[k], 0);
+	for (int k = 0; cybenko_real[k]; k++)
+		workload_as_serial(cut_method(LBT_LOAD_REAL, k)->name, cybenko_real[k], 0);
 }
 
 /* A slab that is not the first, in every build: the torus `whole` is cut by
@@ -189,10 +214,10 @@ Test(comm, one_slab_equals_one_process_with_a_workload)
  * where it lies (one rank of one: the reductions are the values
  * themselves), and the workload's phase runs on the slabs in order with one
  * set of counters, as the reduction over ranks adds them (real-valued ones
- * one PE after the other, as lbt_comm_chain passes them on); the
- * generator's draw is every rank's, so each slab counts its task. The
- * loads and counters must be one process's, bit for bit: a draw for the
- * wrong PE, or the generator's task on the wrong slab, shows. */
+ * one PE after the other, as lbt_comm_chain passes them on). The loads and
+ * counters must be one process's, bit for bit: a draw for the wrong PE, or
+ * the generator's task on the wrong slab, shows. (tests/test_contract.c
+ * checks every workload of the registry so, on every method that runs cut.) */
 static void slabs_draw_as_one(const char *whole, const int64_t *layers, int nslabs, const char *method, const char *spec)
 {
 	enum { STEPS = 6 };
@@ -237,14 +262,10 @@ static void slabs_draw_as_one(const char *whole, const int64_t *layers, int nsla
 		slab[k].grid.whole = *sh;
 		cr_assert_eq(w.open_spec(&sws[k], &w, &slab[k], &e), LBT_OK, "%s", e.msg);
 	}
-	const int each = !strcmp(w.name, "generator");
 	for (int t = 0; t < STEPS; t++) {
 		lbt_work_counts c = {0};
-		for (int k = 0; k < nslabs; k++) {
-			if (each)
-				c = (lbt_work_counts){0};
+		for (int k = 0; k < nslabs; k++)
 			cr_assert_eq(w.phase(sws[k], &slab[k], t, 9, &c, &e), LBT_OK, "%s", e.msg);
-		}
 		cr_assert(!memcmp(&c, &cw[t], sizeof c), "%s on %s, step %d: generated %.17g / %.17g, completed %.17g / %.17g, "
 		          "idle %.17g / %.17g", spec, whole, t, c.generated, cw[t].generated, c.completed, cw[t].completed,
 		          c.idle_capacity, cw[t].idle_capacity);
@@ -265,18 +286,21 @@ static void slabs_draw_as_one(const char *whole, const int64_t *layers, int nsla
 
 Test(comm, a_slab_draws_with_its_global_indices)
 {
-	static const char *const specs[] = {"cybenko:poisson:1.5:1", "cybenko:uniform:0:3:1", "cybenko:bernoulli:0.4:1",
-	                                    "phases:0.1:0.9:0.1:0.7:2:4", "generator:0.8", NULL};
-	static const char *const real[] = {"cybenko:exp:1:1", "cybenko:normal:1:0.5:1", NULL};
 	const int64_t l7[] = {2, 3, 2}, l10[] = {4, 6}, l9[] = {1, 5, 3};
-	for (const char *const *s = specs; *s; s++) {
-		slabs_draw_as_one("7x5", l7, 3, "lm-c5", *s);
-		slabs_draw_as_one("10", l10, 2, "nna", *s);
-		slabs_draw_as_one("1x9x4", l9, 3, "fos-int", *s);
+	for (int k = 0; cybenko_int[k]; k++) {
+		slabs_draw_as_one("7x5", l7, 3, cut_method(LBT_LOAD_INT, k)->name, cybenko_int[k]);
+		slabs_draw_as_one("10", l10, 2, cut_method(LBT_LOAD_INT, k + 1)->name, cybenko_int[k]);
+		slabs_draw_as_one("1x9x4", l9, 3, cut_method(LBT_LOAD_INT, k + 2)->name, cybenko_int[k]);
 	}
-	for (const char *const *s = real; *s; s++) {
-		slabs_draw_as_one("7x5", l7, 3, "fos", *s);
-		slabs_draw_as_one("1x9x4", l9, 3, "de", *s);
+	int k = 0; /* every workload of the registry with a phase that draws (a search starts on an empty machine) */
+	for (const lbt_workload *const *w = lbt_workloads(); *w; w++)
+		if ((*w)->open_spec && !(*w)->tasks) {
+			slabs_draw_as_one("7x5", l7, 3, cut_method(LBT_LOAD_INT, k++)->name, (*w)->example);
+			slabs_draw_as_one("1x9x4", l9, 3, cut_method(LBT_LOAD_INT, k++)->name, (*w)->example);
+		}
+	for (k = 0; cybenko_real[k]; k++) {
+		slabs_draw_as_one("7x5", l7, 3, cut_method(LBT_LOAD_REAL, k)->name, cybenko_real[k]);
+		slabs_draw_as_one("1x9x4", l9, 3, cut_method(LBT_LOAD_REAL, k + 1)->name, cybenko_real[k]);
 	}
 }
 

@@ -265,8 +265,18 @@ typedef struct {
 } lbt_speed_args;
 typedef void (*lbt_speed_step_fn)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c);
 
-/* The dispatch table. It starts filled with the scalar references; each ISA
- * target overwrites what it optimizes, so every entry is always valid. */
+/* One step of Lüling and Monien's randomized balancing (SPAA 1993) on the
+ * dense row-major loads of the whole torus, with its state w (kernels/ref/
+ * luling.h): adds the step's packets and packet-hops to *packets, *hops. */
+struct lbt_luling_s;
+typedef void (*lbt_luling_step_fn)(struct lbt_luling_s *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets,
+                                   int64_t *hops);
+
+/* The dispatch table. It starts as the scalar references (kernels/dispatch.c);
+ * each ISA target overwrites what it optimizes, and a slot a target leaves
+ * NULL falls back to its reference, so every slot with a reference is valid.
+ * A method names the slots its step calls (lbt_method.kernels: LBT_K(ID)
+ * bits); opening a method whose declared slot has no function is an error. */
 typedef struct {
 	const char *isa;        /* "scalar", "sse41", "avx2", "avx512" */
 	lbt_lm_step_fn lm_step;
@@ -280,7 +290,28 @@ typedef struct {
 	lbt_wl_draw_fn wl_draw_row;
 	lbt_wl_phases_fn wl_phases_row;
 	lbt_speed_step_fn speed_step; /* the reference only (kernels/ref/speed.c) */
+	lbt_luling_step_fn luling_step; /* the reference only (kernels/ref/luling.c) */
 } lbt_kernels;
+
+/* Every slot of lbt_kernels after isa, in order: X(ID, field). A slot added
+ * to the struct but not here fails to compile (kernels/dispatch.c). */
+#define LBT_KERNEL_SLOTS(X) \
+	X(LM_STEP, lm_step) X(LM_STEPS, lm_steps) X(NNA_STEP, nna_step) X(NNA_DEF_STEP, nna_def_step) \
+	X(FOS_STEP, fos_step) X(FOS_INT_STEP, fos_int_step) X(DE_STEP, de_step) X(DE_INT_STEP, de_int_step) \
+	X(DE_AXIS_STEP, de_axis_step) X(WL_POISSON_ROW, wl_poisson_row) X(WL_DRAW_ROW, wl_draw_row) \
+	X(WL_PHASES_ROW, wl_phases_row) X(SPEED_STEP, speed_step) X(LULING_STEP, luling_step)
+enum {
+#define LBT_SLOT_ENUM(id, field) LBT_KS_##id,
+	LBT_KERNEL_SLOTS(LBT_SLOT_ENUM)
+#undef LBT_SLOT_ENUM
+	LBT_NSLOTS
+};
+#define LBT_K(id) (1u << LBT_KS_##id) /* a slot as a bit of lbt_method.kernels */
+
+/* The name of slot i ("nna_step"), NULL past the last. */
+const char *lbt_kernel_slot_name(int i);
+/* The first slot of the mask `slots` (LBT_K bits) that k leaves NULL, or -1. */
+int lbt_kernels_missing(const lbt_kernels *k, unsigned slots);
 
 /* The ISA targets compiled in, best last; NULL-terminated. */
 const char *const *lbt_isa_compiled(void);

@@ -62,11 +62,14 @@ typedef struct lbt_state {
 	lbt_net net;                    /* the network and application model (LBT_M_SPEEDS methods) */
 } lbt_state;
 
-/* What a method is (flags). */
+/* What a method is (flags). Every method conserves load exactly (integer
+ * loads; real ones to rounding): the engine checks it every step. Each flag
+ * is read by the engine and checked by tests/test_contract.c. */
 enum {
-	LBT_M_DETERMINISTIC = 1, /* the next state depends on the current loads alone (no draws, no memory) */
-	LBT_M_CONSERVATIVE = 2,  /* a step never creates or destroys load */
-	LBT_M_RANDOM = 4,        /* draws from lbt_rand(seed, step, global PE, purpose) */
+	LBT_M_DETERMINISTIC = 1, /* the next state depends on the current loads alone (no draws, no memory, not the
+	                            step): the engine's cycle detection; else some parameter setting shows otherwise */
+	LBT_M_RANDOM = 4,        /* may draw from lbt_rand(seed, step, global PE, purpose); without it the seed is never
+	                            read (same bits for any seed); with it some parameter setting shows the seed */
 	LBT_M_SPEEDS = 8,        /* reads a per-PE speed field */
 	LBT_M_CUT = 16,          /* runs on a torus cut between ranks (lbtorus/comm.h): its kernels take cut views */
 	LBT_M_SCRATCH = 32       /* its open allocates the kernels' scratch (lbt_scratch): counted in a run's memory estimate */
@@ -80,6 +83,7 @@ typedef struct lbt_method {
 	const char *citation; /* authors, title, year, and the equation or table */
 	lbt_load_kind load;   /* LBT_LOAD_REAL: the grid's real-valued field holds the loads */
 	unsigned flags;       /* LBT_M_* */
+	unsigned kernels;     /* the dispatch slots its step (and steps) call: LBT_K(ID) bits (lbtorus/kernels.h) */
 	int bounded;          /* integer loads never exceed max(initial max, 2): LBT_BOUNDED_* */
 	int variant;          /* a family's member: the Liquid model's condition LBT_C0..LBT_C5 */
 	const lbt_param *params; /* the schema, nparams entries */

@@ -95,7 +95,12 @@ typedef struct lbt_workload {
 	                                                                                    the first tasks (a tree's roots) */
 	int (*settle)(void *ws, lbt_state *st, lbt_err *e); /* after the method's step (tree nodes follow the load); NULL: nothing */
 	int64_t (*levels)(const void *ws); /* a search tree: the levels it had so far (its depth + 1); NULL: not a tree */
+	/* Read the spec's text after "name:" (rest; NULL if the spec is the
+	 * bare name) into w->arg and w->dist, for a method whose loads are of
+	 * kind `load`; w is a copy of the registered value with w->spec set. */
+	int (*parse)(struct lbt_workload *w, const char *rest, lbt_load_kind load, lbt_err *e);
 	const char *usage;   /* "cybenko:DIST:C": the spec's form, for --help and errors */
+	const char *example; /* a spec that runs on a small torus with an integer method (tests/test_contract.c) */
 	int tasks;           /* 1: a finite set of tasks (search trees): --until done is the natural end */
 	char spec[96];       /* the spec as parsed */
 	int dist;            /* cybenko: which distribution (LBT_DIST_*) */

@@ -214,6 +214,10 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	if ((status = lbt_kernels_select(&st->table, cfg->isa, e)))
 		return status;
 	st->kern = &st->table;
+	const int slot = lbt_kernels_missing(st->kern, st->method->kernels);
+	if (slot >= 0) /* a slot without even a reference (kernels/dispatch.c): refuse rather than call NULL */
+		return lbt_errf(e, LBT_EINTERNAL, "%s: the dispatch table has no kernel %s on ISA %s", st->method->name,
+		                lbt_kernel_slot_name(slot), st->kern->isa);
 	st->seed = cfg->seed;
 	*initp = init;
 	*shapep = shape;

@@ -363,29 +363,62 @@ static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 
 static int64_t tree_levels(const void *p) { return ((const tree_ws *)p)->used; }
 
-const lbt_workload lbt_wl_tree = {
-	"tree", "a complete search tree, branching B, leaves at level DEPTH, root on PE 0 (Henrich 1996, §5)",
-	NULL, tree_phase, tree_close, tree_open, tree_settle, tree_levels, "tree:B:DEPTH", 1, "", 0, {0}};
-const lbt_workload lbt_wl_gw = {
-	"gw", "a Galton-Watson search tree: a node has B children with probability P, ROOTS roots on PE 0",
-	NULL, tree_phase, tree_close, tree_open, tree_settle, tree_levels, "gw:B:P:ROOTS", 1, "", 0, {0}};
-
-int lbt_wl_tree_parse(lbt_workload *w, const char *spec, lbt_err *e)
+/* tree:B:DEPTH and gw:B:P:ROOTS: whole tasks, integers in range, then the
+ * tree's size or gw's probability. */
+static int tree_parse(lbt_workload *w, const char *rest, lbt_load_kind load, lbt_err *e)
 {
-	const double *a = w->arg; /* integers already in range (workload.c) */
+	char want[160];
+	snprintf(want, sizeof want, "write %s", w->usage);
+	if (!rest)
+		return lbt_wl_bad(e, w->spec, want);
+	if (load == LBT_LOAD_REAL)
+		return lbt_wl_bad(e, w->spec, "tree nodes are whole tasks: use an integer method (lm-c0..c5, nna, fos-int, "
+		                  "de-int, none)");
+	int status = lbt_wl_numbers(w->spec, rest, w->usage + strlen(w->name) + 1,
+	                            "B=1..1000000 DEPTH=0..2147483647 ROOTS=1..2147483647", want, w->arg, e);
+	if (status)
+		return status;
+	const double *a = w->arg;
 	if (!strcmp(w->name, "tree")) {
 		int64_t B = (int64_t)a[0], depth = (int64_t)a[1], size = B == 1 ? depth + 1 : 0, level = 1;
 		for (int64_t l = 0; B > 1 && l <= depth && size <= INT32_MAX; l++, level *= B) /* 1 + B + ... + B^DEPTH */
 			size += level;
 		if (size > INT32_MAX)
 			return lbt_errf(e, LBT_EINVAL, "workload '%s': the tree has more than 2^31-1 nodes; make B or DEPTH "
-			                "smaller", spec);
+			                "smaller", w->spec);
 		return LBT_OK;
 	}
 	if (!(a[1] >= 0 && a[1] <= 1))
-		return lbt_errf(e, LBT_EINVAL, "workload '%s': write gw:B:P:ROOTS with 0 <= P <= 1", spec);
+		return lbt_errf(e, LBT_EINVAL, "workload '%s': write gw:B:P:ROOTS with 0 <= P <= 1", w->spec);
 	return LBT_OK;
 }
+
+LBT_WORKLOAD(lbt_workload_tree) = {
+	.name = "tree",
+	.summary = "a complete search tree, branching B, leaves at level DEPTH, root on PE 0 (Henrich 1996, §5)",
+	.phase = tree_phase,
+	.close = tree_close,
+	.open_spec = tree_open,
+	.settle = tree_settle,
+	.levels = tree_levels,
+	.parse = tree_parse,
+	.usage = "tree:B:DEPTH",
+	.example = "tree:2:4",
+	.tasks = 1,
+};
+LBT_WORKLOAD(lbt_workload_gw) = {
+	.name = "gw",
+	.summary = "a Galton-Watson search tree: a node has B children with probability P, ROOTS roots on PE 0",
+	.phase = tree_phase,
+	.close = tree_close,
+	.open_spec = tree_open,
+	.settle = tree_settle,
+	.levels = tree_levels,
+	.parse = tree_parse,
+	.usage = "gw:B:P:ROOTS",
+	.example = "gw:2:0.45:6",
+	.tasks = 1,
+};
 
 int lbt_wl_tree_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e)
 {

@@ -320,47 +320,39 @@ static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_wo
 
 /* One task at PE (0, ..., 0) with probability G; nobody consumes. Every
  * rank of a cut torus draws the same number; the one holding PE 0 adds the
- * task. */
+ * task and counts it, and the count is summed over the ranks (lbt_wl_done),
+ * as every workload's. */
 static int generator_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
 	if (lbt_wl_unit(lbt_rand(seed, (uint64_t)t, 0, P_GEN)) >= ws->w->arg[0])
 		return LBT_OK;
+	int64_t v[3] = {0, 0, 0};
 	int status = LBT_OK;
 	if (ws->first == 0 && st->grid.load[0] == INT32_MAX)
 		status = overflow(e, 0);
-	else if (ws->first == 0)
+	else if (ws->first == 0) {
 		st->grid.load[0]++;
-	if (st->grid.cut)
-		status = lbt_comm_agree(status, e);
-	if (status)
-		return status;
-	c->generated++;
-	return LBT_OK;
+		v[0] = 1;
+	}
+	return lbt_wl_done(st, v, 0, status, c, e);
 }
 
 /* ---- specs ---- */
 
-static int bad(lbt_err *e, const char *spec, const char *want)
+int lbt_wl_bad(lbt_err *e, const char *spec, const char *want)
 {
 	return lbt_errf(e, LBT_EINVAL, "workload '%s': %s", spec, want);
 }
 
-/* The numbers of a spec after its name, one per field of `form` (the
- * usage's names after the workload's: "B:DEPTH"). A field named in `ints`
- * ("B=1..1000000 DEPTH=0..2147483647") is an integer in that range, read
- * by lbt_parse_i64 (digits only, never through a double); the others are
- * real numbers. All go through the one number parser (lbtorus/number.h).
- * LBT_EINVAL with `want` when the count is wrong, with the field's name,
- * text and range when one is not a number of its kind. */
-static int numbers(const char *spec, const char *text, const char *form, const char *ints, const char *want,
+int lbt_wl_numbers(const char *spec, const char *text, const char *form, const char *ints, const char *want,
                    double *out, lbt_err *e)
 {
 	for (int n = 0;; n++) {
 		char field[64], name[16], key[20];
 		size_t k = strcspn(text, ":"), nk = strcspn(form, ":");
 		if (n == LBT_WORKLOAD_ARGS || !*form || k >= sizeof field || nk >= sizeof name)
-			return bad(e, spec, want);
+			return lbt_wl_bad(e, spec, want);
 		memcpy(field, text, k);
 		field[k] = 0;
 		memcpy(name, form, nk);
@@ -379,11 +371,11 @@ static int numbers(const char *spec, const char *text, const char *form, const c
 		} else
 			st = lbt_parse_f64(field, -HUGE_VAL, HUGE_VAL, 0, name, &out[n], &fe);
 		if (st)
-			return bad(e, spec, fe.msg);
+			return lbt_wl_bad(e, spec, fe.msg);
 		text += k;
 		form += nk;
 		if (!*text != !*form)
-			return bad(e, spec, want);
+			return lbt_wl_bad(e, spec, want);
 		if (!*text)
 			return LBT_OK;
 		text++;
@@ -391,33 +383,10 @@ static int numbers(const char *spec, const char *text, const char *form, const c
 	}
 }
 
-static const lbt_workload none = {"none", "no load is generated or completed during the run", NULL, NULL, NULL,
-                                  NULL, NULL, NULL, "none", 0, "", 0, {0}};
-static const lbt_workload cybenko = {
-	"cybenko", "every PE receives eta ~ DIST tasks and completes C per step (Cybenko 1989, eq. (12))", NULL,
-	cybenko_phase, simple_close, simple_open, NULL, NULL, "cybenko:DIST:C", 0, "", 0, {0}};
-static const lbt_workload phases = {
-	"phases", "random phases of generation and consumption per PE (Lüling, Monien 1993, §7)", NULL,
-	phases_phase, simple_close, simple_open, NULL, NULL, "phases:GL:GH:CL:CH:LENL:LENH", 0, "", 0, {0}};
-static const lbt_workload generator = {
-	"generator", "PE 0 generates a task with probability G per step, nobody consumes (Lüling, Monien 1993)",
-	NULL, generator_phase, simple_close, simple_open, NULL, NULL, "generator:G", 0, "", 0, {0}};
-
-static const lbt_workload *const workloads[] = {&none, &cybenko, &phases, &generator, &lbt_wl_tree, &lbt_wl_gw, NULL};
-
-const lbt_workload *const *lbt_workloads(void) { return workloads; }
-
-const lbt_workload *lbt_workload_find(const char *name)
-{
-	for (const lbt_workload *const *w = workloads; *w; w++)
-		if (!strcmp((*w)->name, name))
-			return *w;
-	return NULL;
-}
-
 /* cybenko:DIST:C — DIST's name and numbers, then C. */
-static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lbt_load_kind load, lbt_err *e)
+static int parse_cybenko(lbt_workload *w, const char *rest, lbt_load_kind load, lbt_err *e)
 {
+	const char *spec = w->spec;
 	static const struct {
 		const char *name;
 		int n;
@@ -426,16 +395,18 @@ static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lb
 	             {"exp", 1, "exp:MU"}, {"normal", 2, "normal:MU:SIGMA"}};
 	const char *want = "write cybenko:DIST:C with DIST poisson:MU, uniform:LO:HI, bernoulli:P "
 	                   "(or, for a real-valued method, exp:MU, normal:MU:SIGMA)";
+	if (!rest)
+		return lbt_wl_bad(e, spec, "write cybenko:DIST:C");
 	size_t len = strcspn(rest, ":");
 	int d = -1;
 	for (int k = 0; k < 5; k++)
 		if (strlen(dists[k].name) == len && !strncmp(rest, dists[k].name, len))
 			d = k;
 	if (d < 0 || !rest[len])
-		return bad(e, spec, want);
+		return lbt_wl_bad(e, spec, want);
 	char form[32];
 	snprintf(form, sizeof form, "%s:C", dists[d].form + len + 1);
-	int st = numbers(spec, rest + len + 1, form, load == LBT_LOAD_INT ? "LO=0..1000000 HI=0..1000000 C=0..1000000"
+	int st = lbt_wl_numbers(spec, rest + len + 1, form, load == LBT_LOAD_INT ? "LO=0..1000000 HI=0..1000000 C=0..1000000"
 	                 : "LO=0..1000000 HI=0..1000000", want, w->arg, e);
 	if (st)
 		return st;
@@ -463,7 +434,107 @@ static int parse_cybenko(lbt_workload *w, const char *spec, const char *rest, lb
 		snprintf(why, sizeof why, "normal:MU:SIGMA wants |MU| <= 1000000 and 0 <= SIGMA <= 1000000");
 	else if (!(C >= 0 && C <= 1e6))
 		snprintf(why, sizeof why, "C (tasks completed per PE and step) wants 0 <= C <= 1000000");
-	return why[0] ? bad(e, spec, why) : LBT_OK;
+	return why[0] ? lbt_wl_bad(e, spec, why) : LBT_OK;
+}
+
+/* none: no parameters. */
+static int parse_none(lbt_workload *w, const char *rest, lbt_load_kind load, lbt_err *e)
+{
+	(void)load;
+	return rest ? lbt_wl_bad(e, w->spec, "none takes no parameters") : LBT_OK;
+}
+
+/* The numbers of w's usage after its name ("phases:GL:GH:..."), LENL and
+ * LENH integers. */
+static int usage_numbers(lbt_workload *w, const char *rest, lbt_err *e)
+{
+	char want[160];
+	snprintf(want, sizeof want, "write %s", w->usage);
+	if (!rest)
+		return lbt_wl_bad(e, w->spec, want);
+	return lbt_wl_numbers(w->spec, rest, w->usage + strlen(w->name) + 1, "LENL=1..1000000000 LENH=1..1000000000", want,
+	                      w->arg, e);
+}
+
+/* phases:GL:GH:CL:CH:LENL:LENH */
+static int parse_phases(lbt_workload *w, const char *rest, lbt_load_kind load, lbt_err *e)
+{
+	int st = usage_numbers(w, rest, e);
+	if (st)
+		return st;
+	const double *a = w->arg;
+	if (!(0 <= a[0] && a[0] <= a[1] && a[1] <= 1 && 0 <= a[2] && a[2] <= a[3] && a[3] <= 1))
+		return lbt_wl_bad(e, w->spec, "probabilities want 0 <= GL <= GH <= 1 and 0 <= CL <= CH <= 1");
+	if (!(a[4] <= a[5]))
+		return lbt_wl_bad(e, w->spec, "phase lengths want LENL <= LENH");
+	if (load == LBT_LOAD_REAL)
+		return lbt_wl_bad(e, w->spec, "phases generate whole tasks: use an integer method");
+	return LBT_OK;
+}
+
+/* generator:G */
+static int parse_generator(lbt_workload *w, const char *rest, lbt_load_kind load, lbt_err *e)
+{
+	int st = usage_numbers(w, rest, e);
+	if (st)
+		return st;
+	if (!(w->arg[0] >= 0 && w->arg[0] <= 1))
+		return lbt_wl_bad(e, w->spec, "write generator:G with 0 <= G <= 1");
+	if (load == LBT_LOAD_REAL)
+		return lbt_wl_bad(e, w->spec, "the generator makes whole tasks: use an integer method");
+	return LBT_OK;
+}
+
+LBT_WORKLOAD(lbt_workload_none) = {
+	.name = "none",
+	.summary = "no load is generated or completed during the run",
+	.parse = parse_none,
+	.usage = "none",
+	.example = "none",
+};
+LBT_WORKLOAD(lbt_workload_cybenko) = {
+	.name = "cybenko",
+	.summary = "every PE receives eta ~ DIST tasks and completes C per step (Cybenko 1989, eq. (12))",
+	.phase = cybenko_phase,
+	.close = simple_close,
+	.open_spec = simple_open,
+	.parse = parse_cybenko,
+	.usage = "cybenko:DIST:C",
+	.example = "cybenko:poisson:1.5:1",
+};
+LBT_WORKLOAD(lbt_workload_phases) = {
+	.name = "phases",
+	.summary = "random phases of generation and consumption per PE (Lüling, Monien 1993, §7)",
+	.phase = phases_phase,
+	.close = simple_close,
+	.open_spec = simple_open,
+	.parse = parse_phases,
+	.usage = "phases:GL:GH:CL:CH:LENL:LENH",
+	.example = "phases:0.1:0.9:0.1:0.7:2:5",
+};
+LBT_WORKLOAD(lbt_workload_generator) = {
+	.name = "generator",
+	.summary = "PE 0 generates a task with probability G per step, nobody consumes (Lüling, Monien 1993)",
+	.phase = generator_phase,
+	.close = simple_close,
+	.open_spec = simple_open,
+	.parse = parse_generator,
+	.usage = "generator:G",
+	.example = "generator:0.7",
+};
+
+#define LBT_WORKLOAD_ADDRESS(w) &w,
+static const lbt_workload *const workloads[] = {LBT_WORKLOADS(LBT_WORKLOAD_ADDRESS) NULL};
+#undef LBT_WORKLOAD_ADDRESS
+
+const lbt_workload *const *lbt_workloads(void) { return workloads; }
+
+const lbt_workload *lbt_workload_find(const char *name)
+{
+	for (const lbt_workload *const *w = workloads; *w; w++)
+		if (!strcmp((*w)->name, name))
+			return *w;
+	return NULL;
 }
 
 int lbt_workload_parse(lbt_workload *w, const char *spec, lbt_load_kind load, lbt_err *e)
@@ -481,43 +552,10 @@ int lbt_workload_parse(lbt_workload *w, const char *spec, lbt_load_kind load, lb
 		return lbt_errf(e, LBT_EINVAL, "unknown workload '%s': use %s", spec, names);
 	}
 	if (strlen(spec) >= sizeof w->spec)
-		return bad(e, spec, "too long");
+		return lbt_wl_bad(e, spec, "too long");
 	*w = *kind;
 	snprintf(w->spec, sizeof w->spec, "%s", spec);
-	const char *rest = spec[len] ? spec + len + 1 : NULL;
-	if (kind == &none)
-		return rest ? bad(e, spec, "none takes no parameters") : LBT_OK;
-	char want[160];
-	snprintf(want, sizeof want, "write %s", kind->usage);
-	if (!rest)
-		return bad(e, spec, want);
-	if (kind == &cybenko)
-		return parse_cybenko(w, spec, rest, load, e);
-	if (kind->tasks && load == LBT_LOAD_REAL)
-		return bad(e, spec, "tree nodes are whole tasks: use an integer method (lm-c0..c5, nna, fos-int, de-int, none)");
-	static const char *const ints = "LENL=1..1000000000 LENH=1..1000000000 B=1..1000000 DEPTH=0..2147483647 "
-	                                "ROOTS=1..2147483647";
-	int st = numbers(spec, rest, kind->usage + len + 1, ints, want, w->arg, e);
-	if (st)
-		return st;
-	const double *a = w->arg;
-	if (kind == &phases) {
-		if (!(0 <= a[0] && a[0] <= a[1] && a[1] <= 1 && 0 <= a[2] && a[2] <= a[3] && a[3] <= 1))
-			return bad(e, spec, "probabilities want 0 <= GL <= GH <= 1 and 0 <= CL <= CH <= 1");
-		if (!(a[4] <= a[5]))
-			return bad(e, spec, "phase lengths want LENL <= LENH");
-		if (load == LBT_LOAD_REAL)
-			return bad(e, spec, "phases generate whole tasks: use an integer method");
-		return LBT_OK;
-	}
-	if (kind == &generator) {
-		if (!(a[0] >= 0 && a[0] <= 1))
-			return bad(e, spec, "write generator:G with 0 <= G <= 1");
-		if (load == LBT_LOAD_REAL)
-			return bad(e, spec, "the generator makes whole tasks: use an integer method");
-		return LBT_OK;
-	}
-	return lbt_wl_tree_parse(w, spec, e);
+	return kind->parse(w, spec[len] ? spec + len + 1 : NULL, load, e);
 }
 
 int lbt_workload_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e)

@@ -33,9 +33,30 @@ int lbt_wl_done(const lbt_state *st, int64_t *v, int extra, int status, lbt_work
 
 double lbt_wl_unit(uint64_t r); /* a uniform double in [0, 1) from 53 bits of r */
 
-extern const lbt_workload lbt_wl_tree, lbt_wl_gw; /* tree.c */
-/* Check the numbers of a tree spec already in w->arg, its integers in range. */
-int lbt_wl_tree_parse(lbt_workload *w, const char *spec, lbt_err *e);
+/* The registry of workloads, in --help order: workload.c's table is made
+ * from it. A workload is defined with LBT_WORKLOAD(name) = {...designated
+ * initializers...}; one defined so but missing here fails to compile. */
+#define LBT_WORKLOADS(X) \
+	X(lbt_workload_none) X(lbt_workload_cybenko) X(lbt_workload_phases) X(lbt_workload_generator) /* workload.c */ \
+	X(lbt_workload_tree) X(lbt_workload_gw)                                                         /* tree.c */
+#define LBT_WORKLOAD_DECLARE(w) extern const lbt_workload w; enum { lbt_registered_##w = 1 };
+LBT_WORKLOADS(LBT_WORKLOAD_DECLARE)
+#undef LBT_WORKLOAD_DECLARE
+#define LBT_WORKLOAD(w) \
+	_Static_assert(lbt_registered_##w, #w " is not in LBT_WORKLOADS (src/exec/workload.h)"); \
+	const lbt_workload w
+
+/* LBT_EINVAL "workload 'SPEC': want", for a parse. */
+int lbt_wl_bad(lbt_err *e, const char *spec, const char *want);
+/* The numbers of a spec after its name (text), one per field of `form`
+ * (the usage's names after the workload's: "B:DEPTH") into out. A field
+ * named in `ints` ("B=1..1000000 DEPTH=0..2147483647") is an integer in
+ * that range, read by lbt_parse_i64 (digits only, never through a double);
+ * the others are real numbers. All go through the one number parser
+ * (lbtorus/number.h). LBT_EINVAL with `want` when the count is wrong, with
+ * the field's name, text and range when one is not a number of its kind. */
+int lbt_wl_numbers(const char *spec, const char *text, const char *form, const char *ints, const char *want,
+                   double *out, lbt_err *e);
 /* lbt_workload_fits for a search tree: its first level, and a complete
  * tree's every level, within the 2^28 counts (levels x PEs) it may keep. */
 int lbt_wl_tree_fits(const lbt_workload *w, const lbt_shape *s, lbt_err *e);

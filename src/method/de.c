@@ -44,17 +44,47 @@ static void de_axis_step(lbt_state *st, lbt_counts *c)
 
 #define CITE "G. Cybenko, Dynamic load balancing for distributed memory multiprocessors, J. Parallel Distrib. Comput., 1989: "
 
-const lbt_method lbt_de = {
-	"de", "dimension exchange, real-valued loads", CITE "§4 (Theorem 4)", LBT_LOAD_REAL,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, lambda, 1, NULL,
-	lbt_scratch_method_open, de_step, lbt_scratch_method_close, NULL, NULL, NULL};
+LBT_METHOD(lbt_de) = {
+	.name = "de",
+	.summary = "dimension exchange, real-valued loads",
+	.citation = CITE "§4 (Theorem 4)",
+	.load = LBT_LOAD_REAL,
+	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
+	.kernels = LBT_K(DE_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.params = lambda,
+	.nparams = sizeof lambda / sizeof *lambda,
+	.open = lbt_scratch_method_open,
+	.step = de_step,
+	.close = lbt_scratch_method_close,
+};
 
-const lbt_method lbt_de_int = {
-	"de-int", "dimension exchange, integer flows truncated towards zero", CITE "§4", LBT_LOAD_INT,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_BOUNDED, 0, lambda, 1, NULL,
-	lbt_scratch_method_open, de_int_step, lbt_scratch_method_close, NULL, NULL, NULL};
+LBT_METHOD(lbt_de_int) = {
+	.name = "de-int",
+	.summary = "dimension exchange, integer flows truncated towards zero",
+	.citation = CITE "§4",
+	.load = LBT_LOAD_INT,
+	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
+	.kernels = LBT_K(DE_INT_STEP),
+	.bounded = LBT_BOUNDED,
+	.params = lambda,
+	.nparams = sizeof lambda / sizeof *lambda,
+	.open = lbt_scratch_method_open,
+	.step = de_int_step,
+	.close = lbt_scratch_method_close,
+};
 
-const lbt_method lbt_de_axis = {
-	"de-axis", "dimension exchange, one axis per step in turn, real-valued loads", CITE "eq. (17), Theorem 5",
-	LBT_LOAD_REAL, LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, lambda, 1, NULL,
-	lbt_scratch_method_open, de_axis_step, lbt_scratch_method_close, NULL, NULL, NULL};
+LBT_METHOD(lbt_de_axis) = {
+	.name = "de-axis",
+	.summary = "dimension exchange, one axis per step in turn, real-valued loads",
+	.citation = CITE "eq. (17), Theorem 5",
+	.load = LBT_LOAD_REAL,
+	.flags = LBT_M_CUT | LBT_M_SCRATCH,
+	.kernels = LBT_K(DE_AXIS_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.params = lambda,
+	.nparams = sizeof lambda / sizeof *lambda,
+	.open = lbt_scratch_method_open,
+	.step = de_axis_step,
+	.close = lbt_scratch_method_close,
+};

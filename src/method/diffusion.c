@@ -112,16 +112,52 @@ static void fos_int_step(lbt_state *st, lbt_counts *c)
 
 #define CYBENKO "G. Cybenko, Dynamic load balancing for distributed memory multiprocessors, J. Parallel Distrib. Comput., 1989: "
 
-const lbt_method lbt_fos = {
-	"fos", "first-order diffusion, real-valued loads", CYBENKO "eq. (1)/(2)", LBT_LOAD_REAL,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, alpha, 1, fos_check, fos_open, fos_step, diffusion_close, gamma_of, NULL, NULL};
+LBT_METHOD(lbt_fos) = {
+	.name = "fos",
+	.summary = "first-order diffusion, real-valued loads",
+	.citation = CYBENKO "eq. (1)/(2)",
+	.load = LBT_LOAD_REAL,
+	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
+	.kernels = LBT_K(FOS_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.params = alpha,
+	.nparams = sizeof alpha / sizeof *alpha,
+	.check = fos_check,
+	.open = fos_open,
+	.step = fos_step,
+	.close = diffusion_close,
+	.gamma = gamma_of,
+};
 
-const lbt_method lbt_fos_int = {
-	"fos-int", "first-order diffusion, integer flows truncated towards zero", CYBENKO "eq. (1)/(2)", LBT_LOAD_INT,
-	LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_BOUNDED, 0, alpha, 1, fos_check, fos_open, fos_int_step, diffusion_close, gamma_of, NULL, NULL};
+LBT_METHOD(lbt_fos_int) = {
+	.name = "fos-int",
+	.summary = "first-order diffusion, integer flows truncated towards zero",
+	.citation = CYBENKO "eq. (1)/(2)",
+	.load = LBT_LOAD_INT,
+	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
+	.kernels = LBT_K(FOS_INT_STEP),
+	.bounded = LBT_BOUNDED,
+	.params = alpha,
+	.nparams = sizeof alpha / sizeof *alpha,
+	.check = fos_check,
+	.open = fos_open,
+	.step = fos_int_step,
+	.close = diffusion_close,
+	.gamma = gamma_of,
+};
 
-const lbt_method lbt_ca = {
-	"ca", "cellular-automaton diffusion, proportion 1/(max(y,n)+k), real-valued work",
-	"B. Dickens, Load balancing on massively parallel networks: a cellular automaton approach, 1992: §4.0",
-	LBT_LOAD_REAL, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0, ca_k, 1, NULL, ca_open, fos_step,
-	diffusion_close, gamma_of, NULL, NULL};
+LBT_METHOD(lbt_ca) = {
+	.name = "ca",
+	.summary = "cellular-automaton diffusion, proportion 1/(max(y,n)+k), real-valued work",
+	.citation = "B. Dickens, Load balancing on massively parallel networks: a cellular automaton approach, 1992: §4.0",
+	.load = LBT_LOAD_REAL,
+	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
+	.kernels = LBT_K(FOS_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.params = ca_k,
+	.nparams = sizeof ca_k / sizeof *ca_k,
+	.open = ca_open,
+	.step = fos_step,
+	.close = diffusion_close,
+	.gamma = gamma_of,
+};

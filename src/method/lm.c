@@ -42,9 +42,20 @@ static int lm_steps(lbt_state *st, int n, int32_t max, const lbt_steps_stop *sto
 
 #define CITE "D. Henrich, The liquid model load balancing method, Parallel Algorithms and Applications, 1996: "
 #define LM(n, what) \
-	const lbt_method lbt_lm_c##n = {"lm-c" #n, "Liquid model, shift while " what, CITE "Table 1 (C" #n "), Definition 1", \
-	                                LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_BOUNDED_TORUS, LBT_C##n, \
-	                                NULL, 0, NULL, lm_open, lm_step, lm_close, NULL, NULL, lm_steps}
+	LBT_METHOD(lbt_lm_c##n) = { \
+		.name = "lm-c" #n, \
+		.summary = "Liquid model, shift while " what, \
+		.citation = CITE "Table 1 (C" #n "), Definition 1", \
+		.load = LBT_LOAD_INT, \
+		.flags = LBT_M_DETERMINISTIC | LBT_M_CUT, \
+		.kernels = LBT_K(LM_STEP) | LBT_K(LM_STEPS), \
+		.bounded = LBT_BOUNDED_TORUS, \
+		.variant = LBT_C##n, \
+		.open = lm_open, \
+		.step = lm_step, \
+		.close = lm_close, \
+		.steps = lm_steps, \
+	}
 
 LM(0, "L_i > 0");
 LM(1, "L_i > 1");

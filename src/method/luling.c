@@ -2,8 +2,8 @@
  * B. Monien, "A dynamic distributed load balancing algorithm with provable
  * good performance", SPAA 1993): a PE whose own load has grown or shrunk by
  * the factor f since its last operation equalizes its load with delta random
- * partners. The step is the scalar reference kernels/ref/luling.c on a dense
- * copy of the loads; this file holds the schema, the set-up, the counters in
+ * partners. The step is the dispatch table's luling_step (the scalar
+ * reference kernels/ref/luling.c on every ISA) on a dense copy of the loads; this file holds the schema, the set-up, the counters in
  * the JSON record, and Lemma 1's operator G with its fixed point FIX. */
 #include <math.h>
 #include <stdio.h>
@@ -170,7 +170,7 @@ static void luling_step(lbt_state *st, lbt_counts *c)
 	ws *w = st->ws;
 	int64_t packets = 0, hops = 0, ops = w->k.stats.operations;
 	lbt_grid_export(&st->grid, w->dense);
-	lbt_ref_luling_step(&w->k, w->dense, st->seed, st->step, &packets, &hops);
+	st->kern->luling_step(&w->k, w->dense, st->seed, st->step, &packets, &hops);
 	lbt_grid_import(&st->grid, w->dense);
 	w->k.stats.packets += packets;
 	w->k.stats.hops += hops;
@@ -215,9 +215,20 @@ double lbt_luling_fix(int64_t n, int delta, double f)
 	return sqrt((N - 1) / f + A * A) - A;
 }
 
-const lbt_method lbt_luling_monien = {
-	"luling-monien", "Lüling-Monien: on a load change by f, equalize with delta random partners",
-	"R. Lüling, B. Monien, A dynamic distributed load balancing algorithm with provable good performance, "
-	"SPAA 1993: §2 and the Appendix",
-	LBT_LOAD_INT, LBT_M_CONSERVATIVE | LBT_M_RANDOM, LBT_UNBOUNDED, 0,
-	params, 4, check, luling_open, luling_step, close_ws, NULL, luling_record, NULL};
+LBT_METHOD(lbt_luling_monien) = {
+	.name = "luling-monien",
+	.summary = "Lüling-Monien: on a load change by f, equalize with delta random partners",
+	.citation = "R. Lüling, B. Monien, A dynamic distributed load balancing algorithm with provable good performance, "
+	            "SPAA 1993: §2 and the Appendix",
+	.load = LBT_LOAD_INT,
+	.flags = LBT_M_RANDOM,
+	.kernels = LBT_K(LULING_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.params = params,
+	.nparams = sizeof params / sizeof *params,
+	.check = check,
+	.open = luling_open,
+	.step = luling_step,
+	.close = close_ws,
+	.record = luling_record,
+};

@@ -1,8 +1,7 @@
 /* method.c — the table of methods a run can name, and what every method
  * shares: its parameter schema turned into parsing, messages and JSON keys,
- * opening and closing, the kernel view. Adding a method: a file defining its
- * lbt_method (see lm.c for the smallest), a line in family.h and a line in
- * the table below. */
+ * opening and closing, the kernel view. The table is LBT_METHODS of
+ * family.h (docs/engine.md: adding a method). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,17 +10,9 @@
 #include "family.h"
 #include "out/jsonl.h"
 
-static const lbt_method *const table[] = {
-	&lbt_lm_c0, &lbt_lm_c1, &lbt_lm_c2, &lbt_lm_c3, &lbt_lm_c4, &lbt_lm_c5,
-	&lbt_nna, &lbt_nna_def,
-	&lbt_fos, &lbt_fos_int,
-	&lbt_de, &lbt_de_int, &lbt_de_axis,
-	&lbt_ca,
-	&lbt_luling_monien,
-	&lbt_none,
-	&lbt_fos_speed, &lbt_fos_speed_int,
-	NULL,
-};
+#define LBT_METHOD_ADDRESS(m) &m,
+static const lbt_method *const table[] = {LBT_METHODS(LBT_METHOD_ADDRESS) NULL};
+#undef LBT_METHOD_ADDRESS
 
 const lbt_method *const *lbt_methods(void) { return table; }
 

@@ -20,12 +20,28 @@ static void nna_def_step(lbt_state *st, lbt_counts *c)
 
 #define CITE "D. Henrich, The liquid model load balancing method, Parallel Algorithms and Applications, 1996: "
 
-const lbt_method lbt_nna = {
-	"nna", "nearest-neighbour averaging, net flow L_i/(|Δi|+1) - L_j/(|Δj|+1), rightward rounded up",
-	CITE "§2.3 eq. (3)/(5), fn. 3, §5", LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0,
-	NULL, 0, NULL, lbt_scratch_method_open, nna_step, lbt_scratch_method_close, NULL, NULL, NULL};
+LBT_METHOD(lbt_nna) = {
+	.name = "nna",
+	.summary = "nearest-neighbour averaging, net flow L_i/(|Δi|+1) - L_j/(|Δj|+1), rightward rounded up",
+	.citation = CITE "§2.3 eq. (3)/(5), fn. 3, §5",
+	.load = LBT_LOAD_INT,
+	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
+	.kernels = LBT_K(NNA_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.open = lbt_scratch_method_open,
+	.step = nna_step,
+	.close = lbt_scratch_method_close,
+};
 
-const lbt_method lbt_nna_def = {
-	"nna-def", "deficiency-based NNA: surplus over the local mean to lower neighbours, by deficiency",
-	CITE "§2.3 eq. (4), §5 rounding", LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT | LBT_M_SCRATCH, LBT_UNBOUNDED, 0,
-	NULL, 0, NULL, lbt_scratch_method_open, nna_def_step, lbt_scratch_method_close, NULL, NULL, NULL};
+LBT_METHOD(lbt_nna_def) = {
+	.name = "nna-def",
+	.summary = "deficiency-based NNA: surplus over the local mean to lower neighbours, by deficiency",
+	.citation = CITE "§2.3 eq. (4), §5 rounding",
+	.load = LBT_LOAD_INT,
+	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
+	.kernels = LBT_K(NNA_DEF_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.open = lbt_scratch_method_open,
+	.step = nna_def_step,
+	.close = lbt_scratch_method_close,
+};

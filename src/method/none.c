@@ -9,8 +9,13 @@ static void none_step(lbt_state *st, lbt_counts *c)
 	(void)st, (void)c;
 }
 
-const lbt_method lbt_none = {"none", "no balancing: a step moves nothing (the baseline for workloads)",
-                             "G. Cybenko, Dynamic load balancing for distributed memory multiprocessors, "
-                             "J. Parallel Distrib. Comput., 1989: eq. (12) with M = I",
-                             LBT_LOAD_INT, LBT_M_DETERMINISTIC | LBT_M_CONSERVATIVE | LBT_M_CUT, LBT_BOUNDED, 0,
-                             NULL, 0, NULL, NULL, none_step, NULL, NULL, NULL, NULL};
+LBT_METHOD(lbt_none) = {
+	.name = "none",
+	.summary = "no balancing: a step moves nothing (the baseline for workloads)",
+	.citation = "G. Cybenko, Dynamic load balancing for distributed memory multiprocessors, "
+	            "J. Parallel Distrib. Comput., 1989: eq. (12) with M = I",
+	.load = LBT_LOAD_INT,
+	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT,
+	.bounded = LBT_BOUNDED,
+	.step = none_step,
+};

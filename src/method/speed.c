@@ -369,12 +369,32 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 
 #define JV "E. Jeannot, F. Vernier, A Practical Approach of Diffusion Load Balancing Algorithms, Euro-Par 2006: "
 
-const lbt_method lbt_fos_speed = {
-	"fos-speed", "diffusion with the relative-speed matrix Mr, cost/benefit, shake, detection; real loads",
-	JV "§3.2 Mr, §3.1 eq. (2), §3.3", LBT_LOAD_REAL, LBT_M_CONSERVATIVE | LBT_M_RANDOM | LBT_M_SPEEDS, LBT_UNBOUNDED, 0,
-	params, 5, NULL, speed_open, speed_step, speed_close, NULL, NULL, NULL};
+LBT_METHOD(lbt_fos_speed) = {
+	.name = "fos-speed",
+	.summary = "diffusion with the relative-speed matrix Mr, cost/benefit, shake, detection; real loads",
+	.citation = JV "§3.2 Mr, §3.1 eq. (2), §3.3",
+	.load = LBT_LOAD_REAL,
+	.flags = LBT_M_RANDOM | LBT_M_SPEEDS,
+	.kernels = LBT_K(SPEED_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.params = params,
+	.nparams = sizeof params / sizeof *params,
+	.open = speed_open,
+	.step = speed_step,
+	.close = speed_close,
+};
 
-const lbt_method lbt_fos_speed_int = {
-	"fos-speed-int", "the same with integer flows truncated towards zero",
-	JV "§3.2 Mr, §3.1 eq. (2), §3.3", LBT_LOAD_INT, LBT_M_CONSERVATIVE | LBT_M_RANDOM | LBT_M_SPEEDS, LBT_UNBOUNDED, 0,
-	params, 5, NULL, speed_open, speed_step, speed_close, NULL, NULL, NULL};
+LBT_METHOD(lbt_fos_speed_int) = {
+	.name = "fos-speed-int",
+	.summary = "the same with integer flows truncated towards zero",
+	.citation = JV "§3.2 Mr, §3.1 eq. (2), §3.3",
+	.load = LBT_LOAD_INT,
+	.flags = LBT_M_RANDOM | LBT_M_SPEEDS,
+	.kernels = LBT_K(SPEED_STEP),
+	.bounded = LBT_UNBOUNDED,
+	.params = params,
+	.nparams = sizeof params / sizeof *params,
+	.open = speed_open,
+	.step = speed_step,
+	.close = speed_close,
+};

@@ -1,0 +1,923 @@
+/* test_contract.c — every method and workload keeps what it declares.
+ * Table-driven over lbt_methods() x lbt_workloads() x a few awkward shapes
+ * (torus, mesh and mixed, D = 1..4, extents 1 and 2), never a list kept by
+ * hand: a new entry is checked by what its value says (lbtorus/method.h,
+ * lbtorus/run.h), and a false declaration fails here.
+ *
+ *   conservation  total after = before + generated - completed (exact for
+ *                 integer loads), with every workload;
+ *   seed          LBT_M_RANDOM absent: two seeds give the same bits, for
+ *                 every probed parameter setting; present: some setting
+ *                 shows the seed;
+ *   deterministic LBT_M_DETERMINISTIC: a step from the same loads gives the
+ *                 same loads whatever came before (another seed, another
+ *                 step number, a fresh state); absent: some setting shows
+ *                 otherwise;
+ *   cut           LBT_M_CUT: one slab (lbt_setup.cut, what LBTORUS_CUT=1
+ *                 runs) equals one process, records and loads, with every
+ *                 workload; and every step on two or three slabs made by
+ *                 hand (their halos from the other slabs) gives one
+ *                 process's loads; absent: a cut run is refused;
+ *   counters      a workload's phase on slabs made by hand gives one
+ *                 process's loads and counters when the slabs' counters
+ *                 are summed, as the reduction over ranks sums them: a
+ *                 counter added on every rank shows;
+ *   isa, threads  every ISA this CPU runs, 1 and 2 threads: the scalar
+ *                 reference's bits, with every workload;
+ *   kernels       a declared dispatch slot has a function on every ISA; a
+ *                 method calls no slot it does not declare;
+ *   parameters    values outside the schema are refused with the
+ *                 parameter's name; the schema's defaults run and equal
+ *                 giving them.
+ *
+ * A parameter setting is the defaults or one parameter changed to a value
+ * of its schema: each word, the closed ends of its range and a value
+ * inside. A setting the method's check refuses on a shape is skipped (the
+ * defaults never are). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "comm/comm.h" /* the hand-made cuts' buffers */
+
+#define MAX_STEPS 16
+
+static const struct {
+	const char *shape, *bnd;
+} shapes[] = {
+	{"7x5", "torus"}, {"10", "mesh"}, {"3x4x5", "torus,mesh,torus"}, {"2x3x2x3", "torus"}, {"1x6x4", "mesh,mesh,torus"},
+};
+enum { NSHAPES = sizeof shapes / sizeof *shapes };
+
+/* ---- parameter settings ---- */
+
+typedef struct {
+	const char *name[2]; /* NULL: the schema's default */
+	char value[2][48];
+} setting;
+
+static int add(setting *s, int n, int max, const char *name, const char *value)
+{
+	cr_assert(n < max, "too many settings");
+	memset(&s[n], 0, sizeof s[n]);
+	s[n].name[0] = name;
+	snprintf(s[n].value[0], sizeof s[n].value[0], "%s", value);
+	return n + 1;
+}
+
+static void number(const lbt_param *p, double x, char *buf, size_t n)
+{
+	if (p->type == LBT_PARAM_INT)
+		snprintf(buf, n, "%lld", (long long)ceil(x));
+	else
+		snprintf(buf, n, "%.17g", x);
+}
+
+/* The defaults; each parameter alone at each word and at values of its
+ * range (the closed ends and one inside); every pair of those of two
+ * parameters (a shake needs a cost/benefit that blocks). */
+static int settings(const lbt_method *m, setting *s, int max)
+{
+	int n = add(s, 0, max, NULL, "");
+	for (int i = 0; i < m->nparams; i++) {
+		const lbt_param *p = &m->params[i];
+		const double lo = p->lo_open ? (p->type == LBT_PARAM_INT ? floor(p->lo) + 1 : p->lo) : p->lo;
+		int bare = 1;
+		for (const char *w = p->words; w && *w; w += strcspn(w, ","), w += *w == ',') {
+			char v[48];
+			int l = (int)strcspn(w, ",");
+			if (w[l - 1] == ':') {
+				bare = 0;
+				snprintf(v, sizeof v, "%.*s%lld", l, w, (long long)ceil(lo));
+			} else
+				snprintf(v, sizeof v, "%.*s", l, w);
+			n = add(s, n, max, p->name, v);
+		}
+		if (!bare)
+			continue;
+		char v[48];
+		if (!p->lo_open) {
+			number(p, p->lo, v, sizeof v);
+			n = add(s, n, max, p->name, v);
+		}
+		if (isfinite(p->hi)) {
+			number(p, p->hi, v, sizeof v);
+			n = add(s, n, max, p->name, v);
+		}
+		number(p, isfinite(p->hi) ? (p->lo + p->hi) / 2 : lo + 1, v, sizeof v);
+		n = add(s, n, max, p->name, v);
+	}
+	const int singles = n;
+	for (int a = 1; a < singles; a++)
+		for (int b = a + 1; b < singles; b++)
+			if (strcmp(s[a].name[0], s[b].name[0])) {
+				n = add(s, n, max, s[a].name[0], s[a].value[0]);
+				s[n - 1].name[1] = s[b].name[0];
+				snprintf(s[n - 1].value[1], sizeof s[n - 1].value[1], "%s", s[b].value[0]);
+			}
+	return n;
+}
+
+static const char *what(const setting *s, char *buf, size_t n)
+{
+	if (!s->name[0])
+		snprintf(buf, n, "defaults");
+	else
+		snprintf(buf, n, "%s=%s%s%s%s%s", s->name[0], s->value[0], s->name[1] ? ", " : "", s->name[1] ? s->name[1] : "",
+		         s->name[1] ? "=" : "", s->name[1] ? s->value[1] : "");
+	return buf;
+}
+
+/* ---- runs ---- */
+
+typedef struct {
+	const char *shape, *bnd, *init, *isa, *wl; /* wl: a workload spec or NULL */
+	const lbt_method *m;
+	const setting *set; /* NULL: the defaults */
+	uint64_t seed;
+	int threads, cut, steps;
+} spec;
+
+typedef struct {
+	int n;
+	lbt_step_record r[MAX_STEPS + 1];
+	lbt_summary sum;
+	void *dense; /* the final field, gathered */
+	size_t bytes;
+	int64_t itotal; /* integer loads: the final total, summed here */
+	double rtotal;
+} result;
+
+static void keep(void *ctx, const lbt_step_record *r)
+{
+	result *o = ctx;
+	if (o->n <= MAX_STEPS)
+		o->r[o->n++] = *r;
+}
+
+static const char *field_of(const lbt_method *m) { return m->load == LBT_LOAD_REAL ? "real" : "load"; }
+
+static void setup_of(const spec *s, lbt_setup *set)
+{
+	*set = (lbt_setup){.shape = s->shape, .boundary = s->bnd, .method = s->m->name, .init = s->init,
+	                   .isa = s->isa ? s->isa : "scalar", .seed = s->seed, .threads = s->threads ? s->threads : 1,
+	                   .cut = s->cut};
+	for (int i = 0, k = 0; s->set && i < 2; i++)
+		if (s->set->name[i])
+			set->params[k++] = (lbt_param_arg){s->set->name[i], s->set->value[i]};
+}
+
+/* Open and run s; LBT_OK, or the status of an open the method's check
+ * refused (LBT_EINVAL: the setting does not apply to the shape). A run
+ * that fails after opening fails the test. */
+static int run(const spec *s, result *o)
+{
+	lbt_setup set;
+	setup_of(s, &set);
+	lbt_state st;
+	lbt_err e;
+	int status = lbt_state_open(&st, &set, &e);
+	if (status == LBT_EINVAL && s->set && s->set->name[0])
+		return status;
+	char buf[120];
+	cr_assert_eq(status, LBT_OK, "%s on %s %s (%s): %s", s->m->name, s->shape, s->bnd,
+	             s->set ? what(s->set, buf, sizeof buf) : "defaults", e.msg);
+	lbt_run_opts ro = lbt_run_opts_default();
+	char until[32];
+	snprintf(until, sizeof until, "steps:%d", s->steps);
+	cr_assert_eq(lbt_until_parse(&ro.until, until, &e), LBT_OK, "%s", e.msg);
+	ro.max_steps = s->steps;
+	ro.full_stats = 1;
+	ro.on_step = keep;
+	ro.ctx = o;
+	static lbt_workload w; /* the options point at it during the run */
+	if (s->wl) {
+		cr_assert_eq(lbt_workload_parse(&w, s->wl, s->m->load, &e), LBT_OK, "%s", e.msg);
+		ro.workload = &w;
+	}
+	o->n = 0;
+	status = lbt_run(&st, &ro, &o->sum, &e);
+	cr_assert_eq(status, LBT_OK, "%s on %s %s, workload %s, isa %s, %d threads%s: %s", s->m->name, s->shape, s->bnd,
+	             s->wl ? s->wl : "none", st.kern->isa, set.threads, s->cut ? ", cut" : "", e.msg);
+	o->sum.seconds = 0;
+	const lbt_field *f = lbt_grid_field(&st.grid, field_of(s->m));
+	const int64_t P = lbt_shape_pes(&st.grid.whole);
+	o->bytes = (size_t)P * lbt_type_size(f->type);
+	o->dense = malloc(o->bytes);
+	cr_assert_eq(lbt_field_gather(&st.grid, f, o->dense, &e), LBT_OK, "%s", e.msg);
+	o->itotal = 0;
+	o->rtotal = 0;
+	for (int64_t i = 0; i < P; i++)
+		if (s->m->load == LBT_LOAD_REAL)
+			o->rtotal += ((const double *)o->dense)[i];
+		else
+			o->itotal += ((const int32_t *)o->dense)[i];
+	lbt_state_close(&st);
+	return LBT_OK;
+}
+
+/* Every record, the summary and the final field equal, bit for bit. */
+static int same(const result *a, const result *b)
+{
+	if (a->n != b->n || a->bytes != b->bytes || memcmp(a->dense, b->dense, a->bytes) ||
+	    memcmp(&a->sum, &b->sum, sizeof a->sum))
+		return 0;
+	for (int i = 0; i < a->n; i++)
+		if (memcmp(&a->r[i], &b->r[i], sizeof a->r[i]))
+			return 0;
+	return 1;
+}
+
+
+/* The workload's example fits the method's loads (a search tree or the
+ * phases need integer loads: its parse says so). */
+static int fits(const lbt_workload *w, const lbt_method *m)
+{
+	lbt_workload x;
+	lbt_err e;
+	return lbt_workload_parse(&x, w->example, m->load, &e) == LBT_OK;
+}
+
+static const char *init_for(const lbt_workload *w) { return w && w->tasks ? "const:0" : "uniform:0:9"; }
+
+/* ---- conservation ---- */
+
+Test(contract, conservation_with_every_workload)
+{
+	for (const lbt_method *const *m = lbt_methods(); *m; m++)
+		for (const lbt_workload *const *w = lbt_workloads(); *w; w++) {
+			if (!fits(*w, *m))
+				continue;
+			for (int k = 0; k < NSHAPES; k++) {
+				spec s = {.shape = shapes[k].shape, .bnd = shapes[k].bnd, .init = init_for(*w), .m = *m,
+				          .wl = (*w)->example, .seed = 5, .steps = 12};
+				result o;
+				run(&s, &o);
+				const double expect = o.sum.total + o.sum.generated - o.sum.completed;
+				if ((*m)->load == LBT_LOAD_INT)
+					cr_assert_eq(o.itotal, (int64_t)expect, "%s with %s on %s %s: total %lld after %.17g + %.17g - %.17g",
+					             (*m)->name, (*w)->example, s.shape, s.bnd, (long long)o.itotal, o.sum.total,
+					             o.sum.generated, o.sum.completed);
+				else /* the engine's bound on a real total's rounding (lbtorus/run.h) */
+					cr_assert(fabs(o.rtotal - expect) <= LBT_REAL_TOTAL_TOL * fmax(1, fabs(o.sum.total)),
+					          "%s with %s on %s %s: total %.17g after %.17g", (*m)->name, (*w)->example, s.shape,
+					          s.bnd, o.rtotal, expect);
+				free(o.dense);
+			}
+		}
+}
+
+/* ---- the seed and determinism: the method's step itself ---- */
+
+/* Open m (setting set) on shape with seed; LBT_OK or a refused setting. */
+static int open_direct(lbt_state *st, const lbt_method *m, const setting *set, const char *shape, const char *bnd,
+                       uint64_t seed)
+{
+	spec s = {.shape = shape, .bnd = bnd, .init = "worst:4", .m = m, .set = set, .seed = seed};
+	lbt_setup cfg;
+	setup_of(&s, &cfg);
+	lbt_err e;
+	int status = lbt_state_open(st, &cfg, &e);
+	if (status == LBT_EINVAL && set && set->name[0])
+		return status;
+	cr_assert_eq(status, LBT_OK, "%s on %s: %s", m->name, shape, e.msg);
+	return LBT_OK;
+}
+
+/* One step of the method itself, as the engine makes it. */
+static void step(lbt_state *st)
+{
+	lbt_counts c;
+	memset(&c, 0, sizeof c);
+	st->method->step(st, &c);
+	cr_assert(!c.nomem, "%s: no memory", st->method->name);
+	st->step++;
+}
+
+static void *export(const lbt_state *st, size_t *bytes)
+{
+	const lbt_field *f = lbt_grid_field(&st->grid, field_of(st->method));
+	*bytes = (size_t)lbt_shape_pes(&st->grid.shape) * lbt_type_size(f->type);
+	void *d = malloc(*bytes);
+	lbt_field_export(&st->grid, f, d);
+	return d;
+}
+
+/* Before step t, a change of the loads that draws nothing (PE i gains
+ * (5i + t) mod 3), as a workload's phase changes them: a method that acts
+ * on changes (Lüling and Monien's trigger) acts. */
+static void drip(lbt_state *st, int64_t t)
+{
+	size_t n;
+	void *d = export(st, &n);
+	const int64_t P = lbt_shape_pes(&st->grid.shape);
+	for (int64_t i = 0; i < P; i++)
+		if (st->method->load == LBT_LOAD_REAL)
+			((double *)d)[i] += (double)((5 * i + t) % 3);
+		else
+			((int32_t *)d)[i] += (int32_t)((5 * i + t) % 3);
+	lbt_field_import(&st->grid, lbt_grid_field(&st->grid, field_of(st->method)), d);
+	free(d);
+}
+
+/* Seeds 1 and 2, the same drips: the same loads after each of 6 steps?
+ * -1: the setting does not apply. */
+static int seeds_equal(const lbt_method *m, const setting *set, const char *shape, const char *bnd)
+{
+	lbt_state a, b;
+	if (open_direct(&a, m, set, shape, bnd, 1))
+		return -1;
+	cr_assert_eq(open_direct(&b, m, set, shape, bnd, 2), LBT_OK);
+	int eq = 1;
+	for (int t = 0; t < 6 && eq; t++) {
+		drip(&a, t);
+		drip(&b, t);
+		step(&a);
+		step(&b);
+		size_t n;
+		void *x = export(&a, &n), *y = export(&b, &n);
+		eq = !memcmp(x, y, n);
+		free(x);
+		free(y);
+	}
+	lbt_state_close(&a);
+	lbt_state_close(&b);
+	return eq;
+}
+
+Test(contract, random_iff_the_seed_shows)
+{
+	static setting set[1024];
+	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+		const int n = settings(*m, set, 1024), random = ((*m)->flags & LBT_M_RANDOM) != 0;
+		int shown = 0, ran = 0;
+		for (int i = 0; i < n; i++)
+			for (int k = 0; k < NSHAPES; k++) {
+				const int eq = seeds_equal(*m, &set[i], shapes[k].shape, shapes[k].bnd);
+				if (eq < 0)
+					continue;
+				ran++;
+				char buf[120];
+				cr_assert(random || eq, "%s (%s) on %s %s: seeds 1 and 2 give different loads, but %s lacks LBT_M_RANDOM",
+				          (*m)->name, what(&set[i], buf, sizeof buf), shapes[k].shape, shapes[k].bnd, (*m)->name);
+				shown |= !eq;
+			}
+		cr_assert(ran > 0, "%s: no setting ran", (*m)->name);
+		cr_assert(!random || shown, "%s declares LBT_M_RANDOM, but no setting of its schema on any shape shows the seed",
+		          (*m)->name);
+	}
+}
+
+/* k + 1 drips and steps with seed 1, against a fresh state with seed 2
+ * given the loads the last step started from, stepping once from step 0:
+ * the same loads? -1: the setting does not apply. */
+static int restart_equal(const lbt_method *m, const setting *set, const char *shape, const char *bnd, int k)
+{
+	lbt_state a, b;
+	if (open_direct(&a, m, set, shape, bnd, 1))
+		return -1;
+	for (int t = 0; t < k; t++) {
+		drip(&a, t);
+		step(&a);
+	}
+	drip(&a, k);
+	size_t n;
+	void *mid = export(&a, &n);
+	step(&a);
+	void *want = export(&a, &n);
+	cr_assert_eq(open_direct(&b, m, set, shape, bnd, 2), LBT_OK);
+	lbt_field_import(&b.grid, lbt_grid_field(&b.grid, field_of(m)), mid);
+	lbt_method_close(&b); /* opened again on these loads, as a run starting from them is */
+	lbt_err e;
+	cr_assert_eq(lbt_method_open(&b, &e), LBT_OK, "%s", e.msg);
+	step(&b);
+	void *got = export(&b, &n);
+	const int eq = !memcmp(got, want, n);
+	free(mid);
+	free(want);
+	free(got);
+	lbt_state_close(&a);
+	lbt_state_close(&b);
+	return eq;
+}
+
+Test(contract, deterministic_iff_the_loads_alone_decide)
+{
+	static setting set[1024];
+	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+		const int n = settings(*m, set, 1024), det = ((*m)->flags & LBT_M_DETERMINISTIC) != 0;
+		int shown = 0, ran = 0;
+		for (int i = 0; i < n; i++)
+			for (int k = 0; k < NSHAPES; k++)
+				for (int t = 1; t <= 3; t += 2) {
+					const int eq = restart_equal(*m, &set[i], shapes[k].shape, shapes[k].bnd, t);
+					if (eq < 0)
+						continue;
+					ran++;
+					char buf[120];
+					cr_assert(!det || eq, "%s (%s) on %s %s: step %d from the same loads differs in a fresh state with "
+					          "another seed, but %s declares LBT_M_DETERMINISTIC", (*m)->name,
+					          what(&set[i], buf, sizeof buf), shapes[k].shape, shapes[k].bnd, t + 1, (*m)->name);
+					shown |= !eq;
+				}
+		cr_assert(ran, "%s: no setting ran", (*m)->name);
+		cr_assert(det || shown, "%s lacks LBT_M_DETERMINISTIC, but on every setting and shape its loads alone decide its "
+		          "step (declare it: the engine then detects fixed points and cycles)", (*m)->name);
+	}
+}
+
+/* ---- cut ---- */
+
+Test(contract, cut_on_one_slab_equals_one_process)
+{
+	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+		if (!((*m)->flags & LBT_M_CUT)) {
+			lbt_setup set = {.shape = "6x5", .method = (*m)->name, .seed = 1, .threads = 1, .cut = 1};
+			lbt_state st;
+			lbt_err e;
+			cr_assert_eq(lbt_state_open(&st, &set, &e), LBT_EINVAL, "%s lacks LBT_M_CUT but opens cut", (*m)->name);
+			continue;
+		}
+		for (const lbt_workload *const *w = lbt_workloads(); *w; w++) {
+			if (!fits(*w, *m))
+				continue;
+			for (int k = 0; k < NSHAPES; k++) {
+				spec s = {.shape = shapes[k].shape, .bnd = shapes[k].bnd, .init = init_for(*w), .m = *m,
+				          .wl = (*w)->example, .seed = 3, .threads = 2, .steps = 10};
+				result a, b;
+				run(&s, &a);
+				s.cut = 1;
+				run(&s, &b);
+				cr_assert(same(&a, &b), "%s with %s on %s %s: one slab differs from one process", (*m)->name,
+				          (*w)->example, s.shape, s.bnd);
+				free(a.dense);
+				free(b.dense);
+			}
+		}
+	}
+}
+
+/* Slabs made by hand step together, one thread each, as ranks do: a
+ * halo fill (collective) publishes every slab's layers into the whole
+ * torus's dense copy, waits for all, reads its halo layers from there and
+ * waits again, so that a fill in the middle of a step (a substep, an
+ * exchange pass) sees the other slabs at the same point. */
+static struct {
+	int32_t *load;
+	double *real;
+	lbt_shape whole;
+	pthread_barrier_t all;
+} shared;
+
+/* Local layer k of v's cut axis to (put = 0) or from (put = 1) global layer g of the shared copy. */
+static void layer_copy(const lbt_view *v, const lbt_cut *cut, int64_t k, int64_t g, int put)
+{
+	const int a = cut->axis;
+	const lbt_shape *w = &shared.whole;
+	int64_t cells = 1;
+	for (int d = 0; d < v->dims; d++)
+		cells *= d == a ? 1 : v->ext[d];
+	for (int64_t c = 0; c < cells; c++) {
+		int64_t rest = c, off = 0, gi = 0, coord[LBT_MAXD];
+		for (int d = v->dims - 1; d >= 0; d--) {
+			coord[d] = d == a ? g : rest % v->ext[d];
+			if (d != a)
+				rest /= v->ext[d];
+		}
+		for (int d = 0; d < v->dims; d++) {
+			off += (d == a ? k : coord[d]) * v->stride[d];
+			gi = gi * w->ext[d] + coord[d];
+		}
+		if (put) {
+			v->load[off] = shared.load[gi];
+			if (v->real)
+				v->real[off] = shared.real[gi];
+		} else {
+			shared.load[gi] = v->load[off];
+			if (v->real)
+				shared.real[gi] = v->real[off];
+		}
+	}
+}
+
+static void slabs_fill(const lbt_view *v, const lbt_cut *cut)
+{
+	const int a = cut->axis;
+	for (int64_t k = 0; k < v->ext[a]; k++)
+		layer_copy(v, cut, k, cut->lo + k, 0);
+	pthread_barrier_wait(&shared.all);
+	for (int h = 0; h < 4; h++) {
+		const int64_t k = h < 2 ? h - LBT_HALO : v->ext[a] + h - LBT_HALO, n = cut->gext;
+		const int64_t g = cut->lo + k;
+		if ((g >= 0 && g < n) || cut->torus)
+			layer_copy(v, cut, k, ((g % n) + n) % n, 1);
+	}
+	pthread_barrier_wait(&shared.all);
+}
+
+typedef struct {
+	lbt_state st;
+	lbt_cut cut;
+	int64_t lo, len, first; /* layers lo .. lo + len - 1 of the cut axis; the global index of its first PE */
+} slab;
+
+/* A slab of `whole` (open in one) made by hand: its own state of the slab's
+ * shape, with a cut saying where it lies (one rank of one: the reductions
+ * are the values themselves) and the whole shape, the method opened on it
+ * again as a cut run's is. */
+static void slab_open(slab *sl, const lbt_state *one, const lbt_setup *cfg, int axis, int64_t lo, int64_t len,
+                      void (*fill)(const lbt_view *, const lbt_cut *))
+{
+	const lbt_shape *sh = &one->grid.shape;
+	char shape[64] = "";
+	for (int d = 0; d < sh->dims; d++)
+		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", d ? "x" : "",
+		         (long long)(d == axis ? len : sh->ext[d]));
+	lbt_setup ss = *cfg;
+	ss.shape = shape;
+	ss.init = "const:0";
+	ss.cut = 0;
+	lbt_err e;
+	cr_assert_eq(lbt_state_open(&sl->st, &ss, &e), LBT_OK, "%s", e.msg);
+	lbt_method_close(&sl->st);
+	const int last = sh->dims - 1;
+	const int64_t layer = lbt_shape_pes(sh) / sh->ext[axis];
+	sl->cut = (lbt_cut){.axis = axis, .gext = sh->ext[axis], .torus = sh->bnd[axis] == LBT_TORUS, .lo = lo, .rank = 0,
+	                    .ranks = 1, .fill = fill ? fill : lbt_comm_fill, .by_pe = axis == last};
+	cr_assert_eq(lbt_cut_rows(&sl->cut, axis == last ? len : lbt_shape_pes(&sl->st.grid.shape) / sh->ext[last], layer, &e),
+	             LBT_OK);
+	sl->st.grid.cut = &sl->cut;
+	sl->st.grid.whole = *sh;
+	sl->lo = lo;
+	sl->len = len;
+	sl->first = lo * layer;
+	cr_assert_eq(lbt_method_open(&sl->st, &e), LBT_OK, "%s on a slab: %s", cfg->method, e.msg);
+}
+
+static void slab_close(slab *sl)
+{
+	lbt_method_close(&sl->st);
+	sl->st.grid.cut = NULL; /* the hand-made cut is not the grid's to free */
+	sl->st.grid.whole = sl->st.grid.shape;
+	lbt_cut_close(&sl->cut);
+	lbt_state_close(&sl->st);
+}
+
+/* The layers of each hand-made slab: the first axis with links cut in 2 or 3. */
+static int cut_layers(const lbt_shape *sh, int *axis, int64_t *layers)
+{
+	*axis = 0;
+	while (*axis < sh->dims - 1 && sh->ext[*axis] < 2)
+		(*axis)++;
+	const int64_t n = sh->ext[*axis];
+	if (n < 4)
+		return 0; /* a slab keeps two layers, as the halo is two deep */
+	const int ns = n >= 6 ? 3 : 2;
+	for (int k = 0; k < ns; k++)
+		layers[k] = n / ns + (k < n % ns);
+	return ns;
+}
+
+static void *slab_step(void *p)
+{
+	lbt_state *st = p;
+	lbt_counts c;
+	memset(&c, 0, sizeof c);
+	st->method->step(st, &c);
+	st->step++;
+	return NULL;
+}
+
+Test(contract, cut_on_slabs_made_by_hand_equals_one_process)
+{
+	static const struct {
+		const char *shape, *bnd;
+	} cuts[] = {{"7x5", "torus"}, {"10", "mesh"}, {"6x3x4", "mesh,torus,torus"}, {"1x9x4", "torus"}, {"4x2x3x2", "torus"}};
+	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+		if (!((*m)->flags & LBT_M_CUT))
+			continue;
+		for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+			lbt_setup cfg = {.shape = cuts[k].shape, .boundary = cuts[k].bnd, .method = (*m)->name,
+			                 .init = "uniform:0:9", .isa = "scalar", .seed = 4, .threads = 1};
+			lbt_state one;
+			lbt_err e;
+			cr_assert_eq(lbt_state_open(&one, &cfg, &e), LBT_OK, "%s", e.msg);
+			int axis;
+			int64_t layers[3];
+			const int ns = cut_layers(&one.grid.shape, &axis, layers);
+			cr_assert(ns >= 2, "%s: no slabs", cuts[k].shape);
+			const int64_t layer = lbt_shape_pes(&one.grid.shape) / one.grid.shape.ext[axis];
+			slab sl[3];
+			for (int i = 0, lo = 0; i < ns; lo += (int)layers[i], i++)
+				slab_open(&sl[i], &one, &cfg, axis, lo, layers[i], slabs_fill);
+			const lbt_field *f = lbt_grid_field(&one.grid, field_of(*m));
+			const size_t cell = lbt_type_size(f->type);
+			const int64_t P = lbt_shape_pes(&one.grid.shape);
+			int32_t *load = malloc((size_t)P * sizeof *load);
+			double *real = malloc((size_t)P * sizeof *real);
+			char *want = malloc((size_t)P * cell), *got = malloc((size_t)P * cell);
+			shared.load = malloc((size_t)P * sizeof *shared.load);
+			shared.real = malloc((size_t)P * sizeof *shared.real);
+			shared.whole = one.grid.shape;
+			cr_assert_eq(pthread_barrier_init(&shared.all, NULL, (unsigned)ns), 0);
+			for (int t = 0; t < 6; t++) {
+				lbt_grid_export(&one.grid, load);
+				if (one.grid.real)
+					lbt_field_export(&one.grid, lbt_grid_field(&one.grid, "real"), real);
+				for (int i = 0; i < ns; i++) {
+					lbt_grid_import(&sl[i].st.grid, load + sl[i].first);
+					if (one.grid.real)
+						lbt_field_import(&sl[i].st.grid, lbt_grid_field(&sl[i].st.grid, "real"), real + sl[i].first);
+					sl[i].st.step = one.step;
+					sl[i].st.seed = one.seed;
+				}
+				step(&one);
+				lbt_field_export(&one.grid, f, want);
+				pthread_t th[3];
+				for (int i = 0; i < ns; i++)
+					cr_assert_eq(pthread_create(&th[i], NULL, slab_step, &sl[i].st), 0);
+				for (int i = 0; i < ns; i++)
+					pthread_join(th[i], NULL);
+				for (int i = 0; i < ns; i++)
+					lbt_field_export(&sl[i].st.grid, lbt_grid_field(&sl[i].st.grid, f->name),
+					                 got + (size_t)sl[i].first * cell);
+				for (int i = 0; i < ns; i++)
+					cr_assert(!memcmp(got + (size_t)sl[i].first * cell, want + (size_t)sl[i].first * cell,
+					                  (size_t)(sl[i].len * layer) * cell),
+					          "%s declares LBT_M_CUT, but on %s %s cut into %d slabs by hand, step %d of slab %d "
+					          "(layers %lld..%lld) differs from one process", (*m)->name, cuts[k].shape, cuts[k].bnd,
+					          ns, t + 1, i, (long long)sl[i].lo, (long long)(sl[i].lo + sl[i].len - 1));
+			}
+			pthread_barrier_destroy(&shared.all);
+			for (int i = 0; i < ns; i++)
+				slab_close(&sl[i]);
+			free(shared.load);
+			free(shared.real);
+			free(load);
+			free(real);
+			free(want);
+			free(got);
+			lbt_state_close(&one);
+		}
+	}
+}
+
+/* ---- a workload's counters over ranks ---- */
+
+/* Every workload's phase, on slabs made by hand, with the slabs' counters
+ * summed as the reduction over ranks sums every rank's (each slab is one
+ * rank of one, so its own reductions are the identity): one process's
+ * loads and counters, bit for bit. A counter that every rank adds for the
+ * whole torus counts once per slab and shows. */
+Test(contract, workload_counters_summed_over_slabs_equal_one_process)
+{
+	enum { STEPS = 6 };
+	static const char *const wholes[] = {"7x5", "10", "1x9x4"};
+	for (const lbt_workload *const *w = lbt_workloads(); *w; w++) {
+		if (!(*w)->phase && !(*w)->open_spec)
+			continue; /* generates and completes nothing */
+		for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+			if (!((*m)->flags & LBT_M_CUT) || !fits(*w, *m))
+				continue;
+			for (size_t h = 0; h < sizeof wholes / sizeof *wholes; h++) {
+				lbt_setup cfg = {.shape = wholes[h], .method = (*m)->name, .init = init_for(*w), .isa = "scalar",
+				                 .seed = 3, .threads = 2};
+				lbt_state one;
+				lbt_err e;
+				cr_assert_eq(lbt_state_open(&one, &cfg, &e), LBT_OK, "%s", e.msg);
+				static lbt_workload wl;
+				cr_assert_eq(lbt_workload_parse(&wl, (*w)->example, (*m)->load, &e), LBT_OK, "%s", e.msg);
+				const lbt_field *f = lbt_grid_field(&one.grid, field_of(*m));
+				const size_t cell = lbt_type_size(f->type);
+				const int64_t P = lbt_shape_pes(&one.grid.shape);
+				char *init = malloc((size_t)P * cell), *want = malloc((size_t)P * cell), *got = malloc((size_t)P * cell);
+				lbt_field_export(&one.grid, f, init);
+				void *ws;
+				lbt_work_counts cw[STEPS] = {{0}};
+				cr_assert_eq(wl.open_spec(&ws, &wl, &one, &e), LBT_OK, "%s", e.msg);
+				for (int t = 0; t < STEPS; t++)
+					cr_assert_eq(wl.phase(ws, &one, t, 9, &cw[t], &e), LBT_OK, "%s", e.msg);
+				wl.close(ws);
+				lbt_field_export(&one.grid, f, want);
+
+				int axis;
+				int64_t layers[3];
+				const int ns = cut_layers(&one.grid.shape, &axis, layers);
+				slab sl[3];
+				void *sws[3];
+				for (int i = 0, lo = 0; i < ns; lo += (int)layers[i], i++) {
+					slab_open(&sl[i], &one, &cfg, axis, lo, layers[i], NULL);
+					lbt_field_import(&sl[i].st.grid, lbt_grid_field(&sl[i].st.grid, f->name),
+					                 init + (size_t)sl[i].first * cell);
+					cr_assert_eq(wl.open_spec(&sws[i], &wl, &sl[i].st, &e), LBT_OK, "%s", e.msg);
+				}
+				for (int t = 0; t < STEPS; t++) {
+					lbt_work_counts c = {0};
+					for (int i = 0; i < ns; i++)
+						cr_assert_eq(wl.phase(sws[i], &sl[i].st, t, 9, &c, &e), LBT_OK, "%s", e.msg);
+					cr_assert(c.generated == cw[t].generated && c.completed == cw[t].completed &&
+					          c.idle_capacity == cw[t].idle_capacity,
+					          "%s on %s cut into %d slabs, step %d: generated %.17g / %.17g, completed %.17g / %.17g, "
+					          "idle %.17g / %.17g (the slabs' sum / one process: a counter added on every rank?)",
+					          (*w)->example, wholes[h], ns, t, c.generated, cw[t].generated, c.completed,
+					          cw[t].completed, c.idle_capacity, cw[t].idle_capacity);
+				}
+				for (int i = 0; i < ns; i++) {
+					lbt_field_export(&sl[i].st.grid, lbt_grid_field(&sl[i].st.grid, f->name),
+					                 got + (size_t)sl[i].first * cell);
+					wl.close(sws[i]);
+					slab_close(&sl[i]);
+				}
+				cr_assert(!memcmp(got, want, (size_t)P * cell), "%s on %s: the slabs' loads differ from one process's",
+				          (*w)->example, wholes[h]);
+				free(init);
+				free(want);
+				free(got);
+				lbt_state_close(&one);
+			}
+		}
+	}
+}
+
+/* ---- ISAs and threads ---- */
+
+Test(contract, every_isa_and_thread_count_gives_the_reference_bits)
+{
+	for (const lbt_method *const *m = lbt_methods(); *m; m++)
+		for (const lbt_workload *const *w = lbt_workloads(); *w; w++) {
+			if (!fits(*w, *m))
+				continue;
+			for (int k = 0; k < NSHAPES; k += 2) {
+				spec s = {.shape = shapes[k].shape, .bnd = shapes[k].bnd, .init = init_for(*w), .m = *m,
+				          .wl = (*w)->example, .seed = 6, .threads = 1, .steps = 10};
+				result ref;
+				run(&s, &ref);
+				for (const char *const *isa = lbt_isa_compiled(); *isa; isa++) {
+					if (!lbt_isa_supported(*isa))
+						continue;
+					for (int t = 1; t <= 2; t++) {
+						s.isa = *isa;
+						s.threads = t;
+						result o;
+						run(&s, &o);
+						cr_assert(same(&ref, &o), "%s with %s on %s %s: ISA %s with %d thread%s differs from the scalar "
+						          "reference", (*m)->name, (*w)->example, s.shape, s.bnd, *isa, t, t > 1 ? "s" : "");
+						free(o.dense);
+					}
+				}
+				free(ref.dense);
+			}
+		}
+}
+
+/* ---- kernels ---- */
+
+Test(contract, declared_kernels_exist_on_every_isa)
+{
+	for (const char *const *isa = lbt_isa_compiled(); *isa; isa++) {
+		if (!lbt_isa_supported(*isa))
+			continue;
+		lbt_kernels k;
+		lbt_err e;
+		cr_assert_eq(lbt_kernels_select(&k, *isa, &e), LBT_OK, "%s", e.msg);
+		const int miss = lbt_kernels_missing(&k, ~0u >> (32 - LBT_NSLOTS));
+		cr_assert_eq(miss, -1, "ISA %s: the dispatch slot %s has no function, not even a reference (kernels/dispatch.c)",
+		             *isa, lbt_kernel_slot_name(miss));
+		for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+			cr_assert_eq((*m)->kernels >> LBT_NSLOTS, 0u, "%s declares slots beyond LBT_KERNEL_SLOTS", (*m)->name);
+			lbt_setup set = {.shape = "6x5", .method = (*m)->name, .isa = *isa, .seed = 1, .threads = 1};
+			lbt_state st;
+			cr_assert_eq(lbt_state_open(&st, &set, &e), LBT_OK, "%s on ISA %s: %s", (*m)->name, *isa, e.msg);
+			lbt_state_close(&st);
+		}
+	}
+}
+
+/* Every slot the method does not declare emptied: its steps (in a child,
+ * so that a call of an empty slot is reported by name) must not call one. */
+Test(contract, methods_call_only_the_kernels_they_declare)
+{
+	for (const lbt_method *const *m = lbt_methods(); *m; m++)
+		for (int k = 0; k < NSHAPES; k++) {
+			fflush(NULL);
+			pid_t pid = fork();
+			cr_assert(pid >= 0);
+			if (pid == 0) {
+				lbt_setup set = {.shape = shapes[k].shape, .boundary = shapes[k].bnd, .method = (*m)->name,
+				                 .init = "worst:4", .isa = "scalar", .seed = 1, .threads = 1};
+				lbt_state st;
+				lbt_err e;
+				if (lbt_state_open(&st, &set, &e))
+					_exit(3);
+#define EMPTY(id, field) \
+	if (!((*m)->kernels & LBT_K(id))) \
+		st.table.field = NULL;
+				LBT_KERNEL_SLOTS(EMPTY)
+#undef EMPTY
+				for (int t = 0; t < 4; t++)
+					step(&st);
+				if (st.method->steps) {
+					lbt_counts c[4];
+					st.method->steps(&st, 4, INT32_MAX, NULL, c);
+				}
+				lbt_state_close(&st);
+				_exit(0);
+			}
+			int status;
+			cr_assert_eq(waitpid(pid, &status, 0), pid);
+			cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			          "%s on %s %s: %s with only its declared kernel slots (.kernels) filled", (*m)->name,
+			          shapes[k].shape, shapes[k].bnd, WIFSIGNALED(status) ? "killed by a signal (a NULL call?)" : "failed");
+		}
+}
+
+/* ---- parameters ---- */
+
+/* A value outside p's schema: refused by the set-up, the message naming p. */
+static void refused(const lbt_method *m, const lbt_param *p, const char *value)
+{
+	lbt_setup set = {.shape = "7x5", .method = m->name, .seed = 1, .threads = 1};
+	set.params[0] = (lbt_param_arg){p->name, value};
+	lbt_err e;
+	cr_assert_eq(lbt_setup_check(&set, &e), LBT_EINVAL, "%s: --%s %s is outside the schema but accepted", m->name,
+	             p->name, value);
+	char dashed[64];
+	snprintf(dashed, sizeof dashed, "%s", p->name);
+	for (char *c = dashed; *c; c++)
+		*c = *c == '_' ? '-' : *c;
+	cr_assert(strstr(e.msg, dashed) || (p->short_name && strstr(e.msg, p->short_name)),
+	          "%s: --%s %s: the message does not name the parameter: %s", m->name, p->name, value, e.msg);
+}
+
+Test(contract, parameters_outside_their_schema_are_refused)
+{
+	for (const lbt_method *const *m = lbt_methods(); *m; m++)
+		for (int i = 0; i < (*m)->nparams; i++) {
+			const lbt_param *p = &(*m)->params[i];
+			char v[48];
+			if (p->lo_open)
+				number(p, p->lo, v, sizeof v);
+			else
+				number(p, p->lo - 1, v, sizeof v);
+			refused(*m, p, v);
+			if (isfinite(p->hi)) {
+				number(p, p->hi + 1, v, sizeof v);
+				refused(*m, p, v);
+			}
+			if (p->type == LBT_PARAM_INT)
+				refused(*m, p, "1.5");
+			refused(*m, p, "nonsense");
+			for (const char *w = p->words; w && *w; w += strcspn(w, ","), w += *w == ',') {
+				const int l = (int)strcspn(w, ",");
+				if (w[l - 1] != ':')
+					continue;
+				char below[64]; /* "local:" and a number below the range */
+				number(p, p->lo_open ? p->lo : p->lo - 1, v, sizeof v);
+				snprintf(below, sizeof below, "%.*s%s", l, w, v);
+				refused(*m, p, below);
+			}
+		}
+}
+
+Test(contract, the_schema_defaults_run_and_equal_giving_them)
+{
+	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
+		for (int i = 0; i < (*m)->nparams; i++) {
+			const lbt_param *p = &(*m)->params[i];
+			lbt_param_value v;
+			char why[160];
+			cr_assert_eq(lbt_param_parse(p, p->def, &v, why, sizeof why), LBT_OK, "%s: the default %s=%s: %s",
+			             (*m)->name, p->name, p->def, why);
+		}
+		for (int k = 0; k < NSHAPES; k++) {
+			spec s = {.shape = shapes[k].shape, .bnd = shapes[k].bnd, .init = "uniform:0:9", .m = *m, .seed = 2,
+			          .steps = 6};
+			result a, b;
+			run(&s, &a);
+			lbt_setup set;
+			setup_of(&s, &set);
+			for (int i = 0; i < (*m)->nparams; i++)
+				set.params[i] = (lbt_param_arg){(*m)->params[i].name, (*m)->params[i].def};
+			lbt_state st;
+			lbt_err e;
+			cr_assert_eq(lbt_state_open(&st, &set, &e), LBT_OK, "%s with its defaults given: %s", (*m)->name, e.msg);
+			lbt_state_close(&st);
+			for (int i = 0; i < (*m)->nparams; i++) {
+				setting given = {.name = {(*m)->params[i].name}};
+				snprintf(given.value[0], sizeof given.value[0], "%s", (*m)->params[i].def);
+				s.set = &given;
+				cr_assert_eq(run(&s, &b), LBT_OK);
+				cr_assert(same(&a, &b), "%s on %s: giving %s=%s differs from leaving it out", (*m)->name, s.shape,
+				          given.name[0], given.value[0]);
+				free(b.dense);
+			}
+			free(a.dense);
+		}
+	}
+}
