@@ -257,6 +257,272 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
 	return LBT_OK;
 }
 
+/* One run of lbt_run: its options, what it keeps between steps, and the
+ * observers' state (--verify's reference, the cycle detector, the batch
+ * means of sqdev). */
+enum { BATCH = 64 };
+typedef struct {
+	lbt_state *st;
+	const lbt_run_opts *o;
+	lbt_summary *out;
+	lbt_err *e;
+	const lbt_workload *wl;
+	void *wws;
+	int D, real, full, closed, watch, batch, cap;
+	int64_t P, N;
+	lbt_step_record r;
+	int64_t total, expect; /* integer loads: the exact total, and what it must be after this step */
+	double rexpect;        /* real-valued loads: the same to within rounding */
+	double stddev0;
+	int64_t shifts, moved_total; /* integer methods' counters, exact */
+	lbt_counts pend[BATCH];      /* steps done by the last call of steps() ... */
+	int npend, ipend;            /* ... how many, and taken from it so far */
+	batches bm;
+	lbt_cycle cyc;
+	lbt_state ref;
+	lbt_kernels scalar;
+	int ref_open;
+} run_loop;
+
+/* Open: the workload (it may place the first tasks, a tree's roots), step
+ * 0's record and its checks, then the observers: --verify's reference and
+ * the cycle detector. On failure everything opened is closed again. */
+static int loop_open(run_loop *l)
+{
+	lbt_state *st = l->st;
+	const lbt_run_opts *o = l->o;
+	lbt_summary *out = l->out;
+	int status = open_workload(l->wl, st, &l->wws, l->e);
+	if (status)
+		return status;
+	l->r.real = l->real;
+	measure(st, &l->r, 0, &l->total);
+	if ((status = lbt_total_check(st->method, &st->grid.whole, l->total, l->e)) ||
+	    (status = note_speed(st, out, 0, l->e)) ||
+	    (o->verify && (status = open_reference(&l->ref, st, &l->scalar, l->e))))
+		goto fail;
+	l->ref_open = o->verify;
+	l->bm = (batches){.len = 1};
+	if (l->wl)
+		l->r.sqdev = l->r.stddev * l->r.stddev * (double)l->P;
+	l->watch = l->closed && o->detect_cycles && o->until.kind != LBT_UNTIL_STEPS;
+	if (l->watch && (status = lbt_cycle_open(&l->cyc, st, l->r.max, l->r.min, l->e)))
+		goto fail;
+	l->stddev0 = l->r.stddev;
+	l->r.rel = l->stddev0 > 0 ? 1 : 0;
+	out->total = l->r.total;
+	out->initial_max = l->r.max;
+	out->initial_min = l->r.min;
+	out->initial_stddev = l->stddev0;
+	l->expect = l->total;
+	l->rexpect = l->r.total;
+	return LBT_OK;
+fail:
+	l->watch = 0;
+	if (l->ref_open) {
+		lbt_method_close(&l->ref);
+		lbt_grid_free(&l->ref.grid);
+		l->ref_open = 0;
+	}
+	if (l->wl && l->wl->close)
+		l->wl->close(l->wws);
+	return status;
+}
+
+/* Before a step: the criteria on the state the record describes, and
+ * whether the run ends here (1). */
+static int loop_ends(run_loop *l)
+{
+	const lbt_run_opts *o = l->o;
+	lbt_summary *out = l->out;
+	const lbt_step_record *r = &l->r;
+	note_criteria(out, r, l->D);
+	if (o->until.kind == LBT_UNTIL_REL && r->rel <= o->until.rel && out->rel_step < 0)
+		out->rel_step = r->step;
+	if (until_holds(&o->until, out, r, l->D)) {
+		out->reached = 1;
+		out->stop = LBT_STOP_UNTIL;
+		return 1;
+	}
+	if (r->step >= o->max_steps || (l->N > 0 && r->step >= l->N))
+		return 1;
+	int interrupted = l->ipend == l->npend && o->interrupt && *o->interrupt; /* the grid is at this step */
+	if (l->st->grid.cut && o->interrupt) /* every rank stops at the same step */
+		interrupted = !lbt_comm_min_int(!interrupted);
+	if (interrupted)
+		out->stop = LBT_STOP_INTERRUPTED;
+	return interrupted;
+}
+
+/* The workload's phase: generation and completion, and what the method's
+ * step receives (Cybenko's w(t)) for the batch means. */
+static int workload_phase(run_loop *l)
+{
+	lbt_state *st = l->st;
+	lbt_summary *out = l->out;
+	lbt_work_counts w = {0};
+	int status;
+	if (l->wl && (status = l->wl->phase(l->wws, st, st->step, st->seed, &w, l->e)))
+		return status;
+	out->generated += w.generated;
+	out->completed += w.completed;
+	out->idle_capacity += w.idle_capacity;
+	l->expect += (int64_t)w.generated - (int64_t)w.completed;
+	l->rexpect += w.generated - w.completed;
+	if (l->wl) {
+		l->r.generated = w.generated;
+		l->r.completed = w.completed;
+		l->r.idle_capacity = w.idle_capacity;
+		l->r.sqdev = w.sq_known ? sqdev_known(&w, l->expect, l->P) : sqdev(st);
+		if (l->r.step + 1 > l->o->warmup)
+			batch_add(&l->bm, l->r.sqdev);
+		if (l->ref_open)
+			lbt_grid_copy(&l->ref.grid, &st->grid); /* the reference steps from the same input */
+	}
+	return LBT_OK;
+}
+
+/* The method's step: one, or the next of several a call (batch: only where
+ * no one reads the grid between them; a call ends where the run may end,
+ * and where the cycle detector reads the grid). */
+static int method_step(run_loop *l, lbt_counts *k)
+{
+	lbt_state *st = l->st;
+	const lbt_run_opts *o = l->o;
+	lbt_summary *out = l->out;
+	const lbt_until_kind uk = o->until.kind;
+	*k = (lbt_counts){0};
+	if (l->ipend < l->npend)
+		*k = l->pend[l->ipend++];
+	else if (l->batch) {
+		int64_t left = (uk == LBT_UNTIL_STEPS && o->until.steps < o->max_steps ? o->until.steps : o->max_steps) -
+		               l->r.step;
+		lbt_steps_stop stop = {.ldiff = uk == LBT_UNTIL_BALANCED ? l->D : uk == LBT_UNTIL_FLAT ? 1 : -1,
+		                       .shared = uk == LBT_UNTIL_SHARED, .max = 0, .min = 1};
+		if (l->watch) { /* the detector takes a checkpoint at step chk_step + power and samples
+		                   the grid after a step with the checkpoint's extremes */
+			const int64_t due = l->cyc.chk_step + l->cyc.power - l->r.step;
+			left = due < left ? due : left;
+			stop.max = (int32_t)l->cyc.max;
+			stop.min = (int32_t)l->cyc.min;
+		}
+		l->npend = st->method->steps(st, left < l->cap ? (int)left : l->cap, (int32_t)l->r.max, &stop, l->pend);
+		l->ipend = 1;
+		*k = l->pend[0];
+	} else
+		st->method->step(st, k);
+	if (st->grid.cut)
+		lbt_cut_counts(st->grid.cut, k, l->real);
+	if (k->nomem)
+		return lbt_errf(l->e, LBT_ENOMEM, "%s: no memory for a step's scratch (ISA %s)", st->method->name,
+		                st->kern->isa);
+	st->step++;
+	out->app_time += k->app_time;
+	out->lb_time += k->lb_time;
+	out->links_exchanged += k->links_exchanged;
+	out->shaken += k->shaken;
+	return LBT_OK;
+}
+
+/* The reductions into the record (from the kernel when it measured them,
+ * else from the grid), and the invariant: total after = total before +
+ * generated - completed. */
+static int reduce(run_loop *l, const lbt_counts *k)
+{
+	lbt_state *st = l->st;
+	lbt_step_record *r = &l->r;
+	r->step++;
+	l->shifts += k->shifts;
+	l->moved_total += k->moved;
+	r->shifts = l->real ? r->shifts + k->real_shifts : (double)l->shifts;
+	r->moved = l->real ? k->real_moved : (double)k->moved;
+	r->moved_total = l->real ? r->moved_total + k->real_moved : (double)l->moved_total;
+	r->link_max = k->link_max;
+	if (k->has_stats && !l->full) {
+		r->max = k->max;
+		r->min = k->min;
+		r->total = (double)k->total;
+		l->total = k->total;
+	} else
+		measure(st, r, l->stddev0, &l->total);
+	if (!l->real && l->total != l->expect)
+		return lbt_errf(l->e, LBT_EINTERNAL, "%s lost load at step %lld: total %lld became %lld (ISA %s)",
+		                st->method->name, (long long)r->step, (long long)l->expect, (long long)l->total,
+		                st->kern->isa);
+	if (l->real && !(fabs(r->total - l->rexpect) <= LBT_REAL_TOTAL_TOL * fmax(1, fabs(l->out->total))))
+		return lbt_errf(l->e, LBT_EINTERNAL, "%s lost load at step %lld: total %.17g became %.17g (ISA %s)",
+		                st->method->name, (long long)r->step, l->rexpect, r->total, st->kern->isa);
+	return LBT_OK;
+}
+
+/* After a step: the workload settles, then the observers in order — the
+ * speeds' balance, --verify, the caller's on_step — and the stops the state
+ * decides (the method's own detection, a fixed point, a cycle). Returns the
+ * status; *stop: the run ends here. */
+static int observe(run_loop *l, const lbt_counts *k, int *stop)
+{
+	lbt_state *st = l->st;
+	const lbt_run_opts *o = l->o;
+	lbt_summary *out = l->out;
+	int status;
+	if (l->wl && l->wl->settle && (status = l->wl->settle(l->wws, st, l->e)))
+		return status;
+	if ((status = note_speed(st, out, l->r.step, l->e)))
+		return status;
+	if (l->ref_open && (status = verify_step(&l->ref, st, k, l->r.step, l->e)))
+		return status;
+	out->site_updates += l->P * l->D;
+	if (o->on_step)
+		o->on_step(o->ctx, &l->r);
+	*stop = 1;
+	if (k->detected) {
+		out->stop = LBT_STOP_DETECTED; /* the method's own termination (Jeannot and Vernier 2006, §3.3) */
+		out->detected_step = l->r.step;
+	} else if (l->closed && k->moved == 0 && k->real_moved == 0 && o->until.kind != LBT_UNTIL_STEPS)
+		out->stop = LBT_STOP_STALLED; /* the next step would see the same state and do the same: nothing */
+	else if (l->watch && (out->period = lbt_cycle_check(&l->cyc, st, l->r.step, l->r.max, l->r.min)))
+		out->stop = LBT_STOP_CYCLE; /* this state was judged already, period steps ago */
+	else
+		*stop = 0;
+	return LBT_OK;
+}
+
+/* Close: the summary's final fields, the application's time after the
+ * balancing stopped, and every observer and the workload closed. */
+static void loop_close(run_loop *l, int status)
+{
+	lbt_state *st = l->st;
+	lbt_summary *out = l->out;
+	lbt_step_record *r = &l->r;
+	out->steps = r->step;
+	out->shifts = r->shifts;
+	out->moved = r->moved_total;
+	out->final_max = r->max;
+	out->final_min = r->min;
+	if (!status && !l->full) /* the steps took the kernel's extremes and total: the spread once, at the end */
+		measure(st, r, l->stddev0, &l->total);
+	out->final_stddev = status ? -1 : r->stddev;
+	out->final_rel = status ? -1 : r->rel;
+	if (l->wl) {
+		batch_done(&l->bm, out);
+		if (l->wl->levels)
+			out->tree_levels = l->wl->levels(l->wws);
+	}
+	if (!status && l->N > 0) { /* the iterations after balancing stopped run on the final loads */
+		out->app_time += (double)(l->N - r->step) * lbt_app_iteration(st, NULL, NULL);
+		out->seq_time = lbt_app_sequential(st, l->N);
+		out->speedup = out->seq_time / out->app_time;
+	}
+	if (l->watch)
+		lbt_cycle_close(&l->cyc);
+	if (l->ref_open) {
+		lbt_method_close(&l->ref);
+		lbt_grid_free(&l->ref.grid);
+	}
+	if (l->wl && l->wl->close)
+		l->wl->close(l->wws);
+}
+
 int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 {
 	memset(out, 0, sizeof *out);
@@ -264,234 +530,55 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 		return lbt_errf(e, LBT_EINVAL, "run options not made by lbt_run_opts_default()");
 	if (o->max_steps < 0 || (o->until.kind == LBT_UNTIL_STEPS && o->until.steps < 0))
 		return lbt_errf(e, LBT_EINVAL, "a run needs max_steps >= 0 and steps:N with N >= 0");
-	const lbt_workload *wl = o->workload && o->workload->phase ? o->workload : NULL;
 	if (st->grid.cut && o->verify)
 		return lbt_errf(e, LBT_EINVAL, "--verify runs on one process only, not on a torus cut between ranks");
 	if (o->bare)
 		return run_bare(st, o, out, e);
-	const lbt_shape *s = &st->grid.whole;
-	const int D = lbt_shape_active_dims(s);
-	const int64_t P = lbt_shape_pes(s);
-	const int real = st->method->load == LBT_LOAD_REAL;
-	const int want_rel = o->until.kind == LBT_UNTIL_REL;
-	const int full = o->full_stats || want_rel || real;
-	/* The state alone decides the future: a step that moves nothing, or a recurring state, ends the run. */
-	const int closed = !wl && (st->method->flags & LBT_M_DETERMINISTIC);
-	const int64_t N = o->app_iterations;
-	if (N < 0 || (N > 0 && !(st->method->flags & LBT_M_SPEEDS)))
+	if (o->app_iterations < 0 || (o->app_iterations > 0 && !(st->method->flags & LBT_M_SPEEDS)))
 		return lbt_errf(e, LBT_EINVAL, "an application (iterations:%lld) needs iterations >= 0 and a method that "
-		                "models its exchanges (fos-speed, fos-speed-int), not %s", (long long)N, st->method->name);
+		                "models its exchanges (fos-speed, fos-speed-int), not %s", (long long)o->app_iterations,
+		                st->method->name);
+	run_loop *l = calloc(1, sizeof *l);
+	if (!l)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for a run");
+	*l = (run_loop){.st = st, .o = o, .out = out, .e = e, .N = o->app_iterations};
+	l->wl = o->workload && o->workload->phase ? o->workload : NULL;
+	l->D = lbt_shape_active_dims(&st->grid.whole);
+	l->P = lbt_shape_pes(&st->grid.whole);
+	l->real = st->method->load == LBT_LOAD_REAL;
+	l->full = o->full_stats || o->until.kind == LBT_UNTIL_REL || l->real;
+	/* The state alone decides the future: a step that moves nothing, or a recurring state, ends the run. */
+	l->closed = !l->wl && (st->method->flags & LBT_M_DETERMINISTIC);
+	const lbt_until_kind uk = o->until.kind;
+	l->batch = o->batch && st->method->steps && !l->wl && !o->verify && !l->full && l->N == 0 && !st->grid.cut &&
+	           (uk == LBT_UNTIL_STEPS || uk == LBT_UNTIL_SHARED || uk == LBT_UNTIL_BALANCED || uk == LBT_UNTIL_FLAT);
+	/* at most 64 steps and about 2^28 site updates a call: an interrupt waits for the call */
+	const int64_t per_call = ((int64_t)1 << 28) / (l->P * (l->D > 0 ? l->D : 1));
+	l->cap = per_call < 2 ? 2 : per_call < BATCH ? (int)per_call : BATCH;
 	out->shared_step = out->balanced_step = out->flat_step = out->rel_step = -1;
 	out->speed_balanced_step = out->detected_step = -1;
 	out->shared_shifts = out->balanced_shifts = out->flat_shifts = -1;
-	out->real = real;
+	out->real = l->real;
 	out->tree_levels = -1;
 
-	/* the workload first: it may place the first tasks (a tree's roots) */
-	void *wws = NULL;
-	int status = open_workload(wl, st, &wws, e);
-	if (status)
+	int status = loop_open(l);
+	if (status) {
+		free(l);
 		return status;
-	lbt_step_record r = {0};
-	r.real = real;
-	int64_t total;  /* integer loads: the exact total */
-	measure(st, &r, 0, &total);
-	lbt_state ref;
-	lbt_kernels scalar;
-	if ((status = lbt_total_check(st->method, &st->grid.whole, total, e)) || (status = note_speed(st, out, 0, e)) ||
-	    (o->verify && (status = open_reference(&ref, st, &scalar, e))))
-		goto done_wl;
-	batches bm = {.len = 1};
-	if (wl)
-		r.sqdev = r.stddev * r.stddev * (double)P;
-	lbt_cycle cyc;
-	const int watch = closed && o->detect_cycles && o->until.kind != LBT_UNTIL_STEPS;
-	if (watch && (status = lbt_cycle_open(&cyc, st, r.max, r.min, e)))
-		goto done_ref;
-
-	const double stddev0 = r.stddev;
-	r.rel = stddev0 > 0 ? 1 : 0;
-	out->total = r.total;
-	out->initial_max = r.max;
-	out->initial_min = r.min;
-	out->initial_stddev = stddev0;
-	int64_t expect = total; /* what the total must be after this step: integer loads exactly, */
-	double rexpect = r.total; /* real-valued ones to within rounding */
+	}
 	if (o->on_step)
-		o->on_step(o->ctx, &r);
-
-	/* Steps several a call (o->batch): only where no one reads the grid between them; a
-	 * call ends where the run may end (until) and where the cycle detector reads the grid */
-	const lbt_until_kind uk = o->until.kind;
-	const int batch = o->batch && st->method->steps && !wl && !o->verify && !full && N == 0 && !st->grid.cut &&
-	                  (uk == LBT_UNTIL_STEPS || uk == LBT_UNTIL_SHARED || uk == LBT_UNTIL_BALANCED ||
-	                   uk == LBT_UNTIL_FLAT);
-	/* at most 64 steps and about 2^28 site updates a call: an interrupt waits for the call */
-	enum { BATCH = 64 };
-	const int64_t per_call = ((int64_t)1 << 28) / (P * (D > 0 ? D : 1));
-	const int cap = per_call < 2 ? 2 : per_call < BATCH ? (int)per_call : BATCH;
-	lbt_counts pend[BATCH];
-	int npend = 0, ipend = 0; /* steps done by the last call, and taken from it so far */
-
-	int64_t shifts = 0, moved_total = 0; /* integer methods' counters, exact */
-	double t0 = lbt_seconds();
+		o->on_step(o->ctx, &l->r);
+	const double t0 = lbt_seconds();
 	out->stop = LBT_STOP_MAX_STEPS;
-	for (;;) {
-		/* criteria */
-		note_criteria(out, &r, D);
-		if (want_rel && r.rel <= o->until.rel && out->rel_step < 0)
-			out->rel_step = r.step;
-		if (until_holds(&o->until, out, &r, D)) {
-			out->reached = 1;
-			out->stop = LBT_STOP_UNTIL;
+	int stop = 0;
+	while (!stop && !loop_ends(l)) {
+		lbt_counts k;
+		if ((status = workload_phase(l)) || (status = method_step(l, &k)) || (status = reduce(l, &k)) ||
+		    (status = observe(l, &k, &stop)))
 			break;
-		}
-		if (r.step >= o->max_steps || (N > 0 && r.step >= N))
-			break;
-		int interrupted = ipend == npend && o->interrupt && *o->interrupt; /* the grid is at this step */
-		if (st->grid.cut && o->interrupt) /* every rank stops at the same step */
-			interrupted = !lbt_comm_min_int(!interrupted);
-		if (interrupted) {
-			out->stop = LBT_STOP_INTERRUPTED;
-			break;
-		}
-
-		/* workload phase */
-		lbt_work_counts w = {0};
-		if (wl && (status = wl->phase(wws, st, st->step, st->seed, &w, e)))
-			break;
-		out->generated += w.generated;
-		out->completed += w.completed;
-		out->idle_capacity += w.idle_capacity;
-		expect += (int64_t)w.generated - (int64_t)w.completed;
-		rexpect += w.generated - w.completed;
-		if (wl) {
-			r.generated = w.generated;
-			r.completed = w.completed;
-			r.idle_capacity = w.idle_capacity;
-			/* what the method's step receives: Cybenko's w(t) */
-			r.sqdev = w.sq_known ? sqdev_known(&w, expect, P) : sqdev(st);
-			if (r.step + 1 > o->warmup)
-				batch_add(&bm, r.sqdev);
-			if (o->verify)
-				lbt_grid_copy(&ref.grid, &st->grid); /* the reference steps from the same input */
-		}
-
-		/* method step */
-		lbt_counts k = {0};
-		if (ipend < npend)
-			k = pend[ipend++];
-		else if (batch) {
-			int64_t left = (uk == LBT_UNTIL_STEPS && o->until.steps < o->max_steps ? o->until.steps : o->max_steps) -
-			               r.step;
-			lbt_steps_stop stop = {.ldiff = uk == LBT_UNTIL_BALANCED ? D : uk == LBT_UNTIL_FLAT ? 1 : -1,
-			                       .shared = uk == LBT_UNTIL_SHARED, .max = 0, .min = 1};
-			if (watch) { /* the detector takes a checkpoint at step chk_step + power and samples
-			                the grid after a step with the checkpoint's extremes */
-				const int64_t due = cyc.chk_step + cyc.power - r.step;
-				left = due < left ? due : left;
-				stop.max = (int32_t)cyc.max;
-				stop.min = (int32_t)cyc.min;
-			}
-			npend = st->method->steps(st, left < cap ? (int)left : cap, (int32_t)r.max, &stop, pend);
-			ipend = 1;
-			k = pend[0];
-		} else
-			st->method->step(st, &k);
-		if (st->grid.cut)
-			lbt_cut_counts(st->grid.cut, &k, real);
-		if (k.nomem) {
-			status = lbt_errf(e, LBT_ENOMEM, "%s: no memory for a step's scratch (ISA %s)", st->method->name,
-			                  st->kern->isa);
-			break;
-		}
-		st->step++;
-		out->app_time += k.app_time;
-		out->lb_time += k.lb_time;
-		out->links_exchanged += k.links_exchanged;
-		out->shaken += k.shaken;
-
-		/* reductions */
-		r.step++;
-		shifts += k.shifts;
-		moved_total += k.moved;
-		r.shifts = real ? r.shifts + k.real_shifts : (double)shifts;
-		r.moved = real ? k.real_moved : (double)k.moved;
-		r.moved_total = real ? r.moved_total + k.real_moved : (double)moved_total;
-		r.link_max = k.link_max;
-		if (k.has_stats && !full) {
-			r.max = k.max;
-			r.min = k.min;
-			r.total = (double)k.total;
-			total = k.total;
-		} else
-			measure(st, &r, stddev0, &total);
-		if (!real && total != expect) {
-			status = lbt_errf(e, LBT_EINTERNAL, "%s lost load at step %lld: total %lld became %lld (ISA %s)",
-			                  st->method->name, (long long)r.step, (long long)expect,
-			                  (long long)total, st->kern->isa);
-			break;
-		}
-		if (real && !(fabs(r.total - rexpect) <= LBT_REAL_TOTAL_TOL * fmax(1, fabs(out->total)))) {
-			status = lbt_errf(e, LBT_EINTERNAL, "%s lost load at step %lld: total %.17g became %.17g (ISA %s)",
-			                  st->method->name, (long long)r.step, rexpect, r.total, st->kern->isa);
-			break;
-		}
-
-		if (wl && wl->settle && (status = wl->settle(wws, st, e)))
-			break;
-		if ((status = note_speed(st, out, r.step, e)))
-			break;
-
-		/* observers */
-		if (o->verify && (status = verify_step(&ref, st, &k, r.step, e)))
-			break;
-		out->site_updates += P * D;
-		if (o->on_step)
-			o->on_step(o->ctx, &r);
-		if (k.detected) {
-			out->stop = LBT_STOP_DETECTED; /* the method's own termination (Jeannot and Vernier 2006, §3.3) */
-			out->detected_step = r.step;
-			break;
-		}
-		if (closed && k.moved == 0 && k.real_moved == 0 && o->until.kind != LBT_UNTIL_STEPS) {
-			out->stop = LBT_STOP_STALLED; /* the next step would see the same state and do the same: nothing */
-			break;
-		}
-		if (watch && (out->period = lbt_cycle_check(&cyc, st, r.step, r.max, r.min))) {
-			out->stop = LBT_STOP_CYCLE; /* this state was judged already, period steps ago */
-			break;
-		}
 	}
 	out->seconds = lbt_seconds() - t0;
-	out->steps = r.step;
-	out->shifts = r.shifts;
-	out->moved = r.moved_total;
-	out->final_max = r.max;
-	out->final_min = r.min;
-	if (!status && !full) /* the steps took the kernel's extremes and total: the spread once, at the end */
-		measure(st, &r, stddev0, &total);
-	out->final_stddev = status ? -1 : r.stddev;
-	out->final_rel = status ? -1 : r.rel;
-	if (wl) {
-		batch_done(&bm, out);
-		if (wl->levels)
-			out->tree_levels = wl->levels(wws);
-	}
-	if (!status && N > 0) { /* the iterations after balancing stopped run on the final loads */
-		out->app_time += (double)(N - r.step) * lbt_app_iteration(st, NULL, NULL);
-		out->seq_time = lbt_app_sequential(st, N);
-		out->speedup = out->seq_time / out->app_time;
-	}
-	if (watch)
-		lbt_cycle_close(&cyc);
-done_ref:
-	if (o->verify) {
-		lbt_method_close(&ref);
-		lbt_grid_free(&ref.grid);
-	}
-done_wl:
-	if (wl && wl->close)
-		wl->close(wws);
+	loop_close(l, status);
+	free(l);
 	return status;
 }
