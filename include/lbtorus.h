@@ -56,7 +56,7 @@ typedef struct {
 } lbt_err;
 
 LBT_API const char *lbt_version(void);           /* "0.1.0": the library's version */
-LBT_API const char *lbt_status_name(int status); /* "LBT_EINVAL", ... */
+LBT_API const char *lbt_status_name(int status); /* "ok", "invalid", ..., "interrupted" */
 
 /* ---- What a run is made of ------------------------------------------- */
 
@@ -129,7 +129,9 @@ LBT_API void lbt_sim_close(lbt_sim *sim); /* NULL: nothing */
  * observer stops it); observe may be NULL. */
 LBT_API int lbt_sim_run(lbt_sim *sim, lbt_observer observe, void *ctx, lbt_err *e);
 /* One run of exactly n steps from the current state (a workload's phase
- * before each). A search-tree workload runs only whole (lbt_sim_run). */
+ * before each), which opens the workload afresh: Cybenko's arrivals, drawn
+ * per step, continue exactly; phases draws new phases at the call's first
+ * step; a search tree runs only whole (LBT_EUNSUP: use lbt_sim_run). */
 LBT_API int lbt_sim_step(lbt_sim *sim, int64_t n, lbt_err *e);
 
 /* How the last run or steps went; before any: zeros and stop "none". */
