@@ -74,7 +74,7 @@ typedef struct {
 	const char *until;    /* "balanced", "steps:100", "rel:1e-6", ...; NULL: balanced */
 	const char *isa;      /* "scalar", "avx2", ...; NULL or "auto": the best this CPU runs */
 	uint64_t seed;        /* default 1 */
-	int threads;          /* <= 0: all cores (default 1) */
+	int threads;          /* <= 0: all cores (the default) */
 	int64_t max_steps;    /* a run stops unconverged after this many steps (default 1000000) */
 	int64_t warmup;       /* with a workload: steps 1..warmup left out of sqdev_mean (default 0) */
 	int full_stats;       /* fill idle, stddev and rel in every step's record */

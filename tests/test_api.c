@@ -4,11 +4,14 @@
  * observer stops a run at the step it says, fields go out and in through
  * strided arrays and the load they carry is what the next run conserves,
  * bad arrays, configs and buffers are refused with a status and one line,
- * and every method and parameter the registries describe can be configured. */
+ * every method and parameter the registries describe can be configured, and
+ * a sweep from a spec file resumes. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lbtorus.h>
 
@@ -274,4 +277,38 @@ Test(api, version)
 	cr_assert_str_eq(v, LBT_VERSION);
 	cr_assert_str_eq(lbt_status_name(LBT_EINVAL), "invalid");
 	cr_assert_str_eq(lbt_status_name(LBT_EINTR + 1), "unknown");
+}
+
+/* A sweep of 2 methods x 2 shapes x 2 inits, the seed deciding nothing for
+ * these deterministic methods from worst:5 and const:3, writes 8 records;
+ * a second call finds them all and adds none. */
+Test(api, a_sweep_runs_once_and_resumes)
+{
+	char dir[] = "/tmp/lbt-api-XXXXXX", spec[64], results[64], line[8192];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(spec, sizeof spec, "%s/s.spec", dir);
+	snprintf(results, sizeof results, "%s/r.jsonl", dir);
+	FILE *f = fopen(spec, "w");
+	cr_assert_not_null(f);
+	fputs("method = lm-c5, nna\nshape = 8x8, 4x16\ninit = worst:5, const:3\nseed = 1..2\n", f);
+	fclose(f);
+	lbt_batch b = lbt_batch_default();
+	b.threads = 1;
+	lbt_err e;
+	for (int pass = 0; pass < 2; pass++) {
+		cr_assert_eq(lbt_sweep_file(spec, results, &b, &e), LBT_OK, "%s", e.msg);
+		int n = 0;
+		f = fopen(results, "r");
+		cr_assert_not_null(f);
+		while (fgets(line, sizeof line, f))
+			n += !strncmp(line, "{\"run_id\":", 10);
+		fclose(f);
+		cr_assert_eq(n, 8, "pass %d: %d records", pass, n);
+	}
+	lbt_batch zero;
+	memset(&zero, 0, sizeof zero);
+	cr_assert_eq(lbt_sweep_file(spec, results, &zero, &e), LBT_EINVAL);
+	remove(results);
+	remove(spec);
+	rmdir(dir);
 }
