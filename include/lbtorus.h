@@ -109,8 +109,8 @@ typedef struct {
 	double moved;         /* load that crossed a link in this step */
 	double moved_total;
 	double link_max;      /* the largest amount on one link in this step */
-	int64_t idle;         /* PEs without load   } integer methods: only */
-	double stddev, rel;   /* rel: stddev / initial } with full_stats */
+	int64_t idle;         /* PEs without load (integer methods: with full_stats only) */
+	double stddev, rel;   /* rel = stddev / initial stddev (the same) */
 	/* With a workload: generated and completed in this step's phase, the
 	 * capacity it left unused, ||w - mean||^2 of what the method received */
 	double generated, completed, idle_capacity, sqdev;
