@@ -9,11 +9,13 @@
  * operations nothing happens but PE 0's generation, so the experiment gives
  * PE 0 at once the packets it would generate up to its trigger (the first
  * load >= f l_old) and steps the method: the same sequence of operations in
- * (f - 1) fewer steps per l_old. `--workload generator:1` through the run
- * engine runs the process step by step: a second table does that for a few
- * settings as a cross-check. Theorem 3's producer-consumer: before each
- * operation PE 0 either grows to f l_old or shrinks to l_old / f, each with
- * probability 1/2 (drawn from lbt_rand).
+ * (f - 1) fewer steps per l_old. The jump is a workload phase of its own
+ * (`jump`), so every run goes through the run engine (lbt_run), which checks
+ * that the load changes only by what the phase says it generated or
+ * consumed. `--workload generator:1` runs the process step by step: a second
+ * table does that for a few settings as a cross-check. Theorem 3's
+ * producer-consumer: before each operation PE 0 either grows to f l_old or
+ * shrinks to l_old / f, each with probability 1/2 (drawn from lbt_rand).
  *
  * E(l_1,t)/E(l_i,t) is estimated right after PE 0's t-th operation as the
  * ratio of the means over R seeds of l_0 and of the mean load of the other
@@ -41,6 +43,8 @@ typedef struct {
 	int64_t t, T;
 	double *l0, *others;
 	volatile sig_atomic_t stop; /* the engine's interrupt flag: set after operation T */
+	int mode;                   /* the jump's direction (thm_run) */
+	double f;
 } thm_rec;
 
 static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
@@ -58,10 +62,65 @@ static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 	r->stop = ++r->t >= r->T;
 }
 
-/* The algorithm with global partners (C = 0: the basic one; C >= 1: the
- * Appendix's classes) on a ring of n PEs holding L0 each, with the scalar
- * reference on one thread. */
-static int thm_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e)
+int rp_luling_set_pe0(lbt_state *st, int64_t target, lbt_work_counts *c, lbt_err *e)
+{
+	int32_t *l0 = &st->grid.load[0]; /* one process, so PE 0 is here */
+	if (target < 0 || target > INT32_MAX)
+		return lbt_errf(e, LBT_ERANGE, "PE 0's load %lld is outside 0..2^31-1", (long long)target);
+	if (target > *l0)
+		c->generated = (double)(target - *l0);
+	else
+		c->completed = (double)(*l0 - target);
+	*l0 = (int32_t)target;
+	return LBT_OK;
+}
+
+int64_t rp_luling_up(double f, int64_t lold)
+{
+	int64_t target = (int64_t)ceil(f * (double)lold * (1 - 1e-12));
+	return target > lold ? target : lold + 1;
+}
+
+/* The jump of thm_run as a workload phase: PE 0's load becomes the first
+ * integer >= f l_old (mode 0, and mode 1 with probability 1/2) or the first
+ * integer <= l_old / f (mode 3, and mode 1 otherwise), drawn from the run's
+ * seed and the number of operations so far. */
+static int jump_phase(void *ws, lbt_state *st, int64_t step, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+{
+	(void)ws;
+	(void)step;
+	lbt_luling *w = lbt_luling_of(st);
+	const thm_rec *r = w->on_op_ctx;
+	int64_t old = w->pe[0].lold, target;
+	int grow = r->mode == 0 || (r->mode == 1 && lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
+	if (grow)
+		target = rp_luling_up(r->f, old);
+	else { /* the first integer <= l_old / f (below l_old) */
+		target = (int64_t)floor((double)old / r->f * (1 + 1e-12));
+		if (target >= old)
+			target = old - 1;
+	}
+	if (target > INT32_MAX / 2 || target < 0)
+		return lbt_errf(e, LBT_ERANGE, "luling-theorems: PE 0's load left the int32 range (n %lld, delta %d, f %g)",
+		                (long long)w->P, w->delta, r->f);
+	return rp_luling_set_pe0(st, target, c, e);
+}
+
+static const lbt_workload jump = {.name = "jump", .summary = "PE 0 jumps to its next trigger", .phase = jump_phase};
+
+int rp_luling_run_until(lbt_state *st, const lbt_workload *wl, volatile sig_atomic_t *stop, lbt_err *e)
+{
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.until.kind = LBT_UNTIL_STEPS;
+	ro.until.steps = INT64_MAX / 2;
+	ro.max_steps = INT64_MAX / 2;
+	ro.workload = wl;
+	ro.interrupt = stop;
+	lbt_summary s;
+	return lbt_run(st, &ro, &s, e);
+}
+
+int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e)
 {
 	char shape[32], init[48], fs[32], ds[16], cs[16];
 	snprintf(cs, sizeof cs, "%d", C);
@@ -80,7 +139,7 @@ static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, 
 {
 	lbt_state st;
 	lbt_workload w;
-	int status = thm_open(&st, n, delta, f, C, seed, L0, e);
+	int status = rp_luling_open(&st, n, delta, f, C, seed, L0, e);
 	if (status)
 		return status;
 	if (!(status = lbt_workload_parse(&w, "generator:1", st.method->load, e))) {
@@ -89,14 +148,7 @@ static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, 
 		k->on_op_ctx = r;
 		r->t = 0;
 		r->stop = 0;
-		lbt_run_opts ro = lbt_run_opts_default();
-		ro.until.kind = LBT_UNTIL_STEPS;
-		ro.until.steps = INT64_MAX / 2;
-		ro.max_steps = INT64_MAX / 2;
-		ro.workload = &w;
-		ro.interrupt = &r->stop;
-		lbt_summary s;
-		status = lbt_run(&st, &ro, &s, e);
+		status = rp_luling_run_until(&st, &w, &r->stop, e);
 		if (!status && r->t < r->T)
 			status = lbt_errf(e, LBT_EINTERNAL, "luling-theorems: the run stopped before operation %lld", (long long)r->T);
 	}
@@ -106,51 +158,27 @@ static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, 
 
 /* One run of the one-generator (mode 0: PE 0 always grows), producer-consumer
  * (mode 1: grows or shrinks at random) or one-consumer (mode 3: always
- * shrinks) model. */
+ * shrinks) model, through the engine with the jump phase. */
 static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
 {
 	lbt_state st;
-	int status = thm_open(&st, n, delta, f, 0, seed, L0, e);
+	int status = rp_luling_open(&st, n, delta, f, 0, seed, L0, e);
 	if (status)
 		return status;
 	lbt_luling *w = lbt_luling_of(&st);
 	w->on_op = thm_on_op;
 	w->on_op_ctx = r;
 	r->t = 0;
-	int32_t *l = malloc((size_t)n * sizeof *l);
-	if (!l) {
-		lbt_state_close(&st);
-		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld loads", (long long)n);
-	}
-	while (r->t < r->T && !status) {
-		lbt_grid_export(&st.grid, l);
-		int64_t old = w->pe[0].lold, target;
-		int grow = mode == 0 || (mode == 1 && lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
-		if (grow) { /* the first integer >= f l_old (above l_old) */
-			target = (int64_t)ceil(f * (double)old * (1 - 1e-12));
-			if (target <= old)
-				target = old + 1;
-		} else { /* the first integer <= l_old / f (below l_old) */
-			target = (int64_t)floor((double)old / f * (1 + 1e-12));
-			if (target >= old)
-				target = old - 1;
-		}
-		if (target > INT32_MAX / 2 || target < 0)
-			status = lbt_errf(e, LBT_ERANGE, "luling-theorems: PE 0's load left the int32 range (n %lld, delta %d, f %g)",
-			                  (long long)n, delta, f);
-		l[0] = (int32_t)target;
-		lbt_grid_import(&st.grid, l);
-		lbt_counts k = {0};
-		st.method->step(&st, &k);
-		st.step++;
-	}
-	free(l);
+	r->stop = 0;
+	r->mode = mode;
+	r->f = f;
+	status = rp_luling_run_until(&st, &jump, &r->stop, e);
 	lbt_state_close(&st);
 	return status;
 }
 
 /* The t at which G^t(1) is within rel of FIX (at least 20, at most TMAX). */
-static int64_t settle_t(int64_t n, int delta, double f, double rel)
+int64_t rp_luling_settle_t(int64_t n, int delta, double f, double rel)
 {
 	double fix = lbt_luling_fix(n, delta, f), k = 1;
 	int64_t t = 0;
@@ -202,7 +230,8 @@ enum { T4_C = 4 };
 static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, double *buf, lbt_err *e)
 {
 	for (int r = 0; r < R; r++) {
-		runs[r] = (thm_rec){0, mode == 3 ? c->Ts : c->T, buf + (size_t)r * 2 * TMAX, buf + (size_t)r * 2 * TMAX + TMAX, 0};
+		runs[r] = (thm_rec){.T = mode == 3 ? c->Ts : c->T, .l0 = buf + (size_t)r * 2 * TMAX,
+		                    .others = buf + (size_t)r * 2 * TMAX + TMAX};
 		uint64_t seed = 1000003ULL * (uint64_t)(mode + 1) + (uint64_t)r;
 		int st = mode == 2 || mode == 4
 		                 ? thm_run_engine(c->n, c->delta, c->f, mode == 4 ? T4_C : 0, seed, L0, &runs[r], e)
@@ -224,9 +253,15 @@ static const int vd_ns[VD_NN] = {2, 3, 5, 10, 15, 20, 25, 30, 35};
 static const int vd_delta[VD_CFG] = {1, 1, 2, 2, 4, 4};
 static const double vd_f[VD_CFG] = {1.1, 1.2, 1.1, 1.2, 1.1, 1.2};
 
+/* One variation-density run: PE 1's load after each of PE 0's operations,
+ * until operation T; the pilot (T = VD_T at first) also stops, setting T,
+ * where PE 0's next trigger would exceed 2^27. */
 typedef struct {
-	int64_t t;
+	int64_t t, T;
+	double f;
+	int pilot;
 	double *pe1; /* VD_T values */
+	volatile sig_atomic_t stop;
 } vd_rec;
 
 static void vd_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
@@ -236,7 +271,26 @@ static void vd_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 	vd_rec *r = ctx;
 	if (r->t < VD_T)
 		r->pe1[r->t++] = (double)w->pe[1].cur;
+	if (r->pilot && r->t < r->T && rp_luling_up(r->f, w->pe[0].lold) > (1 << 27))
+		r->T = r->t;
+	r->stop = r->t >= r->T;
 }
+
+/* PE 0 up to its trigger (as the jump of thm_run, mode 0). */
+static int vd_phase(void *ws, lbt_state *st, int64_t step, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+{
+	(void)ws;
+	(void)step;
+	(void)seed;
+	lbt_luling *w = lbt_luling_of(st);
+	const vd_rec *r = w->on_op_ctx;
+	int64_t target = rp_luling_up(r->f, w->pe[0].lold);
+	if (target > INT32_MAX / 2)
+		return lbt_errf(e, LBT_ERANGE, "variation density: a load left the int32 range");
+	return rp_luling_set_pe0(st, target, c, e);
+}
+
+static const lbt_workload vd_jump = {.name = "vd-jump", .summary = "PE 0 jumps to its next trigger", .phase = vd_phase};
 
 /* vd[c][k]: VD at t = vd_t[c][k] (VD_T, or fewer where the loads would
  * approach the int32 range) for setting c and n = vd_ns[k] (NAN: delta >= n);
@@ -262,38 +316,16 @@ static int vd_measure(const lbt_repro_opts *o, int R, double vd[VD_CFG][VD_NN], 
 			double *pilot = malloc(VD_T * sizeof *pilot);
 			st = pilot ? st : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
 			for (int r = -1; r < R && !st; r++) {
-				vd_rec rec = {0, r < 0 ? pilot : v + (size_t)r * VD_T};
-				char shape[16], fs[32], ds[16];
-				snprintf(shape, sizeof shape, "%d", vd_ns[k]);
-				snprintf(fs, sizeof fs, "%.17g", vd_f[c]);
-				snprintf(ds, sizeof ds, "%d", vd_delta[c]);
-				lbt_setup set = {.shape = shape, .method = "luling-monien", .init = "const:1000", .isa = "scalar",
-				                 .seed = 7000001ULL + (uint64_t)(r + 1), .threads = 1,
-				                 .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
+				vd_rec rec = {.T = T, .f = vd_f[c], .pilot = r < 0, .pe1 = r < 0 ? pilot : v + (size_t)r * VD_T};
 				lbt_state sto;
-				if ((st = lbt_state_open(&sto, &set, &le)))
+				if ((st = rp_luling_open(&sto, vd_ns[k], vd_delta[c], vd_f[c], 0, 7000001ULL + (uint64_t)(r + 1), 1000,
+				                         &le)))
 					break;
 				lbt_luling *w = lbt_luling_of(&sto);
 				w->on_op = vd_on_op;
 				w->on_op_ctx = &rec;
-				int32_t l[64];
-				while (rec.t < T) { /* PE 0 up to its trigger, then a step (as in thm_run) */
-					lbt_grid_export(&sto.grid, l);
-					int64_t target = (int64_t)ceil(vd_f[c] * (double)w->pe[0].lold * (1 - 1e-12));
-					if (r < 0 && target > (1 << 27)) {
-						T = rec.t;
-						break;
-					}
-					if (target > INT32_MAX / 2) {
-						st = lbt_errf(&le, LBT_ERANGE, "variation density: a load left the int32 range");
-						break;
-					}
-					l[0] = (int32_t)(target > w->pe[0].lold ? target : w->pe[0].lold + 1);
-					lbt_grid_import(&sto.grid, l);
-					lbt_counts kc = {0};
-					sto.method->step(&sto, &kc);
-					sto.step++;
-				}
+				st = rp_luling_run_until(&sto, &vd_jump, &rec.stop, &le);
+				T = rec.T;
 				lbt_state_close(&sto);
 			}
 			free(pilot);
@@ -342,9 +374,9 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				cfg[c].n = ns[a];
 				cfg[c].delta = deltas[b];
 				cfg[c].f = fs[k];
-				cfg[c].T = settle_t(ns[a], deltas[b], fs[k], 1e-4);
+				cfg[c].T = rp_luling_settle_t(ns[a], deltas[b], fs[k], 1e-4);
 				cfg[c].engine = ns[a] <= (o->quick ? 16 : 64) && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
-				cfg[c].Ts = settle_t(ns[a], deltas[b], 1 / fs[k], 1e-4);
+				cfg[c].Ts = rp_luling_settle_t(ns[a], deltas[b], 1 / fs[k], 1e-4);
 				cfg[c].t4 = ns[a] <= (o->quick ? 16 : 64) && k == 2;
 			}
 	const int threads = rp_threads(o);
