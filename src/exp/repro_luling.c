@@ -243,118 +243,6 @@ static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, doubl
 }
 
 
-/* §5's variation density VD(l_i,t) = sqrt(E(l_i,t^2) - E(l_i,t)^2)/E(l_i,t)
- * of a PE i > 1 in the one-generator model, measured: PE 1's load right
- * after PE 0's t-th operation over R runs (the paper computes it exactly
- * for delta = 1 and for a relaxed algorithm when delta > 1; we run the
- * algorithm itself). */
-enum { VD_T = 150, VD_NN = 9, VD_CFG = 6 };
-static const int vd_ns[VD_NN] = {2, 3, 5, 10, 15, 20, 25, 30, 35};
-static const int vd_delta[VD_CFG] = {1, 1, 2, 2, 4, 4};
-static const double vd_f[VD_CFG] = {1.1, 1.2, 1.1, 1.2, 1.1, 1.2};
-
-/* One variation-density run: PE 1's load after each of PE 0's operations,
- * until operation T; the pilot (T = VD_T at first) also stops, setting T,
- * where PE 0's next trigger would exceed 2^27. */
-typedef struct {
-	int64_t t, T;
-	double f;
-	int pilot;
-	double *pe1; /* VD_T values */
-	volatile sig_atomic_t stop;
-} vd_rec;
-
-static void vd_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
-{
-	(void)set;
-	(void)m;
-	vd_rec *r = ctx;
-	if (r->t < VD_T)
-		r->pe1[r->t++] = (double)w->pe[1].cur;
-	if (r->pilot && r->t < r->T && rp_luling_up(r->f, w->pe[0].lold) > (1 << 27))
-		r->T = r->t;
-	r->stop = r->t >= r->T;
-}
-
-/* PE 0 up to its trigger (as the jump of thm_run, mode 0). */
-static int vd_phase(void *ws, lbt_state *st, int64_t step, uint64_t seed, lbt_work_counts *c, lbt_err *e)
-{
-	(void)ws;
-	(void)step;
-	(void)seed;
-	lbt_luling *w = lbt_luling_of(st);
-	const vd_rec *r = w->on_op_ctx;
-	int64_t target = rp_luling_up(r->f, w->pe[0].lold);
-	if (target > INT32_MAX / 2)
-		return lbt_errf(e, LBT_ERANGE, "variation density: a load left the int32 range");
-	return rp_luling_set_pe0(st, target, c, e);
-}
-
-static const lbt_workload vd_jump = {.name = "vd-jump", .summary = "PE 0 jumps to its next trigger", .phase = vd_phase};
-
-/* vd[c][k]: VD at t = vd_t[c][k] (VD_T, or fewer where the loads would
- * approach the int32 range) for setting c and n = vd_ns[k] (NAN: delta >= n);
- * curve: VD against t for n = vd_ns[VD_NN - 1]. */
-static int vd_measure(const lbt_repro_opts *o, int R, double vd[VD_CFG][VD_NN], int64_t vd_t[VD_CFG][VD_NN], double *curve,
-                      lbt_err *e)
-{
-	int status = LBT_OK;
-	const int threads = rp_threads(o);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) collapse(2)
-	for (int c = 0; c < VD_CFG; c++)
-		for (int k = 0; k < VD_NN; k++) {
-			vd[c][k] = NAN;
-			vd_t[c][k] = 0;
-			if (vd_delta[c] >= vd_ns[k])
-				continue;
-			double *v = malloc((size_t)R * VD_T * sizeof *v);
-			lbt_err le;
-			int st = v ? LBT_OK : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
-			/* runs r = -1 (a pilot: how many operations before a load nears 2^27, leaving a factor 16 to
-			 * int32 for the other seeds; small machines grow fast), then 0..R-1 up to that many */
-			int64_t T = VD_T;
-			double *pilot = malloc(VD_T * sizeof *pilot);
-			st = pilot ? st : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
-			for (int r = -1; r < R && !st; r++) {
-				vd_rec rec = {.T = T, .f = vd_f[c], .pilot = r < 0, .pe1 = r < 0 ? pilot : v + (size_t)r * VD_T};
-				lbt_state sto;
-				if ((st = rp_luling_open(&sto, vd_ns[k], vd_delta[c], vd_f[c], 0, 7000001ULL + (uint64_t)(r + 1), 1000,
-				                         &le)))
-					break;
-				lbt_luling *w = lbt_luling_of(&sto);
-				w->on_op = vd_on_op;
-				w->on_op_ctx = &rec;
-				st = rp_luling_run_until(&sto, &vd_jump, &rec.stop, &le);
-				T = rec.T;
-				lbt_state_close(&sto);
-			}
-			free(pilot);
-			vd_t[c][k] = T;
-			if (!st) {
-				for (int64_t t = 0; t < T; t++) {
-					double s1 = 0, s2 = 0;
-					for (int r = 0; r < R; r++) {
-						double x = v[(size_t)r * VD_T + (size_t)t];
-						s1 += x, s2 += x * x;
-					}
-					double m = s1 / R, var = s2 / R - m * m;
-					double d = sqrt(var > 0 ? var : 0) / m;
-					if (t == T - 1)
-						vd[c][k] = d;
-					if (k == VD_NN - 1)
-						curve[c * VD_T + t] = d;
-				}
-			}
-			free(v);
-#pragma omp critical(rp_vd_status)
-			if (st && !status) {
-				status = st;
-				*e = le;
-			}
-		}
-	return status;
-}
-
 int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 {
 	static const int64_t ns_full[] = {16, 64, 256, 1024}, ns_quick[] = {16, 64};
@@ -544,62 +432,12 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 			        x->delta, x->f, T4_C, (long long)x->T, x->t4_max, x->t4_se, (long long)x->t4_at, b, x->t4_max / b,
 			        lbt_luling_fix(x->n, x->delta, x->f), x->t4_max <= b + 3 * x->t4_se ? "yes" : "no");
 		}
-		/* §5, Figure 6: the variation density */
-		const int RV = o->quick ? 200 : 2000;
-		double vd[VD_CFG][VD_NN], *curve = calloc(VD_CFG * VD_T, sizeof *curve);
-		int64_t vd_t[VD_CFG][VD_NN];
-		if (!curve)
-			status = lbt_errf(e, LBT_ENOMEM, "no memory for the variation density");
-		if (!status)
-			status = vd_measure(o, RV, vd, vd_t, curve, e);
-		if (!status) {
-			fprintf(f, "\n## §5: variation density\n\nVD(l_i,t) = sqrt(E(l_i,t²) − E(l_i,t)²)/E(l_i,t) of PE 1 (not the "
-			           "generator) right after PE 0's t-th operation, t = %d (fewer where marked: the loads grow "
-			           "geometrically and would leave the int32 range), over %d seeds, every PE starting with 1000 "
-			           "packets. The paper computes it exactly for δ = 1 (and for a relaxed algorithm for δ > 1) "
-			           "and shows it in its Figure 6, whose values the text does not give; it says the variation "
-			           "density \"is small in general and converges very quickly as the number of processors and load "
-			           "balancing steps increases\".\n\n| δ | f |", VD_T, RV);
-			for (int k = 0; k < VD_NN; k++)
-				fprintf(f, " n = %d |", vd_ns[k]);
-			fprintf(f, "\n|---:|---:|");
-			for (int k = 0; k < VD_NN; k++)
-				fprintf(f, "---:|");
-			fprintf(f, "\n");
-			for (int c = 0; c < VD_CFG; c++) {
-				fprintf(f, "| %d | %g |", vd_delta[c], vd_f[c]);
-				for (int k = 0; k < VD_NN; k++)
-					if (isfinite(vd[c][k]) && vd_t[c][k] < VD_T)
-						fprintf(f, " %.3f (t = %lld) |", vd[c][k] + 0.0, (long long)vd_t[c][k]);
-					else if (isfinite(vd[c][k]))
-						fprintf(f, " %.3f |", vd[c][k] + 0.0);
-					else
-						fprintf(f, " — |");
-				fprintf(f, "\n");
-			}
-		}
+		/* §5, Figure 6: the variation density (repro_luling_vd.c), its section and plots */
+		status = rp_luling_vd(o, f, e);
 		if (!status)
 			status = lbt_out_commit(&md, e);
 		else
 			lbt_out_abort(&md);
-		if (!status) { /* the plot: VD against t for n = 35 */
-			double x[VD_T];
-			lbt_series ser[VD_CFG];
-			char lab[VD_CFG][48];
-			for (int t = 0; t < VD_T; t++)
-				x[t] = t + 1;
-			for (int c = 0; c < VD_CFG; c++) {
-				snprintf(lab[c], sizeof lab[c], "delta = %d, f = %g", vd_delta[c], vd_f[c]);
-				ser[c] = (lbt_series){.label = lab[c], .x = x, .y = curve + c * VD_T, .n = VD_T, .draw = LBT_DRAW_LINE,
-				                      .colour = 1 + c, .dash = 1 + c % 2};
-			}
-			lbt_axes ax = {.title = "variation density of PE 1, n = 35 (one generator)", .xlabel = "operations t of PE 0",
-			               .ylabel = "VD(l_i,t)", .intx = 1, .key = "outside right"};
-			int ps = rp_plot(o, "luling-vd", &ax, ser, VD_CFG, e);
-			if (ps && ps != LBT_EUNSUP)
-				status = ps;
-		}
-		free(curve);
 	}
 	free(cfg);
 	return status;
