@@ -553,13 +553,13 @@ Test(luling1993, reproduce_targets_quick_write_data_tables_and_plots, .timeout =
 {
 	char dir[256];
 	th_tmpdir(dir, sizeof dir);
-	const char *argv[] = {"reproduce", "luling-theorems", "luling-figs", "luling-table1", "luling-compare", "--quick",
-	                      "--out", "r", "--quiet", "--threads", "1", NULL};
+	const char *argv[] = {"reproduce", "luling-theorems", "luling-cost", "luling-figs", "luling-table1", "luling-compare",
+	                      "--quick", "--out", "r", "--quiet", "--threads", "1", NULL};
 	char *out, *err;
 	int rc = th_cli(dir, argv, &out, &err);
 	cr_assert(rc == 0 || (rc == 2 && strstr(err, "gnuplot")), "exit %d: %s", rc, err);
 	const char *files[] = {"r/luling-theorems.csv", "r/luling-theorems.md", "r/luling-theorems.tex", "r/luling-fig6.gp",
-	                       "r/luling-fig6-n.gp", "r/luling-vd.gp",
+	                       "r/luling-fig6-n.gp", "r/luling-vd.gp", "r/luling-cost.csv", "r/luling-cost.md",
 	                       "r/luling-figs.csv", "r/luling-figs-pe.csv", "r/luling-figs.md", "r/luling-fig7.gp",
 	                       "r/luling-fig8.gp", "r/luling-fig9-f1.1.gp", "r/luling-fig10-f1.8.gp", "r/luling-table1.csv",
 	                       "r/luling-table1.md", "r/luling-compare.csv", "r/luling-compare.md",

@@ -135,6 +135,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e); /* repro_luling.c *
 /* §5, the variation density and Figure 6: its section of luling-theorems.md
  * into md, and its plots (repro_luling_vd.c). */
 int rp_luling_vd(const lbt_repro_opts *o, FILE *md, lbt_err *e);
+int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e);     /* repro_luling_cost.c */
 int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e);     /* repro_luling_dyn.c */
 int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e);
 int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e);
