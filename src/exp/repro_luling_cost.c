@@ -24,10 +24,6 @@
  * the c-th packet triggers (inclusive). */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "repro.h"
 #include "exp/luling_theory.h"

@@ -15,10 +15,6 @@
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "repro.h"
 #include "exp/luling_theory.h"
