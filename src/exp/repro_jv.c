@@ -84,6 +84,17 @@ static int jv_grid(const lbt_repro_opts *o, const char *link, const char *cb2, d
 	return LBT_OK;
 }
 
+/* The rest of a w* x LB iterations table's header, after its "| w* |". */
+static void grid_head(FILE *f)
+{
+	for (int b = 0; b < NL; b++)
+		fprintf(f, " %lld |", (long long)LBITE[b]);
+	fprintf(f, "\n|---:|");
+	for (int b = 0; b < NL; b++)
+		fprintf(f, "---:|");
+	fprintf(f, "\n");
+}
+
 int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e)
 {
 	static double t1[NW][NL], t2[NW][NL], seq[NW];
@@ -120,12 +131,7 @@ int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e)
 	           "64-PE line, all load 64 w* on PE 0, 1000 application iterations, LAN (0.15 ms, 100 Mb/s).\n"
 	           "Algo1: fos-speed-int, f = 1, no detection, balancing for the first LB iterations.\n"
 	           "Algo2: k(t) = 1000 - t and detection. Gain (T1 - T2)/T1.\n\n| w* |");
-	for (int b = 0; b < NL; b++)
-		fprintf(f, " %lld |", (long long)LBITE[b]);
-	fprintf(f, "\n|---:|");
-	for (int b = 0; b < NL; b++)
-		fprintf(f, "---:|");
-	fprintf(f, "\n");
+	grid_head(f);
 	for (int a = 0; a < nw; a++) {
 		fprintf(f, "| %g |", WSTAR[a]);
 		for (int b = 0; b < NL; b++)
@@ -199,12 +205,7 @@ int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e)
 	/* the gain of the adaptive version with detection over plain diffusion, at each LB iteration count */
 	fprintf(f, "\nT_plain/T_adaptive per w* and LB iterations (above 2: the adaptive version more than 100 %% faster "
 	           "than plain diffusion):\n\n| w* |");
-	for (int b = 0; b < NL; b++)
-		fprintf(f, " %lld |", (long long)LBITE[b]);
-	fprintf(f, "\n|---:|");
-	for (int b = 0; b < NL; b++)
-		fprintf(f, "---:|");
-	fprintf(f, "\n");
+	grid_head(f);
 	int am = 0, bm = 0;
 	for (int a = 0; a < nw; a++) {
 		fprintf(f, "| %g |", WSTAR[a]);
