@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "exp/luling_theory.h"
 #include "method/luling.h"
 
 static void open_lm(lbt_state *st, const char *shape, const char *init, const char *f, const char *delta,
@@ -241,6 +242,177 @@ Test(luling1993, lemma1_operator_and_fix_match_hand_derived_values)
 	cr_assert_float_eq(lbt_luling_fix(1000000000, 1, 1.8), 5.0, 1e-6);
 }
 
+/* §5: the variation density of the generator's load v_t, the average over
+ * all computation graphs, against cases derived by hand (every load starts
+ * at 1; v_t = (f v_{t-1} + the candidates' loads)/(delta + 1)).
+ *
+ * n = 3, delta = 1, f = 1.5 (two others, a and b). t = 1: every candidate
+ * holds 1, v_1 = (f + 1)/2, deterministic: VD 0; the chosen other holds v_1,
+ * the other 1: another PE's load is v_1 or 1 with probability 1/2 each, mean
+ * (f + 3)/4, standard deviation (v_1 - 1)/2 = (f - 1)/4, VD (f - 1)/(f + 3)
+ * = 1/9. t = 2: the same candidate again (1/2): v_2 = (f v_1 + v_1)/2 =
+ * (f + 1)^2/4; the other (1/2): v_2 = (f v_1 + 1)/2 = (f^2 + f + 2)/4. Mean
+ * (2f^2 + 3f + 3)/8 = 3/2, the two values (f - 1)/4 apart, standard deviation
+ * (f - 1)/8, VD (f - 1)/(2f^2 + 3f + 3) = 1/24.
+ *
+ * n = 3, delta = 2, f = 1.6. The algorithm takes both others every time: all
+ * loads stay equal, VD 0 for ever. The relaxed algorithm draws the two
+ * candidates one at a time from {a, b}: t = 1: every draw holds 1, v_1 = w =
+ * (f + 2)/3 = 6/5, and a, b both take it unless the same one was drawn twice
+ * (1/2: aa or bb, the other keeps 1). t = 2 from {w, w} (1/2): v_2 = (f w +
+ * 2 w)/3 = w^2 = 36/25 whatever is drawn; from {w, 1} (1/2): drawing w, w
+ * (1/4): 36/25; w and 1 (1/2): (f w + w + 1)/3 = 103/75; 1, 1 (1/4): (f w +
+ * 2)/3 = 98/75. So v_2 = 36/25 (5/8), 103/75 (1/4), 98/75 (1/8): mean 211/150;
+ * deviations 1/30, -1/30, -1/10; variance (5/8 + 1/4)/900 + (1/8)/100 = 1/450;
+ * VD = (1/sqrt 450)/(211/150) = 5 sqrt 2/211. */
+Test(luling1993, section5_variation_density_matches_hand_derived_cases)
+{
+	rp_lm_moments m;
+	rp_lm_moments_start(&m);
+	rp_lm_moments_step(&m, 3, 1, 1.5, 0);
+	cr_assert_float_eq(m.g, 1.25, 1e-15);
+	cr_assert_float_eq(rp_lm_vd_generator(&m), 0.0, 1e-7);
+	cr_assert_float_eq(m.o, 4.5 / 4, 1e-15);
+	cr_assert_float_eq(rp_lm_vd_other(&m), 1.0 / 9, 1e-14);
+	rp_lm_moments_step(&m, 3, 1, 1.5, 0);
+	cr_assert_float_eq(m.g, 1.5, 1e-15);
+	cr_assert_float_eq(rp_lm_vd_generator(&m), 1.0 / 24, 1e-14);
+	rp_lm_moments r;
+	rp_lm_moments_start(&m);
+	rp_lm_moments_start(&r);
+	for (int t = 1; t <= 2; t++) {
+		rp_lm_moments_step(&m, 3, 2, 1.6, 0);
+		rp_lm_moments_step(&r, 3, 2, 1.6, 1);
+		cr_assert_float_eq(rp_lm_vd_generator(&m), 0.0, 1e-7, "t = %d", t);
+	}
+	cr_assert_float_eq(r.g, 211.0 / 150, 1e-14);
+	cr_assert_float_eq(r.gg - r.g * r.g, 1.0 / 450, 1e-13);
+	cr_assert_float_eq(rp_lm_vd_generator(&r), 5 * sqrt(2.0) / 211, 1e-12);
+}
+
+/* The moments against their definition: every candidate sequence, equally
+ * likely, stepped with real loads (the average over all computation graphs
+ * of §5, by brute force), n = 4..5, delta = 1..3, t = 4; and their first
+ * moments against Lemma 1: E(g)/E(o) after t operations is G^t(1) (the
+ * algorithm; n up to 64, t up to 40). */
+typedef struct {
+	double g, o[4];
+} lm_loads;
+
+static void enumerate(lm_loads x, int n, int delta, double f, int t, int relaxed, double p, double *acc, int64_t *leaves)
+{
+	if (t == 0) { /* E(g), E(g^2), E(o_0), E(o_0^2), E(g o_0), E(o_0 o_1) */
+		double v[6] = {x.g, x.g * x.g, x.o[0], x.o[0] * x.o[0], x.g * x.o[0], x.o[0] * x.o[1]};
+		for (int i = 0; i < 6; i++)
+			acc[i] += p * v[i];
+		++*leaves;
+		return;
+	}
+	const int M = n - 1;
+	int pick[3] = {0}, total = 1;
+	for (int i = 0; i < delta; i++)
+		total *= M;
+	int sets = 0;
+	for (int code = 0; code < total; code++) { /* delta draws, each 0..M-1; without replacement: increasing ones */
+		int ok = 1;
+		for (int i = 0, c = code; i < delta; i++, c /= M) {
+			pick[i] = c % M;
+			ok &= relaxed || i == 0 || pick[i] > pick[i - 1];
+		}
+		sets += ok;
+	}
+	for (int code = 0; code < total; code++) {
+		int ok = 1;
+		for (int i = 0, c = code; i < delta; i++, c /= M) {
+			pick[i] = c % M;
+			ok &= relaxed || i == 0 || pick[i] > pick[i - 1];
+		}
+		if (!ok)
+			continue;
+		lm_loads y = x;
+		double w = f * x.g;
+		for (int i = 0; i < delta; i++)
+			w += x.o[pick[i]];
+		w /= delta + 1;
+		y.g = w;
+		for (int i = 0; i < delta; i++)
+			y.o[pick[i]] = w;
+		enumerate(y, n, delta, f, t - 1, relaxed, p / sets, acc, leaves);
+	}
+}
+
+Test(luling1993, section5_moments_equal_the_average_over_every_candidate_sequence)
+{
+	static const int cases[][3] = {{4, 1, 0}, {5, 1, 0}, {5, 2, 0}, {5, 3, 0}, {4, 2, 1}, {5, 3, 1}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const int n = cases[i][0], d = cases[i][1], relaxed = cases[i][2];
+		const double f = 1.3;
+		double acc[6] = {0};
+		int64_t leaves = 0;
+		lm_loads x = {1, {1, 1, 1, 1}};
+		enumerate(x, n, d, f, 4, relaxed, 1, acc, &leaves);
+		rp_lm_moments m;
+		rp_lm_moments_start(&m);
+		for (int t = 0; t < 4; t++)
+			rp_lm_moments_step(&m, n, d, f, relaxed);
+		const double mine[6] = {m.g, m.gg, m.o, m.oo, m.go, m.oq};
+		/* the enumeration adds `leaves` terms one by one: its rounding is below leaves * 2^-52 of the sum */
+		for (int k = 0; k < 6; k++)
+			cr_assert_float_eq(mine[k], acc[k], (double)leaves * 0x1p-52 * acc[k],
+			                   "n %d, delta %d, relaxed %d, moment %d: %.15g against %.15g", n, d, relaxed, k, mine[k], acc[k]);
+	}
+	for (int n = 2; n <= 64; n *= 2)
+		for (int d = 1; d < n && d <= 4; d++) {
+			rp_lm_moments m;
+			rp_lm_moments_start(&m);
+			for (int t = 1; t <= 40; t++) {
+				rp_lm_moments_step(&m, n, d, 1.2, 0);
+				cr_assert_float_eq(m.g / m.o, lbt_luling_Gt(n, d, 1.2, t), 1e-12 * m.g / m.o, "n %d, delta %d, t %d", n, d, t);
+			}
+		}
+}
+
+/* §6, Lemmas 5 and 6, against cases derived by hand.
+ * n = 2, delta = 1: the only partner ends equal, FIX(2, 1, f) = FIX(2, 1, 1/f) =
+ * 1 (A = (1 - f)/(2f), sqrt(1/f + A^2) = (1 + f)/(2f)), C(1) = 1, so U = D =
+ * D_i = (1 + f)/(2f) = 0.9 for f = 1.25. x = 101:
+ *   upper, c = 51: B = (c + xf - x - f)/((x - 1) f (1 - 1/f)) = (51 + 126.25 -
+ *   101 - 1.25)/25 = 3 <= 1/(1 - D) = 10; log(1 - 0.3)/log 0.9 lies in (3, 4)
+ *   (0.9^3 = 0.729 > 0.7 > 0.6561 = 0.9^4): Lemma 5 gives 4. Lemma 6: (c - 1)/25
+ *   = 2; the sums 0.9, 1.71, 2.439 pass 2 at t - 1 = 3 terms: 4.
+ *   lower, c = 85: A = (f^2 (c - x) + x - 1)/((f - 1)(x + 1)) = (-25 + 100)/25.5
+ *   = 50/17; log(1 - 5/17)/log 0.9 = log(12/17)/log 0.9 lies in [3, 4) (0.729 >=
+ *   0.70588 > 0.6561): 3. c = 30: A < 0, the logarithm is negative: 0.
+ * n = 3, delta = 1, f = 1.35 = 27/20: 4f^2 - 4f + 9 = 10.89 = 3.3^2, so FIX =
+ * 3.3/2.7 - (3 - 2.7)/2.7 = 10/9 (G(10/9) = 2 (1.5 + 1)/(1.5 + 3) = 10/9); D_0
+ * = (1 + f/FIX)/(2f) = 2.215/2.7 = 443/540; C(10/9) = 2 (200/243 + 1)/(200/243
+ * + 3) = 886/929; D_1 = (1 + (27/20)(929/886)) (10/27) = 42803/47844. x = 101,
+ * c = 55: target (c - 1)/((x - 1)(f - 1)) = 54/35 = 1.542857; Lemma 6: D_0 =
+ * 0.82037 < it <= D_0 + D_0 D_1 = 1.55431: t = 3. Lemma 5 keeps D = D_0:
+ * D_0 + D_0^2 = 1.49338 < it <= 1.49338 + D_0^3 = 2.0455: t = 4.
+ * Lemma 5's condition: n -> infinity, delta = 1, f = 1.8: FIX -> 5 (Theorem
+ * 2), D -> (1 + 1.8/5)/3.6 = 0.37778, 1/(1 - D) = 1.607; x = 1001, c = 900: B =
+ * (900 + 1801.8 - 1001 - 1.8)/800 = 2.124 > 1.607: no bound. */
+Test(luling1993, section6_lemma5_and_lemma6_match_hand_derived_cases)
+{
+	cr_assert_float_eq(rp_lm_U(2, 1, 1.25), 0.9, 1e-14);
+	cr_assert_float_eq(rp_lm_D(2, 1, 1.25), 0.9, 1e-14);
+	cr_assert_eq(rp_lm5_upper(2, 1, 1.25, 101, 51), 4);
+	cr_assert_eq(rp_lm6_upper(2, 1, 1.25, 101, 51, 1000), 4);
+	cr_assert_eq(rp_lm5_lower(2, 1, 1.25, 101, 85), 3);
+	cr_assert_eq(rp_lm5_lower(2, 1, 1.25, 101, 30), 0);
+	cr_assert_float_eq(lbt_luling_fix(3, 1, 1.35), 10.0 / 9, 1e-14);
+	cr_assert_float_eq(rp_lm_Di(3, 1, 1.35, 0), 443.0 / 540, 1e-14);
+	cr_assert_float_eq(rp_lm_Di(3, 1, 1.35, 1), 42803.0 / 47844, 1e-14);
+	cr_assert_float_eq(rp_lm_D(3, 1, 1.35), 443.0 / 540, 1e-14);
+	cr_assert_eq(rp_lm6_upper(3, 1, 1.35, 101, 55, 1000), 3);
+	cr_assert_eq(rp_lm5_upper(3, 1, 1.35, 101, 55), 4);
+	cr_assert_float_eq(rp_lm_D(1000000000, 1, 1.8), 1.36 / 3.6, 1e-7);
+	cr_assert_eq(rp_lm5_upper(1000000000, 1, 1.8, 1001, 900), -1);
+	/* a decrease of one packet costs at most the operation it may trigger */
+	cr_assert_eq(rp_lm6_upper(64, 2, 1.2, 1000, 1, 1000), 1);
+}
+
 /* Theorem 1: in the one-processor-generator model from a balanced state,
  * E(l_1,t)/E(l_i,t) = G^t(1) -> FIX(64, 1, 1.8) = 3.5145. Measured right
  * after PE 0's t-th operation, t = 80 (G^80(1) is within 3e-7 of FIX, G^40(1)
@@ -381,12 +553,13 @@ Test(luling1993, reproduce_targets_quick_write_data_tables_and_plots, .timeout =
 {
 	char dir[256];
 	th_tmpdir(dir, sizeof dir);
-	const char *argv[] = {"reproduce", "luling-theorems", "luling-figs", "luling-table1", "luling-compare", "--quick",
-	                      "--out", "r", "--quiet", "--threads", "1", NULL};
+	const char *argv[] = {"reproduce", "luling-theorems", "luling-cost", "luling-figs", "luling-table1", "luling-compare",
+	                      "--quick", "--out", "r", "--quiet", "--threads", "1", NULL};
 	char *out, *err;
 	int rc = th_cli(dir, argv, &out, &err);
 	cr_assert(rc == 0 || (rc == 2 && strstr(err, "gnuplot")), "exit %d: %s", rc, err);
-	const char *files[] = {"r/luling-theorems.csv", "r/luling-theorems.md", "r/luling-theorems.tex",
+	const char *files[] = {"r/luling-theorems.csv", "r/luling-theorems.md", "r/luling-theorems.tex", "r/luling-fig6.gp",
+	                       "r/luling-fig6-n.gp", "r/luling-vd.gp", "r/luling-cost.csv", "r/luling-cost.md",
 	                       "r/luling-figs.csv", "r/luling-figs-pe.csv", "r/luling-figs.md", "r/luling-fig7.gp",
 	                       "r/luling-fig8.gp", "r/luling-fig9-f1.1.gp", "r/luling-fig10-f1.8.gp", "r/luling-table1.csv",
 	                       "r/luling-table1.md", "r/luling-compare.csv", "r/luling-compare.md",

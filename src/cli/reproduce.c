@@ -42,6 +42,9 @@ static void help(void)
 	       "  luling-theorems  Lüling and Monien (1993) Theorems 1-4: the one-generator\n"
 	       "          ratio E(l_1)/E(l_i) against G^t(1), FIX and delta/(delta+1-f);\n"
 	       "          Theorems 3-4 pushed by extreme sequences; the variation density\n"
+	       "          (Fig. 6) beside the paper's exact recursion\n"
+	       "  luling-cost      their Lemmas 5-6 (§6): operations a load decrease costs,\n"
+	       "          against the bounds; the dependence on delta, n, x and f\n"
 	       "  luling-figs      their Figures 7-10: 64 PEs, phases workload, 100 runs\n"
 	       "  luling-table1    their Table 1: borrow counters for C = 4, 8, 16, 32\n"
 	       "  luling-compare   Lüling-Monien, LM-C5, FOS, NNA on the same phases workload\n"
@@ -110,8 +113,8 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	if (optind == argc)
 		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
-		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, luling-table1, "
-		                "luling-compare or all");
+		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-cost, luling-figs, "
+		                "luling-table1, luling-compare or all");
 	const char *const *names = lbt_repro_names();
 	for (int i = optind; i < argc; i++) {
 		int known = !strcmp(argv[i], "all");
@@ -119,8 +122,8 @@ int cmd_reproduce(int argc, char **argv)
 			known |= !strcmp(argv[i], *n);
 		if (!known)
 			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, "
-			                "jv-fig1, jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, "
-			                "luling-table1, luling-compare or all",
+			                "jv-fig1, jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-cost, "
+			                "luling-figs, luling-table1, luling-compare or all",
 			                argv[i]);
 	}
 	struct stat sb;

@@ -117,7 +117,25 @@ int rp_jv_fig23(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e);
 
+/* Lüling and Monien (1993), repro_luling.c: the basic algorithm (C = 0) or
+ * the class version (C >= 1) with global partners on a ring of n PEs holding
+ * L0 each, scalar, one thread; */
+int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e);
+/* st stepped through the run engine with workload wl until *stop is set (by
+ * the method's on_op hook or the phase); */
+int rp_luling_run_until(lbt_state *st, const lbt_workload *wl, volatile sig_atomic_t *stop, lbt_err *e);
+/* PE 0's load set by a workload phase, what that generated or consumed in c
+ * (an error outside 0..2^31-1); PE 0's next trigger going up, the first
+ * integer >= f l_old above l_old; and the first t >= 20 (at most 400) with
+ * G^t(1) within rel of FIX(n, delta, f). */
+int rp_luling_set_pe0(lbt_state *st, int64_t target, lbt_work_counts *c, lbt_err *e);
+int64_t rp_luling_up(double f, int64_t lold);
+int64_t rp_luling_settle_t(int64_t n, int delta, double f, double rel);
 int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e); /* repro_luling.c */
+/* §5, the variation density and Figure 6: its section of luling-theorems.md
+ * into md, and its plots (repro_luling_vd.c). */
+int rp_luling_vd(const lbt_repro_opts *o, FILE *md, lbt_err *e);
+int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e);     /* repro_luling_cost.c */
 int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e);     /* repro_luling_dyn.c */
 int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e);
 int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e);

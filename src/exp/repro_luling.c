@@ -9,11 +9,13 @@
  * operations nothing happens but PE 0's generation, so the experiment gives
  * PE 0 at once the packets it would generate up to its trigger (the first
  * load >= f l_old) and steps the method: the same sequence of operations in
- * (f - 1) fewer steps per l_old. `--workload generator:1` through the run
- * engine runs the process step by step: a second table does that for a few
- * settings as a cross-check. Theorem 3's producer-consumer: before each
- * operation PE 0 either grows to f l_old or shrinks to l_old / f, each with
- * probability 1/2 (drawn from lbt_rand).
+ * (f - 1) fewer steps per l_old. The jump is a workload phase of its own
+ * (`jump`), so every run goes through the run engine (lbt_run), which checks
+ * that the load changes only by what the phase says it generated or
+ * consumed. `--workload generator:1` runs the process step by step: a second
+ * table does that for a few settings as a cross-check. Theorem 3's
+ * producer-consumer: before each operation PE 0 either grows to f l_old or
+ * shrinks to l_old / f, each with probability 1/2 (drawn from lbt_rand).
  *
  * E(l_1,t)/E(l_i,t) is estimated right after PE 0's t-th operation as the
  * ratio of the means over R seeds of l_0 and of the mean load of the other
@@ -41,6 +43,8 @@ typedef struct {
 	int64_t t, T;
 	double *l0, *others;
 	volatile sig_atomic_t stop; /* the engine's interrupt flag: set after operation T */
+	int mode;                   /* the jump's direction (thm_run) */
+	double f;
 } thm_rec;
 
 static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
@@ -58,10 +62,65 @@ static void thm_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
 	r->stop = ++r->t >= r->T;
 }
 
-/* The algorithm with global partners (C = 0: the basic one; C >= 1: the
- * Appendix's classes) on a ring of n PEs holding L0 each, with the scalar
- * reference on one thread. */
-static int thm_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e)
+int rp_luling_set_pe0(lbt_state *st, int64_t target, lbt_work_counts *c, lbt_err *e)
+{
+	int32_t *l0 = &st->grid.load[0]; /* one process, so PE 0 is here */
+	if (target < 0 || target > INT32_MAX)
+		return lbt_errf(e, LBT_ERANGE, "PE 0's load %lld is outside 0..2^31-1", (long long)target);
+	if (target > *l0)
+		c->generated = (double)(target - *l0);
+	else
+		c->completed = (double)(*l0 - target);
+	*l0 = (int32_t)target;
+	return LBT_OK;
+}
+
+int64_t rp_luling_up(double f, int64_t lold)
+{
+	int64_t target = (int64_t)ceil(f * (double)lold * (1 - 1e-12));
+	return target > lold ? target : lold + 1;
+}
+
+/* The jump of thm_run as a workload phase: PE 0's load becomes the first
+ * integer >= f l_old (mode 0, and mode 1 with probability 1/2) or the first
+ * integer <= l_old / f (mode 3, and mode 1 otherwise), drawn from the run's
+ * seed and the number of operations so far. */
+static int jump_phase(void *ws, lbt_state *st, int64_t step, uint64_t seed, lbt_work_counts *c, lbt_err *e)
+{
+	(void)ws;
+	(void)step;
+	lbt_luling *w = lbt_luling_of(st);
+	const thm_rec *r = w->on_op_ctx;
+	int64_t old = w->pe[0].lold, target;
+	int grow = r->mode == 0 || (r->mode == 1 && lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
+	if (grow)
+		target = rp_luling_up(r->f, old);
+	else { /* the first integer <= l_old / f (below l_old) */
+		target = (int64_t)floor((double)old / r->f * (1 + 1e-12));
+		if (target >= old)
+			target = old - 1;
+	}
+	if (target > INT32_MAX / 2 || target < 0)
+		return lbt_errf(e, LBT_ERANGE, "luling-theorems: PE 0's load left the int32 range (n %lld, delta %d, f %g)",
+		                (long long)w->P, w->delta, r->f);
+	return rp_luling_set_pe0(st, target, c, e);
+}
+
+static const lbt_workload jump = {.name = "jump", .summary = "PE 0 jumps to its next trigger", .phase = jump_phase};
+
+int rp_luling_run_until(lbt_state *st, const lbt_workload *wl, volatile sig_atomic_t *stop, lbt_err *e)
+{
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.until.kind = LBT_UNTIL_STEPS;
+	ro.until.steps = INT64_MAX / 2;
+	ro.max_steps = INT64_MAX / 2;
+	ro.workload = wl;
+	ro.interrupt = stop;
+	lbt_summary s;
+	return lbt_run(st, &ro, &s, e);
+}
+
+int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e)
 {
 	char shape[32], init[48], fs[32], ds[16], cs[16];
 	snprintf(cs, sizeof cs, "%d", C);
@@ -80,7 +139,7 @@ static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, 
 {
 	lbt_state st;
 	lbt_workload w;
-	int status = thm_open(&st, n, delta, f, C, seed, L0, e);
+	int status = rp_luling_open(&st, n, delta, f, C, seed, L0, e);
 	if (status)
 		return status;
 	if (!(status = lbt_workload_parse(&w, "generator:1", st.method->load, e))) {
@@ -89,14 +148,7 @@ static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, 
 		k->on_op_ctx = r;
 		r->t = 0;
 		r->stop = 0;
-		lbt_run_opts ro = lbt_run_opts_default();
-		ro.until.kind = LBT_UNTIL_STEPS;
-		ro.until.steps = INT64_MAX / 2;
-		ro.max_steps = INT64_MAX / 2;
-		ro.workload = &w;
-		ro.interrupt = &r->stop;
-		lbt_summary s;
-		status = lbt_run(&st, &ro, &s, e);
+		status = rp_luling_run_until(&st, &w, &r->stop, e);
 		if (!status && r->t < r->T)
 			status = lbt_errf(e, LBT_EINTERNAL, "luling-theorems: the run stopped before operation %lld", (long long)r->T);
 	}
@@ -106,51 +158,27 @@ static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, 
 
 /* One run of the one-generator (mode 0: PE 0 always grows), producer-consumer
  * (mode 1: grows or shrinks at random) or one-consumer (mode 3: always
- * shrinks) model. */
+ * shrinks) model, through the engine with the jump phase. */
 static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
 {
 	lbt_state st;
-	int status = thm_open(&st, n, delta, f, 0, seed, L0, e);
+	int status = rp_luling_open(&st, n, delta, f, 0, seed, L0, e);
 	if (status)
 		return status;
 	lbt_luling *w = lbt_luling_of(&st);
 	w->on_op = thm_on_op;
 	w->on_op_ctx = r;
 	r->t = 0;
-	int32_t *l = malloc((size_t)n * sizeof *l);
-	if (!l) {
-		lbt_state_close(&st);
-		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld loads", (long long)n);
-	}
-	while (r->t < r->T && !status) {
-		lbt_grid_export(&st.grid, l);
-		int64_t old = w->pe[0].lold, target;
-		int grow = mode == 0 || (mode == 1 && lbt_rand(seed, (uint64_t)r->t, 0, 301) >> 63);
-		if (grow) { /* the first integer >= f l_old (above l_old) */
-			target = (int64_t)ceil(f * (double)old * (1 - 1e-12));
-			if (target <= old)
-				target = old + 1;
-		} else { /* the first integer <= l_old / f (below l_old) */
-			target = (int64_t)floor((double)old / f * (1 + 1e-12));
-			if (target >= old)
-				target = old - 1;
-		}
-		if (target > INT32_MAX / 2 || target < 0)
-			status = lbt_errf(e, LBT_ERANGE, "luling-theorems: PE 0's load left the int32 range (n %lld, delta %d, f %g)",
-			                  (long long)n, delta, f);
-		l[0] = (int32_t)target;
-		lbt_grid_import(&st.grid, l);
-		lbt_counts k = {0};
-		st.method->step(&st, &k);
-		st.step++;
-	}
-	free(l);
+	r->stop = 0;
+	r->mode = mode;
+	r->f = f;
+	status = rp_luling_run_until(&st, &jump, &r->stop, e);
 	lbt_state_close(&st);
 	return status;
 }
 
 /* The t at which G^t(1) is within rel of FIX (at least 20, at most TMAX). */
-static int64_t settle_t(int64_t n, int delta, double f, double rel)
+int64_t rp_luling_settle_t(int64_t n, int delta, double f, double rel)
 {
 	double fix = lbt_luling_fix(n, delta, f), k = 1;
 	int64_t t = 0;
@@ -202,7 +230,8 @@ enum { T4_C = 4 };
 static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, double *buf, lbt_err *e)
 {
 	for (int r = 0; r < R; r++) {
-		runs[r] = (thm_rec){0, mode == 3 ? c->Ts : c->T, buf + (size_t)r * 2 * TMAX, buf + (size_t)r * 2 * TMAX + TMAX, 0};
+		runs[r] = (thm_rec){.T = mode == 3 ? c->Ts : c->T, .l0 = buf + (size_t)r * 2 * TMAX,
+		                    .others = buf + (size_t)r * 2 * TMAX + TMAX};
 		uint64_t seed = 1000003ULL * (uint64_t)(mode + 1) + (uint64_t)r;
 		int st = mode == 2 || mode == 4
 		                 ? thm_run_engine(c->n, c->delta, c->f, mode == 4 ? T4_C : 0, seed, L0, &runs[r], e)
@@ -213,115 +242,6 @@ static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, doubl
 	return LBT_OK;
 }
 
-
-/* §5's variation density VD(l_i,t) = sqrt(E(l_i,t^2) - E(l_i,t)^2)/E(l_i,t)
- * of a PE i > 1 in the one-generator model, measured: PE 1's load right
- * after PE 0's t-th operation over R runs (the paper computes it exactly
- * for delta = 1 and for a relaxed algorithm when delta > 1; we run the
- * algorithm itself). */
-enum { VD_T = 150, VD_NN = 9, VD_CFG = 6 };
-static const int vd_ns[VD_NN] = {2, 3, 5, 10, 15, 20, 25, 30, 35};
-static const int vd_delta[VD_CFG] = {1, 1, 2, 2, 4, 4};
-static const double vd_f[VD_CFG] = {1.1, 1.2, 1.1, 1.2, 1.1, 1.2};
-
-typedef struct {
-	int64_t t;
-	double *pe1; /* VD_T values */
-} vd_rec;
-
-static void vd_on_op(void *ctx, const lbt_luling *w, const int64_t *set, int m)
-{
-	(void)set;
-	(void)m;
-	vd_rec *r = ctx;
-	if (r->t < VD_T)
-		r->pe1[r->t++] = (double)w->pe[1].cur;
-}
-
-/* vd[c][k]: VD at t = vd_t[c][k] (VD_T, or fewer where the loads would
- * approach the int32 range) for setting c and n = vd_ns[k] (NAN: delta >= n);
- * curve: VD against t for n = vd_ns[VD_NN - 1]. */
-static int vd_measure(const lbt_repro_opts *o, int R, double vd[VD_CFG][VD_NN], int64_t vd_t[VD_CFG][VD_NN], double *curve,
-                      lbt_err *e)
-{
-	int status = LBT_OK;
-	const int threads = rp_threads(o);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) collapse(2)
-	for (int c = 0; c < VD_CFG; c++)
-		for (int k = 0; k < VD_NN; k++) {
-			vd[c][k] = NAN;
-			vd_t[c][k] = 0;
-			if (vd_delta[c] >= vd_ns[k])
-				continue;
-			double *v = malloc((size_t)R * VD_T * sizeof *v);
-			lbt_err le;
-			int st = v ? LBT_OK : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
-			/* runs r = -1 (a pilot: how many operations before a load nears 2^27, leaving a factor 16 to
-			 * int32 for the other seeds; small machines grow fast), then 0..R-1 up to that many */
-			int64_t T = VD_T;
-			double *pilot = malloc(VD_T * sizeof *pilot);
-			st = pilot ? st : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
-			for (int r = -1; r < R && !st; r++) {
-				vd_rec rec = {0, r < 0 ? pilot : v + (size_t)r * VD_T};
-				char shape[16], fs[32], ds[16];
-				snprintf(shape, sizeof shape, "%d", vd_ns[k]);
-				snprintf(fs, sizeof fs, "%.17g", vd_f[c]);
-				snprintf(ds, sizeof ds, "%d", vd_delta[c]);
-				lbt_setup set = {.shape = shape, .method = "luling-monien", .init = "const:1000", .isa = "scalar",
-				                 .seed = 7000001ULL + (uint64_t)(r + 1), .threads = 1,
-				                 .params = {{"f", fs}, {"delta", ds}, {"borrow", "0"}, {"partners", "global"}}};
-				lbt_state sto;
-				if ((st = lbt_state_open(&sto, &set, &le)))
-					break;
-				lbt_luling *w = lbt_luling_of(&sto);
-				w->on_op = vd_on_op;
-				w->on_op_ctx = &rec;
-				int32_t l[64];
-				while (rec.t < T) { /* PE 0 up to its trigger, then a step (as in thm_run) */
-					lbt_grid_export(&sto.grid, l);
-					int64_t target = (int64_t)ceil(vd_f[c] * (double)w->pe[0].lold * (1 - 1e-12));
-					if (r < 0 && target > (1 << 27)) {
-						T = rec.t;
-						break;
-					}
-					if (target > INT32_MAX / 2) {
-						st = lbt_errf(&le, LBT_ERANGE, "variation density: a load left the int32 range");
-						break;
-					}
-					l[0] = (int32_t)(target > w->pe[0].lold ? target : w->pe[0].lold + 1);
-					lbt_grid_import(&sto.grid, l);
-					lbt_counts kc = {0};
-					sto.method->step(&sto, &kc);
-					sto.step++;
-				}
-				lbt_state_close(&sto);
-			}
-			free(pilot);
-			vd_t[c][k] = T;
-			if (!st) {
-				for (int64_t t = 0; t < T; t++) {
-					double s1 = 0, s2 = 0;
-					for (int r = 0; r < R; r++) {
-						double x = v[(size_t)r * VD_T + (size_t)t];
-						s1 += x, s2 += x * x;
-					}
-					double m = s1 / R, var = s2 / R - m * m;
-					double d = sqrt(var > 0 ? var : 0) / m;
-					if (t == T - 1)
-						vd[c][k] = d;
-					if (k == VD_NN - 1)
-						curve[c * VD_T + t] = d;
-				}
-			}
-			free(v);
-#pragma omp critical(rp_vd_status)
-			if (st && !status) {
-				status = st;
-				*e = le;
-			}
-		}
-	return status;
-}
 
 int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 {
@@ -342,9 +262,9 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				cfg[c].n = ns[a];
 				cfg[c].delta = deltas[b];
 				cfg[c].f = fs[k];
-				cfg[c].T = settle_t(ns[a], deltas[b], fs[k], 1e-4);
+				cfg[c].T = rp_luling_settle_t(ns[a], deltas[b], fs[k], 1e-4);
 				cfg[c].engine = ns[a] <= (o->quick ? 16 : 64) && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
-				cfg[c].Ts = settle_t(ns[a], deltas[b], 1 / fs[k], 1e-4);
+				cfg[c].Ts = rp_luling_settle_t(ns[a], deltas[b], 1 / fs[k], 1e-4);
 				cfg[c].t4 = ns[a] <= (o->quick ? 16 : 64) && k == 2;
 			}
 	const int threads = rp_threads(o);
@@ -512,62 +432,12 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 			        x->delta, x->f, T4_C, (long long)x->T, x->t4_max, x->t4_se, (long long)x->t4_at, b, x->t4_max / b,
 			        lbt_luling_fix(x->n, x->delta, x->f), x->t4_max <= b + 3 * x->t4_se ? "yes" : "no");
 		}
-		/* §5, Figure 6: the variation density */
-		const int RV = o->quick ? 200 : 2000;
-		double vd[VD_CFG][VD_NN], *curve = calloc(VD_CFG * VD_T, sizeof *curve);
-		int64_t vd_t[VD_CFG][VD_NN];
-		if (!curve)
-			status = lbt_errf(e, LBT_ENOMEM, "no memory for the variation density");
-		if (!status)
-			status = vd_measure(o, RV, vd, vd_t, curve, e);
-		if (!status) {
-			fprintf(f, "\n## §5: variation density\n\nVD(l_i,t) = sqrt(E(l_i,t²) − E(l_i,t)²)/E(l_i,t) of PE 1 (not the "
-			           "generator) right after PE 0's t-th operation, t = %d (fewer where marked: the loads grow "
-			           "geometrically and would leave the int32 range), over %d seeds, every PE starting with 1000 "
-			           "packets. The paper computes it exactly for δ = 1 (and for a relaxed algorithm for δ > 1) "
-			           "and shows it in its Figure 6, whose values the text does not give; it says the variation "
-			           "density \"is small in general and converges very quickly as the number of processors and load "
-			           "balancing steps increases\".\n\n| δ | f |", VD_T, RV);
-			for (int k = 0; k < VD_NN; k++)
-				fprintf(f, " n = %d |", vd_ns[k]);
-			fprintf(f, "\n|---:|---:|");
-			for (int k = 0; k < VD_NN; k++)
-				fprintf(f, "---:|");
-			fprintf(f, "\n");
-			for (int c = 0; c < VD_CFG; c++) {
-				fprintf(f, "| %d | %g |", vd_delta[c], vd_f[c]);
-				for (int k = 0; k < VD_NN; k++)
-					if (isfinite(vd[c][k]) && vd_t[c][k] < VD_T)
-						fprintf(f, " %.3f (t = %lld) |", vd[c][k] + 0.0, (long long)vd_t[c][k]);
-					else if (isfinite(vd[c][k]))
-						fprintf(f, " %.3f |", vd[c][k] + 0.0);
-					else
-						fprintf(f, " — |");
-				fprintf(f, "\n");
-			}
-		}
+		/* §5, Figure 6: the variation density (repro_luling_vd.c), its section and plots */
+		status = rp_luling_vd(o, f, e);
 		if (!status)
 			status = lbt_out_commit(&md, e);
 		else
 			lbt_out_abort(&md);
-		if (!status) { /* the plot: VD against t for n = 35 */
-			double x[VD_T];
-			lbt_series ser[VD_CFG];
-			char lab[VD_CFG][48];
-			for (int t = 0; t < VD_T; t++)
-				x[t] = t + 1;
-			for (int c = 0; c < VD_CFG; c++) {
-				snprintf(lab[c], sizeof lab[c], "delta = %d, f = %g", vd_delta[c], vd_f[c]);
-				ser[c] = (lbt_series){.label = lab[c], .x = x, .y = curve + c * VD_T, .n = VD_T, .draw = LBT_DRAW_LINE,
-				                      .colour = 1 + c, .dash = 1 + c % 2};
-			}
-			lbt_axes ax = {.title = "variation density of PE 1, n = 35 (one generator)", .xlabel = "operations t of PE 0",
-			               .ylabel = "VD(l_i,t)", .intx = 1, .key = "outside right"};
-			int ps = rp_plot(o, "luling-vd", &ax, ser, VD_CFG, e);
-			if (ps && ps != LBT_EUNSUP)
-				status = ps;
-		}
-		free(curve);
 	}
 	free(cfg);
 	return status;

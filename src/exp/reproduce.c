@@ -355,8 +355,8 @@ void rp_fit_lin_quad(const double *x, const double *y, int n, double *a, double 
 const char *const *lbt_repro_names(void)
 {
 	static const char *const names[] = {"table3", "fig5", "fig6", "fig7", "cybenko", "trees", "jv-fig1", "jv-fig23",
-	                                    "jv-table1", "jv-speeds", "jv-calibration", "jv-shake", "luling-theorems", "luling-figs", "luling-table1",
-	                                    "luling-compare", NULL};
+	                                    "jv-table1", "jv-speeds", "jv-calibration", "jv-shake", "luling-theorems", "luling-cost", "luling-figs",
+	                                    "luling-table1", "luling-compare", NULL};
 	return names;
 }
 
@@ -368,7 +368,7 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 		{"table3", NULL /* rp_table3 counts differences */}, {"fig5", rp_fig5}, {"fig6", rp_fig6}, {"fig7", rp_fig7}, {"cybenko", rp_cybenko},
 		{"trees", rp_trees}, {"jv-fig1", rp_jv_fig1}, {"jv-fig23", rp_jv_fig23}, {"jv-table1", rp_jv_table1},
 		{"jv-speeds", rp_jv_speeds}, {"jv-calibration", rp_jv_calibration}, {"jv-shake", rp_jv_shake},
-		{"luling-theorems", rp_luling_theorems}, {"luling-figs", rp_luling_figs},
+		{"luling-theorems", rp_luling_theorems}, {"luling-cost", rp_luling_cost}, {"luling-figs", rp_luling_figs},
 		{"luling-table1", rp_luling_table1}, {"luling-compare", rp_luling_compare}};
 	size_t k = 0;
 	while (k < sizeof list / sizeof *list && strcmp(name, list[k].name))
@@ -377,7 +377,7 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 		*differs = 0;
 	if (k == sizeof list / sizeof *list)
 		return lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
-		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-figs, luling-table1 "
+		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-cost, luling-figs, luling-table1 "
 		                "or luling-compare",
 		                name);
 	/* the experiment's files are written into a staging directory and
