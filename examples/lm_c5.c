@@ -4,24 +4,29 @@
  *   cc lm_c5.c $(pkg-config --cflags --libs lbtorus) && ./a.out */
 #include <stdio.h>
 
-#include <lbtorus/lbtorus.h>
+#include <lbtorus.h>
 
 int main(void)
 {
-	lbt_setup cfg = {.shape = "64x64", .method = "lm-c5", .init = "worst:5", .threads = 1};
-	lbt_run_opts opts = lbt_run_opts_default(); /* until balanced, at most 10^6 steps */
-	lbt_state st;
-	lbt_summary s;
+	lbt_config c = lbt_config_default(); /* until balanced, at most 10^6 steps */
+	c.shape = "64x64";
+	c.method = "lm-c5";
+	c.init = "worst:5";
+	c.threads = 1;
+	lbt_sim *sim;
+	lbt_result r;
 	lbt_err e;
-	int rc = lbt_state_open(&st, &cfg, &e);
+	int rc = lbt_sim_open(&sim, &c, &e);
 	if (!rc) {
-		rc = lbt_run(&st, &opts, &s, &e);
-		lbt_state_close(&st);
+		rc = lbt_sim_run(sim, NULL, NULL, &e);
+		if (!rc)
+			rc = lbt_sim_result(sim, &r, &e);
+		lbt_sim_close(sim);
 	}
 	if (rc) {
 		fprintf(stderr, "lm_c5: %s\n", e.msg);
 		return 1;
 	}
-	printf("balanced after %lld steps (%lld shifts)\n", (long long)s.balanced_step, (long long)s.balanced_shifts);
+	printf("balanced after %lld steps (%lld shifts)\n", (long long)r.balanced_step, (long long)r.balanced_shifts);
 	return 0;
 }

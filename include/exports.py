@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""exports.py — the shared library exports what the public headers declare.
+"""exports.py — the shared library exports what the public header declares.
 
-Prints a GNU ld version script whose global list is every function declared
-in include/lbtorus/*.h (static inline functions are not symbols); everything
-else in liblbtorus.so — private helpers, per-ISA kernels — stays local.
-Used by meson.build at build time and by tests/installed.py.
+Prints a GNU ld version script whose global list is every function the
+public header include/lbtorus.h declares with LBT_API (static inline
+functions are not symbols); everything else in liblbtorus.so — private
+helpers, per-ISA kernels — stays local. Used by meson.build at build time
+and by tests/installed.py and tests/symbols.py.
 
 usage: exports.py HEADER... > lbtorus.map
 """
@@ -33,7 +34,7 @@ def declared(paths):
                 j += 1
                 depth += {'{': 1, '}': -1}.get(text[j], 0)
             i = j + 1
-        names |= set(re.findall(r'\b(lbt_\w+)\s*\(', ''.join(out)))
+        names |= set(re.findall(r'\bLBT_API\b[^;{]*?\b(lbt_\w+)\s*\(', ''.join(out)))
     return sorted(names)
 
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""headers.py — every public header compiles on its own.
+"""headers.py — every header compiles on its own.
 
-For each include/lbtorus/*.h, a translation unit holding only that header,
-twice (its include guard must hold), is compiled with -fsyntax-only under
--std=c11 -Wall -Wextra -Werror and without _GNU_SOURCE, as a user's program
-would include it.
+For each header of an include directory (DIR/*.h and DIR/lbtorus/*.h), a
+translation unit holding only that header, twice (its include guard must
+hold), is compiled with -fsyntax-only under -std=c11 -Wall -Wextra -Werror
+and without _GNU_SOURCE, as a user's program would include it, seeing only
+that directory and the ones named before it: the public include/ first,
+alone, as it is installed; then the library's own src/include/ on top.
 
-usage: headers.py INCLUDE_DIR -- CC [CC ARGS...]
+usage: headers.py INCLUDE_DIR... -- CC [CC ARGS...]
        headers.py --self-test -- CC [CC ARGS...]   (proves a broken header fails)
 """
 import os
@@ -18,15 +20,23 @@ FLAGS = ['-std=c11', '-Wall', '-Wextra', '-Werror', '-pedantic-errors',
          '-fsyntax-only', '-x', 'c', '-']
 
 
-def check(include_dir, cc):
+def listed(include_dir):
+    """The headers of include_dir as #include spells them: "x.h", "lbtorus/y.h"."""
+    sub = os.path.join(include_dir, 'lbtorus')
+    return sorted([h for h in os.listdir(include_dir) if h.endswith('.h')] +
+                  ['lbtorus/' + h for h in (os.listdir(sub) if os.path.isdir(sub) else []) if h.endswith('.h')])
+
+
+def check(include_dir, cc, below=()):
     """Return the list of (header, compiler message) that do not compile alone."""
     failed = []
-    headers = sorted(h for h in os.listdir(os.path.join(include_dir, 'lbtorus')) if h.endswith('.h'))
+    headers = listed(include_dir)
     if not headers:
-        return [('(none)', 'no headers found in %s/lbtorus' % include_dir)]
+        return [('(none)', 'no headers found in %s' % include_dir)]
+    flags = [a for d in list(below) + [include_dir] for a in ('-I', d)] + FLAGS
     for h in headers:
-        tu = '#include "lbtorus/%s"\n#include "lbtorus/%s"\nint lbt_header_test_;\n' % (h, h)
-        r = subprocess.run(cc + ['-I', include_dir] + FLAGS, input=tu, text=True, capture_output=True)
+        tu = '#include "%s"\n#include "%s"\nint lbt_header_test_;\n' % (h, h)
+        r = subprocess.run(cc + flags, input=tu, text=True, capture_output=True)
         if r.returncode:
             failed.append((h, r.stderr.strip().splitlines()[0] if r.stderr.strip() else 'exit %d' % r.returncode))
     return failed
@@ -34,21 +44,26 @@ def check(include_dir, cc):
 
 def self_test(cc):
     with tempfile.TemporaryDirectory() as d:
-        os.mkdir(os.path.join(d, 'lbtorus'))
-        with open(os.path.join(d, 'lbtorus', 'base.h'), 'w') as f:
-            f.write('#ifndef B_H\n#define B_H\ntypedef struct { int x; } lbt_base;\n#endif\n')
-        with open(os.path.join(d, 'lbtorus', 'good.h'), 'w') as f:
-            f.write('#ifndef G_H\n#define G_H\n#include "lbtorus/base.h"\nvoid g(lbt_base *b);\n#endif\n')
-        with open(os.path.join(d, 'lbtorus', 'bad.h'), 'w') as f:  # uses lbt_base without including base.h
+        pub, own = os.path.join(d, 'public'), os.path.join(d, 'own')
+        os.makedirs(os.path.join(own, 'lbtorus'))
+        os.mkdir(pub)
+        with open(os.path.join(pub, 'api.h'), 'w') as f:
+            f.write('#ifndef A_H\n#define A_H\ntypedef struct { int x; } lbt_base;\n#endif\n')
+        with open(os.path.join(pub, 'leaky.h'), 'w') as f:  # needs a header that is not installed
+            f.write('#ifndef L_H\n#define L_H\n#include "lbtorus/good.h"\n#endif\n')
+        with open(os.path.join(own, 'lbtorus', 'good.h'), 'w') as f:
+            f.write('#ifndef G_H\n#define G_H\n#include "api.h"\nvoid g(lbt_base *b);\n#endif\n')
+        with open(os.path.join(own, 'lbtorus', 'bad.h'), 'w') as f:  # uses lbt_base without including api.h
             f.write('#ifndef X_H\n#define X_H\nvoid f(lbt_base *b);\n#endif\n')
-        with open(os.path.join(d, 'lbtorus', 'noguard.h'), 'w') as f:  # a second inclusion redefines
+        with open(os.path.join(own, 'lbtorus', 'noguard.h'), 'w') as f:  # a second inclusion redefines
             f.write('typedef struct { int y; } lbt_twice;\n')
-        got = sorted(h for h, _ in check(d, cc))
-    want = ['bad.h', 'noguard.h']
-    if got != want:
-        print('self-test: expected failures %s, got %s' % (want, got))
+        got = sorted(h for h, _ in check(pub, cc) + check(own, cc, [pub]))
+    want = ['leaky.h', 'lbtorus/bad.h', 'lbtorus/noguard.h']
+    if got != sorted(want):
+        print('self-test: expected failures %s, got %s' % (sorted(want), got))
         return 1
-    print('self-test: a header missing an include and one without a guard are caught')
+    print('self-test: a public header needing an uninstalled one, a header missing an include and one '
+          'without a guard are caught')
     return 0
 
 
@@ -60,14 +75,16 @@ def main(argv):
     args, cc = argv[1:cut], argv[cut + 1:]
     if args == ['--self-test']:
         return self_test(cc)
-    if len(args) != 1 or not cc:
+    if not args or not cc:
         print(__doc__.strip())
         return 2
-    failed = check(args[0], cc)
+    failed = []
+    for i, d in enumerate(args):
+        failed += check(d, cc, args[:i])
     for h, msg in failed:
         print('%s does not compile on its own: %s' % (h, msg))
     if not failed:
-        print('every public header in %s/lbtorus compiles on its own' % args[0])
+        print('every header of %s compiles on its own' % ', '.join(args))
     return 1 if failed else 0
 
 

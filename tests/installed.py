@@ -2,16 +2,18 @@
 """installed.py — the library as a user gets it.
 
 Installs the build into a temporary DESTDIR (`meson install --destdir`),
-checks the installed tree (lbtorus, liblbtorus.so and .a, the headers,
-lbtorus.pc, the data files) and that the shared library exports exactly the
-functions the public headers declare, then builds every examples/*.c against the
-INSTALLED library through pkg-config, shared and static, runs it, and
-compares what it prints with the installed CLI's JSON for the same run.
+checks the installed tree (lbtorus, liblbtorus.so and .a, the one public
+header lbtorus.h, lbtorus.pc, the data files) and that both libraries define
+exactly the calls the public header declares (tests/symbols.py), then builds
+every examples/*.c against the INSTALLED library through pkg-config, shared
+and static, runs it, and compares what it prints with what the installed
+CLI writes for the same run (its JSON, trace and --dump).
 
 Also: the uninstalled lbtorus of the build tree reads the source tree's data.
 
 usage: installed.py BUILD_ROOT SOURCE_ROOT PREFIX DATADIR -- CC [CC ARGS...]
 """
+import csv
 import glob
 import json
 import os
@@ -22,9 +24,56 @@ import subprocess
 import sys
 import tempfile
 
-# What each example computes, as the CLI's `run` options; the example prints
-# "balanced after N steps (M shifts)" for the same run.
-EXAMPLES = {'lm_c5': ['--shape', '64x64', '--method', 'lm-c5', '--init', 'worst:5', '--until', 'balanced']}
+# What each example computes, as the CLI's `run` options, and what it must
+# print for that run, from the CLI's outputs in a directory.
+EXAMPLES = {
+    'lm_c5': ['--shape', '64x64', '--method', 'lm-c5', '--init', 'worst:5', '--until', 'balanced'],
+    'dynamic': ['--shape', '12x20', '--method', 'fos-int', '--alpha', '0.2', '--init', 'uniform:0:9',
+                '--workload', 'cybenko:poisson:1:1', '--until', 'steps:50', '--seed', '7'],
+}
+TIMING = ('seconds', 'site_updates_per_second')  # the JSON's only keys that differ between two runs
+
+
+def npy_int32(path):
+    """The values and shape of a C-order '<i4' .npy file (what --dump writes for integer loads)."""
+    data = open(path, 'rb').read()
+    hlen = int.from_bytes(data[8:10], 'little') if data[6] == 1 else int.from_bytes(data[8:12], 'little')
+    start = (10 if data[6] == 1 else 12) + hlen
+    header = data[start - hlen:start].decode('latin1')
+    if "'descr': '<i4'" not in header or "'fortran_order': False" not in header:
+        raise SystemExit('%s: not a C-order int32 array: %s' % (path, header))
+    shape = tuple(int(x) for x in re.search(r"'shape': \(([^)]*)\)", header).group(1).split(',') if x.strip())
+    body = data[start:]
+    return [int.from_bytes(body[i:i + 4], 'little', signed=True) for i in range(0, len(body), 4)], shape
+
+
+def expected(name, cli, work):
+    """What example `name` must print: from the installed CLI's run of the same set-up."""
+    json_path, trace, dump = (os.path.join(work, name + x) for x in ('.json', '.csv', '.npy'))
+    sh([cli, 'run', '--threads', '1', '--quiet', '--json', json_path, '--trace', trace, '--dump', dump] + EXAMPLES[name])
+    rec = json.load(open(json_path))
+    if name == 'lm_c5':
+        return ['balanced after %d steps (%d shifts)' % (rec['balanced_step'], rec['balanced_shifts'])], rec
+    rows = list(csv.DictReader(open(trace)))
+    spread = max(float(r['max']) - float(r['min']) for r in rows)  # steps 0..50, as the observer saw them
+    w, _ = npy_int32(dump)
+    return [None, 'widest spread %g; final loads: sum %d, weighted sum %d'
+            % (spread, sum(w), sum((k + 1) * v for k, v in enumerate(w)))], rec
+
+
+def compare(name, kind, got, want, rec):
+    """The example's lines against the CLI's: a JSON line (want None) equal but for the timing keys."""
+    lines = got.splitlines()
+    if len(lines) != len(want):
+        raise SystemExit('%s (%s) printed %d lines, not %d:\n%s' % (name, kind, len(lines), len(want), got))
+    for line, expect in zip(lines, want):
+        if expect is None:
+            mine = json.loads(line)
+            same = [k for k in rec if k not in TIMING]
+            if list(mine) != list(rec) or any(mine[k] != rec[k] for k in same):
+                raise SystemExit('%s (%s): its JSON is not the CLI\'s:\n%s\n%s' % (name, kind, line, json.dumps(rec)))
+        elif line != expect:
+            raise SystemExit('%s (%s): printed %r; the CLI says %r' % (name, kind, line, expect))
 
 
 def sh(cmd, **kw):
@@ -93,27 +142,21 @@ def main(argv):
         root = dest + prefix
         found = {os.path.relpath(p, root) for p in glob.glob(root + '/**', recursive=True) if os.path.isfile(p)}
         want = {'bin/lbtorus': r'bin/lbtorus$', 'shared library': r'/liblbtorus\.so\.[0-9.]+$',
-                'static library': r'/liblbtorus\.a$', 'umbrella header': r'^include/lbtorus/lbtorus\.h$',
+                'static library': r'/liblbtorus\.a$', 'public header': r'^include/lbtorus\.h$',
                 'pkg-config file': r'/pkgconfig/lbtorus\.pc$',
                 'data': '^' + re.escape(os.path.join(datadir, 'lbtorus', 'table3_lm_c5.csv')) + '$'}
         for what, pattern in want.items():
             if not any(re.search(pattern, f) for f in found):
                 raise SystemExit('the installed tree has no %s (%s): %s' % (what, pattern, sorted(found)))
-        headers = sorted(glob.glob(os.path.join(source, 'include', 'lbtorus', '*.h')))
+        headers = sorted(glob.glob(os.path.join(source, 'include', '*.h')))
         installed = sorted(f for f in found if f.startswith('include/'))
-        if installed != ['include/lbtorus/' + os.path.basename(h) for h in headers]:
-            raise SystemExit('installed headers %s; the public headers are %s' % (installed, headers))
+        if installed != ['include/' + os.path.basename(h) for h in headers] or len(headers) != 1:
+            raise SystemExit('installed headers %s; the public header is %s' % (installed, headers))
         pc = [f for f in found if f.endswith('/pkgconfig/lbtorus.pc')][0]
         libdir = os.path.join(root, os.path.dirname(os.path.dirname(pc)))
         so = glob.glob(os.path.join(libdir, 'liblbtorus.so.*.*'))[0]
-        sys.path.insert(0, os.path.join(source, 'include'))
-        import exports
-        want = set(exports.declared(headers))
-        got = {line.split()[-1].split('@')[0] for line in sh(['nm', '-D', '--defined-only', so]).splitlines()
-               if line.split()[-2:-1] != ['A']}  # A: the version node LBTORUS_0 itself
-        if got != want:
-            raise SystemExit('%s exports what no public header declares: %s; does not export what they do: %s'
-                             % (so, sorted(got - want), sorted(want - got)))
+        sh([sys.executable, os.path.join(source, 'tests', 'symbols.py'), os.path.join(libdir, 'liblbtorus.a'), so,
+            os.path.join(root, 'include', 'lbtorus.h')])
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(root, os.path.dirname(pc)), PKG_CONFIG_SYSROOT_DIR=dest)
         cflags = shlex.split(sh(['pkg-config', '--cflags', 'lbtorus'], env=env))
         libs = shlex.split(sh(['pkg-config', '--libs', 'lbtorus'], env=env))
@@ -127,8 +170,7 @@ def main(argv):
             raise SystemExit('examples/ holds %s; this test knows %s' % (srcs, sorted(EXAMPLES)))
         for src in srcs:
             name = os.path.basename(src)[:-2]
-            rec = json.loads(sh([cli, 'run', '--threads', '1', '--json', '-'] + EXAMPLES[name]))
-            expect = 'balanced after %d steps (%d shifts)' % (rec['balanced_step'], rec['balanced_shifts'])
+            expect, rec = expected(name, cli, dest)
             for kind, link in (('shared', libs), ('static', static)):
                 exe = os.path.join(dest, name + '-' + kind)
                 sh(cc + ['-std=c11', '-Wall', '-Wextra', '-Werror'] + cflags + [src, '-o', exe] + link)
@@ -136,9 +178,8 @@ def main(argv):
                 if (kind == 'shared') != ('liblbtorus.so' in needed):
                     raise SystemExit('%s: linked %s, but ldd says:\n%s' % (exe, kind, needed))
                 got = sh([exe], env=dict(os.environ, LD_LIBRARY_PATH=libdir)).strip()
-                if got != expect:
-                    raise SystemExit('%s (%s): printed %r; the CLI says %r' % (name, kind, got, expect))
-                print('%s (%s, from the installed library): %s, as the CLI' % (name, kind, got))
+                compare(name, kind, got, expect, rec)
+                print('%s (%s, from the installed library): %s, as the CLI' % (name, kind, got.splitlines()[-1]))
         # The installed lbtorus reads data from the installed DATADIR (beside
         # its bin/: here in DESTDIR), the build tree's from the source tree
         # (both unless $LBTORUS_DATA is set).

@@ -3,17 +3,19 @@
 
 Data flows top to bottom, never back up:
 
-    cli > exp > exec > method > workload > out > core > comm > kernels
+    cli > api > exp > exec > method > workload > out > core > comm > kernels
 
-A file's layer is its folder (src/LAYER/..., kernels/...). A public header
-(include/lbtorus/NAME.h) belongs to the layer listed in PUBLIC; a private
-header is spelled "LAYER/name.h" (meson adds src/ to the include path) or
-relative to the including file. A file may include headers of its own layer
-or below. Besides:
-  - public headers include only public headers (they are installed alone);
-  - the CLI includes only public headers and its own (src/cli/): whatever it
-    does, a C program can do through the installed API; besides, `bench
-    --peers` includes the peers of bench/ (plain loops outside the library).
+A file's layer is its folder (src/LAYER/..., kernels/...). A library header
+(src/include/lbtorus/NAME.h, spelled "lbtorus/NAME.h") belongs to the layer
+listed in LIBRARY; a layer's own header is spelled "LAYER/name.h" (meson adds
+src/ to the include path) or relative to the including file. The public
+header include/lbtorus.h (installed, the only one) declares what src/api/
+implements and depends on nothing: every layer may include it. A file may
+include headers of its own layer or below. Besides:
+  - the public header includes no header of the tree (it is installed alone);
+  - the CLI includes only the library headers and its own (src/cli/), never
+    a layer's own header; besides, `bench --peers` includes the peers of
+    bench/ (plain loops outside the library).
 Kernels, the bottom layer, thus include nothing from src/.
 
 usage: layers.py ROOT          check the tree at ROOT
@@ -24,11 +26,11 @@ import re
 import sys
 import tempfile
 
-LAYERS = ['cli', 'exp', 'exec', 'method', 'workload', 'out', 'core', 'comm', 'kernels']  # top first
+LAYERS = ['cli', 'api', 'exp', 'exec', 'method', 'workload', 'out', 'core', 'comm', 'kernels']  # top first
 RANK = {name: len(LAYERS) - i for i, name in enumerate(LAYERS)}  # kernels 1 ... cli 9
 
-# The layer of each public header: a new header must be placed here.
-PUBLIC = {
+# The layer of each library header: a new header must be placed here.
+LIBRARY = {
     'status': 'kernels', 'rng': 'kernels', 'kernels': 'kernels',
     'comm': 'comm',
     'shape': 'core', 'grid': 'core', 'init': 'core', 'io': 'core', 'npy': 'core', 'number': 'core',
@@ -39,6 +41,7 @@ PUBLIC = {
     'sweep': 'exp', 'search': 'exp', 'bound': 'exp', 'report': 'exp', 'reproduce': 'exp', 'figure': 'exp',
     'lbtorus': 'cli',  # the umbrella pulls in every layer
 }
+PUBLIC = 'include/lbtorus.h'
 
 # Upward includes that exist on purpose until the named change lands; each
 # one is (file, included header). An entry that no longer occurs is an error
@@ -53,17 +56,21 @@ def layer_of(rel):
     parts = rel.split('/')
     if parts[0] == 'kernels':
         return 'kernels'
+    if rel == PUBLIC:
+        return 'kernels'  # it includes nothing: any layer may include it
+    if parts[:3] == ['src', 'include', 'lbtorus'] and rel.endswith('.h'):
+        return LIBRARY.get(os.path.basename(rel)[:-2])
     if parts[0] == 'src' and len(parts) > 2 and parts[1] in RANK:
         return parts[1]
-    if parts[0] == 'include' and parts[1:2] == ['lbtorus'] and rel.endswith('.h'):
-        return PUBLIC.get(os.path.basename(rel)[:-2])
     return None
 
 
 def resolve(root, rel, inc):
     """The included file's path relative to root, or None if it is not ours."""
+    if inc == 'lbtorus.h':
+        return PUBLIC
     if inc.startswith('lbtorus/'):
-        return 'include/' + inc
+        return 'src/include/' + inc
     if inc.split('/')[0] in RANK and os.path.exists(os.path.join(root, 'src', inc)):
         return 'src/' + inc
     near = os.path.normpath(os.path.join(os.path.dirname(rel), inc))
@@ -86,7 +93,7 @@ def check(root, known=frozenset()):
     for rel in sorted(sources(root)):
         mine = layer_of(rel)
         if mine is None:
-            bad.append('%s: not in a layer folder (src/<layer>/, kernels/) nor a known public header' % rel)
+            bad.append('%s: not in a layer folder (src/<layer>/, kernels/) nor a known library header' % rel)
             continue
         with open(os.path.join(root, rel), encoding='utf-8') as f:
             text = f.read()
@@ -101,16 +108,16 @@ def check(root, known=frozenset()):
             if theirs is None:
                 bad.append('%s: includes "%s", which belongs to no layer' % (rel, inc))
                 continue
-            public = target.startswith('include/')
+            library = target == PUBLIC or target.startswith('src/include/lbtorus/')
             why = None
-            if RANK[theirs] > RANK[mine] and target == 'include/lbtorus/lbtorus.h':
+            if RANK[theirs] > RANK[mine] and target == 'src/include/lbtorus/lbtorus.h':
                 why = 'the umbrella header pulls in every layer: include the headers this %s file uses' % mine
             elif RANK[theirs] > RANK[mine]:
                 why = 'a %s file includes a header of the higher layer %s' % (mine, theirs)
-            elif rel.startswith('include/') and not public:
-                why = 'a public header includes a private one (it would not compile installed)'
-            elif mine == 'cli' and not public and not target.startswith('src/cli/'):
-                why = 'the CLI uses a private header: a C program could not do what the CLI does'
+            elif rel == PUBLIC:
+                why = 'the public header includes a header of the tree (it would not compile installed)'
+            elif mine == 'cli' and not library and not target.startswith('src/cli/'):
+                why = "the CLI uses a layer's own header, not the library's"
             if why is None:
                 continue
             if (rel, inc) in known:
@@ -140,9 +147,10 @@ def run(root):
 def self_test():
     """A clean synthetic tree passes; each kind of violation is reported."""
     clean = {
-        'include/lbtorus/status.h': '', 'include/lbtorus/grid.h': '#include "lbtorus/status.h"\n',
-        'include/lbtorus/lbtorus.h': '#include "lbtorus/run.h"\n',
-        'include/lbtorus/run.h': '#include "lbtorus/grid.h"\n',
+        'include/lbtorus.h': '', 'src/api/sim.c': '#include "lbtorus/run.h"\n#include "lbtorus.h"\n',
+        'src/include/lbtorus/status.h': '', 'src/include/lbtorus/grid.h': '#include "lbtorus/status.h"\n',
+        'src/include/lbtorus/lbtorus.h': '#include "lbtorus/run.h"\n',
+        'src/include/lbtorus/run.h': '#include "lbtorus/grid.h"\n',
         'kernels/ref/k.c': '#include "lbtorus/status.h"\n#include "../fiber.h"\n', 'kernels/fiber.h': '',
         'src/out/jsonl.h': '#include "lbtorus/status.h"\n', 'src/exec/run.c': '#include "out/jsonl.h"\n',
         'src/cli/cli.h': '#include "lbtorus/run.h"\n', 'src/cli/main.c': '#include "cli.h"\n',
@@ -152,12 +160,13 @@ def self_test():
         ('src/method/m.c', '#include "lbtorus/lbtorus.h"\n', 'the umbrella header pulls in every layer'),
         ('kernels/ref/k.c', '#include "exec/x.h"\n', 'a kernels file includes a header of the higher layer exec'),
         ('kernels/ref/k.c', '#include "core/g.h"\n', 'a kernels file includes a header of the higher layer core'),
-        ('include/lbtorus/grid.h', '#include "core/g.h"\n', 'a public header includes a private one'),
-        ('src/cli/run.c', '#include "out/jsonl.h"\n', 'the CLI uses a private header'),
-        ('include/lbtorus/newthing.h', '', 'nor a known public header'),
+        ('include/lbtorus.h', '#include "lbtorus/status.h"\n', 'the public header includes a header of the tree'),
+        ('src/exp/sweep.c', '#include "api/x.h"\n', 'a exp file includes a header of the higher layer api'),
+        ('src/cli/run.c', '#include "out/jsonl.h"\n', "the CLI uses a layer's own header"),
+        ('src/include/lbtorus/newthing.h', '', 'nor a known library header'),
         ('src/exec/run.c', '#include "nowhere.h"\n', 'which is no file of the tree'),
     ]
-    extra = {'src/exec/x.h': '', 'src/core/g.h': '#include "lbtorus/status.h"\n'}
+    extra = {'src/exec/x.h': '', 'src/api/x.h': '', 'src/core/g.h': '#include "lbtorus/status.h"\n'}
     failures = 0
 
     base = tempfile.TemporaryDirectory(prefix='layers-')

@@ -1,0 +1,240 @@
+/* lbtorus.h — the public API of liblbtorus, a SIMD torus load-balancing
+ * emulator: the one header a program includes (docs/library.md).
+ *
+ * A run is an opaque lbt_sim, opened from an lbt_config (shape, method and
+ * its parameters, initial load, workload, speeds, seed, threads, ISA),
+ * stepped or run with an observer called after every step, and read back:
+ * its result (a struct, or the JSON object `lbtorus run --json` writes) and
+ * its per-PE fields as NumPy-compatible arrays. The methods, their
+ * parameters and the workloads can be listed; sweeps and the papers'
+ * experiments run by name.
+ *
+ * Errors: every call that can fail returns an lbt_status (LBT_OK = 0) and
+ * fills a caller-owned lbt_err with one line naming the problem; e may be
+ * NULL. There is no global error state. Structs a caller fills are made by
+ * their *_default() function and keep reserved space, so that later
+ * versions can add fields without changing the ABI. */
+#ifndef LBTORUS_H
+#define LBTORUS_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define LBT_API __attribute__((visibility("default")))
+#else
+#define LBT_API
+#endif
+
+/* The version of this header; lbt_version() gives the library's. LBT_ABI is
+ * the soname's number (liblbtorus.so.LBT_ABI): docs/library.md. */
+#define LBT_VERSION "0.1.0"
+#define LBT_VERSION_MAJOR 0
+#define LBT_VERSION_MINOR 1
+#define LBT_VERSION_PATCH 0
+#define LBT_ABI 0
+
+typedef enum {
+	LBT_OK = 0,
+	LBT_EINVAL, /* bad argument, option, shape or file content */
+	LBT_ENOMEM, /* allocation failed */
+	LBT_EIO,    /* file could not be read or written */
+	LBT_ERANGE, /* a load or total would overflow its type; a buffer is too small */
+	LBT_EUNSUP, /* asked for something this build or CPU cannot do */
+	LBT_EINTERNAL, /* an invariant broke: a bug, please report */
+	LBT_EINTR     /* stopped by the caller's interrupt flag (a signal) before it finished */
+} lbt_status;
+
+/* One line describing the last failure, owned by the caller. */
+typedef struct {
+	char msg[512];
+} lbt_err;
+
+LBT_API const char *lbt_version(void);           /* "0.1.0": the library's version */
+LBT_API const char *lbt_status_name(int status); /* "ok", "invalid", ..., "interrupted" */
+
+/* ---- What a run is made of ------------------------------------------- */
+
+/* Text as on `lbtorus run`'s command line; NULL: its default. The strings
+ * are the caller's and must outlive lbt_sim_open. */
+typedef struct {
+	uint32_t version;     /* set by lbt_config_default; a config not made by it is refused */
+	const char *shape;    /* "64x64", "8x8x8"; NULL: from an init file's header */
+	const char *boundary; /* "torus", "mesh", "torus/mesh"; NULL: torus */
+	const char *method;   /* "lm-c5", "fos", ...; NULL: lm-c5 (lbt_method_describe lists them) */
+	const char *init;     /* "worst:5", "random:0:9", "file:w.npy", ...; NULL: worst:5 */
+	const char *workload; /* "cybenko:poisson:1:1", "tree:2:10", ...; NULL: none */
+	const char *speeds;   /* the per-PE speed field ("const:1", "file:s.npy"); NULL: none */
+	const char *link;     /* the network of speed methods; NULL: lan */
+	const char *until;    /* "balanced", "steps:100", "rel:1e-6", ...; NULL: balanced */
+	const char *isa;      /* "scalar", "avx2", ...; NULL or "auto": the best this CPU runs */
+	uint64_t seed;        /* default 1 */
+	int threads;          /* <= 0: all cores (the default) */
+	int64_t max_steps;    /* a run stops unconverged after this many steps (default 1000000) */
+	int64_t warmup;       /* with a workload: steps 1..warmup left out of sqdev_mean (default 0) */
+	int full_stats;       /* fill idle, stddev and rel in every step's record */
+	int verify;           /* also step the scalar reference and compare every step */
+	/* if set non-zero (a signal handler): opening stops within a second, a
+	 * run after its current step */
+	const volatile sig_atomic_t *interrupt;
+	struct {
+		const char *name, *value; /* "alpha", "0.25" (lbt_config_param) */
+	} param[8];
+	void *reserved[16];
+} lbt_config;
+
+LBT_API lbt_config lbt_config_default(void);
+/* Give the method parameter `name` ("alpha", "ca-k", "k", ...) the value
+ * `value` (both kept as pointers); an unknown name is refused when the
+ * config is checked or opened. LBT_ERANGE: no room for another one. */
+LBT_API int lbt_config_param(lbt_config *c, const char *name, const char *value, lbt_err *e);
+/* Everything lbt_sim_open checks, without allocating the torus. */
+LBT_API int lbt_config_check(const lbt_config *c, lbt_err *e);
+
+/* ---- A run ------------------------------------------------------------ */
+
+typedef struct lbt_sim lbt_sim;
+
+/* The state after one step (step 0: the initial state). Load quantities are
+ * in the load's units: integers for an integer method. */
+typedef struct {
+	int64_t step;
+	double max, min, total;
+	double shifts;        /* time in the papers' unit, over the run so far */
+	double moved;         /* load that crossed a link in this step */
+	double moved_total;
+	double link_max;      /* the largest amount on one link in this step */
+	int64_t idle;         /* PEs without load   } integer methods: only */
+	double stddev, rel;   /* rel: stddev / initial } with full_stats */
+	/* With a workload: generated and completed in this step's phase, the
+	 * capacity it left unused, ||w - mean||^2 of what the method received */
+	double generated, completed, idle_capacity, sqdev;
+	double reserved[8];
+} lbt_record;
+
+/* Called after every step, and once for step 0; a non-zero return stops the
+ * run after this step (stop "interrupted"). It must not call into sim. */
+typedef int (*lbt_observer)(void *ctx, const lbt_record *r);
+
+/* Build the torus, load it, open the method and workload. */
+LBT_API int lbt_sim_open(lbt_sim **sim, const lbt_config *c, lbt_err *e);
+LBT_API void lbt_sim_close(lbt_sim *sim); /* NULL: nothing */
+/* One run from the current state until the config's criterion holds (or
+ * max_steps, a fixed point, a recurring state, the interrupt or the
+ * observer stops it); observe may be NULL. */
+LBT_API int lbt_sim_run(lbt_sim *sim, lbt_observer observe, void *ctx, lbt_err *e);
+/* One run of exactly n steps from the current state (a workload's phase
+ * before each), which opens the workload afresh: Cybenko's arrivals, drawn
+ * per step, continue exactly; phases draws new phases at the call's first
+ * step; a search tree runs only whole (LBT_EUNSUP: use lbt_sim_run). */
+LBT_API int lbt_sim_step(lbt_sim *sim, int64_t n, lbt_err *e);
+
+/* How the last run or steps went; before any: zeros and stop "none". */
+typedef struct {
+	int64_t step;         /* steps the state has taken since it was opened */
+	int64_t steps;        /* steps of the last run */
+	int reached;          /* its criterion held when it stopped */
+	int real;             /* the method's loads are real-valued */
+	const char *stop;     /* "until", "max_steps", "stalled", "cycle", "interrupted", "detected" */
+	double total, initial_max, initial_min, final_max, final_min;
+	double shifts, moved, seconds;
+	int64_t shared_step, balanced_step, flat_step;       /* -1: never reached */
+	double shared_shifts, balanced_shifts, flat_shifts;  /* -1: never reached */
+	double generated, completed;                         /* by the workload */
+	double reserved[16];
+} lbt_result;
+LBT_API int lbt_sim_result(const lbt_sim *sim, lbt_result *r, lbt_err *e);
+/* The last run as the one-line JSON object `lbtorus run --json` writes (the
+ * keys are documented in README.md), NUL-terminated, into buf[0..cap-1];
+ * *len (may be NULL) receives its length. LBT_ERANGE: cap <= the length. */
+LBT_API int lbt_sim_json(const lbt_sim *sim, char *buf, size_t cap, size_t *len, lbt_err *e);
+
+/* ---- Per-PE fields as NumPy arrays ------------------------------------ */
+
+/* An array as NumPy's __array_interface__ describes it: C or any strides. */
+typedef struct {
+	void *data;
+	char dtype[8];        /* "<i4" (int32) or "<f8" (float64) */
+	int ndim;             /* the torus's dimensions */
+	int64_t shape[8];
+	int64_t strides[8];   /* bytes from one element to the next along each axis */
+	int64_t reserved[4];
+} lbt_array;
+
+/* The field `name` ("load": the integer loads; "real": a real-valued
+ * method's loads; "speed": the PE speeds) described in a, with C-contiguous
+ * strides and data NULL. LBT_EINVAL: sim has no such field. */
+LBT_API int lbt_sim_field(const lbt_sim *sim, const char *name, lbt_array *a, lbt_err *e);
+/* Copy the field into the caller's array (its dtype and shape must match). */
+LBT_API int lbt_sim_field_read(const lbt_sim *sim, const char *name, const lbt_array *dst, lbt_err *e);
+/* Replace the field by the caller's array: integer loads >= 0, finite reals. */
+LBT_API int lbt_sim_field_write(lbt_sim *sim, const char *name, const lbt_array *src, lbt_err *e);
+
+/* ---- What there is ---------------------------------------------------- */
+
+typedef struct {
+	const char *name, *summary, *citation;
+	int real;             /* real-valued loads */
+	int deterministic;    /* the next state depends on the loads alone */
+	int speeds;           /* reads the per-PE speed field */
+	int nparams;
+	const void *reserved[8];
+} lbt_method_info;
+/* The i-th method (0, 1, ...; --help order); LBT_EINVAL past the last. */
+LBT_API int lbt_method_describe(int i, lbt_method_info *m);
+
+typedef struct {
+	const char *name, *short_name; /* short_name: a sweep's key, or NULL */
+	int integer;          /* 1: integers only */
+	double lo, hi;        /* the range (hi may be +inf) */
+	int lo_open;          /* 1: lo < x, else lo <= x */
+	const char *words;    /* other accepted values, comma-separated, or NULL */
+	const char *def;      /* the default, as text */
+	const char *help;
+	const void *reserved[8];
+} lbt_param_info;
+/* Parameter j of method i; LBT_EINVAL past the last. */
+LBT_API int lbt_param_describe(int i, int j, lbt_param_info *p);
+
+typedef struct {
+	const char *name, *summary;
+	const char *usage;    /* the spec's form: "cybenko:DIST:C" */
+	int tasks;            /* a finite set of tasks: until "done" is its natural end */
+	const void *reserved[8];
+} lbt_workload_info;
+LBT_API int lbt_workload_describe(int i, lbt_workload_info *w);
+
+/* ---- Many runs -------------------------------------------------------- */
+
+typedef struct {
+	uint32_t version;     /* set by lbt_batch_default */
+	int threads;          /* runs at once, one thread each (<= 0: all cores) */
+	const char *isa;      /* NULL: auto */
+	const char *data_dir; /* reproduce: the papers' numbers (NULL: $LBTORUS_DATA, else installed) */
+	int quick;            /* reproduce: small sizes only */
+	const volatile sig_atomic_t *interrupt;
+	void (*note)(void *ctx, const char *line); /* progress, a line at a time; may be NULL */
+	void *ctx;
+	void *reserved[16];
+} lbt_batch;
+LBT_API lbt_batch lbt_batch_default(void);
+/* The runs of the sweep spec file `spec` (docs/usage.md) not yet recorded in
+ * `results` (JSON lines, appended, resumed), as `lbtorus sweep` runs them. */
+LBT_API int lbt_sweep_file(const char *spec, const char *results, const lbt_batch *b, lbt_err *e);
+/* The experiments of `lbtorus reproduce` by index (NULL past the last)... */
+LBT_API const char *lbt_experiment(int i);
+/* ... and one run into out_dir; *differs (may be NULL): how many of the
+ * paper's exact values ours missed. */
+LBT_API int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b, int64_t *differs,
+                               lbt_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

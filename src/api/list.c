@@ -1,0 +1,123 @@
+/* list.c — the public API's registries and batches (lbtorus.h): the
+ * methods, their parameter schemas and the workloads by index, sweeps from a
+ * spec file, and the papers' experiments by name. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lbtorus/method.h"
+#include "lbtorus/reproduce.h"
+#include "lbtorus/run.h"
+#include "lbtorus/sweep.h"
+
+#define BATCH_VERSION 0x4c424231u /* "LBB1": made by lbt_batch_default */
+
+const char *lbt_version(void) { return LBT_VERSION; }
+
+static const lbt_method *method_at(int i)
+{
+	const lbt_method *const *m = lbt_methods();
+	for (int k = 0; i >= 0 && m[k]; k++)
+		if (k == i)
+			return m[k];
+	return NULL;
+}
+
+int lbt_method_describe(int i, lbt_method_info *d)
+{
+	const lbt_method *m = method_at(i);
+	if (!m || !d)
+		return LBT_EINVAL;
+	*d = (lbt_method_info){.name = m->name, .summary = m->summary, .citation = m->citation,
+	                       .real = m->load == LBT_LOAD_REAL, .deterministic = !!(m->flags & LBT_M_DETERMINISTIC),
+	                       .speeds = !!(m->flags & LBT_M_SPEEDS), .nparams = m->nparams};
+	return LBT_OK;
+}
+
+int lbt_param_describe(int i, int j, lbt_param_info *d)
+{
+	const lbt_method *m = method_at(i);
+	if (!m || !d || j < 0 || j >= m->nparams)
+		return LBT_EINVAL;
+	const lbt_param *p = &m->params[j];
+	*d = (lbt_param_info){.name = p->name, .short_name = p->short_name, .integer = p->type == LBT_PARAM_INT,
+	                      .lo = p->lo, .hi = p->hi, .lo_open = p->lo_open, .words = p->words, .def = p->def,
+	                      .help = p->help};
+	return LBT_OK;
+}
+
+int lbt_workload_describe(int i, lbt_workload_info *d)
+{
+	const lbt_workload *const *w = lbt_workloads();
+	for (int k = 0; i >= 0 && d && w[k]; k++)
+		if (k == i) {
+			*d = (lbt_workload_info){.name = w[k]->name, .summary = w[k]->summary, .usage = w[k]->usage,
+			                         .tasks = w[k]->tasks};
+			return LBT_OK;
+		}
+	return LBT_EINVAL;
+}
+
+lbt_batch lbt_batch_default(void) { return (lbt_batch){.version = BATCH_VERSION}; }
+
+/* A sweep's progress as one line for the caller's note. */
+static void sweep_note(void *ctx, const lbt_sweep_progress *p)
+{
+	const lbt_batch *b = ctx;
+	char line[160];
+	snprintf(line, sizeof line, "%lld of %lld runs done (%lld skipped, %lld failed)",
+	         (long long)(p->done + p->failed), (long long)(p->total - p->skipped), (long long)p->skipped,
+	         (long long)p->failed);
+	b->note(b->ctx, line);
+}
+
+int lbt_sweep_file(const char *spec, const char *results, const lbt_batch *b, lbt_err *e)
+{
+	if (!b || b->version != BATCH_VERSION)
+		return lbt_errf(e, LBT_EINVAL, "batch options not made by lbt_batch_default()");
+	if (!spec || !results)
+		return lbt_errf(e, LBT_EINVAL, "a sweep needs a spec file and a results file");
+	lbt_spec file, sp;
+	lbt_spec_init(&file);
+	lbt_spec_init(&sp);
+	lbt_plan pl = {0};
+	int status = lbt_spec_read(&file, spec, e);
+	if (!status)
+		status = lbt_spec_merge(&sp, &file, 0, e);
+	if (!status)
+		status = lbt_spec_merge(&sp, NULL, 1, e);
+	if (!status)
+		status = lbt_plan_build(&pl, &sp, e);
+	if (!status) {
+		lbt_sweep_opts so = {.jobs = b->threads, .solo_pes = 65536, .isa = b->isa, .interrupt = b->interrupt,
+		                     .on_progress = b->note ? sweep_note : NULL, .ctx = (void *)b};
+		lbt_sweep_progress p;
+		status = lbt_sweep_exec(&pl, results, &so, &p, e);
+		if (!status && (p.interrupted || p.done + p.skipped < p.total))
+			status = lbt_errf(e, LBT_EINTR, "interrupted: %lld runs of %lld left for a later call",
+			                  (long long)(p.total - p.done - p.skipped), (long long)p.total);
+		lbt_plan_free(&pl);
+	}
+	lbt_spec_free(&sp);
+	lbt_spec_free(&file);
+	return status;
+}
+
+const char *lbt_experiment(int i)
+{
+	const char *const *n = lbt_repro_names();
+	for (int k = 0; i >= 0 && n[k]; k++)
+		if (k == i)
+			return n[k];
+	return NULL;
+}
+
+int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b, int64_t *differs, lbt_err *e)
+{
+	if (!b || b->version != BATCH_VERSION)
+		return lbt_errf(e, LBT_EINVAL, "batch options not made by lbt_batch_default()");
+	if (!name || !out_dir)
+		return lbt_errf(e, LBT_EINVAL, "an experiment needs a name and an output directory");
+	const lbt_repro_opts o = {.out_dir = out_dir, .data_dir = b->data_dir, .quick = b->quick, .threads = b->threads,
+	                          .isa = b->isa, .note = b->note, .ctx = b->ctx};
+	return lbt_reproduce(name, &o, differs, e);
+}

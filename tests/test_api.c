@@ -1,0 +1,314 @@
+/* test_api.c — the public API (include/lbtorus.h) as a program sees it: this
+ * file includes nothing else. A run stepped in pieces is bit for bit the run
+ * taken whole (with a workload too: its draws are keyed by the step), an
+ * observer stops a run at the step it says, fields go out and in through
+ * strided arrays and the load they carry is what the next run conserves,
+ * bad arrays, configs and buffers are refused with a status and one line,
+ * every method and parameter the registries describe can be configured, and
+ * a sweep from a spec file resumes. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lbtorus.h>
+
+static lbt_sim *open_cfg(const lbt_config *c)
+{
+	lbt_sim *s = NULL;
+	lbt_err e;
+	int rc = lbt_sim_open(&s, c, &e);
+	cr_assert_eq(rc, LBT_OK, "%s", e.msg);
+	return s;
+}
+
+/* The field "load" of s as C-order int32 values into w[0..n-1]. */
+static void loads(const lbt_sim *s, int32_t *w, int64_t n)
+{
+	lbt_array a;
+	lbt_err e;
+	cr_assert_eq(lbt_sim_field(s, "load", &a, &e), LBT_OK, "%s", e.msg);
+	int64_t P = 1;
+	for (int d = 0; d < a.ndim; d++)
+		P *= a.shape[d];
+	cr_assert_eq(P, n);
+	a.data = w;
+	cr_assert_eq(lbt_sim_field_read(s, "load", &a, &e), LBT_OK, "%s", e.msg);
+}
+
+/* 7 + 13 steps, and 20 steps, of the same set-up leave the same loads. */
+static void pieces_equal_whole(const char *method, const char *workload)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "6x10";
+	c.method = method;
+	c.init = "uniform:0:9";
+	c.workload = workload;
+	c.seed = 3;
+	c.threads = 1;
+	lbt_sim *a = open_cfg(&c), *b = open_cfg(&c);
+	lbt_err e;
+	cr_assert_eq(lbt_sim_step(a, 7, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_step(a, 13, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_step(b, 20, &e), LBT_OK, "%s", e.msg);
+	lbt_result ra, rb;
+	cr_assert_eq(lbt_sim_result(a, &ra, &e), LBT_OK);
+	cr_assert_eq(lbt_sim_result(b, &rb, &e), LBT_OK);
+	cr_assert_eq(ra.step, 20);
+	cr_assert_eq(rb.step, 20);
+	cr_assert_eq(ra.steps, 13, "the last piece took 13 steps, not %lld", (long long)ra.steps);
+	int32_t wa[60], wb[60];
+	loads(a, wa, 60);
+	loads(b, wb, 60);
+	cr_assert(!memcmp(wa, wb, sizeof wa), "%s with %s: 7 + 13 steps differ from 20", method,
+	          workload ? workload : "no workload");
+	lbt_sim_close(a);
+	lbt_sim_close(b);
+}
+
+Test(api, steps_in_pieces_are_the_whole_run)
+{
+	pieces_equal_whole("nna", NULL);
+	pieces_equal_whole("fos-int", "cybenko:poisson:1:1");
+}
+
+/* The observer sees steps 0, 1, ... in order and stops the run at step 5. */
+static int stop_at_5(void *ctx, const lbt_record *r)
+{
+	int64_t *seen = ctx;
+	cr_assert_eq(r->step, *seen, "record of step %lld after %lld records", (long long)r->step, (long long)*seen);
+	++*seen;
+	return r->step == 5;
+}
+
+Test(api, an_observer_stops_the_run_at_its_step)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "64x64"; /* worst:5 takes 10237 steps to balance (installed.py) */
+	c.threads = 1;
+	lbt_sim *s = open_cfg(&c);
+	int64_t seen = 0;
+	lbt_err e;
+	cr_assert_eq(lbt_sim_run(s, stop_at_5, &seen, &e), LBT_OK, "%s", e.msg);
+	lbt_result r;
+	cr_assert_eq(lbt_sim_result(s, &r, &e), LBT_OK);
+	cr_assert_eq(seen, 6);
+	cr_assert_eq(r.steps, 5);
+	cr_assert_eq(r.step, 5);
+	cr_assert(!r.reached);
+	cr_assert_str_eq(r.stop, "interrupted");
+	lbt_sim_close(s);
+}
+
+/* A 3x4 pattern w[i][j] = 10 i + j written from a Fortran-order array reads
+ * back in C order; its total, 4*10*(0+1+2) + 3*(0+1+2+3) = 138, is what the
+ * next run starts from and conserves. */
+Test(api, fields_out_and_in_through_strides)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "3x4";
+	c.init = "const:0";
+	c.threads = 1;
+	lbt_sim *s = open_cfg(&c);
+	lbt_array a;
+	lbt_err e;
+	cr_assert_eq(lbt_sim_field(s, "load", &a, &e), LBT_OK, "%s", e.msg);
+	cr_assert_str_eq(a.dtype, "<i4");
+	cr_assert(a.ndim == 2 && a.shape[0] == 3 && a.shape[1] == 4 && a.strides[0] == 16 && a.strides[1] == 4);
+	int32_t fortran[12], back[12];
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 4; j++)
+			fortran[i + 3 * j] = 10 * i + j;
+	lbt_array f = a;
+	f.data = fortran;
+	f.strides[0] = 4;
+	f.strides[1] = 12;
+	cr_assert_eq(lbt_sim_field_write(s, "load", &f, &e), LBT_OK, "%s", e.msg);
+	loads(s, back, 12);
+	for (int k = 0; k < 12; k++)
+		cr_assert_eq(back[k], 10 * (k / 4) + k % 4, "PE %d holds %d", k, back[k]);
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+	lbt_result r;
+	cr_assert_eq(lbt_sim_result(s, &r, &e), LBT_OK);
+	cr_assert_eq(r.total, 138);
+	cr_assert_eq(r.initial_max, 23);
+	cr_assert(r.reached && r.final_max - r.final_min <= 2, "not balanced: %g..%g", r.final_min, r.final_max);
+	loads(s, back, 12);
+	int64_t sum = 0;
+	for (int k = 0; k < 12; k++)
+		sum += back[k];
+	cr_assert_eq(sum, 138);
+	lbt_sim_close(s);
+}
+
+Test(api, bad_arrays_are_refused)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "3x4";
+	c.threads = 1;
+	c.method = "fos-speed";
+	lbt_sim *s = open_cfg(&c);
+	lbt_array a;
+	lbt_err e;
+	int32_t w[12] = {0};
+	double x[12] = {0};
+	cr_assert_eq(lbt_sim_field(s, "load", &a, &e), LBT_OK, "%s", e.msg);
+	a.data = w;
+	w[5] = -1;
+	cr_assert_eq(lbt_sim_field_write(s, "load", &a, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "PE 5 holds -1"), "%s", e.msg);
+	lbt_array wrong = a;
+	snprintf(wrong.dtype, sizeof wrong.dtype, "<f8");
+	cr_assert_eq(lbt_sim_field_read(s, "load", &wrong, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "dtype <i4"), "%s", e.msg);
+	wrong = a;
+	wrong.shape[1] = 3;
+	cr_assert_eq(lbt_sim_field_read(s, "load", &wrong, &e), LBT_EINVAL);
+	cr_assert_eq(lbt_sim_field(s, "nothing", &a, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "no field 'nothing'"), "%s", e.msg);
+	cr_assert_eq(lbt_sim_field(s, "speed", &a, &e), LBT_OK, "%s", e.msg);
+	cr_assert_str_eq(a.dtype, "<f8");
+	a.data = x;
+	cr_assert_eq(lbt_sim_field_read(s, "speed", &a, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(x[0], 1.0, "speeds default to const:1, not %g", x[0]);
+	cr_assert_eq(lbt_sim_field_write(s, "speed", &a, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "read-only"), "%s", e.msg);
+	lbt_sim_close(s);
+}
+
+Test(api, json_fits_or_says_how_long_it_is)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "8x8";
+	c.threads = 1;
+	lbt_sim *s = open_cfg(&c);
+	char small[16], big[8192];
+	size_t n = 0;
+	lbt_err e;
+	cr_assert_eq(lbt_sim_json(s, big, sizeof big, &n, &e), LBT_EINVAL); /* nothing has run */
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_json(s, small, sizeof small, &n, &e), LBT_ERANGE);
+	cr_assert_gt(n, sizeof small);
+	cr_assert_eq(lbt_sim_json(s, big, n, NULL, &e), LBT_ERANGE, "no room for the NUL");
+	cr_assert_eq(lbt_sim_json(s, big, n + 1, NULL, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(strlen(big), n);
+	cr_assert(!strncmp(big, "{\"lbtorus\":\"" LBT_VERSION "\",\"method\":\"lm-c5\",\"shape\":\"8x8\"", 40), "%s", big);
+	lbt_sim_close(s);
+}
+
+Test(api, configs_are_checked)
+{
+	lbt_err e;
+	lbt_config zero;
+	memset(&zero, 0, sizeof zero);
+	cr_assert_eq(lbt_config_check(&zero, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "lbt_config_default"), "%s", e.msg);
+	lbt_config c = lbt_config_default();
+	c.shape = "8x8";
+	c.method = "lm-c5";
+	cr_assert_eq(lbt_config_param(&c, "alpha", "0.25", &e), LBT_OK);
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "lm-c5 takes no parameter --alpha"), "%s", e.msg);
+	c = lbt_config_default();
+	c.until = "steps:10";
+	c.max_steps = 5;
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(lbt_config_param(&c, "alpha", "0.25", &e), LBT_OK);
+	cr_assert_eq(lbt_config_param(&c, "alpha", "0.25", &e), LBT_ERANGE);
+	c = lbt_config_default();
+	c.shape = "8x8";
+	c.workload = "tree:2:4";
+	lbt_sim *s = NULL;
+	cr_assert_eq(lbt_sim_open(&s, &c, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_step(s, 3, &e), LBT_EUNSUP);
+	cr_assert(strstr(e.msg, "lbt_sim_run"), "%s", e.msg);
+	lbt_sim_close(s);
+}
+
+/* Every method the registry describes is configured by name with every
+ * parameter at its schema's default, and a value below an integer
+ * parameter's range or a closed range's low end is refused. */
+Test(api, every_described_method_and_parameter_configures)
+{
+	lbt_method_info m;
+	lbt_err e;
+	int i = 0;
+	for (; lbt_method_describe(i, &m) == LBT_OK; i++) {
+		lbt_config c = lbt_config_default();
+		c.shape = "8x8";
+		c.method = m.name;
+		c.init = m.real ? "uniform:0:9" : "worst:5";
+		lbt_param_info p;
+		int j = 0;
+		for (; lbt_param_describe(i, j, &p) == LBT_OK; j++)
+			cr_assert_eq(lbt_config_param(&c, p.name, p.def, &e), LBT_OK);
+		cr_assert_eq(j, m.nparams, "%s: %d parameters described, %d declared", m.name, j, m.nparams);
+		cr_assert_eq(lbt_config_check(&c, &e), LBT_OK, "%s: %s", m.name, e.msg);
+		for (j = 0; lbt_param_describe(i, j, &p) == LBT_OK; j++) {
+			if (p.lo_open || p.words || p.lo < -1e300)
+				continue;
+			char below[64];
+			snprintf(below, sizeof below, "%.17g", p.lo - 1);
+			lbt_config d = c;
+			memset(d.param, 0, sizeof d.param);
+			cr_assert_eq(lbt_config_param(&d, p.name, below, &e), LBT_OK);
+			cr_assert_eq(lbt_config_check(&d, &e), LBT_EINVAL, "%s: %s = %s accepted", m.name, p.name, below);
+		}
+	}
+	cr_assert_gt(i, 0);
+	cr_assert_eq(lbt_method_describe(-1, &m), LBT_EINVAL);
+	lbt_workload_info w;
+	int none = 0;
+	for (i = 0; lbt_workload_describe(i, &w) == LBT_OK; i++)
+		none += !strcmp(w.name, "none");
+	cr_assert_eq(none, 1);
+	cr_assert_not_null(lbt_experiment(0));
+	cr_assert_null(lbt_experiment(-1));
+}
+
+Test(api, version)
+{
+	char v[32];
+	snprintf(v, sizeof v, "%d.%d.%d", LBT_VERSION_MAJOR, LBT_VERSION_MINOR, LBT_VERSION_PATCH);
+	cr_assert_str_eq(lbt_version(), LBT_VERSION);
+	cr_assert_str_eq(v, LBT_VERSION);
+	cr_assert_str_eq(lbt_status_name(LBT_EINVAL), "invalid");
+	cr_assert_str_eq(lbt_status_name(LBT_EINTR + 1), "unknown");
+}
+
+/* A sweep of 2 methods x 2 shapes x 2 inits, the seed deciding nothing for
+ * these deterministic methods from worst:5 and const:3, writes 8 records;
+ * a second call finds them all and adds none. */
+Test(api, a_sweep_runs_once_and_resumes)
+{
+	char dir[] = "/tmp/lbt-api-XXXXXX", spec[64], results[64], line[8192];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(spec, sizeof spec, "%s/s.spec", dir);
+	snprintf(results, sizeof results, "%s/r.jsonl", dir);
+	FILE *f = fopen(spec, "w");
+	cr_assert_not_null(f);
+	fputs("method = lm-c5, nna\nshape = 8x8, 4x16\ninit = worst:5, const:3\nseed = 1..2\n", f);
+	fclose(f);
+	lbt_batch b = lbt_batch_default();
+	b.threads = 1;
+	lbt_err e;
+	for (int pass = 0; pass < 2; pass++) {
+		cr_assert_eq(lbt_sweep_file(spec, results, &b, &e), LBT_OK, "%s", e.msg);
+		int n = 0;
+		f = fopen(results, "r");
+		cr_assert_not_null(f);
+		while (fgets(line, sizeof line, f))
+			n += !strncmp(line, "{\"run_id\":", 10);
+		fclose(f);
+		cr_assert_eq(n, 8, "pass %d: %d records", pass, n);
+	}
+	lbt_batch zero;
+	memset(&zero, 0, sizeof zero);
+	cr_assert_eq(lbt_sweep_file(spec, results, &zero, &e), LBT_EINVAL);
+	remove(results);
+	remove(spec);
+	rmdir(dir);
+}
