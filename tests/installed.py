@@ -32,7 +32,8 @@ EXAMPLES = {
     'dynamic': ['--shape', '12x20', '--method', 'fos-int', '--alpha', '0.2', '--init', 'uniform:0:9',
                 '--workload', 'cybenko:poisson:1:1', '--until', 'steps:50', '--seed', '7'],
 }
-TIMING = ('seconds', 'site_updates_per_second')  # the JSON's only keys that differ between two runs
+# the JSON's only keys that differ between two runs: timing, the date and the call (argv, "C API")
+TIMING = ('seconds', 'site_updates_per_second', 'date_utc', 'command')
 
 
 def npy_int32(path):
