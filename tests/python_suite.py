@@ -14,7 +14,7 @@ for name, package in (('numpy', 'python3-numpy'), ('pytest', 'python3-pytest')):
     except ImportError:
         missing.append(package)
 if missing:
-    print('skipped: the Python module\'s tests need %s (make deps installs it; %s has none)'
+    print('skipped: the Python module\'s tests need %s, which %s cannot import (make deps installs them)'
           % (' and '.join(missing), sys.executable))
     sys.exit(77)
 
