@@ -134,6 +134,22 @@ def test_callback_sees_every_step_and_stops_the_run():
         lbtorus.run(shape=(16, 16), threads=1, callback=boom)
 
 
+def test_ctrl_c_stops_a_run_and_leaves_it_usable():
+    """SIGINT (Ctrl-C) during a run: the library's interrupt flag stops it
+    after its current step, KeyboardInterrupt is raised, and the run can go
+    on. The signal is sent from the callback at step 5 (the main thread, in
+    the module's wait, gets it); the run would otherwise take 2.5·64² − 3 =
+    10237 steps."""
+    import signal
+    sim = lbtorus.Sim(shape=(64, 64), init='worst:5', threads=1)
+    with pytest.raises(KeyboardInterrupt):
+        sim.run(callback=lambda r: r['step'] == 5 and os.kill(os.getpid(), signal.SIGINT) and False)
+    stopped = sim.steps_taken
+    assert 5 <= stopped < 10237
+    sim.step(2)
+    assert sim.steps_taken == stopped + 2 and sim.summary()['steps'] == 2
+
+
 def test_fields_in_and_out(tmp_path):
     rng = np.random.default_rng(4)
     w = rng.integers(0, 50, size=(12, 18), dtype=np.int32)

@@ -151,6 +151,43 @@ class Error(Exception):
         self.code = status
 
 
+def _interruptibly(flag, fn, *args):
+    """fn(*args) in a thread of its own while this one waits, so that Ctrl-C
+    (KeyboardInterrupt, delivered to the main thread only between Python
+    bytecodes) sets the library's interrupt flag: the call stops after its
+    current step (opening: within a second), and KeyboardInterrupt is raised
+    here once it has. ctypes releases the GIL for the call; a callback runs
+    in that thread. (An Event, not Thread.join: a join interrupted by Ctrl-C
+    may report the thread stopped while it runs.)"""
+    import threading
+    out, done = [], threading.Event()
+
+    def work():
+        try:
+            out.append(fn(*args))
+        except BaseException as x:
+            out.append(x)
+        finally:
+            done.set()
+    threading.Thread(target=work, name='lbtorus', daemon=True).start()
+    try:
+        while not done.wait(0.25):
+            pass
+    except KeyboardInterrupt:
+        flag.value = 1
+        while True:
+            try:
+                done.wait()
+                break
+            except KeyboardInterrupt:  # again: it is stopping
+                continue
+        flag.value = 0
+        raise
+    if isinstance(out[0], BaseException):
+        raise out[0]
+    return out[0]
+
+
 def _check(status, err):
     if status:
         raise Error(status, err.msg.decode('utf-8', 'replace'))
@@ -279,8 +316,10 @@ class Sim:
             n, v = name.encode(), str(value).encode()
             self._keep += [n, v]
             cfg.param[i][0], cfg.param[i][1] = n, v
+        self._stop = _c.c_int(0)  # the library's interrupt flag (a sig_atomic_t): set on KeyboardInterrupt
+        cfg.interrupt = _c.addressof(self._stop)
         err, sim = _Err(), _c.c_void_p()
-        _check(_sim_open(_c.byref(sim), _c.byref(cfg), _c.byref(err)), err)
+        _check(_interruptibly(self._stop, _sim_open, _c.byref(sim), _c.byref(cfg), _c.byref(err)), err)
         self._sim = sim
         self.workload = workload
         self.full_stats = bool(full_stats)
@@ -347,7 +386,7 @@ class Sim:
 
         obs = _OBSERVER(observe) if (callback is not None or trace) else _OBSERVER()
         err = _Err()
-        status = _sim_run(self._handle(), obs, None, _c.byref(err))
+        status = _interruptibly(self._stop, _sim_run, self._handle(), obs, None, _c.byref(err))
         if failure:
             raise failure[0]
         _check(status, err)
@@ -369,7 +408,7 @@ class Sim:
         """Exactly n steps from the current state (n steps in pieces leave
         the same bits as n at once). Returns self."""
         err = _Err()
-        _check(_sim_step(self._handle(), int(n), _c.byref(err)), err)
+        _check(_interruptibly(self._stop, _sim_step, self._handle(), int(n), _c.byref(err)), err)
         return self
 
     # -- reading back
