@@ -228,6 +228,19 @@ def test_errors_carry_the_cli_message(kw, args):
     assert want in (str(e.value), 'run: ' + str(e.value)) and e.value.status == 'invalid'
 
 
+def test_integers_the_library_would_not_see_whole():
+    """A keyword's integer outside its C type is refused, not wrapped (seed
+    -1 would be seed 2^64 - 1), in the words of the CLI's option check."""
+    assert cli_error('--shape', '8x8', '--seed', '-1') == "--seed '-1': give an integer in 0..18446744073709551615"
+    for kw, line in ((dict(seed=-1), "seed '-1': give an integer in 0..18446744073709551615"),
+                     (dict(seed=2**64), "seed '18446744073709551616': give an integer in 0..18446744073709551615"),
+                     (dict(max_steps=-1), "max_steps '-1': give an integer in 0..9223372036854775807"),
+                     (dict(warmup=1.5), "warmup '1.5': give an integer in 0..9223372036854775807")):
+        with pytest.raises(lbtorus.Error) as e:
+            lbtorus.Sim(shape=(8, 8), **kw)
+        assert str(e.value) == line
+
+
 def test_registries_are_the_clis():
     """methods() and workloads() list what `lbtorus run --help` lists, with
     the schema of every parameter the CLI accepts as an option."""

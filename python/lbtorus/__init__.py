@@ -152,15 +152,25 @@ class Error(Exception):
 
 
 def _interruptibly(flag, fn, *args):
-    """fn(*args) in a thread of its own while this one waits, so that Ctrl-C
-    (KeyboardInterrupt, delivered to the main thread only between Python
-    bytecodes) sets the library's interrupt flag: the call stops after its
-    current step (opening: within a second), and KeyboardInterrupt is raised
-    here once it has. ctypes releases the GIL for the call; a callback runs
-    in that thread. (An Event, not Thread.join: a join interrupted by Ctrl-C
-    may report the thread stopped while it runs.)"""
+    """fn(*args) in a thread of its own while the main thread waits, with a
+    SIGINT handler of ours meanwhile: Ctrl-C sets the library's interrupt
+    flag, the call stops after its current step (opening: within a second),
+    and KeyboardInterrupt is raised once it has. (Python runs a signal's
+    handler only in the main thread between bytecodes, never inside the
+    call; a handler that only sets flags cannot land between starting the
+    thread and waiting for it.) ctypes releases the GIL for the call; a
+    callback runs in that thread. Outside the main thread, or under a SIGINT
+    handler not Python's default, fn is called as it is."""
+    import signal
     import threading
-    out, done = [], threading.Event()
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return fn(*args)
+    out, done, hit = [], threading.Event(), []
+
+    def on_sigint(signum, frame):
+        hit.append(signum)
+        flag.value = 1
 
     def work():
         try:
@@ -169,20 +179,16 @@ def _interruptibly(flag, fn, *args):
             out.append(x)
         finally:
             done.set()
-    threading.Thread(target=work, name='lbtorus', daemon=True).start()
+    signal.signal(signal.SIGINT, on_sigint)
     try:
+        threading.Thread(target=work, name='lbtorus', daemon=True).start()
         while not done.wait(0.25):
             pass
-    except KeyboardInterrupt:
-        flag.value = 1
-        while True:
-            try:
-                done.wait()
-                break
-            except KeyboardInterrupt:  # again: it is stopping
-                continue
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         flag.value = 0
-        raise
+    if hit:
+        raise KeyboardInterrupt
     if isinstance(out[0], BaseException):
         raise out[0]
     return out[0]
@@ -259,6 +265,13 @@ def _trace_dtype(workload):
     return np.dtype([(c, np.int64 if c in ('step', 'idle') else np.float64) for c in cols])
 
 
+def _integer(name, value, lo, hi):
+    """value as an integer in lo..hi (ctypes would wrap it silently), in the CLI's words."""
+    if isinstance(value, bool) or int(value) != value or not lo <= int(value) <= hi:
+        raise Error(1, "%s '%s': give an integer in %d..%d" % (name, value, lo, hi))
+    return int(value)
+
+
 def _shape_text(shape):
     if shape is None or isinstance(shape, str):
         return shape
@@ -302,13 +315,13 @@ class Sim:
                 b = str(text[k]).encode()
                 self._keep.append(b)
                 setattr(cfg, k, b)
-        cfg.seed = int(seed)
+        cfg.seed = _integer('seed', seed, 0, 2**64 - 1)
         if threads is not None:
-            cfg.threads = int(threads)
+            cfg.threads = _integer('threads', threads, -2**31, 2**31 - 1)  # <= 0: all cores
         if max_steps is not None:
-            cfg.max_steps = int(max_steps)
+            cfg.max_steps = _integer('max_steps', max_steps, 0, 2**63 - 1)
         if warmup is not None:
-            cfg.warmup = int(warmup)
+            cfg.warmup = _integer('warmup', warmup, 0, 2**63 - 1)
         cfg.full_stats, cfg.verify = int(bool(full_stats)), int(bool(verify))
         if len(params) > 8:
             raise Error(4, 'more than 8 method parameters')  # lbt_config_param's own words and status
