@@ -48,7 +48,7 @@ def same_record(mine, theirs):
     assert not differ
 
 
-def same_trace(mine, theirs, real):
+def same_trace(mine, theirs):
     """Every column as the CSV holds it: loads and link amounts exactly
     (integers, or %.17g which reads back to the same double), stddev to the
     CSV's 6 decimals, rel to its 9 significant digits."""
@@ -85,7 +85,7 @@ def test_same_bits_as_the_cli(tmp_path, kw, args):
     same_record(sim.summary(), rec)
     loads = sim.read()
     assert loads.dtype == dump.dtype and loads.shape == dump.shape and np.array_equal(loads, dump)
-    same_trace(sim.trace, trace, sim.real)
+    same_trace(sim.trace, trace)
     # without a trace or callback the library steps in batches: the same bits
     quiet = lbtorus.run(threads=1, **kw)
     same_record(quiet.summary(), rec)
