@@ -8,7 +8,7 @@
 #   make fuzz     every fuzz target for FUZZ_SECONDS (default 600) each (needs clang)
 BUILD ?= build
 PACKAGES = gcc meson ninja-build pkg-config libsimde-dev libcriterion-dev gnuplot-nox libpng-dev libopenmpi-dev openmpi-bin \
-  python3-matplotlib
+  python3-matplotlib python3-numpy python3-pytest
 JOBS ?= 2
 # wait up to 10 minutes for another apt-get's dpkg lock instead of failing at once; retry downloads
 APT_WAIT = -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3

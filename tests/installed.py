@@ -9,7 +9,8 @@ every examples/*.c against the INSTALLED library through pkg-config, shared
 and static, runs it, and compares what it prints with what the installed
 CLI writes for the same run (its JSON, trace and --dump).
 
-Also: the uninstalled lbtorus of the build tree reads the source tree's data.
+Also: the uninstalled lbtorus of the build tree reads the source tree's data,
+and the installed Python module lbtorus finds the installed library.
 
 usage: installed.py BUILD_ROOT SOURCE_ROOT PREFIX DATADIR -- CC [CC ARGS...]
 """
@@ -31,7 +32,8 @@ EXAMPLES = {
     'dynamic': ['--shape', '12x20', '--method', 'fos-int', '--alpha', '0.2', '--init', 'uniform:0:9',
                 '--workload', 'cybenko:poisson:1:1', '--until', 'steps:50', '--seed', '7'],
 }
-TIMING = ('seconds', 'site_updates_per_second')  # the JSON's only keys that differ between two runs
+# the JSON's only keys that differ between two runs: timing, the date and the call (argv, "C API")
+TIMING = ('seconds', 'site_updates_per_second', 'date_utc', 'command')
 
 
 def npy_int32(path):
@@ -54,7 +56,7 @@ def expected(name, cli, work):
     rec = json.load(open(json_path))
     if name == 'lm_c5':
         return ['balanced after %d steps (%d shifts)' % (rec['balanced_step'], rec['balanced_shifts'])], rec
-    rows = list(csv.DictReader(open(trace)))
+    rows = list(csv.DictReader(line for line in open(trace) if not line.startswith('#')))  # '# key: value' header
     spread = max(float(r['max']) - float(r['min']) for r in rows)  # steps 0..50, as the observer saw them
     w, _ = npy_int32(dump)
     return [None, 'widest spread %g; final loads: sum %d, weighted sum %d'
@@ -112,6 +114,29 @@ def demo(cli, data, source, env):
         if "the paper's numbers: %s/henrich1996_claims.csv" % data not in got:
             raise SystemExit('%s demo does not say it read %s:\n%s' % (what, data, got))
         print('%s demo: the paper column filled from %s' % (what, data))
+
+
+def python_module(root, prefix, libdir, so, dest):
+    """The Python module lbtorus (docs/python.md) is installed beside the
+    interpreter's other pure modules, its _paths.py names the installed
+    libdir (PREFIX, not the DESTDIR), and, pointed at the DESTDIR's library
+    by $LBTORUS_LIB, it imports and runs examples/lm_c5.c's run as the CLI."""
+    inits = glob.glob(os.path.join(root, '**', 'lbtorus', '__init__.py'), recursive=True)
+    if len(inits) != 1:
+        raise SystemExit('the installed tree holds %d Python modules lbtorus: %s' % (len(inits), inits))
+    pkg = os.path.dirname(inits[0])
+    paths = open(os.path.join(pkg, '_paths.py')).read()
+    want = os.path.relpath(libdir, dest)
+    if "libdir = '/%s'" % want not in paths:
+        raise SystemExit('the installed lbtorus/_paths.py does not name /%s:\n%s' % (want, paths))
+    code = ("import lbtorus; s = lbtorus.run(shape=(64, 64), method='lm-c5', init='worst:5', threads=1); "
+            "print('balanced after %d steps (%d shifts)' % (s.summary()['balanced_step'], s.summary()['balanced_shifts']))")
+    got = sh([sys.executable, '-c', code], env=dict(os.environ, PYTHONPATH=os.path.dirname(pkg), LBTORUS_LIB=so),
+             cwd=dest).strip()
+    want_line = expected('lm_c5', os.path.join(root, 'bin', 'lbtorus'), dest)[0][0]
+    if got != want_line:
+        raise SystemExit('the installed Python module printed %r; the CLI says %r' % (got, want_line))
+    print('python module (installed in %s): %s, as the CLI' % (os.path.relpath(pkg, root), got))
 
 
 def readme_path(source, build, cli):
@@ -192,6 +217,7 @@ def main(argv):
         out = os.path.join(dest, 'repro')
         sh([cli, 'reproduce', 'table3', '--quick', '--quiet', '--out', out],
            env=dict(env, LBTORUS_DATA=dest + installed_data))  # $LBTORUS_DATA wins (--data: test_reproduce)
+        python_module(root, prefix, libdir, so, dest)
         demo(cli, dest + installed_data, source, env)
         readme_path(source, build, cli)
         print('installed: bin, .so, .a, headers, lbtorus.pc, data; reproduce table3 runs from the installed data')
