@@ -57,6 +57,10 @@ typedef struct {
 
 LBT_API const char *lbt_version(void);           /* "0.1.0": the library's version */
 LBT_API const char *lbt_status_name(int status); /* "ok", "invalid", ..., "interrupted" */
+/* What makes this process's results, as every record's "command" names it:
+ * a program or binding its call ("lbtorus.run(shape=(64, 64))"); NULL:
+ * "C API", the default. Not for use while another thread runs or sweeps. */
+LBT_API void lbt_set_call(const char *call);
 
 /* ---- What a run is made of ------------------------------------------- */
 

@@ -6,6 +6,7 @@ exceptions carrying the CLI's one line, and the two studies of issue 29 —
 T against K for the worst case and the steady-state variance under Poisson
 arrivals — give the CLI's numbers. Run by tests/python_suite.py (meson test
 python)."""
+import hashlib
 import json
 import os
 import subprocess
@@ -274,13 +275,17 @@ def test_sweep_and_results_files(tmp_path):
     assert len(lbtorus.sweep(spec, tmp_path / 'py.jsonl', threads=1, frame=False)) == 4
 
 
-@pytest.mark.xfail(strict=True, reason="lbt_sweep_file does not add the spec file to the provenance "
-                   "(the CLI's sweep calls lbt_provenance_add_input itself, which the public API does not offer)")
-def test_sweep_records_name_the_spec_file(tmp_path):
+def test_sweep_records_name_the_spec_file_and_the_call(tmp_path):
+    """Provenance (issue 29): a sweep's records carry its spec file's
+    SHA-256 (hashlib's, of the same bytes) and the Python call that made
+    them; a run opened afterwards names neither."""
     spec = tmp_path / 's.spec'
     spec.write_text('shape = 8x8\nuntil = steps:2\n')
     (rec,) = lbtorus.sweep(spec, tmp_path / 'r.jsonl', threads=1, frame=False)
-    assert len(rec['spec_sha256']) == 64
+    assert rec['spec_sha256'] == hashlib.sha256(spec.read_bytes()).hexdigest()
+    assert rec['command'].startswith('lbtorus.sweep(spec=')
+    after = lbtorus.run(shape=(8, 8), until='steps:2', threads=1).summary()
+    assert 'spec_sha256' not in after and after['command'].startswith('lbtorus.')
 
 
 def test_results_as_a_dataframe_when_pandas_is_there(tmp_path, monkeypatch):

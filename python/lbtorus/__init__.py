@@ -133,6 +133,7 @@ _method_describe = _proto('lbt_method_describe', _c.c_int, _c.c_int, _P(_MethodI
 _param_describe = _proto('lbt_param_describe', _c.c_int, _c.c_int, _c.c_int, _P(_ParamInfo))
 _workload_describe = _proto('lbt_workload_describe', _c.c_int, _c.c_int, _P(_WorkloadInfo))
 _batch_default = _proto('lbt_batch_default', _Batch)
+_set_call = _proto('lbt_set_call', None, _c.c_char_p)
 _sweep_file = _proto('lbt_sweep_file', _c.c_int, _c.c_char_p, _c.c_char_p, _P(_Batch), _P(_Err))
 _experiment = _proto('lbt_experiment', _c.c_char_p, _c.c_int)
 _experiment_run = _proto('lbt_experiment_run', _c.c_int, _c.c_char_p, _c.c_char_p, _P(_Batch), _P(_i64),
@@ -594,7 +595,11 @@ def sweep(spec, results, threads=None, isa=None, note=None, frame=None):
     progress. Returns every record of `results` (read_results)."""
     b, keep = _batch(threads, isa, note)
     err = _Err()
-    _check(_sweep_file(str(spec).encode(), str(results).encode(), _c.byref(b), _c.byref(err)), err)
+    _set_call(_call_text('sweep', dict(spec=str(spec), results=str(results))).encode())
+    try:
+        _check(_sweep_file(str(spec).encode(), str(results).encode(), _c.byref(b), _c.byref(err)), err)
+    finally:
+        _set_call(None)
     return read_results(results, frame)
 
 
@@ -603,6 +608,10 @@ def reproduce(name, out_dir, threads=None, isa=None, data_dir=None, quick=False,
     paper's exact values ours missed."""
     b, keep = _batch(threads, isa, note, data_dir, quick)
     err, differs = _Err(), _i64()
-    _check(_experiment_run(str(name).encode(), str(out_dir).encode(), _c.byref(b), _c.byref(differs),
-                           _c.byref(err)), err)
+    _set_call(_call_text('reproduce', dict(name=str(name), out_dir=str(out_dir), quick=bool(quick))).encode())
+    try:
+        _check(_experiment_run(str(name).encode(), str(out_dir).encode(), _c.byref(b), _c.byref(differs),
+                               _c.byref(err)), err)
+    finally:
+        _set_call(None)
     return differs.value

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lbtorus/method.h"
+#include "lbtorus/provenance.h"
 #include "lbtorus/reproduce.h"
 #include "lbtorus/run.h"
 #include "lbtorus/sweep.h"
@@ -81,6 +82,9 @@ int lbt_sweep_file(const char *spec, const char *results, const lbt_batch *b, lb
 	lbt_spec_init(&sp);
 	lbt_plan pl = {0};
 	int status = lbt_spec_read(&file, spec, e);
+	int named = 0; /* the spec file's checksum in every record, as the CLI's sweep */
+	if (!status && !(status = lbt_provenance_add_input("spec", spec, e)))
+		named = 1;
 	if (!status)
 		status = lbt_spec_merge(&sp, &file, 0, e);
 	if (!status)
@@ -97,6 +101,8 @@ int lbt_sweep_file(const char *spec, const char *results, const lbt_batch *b, lb
 			                  (long long)(p.total - p.done - p.skipped), (long long)p.total);
 		lbt_plan_free(&pl);
 	}
+	if (named)
+		lbt_provenance_drop_input("spec");
 	lbt_spec_free(&sp);
 	lbt_spec_free(&file);
 	return status;
@@ -120,4 +126,9 @@ int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b
 	const lbt_repro_opts o = {.out_dir = out_dir, .data_dir = b->data_dir, .quick = b->quick, .threads = b->threads,
 	                          .isa = b->isa, .note = b->note, .ctx = b->ctx};
 	return lbt_reproduce(name, &o, differs, e);
+}
+
+void lbt_set_call(const char *call)
+{
+	lbt_provenance_set_call(call ? call : "C API");
 }

@@ -40,6 +40,16 @@ int lbt_provenance_add_input(const char *role, const char *path, lbt_err *e)
 	return LBT_OK;
 }
 
+void lbt_provenance_drop_input(const char *role)
+{
+	for (int i = ninputs - 1; i >= 0; i--)
+		if (!strcmp(inputs[i].role, role)) {
+			memmove(&inputs[i], &inputs[i + 1], (size_t)(ninputs - 1 - i) * sizeof *inputs);
+			ninputs--;
+			return;
+		}
+}
+
 void lbt_provenance_set_call(const char *call) { snprintf(call_text, sizeof call_text, "%s", call); }
 const char *lbt_provenance_call(void) { return call_text; }
 const char *lbt_build_git(void) { return lbt_build_git_text; }

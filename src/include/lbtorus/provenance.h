@@ -22,6 +22,9 @@ const char *lbt_provenance_call(void);
  * file), named ROLE: its SHA-256, taken now, goes into each record as
  * ROLE_sha256. Like the call, set before any thread starts. */
 int lbt_provenance_add_input(const char *role, const char *path, lbt_err *e);
+/* The last input named ROLE taken out again (a library call whose records
+ * depended on it has ended). */
+void lbt_provenance_drop_input(const char *role);
 /* `git describe --always --dirty` of the source the library was built from
  * (its version where there was no git), and the compiler and its flags. */
 const char *lbt_build_git(void);
