@@ -19,6 +19,13 @@
 #include "../../kernels/internal.h" /* the row lead and halo the layout shares with the kernels */
 #include "comm/comm.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#define THREAD_NUM() omp_get_thread_num()
+#else
+#define THREAD_NUM() 0
+#endif
+
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 size_t lbt_type_size(lbt_type t) { return t == LBT_F64 ? sizeof(double) : sizeof(int32_t); }
@@ -327,7 +334,14 @@ void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_sta
 	unsigned __int128 sumsq = 0;
 	lbt_cut *cut = g->cut;
 	double *rs = !real ? NULL : cut ? cut->parts : malloc((size_t)R * sizeof *rs);
-	const int T = real && !rs ? 1 : threads > 0 ? threads : 1; /* no row sums: the same sums, serially */
+	/* no row sums: the same sums, serially; at most SLOTS threads (each its own slot of
+	   exact partial results, combined after the region: no lock that the concurrent runs
+	   of a sweep or an experiment would all wait for) */
+	enum { SLOTS = 64 };
+	const int T = real && !rs ? 1 : threads <= 0 ? 1 : threads < SLOTS ? threads : SLOTS;
+	row_acc part[SLOTS];
+	for (int t = 0; t < T; t++)
+		part[t] = (row_acc){-HUGE_VAL, HUGE_VAL, 0, 0, 0, 0};
 #pragma omp parallel num_threads(T) if (R * n > 65536)
 	{
 		row_acc a = {-HUGE_VAL, HUGE_VAL, 0, 0, 0, 0};
@@ -339,14 +353,14 @@ void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_sta
 			else if (real)
 				rtotal += a.rsum; /* one thread, row order */
 		}
-#pragma omp critical(lbt_field_stats)
-		{
-			mx = fmax(mx, a.max);
-			mn = fmin(mn, a.min);
-			total += a.sum;
-			idle += a.idle;
-			sumsq += a.sumsq;
-		}
+		part[THREAD_NUM()] = a;
+	}
+	for (int t = 0; t < T; t++) { /* extremes, integer counts: exact in any order */
+		mx = fmax(mx, part[t].max);
+		mn = fmin(mn, part[t].min);
+		total += part[t].sum;
+		idle += part[t].idle;
+		sumsq += part[t].sumsq;
 	}
 	int nomem = 0;
 	if (cut) {
