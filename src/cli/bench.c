@@ -246,7 +246,20 @@ static int headline(const char *isa, FILE *js, int *first, lbt_err *e)
 	return s;
 }
 
-int cmd_bench(int argc, char **argv)
+/* What the command line asked for: the lists (split in place in the
+ * buffers) and the options. */
+typedef struct {
+	char sizes_buf[512], methods_buf[512], isa_buf[256], threads_buf[128];
+	const char *init, *json, *workload;
+	double budget;
+	int quick, head, peers, ncores;
+	char *sizes[16], *methods[16], *isas[16], *tlist[16];
+	int nsizes, nmethods, nisas, nthreads;
+	int threads[16], max_threads;
+} bench_args;
+
+/* The options into *a. Returns -1 to go on, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, bench_args *a)
 {
 	enum { O_SIZES = 256, O_METHODS, O_ISA, O_THREADS, O_INIT, O_SECONDS, O_QUICK, O_NOHEAD, O_JSON, O_PEERS, O_HELP,
 	       O_WORKLOAD };
@@ -255,28 +268,27 @@ int cmd_bench(int argc, char **argv)
 		{"threads", 1, 0, O_THREADS}, {"init", 1, 0, O_INIT}, {"seconds", 1, 0, O_SECONDS},
 		{"quick", 0, 0, O_QUICK}, {"no-headline", 0, 0, O_NOHEAD}, {"json", 1, 0, O_JSON},
 		{"peers", 0, 0, O_PEERS}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, O_WORKLOAD}, {0, 0, 0, 0}};
-	char sizes_buf[512] = "", methods_buf[512] = "", isa_buf[256] = "", threads_buf[128] = "";
-	const char *init = "uniform:0:20", *json = NULL, *workload = NULL;
-	double budget = -1;
-	const volatile sig_atomic_t *stop = cli_stop_cleanly(); /* before any set-up: a signal stops the measuring */
-	int quick = 0, head = 1, peers = 0, o;
+	a->init = "uniform:0:20";
+	a->budget = -1;
+	a->head = 1;
+	int o;
 	if (cli_no_empty_values(argc, argv, opts, "bench"))
 		return EXIT_USAGE;
 	opterr = 0;
 	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
-		case O_SIZES: snprintf(sizes_buf, sizeof sizes_buf, "%s", optarg); break;
-		case O_METHODS: snprintf(methods_buf, sizeof methods_buf, "%s", optarg); break;
-		case O_ISA: snprintf(isa_buf, sizeof isa_buf, "%s", optarg); break;
-		case O_THREADS: snprintf(threads_buf, sizeof threads_buf, "%s", optarg); break;
-		case O_INIT: init = optarg; break;
-		case O_SECONDS: if (cli_real("--seconds", optarg, 0, 3600, 1, &budget)) return EXIT_USAGE; break;
-		case O_QUICK: quick = 1; break;
-		case O_NOHEAD: head = 0; break;
-		case O_JSON: json = optarg; break;
-		case O_PEERS: peers = 1; break;
-		case O_WORKLOAD: workload = optarg; break;
+		case O_SIZES: snprintf(a->sizes_buf, sizeof a->sizes_buf, "%s", optarg); break;
+		case O_METHODS: snprintf(a->methods_buf, sizeof a->methods_buf, "%s", optarg); break;
+		case O_ISA: snprintf(a->isa_buf, sizeof a->isa_buf, "%s", optarg); break;
+		case O_THREADS: snprintf(a->threads_buf, sizeof a->threads_buf, "%s", optarg); break;
+		case O_INIT: a->init = optarg; break;
+		case O_SECONDS: if (cli_real("--seconds", optarg, 0, 3600, 1, &a->budget)) return EXIT_USAGE; break;
+		case O_QUICK: a->quick = 1; break;
+		case O_NOHEAD: a->head = 0; break;
+		case O_JSON: a->json = optarg; break;
+		case O_PEERS: a->peers = 1; break;
+		case O_WORKLOAD: a->workload = optarg; break;
 		case O_HELP: help(); return 0;
 		default:
 			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
@@ -286,79 +298,191 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_fail(LBT_EINVAL, "bench: unexpected argument '%s'", argv[optind]);
-	{ /* --json must not replace the --init file */
-		const lbt_io_name in = {"--init", strncmp(init, "file:", 5) ? NULL : init + 5}, out = {"--json", json};
-		lbt_err e;
-		if (lbt_io_distinct(&in, 1, &out, 1, &e))
-			return cli_fail(LBT_EINVAL, "bench: %s", e.msg);
-	}
-	if (budget < 0)
-		budget = quick ? 0.1 : 0.5;
-	if (!*sizes_buf)
-		snprintf(sizes_buf, sizeof sizes_buf, "%s", quick ? "128x128,1024x1024,4096x4096,64x64x64"
-		                                                  : "128x128,1024x1024,4096x4096,256x256x256");
-	if (!*methods_buf)
-		snprintf(methods_buf, sizeof methods_buf, "%s", quick ? "lm-c4,lm-c5" : "lm-c0,lm-c1,lm-c2,lm-c3,lm-c4,lm-c5");
-	int ncores = 1;
+	/* --json must not replace the --init file */
+	const lbt_io_name in = {"--init", strncmp(a->init, "file:", 5) ? NULL : a->init + 5}, out = {"--json", a->json};
+	lbt_err e;
+	if (lbt_io_distinct(&in, 1, &out, 1, &e))
+		return cli_fail(LBT_EINVAL, "bench: %s", e.msg);
+	return -1;
+}
+
+/* The defaults filled in, the lists split, and every item checked (every
+ * run fits, with the copy it restarts from) before anything is measured.
+ * Returns -1 to go on, else the exit status. */
+static int check_args(bench_args *a)
+{
+	if (a->budget < 0)
+		a->budget = a->quick ? 0.1 : 0.5;
+	if (!*a->sizes_buf)
+		snprintf(a->sizes_buf, sizeof a->sizes_buf, "%s", a->quick ? "128x128,1024x1024,4096x4096,64x64x64"
+		                                                           : "128x128,1024x1024,4096x4096,256x256x256");
+	if (!*a->methods_buf)
+		snprintf(a->methods_buf, sizeof a->methods_buf, "%s",
+		         a->quick ? "lm-c4,lm-c5" : "lm-c0,lm-c1,lm-c2,lm-c3,lm-c4,lm-c5");
+	a->ncores = 1;
 #ifdef _OPENMP
-	ncores = omp_get_num_procs();
+	a->ncores = omp_get_num_procs();
 #endif
-	if (!*threads_buf)
-		snprintf(threads_buf, sizeof threads_buf, ncores > 1 ? "1,%d" : "%d", ncores);
-	if (!*isa_buf)
+	if (!*a->threads_buf)
+		snprintf(a->threads_buf, sizeof a->threads_buf, a->ncores > 1 ? "1,%d" : "%d", a->ncores);
+	if (!*a->isa_buf)
 		for (const char *const *t = lbt_isa_compiled(); *t; t++)
 			if (lbt_isa_supported(*t) && !lbt_isa_emulated(*t))
-				snprintf(isa_buf + strlen(isa_buf), sizeof isa_buf - strlen(isa_buf), "%s%s", *isa_buf ? "," : "", *t);
-	char *sizes[16], *methods[16], *isas[16], *tlist[16];
-	int nsizes = split(sizes_buf, sizes, 16), nmethods = split(methods_buf, methods, 16);
-	int nisas = split(isa_buf, isas, 16), nthreads = split(threads_buf, tlist, 16);
-	int threads[16], max_threads = 1;
+				snprintf(a->isa_buf + strlen(a->isa_buf), sizeof a->isa_buf - strlen(a->isa_buf), "%s%s",
+				         *a->isa_buf ? "," : "", *t);
+	a->nsizes = split(a->sizes_buf, a->sizes, 16);
+	a->nmethods = split(a->methods_buf, a->methods, 16);
+	a->nisas = split(a->isa_buf, a->isas, 16);
+	a->nthreads = split(a->threads_buf, a->tlist, 16);
+	a->max_threads = 1;
 	lbt_err err;
-	for (int i = 0; i < nmethods; i++) {
-		const lbt_method *m = lbt_method_find(methods[i]);
+	for (int i = 0; i < a->nmethods; i++) {
+		const lbt_method *m = lbt_method_find(a->methods[i]);
 		lbt_workload w;
 		if (!m)
-			return cli_fail(LBT_EINVAL, "bench: unknown method '%s'", methods[i]);
-		if (workload && lbt_workload_parse(&w, workload, m->load, &err))
+			return cli_fail(LBT_EINVAL, "bench: unknown method '%s'", a->methods[i]);
+		if (a->workload && lbt_workload_parse(&w, a->workload, m->load, &err))
 			return cli_fail(LBT_EINVAL, "bench: %s", err.msg);
-		if (workload && w.tasks)
+		if (a->workload && w.tasks)
 			return cli_fail(LBT_EINVAL, "bench: --workload %s: a search tree starts empty; time a process "
-			                "of arrivals (cybenko:, phases:, generator:)", workload);
+			                "of arrivals (cybenko:, phases:, generator:)", a->workload);
 	}
-	for (int i = 0; i < nisas; i++) {
+	for (int i = 0; i < a->nisas; i++) {
 		lbt_kernels k;
-		int s = lbt_kernels_select(&k, isas[i], &err);
+		int s = lbt_kernels_select(&k, a->isas[i], &err);
 		if (s)
 			return cli_fail(s, "bench: %s", err.msg);
 	}
-	for (int i = 0; i < nthreads; i++) {
+	for (int i = 0; i < a->nthreads; i++) {
 		int64_t v;
-		if (cli_int("--threads", tlist[i], 1, CLI_THREADS_MAX, &v))
+		if (cli_int("--threads", a->tlist[i], 1, CLI_THREADS_MAX, &v))
 			return EXIT_USAGE;
-		threads[i] = (int)v;
-		max_threads = threads[i] > max_threads ? threads[i] : max_threads;
+		a->threads[i] = (int)v;
+		a->max_threads = a->threads[i] > a->max_threads ? a->threads[i] : a->max_threads;
 	}
-#ifdef INSTRUMENTED
-	fprintf(stderr, "lbtorus bench: this build is instrumented by sanitizers: its speeds are not the hardware's, "
-	                "and its fractions of the bandwidth bound mean nothing\n");
-#endif
-	for (int i = 0; i < nsizes; i++) {
+	for (int i = 0; i < a->nsizes; i++) {
 		lbt_shape sh;
-		if (lbt_shape_parse(&sh, sizes[i], &err))
+		if (lbt_shape_parse(&sh, a->sizes[i], &err))
 			return cli_fail(LBT_EINVAL, "bench: %s", err.msg);
-		for (int k = 0; k < nmethods; k++) { /* every run fits, with the copy it restarts from: before measuring */
-			lbt_setup set = {.shape = sizes[i], .method = methods[k], .init = init, .isa = "scalar", .seed = 1,
-			                 .threads = max_threads, .grid_copies = 1};
+		for (int k = 0; k < a->nmethods; k++) {
+			lbt_setup set = {.shape = a->sizes[i], .method = a->methods[k], .init = a->init, .isa = "scalar",
+			                 .seed = 1, .threads = a->max_threads, .grid_copies = 1};
 			int s = lbt_setup_check(&set, &err);
 			if (s)
 				return cli_fail(s, "bench: %s", err.msg);
 		}
 	}
+	return -1;
+}
 
+/* One size's bounds, for each thread count: copy and in-place bandwidth. */
+typedef struct {
+	const char *size;
+	int64_t P;
+	int D;
+	double bw[16], rmw[16];
+} bench_size;
+
+/* One row of the table (and of the JSON's results). */
+static void print_row(const bench_args *a, const bench_size *z, const char *method, const char *isa, int ti,
+                      const measure *m, double scalar_rate, double static_rate, const lbt_workload *dyn, FILE *js,
+                      int *first)
+{
+	const double bound = z->bw[ti] / 8.0 * z->D, rbound = z->rmw[ti] / 8.0 * z->D;
+	printf("%-12s %-6s %-7s %3d %8lld %12.3g %9.2f %10.2f %12.3g %8.2f %8.2f", z->size, method, isa, a->threads[ti],
+	       (long long)m->steps, m->rate, scalar_rate > 0 ? m->rate / scalar_rate : 0, z->bw[ti] / 1e9, bound,
+	       bound > 0 ? m->rate / bound : 0, rbound > 0 ? m->rate / rbound : 0);
+	if (dyn)
+		printf("  + %s: %.2f of static", a->workload, static_rate > 0 ? m->rate / static_rate : 0);
+	printf("\n");
+	fflush(stdout);
+	if (js) {
+		fprintf(js, "%s{\"workload\":", *first ? "" : ",");
+		if (dyn)
+			fprintf(js, "\"%s\",\"of_static\":%.6g,", dyn->spec, static_rate > 0 ? m->rate / static_rate : 0);
+		else
+			fputs("null,", js);
+		fprintf(js, "%s\"size\":\"%s\",\"dims\":%d,\"pes\":%lld,\"method\":\"%s\",\"isa\":\"%s\","
+		            "\"threads\":%d,\"steps\":%lld,\"seconds\":%.6f,\"site_updates_per_second\":%.6g,",
+		        "", z->size, z->D, (long long)z->P, method, isa, a->threads[ti], (long long)m->steps, m->seconds,
+		        m->rate);
+		fprintf(js, "\"scalar_site_updates_per_second\":%.6g,\"vs_scalar\":%.6g,"
+		            "\"copy_bytes_per_second\":%.6g,\"bound_site_updates_per_second\":%.6g,\"of_bound\":%.6g,"
+		            "\"in_place_bytes_per_second\":%.6g,\"of_in_place_bound\":%.6g}",
+		        scalar_rate, scalar_rate > 0 ? m->rate / scalar_rate : 0, z->bw[ti], bound,
+		        bound > 0 ? m->rate / bound : 0, z->rmw[ti], rbound > 0 ? m->rate / rbound : 0);
+	}
+	*first = 0;
+}
+
+/* One method on one size: a state made for it (its parameters, its real
+ * field) and a copy to restart from, timed on every ISA and thread count,
+ * statically and (with --workload) under the workload. */
+static int bench_method(const bench_args *a, const bench_size *z, const char *method,
+                        const volatile sig_atomic_t *stop, FILE *js, int *first, lbt_err *err)
+{
+	lbt_setup set = {.shape = z->size, .method = method, .init = a->init, .isa = "scalar", .seed = 1,
+	                 .threads = a->max_threads, /* the method's scratch serves up to this many */
+	                 .interrupt = stop};
+	lbt_state st;
+	lbt_grid start;
+	int status;
+	if ((status = lbt_state_open(&st, &set, err)))
+		return status;
+	if ((status = lbt_grid_init(&start, &st.grid.shape, err)) ||
+	    (st.grid.real && (status = lbt_grid_add_real(&start, err)))) {
+		lbt_state_close(&st);
+		return status;
+	}
+	lbt_grid_copy(&start, &st.grid);
+	lbt_workload wl;
+	if (a->workload)
+		lbt_workload_parse(&wl, a->workload, st.method->load, err); /* checked in check_args */
+	const int kinds = 1 + (a->workload && wl.phase); /* static, and under the workload */
+	double scalar_rate = 0, static_rate = 0;
+	for (int ii = 0; ii < a->nisas && !status; ii++)
+		for (int k = 0; k < a->nthreads * kinds && !status; k++) {
+			const int ti = k / kinds, dyn = k % kinds;
+			if (!strcmp(a->isas[ii], "scalar") && ti > 0 && a->threads[ti] != a->threads[0])
+				continue; /* the reference has one thread whatever it is given */
+			lbt_kernels_select(&st.table, a->isas[ii], err);
+			st.kern = &st.table;
+			st.threads = a->threads[ti];
+			measure m = time_steps(&st, &start, dyn ? &wl : NULL, a->budget, err, &status);
+			if (status)
+				break;
+			if (!strcmp(a->isas[ii], "scalar") && scalar_rate == 0 && !dyn)
+				scalar_rate = m.rate;
+			if (!dyn)
+				static_rate = m.rate;
+			print_row(a, z, method, a->isas[ii], ti, &m, scalar_rate, static_rate, dyn ? &wl : NULL, js, first);
+		}
+	lbt_grid_free(&start);
+	lbt_state_close(&st);
+	return status;
+}
+
+/* lbtorus bench: parse, check, then the headline (or the peers), and every
+ * size x method x ISA x thread count against the bounds measured for it. */
+int cmd_bench(int argc, char **argv)
+{
+	const volatile sig_atomic_t *stop = cli_stop_cleanly(); /* before any set-up: a signal stops the measuring */
+	bench_args a = {0};
+	int status = parse_args(argc, argv, &a);
+	if (status < 0)
+		status = check_args(&a);
+	if (status >= 0)
+		return status;
+	status = 0;
+#ifdef INSTRUMENTED
+	fprintf(stderr, "lbtorus bench: this build is instrumented by sanitizers: its speeds are not the hardware's, "
+	                "and its fractions of the bandwidth bound mean nothing\n");
+#endif
+	lbt_err err;
 	lbt_outfile out;
 	FILE *js = NULL;
-	if (json) {
-		int s = lbt_out_open(&out, json, &err);
+	if (a.json) {
+		int s = lbt_out_open(&out, a.json, &err);
 		if (s)
 			return cli_fail(s, "%s", err.msg);
 		js = out.f;
@@ -366,16 +490,16 @@ int cmd_bench(int argc, char **argv)
 	char cpu[256];
 	cpu_name(cpu, sizeof cpu);
 	double load0 = loadavg();
-	printf("lbtorus %s bench on %s, %d cores, load average %.2f at start\n", LBT_VERSION, cpu, ncores, load0);
+	printf("lbtorus %s bench on %s, %d cores, load average %.2f at start\n", LBT_VERSION, cpu, a.ncores, load0);
 	if (js)
 		fprintf(js, "{\"lbtorus\":\"%s\",\"cpu\":\"%s\",\"cores\":%d,\"load_average_start\":%.2f,"
 		            "\"seconds_per_measurement\":%g,\"init\":\"%s\",\"headline\":[",
-		        LBT_VERSION, cpu, ncores, load0, budget, init);
-	int status = 0, first = 1;
-	if (peers) { /* the headline array stays empty */
+		        LBT_VERSION, cpu, a.ncores, load0, a.budget, a.init);
+	int first = 1;
+	if (a.peers) { /* the headline array stays empty */
 		if (js)
 			fprintf(js, "]");
-		status = cli_bench_peers(quick, ncores, js);
+		status = cli_bench_peers(a.quick, a.ncores, js);
 		if (js) {
 			fprintf(js, "}\n");
 			if (status)
@@ -385,89 +509,29 @@ int cmd_bench(int argc, char **argv)
 		}
 		return status;
 	}
-	if (head) {
+	if (a.head) {
 		printf("\nheadline: 128x128 torus, lm-c5, worst:5 until balanced, 1 thread (lbtorus run)\n");
-		for (int i = 0; i < nisas && !status; i++)
-			status = headline(isas[i], js, &first, &err);
+		for (int i = 0; i < a.nisas && !status; i++)
+			status = headline(a.isas[i], js, &first, &err);
 	}
 	if (js)
 		fprintf(js, "],\"results\":[");
 	printf("\n%-12s %-6s %-7s %3s %8s %12s %9s %10s %12s %8s %8s\n", "size", "method", "isa", "thr", "steps",
 	       "site upd/s", "x scalar", "copy GB/s", "bound upd/s", "of bound", "of r+w");
 	first = 1;
-	for (int si = 0; si < nsizes && !status; si++) {
+	for (int si = 0; si < a.nsizes && !status; si++) {
+		bench_size z = {.size = a.sizes[si]};
 		lbt_shape sh;
-		lbt_shape_parse(&sh, sizes[si], &err); /* checked above */
-		const int64_t P = lbt_shape_pes(&sh);
-		const int D = lbt_shape_active_dims(&sh);
-		double bw[16], rmw[16], memo[2][32] = {{0}};
-		for (int ti = 0; ti < nthreads; ti++) {
-			bw[ti] = bandwidth_upto(P, threads[ti], budget, 0, memo[0], stop);
-			rmw[ti] = bandwidth_upto(P, threads[ti], budget, 1, memo[1], stop);
+		lbt_shape_parse(&sh, z.size, &err); /* checked in check_args */
+		z.P = lbt_shape_pes(&sh);
+		z.D = lbt_shape_active_dims(&sh);
+		double memo[2][32] = {{0}};
+		for (int ti = 0; ti < a.nthreads; ti++) {
+			z.bw[ti] = bandwidth_upto(z.P, a.threads[ti], a.budget, 0, memo[0], stop);
+			z.rmw[ti] = bandwidth_upto(z.P, a.threads[ti], a.budget, 1, memo[1], stop);
 		}
-		for (int mi = 0; mi < nmethods && !status; mi++) {
-			/* a state made for this method (its parameters, its real field), and a copy to restart from */
-			lbt_setup set = {.shape = sizes[si], .method = methods[mi], .init = init, .isa = "scalar", .seed = 1,
-			                 .threads = max_threads, /* the method's scratch serves up to this many */
-			                 .interrupt = stop};
-			lbt_state st;
-			lbt_grid start;
-			if ((status = lbt_state_open(&st, &set, &err)))
-				break;
-			if ((status = lbt_grid_init(&start, &st.grid.shape, &err)) ||
-			    (st.grid.real && (status = lbt_grid_add_real(&start, &err)))) {
-				lbt_state_close(&st);
-				break;
-			}
-			lbt_grid_copy(&start, &st.grid);
-			lbt_workload wl;
-			if (workload)
-				lbt_workload_parse(&wl, workload, st.method->load, &err); /* checked above */
-			double scalar_rate = 0, static_rate = 0;
-			for (int ii = 0; ii < nisas && !status; ii++)
-				for (int k = 0; k < nthreads * (1 + (workload && wl.phase)) && !status; k++) {
-					const int ti = k / (1 + (workload && wl.phase)), dyn = k % (1 + (workload && wl.phase));
-					if (!strcmp(isas[ii], "scalar") && ti > 0 && threads[ti] != threads[0])
-						continue; /* the reference has one thread whatever it is given */
-					lbt_kernels_select(&st.table, isas[ii], &err);
-					st.kern = &st.table;
-					st.threads = threads[ti];
-					measure m = time_steps(&st, &start, dyn ? &wl : NULL, budget, &err, &status);
-					if (status)
-						break;
-					if (!strcmp(isas[ii], "scalar") && scalar_rate == 0 && !dyn)
-						scalar_rate = m.rate;
-					if (!dyn)
-						static_rate = m.rate;
-					double bound = bw[ti] / 8.0 * D, rbound = rmw[ti] / 8.0 * D;
-					printf("%-12s %-6s %-7s %3d %8lld %12.3g %9.2f %10.2f %12.3g %8.2f %8.2f", sizes[si], methods[mi],
-					       isas[ii], threads[ti], (long long)m.steps, m.rate, scalar_rate > 0 ? m.rate / scalar_rate : 0,
-					       bw[ti] / 1e9, bound, bound > 0 ? m.rate / bound : 0, rbound > 0 ? m.rate / rbound : 0);
-					if (dyn)
-						printf("  + %s: %.2f of static", workload, static_rate > 0 ? m.rate / static_rate : 0);
-					printf("\n");
-					fflush(stdout);
-					if (js) {
-						fprintf(js, "%s{\"workload\":", first ? "" : ",");
-						if (dyn)
-							fprintf(js, "\"%s\",\"of_static\":%.6g,", wl.spec, static_rate > 0 ? m.rate / static_rate : 0);
-						else
-							fputs("null,", js);
-						fprintf(js, "%s\"size\":\"%s\",\"dims\":%d,\"pes\":%lld,\"method\":\"%s\",\"isa\":\"%s\","
-						            "\"threads\":%d,\"steps\":%lld,\"seconds\":%.6f,\"site_updates_per_second\":%.6g,",
-						        "", sizes[si], D, (long long)P, methods[mi], isas[ii], threads[ti],
-						        (long long)m.steps, m.seconds, m.rate);
-						fprintf(js, "\"scalar_site_updates_per_second\":%.6g,\"vs_scalar\":%.6g,"
-						            "\"copy_bytes_per_second\":%.6g,\"bound_site_updates_per_second\":%.6g,\"of_bound\":%.6g,"
-						            "\"in_place_bytes_per_second\":%.6g,\"of_in_place_bound\":%.6g}",
-						        scalar_rate, scalar_rate > 0 ? m.rate / scalar_rate : 0, bw[ti], bound,
-						        bound > 0 ? m.rate / bound : 0, rmw[ti], rbound > 0 ? m.rate / rbound : 0);
-					}
-					first = 0;
-				}
-			lbt_grid_free(&start);
-			lbt_state_close(&st);
-		}
+		for (int mi = 0; mi < a.nmethods && !status; mi++)
+			status = bench_method(&a, &z, a.methods[mi], stop, js, &first, &err);
 	}
 	double load1 = loadavg();
 	printf("\nload average %.2f at the end (other work on the machine lowers these numbers)\n", load1);
