@@ -128,27 +128,37 @@ static void steady_values(const rp_wjob *j, int64_t P, int d, double *exact, dou
 	}
 }
 
-int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
+/* The experiment's runs and what is derived from them. */
+typedef struct {
+	const lbt_repro_opts *o;
+	int nsh, seeds, n, nsteady;
+	rp_wjob *jobs;
+	int *topo;      /* per job: its shape's index */
+	double *traces; /* the transient's sqdev per step: FOS's seeds, then no balancing's */
+	/* per steady-state run: n, d (hypercubes: log2 n), exact and the paper's value; per
+	 * hypercube the index of its FOS, Model A and Model B runs (-1: not run) */
+	double exact[3 * NSH], paper[3 * NSH];
+	int64_t pes[3 * NSH];
+	int dim[3 * NSH], jf[NSH], ja[NSH], jb[NSH], within;
+	/* the transient: means over seeds per step, with their standard errors */
+	double t[T], fm[T], fse[T], nm[T], nse[T], fex[T], fbd[T], nex[T];
+} cyb;
+
+static const char *const shapes[NSH] = {"64",          "8x8",           "4x4x4",          "2x2x2",
+                                        "2x2x2x2",     "2x2x2x2x2",     "2x2x2x2x2x2",    "2x2x2x2x2x2x2",
+                                        "2x2x2x2x2x2x2x2", "4x4x4x4x2", "4x4x4x4x4"};
+static const char *const names[NSH] = {"ring of 64", "8x8 torus", "4x4x4 torus", "3-cube", "4-cube", "5-cube",
+                                       "6-cube",     "7-cube",    "8-cube",      "9-cube (4x4x4x4x2)", "10-cube (4x4x4x4x4)"};
+enum { CUBE0 = 3, AXIS_CUBES = 9 }; /* shapes[3..8] have an axis per dimension: Model B runs on them only */
+
+/* The runs: per shape FOS in the steady state (and on hypercubes DE under
+ * Models A and B), then the transient's seeds, FOS and no balancing. */
+static void plan(cyb *c)
 {
-	static const char *const shapes[NSH] = {"64",          "8x8",           "4x4x4",          "2x2x2",
-	                                        "2x2x2x2",     "2x2x2x2x2",     "2x2x2x2x2x2",    "2x2x2x2x2x2x2",
-	                                        "2x2x2x2x2x2x2x2", "4x4x4x4x2", "4x4x4x4x4"};
-	static const char *const names[NSH] = {"ring of 64", "8x8 torus", "4x4x4 torus", "3-cube", "4-cube", "5-cube",
-	                                       "6-cube",     "7-cube",    "8-cube",      "9-cube (4x4x4x4x2)", "10-cube (4x4x4x4x4)"};
-	enum { CUBE0 = 3, AXIS_CUBES = 9 }; /* shapes[3..8] have an axis per dimension: Model B runs on them only */
-	const int nsh = o->quick ? 5 : NSH;
+	const lbt_repro_opts *o = c->o;
 	const int64_t base = o->quick ? 4000 : 20000, warm = o->quick ? 200 : 1000;
-	const int seeds = o->quick ? 50 : 400;
-	const int njobs = 3 * nsh + 2 * seeds;
-	rp_wjob *jobs = calloc((size_t)njobs, sizeof *jobs);
-	int *topo = calloc((size_t)njobs, sizeof *topo);
-	double *traces = calloc((size_t)(2 * seeds) * (T + 1), sizeof *traces);
-	if (!jobs || !topo || !traces) {
-		free(jobs), free(topo), free(traces);
-		return lbt_errf(e, LBT_ENOMEM, "cybenko: no memory");
-	}
 	int n = 0;
-	for (int k = 0; k < nsh; k++) {
+	for (int k = 0; k < c->nsh; k++) {
 		lbt_shape s;
 		lbt_shape_parse(&s, shapes[k], NULL);
 		/* enough steps for ~50 batches much longer than the correlation time 1/(1 - gamma) */
@@ -156,203 +166,246 @@ int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
 		int64_t steps = base, need = (int64_t)(5000 / (1 - g));
 		if (!o->quick && need > steps)
 			steps = need;
-		topo[n] = k;
-		jobs[n++] = (rp_wjob){.shape = shapes[k], .method = "fos", .pname = "alpha", .pvalue = "optimal",
-		                      .spec = "cybenko:exp:1:1", .init = "const:100", .until = until(steps + warm),
-		                      .warmup = warm, .seed = 1};
+		c->topo[n] = k;
+		c->jobs[n++] = (rp_wjob){.shape = shapes[k], .method = "fos", .pname = "alpha", .pvalue = "optimal",
+		                         .spec = "cybenko:exp:1:1", .init = "const:100", .until = until(steps + warm),
+		                         .warmup = warm, .seed = 1};
 		for (int m = 0; k >= CUBE0 && m < (k < AXIS_CUBES ? 2 : 1); m++) { /* hypercubes: DE, Models A and B */
-			topo[n] = k;
-			jobs[n++] = (rp_wjob){.shape = shapes[k], .method = m ? "de-axis" : "de", .pname = "lambda",
-			                      .pvalue = "0.5", .spec = "cybenko:exp:1:1", .init = "const:100",
-			                      .until = until(base + warm), .warmup = warm, .seed = 1};
+			c->topo[n] = k;
+			c->jobs[n++] = (rp_wjob){.shape = shapes[k], .method = m ? "de-axis" : "de", .pname = "lambda",
+			                         .pvalue = "0.5", .spec = "cybenko:exp:1:1", .init = "const:100",
+			                         .until = until(base + warm), .warmup = warm, .seed = 1};
 		}
 	}
-	const int nsteady = n;
-	for (int s = 0; s < seeds; s++) {
-		jobs[n++] = (rp_wjob){.shape = "8x8", .method = "fos", .pname = "alpha", .pvalue = "optimal",
-		                      .spec = "cybenko:poisson:1:1", .init = "const:100", .until = until(T),
-		                      .seed = (uint64_t)s + 1, .trace = traces + (size_t)s * (T + 1)};
-		jobs[n++] = (rp_wjob){.shape = "8x8", .method = "none", .spec = "cybenko:poisson:1:1", .init = "const:1000",
-		                      .until = until(T), .seed = (uint64_t)s + 1, .trace = traces + (size_t)(seeds + s) * (T + 1)};
+	c->nsteady = n;
+	for (int s = 0; s < c->seeds; s++) {
+		c->jobs[n++] = (rp_wjob){.shape = "8x8", .method = "fos", .pname = "alpha", .pvalue = "optimal",
+		                         .spec = "cybenko:poisson:1:1", .init = "const:100", .until = until(T),
+		                         .seed = (uint64_t)s + 1, .trace = c->traces + (size_t)s * (T + 1)};
+		c->jobs[n++] = (rp_wjob){.shape = "8x8", .method = "none", .spec = "cybenko:poisson:1:1",
+		                         .init = "const:1000", .until = until(T), .seed = (uint64_t)s + 1,
+		                         .trace = c->traces + (size_t)(c->seeds + s) * (T + 1)};
 	}
-	rp_note(o, "cybenko: %d steady-state runs, %d transient runs of %d steps", nsteady, n - nsteady, T);
-	int st = rp_run_wjobs(jobs, n, o, e);
+	c->n = n;
+}
 
-	/* per steady-state run: n, d (hypercubes: log2 n), exact and the paper's value; per
-	 * hypercube the index of its FOS, Model A and Model B runs (-1: not run) */
-	double exact[3 * NSH], paper[3 * NSH];
-	int64_t pes[3 * NSH];
-	int dim[3 * NSH], jf[NSH], ja[NSH], jb[NSH], within = 1;
+/* Each steady-state run's exact and paper's values, whether every run is
+ * within 4 standard errors of its exact value, and the transient's means. */
+static void derive(cyb *c)
+{
 	for (int k = 0; k < NSH; k++)
-		jf[k] = ja[k] = jb[k] = -1;
-	for (int i = 0; !st && i < nsteady; i++) {
+		c->jf[k] = c->ja[k] = c->jb[k] = -1;
+	c->within = 1;
+	for (int i = 0; i < c->nsteady; i++) {
+		const rp_wjob *j = &c->jobs[i];
 		lbt_shape s;
-		lbt_shape_parse(&s, jobs[i].shape, NULL);
-		pes[i] = lbt_shape_pes(&s);
-		dim[i] = topo[i] >= CUBE0 ? ilogb((double)pes[i]) : 0;
-		*(!strcmp(jobs[i].method, "fos") ? &jf[topo[i]] : !strcmp(jobs[i].method, "de") ? &ja[topo[i]] : &jb[topo[i]]) = i;
-		steady_values(&jobs[i], pes[i], dim[i], &exact[i], &paper[i]);
-		within &= fabs(jobs[i].s.sqdev_mean - exact[i]) <= 4 * jobs[i].s.sqdev_se;
+		lbt_shape_parse(&s, j->shape, NULL);
+		c->pes[i] = lbt_shape_pes(&s);
+		c->dim[i] = c->topo[i] >= CUBE0 ? ilogb((double)c->pes[i]) : 0;
+		*(!strcmp(j->method, "fos") ? &c->jf[c->topo[i]] : !strcmp(j->method, "de") ? &c->ja[c->topo[i]]
+		                                                                               : &c->jb[c->topo[i]]) = i;
+		steady_values(j, c->pes[i], c->dim[i], &c->exact[i], &c->paper[i]);
+		c->within &= fabs(j->s.sqdev_mean - c->exact[i]) <= 4 * j->s.sqdev_se;
 	}
-	lbt_outfile out;
-	if (!st && !(st = rp_open(o, "cybenko.csv", &out, e))) {
-		fputs("topology,shape,n,method,alpha,gamma,steps,warmup,sqdev_mean,sqdev_se,batches,exact,paper\n", out.f);
-		for (int i = 0; i < nsteady; i++) {
-			const rp_wjob *j = &jobs[i];
-			int fos = !strcmp(j->method, "fos");
-			fprintf(out.f, "%s,%s,%lld,%s,%.17g,%.17g,%lld,%lld,%.17g,%.17g,%lld,%.17g,%.17g\n", names[topo[i]],
-			        j->shape, (long long)pes[i], j->method, fos ? j->alpha : 0.5, fos ? j->gamma : 0.0,
-			        (long long)j->until.steps, (long long)j->warmup, j->s.sqdev_mean, j->s.sqdev_se,
-			        (long long)j->s.sqdev_batches, exact[i], paper[i]);
-		}
-		st = lbt_out_commit(&out, e);
-	}
-	/* the transient: means over seeds per step, with their standard errors */
-	double t[T], fm[T], fse[T], nm[T], nse[T], fex[T], fbd[T], nex[T];
-	const double alpha = jobs[nsteady].alpha, gamma = jobs[nsteady].gamma;
+	const int seeds = c->seeds;
+	const double alpha = c->jobs[c->nsteady].alpha, gamma = c->jobs[c->nsteady].gamma;
 	for (int k = 1; k <= T; k++) {
 		double sf = 0, sf2 = 0, sn = 0, sn2 = 0;
 		for (int s = 0; s < seeds; s++) {
-			double a = traces[(size_t)s * (T + 1) + k], b = traces[(size_t)(seeds + s) * (T + 1) + k];
+			double a = c->traces[(size_t)s * (T + 1) + k], b = c->traces[(size_t)(seeds + s) * (T + 1) + k];
 			sf += a, sf2 += a * a, sn += b, sn2 += b * b;
 		}
-		t[k - 1] = k;
-		fm[k - 1] = sf / seeds;
-		nm[k - 1] = sn / seeds;
-		fse[k - 1] = sqrt(fmax(0, (sf2 - sf * sf / seeds) / (seeds - 1)) / seeds);
-		nse[k - 1] = sqrt(fmax(0, (sn2 - sn * sn / seeds) / (seeds - 1)) / seeds);
-		fex[k - 1] = exact_value("8x8", alpha, k);
-		fbd[k - 1] = 63 * (1 - pow(gamma * gamma, k)) / (1 - gamma * gamma);
-		nex[k - 1] = 63.0 * k;
+		c->t[k - 1] = k;
+		c->fm[k - 1] = sf / seeds;
+		c->nm[k - 1] = sn / seeds;
+		c->fse[k - 1] = sqrt(fmax(0, (sf2 - sf * sf / seeds) / (seeds - 1)) / seeds);
+		c->nse[k - 1] = sqrt(fmax(0, (sn2 - sn * sn / seeds) / (seeds - 1)) / seeds);
+		c->fex[k - 1] = exact_value("8x8", alpha, k);
+		c->fbd[k - 1] = 63 * (1 - pow(gamma * gamma, k)) / (1 - gamma * gamma);
+		c->nex[k - 1] = 63.0 * k;
 	}
-	if (!st && !(st = rp_open(o, "cybenko_transient.csv", &out, e))) {
-		fputs("t,fos_mean,fos_se,fos_exact,fos_bound,none_mean,none_se,none_exact,seeds\n", out.f);
-		for (int k = 0; k < T; k++)
-			fprintf(out.f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d\n", k + 1, fm[k], fse[k], fex[k], fbd[k],
-			        nm[k], nse[k], nex[k], seeds);
-		st = lbt_out_commit(&out, e);
-	}
+}
 
-	/* Markdown */
-	if (!st && !(st = rp_open(o, "cybenko.md", &out, e))) {
-		FILE *f = out.f;
-		fprintf(f, "# Cybenko (1989), Theorem 2, Tables I and II: diffusion and dimension exchange\n\n"
-		        "Model (eq. (12)): every step each PE receives η ~ Exp(1) tasks (σ² = 1) and completes c = 1.\n"
-		        "E‖w − w̄‖² is measured on the loads the balancing step receives (after the arrivals), as the\n"
-		        "mean over the steps after a warm-up; ± is the standard error by batch means (32..63 batches of\n"
-		        "consecutive steps, each far longer than the correlation time 1/(1 − γ)). FOS: α optimal.\n"
-		        "Exact: σ² Σ_k 1/(1 − λ_k²) over the non-unit eigenvalues λ_k of M = I − α·Lap (not in the paper;\n"
-		        "it is what the theorem's proof gives before bounding every λ_k² by γ²). Bound: the theorem's\n"
-		        "(n − 1)σ²/(1 − γ²). Data: `cybenko.csv`, `cybenko_transient.csv`; plots: `cybenko_cube.png`,\n"
-		        "`cybenko_transient.png`.\n\n## Theorem 2: FOS in the steady state\n\n");
-		fputs("| topology | n | γ | paper: Theorem 2's bound | exact | ours | ours / exact | exact / bound |\n"
-		      "|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
-		for (int i = 0; i < nsteady; i++) {
-			const rp_wjob *j = &jobs[i];
-			if (strcmp(j->method, "fos"))
-				continue;
-			fprintf(f, "| %s | %lld | %.4f | %.2f | %.2f | %.2f ± %.2f | %.4f | %.3f |\n", names[topo[i]],
-			        (long long)pes[i], j->gamma, paper[i], exact[i], j->s.sqdev_mean, j->s.sqdev_se,
-			        j->s.sqdev_mean / exact[i], exact[i] / paper[i]);
-		}
-		fputs("\n## Table II: diffusion against dimension exchange on hypercubes\n\n"
-		      "The paper's asymptotic variances (σ² = 1): diffusion about ¼·n·log₂n (Theorem 2 with α = 1/(d+1),\n"
-		      "eq. (20)); dimension exchange nσ² under Model A (a complete sweep per diffusion step) and, under\n"
-		      "Model B (a dimension per step, eq. (17)), Theorem 5's (2^(d+1) − 1)σ² ≤ 2nσ². Exact for a\n"
-		      "dimension per step: the latest s < d exchanges average over 2^s-subcubes, so E = Σ_{s<d}(n/2^s − 1)σ²\n"
-		      "= (2^(d+1) − d − 2)σ² (our derivation, the proof's sum without its bound). A shape has at most\n"
-		      "8 axes: the 9- and 10-cube run as 4x4x4x4x2 and 4x4x4x4x4 (a 4-ring is the 2-cube, so the graph,\n"
-		      "FOS and a complete sweep are the hypercube's); one dimension per step needs an axis per\n"
-		      "dimension, so Model B is not run there (—).\n\n"
-		      "| d | n | diffusion: paper ¼·n·d | FOS exact | FOS ours | DE A: paper nσ² | DE A exact (n − 1)σ² | DE A ours | DE B: paper 2^(d+1) − 1 | DE B exact | DE B ours |\n"
-		      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
-		for (int k = CUBE0; k < nsh; k++) {
-			const int i = jf[k], a = ja[k], b = jb[k], d = dim[i];
-			fprintf(f, "| %d | %lld | %.0f | %.2f | %.2f ± %.2f | %.0f | %.0f | %.2f ± %.2f | %.0f | %.0f |", d,
-			        (long long)pes[i], 0.25 * (double)pes[i] * d, exact[i], jobs[i].s.sqdev_mean, jobs[i].s.sqdev_se,
-			        paper[a], exact[a], jobs[a].s.sqdev_mean, jobs[a].s.sqdev_se, ldexp(1, d + 1) - 1,
-			        ldexp(1, d + 1) - d - 2);
-			if (b >= 0)
-				fprintf(f, " %.2f ± %.2f |\n", jobs[b].s.sqdev_mean, jobs[b].s.sqdev_se);
-			else
-				fputs(" — |\n", f);
-		}
-		fprintf(f, "\nEvery measurement (FOS, DE under Models A and B) is within 4 standard errors of its exact value: %s.\n",
-		        within ? "yes" : "NO");
-		fprintf(f, "\n\n## The transient (8x8 torus) and the growth without balancing\n\n"
-		        "η ~ Poisson(1), c = 1, from a constant start; mean over %d seeds ± its standard error.\n"
-		        "Bound: (n − 1)σ²(1 − γ^{2t})/(1 − γ²) (Theorem 2; its second term is 0 for a constant w(0)).\n"
-		        "Without balancing the paper says the deviation grows as (t + 1)σ² per PE; from a constant\n"
-		        "start (no random w(0)) that is (n − 1)tσ² in all.\n\n"
-		        "| t | FOS ours | FOS exact | paper: bound | no balancing ours | paper: (n − 1)tσ² | ours / paper |\n"
-		        "|---:|---:|---:|---:|---:|---:|---:|\n", seeds);
-		static const int rows[] = {1, 2, 5, 10, 20, 40, 60};
-		for (int r = 0; r < 7; r++) {
-			int k = rows[r] - 1;
-			fprintf(f, "| %d | %.2f ± %.2f | %.2f | %.2f | %.1f ± %.1f | %.0f | %.4f |\n", k + 1, fm[k], fse[k], fex[k],
-			        fbd[k], nm[k], nse[k], nex[k], nm[k] / nex[k]);
-		}
-		st = rp_cybenko_fixed(o, f, e);
-		if (st)
-			lbt_out_abort(&out);
+/* cybenko.csv (every steady-state run) and cybenko_transient.csv. */
+static int write_csvs(const cyb *c, lbt_err *e)
+{
+	lbt_outfile out;
+	int st = rp_open(c->o, "cybenko.csv", &out, e);
+	if (st)
+		return st;
+	fputs("topology,shape,n,method,alpha,gamma,steps,warmup,sqdev_mean,sqdev_se,batches,exact,paper\n", out.f);
+	for (int i = 0; i < c->nsteady; i++) {
+		const rp_wjob *j = &c->jobs[i];
+		int fos = !strcmp(j->method, "fos");
+		fprintf(out.f, "%s,%s,%lld,%s,%.17g,%.17g,%lld,%lld,%.17g,%.17g,%lld,%.17g,%.17g\n", names[c->topo[i]],
+		        j->shape, (long long)c->pes[i], j->method, fos ? j->alpha : 0.5, fos ? j->gamma : 0.0,
+		        (long long)j->until.steps, (long long)j->warmup, j->s.sqdev_mean, j->s.sqdev_se,
+		        (long long)j->s.sqdev_batches, c->exact[i], c->paper[i]);
+	}
+	if ((st = lbt_out_commit(&out, e)) || (st = rp_open(c->o, "cybenko_transient.csv", &out, e)))
+		return st;
+	fputs("t,fos_mean,fos_se,fos_exact,fos_bound,none_mean,none_se,none_exact,seeds\n", out.f);
+	for (int k = 0; k < T; k++)
+		fprintf(out.f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d\n", k + 1, c->fm[k], c->fse[k], c->fex[k],
+		        c->fbd[k], c->nm[k], c->nse[k], c->nex[k], c->seeds);
+	return lbt_out_commit(&out, e);
+}
+
+/* cybenko.md: Theorem 2, Table II, the transient, then Table I (rp_cybenko_fixed). */
+static int write_markdown(const cyb *c, lbt_err *e)
+{
+	lbt_outfile out;
+	int st = rp_open(c->o, "cybenko.md", &out, e);
+	if (st)
+		return st;
+	FILE *f = out.f;
+	const rp_wjob *jobs = c->jobs;
+	fprintf(f, "# Cybenko (1989), Theorem 2, Tables I and II: diffusion and dimension exchange\n\n"
+	        "Model (eq. (12)): every step each PE receives η ~ Exp(1) tasks (σ² = 1) and completes c = 1.\n"
+	        "E‖w − w̄‖² is measured on the loads the balancing step receives (after the arrivals), as the\n"
+	        "mean over the steps after a warm-up; ± is the standard error by batch means (32..63 batches of\n"
+	        "consecutive steps, each far longer than the correlation time 1/(1 − γ)). FOS: α optimal.\n"
+	        "Exact: σ² Σ_k 1/(1 − λ_k²) over the non-unit eigenvalues λ_k of M = I − α·Lap (not in the paper;\n"
+	        "it is what the theorem's proof gives before bounding every λ_k² by γ²). Bound: the theorem's\n"
+	        "(n − 1)σ²/(1 − γ²). Data: `cybenko.csv`, `cybenko_transient.csv`; plots: `cybenko_cube.png`,\n"
+	        "`cybenko_transient.png`.\n\n## Theorem 2: FOS in the steady state\n\n");
+	fputs("| topology | n | γ | paper: Theorem 2's bound | exact | ours | ours / exact | exact / bound |\n"
+	      "|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	for (int i = 0; i < c->nsteady; i++) {
+		const rp_wjob *j = &jobs[i];
+		if (strcmp(j->method, "fos"))
+			continue;
+		fprintf(f, "| %s | %lld | %.4f | %.2f | %.2f | %.2f ± %.2f | %.4f | %.3f |\n", names[c->topo[i]],
+		        (long long)c->pes[i], j->gamma, c->paper[i], c->exact[i], j->s.sqdev_mean, j->s.sqdev_se,
+		        j->s.sqdev_mean / c->exact[i], c->exact[i] / c->paper[i]);
+	}
+	fputs("\n## Table II: diffusion against dimension exchange on hypercubes\n\n"
+	      "The paper's asymptotic variances (σ² = 1): diffusion about ¼·n·log₂n (Theorem 2 with α = 1/(d+1),\n"
+	      "eq. (20)); dimension exchange nσ² under Model A (a complete sweep per diffusion step) and, under\n"
+	      "Model B (a dimension per step, eq. (17)), Theorem 5's (2^(d+1) − 1)σ² ≤ 2nσ². Exact for a\n"
+	      "dimension per step: the latest s < d exchanges average over 2^s-subcubes, so E = Σ_{s<d}(n/2^s − 1)σ²\n"
+	      "= (2^(d+1) − d − 2)σ² (our derivation, the proof's sum without its bound). A shape has at most\n"
+	      "8 axes: the 9- and 10-cube run as 4x4x4x4x2 and 4x4x4x4x4 (a 4-ring is the 2-cube, so the graph,\n"
+	      "FOS and a complete sweep are the hypercube's); one dimension per step needs an axis per\n"
+	      "dimension, so Model B is not run there (—).\n\n"
+	      "| d | n | diffusion: paper ¼·n·d | FOS exact | FOS ours | DE A: paper nσ² | DE A exact (n − 1)σ² | DE A ours | DE B: paper 2^(d+1) − 1 | DE B exact | DE B ours |\n"
+	      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	for (int k = CUBE0; k < c->nsh; k++) {
+		const int i = c->jf[k], a = c->ja[k], b = c->jb[k], d = c->dim[i];
+		fprintf(f, "| %d | %lld | %.0f | %.2f | %.2f ± %.2f | %.0f | %.0f | %.2f ± %.2f | %.0f | %.0f |", d,
+		        (long long)c->pes[i], 0.25 * (double)c->pes[i] * d, c->exact[i], jobs[i].s.sqdev_mean,
+		        jobs[i].s.sqdev_se, c->paper[a], c->exact[a], jobs[a].s.sqdev_mean, jobs[a].s.sqdev_se,
+		        ldexp(1, d + 1) - 1, ldexp(1, d + 1) - d - 2);
+		if (b >= 0)
+			fprintf(f, " %.2f ± %.2f |\n", jobs[b].s.sqdev_mean, jobs[b].s.sqdev_se);
 		else
-			st = lbt_out_commit(&out, e);
+			fputs(" — |\n", f);
 	}
+	fprintf(f, "\nEvery measurement (FOS, DE under Models A and B) is within 4 standard errors of its exact value: %s.\n",
+	        c->within ? "yes" : "NO");
+	fprintf(f, "\n\n## The transient (8x8 torus) and the growth without balancing\n\n"
+	        "η ~ Poisson(1), c = 1, from a constant start; mean over %d seeds ± its standard error.\n"
+	        "Bound: (n − 1)σ²(1 − γ^{2t})/(1 − γ²) (Theorem 2; its second term is 0 for a constant w(0)).\n"
+	        "Without balancing the paper says the deviation grows as (t + 1)σ² per PE; from a constant\n"
+	        "start (no random w(0)) that is (n − 1)tσ² in all.\n\n"
+	        "| t | FOS ours | FOS exact | paper: bound | no balancing ours | paper: (n − 1)tσ² | ours / paper |\n"
+	        "|---:|---:|---:|---:|---:|---:|---:|\n", c->seeds);
+	static const int rows[] = {1, 2, 5, 10, 20, 40, 60};
+	for (int r = 0; r < 7; r++) {
+		int k = rows[r] - 1;
+		fprintf(f, "| %d | %.2f ± %.2f | %.2f | %.2f | %.1f ± %.1f | %.0f | %.4f |\n", k + 1, c->fm[k], c->fse[k],
+		        c->fex[k], c->fbd[k], c->nm[k], c->nse[k], c->nex[k], c->nm[k] / c->nex[k]);
+	}
+	st = rp_cybenko_fixed(c->o, f, e);
+	if (st)
+		lbt_out_abort(&out);
+	else
+		st = lbt_out_commit(&out, e);
+	return st;
+}
 
-	/* plots: the hypercubes, and the transient */
-	if (!st) {
-		double d[NCUBE], meas[NCUBE], lo[NCUBE], hi[NCUBE], ex[NCUBE], bd[NCUBE], dea[NCUBE], deap[NCUBE],
-		       deb[NCUBE], debx[NCUBE], debp[NCUBE];
-		int nc = 0, nb = 0; /* hypercubes; those with Model B runs (the first nb) */
-		for (int k = CUBE0; k < nsh; k++, nc++) {
-			const int i = jf[k];
-			d[nc] = dim[i];
-			meas[nc] = jobs[i].s.sqdev_mean;
-			lo[nc] = meas[nc] - 2 * jobs[i].s.sqdev_se;
-			hi[nc] = meas[nc] + 2 * jobs[i].s.sqdev_se;
-			ex[nc] = exact[i];
-			bd[nc] = paper[i];
-			dea[nc] = jobs[ja[k]].s.sqdev_mean;
-			deap[nc] = paper[ja[k]];
-			debx[nc] = ldexp(1, dim[i] + 1) - dim[i] - 2;
-			debp[nc] = ldexp(1, dim[i] + 1) - 1;
-			if (jb[k] >= 0)
-				deb[nb++] = jobs[jb[k]].s.sqdev_mean;
-		}
-		lbt_series sc[] = {
-			{"FOS, ours (±2 s.e.)", d, meas, nc, LBT_DRAW_MARKS, 0, 1, 7, lo, hi},
-			{"FOS, exact", d, ex, nc, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
-			{"FOS, Theorem 2's bound", d, bd, nc, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
-			{"DE by dimension, ours", d, deb, nb, LBT_DRAW_MARKS, 0, 3, 9, NULL, NULL},
-			{"DE by dimension, exact", d, debx, nc, LBT_DRAW_LINE, 0, 3, 0, NULL, NULL},
-			{"DE by dimension, Theorem 5", d, debp, nc, LBT_DRAW_LINE, 2, 3, 0, NULL, NULL},
-			{"DE by sweep, ours", d, dea, nc, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
-			{"DE by sweep, Table II: nσ²", d, deap, nc, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
-		};
-		lbt_axes ax = {"Cybenko (1989), Theorem 2 and Table II (Model A) on hypercubes", "hypercube dimension d",
-		               "steady-state E||w − w̄||² (σ² = 1)", 0, 1, 1, 0, NULL, "bottom right"};
-		int ps = rp_plot(o, "cybenko_cube", &ax, sc, 8, e);
-		lbt_series tr[] = {
-			{"FOS, ours (±2 s.e.)", t, fm, T, LBT_DRAW_MARKS, 0, 1, 7, NULL, NULL},
-			{"FOS, exact", t, fex, T, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
-			{"FOS, Theorem 2's bound", t, fbd, T, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
-			{"no balancing, ours", t, nm, T, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
-			{"no balancing, (n−1)tσ²", t, nex, T, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
-		};
-		double flo[T], fhi[T];
-		for (int k = 0; k < T; k++) {
-			flo[k] = fm[k] - 2 * fse[k];
-			fhi[k] = fm[k] + 2 * fse[k];
-		}
-		tr[0].lo = flo;
-		tr[0].hi = fhi;
-		lbt_axes at = {"Cybenko (1989): the transient of Theorem 2, 8x8 torus", "step t", "E||w(t) − w̄||² (σ² = 1)",
-		               0, 1, 1, 0, NULL, "center right"};
-		int pt = rp_plot(o, "cybenko_transient", &at, tr, 5, e);
-		st = ps ? ps : pt;
+/* The plots: the hypercubes (Theorem 2 and Table II), and the transient. */
+static int plot(const cyb *c, lbt_err *e)
+{
+	const rp_wjob *jobs = c->jobs;
+	double d[NCUBE], meas[NCUBE], lo[NCUBE], hi[NCUBE], ex[NCUBE], bd[NCUBE], dea[NCUBE], deap[NCUBE], deb[NCUBE],
+	       debx[NCUBE], debp[NCUBE];
+	int nc = 0, nb = 0; /* hypercubes; those with Model B runs (the first nb) */
+	for (int k = CUBE0; k < c->nsh; k++, nc++) {
+		const int i = c->jf[k];
+		d[nc] = c->dim[i];
+		meas[nc] = jobs[i].s.sqdev_mean;
+		lo[nc] = meas[nc] - 2 * jobs[i].s.sqdev_se;
+		hi[nc] = meas[nc] + 2 * jobs[i].s.sqdev_se;
+		ex[nc] = c->exact[i];
+		bd[nc] = c->paper[i];
+		dea[nc] = jobs[c->ja[k]].s.sqdev_mean;
+		deap[nc] = c->paper[c->ja[k]];
+		debx[nc] = ldexp(1, c->dim[i] + 1) - c->dim[i] - 2;
+		debp[nc] = ldexp(1, c->dim[i] + 1) - 1;
+		if (c->jb[k] >= 0)
+			deb[nb++] = jobs[c->jb[k]].s.sqdev_mean;
 	}
-	free(jobs);
-	free(topo);
-	free(traces);
+	lbt_series sc[] = {
+		{"FOS, ours (±2 s.e.)", d, meas, nc, LBT_DRAW_MARKS, 0, 1, 7, lo, hi},
+		{"FOS, exact", d, ex, nc, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
+		{"FOS, Theorem 2's bound", d, bd, nc, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
+		{"DE by dimension, ours", d, deb, nb, LBT_DRAW_MARKS, 0, 3, 9, NULL, NULL},
+		{"DE by dimension, exact", d, debx, nc, LBT_DRAW_LINE, 0, 3, 0, NULL, NULL},
+		{"DE by dimension, Theorem 5", d, debp, nc, LBT_DRAW_LINE, 2, 3, 0, NULL, NULL},
+		{"DE by sweep, ours", d, dea, nc, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
+		{"DE by sweep, Table II: nσ²", d, deap, nc, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
+	};
+	lbt_axes ax = {"Cybenko (1989), Theorem 2 and Table II (Model A) on hypercubes", "hypercube dimension d",
+	               "steady-state E||w − w̄||² (σ² = 1)", 0, 1, 1, 0, NULL, "bottom right"};
+	int ps = rp_plot(c->o, "cybenko_cube", &ax, sc, 8, e);
+	double flo[T], fhi[T];
+	for (int k = 0; k < T; k++) {
+		flo[k] = c->fm[k] - 2 * c->fse[k];
+		fhi[k] = c->fm[k] + 2 * c->fse[k];
+	}
+	lbt_series tr[] = {
+		{"FOS, ours (±2 s.e.)", c->t, c->fm, T, LBT_DRAW_MARKS, 0, 1, 7, flo, fhi},
+		{"FOS, exact", c->t, c->fex, T, LBT_DRAW_LINE, 0, 1, 0, NULL, NULL},
+		{"FOS, Theorem 2's bound", c->t, c->fbd, T, LBT_DRAW_LINE, 2, 1, 0, NULL, NULL},
+		{"no balancing, ours", c->t, c->nm, T, LBT_DRAW_MARKS, 0, 2, 5, NULL, NULL},
+		{"no balancing, (n−1)tσ²", c->t, c->nex, T, LBT_DRAW_LINE, 2, 2, 0, NULL, NULL},
+	};
+	lbt_axes at = {"Cybenko (1989): the transient of Theorem 2, 8x8 torus", "step t", "E||w(t) − w̄||² (σ² = 1)",
+	               0, 1, 1, 0, NULL, "center right"};
+	int pt = rp_plot(c->o, "cybenko_transient", &at, tr, 5, e);
+	return ps ? ps : pt;
+}
+
+int rp_cybenko(const lbt_repro_opts *o, lbt_err *e)
+{
+	cyb *c = calloc(1, sizeof *c);
+	if (!c)
+		return lbt_errf(e, LBT_ENOMEM, "cybenko: no memory");
+	c->o = o;
+	c->nsh = o->quick ? 5 : NSH;
+	c->seeds = o->quick ? 50 : 400;
+	const int njobs = 3 * c->nsh + 2 * c->seeds;
+	c->jobs = calloc((size_t)njobs, sizeof *c->jobs);
+	c->topo = calloc((size_t)njobs, sizeof *c->topo);
+	c->traces = calloc((size_t)(2 * c->seeds) * (T + 1), sizeof *c->traces);
+	int st = c->jobs && c->topo && c->traces ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "cybenko: no memory");
+	if (!st) {
+		plan(c);
+		rp_note(o, "cybenko: %d steady-state runs, %d transient runs of %d steps", c->nsteady, c->n - c->nsteady, T);
+		st = rp_run_wjobs(c->jobs, c->n, o, e);
+	}
+	if (!st) {
+		derive(c);
+		st = write_csvs(c, e);
+	}
+	if (!st)
+		st = write_markdown(c, e);
+	if (!st)
+		st = plot(c, e);
+	free(c->jobs);
+	free(c->topo);
+	free(c->traces);
+	free(c);
 	return st;
 }
