@@ -59,7 +59,16 @@ static void rows_to_40(void (*step)(const lbt_kernels *, const lbt_view *, const
 		}
 }
 
-static void de_quick(void) { rows_to_40(de, CK_REAL); }
+static void de_quick(void)
+{
+	rows_to_40(de, CK_REAL);
+	ck_pair p;
+	const lbt_shape big = ck_grid("256x256", "torus");
+	ck_pair_open(&p, &big, L_WIDE, 1, 1, CK_REAL);
+	lbt_counts c;
+	bench_new(de_step, 100, &p.vv, 0.5, &c);
+	ck_pair_close(&p);
+}
 static void de_full(void) { ck_each_shape(de_shape, "real"); }
 CK_CASE(de_step, de_quick, de_full);
 

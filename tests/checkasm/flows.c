@@ -73,7 +73,16 @@ static void flows_shape(const lbt_shape *s, int *n, const void *which)
 	}
 }
 
-static void nna_quick(void) { rows_to_40(&nna_k, L_POINT, 2, 30, &nna_k, L_SMALL, 1, 30); }
+static void nna_quick(void)
+{
+	rows_to_40(&nna_k, L_POINT, 2, 30, &nna_k, L_SMALL, 1, 30);
+	ck_pair p;
+	const lbt_shape big = ck_grid("256x256", "torus");
+	ck_pair_open(&p, &big, L_WIDE, 1, 1, 0);
+	lbt_counts c;
+	bench_new(nna_step, 100, &p.vv, &c);
+	ck_pair_close(&p);
+}
 static void nna_full(void) { ck_each_shape(flows_shape, &nna_k); }
 CK_CASE(nna_step, nna_quick, nna_full);
 

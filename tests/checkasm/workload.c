@@ -59,7 +59,17 @@ static void poisson(int quick)
 				}
 	}
 }
-static void poisson_quick(void) { poisson(1); }
+static void poisson_quick(void)
+{
+	poisson(1);
+	enum { N = 4096 };
+	static int32_t x[N];
+	static uint64_t m[N], eta[N];
+	lbt_poisson pt;
+	lbt_poisson_init(&pt, 2);
+	lbt_wl_counts c = {0};
+	bench_new(wl_poisson_row, 200, x, N, 0, 1, 0, 101, &pt, 2, m, eta, &c);
+}
 static void poisson_full(void) { poisson(0); }
 CK_CASE(wl_poisson_row, poisson_quick, poisson_full);
 
