@@ -13,7 +13,8 @@
  * ISA this CPU cannot run is reported as skipped with a count, never passed;
  * an ISA whose slot is still the reference (or the kernel of a lower ISA) is
  * not compared again. A slot no ISA replaces is compared on the scalar
- * target, the reference on several threads against it on one. */
+ * target, the reference on several threads against it on one.
+ * LBTORUS_CHECKASM_ONLY=slot,slot,... runs only those slots' cases. */
 #ifndef LBTORUS_CHECKASM_H
 #define LBTORUS_CHECKASM_H
 
