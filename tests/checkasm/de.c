@@ -65,7 +65,7 @@ static void de_quick(void)
 	ck_pair p;
 	const lbt_shape big = ck_grid("256x256", "torus");
 	ck_pair_open(&p, &big, L_WIDE, 1, 1, CK_REAL);
-	lbt_counts c;
+	lbt_counts c = {0};
 	bench_new(de_step, 100, &p.vv, 0.5, &c);
 	ck_pair_close(&p);
 }

@@ -79,7 +79,7 @@ static void nna_quick(void)
 	ck_pair p;
 	const lbt_shape big = ck_grid("256x256", "torus");
 	ck_pair_open(&p, &big, L_WIDE, 1, 1, 0);
-	lbt_counts c;
+	lbt_counts c = {0};
 	bench_new(nna_step, 100, &p.vv, &c);
 	ck_pair_close(&p);
 }
@@ -94,7 +94,7 @@ static void fos_int_quick(void)
 	ck_pair p;
 	const lbt_shape big = ck_grid("256x256", "torus");
 	ck_pair_open(&p, &big, L_WIDE, 1, 1, 0);
-	lbt_counts c;
+	lbt_counts c = {0};
 	bench_new(fos_int_step, 100, &p.vv, &weights[3], &c);
 	ck_pair_close(&p);
 }

@@ -45,7 +45,7 @@ static void lm_quick(void)
 	const lbt_shape big = ck_grid("256x256", "torus");
 	ck_pair_open(&p, &big, L_SMALL, 1, 1, 0);
 	int cond = LBT_C4;
-	lbt_counts c;
+	lbt_counts c = {0};
 	bench_new(lm_step, 200, &p.vv, cond, &c);
 	ck_pair_close(&p);
 }
