@@ -1,7 +1,8 @@
 # Makefile — a thin wrapper so the README's quick start is two commands on a
 # fresh Debian machine. The build itself is meson's (meson.build).
 #   make demo   install what is missing, build, run the headline demo
-#   make test   install what is missing, build, run every test
+#   make test   install what is missing, build, run every test (what CI runs)
+#   make check  build, run the quick tier: every suite's cheapest cases (under a minute)
 #   make install  install lbtorus, liblbtorus, its headers, lbtorus.pc and data
 #                 (PREFIX from `meson setup --prefix`, /usr/local by default)
 #   make test-sanitize  the whole suite under AddressSanitizer + UBSan (build-sanitize)
@@ -20,7 +21,7 @@ FUZZ_TARGETS = npy spec jsonl parsers specs
 # clang with OpenMP and libFuzzer: the fuzz targets can be built
 HAVE_FUZZ = echo 'int main(void){return 0;}' | clang -fopenmp -fsanitize=fuzzer-no-link -x c - -o /dev/null 2>/dev/null
 
-.PHONY: all deps build demo test bench install clean test-sanitize fuzz fuzz-build fuzz-smoke
+.PHONY: all deps build demo test check bench install clean test-sanitize fuzz fuzz-build fuzz-smoke
 
 all: build
 
@@ -46,12 +47,17 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	./$(BUILD)/lbtorus demo
 
+# (the quick tier's variants repeat cases of their suites: left out here)
 test: build
-	@meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs; rc=$$?; \
+	@meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs --no-suite subset; rc=$$?; \
 	python3 -c 'import json,sys; r=[json.loads(l)["result"] for l in open(sys.argv[1])]; \
 	print("tests: %d passed, %d failed" % (r.count("OK"), len(r) - r.count("OK") - r.count("SKIP")))' \
 	  $(BUILD)/meson-logs/testlog.json; [ $$rc = 0 ] || { tools/failed_logs.py $(BUILD); exit $$rc; }; \
 	$(MAKE) --no-print-directory fuzz-smoke
+
+# The edit-test loop: the quick tier (tests/meson.build, docs/development.md).
+check: build
+	meson test -C $(BUILD) --num-processes $(JOBS) --print-errorlogs --suite quick
 
 # Each fuzz target over its committed corpus plus a short fresh run
 # ($$LBTORUS_FUZZ_SECONDS, default 10 s), when clang is installed.
@@ -86,7 +92,7 @@ test-sanitize: deps
 	  -Dbuildtype=debugoptimized -Dmpi=disabled -Dsimd_emulation=false >/dev/null
 	ninja -C $(SAN_BUILD) -j$(JOBS)
 	@UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=halt_on_error=1 \
-	  meson test -C $(SAN_BUILD) --num-processes $(JOBS) --print-errorlogs || \
+	  meson test -C $(SAN_BUILD) --num-processes $(JOBS) --print-errorlogs --no-suite subset || \
 	  { tools/failed_logs.py $(SAN_BUILD); exit 1; }
 
 bench: build

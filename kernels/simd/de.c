@@ -1,6 +1,6 @@
 /* de.c — Cybenko's dimension exchange (seed 002 §4, kernels/ref/de.c: `de`
  * and `de-int`) as a vector kernel. Compiled once per ISA target (see
- * simd.h); checked bit for bit against the reference by tests/test_checkasm.c.
+ * simd.h); checked bit for bit against the reference by tests/checkasm/de.c.
  *
  * A substep (one axis, one edge colour) exchanges over disjoint pairs, so its
  * rows can run in any order and in parallel. On an outer axis a pair of rows

@@ -2,7 +2,7 @@
  * neighbour averaging (seed 000 §2.3/§5, kernels/ref/nna.c) and first-order
  * diffusion with integer flows (seed 002 eq. (2), kernels/ref/diffusion.c).
  * Compiled once per ISA target (see simd.h); checked bit for bit against the
- * references by tests/test_checkasm.c.
+ * references by tests/checkasm/flows.c.
  *
  * Both are two passes over the grid. Pass 1 computes, for every PE i and axis
  * d, the net flow F_d[i] on the link (i, i+1_d) from the old loads (NNA: with

@@ -1,7 +1,7 @@
 /* fos.c — Cybenko's first-order diffusion on real-valued loads (seed 002
  * eq. (2), kernels/ref/diffusion.c: `fos`, and Dickens's automaton `ca`) as a
  * vector kernel, W/2 doubles per vector. Compiled once per ISA target (see
- * simd.h); checked bit for bit against the reference by tests/test_checkasm.c.
+ * simd.h); checked bit for bit against the reference by tests/checkasm/fos.c.
  *
  * Bit for bit: every PE's new load is formed by exactly the reference's IEEE
  * operations in its order — F_d = alpha_ij * (w_i - w_j) per link, out =

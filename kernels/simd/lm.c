@@ -1,7 +1,7 @@
 /* lm.c — the Liquid model (seed 000, Table 1, Definition 1) as a fused vector
  * kernel: one step, all D substeps, in about one pass over the load array.
  * Compiled once per ISA target (see simd.h); checked bit for bit against
- * kernels/ref/lm.c by tests/test_checkasm.c.
+ * kernels/ref/lm.c by tests/checkasm/lm.c.
  *
  * Fusion. Substep d only mixes PEs along axis d, so a step factors by slabs:
  * slab r of the first active axis a (all PEs with i_a = r) gets its axis-a

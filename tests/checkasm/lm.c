@@ -1,0 +1,221 @@
+/* lm.c — the Liquid model's kernels (kernels/simd/lm.c against
+ * kernels/ref/lm.c): lm_step and lm_steps, every condition C0..C5. Kernels
+ * give a thread at least 64 Ki PEs, so threads are checked on grids of a
+ * few hundred thousand PEs, cut into 2 and 3 ranges whose seams fall inside
+ * and between vectors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkasm.h"
+
+static void lm(const lbt_kernels *k, const lbt_view *v, const void *cond, lbt_counts *c)
+{
+	k->lm_step(v, *(const int *)cond, c);
+}
+
+/* `steps` steps of reference and kernel from the same grid: loads, moved,
+ * shifts and the statistics the kernel returns. */
+static void lm_case(int cond, const lbt_shape *s, int kind, int threads, int steps)
+{
+	char what[16];
+	snprintf(what, sizeof what, "lm-c%d", cond);
+	const ck_stepper k = {what, lm, &cond, C_MOVED | C_SHIFTS | C_STATS, 131, CK_MESHTOP};
+	ck_steps(&k, s, kind, threads, steps);
+}
+
+/* Rows of every length around the vector widths (40 steps), and D = 8
+ * (extents 1, 2, 3 and 5, torus and mesh mixed). */
+static void lm_quick(void)
+{
+	for (int n = 1; n <= 40; n++)
+		for (int b = 0; b < 2; b++) {
+			char text[32];
+			snprintf(text, sizeof text, "3x%d", n);
+			const lbt_shape s = ck_grid(text, b ? "mesh" : "torus");
+			lm_case(LBT_C4, &s, L_SMALL, 1, 40);
+			lm_case(LBT_C5, &s, L_POINT, 2, 40);
+		}
+	lbt_shape s = ck_grid("2x1x3x2x1x2x2x5", "torus");
+	for (int d = 0; d < 8; d++)
+		s.bnd[d] = d % 3 == 1 ? LBT_MESH : LBT_TORUS;
+	for (int cond = 0; cond < LBT_NCOND; cond++)
+		lm_case(cond, &s, cond % 2 ? L_SMALL : L_RUNS, 1 + cond % 2, 12);
+	ck_pair p;
+	const lbt_shape big = ck_grid("256x256", "torus");
+	ck_pair_open(&p, &big, L_SMALL, 1, 1, 0);
+	int cond = LBT_C4;
+	lbt_counts c = {0};
+	bench_new(lm_step, 200, &p.vv, cond, &c);
+	ck_pair_close(&p);
+}
+
+static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg)
+{
+	(void)n, (void)arg;
+	for (int cond = 0; cond < LBT_NCOND; cond++)
+		for (int kind = 0; kind < NLOADS; kind++)
+			lm_case(cond, s, kind, 1, 24);
+}
+
+/* Every condition x shape x boundary x load (24 steps); longer runs on
+ * loads that cross the int8 and int16 edges (127, 32767, where a kernel
+ * with narrow lanes must switch or escape) while they run, and on a single
+ * huge pile, every condition, torus and mesh, on grids of a few thousand
+ * PEs; rows of 32 to 192 PEs and one of 2560 (AVX-512 keeps the packed row
+ * for the next one only up to 2048); 300 rows of 64 (more than a byte count
+ * holds: AVX-512's byte rows empty their counts every 127 rows of 64);
+ * planes of such rows in 3-D and 4-D, two and three rows deep too; rings of
+ * one to three vectors of int16 or int8 lanes, and of 16384 and 16448 PEs
+ * (AVX-512's byte rings empty their counts every 64 byte vectors, and a
+ * byte count holds 255); rings of 48 and 80 PEs, whose loads AVX2's class
+ * pass reads after its blocks of 64 (L_TAIL puts the one load too big
+ * there; on the ring of 16384, in the last vector of a block, L_TAIL8
+ * too). Then several threads, which must change no bit. */
+static void lm_full(void)
+{
+	ck_each_shape(every_condition_and_load, NULL);
+	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x70", "mesh,torus"}, {"9x10x11", "torus,mesh,torus"},
+	                                       {"3000", "torus"}, {"40x64", "mesh,torus"}, {"20x32", "torus,mesh"},
+	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}, {"300x64", "torus"},
+	                                       {"6x9x64", "torus,mesh,torus"}, {"5x7x128", "mesh,torus,mesh"},
+	                                       {"4x2x64", "torus"}, {"3x3x192", "torus,torus,mesh"}, {"3x2x5x96", "torus"},
+	                                       {"64", "torus"}, {"96", "mesh"}, {"128", "torus"}, {"16448", "torus"},
+	                                       {"16384", "mesh"}, {"48", "torus"}, {"80", "mesh"}};
+	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+		const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (int kind = L_BYTE; kind <= L_PILE; kind++)
+				lm_case(cond, &s, kind, 1, 150);
+	}
+	/* a roll over more rows than a narrow row's int16 count holds: on
+	 * 16400 rows of 32 PEs, all 1, LM-C0 moves every element in both
+	 * substeps, so a count lane gains 2 a row and must be emptied on the way */
+	const lbt_shape roll = ck_grid("16400x32", "torus");
+	lm_case(LBT_C0, &roll, L_ONES, 1, 2);
+	static const char *const big[][2] = {
+		{"3x260x260", "torus,mesh,torus"}, {"2x70001", "torus"}, {"17x8192", "mesh,torus"}, {"5x3x9000", "mesh"},
+		{"4x200x256", "torus"}, {"5x160x256", "mesh,torus,mesh"},
+	};
+	for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+		const lbt_shape s = ck_grid(big[i][0], big[i][1]);
+		for (int cond = LBT_C3; cond < LBT_NCOND; cond++)
+			lm_case(cond, &s, cond == LBT_C4 ? L_SMALL : L_RUNS, 2 + (int)(i + cond) % 2, 3);
+	}
+}
+
+CK_CASE(lm_step, lm_quick, lm_full);
+
+/* lm_steps (several steps a call; AVX-512 keeps the rows of a 2-D grid
+ * whose loads fit bytes in a byte copy between them, the others in the
+ * grid) against as many reference steps: the loads after every call, and
+ * every step's counters and statistics. Calls of 1 to 13 steps; max_hint
+ * 0 claims a maximum lower than the grid's, which the kernel must not
+ * trust (it checks the loads it packs). With use_stop, each call must end
+ * after the first step that meets its stop (the extremes the reference has
+ * after step 3, and with use_stop 2 also max - min at most 2 + cond, or for
+ * odd cond min > 0) and, if it did more than one, only there. */
+static int meets(const lbt_steps_stop *st, const lbt_counts *c)
+{
+	return (int64_t)c->max - c->min <= st->ldiff || (st->shared && c->min > 0) || (c->max == st->max && c->min == st->min);
+}
+
+static void steps_case(int cond, const lbt_shape *s, int kind, int threads, int steps, int max_hint, int use_stop)
+{
+	const uint64_t seed = (uint64_t)lbt_shape_pes(s) * 131 + (uint64_t)kind;
+	ck_pair p, q; /* q: the extremes after step 3 */
+	ck_pair_open(&p, s, kind, threads, seed, CK_MESHTOP);
+	ck_pair_open(&q, s, kind, 1, seed, CK_MESHTOP);
+	lbt_stats st, s3;
+	lbt_grid_stats(&p.vec, &st);
+	int32_t max = (int32_t)st.max;
+	for (int i = 0; i < 3; i++) {
+		lbt_counts c = {0};
+		call_ref(lm_step, &q.vr, cond, &c);
+	}
+	lbt_grid_stats(&q.ref, &s3);
+	ck_pair_close(&q);
+	const lbt_steps_stop stop = {use_stop == 2 ? 2 + cond : -1, use_stop == 2 && cond % 2, (int32_t)s3.max, (int32_t)s3.min};
+	lbt_lm_cache cache = {0};
+	for (int t = 0, call = 0; t < steps; call++) {
+		lbt_counts cv[13];
+		memset(cv, 0xa5, sizeof cv); /* set whole by the kernel */
+		const int want = 1 + (call * 5 + cond) % 13 < steps - t ? 1 + (call * 5 + cond) % 13 : steps - t;
+		const int got = call_new(lm_steps, &p.vv, cond, want, max_hint ? max : 0, use_stop ? &stop : NULL, &cache, cv);
+		cr_assert(got >= 1 && got <= want, "lm-c%d on %s: lm_steps asked for %d did %d", cond, ck_new->isa, want, got);
+		for (int i = 0; use_stop && i + 1 < got; i++)
+			cr_assert(!meets(&stop, &cv[i]), "lm-c%d on %s: shape %s, load %s: a call went on after step %d of %d, "
+			          "which met its stop", cond, ck_new->isa, p.sh, ck_load_names[kind], i + 1, got);
+		cr_assert(!use_stop || got == 1 || got == want || meets(&stop, &cv[got - 1]),
+		          "lm-c%d on %s: shape %s, load %s: a call of %d steps ended after %d for nothing", cond, ck_new->isa,
+		          p.sh, ck_load_names[kind], want, got);
+		for (int i = 0; i < got; i++, t++) {
+			lbt_counts cr = {0};
+			call_ref(lm_step, &p.vr, cond, &cr);
+			lbt_grid_stats(&p.ref, &st);
+			if (cr.moved != cv[i].moved || cr.shifts != cv[i].shifts || !cv[i].has_stats || st.max != cv[i].max ||
+			    st.min != cv[i].min || st.total != cv[i].total)
+				cr_assert_fail("lm-c%d lm_steps on %s: shape %s (%s), load %s, %d threads: step %d (%d of a call of "
+				               "%d) counts moved %lld shifts %lld max %d min %d total %lld, want %lld %lld %d %d %lld",
+				               cond, ck_new->isa, p.sh, p.bd, ck_load_names[kind], threads, t + 1, i + 1, got,
+				               (long long)cv[i].moved, (long long)cv[i].shifts, cv[i].max, cv[i].min,
+				               (long long)cv[i].total, (long long)cr.moved, (long long)cr.shifts, (int)st.max,
+				               (int)st.min, (long long)st.total);
+			max = cv[i].max;
+		}
+		char what[32];
+		snprintf(what, sizeof what, "lm-c%d lm_steps", cond);
+		ck_same_grids(&p, what, kind, t);
+	}
+	free(cache.mem);
+	ck_pair_close(&p);
+}
+
+/* Loads in 0..125 and at and beyond it (told the true maximum, or not:
+ * 0..3, and 125 or around 127 with a few too big for bytes), on tori and
+ * meshes (where a pile at the end outgrows bytes during a call), with and
+ * without stops, rows of 64 to 4096 PEs, 3 to 300 rows (a byte count of a
+ * thread holds 255: emptied on the way), grids too small for byte steps (a
+ * row of 32, 96 or 4160 PEs, 2 rows, 3-D; on the 9x128 mesh LM-C1 takes a
+ * load of 126 that a byte row reached during a call to 128 in the next step,
+ * so such a row must leave bytes); grids with a few rows beyond bytes (a
+ * pile, the worst case's point, spots) whose rows move between the byte copy
+ * and the grid during a call, and grids with too many such rows to take byte
+ * steps; and 2 and 3 threads on grids of a few hundred thousand PEs with
+ * seams inside the rows' range (L_PILE and L_POINT put the pile in the first
+ * row of a thread's range). The quick tier: the first three grids. */
+static const char *const steps_grids[][2] = {{"3x64", "torus"}, {"5x64", "mesh"}, {"64x64", "torus"},
+                                             {"33x128", "mesh,torus"}, {"40x192", "torus,mesh"}, {"300x64", "torus"},
+                                             {"7x4096", "mesh,torus"}, {"9x32", "torus"}, {"6x96", "torus"},
+                                             {"3x4160", "torus"}, {"2x64", "torus"}, {"4x3x64", "torus"},
+                                             {"9x128", "mesh"}};
+enum { STEPS_QUICK = 3, STEPS_GRIDS = sizeof steps_grids / sizeof *steps_grids };
+
+static void steps_on(size_t from, size_t to)
+{
+	static const int kinds[] = {L_UPTO125, L_SMALL, L_ONES, L_ZEROS, L_BANDS8, L_TAIL8, L_BYTE, L_PILE, L_POINT, L_SPOTS, L_ROWS8};
+	for (size_t i = from; i < to; i++) {
+		const lbt_shape s = ck_grid(steps_grids[i][0], steps_grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+				steps_case(cond, &s, kinds[j], 1, 90, !(j == 1 || j == 5), j == 0 || j == 8 ? 1 : j == 2 ? 2 : 0);
+	}
+}
+
+static void steps_quick(void) { steps_on(0, STEPS_QUICK); }
+
+static void steps_full(void)
+{
+	steps_on(STEPS_QUICK, STEPS_GRIDS);
+	static const char *const big[][2] = {{"300x512", "torus"}, {"301x1024", "mesh,torus"}, {"520x512", "torus,mesh"}};
+	static const int bigkinds[] = {L_UPTO125, L_PILE, L_POINT, L_SPOTS};
+	for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+		const lbt_shape s = ck_grid(big[i][0], big[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof bigkinds / sizeof *bigkinds; j++)
+				steps_case(cond, &s, j == 0 && cond % 2 == 0 ? L_SMALL : bigkinds[j], 2 + (int)(i + cond + j) % 2, 20, 1,
+				           cond > 2 ? 1 + cond % 2 : 0);
+	}
+}
+
+CK_CASE(lm_steps, steps_quick, steps_full);

@@ -1,0 +1,103 @@
+/* speed.c — relative-speed diffusion with cost/benefit and the annealing
+ * shake (kernels/ref/speed.c; Jeannot and Vernier 2006), which has only its
+ * reference: compared on the scalar target, the reference on 2 and 3
+ * threads against it on one, integer and real loads, with and without
+ * cost/benefit and shake, every shape x boundary x every third load: loads,
+ * counters, each PE's balancing time and activity and the links' blocked
+ * counts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkasm.h"
+
+typedef struct {
+	int real, cb;
+	double shake_p;
+} speed_mode;
+
+/* One side's state: what a step updates (U, lb, active) is per side. */
+typedef struct {
+	lbt_speed_args a;
+	double *cn, *fwd, *bwd, *k;
+} side;
+
+static void side_open(side *s, const lbt_shape *sh, const speed_mode *m)
+{
+	const int64_t P = lbt_shape_pes(sh), L = sh->dims * P;
+	s->cn = malloc((size_t)P * sizeof *s->cn);
+	s->k = malloc((size_t)P * sizeof *s->k);
+	s->fwd = malloc((size_t)L * sizeof *s->fwd);
+	s->bwd = malloc((size_t)L * sizeof *s->bwd);
+	for (int64_t i = 0; i < P; i++) {
+		s->cn[i] = (double)(1 + i % 3) / 2; /* speeds 0.5, 1, 1.5: mean 1 over whole periods */
+		s->k[i] = 1 + (double)(i % 5);
+	}
+	for (int64_t l = 0; l < L; l++) { /* weights of a few links of each PE: at most 1 in all */
+		s->fwd[l] = (double)(1 + l % 4) / (4.0 * (2 * sh->dims + 1));
+		s->bwd[l] = (double)(1 + (l + 1) % 4) / (4.0 * (2 * sh->dims + 1));
+	}
+	s->a = (lbt_speed_args){.real = m->real, .cn = s->cn, .mr_fwd = s->fwd, .mr_bwd = s->bwd, .cb = m->cb, .k = s->k,
+	                        .shake_p = m->shake_p, .shake_tau = 3, .U = calloc((size_t)L, sizeof(int32_t)),
+	                        .net = {.lat = 1e-5, .bw = 1e8, .unit_bytes = 1e3, .unit_s = 1e-4, .pack_s = 1e-6,
+	                                .info_bytes = 16, .app_bytes = 1e3},
+	                        .lb = calloc((size_t)P, sizeof(double)), .active = calloc((size_t)P, 1)};
+}
+
+static void side_close(side *s)
+{
+	free(s->cn), free(s->k), free(s->fwd), free(s->bwd);
+	free(s->a.U), free(s->a.lb), free(s->a.active);
+}
+
+static void speed_case(const lbt_shape *s, const speed_mode *m, int kind, int threads, int steps)
+{
+	ck_pair p;
+	ck_pair_open(&p, s, kind, threads, (uint64_t)lbt_shape_pes(s) * 53 + (uint64_t)kind, CK_BELOW_MAX | (m->real ? CK_REAL : 0));
+	p.vr.seed = p.vv.seed = 11;
+	side r, v;
+	side_open(&r, s, m);
+	side_open(&v, s, m);
+	const int64_t P = lbt_shape_pes(s), L = s->dims * P;
+	for (int t = 1; t <= steps; t++) {
+		p.vr.step = p.vv.step = t - 1;
+		lbt_counts cr = {0}, cv = {0};
+		call_ref(speed_step, &p.vr, &r.a, &cr);
+		call_new(speed_step, &p.vv, &v.a, &cv);
+		ck_same_grids(&p, m->real ? "speed (real)" : "speed", kind, t);
+		cr_assert(cr.moved == cv.moved && cr.shifts == cv.shifts && cr.links_exchanged == cv.links_exchanged &&
+		          cr.shaken == cv.shaken && !memcmp(&cr.real_moved, &cv.real_moved, sizeof cr.real_moved) &&
+		          !memcmp(&cr.real_shifts, &cv.real_shifts, sizeof cr.real_shifts) && cr.link_max == cv.link_max,
+		          "speed (real %d, cb %d, shake %g) on %s: shape %s (%s), load %s, %d threads: step %d counters differ",
+		          m->real, m->cb, m->shake_p, ck_new->isa, p.sh, p.bd, ck_load_names[kind], threads, t);
+		cr_assert(!memcmp(r.a.U, v.a.U, (size_t)L * sizeof *r.a.U) && !memcmp(r.a.lb, v.a.lb, (size_t)P * sizeof *r.a.lb) &&
+		          !memcmp(r.a.active, v.a.active, (size_t)P),
+		          "speed (real %d, cb %d, shake %g) on %s: shape %s (%s), load %s: step %d: blocked counts, balancing "
+		          "times or activity differ", m->real, m->cb, m->shake_p, ck_new->isa, p.sh, p.bd, ck_load_names[kind], t);
+	}
+	side_close(&r);
+	side_close(&v);
+	ck_pair_close(&p);
+}
+
+static const speed_mode modes[] = {{0, 0, 0}, {0, 1, 0.5}, {1, 0, 0}, {1, 1, 0.5}};
+
+static void speed_shape(const lbt_shape *s, int *n, const void *arg)
+{
+	(void)arg;
+	for (int kind = 0; kind < NLOADS; kind += 3) {
+		speed_case(s, &modes[*n % 4], kind, 1 + *n % 3, 6);
+		++*n;
+	}
+}
+
+static void speed_quick(void)
+{
+	static const char *const grids[][2] = {{"8x8", "torus"}, {"5x7", "mesh"}, {"17", "torus"}, {"3x4x5", "mesh,torus,mesh"}};
+	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++)
+		for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+			const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);
+			speed_case(&s, &modes[m], m % 2 ? L_WIDE : L_POINT, 2 + (int)(i + m) % 2, 12);
+		}
+}
+static void speed_full(void) { ck_each_shape(speed_shape, NULL); }
+CK_CASE(speed_step, speed_quick, speed_full);
