@@ -59,14 +59,12 @@ Test(checkasm, quick_every_slot_has_a_case)
 	size_t missing[NSLOTS + 64];
 	cr_assert_leq(ncases(), 64);
 	const int m = uncovered(__start_lbt_checkasm, ncases(), missing);
-	for (int i = 0; i < m; i++) {
-		const char *after = "isa";
-		for (size_t j = 0; j < ncases(); j++)
-			if (__start_lbt_checkasm[j]->offset + sizeof(ck_fn) == missing[i])
-				after = __start_lbt_checkasm[j]->slot;
-		cr_log_error("the dispatch table's member after %s (byte offset %zu, slot %zu of %d) has no checkasm case "
-		             "or more than one: add CK_CASE(<member>, quick, full) under tests/checkasm/", after, missing[i],
-		             (missing[i] - SLOT0) / sizeof(ck_fn) + 1, (int)NSLOTS);
+	for (int i = 0; i < m; i++) { /* the slots' names in the table's order (kernels.h's LBT_KERNEL_SLOTS) */
+		const size_t k = (missing[i] - SLOT0) / sizeof(ck_fn);
+		const char *name = missing[i] >= SLOT0 ? lbt_kernel_slot_name((int)k) : NULL;
+		cr_log_error("the dispatch table's slot %s (byte offset %zu, slot %zu of %d) has no checkasm case or more "
+		             "than one: add CK_CASE(%s, quick, full) under tests/checkasm/", name ? name : "?", missing[i],
+		             k + 1, (int)NSLOTS, name ? name : "<member>");
 	}
 	cr_assert_eq(m, 0, "%d slots of lbt_kernels without exactly one case", m);
 }
