@@ -442,13 +442,6 @@ Test(cli, final_stddev_is_reported_without_a_trace, .timeout = 60)
  * bound times the instrumentation of its copy loop while the AVX-512
  * kernels' masked loads and stores go unchecked: on an AVX-512 CPU the
  * sanitized kernel can pass its "bound". */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define INSTRUMENTED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define INSTRUMENTED 1
-#endif
-#endif
 Test(cli, bench_fractions_of_a_bound_stay_below_1, .timeout = 120)
 {
 	char dir[64], path[128];
@@ -471,7 +464,7 @@ Test(cli, bench_fractions_of_a_bound_stay_below_1, .timeout = 120)
 		while (row > js && *row != '{')
 			row--;
 		cr_assert(rw > 0 && copy > 0, "a fraction is not positive: %.300s", row);
-#ifndef INSTRUMENTED /* a sanitized build times its own checks of the bound's copy, not the memory */
+#ifndef LBT_INSTRUMENTED /* a sanitized build times its own checks of the bound's copy, not the memory */
 		cr_assert(rw <= 1, "of r+w %g > 1: %.300s", rw, row);
 		cr_assert(copy <= 1.5, "of bound %g > 1.5: %.300s", copy, row);
 #endif

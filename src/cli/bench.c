@@ -25,16 +25,6 @@
 
 #include "cli.h"
 
-/* A build instrumented by sanitizers checks every plain load and store of
- * the bound's copy loop but not the masked loads and stores of the AVX-512
- * kernels: its fractions of the bound mean nothing, and can pass 1. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define INSTRUMENTED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define INSTRUMENTED 1
-#endif
-#endif
 
 static void help(void)
 {
@@ -474,7 +464,7 @@ int cmd_bench(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	status = 0;
-#ifdef INSTRUMENTED
+#ifdef LBT_INSTRUMENTED
 	fprintf(stderr, "lbtorus bench: this build is instrumented by sanitizers: its speeds are not the hardware's, "
 	                "and its fractions of the bandwidth bound mean nothing\n");
 #endif

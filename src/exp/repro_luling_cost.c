@@ -271,8 +271,9 @@ int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e)
 		           "| the paper (§6) | parameter | balanced: max/min | holds | generated: max/min | holds |\n"
 		           "|---|---|---:|---|---:|---|\n");
 		static const char *said[4] = {
-			"\"and the number of processors n\"", "\"the expected number of iterations is nearly independent of the "
-			"parameter δ\"", "\"but that it is very sensitive to the parameter f of the load balancing algorithm\"",
+			"\"and the number of processors n\"",
+			"\"the expected number of iterations is nearly independent of the parameter δ\"",
+			"\"but that it is very sensitive to the parameter f of the load balancing algorithm\"",
 			"\"the number of iterations is nearly independent of the actual x-value ... if c/x remains constant\""};
 		const char *param[4] = {o->quick ? "n = 16, 64" : "n = 16, 64, 256", "δ = 1, 2, 4",
 		                        "f = 1.1, 1.2, 1.8 (the smallest over the others)", "x = 1000, 100000"};
