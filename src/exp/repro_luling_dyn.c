@@ -218,77 +218,60 @@ static double time_avg_ratio(const double *hi, const double *avg, int64_t from, 
 	return n ? s / (double)n : NAN;
 }
 
-int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
-{
-	const int R = o->quick ? 10 : 100;
-	const int64_t steps = 500;
-	static const char *ids[3] = {"luling1993_fig7_8_low_f_high_delta", "luling1993_fig7_8_deviations_low",
-	                             "luling1993_fig9_10_delta_impact"};
+/* Figures 7-10's runs and their aggregates: the four configurations, then
+ * no balancing (FIG_CFG), R runs each. */
+typedef struct {
+	const lbt_repro_opts *o;
+	int R, n;
+	int64_t steps;
+	dyn_run *runs;
+	fig_agg *agg;
+	double *store;
 	rp_claim cl[3];
-	int status = LBT_OK;
-	for (int i = 0; i < 3 && !status; i++)
-		status = rp_claim_get(o, ids[i], &cl[i], e);
+} figs;
+
+/* luling-figs.csv (average, extremes per step) and luling-figs-pe.csv (each PE at three steps). */
+static int figs_csvs(const figs *g, lbt_err *e)
+{
+	const fig_agg *agg = g->agg;
+	lbt_outfile csv;
+	int status = rp_open(g->o, "luling-figs.csv", &csv, e);
 	if (status)
 		return status;
-	int n = (FIG_CFG + 1) * R; /* the four configurations, then no balancing */
-	dyn_run *runs = calloc((size_t)n, sizeof *runs);
-	fig_agg *agg = calloc(FIG_CFG + 1, sizeof *agg);
-	double *store = malloc((size_t)(FIG_CFG + 1) * 5 * (size_t)(steps + 1) * sizeof *store);
-	if (!runs || !agg || !store) {
-		free(agg);
-		free(store);
-		free(runs);
-		return lbt_errf(e, LBT_ENOMEM, "no memory for %d runs", n);
-	}
+	fprintf(csv.f, "# Lüling, Monien 1993, Figures 7-8: 8x8 torus (64 PEs), %s, C = 4, %d runs; config 'none': no balancing\n",
+	        PHASES, g->R);
+	fprintf(csv.f, "config,delta,f,step,average,min,max,mean_of_run_max,mean_of_run_min\n");
 	for (int c = 0; c <= FIG_CFG; c++)
-		for (int k = 0; k < R; k++) {
-			dyn_run *r = &runs[c * R + k];
-			if (c < FIG_CFG)
-				lm_params(r, fig_f[c], fig_delta[c], 4, "global");
-			else
-				r->method = "none";
-			r->shape = "8x8";
-			r->seed = 1 + (uint64_t)k; /* the same workload seeds for every configuration */
-			r->steps = steps;
-			r->keep_pe = 1;
-			r->keep_all = c < FIG_CFG;
-		}
-	status = dyn_batch(runs, n, o, "figs", e);
-	for (int c = 0; c <= FIG_CFG && !status; c++) {
-		double *s = store + (size_t)c * 5 * (size_t)(steps + 1);
-		agg[c] = (fig_agg){s, s + steps + 1, s + 2 * (steps + 1), s + 3 * (steps + 1), s + 4 * (steps + 1), {{0}}, {{0}}, {{0}}};
-		fig_aggregate(runs + c * R, R, steps, &agg[c]);
-	}
-	lbt_outfile csv, md;
-	if (!status && !(status = rp_open(o, "luling-figs.csv", &csv, e))) {
-		fprintf(csv.f, "# Lüling, Monien 1993, Figures 7-8: 8x8 torus (64 PEs), %s, C = 4, %d runs; config 'none': no balancing\n",
-		        PHASES, R);
-		fprintf(csv.f, "config,delta,f,step,average,min,max,mean_of_run_max,mean_of_run_min\n");
-		for (int c = 0; c <= FIG_CFG; c++)
-			for (int64_t t = 0; t <= steps; t++)
-				fprintf(csv.f, "%s,%d,%g,%lld,%.6f,%g,%g,%.4f,%.4f\n", c < FIG_CFG ? "luling-monien" : "none",
-				        c < FIG_CFG ? fig_delta[c] : 0, c < FIG_CFG ? fig_f[c] : 0, (long long)t, agg[c].avg[t],
-				        agg[c].lo[t], agg[c].hi[t], agg[c].emax[t], agg[c].emin[t]);
-		status = lbt_out_commit(&csv, e);
-	}
-	if (!status && !(status = rp_open(o, "luling-figs-pe.csv", &csv, e))) {
-		fprintf(csv.f, "# Lüling, Monien 1993, Figures 9-10: the load of every PE at steps 50, 200, 400 over %d runs\n", R);
-		fprintf(csv.f, "delta,f,step,pe,mean,min,max\n");
-		for (int c = 0; c < FIG_CFG; c++)
-			for (int k = 0; k < 3; k++)
-				for (int i = 0; i < 64; i++)
-					fprintf(csv.f, "%d,%g,%lld,%d,%.4f,%g,%g\n", fig_delta[c], fig_f[c], (long long)pe_steps[k], i,
-					        agg[c].pe_mean[k][i], agg[c].pe_lo[k][i], agg[c].pe_hi[k][i]);
-		status = lbt_out_commit(&csv, e);
-	}
-	/* plots: Fig. 7 (delta 1) and Fig. 8 (delta 4), average/min/max for both f; Figs. 9, 10 per f */
+		for (int64_t t = 0; t <= g->steps; t++)
+			fprintf(csv.f, "%s,%d,%g,%lld,%.6f,%g,%g,%.4f,%.4f\n", c < FIG_CFG ? "luling-monien" : "none",
+			        c < FIG_CFG ? fig_delta[c] : 0, c < FIG_CFG ? fig_f[c] : 0, (long long)t, agg[c].avg[t],
+			        agg[c].lo[t], agg[c].hi[t], agg[c].emax[t], agg[c].emin[t]);
+	if ((status = lbt_out_commit(&csv, e)) || (status = rp_open(g->o, "luling-figs-pe.csv", &csv, e)))
+		return status;
+	fprintf(csv.f, "# Lüling, Monien 1993, Figures 9-10: the load of every PE at steps 50, 200, 400 over %d runs\n", g->R);
+	fprintf(csv.f, "delta,f,step,pe,mean,min,max\n");
+	for (int c = 0; c < FIG_CFG; c++)
+		for (int k = 0; k < 3; k++)
+			for (int i = 0; i < 64; i++)
+				fprintf(csv.f, "%d,%g,%lld,%d,%.4f,%g,%g\n", fig_delta[c], fig_f[c], (long long)pe_steps[k], i,
+				        agg[c].pe_mean[k][i], agg[c].pe_lo[k][i], agg[c].pe_hi[k][i]);
+	return lbt_out_commit(&csv, e);
+}
+
+/* The plots: Fig. 7 (delta 1) and Fig. 8 (delta 4), average/min/max for
+ * both f; Figs. 9, 10 per f. *plot_status: LBT_EUNSUP where a plot could
+ * not be drawn (no PNG support), which does not stop the experiment. */
+static int figs_plots(const figs *g, int *plot_status, lbt_err *e)
+{
+	const fig_agg *agg = g->agg;
+	const int64_t steps = g->steps;
+	int status = LBT_OK;
 	double *x = malloc((size_t)(steps + 1) * sizeof *x), px[3][64];
 	for (int64_t t = 0; x && t <= steps; t++)
 		x[t] = (double)t;
 	for (int k = 0; k < 3; k++) /* the three steps side by side at each PE */
 		for (int i = 0; i < 64; i++)
 			px[k][i] = i + 0.25 * (k - 1);
-	int plot_status = LBT_OK;
 	for (int fig = 0; fig < 2 && !status && x; fig++) {
 		lbt_series s[7];
 		char lab[6][48];
@@ -305,12 +288,12 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 		s[ns++] = (lbt_series){.label = "maximum without balancing", .x = x, .y = agg[FIG_CFG].hi, .n = steps + 1,
 		                       .draw = LBT_DRAW_LINE, .colour = 4, .dash = 4};
 		char title[96];
-		snprintf(title, sizeof title, "Fig. %d: balancing quality, delta = %d, f in {1.1, 1.8}, %d runs", 7 + fig, fig_delta[2 * fig], R);
+		snprintf(title, sizeof title, "Fig. %d: balancing quality, delta = %d, f in {1.1, 1.8}, %d runs", 7 + fig, fig_delta[2 * fig], g->R);
 		lbt_axes ax = {.title = title, .xlabel = "time step", .ylabel = "load [packets]: average, and min/max over all runs and PEs",
 		               .intx = 1, .key = "top left"};
-		int ps = rp_plot(o, fig ? "luling-fig8" : "luling-fig7", &ax, s, ns, e);
+		int ps = rp_plot(g->o, fig ? "luling-fig8" : "luling-fig7", &ax, s, ns, e);
 		if (ps == LBT_EUNSUP)
-			plot_status = ps;
+			*plot_status = ps;
 		else if (ps)
 			status = ps;
 	}
@@ -323,109 +306,180 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 			                    .hi = agg[c].pe_hi[k], .colour = 1 + k};
 		}
 		char title[96], stem[48];
-		snprintf(title, sizeof title, "Fig. %d: distribution, delta = %d, f = %g, %d runs", c < 2 ? 9 : 10, fig_delta[c], fig_f[c], R);
+		snprintf(title, sizeof title, "Fig. %d: distribution, delta = %d, f = %g, %d runs", c < 2 ? 9 : 10, fig_delta[c], fig_f[c], g->R);
 		snprintf(stem, sizeof stem, "luling-fig%d-f%g", c < 2 ? 9 : 10, fig_f[c]);
 		lbt_axes ax = {.title = title, .xlabel = "PE (row-major index)", .ylabel = "load [packets]",
 		               .note = "each PE's mean over the runs, bars min..max over the runs", .key = "outside right top"};
-		int ps = rp_plot(o, stem, &ax, s, 3, e);
+		int ps = rp_plot(g->o, stem, &ax, s, 3, e);
 		if (ps == LBT_EUNSUP)
-			plot_status = ps;
+			*plot_status = ps;
 		else if (ps)
 			status = ps;
 	}
 	free(x);
-	if (!status && !(status = rp_open(o, "luling-figs.md", &md, e))) {
-		FILE *f = md.f;
-		fprintf(f, "# Lüling and Monien 1993, Figures 7-10\n\n64 PEs (8x8 torus, global partners), 500 steps, "
-		           "`--workload %s`, C = 4, %d runs (seeds 1..%d, the same workload seeds for every row), all PEs "
-		           "starting empty. The paper's figures are pictures; its text states what they show, quoted below "
-		           "beside our numbers.\n\n", PHASES, R, R);
-		fprintf(f, "| δ | f | average at 50 / 200 / 400 | max over runs and PEs at 50 / 200 / 400 | min at 50 / 200 / 400 | "
-		           "time average of max/average (steps 50..500) | of the runs' mean max/average | operations per run | packet-hops per run |\n"
-		           "|---:|---:|---|---|---|---:|---:|---:|---:|\n");
-		double q[FIG_CFG + 1], qe[FIG_CFG + 1];
-		for (int c = 0; c <= FIG_CFG; c++) {
-			const fig_agg *a = &agg[c];
-			q[c] = time_avg_ratio(a->hi, a->avg, 50, steps);
-			qe[c] = time_avg_ratio(a->emax, a->avg, 50, steps);
-			double ops = 0, hops = 0;
-			for (int k = 0; k < R; k++)
-				ops += (double)runs[c * R + k].stats.operations, hops += runs[c * R + k].moved;
-			if (c < FIG_CFG)
-				fprintf(f, "| %d | %g ", fig_delta[c], fig_f[c]);
-			else
-				fprintf(f, "| no balancing | ");
-			fprintf(f, "| %.1f / %.1f / %.1f | %g / %g / %g | %g / %g / %g | %.2f | %.2f | %.0f | %.0f |\n", a->avg[50],
-			        a->avg[200], a->avg[400], a->hi[50], a->hi[200], a->hi[400], a->lo[50], a->lo[200], a->lo[400], q[c],
-			        qe[c], ops / R, hops / R);
-		}
-		/* per PE at the three steps: the mean over PEs of the spread max - min over runs */
-		fprintf(f, "\nFigures 9-10: at steps 50, 200, 400 the load of each PE over the runs; the mean over the 64 PEs of "
-		           "(max − min over runs), and the range of the PEs' mean loads:\n\n"
-		           "| δ | f | spread at 50 / 200 / 400 | PEs' mean loads at 200: lowest .. highest |\n|---:|---:|---|---|\n");
-		double spread200[FIG_CFG];
-		for (int c = 0; c < FIG_CFG; c++) {
-			double sp[3];
-			for (int k = 0; k < 3; k++) {
-				sp[k] = 0;
-				for (int i = 0; i < 64; i++)
-					sp[k] += (agg[c].pe_hi[k][i] - agg[c].pe_lo[k][i]) / 64;
+	return status;
+}
+
+/* Theorem 4 (2): E(l_i) <= f^2 delta/(delta + 1 - f) (E(l_j) + C) for any i,
+ * j at any t: per configuration the largest E(l_i)/(E(l_j) + C) over pairs
+ * and steps, E the mean over the runs. */
+static void figs_theorem4(const figs *g, FILE *f)
+{
+	const int R = g->R;
+	fprintf(f, "\nTheorem 4: E(l_i) ≤ f²·δ/(δ+1−f)·(E(l_j) + C) for any two PEs i, j at any time, from a balanced "
+	           "start (here: empty). E over the %d runs per PE and step; ours is the largest E(l_i)/(E(l_j) + C) over "
+	           "all pairs and steps 1..500 (with %d runs the per-PE means carry sampling noise, which only raises "
+	           "this maximum):\n\n| δ | f | C | ours: max over i, j, t | at step | paper's bound f²δ/(δ+1−f) |\n"
+	           "|---:|---:|---:|---:|---:|---:|\n", R, R);
+	double Em[64];
+	for (int c = 0; c < FIG_CFG; c++) {
+		double worst4 = 0;
+		int64_t at = 0;
+		for (int64_t s = 1; s <= g->steps; s++) {
+			double hi = -INFINITY, lo = INFINITY;
+			for (int i = 0; i < 64; i++) {
+				double sum = 0;
+				for (int k = 0; k < R; k++)
+					sum += g->runs[c * R + k].all[s * 64 + i];
+				Em[i] = sum / R;
+				hi = fmax(hi, Em[i]);
+				lo = fmin(lo, Em[i]);
 			}
-			spread200[c] = sp[1];
-			double ml = INFINITY, mh = -INFINITY;
-			for (int i = 0; i < 64; i++)
-				ml = fmin(ml, agg[c].pe_mean[1][i]), mh = fmax(mh, agg[c].pe_mean[1][i]);
-			fprintf(f, "| %d | %g | %.1f / %.1f / %.1f | %.1f .. %.1f |\n", fig_delta[c], fig_f[c], sp[0], sp[1], sp[2], ml, mh);
+			if (hi / (lo + 4) > worst4)
+				worst4 = hi / (lo + 4), at = s;
 		}
-		/* Theorem 4 (2): E(l_i) <= f^2 delta/(delta + 1 - f) (E(l_j) + C) for any i, j at any t */
-		fprintf(f, "\nTheorem 4: E(l_i) ≤ f²·δ/(δ+1−f)·(E(l_j) + C) for any two PEs i, j at any time, from a balanced "
-		           "start (here: empty). E over the %d runs per PE and step; ours is the largest E(l_i)/(E(l_j) + C) over "
-		           "all pairs and steps 1..500 (with %d runs the per-PE means carry sampling noise, which only raises "
-		           "this maximum):\n\n| δ | f | C | ours: max over i, j, t | at step | paper's bound f²δ/(δ+1−f) |\n"
-		           "|---:|---:|---:|---:|---:|---:|\n", R, R);
-		double *Em = malloc(64 * sizeof *Em);
-		for (int c = 0; c < FIG_CFG && Em; c++) {
-			double worst4 = 0;
-			int64_t at = 0;
-			for (int64_t s = 1; s <= steps; s++) {
-				double hi = -INFINITY, lo = INFINITY;
-				for (int i = 0; i < 64; i++) {
-					double sum = 0;
-					for (int k = 0; k < R; k++)
-						sum += runs[c * R + k].all[s * 64 + i];
-					Em[i] = sum / R;
-					hi = fmax(hi, Em[i]);
-					lo = fmin(lo, Em[i]);
-				}
-				if (hi / (lo + 4) > worst4)
-					worst4 = hi / (lo + 4), at = s;
-			}
-			double d = fig_delta[c], fv = fig_f[c];
-			fprintf(f, "| %d | %g | 4 | %.3f | %lld | %.3f |\n", fig_delta[c], fv, worst4, (long long)at, fv * fv * d / (d + 1 - fv));
-		}
-		free(Em);
-		char t[400];
-		fprintf(f, "\n");
-		rp_md_claims_head(f);
-		snprintf(t, sizeof t, "a run's max/average, averaged over steps 50..500 and the runs: δ = 1: %.2f (f = 1.1), %.2f "
-		                      "(f = 1.8); δ = 4: %.2f, %.2f; no balancing %.2f", qe[0], qe[1], qe[2], qe[3], qe[FIG_CFG]);
-		rp_md_claim(f, &cl[0], NAN, t);
-		double worst = 0;
-		for (int c = 0; c < FIG_CFG; c++)
-			for (int64_t s = 50; s <= steps; s++)
-				if (agg[c].avg[s] > 0)
-					worst = fmax(worst, agg[c].hi[s] / agg[c].avg[s]);
-		snprintf(t, sizeof t, "the largest load of any PE in any run stays within %.2f × the average (steps 50..500, "
-		                      "all four settings); without balancing %.2f on average", worst, q[FIG_CFG]);
-		rp_md_claim(f, &cl[1], NAN, t);
-		snprintf(t, sizeof t, "spread over runs at step 200: δ = 1: %.1f (f = 1.1), %.1f (f = 1.8); δ = 4: %.1f, %.1f",
-		         spread200[0], spread200[1], spread200[2], spread200[3]);
-		rp_md_claim(f, &cl[2], NAN, t);
-		status = lbt_out_commit(&md, e);
+		double d = fig_delta[c], fv = fig_f[c];
+		fprintf(f, "| %d | %g | 4 | %.3f | %lld | %.3f |\n", fig_delta[c], fv, worst4, (long long)at, fv * fv * d / (d + 1 - fv));
 	}
-	free(store);
-	free(agg);
-	dyn_free(runs, n);
+}
+
+/* luling-figs.md: the figures' quantities per configuration, Figures 9-10's
+ * spread, Theorem 4, and the paper's sentences beside our numbers. */
+static int figs_markdown(const figs *g, lbt_err *e)
+{
+	const fig_agg *agg = g->agg;
+	const int R = g->R;
+	const int64_t steps = g->steps;
+	lbt_outfile md;
+	int status = rp_open(g->o, "luling-figs.md", &md, e);
+	if (status)
+		return status;
+	FILE *f = md.f;
+	fprintf(f, "# Lüling and Monien 1993, Figures 7-10\n\n64 PEs (8x8 torus, global partners), 500 steps, "
+	           "`--workload %s`, C = 4, %d runs (seeds 1..%d, the same workload seeds for every row), all PEs "
+	           "starting empty. The paper's figures are pictures; its text states what they show, quoted below "
+	           "beside our numbers.\n\n", PHASES, R, R);
+	fprintf(f, "| δ | f | average at 50 / 200 / 400 | max over runs and PEs at 50 / 200 / 400 | min at 50 / 200 / 400 | "
+	           "time average of max/average (steps 50..500) | of the runs' mean max/average | operations per run | packet-hops per run |\n"
+	           "|---:|---:|---|---|---|---:|---:|---:|---:|\n");
+	double q[FIG_CFG + 1], qe[FIG_CFG + 1];
+	for (int c = 0; c <= FIG_CFG; c++) {
+		const fig_agg *a = &agg[c];
+		q[c] = time_avg_ratio(a->hi, a->avg, 50, steps);
+		qe[c] = time_avg_ratio(a->emax, a->avg, 50, steps);
+		double ops = 0, hops = 0;
+		for (int k = 0; k < R; k++)
+			ops += (double)g->runs[c * R + k].stats.operations, hops += g->runs[c * R + k].moved;
+		if (c < FIG_CFG)
+			fprintf(f, "| %d | %g ", fig_delta[c], fig_f[c]);
+		else
+			fprintf(f, "| no balancing | ");
+		fprintf(f, "| %.1f / %.1f / %.1f | %g / %g / %g | %g / %g / %g | %.2f | %.2f | %.0f | %.0f |\n", a->avg[50],
+		        a->avg[200], a->avg[400], a->hi[50], a->hi[200], a->hi[400], a->lo[50], a->lo[200], a->lo[400], q[c],
+		        qe[c], ops / R, hops / R);
+	}
+	/* per PE at the three steps: the mean over PEs of the spread max - min over runs */
+	fprintf(f, "\nFigures 9-10: at steps 50, 200, 400 the load of each PE over the runs; the mean over the 64 PEs of "
+	           "(max − min over runs), and the range of the PEs' mean loads:\n\n"
+	           "| δ | f | spread at 50 / 200 / 400 | PEs' mean loads at 200: lowest .. highest |\n|---:|---:|---|---|\n");
+	double spread200[FIG_CFG];
+	for (int c = 0; c < FIG_CFG; c++) {
+		double sp[3];
+		for (int k = 0; k < 3; k++) {
+			sp[k] = 0;
+			for (int i = 0; i < 64; i++)
+				sp[k] += (agg[c].pe_hi[k][i] - agg[c].pe_lo[k][i]) / 64;
+		}
+		spread200[c] = sp[1];
+		double ml = INFINITY, mh = -INFINITY;
+		for (int i = 0; i < 64; i++)
+			ml = fmin(ml, agg[c].pe_mean[1][i]), mh = fmax(mh, agg[c].pe_mean[1][i]);
+		fprintf(f, "| %d | %g | %.1f / %.1f / %.1f | %.1f .. %.1f |\n", fig_delta[c], fig_f[c], sp[0], sp[1], sp[2], ml, mh);
+	}
+	figs_theorem4(g, f);
+	char t[400];
+	fprintf(f, "\n");
+	rp_md_claims_head(f);
+	snprintf(t, sizeof t, "a run's max/average, averaged over steps 50..500 and the runs: δ = 1: %.2f (f = 1.1), %.2f "
+	                      "(f = 1.8); δ = 4: %.2f, %.2f; no balancing %.2f", qe[0], qe[1], qe[2], qe[3], qe[FIG_CFG]);
+	rp_md_claim(f, &g->cl[0], NAN, t);
+	double worst = 0;
+	for (int c = 0; c < FIG_CFG; c++)
+		for (int64_t s = 50; s <= steps; s++)
+			if (agg[c].avg[s] > 0)
+				worst = fmax(worst, agg[c].hi[s] / agg[c].avg[s]);
+	snprintf(t, sizeof t, "the largest load of any PE in any run stays within %.2f × the average (steps 50..500, "
+	                      "all four settings); without balancing %.2f on average", worst, q[FIG_CFG]);
+	rp_md_claim(f, &g->cl[1], NAN, t);
+	snprintf(t, sizeof t, "spread over runs at step 200: δ = 1: %.1f (f = 1.1), %.1f (f = 1.8); δ = 4: %.1f, %.1f",
+	         spread200[0], spread200[1], spread200[2], spread200[3]);
+	rp_md_claim(f, &g->cl[2], NAN, t);
+	return lbt_out_commit(&md, e);
+}
+
+/* Figures 7-10: the runs (the four configurations and no balancing, the
+ * same workload seeds for each), their aggregates, then the files. */
+int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
+{
+	static const char *ids[3] = {"luling1993_fig7_8_low_f_high_delta", "luling1993_fig7_8_deviations_low",
+	                             "luling1993_fig9_10_delta_impact"};
+	figs g = {.o = o, .R = o->quick ? 10 : 100, .steps = 500};
+	int status = LBT_OK;
+	for (int i = 0; i < 3 && !status; i++)
+		status = rp_claim_get(o, ids[i], &g.cl[i], e);
+	if (status)
+		return status;
+	const int R = g.R;
+	const int64_t steps = g.steps;
+	g.n = (FIG_CFG + 1) * R; /* the four configurations, then no balancing */
+	g.runs = calloc((size_t)g.n, sizeof *g.runs);
+	g.agg = calloc(FIG_CFG + 1, sizeof *g.agg);
+	g.store = malloc((size_t)(FIG_CFG + 1) * 5 * (size_t)(steps + 1) * sizeof *g.store);
+	if (!g.runs || !g.agg || !g.store) {
+		free(g.agg);
+		free(g.store);
+		free(g.runs);
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %d runs", g.n);
+	}
+	for (int c = 0; c <= FIG_CFG; c++)
+		for (int k = 0; k < R; k++) {
+			dyn_run *r = &g.runs[c * R + k];
+			if (c < FIG_CFG)
+				lm_params(r, fig_f[c], fig_delta[c], 4, "global");
+			else
+				r->method = "none";
+			r->shape = "8x8";
+			r->seed = 1 + (uint64_t)k; /* the same workload seeds for every configuration */
+			r->steps = steps;
+			r->keep_pe = 1;
+			r->keep_all = c < FIG_CFG;
+		}
+	status = dyn_batch(g.runs, g.n, o, "figs", e);
+	for (int c = 0; c <= FIG_CFG && !status; c++) {
+		double *s = g.store + (size_t)c * 5 * (size_t)(steps + 1);
+		g.agg[c] = (fig_agg){s, s + steps + 1, s + 2 * (steps + 1), s + 3 * (steps + 1), s + 4 * (steps + 1), {{0}}, {{0}}, {{0}}};
+		fig_aggregate(g.runs + c * R, R, steps, &g.agg[c]);
+	}
+	int plot_status = LBT_OK;
+	if (!status)
+		status = figs_csvs(&g, e);
+	if (!status)
+		status = figs_plots(&g, &plot_status, e);
+	if (!status)
+		status = figs_markdown(&g, e);
+	free(g.store);
+	free(g.agg);
+	dyn_free(g.runs, g.n);
 	return status ? status : plot_status;
 }
 
