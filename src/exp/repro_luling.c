@@ -243,6 +243,181 @@ static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, doubl
 }
 
 
+/* One configuration's runs: the generator (Theorems 1-2, early and late),
+ * the producer-consumer (Theorem 3), the engine's cross-check, the consumer
+ * (Theorem 3's lower bound) and the class version's extreme (Theorem 4). */
+static void thm_config_runs(thm_cfg *x, const lbt_repro_opts *o, int R, int64_t L0)
+{
+	const int most = R > R_ENGINE ? R : R_ENGINE, RE = o->quick ? R_ENGINE_QUICK : R_ENGINE;
+	thm_rec *runs = malloc((size_t)most * sizeof *runs);
+	double *buf = malloc((size_t)most * 2 * TMAX * sizeof *buf);
+	lbt_err le;
+	if (!runs || !buf)
+		x->status = lbt_errf(&le, LBT_ENOMEM, "no memory for %d runs", most);
+	else if (!(x->status = run_cfg(x, 0, R, L0, runs, buf, &le))) {
+		ratio_at(runs, R, T_EARLY, &x->early, &x->early_se);
+		ratio_at(runs, R, x->T, &x->late, &x->late_se);
+		if (!(x->status = run_cfg(x, 1, R, L0, runs, buf, &le))) {
+			ratio_at(runs, R, x->T, &x->pc, &x->pc_se);
+			x->pc_lo = INFINITY, x->pc_hi = -INFINITY;
+			for (int64_t t = 1; t <= x->T; t++) {
+				double r, s;
+				ratio_at(runs, R, t, &r, &s);
+				x->pc_lo = r < x->pc_lo ? r : x->pc_lo;
+				x->pc_hi = r > x->pc_hi ? r : x->pc_hi;
+			}
+		}
+		if (!x->status && x->engine && !(x->status = run_cfg(x, 2, RE, L0_ENGINE, runs, buf, &le)))
+			ratio_at(runs, RE, x->T, &x->eng, &x->eng_se);
+		if (!x->status && !(x->status = run_cfg(x, 3, R, L0, runs, buf, &le))) { /* Theorem 3's lower bound */
+			ratio_at(runs, R, x->Ts, &x->sh, &x->sh_se);
+			x->sh_lo = INFINITY;
+			for (int64_t t = 1; t <= x->Ts; t++) {
+				double r, s;
+				ratio_at(runs, R, t, &r, &s);
+				x->sh_lo = fmin(x->sh_lo, r);
+			}
+		}
+		if (!x->status && x->t4 && !(x->status = run_cfg(x, 4, RE, L0_ENGINE, runs, buf, &le))) {
+			x->t4_max = -INFINITY;
+			for (int64_t t = 1; t <= x->T; t++) {
+				double r, s;
+				ratio_c_at(runs, RE, t, T4_C, &r, &s);
+				if (r > x->t4_max)
+					x->t4_max = r, x->t4_se = s, x->t4_at = t;
+			}
+		}
+	}
+	if (x->status)
+		snprintf(x->msg, sizeof x->msg, "%s", le.msg);
+	free(runs);
+	free(buf);
+}
+
+/* luling-theorems.csv: a row per configuration. */
+static int thm_csv(const thm_cfg *cfg, int nc, int R, int64_t L0, const lbt_repro_opts *o, lbt_err *e)
+{
+	lbt_outfile csv;
+	int status = rp_open(o, "luling-theorems.csv", &csv, e);
+	if (status)
+		return status;
+	fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-4: one-processor generator (and producer-consumer, consumer) model, "
+	               "%d runs per row, every PE starting with %lld packets\n",
+	        R, (long long)L0);
+	fprintf(csv.f, "n,delta,f,t_early,ratio_early,se_early,G_t_early,t,ratio,se,G_t,FIX,limit,"
+	               "pc_ratio,pc_se,pc_min,pc_max,FIX_1_over_f,limit_1_over_f,t_shrink,shrink_ratio,shrink_se,"
+	               "shrink_min,t4_max,t4_se,t4_operation\n");
+	for (int i = 0; i < nc; i++) {
+		const thm_cfg *x = &cfg[i];
+		fprintf(csv.f, "%lld,%d,%g,%d,%.6f,%.6f,%.6f,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,"
+		               "%lld,%.6f,%.6f,%.6f,",
+		        (long long)x->n, x->delta, x->f, T_EARLY, x->early, x->early_se,
+		        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
+		        lbt_luling_Gt(x->n, x->delta, x->f, x->T), lbt_luling_fix(x->n, x->delta, x->f),
+		        x->delta / (x->delta + 1 - x->f), x->pc, x->pc_se, x->pc_lo, x->pc_hi,
+		        lbt_luling_fix(x->n, x->delta, 1 / x->f), x->delta / (x->delta + 1 - 1 / x->f), (long long)x->Ts,
+		        x->sh, x->sh_se, x->sh_lo);
+		if (x->t4)
+			fprintf(csv.f, "%.6f,%.6f,%lld\n", x->t4_max, x->t4_se, (long long)x->t4_at);
+		else
+			fputs(",,\n", csv.f);
+	}
+	return lbt_out_commit(&csv, e);
+}
+
+/* Theorems 1 and 2 (the generator), and the engine's cross-check. */
+static void thm_md_generator(FILE *f, const thm_cfg *cfg, int nc, int R, int64_t L0, const lbt_repro_opts *o)
+{
+	fprintf(f, "# Lüling and Monien 1993, Theorems 1-4 measured\n\n"
+	           "One-processor generator model (§3): every PE starts with %lld packets, PE 0 alone generates and "
+	           "runs luling-monien (basic algorithm, global partners). Ratio = E(l_1,t)/E(l_i,t) right after PE "
+	           "0's t-th operation, the ratio of the means over %d seeds, ± one standard error (delta method). "
+	           "The paper's values are its formulas: G^t(1) (Lemma 1), FIX(n, δ, f) (Theorem 1: the limit), "
+	           "δ/(δ+1−f) (Theorem 2: the bound for any n). t is where G^t(1) is within 1e-4 of FIX.\n\n",
+	        (long long)L0, R);
+	fprintf(f, "| n | δ | f | ours, t = %d | paper G^%d(1) | t | ours at t | paper G^t(1) | paper FIX(n,δ,f) | "
+	           "ours / FIX | paper δ/(δ+1−f) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+	        T_EARLY, T_EARLY);
+	int within = 0;
+	for (int i = 0; i < nc; i++) {
+		const thm_cfg *x = &cfg[i];
+		double fix = lbt_luling_fix(x->n, x->delta, x->f);
+		within += fabs(x->late - fix) <= 3 * x->late_se;
+		fprintf(f, "| %lld | %d | %g | %.4f ± %.4f | %.4f | %lld | %.4f ± %.4f | %.4f | %.4f | %.4f | %.4f |\n",
+		        (long long)x->n, x->delta, x->f, x->early, x->early_se,
+		        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
+		        lbt_luling_Gt(x->n, x->delta, x->f, x->T), fix, x->late / fix, x->delta / (x->delta + 1 - x->f));
+	}
+	fprintf(f, "\n%d of %d measured ratios at t are within 3 standard errors of FIX.\n\n", within, nc);
+	fprintf(f, "Cross-check: the same process step by step through the run engine, `--workload generator:1` (PE 0 "
+	           "generates one packet per step), %d seeds, every PE starting with %d packets:\n\n"
+	           "| n | δ | f | t | engine, generator:1 | above (jumps to the trigger) | paper FIX(n,δ,f) |\n"
+	           "|---:|---:|---:|---:|---:|---:|---:|\n", o->quick ? R_ENGINE_QUICK : R_ENGINE, L0_ENGINE);
+	for (int i = 0; i < nc; i++)
+		if (cfg[i].engine)
+			fprintf(f, "| %lld | %d | %g | %lld | %.4f ± %.4f | %.4f ± %.4f | %.4f |\n", (long long)cfg[i].n,
+			        cfg[i].delta, cfg[i].f, (long long)cfg[i].T, cfg[i].eng, cfg[i].eng_se, cfg[i].late,
+			        cfg[i].late_se, lbt_luling_fix(cfg[i].n, cfg[i].delta, cfg[i].f));
+	fprintf(f, "\n");
+}
+
+/* Theorem 3 (one producer-consumer), and Theorems 3 and 4 pushed to their
+ * bounds by the extreme sequences. */
+static void thm_md_bounds(FILE *f, const thm_cfg *cfg, int nc, int R, const lbt_repro_opts *o)
+{
+	fprintf(f, "## Theorem 3: one producer-consumer\n\nBefore each operation PE 0 grows its load to f·l_old or "
+	           "shrinks it to l_old/f, each with probability 1/2. Theorem 3: FIX(n, δ, 1/f) ≤ ratio ≤ FIX(n, δ, "
+	           "f) after any number t of operations, and δ/(δ+1−1/f) ≤ ratio ≤ δ/(δ+1−f) for any n.\n\n");
+	fprintf(f, "| n | δ | f | paper FIX(n,δ,1/f) | ours: lowest over t | ours at t | ours: highest over t | "
+	           "paper FIX(n,δ,f) | inside |\n|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	int inside = 0;
+	for (int i = 0; i < nc; i++) {
+		const thm_cfg *x = &cfg[i];
+		double lo = lbt_luling_fix(x->n, x->delta, 1 / x->f), hi = lbt_luling_fix(x->n, x->delta, x->f);
+		int in = x->pc_lo >= lo - 3 * x->pc_se && x->pc_hi <= hi + 3 * x->pc_se;
+		inside += in;
+		fprintf(f, "| %lld | %d | %g | %.4f | %.4f | %.4f ± %.4f | %.4f | %.4f | %s |\n", (long long)x->n,
+		        x->delta, x->f, lo, x->pc_lo, x->pc, x->pc_se, x->pc_hi, hi, in ? "yes" : "no");
+	}
+	fprintf(f, "\n%d of %d rows stay inside Theorem 3's bounds (within 3 standard errors at t) over t = 1..t.\n",
+	        inside, nc);
+	fprintf(f, "\n## Theorems 3 and 4 where they bite\n\nThe random pattern above stays near 1. The two extreme "
+	           "sequences of Theorem 3 push towards its bounds: PE 0 always growing (the generator of Theorems 1-2: "
+	           "the ratio at t of the first table) towards FIX(n, δ, f), and PE 0 always shrinking to l_old/f before "
+	           "each operation (a consumer, %d seeds, until t_s, where G^t for 1/f is within 1e-4 of its limit) "
+	           "towards FIX(n, δ, 1/f). Inside: the shrinking run's lowest ratio ≥ FIX(n,δ,1/f) − 3 s.e. and the "
+	           "growing run's ratio ≤ FIX(n,δ,f) + 3 s.e.\n\n"
+	           "| n | δ | f | paper FIX(n,δ,1/f) | t_s | ours, always shrinking, at t_s | lowest over t | ours / FIX(1/f) "
+	           "| paper FIX(n,δ,f) | ours, always growing, at t | ours / FIX(f) | inside both |\n"
+	           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", R);
+	for (int i = 0; i < nc; i++) {
+		const thm_cfg *x = &cfg[i];
+		double lo = lbt_luling_fix(x->n, x->delta, 1 / x->f), hi = lbt_luling_fix(x->n, x->delta, x->f);
+		int in = x->sh_lo >= lo - 3 * x->sh_se && x->late <= hi + 3 * x->late_se;
+		fprintf(f, "| %lld | %d | %g | %.4f | %lld | %.4f ± %.4f | %.4f | %.4f | %.4f | %.4f ± %.4f | %.4f | %s |\n",
+		        (long long)x->n, x->delta, x->f, lo, (long long)x->Ts, x->sh, x->sh_se, x->sh_lo, x->sh / lo, hi,
+		        x->late, x->late_se, x->late / hi, in ? "yes" : "no");
+	}
+	fprintf(f, "\nTheorem 4 (the class version: E(l_i) ≤ f²δ/(δ+1−f)·(E(l_j) + C) for any two PEs at any time from a "
+	           "balanced start), pushed by the extreme sequence: PE 0 alone generating (`--workload generator:1`, "
+	           "C = %d, every PE starting with %d packets, %d seeds) — the largest E(l_0)/(E(l_j) + C) right after PE "
+	           "0's operations 1..t (l_j: the mean of the others; between two operations PE 0 grows by less than a "
+	           "factor f):\n\n| n | δ | f | C | t | ours: max over operations | at operation | paper's bound "
+	           "f²δ/(δ+1−f) | ours / bound | FIX(n,δ,f) | below |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+	        T4_C, L0_ENGINE, o->quick ? R_ENGINE_QUICK : R_ENGINE);
+	for (int i = 0; i < nc; i++) {
+		const thm_cfg *x = &cfg[i];
+		if (!x->t4)
+			continue;
+		double b = x->f * x->f * x->delta / (x->delta + 1 - x->f);
+		fprintf(f, "| %lld | %d | %g | %d | %lld | %.4f ± %.4f | %lld | %.4f | %.4f | %.4f | %s |\n", (long long)x->n,
+		        x->delta, x->f, T4_C, (long long)x->T, x->t4_max, x->t4_se, (long long)x->t4_at, b, x->t4_max / b,
+		        lbt_luling_fix(x->n, x->delta, x->f), x->t4_max <= b + 3 * x->t4_se ? "yes" : "no");
+	}
+}
+
+/* Theorems 1-4: every configuration (n, δ, f) planned, run in parallel
+ * (thm_config_runs), then the CSV and the Markdown with §5's Figure 6 after it. */
 int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 {
 	static const int64_t ns_full[] = {16, 64, 256, 1024}, ns_quick[] = {16, 64};
@@ -272,50 +447,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 	for (int i = 0; i < nc; i++) {
 		thm_cfg *x = &cfg[i];
-		const int most = R > R_ENGINE ? R : R_ENGINE, RE = o->quick ? R_ENGINE_QUICK : R_ENGINE;
-		thm_rec *runs = malloc((size_t)most * sizeof *runs);
-		double *buf = malloc((size_t)most * 2 * TMAX * sizeof *buf);
-		lbt_err le;
-		if (!runs || !buf)
-			x->status = lbt_errf(&le, LBT_ENOMEM, "no memory for %d runs", most);
-		else if (!(x->status = run_cfg(x, 0, R, L0, runs, buf, &le))) {
-			ratio_at(runs, R, T_EARLY, &x->early, &x->early_se);
-			ratio_at(runs, R, x->T, &x->late, &x->late_se);
-			if (!(x->status = run_cfg(x, 1, R, L0, runs, buf, &le))) {
-				ratio_at(runs, R, x->T, &x->pc, &x->pc_se);
-				x->pc_lo = INFINITY, x->pc_hi = -INFINITY;
-				for (int64_t t = 1; t <= x->T; t++) {
-					double r, s;
-					ratio_at(runs, R, t, &r, &s);
-					x->pc_lo = r < x->pc_lo ? r : x->pc_lo;
-					x->pc_hi = r > x->pc_hi ? r : x->pc_hi;
-				}
-			}
-			if (!x->status && x->engine && !(x->status = run_cfg(x, 2, RE, L0_ENGINE, runs, buf, &le)))
-				ratio_at(runs, RE, x->T, &x->eng, &x->eng_se);
-			if (!x->status && !(x->status = run_cfg(x, 3, R, L0, runs, buf, &le))) { /* Theorem 3's lower bound */
-				ratio_at(runs, R, x->Ts, &x->sh, &x->sh_se);
-				x->sh_lo = INFINITY;
-				for (int64_t t = 1; t <= x->Ts; t++) {
-					double r, s;
-					ratio_at(runs, R, t, &r, &s);
-					x->sh_lo = fmin(x->sh_lo, r);
-				}
-			}
-			if (!x->status && x->t4 && !(x->status = run_cfg(x, 4, RE, L0_ENGINE, runs, buf, &le))) {
-				x->t4_max = -INFINITY;
-				for (int64_t t = 1; t <= x->T; t++) {
-					double r, s;
-					ratio_c_at(runs, RE, t, T4_C, &r, &s);
-					if (r > x->t4_max)
-						x->t4_max = r, x->t4_se = s, x->t4_at = t;
-				}
-			}
-		}
-		if (x->status)
-			snprintf(x->msg, sizeof x->msg, "%s", le.msg);
-		free(runs);
-		free(buf);
+		thm_config_runs(x, o, R, L0);
 #pragma omp critical(rp_progress)
 		rp_note(o, "  [%d/%d] n %lld, delta %d, f %g: t = %lld, ratio %.4f (FIX %.4f)", ++done, nc, (long long)x->n,
 		        x->delta, x->f, (long long)x->T, x->late, lbt_luling_fix(x->n, x->delta, x->f));
@@ -324,116 +456,14 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 	for (int i = 0; i < nc && !status; i++)
 		if (cfg[i].status)
 			status = lbt_errf(e, cfg[i].status, "%s", cfg[i].msg);
-	/* data, and the Markdown table */
-	lbt_outfile csv, md;
-	if (!status && !(status = rp_open(o, "luling-theorems.csv", &csv, e))) {
-		fprintf(csv.f, "# Lüling, Monien 1993, Theorems 1-4: one-processor generator (and producer-consumer, consumer) model, "
-		               "%d runs per row, every PE starting with %lld packets\n",
-		        R, (long long)L0);
-		fprintf(csv.f, "n,delta,f,t_early,ratio_early,se_early,G_t_early,t,ratio,se,G_t,FIX,limit,"
-		               "pc_ratio,pc_se,pc_min,pc_max,FIX_1_over_f,limit_1_over_f,t_shrink,shrink_ratio,shrink_se,"
-		               "shrink_min,t4_max,t4_se,t4_operation\n");
-		for (int i = 0; i < nc; i++) {
-			thm_cfg *x = &cfg[i];
-			fprintf(csv.f, "%lld,%d,%g,%d,%.6f,%.6f,%.6f,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,"
-			               "%lld,%.6f,%.6f,%.6f,",
-			        (long long)x->n, x->delta, x->f, T_EARLY, x->early, x->early_se,
-			        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
-			        lbt_luling_Gt(x->n, x->delta, x->f, x->T), lbt_luling_fix(x->n, x->delta, x->f),
-			        x->delta / (x->delta + 1 - x->f), x->pc, x->pc_se, x->pc_lo, x->pc_hi,
-			        lbt_luling_fix(x->n, x->delta, 1 / x->f), x->delta / (x->delta + 1 - 1 / x->f), (long long)x->Ts,
-			        x->sh, x->sh_se, x->sh_lo);
-			if (x->t4)
-				fprintf(csv.f, "%.6f,%.6f,%lld\n", x->t4_max, x->t4_se, (long long)x->t4_at);
-			else
-				fputs(",,\n", csv.f);
-		}
-		status = lbt_out_commit(&csv, e);
-	}
+	if (!status)
+		status = thm_csv(cfg, nc, R, L0, o, e);
+	lbt_outfile md;
 	if (!status && !(status = rp_open(o, "luling-theorems.md", &md, e))) {
-		FILE *f = md.f;
-		fprintf(f, "# Lüling and Monien 1993, Theorems 1-4 measured\n\n"
-		           "One-processor generator model (§3): every PE starts with %lld packets, PE 0 alone generates and "
-		           "runs luling-monien (basic algorithm, global partners). Ratio = E(l_1,t)/E(l_i,t) right after PE "
-		           "0's t-th operation, the ratio of the means over %d seeds, ± one standard error (delta method). "
-		           "The paper's values are its formulas: G^t(1) (Lemma 1), FIX(n, δ, f) (Theorem 1: the limit), "
-		           "δ/(δ+1−f) (Theorem 2: the bound for any n). t is where G^t(1) is within 1e-4 of FIX.\n\n",
-		        (long long)L0, R);
-		fprintf(f, "| n | δ | f | ours, t = %d | paper G^%d(1) | t | ours at t | paper G^t(1) | paper FIX(n,δ,f) | "
-		           "ours / FIX | paper δ/(δ+1−f) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-		        T_EARLY, T_EARLY);
-		int within = 0;
-		for (int i = 0; i < nc; i++) {
-			thm_cfg *x = &cfg[i];
-			double fix = lbt_luling_fix(x->n, x->delta, x->f);
-			within += fabs(x->late - fix) <= 3 * x->late_se;
-			fprintf(f, "| %lld | %d | %g | %.4f ± %.4f | %.4f | %lld | %.4f ± %.4f | %.4f | %.4f | %.4f | %.4f |\n",
-			        (long long)x->n, x->delta, x->f, x->early, x->early_se,
-			        lbt_luling_Gt(x->n, x->delta, x->f, T_EARLY), (long long)x->T, x->late, x->late_se,
-			        lbt_luling_Gt(x->n, x->delta, x->f, x->T), fix, x->late / fix, x->delta / (x->delta + 1 - x->f));
-		}
-		fprintf(f, "\n%d of %d measured ratios at t are within 3 standard errors of FIX.\n\n", within, nc);
-		fprintf(f, "Cross-check: the same process step by step through the run engine, `--workload generator:1` (PE 0 "
-		           "generates one packet per step), %d seeds, every PE starting with %d packets:\n\n"
-		           "| n | δ | f | t | engine, generator:1 | above (jumps to the trigger) | paper FIX(n,δ,f) |\n"
-		           "|---:|---:|---:|---:|---:|---:|---:|\n", o->quick ? R_ENGINE_QUICK : R_ENGINE, L0_ENGINE);
-		for (int i = 0; i < nc; i++)
-			if (cfg[i].engine)
-				fprintf(f, "| %lld | %d | %g | %lld | %.4f ± %.4f | %.4f ± %.4f | %.4f |\n", (long long)cfg[i].n,
-				        cfg[i].delta, cfg[i].f, (long long)cfg[i].T, cfg[i].eng, cfg[i].eng_se, cfg[i].late,
-				        cfg[i].late_se, lbt_luling_fix(cfg[i].n, cfg[i].delta, cfg[i].f));
-		fprintf(f, "\n");
-		fprintf(f, "## Theorem 3: one producer-consumer\n\nBefore each operation PE 0 grows its load to f·l_old or "
-		           "shrinks it to l_old/f, each with probability 1/2. Theorem 3: FIX(n, δ, 1/f) ≤ ratio ≤ FIX(n, δ, "
-		           "f) after any number t of operations, and δ/(δ+1−1/f) ≤ ratio ≤ δ/(δ+1−f) for any n.\n\n");
-		fprintf(f, "| n | δ | f | paper FIX(n,δ,1/f) | ours: lowest over t | ours at t | ours: highest over t | "
-		           "paper FIX(n,δ,f) | inside |\n|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-		int inside = 0;
-		for (int i = 0; i < nc; i++) {
-			thm_cfg *x = &cfg[i];
-			double lo = lbt_luling_fix(x->n, x->delta, 1 / x->f), hi = lbt_luling_fix(x->n, x->delta, x->f);
-			int in = x->pc_lo >= lo - 3 * x->pc_se && x->pc_hi <= hi + 3 * x->pc_se;
-			inside += in;
-			fprintf(f, "| %lld | %d | %g | %.4f | %.4f | %.4f ± %.4f | %.4f | %.4f | %s |\n", (long long)x->n,
-			        x->delta, x->f, lo, x->pc_lo, x->pc, x->pc_se, x->pc_hi, hi, in ? "yes" : "no");
-		}
-		fprintf(f, "\n%d of %d rows stay inside Theorem 3's bounds (within 3 standard errors at t) over t = 1..t.\n",
-		        inside, nc);
-		fprintf(f, "\n## Theorems 3 and 4 where they bite\n\nThe random pattern above stays near 1. The two extreme "
-		           "sequences of Theorem 3 push towards its bounds: PE 0 always growing (the generator of Theorems 1-2: "
-		           "the ratio at t of the first table) towards FIX(n, δ, f), and PE 0 always shrinking to l_old/f before "
-		           "each operation (a consumer, %d seeds, until t_s, where G^t for 1/f is within 1e-4 of its limit) "
-		           "towards FIX(n, δ, 1/f). Inside: the shrinking run's lowest ratio ≥ FIX(n,δ,1/f) − 3 s.e. and the "
-		           "growing run's ratio ≤ FIX(n,δ,f) + 3 s.e.\n\n"
-		           "| n | δ | f | paper FIX(n,δ,1/f) | t_s | ours, always shrinking, at t_s | lowest over t | ours / FIX(1/f) "
-		           "| paper FIX(n,δ,f) | ours, always growing, at t | ours / FIX(f) | inside both |\n"
-		           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", R);
-		for (int i = 0; i < nc; i++) {
-			thm_cfg *x = &cfg[i];
-			double lo = lbt_luling_fix(x->n, x->delta, 1 / x->f), hi = lbt_luling_fix(x->n, x->delta, x->f);
-			int in = x->sh_lo >= lo - 3 * x->sh_se && x->late <= hi + 3 * x->late_se;
-			fprintf(f, "| %lld | %d | %g | %.4f | %lld | %.4f ± %.4f | %.4f | %.4f | %.4f | %.4f ± %.4f | %.4f | %s |\n",
-			        (long long)x->n, x->delta, x->f, lo, (long long)x->Ts, x->sh, x->sh_se, x->sh_lo, x->sh / lo, hi,
-			        x->late, x->late_se, x->late / hi, in ? "yes" : "no");
-		}
-		fprintf(f, "\nTheorem 4 (the class version: E(l_i) ≤ f²δ/(δ+1−f)·(E(l_j) + C) for any two PEs at any time from a "
-		           "balanced start), pushed by the extreme sequence: PE 0 alone generating (`--workload generator:1`, "
-		           "C = %d, every PE starting with %d packets, %d seeds) — the largest E(l_0)/(E(l_j) + C) right after PE "
-		           "0's operations 1..t (l_j: the mean of the others; between two operations PE 0 grows by less than a "
-		           "factor f):\n\n| n | δ | f | C | t | ours: max over operations | at operation | paper's bound "
-		           "f²δ/(δ+1−f) | ours / bound | FIX(n,δ,f) | below |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
-		        T4_C, L0_ENGINE, o->quick ? R_ENGINE_QUICK : R_ENGINE);
-		for (int i = 0; i < nc; i++) {
-			thm_cfg *x = &cfg[i];
-			if (!x->t4)
-				continue;
-			double b = x->f * x->f * x->delta / (x->delta + 1 - x->f);
-			fprintf(f, "| %lld | %d | %g | %d | %lld | %.4f ± %.4f | %lld | %.4f | %.4f | %.4f | %s |\n", (long long)x->n,
-			        x->delta, x->f, T4_C, (long long)x->T, x->t4_max, x->t4_se, (long long)x->t4_at, b, x->t4_max / b,
-			        lbt_luling_fix(x->n, x->delta, x->f), x->t4_max <= b + 3 * x->t4_se ? "yes" : "no");
-		}
+		thm_md_generator(md.f, cfg, nc, R, L0, o);
+		thm_md_bounds(md.f, cfg, nc, R, o);
 		/* §5, Figure 6: the variation density (repro_luling_vd.c), its section and plots */
-		status = rp_luling_vd(o, f, e);
+		status = rp_luling_vd(o, md.f, e);
 		if (!status)
 			status = lbt_out_commit(&md, e);
 		else
