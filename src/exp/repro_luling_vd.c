@@ -178,6 +178,166 @@ static rp_lm_moments exact(int64_t n, int delta, double f, int64_t t, int relaxe
  * grow in proportion). */
 static int agrees(double ours, double se, double exact_vd) { return fabs(ours - exact_vd) <= 3 * se + 1.0 / VD_L0; }
 
+/* §5: the variation density of PE 1 per (δ, f) and n. */
+static void vd_md_table(FILE *f, const vd_out *out, int R)
+{
+	fprintf(f, "\n## §5: variation density\n\nVD(l_i,t) = sqrt(E(l_i,t²) − E(l_i,t)²)/E(l_i,t) of PE 1 (not the "
+	           "generator) right after PE 0's t-th operation, t = %d (fewer where marked: the loads grow "
+	           "geometrically and would leave the int32 range), over %d seeds, every PE starting with 1000 "
+	           "packets. The paper computes it exactly for δ = 1 (and for a relaxed algorithm for δ > 1) "
+	           "and shows it in its Figure 6, whose values the text does not give; it says the variation "
+	           "density \"is small in general and converges very quickly as the number of processors and load "
+	           "balancing steps increases\".\n\n| δ | f |", VD_T, R);
+	for (int k = 0; k < VD_NN; k++)
+		fprintf(f, " n = %d |", vd_ns[k]);
+	fprintf(f, "\n|---:|---:|");
+	for (int k = 0; k < VD_NN; k++)
+		fprintf(f, "---:|");
+	fprintf(f, "\n");
+	for (int c = 0; c < VD_CFG; c++) {
+		fprintf(f, "| %d | %g |", vd_delta[c], vd_f[c]);
+		for (int k = 0; k < VD_NN; k++)
+			if (isfinite(out->vd[c][k]) && out->t[c][k] < VD_T)
+				fprintf(f, " %.3f (t = %lld) |", out->vd[c][k] + 0.0, (long long)out->t[c][k]);
+			else if (isfinite(out->vd[c][k]))
+				fprintf(f, " %.3f |", out->vd[c][k] + 0.0);
+			else
+				fprintf(f, " — |");
+		fprintf(f, "\n");
+	}
+}
+
+/* Figure 6: the paper's recursion, the exact values for the algorithm and
+ * another PE, and our runs, side by side. */
+static void vd_md_fig6(FILE *f, const vd_out *out, int R)
+{
+	/* Figure 6: the recursion's values beside ours */
+	fprintf(f, "\n## Figure 6: the paper's recursion beside our runs\n\n"
+	           "§5's recursion computes E(v_t) and E(v_t²) of v_t, the load of the generator (the paper's processor "
+	           "1, our PE 0) after its t-th operation, averaged over all computation graphs (every sequence of "
+	           "candidates equally likely), with real-valued loads: exactly for δ = 1, and for δ > 1 for a relaxed "
+	           "algorithm whose δ candidates are drawn one at a time (we read \"δ times one candidate\" as drawn "
+	           "independently, with replacement, the generator's edge weighted f/(δ+1) as for δ = 1). We compute "
+	           "the same averages exactly from the loads' moments (the paper's O(p²t³) recursion is not printed in "
+	           "full), for the relaxed and for the actual algorithm (δ distinct partners), and for another PE's "
+	           "load. Ours: the generator's and PE 1's loads in our %d runs (integer loads from %d packets), ± "
+	           "one standard error (delta method). Agrees: ours within 3 standard errors plus 1/%d (one packet of "
+	           "the initial load: the integer loads' resolution) of the exact value for the actual algorithm.\n\n"
+	           "| δ | f | n | t | paper: VD(v_t), %s | exact, the algorithm | ours: the generator | agrees | "
+	           "exact: another PE | ours: PE 1 | exact: generator / another PE |\n"
+	           "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n",
+	        R, VD_L0, VD_L0, "recursion (δ = 1) or relaxed (δ > 1)");
+	int nrows = 0, nagree = 0;
+	double rel_lo = INFINITY, rel_hi = 0, half_lo = INFINITY, half_hi = 0;
+	for (int c = 0; c < VD_CFG; c++)
+		for (int k = 0; k < VD_NN; k++) {
+			if (!isfinite(out->vd[c][k]))
+				continue;
+			const int64_t n = vd_ns[k], t = out->t[c][k];
+			const rp_lm_moments p = exact(n, vd_delta[c], vd_f[c], t, 1), a = exact(n, vd_delta[c], vd_f[c], t, 0);
+			const double pv = rp_lm_vd_generator(&p), av = rp_lm_vd_generator(&a), ao = rp_lm_vd_other(&a);
+			const int ok = agrees(out->vg[c][k], out->seg[c][k], av);
+			fprintf(f, "| %d | %g | %lld | %lld | %.4f | %.4f | %.4f ± %.4f | %s | %.4f | %.4f ± %.4f |", vd_delta[c],
+			        vd_f[c], (long long)n, (long long)t, pv + 0.0, av + 0.0, out->vg[c][k] + 0.0, out->seg[c][k],
+			        ok ? "yes" : "no", ao + 0.0, out->vd[c][k] + 0.0, out->se[c][k]);
+			if (ao > 1e-6) { /* VD = 0 up to the rounding of E(l^2) - E(l)^2 */
+				fprintf(f, " %.3f |\n", av / ao);
+				half_lo = fmin(half_lo, av / ao), half_hi = fmax(half_hi, av / ao);
+			} else /* n = delta + 1: every operation takes all the others, the loads stay equal */
+				fprintf(f, " — |\n");
+			nrows++, nagree += ok;
+			if (vd_delta[c] > 1 && k == VD_NN - 1)
+				rel_lo = fmin(rel_lo, pv / av), rel_hi = fmax(rel_hi, pv / av);
+		}
+	fprintf(f, "\nOurs agrees with the exact value in %d of %d rows. For δ > 1 the relaxed algorithm's VD is %.2f..%.2f "
+	           "times the actual algorithm's at n = %d, more at smaller n (at n = δ + 1 the algorithm always takes "
+	           "all the others and VD = 0, the relaxed one not). The generator's VD is %.2f..%.2f times another PE's "
+	           "(exact, where that is not 0).\n",
+	        nagree, nrows, rel_lo, rel_hi, vd_ns[VD_NN - 1], half_lo, half_hi);
+}
+
+/* The plots: PE 1 against t (n = 35); Fig. 6: the generator against t
+ * (n = 35) and n (at t). A missing gnuplot (LBT_EUNSUP) is not an error. */
+static int vd_plots(const lbt_repro_opts *o, const vd_out *out, lbt_err *e)
+{
+	double x[VD_T], xs[VD_T / 10], ys[VD_CFG][VD_T / 10], ss[VD_CFG][2][VD_T / 10], pc[VD_CFG][VD_T];
+	double nx[VD_NN], py[VD_CFG][VD_NN], ay[VD_CFG][VD_NN], gy[VD_CFG][VD_NN], gb[VD_CFG][2][VD_NN];
+	lbt_series ser[3 * VD_CFG];
+	char lab[3 * VD_CFG][64];
+	for (int t = 0; t < VD_T; t++)
+		x[t] = t + 1;
+	for (int c = 0; c < VD_CFG; c++) {
+		snprintf(lab[c], sizeof lab[c], "delta = %d, f = %g", vd_delta[c], vd_f[c]);
+		ser[c] = (lbt_series){.label = lab[c], .x = x, .y = out->curve[c], .n = VD_T, .draw = LBT_DRAW_LINE,
+		                      .colour = 1 + c, .dash = 1 + c % 2};
+	}
+	lbt_axes ax = {.title = "variation density of PE 1, n = 35 (one generator)", .xlabel = "operations t of PE 0",
+	               .ylabel = "VD(l_i,t)", .intx = 1, .key = "outside right"};
+	int ps = rp_plot(o, "luling-vd", &ax, ser, VD_CFG, e);
+	/* the recursion's curves, ours every 10th operation with ± one standard error */
+	const int k35 = VD_NN - 1;
+	for (int c = 0; c < VD_CFG; c++) {
+		rp_lm_moments m;
+		rp_lm_moments_start(&m);
+		for (int t = 0; t < VD_T; t++) {
+			rp_lm_moments_step(&m, vd_ns[k35], vd_delta[c], vd_f[c], 1);
+			pc[c][t] = rp_lm_vd_generator(&m);
+		}
+		for (int q = 0; q < VD_T / 10; q++) {
+			const int t = 10 * q + 9;
+			xs[q] = t + 1;
+			ys[c][q] = out->gcurve[c][t];
+			ss[c][0][q] = ys[c][q] - out->gse[c][t];
+			ss[c][1][q] = ys[c][q] + out->gse[c][t];
+		}
+		snprintf(lab[2 * c], sizeof lab[0], "paper, delta = %d, f = %g", vd_delta[c], vd_f[c]);
+		snprintf(lab[2 * c + 1], sizeof lab[0], "ours, delta = %d, f = %g", vd_delta[c], vd_f[c]);
+		ser[2 * c] = (lbt_series){.label = lab[2 * c], .x = x, .y = pc[c], .n = VD_T, .draw = LBT_DRAW_LINE,
+		                          .colour = 1 + c, .dash = 1 + c % 2};
+		ser[2 * c + 1] = (lbt_series){.label = lab[2 * c + 1], .x = xs, .y = ys[c], .n = VD_T / 10,
+		                              .draw = LBT_DRAW_MARKS, .colour = 1 + c, .lo = ss[c][0], .hi = ss[c][1]};
+	}
+	lbt_axes a6 = {.title = "Fig. 6: variation density of the generator, n = 35", .xlabel = "operations t of the generator",
+	               .ylabel = "VD(v_t)", .intx = 1, .key = "outside right",
+	               .note = "lines: the paper's recursion (delta > 1: relaxed); marks: our runs, ± 1 s.e."};
+	int p6 = rp_plot(o, "luling-fig6", &a6, ser, 2 * VD_CFG, e);
+	for (int k = 0; k < VD_NN; k++)
+		nx[k] = vd_ns[k];
+	int ns = 2 * VD_CFG;
+	for (int c = 0; c < VD_CFG; c++) {
+		for (int k = 0; k < VD_NN; k++) {
+			py[c][k] = ay[c][k] = gy[c][k] = gb[c][0][k] = gb[c][1][k] = NAN;
+			if (!isfinite(out->vg[c][k]))
+				continue;
+			const rp_lm_moments m = exact(vd_ns[k], vd_delta[c], vd_f[c], out->t[c][k], 1),
+			                    a = exact(vd_ns[k], vd_delta[c], vd_f[c], out->t[c][k], 0);
+			py[c][k] = rp_lm_vd_generator(&m);
+			ay[c][k] = rp_lm_vd_generator(&a);
+			gy[c][k] = out->vg[c][k];
+			gb[c][0][k] = gy[c][k] - out->seg[c][k];
+			gb[c][1][k] = gy[c][k] + out->seg[c][k];
+		}
+		ser[2 * c].x = ser[2 * c + 1].x = nx;
+		ser[2 * c].y = py[c];
+		ser[2 * c + 1].y = gy[c];
+		ser[2 * c].n = ser[2 * c + 1].n = VD_NN;
+		ser[2 * c + 1].lo = gb[c][0];
+		ser[2 * c + 1].hi = gb[c][1];
+		if (vd_delta[c] > 1) { /* for delta = 1 the algorithm is the paper's recursion */
+			snprintf(lab[ns], sizeof lab[0], "exact, the algorithm, delta = %d, f = %g", vd_delta[c], vd_f[c]);
+			ser[ns] = (lbt_series){.label = lab[ns], .x = nx, .y = ay[c], .n = VD_NN, .draw = LBT_DRAW_LINE,
+			                       .colour = 1 + c, .dash = 3};
+			ns++;
+		}
+	}
+	lbt_axes an = {.title = "Fig. 6: variation density of the generator after t operations (t as in the table)",
+	               .xlabel = "processors n", .ylabel = "VD(v_t)", .intx = 1, .key = "outside right",
+	               .note = "the paper's recursion (delta > 1: relaxed); exact, the algorithm: dotted; marks: our runs, ± 1 s.e."};
+	int pn = rp_plot(o, "luling-fig6-n", &an, ser, ns, e);
+	/* a missing gnuplot is noted (rp_plot) and leaves the tables as they are */
+	return ps && ps != LBT_EUNSUP ? ps : p6 && p6 != LBT_EUNSUP ? p6 : pn && pn != LBT_EUNSUP ? pn : LBT_OK;
+}
+
 int rp_luling_vd(const lbt_repro_opts *o, FILE *f, lbt_err *e)
 {
 	const int R = o->quick ? 200 : 2000;
@@ -186,151 +346,9 @@ int rp_luling_vd(const lbt_repro_opts *o, FILE *f, lbt_err *e)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the variation density");
 	int status = vd_measure(o, R, out, e);
 	if (!status) {
-		fprintf(f, "\n## §5: variation density\n\nVD(l_i,t) = sqrt(E(l_i,t²) − E(l_i,t)²)/E(l_i,t) of PE 1 (not the "
-		           "generator) right after PE 0's t-th operation, t = %d (fewer where marked: the loads grow "
-		           "geometrically and would leave the int32 range), over %d seeds, every PE starting with 1000 "
-		           "packets. The paper computes it exactly for δ = 1 (and for a relaxed algorithm for δ > 1) "
-		           "and shows it in its Figure 6, whose values the text does not give; it says the variation "
-		           "density \"is small in general and converges very quickly as the number of processors and load "
-		           "balancing steps increases\".\n\n| δ | f |", VD_T, R);
-		for (int k = 0; k < VD_NN; k++)
-			fprintf(f, " n = %d |", vd_ns[k]);
-		fprintf(f, "\n|---:|---:|");
-		for (int k = 0; k < VD_NN; k++)
-			fprintf(f, "---:|");
-		fprintf(f, "\n");
-		for (int c = 0; c < VD_CFG; c++) {
-			fprintf(f, "| %d | %g |", vd_delta[c], vd_f[c]);
-			for (int k = 0; k < VD_NN; k++)
-				if (isfinite(out->vd[c][k]) && out->t[c][k] < VD_T)
-					fprintf(f, " %.3f (t = %lld) |", out->vd[c][k] + 0.0, (long long)out->t[c][k]);
-				else if (isfinite(out->vd[c][k]))
-					fprintf(f, " %.3f |", out->vd[c][k] + 0.0);
-				else
-					fprintf(f, " — |");
-			fprintf(f, "\n");
-		}
-		/* Figure 6: the recursion's values beside ours */
-		fprintf(f, "\n## Figure 6: the paper's recursion beside our runs\n\n"
-		           "§5's recursion computes E(v_t) and E(v_t²) of v_t, the load of the generator (the paper's processor "
-		           "1, our PE 0) after its t-th operation, averaged over all computation graphs (every sequence of "
-		           "candidates equally likely), with real-valued loads: exactly for δ = 1, and for δ > 1 for a relaxed "
-		           "algorithm whose δ candidates are drawn one at a time (we read \"δ times one candidate\" as drawn "
-		           "independently, with replacement, the generator's edge weighted f/(δ+1) as for δ = 1). We compute "
-		           "the same averages exactly from the loads' moments (the paper's O(p²t³) recursion is not printed in "
-		           "full), for the relaxed and for the actual algorithm (δ distinct partners), and for another PE's "
-		           "load. Ours: the generator's and PE 1's loads in our %d runs (integer loads from %d packets), ± "
-		           "one standard error (delta method). Agrees: ours within 3 standard errors plus 1/%d (one packet of "
-		           "the initial load: the integer loads' resolution) of the exact value for the actual algorithm.\n\n"
-		           "| δ | f | n | t | paper: VD(v_t), %s | exact, the algorithm | ours: the generator | agrees | "
-		           "exact: another PE | ours: PE 1 | exact: generator / another PE |\n"
-		           "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n",
-		        R, VD_L0, VD_L0, "recursion (δ = 1) or relaxed (δ > 1)");
-		int nrows = 0, nagree = 0;
-		double rel_lo = INFINITY, rel_hi = 0, half_lo = INFINITY, half_hi = 0;
-		for (int c = 0; c < VD_CFG; c++)
-			for (int k = 0; k < VD_NN; k++) {
-				if (!isfinite(out->vd[c][k]))
-					continue;
-				const int64_t n = vd_ns[k], t = out->t[c][k];
-				const rp_lm_moments p = exact(n, vd_delta[c], vd_f[c], t, 1), a = exact(n, vd_delta[c], vd_f[c], t, 0);
-				const double pv = rp_lm_vd_generator(&p), av = rp_lm_vd_generator(&a), ao = rp_lm_vd_other(&a);
-				const int ok = agrees(out->vg[c][k], out->seg[c][k], av);
-				fprintf(f, "| %d | %g | %lld | %lld | %.4f | %.4f | %.4f ± %.4f | %s | %.4f | %.4f ± %.4f |", vd_delta[c],
-				        vd_f[c], (long long)n, (long long)t, pv + 0.0, av + 0.0, out->vg[c][k] + 0.0, out->seg[c][k],
-				        ok ? "yes" : "no", ao + 0.0, out->vd[c][k] + 0.0, out->se[c][k]);
-				if (ao > 1e-6) { /* VD = 0 up to the rounding of E(l^2) - E(l)^2 */
-					fprintf(f, " %.3f |\n", av / ao);
-					half_lo = fmin(half_lo, av / ao), half_hi = fmax(half_hi, av / ao);
-				} else /* n = delta + 1: every operation takes all the others, the loads stay equal */
-					fprintf(f, " — |\n");
-				nrows++, nagree += ok;
-				if (vd_delta[c] > 1 && k == VD_NN - 1)
-					rel_lo = fmin(rel_lo, pv / av), rel_hi = fmax(rel_hi, pv / av);
-			}
-		fprintf(f, "\nOurs agrees with the exact value in %d of %d rows. For δ > 1 the relaxed algorithm's VD is %.2f..%.2f "
-		           "times the actual algorithm's at n = %d, more at smaller n (at n = δ + 1 the algorithm always takes "
-		           "all the others and VD = 0, the relaxed one not). The generator's VD is %.2f..%.2f times another PE's "
-		           "(exact, where that is not 0).\n",
-		        nagree, nrows, rel_lo, rel_hi, vd_ns[VD_NN - 1], half_lo, half_hi);
-	}
-	if (!status) { /* the plots: PE 1 against t (n = 35); Fig. 6: the generator against t (n = 35) and n (at t) */
-		double x[VD_T], xs[VD_T / 10], ys[VD_CFG][VD_T / 10], ss[VD_CFG][2][VD_T / 10], pc[VD_CFG][VD_T];
-		double nx[VD_NN], py[VD_CFG][VD_NN], ay[VD_CFG][VD_NN], gy[VD_CFG][VD_NN], gb[VD_CFG][2][VD_NN];
-		lbt_series ser[3 * VD_CFG];
-		char lab[3 * VD_CFG][64];
-		for (int t = 0; t < VD_T; t++)
-			x[t] = t + 1;
-		for (int c = 0; c < VD_CFG; c++) {
-			snprintf(lab[c], sizeof lab[c], "delta = %d, f = %g", vd_delta[c], vd_f[c]);
-			ser[c] = (lbt_series){.label = lab[c], .x = x, .y = out->curve[c], .n = VD_T, .draw = LBT_DRAW_LINE,
-			                      .colour = 1 + c, .dash = 1 + c % 2};
-		}
-		lbt_axes ax = {.title = "variation density of PE 1, n = 35 (one generator)", .xlabel = "operations t of PE 0",
-		               .ylabel = "VD(l_i,t)", .intx = 1, .key = "outside right"};
-		int ps = rp_plot(o, "luling-vd", &ax, ser, VD_CFG, e);
-		/* the recursion's curves, ours every 10th operation with ± one standard error */
-		const int k35 = VD_NN - 1;
-		for (int c = 0; c < VD_CFG; c++) {
-			rp_lm_moments m;
-			rp_lm_moments_start(&m);
-			for (int t = 0; t < VD_T; t++) {
-				rp_lm_moments_step(&m, vd_ns[k35], vd_delta[c], vd_f[c], 1);
-				pc[c][t] = rp_lm_vd_generator(&m);
-			}
-			for (int q = 0; q < VD_T / 10; q++) {
-				const int t = 10 * q + 9;
-				xs[q] = t + 1;
-				ys[c][q] = out->gcurve[c][t];
-				ss[c][0][q] = ys[c][q] - out->gse[c][t];
-				ss[c][1][q] = ys[c][q] + out->gse[c][t];
-			}
-			snprintf(lab[2 * c], sizeof lab[0], "paper, delta = %d, f = %g", vd_delta[c], vd_f[c]);
-			snprintf(lab[2 * c + 1], sizeof lab[0], "ours, delta = %d, f = %g", vd_delta[c], vd_f[c]);
-			ser[2 * c] = (lbt_series){.label = lab[2 * c], .x = x, .y = pc[c], .n = VD_T, .draw = LBT_DRAW_LINE,
-			                          .colour = 1 + c, .dash = 1 + c % 2};
-			ser[2 * c + 1] = (lbt_series){.label = lab[2 * c + 1], .x = xs, .y = ys[c], .n = VD_T / 10,
-			                              .draw = LBT_DRAW_MARKS, .colour = 1 + c, .lo = ss[c][0], .hi = ss[c][1]};
-		}
-		lbt_axes a6 = {.title = "Fig. 6: variation density of the generator, n = 35", .xlabel = "operations t of the generator",
-		               .ylabel = "VD(v_t)", .intx = 1, .key = "outside right",
-		               .note = "lines: the paper's recursion (delta > 1: relaxed); marks: our runs, ± 1 s.e."};
-		int p6 = rp_plot(o, "luling-fig6", &a6, ser, 2 * VD_CFG, e);
-		for (int k = 0; k < VD_NN; k++)
-			nx[k] = vd_ns[k];
-		int ns = 2 * VD_CFG;
-		for (int c = 0; c < VD_CFG; c++) {
-			for (int k = 0; k < VD_NN; k++) {
-				py[c][k] = ay[c][k] = gy[c][k] = gb[c][0][k] = gb[c][1][k] = NAN;
-				if (!isfinite(out->vg[c][k]))
-					continue;
-				const rp_lm_moments m = exact(vd_ns[k], vd_delta[c], vd_f[c], out->t[c][k], 1),
-				                    a = exact(vd_ns[k], vd_delta[c], vd_f[c], out->t[c][k], 0);
-				py[c][k] = rp_lm_vd_generator(&m);
-				ay[c][k] = rp_lm_vd_generator(&a);
-				gy[c][k] = out->vg[c][k];
-				gb[c][0][k] = gy[c][k] - out->seg[c][k];
-				gb[c][1][k] = gy[c][k] + out->seg[c][k];
-			}
-			ser[2 * c].x = ser[2 * c + 1].x = nx;
-			ser[2 * c].y = py[c];
-			ser[2 * c + 1].y = gy[c];
-			ser[2 * c].n = ser[2 * c + 1].n = VD_NN;
-			ser[2 * c + 1].lo = gb[c][0];
-			ser[2 * c + 1].hi = gb[c][1];
-			if (vd_delta[c] > 1) { /* for delta = 1 the algorithm is the paper's recursion */
-				snprintf(lab[ns], sizeof lab[0], "exact, the algorithm, delta = %d, f = %g", vd_delta[c], vd_f[c]);
-				ser[ns] = (lbt_series){.label = lab[ns], .x = nx, .y = ay[c], .n = VD_NN, .draw = LBT_DRAW_LINE,
-				                       .colour = 1 + c, .dash = 3};
-				ns++;
-			}
-		}
-		lbt_axes an = {.title = "Fig. 6: variation density of the generator after t operations (t as in the table)",
-		               .xlabel = "processors n", .ylabel = "VD(v_t)", .intx = 1, .key = "outside right",
-		               .note = "the paper's recursion (delta > 1: relaxed); exact, the algorithm: dotted; marks: our runs, ± 1 s.e."};
-		int pn = rp_plot(o, "luling-fig6-n", &an, ser, ns, e);
-		/* a missing gnuplot is noted (rp_plot) and leaves the tables as they are */
-		status = ps && ps != LBT_EUNSUP ? ps : p6 && p6 != LBT_EUNSUP ? p6 : pn && pn != LBT_EUNSUP ? pn : LBT_OK;
+		vd_md_table(f, out, R);
+		vd_md_fig6(f, out, R);
+		status = vd_plots(o, out, e);
 	}
 	free(out);
 	return status;
