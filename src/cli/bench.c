@@ -464,10 +464,6 @@ int cmd_bench(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	status = 0;
-#ifdef LBT_INSTRUMENTED
-	fprintf(stderr, "lbtorus bench: this build is instrumented by sanitizers: its speeds are not the hardware's, "
-	                "and its fractions of the bandwidth bound mean nothing\n");
-#endif
 	lbt_err err;
 	lbt_outfile out;
 	FILE *js = NULL;
@@ -481,6 +477,10 @@ int cmd_bench(int argc, char **argv)
 	cpu_name(cpu, sizeof cpu);
 	double load0 = loadavg();
 	printf("lbtorus %s bench on %s, %d cores, load average %.2f at start\n", LBT_VERSION, cpu, a.ncores, load0);
+#ifdef LBT_INSTRUMENTED
+	printf("this build is instrumented by sanitizers: its speeds are not the hardware's, and its fractions of the "
+	       "bandwidth bound mean nothing\n");
+#endif
 	if (js)
 		fprintf(js, "{\"lbtorus\":\"%s\",\"cpu\":\"%s\",\"cores\":%d,\"load_average_start\":%.2f,"
 		            "\"seconds_per_measurement\":%g,\"init\":\"%s\",\"headline\":[",
