@@ -178,26 +178,6 @@ static measure time_steps(lbt_state *st, const lbt_grid *start, const lbt_worklo
 	return m;
 }
 
-static void cpu_name(char *buf, size_t n)
-{
-	snprintf(buf, n, "unknown CPU");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, "model name", 10)) {
-			char *p = strchr(line, ':');
-			if (p) {
-				p += 1 + (p[1] == ' ');
-				p[strcspn(p, "\n")] = 0;
-				snprintf(buf, n, "%s", p);
-			}
-			break;
-		}
-	fclose(f);
-}
-
 static double loadavg(void)
 {
 	double l = -1;
@@ -474,7 +454,7 @@ int cmd_bench(int argc, char **argv)
 		js = out.f;
 	}
 	char cpu[256];
-	cpu_name(cpu, sizeof cpu);
+	lbt_cpu_model(cpu, sizeof cpu);
 	double load0 = loadavg();
 	printf("lbtorus %s bench on %s, %d cores, load average %.2f at start\n", LBT_VERSION, cpu, a.ncores, load0);
 #ifdef LBT_INSTRUMENTED

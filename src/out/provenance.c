@@ -80,9 +80,9 @@ void lbt_provenance_set_argv(int argc, char *const argv[])
 	*w = 0;
 }
 
-static void cpu_model(char *buf, size_t n)
+void lbt_cpu_model(char *buf, size_t n)
 {
-	snprintf(buf, n, "unknown");
+	snprintf(buf, n, "unknown CPU");
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	if (!f)
 		return;
@@ -106,7 +106,7 @@ typedef struct {
 
 static void gather(facts *x, const char *isa, int threads)
 {
-	cpu_model(x->cpu, sizeof x->cpu);
+	lbt_cpu_model(x->cpu, sizeof x->cpu);
 	if (gethostname(x->host, sizeof x->host) || !*x->host)
 		snprintf(x->host, sizeof x->host, "unknown");
 	x->host[sizeof x->host - 1] = 0;

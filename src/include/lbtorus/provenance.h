@@ -25,6 +25,9 @@ int lbt_provenance_add_input(const char *role, const char *path, lbt_err *e);
 /* The last input named ROLE taken out again (a library call whose records
  * depended on it has ended). */
 void lbt_provenance_drop_input(const char *role);
+/* The CPU's model name (the first "model name" of /proc/cpuinfo), or
+ * "unknown CPU", into buf. */
+void lbt_cpu_model(char *buf, size_t n);
 /* `git describe --always --dirty` of the source the library was built from
  * (its version where there was no git), and the compiler and its flags. */
 const char *lbt_build_git(void);
