@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "comm/comm.h" /* lbt_cut: a slab made by hand */
 
 void th_open(lbt_state *st, const char *shape, const char *boundary, const char *method,
              const char *init, const char *isa)
@@ -270,4 +271,72 @@ const char *th_csv_body(const char *text)
 		text = nl ? nl + 1 : text + strlen(text);
 	}
 	return text;
+}
+
+void th_workload_on_slabs(const lbt_setup *set, const char *spec, const int64_t *layers, int nslabs)
+{
+	enum { STEPS = 6, MAXSLABS = 4 };
+	cr_assert(nslabs >= 1 && nslabs <= MAXSLABS);
+	lbt_state one;
+	lbt_err e;
+	cr_assert_eq(lbt_state_open(&one, set, &e), LBT_OK, "%s", e.msg);
+	static lbt_workload w;
+	cr_assert_eq(lbt_workload_parse(&w, spec, one.method->load, &e), LBT_OK, "%s", e.msg);
+	const lbt_field *f = lbt_grid_field(&one.grid, one.method->load == LBT_LOAD_REAL ? "real" : "load");
+	const size_t cell = lbt_type_size(f->type);
+	const int64_t P = lbt_shape_pes(&one.grid.shape);
+	char *init = malloc((size_t)P * cell), *want = malloc((size_t)P * cell), *got = malloc((size_t)P * cell);
+	lbt_field_export(&one.grid, f, init);
+	void *ws;
+	lbt_work_counts cw[STEPS] = {{0}};
+	cr_assert_eq(w.open_spec(&ws, &w, &one, &e), LBT_OK, "%s", e.msg);
+	for (int t = 0; t < STEPS; t++)
+		cr_assert_eq(w.phase(ws, &one, t, 9, &cw[t], &e), LBT_OK, "%s", e.msg);
+	w.close(ws);
+	lbt_field_export(&one.grid, f, want);
+
+	lbt_state slab[MAXSLABS];
+	void *sws[MAXSLABS];
+	lbt_cut cut[MAXSLABS];
+	const lbt_shape *sh = &one.grid.shape;
+	int axis = 0;
+	while (axis < sh->dims - 1 && sh->ext[axis] < 2)
+		axis++;
+	const int64_t layer = P / sh->ext[axis];
+	for (int k = 0, lo = 0; k < nslabs; lo += (int)layers[k], k++) {
+		char shape[64] = "";
+		for (int d = 0; d < sh->dims; d++)
+			snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", d ? "x" : "",
+			         (long long)(d == axis ? layers[k] : sh->ext[d]));
+		lbt_setup ss = *set;
+		ss.shape = shape;
+		cr_assert_eq(lbt_state_open(&slab[k], &ss, &e), LBT_OK, "%s", e.msg);
+		lbt_field_import(&slab[k].grid, lbt_grid_field(&slab[k].grid, f->name), init + (size_t)(lo * layer) * cell);
+		cut[k] = (lbt_cut){.axis = axis, .gext = sh->ext[axis], .torus = 1, .lo = lo, .rank = 0, .ranks = 1};
+		slab[k].grid.cut = &cut[k];
+		slab[k].grid.whole = *sh;
+		cr_assert_eq(w.open_spec(&sws[k], &w, &slab[k], &e), LBT_OK, "%s", e.msg);
+	}
+	for (int t = 0; t < STEPS; t++) {
+		lbt_work_counts c = {0};
+		for (int k = 0; k < nslabs; k++)
+			cr_assert_eq(w.phase(sws[k], &slab[k], t, 9, &c, &e), LBT_OK, "%s", e.msg);
+		cr_assert(!memcmp(&c, &cw[t], sizeof c), "%s with %s on %s cut into %d slabs, step %d: generated %.17g / %.17g, "
+		          "completed %.17g / %.17g, idle %.17g / %.17g (the slabs' sum / one process: a counter added on "
+		          "every rank?)", spec, set->method, set->shape, nslabs, t, c.generated, cw[t].generated,
+		          c.completed, cw[t].completed, c.idle_capacity, cw[t].idle_capacity);
+	}
+	for (int k = 0, lo = 0; k < nslabs; lo += (int)layers[k], k++) {
+		lbt_field_export(&slab[k].grid, lbt_grid_field(&slab[k].grid, f->name), got + (size_t)(lo * layer) * cell);
+		w.close(sws[k]);
+		slab[k].grid.cut = NULL; /* the hand-made cut is not the grid's to free */
+		slab[k].grid.whole = slab[k].grid.shape;
+		lbt_state_close(&slab[k]);
+	}
+	cr_assert(!memcmp(got, want, (size_t)P * cell), "%s with %s on %s: the slabs' loads differ from one process's",
+	          spec, set->method, set->shape);
+	free(init);
+	free(want);
+	free(got);
+	lbt_state_close(&one);
 }

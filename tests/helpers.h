@@ -55,6 +55,17 @@ void th_usage_error(const char *dir, const char *const *argv, const char *needle
  * with spaces to a 64-byte boundary and a newline (unless raw), then n data bytes. */
 void th_write_npy(const char *path, int major, const char *header, int raw, const void *data, size_t n);
 
+/* A workload's phase on a torus cut by hand into slabs: the torus of `set`
+ * cut along its first axis of extent >= 2 into nslabs slabs of the given
+ * layers, a state per slab with the whole's initial loads there and a cut
+ * saying where it lies (one rank of one: its reductions are the values
+ * themselves); the workload `spec` runs 6 steps on the slabs in order with
+ * one set of counters, as the reduction over ranks adds every rank's. The
+ * counters and the loads must be one process's, bit for bit: a draw for the
+ * wrong PE, a task on the wrong slab, or a counter every rank adds for the
+ * whole torus (counted once per slab) shows. */
+void th_workload_on_slabs(const lbt_setup *set, const char *spec, const int64_t *layers, int nslabs);
+
 #define TH_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 #endif

@@ -208,80 +208,13 @@ Test(comm, one_slab_equals_one_process_with_a_workload)
 		workload_as_serial(cut_method(LBT_LOAD_REAL, k)->name, cybenko_real[k], 0);
 }
 
-/* A slab that is not the first, in every build: the torus `whole` is cut by
- * hand into slabs of the given layers along its first axis with links; a
- * state per slab gets the whole's initial loads there and a cut that says
- * where it lies (one rank of one: the reductions are the values
- * themselves), and the workload's phase runs on the slabs in order with one
- * set of counters, as the reduction over ranks adds them (real-valued ones
- * one PE after the other, as lbt_comm_chain passes them on). The loads and
- * counters must be one process's, bit for bit: a draw for the wrong PE, or
- * the generator's task on the wrong slab, shows. (tests/test_contract.c
+/* A slab that is not the first, in every build (th_workload_on_slabs: the
+ * slabs' loads and counters are one process's). (tests/test_contract.c
  * checks every workload of the registry so, on every method that runs cut.) */
 static void slabs_draw_as_one(const char *whole, const int64_t *layers, int nslabs, const char *method, const char *spec)
 {
-	enum { STEPS = 6 };
-	lbt_state one;
-	lbt_err e;
-	lbt_setup set = {.shape = whole, .method = method, .init = "uniform:0:4", .seed = 3, .threads = 2};
-	cr_assert_eq(lbt_state_open(&one, &set, &e), LBT_OK, "%s", e.msg);
-	static lbt_workload w;
-	cr_assert_eq(lbt_workload_parse(&w, spec, one.method->load, &e), LBT_OK, "%s", e.msg);
-	const lbt_field *f = lbt_grid_field(&one.grid, one.method->load == LBT_LOAD_REAL ? "real" : "load");
-	const size_t cell = lbt_type_size(f->type);
-	const int64_t P = lbt_shape_pes(&one.grid.shape);
-	char *init = malloc((size_t)P * cell), *want = malloc((size_t)P * cell), *got = malloc((size_t)P * cell);
-	lbt_field_export(&one.grid, f, init);
-	void *ws;
-	lbt_work_counts cw[STEPS] = {{0}};
-	cr_assert_eq(w.open_spec(&ws, &w, &one, &e), LBT_OK, "%s", e.msg);
-	for (int t = 0; t < STEPS; t++)
-		cr_assert_eq(w.phase(ws, &one, t, 9, &cw[t], &e), LBT_OK, "%s", e.msg);
-	w.close(ws);
-	lbt_field_export(&one.grid, f, want);
-
-	lbt_state slab[4];
-	void *sws[4];
-	lbt_cut cut[4];
-	const lbt_shape *sh = &one.grid.shape;
-	int axis = 0;
-	while (axis < sh->dims - 1 && sh->ext[axis] < 2)
-		axis++;
-	const int64_t layer = P / sh->ext[axis];
-	for (int k = 0, lo = 0; k < nslabs; lo += (int)layers[k], k++) {
-		char shape[64] = "";
-		for (int d = 0; d < sh->dims; d++)
-			snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", d ? "x" : "",
-			         (long long)(d == axis ? layers[k] : sh->ext[d]));
-		lbt_setup ss = set;
-		ss.shape = shape;
-		cr_assert_eq(lbt_state_open(&slab[k], &ss, &e), LBT_OK, "%s", e.msg);
-		lbt_field_import(&slab[k].grid, lbt_grid_field(&slab[k].grid, f->name), init + (size_t)(lo * layer) * cell);
-		cut[k] = (lbt_cut){.axis = axis, .gext = sh->ext[axis], .torus = 1, .lo = lo, .rank = 0, .ranks = 1};
-		slab[k].grid.cut = &cut[k];
-		slab[k].grid.whole = *sh;
-		cr_assert_eq(w.open_spec(&sws[k], &w, &slab[k], &e), LBT_OK, "%s", e.msg);
-	}
-	for (int t = 0; t < STEPS; t++) {
-		lbt_work_counts c = {0};
-		for (int k = 0; k < nslabs; k++)
-			cr_assert_eq(w.phase(sws[k], &slab[k], t, 9, &c, &e), LBT_OK, "%s", e.msg);
-		cr_assert(!memcmp(&c, &cw[t], sizeof c), "%s on %s, step %d: generated %.17g / %.17g, completed %.17g / %.17g, "
-		          "idle %.17g / %.17g", spec, whole, t, c.generated, cw[t].generated, c.completed, cw[t].completed,
-		          c.idle_capacity, cw[t].idle_capacity);
-	}
-	for (int k = 0, lo = 0; k < nslabs; lo += (int)layers[k], k++) {
-		lbt_field_export(&slab[k].grid, lbt_grid_field(&slab[k].grid, f->name), got + (size_t)(lo * layer) * cell);
-		w.close(sws[k]);
-		slab[k].grid.cut = NULL; /* the hand-made cut is not the grid's to free */
-		slab[k].grid.whole = slab[k].grid.shape;
-		lbt_state_close(&slab[k]);
-	}
-	cr_assert(!memcmp(got, want, (size_t)P * cell), "%s on %s: the slabs' loads differ from one process's", spec, whole);
-	free(init);
-	free(want);
-	free(got);
-	lbt_state_close(&one);
+	const lbt_setup set = {.shape = whole, .method = method, .init = "uniform:0:4", .seed = 3, .threads = 2};
+	th_workload_on_slabs(&set, spec, layers, nslabs);
 }
 
 Test(comm, a_slab_draws_with_its_global_indices)

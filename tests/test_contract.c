@@ -677,7 +677,6 @@ Test(contract, cut_on_slabs_made_by_hand_equals_one_process)
  * whole torus counts once per slab and shows. */
 Test(contract, workload_counters_summed_over_slabs_equal_one_process)
 {
-	enum { STEPS = 6 };
 	static const char *const wholes[] = {"7x5", "10", "1x9x4"};
 	for (const lbt_workload *const *w = lbt_workloads(); *w; w++) {
 		if (!(*w)->phase && !(*w)->open_spec)
@@ -686,60 +685,15 @@ Test(contract, workload_counters_summed_over_slabs_equal_one_process)
 			if (!((*m)->flags & LBT_M_CUT) || !fits(*w, *m))
 				continue;
 			for (size_t h = 0; h < sizeof wholes / sizeof *wholes; h++) {
-				lbt_setup cfg = {.shape = wholes[h], .method = (*m)->name, .init = init_for(*w), .isa = "scalar",
-				                 .seed = 3, .threads = 2};
-				lbt_state one;
-				lbt_err e;
-				cr_assert_eq(lbt_state_open(&one, &cfg, &e), LBT_OK, "%s", e.msg);
-				static lbt_workload wl;
-				cr_assert_eq(lbt_workload_parse(&wl, (*w)->example, (*m)->load, &e), LBT_OK, "%s", e.msg);
-				const lbt_field *f = lbt_grid_field(&one.grid, field_of(*m));
-				const size_t cell = lbt_type_size(f->type);
-				const int64_t P = lbt_shape_pes(&one.grid.shape);
-				char *init = malloc((size_t)P * cell), *want = malloc((size_t)P * cell), *got = malloc((size_t)P * cell);
-				lbt_field_export(&one.grid, f, init);
-				void *ws;
-				lbt_work_counts cw[STEPS] = {{0}};
-				cr_assert_eq(wl.open_spec(&ws, &wl, &one, &e), LBT_OK, "%s", e.msg);
-				for (int t = 0; t < STEPS; t++)
-					cr_assert_eq(wl.phase(ws, &one, t, 9, &cw[t], &e), LBT_OK, "%s", e.msg);
-				wl.close(ws);
-				lbt_field_export(&one.grid, f, want);
-
+				const lbt_setup cfg = {.shape = wholes[h], .method = (*m)->name, .init = init_for(*w),
+				                       .isa = "scalar", .seed = 3, .threads = 2};
+				lbt_shape sh;
+				cr_assert_eq(lbt_shape_parse(&sh, wholes[h], NULL), LBT_OK);
 				int axis;
 				int64_t layers[3];
-				const int ns = cut_layers(&one.grid.shape, &axis, layers);
-				slab sl[3];
-				void *sws[3];
-				for (int i = 0, lo = 0; i < ns; lo += (int)layers[i], i++) {
-					slab_open(&sl[i], &one, &cfg, axis, lo, layers[i], NULL);
-					lbt_field_import(&sl[i].st.grid, lbt_grid_field(&sl[i].st.grid, f->name),
-					                 init + (size_t)sl[i].first * cell);
-					cr_assert_eq(wl.open_spec(&sws[i], &wl, &sl[i].st, &e), LBT_OK, "%s", e.msg);
-				}
-				for (int t = 0; t < STEPS; t++) {
-					lbt_work_counts c = {0};
-					for (int i = 0; i < ns; i++)
-						cr_assert_eq(wl.phase(sws[i], &sl[i].st, t, 9, &c, &e), LBT_OK, "%s", e.msg);
-					cr_assert(c.generated == cw[t].generated && c.completed == cw[t].completed &&
-					          c.idle_capacity == cw[t].idle_capacity,
-					          "%s on %s cut into %d slabs, step %d: generated %.17g / %.17g, completed %.17g / %.17g, "
-					          "idle %.17g / %.17g (the slabs' sum / one process: a counter added on every rank?)",
-					          (*w)->example, wholes[h], ns, t, c.generated, cw[t].generated, c.completed,
-					          cw[t].completed, c.idle_capacity, cw[t].idle_capacity);
-				}
-				for (int i = 0; i < ns; i++) {
-					lbt_field_export(&sl[i].st.grid, lbt_grid_field(&sl[i].st.grid, f->name),
-					                 got + (size_t)sl[i].first * cell);
-					wl.close(sws[i]);
-					slab_close(&sl[i]);
-				}
-				cr_assert(!memcmp(got, want, (size_t)P * cell), "%s on %s: the slabs' loads differ from one process's",
-				          (*w)->example, wholes[h]);
-				free(init);
-				free(want);
-				free(got);
-				lbt_state_close(&one);
+				const int ns = cut_layers(&sh, &axis, layers);
+				cr_assert(ns > 0, "%s cannot be cut", wholes[h]);
+				th_workload_on_slabs(&cfg, (*w)->example, layers, ns);
 			}
 		}
 	}
