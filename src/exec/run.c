@@ -284,6 +284,20 @@ typedef struct {
 	int ref_open;
 } run_loop;
 
+/* The cycle detector, --verify's reference and the workload, as far as
+ * they are open. */
+static void close_opened(run_loop *l)
+{
+	if (l->watch)
+		lbt_cycle_close(&l->cyc);
+	if (l->ref_open) {
+		lbt_method_close(&l->ref);
+		lbt_grid_free(&l->ref.grid);
+	}
+	if (l->wl && l->wl->close)
+		l->wl->close(l->wws);
+}
+
 /* Open: the workload (it may place the first tasks, a tree's roots), step
  * 0's record and its checks, then the observers: --verify's reference and
  * the cycle detector. On failure everything opened is closed again. */
@@ -318,14 +332,8 @@ static int loop_open(run_loop *l)
 	l->rexpect = l->r.total;
 	return LBT_OK;
 fail:
-	l->watch = 0;
-	if (l->ref_open) {
-		lbt_method_close(&l->ref);
-		lbt_grid_free(&l->ref.grid);
-		l->ref_open = 0;
-	}
-	if (l->wl && l->wl->close)
-		l->wl->close(l->wws);
+	l->watch = 0; /* the detector is the last opened: it failed, or was not asked for */
+	close_opened(l);
 	return status;
 }
 
@@ -513,14 +521,7 @@ static void loop_close(run_loop *l, int status)
 		out->seq_time = lbt_app_sequential(st, l->N);
 		out->speedup = out->seq_time / out->app_time;
 	}
-	if (l->watch)
-		lbt_cycle_close(&l->cyc);
-	if (l->ref_open) {
-		lbt_method_close(&l->ref);
-		lbt_grid_free(&l->ref.grid);
-	}
-	if (l->wl && l->wl->close)
-		l->wl->close(l->wws);
+	close_opened(l);
 }
 
 int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
