@@ -175,7 +175,7 @@ Test(report, workload_runs_get_their_own_columns)
 	const char *nna = strstr(w, "| nna | 16x16 | 256 | torus | const:0 | steps:300 | 1 | 300 | 100 | 500 ± 5 | 76901 | 76800 |\n");
 	cr_assert(fos && nna && fos < nna, "%s", so);
 	const char *end = strstr(w, "\nColumns:");
-	cr_assert(end && !memmem(w, (size_t)(end - w), "Ldiff", 5) && !memmem(w, (size_t)(end - w), "efficiency", 10),
+	cr_assert(w && end && !memmem(w, (size_t)(end - w), "Ldiff", 5) && !memmem(w, (size_t)(end - w), "efficiency", 10),
 	          "no static or tree columns in the workload's table:\n%s", so);
 	cr_assert(strstr(so, "*sqdev_mean ± se* is the mean over the row's seeds"), "%s", so);
 	free(so), free(se);
