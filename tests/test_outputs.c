@@ -423,3 +423,35 @@ Test(outputs, checksums_are_sha256)
 	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "FIPS 180-4's \"abc\"");
 	th_rm_tree(dir);
 }
+
+/* A string written into JSON is valid JSON whatever its bytes: a command line
+ * or a file name may hold bytes that are not UTF-8. Each byte that does not
+ * begin a well-formed sequence (RFC 3629, Table 3-7 of the Unicode Standard:
+ * no overlong forms, no surrogates, nothing above U+10FFFF) becomes U+FFFD;
+ * the expected strings below are derived from those rules by hand. */
+Test(outputs, json_strings_are_valid_utf8)
+{
+	static const struct { const char *in, *out; } c[] = {
+		{ "plain", "\"plain\"" },
+		{ "q\"b\\n\n", "\"q\\\"b\\\\n\\u000a\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "a\xff" "b", "\"a\\ufffdb\"" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },            /* overlong '/' */
+		{ "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },  /* overlong, 3 bytes */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },  /* surrogate U+D800 */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* > U+10FFFF */
+		{ "x\xe2\x82", "\"x\\ufffd\\ufffd\"" },           /* cut short at the end */
+		{ "\xe2\x82" "a", "\"\\ufffd\\ufffda\"" },        /* cut short by an ASCII byte */
+		{ "\x80", "\"\\ufffd\"" },                        /* a lone continuation */
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		cr_assert(f);
+		lbt_json_string(f, c[i].in);
+		fclose(f);
+		cr_expect_str_eq(buf, c[i].out, "case %zu: got %s", i, buf);
+		free(buf);
+	}
+}

@@ -336,16 +336,30 @@ void lbt_json_number(FILE *f, double v, int digits)
 		fputs("null", f);
 }
 
+/* A JSON string of s: quotes and backslashes escaped, control characters as
+ * \u00XX, and each byte that does not begin a well-formed UTF-8 sequence
+ * (a command line or a file name may hold any bytes) as U+FFFD, so that what
+ * is written is always valid JSON. */
 void lbt_json_string(FILE *f, const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
+
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
+	while (*u) {
+		int n = utf8_len(u);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			u++;
+		} else if (*u == '"' || *u == '\\') {
 			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
+			fputc(*u++, f);
+		} else if (*u < 0x20) {
+			fprintf(f, "\\u%04x", *u++);
+		} else {
+			fwrite(u, 1, (size_t)n, f);
+			u += n;
+		}
 	}
 	fputc('"', f);
 }
