@@ -19,7 +19,7 @@ static void help(void)
 	       "                     (sweep --shape 8,16: two rings), so 8,8 is refused here.\n"
 	       "                     Axis 0 is the paper's dimension d = 1 and runs first; the\n"
 	       "                     last axis is contiguous. Optional with --init file:.\n"
-	       "  --boundary B       torus (default), mesh, or one per axis: torus,mesh\n"
+	       "  --boundary B       torus (default), mesh, or one per axis: torus/mesh\n"
 	       "  --method M         default lm-c5; one of:\n", LBT_MAXD);
 	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
 		printf("                       %-8s %s", (*m)->name, (*m)->summary);

@@ -18,7 +18,7 @@ static void help(void)
 	       "  lbtorus run --init file:FILE.npy --method M --until balanced\n"
 	       "\n"
 	       "  --shape SHAPE     a small torus: 16, 6x6, 4x4x4\n"
-	       "  --boundary B      torus (default), mesh, or one per axis\n"
+	       "  --boundary B      torus (default), mesh, or one per axis: torus/mesh\n"
 	       "  --method M        default lm-c5\n"
 	       "  --ldiff L         max - min of every candidate (>= 1)\n"
 	       "  --total S         sum of the loads (or --mean M: S = M * P)\n"

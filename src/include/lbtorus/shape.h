@@ -23,7 +23,8 @@ typedef struct {
 /* "64x128" (also "64X128" or "64×128"); every extent >= 1. A comma is refused, naming the
  * x spelling: it separates the shapes of a list. Boundaries default to torus. */
 int lbt_shape_parse(lbt_shape *s, const char *text, lbt_err *e);
-/* "torus", "mesh", or one word per axis: "torus/mesh" (also "torus,mesh"). */
+/* "torus", "mesh", or one word per axis: "torus/mesh" (also "torus,mesh", as
+ * records write it: a sweep splits its lists at commas before this). */
 int lbt_boundary_parse(lbt_shape *s, const char *text, lbt_err *e);
 /* Every shape a run may have: 1..LBT_MAXD axes, extents >= 1, at most
  * LBT_MAX_PES PEs. --shape and a .npy header are both held to it; what
