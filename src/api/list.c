@@ -52,7 +52,7 @@ int lbt_workload_describe(int i, lbt_workload_info *d)
 	for (int k = 0; i >= 0 && d && w[k]; k++)
 		if (k == i) {
 			*d = (lbt_workload_info){.name = w[k]->name, .summary = w[k]->summary, .usage = w[k]->usage,
-			                         .tasks = w[k]->tasks};
+			                         .tasks = w[k]->tasks, .example = w[k]->example};
 			return LBT_OK;
 		}
 	return LBT_EINVAL;
