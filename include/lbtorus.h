@@ -227,7 +227,8 @@ typedef struct {
 	const volatile sig_atomic_t *interrupt;
 	void (*note)(void *ctx, const char *line); /* progress, a line at a time; may be NULL */
 	void *ctx;
-	void *reserved[16];
+	int titles;           /* reproduce: a title on each plot (default none: a figure has a caption) */
+	void *reserved[15];
 } lbt_batch;
 LBT_API lbt_batch lbt_batch_default(void);
 /* The runs of the sweep spec file `spec` (docs/usage.md) not yet recorded in
