@@ -132,16 +132,18 @@ LBT_API void lbt_sim_close(lbt_sim *sim); /* NULL: nothing */
  * max_steps, a fixed point, a recurring state, the interrupt or the
  * observer stops it); observe may be NULL. */
 LBT_API int lbt_sim_run(lbt_sim *sim, lbt_observer observe, void *ctx, lbt_err *e);
-/* One run of exactly n steps from the current state (a workload's phase
- * before each), which opens the workload afresh: Cybenko's arrivals, drawn
- * per step, continue exactly; phases draws new phases at the call's first
- * step; a search tree runs only whole (LBT_EUNSUP: use lbt_sim_run). */
+/* n more steps of one run kept open between calls (a workload's phase
+ * before each): calls of n1, n2, ... leave the bits, the result and the JSON
+ * of one run of steps:n1+n2+... from the state the first call found, with
+ * every workload (its phases, arrivals and search trees go on across the
+ * calls). lbt_sim_run and lbt_sim_field_write end it: the next call starts
+ * a new run from the state they leave. */
 LBT_API int lbt_sim_step(lbt_sim *sim, int64_t n, lbt_err *e);
 
 /* How the last run or steps went; before any: zeros and stop "none". */
 typedef struct {
 	int64_t step;         /* steps the state has taken since it was opened */
-	int64_t steps;        /* steps of the last run */
+	int64_t steps;        /* steps of the last run (lbt_sim_step: all its calls') */
 	int reached;          /* its criterion held when it stopped */
 	int real;             /* the method's loads are real-valued */
 	const char *stop;     /* "until", "max_steps", "stalled", "cycle", "interrupted", "detected" */
@@ -209,7 +211,8 @@ typedef struct {
 	const char *name, *summary;
 	const char *usage;    /* the spec's form: "cybenko:DIST:C" */
 	int tasks;            /* a finite set of tasks: until "done" is its natural end */
-	const void *reserved[8];
+	const char *example;  /* a spec that runs on a small torus ("tree:2:4") */
+	const void *reserved[7];
 } lbt_workload_info;
 LBT_API int lbt_workload_describe(int i, lbt_workload_info *w);
 
@@ -224,7 +227,8 @@ typedef struct {
 	const volatile sig_atomic_t *interrupt;
 	void (*note)(void *ctx, const char *line); /* progress, a line at a time; may be NULL */
 	void *ctx;
-	void *reserved[16];
+	int titles;           /* reproduce: a title on each plot (default none: a figure has a caption) */
+	void *reserved[15];
 } lbt_batch;
 LBT_API lbt_batch lbt_batch_default(void);
 /* The runs of the sweep spec file `spec` (docs/usage.md) not yet recorded in

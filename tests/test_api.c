@@ -1,6 +1,7 @@
 /* test_api.c — the public API (include/lbtorus.h) as a program sees it: this
  * file includes nothing else. A run stepped in pieces is bit for bit the run
- * taken whole (with a workload too: its draws are keyed by the step), an
+ * taken whole (with every method and workload: the run stays open between
+ * the calls), an
  * observer stops a run at the step it says, fields go out and in through
  * strided arrays and the load they carry is what the next run conserves,
  * bad arrays, configs and buffers are refused with a status and one line,
@@ -38,7 +39,99 @@ static void loads(const lbt_sim *s, int32_t *w, int64_t n)
 	cr_assert_eq(lbt_sim_field_read(s, "load", &a, &e), LBT_OK, "%s", e.msg);
 }
 
-/* 7 + 13 steps, and 20 steps, of the same set-up leave the same loads. */
+/* The method's loads ("load" or "real") of s as raw bytes into w. */
+static size_t load_bytes(const lbt_sim *s, int real, void *w, size_t cap)
+{
+	const char *name = real ? "real" : "load";
+	lbt_array a;
+	lbt_err e;
+	cr_assert_eq(lbt_sim_field(s, name, &a, &e), LBT_OK, "%s", e.msg);
+	size_t n = real ? sizeof(double) : sizeof(int32_t);
+	for (int d = 0; d < a.ndim; d++)
+		n *= (size_t)a.shape[d];
+	cr_assert_leq(n, cap);
+	a.data = w;
+	cr_assert_eq(lbt_sim_field_read(s, name, &a, &e), LBT_OK, "%s", e.msg);
+	return n;
+}
+
+/* The JSON record of s's last run without its timing and what follows it
+ * (",\"seconds\":...": the rate and the provenance's date), into buf. */
+static void json_untimed(const lbt_sim *s, char *buf, size_t cap)
+{
+	lbt_err e;
+	cr_assert_eq(lbt_sim_json(s, buf, cap, NULL, &e), LBT_OK, "%s", e.msg);
+	char *t = strstr(buf, ",\"seconds\":");
+	cr_assert_not_null(t, "%s", buf);
+	*t = 0;
+}
+
+/* N = 12 calls of lbt_sim_step(1), after a step(0), leave the loads, the
+ * result and the JSON record (timing aside) of one lbt_sim_run of
+ * steps:12, for every method with every workload the registries describe
+ * whose example fits its loads: a phase, Cybenko's arrivals and a search
+ * tree go on across the calls as in one run. */
+Test(api, steps_one_at_a_time_are_the_whole_run)
+{
+	enum { N = 12 };
+	lbt_method_info m;
+	lbt_workload_info w;
+	int runs = 0;
+	for (int j = 0; lbt_workload_describe(j, &w) == LBT_OK; j++) {
+		int fits = 0;
+		for (int i = 0; lbt_method_describe(i, &m) == LBT_OK; i++) {
+			lbt_config c = lbt_config_default();
+			c.shape = "6x10";
+			c.method = m.name;
+			c.init = w.tasks ? NULL : "uniform:0:9"; /* a search starts on an empty machine */
+			c.workload = w.example;
+			c.seed = 3;
+			c.threads = 1;
+			lbt_err e;
+			if (lbt_config_check(&c, &e) != LBT_OK) {
+				cr_assert(strstr(e.msg, w.name), "%s with %s: refused without naming the workload: %s", m.name,
+				          w.example, e.msg);
+				continue; /* the example is for the other kind of load */
+			}
+			fits++;
+			lbt_sim *a = open_cfg(&c);
+			c.until = "steps:12";
+			lbt_sim *b = open_cfg(&c);
+			cr_assert_eq(lbt_sim_step(a, 0, &e), LBT_OK, "%s", e.msg);
+			for (int k = 0; k < N; k++)
+				cr_assert_eq(lbt_sim_step(a, 1, &e), LBT_OK, "%s with %s, call %d: %s", m.name, w.example, k,
+				             e.msg);
+			cr_assert_eq(lbt_sim_run(b, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+			lbt_result ra, rb;
+			cr_assert_eq(lbt_sim_result(a, &ra, &e), LBT_OK);
+			cr_assert_eq(lbt_sim_result(b, &rb, &e), LBT_OK);
+			cr_assert_str_eq(ra.stop, rb.stop, "%s with %s", m.name, w.example);
+			cr_assert(rb.steps == N || !strcmp(rb.stop, "detected"), "%s with %s: %lld steps", m.name, w.example,
+			          (long long)rb.steps);
+			ra.stop = rb.stop;
+			ra.seconds = rb.seconds;
+			cr_assert(!memcmp(&ra, &rb, sizeof ra), "%s with %s: 12 steps one at a time differ from 12 at once "
+			          "in the result (steps %lld/%lld, generated %g/%g, final max %g/%g)", m.name, w.example,
+			          (long long)ra.steps, (long long)rb.steps, ra.generated, rb.generated, ra.final_max,
+			          rb.final_max);
+			static double la[60], lb[60];
+			const size_t na = load_bytes(a, m.real, la, sizeof la), nb = load_bytes(b, m.real, lb, sizeof lb);
+			cr_assert(na == nb && !memcmp(la, lb, na), "%s with %s: the loads differ", m.name, w.example);
+			static char ja[8192], jb[8192];
+			json_untimed(a, ja, sizeof ja);
+			json_untimed(b, jb, sizeof jb);
+			cr_assert_str_eq(ja, jb, "%s with %s: the JSON records differ", m.name, w.example);
+			lbt_sim_close(a);
+			lbt_sim_close(b);
+		}
+		cr_assert_gt(fits, 0, "no method runs the workload %s's example %s", w.name, w.example);
+		runs += fits;
+	}
+	cr_assert_gt(runs, 0);
+}
+
+/* 7 + 13 steps, and 20 steps, of the same set-up leave the same loads and
+ * results (the pieces are one run of 20 steps). */
 static void pieces_equal_whole(const char *method, const char *workload)
 {
 	lbt_config c = lbt_config_default();
@@ -58,7 +151,7 @@ static void pieces_equal_whole(const char *method, const char *workload)
 	cr_assert_eq(lbt_sim_result(b, &rb, &e), LBT_OK);
 	cr_assert_eq(ra.step, 20);
 	cr_assert_eq(rb.step, 20);
-	cr_assert_eq(ra.steps, 13, "the last piece took 13 steps, not %lld", (long long)ra.steps);
+	cr_assert_eq(ra.steps, 20, "the pieces are one run of 20 steps, not %lld", (long long)ra.steps);
 	int32_t wa[60], wb[60];
 	loads(a, wa, 60);
 	loads(b, wb, 60);
@@ -72,6 +165,47 @@ Test(api, steps_in_pieces_are_the_whole_run)
 {
 	pieces_equal_whole("nna", NULL);
 	pieces_equal_whole("fos-int", "cybenko:poisson:1:1");
+	pieces_equal_whole("lm-c5", "phases:0.1:0.9:0.1:0.7:2:5");
+}
+
+/* A written field ends the steps' run (the next call starts a new one), and
+ * so does lbt_sim_run: the result counts only the new run's steps, and the
+ * state has taken the same 15 steps as 5 steps and a run of 10. */
+Test(api, a_run_or_a_written_field_ends_the_steps)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "6x10";
+	c.method = "nna";
+	c.init = "uniform:0:9";
+	c.threads = 1;
+	c.until = "steps:5";
+	lbt_sim *a = open_cfg(&c);
+	c.until = "steps:10";
+	lbt_sim *b = open_cfg(&c);
+	lbt_err e;
+	cr_assert_eq(lbt_sim_step(a, 3, &e), LBT_OK, "%s", e.msg);
+	int32_t w[60], v[60];
+	loads(a, w, 60);
+	lbt_array arr;
+	cr_assert_eq(lbt_sim_field(a, "load", &arr, &e), LBT_OK, "%s", e.msg);
+	arr.data = w;
+	cr_assert_eq(lbt_sim_field_write(a, "load", &arr, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_step(a, 2, &e), LBT_OK, "%s", e.msg);
+	lbt_result r;
+	cr_assert_eq(lbt_sim_result(a, &r, &e), LBT_OK);
+	cr_assert_eq(r.steps, 2, "the write ended the run of 3: a new one took 2, not %lld", (long long)r.steps);
+	cr_assert_eq(lbt_sim_run(a, NULL, NULL, &e), LBT_OK, "%s", e.msg); /* 5 more */
+	cr_assert_eq(lbt_sim_step(a, 5, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_result(a, &r, &e), LBT_OK);
+	cr_assert_eq(r.steps, 5);
+	cr_assert_eq(r.step, 15);
+	cr_assert_eq(lbt_sim_step(b, 5, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_run(b, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+	loads(a, w, 60);
+	loads(b, v, 60);
+	cr_assert(!memcmp(w, v, sizeof w), "3 + 2 steps, a run of 5 and 5 steps differ from 5 steps and a run of 10");
+	lbt_sim_close(a);
+	lbt_sim_close(b);
 }
 
 /* The observer sees steps 0, 1, ... in order and stops the run at step 5. */
@@ -220,11 +354,9 @@ Test(api, configs_are_checked)
 	cr_assert_eq(lbt_config_param(&c, "alpha", "0.25", &e), LBT_ERANGE);
 	c = lbt_config_default();
 	c.shape = "8x8";
-	c.workload = "tree:2:4";
 	lbt_sim *s = NULL;
 	cr_assert_eq(lbt_sim_open(&s, &c, &e), LBT_OK, "%s", e.msg);
-	cr_assert_eq(lbt_sim_step(s, 3, &e), LBT_EUNSUP);
-	cr_assert(strstr(e.msg, "lbt_sim_run"), "%s", e.msg);
+	cr_assert_eq(lbt_sim_step(s, -1, &e), LBT_EINVAL);
 	lbt_sim_close(s);
 }
 

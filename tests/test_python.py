@@ -120,6 +120,23 @@ def test_dynamic_run_conserves_load(tmp_path):
     assert np.array_equal(pieces.read(), dump) and np.array_equal(sim.read(), dump)
 
 
+def test_steps_go_on_with_phases_and_search_trees(tmp_path):
+    """step() keeps one run open: a search tree and Lüling and Monien's
+    phases go on across the calls, so 1 + 4 + 10 steps leave the record
+    (timing aside) and the loads of the CLI's run of steps:15."""
+    for workload in ('tree:2:6', 'phases:0.1:0.9:0.1:0.7:2:5'):
+        init = 'const:0' if workload.startswith('tree') else 'uniform:0:9'
+        sim = lbtorus.Sim(shape=(8, 8), method='lm-c5', init=init, workload=workload, seed=3, threads=1)
+        for n in (1, 4, 10):
+            sim.step(n)
+        rec, _, dump = cli(tmp_path, '--shape', '8x8', '--method', 'lm-c5', '--init', init, '--workload', workload,
+                           '--seed', '3', '--until', 'steps:15')
+        mine = sim.summary()
+        assert mine['steps'] == 15 and mine['until'] == 'steps:15'
+        same_record(mine, rec)
+        assert np.array_equal(sim.read(), dump)
+
+
 def test_callback_sees_every_step_and_stops_the_run():
     seen = []
     sim = lbtorus.run(shape=(16, 16), until='balanced', threads=1, callback=lambda r: seen.append(r) or r['step'] == 10)

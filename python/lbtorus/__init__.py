@@ -94,7 +94,7 @@ class _ParamInfo(_c.Structure):
 
 class _WorkloadInfo(_c.Structure):
     _fields_ = [('name', _c.c_char_p), ('summary', _c.c_char_p), ('usage', _c.c_char_p), ('tasks', _c.c_int),
-                ('reserved', _c.c_void_p * 8)]
+                ('example', _c.c_char_p), ('reserved', _c.c_void_p * 7)]
 
 
 _NOTE = _c.CFUNCTYPE(None, _c.c_void_p, _c.c_char_p)
@@ -103,7 +103,7 @@ _NOTE = _c.CFUNCTYPE(None, _c.c_void_p, _c.c_char_p)
 class _Batch(_c.Structure):
     _fields_ = [('version', _c.c_uint32), ('threads', _c.c_int), ('isa', _c.c_char_p), ('data_dir', _c.c_char_p),
                 ('quick', _c.c_int), ('interrupt', _c.c_void_p), ('note', _NOTE), ('ctx', _c.c_void_p),
-                ('reserved', _c.c_void_p * 16)]
+                ('titles', _c.c_int), ('reserved', _c.c_void_p * 15)]
 
 
 _OBSERVER = _c.CFUNCTYPE(_c.c_int, _c.c_void_p, _c.POINTER(_Record))
@@ -234,11 +234,12 @@ def methods():
 
 def workloads():
     """The workloads, each a dict: name, summary, usage (the spec's form,
-    "cybenko:DIST:C"), tasks (a finite set of tasks: until "done" ends it)."""
+    "cybenko:DIST:C"), tasks (a finite set of tasks: until "done" ends it),
+    example (a spec that runs on a small torus, "tree:2:4")."""
     out, i, w = [], 0, _WorkloadInfo()
     while _workload_describe(i, _c.byref(w)) == 0:
         out.append({'name': _text(w.name), 'summary': _text(w.summary), 'usage': _text(w.usage),
-                    'tasks': bool(w.tasks)})
+                    'tasks': bool(w.tasks), 'example': _text(w.example)})
         i += 1
     return out
 
@@ -419,8 +420,9 @@ class Sim:
         return out
 
     def step(self, n=1):
-        """Exactly n steps from the current state (n steps in pieces leave
-        the same bits as n at once). Returns self."""
+        """n more steps of one run kept open from call to call: steps in
+        pieces leave the bits and the summary of one run of all of them,
+        with every workload (run() and write() end it). Returns self."""
         err = _Err()
         _check(_interruptibly(self._stop, _sim_step, self._handle(), int(n), _c.byref(err)), err)
         return self

@@ -52,7 +52,7 @@ int lbt_workload_describe(int i, lbt_workload_info *d)
 	for (int k = 0; i >= 0 && d && w[k]; k++)
 		if (k == i) {
 			*d = (lbt_workload_info){.name = w[k]->name, .summary = w[k]->summary, .usage = w[k]->usage,
-			                         .tasks = w[k]->tasks};
+			                         .tasks = w[k]->tasks, .example = w[k]->example};
 			return LBT_OK;
 		}
 	return LBT_EINVAL;
@@ -124,7 +124,7 @@ int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b
 	if (!name || !out_dir)
 		return lbt_errf(e, LBT_EINVAL, "an experiment needs a name and an output directory");
 	const lbt_repro_opts o = {.out_dir = out_dir, .data_dir = b->data_dir, .quick = b->quick, .threads = b->threads,
-	                          .isa = b->isa, .note = b->note, .ctx = b->ctx};
+	                          .isa = b->isa, .note = b->note, .ctx = b->ctx, .titles = b->titles};
 	return lbt_reproduce(name, &o, differs, e);
 }
 

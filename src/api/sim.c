@@ -23,6 +23,7 @@ struct lbt_sim {
 	lbt_run_opts last;      /* the last run's (for its JSON) */
 	lbt_summary sum;
 	int ran;                /* sum and last hold a run */
+	lbt_loop *loop;         /* the run lbt_sim_step keeps open between calls; NULL: none */
 	char *init;             /* the init spec as given (the JSON's "init") */
 	const volatile sig_atomic_t *interrupt;
 	volatile sig_atomic_t halt;
@@ -124,6 +125,7 @@ void lbt_sim_close(lbt_sim *s)
 {
 	if (!s)
 		return;
+	lbt_loop_close(s->loop);
 	lbt_state_close(&s->st);
 	free(s->init);
 	free(s);
@@ -146,7 +148,8 @@ static void on_step(void *ctx, const lbt_step_record *r)
 		s->halt = 1;
 }
 
-static int run(lbt_sim *s, lbt_run_opts *ro, lbt_observer observe, void *ctx, lbt_err *e)
+/* The run's hooks: the caller's observer (NULL: none) and interrupt flag. */
+static void hook(lbt_sim *s, lbt_run_opts *ro, lbt_observer observe, void *ctx)
 {
 	s->observe = observe;
 	s->octx = ctx;
@@ -155,32 +158,51 @@ static int run(lbt_sim *s, lbt_run_opts *ro, lbt_observer observe, void *ctx, lb
 	ro->ctx = s;
 	ro->interrupt = &s->halt;
 	ro->batch = observe == NULL; /* an observer stops the run at the very step it says */
-	s->ran = 0;
-	int status = lbt_run(&s->st, ro, &s->sum, e);
-	s->last = *ro;
-	s->ran = status == LBT_OK;
-	return status;
+}
+
+/* The run lbt_sim_step keeps open ends: the next run or steps start afresh
+ * from the state it left. */
+static void end_steps(lbt_sim *s)
+{
+	lbt_loop_close(s->loop);
+	s->loop = NULL;
 }
 
 int lbt_sim_run(lbt_sim *s, lbt_observer observe, void *ctx, lbt_err *e)
 {
 	if (!s)
 		return lbt_errf(e, LBT_EINVAL, "lbt_sim_run: no run");
+	end_steps(s);
 	lbt_run_opts ro = s->ro;
-	return run(s, &ro, observe, ctx, e);
+	hook(s, &ro, observe, ctx);
+	s->ran = 0;
+	int status = lbt_run(&s->st, &ro, &s->sum, e);
+	s->last = ro;
+	s->ran = status == LBT_OK;
+	return status;
 }
 
 int lbt_sim_step(lbt_sim *s, int64_t n, lbt_err *e)
 {
 	if (!s || n < 0)
 		return lbt_errf(e, LBT_EINVAL, "lbt_sim_step: a run and n >= 0 steps");
-	if (s->ro.workload && s->wl.tasks)
-		return lbt_errf(e, LBT_EUNSUP, "the workload %s places its tasks when a run starts: run it whole "
-		                "(lbt_sim_run), not step by step", s->wl.spec);
-	lbt_run_opts ro = s->ro;
-	ro.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = n};
-	ro.max_steps = n;
-	return run(s, &ro, NULL, NULL, e);
+	int status;
+	s->ran = 0;
+	if (!s->loop) {
+		lbt_run_opts ro = s->ro;
+		ro.until = (lbt_until){.kind = LBT_UNTIL_STEPS};
+		hook(s, &ro, NULL, NULL);
+		if ((status = lbt_loop_open(&s->loop, &s->st, &ro, e)))
+			return status;
+	}
+	s->halt = 0;
+	if ((status = lbt_loop_steps(s->loop, n, e))) {
+		end_steps(s); /* a failed run takes no further steps: the next call opens a new one */
+		return status;
+	}
+	lbt_loop_summary(s->loop, &s->last, &s->sum);
+	s->ran = 1;
+	return LBT_OK;
 }
 
 int lbt_sim_result(const lbt_sim *s, lbt_result *r, lbt_err *e)
@@ -351,8 +373,10 @@ int lbt_sim_field_write(lbt_sim *s, const char *name, const lbt_array *src, lbt_
 			status = lbt_errf(e, LBT_EINVAL, "field '%s': PE %lld holds a value that is not finite", name,
 			                  (long long)i);
 	}
-	if (!status)
+	if (!status) {
+		end_steps(s); /* the loads changed under the run: its totals no longer hold */
 		lbt_field_import(&s->st.grid, f, dense);
+	}
 	free(dense);
 	return status;
 }

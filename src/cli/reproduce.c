@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "lbtorus/reproduce.h"
 
 static void help(void)
 {
@@ -83,8 +82,10 @@ int cmd_reproduce(int argc, char **argv)
 		{"out", 1, 0, O_OUT}, {"quick", 0, 0, O_QUICK}, {"data", 1, 0, O_DATA}, {"threads", 1, 0, O_THREADS},
 		{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"titles", 0, 0, O_TITLES}, {"help", 0, 0, O_HELP},
 		{0, 0, 0, 0}};
-	lbt_repro_opts ro = {.out_dir = "reproduce-out", .note = note};
-	ro.data_dir = cli_data_dir();
+	const char *out_dir = "reproduce-out";
+	lbt_batch batch = lbt_batch_default();
+	batch.note = note;
+	batch.data_dir = cli_data_dir();
 	int64_t v;
 	int o;
 	if (cli_no_empty_values(argc, argv, opts, "reproduce"))
@@ -93,16 +94,16 @@ int cmd_reproduce(int argc, char **argv)
 	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (o) {
-		case O_OUT: ro.out_dir = optarg; break;
-		case O_QUICK: ro.quick = 1; break;
-		case O_DATA: ro.data_dir = optarg; break;
+		case O_OUT: out_dir = optarg; break;
+		case O_QUICK: batch.quick = 1; break;
+		case O_DATA: batch.data_dir = optarg; break;
 		case O_THREADS:
 			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
-			ro.threads = (int)v;
+			batch.threads = (int)v;
 			break;
-		case O_ISA: ro.isa = optarg; break;
-		case O_QUIET: ro.note = NULL; break;
-		case O_TITLES: ro.titles = 1; break;
+		case O_ISA: batch.isa = optarg; break;
+		case O_QUIET: batch.note = NULL; break;
+		case O_TITLES: batch.titles = 1; break;
 		case O_HELP: help(); return 0;
 		default:
 			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
@@ -115,11 +116,10 @@ int cmd_reproduce(int argc, char **argv)
 		return cli_fail(LBT_EINVAL, "reproduce: name an experiment: table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
 		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-cost, luling-figs, "
 		                "luling-table1, luling-compare or all");
-	const char *const *names = lbt_repro_names();
 	for (int i = optind; i < argc; i++) {
 		int known = !strcmp(argv[i], "all");
-		for (const char *const *n = names; *n; n++)
-			known |= !strcmp(argv[i], *n);
+		for (int k = 0; lbt_experiment(k); k++)
+			known |= !strcmp(argv[i], lbt_experiment(k));
 		if (!known)
 			return cli_fail(LBT_EINVAL, "reproduce: unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, "
 			                "jv-fig1, jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-cost, "
@@ -127,34 +127,35 @@ int cmd_reproduce(int argc, char **argv)
 			                argv[i]);
 	}
 	struct stat sb;
-	if (!stat(ro.out_dir, &sb) && !S_ISDIR(sb.st_mode))
-		return cli_fail(LBT_EINVAL, "reproduce: --out %s exists and is not a directory", ro.out_dir);
+	if (!stat(out_dir, &sb) && !S_ISDIR(sb.st_mode))
+		return cli_fail(LBT_EINVAL, "reproduce: --out %s exists and is not a directory", out_dir);
 	int rc = 0;
 	const volatile sig_atomic_t *stop = cli_stop_cleanly();
 	char kept[4200];
-	snprintf(kept, sizeof kept, "the experiments finished before it are in %s", ro.out_dir);
+	snprintf(kept, sizeof kept, "the experiments finished before it are in %s", out_dir);
 	for (int i = optind; i < argc; i++)
-		for (const char *const *n = names; *n; n++) {
-			if (strcmp(argv[i], "all") && strcmp(argv[i], *n))
+		for (int k = 0; lbt_experiment(k); k++) {
+			const char *n = lbt_experiment(k);
+			if (strcmp(argv[i], "all") && strcmp(argv[i], n))
 				continue;
 			lbt_err err;
 			int64_t differs = 0;
 			if (*stop)
 				return cli_interrupted("reproduce", kept);
-			int st = lbt_reproduce(*n, &ro, &differs, &err);
+			int st = lbt_experiment_run(n, out_dir, &batch, &differs, &err);
 			if (st && *stop) /* a commit after the signal was refused: this one is not finished */
 				return cli_interrupted("reproduce", kept);
 			if (st == LBT_EUNSUP) {
-				cli_fail(st, "%s: %s", *n, err.msg);
+				cli_fail(st, "%s: %s", n, err.msg);
 				rc = rc ? rc : EXIT_USAGE;
 			} else if (st)
-				return cli_fail(st, "%s: %s", *n, err.msg);
+				return cli_fail(st, "%s: %s", n, err.msg);
 			if (differs) {
-				cli_fail(LBT_EINTERNAL, "%s: %lld values differ from the paper (see %s/%s.md)", *n,
-				         (long long)differs, ro.out_dir, *n);
+				cli_fail(LBT_EINTERNAL, "%s: %lld values differ from the paper (see %s/%s.md)", n,
+				         (long long)differs, out_dir, n);
 				rc = 1;
 			}
-			printf("%s/%s.md\n", ro.out_dir, *n);
+			printf("%s/%s.md\n", out_dir, n);
 		}
 	return rc;
 }

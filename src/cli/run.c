@@ -8,6 +8,59 @@
 
 #include "cli.h"
 
+/* A parameter's option: its name with '-' for '_' (ca_k: --ca-k), into buf. */
+static const char *option_of(const char *name, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", name);
+	for (char *c = buf; *c; c++)
+		*c = *c == '_' ? '-' : *c;
+	return buf;
+}
+
+/* Whether method i takes the parameter `name`. */
+static int takes(int i, const char *name)
+{
+	lbt_param_info p;
+	for (int j = 0; lbt_param_describe(i, j, &p) == LBT_OK; j++)
+		if (!strcmp(p.name, name))
+			return 1;
+	return 0;
+}
+
+/* --help's methods and their parameters, as the registry describes them
+ * (lbtorus.h): each method with its options and citation, then each
+ * parameter once (in the order the methods first take it) with the methods
+ * that take it. */
+static void help_methods(void)
+{
+	lbt_method_info m;
+	lbt_param_info p;
+	char opt[64];
+	for (int i = 0; lbt_method_describe(i, &m) == LBT_OK; i++) {
+		printf("                       %-8s %s", m.name, m.summary);
+		for (int j = 0; lbt_param_describe(i, j, &p) == LBT_OK; j++)
+			printf("%s--%s", j ? ", " : "  takes ", option_of(p.name, opt, sizeof opt));
+		printf("\n                                [%s]\n", m.citation);
+	}
+	for (int i = 0; lbt_method_describe(i, &m) == LBT_OK; i++)
+		for (int j = 0; lbt_param_describe(i, j, &p) == LBT_OK; j++) {
+			int seen = 0;
+			for (int k = 0; k < i && !seen; k++)
+				seen = takes(k, p.name);
+			if (seen)
+				continue;
+			const char *nm = p.short_name ? p.short_name : p.name;
+			char form[80];
+			snprintf(form, sizeof form, "%s %c", option_of(p.name, opt, sizeof opt), nm[0] - 'a' + 'A');
+			printf("  --%-16s", form);
+			lbt_method_info t;
+			for (int k = 0; lbt_method_describe(k, &t) == LBT_OK; k++)
+				if (takes(k, p.name))
+					printf(" %s", t.name);
+			printf(": %s (default %s)\n", p.help, p.def);
+		}
+}
+
 static void help(void)
 {
 	printf("usage: lbtorus run --shape SHAPE [OPTIONS]\n"
@@ -21,24 +74,7 @@ static void help(void)
 	       "                     last axis is contiguous. Optional with --init file:.\n"
 	       "  --boundary B       torus (default), mesh, or one per axis: torus/mesh\n"
 	       "  --method M         default lm-c5; one of:\n", LBT_MAXD);
-	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
-		printf("                       %-8s %s", (*m)->name, (*m)->summary);
-		for (int i = 0; i < (*m)->nparams; i++)
-			printf("%s--%s", i ? ", " : "  takes ", cli_param_option(&(*m)->params[i]));
-		printf("\n                                [%s]\n", (*m)->citation);
-	}
-	const lbt_param *all[16];
-	int nall = lbt_params_all(all, 16);
-	for (const lbt_param *const *p = all; p < all + nall; p++) {
-		const char *nm = (*p)->short_name ? (*p)->short_name : (*p)->name;
-		char opt[64];
-		snprintf(opt, sizeof opt, "%s %c", cli_param_option(*p), nm[0] - 'a' + 'A');
-		printf("  --%-16s", opt);
-		for (const lbt_method *const *m = lbt_methods(); *m; m++)
-			if (lbt_param_find(*m, (*p)->name))
-				printf(" %s", (*m)->name);
-		printf(": %s (default %s)\n", (*p)->help, (*p)->def);
-	}
+	help_methods();
 	printf("  --init SPEC        initial load (default worst:5):\n"
 	       "                       point:TOTAL    PE (0,...,0) holds TOTAL\n"
 	       "                       worst:C        the paper's worst case: point:C*P\n"
@@ -52,8 +88,9 @@ static void help(void)
 		printf("                       %-16s %s\n", lbt_until_syntax(k), lbt_until_help(k));
 	printf("  --workload SPEC    tasks generated and completed every step, before the method's\n"
 	       "                     step (default none; docs/usage.md, \"Workloads\"):\n");
-	for (const lbt_workload *const *w = lbt_workloads(); *w; w++)
-		printf("                       %-28s %s\n", (*w)->usage, (*w)->summary);
+	lbt_workload_info w;
+	for (int i = 0; lbt_workload_describe(i, &w) == LBT_OK; i++)
+		printf("                       %-28s %s\n", w.usage, w.summary);
 	printf("                     cybenko's DIST: poisson:MU, uniform:LO:HI, bernoulli:P, and for\n"
 	       "                     real-valued methods exp:MU, normal:MU:SIGMA. A tree starts on an\n"
 	       "                     empty machine (--init defaults to const:0); --until done ends it.\n"

@@ -495,38 +495,40 @@ static int observe(run_loop *l, const lbt_counts *k, int *stop)
 	return LBT_OK;
 }
 
-/* Close: the summary's final fields, the application's time after the
- * balancing stopped, and every observer and the workload closed. */
-static void loop_close(run_loop *l, int status)
+/* The summary's final fields into out, which holds the running ones: the
+ * spread once more where the steps took the kernel's extremes, the batch
+ * means, the tree's levels, the application's time after the balancing
+ * stopped. Reads the loop and changes nothing in it, so that a loop kept
+ * open (lbt_loop_summary) can be summed up after every call. */
+static void loop_summary(const run_loop *l, int status, lbt_summary *out)
 {
-	lbt_state *st = l->st;
-	lbt_summary *out = l->out;
-	lbt_step_record *r = &l->r;
-	out->steps = r->step;
-	out->shifts = r->shifts;
-	out->moved = r->moved_total;
-	out->final_max = r->max;
-	out->final_min = r->min;
+	const lbt_state *st = l->st;
+	lbt_step_record r = l->r;
+	out->steps = r.step;
+	out->shifts = r.shifts;
+	out->moved = r.moved_total;
+	out->final_max = r.max;
+	out->final_min = r.min;
+	int64_t total;
 	if (!status && !l->full) /* the steps took the kernel's extremes and total: the spread once, at the end */
-		measure(st, r, l->stddev0, &l->total);
-	out->final_stddev = status ? -1 : r->stddev;
-	out->final_rel = status ? -1 : r->rel;
+		measure(st, &r, l->stddev0, &total);
+	out->final_stddev = status ? -1 : r.stddev;
+	out->final_rel = status ? -1 : r.rel;
 	if (l->wl) {
 		batch_done(&l->bm, out);
 		if (l->wl->levels)
 			out->tree_levels = l->wl->levels(l->wws);
 	}
 	if (!status && l->N > 0) { /* the iterations after balancing stopped run on the final loads */
-		out->app_time += (double)(l->N - r->step) * lbt_app_iteration(st, NULL, NULL);
+		out->app_time += (double)(l->N - r.step) * lbt_app_iteration(st, NULL, NULL);
 		out->seq_time = lbt_app_sequential(st, l->N);
 		out->speedup = out->seq_time / out->app_time;
 	}
-	close_opened(l);
 }
 
-int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
+/* Refuse options lbt_run cannot run, before anything is allocated. */
+static int run_check(const lbt_state *st, const lbt_run_opts *o, lbt_err *e)
 {
-	memset(out, 0, sizeof *out);
 	if (!o || o->version != LBT_RUN_OPTS_VERSION)
 		return lbt_errf(e, LBT_EINVAL, "run options not made by lbt_run_opts_default()");
 	if (o->max_steps < 0 || (o->until.kind == LBT_UNTIL_STEPS && o->until.steps < 0))
@@ -534,14 +536,18 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	if (st->grid.cut && o->verify)
 		return lbt_errf(e, LBT_EINVAL, "--verify runs on one process only, not on a torus cut between ranks");
 	if (o->bare)
-		return run_bare(st, o, out, e);
+		return LBT_OK;
 	if (o->app_iterations < 0 || (o->app_iterations > 0 && !(st->method->flags & LBT_M_SPEEDS)))
 		return lbt_errf(e, LBT_EINVAL, "an application (iterations:%lld) needs iterations >= 0 and a method that "
 		                "models its exchanges (fos-speed, fos-speed-int), not %s", (long long)o->app_iterations,
 		                st->method->name);
-	run_loop *l = calloc(1, sizeof *l);
-	if (!l)
-		return lbt_errf(e, LBT_ENOMEM, "no memory for a run");
+	return LBT_OK;
+}
+
+/* What a run keeps from its options, and the summary's never-reached marks. */
+static void loop_init(run_loop *l, lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
+{
+	memset(out, 0, sizeof *out);
 	*l = (run_loop){.st = st, .o = o, .out = out, .e = e, .N = o->app_iterations};
 	l->wl = o->workload && o->workload->phase ? o->workload : NULL;
 	l->D = lbt_shape_active_dims(&st->grid.whole);
@@ -561,25 +567,117 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	out->shared_shifts = out->balanced_shifts = out->flat_shifts = -1;
 	out->real = l->real;
 	out->tree_levels = -1;
+}
 
+/* Open: the loop, and the caller's on_step for step 0. */
+static int loop_start(run_loop *l)
+{
 	int status = loop_open(l);
-	if (status) {
-		free(l);
-		return status;
-	}
-	if (o->on_step)
-		o->on_step(o->ctx, &l->r);
+	if (!status && l->o->on_step)
+		l->o->on_step(l->o->ctx, &l->r);
+	return status;
+}
+
+/* Steps until the run ends; *ended: by the state itself (the method's
+ * detection, a fixed point, a cycle), which no later call undoes. */
+static int loop_steps(run_loop *l, int *ended)
+{
 	const double t0 = lbt_seconds();
-	out->stop = LBT_STOP_MAX_STEPS;
-	int stop = 0;
+	l->out->stop = LBT_STOP_MAX_STEPS;
+	l->out->reached = 0;
+	int stop = 0, status = LBT_OK;
 	while (!stop && !loop_ends(l)) {
 		lbt_counts k;
 		if ((status = workload_phase(l)) || (status = method_step(l, &k)) || (status = reduce(l, &k)) ||
 		    (status = observe(l, &k, &stop)))
 			break;
 	}
-	out->seconds = lbt_seconds() - t0;
-	loop_close(l, status);
+	l->out->seconds += lbt_seconds() - t0;
+	*ended = stop;
+	return status;
+}
+
+int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
+{
+	memset(out, 0, sizeof *out);
+	int status = run_check(st, o, e);
+	if (status)
+		return status;
+	if (o->bare)
+		return run_bare(st, o, out, e);
+	run_loop *l = calloc(1, sizeof *l);
+	if (!l)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for a run");
+	loop_init(l, st, o, out, e);
+	if (!(status = loop_start(l))) {
+		int ended;
+		status = loop_steps(l, &ended);
+		loop_summary(l, status, out);
+		close_opened(l);
+	}
 	free(l);
 	return status;
+}
+
+/* ---- A run kept open between calls (lbt_sim_step) ------------------------ */
+
+struct lbt_loop {
+	run_loop l;
+	lbt_run_opts o;  /* the loop's own: until steps:N grows by each call */
+	lbt_summary sum; /* the running summary */
+	int ended, failed;
+};
+
+int lbt_loop_open(lbt_loop **lp, lbt_state *st, const lbt_run_opts *o, lbt_err *e)
+{
+	*lp = NULL;
+	int status = run_check(st, o, e);
+	if (status)
+		return status;
+	if (o->bare || o->until.kind != LBT_UNTIL_STEPS || o->app_iterations > 0)
+		return lbt_errf(e, LBT_EINVAL, "a run kept open takes its steps N at a time: until steps:N, without "
+		                "bare timing or an application");
+	lbt_loop *p = calloc(1, sizeof *p);
+	if (!p)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for a run");
+	p->o = *o;
+	p->o.until.steps = 0;
+	loop_init(&p->l, st, &p->o, &p->sum, e);
+	if ((status = loop_start(&p->l))) {
+		free(p);
+		return status;
+	}
+	*lp = p;
+	return LBT_OK;
+}
+
+int lbt_loop_steps(lbt_loop *p, int64_t n, lbt_err *e)
+{
+	if (p->failed)
+		return lbt_errf(e, LBT_EINVAL, "this run failed at step %lld: it takes no further steps",
+		                (long long)p->l.r.step);
+	if (n < 0 || n > INT64_MAX - p->o.until.steps)
+		return lbt_errf(e, LBT_EINVAL, "a run takes n >= 0 more steps, not %lld", (long long)n);
+	p->o.until.steps += n;
+	if (p->ended) /* the state ended it (a detection, a fixed point, a cycle): as one run, it stays ended */
+		return LBT_OK;
+	p->l.e = e;
+	int status = loop_steps(&p->l, &p->ended);
+	p->failed = status != LBT_OK;
+	return status;
+}
+
+void lbt_loop_summary(const lbt_loop *p, lbt_run_opts *o, lbt_summary *out)
+{
+	*o = p->o;
+	*out = p->sum;
+	loop_summary(&p->l, p->failed, out);
+}
+
+void lbt_loop_close(lbt_loop *p)
+{
+	if (!p)
+		return;
+	close_opened(&p->l);
+	free(p);
 }

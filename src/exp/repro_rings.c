@@ -73,59 +73,77 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e)
 	return st;
 }
 
-static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const char *const *methods,
-                      int nm, int have_nna, const rp_claim *cl, lbt_err *e)
-{
-	static const char *const label[MAXM] = {"LM-C0", "LM-C1", "LM-C2", "LM-C3", "LM-C4", "LM-C5", "NNA eq. (5)",
-	                                        "NNA eq. (4)"};
-	int st;
+/* Fig. 5's runs (jobs[m * np + i]: method m on the ring of Ps[i] PEs) and
+ * what is measured from them: LM-C5's sharing against P - 1, and each NNA
+ * rule's shifts over LM-C5's (and, balancing, over LM-C3's) at each P. */
+typedef struct {
+	const rp_job *jobs;
+	const int64_t *Ps;
+	int np, nm, have_nna;
+	const char *const *methods;
+	const rp_claim *cl;
+	const rp_job *c3, *c5, *rule[2]; /* rule: NNA eq. (5), eq. (4); NULL: not built in */
+	double x[MAXP], share_ratio, lmb[MAXP], rb[2][MAXP], rs[2][MAXP], r3[2][MAXP];
+	int exact;     /* LM-C5 shares in exactly P - 1 shifts at every P */
+	char lmq[160]; /* LM-C5's quadratic share at the largest P */
+} fig5;
 
+static int fig5_csv(const lbt_repro_opts *o, const fig5 *F, lbt_err *e)
+{
 	lbt_outfile out;
-	if ((st = rp_open(o, "fig5.csv", &out, e)))
+	int st = rp_open(o, "fig5.csv", &out, e);
+	if (st)
 		return st;
 	fputs("P,method,init,shared_shifts,balanced_shifts,shared_steps,balanced_steps,outcome,period,steps_run\n", out.f);
-	for (int m = 0; m < nm; m++)
-		for (int i = 0; i < np; i++) {
-			const rp_job *j = &jobs[m * np + i];
-			fprintf(out.f, "%lld,%s,%s,", (long long)Ps[i], j->method, j->init);
+	for (int m = 0; m < F->nm; m++)
+		for (int i = 0; i < F->np; i++) {
+			const rp_job *j = &F->jobs[m * F->np + i];
+			fprintf(out.f, "%lld,%s,%s,", (long long)F->Ps[i], j->method, j->init);
 			const int64_t v[4] = {j->shared_shifts, j->balanced_shifts, j->shared_step, j->balanced_step};
 			for (int k = 0; k < 4; k++)
 				v[k] >= 0 ? fprintf(out.f, "%lld,", (long long)v[k]) : fputs(",", out.f);
 			fprintf(out.f, "%s,%lld,%lld\n", outcome(j), (long long)j->period, (long long)j->steps);
 		}
-	if ((st = lbt_out_commit(&out, e)))
-		return st;
+	return lbt_out_commit(&out, e);
+}
 
-	/* The paper's statements, measured on LM-C5 and the two NNA rules. The
-	 * paper gives its ratios "within our range of processor numbers" without
-	 * a mean or a range: we read ours at our largest P, and give the
-	 * geometric mean over P beside it only as context. */
-	const rp_job *c3 = &jobs[3 * np], *c5 = &jobs[5 * np];
-	const rp_job *rule[2] = {have_nna ? &jobs[6 * np] : NULL, have_nna ? &jobs[7 * np] : NULL};
-	static const char *const rule_name[2] = {"NNA of eq. (5) (`nna`, reproduces Table 3)",
-	                                         "NNA of eq. (4) (`nna-def`, deficiency-based)"};
-	double x[MAXP], share_ratio = 0, lmb[MAXP], rb[2][MAXP], rs[2][MAXP], r3[2][MAXP];
-	int exact = 1;
+/* The paper's statements, measured on LM-C5 and the two NNA rules. The
+ * paper gives its ratios "within our range of processor numbers" without a
+ * mean or a range: we read ours at our largest P, and give the geometric
+ * mean over P beside it only as context. */
+static void fig5_measure(fig5 *F)
+{
+	const int np = F->np;
+	F->c3 = &F->jobs[3 * np];
+	F->c5 = &F->jobs[5 * np];
+	F->rule[0] = F->have_nna ? &F->jobs[6 * np] : NULL;
+	F->rule[1] = F->have_nna ? &F->jobs[7 * np] : NULL;
+	F->share_ratio = 0;
+	F->exact = 1;
 	for (int i = 0; i < np; i++) {
-		x[i] = (double)Ps[i];
-		share_ratio += (double)c5[i].shared_shifts / (double)(Ps[i] - 1) / np;
-		exact &= c5[i].shared_shifts == Ps[i] - 1;
-		lmb[i] = nan_if_never(c5[i].balanced_shifts);
+		const rp_job *c5 = &F->c5[i];
+		F->x[i] = (double)F->Ps[i];
+		F->share_ratio += (double)c5->shared_shifts / (double)(F->Ps[i] - 1) / np;
+		F->exact &= c5->shared_shifts == F->Ps[i] - 1;
+		F->lmb[i] = nan_if_never(c5->balanced_shifts);
 		for (int r = 0; r < 2; r++) {
-			rb[r][i] = rule[r] ? nan_if_never(rule[r][i].balanced_shifts) / lmb[i] : NAN;
-			r3[r][i] = rule[r] ? nan_if_never(rule[r][i].balanced_shifts) / nan_if_never(c3[i].balanced_shifts) : NAN;
-			rs[r][i] = rule[r] && c5[i].shared_shifts > 0
-				? nan_if_never(rule[r][i].shared_shifts) / (double)c5[i].shared_shifts : NAN;
+			const rp_job *j = F->rule[r] ? &F->rule[r][i] : NULL;
+			F->rb[r][i] = j ? nan_if_never(j->balanced_shifts) / F->lmb[i] : NAN;
+			F->r3[r][i] = j ? nan_if_never(j->balanced_shifts) / nan_if_never(F->c3[i].balanced_shifts) : NAN;
+			F->rs[r][i] = j && c5->shared_shifts > 0 ? nan_if_never(j->shared_shifts) / (double)c5->shared_shifts
+			                                         : NAN;
 		}
 	}
-	double a, b, qa, qb;
-	rp_fit_lin_quad(x, lmb, np, &qa, &qb);
-	char lmq[160], txt[600];
-	snprintf(lmq, sizeof lmq, "LM-C5: %.3f", qb * x[np - 1] / (qa + qb * x[np - 1]));
+	double qa, qb;
+	const double xl = F->x[np - 1];
+	rp_fit_lin_quad(F->x, F->lmb, np, &qa, &qb);
+	snprintf(F->lmq, sizeof F->lmq, "LM-C5: %.3f", qb * xl / (qa + qb * xl));
+}
 
-	if ((st = rp_open(o, "fig5.md", &out, e)))
-		return st;
-	FILE *f = out.f;
+/* fig5.md's head and tables: shifts until shared and balanced per method
+ * and P, and the NNA rules' ratios to LM at each P. */
+static void fig5_tables(FILE *f, const fig5 *F)
+{
 	fprintf(f, "# Fig. 5 of Henrich (1996): rings, worst case c = 5\n\n"
 	        "P PEs in a ring, 5·P load units on P0. Time in shifts (one per LM step; per NNA\n"
 	        "iteration, per direction the largest amount on one link). \"never\": the state\n"
@@ -133,41 +151,54 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 	        "the paper's §2.3 gives: eq. (5) with footnote 3's net flows (`nna`, the rule that\n"
 	        "reproduces Table 3 exactly) and eq. (4)'s deficiency-based rule (`nna-def`). Data:\n"
 	        "`fig5.csv`; plots: `fig5a.png` (balancing), `fig5b.png` (sharing)%s.\n\n",
-	        have_nna ? "" : ". **NNA is not built into this lbtorus: its columns are missing**");
+	        F->have_nna ? "" : ". **NNA is not built into this lbtorus: its columns are missing**");
 	for (int crit = 0; crit < 2; crit++) {
 		fprintf(f, "### Shifts until %s\n\n| P |", crit ? "balanced (max − min ≤ 1)" : "shared (every PE holds load)");
-		for (int m = 0; m < nm; m++)
-			fprintf(f, " %s |", methods[m]);
+		for (int m = 0; m < F->nm; m++)
+			fprintf(f, " %s |", F->methods[m]);
 		fputs("\n|---:|", f);
-		for (int m = 0; m < nm; m++)
+		for (int m = 0; m < F->nm; m++)
 			fputs("---:|", f);
-		for (int i = 0; i < np; i++) {
-			fprintf(f, "\n| %lld |", (long long)Ps[i]);
-			for (int m = 0; m < nm; m++) {
-				const rp_job *j = &jobs[m * np + i];
+		for (int i = 0; i < F->np; i++) {
+			fprintf(f, "\n| %lld |", (long long)F->Ps[i]);
+			for (int m = 0; m < F->nm; m++) {
+				const rp_job *j = &F->jobs[m * F->np + i];
 				md_cell(f, crit ? j->balanced_shifts : j->shared_shifts, j);
 			}
 		}
 		fputs("\n\n", f);
 	}
-	if (have_nna) {
-		fputs("### The two NNA rules against LM at each P\n\n"
-		      "| P | eq. (5) / LM-C5, balancing | eq. (5) / LM-C5, sharing | eq. (4) / LM-C5, balancing | "
-		      "eq. (4) / LM-C3 = C4, balancing | eq. (4) / LM-C5, sharing |\n|---:|---:|---:|---:|---:|---:|\n", f);
-		for (int i = 0; i < np; i++)
-			fprintf(f, "| %lld | %.2f | %.2f | %.2f | %.2f | %.2f |\n", (long long)Ps[i], rb[0][i], rs[0][i], rb[1][i],
-			        r3[1][i], rs[1][i]);
-		fputc('\n', f);
-	}
+	if (!F->have_nna)
+		return;
+	fputs("### The two NNA rules against LM at each P\n\n"
+	      "| P | eq. (5) / LM-C5, balancing | eq. (5) / LM-C5, sharing | eq. (4) / LM-C5, balancing | "
+	      "eq. (4) / LM-C3 = C4, balancing | eq. (4) / LM-C5, sharing |\n|---:|---:|---:|---:|---:|---:|\n", f);
+	for (int i = 0; i < F->np; i++)
+		fprintf(f, "| %lld | %.2f | %.2f | %.2f | %.2f | %.2f |\n", (long long)F->Ps[i], F->rb[0][i], F->rs[0][i],
+		        F->rb[1][i], F->r3[1][i], F->rs[1][i]);
+	fputc('\n', f);
+}
+
+/* The paper's statements beside ours: LM's sharing, each NNA rule's
+ * balancing and sharing against LM, LM's linear and NNA's quadratic growth. */
+static void fig5_claims(FILE *f, const fig5 *F)
+{
+	static const char *const rule_name[2] = {"NNA of eq. (5) (`nna`, reproduces Table 3)",
+	                                         "NNA of eq. (4) (`nna-def`, deficiency-based)"};
+	const int np = F->np;
+	const long long P0 = (long long)F->Ps[0], Pn = (long long)F->Ps[np - 1];
+	char txt[600];
 	fputs("## The paper's statements beside ours\n\n", f);
 	rp_md_claims_head(f);
-	rp_md_claim(f, &cl[0], share_ratio, exact ? "T = P − 1 exactly for every P" : "not P − 1 for every P");
+	rp_md_claim(f, &F->cl[0], F->share_ratio, F->exact ? "T = P − 1 exactly for every P" : "not P − 1 for every P");
 	for (int k = 0; k < 2; k++) { /* balancing, sharing: one row per NNA rule */
-		const double(*rt)[MAXP] = k ? rs : rb;
+		const double(*rt)[MAXP] = k ? F->rs : F->rb;
 		for (int r = 0; r < 2; r++) {
-			rp_claim c = cl[1 + k];
-			snprintf(c.quantity, sizeof c.quantity, "%s — %s", cl[1 + k].quantity, rule_name[r]);
-			if (!have_nna) {
+			rp_claim c = F->cl[1 + k];
+			if (snprintf(c.quantity, sizeof c.quantity, "%s — %s", F->cl[1 + k].quantity, rule_name[r]) >=
+			    (int)sizeof c.quantity) /* a quantity too long for the table: cut, and said so */
+				memcpy(c.quantity + sizeof c.quantity - 4, "...", 4);
+			if (!F->have_nna) {
 				rp_md_claim(f, &c, NAN, "NNA not built in");
 				continue;
 			}
@@ -176,77 +207,119 @@ static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t
 			for (int i = 0; i < np; i++)
 				if (isfinite(rt[r][i]) && rt[r][i] > 0)
 					lg += log(rt[r][i]), nl++;
-			int len = snprintf(txt, sizeof txt, "at P = %lld (geometric mean over P = %lld..%lld: %.2f)",
-			                   (long long)Ps[np - 1], (long long)Ps[0], (long long)Ps[np - 1], nl ? exp(lg / nl) : NAN);
+			int len = snprintf(txt, sizeof txt, "at P = %lld (geometric mean over P = %lld..%lld: %.2f)", Pn, P0, Pn,
+			                   nl ? exp(lg / nl) : NAN);
 			if (!k)
-				snprintf(txt + len, sizeof txt - (size_t)len, "; against LM-C3 = C4: %.2f", r3[r][np - 1]);
+				snprintf(txt + len, sizeof txt - (size_t)len, "; against LM-C3 = C4: %.2f", F->r3[r][np - 1]);
 			rp_md_claim(f, &c, rt[r][np - 1], txt);
 		}
 	}
-	double sl = rp_loglog_slope(x, lmb, np);
-	rp_md_claim(f, &cl[3], sl, rp_linear_word(sl));
-	if (have_nna) {
-		double nb[MAXP];
-		int len = 0;
-		for (int r = 0; r < 2; r++) {
-			for (int i = 0; i < np; i++)
-				nb[i] = nan_if_never(rule[r][i].balanced_shifts);
-			rp_fit_lin_quad(x, nb, np, &a, &b);
-			len += snprintf(txt + len, sizeof txt - (size_t)len, "NNA eq. (%d): %.3f; ", r ? 4 : 5,
-			                b * x[np - 1] / (a + b * x[np - 1]));
-		}
-		snprintf(txt + len, sizeof txt - (size_t)len, "%s", lmq);
-		rp_md_claim(f, &cl[4], NAN, txt);
-	} else {
-		snprintf(txt, sizeof txt, "NNA not built in; %s", lmq);
-		rp_md_claim(f, &cl[4], NAN, txt);
+	double sl = rp_loglog_slope(F->x, F->lmb, np);
+	rp_md_claim(f, &F->cl[3], sl, rp_linear_word(sl));
+	if (!F->have_nna) {
+		snprintf(txt, sizeof txt, "NNA not built in; %s", F->lmq);
+		rp_md_claim(f, &F->cl[4], NAN, txt);
+		return;
 	}
-	if (have_nna)
-		fprintf(f, "\n**Which NNA the paper ran (our hypothesis).** Our `nna` follows eq. (5) with footnote 3's net "
-		        "flows and §5's rounding, and reproduces every row of Table 3; yet on Fig. 5's rings it is "
-		        "%.2f times slower than LM-C5 to balance and %.2f times slower to share at P = %lld, well short of the "
-		        "paper's \"about four times\" and \"23 times\". The deficiency-based rule of eq. (4) gives %.2f (%.2f "
-		        "against LM-C3 = C4) and %.2f there, close to both statements. §5 says only that \"a synchronous "
-		        "variation of the method in Section 2.3 is used\", and Section 2.3 gives both equations, so the paper's "
-		        "Fig. 5 may have been drawn with eq. (4) while Table 3 was drawn with eq. (5). We cannot decide this "
-		        "from the text: the figure's data points are not printed, nor the range of P behind \"within our "
-		        "range of processor numbers\" (our largest ring, P = %lld, stands in for its top). Both rules are "
-		        "therefore shown.\n",
-		        rb[0][np - 1], rs[0][np - 1], (long long)Ps[np - 1], rb[1][np - 1], r3[1][np - 1], rs[1][np - 1],
-		        (long long)Ps[np - 1]);
-	if ((st = lbt_out_commit(&out, e)))
-		return st;
+	double nb[MAXP], a, b;
+	const double xl = F->x[np - 1];
+	int len = 0;
+	for (int r = 0; r < 2; r++) {
+		for (int i = 0; i < np; i++)
+			nb[i] = nan_if_never(F->rule[r][i].balanced_shifts);
+		rp_fit_lin_quad(F->x, nb, np, &a, &b);
+		len += snprintf(txt + len, sizeof txt - (size_t)len, "NNA eq. (%d): %.3f; ", r ? 4 : 5, b * xl / (a + b * xl));
+	}
+	snprintf(txt + len, sizeof txt - (size_t)len, "%s", F->lmq);
+	rp_md_claim(f, &F->cl[4], NAN, txt);
+}
 
-	double y[2][MAXM][MAXP];
-	lbt_series sa[MAXM], sb[MAXM];
-	for (int m = 0; m < nm; m++) {
-		for (int i = 0; i < np; i++) {
-			y[0][m][i] = nan_if_never(jobs[m * np + i].balanced_shifts);
-			y[1][m][i] = nan_if_never(jobs[m * np + i].shared_shifts);
-		}
-		sa[m] = (lbt_series){.label = label[m], .x = x, .y = y[0][m], .n = np};
-		sb[m] = (lbt_series){.label = label[m], .x = x, .y = y[1][m], .n = np};
-	}
-	int c02_never = 1; /* say so in the title only if this run showed it */
+/* Which NNA rule the paper ran: our hypothesis, from the ratios at the largest P. */
+static void fig5_hypothesis(FILE *f, const fig5 *F)
+{
+	const int n = F->np - 1;
+	fprintf(f, "\n**Which NNA the paper ran (our hypothesis).** Our `nna` follows eq. (5) with footnote 3's net "
+	        "flows and §5's rounding, and reproduces every row of Table 3; yet on Fig. 5's rings it is "
+	        "%.2f times slower than LM-C5 to balance and %.2f times slower to share at P = %lld, well short of the "
+	        "paper's \"about four times\" and \"23 times\". The deficiency-based rule of eq. (4) gives %.2f (%.2f "
+	        "against LM-C3 = C4) and %.2f there, close to both statements. §5 says only that \"a synchronous "
+	        "variation of the method in Section 2.3 is used\", and Section 2.3 gives both equations, so the paper's "
+	        "Fig. 5 may have been drawn with eq. (4) while Table 3 was drawn with eq. (5). We cannot decide this "
+	        "from the text: the figure's data points are not printed, nor the range of P behind \"within our "
+	        "range of processor numbers\" (our largest ring, P = %lld, stands in for its top). Both rules are "
+	        "therefore shown.\n",
+	        F->rb[0][n], F->rs[0][n], (long long)F->Ps[n], F->rb[1][n], F->r3[1][n], F->rs[1][n], (long long)F->Ps[n]);
+}
+
+static int fig5_md(const lbt_repro_opts *o, const fig5 *F, lbt_err *e)
+{
+	lbt_outfile out;
+	int st = rp_open(o, "fig5.md", &out, e);
+	if (st)
+		return st;
+	fig5_tables(out.f, F);
+	fig5_claims(out.f, F);
+	if (F->have_nna)
+		fig5_hypothesis(out.f, F);
+	return lbt_out_commit(&out, e);
+}
+
+/* The two plots: shifts until balanced (a) and until shared (b) against P,
+ * one curve per method. */
+static const struct {
+	const char *stem, *title, *ylabel, *key;
+	int balanced; /* y: shifts until balanced, else until shared */
+} fig5_plot[2] = {
+	{"fig5a", "Fig. 5(a): balancing in a ring, worst case c = 5", "time until balanced T [shifts]", "top left", 1},
+	{"fig5b", "Fig. 5(b): sharing in a ring, worst case c = 5", "time until every PE holds load T [shifts]",
+	 "bottom right", 0},
+};
+
+static int fig5_plots(const lbt_repro_opts *o, const fig5 *F, lbt_err *e)
+{
+	static const char *const label[MAXM] = {"LM-C0", "LM-C1", "LM-C2", "LM-C3", "LM-C4", "LM-C5", "NNA eq. (5)",
+	                                        "NNA eq. (4)"};
+	const int np = F->np;
+	int c02_never = 1; /* say so in (a)'s note only if this run showed it */
 	for (int m = 0; m < 3; m++)
 		for (int i = 0; i < np; i++)
-			c02_never &= jobs[m * np + i].period > 0 && jobs[m * np + i].balanced_step < 0;
-	char na[200], nb[200], nta[300];
-	rp_mark_coinciding(sa, nm, na, sizeof na);
-	rp_mark_coinciding(sb, nm, nb, sizeof nb);
-	snprintf(nta, sizeof nta, "%s%s%s", na, *na && c02_never ? "; " : "",
-	         c02_never ? "LM-C0..C2 never balance" : "");
-	lbt_axes aa = {.title = "Fig. 5(a): balancing in a ring, worst case c = 5", .xlabel = "number of PEs P",
-	               .ylabel = "time until balanced T [shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
-	               .note = nta, .key = "top left"};
-	lbt_axes ab = {.title = "Fig. 5(b): sharing in a ring, worst case c = 5", .xlabel = "number of PEs P",
-	               .ylabel = "time until every PE holds load T [shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
-	               .note = nb, .key = "bottom right"};
-	int s1 = rp_plot(o, "fig5a", &aa, sa, nm, e);
-	if (s1 && s1 != LBT_EUNSUP)
-		return s1;
-	int s2 = rp_plot(o, "fig5b", &ab, sb, nm, e);
-	return s2 ? s2 : s1 ? s1 : have_nna ? LBT_OK : lbt_errf(e, LBT_EUNSUP, "fig5: NNA is not built in; LM only");
+			c02_never &= F->jobs[m * np + i].period > 0 && F->jobs[m * np + i].balanced_step < 0;
+	int status = LBT_OK;
+	for (int p = 0; p < 2; p++) {
+		double y[MAXM][MAXP];
+		lbt_series s[MAXM];
+		for (int m = 0; m < F->nm; m++) {
+			for (int i = 0; i < np; i++) {
+				const rp_job *j = &F->jobs[m * np + i];
+				y[m][i] = nan_if_never(fig5_plot[p].balanced ? j->balanced_shifts : j->shared_shifts);
+			}
+			s[m] = (lbt_series){.label = label[m], .x = F->x, .y = y[m], .n = np};
+		}
+		char marks[200], note[300];
+		rp_mark_coinciding(s, F->nm, marks, sizeof marks);
+		const int c02 = fig5_plot[p].balanced && c02_never;
+		snprintf(note, sizeof note, "%s%s%s", marks, *marks && c02 ? "; " : "", c02 ? "LM-C0..C2 never balance" : "");
+		lbt_axes ax = {.title = fig5_plot[p].title, .xlabel = "number of PEs P", .ylabel = fig5_plot[p].ylabel,
+		               .logx = 1, .logy = 1, .intx = 1, .inty = 1, .note = note, .key = fig5_plot[p].key};
+		int sp = rp_plot(o, fig5_plot[p].stem, &ax, s, F->nm, e);
+		if (sp && sp != LBT_EUNSUP)
+			return sp;
+		status = sp ? sp : status;
+	}
+	return status;
+}
+
+static int fig5_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const char *const *methods,
+                      int nm, int have_nna, const rp_claim *cl, lbt_err *e)
+{
+	fig5 F = {.jobs = jobs, .Ps = Ps, .np = np, .nm = nm, .have_nna = have_nna, .methods = methods, .cl = cl};
+	fig5_measure(&F);
+	int st = fig5_csv(o, &F, e);
+	if (!st)
+		st = fig5_md(o, &F, e);
+	if (!st)
+		st = fig5_plots(o, &F, e);
+	return st ? st : have_nna ? LBT_OK : lbt_errf(e, LBT_EUNSUP, "fig5: NNA is not built in; LM only");
 }
 
 static int fig6_write(const lbt_repro_opts *o, const rp_job *jobs, const int64_t *Ps, int np, const int *cs, int nc,

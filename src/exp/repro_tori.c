@@ -104,19 +104,32 @@ int rp_fig7(const lbt_repro_opts *o, lbt_err *e)
 	return st;
 }
 
-static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], const rp_job *const *list, int n,
-                      const int64_t *Ks, int nk, const rp_claim *cl, lbt_err *e)
-{
-	static const char *const methods[NM] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5"};
-	int st;
+/* Fig. 7's runs (jobs[part][method][K][seed]; part a uses seed slot 0
+ * only; list: the n runs in the order they were made) and what is measured
+ * from them: steps per part, criterion, method and K (part b: the mean over
+ * the seeds), how far apart LM-C3..C5 balance in (a), and the growth with P. */
+typedef struct {
+	rp_job (*jobs)[NM][MAXK][SEEDS];
+	const rp_job *const *list;
+	int n, nk;
+	const int64_t *Ks;
+	const rp_claim *cl;
+	double x[MAXK], y[2][2][NM][MAXK]; /* y[part][balanced?][method][K] */
+	double spread, apart; /* (a): the largest relative and absolute spread of C3..C5 balanced */
+	double sla, slb;      /* LM-C5's log-log slope to balanced: (a), and (b)'s median over the seeds */
+	char same[160], lin[2][400];
+} fig7;
 
+static int fig7_csv(const lbt_repro_opts *o, const fig7 *F, lbt_err *e)
+{
 	lbt_outfile out;
-	if ((st = rp_open(o, "fig7.csv", &out, e)))
+	int st = rp_open(o, "fig7.csv", &out, e);
+	if (st)
 		return st;
 	fputs("part,K,P,method,init,seed,shared_steps,balanced_steps,shared_shifts,balanced_shifts,outcome,period,steps_run\n",
 	      out.f);
-	for (int i = 0; i < n; i++) {
-		const rp_job *j = list[i];
+	for (int i = 0; i < F->n; i++) {
+		const rp_job *j = F->list[i];
 		int64_t K = strtoll(j->shape, NULL, 10);
 		fprintf(out.f, "%c,%lld,%lld,%s,%s,%llu,", strcmp(j->init, "worst:5") ? 'b' : 'a', (long long)K,
 		        (long long)(K * K), j->method, j->init, (unsigned long long)j->seed);
@@ -127,65 +140,74 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 		        j->balanced_step >= 0 && j->shared_step >= 0 ? "reached" : j->period ? "recurs" : "capped",
 		        (long long)j->period, (long long)j->steps);
 	}
-	if ((st = lbt_out_commit(&out, e)))
-		return st;
+	return lbt_out_commit(&out, e);
+}
 
-	/* y[part][balanced?][method][K]: steps (part b: mean over seeds) */
-	double x[MAXK], y[2][2][NM][MAXK];
-	for (int k = 0; k < nk; k++)
-		x[k] = (double)(Ks[k] * Ks[k]);
-	for (int part = 0; part < 2; part++)
-		for (int b = 0; b < 2; b++)
-			for (int m = 0; m < NM; m++)
-				for (int k = 0; k < nk; k++)
-					y[part][b][m][k] = mean_steps(jobs[part][m][k], part ? SEEDS : 1, b);
-	double spread = 0, apart = 0; /* largest relative and absolute spread of C3..C5 */
-	for (int k = 0; k < nk; k++) {
-		double lo = INFINITY, hi = -INFINITY;
-		for (int m = 3; m < 6; m++) {
-			lo = fmin(lo, y[0][1][m][k]);
-			hi = fmax(hi, y[0][1][m][k]);
-		}
-		spread = fmax(spread, (hi - lo) / lo);
-		apart = fmax(apart, hi - lo);
-	}
-	char same[160], lin[2][400];
-	if (spread == 0)
-		snprintf(same, sizeof same, "identical at every K");
-	else
-		snprintf(same, sizeof same, "differ by at most %.0f step%s at any K", apart, apart == 1 ? "" : "s");
-	const double sla = rp_loglog_slope(x, y[0][1][5], nk);
-	snprintf(lin[0], sizeof lin[0], "%s", rp_linear_word(sla));
-	/* (b): one least-squares log-log slope per seed over every K (a slope
-	 * between two neighbouring sizes is as noisy as the two runs); their
-	 * median is ours, their range the spread. */
+/* (b): one least-squares log-log slope per seed over every K (a slope
+ * between two neighbouring sizes is as noisy as the two runs); their median
+ * is ours, their range the spread. */
+static void fig7_slope_b(fig7 *F)
+{
+	const int nk = F->nk;
 	double sls[SEEDS];
 	int nsl = 0;
 	for (int s = 0; s < SEEDS; s++) {
 		double sx = 0, sy = 0, sxx = 0, sxy = 0;
 		int m = 0;
 		for (int k = 0; k < nk; k++) {
-			int64_t t = jobs[1][5][k][s].balanced_step;
+			int64_t t = F->jobs[1][5][k][s].balanced_step;
 			if (t <= 0)
 				continue;
-			double lx = log(x[k]), ly = log((double)t);
+			double lx = log(F->x[k]), ly = log((double)t);
 			sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly, m++;
 		}
 		if (m >= 2 && m * sxx - sx * sx > 0)
 			sls[nsl++] = (m * sxy - sx * sy) / (m * sxx - sx * sx);
 	}
 	qsort(sls, (size_t)nsl, sizeof *sls, cmp_double);
-	const double slb = !nsl ? NAN : nsl % 2 ? sls[nsl / 2] : 0.5 * (sls[nsl / 2 - 1] + sls[nsl / 2]);
+	F->slb = !nsl ? NAN : nsl % 2 ? sls[nsl / 2] : 0.5 * (sls[nsl / 2 - 1] + sls[nsl / 2]);
 	if (nsl)
-		snprintf(lin[1], sizeof lin[1], "%s: median over %d seeds, min %.3f, max %.3f; T grows about as P^%.2f "
-		         "for P = %.0f..%.0f, where the paper states linear growth", rp_linear_word(slb), nsl, sls[0],
-		         sls[nsl - 1], slb, x[0], x[nk - 1]);
+		snprintf(F->lin[1], sizeof F->lin[1], "%s: median over %d seeds, min %.3f, max %.3f; T grows about as P^%.2f "
+		         "for P = %.0f..%.0f, where the paper states linear growth", rp_linear_word(F->slb), nsl, sls[0],
+		         sls[nsl - 1], F->slb, F->x[0], F->x[nk - 1]);
 	else
-		snprintf(lin[1], sizeof lin[1], "no seed balanced on two tori");
+		snprintf(F->lin[1], sizeof F->lin[1], "no seed balanced on two tori");
+}
 
-	if ((st = rp_open(o, "fig7.md", &out, e)))
-		return st;
-	FILE *f = out.f;
+static void fig7_measure(fig7 *F)
+{
+	const int nk = F->nk;
+	for (int k = 0; k < nk; k++)
+		F->x[k] = (double)(F->Ks[k] * F->Ks[k]);
+	for (int part = 0; part < 2; part++)
+		for (int b = 0; b < 2; b++)
+			for (int m = 0; m < NM; m++)
+				for (int k = 0; k < nk; k++)
+					F->y[part][b][m][k] = mean_steps(F->jobs[part][m][k], part ? SEEDS : 1, b);
+	F->spread = F->apart = 0;
+	for (int k = 0; k < nk; k++) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (int m = 3; m < 6; m++) {
+			lo = fmin(lo, F->y[0][1][m][k]);
+			hi = fmax(hi, F->y[0][1][m][k]);
+		}
+		F->spread = fmax(F->spread, (hi - lo) / lo);
+		F->apart = fmax(F->apart, hi - lo);
+	}
+	if (F->spread == 0)
+		snprintf(F->same, sizeof F->same, "identical at every K");
+	else
+		snprintf(F->same, sizeof F->same, "differ by at most %.0f step%s at any K", F->apart,
+		         F->apart == 1 ? "" : "s");
+	F->sla = rp_loglog_slope(F->x, F->y[0][1][5], nk);
+	snprintf(F->lin[0], sizeof F->lin[0], "%s", rp_linear_word(F->sla));
+	fig7_slope_b(F);
+}
+
+/* fig7.md's head and its tables of steps per method and K. */
+static void fig7_tables(FILE *f, const fig7 *F)
+{
+	static const char *const methods[NM] = {"lm-c0", "lm-c1", "lm-c2", "lm-c3", "lm-c4", "lm-c5"};
 	fprintf(f, "# Fig. 7 of Henrich (1996): the Liquid model on square 2-D tori\n\n"
 	      "K x K torus, P = K² PEs. Time in steps (iterations; one step = 2 shifts).\n"
 	      "(a) worst case: 5·P units on PE (0, 0). (b) i.i.d. uniform loads 0..100, mean over\n"
@@ -200,22 +222,27 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 			fputs("\n|---:|---:|", f);
 			for (int m = 0; m < NM; m++)
 				fputs("---:|", f);
-			for (int k = 0; k < nk; k++) {
-				fprintf(f, "\n| %lld | %lld |", (long long)Ks[k], (long long)(Ks[k] * Ks[k]));
+			for (int k = 0; k < F->nk; k++) {
+				fprintf(f, "\n| %lld | %lld |", (long long)F->Ks[k], (long long)(F->Ks[k] * F->Ks[k]));
 				for (int m = 0; m < NM; m++)
-					md_val(f, y[part][b][m][k], &jobs[part][m][k][0]);
+					md_val(f, F->y[part][b][m][k], &F->jobs[part][m][k][0]);
 			}
 			fputs("\n\n", f);
 		}
+}
+
+/* (b): LM-C5's steps until balanced over the seeds at each K. */
+static void fig7_seed_spread(FILE *f, const fig7 *F)
+{
 	fprintf(f, "### (b) LM-C5 steps until balanced: spread over the %d seeds\n\n"
 	        "The 95 %% confidence interval of the mean is mean ± t·s/√n (Student t, n − 1 degrees of freedom).\n\n"
 	        "| K | P | mean | 95 %% CI of the mean | min | median | max |\n|---:|---:|---:|---:|---:|---:|---:|\n", SEEDS);
-	for (int k = 0; k < nk; k++) {
+	for (int k = 0; k < F->nk; k++) {
 		double v[SEEDS];
 		int nv = 0;
 		for (int s = 0; s < SEEDS; s++)
-			if (jobs[1][5][k][s].balanced_step >= 0)
-				v[nv++] = (double)jobs[1][5][k][s].balanced_step;
+			if (F->jobs[1][5][k][s].balanced_step >= 0)
+				v[nv++] = (double)F->jobs[1][5][k][s].balanced_step;
 		qsort(v, (size_t)nv, sizeof *v, cmp_double);
 		double mean = 0, ss = 0;
 		for (int i = 0; i < nv; i++)
@@ -224,66 +251,109 @@ static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], 
 			ss += (v[i] - mean) * (v[i] - mean);
 		double half = nv > 1 ? t95(nv - 1) * sqrt(ss / (nv - 1) / nv) : NAN;
 		if (nv)
-			fprintf(f, "| %lld | %lld | %.1f | %.1f–%.1f | %.0f | %.1f | %.0f |\n", (long long)Ks[k],
-			        (long long)(Ks[k] * Ks[k]), mean, mean - half, mean + half, v[0],
+			fprintf(f, "| %lld | %lld | %.1f | %.1f–%.1f | %.0f | %.1f | %.0f |\n", (long long)F->Ks[k],
+			        (long long)(F->Ks[k] * F->Ks[k]), mean, mean - half, mean + half, v[0],
 			        nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]), v[nv - 1]);
 	}
+}
+
+static int fig7_md(const lbt_repro_opts *o, const fig7 *F, lbt_err *e)
+{
+	lbt_outfile out;
+	int st = rp_open(o, "fig7.md", &out, e);
+	if (st)
+		return st;
+	FILE *f = out.f;
+	fig7_tables(f, F);
+	fig7_seed_spread(f, F);
 	fputs("\n## The paper's statements beside ours\n\n", f);
 	rp_md_claims_head(f);
-	rp_md_claim(f, &cl[0], spread, same);
-	rp_md_claim(f, &cl[1], sla, lin[0]);
-	rp_md_claim(f, &cl[2], slb, lin[1]);
-	if ((st = lbt_out_commit(&out, e)))
-		return st;
+	rp_md_claim(f, &F->cl[0], F->spread, F->same);
+	rp_md_claim(f, &F->cl[1], F->sla, F->lin[0]);
+	rp_md_claim(f, &F->cl[2], F->slb, F->lin[1]);
+	return lbt_out_commit(&out, e);
+}
 
-	/* (a): balanced and shared for C3..C5 (C0..C2 never); (b): balanced
-	 * C3..C5, LM-C5 with min–max bars over the seeds, shared C0 and C5. */
-	lbt_series sa[6], sb[5];
-	char la[6][40], lb[5][40];
-	double lo[MAXK], hi[MAXK];
-	for (int k = 0; k < nk; k++) {
+/* The plots' curves: (a) balanced and shared for C3..C5 (C0..C2 never; C5
+ * first: a curve hidden under it is drawn dashed); (b) balanced C3..C5,
+ * LM-C5 with min–max bars over the seeds, shared C0 and C5. */
+typedef struct {
+	int part, balanced, method, colour, dash;
+} fig7_curve;
+static const struct {
+	const char *stem, *title, *key;
+	fig7_curve curve[6];
+	int ncurves;
+	int marked; /* the first curves checked for coinciding points */
+} fig7_plot[2] = {
+	{"fig7a", "Fig. 7(a): LM on K x K tori, worst case c = 5", "bottom right",
+	 {{0, 1, 5, 3, 0}, {0, 1, 4, 2, 0}, {0, 1, 3, 1, 0}, {0, 0, 5, 3, 3}, {0, 0, 4, 2, 3}, {0, 0, 3, 1, 3}}, 6, 6},
+	{"fig7b", "Fig. 7(b): LM on K x K tori, uniform random loads 0..100", "center right",
+	 {{1, 1, 5, 3, 0}, {1, 1, 4, 2, 0}, {1, 1, 3, 1, 0}, {1, 0, 0, 4, 3}, {1, 0, 5, 3, 3}}, 5, 3},
+};
+
+/* The note under plot p: which curves coincide, and what this run showed. */
+static void fig7_note(const fig7 *F, int p, lbt_series *s, char *note, size_t n)
+{
+	char marks[300];
+	rp_mark_coinciding(s, fig7_plot[p].marked, marks, p ? 300 : 200); /* (b): its balanced curves; C5's bars stay */
+	if (p) {
+		snprintf(note, n, "%s%smeans of %d seeds; bars: min–max", marks, *marks ? "; " : "", SEEDS);
+		return;
+	}
+	if (!*marks && F->spread < 0.01) { /* C3..C5 balanced one step apart: one curve on the plot, said so */
+		s[1].dash = 2, s[1].point = 6, s[2].dash = 4, s[2].point = 8;
+		snprintf(marks, 200, "LM-C3, C4, C5 balanced: at most %.0f step%s apart", F->apart, F->apart == 1 ? "" : "s");
+	}
+	int c02_never = 1; /* say so only if this run showed it */
+	for (int m = 0; m < 3; m++)
+		for (int k = 0; k < F->nk; k++)
+			c02_never &= F->jobs[0][m][k][0].period > 0 && F->jobs[0][m][k][0].shared_step < 0;
+	snprintf(note, n, "%s%s%s", marks, *marks && c02_never ? "; " : "",
+	         c02_never ? "LM-C0..C2 never share nor balance" : "");
+}
+
+static int fig7_plots(const lbt_repro_opts *o, const fig7 *F, lbt_err *e)
+{
+	double lo[MAXK], hi[MAXK]; /* LM-C5 balanced in (b): the spread over the seeds */
+	for (int k = 0; k < F->nk; k++) {
 		lo[k] = INFINITY, hi[k] = -INFINITY;
 		for (int s = 0; s < SEEDS; s++) {
-			double v = jobs[1][5][k][s].balanced_step >= 0 ? (double)jobs[1][5][k][s].balanced_step : NAN;
+			double v = F->jobs[1][5][k][s].balanced_step >= 0 ? (double)F->jobs[1][5][k][s].balanced_step : NAN;
 			lo[k] = fmin(lo[k], v), hi[k] = fmax(hi[k], v);
 		}
 	}
-	for (int m = 5; m >= 3; m--) { /* C5 first: a curve hidden under it is drawn dashed */
-		snprintf(la[5 - m], sizeof la[0], "LM-C%d balanced", m);
-		snprintf(la[8 - m], sizeof la[0], "LM-C%d shared", m);
-		sa[5 - m] = (lbt_series){.label = la[5 - m], .x = x, .y = y[0][1][m], .n = nk, .colour = m - 2};
-		sa[8 - m] = (lbt_series){.label = la[8 - m], .x = x, .y = y[0][0][m], .n = nk, .colour = m - 2, .dash = 3};
-		snprintf(lb[5 - m], sizeof lb[0], "LM-C%d balanced", m);
-		sb[5 - m] = (lbt_series){.label = lb[5 - m], .x = x, .y = y[1][1][m], .n = nk, .colour = m - 2};
+	int status = LBT_OK;
+	for (int p = 0; p < 2; p++) {
+		lbt_series s[6];
+		char label[6][40], note[400];
+		for (int i = 0; i < fig7_plot[p].ncurves; i++) {
+			const fig7_curve *c = &fig7_plot[p].curve[i];
+			snprintf(label[i], sizeof label[i], "LM-C%d %s", c->method, c->balanced ? "balanced" : "shared");
+			s[i] = (lbt_series){.label = label[i], .x = F->x, .y = F->y[c->part][c->balanced][c->method], .n = F->nk,
+			                    .colour = c->colour, .dash = c->dash};
+		}
+		if (p)
+			s[0].lo = lo, s[0].hi = hi;
+		fig7_note(F, p, s, note, sizeof note);
+		lbt_axes ax = {.title = fig7_plot[p].title, .xlabel = "number of PEs P = K x K",
+		               .ylabel = "time T [steps; 1 step = 2 shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
+		               .note = note, .key = fig7_plot[p].key};
+		int sp = rp_plot(o, fig7_plot[p].stem, &ax, s, fig7_plot[p].ncurves, e);
+		if (sp && sp != LBT_EUNSUP)
+			return sp;
+		status = sp ? sp : status;
 	}
-	sb[0].lo = lo, sb[0].hi = hi; /* LM-C5: the spread over the seeds */
-	snprintf(lb[3], sizeof lb[0], "LM-C0 shared");
-	snprintf(lb[4], sizeof lb[0], "LM-C5 shared");
-	sb[3] = (lbt_series){.label = lb[3], .x = x, .y = y[1][0][0], .n = nk, .colour = 4, .dash = 3};
-	sb[4] = (lbt_series){.label = lb[4], .x = x, .y = y[1][0][5], .n = nk, .colour = 3, .dash = 3};
-	int c02_never = 1; /* say so only if this run showed it */
-	for (int m = 0; m < 3; m++)
-		for (int k = 0; k < nk; k++)
-			c02_never &= jobs[0][m][k][0].period > 0 && jobs[0][m][k][0].shared_step < 0;
-	char na[200], nb[300], nta[300], ntb[400];
-	rp_mark_coinciding(sa, 6, na, sizeof na);
-	if (!*na && spread < 0.01) { /* C3..C5 balanced one step apart: one curve on the plot, said so */
-		sa[1].dash = 2, sa[1].point = 6, sa[2].dash = 4, sa[2].point = 8;
-		snprintf(na, sizeof na, "LM-C3, C4, C5 balanced: at most %.0f step%s apart", apart, apart == 1 ? "" : "s");
-	}
-	rp_mark_coinciding(sb, 3, nb, sizeof nb); /* the balanced curves; C5's bars stay on C5 */
-	snprintf(nta, sizeof nta, "%s%s%s", na, *na && c02_never ? "; " : "",
-	         c02_never ? "LM-C0..C2 never share nor balance" : "");
-	snprintf(ntb, sizeof ntb, "%s%smeans of %d seeds; bars: min–max", nb, *nb ? "; " : "", SEEDS);
-	lbt_axes aa = {.title = "Fig. 7(a): LM on K x K tori, worst case c = 5", .xlabel = "number of PEs P = K x K",
-	               .ylabel = "time T [steps; 1 step = 2 shifts]", .logx = 1, .logy = 1, .intx = 1, .inty = 1,
-	               .note = nta, .key = "bottom right"};
-	lbt_axes ab = {.title = "Fig. 7(b): LM on K x K tori, uniform random loads 0..100",
-	               .xlabel = "number of PEs P = K x K", .ylabel = "time T [steps; 1 step = 2 shifts]", .logx = 1,
-	               .logy = 1, .intx = 1, .inty = 1, .note = ntb, .key = "center right"};
-	int s1 = rp_plot(o, "fig7a", &aa, sa, 6, e);
-	if (s1 && s1 != LBT_EUNSUP)
-		return s1;
-	int s2 = rp_plot(o, "fig7b", &ab, sb, 5, e);
-	return s2 ? s2 : s1;
+	return status;
+}
+
+static int fig7_write(const lbt_repro_opts *o, rp_job (*jobs)[NM][MAXK][SEEDS], const rp_job *const *list, int n,
+                      const int64_t *Ks, int nk, const rp_claim *cl, lbt_err *e)
+{
+	fig7 F = {.jobs = jobs, .list = list, .n = n, .nk = nk, .Ks = Ks, .cl = cl};
+	fig7_measure(&F);
+	int st = fig7_csv(o, &F, e);
+	if (!st)
+		st = fig7_md(o, &F, e);
+	return st ? st : fig7_plots(o, &F, e);
 }

@@ -210,6 +210,23 @@ typedef struct {
  * rounding of w_i - out + in perturbs the sum by a few ulps). */
 int lbt_run(lbt_state *st, const lbt_run_opts *opts, lbt_summary *out, lbt_err *e);
 
+/* The same run kept open between calls, N steps a call (the public
+ * lbt_sim_step): lbt_loop_open opens it as lbt_run does (the workload, step
+ * 0's record and on_step, the observers) from options with until steps:N
+ * (N is ignored: the run starts at 0 steps); each lbt_loop_steps(n) then
+ * takes n more, so that calls of n1, n2, ... leave the bits, records,
+ * on_step calls and summary of one lbt_run of steps:n1+n2+... (a phase,
+ * Cybenko's arrivals, a search tree and the batch means go on across the
+ * calls). A run the state ended (a method's detection) stays ended; a
+ * failed one takes no further steps. lbt_loop_summary gives the summary and
+ * the options (until steps:N) of that one run, as lbt_summary_json takes
+ * them; the state st must stay open and untouched between the calls. */
+typedef struct lbt_loop lbt_loop;
+int lbt_loop_open(lbt_loop **l, lbt_state *st, const lbt_run_opts *opts, lbt_err *e);
+int lbt_loop_steps(lbt_loop *l, int64_t n, lbt_err *e);
+void lbt_loop_summary(const lbt_loop *l, lbt_run_opts *opts, lbt_summary *out);
+void lbt_loop_close(lbt_loop *l); /* NULL: nothing */
+
 /* A quantity of load as the JSON and the trace write it: an integer for an
  * integer method, all 17 digits for a real-valued one. */
 void lbt_fprint_load(FILE *f, int real, double v);
