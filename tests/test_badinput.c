@@ -493,7 +493,7 @@ Test(badinput, one_number_grammar_for_every_parameter, .timeout = 120)
 		{"luling-monien", "--delta", "+5", "--delta '+5'"},
 		{"ca", "--ca-k", "+5", "--ca-k '+5'"},
 		{"ca", "--ca-k", "1e2", "--ca-k '1e2'"},
-		{"ca", "--ca-k", "2.5", "--ca-k '2.5': give an integer"},
+		{"ca", "--ca-k", "2.5", "--ca-k '2.5': give an integer with 0 <= k <= 1000000"}, /* as usage.md says, not 1e+06 */
 		{"fos-speed", "--detect", "-0", "--detect '-0'"},
 		{"luling-monien", "--borrow", "1e-400", "--borrow '1e-400'"},
 		{"fos-speed", "--shake", "1e-400", "--shake '1e-400'"},
