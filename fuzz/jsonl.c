@@ -1,6 +1,7 @@
 /* jsonl.c — fuzz the JSON Lines reader: one object per line, a torn last
  * line skipped, every value type, escapes; and strictness: every line the
- * reader accepts is strict JSON by an independent checker (RFC 8259). */
+ * reader accepts is strict JSON by an independent checker (RFC 8259), and
+ * every proper prefix of it is taken for a torn line, not a wrong one. */
 #include <ctype.h>
 #include <math.h>
 
@@ -140,6 +141,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		lbt_jobj_num(&o, "steps", &v);
 		lbt_jobj_str(&o, "run_key");
+		/* every proper prefix of an object, up to its last non-blank
+		 * byte, is where a killed writer may stop: a torn line (cut) */
+		size_t n = strlen(line);
+		while (n && strchr(" \t\r\n", line[n - 1]))
+			n--;
+		lbt_jobj p = {0};
+		for (size_t k = 1; k < n && n <= 512; k++) {
+			char c = line[k];
+			line[k] = 0;
+			if (lbt_jobj_parse(&p, line, &e) == LBT_OK || !p.cut)
+				abort(); /* a prefix of a record parsed, or was taken for a wrong line */
+			line[k] = c;
+		}
+		lbt_jobj_free(&p);
 	}
 	lbt_jobj_free(&o);
 	free(line);

@@ -493,7 +493,7 @@ Test(badinput, one_number_grammar_for_every_parameter, .timeout = 120)
 		{"luling-monien", "--delta", "+5", "--delta '+5'"},
 		{"ca", "--ca-k", "+5", "--ca-k '+5'"},
 		{"ca", "--ca-k", "1e2", "--ca-k '1e2'"},
-		{"ca", "--ca-k", "2.5", "--ca-k '2.5': give an integer"},
+		{"ca", "--ca-k", "2.5", "--ca-k '2.5': give an integer with 0 <= k <= 1000000"}, /* as usage.md says, not 1e+06 */
 		{"fos-speed", "--detect", "-0", "--detect '-0'"},
 		{"luling-monien", "--borrow", "1e-400", "--borrow '1e-400'"},
 		{"fos-speed", "--shake", "1e-400", "--shake '1e-400'"},
@@ -587,7 +587,8 @@ Test(badinput, bench_refuses_a_size_that_cannot_fit)
 }
 
 /* Issue 31 (items 2, 4, 8, 16-19) and issue 25 (items 5, 6): an output over
- * an input or another output, special files as inputs (a FIFO, /dev/zero,
+ * an input or another output (a report over a table it embeds or over
+ * bound.json, a sweep's torn-line file over its spec), special files as inputs (a FIFO, /dev/zero,
  * /dev/null: each used to block, grow without end or run everything), an
  * endless line, results lines that are not strict JSON, file loads the plan
  * let through, and the same mistake answered alike. Each command gets 20 s:
@@ -628,6 +629,27 @@ Test(badinput, the_second_audits_cases, .timeout = 300)
 	th_write_npy(p, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (8,), }", 0, w8, sizeof w8);
 	run_case(dir, TH_ARGS("sweep", "--results", "w.npy", "--shape", "8", "--init", "file:adir/../w.npy"), NULL, "same file");
 	run_case(dir, TH_ARGS("bench", "--sizes", "8", "--init", "file:w.npy", "--json", "./w.npy"), NULL, "same file");
+	/* the torn-line file a sweep may append to (RESULTS.torn) is an output too */
+	snprintf(p, sizeof p, "%s/sp.torn", dir);
+	f = fopen(p, "w");
+	fputs("shape = 8\n", f);
+	fclose(f);
+	run_case(dir, TH_ARGS("sweep", "--results", "sp", "--spec", "sp.torn"), NULL, "same file");
+	/* report reads the tables beside the records (embedded) and bound.json:
+	 * it replaced reproduce's table3.md, or bound's fit, with itself */
+	snprintf(p, sizeof p, "%s/t.md", dir);
+	f = fopen(p, "w");
+	fputs("# A table\n\n| a |\n|---|\n| 1 |\n", f);
+	fclose(f);
+	run_case(dir, TH_ARGS("report", "r.jsonl", "--out", "t.md"), NULL, "same file");
+	run_case(dir, TH_ARGS("report", "adir/../r.jsonl", "--out", "./t.md"), NULL, "same file");
+	snprintf(p, sizeof p, "%s/bdir", dir);
+	cr_assert(!mkdir(p, 0700));
+	snprintf(p, sizeof p, "%s/bdir/bound.json", dir);
+	f = fopen(p, "w");
+	fputs("{\"method\":\"lm-c5\",\"points\":4}\n", f);
+	fclose(f);
+	run_case(dir, TH_ARGS("report", "bdir", "--out", "bdir/bound.json"), NULL, "same file");
 	/* 31.16, 25.5: a results file must be a regular file */
 	run_case(dir, TH_ARGS("sweep", "--results", "/dev/null", "--shape", "8", "--init", "uniform:0:9"), NULL, "not a regular file");
 	run_case(dir, TH_ARGS("sweep", "--results", "/dev/full", "--shape", "8", "--init", "uniform:0:9", "--seed", "1"), NULL,
@@ -662,6 +684,22 @@ Test(badinput, the_second_audits_cases, .timeout = 300)
 	fputs("}\n", f);
 	fclose(f);
 	run_case(dir, TH_ARGS("report", "long.jsonl", "--out", "rep.md"), NULL, "long.jsonl:1: longer than");
+	/* ... in a table report embeds too (it ended the table there, without a word), and bound.json must be JSON */
+	snprintf(p, sizeof p, "%s/ldir", dir);
+	cr_assert(!mkdir(p, 0700));
+	snprintf(p, sizeof p, "%s/ldir/long.md", dir);
+	f = fopen(p, "w");
+	fputs("| a |\n|---|\n| ", f);
+	for (int i = 0; i < 2 << 20; i++)
+		fputc('x', f);
+	fputs(" |\n", f);
+	fclose(f);
+	run_case(dir, TH_ARGS("report", "ldir", "--out", "rep.md"), NULL, "long.md:3: longer than");
+	snprintf(p, sizeof p, "%s/bdir/bound.json", dir);
+	f = fopen(p, "w");
+	fputs("{\"method\":NaN}\n", f);
+	fclose(f);
+	run_case(dir, TH_ARGS("report", "bdir", "--out", "rep.md"), NULL, "bound.json:1:");
 	/* 31.8: a results line that is not strict JSON, named by its line */
 	char *rec = NULL;
 	snprintf(p, sizeof p, "%s/r.jsonl", dir);

@@ -106,7 +106,9 @@ int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **ar
 /* Spec file + options + defaults (base fills axes neither gives) -> plan. */
 int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan *pl);
 /* The outputs against each other and against the inputs: --spec, the
- * spec's --init file: items, --from (NULL: none); 0 or an exit status. */
+ * spec's --init file: items, --from (NULL: none); out[0] is the results
+ * file (path NULL: none), whose RESULTS.torn is an output too; 0 or an
+ * exit status. */
 int cli_sweep_distinct(const cli_sweep *c, const lbt_spec *spec, const char *from, const lbt_io_name *out, int nout);
 /* Run the plan into results with a progress line; returns an exit status. */
 int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results);

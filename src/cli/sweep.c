@@ -147,9 +147,19 @@ int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan 
 int cli_sweep_distinct(const cli_sweep *c, const lbt_spec *spec, const char *from, const lbt_io_name *out, int nout)
 {
 	const int64_t ni = spec->n[LBT_AX_INIT];
-	lbt_io_name *in = malloc((size_t)(ni + 2) * sizeof *in);
-	if (!in)
+	lbt_io_name *in = malloc((size_t)(ni + 2) * sizeof *in), *outs = malloc((size_t)(nout + 1) * sizeof *outs);
+	char torn[4200];
+	if (!in || !outs) {
+		free(in);
+		free(outs);
 		return cli_fail(LBT_ENOMEM, "no memory to compare the files");
+	}
+	/* out[0], the results file, has a second output: RESULTS.torn, where a
+	 * torn last line is set aside */
+	memcpy(outs, out, (size_t)nout * sizeof *outs);
+	outs[nout] = (lbt_io_name){"the torn-line file", NULL};
+	if (out[0].path && (size_t)snprintf(torn, sizeof torn, "%s.torn", out[0].path) < sizeof torn)
+		outs[nout].path = torn;
 	in[0] = (lbt_io_name){"--spec", c->spec_path};
 	in[1] = (lbt_io_name){"--from", from};
 	for (int64_t i = 0; i < ni; i++) {
@@ -157,8 +167,9 @@ int cli_sweep_distinct(const cli_sweep *c, const lbt_spec *spec, const char *fro
 		in[i + 2] = (lbt_io_name){"--init", strncmp(it, "file:", 5) ? NULL : it + 5};
 	}
 	lbt_err e;
-	int st = lbt_io_distinct(in, (int)ni + 2, out, nout, &e);
+	int st = lbt_io_distinct(in, (int)ni + 2, outs, nout + 1, &e);
 	free(in);
+	free(outs);
 	return st ? cli_fail(st, "%s", e.msg) : 0;
 }
 

@@ -326,39 +326,46 @@ static void provenance(FILE *f, const lbt_jsonl *l, const char *results)
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Names in dir ending in suffix, sorted; caller frees. */
-static int list(const char *dir, const char *suffix, char ***out)
-{
-	DIR *d = opendir(dir);
-	int n = 0, cap = 0;
-	*out = NULL;
-	if (!d)
-		return 0;
-	struct dirent *de;
-	size_t sl = strlen(suffix);
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (de->d_name[0] == '.' || l <= sl || strcmp(de->d_name + l - sl, suffix))
-			continue;
-		if (n == cap) {
-			char **p = realloc(*out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *p);
-			if (!p)
-				break;
-			*out = p;
-		}
-		(*out)[n++] = strdup(de->d_name);
-	}
-	closedir(d);
-	if (n > 1) /* qsort(NULL, 0, ...) is undefined */
-		qsort(*out, (size_t)n, sizeof **out, cmp_name);
-	return n;
-}
-
 static void free_list(char **l, int n)
 {
 	for (int i = 0; i < n; i++)
 		free(l[i]);
 	free(l);
+}
+
+/* Names in dir ending in suffix, sorted, into *out (caller frees); their
+ * count, or -1 (nothing in *out) when memory runs out: a list cut short
+ * would leave files out of the report without a word. */
+static int list(const char *dir, const char *suffix, char ***out)
+{
+	DIR *d = opendir(dir);
+	int n = 0, cap = 0, full = 0;
+	*out = NULL;
+	if (!d)
+		return 0;
+	struct dirent *de;
+	size_t sl = strlen(suffix);
+	while (!full && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' || l <= sl || strcmp(de->d_name + l - sl, suffix))
+			continue;
+		if (n == cap) {
+			char **p = realloc(*out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *p);
+			if (!(full = !p))
+				*out = p;
+		}
+		if (!full && !(full = !((*out)[n] = strdup(de->d_name))))
+			n++;
+	}
+	closedir(d);
+	if (full) {
+		free_list(*out, n);
+		*out = NULL;
+		return -1;
+	}
+	if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(*out, (size_t)n, sizeof **out, cmp_name);
+	return n;
 }
 
 static int exists(const char *dir, const char *name)
@@ -384,18 +391,25 @@ static void image(FILE *f, const char *dir, const char *png)
 	fputs("\n\n", f);
 }
 
-static void bound_section(FILE *f, const char *dir, char **png, int npng)
+/* The section on bound's fit, from dir/bound.json if it is there; a
+ * bound.json that cannot be read or is not JSON is an error naming it. */
+static int bound_section(FILE *f, const char *dir, char **png, int npng, lbt_err *e)
 {
 	char p[4400];
 	snprintf(p, sizeof p, "%s/bound.json", dir);
+	if (!exists(dir, "bound.json"))
+		return LBT_OK;
 	FILE *b;
-	lbt_err e;
-	if (lbt_in_open(p, NULL, &b, &e))
-		return;
+	int st = lbt_in_open(p, NULL, &b, e);
+	if (st)
+		return st;
 	char *line = NULL;
 	size_t cap = 0, len;
 	lbt_jobj o = {0};
-	if (!lbt_in_line(b, &line, &cap, &len, &e) && len && !lbt_jobj_parse(&o, line, &e)) {
+	lbt_err sub;
+	if ((st = lbt_in_line(b, &line, &cap, &len, &sub)) || (len && (st = lbt_jobj_parse(&o, line, &sub))))
+		lbt_errf(e, st, "%s:1: %s", p, sub.msg);
+	else if (len) {
 		double c = n_of(&o, "c_fit"), env = n_of(&o, "c_envelope"), med = n_of(&o, "median_ratio"), pts = n_of(&o, "points");
 		fprintf(f, "\n## Theorem 3: T = O(D·K·Ldiff)\n\n"
 		        "Theorem 3 of Henrich (1996) bounds the time LM-C5 needs to balance a D-dimensional torus of "
@@ -450,6 +464,7 @@ static void bound_section(FILE *f, const char *dir, char **png, int npng)
 	free(line);
 	lbt_jobj_free(&o);
 	fclose(b);
+	return st;
 }
 
 /* A report of ours (another one's output): not a table to embed. */
@@ -466,19 +481,23 @@ static int is_report(const char *dir, const char *name)
 	return ours;
 }
 
-static void embed(FILE *f, const char *dir, const char *name)
+/* The table dir/name under a heading of its own; a line that cannot be
+ * read (too long, no memory) is an error naming it, not the table's end. */
+static int embed(FILE *f, const char *dir, const char *name, lbt_err *e)
 {
 	char p[4400];
 	snprintf(p, sizeof p, "%s/%s", dir, name);
 	FILE *m;
-	lbt_err e;
-	if (lbt_in_open(p, NULL, &m, &e))
-		return;
+	int st = lbt_in_open(p, NULL, &m, e);
+	if (st)
+		return st;
 	fprintf(f, "\n### From `%s`\n\n", name);
 	char *line = NULL;
 	size_t cap = 0, len;
 	int fence = 0;
-	while (!lbt_in_line(m, &line, &cap, &len, &e) && len) {
+	lbt_err sub;
+	int64_t ln = 1;
+	for (; !(st = lbt_in_line(m, &line, &cap, &len, &sub)) && len; ln++) {
 		if (!strncmp(line, "```", 3))
 			fence = !fence;
 		size_t h = fence ? 0 : strspn(line, "#");
@@ -488,9 +507,12 @@ static void embed(FILE *f, const char *dir, const char *name)
 		} else
 			fputs(line, f);
 	}
+	if (st)
+		lbt_errf(e, st, "%s:%lld: %s", p, (long long)ln, sub.msg);
 	fputc('\n', f);
 	free(line);
 	fclose(m);
+	return st;
 }
 
 int lbt_report_write(const char *results, const char *out, lbt_err *e)
@@ -501,7 +523,10 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	char **jl = NULL;
 	int njl = 0;
 	if (isdir) { /* every *.jsonl in it, in name order; there may be none */
-		njl = list(results, ".jsonl", &jl);
+		if ((njl = list(results, ".jsonl", &jl)) < 0) {
+			njl = 0;
+			st = lbt_errf(e, LBT_ENOMEM, "no memory to list %s", results);
+		}
 		for (int i = 0; !st && i < njl; i++) {
 			char p[4400];
 			snprintf(p, sizeof p, "%s/%s", results, jl[i]);
@@ -518,14 +543,34 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 		lbt_jsonl_free(&l);
 		return st;
 	}
-	/* the outputs (out and its .tex) against every results file read */
+	/* Besides the records, the report reads its directory's bound.json and
+	 * the tables it embeds (every *.md but README.md and reports of ours):
+	 * the outputs (out and its .tex) against each of these and every
+	 * results file, by identity (a report over the table3.md it embeds, or
+	 * over bound.json, replaced them) */
+	char *rcopy = strdup(results), *ocopy = strdup(out), **png = NULL, **md = NULL;
+	const char *dir = rcopy ? (isdir ? results : dirname(rcopy)) : NULL;
+	int npng = 0, nmd = 0;
+	if (dir && ((npng = list(dir, ".png", &png)) < 0 || (nmd = list(dir, ".md", &md)) < 0)) {
+		npng = npng < 0 ? 0 : npng;
+		nmd = 0;
+		st = lbt_errf(e, LBT_ENOMEM, "no memory to list %s", dir);
+	}
+	int embedded = 0;
+	for (int i = 0; i < nmd; i++)
+		if (!strcmp(md[i], "README.md") || is_report(dir, md[i]))
+			free(md[i]);
+		else
+			md[embedded++] = md[i];
+	nmd = embedded;
 	size_t on = strlen(out);
+	const int nin = njl + 2 + nmd;
 	char *tex = malloc(on + 5);
-	lbt_io_name *in = malloc((size_t)(njl + 1) * sizeof *in), outs[2] = {{"--out", out}, {"its LaTeX", NULL}};
-	char (*jp)[4400] = malloc((size_t)(njl + 1) * sizeof *jp);
-	if (!tex || !in || !jp)
+	lbt_io_name *in = malloc((size_t)nin * sizeof *in), outs[2] = {{"--out", out}, {"its LaTeX", NULL}};
+	char (*jp)[4400] = malloc((size_t)nin * sizeof *jp);
+	if (!st && (!tex || !in || !jp || !rcopy || !ocopy))
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
-	else {
+	else if (!st) {
 		snprintf(tex, on + 5, "%.*s.tex", (int)(on > 3 && !strcmp(out + on - 3, ".md") ? on - 3 : on), out);
 		outs[1].path = strcmp(out, "-") ? tex : NULL;
 		in[0] = (lbt_io_name){"the results file", isdir ? NULL : results};
@@ -533,18 +578,24 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 			snprintf(jp[i], sizeof jp[i], "%s/%s", results, jl[i]);
 			in[i + 1] = (lbt_io_name){"the results file", jp[i]};
 		}
-		st = lbt_io_distinct(in, njl + 1, outs, 2, e);
+		snprintf(jp[njl], sizeof jp[njl], "%s/bound.json", dir);
+		in[njl + 1] = (lbt_io_name){"bound's fit", exists(dir, "bound.json") ? jp[njl] : NULL};
+		for (int i = 0; i < nmd; i++) {
+			snprintf(jp[njl + 1 + i], sizeof jp[0], "%s/%s", dir, md[i]);
+			in[njl + 2 + i] = (lbt_io_name){"the table it embeds,", jp[njl + 1 + i]};
+		}
+		st = lbt_io_distinct(in, nin, outs, 2, e);
 	}
 	free(in);
 	free(jp);
 	if (st) {
-		free(tex);
+		free(tex); free(rcopy); free(ocopy);
+		free_list(png, npng);
+		free_list(md, nmd);
 		free_list(jl, njl);
 		lbt_jsonl_free(&l);
 		return st;
 	}
-	char *rcopy = strdup(results), *ocopy = strdup(out);
-	const char *dir = isdir ? results : dirname(rcopy), *oname = strcmp(out, "-") ? basename(ocopy) : "";
 	int64_t *idx = malloc((size_t)(l.n ? l.n : 1) * sizeof *idx);
 	lbt_outfile of;
 	/* report.md and its .tex are published together (lbt_outdir) when out
@@ -571,6 +622,8 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	if (st) {
 		lbt_outdir_abort(&od, e);
 		free(idx); free(rcopy); free(ocopy); free(tex);
+		free_list(png, npng);
+		free_list(md, nmd);
 		free_list(jl, njl);
 		lbt_jsonl_free(&l);
 		return st;
@@ -636,9 +689,7 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 		fputc('\n', f);
 	} else
 		fprintf(f, "The tables and plots lbtorus left in `%s`.\n", results);
-	char **png, **md;
-	int npng = list(dir, ".png", &png), nmd = list(dir, ".md", &md);
-	bound_section(f, dir, png, npng);
+	st = bound_section(f, dir, png, npng, e);
 	int other = 0;
 	for (int i = 0; i < npng; i++)
 		other += strncmp(png[i], "bound_", 6) || !exists(dir, "bound.json");
@@ -649,18 +700,19 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 				image(f, dir, png[i]);
 	}
 	int tabs = 0;
-	for (int i = 0; i < nmd; i++) {
-		if (!strcmp(md[i], oname) || !strcmp(md[i], "README.md") || is_report(dir, md[i]))
-			continue;
+	for (int i = 0; !st && i < nmd; i++) {
 		if (!tabs++)
 			fputs("\n## Tables from other commands\n", f);
-		embed(f, dir, md[i]);
+		st = embed(f, dir, md[i], e);
 	}
 	free_list(png, npng);
 	free_list(md, nmd);
 	free_list(jl, njl);
 	provenance(f, &l, results);
-	st = lbt_out_commit(&of, e);
+	if (st) /* a table or the fit could not be read: nothing is written */
+		lbt_out_abort(&of);
+	else
+		st = lbt_out_commit(&of, e);
 	if (!st && strcmp(out, "-")) /* the tables also as LaTeX: report.md -> report.tex */
 		st = lbt_md_tables_to_latex(wmd, wtex, e);
 	if (staged && !st)

@@ -63,9 +63,9 @@ static void range_text(const lbt_param *p, char *buf, size_t n)
 {
 	const char *nm = p->short_name ? p->short_name : p->name;
 	if (isinf(p->hi))
-		snprintf(buf, n, "%s %s %g", nm, p->lo_open ? ">" : ">=", p->lo);
+		snprintf(buf, n, "%s %s %.15g", nm, p->lo_open ? ">" : ">=", p->lo);
 	else
-		snprintf(buf, n, "%g %s %s <= %g", p->lo, p->lo_open ? "<" : "<=", nm, p->hi);
+		snprintf(buf, n, "%.15g %s %s <= %.15g", p->lo, p->lo_open ? "<" : "<=", nm, p->hi);
 }
 
 int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, char *why, size_t n)
@@ -103,7 +103,7 @@ int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, ch
 	char range[96];
 	range_text(p, range, sizeof range);
 	const char *kind = p->type == LBT_PARAM_INT ? "an integer" : "a number";
-	if (!bare) { /* "global or local:N with 1 <= N <= 1e+06" */
+	if (!bare) { /* "global or local:N with 1 <= N <= 1000000" */
 		size_t len = 0;
 		for (const char *w = p->words; *w && len < n; w += strcspn(w, ","), w += *w == ',') {
 			int l = (int)strcspn(w, ",");
@@ -111,7 +111,7 @@ int lbt_param_parse(const lbt_param *p, const char *text, lbt_param_value *v, ch
 			                        w[l - 1] == ':' ? "N" : "");
 		}
 		if (len < n)
-			snprintf(why + len, n - len, " with %g %s N <= %g", p->lo, p->lo_open ? "<" : "<=", p->hi);
+			snprintf(why + len, n - len, " with %.15g %s N <= %.15g", p->lo, p->lo_open ? "<" : "<=", p->hi);
 	} else if (p->words) {
 		char words[96];
 		snprintf(words, sizeof words, "%s", p->words);

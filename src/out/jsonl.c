@@ -36,6 +36,26 @@ static int utf8_len(const unsigned char *p)
 	return n;
 }
 
+/* 1 if the UTF-8 sequence at p is cut by the end of the text: a lead
+ * byte, then continuation bytes up to the terminating NUL. */
+static int utf8_cut(const unsigned char *p)
+{
+	int n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	for (int i = 1; i < n; i++)
+		if (!p[i] || (p[i] & 0xc0) != 0x80)
+			return !p[i];
+	return 0;
+}
+
+/* 1 if the four hex digits at p are cut by the end of the text. */
+static int hex4_cut(const char *p)
+{
+	for (int i = 0; i < 4 && p[i]; i++)
+		if (!strchr("0123456789abcdefABCDEF", p[i]))
+			return 0;
+	return strlen(p) < 4;
+}
+
 static int hex4(const char *p, long *v)
 {
 	*v = 0;
@@ -52,17 +72,22 @@ static int hex4(const char *p, long *v)
 /* Unescape the string starting after its opening quote into *out (as
  * UTF-8); return the position after the closing quote, or NULL if it is
  * not a strict JSON string: a control character, invalid UTF-8, an unknown
- * escape, a lone surrogate. */
-static const char *str(const char *p, char **out)
+ * escape, a lone surrogate; or if the text ends inside it (then *cut = 1:
+ * the text may be a torn line). */
+static const char *str(const char *p, char **out, int *cut)
 {
 	char *w = *out;
 	for (; *p != '"'; p++) {
-		if (!*p || (unsigned char)*p < 0x20)
+		if (!*p || (unsigned char)*p < 0x20) {
+			*cut = !*p;
 			return NULL;
+		}
 		if (*p != '\\') {
 			int n = utf8_len((const unsigned char *)p);
-			if (!n)
+			if (!n) {
+				*cut = utf8_cut((const unsigned char *)p);
 				return NULL;
+			}
 			memcpy(w, p, (size_t)n);
 			w += n;
 			p += n - 1;
@@ -70,6 +95,7 @@ static const char *str(const char *p, char **out)
 		}
 		p++;
 		switch (*p) {
+		case 0: *cut = 1; return NULL;
 		case '"': case '\\': case '/': *w++ = *p; break;
 		case 'n': *w++ = '\n'; break;
 		case 't': *w++ = '\t'; break;
@@ -78,14 +104,18 @@ static const char *str(const char *p, char **out)
 		case 'f': *w++ = '\f'; break;
 		case 'u': {
 			long c, lo;
-			if (!hex4(p + 1, &c))
+			if (!hex4(p + 1, &c)) {
+				*cut = hex4_cut(p + 1);
 				return NULL;
+			}
 			p += 4;
 			if (c >= 0xdc00 && c <= 0xdfff)
 				return NULL; /* a low surrogate first */
 			if (c >= 0xd800 && c <= 0xdbff) { /* a high surrogate: its low half must follow */
-				if (p[1] != '\\' || p[2] != 'u' || !hex4(p + 3, &lo) || lo < 0xdc00 || lo > 0xdfff)
+				if (p[1] != '\\' || p[2] != 'u' || !hex4(p + 3, &lo) || lo < 0xdc00 || lo > 0xdfff) {
+					*cut = !p[1] || (p[1] == '\\' && (!p[2] || (p[2] == 'u' && hex4_cut(p + 3))));
 					return NULL;
+				}
 				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
 				p += 6;
 			}
@@ -110,8 +140,9 @@ static const char *str(const char *p, char **out)
 }
 
 /* The end of the JSON number at p (RFC 8259: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?),
- * or p if there is none. */
-static const char *number_end(const char *p)
+ * or p if there is none (*cut = 1 if the text ends where a digit must
+ * follow: "", "-", "1.", "1e"). */
+static const char *number_end(const char *p, int *cut)
 {
 	const char *q = p + (*p == '-');
 	if (*q == '0')
@@ -119,18 +150,24 @@ static const char *number_end(const char *p)
 	else if (*q >= '1' && *q <= '9')
 		while (*q >= '0' && *q <= '9')
 			q++;
-	else
+	else {
+		*cut = !*q;
 		return p;
+	}
 	if (*q == '.') {
-		if (!(q[1] >= '0' && q[1] <= '9'))
+		if (!(q[1] >= '0' && q[1] <= '9')) {
+			*cut = !q[1];
 			return p;
+		}
 		for (q++; *q >= '0' && *q <= '9'; q++)
 			;
 	}
 	if (*q == 'e' || *q == 'E') {
 		const char *x = q + 1 + (q[1] == '+' || q[1] == '-');
-		if (!(*x >= '0' && *x <= '9'))
+		if (!(*x >= '0' && *x <= '9')) {
+			*cut = !*x;
 			return p;
+		}
 		for (q = x; *q >= '0' && *q <= '9'; q++)
 			;
 	}
@@ -141,13 +178,18 @@ int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e)
 {
 	free(o->buf);
 	o->n = 0;
+	o->cut = 0;
 	if (!(o->buf = malloc(strlen(line) + 1)))
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a JSON line");
 	char *w = o->buf;
+	/* a failure where the text ends sets o->cut: a proper prefix of an
+	 * object, as a killed writer leaves, not a wrong line */
 	const char *p = ws(line);
-	if (*p++ != '{')
+	if (*p != '{') {
+		o->cut = !*p;
 		return lbt_errf(e, LBT_EINVAL, "not a JSON object (column 1)");
-	p = ws(p);
+	}
+	p = ws(p + 1);
 	if (*p == '}')
 		goto end;
 	for (;;) {
@@ -161,11 +203,17 @@ int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e)
 		}
 		lbt_jfield *f = &o->f[o->n];
 		f->key = w;
-		if (*p != '"' || !(p = str(p + 1, &w)))
-			return lbt_errf(e, LBT_EINVAL, "bad key at column %d", (int)(p ? p - line + 1 : 0));
+		const char *key = p;
+		if (*p != '"' || !(p = str(p + 1, &w, &o->cut))) {
+			o->cut |= !*key;
+			return lbt_errf(e, LBT_EINVAL, "bad key at column %d", (int)(key - line + 1));
+		}
 		p = ws(p);
-		if (*p++ != ':')
-			return lbt_errf(e, LBT_EINVAL, "expected ':' at column %d", (int)(p - line));
+		if (*p != ':') {
+			o->cut = !*p;
+			return lbt_errf(e, LBT_EINVAL, "expected ':' at column %d", (int)(p - line + 1));
+		}
+		p++;
 		p = ws(p);
 		f->num = 0;
 		f->str = NULL;
@@ -173,7 +221,7 @@ int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e)
 		if (*p == '"') {
 			f->type = LBT_JSTR;
 			f->str = w;
-			if (!(p = str(p + 1, &w)))
+			if (!(p = str(p + 1, &w, &o->cut)))
 				return lbt_errf(e, LBT_EINVAL, "bad string at column %d (unterminated, or not strict JSON: a control "
 				                "character, invalid UTF-8, a lone surrogate)", (int)(start - line + 1));
 		} else if (!strncmp(p, "null", 4)) {
@@ -184,10 +232,14 @@ int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e)
 			f->num = *p == 't';
 			p += *p == 't' ? 4 : 5;
 		} else {
-			const char *end = number_end(p);
+			const char *end = number_end(p, &o->cut);
 			f->type = LBT_JNUM;
-			if (end == p)
+			if (end == p) {
+				size_t rest = strlen(p);
+				o->cut |= rest && rest < 5 && (!strncmp(p, "null", rest) || !strncmp(p, "true", rest) ||
+				                               !strncmp(p, "false", rest));
 				return lbt_errf(e, LBT_EINVAL, "bad value at column %d (not strict JSON)", (int)(p - line + 1));
+			}
 			f->num = strtod(p, NULL);
 			if (!isfinite(f->num))
 				return lbt_errf(e, LBT_EINVAL, "number out of range at column %d", (int)(p - line + 1));
@@ -205,6 +257,7 @@ int lbt_jobj_parse(lbt_jobj *o, const char *line, lbt_err *e)
 		}
 		if (*p == '}')
 			break;
+		o->cut = !*p;
 		return lbt_errf(e, LBT_EINVAL, "expected ',' or '}' at column %d", (int)(p - line + 1));
 	}
 end:
@@ -267,7 +320,8 @@ int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e)
 		if (st || !len)
 			break;
 		ln++;
-		const int last = line[len - 1] != '\n'; /* no newline: a killed writer's torn line, or a whole record */
+		const int last = line[len - 1] != '\n'; /* no newline: a whole record, or a killed writer's torn line:
+		                                           a proper prefix of one (anything else is an error) */
 		if (strspn(line, " \t\r\n") == len)
 			continue;
 		if (memchr(line, 0, len)) { /* the parser would stop there */
@@ -283,8 +337,9 @@ int lbt_jsonl_append(lbt_jsonl *l, const char *path, lbt_err *e)
 			l->cap = c;
 		}
 		if ((st = lbt_jobj_parse(&l->rec[l->n], line, &sub))) {
+			const int cut = l->rec[l->n].cut;
 			lbt_jobj_free(&l->rec[l->n]);
-			if (last) { /* torn: skipped */
+			if (last && cut) { /* torn: skipped */
 				st = LBT_OK;
 				break;
 			}

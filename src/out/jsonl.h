@@ -22,6 +22,8 @@ typedef struct {
 	lbt_jfield *f;
 	int n, cap;
 	char *buf;        /* storage for keys and strings */
+	int cut;          /* after a failed parse: 1 if the text ended inside the object (a proper prefix
+	                     of one: a killed writer's torn line), 0 if it is wrong before its end */
 } lbt_jobj;
 
 /* Write v with `digits` significant digits, or null when v is not finite:
@@ -40,8 +42,9 @@ const char *lbt_jobj_str(const lbt_jobj *o, const char *key);   /* NULL unless a
 int lbt_jobj_num(const lbt_jobj *o, const char *key, double *v);
 
 /* Every object of a JSON Lines file, a regular file (input.h): a last line
- * without its newline is a record if it parses, else a killed writer's torn
- * line and skipped; blank lines are skipped. Errors name the line. */
+ * without its newline is a record if it parses, a killed writer's torn line
+ * and skipped if it is a proper prefix of an object (jobj.cut), else an
+ * error; blank lines are skipped. Errors name the line. */
 struct lbt_jsonl {
 	lbt_jobj *rec;
 	int64_t n, cap;

@@ -102,21 +102,26 @@ static void tex_text(FILE *f, const char *s)
 
 /* The longest cell of each column of the table whose body starts at the
  * current position of in (which is restored): widths in bytes, a measure of
- * how much text a column holds. */
-static void column_widths(FILE *in, int ncol, size_t *width)
+ * how much text a column holds. A line that cannot be read is an error
+ * (sub; *ahead lines were read before it), not the table's end. */
+static int column_widths(FILE *in, int ncol, size_t *width, long long *ahead, lbt_err *sub)
 {
 	long at = ftell(in);
 	char *line = NULL, *cell[MAXCOL];
-	size_t cap = 0;
-	while (getline(&line, &cap, in) > 0 && line[strspn(line, " ")] == '|') {
+	size_t cap = 0, len;
+	int st;
+	*ahead = 0;
+	while (!(st = lbt_in_line(in, &line, &cap, &len, sub)) && len && line[strspn(line, " ")] == '|') {
+		++*ahead;
 		int n = cells(line, cell);
 		for (int c = 0; c < n && c < ncol; c++)
 			if (strlen(cell[c]) > width[c])
 				width[c] = strlen(cell[c]);
 	}
 	free(line);
-	if (at >= 0)
-		fseek(in, at, SEEK_SET);
+	if (!st && (at < 0 || fseek(in, at, SEEK_SET)))
+		st = lbt_errf(sub, LBT_EIO, "cannot read it again: %s", strerror(errno));
+	return st;
 }
 
 int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e)
@@ -136,10 +141,13 @@ int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e
 	fprintf(f, "%% The tables of %s as LaTeX, written by lbtorus %s.\n"
 	        "%% Needs \\usepackage{booktabs}; \\input this file or copy a table.\n", base, LBT_VERSION);
 	char *line = NULL, *head = NULL, heading[512] = "";
-	size_t cap = 0;
+	size_t cap = 0, len;
 	int state = 0; /* 0 outside, 1 saw the header row, 2 inside the body */
 	char *cell[MAXCOL];
-	while (getline(&line, &cap, in) > 0) {
+	lbt_err sub;
+	long long ln = 0;
+	while (!(st = lbt_in_line(in, &line, &cap, &len, &sub)) && len) {
+		ln++;
 		int row = line[strspn(line, " ")] == '|';
 		if (!row) {
 			if (state == 2)
@@ -153,8 +161,11 @@ int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e
 			continue;
 		}
 		if (state == 0) {
-			head = strdup(line);
-			state = head ? 1 : 0;
+			if (!(head = strdup(line))) {
+				st = lbt_errf(&sub, LBT_ENOMEM, "no memory for a table's header");
+				break;
+			}
+			state = 1;
 			continue;
 		}
 		if (state == 1) {
@@ -173,7 +184,13 @@ int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e
 			size_t width[MAXCOL] = {0}, sum = 0;
 			for (int c = 0; c < nh; c++)
 				width[c] = strlen(hc[c]);
-			column_widths(in, ns, width);
+			long long ahead;
+			if ((st = column_widths(in, ns, width, &ahead, &sub))) {
+				ln += ahead;
+				free(head);
+				head = NULL;
+				break;
+			}
 			for (int c = 0; c < ns; c++)
 				sum += width[c];
 			for (int c = 0; c < ns; c++) {
@@ -209,5 +226,9 @@ int lbt_md_tables_to_latex(const char *md_path, const char *tex_path, lbt_err *e
 		free(head);
 	free(line);
 	fclose(in);
+	if (st) { /* a line that cannot be read is not the end of the tables */
+		lbt_out_abort(&o);
+		return lbt_errf(e, st, "%s:%lld: %s", md_path, ln + 1, sub.msg);
+	}
 	return lbt_out_commit(&o, e);
 }

@@ -9,8 +9,9 @@
 typedef struct lbt_jsonl lbt_jsonl;
 
 /* Read every record of path, a regular file (a last line without its
- * newline is read if it parses, else skipped as a killed writer's torn line;
- * blank lines are skipped); errors name the line. Free with lbt_jsonl_close. */
+ * newline is read if it parses, skipped as a killed writer's torn line if
+ * it is where an object was cut short, else an error; blank lines are
+ * skipped); errors name the line. Free with lbt_jsonl_close. */
 int lbt_jsonl_open(lbt_jsonl **out, const char *path, lbt_err *e);
 void lbt_jsonl_close(lbt_jsonl *l);
 
