@@ -974,6 +974,7 @@ typedef void (*lone_fn)(int32_t *, int64_t, int, acc *);
 	static void lone16_##k(int32_t *p, int64_t n, int torus, acc *A) { lone16(k, p, n, torus, A); }
 LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
 static const lone_fn lones[1][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5}};
+
 #endif
 
 #if W == 16 || W == 8
@@ -1028,9 +1029,14 @@ static const hrow_fn hrows[LBT_NCOND] = {hrow_0, hrow_1, hrow_2, hrow_3, hrow_4,
 static const frow_fn frows[LBT_NCOND] = {frow_0, frow_1, frow_2, frow_3, frow_4, frow_5};
 static const frow_fn frows_cp[LBT_NCOND] = {frow_cp_0, frow_cp_1, frow_cp_2, frow_cp_3, frow_cp_4, frow_cp_5};
 
+struct kctx;
+/* vslab_impl, per condition and stats flag */
+typedef void (*vslab_fn)(const struct kctx *, int, const int32_t *, const int32_t *, int32_t *, const int32_t *,
+                         int32_t *, int, acc *);
+
 /* What every thread shares: the view, and per axis a the offset from a
  * slab's first PE back to the start of its memory (slabs are copied whole). */
-typedef struct {
+typedef struct kctx {
 	const lbt_view *v;
 	int last;           /* D - 1 */
 	int cond;
@@ -1041,6 +1047,7 @@ typedef struct {
 	hrow_fn hrow;
 	frow_fn frow, frow_cp;
 	const int32_t *zrow; /* a zeroed row: the missing neighbours of a mesh */
+	vslab_fn vslab, vslab_stats;
 } kctx;
 
 /* A thread's buffers, per outer axis: two old slabs (the ring) and the old
@@ -1061,6 +1068,77 @@ typedef struct {
 	acc Ax;          /* the counts of the outer axis's rows run ahead of a plane (ahead_row) */
 } kthread;
 
+
+/* vrow_impl on a row of n PEs, in place (out = p0), with no segments: the
+ * caller empties the registers (vslab_impl). */
+static ALWAYS_INLINE void vrow_regs(const int cond, const int stats, const int32_t *m2, const int32_t *m1, int32_t *p0,
+                                    const int32_t *p1, int32_t *save, int64_t n, M nm, regs *R)
+{
+	int64_t i = 0;
+	for (; i + W <= n; i += W) {
+		V x = vchunk(cond, m2, m1, p0, p1, save, i, nm, R);
+		VSTORE(p0 + i, x);
+		if (stats)
+			stats_add(R, x);
+	}
+	if (i < n) { /* the last, partial chunk: lanes >= n keep what they held */
+		const M valid = MFIRST(n - i);
+		V l = VLOAD(p0 + i);
+		V x = VSEL(valid, vchunk(cond, m2, m1, p0, p1, save, i, MAND(nm, valid), R), l);
+		VSTORE(p0 + i, x);
+		if (stats)
+			stats_add_masked(R, valid, x);
+	}
+}
+
+/* The update along outer axis a of every row of a slab (origin p0; its
+ * rows by the odometer over axes a+1 .. D-2; old slabs m2, m1, p1, NULL
+ * beyond a mesh edge) in one call, the registers kept from row to row: in
+ * 3-D and up with a short last axis, a call per row and its register
+ * traffic cost more than the row's work. Rows of at most SEG - 1 chunks;
+ * the registers are emptied before SEG chunks' additions. */
+static ALWAYS_INLINE void vslab_impl(const int cond, const int stats, const kctx *k, int a, const int32_t *m2,
+                                     const int32_t *m1, int32_t *p0, const int32_t *p1, int32_t *save, int has_next,
+                                     acc *A)
+{
+	const lbt_view *v = k->v;
+	const int last = k->last;
+	const int64_t n = v->ext[last], per = n / W + 1;
+	const M nm = has_next ? MALL : MNONE;
+	regs R = REGS_IN(A);
+	int64_t adds = 0, c[8] = {0};
+	for (;;) {
+		int64_t o = 0;
+		for (int d = a + 1; d < last; d++)
+			o += c[d] * v->stride[d];
+		if (adds + per > SEG) {
+			SEG_FLUSH(R, A);
+			A->pending = 0; /* the registers, R's, are empty */
+			adds = 0;
+		}
+		vrow_regs(cond, stats, m2 ? m2 + o : k->zrow, m1 ? m1 + o : k->zrow, p0 + o, p1 ? p1 + o : k->zrow, save + o, n,
+		          nm, &R);
+		adds += per;
+		int d = last - 1;
+		while (d > a && ++c[d] == v->ext[d])
+			c[d--] = 0;
+		if (d == a)
+			break;
+	}
+	REGS_OUT(A, R);
+	acc_flush(A, adds);
+}
+#define SLABS(k)                                                                                                    \
+	static void vslab_##k(const kctx *x, int a, const int32_t *m2, const int32_t *m1, int32_t *p0,                  \
+	                      const int32_t *p1, int32_t *save, int has_next, acc *A)                                   \
+	{ vslab_impl(k, 0, x, a, m2, m1, p0, p1, save, has_next, A); }                                                  \
+	static void vslab_stats_##k(const kctx *x, int a, const int32_t *m2, const int32_t *m1, int32_t *p0,            \
+	                            const int32_t *p1, int32_t *save, int has_next, acc *A)                             \
+	{ vslab_impl(k, 1, x, a, m2, m1, p0, p1, save, has_next, A); }
+SLABS(0) SLABS(1) SLABS(2) SLABS(3) SLABS(4) SLABS(5)
+static const vslab_fn vslabs[2][LBT_NCOND] = {{vslab_0, vslab_1, vslab_2, vslab_3, vslab_4, vslab_5},
+                                              {vslab_stats_0, vslab_stats_1, vslab_stats_2, vslab_stats_3,
+                                               vslab_stats_4, vslab_stats_5}};
 
 /* The row buffer's halo, for a torus whose n is not a whole number of
  * chunks (hrow_impl makes the others in registers). */
@@ -1124,31 +1202,39 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 		k->hrow(t->B, p0, n, v->torus[last], &t->A);
 		return;
 	}
-	if (nb == last - 1 && a + 1 == nb && n % W == 0 && n / W <= SEG) {
-		/* A plane of whole-chunk rows: rolled along nb like a 2-D grid
-		 * (plane_impl), with the axis-a update of each row run just ahead */
+	/* A plane of whole-chunk rows beyond the first level's cache:
+	 * rolled along nb like a 2-D grid (plane_impl), with the axis-a update
+	 * of each row run just ahead while it is in L1. A smaller plane takes
+	 * the update along a first, all rows in one call, then the same roll
+	 * (below). */
+	enum { PLANE_AHEAD = 8192 }; /* cells */
+	if (nb == last - 1 && a + 1 == nb && n % W == 0 && n / W <= SEG && v->ext[nb] * v->stride[nb] > PLANE_AHEAD) {
 		const ahead x = {m2, m1, p1, p0, save, v->stride[nb], has_next};
 		plane(k, t, nb, p0, 0, v->ext[nb], 1, &x);
 		return;
 	}
-	vrow_fn f = nb < 0 ? k->vrow_stats : k->vrow;
-	int64_t c[8] = {0};
-	for (;;) {
-		int64_t o = 0;
-		for (int d = a + 1; d < last; d++)
-			o += c[d] * v->stride[d];
-		const int32_t *r2 = m2 ? m2 + o : k->zrow, *r1 = m1 ? m1 + o : k->zrow, *rp = p1 ? p1 + o : k->zrow;
-		if (nb == last) { /* inner axes of extent 1 between a and the row */
-			k->vrow(r2, r1, p0 + o, rp, save + o, t->B, n, has_next, &t->A);
-			row_halo(t->B, n, v->torus[last]);
-			k->hrow(t->B, p0 + o, n, v->torus[last], &t->A);
-		} else
-			f(r2, r1, p0 + o, rp, save + o, p0 + o, n, has_next, &t->A);
-		int d = last - 1;
-		while (d > a && ++c[d] == v->ext[d])
-			c[d--] = 0;
-		if (d == a)
-			break;
+	if (nb != last && n / W < SEG) /* the slab's rows along a, in one call */
+		(nb < 0 ? k->vslab_stats : k->vslab)(k, a, m2, m1, p0, p1, save, has_next, &t->A);
+	else { /* a row at a time: through B, or rows too long for one segment */
+		vrow_fn f = nb < 0 ? k->vrow_stats : k->vrow;
+		int64_t c[8] = {0};
+		for (;;) {
+			int64_t o = 0;
+			for (int d = a + 1; d < last; d++)
+				o += c[d] * v->stride[d];
+			const int32_t *r2 = m2 ? m2 + o : k->zrow, *r1 = m1 ? m1 + o : k->zrow, *rp = p1 ? p1 + o : k->zrow;
+			if (nb == last) { /* inner axes of extent 1 between a and the row */
+				k->vrow(r2, r1, p0 + o, rp, save + o, t->B, n, has_next, &t->A);
+				row_halo(t->B, n, v->torus[last]);
+				k->hrow(t->B, p0 + o, n, v->torus[last], &t->A);
+			} else
+				f(r2, r1, p0 + o, rp, save + o, p0 + o, n, has_next, &t->A);
+			int d = last - 1;
+			while (d > a && ++c[d] == v->ext[d])
+				c[d--] = 0;
+			if (d == a)
+				break;
+		}
 	}
 	if (nb >= 0 && nb != last) { /* the inner axis, in this slab, from its start */
 		if (v->torus[nb])
@@ -1491,7 +1577,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		return;
 	}
 	kctx k = {.v = v, .last = last, .cond = cond, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
-	          .frow = frows[cond], .frow_cp = frows_cp[cond]};
+	          .frow = frows[cond], .frow_cp = frows_cp[cond], .vslab = vslabs[0][cond], .vslab_stats = vslabs[1][cond]};
 	for (int a = 0; a < D; a++) {
 		k.lo[a] = v->cut && a == v->cut->axis ? v->origin[a] : 0;
 		k.N[a] = lbt_gext(v, a);
