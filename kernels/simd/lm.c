@@ -25,7 +25,8 @@
  * the driver needs no extra pass. With AVX-512, a roll over rows takes each
  * row whose loads fit in int16 or int8 lanes that way ("Narrow rows" below),
  * and a ring (1-D) whose loads all fit does too (lone_top); with AVX2, int16
- * lanes only.
+ * lanes only, and lm_steps keeps such a ring in them for several steps
+ * (ring16_impl).
  *
  * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
  * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
@@ -824,8 +825,8 @@ static ALWAYS_INLINE V hcond(const int cond, V pg, V l, V ln)
 	}
 }
 
-/* The row update of chunk cur (16 PEs at out), widened into out. */
-static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V linked, int32_t *out, hregs *H, regs *R)
+/* The row update of chunk cur (16 PEs), counted: its new loads. */
+static ALWAYS_INLINE V hnew16(const int cond, V prev, V cur, V next, V linked, hregs *H, regs *R)
 {
 	const int lp = cond == LBT_C2 || cond == LBT_C4;
 	const V b = HSHL1(prev, cur);
@@ -836,6 +837,13 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V link
 	H->mx = simde_mm256_max_epi16(H->mx, x);
 	H->mn = simde_mm256_min_epi16(H->mn, x);
 	R->s = VADD(R->s, HPAIRS(x)); /* pairs < 65536: h is unchanged */
+	return x;
+}
+
+/* The same, widened into out (16 PEs). */
+static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V linked, int32_t *out, hregs *H, regs *R)
+{
+	const V x = hnew16(cond, prev, cur, next, linked, H, R);
 	VSTORE(out, HWIDEN(x, 0));
 	VSTORE(out + W, HWIDEN(x, 1));
 }
@@ -975,6 +983,43 @@ typedef void (*lone_fn)(int32_t *, int64_t, int, acc *);
 LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
 static const lone_fn lones[1][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5}};
 
+/* One step of a ring (a 1-D grid) of n = a whole number of narrow chunks,
+ * its loads kept in the int16 ring b between steps (lm_steps): lone16 with
+ * no packing and no widening. Its counts and statistics into *out. */
+static ALWAYS_INLINE void ring16_impl(const int cond, int16_t *b, int64_t n, int torus, lbt_counts *out)
+{
+	const int64_t J = n / HW;
+	const V all = VSET1(-1);
+	regs R = {VSET1(INT32_MIN), VSET1(INT32_MAX), VSET1(0), VSET1(0), VSET1(0)};
+	hregs H = HREGS_EMPTY;
+	H.used = 1;
+	const V first = VLOAD(b), lastv = VLOAD(b + (J - 1) * HW);
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		V next = VLOAD(b + (j + 1) * HW);
+		VSTORE(b + j * HW, hnew16(cond, prev, cur, next, all, &H, &R));
+		prev = cur;
+		cur = next;
+		PIN(H.mx, H.mn, H.cnt, R.s, prev);
+	}
+	if (j + 1 < J) {
+		VSTORE(b + j * HW, hnew16(cond, prev, cur, lastv, all, &H, &R));
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	VSTORE(b + j * HW, hnew16(cond, prev, cur, torus ? first : VSET1(0),
+	                          torus ? all : simde_mm256_insert_epi16(all, 0, 15), &H, &R));
+	hmerge(&H, &R);
+	*out = (lbt_counts){.moved = vsum32(R.cnt), .total = vtotal(R.s, R.h), .max = vmax32(R.mx), .min = vmin32(R.mn),
+	                    .shifts = 1, .has_stats = 1};
+}
+typedef void (*ring_fn)(int16_t *, int64_t, int, lbt_counts *);
+#define RINGS(k) \
+	static void ring16_##k(int16_t *b, int64_t n, int torus, lbt_counts *out) { ring16_impl(k, b, n, torus, out); }
+RINGS(0) RINGS(1) RINGS(2) RINGS(3) RINGS(4) RINGS(5)
+static const ring_fn rings[LBT_NCOND] = {ring16_0, ring16_1, ring16_2, ring16_3, ring16_4, ring16_5};
 #endif
 
 #if W == 16 || W == 8
@@ -1909,6 +1954,49 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 			}
 			if (done)
 				return done;
+		}
+	}
+#elif W == 8
+	/* A ring (only the last axis has extent above 1) of whole narrow chunks
+	 * whose loads are at most INT16_MAX - n: kept in int16 lanes for the
+	 * call's n steps (a step changes a load by at most 1, so they fit),
+	 * packed once and widened back once. */
+	const int last = v->dims - 1;
+	int ring = n >= 2 && cache && !v->cut && max <= INT16_MAX - n && v->ext[last] % HW == 0 &&
+	           v->ext[last] <= LONE_MAX_N && (uintptr_t)v->load % LBT_ALIGN == 0 && v->stride[last] == 1;
+	for (int d = 0; d < last; d++)
+		ring &= v->ext[d] == 1 && lbt_gext(v, d) == 1;
+	if (ring) {
+		const int64_t len = v->ext[last];
+		const size_t need = (size_t)len * sizeof(int16_t);
+		if (cache->size < need) {
+			free(cache->mem);
+			cache->mem = lbt_alloc_aligned(need);
+			cache->size = cache->mem ? need : 0;
+		}
+		int16_t *b = cache->mem;
+		V top = HSET1(0);
+		for (int64_t i = 0; b && i < len; i += HW) { /* packed with saturation: does every load fit? */
+			const V x = hpack(VLOAD(v->load + i), VLOAD(v->load + i + W));
+			VSTORE(b + i, x);
+			top = simde_mm256_max_epu16(top, x);
+		}
+		const V t = HSET1((int16_t)(INT16_MAX - n));
+		if (b && simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi16(simde_mm256_max_epu16(top, t), t)) == -1) {
+			int s = 0;
+			while (s < n) {
+				rings[cond](b, len, v->torus[last], &c[s]);
+				const lbt_counts *r = &c[s++];
+				if (stop && ((int64_t)r->max - r->min <= stop->ldiff || (stop->shared && r->min > 0) ||
+				             (r->max == stop->max && r->min == stop->min)))
+					break;
+			}
+			for (int64_t i = 0; i < len; i += HW) {
+				const V x = VLOAD(b + i);
+				VSTORE(v->load + i, HWIDEN(x, 0));
+				VSTORE(v->load + i + W, HWIDEN(x, 1));
+			}
+			return s;
 		}
 	}
 #else

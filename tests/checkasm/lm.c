@@ -207,11 +207,38 @@ static void steps_on(size_t from, size_t to)
 	}
 }
 
-static void steps_quick(void) { steps_on(0, STEPS_QUICK); }
+/* Rings (with AVX2, lm_steps keeps a ring of whole 16-lane vectors and at
+ * most 65536 PEs in int16 lanes if its loads are at most 32767 - n for a
+ * call of n steps): tori and meshes, whole vectors or not, one beyond the
+ * limit, 1-D and as the last axis of a 3-D shape; loads at int16's edge
+ * (L_EDGE16's maximum 32760 takes calls of up to 7 steps, the others not),
+ * piles beyond it, zeros. The quick tier: the first two. */
+static const char *const ring_grids[][2] = {{"48", "torus"}, {"64", "mesh"}, {"16", "torus"}, {"40", "torus"},
+                                            {"4096", "mesh"}, {"1x1x256", "torus"}, {"65536", "torus"},
+                                            {"65552", "mesh"}};
+enum { RINGS_QUICK = 2, RING_GRIDS = sizeof ring_grids / sizeof *ring_grids };
+
+static void rings_on(size_t from, size_t to)
+{
+	static const int kinds[] = {L_SMALL, L_EDGE16, L_SHORT, L_TAIL, L_POINT, L_PILE, L_ZEROS, L_WIDE};
+	for (size_t i = from; i < to; i++) {
+		const lbt_shape s = ck_grid(ring_grids[i][0], ring_grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+				steps_case(cond, &s, kinds[j], 1, i < 6 ? 60 : 15, j % 2, j % 3);
+	}
+}
+
+static void steps_quick(void)
+{
+	steps_on(0, STEPS_QUICK);
+	rings_on(0, RINGS_QUICK);
+}
 
 static void steps_full(void)
 {
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
+	rings_on(RINGS_QUICK, RING_GRIDS);
 	/* planes of more than 8192 cells (the rows run ahead of the roll) and
 	 * 4-D slabs of more rows than one segment of counts holds (16900 rows
 	 * of 8: emptied on the way) */
