@@ -25,7 +25,8 @@
  * the driver needs no extra pass. With AVX-512, a roll over rows takes each
  * row whose loads fit in int16 or int8 lanes that way ("Narrow rows" below),
  * and a ring (1-D) whose loads all fit does too (lone_top); with AVX2, int16
- * lanes only.
+ * lanes only, and lm_steps keeps such a ring in them for several steps
+ * (ring16_impl).
  *
  * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
  * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
@@ -824,8 +825,8 @@ static ALWAYS_INLINE V hcond(const int cond, V pg, V l, V ln)
 	}
 }
 
-/* The row update of chunk cur (16 PEs at out), widened into out. */
-static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V linked, int32_t *out, hregs *H, regs *R)
+/* The row update of chunk cur (16 PEs), counted: its new loads. */
+static ALWAYS_INLINE V hnew16(const int cond, V prev, V cur, V next, V linked, hregs *H, regs *R)
 {
 	const int lp = cond == LBT_C2 || cond == LBT_C4;
 	const V b = HSHL1(prev, cur);
@@ -836,6 +837,13 @@ static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V link
 	H->mx = simde_mm256_max_epi16(H->mx, x);
 	H->mn = simde_mm256_min_epi16(H->mn, x);
 	R->s = VADD(R->s, HPAIRS(x)); /* pairs < 65536: h is unchanged */
+	return x;
+}
+
+/* The same, widened into out (16 PEs). */
+static ALWAYS_INLINE void hchunk16(const int cond, V prev, V cur, V next, V linked, int32_t *out, hregs *H, regs *R)
+{
+	const V x = hnew16(cond, prev, cur, next, linked, H, R);
 	VSTORE(out, HWIDEN(x, 0));
 	VSTORE(out + W, HWIDEN(x, 1));
 }
@@ -974,6 +982,44 @@ typedef void (*lone_fn)(int32_t *, int64_t, int, acc *);
 	static void lone16_##k(int32_t *p, int64_t n, int torus, acc *A) { lone16(k, p, n, torus, A); }
 LONES(0) LONES(1) LONES(2) LONES(3) LONES(4) LONES(5)
 static const lone_fn lones[1][LBT_NCOND] = {{lone16_0, lone16_1, lone16_2, lone16_3, lone16_4, lone16_5}};
+
+/* One step of a ring (a 1-D grid) of n = a whole number of narrow chunks,
+ * its loads kept in the int16 ring b between steps (lm_steps): lone16 with
+ * no packing and no widening. Its counts and statistics into *out. */
+static ALWAYS_INLINE void ring16_impl(const int cond, int16_t *b, int64_t n, int torus, lbt_counts *out)
+{
+	const int64_t J = n / HW;
+	const V all = VSET1(-1);
+	regs R = {VSET1(INT32_MIN), VSET1(INT32_MAX), VSET1(0), VSET1(0), VSET1(0)};
+	hregs H = HREGS_EMPTY;
+	H.used = 1;
+	const V first = VLOAD(b), lastv = VLOAD(b + (J - 1) * HW);
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		V next = VLOAD(b + (j + 1) * HW);
+		VSTORE(b + j * HW, hnew16(cond, prev, cur, next, all, &H, &R));
+		prev = cur;
+		cur = next;
+		PIN(H.mx, H.mn, H.cnt, R.s, prev);
+	}
+	if (j + 1 < J) {
+		VSTORE(b + j * HW, hnew16(cond, prev, cur, lastv, all, &H, &R));
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	VSTORE(b + j * HW, hnew16(cond, prev, cur, torus ? first : VSET1(0),
+	                          torus ? all : simde_mm256_insert_epi16(all, 0, 15), &H, &R));
+	hmerge(&H, &R);
+	*out = (lbt_counts){.moved = vsum32(R.cnt), .total = vtotal(R.s, R.h), .max = vmax32(R.mx), .min = vmin32(R.mn),
+	                    .shifts = 1, .has_stats = 1};
+}
+typedef void (*ring_fn)(int16_t *, int64_t, int, lbt_counts *);
+#define RINGS(k) \
+	static void ring16_##k(int16_t *b, int64_t n, int torus, lbt_counts *out) { ring16_impl(k, b, n, torus, out); }
+RINGS(0) RINGS(1) RINGS(2) RINGS(3) RINGS(4) RINGS(5)
+static const ring_fn rings[LBT_NCOND] = {ring16_0, ring16_1, ring16_2, ring16_3, ring16_4, ring16_5};
 #endif
 
 #if W == 16 || W == 8
@@ -1028,9 +1074,14 @@ static const hrow_fn hrows[LBT_NCOND] = {hrow_0, hrow_1, hrow_2, hrow_3, hrow_4,
 static const frow_fn frows[LBT_NCOND] = {frow_0, frow_1, frow_2, frow_3, frow_4, frow_5};
 static const frow_fn frows_cp[LBT_NCOND] = {frow_cp_0, frow_cp_1, frow_cp_2, frow_cp_3, frow_cp_4, frow_cp_5};
 
+struct kctx;
+/* vslab_impl, per condition and stats flag */
+typedef void (*vslab_fn)(const struct kctx *, int, const int32_t *, const int32_t *, int32_t *, const int32_t *,
+                         int32_t *, int, acc *);
+
 /* What every thread shares: the view, and per axis a the offset from a
  * slab's first PE back to the start of its memory (slabs are copied whole). */
-typedef struct {
+typedef struct kctx {
 	const lbt_view *v;
 	int last;           /* D - 1 */
 	int cond;
@@ -1041,6 +1092,7 @@ typedef struct {
 	hrow_fn hrow;
 	frow_fn frow, frow_cp;
 	const int32_t *zrow; /* a zeroed row: the missing neighbours of a mesh */
+	vslab_fn vslab, vslab_stats;
 } kctx;
 
 /* A thread's buffers, per outer axis: two old slabs (the ring) and the old
@@ -1061,6 +1113,77 @@ typedef struct {
 	acc Ax;          /* the counts of the outer axis's rows run ahead of a plane (ahead_row) */
 } kthread;
 
+
+/* vrow_impl on a row of n PEs, in place (out = p0), with no segments: the
+ * caller empties the registers (vslab_impl). */
+static ALWAYS_INLINE void vrow_regs(const int cond, const int stats, const int32_t *m2, const int32_t *m1, int32_t *p0,
+                                    const int32_t *p1, int32_t *save, int64_t n, M nm, regs *R)
+{
+	int64_t i = 0;
+	for (; i + W <= n; i += W) {
+		V x = vchunk(cond, m2, m1, p0, p1, save, i, nm, R);
+		VSTORE(p0 + i, x);
+		if (stats)
+			stats_add(R, x);
+	}
+	if (i < n) { /* the last, partial chunk: lanes >= n keep what they held */
+		const M valid = MFIRST(n - i);
+		V l = VLOAD(p0 + i);
+		V x = VSEL(valid, vchunk(cond, m2, m1, p0, p1, save, i, MAND(nm, valid), R), l);
+		VSTORE(p0 + i, x);
+		if (stats)
+			stats_add_masked(R, valid, x);
+	}
+}
+
+/* The update along outer axis a of every row of a slab (origin p0; its
+ * rows by the odometer over axes a+1 .. D-2; old slabs m2, m1, p1, NULL
+ * beyond a mesh edge) in one call, the registers kept from row to row: in
+ * 3-D and up with a short last axis, a call per row and its register
+ * traffic cost more than the row's work. Rows of at most SEG - 1 chunks;
+ * the registers are emptied before SEG chunks' additions. */
+static ALWAYS_INLINE void vslab_impl(const int cond, const int stats, const kctx *k, int a, const int32_t *m2,
+                                     const int32_t *m1, int32_t *p0, const int32_t *p1, int32_t *save, int has_next,
+                                     acc *A)
+{
+	const lbt_view *v = k->v;
+	const int last = k->last;
+	const int64_t n = v->ext[last], per = n / W + 1;
+	const M nm = has_next ? MALL : MNONE;
+	regs R = REGS_IN(A);
+	int64_t adds = 0, c[8] = {0};
+	for (;;) {
+		int64_t o = 0;
+		for (int d = a + 1; d < last; d++)
+			o += c[d] * v->stride[d];
+		if (adds + per > SEG) {
+			SEG_FLUSH(R, A);
+			A->pending = 0; /* the registers, R's, are empty */
+			adds = 0;
+		}
+		vrow_regs(cond, stats, m2 ? m2 + o : k->zrow, m1 ? m1 + o : k->zrow, p0 + o, p1 ? p1 + o : k->zrow, save + o, n,
+		          nm, &R);
+		adds += per;
+		int d = last - 1;
+		while (d > a && ++c[d] == v->ext[d])
+			c[d--] = 0;
+		if (d == a)
+			break;
+	}
+	REGS_OUT(A, R);
+	acc_flush(A, adds);
+}
+#define SLABS(k)                                                                                                    \
+	static void vslab_##k(const kctx *x, int a, const int32_t *m2, const int32_t *m1, int32_t *p0,                  \
+	                      const int32_t *p1, int32_t *save, int has_next, acc *A)                                   \
+	{ vslab_impl(k, 0, x, a, m2, m1, p0, p1, save, has_next, A); }                                                  \
+	static void vslab_stats_##k(const kctx *x, int a, const int32_t *m2, const int32_t *m1, int32_t *p0,            \
+	                            const int32_t *p1, int32_t *save, int has_next, acc *A)                             \
+	{ vslab_impl(k, 1, x, a, m2, m1, p0, p1, save, has_next, A); }
+SLABS(0) SLABS(1) SLABS(2) SLABS(3) SLABS(4) SLABS(5)
+static const vslab_fn vslabs[2][LBT_NCOND] = {{vslab_0, vslab_1, vslab_2, vslab_3, vslab_4, vslab_5},
+                                              {vslab_stats_0, vslab_stats_1, vslab_stats_2, vslab_stats_3,
+                                               vslab_stats_4, vslab_stats_5}};
 
 /* The row buffer's halo, for a torus whose n is not a whole number of
  * chunks (hrow_impl makes the others in registers). */
@@ -1124,31 +1247,39 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 		k->hrow(t->B, p0, n, v->torus[last], &t->A);
 		return;
 	}
-	if (nb == last - 1 && a + 1 == nb && n % W == 0 && n / W <= SEG) {
-		/* A plane of whole-chunk rows: rolled along nb like a 2-D grid
-		 * (plane_impl), with the axis-a update of each row run just ahead */
+	/* A plane of whole-chunk rows beyond the first level's cache:
+	 * rolled along nb like a 2-D grid (plane_impl), with the axis-a update
+	 * of each row run just ahead while it is in L1. A smaller plane takes
+	 * the update along a first, all rows in one call, then the same roll
+	 * (below). */
+	enum { PLANE_AHEAD = 8192 }; /* cells */
+	if (nb == last - 1 && a + 1 == nb && n % W == 0 && n / W <= SEG && v->ext[nb] * v->stride[nb] > PLANE_AHEAD) {
 		const ahead x = {m2, m1, p1, p0, save, v->stride[nb], has_next};
 		plane(k, t, nb, p0, 0, v->ext[nb], 1, &x);
 		return;
 	}
-	vrow_fn f = nb < 0 ? k->vrow_stats : k->vrow;
-	int64_t c[8] = {0};
-	for (;;) {
-		int64_t o = 0;
-		for (int d = a + 1; d < last; d++)
-			o += c[d] * v->stride[d];
-		const int32_t *r2 = m2 ? m2 + o : k->zrow, *r1 = m1 ? m1 + o : k->zrow, *rp = p1 ? p1 + o : k->zrow;
-		if (nb == last) { /* inner axes of extent 1 between a and the row */
-			k->vrow(r2, r1, p0 + o, rp, save + o, t->B, n, has_next, &t->A);
-			row_halo(t->B, n, v->torus[last]);
-			k->hrow(t->B, p0 + o, n, v->torus[last], &t->A);
-		} else
-			f(r2, r1, p0 + o, rp, save + o, p0 + o, n, has_next, &t->A);
-		int d = last - 1;
-		while (d > a && ++c[d] == v->ext[d])
-			c[d--] = 0;
-		if (d == a)
-			break;
+	if (nb != last && n / W < SEG) /* the slab's rows along a, in one call */
+		(nb < 0 ? k->vslab_stats : k->vslab)(k, a, m2, m1, p0, p1, save, has_next, &t->A);
+	else { /* a row at a time: through B, or rows too long for one segment */
+		vrow_fn f = nb < 0 ? k->vrow_stats : k->vrow;
+		int64_t c[8] = {0};
+		for (;;) {
+			int64_t o = 0;
+			for (int d = a + 1; d < last; d++)
+				o += c[d] * v->stride[d];
+			const int32_t *r2 = m2 ? m2 + o : k->zrow, *r1 = m1 ? m1 + o : k->zrow, *rp = p1 ? p1 + o : k->zrow;
+			if (nb == last) { /* inner axes of extent 1 between a and the row */
+				k->vrow(r2, r1, p0 + o, rp, save + o, t->B, n, has_next, &t->A);
+				row_halo(t->B, n, v->torus[last]);
+				k->hrow(t->B, p0 + o, n, v->torus[last], &t->A);
+			} else
+				f(r2, r1, p0 + o, rp, save + o, p0 + o, n, has_next, &t->A);
+			int d = last - 1;
+			while (d > a && ++c[d] == v->ext[d])
+				c[d--] = 0;
+			if (d == a)
+				break;
+		}
 	}
 	if (nb >= 0 && nb != last) { /* the inner axis, in this slab, from its start */
 		if (v->torus[nb])
@@ -1491,7 +1622,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		return;
 	}
 	kctx k = {.v = v, .last = last, .cond = cond, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
-	          .frow = frows[cond], .frow_cp = frows_cp[cond]};
+	          .frow = frows[cond], .frow_cp = frows_cp[cond], .vslab = vslabs[0][cond], .vslab_stats = vslabs[1][cond]};
 	for (int a = 0; a < D; a++) {
 		k.lo[a] = v->cut && a == v->cut->axis ? v->origin[a] : 0;
 		k.N[a] = lbt_gext(v, a);
@@ -1823,6 +1954,49 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 			}
 			if (done)
 				return done;
+		}
+	}
+#elif W == 8
+	/* A ring (only the last axis has extent above 1) of whole narrow chunks
+	 * whose loads are at most INT16_MAX - n: kept in int16 lanes for the
+	 * call's n steps (a step changes a load by at most 1, so they fit),
+	 * packed once and widened back once. */
+	const int last = v->dims - 1;
+	int ring = n >= 2 && cache && !v->cut && max <= INT16_MAX - n && v->ext[last] % HW == 0 &&
+	           v->ext[last] <= LONE_MAX_N && (uintptr_t)v->load % LBT_ALIGN == 0 && v->stride[last] == 1;
+	for (int d = 0; d < last; d++)
+		ring &= v->ext[d] == 1 && lbt_gext(v, d) == 1;
+	if (ring) {
+		const int64_t len = v->ext[last];
+		const size_t need = (size_t)len * sizeof(int16_t);
+		if (cache->size < need) {
+			free(cache->mem);
+			cache->mem = lbt_alloc_aligned(need);
+			cache->size = cache->mem ? need : 0;
+		}
+		int16_t *b = cache->mem;
+		V top = HSET1(0);
+		for (int64_t i = 0; b && i < len; i += HW) { /* packed with saturation: does every load fit? */
+			const V x = hpack(VLOAD(v->load + i), VLOAD(v->load + i + W));
+			VSTORE(b + i, x);
+			top = simde_mm256_max_epu16(top, x);
+		}
+		const V t = HSET1((int16_t)(INT16_MAX - n));
+		if (b && simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi16(simde_mm256_max_epu16(top, t), t)) == -1) {
+			int s = 0;
+			while (s < n) {
+				rings[cond](b, len, v->torus[last], &c[s]);
+				const lbt_counts *r = &c[s++];
+				if (stop && ((int64_t)r->max - r->min <= stop->ldiff || (stop->shared && r->min > 0) ||
+				             (r->max == stop->max && r->min == stop->min)))
+					break;
+			}
+			for (int64_t i = 0; i < len; i += HW) {
+				const V x = VLOAD(b + i);
+				VSTORE(v->load + i, HWIDEN(x, 0));
+				VSTORE(v->load + i + W, HWIDEN(x, 1));
+			}
+			return s;
 		}
 	}
 #else

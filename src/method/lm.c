@@ -16,7 +16,8 @@ static void lm_step(lbt_state *st, lbt_counts *c)
 
 /* Several steps a call: with AVX-512, the rows of a 2-D grid whose loads
  * fit bytes are stepped in a byte copy (kernels/simd/lm.c, lm_steps), kept
- * in the workspace from call to call with when to look for one again. */
+ * in the workspace from call to call with when to look for one again; with
+ * AVX2, a ring whose loads fit int16 lanes, in an int16 copy. */
 static int lm_open(lbt_state *st, lbt_err *e)
 {
 	st->ws = calloc(1, sizeof(lbt_lm_cache));

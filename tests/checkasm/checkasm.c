@@ -277,6 +277,7 @@ const char *const ck_load_names[NLOADS] = {
 	"random 0..125, one in four 125 (all within AVX-512's byte steps)",
 	"random 120..125 but eight spots of 126..140 (a few rows beyond bytes)",
 	"random 122..125 but one run of 64 in nine random 124..130 (rows of 64: a few beyond bytes)",
+	"falling runs 32760 .. 32747 (an AVX2 ring keeps 32767 - n in int16 lanes for n steps)",
 };
 
 static uint64_t rnd(uint64_t *s)
@@ -321,6 +322,7 @@ void ck_fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 		case L_TAIL8: v = i == P - 1 - P / 8 ? 128 : 125; break;
 		case L_PILE: v = i == P / 2 ? INT32_MAX - 3 * (int32_t)P : (int32_t)(rnd(&s) % 4); break; /* total <= INT32_MAX */
 		case L_SPOTS: v = P >= 16 && i % (P / 8) == P / 16 ? 126 + (int32_t)(i % 15) : 120 + (int32_t)(rnd(&s) % 6); break;
+		case L_EDGE16: v = 32760 - (int32_t)(i % 14); break;
 		case L_ROWS8: v = i / 64 % 9 == 3 ? 124 + (int32_t)(rnd(&s) % 7) : 122 + (int32_t)(rnd(&s) % 4); break;
 		case L_UPTO125: v = rnd(&s) % 4 ? (int32_t)(rnd(&s) % 126) : 125; break;
 		}

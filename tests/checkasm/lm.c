@@ -65,7 +65,8 @@ static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg
  * PEs; rows of 32 to 192 PEs and one of 2560 (AVX-512 keeps the packed row
  * for the next one only up to 2048); 300 rows of 64 (more than a byte count
  * holds: AVX-512's byte rows empty their counts every 127 rows of 64);
- * planes of such rows in 3-D and 4-D, two and three rows deep too; rings of
+ * planes of such rows in 3-D and 4-D, two and three rows deep too, and
+ * 4-D grids of short rows (13 PEs: a partial vector; 8); rings of
  * one to three vectors of int16 or int8 lanes, and of 16384 and 16448 PEs
  * (AVX-512's byte rings empty their counts every 64 byte vectors, and a
  * byte count holds 255); rings of 48 and 80 PEs, whose loads AVX2's class
@@ -80,6 +81,7 @@ static void lm_full(void)
 	                                       {"9x192", "torus"}, {"5x2560", "mesh,torus"}, {"300x64", "torus"},
 	                                       {"6x9x64", "torus,mesh,torus"}, {"5x7x128", "mesh,torus,mesh"},
 	                                       {"4x2x64", "torus"}, {"3x3x192", "torus,torus,mesh"}, {"3x2x5x96", "torus"},
+	                                       {"4x6x7x13", "mesh,torus,torus,mesh"}, {"5x4x3x8", "torus,mesh,torus,torus"},
 	                                       {"64", "torus"}, {"96", "mesh"}, {"128", "torus"}, {"16448", "torus"},
 	                                       {"16384", "mesh"}, {"48", "torus"}, {"80", "mesh"}};
 	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
@@ -93,9 +95,12 @@ static void lm_full(void)
 	 * substeps, so a count lane gains 2 a row and must be emptied on the way */
 	const lbt_shape roll = ck_grid("16400x32", "torus");
 	lm_case(LBT_C0, &roll, L_ONES, 1, 2);
+	/* planes of more than 8192 cells (the rows run ahead of the roll) and
+	 * 4-D slabs of more rows than one segment of counts holds (16900 rows
+	 * of 8: emptied on the way) */
 	static const char *const big[][2] = {
 		{"3x260x260", "torus,mesh,torus"}, {"2x70001", "torus"}, {"17x8192", "mesh,torus"}, {"5x3x9000", "mesh"},
-		{"4x200x256", "torus"}, {"5x160x256", "mesh,torus,mesh"},
+		{"4x200x256", "torus"}, {"5x160x256", "mesh,torus,mesh"}, {"3x130x130x8", "torus,mesh,torus,torus"},
 	};
 	for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
 		const lbt_shape s = ck_grid(big[i][0], big[i][1]);
@@ -202,11 +207,41 @@ static void steps_on(size_t from, size_t to)
 	}
 }
 
-static void steps_quick(void) { steps_on(0, STEPS_QUICK); }
+/* Rings (with AVX2, lm_steps keeps a ring of whole 16-lane vectors and at
+ * most 65536 PEs in int16 lanes if its loads are at most 32767 - n for a
+ * call of n steps): tori and meshes, whole vectors or not, one beyond the
+ * limit, 1-D and as the last axis of a 3-D shape; loads at int16's edge
+ * (L_EDGE16's maximum 32760 takes calls of up to 7 steps, the others not),
+ * piles beyond it, zeros. The quick tier: the first two. */
+static const char *const ring_grids[][2] = {{"48", "torus"}, {"64", "mesh"}, {"16", "torus"}, {"40", "torus"},
+                                            {"4096", "mesh"}, {"1x1x256", "torus"}, {"65536", "torus"},
+                                            {"65552", "mesh"}};
+enum { RINGS_QUICK = 2, RING_GRIDS = sizeof ring_grids / sizeof *ring_grids };
+
+static void rings_on(size_t from, size_t to)
+{
+	static const int kinds[] = {L_SMALL, L_EDGE16, L_SHORT, L_TAIL, L_POINT, L_PILE, L_ZEROS, L_WIDE};
+	for (size_t i = from; i < to; i++) {
+		const lbt_shape s = ck_grid(ring_grids[i][0], ring_grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+				steps_case(cond, &s, kinds[j], 1, i < 6 ? 60 : 15, j % 2, j % 3);
+	}
+}
+
+static void steps_quick(void)
+{
+	steps_on(0, STEPS_QUICK);
+	rings_on(0, RINGS_QUICK);
+}
 
 static void steps_full(void)
 {
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
+	rings_on(RINGS_QUICK, RING_GRIDS);
+	/* planes of more than 8192 cells (the rows run ahead of the roll) and
+	 * 4-D slabs of more rows than one segment of counts holds (16900 rows
+	 * of 8: emptied on the way) */
 	static const char *const big[][2] = {{"300x512", "torus"}, {"301x1024", "mesh,torus"}, {"520x512", "torus,mesh"}};
 	static const int bigkinds[] = {L_UPTO125, L_PILE, L_POINT, L_SPOTS};
 	for (size_t i = 0; i < sizeof big / sizeof *big; i++) {

@@ -131,7 +131,8 @@ typedef void (*lbt_lm_step_fn)(const lbt_view *v, int cond, lbt_counts *c);
  * them into a zeroed struct (c need not be zeroed: c[s] is set whole);
  * returns how many steps it did, at least 1. A kernel may do more than one
  * only where it can keep the loads narrower between steps (AVX-512: a 2-D
- * grid most of whose rows fit bytes); the others do one. cache: what it
+ * grid most of whose rows fit bytes; AVX2: a ring whose loads fit int16);
+ * the others do one. cache: what it
  * keeps from call to call (its byte copy of the grid, and when to look
  * for one again; zeroed before the first call, mem freed with free() after
  * the last); without it (or memory) it does one step. */
