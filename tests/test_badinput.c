@@ -742,6 +742,42 @@ Test(badinput, the_second_audits_cases, .timeout = 300)
 	run_case(dir, TH_ARGS("reproduce", "table3", "--out", "/proc/nope"), NULL, "/proc/nope");
 	run_case(dir, TH_ARGS("demo", "--data", "/nonexistent", "--quiet"), NULL, "/nonexistent");
 	run_case(dir, TH_ARGS("reproduce", "table3", "--data", "/nonexistent", "--out", "rp"), NULL, "/nonexistent");
+	/* reproduce --data reads whole lines: a line over the limit (2 MiB, in a
+	 * comment) is refused by file and line, not split into rows; a claim too
+	 * long for its fields is refused, not cut short */
+	const char *data = getenv("LBTORUS_DATA");
+	cr_assert(data);
+	static const char *const tables[] = {"table3_lm_c5.csv", "table3_nna.csv", "henrich1996_claims.csv"};
+	for (int k = 0; k < 2; k++) {
+		snprintf(p, sizeof p, "%s/data%d", dir, k);
+		cr_assert(!mkdir(p, 0700));
+		for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+			char src[4200], dst[200];
+			snprintf(src, sizeof src, "%s/%s", data, tables[i]);
+			snprintf(dst, sizeof dst, "%s/%s", p, tables[i]);
+			size_t n;
+			char *body = th_read(src, &n);
+			f = fopen(dst, "w");
+			if (k == 0 && i == 0) { /* line 1: a comment of 2 MiB */
+				fputs("# ", f);
+				for (int j = 0; j < 2 << 20; j++)
+					fputc('x', f);
+				fputc('\n', f);
+			}
+			if (k == 1 && i == 2) { /* line 1, the claim found first: a source of 3000 bytes */
+				fputs("table3_lm_shared,table3,steps until shared,7,", f);
+				for (int j = 0; j < 3000; j++)
+					fputc('s', f);
+				fputc('\n', f);
+			}
+			fwrite(body, 1, n, f);
+			fclose(f);
+			free(body);
+		}
+	}
+	run_case(dir, TH_ARGS("reproduce", "table3", "--data", "data0", "--out", "rp"), NULL, "data0/table3_lm_c5.csv:1: longer than");
+	run_case(dir, TH_ARGS("reproduce", "table3", "--data", "data1", "--out", "rp"), NULL,
+	         "data1/henrich1996_claims.csv:1: claim 'table3_lm_shared'");
 	cr_log_info("badinput: %d second-audit cases", cases);
 	th_rm_tree(dir);
 }

@@ -304,6 +304,63 @@ static void parse_file(lbt_jobj *o, const char *path)
 	free(s);
 }
 
+/* The "# key: value" comment lines of a text output (a .dat, a .gp) as one
+ * JSON object for check_provenance: a value of digits a number, else a string. */
+static void parse_comments(lbt_jobj *o, const char *path)
+{
+	char *s = th_read(path, NULL), *j = malloc(2 * strlen(s) + 3), *w = j;
+	*w++ = '{';
+	for (char *l = s; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		size_t k = strspn(l + 2, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		if (strncmp(l, "# ", 2) || !k || strncmp(l + 2 + k, ": ", 2))
+			continue;
+		const char *v = l + 4 + k;
+		size_t n = strcspn(v, "\n"), d = strspn(v, "0123456789");
+		w += sprintf(w, "%s\"%.*s\":", w - j > 1 ? "," : "", (int)k, l + 2);
+		if (d && d == n)
+			w += sprintf(w, "%.*s", (int)n, v);
+		else {
+			*w++ = '"';
+			for (size_t i = 0; i < n; i++) {
+				if (v[i] == '"' || v[i] == '\\')
+					*w++ = '\\';
+				*w++ = v[i];
+			}
+			*w++ = '"';
+		}
+	}
+	strcpy(w, "}");
+	lbt_err e;
+	cr_assert_eq(lbt_jobj_parse(o, j, &e), 0, "%s: %s in %s", path, e.msg, j);
+	free(j);
+	free(s);
+}
+
+/* Every .dat and .gp in dir (a plot's data and script, wherever a command
+ * draws one) carries the provenance in comment lines; how many there are. */
+static int plot_files_carry_provenance(const char *dir, const char *args, time_t t0, time_t t1)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d, "%s", dir);
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || !((len > 4 && !strcmp(de->d_name + len - 4, ".dat")) ||
+		                              (len > 3 && !strcmp(de->d_name + len - 3, ".gp"))))
+			continue;
+		char p[600];
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		lbt_jobj o = {0};
+		parse_comments(&o, p);
+		check_provenance(&o, p, args, t0, t1);
+		lbt_jobj_free(&o);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 Test(outputs, every_output_carries_its_provenance, .timeout = 300)
 {
 	char dir[64], p[200], q[200], hex[65];
@@ -382,6 +439,36 @@ Test(outputs, every_output_carries_its_provenance, .timeout = 300)
 	snprintf(q, sizeof q, "%s/b/bound.csv", dir);
 	sha256sum(q, hex);
 	cr_assert_str_eq(lbt_jobj_str(&o, "file:bound.csv"), hex);
+	snprintf(q, sizeof q, "%s/b", dir);
+	cr_assert_geq(plot_files_carry_provenance(q, "bound --out b", t0, t1), 6, "bound's three plots");
+
+	/* plot: its data and script (the fits are JSON, the means a CSV with the provenance) */
+	snprintf(q, sizeof q, "%s/pl", dir);
+	cr_assert(!mkdir(q, 0700));
+	t0 = time(NULL);
+	/* a title of two lines: the comments stay one line each (a control character as \xHH) */
+	cr_assert_eq(th_cli(dir, TH_ARGS("plot", "s.jsonl", "--x", "seed", "--y", "steps", "--out", "pl/f", "--title", "a\nb c"),
+	                    &so, &se), 0, "%s", se);
+	t1 = time(NULL);
+	free(so), free(se);
+	snprintf(q, sizeof q, "%s/pl", dir);
+	cr_assert_eq(plot_files_carry_provenance(q, "plot s.jsonl --x seed --y steps --out pl/f --title 'a\\x0ab c'", t0, t1), 2);
+	snprintf(q, sizeof q, "%s/pl/f.dat", dir);
+	char *dat = th_read(q, NULL);
+	cr_assert(strstr(dat, "# lbtorus plot data: a\\x0ab c\n") && !strstr(dat, "\nb c"), "%s", dat);
+	free(dat);
+
+	/* search: its record (a .npy has no room for it: the record gives its checksum) */
+	t0 = time(NULL);
+	cr_assert_eq(th_cli(dir, TH_ARGS("search", "--shape", "8", "--ldiff", "4", "--mean", "3", "--out", "w8.npy", "--moves",
+	                                 "50", "--quiet"), &so, &se), 0, "%s", se);
+	t1 = time(NULL);
+	cr_assert_eq(lbt_jobj_parse(&o, so, &e), 0, "%s: %s", so, e.msg);
+	check_provenance(&o, "search", "search --shape 8 --ldiff 4", t0, t1);
+	snprintf(q, sizeof q, "%s/w8.npy", dir);
+	sha256sum(q, hex);
+	cr_assert_str_eq(lbt_jobj_str(&o, "npy_sha256"), hex);
+	free(so), free(se);
 
 	/* reproduce: the manifest of its directory */
 	t0 = time(NULL);
@@ -395,6 +482,12 @@ Test(outputs, every_output_carries_its_provenance, .timeout = 300)
 	snprintf(q, sizeof q, "%s/r/table3.csv", dir);
 	sha256sum(q, hex);
 	cr_assert_str_eq(lbt_jobj_str(&o, "file:table3.csv"), hex);
+	cr_assert_eq(th_cli(dir, TH_ARGS("reproduce", "fig6", "--out", "r6", "--quick", "--quiet", "--threads", "1"), &so, &se), 0,
+	             "%s", se);
+	t1 = time(NULL);
+	free(so), free(se);
+	snprintf(q, sizeof q, "%s/r6", dir);
+	cr_assert_geq(plot_files_carry_provenance(q, "reproduce fig6 --out r6", t0, t1), 2, "fig6's plot");
 	lbt_jobj_free(&o);
 	th_rm_tree(dir);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "lbtorus/reproduce.h"
 
 /* A new temporary root and the directory root/w the spawned command runs
  * in (its stdout and stderr go to root/out and root/err). */
@@ -226,6 +227,62 @@ Test(signals, an_interrupted_reproduce_keeps_its_finished_experiments, .timeout 
 	free(out);
 	free(err);
 	th_rm_tree(root);
+}
+
+/* Its exit status if pid ends within `limit` seconds, else -1 (then it is killed). */
+static int finish_within(pid_t pid, double limit, double *took)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	int status;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		*took = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+		if (w == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (*took > limit) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		usleep(10000);
+	}
+}
+
+/* Lüling and Monien's experiments (every reproduce name luling-*) answer a
+ * signal within a second, as the others do: luling-theorems and luling-cost
+ * stopped their runs only after their own last operation, and went on for
+ * minutes (235 s and 33 s after a SIGTERM). */
+Test(signals, an_interrupted_luling_experiment_answers_at_once, .timeout = 120)
+{
+	int tried = 0;
+	for (const char *const *n = lbt_repro_names(); *n; n++) {
+		if (strncmp(*n, "luling-", 7))
+			continue;
+		char root[64], dir[96], p[200];
+		work_dirs(root, sizeof root, dir, sizeof dir);
+		pid_t pid = spawn(dir, TH_ARGS("reproduce", *n, "--out", "o", "--threads", "1", "--quiet"));
+		usleep(500000); /* its runs have begun (each experiment takes minutes) */
+		kill(pid, SIGTERM);
+		double took;
+		int rc = finish_within(pid, 1.5, &took);
+		char *err = stderr_of(root);
+		cr_assert_neq(rc, -1, "%s did not answer SIGTERM within 1.5 s", *n);
+		cr_assert_eq(rc, 3, "%s: exit %d (%s)", *n, rc, err);
+		cr_assert(!strcmp(err, "lbtorus: reproduce: interrupted by signal 15; the experiments finished before it are in o\n"),
+		          "%s: %s", *n, err);
+		cr_log_info("signals: %s answered SIGTERM in %.2f s", *n, took);
+		snprintf(p, sizeof p, "%s/o", dir);
+		long size;
+		cr_assert(access(p, F_OK) || temps(p, &size) == 0, "%s left a temporary", *n);
+		snprintf(p, sizeof p, "%s/o/%s.md", dir, *n);
+		cr_assert(access(p, F_OK), "%s.md written from interrupted runs", *n);
+		free(err);
+		th_rm_tree(root);
+		tried++;
+	}
+	cr_assert_geq(tried, 5, "the Lüling-Monien experiments are named luling-*");
 }
 
 Test(signals, an_interrupted_search_writes_nothing, .timeout = 120)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lbtorus/provenance.h"
 
 static void help(void)
 {
@@ -146,11 +147,14 @@ int cmd_search(int argc, char **argv)
 	printf("{\"shape\":\"%s\",\"boundary\":\"%s\",\"method\":\"%s\",\"ldiff\":%lld,\"total\":%lld,\"min\":%lld,"
 	       "\"max\":%lld,\"seed\":%llu,\"restarts\":%lld,\"moves\":%lld,\"anneal\":%g,\"evaluations\":%lld,"
 	       "\"best_restart\":%lld,\"steps\":%lld,\"shifts\":%lld,\"dkl_bound\":%lld,\"steps_over_dkl\":%.6g,"
-	       "\"npy\":\"%s\"%s%s%s}\n",
+	       "\"npy\":\"%s\"%s%s%s",
 	       shape, bnd, so.method ? so.method : "lm-c5", (long long)so.ldiff, (long long)so.total, (long long)r.min,
 	       (long long)(r.min + so.ldiff), (unsigned long long)so.seed, (long long)so.restarts, (long long)so.moves,
 	       so.temperature, (long long)r.evaluations, (long long)r.restart, (long long)r.steps, (long long)r.shifts,
 	       (long long)r.dkl, r.ratio, out, so.workload ? ",\"workload\":\"" : "", so.workload ? wl.spec : "",
 	       so.workload ? "\"" : "");
+	lbt_provenance_file_json(stdout, "npy", out); /* the grid's checksum: a .npy has no room for provenance */
+	lbt_provenance_json(stdout, so.isa ? so.isa : "", so.threads);
+	fputs("}\n", stdout);
 	return 0;
 }

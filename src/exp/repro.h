@@ -122,7 +122,8 @@ int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e);
  * L0 each, scalar, one thread; */
 int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e);
 /* st stepped through the run engine with workload wl until *stop is set (by
- * the method's on_op hook or the phase); */
+ * the method's on_op hook or the phase), or LBT_EINTR at the end of the
+ * step in which a signal set the default interrupt (cli_stop_cleanly); */
 int rp_luling_run_until(lbt_state *st, const lbt_workload *wl, volatile sig_atomic_t *stop, lbt_err *e);
 /* PE 0's load set by a workload phase, what that generated or consumed in c
  * (an error outside 0..2^31-1); PE 0's next trigger going up, the first

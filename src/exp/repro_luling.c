@@ -108,16 +108,40 @@ static int jump_phase(void *ws, lbt_state *st, int64_t step, uint64_t seed, lbt_
 
 static const lbt_workload jump = {.name = "jump", .summary = "PE 0 jumps to its next trigger", .phase = jump_phase};
 
+/* The engine reads one interrupt flag: the run's own stop (after its last
+ * operation), into which a signal's flag (the default interrupt,
+ * lbt_run_interrupt_default; cli_stop_cleanly) is copied after every step. */
+typedef struct {
+	volatile sig_atomic_t *stop;
+	const volatile sig_atomic_t *signal;
+} until_watch;
+
+static void watch_signal(void *ctx, const lbt_step_record *r)
+{
+	(void)r;
+	const until_watch *w = ctx;
+	if (*w->signal)
+		*w->stop = 1;
+}
+
 int rp_luling_run_until(lbt_state *st, const lbt_workload *wl, volatile sig_atomic_t *stop, lbt_err *e)
 {
 	lbt_run_opts ro = lbt_run_opts_default();
+	until_watch w = {stop, ro.interrupt};
 	ro.until.kind = LBT_UNTIL_STEPS;
 	ro.until.steps = INT64_MAX / 2;
 	ro.max_steps = INT64_MAX / 2;
 	ro.workload = wl;
 	ro.interrupt = stop;
+	if (w.signal) {
+		ro.on_step = watch_signal;
+		ro.ctx = &w;
+	}
 	lbt_summary s;
-	return lbt_run(st, &ro, &s, e);
+	int status = lbt_run(st, &ro, &s, e);
+	if (!status && w.signal && *w.signal) /* stopped by the signal, not after its last operation */
+		status = lbt_errf(e, LBT_EINTR, "interrupted");
+	return status;
 }
 
 int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e)

@@ -215,15 +215,23 @@ static FILE *open_data(const lbt_repro_opts *o, const char *name, char *path, si
 
 int rp_claim_get(const lbt_repro_opts *o, const char *id, rp_claim *c, lbt_err *e)
 {
-	char path[4200], line[2048];
+	char path[4200];
 	/* each paper's stated results in a file of its own */
 	FILE *f = open_data(o, strncmp(id, "luling1993_", 11) ? "henrich1996_claims.csv" : "luling1993_claims.csv", path,
 	                    sizeof path, e);
 	if (!f)
 		return LBT_EIO;
-	size_t n = strlen(id);
-	int found = 0;
-	while (!found && fgets(line, sizeof line, f)) {
+	size_t n = strlen(id), cap = 0, len;
+	char *line = NULL;
+	long long ln = 0;
+	int found = 0, st = LBT_OK;
+	lbt_err sub;
+	while (!found && !st) {
+		if ((st = lbt_in_line(f, &line, &cap, &len, &sub))) /* whole lines: a long one is refused, never split */
+			lbt_errf(e, st, "%s:%lld: %s", path, ln + 1, sub.msg);
+		if (st || !len)
+			break;
+		ln++;
 		if (strncmp(line, id, n) || line[n] != ',')
 			continue;
 		char *field[5] = {line};
@@ -235,18 +243,27 @@ int rp_claim_get(const lbt_repro_opts *o, const char *id, rp_claim *c, lbt_err *
 		}
 		if (!field[4])
 			break;
-		found = 1;
 		field[4][strcspn(field[4], "\r\n")] = 0;
 		memset(c, 0, sizeof *c);
-		snprintf(c->id, sizeof c->id, "%.63s", field[0]);
-		snprintf(c->experiment, sizeof c->experiment, "%.15s", field[1]);
-		snprintf(c->quantity, sizeof c->quantity, "%.199s", field[2]);
-		snprintf(c->source, sizeof c->source, "%.399s", field[4]);
+		if (strlen(field[1]) >= sizeof c->experiment || strlen(field[2]) >= sizeof c->quantity ||
+		    strlen(field[4]) >= sizeof c->source) {
+			st = lbt_errf(e, LBT_EINVAL, "%s:%lld: claim '%s': experiment, quantity or source longer than %zu, %zu or %zu bytes",
+			              path, ln, id, sizeof c->experiment - 1, sizeof c->quantity - 1, sizeof c->source - 1);
+			break;
+		}
+		found = 1;
+		snprintf(c->id, sizeof c->id, "%s", field[0]);
+		snprintf(c->experiment, sizeof c->experiment, "%s", field[1]);
+		snprintf(c->quantity, sizeof c->quantity, "%s", field[2]);
+		snprintf(c->source, sizeof c->source, "%s", field[4]);
 		char *end;
 		c->value = strtod(field[3], &end);
 		c->has_value = end != field[3];
 	}
+	free(line);
 	fclose(f);
+	if (st)
+		return st;
 	return found ? LBT_OK : lbt_errf(e, LBT_EINVAL, "%s has no well-formed claim '%s'", path, id);
 }
 
@@ -284,12 +301,21 @@ void rp_md_claim(FILE *f, const rp_claim *c, double ours, const char *text)
 
 int rp_read_table(const lbt_repro_opts *o, const char *name, int64_t *rows, int max, int cols, lbt_err *e)
 {
-	char path[4200], line[4096];
+	char path[4200];
 	FILE *f = open_data(o, name, path, sizeof path, e);
 	if (!f)
 		return -1;
-	int n = 0, header = 1;
-	while (fgets(line, sizeof line, f)) {
+	char *line = NULL;
+	size_t cap = 0, len;
+	long long ln = 0;
+	int n = 0, header = 1, st = LBT_OK;
+	lbt_err sub;
+	while (!st) {
+		if ((st = lbt_in_line(f, &line, &cap, &len, &sub))) /* whole lines: a long one is refused, never split */
+			lbt_errf(e, st, "%s:%lld: %s", path, ln + 1, sub.msg);
+		if (st || !len)
+			break;
+		ln++;
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		if (header) {
@@ -297,24 +323,21 @@ int rp_read_table(const lbt_repro_opts *o, const char *name, int64_t *rows, int 
 			continue;
 		}
 		if (n == max) {
-			fclose(f);
-			lbt_errf(e, LBT_EINVAL, "%s: more than %d rows", path, max);
-			return -1;
+			st = lbt_errf(e, LBT_EINVAL, "%s:%lld: more than %d rows", path, ln, max);
+			break;
 		}
 		char *p = line, *end;
-		for (int c = 0; c < cols; c++) {
+		for (int c = 0; c < cols && !st; c++) {
 			rows[n * cols + c] = strtoll(p, &end, 10);
-			if (end == p || (c < cols - 1 && *end != ',')) {
-				fclose(f);
-				lbt_errf(e, LBT_EINVAL, "%s: row %d, column %d is not an integer", path, n + 1, c + 1);
-				return -1;
-			}
+			if (end == p || (c < cols - 1 && *end != ','))
+				st = lbt_errf(e, LBT_EINVAL, "%s:%lld: row %d, column %d is not an integer", path, ln, n + 1, c + 1);
 			p = end + 1;
 		}
 		n++;
 	}
+	free(line);
 	fclose(f);
-	return n;
+	return st ? -1 : n;
 }
 
 double rp_loglog_slope(const double *x, const double *y, int n)

@@ -19,6 +19,7 @@
 
 #include "lbtorus/io.h"
 #include "lbtorus/plot.h"
+#include "lbtorus/provenance.h"
 
 static void gp_quote(FILE *f, const char *s)
 {
@@ -48,21 +49,39 @@ static int64_t kept(const lbt_axes *ax, const lbt_series *s)
 	return k;
 }
 
+/* "# KEY: TEXT" on one line: a control character of TEXT (a newline in a
+ * --title or a group's value) as \xHH, so it cannot start a line of data. */
+static void dat_comment(FILE *f, const char *key, const char *text)
+{
+	fprintf(f, "# %s: ", key);
+	for (; text && *text; text++)
+		if ((unsigned char)*text < 0x20 || *text == 0x7f)
+			fprintf(f, "\\x%02x", (unsigned char)*text);
+		else
+			fputc(*text, f);
+	fputc('\n', f);
+}
+
 static int write_dat(const char *path, const lbt_axes *ax, const lbt_series *s, int ns, lbt_err *e)
 {
 	lbt_outfile o;
 	int st = lbt_out_open(&o, path, e);
 	if (st)
 		return st;
-	fprintf(o.f, "# lbtorus plot data: %s\n# x: %s\n# y: %s\n", ax->title ? ax->title : "",
-	        ax->xlabel ? ax->xlabel : "", ax->ylabel ? ax->ylabel : "");
+	dat_comment(o.f, "lbtorus plot data", ax->title);
+	lbt_provenance_comment(o.f, "", 0); /* which build, machine and command made it */
+	dat_comment(o.f, "x", ax->xlabel);
+	dat_comment(o.f, "y", ax->ylabel);
 	fputs("# one block per series (gnuplot: index N), blocks separated by two blank lines; NaN = no value;\n"
 	      "# columns x y, and y_low y_high where the series has error bars\n", o.f);
 	int block = 0;
 	for (int j = 0; j < ns; j++) {
 		if (!kept(ax, &s[j]))
 			continue;
-		fprintf(o.f, "%s# index %d: %s\n", block ? "\n\n" : "", block, s[j].label ? s[j].label : "");
+		char key[32];
+		snprintf(key, sizeof key, "index %d", block);
+		fputs(block ? "\n\n" : "", o.f);
+		dat_comment(o.f, key, s[j].label);
 		block++;
 		for (int64_t i = 0; i < s[j].n; i++) {
 			double x = s[j].x[i], y = s[j].y[i];
@@ -131,6 +150,7 @@ static int write_gp(const char *path, const char *base, const lbt_axes *ax, cons
 	FILE *f = o.f;
 	fprintf(f, "# %s.gp — written by lbtorus; remake the pictures with: gnuplot %s.gp\n", base, base);
 	fprintf(f, "# (lbtorus passes png_out and svg_out to draw into temporary files first)\n");
+	lbt_provenance_comment(f, "", 0); /* which build, machine and command made it */
 	fprintf(f, "if (!exists(\"png_out\")) png_out = '%s.png'\n", base);
 	fprintf(f, "if (!exists(\"svg_out\")) svg_out = '%s.svg'\n", base);
 	fputs("set encoding utf8\n", f);

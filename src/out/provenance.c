@@ -166,14 +166,33 @@ void lbt_provenance_file_json(FILE *f, const char *role, const char *path)
 		fprintf(f, "\"%s\"", hex);
 }
 
+/* v on the rest of a comment line: a control character (a newline in an
+ * argument) as \xHH, so the comment cannot end early and what follows it be
+ * read as data (a .dat) or run (a gnuplot script). */
+static void comment_value(FILE *f, const char *k, const char *v)
+{
+	fprintf(f, "# %s: ", k);
+	for (; *v; v++)
+		if ((unsigned char)*v < 0x20 || *v == 0x7f)
+			fprintf(f, "\\x%02x", (unsigned char)*v);
+		else
+			fputc(*v, f);
+	fputc('\n', f);
+}
+
 void lbt_provenance_comment(FILE *f, const char *isa, int threads)
 {
 	facts x;
 	gather(&x, isa, threads);
-	fprintf(f, "# lbtorus: %s\n# format: %d\n# git: %s\n# compiler: %s\n# cflags: %s\n# cpu: %s\n# host: %s\n"
-	        "# date_utc: %s\n# ranks: %d\n# command: %s\n# isa: %s\n# threads: %d\n",
-	        LBT_VERSION, LBT_FORMATS_VERSION, lbt_build_git_text, lbt_build_compiler_text, lbt_build_flags_text, x.cpu, x.host,
-	        x.date, lbt_comm_size(), call_text, x.isa, x.threads);
+	fprintf(f, "# lbtorus: %s\n# format: %d\n", LBT_VERSION, LBT_FORMATS_VERSION);
+	comment_value(f, "git", lbt_build_git_text);
+	comment_value(f, "compiler", lbt_build_compiler_text);
+	comment_value(f, "cflags", lbt_build_flags_text);
+	comment_value(f, "cpu", x.cpu);
+	comment_value(f, "host", x.host);
+	fprintf(f, "# date_utc: %s\n# ranks: %d\n", x.date, lbt_comm_size());
+	comment_value(f, "command", call_text);
+	fprintf(f, "# isa: %s\n# threads: %d\n", x.isa, x.threads);
 	for (int i = 0; i < ninputs; i++)
 		fprintf(f, "# %s_sha256: %s\n", inputs[i].role, inputs[i].hex);
 }
