@@ -9,8 +9,9 @@
  * that a kernel asked for two threads uses two (at least 2^17 PEs), and
  * loads take each path of the Liquid model's kernel: rows in bytes
  * (uniform:0:100, several steps a call), in int16 (uniform:1:2048), mixed
- * rows (worst:5), a ring, 3-D. CLI runs are killed after a deadline, so a
- * hang fails the test instead of stopping CI. */
+ * rows (worst:5), a ring, 3-D; every workload of the registry runs in
+ * two-job sweeps. CLI runs are killed after a deadline, so a hang fails the
+ * test instead of stopping CI. */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <signal.h>
@@ -262,7 +263,11 @@ Test(parallel, a_sweep_of_every_method_with_two_jobs_finishes, .timeout = 900)
 	th_rm_tree(dir);
 }
 
-/* bound shares its runs out to two jobs as a sweep does; search its restarts to two threads. */
+/* bound shares its runs out to two jobs as a sweep does; search its
+ * restarts to two threads. bound's 64x64 and 128x128 take the byte steps
+ * (2-D rows of whole 64-PE chunks, loads at most 125: the path that hung
+ * `bound --out bound` at 419/420); search steps one step a call (int16 rows
+ * on 64x64, rows shorter than a vector on 8x8). */
 Test(parallel, bound_and_search_with_two_jobs_finish, .timeout = 900)
 {
 	char dir[64];
@@ -271,42 +276,109 @@ Test(parallel, bound_and_search_with_two_jobs_finish, .timeout = 900)
 		if (!lbt_isa_supported(*isa))
 			continue;
 		int rc = cli_within(dir, TH_ARGS("bound", "--jobs", "2", "--isa", *isa, "--out", "b", "--shape",
-		                                 "torus2:8..32*2,torus3:4..8*2", "--init", "uniform:1:9,uniform:1:33",
-		                                 "--seed", "1..2"), 300);
+		                                 "torus2:8..128*2,torus3:4..8*2", "--init", "uniform:1:9,uniform:1:33",
+		                                 "--seed", "1..2", "--quiet"), 300);
 		cr_assert_eq(rc, 0, "%s: bound exit %d (142: killed after 300 s, hung)", *isa, rc);
+		char path[256];
+		snprintf(path, sizeof path, "%s/b/runs.jsonl", dir);
+		cr_assert_eq(th_count_lines(path), 7 * 2 * 2, "%s: bound's runs", *isa); /* 5 + 2 shapes, 2 inits, 2 seeds */
+		snprintf(path, sizeof path, "%s/b", dir);
+		th_rm_tree(path);
 		rc = cli_within(dir, TH_ARGS("search", "--shape", "8x8", "--ldiff", "20", "--mean", "10", "--threads", "2",
-		                             "--isa", *isa, "--out", "w.npy"), 300);
+		                             "--isa", *isa, "--out", "w.npy", "--quiet"), 300);
 		cr_assert_eq(rc, 0, "%s: search exit %d (142: killed after 300 s, hung)", *isa, rc);
+		rc = cli_within(dir, TH_ARGS("search", "--shape", "64x64", "--ldiff", "20", "--mean", "10", "--threads", "2",
+		                             "--restarts", "4", "--moves", "4", "--isa", *isa, "--out", "w.npy", "--quiet"), 300);
+		cr_assert_eq(rc, 0, "%s: search 64x64 exit %d (142: killed after 300 s, hung)", *isa, rc);
 	}
 	th_rm_tree(dir);
 }
 
-/* The first SIGTERM to a two-job sweep whose runs are inside the kernels
- * ends it promptly with the interrupted status, the finished runs' records
- * kept whole (a sweep hung at a kernel's barrier once ignored it). */
-Test(parallel, a_two_job_sweep_answers_the_first_sigterm, .timeout = 600)
+/* Every workload of the registry (its example spec) in two-job sweeps, per
+ * ISA: a workload's phase runs threads of its own before the method's step.
+ * The search trees start on an empty machine and run until done. */
+Test(parallel, a_sweep_of_every_workload_with_two_jobs_finishes, .timeout = 900)
 {
-	char dir[64];
+	char dir[64], flows[1024] = "", tasks[1024] = "";
 	th_tmpdir(dir, sizeof dir);
+	int nf = 0, nt = 0;
+	for (const lbt_workload *const *w = lbt_workloads(); *w; w++) {
+		char *list = (*w)->tasks ? tasks : flows;
+		int *n = (*w)->tasks ? &nt : &nf;
+		cr_assert_lt(strlen(list) + strlen((*w)->example) + 2, sizeof flows);
+		strcat(strcat(list, *n ? "," : ""), (*w)->example);
+		(*n)++;
+	}
+	cr_assert_gt(nf, 0);
+	cr_assert_gt(nt, 0);
 	for (const char *const *isa = lbt_isa_compiled(); *isa; isa++) {
 		if (!lbt_isa_supported(*isa))
 			continue;
-		pid_t pid = th_spawn(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--jobs", "2", "--isa", *isa, "--quiet",
-		                                   "--shape", "64x64,128x128", "--init", "uniform:1:2048,uniform:0:100",
-		                                   "--until", "steps:200000", "--seed", "1..20"));
-		usleep(1500000);
-		kill(pid, SIGTERM);
-		const int rc = wait_within(pid, 10);
-		cr_assert_eq(rc, 3, "%s: exit %d after SIGTERM (3: interrupted; -1: still running 10 s later)", *isa, rc);
-		char path[256];
-		snprintf(path, sizeof path, "%s/s.jsonl", dir);
-		FILE *f = fopen(path, "r");
-		if (f) { /* every line a whole record */
-			char line[8192];
-			while (fgets(line, sizeof line, f))
-				cr_assert(line[0] == '{' && strstr(line, "}\n"), "%s: a torn record: %s", *isa, line);
-			fclose(f);
-			unlink(path);
+		int rc = cli_within(dir, TH_ARGS("sweep", "--results", "f.jsonl", "--jobs", "2", "--isa", *isa, "--quiet",
+		                                 "--workload", flows, "--shape", "64x64,256", "--init", "uniform:0:100",
+		                                 "--until", "steps:100", "--seed", "1..2"), 300);
+		cr_assert_eq(rc, 0, "%s: %s: exit %d (142: killed after 300 s, hung)", *isa, flows, rc);
+		rc = cli_within(dir, TH_ARGS("sweep", "--results", "t.jsonl", "--jobs", "2", "--isa", *isa, "--quiet",
+		                             "--workload", tasks, "--shape", "64x64,256", "--init", "const:0", "--until", "done",
+		                             "--seed", "1..2"), 300);
+		cr_assert_eq(rc, 0, "%s: %s: exit %d (142: killed after 300 s, hung)", *isa, tasks, rc);
+		char path[2][256];
+		snprintf(path[0], sizeof path[0], "%s/f.jsonl", dir);
+		snprintf(path[1], sizeof path[1], "%s/t.jsonl", dir);
+		for (const lbt_workload *const *w = lbt_workloads(); *w; w++) {
+			/* one record per shape at least (a tree that draws nothing runs once for any seed) */
+			char key[160];
+			snprintf(key, sizeof key, "\"workload\":\"%s\"", (*w)->example);
+			const int none = !strcmp((*w)->name, "none"); /* a record without a workload has no such key */
+			char *text = th_read(path[(*w)->tasks], NULL), *save = NULL;
+			int runs = 0;
+			for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+				cr_assert(strstr(line, "\"stop_reason\":\"until\""), "%s: %s", *isa, line);
+				runs += none ? !strstr(line, "\"workload\":") : !!strstr(line, key);
+			}
+			free(text);
+			cr_assert_geq(runs, 2, "%s: %s: %d records", *isa, (*w)->example, runs);
+		}
+		unlink(path[0]);
+		unlink(path[1]);
+	}
+	th_rm_tree(dir);
+}
+
+/* The first SIGINT or SIGTERM to a two-job sweep whose runs are inside the
+ * kernels ends it promptly with the interrupted status, the finished runs'
+ * records kept whole (a sweep hung at a kernel's barrier once ignored it).
+ * The command starts with both at their default action (a background job's
+ * SIGINT is ignored, and lbtorus keeps an inherited ignore). */
+Test(parallel, a_two_job_sweep_answers_the_first_signal, .timeout = 600)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	static const int sigs[] = {SIGINT, SIGTERM};
+	for (const char *const *isa = lbt_isa_compiled(); *isa; isa++) {
+		if (!lbt_isa_supported(*isa))
+			continue;
+		for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) {
+			pid_t pid = th_spawn(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--jobs", "2", "--isa", *isa, "--quiet",
+			                                   "--shape", "64x64,128x128", "--init", "uniform:1:2048,uniform:0:100",
+			                                   "--until", "steps:200000", "--seed", "1..20"));
+			usleep(1500000);
+			kill(pid, sigs[k]);
+			const int rc = wait_within(pid, 10);
+			cr_assert_eq(rc, 3, "%s: exit %d after %s (3: interrupted; -1: still running 10 s later)", *isa, rc,
+			             strsignal(sigs[k]));
+			char path[256];
+			snprintf(path, sizeof path, "%s/s.jsonl", dir);
+			FILE *f = fopen(path, "r");
+			if (f) { /* every line a whole record */
+				char line[8192];
+				while (fgets(line, sizeof line, f))
+					cr_assert(line[0] == '{' && strstr(line, "}\n"), "%s: a torn record: %s", *isa, line);
+				fclose(f);
+				unlink(path);
+			}
 		}
 	}
 	th_rm_tree(dir);
