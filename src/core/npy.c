@@ -242,52 +242,64 @@ int lbt_npy_fparse(FILE *f, const char *name, int64_t size, lbt_npy_info *h, lbt
 	return LBT_OK;
 }
 
+int lbt_npy_convert(const char *name, const lbt_npy_info *h, const void *raw, int64_t first, int64_t n, int32_t *iout,
+                    double *dout, lbt_err *e)
+{
+	if (iout && h->real)
+		return lbt_errf(e, LBT_EINVAL, "%s holds real values (dtype float%d): integer loads want int32 or int64",
+		                name, h->elem * 8);
+	for (int64_t j = 0; j < n; j++) {
+		const unsigned char *b = (const unsigned char *)raw + j * h->elem;
+		const int64_t i = first + j;
+		if (h->real) {
+			double x;
+			if (h->elem == 4) {
+				float y;
+				memcpy(&y, b, 4);
+				x = y;
+			} else
+				memcpy(&x, b, 8);
+			if (!isfinite(x))
+				return lbt_errf(e, LBT_EINVAL, "%s: value %g at flat index %lld is not a finite number", name, x,
+				                (long long)i);
+			dout[j] = x;
+			continue;
+		}
+		int64_t v;
+		if (h->elem == 4) {
+			int32_t y;
+			memcpy(&y, b, 4);
+			v = y;
+		} else
+			memcpy(&v, b, 8);
+		if (iout && (v > INT32_MAX || v < INT32_MIN))
+			return lbt_errf(e, LBT_ERANGE, "%s: load %lld at flat index %lld does not fit in int32", name,
+			                (long long)v, (long long)i);
+		if (iout)
+			iout[j] = (int32_t)v;
+		else
+			dout[j] = (double)v;
+	}
+	return LBT_OK;
+}
+
 int lbt_npy_fdata(FILE *f, const char *name, const lbt_npy_info *h, int32_t *iout, double *dout, lbt_err *e)
 {
 	const int64_t P = lbt_shape_pes(&h->shape);
 	if (!iout && !dout)
 		return lbt_errf(e, LBT_EINTERNAL, "nowhere to read %s into", name);
-	if (iout && h->real)
-		return lbt_errf(e, LBT_EINVAL, "%s holds real values (dtype float%d): integer loads want int32 or int64",
-		                name, h->elem * 8);
 	enum { BUF = 8192 };
 	unsigned char buf[BUF * 8];
-	for (int64_t i = 0; i < P;) {
+	int st = LBT_OK;
+	for (int64_t i = 0; !st && i < P;) {
 		size_t k = (size_t)(P - i < BUF ? P - i : BUF);
 		if (fread(buf, (size_t)h->elem, k, f) != k)
 			return lbt_errf(e, LBT_EINVAL, "%s: data ends before %lld values (file truncated?)", name, (long long)P);
-		for (size_t j = 0; j < k; j++, i++) {
-			const unsigned char *b = buf + j * (size_t)h->elem;
-			if (h->real) {
-				double x;
-				if (h->elem == 4) {
-					float y;
-					memcpy(&y, b, 4);
-					x = y;
-				} else
-					memcpy(&x, b, 8);
-				if (!isfinite(x))
-					return lbt_errf(e, LBT_EINVAL, "%s: value %g at flat index %lld is not a finite number", name, x,
-					                (long long)i);
-				dout[i] = x;
-				continue;
-			}
-			int64_t v;
-			if (h->elem == 4) {
-				int32_t y;
-				memcpy(&y, b, 4);
-				v = y;
-			} else
-				memcpy(&v, b, 8);
-			if (iout && (v > INT32_MAX || v < INT32_MIN))
-				return lbt_errf(e, LBT_ERANGE, "%s: load %lld at flat index %lld does not fit in int32", name,
-				                (long long)v, (long long)i);
-			if (iout)
-				iout[i] = (int32_t)v;
-			else
-				dout[i] = (double)v;
-		}
+		st = lbt_npy_convert(name, h, buf, i, (int64_t)k, iout ? iout + i : NULL, dout ? dout + i : NULL, e);
+		i += (int64_t)k;
 	}
+	if (st)
+		return st;
 	if (fgetc(f) != EOF)
 		return lbt_errf(e, LBT_EINVAL, "%s: trailing data after the array", name);
 	return LBT_OK;
@@ -358,7 +370,7 @@ int lbt_npy_read_real(const char *path, const lbt_shape *want, double *out, lbt_
 	return read_as(path, want, NULL, out, e);
 }
 
-static void write_header(FILE *f, const lbt_shape *s, const char *descr)
+int lbt_npy_header(char *buf, const lbt_shape *s, const char *descr)
 {
 	char dict[512], shp[300] = "";
 	size_t used = 0;
@@ -370,10 +382,17 @@ static void write_header(FILE *f, const lbt_shape *s, const char *descr)
 	int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shp);
 	int pad = (64 - (10 + n + 1) % 64) % 64; /* data starts 64-byte aligned */
 	unsigned hlen = (unsigned)(n + pad + 1);
-	fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-	fputc((int)(hlen & 0xff), f);
-	fputc((int)(hlen >> 8), f);
-	fprintf(f, "%s%*s\n", dict, pad, "");
+	memcpy(buf, "\x93NUMPY\x01\x00", 8);
+	buf[8] = (char)(hlen & 0xff);
+	buf[9] = (char)(hlen >> 8);
+	sprintf(buf + 10, "%s%*s\n", dict, pad, "");
+	return 10 + (int)hlen;
+}
+
+static void write_header(FILE *f, const lbt_shape *s, const char *descr)
+{
+	char h[LBT_NPY_HEADER_MAX];
+	fwrite(h, 1, (size_t)lbt_npy_header(h, s, descr), f);
 }
 
 int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data)

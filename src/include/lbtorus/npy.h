@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lbtorus/grid.h"
+#include "lbtorus/io.h"
 #include "lbtorus/shape.h"
 
 /* What a header says: the shape (held to lbt_shape_check's limits), the
@@ -34,5 +36,14 @@ int lbt_npy_write(const char *path, const lbt_shape *s, const int32_t *data, lbt
 int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data);
 /* The same for P doubles ('<f8'): the real-valued loads of fos, de, ca. */
 int lbt_npy_write_real_file(FILE *f, const lbt_shape *s, const double *data);
+
+/* Field f of a grid as .npy (int32, or float64 for a real field) into the
+ * output o, opened by lbt_out_open on rank 0 (NULL on the other ranks; the
+ * caller commits it). Collective on a grid cut between ranks: rank 0
+ * writes the header, then every rank writes its own block into rank 0's
+ * temporary file at its offsets (MPI-IO), in pieces: no rank holds the
+ * whole torus. A device, FIFO or stdout, which cannot be written at
+ * offsets, gets the field gathered on rank 0 instead. path: for messages. */
+int lbt_npy_dump(lbt_outfile *o, const char *path, const lbt_grid *g, const lbt_field *f, lbt_err *e);
 
 #endif
