@@ -16,7 +16,8 @@ Compute is a rank's seconds minus its halo and collective seconds.
 
 The model of one step on one rank:
 
-    t_step = c * PEs_per_rank / threads                     compute
+    t_step = max(c * PEs_per_rank / threads,                compute: the cores' rate,
+                 8 B * PEs_per_rank / memory_bandwidth)      or the node's memory (a PE read and written once)
            + fills * 2 * alpha                               a halo fill waits on two neighbours
            + halo_bytes / bandwidth                          the layers sent per step
            + collectives * alpha * ceil(log2 R)              each all-reduce a tree of R ranks
@@ -26,14 +27,17 @@ c (seconds per PE-step) is fitted from the one-rank runs; fills, layers
 the runs on 2 or more ranks (they depend on the method, not on the size);
 alpha (latency) and bandwidth are the target network's, given as
 parameters. On this machine the same model is fitted (alpha and 1/bandwidth
-by least squares over every rank of every run on 2+ ranks) to say how well
+by least squares over every rank of every run on 2+ ranks, with two probes
+that set them apart: a 4x64 torus, all latency, and an 8x131072 one, whose
+layers are 512 KiB) to say how well
 its form describes what was measured: with more ranks than cores a wait is
 a wait for the scheduler, so the local alpha is the scheduler's, not a
 network's.
 
 usage: mpi_scaling.py LBTORUS [--mpirun M] [--ranks 1,2,3,4] [--steps N] [--weak RxC] [--strong RxC]
-                      [--method lm-c5] [--repeat K] [--nodes 64] [--threads 32] [--latency 2e-6]
-                      [--bandwidth 12.5e9] [--target 100000x100000] [--json FILE]
+                      [--method lm-c5] [--repeat K] [--nodes 64] [--threads 32] [--memory-bandwidth 200e9]
+                      [--latency 2e-6] [--bandwidth 12.5e9] [--target 100000x100000,2155x2155x2155]
+                      [--json FILE]
 """
 import argparse
 import json
@@ -51,15 +55,15 @@ def shape_of(text):
     return [int(x) for x in text.split('x')]
 
 
-def run(a, ranks, shape, tmp):
+def run(a, ranks, shape, tmp, steps=None):
     """The best (fastest) of a.repeat runs: the tally of every rank."""
-    best = None
+    best, steps = None, steps or a.steps
     for _ in range(a.repeat):
         stats = os.path.join(tmp, 'stats.json')
         env = dict(ENV, LBTORUS_COMM_STATS=stats, LBTORUS_CUT='1')
         cmd = [a.mpirun, '--oversubscribe', '--bind-to', 'none', '-np', str(ranks), a.lbtorus, 'run',
                '--shape', 'x'.join(map(str, shape)), '--method', a.method, '--init', 'uniform:0:9',
-               '--until', f'steps:{a.steps}', '--max-steps', str(a.steps), '--threads', '1', '--quiet',
+               '--until', f'steps:{steps}', '--max-steps', str(steps), '--threads', '1', '--quiet',
                '--json', os.devnull]
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
         if p.returncode:
@@ -126,6 +130,7 @@ def main():
     ap.add_argument('--repeat', type=int, default=3)
     ap.add_argument('--nodes', type=int, default=64)
     ap.add_argument('--threads', type=int, default=32, help='cores (threads) per node on the target')
+    ap.add_argument('--memory-bandwidth', type=float, default=200e9, help='the target node, bytes per second')
     ap.add_argument('--latency', type=float, default=2e-6, help='the target network, seconds per message')
     ap.add_argument('--bandwidth', type=float, default=12.5e9, help='the target network, bytes per second per rank')
     ap.add_argument('--target', default='100000x100000,2155x2155x2155')
@@ -136,15 +141,18 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         weak_runs = [run(a, R, [weak[0] * R] + weak[1:], tmp) for R in ranks]
         strong_runs = [run(a, R, strong, tmp) for R in ranks]
+        # probes for the fit: latency (2 rows per rank, nothing to compute) and bandwidth (rows of 2^17 PEs)
+        probes = [run(a, 2, [4, 64], tmp, steps=10 * a.steps), run(a, 2, [8, 1 << 17], tmp)]
     print(f'{a.method}, uniform:0:9, {a.steps} steps, 1 thread per rank, best of {a.repeat}; '
           f'{os.cpu_count()} cores here, ranks oversubscribed beyond them')
     table('weak scaling (the torus grows with the ranks)', weak_runs)
     table('strong scaling (one torus)', strong_runs)
+    table('probes of latency (4x64) and bandwidth (8x131072) for the fit', probes)
 
     # compute per PE-step, from the one-rank runs
     ones = [x for t in weak_runs + strong_runs if t['ranks'] == 1 for x in per_rank(t)]
     c = min(x['compute'] / x['pes'] for x in ones)
-    many = [(t, x) for t in weak_runs + strong_runs if t['ranks'] > 1 for x in per_rank(t)]
+    many = [(t, x) for t in weak_runs + strong_runs + probes if t['ranks'] > 1 for x in per_rank(t)]
     layer_of = lambda t: 4 * math.prod(t['shape'][1:])  # int32 loads; the cut axis is the first
     fills = max(x['fills'] for _, x in many)
     msgs = max(x['messages'] for _, x in many)
@@ -163,8 +171,8 @@ def main():
     print(f'this machine: alpha = {alpha_here * 1e6:.1f} us, bandwidth = '
           f'{(1 / inv_bw_here / 1e9 if inv_bw_here else float("inf")):.2f} GB/s (R^2 = {r2:.2f} over {len(ys)} ranks)')
 
-    print(f'\nprediction: {a.nodes} nodes, one rank of {a.threads} threads each, latency {a.latency * 1e6:g} us, '
-          f'bandwidth {a.bandwidth / 1e9:g} GB/s, slabs along the first axis')
+    print(f'\nprediction: {a.nodes} nodes, one rank of {a.threads} threads each, {a.memory_bandwidth / 1e9:g} GB/s of '
+          f'memory, latency {a.latency * 1e6:g} us, bandwidth {a.bandwidth / 1e9:g} GB/s, slabs along the first axis')
     print('| torus | PEs per rank | compute ms/step | halo MB/step | comm ms/step | step ms | comm / compute | '
           'site updates/s |')
     print('|---|---|---|---|---|---|---|---|')
@@ -175,7 +183,7 @@ def main():
         ext = shape_of(spec)
         P = math.prod(ext)
         pes = P / a.nodes
-        compute = c * pes / a.threads
+        compute = max(c * pes / a.threads, 8 * pes / a.memory_bandwidth)
         halo = layers * 4 * P / ext[0]
         comm = fills * 2 * a.latency + halo / a.bandwidth + colls * a.latency * math.ceil(math.log2(a.nodes))
         step = compute + comm
@@ -183,7 +191,7 @@ def main():
               f'{comm / compute:.0%} | {P / step:.3g} |')
         out['predictions'].append({'torus': spec, 'compute': compute, 'halo_bytes': halo, 'comm': comm, 'step': step})
     if a.json:
-        out['weak'], out['strong'] = weak_runs, strong_runs
+        out['weak'], out['strong'], out['probes'] = weak_runs, strong_runs, probes
         with open(a.json, 'w') as f:
             json.dump(out, f, indent=1)
     return 0

@@ -402,13 +402,6 @@ int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data)
 	return fwrite(data, sizeof *data, P, f) == P ? LBT_OK : LBT_EIO;
 }
 
-int lbt_npy_write_real_file(FILE *f, const lbt_shape *s, const double *data)
-{
-	write_header(f, s, "<f8");
-	size_t P = (size_t)lbt_shape_pes(s);
-	return fwrite(data, sizeof *data, P, f) == P ? LBT_OK : LBT_EIO;
-}
-
 int lbt_npy_write(const char *path, const lbt_shape *s, const int32_t *data, lbt_err *e)
 {
 	lbt_outfile o;

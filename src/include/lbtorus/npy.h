@@ -34,8 +34,6 @@ int lbt_npy_write(const char *path, const lbt_shape *s, const int32_t *data, lbt
 
 /* Write the .npy bytes to an open stream (for callers managing the file). */
 int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data);
-/* The same for P doubles ('<f8'): the real-valued loads of fos, de, ca. */
-int lbt_npy_write_real_file(FILE *f, const lbt_shape *s, const double *data);
 
 /* Field f of a grid as .npy (int32, or float64 for a real field) into the
  * output o, opened by lbt_out_open on rank 0 (NULL on the other ranks; the
