@@ -3,8 +3,9 @@
 
 Each rank reads only its slab of an --init file:X.npy and writes only its
 slab of --dump (MPI-IO; rank 0 writes the header and renames the temporary
-file once every rank wrote). Checked here, for np = 1..4 ranks against one
-process started alone:
+file once every rank wrote). Checked here, for np = 1..4 ranks, and one
+process cut (LBTORUS_CUT=1) alone and on one rank, against one process
+started alone:
 
 - loading alone: with --method none and --until steps:0 the dump's data are
   the input's values, bit for bit, whatever the rank count (int32 and int64
@@ -59,14 +60,20 @@ def npy_data(path):
     return descr, data[10 + hlen:]
 
 
-def lbtorus(ranks, args, env=None, limit_kib=None):
-    """lbtorus run ARGS, alone (ranks 0) or on `ranks` ranks, under ulimit -v limit_kib if given."""
+# Alone (0), alone but cut (LBTORUS_CUT=1: the slab paths without MPI-IO), on one rank cut (a collective
+# open of one rank), on 1..4 ranks.
+RANKS = (0, 'cut', 'cut1', 1, 2, 3, 4)
+
+
+def lbtorus(ranks, args, limit_kib=None):
+    """lbtorus run ARGS as RANKS says, under ulimit -v limit_kib if given."""
     cmd = [LBT, 'run'] + args + ['--threads', '1', '--quiet']
     if limit_kib:
         cmd = ['sh', '-c', f'ulimit -v {limit_kib} && exec "$@"', 'sh'] + cmd
-    if ranks:
-        cmd = [MPIRUN, '--oversubscribe', '-np', str(ranks)] + cmd
-    return subprocess.run(cmd, env=env or ENV, capture_output=True, text=True, timeout=300)
+    if ranks not in (0, 'cut'):
+        cmd = [MPIRUN, '--oversubscribe', '-np', '1' if ranks == 'cut1' else str(ranks)] + cmd
+    env = dict(ENV, LBTORUS_CUT='1') if ranks in ('cut', 'cut1') else ENV
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
 
 
 def values(n, seed, lo, hi):
@@ -92,7 +99,7 @@ def loading(tmp):
         src = os.path.join(tmp, f'load{k}.npy')
         write_npy(src, shape, descr, vals)
         want = struct.pack(f'<{P}{FORMAT[out]}', *vals)
-        for ranks in (0, 1, 2, 3, 4):
+        for ranks in RANKS:
             dump = os.path.join(tmp, f'load{k}.{ranks}.npy')
             p = lbtorus(ranks, ['--init', 'file:' + src, '--method', method, '--until', 'steps:0', '--json',
                                 os.path.join(tmp, 'load.json'), '--dump', dump])
@@ -118,7 +125,7 @@ def runs(tmp):
         src = os.path.join(tmp, f'run{k}.npy')
         write_npy(src, shape, descr, [v / 4 for v in ints] if descr == '<f8' else ints)
         out = {}
-        for ranks in (0, 1, 2, 3, 4):
+        for ranks in RANKS:
             dump, js = os.path.join(tmp, f'run{k}.{ranks}.npy'), os.path.join(tmp, f'run{k}.{ranks}.json')
             p = lbtorus(ranks, ['--init', 'file:' + src, '--boundary', bnd, '--method', method, '--until', until,
                                 '--json', js, '--dump', dump])
@@ -130,9 +137,9 @@ def runs(tmp):
                 rec.pop(key, None)
             out[ranks] = (open(dump, 'rb').read(), rec)
         for ranks in out:
-            if ranks and 0 in out and out[ranks][0] != out[0][0]:
+            if ranks != 0 and 0 in out and out[ranks][0] != out[0][0]:
                 failures.append(f'{method} {shape} {descr}: the dump on {ranks} ranks differs from one process\'s')
-            if ranks and 0 in out and out[ranks][1] != out[0][1]:
+            if ranks != 0 and 0 in out and out[ranks][1] != out[0][1]:
                 failures.append(f'{method} {shape} {descr}: the JSON record on {ranks} ranks differs')
     leftovers = [f for f in os.listdir(tmp) if '.tmp.' in f]
     if leftovers:
@@ -187,7 +194,7 @@ def beyond_one_rank(tmp):
     if os.path.getsize(src) <= limit * 1024:
         failures.append(f'{src} has {os.path.getsize(src)} bytes: not beyond the limit of {limit} KiB')
     args = ['--init', 'file:' + src, '--method', 'lm-c5', '--until', 'steps:3', '--max-steps', '3', '--json', os.devnull]
-    p = lbtorus(0, args + ['--dump', one], limit_kib=limit)
+    p = lbtorus(0, args + ['--dump', one], limit_kib=limit)  # alone: not cut, the estimate for one rank
     if p.returncode != 2 or 'cut between at least 2 ranks' not in p.stderr:
         failures.append(f'one process under ulimit -v {limit}: want exit 2 and the estimate naming 2 ranks, '
                         f'got {p.returncode}: {p.stderr.strip()}')
