@@ -207,8 +207,8 @@ int lbt_init_check_values(const lbt_init *in, const lbt_shape *w, lbt_err *e)
 	return st;
 }
 
-/* A file's loads into the grid: each rank reads only its block
- * (lbt_npy_read_block), then checks it (check_loads); on a cut grid every
+/* A file's loads into the grid: rank 0 reads the header, and each rank
+ * only its block (lbt_npy_read_block), then checks it (check_loads); on a cut grid every
  * rank agrees after each pass on the first failure in global order (the
  * lowest failing rank's: slabs lie in row-major order), so the message is
  * one process's, and on the total, summed exactly over the ranks. A
@@ -218,7 +218,7 @@ static int apply_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 {
 	const int all = g->cut != NULL;
 	lbt_npy_info info;
-	int st = lbt_npy_info_read(in->path, &info, e);
+	int st = lbt_npy_info_read_all(in->path, &info, all, e);
 	int same = !st && info.shape.dims == g->whole.dims;
 	for (int d = 0; same && d < g->whole.dims; d++)
 		same = info.shape.ext[d] == g->whole.ext[d];

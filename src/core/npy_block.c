@@ -168,3 +168,11 @@ int lbt_npy_dump(lbt_outfile *o, const char *path, const lbt_grid *g, const lbt_
 	}
 	return all ? lbt_comm_agree(st, e) : st;
 }
+
+int lbt_npy_info_read_all(const char *path, lbt_npy_info *info, int all, lbt_err *e)
+{
+	int st = !all || lbt_comm_rank() == 0 ? lbt_npy_info_read(path, info, e) : LBT_OK;
+	if (all && !(st = lbt_comm_agree(st, e)))
+		lbt_comm_bcast(info, (int)sizeof *info);
+	return st;
+}

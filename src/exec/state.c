@@ -45,11 +45,13 @@ static int method_params(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 }
 
 /* An init file's header: its shape is the torus's when --shape is not
- * given (want NULL), and real values start only a real-valued method. */
-static int file_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *want, lbt_shape *shape, lbt_err *e)
+ * given (want NULL), and real values start only a real-valued method. On
+ * a cut setup rank 0 reads it and sends it to every rank (collective). */
+static int file_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *want, lbt_shape *shape, int cut,
+                     lbt_err *e)
 {
 	lbt_npy_info info;
-	int status = lbt_npy_info_read(init->path, &info, e);
+	int status = lbt_npy_info_read_all(init->path, &info, cut, e);
 	if (status)
 		return status;
 	if (!want)
@@ -185,7 +187,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 		status = lbt_errf(e, LBT_EINVAL, "no shape: give --shape (e.g. --shape 128x128)");
 	if (status)
 		return status;
-	if (init.kind == LBT_INIT_FILE && (status = file_fits(st->method, &init, cfg->shape ? &shape : NULL, &shape, e)))
+	if (init.kind == LBT_INIT_FILE && (status = file_fits(st->method, &init, cfg->shape ? &shape : NULL, &shape, cfg->cut, e)))
 		return status;
 	if (cfg->boundary && (status = lbt_boundary_parse(&shape, cfg->boundary, e)))
 		return status;

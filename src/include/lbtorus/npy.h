@@ -22,6 +22,9 @@ typedef struct {
 
 /* Read and check the header (and, for a regular file, its size). */
 int lbt_npy_info_read(const char *path, lbt_npy_info *info, lbt_err *e);
+/* The same, read by rank 0 alone and sent to every rank if `all`
+ * (collective: a torus cut between ranks); else lbt_npy_info_read. */
+int lbt_npy_info_read_all(const char *path, lbt_npy_info *info, int all, lbt_err *e);
 /* Read a little-endian int32 or int64 array whose shape must equal `want`
  * exactly; values converted to int32 (out of range: LBT_ERANGE). out holds P values. */
 int lbt_npy_read(const char *path, const lbt_shape *want, int32_t *out, lbt_err *e);
