@@ -186,24 +186,36 @@ static int check_loads(const lbt_init *in, const int32_t *iv, const double *rv, 
 	return LBT_OK;
 }
 
+/* The sign, size and total checks of a file's values, piece by piece; the
+ * first failure is kept while the rest of the file is still converted, so
+ * that a conversion failure anywhere is named first, as lbt_init_apply
+ * names it. */
+typedef struct {
+	const lbt_init *in;
+	int64_t itotal;
+	double rtotal;
+	int st;
+	lbt_err e;
+} check_ctx;
+
+static int check_piece(void *ctx, int64_t first, int64_t n, const int32_t *iv, const double *dv)
+{
+	check_ctx *c = ctx;
+	if (!c->st)
+		c->st = check_loads(c->in, iv, dv, first, n, &c->itotal, &c->rtotal, &c->e);
+	return LBT_OK;
+}
+
 int lbt_init_check_values(const lbt_init *in, const lbt_shape *w, lbt_err *e)
 {
-	lbt_npy_info info;
 	int st;
 	if (in->kind != LBT_INIT_FILE)
 		return LBT_OK;
-	if ((st = lbt_init_check(in, w, e)) || (st = lbt_npy_info_read(in->path, &info, e)))
+	if ((st = lbt_init_check(in, w, e)))
 		return st;
-	const int64_t P = lbt_shape_pes(w);
-	void *dense = malloc((size_t)P * (info.real ? sizeof(double) : sizeof(int32_t)));
-	if (!dense)
-		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-	int64_t itotal = 0;
-	double rtotal = 0;
-	st = info.real ? lbt_npy_read_real(in->path, w, dense, e) : lbt_npy_read(in->path, w, dense, e);
-	if (!st)
-		st = check_loads(in, info.real ? NULL : dense, info.real ? dense : NULL, 0, P, &itotal, &rtotal, e);
-	free(dense);
+	check_ctx c = {.in = in};
+	if (!(st = lbt_npy_read_pieces(in->path, w, check_piece, &c, e)) && (st = c.st) && e)
+		*e = c.e;
 	return st;
 }
 

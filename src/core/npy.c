@@ -339,6 +339,20 @@ int lbt_npy_shape(const char *path, lbt_shape *s, lbt_err *e)
 	return st;
 }
 
+/* The header's shape is `want`, or one line saying it is not. */
+static int shape_is(const char *path, const lbt_npy_info *h, const lbt_shape *want, lbt_err *e)
+{
+	int same = h->shape.dims == want->dims;
+	for (int d = 0; same && d < want->dims; d++)
+		same = h->shape.ext[d] == want->ext[d];
+	if (same)
+		return LBT_OK;
+	char a[128], b[128];
+	lbt_shape_format(&h->shape, a, sizeof a);
+	lbt_shape_format(want, b, sizeof b);
+	return lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", path, a, b);
+}
+
 static int read_as(const char *path, const lbt_shape *want, int32_t *iout, double *dout, lbt_err *e)
 {
 	int st;
@@ -346,16 +360,39 @@ static int read_as(const char *path, const lbt_shape *want, int32_t *iout, doubl
 	FILE *f = open_parse(path, &h, e, &st);
 	if (!f)
 		return st;
-	int same = h.shape.dims == want->dims;
-	for (int d = 0; same && d < want->dims; d++)
-		same = h.shape.ext[d] == want->ext[d];
-	if (!same) {
-		char a[128], b[128];
-		lbt_shape_format(&h.shape, a, sizeof a);
-		lbt_shape_format(want, b, sizeof b);
-		st = lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", path, a, b);
-	} else
+	if (!(st = shape_is(path, &h, want, e)))
 		st = lbt_npy_fdata(f, path, &h, iout, dout, e);
+	fclose(f);
+	return st;
+}
+
+int lbt_npy_read_pieces(const char *path, const lbt_shape *want, int (*piece)(void *ctx, int64_t first, int64_t n,
+                        const int32_t *iv, const double *dv), void *ctx, lbt_err *e)
+{
+	enum { PIECE = 1 << 16 };
+	int st;
+	lbt_npy_info h;
+	FILE *f = open_parse(path, &h, e, &st);
+	if (!f)
+		return st;
+	const int64_t P = lbt_shape_pes(&h.shape);
+	unsigned char *raw = malloc((size_t)PIECE * 8);
+	void *cells = malloc((size_t)PIECE * 8);
+	if (!raw || !cells)
+		st = lbt_errf(e, LBT_ENOMEM, "no memory to read %s", path);
+	else
+		st = shape_is(path, &h, want, e);
+	for (int64_t i = 0; !st && i < P; i += PIECE) {
+		const int64_t k = P - i < PIECE ? P - i : PIECE;
+		if (fread(raw, (size_t)h.elem, (size_t)k, f) != (size_t)k)
+			st = lbt_errf(e, LBT_EINVAL, "%s: data ends before %lld values (file truncated?)", path, (long long)P);
+		else if (!(st = lbt_npy_convert(path, &h, raw, i, k, h.real ? NULL : cells, h.real ? cells : NULL, e)))
+			st = piece(ctx, i, k, h.real ? NULL : cells, h.real ? cells : NULL);
+	}
+	if (!st && fgetc(f) != EOF)
+		st = lbt_errf(e, LBT_EINVAL, "%s: trailing data after the array", path);
+	free(raw);
+	free(cells);
 	fclose(f);
 	return st;
 }

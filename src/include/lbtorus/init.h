@@ -23,7 +23,8 @@ int lbt_init_parse(lbt_init *in, const char *text, lbt_err *e);
 int lbt_init_check(const lbt_init *in, const lbt_shape *s, lbt_err *e);
 /* For file:PATH, also read the loads and check them as lbt_init_apply will
  * (finite, non-negative, within int32 for integer files, a total that
- * fits): what a sweep's plan checks before the results file exists. */
+ * fits), in pieces (no copy of the torus), naming the same value: what a
+ * sweep's plan checks before the results file exists. */
 int lbt_init_check_values(const lbt_init *in, const lbt_shape *s, lbt_err *e);
 /* The total load lbt_init_apply will put on shape s (checked) with this
  * seed, without a grid: 1 and *total, or 0 for a file (known only once it is

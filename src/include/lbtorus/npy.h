@@ -30,6 +30,12 @@ int lbt_npy_info_read_all(const char *path, lbt_npy_info *info, int all, lbt_err
 int lbt_npy_read(const char *path, const lbt_shape *want, int32_t *out, lbt_err *e);
 /* Read any of the four dtypes as doubles, finite values only (NaN, Inf: LBT_EINVAL). */
 int lbt_npy_read_real(const char *path, const lbt_shape *want, double *out, lbt_err *e);
+/* Read the values of a file of shape `want` in pieces, in flat order:
+ * piece(ctx, first, n, iv, dv) for the values first .. first+n-1,
+ * converted as lbt_npy_read does (iv: int32, an integer file) or as
+ * lbt_npy_read_real does (dv: a real file); a non-zero return stops. */
+int lbt_npy_read_pieces(const char *path, const lbt_shape *want, int (*piece)(void *ctx, int64_t first, int64_t n,
+                        const int32_t *iv, const double *dv), void *ctx, lbt_err *e);
 /* Read only the header: dims and extents (for `--init file:` without `--shape`). */
 int lbt_npy_shape(const char *path, lbt_shape *s, lbt_err *e);
 /* Write P int32 values with the given shape, atomically (temp file + rename). */
