@@ -103,11 +103,13 @@ static int write_piece(void *ctx, int64_t local, int64_t global, int64_t n)
 }
 
 /* A device, FIFO or stdout cannot be written at offsets: the field is
- * gathered on rank 0, which writes it after the header. */
-static int dump_through(FILE *f, const char *path, const lbt_grid *g, const lbt_field *fl, lbt_err *e)
+ * gathered on rank 0 (all: the grid is cut between the ranks), which
+ * writes it after the header. */
+static int dump_through(FILE *f, const char *path, const lbt_grid *g, const lbt_field *fl, int all, lbt_err *e)
 {
 	void *dense = f ? malloc((size_t)lbt_shape_pes(&g->whole) * lbt_type_size(fl->type)) : NULL;
-	if (!lbt_comm_min_int(!f || dense)) {
+	const int ok = !f || dense;
+	if (!(all ? lbt_comm_min_int(ok) : ok)) {
 		free(dense);
 		return lbt_errf(e, LBT_ENOMEM, "no memory to dump the grid");
 	}
@@ -121,7 +123,7 @@ static int dump_through(FILE *f, const char *path, const lbt_grid *g, const lbt_
 
 int lbt_npy_dump(lbt_outfile *o, const char *path, const lbt_grid *g, const lbt_field *f, lbt_err *e)
 {
-	const int all = g->cut != NULL, writer = lbt_comm_rank() == 0;
+	const int all = g->cut != NULL, writer = !all || lbt_comm_rank() == 0;
 	char h[LBT_NPY_HEADER_MAX];
 	const int hlen = lbt_npy_header(h, &g->whole, f->type == LBT_F64 ? "<f8" : "<i4");
 	struct {
@@ -140,7 +142,7 @@ int lbt_npy_dump(lbt_outfile *o, const char *path, const lbt_grid *g, const lbt_
 		st = lbt_comm_agree(st, e);
 	}
 	if (st || where.direct)
-		return st ? st : dump_through(writer ? o->f : NULL, path, g, f, e);
+		return st ? st : dump_through(writer ? o->f : NULL, path, g, f, all, e);
 	io_ctx c = {.name = path, .data = hlen, .g = g, .f = f, .e = e};
 	c.cells = malloc((size_t)PIECE * 8);
 	st = c.cells ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory to write %s", path);

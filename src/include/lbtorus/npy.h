@@ -45,8 +45,8 @@ int lbt_npy_write(const char *path, const lbt_shape *s, const int32_t *data, lbt
 int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data);
 
 /* Field f of a grid as .npy (int32, or float64 for a real field) into the
- * output o, opened by lbt_out_open on rank 0 (NULL on the other ranks; the
- * caller commits it). Collective on a grid cut between ranks: rank 0
+ * output o, opened by lbt_out_open (on a cut grid by rank 0, NULL on the
+ * other ranks; the caller commits it). Collective on a cut grid: rank 0
  * writes the header, then every rank writes its own block into rank 0's
  * temporary file at its offsets (MPI-IO), in pieces: no rank holds the
  * whole torus. A device, FIFO or stdout, which cannot be written at
