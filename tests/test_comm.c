@@ -277,3 +277,70 @@ Test(comm, slabs)
 			cr_assert_eq(next, n);
 		}
 }
+
+/* The data of the .npy file at path (after its header), read whole. */
+static char *npy_data(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "%s", path);
+	static char buf[1 << 16];
+	size_t got = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	cr_assert(got > 10 && got < sizeof buf, "%s: %zu bytes", path, got);
+	const size_t hlen = 10 + ((unsigned char)buf[8] | (size_t)(unsigned char)buf[9] << 8);
+	*n = got - hlen;
+	return buf + hlen;
+}
+
+/* The grid a setup opens (unrun) dumped as --dump does (lbt_npy_dump). */
+static void dump_unrun(const lbt_setup *set, const char *path)
+{
+	lbt_state s;
+	lbt_err e;
+	lbt_outfile o;
+	cr_assert_eq(lbt_state_open(&s, set, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(s.grid.cut != NULL, set->cut);
+	const lbt_field *f = lbt_grid_field(&s.grid, s.method->load == LBT_LOAD_REAL ? "real" : "load");
+	cr_assert_eq(lbt_out_open(&o, path, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_npy_dump(&o, path, &s.grid, f, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_out_commit(&o, &e), LBT_OK, "%s", e.msg);
+	lbt_state_close(&s);
+}
+
+/* A file: init is read and --dump written block by block (core/npy_block.c:
+ * on one process, cut or not, with pread and pwrite; under MPI each rank
+ * its slab, tests/mpi_io.py): the dump of an unrun torus holds the values
+ * of the file, which lbt_npy_write wrote in one piece — as int32 for an
+ * integer method, as float64 for a real-valued one — and a run from the
+ * file on a cut torus equals the uncut run. */
+Test(comm, a_file_is_read_and_dumped_by_block)
+{
+	char dir[64], in[128], out[128], init[160];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(in, sizeof in, "%s/in.npy", dir);
+	snprintf(out, sizeof out, "%s/out.npy", dir);
+	snprintf(init, sizeof init, "file:%s", in);
+	static const char *const shapes[] = {"7x5", "3x4x5", "1x9x4", "13", NULL};
+	for (const char *const *sh = shapes; *sh; sh++) {
+		lbt_shape s;
+		lbt_err e;
+		cr_assert_eq(lbt_shape_parse(&s, *sh, &e), LBT_OK, "%s", e.msg);
+		const int64_t P = lbt_shape_pes(&s);
+		int32_t v[64];
+		double d[64];
+		for (int64_t i = 0; i < P; i++)
+			d[i] = v[i] = (int32_t)(i * 7919 % 23);
+		cr_assert_eq(lbt_npy_write(in, &s, v, &e), LBT_OK, "%s", e.msg);
+		for (int cut = 0; cut < 2; cut++)
+			for (int real = 0; real < 2; real++) {
+				lbt_setup set = {.method = real ? "fos" : "none", .init = init, .seed = 1, .threads = 2, .cut = cut};
+				dump_unrun(&set, out);
+				size_t n;
+				const char *got = npy_data(out, &n);
+				cr_assert(n == (size_t)P * (real ? 8 : 4) && !memcmp(got, real ? (void *)d : (void *)v, n),
+				          "%s %s%s: the dump is not the file's values", *sh, set.method, cut ? ", cut" : "");
+			}
+		same_as_serial(*sh, "torus", "nna", init, "steps:12");
+	}
+	th_rm_tree(dir);
+}

@@ -251,3 +251,34 @@ Test(bounds, hand_checked)
 	lbt_shape_parse(&s, "1x8x1", &e);
 	cr_assert_eq(lbt_bound_dkl(&s, 10), 80, "D counts only axes with links");
 }
+
+/* A file with a negative load before an int64 load beyond int32: a sweep's
+ * plan (lbt_init_check_values, which reads the file in pieces) and a run
+ * (lbt_init_apply, which reads a grid's block) name the same value — the
+ * conversion, checked for every value before any sign — and a file whose
+ * only fault is the negative load is named by its flat index. */
+Test(model, a_file_bad_twice_is_named_alike_by_the_plan_and_the_run)
+{
+	char dir[64], path[128], init[160];
+	th_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/bad.npy", dir);
+	snprintf(init, sizeof init, "file:%s", path);
+	static const char hdr[] = "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 4), }";
+	for (int both = 0; both < 2; both++) {
+		int64_t v[8] = {3, -2, 0, 1, 4, 4, both ? (int64_t)1 << 33 : 9, 0};
+		th_write_npy(path, 1, hdr, 0, v, sizeof v);
+		const char *want = both ? "load 8589934592 at flat index 6 does not fit in int32" : "load -2 at flat index 1 is negative";
+		lbt_init in;
+		lbt_shape s;
+		lbt_err e;
+		cr_assert_eq(lbt_init_parse(&in, init, &e), LBT_OK, "%s", e.msg);
+		cr_assert_eq(lbt_shape_parse(&s, "2x4", &e), LBT_OK, "%s", e.msg);
+		cr_assert_neq(lbt_init_check_values(&in, &s, &e), LBT_OK);
+		cr_assert(strstr(e.msg, want), "the plan: %s", e.msg);
+		lbt_setup set = {.shape = "2x4", .method = "lm-c5", .init = init, .threads = 1};
+		lbt_state st;
+		cr_assert_neq(lbt_state_open(&st, &set, &e), LBT_OK);
+		cr_assert(strstr(e.msg, want), "the run: %s", e.msg);
+	}
+	th_rm_tree(dir);
+}

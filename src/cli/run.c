@@ -148,11 +148,13 @@ static void help(void)
 	       "MPI (a build with MPI, started by mpirun or srun with N > 1 ranks): the torus is\n"
 	       "cut into N slabs along its first axis with links (that extent must be >= N),\n"
 	       "the Liquid model runs its vector kernel and the other methods their scalar\n"
-	       "references, rank 0 writes the outputs, and they equal one process's bit for\n"
+	       "references, rank 0 writes the outputs (every rank its slab of --dump and reads\n"
+	       "only its slab of a file: init, MPI-IO), and they equal one process's bit for\n"
 	       "bit (timing aside), workloads included. Methods whose kernels do not take a\n"
 	       "cut torus (luling-monien, fos-speed, fos-speed-int), --speeds, --verify,\n"
 	       "--snapshots and --animate run on one process only. LBTORUS_CUT=1 cuts the\n"
-	       "torus on one process too (the distributed code paths, for tests).\n"
+	       "torus on one process too (the distributed code paths, for tests);\n"
+	       "LBTORUS_COMM_STATS=FILE writes each rank's time, halo bytes and waits there.\n"
 	       "\n"
 	       "example: lbtorus run --shape 128x128 --method lm-c5 --init worst:5 --until balanced\n");
 }
@@ -314,24 +316,10 @@ static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, cons
 }
 
 /* The method's load field as .npy: int32, or float64 for a real-valued
- * method. A torus cut between ranks is gathered on rank 0 (f: NULL elsewhere). */
-static int dump_loads(FILE *f, const lbt_state *st, const char *path, lbt_err *e)
+ * method; on a cut torus every rank writes its slab (f: rank 0's file). */
+static int dump_loads(lbt_outfile *f, const lbt_state *st, const char *path, lbt_err *e)
 {
-	const lbt_field *fl = lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load");
-	const lbt_shape *whole = &st->grid.whole;
-	void *dense = f ? malloc((size_t)lbt_shape_pes(whole) * lbt_type_size(fl->type)) : NULL;
-	if (!lbt_comm_min_int(!f || dense)) {
-		free(dense);
-		return lbt_errf(e, LBT_ENOMEM, "no memory to dump the grid");
-	}
-	int status = lbt_field_gather(&st->grid, fl, dense, e);
-	if (status || !f) {
-		free(dense);
-		return status;
-	}
-	int bad = fl->type == LBT_F64 ? lbt_npy_write_real_file(f, whole, dense) : lbt_npy_write_file(f, whole, dense);
-	free(dense);
-	return bad ? lbt_errf(e, LBT_EIO, "cannot write %s", path) : LBT_OK;
+	return lbt_npy_dump(f, path, &st->grid, lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load"), e);
 }
 
 /* What the command line asked for. */
@@ -563,7 +551,7 @@ static int finish_outputs(run_ctx *c, run_files *f, const run_args *a, const lbt
 		c->anim = NULL;
 	}
 	if (!st && a->dump)
-		st = dump_loads(f->writer ? f->dump.f : NULL, state, a->dump, err);
+		st = dump_loads(f->writer ? &f->dump : NULL, state, a->dump, err);
 	if (!st && f->writer) {
 		lbt_summary_json(f->json.f, state, a->set.init ? a->set.init : "worst:5", ro, sum);
 		fputc('\n', f->json.f);
@@ -627,12 +615,10 @@ int cmd_run(int argc, char **argv)
 	lbt_err err;
 	lbt_state state;
 	st = lbt_setup_check_total(&a.set, &err); /* before the grid is allocated */
+	if (a.set.cut) /* every rank opens the state (collective on a cut torus), or none */
+		st = lbt_comm_agree(st, &err);
 	if (!st)
 		st = lbt_state_open(&state, &a.set, &err);
-	if (a.set.cut && !lbt_comm_min_int(!st) && !st) { /* every rank runs, or none (opening is not collective) */
-		lbt_state_close(&state);
-		st = lbt_errf(&err, LBT_ENOMEM, "another rank could not set up its slab of the torus");
-	}
 	if (st && *stop)
 		return cli_interrupted("run", "it stopped in its set-up, before the first step: nothing written");
 	if (st)
@@ -666,7 +652,12 @@ int cmd_run(int argc, char **argv)
 		                   ro.until.kind != LBT_UNTIL_STEPS);
 
 	lbt_summary sum;
+	lbt_comm_tally_reset(); /* the run's communication, not the set-up's */
+	const double began = lbt_seconds();
 	st = lbt_run(&state, &ro, &sum, &err);
+	const char *tally = getenv("LBTORUS_COMM_STATS"); /* each rank's compute and exchanges: bench/mpi_scaling.py */
+	if (!st && tally) /* this rank's own time in lbt_run, whose collectives the tally counts */
+		st = lbt_comm_tally_write(tally, lbt_seconds() - began, lbt_shape_pes(&state.grid.shape), sum.steps, &err);
 	cli_progress_done(&ctx.progress);
 	st = finish_outputs(&ctx, &files, &a, &ro, &state, &sum, st, &err);
 	const char *method = state.method->name; /* a static registry string: outlives the state */

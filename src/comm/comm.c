@@ -1,8 +1,12 @@
 /* comm.c — what the serial and the MPI communication layers share: the
  * slab decomposition, opening a cut, and turning a step's counters on each
  * rank into the counters one process would have made. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "comm.h"
 #include "../../kernels/fiber.h" /* walking a layer's rows */
@@ -199,4 +203,85 @@ void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int64_t k, const 
 		if (w.real)
 			memcpy(w.real + off, re + r * n * 8, (size_t)n * 8);
 	}
+}
+
+int lbt_posix_read_at(int fd, const char *path, int64_t off, void *buf, size_t n, lbt_err *e)
+{
+	for (char *p = buf; n;) {
+		ssize_t k = pread(fd, p, n, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k ? lbt_errf(e, LBT_EIO, "cannot read %s: %s", path, strerror(errno))
+			         : lbt_errf(e, LBT_EINVAL, "%s: data ends early (file truncated while read?)", path);
+		p += k, off += k, n -= (size_t)k;
+	}
+	return LBT_OK;
+}
+
+int lbt_posix_write_at(int fd, const char *path, int64_t off, const void *buf, size_t n, lbt_err *e)
+{
+	for (const char *p = buf; n;) {
+		ssize_t k = pwrite(fd, p, n, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return lbt_errf(e, LBT_EIO, "cannot write %s: %s", path, k ? strerror(errno) : "nothing written");
+		p += k, off += k, n -= (size_t)k;
+	}
+	return LBT_OK;
+}
+
+int lbt_posix_open(const char *path, int write, int *fd, lbt_err *e)
+{
+	*fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	return *fd < 0 ? lbt_errf(e, LBT_EIO, "cannot %s %s: %s", write ? "write" : "read", path, strerror(errno)) : LBT_OK;
+}
+
+int lbt_posix_close(int fd, const char *path, int write, lbt_err *e)
+{
+	int bad = write && fsync(fd), err = errno;
+	if (close(fd) && !bad)
+		bad = 1, err = errno;
+	return bad ? lbt_errf(e, LBT_EIO, "cannot %s %s: %s", write ? "write" : "read", path, strerror(err)) : LBT_OK;
+}
+
+int lbt_comm_tally_write(const char *path, double seconds, int64_t pes, int64_t steps, lbt_err *e)
+{
+	const int R = lbt_comm_size();
+	struct row {
+		lbt_comm_tally t;
+		double seconds;
+		int64_t pes;
+	} mine = {.seconds = seconds, .pes = pes}, *all = malloc((size_t)R * sizeof *all);
+	lbt_comm_tally_get(&mine.t);
+	int st = lbt_comm_min_int(all != NULL) ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the ranks' tallies");
+	if (!st)
+		lbt_comm_allgather(&mine, sizeof mine, all);
+	FILE *f = !st && lbt_comm_rank() == 0 ? fopen(path, "w") : NULL;
+	if (f) {
+		fprintf(f, "{\"ranks\": %d, \"steps\": %lld", R, (long long)steps);
+#define ROW(key, fmt, expr) \
+	do { \
+		fprintf(f, ", \"" key "\": ["); \
+		for (int r = 0; r < R; r++) \
+			fprintf(f, "%s" fmt, r ? ", " : "", expr); \
+		fputc(']', f); \
+	} while (0)
+		ROW("seconds", "%.9g", all[r].seconds);
+		ROW("pes", "%lld", (long long)all[r].pes);
+		ROW("fills", "%lld", (long long)all[r].t.fills);
+		ROW("halo_messages", "%lld", (long long)all[r].t.halo_messages);
+		ROW("halo_bytes", "%lld", (long long)all[r].t.halo_bytes);
+		ROW("halo_seconds", "%.9g", all[r].t.halo_seconds);
+		ROW("halo_wait_seconds", "%.9g", all[r].t.halo_wait_seconds);
+		ROW("collectives", "%lld", (long long)all[r].t.collectives);
+		ROW("collective_seconds", "%.9g", all[r].t.collective_seconds);
+#undef ROW
+		fputs("}\n", f);
+	}
+	if (!st && lbt_comm_rank() == 0 && (!f || fclose(f)))
+		st = lbt_errf(e, LBT_EIO, "cannot write %s", path);
+	free(all);
+	return lbt_comm_agree(st, e);
 }

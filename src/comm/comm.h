@@ -59,10 +59,6 @@ void lbt_comm_exscan_i64(const int64_t *v, int64_t *before, int64_t *total, int 
  * rank order, each adding its own values one by one (add(ctx, acc)), so
  * that every rank ends with the bits of one process adding them all. */
 void lbt_comm_chain(double *acc, int n, void (*add)(void *ctx, double *acc), void *ctx);
-/* A failure on some ranks made every rank's: LBT_OK if every rank's status
- * is, else, on every rank, the status and message (in e) of the lowest
- * rank that failed. */
-int lbt_comm_agree(int status, lbt_err *e);
 /* Every rank sends sendn[r] bytes (from send, in rank order) to rank r and
  * receives recvn[r] bytes from rank r into *recv (allocated, in rank order;
  * recvn: room for lbt_comm_size() entries). On no memory anywhere
@@ -76,6 +72,24 @@ int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int6
  * talk to: send fails (LBT_EINVAL), receive finds nothing. */
 int lbt_comm_send(int to, int tag, const void *buf, size_t n);
 int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n);
+
+/* A file each rank reads or writes its own byte ranges of: MPI-IO under a
+ * launcher, pread/pwrite otherwise. all: every rank opens it together
+ * (collective: a torus cut between the ranks, each writing its block);
+ * else this rank alone. To write, the file exists (rank 0 made it and
+ * wrote its header); closing one opened by all syncs it on every rank.
+ * Reads and writes are this rank's own (not collective), of any size. */
+typedef struct lbt_pfile lbt_pfile;
+int lbt_pfile_open(lbt_pfile **f, const char *path, int write, int all, lbt_err *e);
+int lbt_pfile_read(lbt_pfile *f, int64_t off, void *buf, size_t n, lbt_err *e);
+int lbt_pfile_write(lbt_pfile *f, int64_t off, const void *buf, size_t n, lbt_err *e);
+int lbt_pfile_close(lbt_pfile *f, lbt_err *e);
+/* The same on a file descriptor: what a process without MPI-IO does
+ * (open: the descriptor into *fd; close: fsync first if written). */
+int lbt_posix_open(const char *path, int write, int *fd, lbt_err *e);
+int lbt_posix_close(int fd, const char *path, int write, lbt_err *e);
+int lbt_posix_read_at(int fd, const char *path, int64_t off, void *buf, size_t n, lbt_err *e);
+int lbt_posix_write_at(int fd, const char *path, int64_t off, const void *buf, size_t n, lbt_err *e);
 
 /* The halo of a cut view's cut axis from the neighbouring slabs: the load
  * field, and the real field if the view has one (lbt_cut.fill). */

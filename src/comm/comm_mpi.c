@@ -20,6 +20,17 @@
 #include "comm.h"
 
 static int joined, rank, size = 1;
+static lbt_comm_tally tally;
+
+void lbt_comm_tally_reset(void) { memset(&tally, 0, sizeof tally); }
+void lbt_comm_tally_get(lbt_comm_tally *t) { *t = tally; }
+
+/* A collective that started at t0 has ended. */
+static void counted(double t0)
+{
+	tally.collectives++;
+	tally.collective_seconds += MPI_Wtime() - t0;
+}
 
 int lbt_comm_mpi(void) { return 1; }
 
@@ -57,34 +68,48 @@ int lbt_comm_size(void) { return size; }
 
 void lbt_comm_bcast(void *buf, int n)
 {
-	if (joined)
+	if (joined) {
+		double t0 = MPI_Wtime();
 		MPI_Bcast(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+		counted(t0);
+	}
 }
 
 int lbt_comm_min_int(int v)
 {
-	if (joined)
+	if (joined) {
+		double t0 = MPI_Wtime();
 		MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		counted(t0);
+	}
 	return v;
 }
 
 void lbt_comm_sum_i64(int64_t *v, int n)
 {
-	if (joined)
+	if (joined) {
+		double t0 = MPI_Wtime();
 		MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+		counted(t0);
+	}
 }
 
 void lbt_comm_max_f64(double *v, int n)
 {
-	if (joined)
+	if (joined) {
+		double t0 = MPI_Wtime();
 		MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+		counted(t0);
+	}
 }
 
 void lbt_comm_allgather(const void *mine, size_t n, void *all)
 {
-	if (joined)
+	if (joined) {
+		double t0 = MPI_Wtime();
 		MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
-	else
+		counted(t0);
+	} else
 		memmove(all, mine, n);
 }
 
@@ -103,9 +128,11 @@ int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t 
 	if (joined)
 		MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (!bad) {
-		if (joined)
+		if (joined) {
+			double t0 = MPI_Wtime();
 			MPI_Allgatherv(mine, (int)n, MPI_DOUBLE, *all, cnt, at, MPI_DOUBLE, MPI_COMM_WORLD);
-		else
+			counted(t0);
+		} else
 			memcpy(*all, mine, (size_t)n * sizeof *mine);
 	}
 	free(cnt);
@@ -150,10 +177,12 @@ void lbt_comm_exscan_i64(const int64_t *v, int64_t *before, int64_t *total, int 
 	memcpy(total, v, (size_t)n * sizeof *total);
 	if (!joined)
 		return;
+	const double t0 = MPI_Wtime();
 	MPI_Exscan(v, before, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
 		memset(before, 0, (size_t)n * sizeof *before);
 	MPI_Allreduce(MPI_IN_PLACE, total, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+	counted(t0);
 }
 
 enum { TAG_CHAIN = 64 }; /* above the fill's (0..3) and a sweep's messages (1, 2) */
@@ -165,16 +194,21 @@ void lbt_comm_chain(double *acc, int n, void (*add)(void *ctx, double *acc), voi
 	add(ctx, acc);
 	if (joined && rank < size - 1)
 		MPI_Send(acc, n, MPI_DOUBLE, rank + 1, TAG_CHAIN, MPI_COMM_WORLD);
-	if (joined)
+	if (joined) {
+		const double t0 = MPI_Wtime(); /* the chain's waits are the ranks' work: only its broadcast is counted */
 		MPI_Bcast(acc, n, MPI_DOUBLE, size - 1, MPI_COMM_WORLD);
+		counted(t0);
+	}
 }
 
 int lbt_comm_agree(int status, lbt_err *e)
 {
 	if (!joined)
 		return status;
+	const double t0 = MPI_Wtime();
 	int first = status ? rank : size;
 	MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	counted(t0);
 	if (first == size)
 		return LBT_OK;
 	struct {
@@ -199,6 +233,7 @@ int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int6
 		memcpy(*recv, send, (size_t)sendn[0]);
 		return LBT_OK;
 	}
+	const double t0 = MPI_Wtime();
 	MPI_Alltoall(sendn, 1, MPI_INT64_T, recvn, 1, MPI_INT64_T, MPI_COMM_WORLD);
 	int *c = malloc((size_t)(4 * size) * sizeof *c); /* send counts, offsets; receive counts, offsets */
 	int64_t sent = 0, got = 0;
@@ -218,6 +253,7 @@ int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int6
 		MPI_Alltoallv(send, c, c + size, MPI_BYTE, *recv, c + 2 * size, c + 3 * size, MPI_BYTE, MPI_COMM_WORLD);
 	}
 	free(c);
+	counted(t0);
 	if (bad) {
 		free(*recv);
 		*recv = NULL;
@@ -268,6 +304,7 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 
 void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
 {
+	const double t0 = MPI_Wtime();
 	const size_t bytes = lbt_comm_layer_bytes(v, cut);
 	const int64_t lo = v->origin[cut->axis], n = v->ext[cut->axis];
 	char *recv = cut->halo, *send = cut->halo + 4 * bytes; /* 4 layers in, 4 out */
@@ -311,10 +348,105 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
 				lbt_comm_layer_get(v, cut, g - lo, send + (size_t)b * bytes);
 			}
 			MPI_Isend(send + (size_t)b * bytes, (int)bytes, MPI_BYTE, partner[p], h, MPI_COMM_WORLD, &req[nreq++]);
+			tally.halo_messages++;
+			tally.halo_bytes += (int64_t)bytes;
 		}
+	const double t1 = MPI_Wtime();
 	if (nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
 		MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+	const double t2 = MPI_Wtime();
 	for (int h = 0; h < 4; h++)
 		if (need[h] >= 0)
 			lbt_comm_layer_put(v, cut, k[h], recv + h * bytes);
+	tally.fills++;
+	tally.halo_wait_seconds += t2 - t1;
+	tally.halo_seconds += MPI_Wtime() - t0;
+}
+
+/* A file's MPI-IO handle (opened by all ranks or by this one: MPI_COMM_SELF),
+ * or, when not joined, its descriptor. */
+struct lbt_pfile {
+	MPI_File fh;
+	int fd, write, mpi;
+	char path[4400];
+};
+
+static int io_fail(int rc, const char *what, const char *path, lbt_err *e)
+{
+	char s[MPI_MAX_ERROR_STRING];
+	int n;
+	MPI_Error_string(rc, s, &n);
+	return lbt_errf(e, LBT_EIO, "cannot %s %s: %s", what, path, s);
+}
+
+int lbt_pfile_open(lbt_pfile **f, const char *path, int write, int all, lbt_err *e)
+{
+	if (!(*f = malloc(sizeof **f)))
+		return lbt_errf(e, LBT_ENOMEM, "no memory to open %s", path);
+	lbt_pfile *p = *f;
+	snprintf(p->path, sizeof p->path, "%s", path);
+	p->write = write;
+	p->mpi = joined;
+	int st = LBT_OK, rc;
+	if (!joined)
+		st = lbt_posix_open(path, write, &p->fd, e);
+	else if ((rc = MPI_File_open(all ? MPI_COMM_WORLD : MPI_COMM_SELF, path, write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY,
+	                             MPI_INFO_NULL, &p->fh)) != MPI_SUCCESS)
+		st = io_fail(rc, write ? "write" : "read", path, e);
+	if (st) {
+		free(p);
+		*f = NULL;
+	}
+	return st;
+}
+
+enum { IO_PIECE = 1 << 30 }; /* bytes per MPI-IO call: its counts are ints */
+
+int lbt_pfile_read(lbt_pfile *f, int64_t off, void *buf, size_t n, lbt_err *e)
+{
+	if (!f->mpi)
+		return lbt_posix_read_at(f->fd, f->path, off, buf, n, e);
+	for (char *p = buf; n;) {
+		int k = (int)(n < IO_PIECE ? n : IO_PIECE), got, rc;
+		MPI_Status s;
+		if ((rc = MPI_File_read_at(f->fh, (MPI_Offset)off, p, k, MPI_BYTE, &s)) != MPI_SUCCESS)
+			return io_fail(rc, "read", f->path, e);
+		MPI_Get_count(&s, MPI_BYTE, &got);
+		if (got != k)
+			return lbt_errf(e, LBT_EINVAL, "%s: data ends early (file truncated while read?)", f->path);
+		p += k, off += k, n -= (size_t)k;
+	}
+	return LBT_OK;
+}
+
+int lbt_pfile_write(lbt_pfile *f, int64_t off, const void *buf, size_t n, lbt_err *e)
+{
+	if (!f->mpi)
+		return lbt_posix_write_at(f->fd, f->path, off, buf, n, e);
+	for (const char *p = buf; n;) {
+		int k = (int)(n < IO_PIECE ? n : IO_PIECE), put, rc;
+		MPI_Status s;
+		if ((rc = MPI_File_write_at(f->fh, (MPI_Offset)off, p, k, MPI_BYTE, &s)) != MPI_SUCCESS)
+			return io_fail(rc, "write", f->path, e);
+		MPI_Get_count(&s, MPI_BYTE, &put);
+		if (put != k)
+			return lbt_errf(e, LBT_EIO, "cannot write %s: %d of %d bytes written", f->path, put, k);
+		p += k, off += k, n -= (size_t)k;
+	}
+	return LBT_OK;
+}
+
+int lbt_pfile_close(lbt_pfile *f, lbt_err *e)
+{
+	int st = LBT_OK, rc;
+	if (!f->mpi)
+		st = lbt_posix_close(f->fd, f->path, f->write, e);
+	else {
+		if (f->write && (rc = MPI_File_sync(f->fh)) != MPI_SUCCESS)
+			st = io_fail(rc, "write", f->path, e);
+		if ((rc = MPI_File_close(&f->fh)) != MPI_SUCCESS && !st)
+			st = io_fail(rc, f->write ? "write" : "read", f->path, e);
+	}
+	free(f);
+	return st;
 }

@@ -111,6 +111,19 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e)
 
 int64_t lbt_grid_lo(const lbt_grid *g, int d) { return g->cut && d == g->cut->axis ? g->cut->lo : 0; }
 
+int64_t lbt_grid_row_global(const lbt_grid *g, int64_t r)
+{
+	const int D = g->shape.dims;
+	int64_t c[LBT_MAXD], at = 0;
+	for (int d = D - 2; d >= 0; d--) {
+		c[d] = r % g->shape.ext[d];
+		r /= g->shape.ext[d];
+	}
+	for (int d = 0; d < D - 1; d++)
+		at = at * g->whole.ext[d] + c[d] + lbt_grid_lo(g, d);
+	return at * g->whole.ext[D - 1] + lbt_grid_lo(g, D - 1);
+}
+
 /* A field's zeroed memory. A large one is mapped from the system, whose
  * pages are zero and touched only when first written: allocating a huge
  * grid takes no time, and the set-up loops that fill it answer a signal
@@ -222,6 +235,8 @@ void lbt_field_export(const lbt_grid *g, const lbt_field *f, void *dense)
 	for (int64_t r = 0; r < R; r++)
 		memcpy((char *)dense + (size_t)r * row, row_at(f, row_off(g, r)), row);
 }
+
+void *lbt_field_row(const lbt_grid *g, const lbt_field *f, int64_t r) { return row_at(f, row_off(g, r)); }
 
 void lbt_field_import_rows(lbt_grid *g, const lbt_field *f, const void *dense, int64_t r0, int64_t r1)
 {

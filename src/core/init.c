@@ -20,6 +20,8 @@
 #include "lbtorus/init.h"
 #include "lbtorus/npy.h"
 #include "lbtorus/number.h"
+#include "comm/comm.h"
+#include "core/npy_stream.h"
 
 static int parse_int(const char *s, const char *spec, int64_t *v, const char **rest, lbt_err *e)
 {
@@ -162,75 +164,106 @@ int lbt_init_total(const lbt_init *in, const lbt_shape *s, uint64_t seed, int64_
 	return 0;
 }
 
-/* On a cut grid (grid.h) each rank fills its slab: the draws and the
- * shapes are those of the whole torus at the PEs' global coordinates; a
- * file is read whole and each rank keeps its slab, which starts at this
- * row-major index (the cut axis is the outermost with links). */
-static int64_t slab_first(const lbt_grid *g)
+/* The values of a file's loads, n of them from flat index `first` on:
+ * integer ones (int32 by the reader) non-negative with an int64 total
+ * (*itotal, added to), real ones (finite by the reader) non-negative, at
+ * most 2^53, with a finite total (*rtotal): the first bad one named. */
+static int check_loads(const lbt_init *in, const int32_t *iv, const double *rv, int64_t first, int64_t n, int64_t *itotal,
+                       double *rtotal, lbt_err *e)
 {
-	int64_t at = 0;
-	for (int d = 0; d < g->whole.dims; d++)
-		at = at * g->whole.ext[d] + lbt_grid_lo(g, d);
-	return at;
+	for (int64_t j = 0; j < n; j++) {
+		const long long i = (long long)(first + j);
+		if (iv ? iv[j] < 0 : rv[j] < 0)
+			return iv ? lbt_errf(e, LBT_EINVAL, "%s: load %d at flat index %lld is negative", in->path, iv[j], i)
+			          : lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, rv[j], i);
+		if (!iv && rv[j] > 0x1p53)
+			return lbt_errf(e, LBT_ERANGE, "%s: load %g at flat index %lld is beyond 2^53", in->path, rv[j], i);
+		if (iv && __builtin_add_overflow(*itotal, iv[j], itotal))
+			return lbt_errf(e, LBT_ERANGE, "%s: the total load exceeds int64", in->path);
+		if (!iv && !isfinite(*rtotal += rv[j]))
+			return lbt_errf(e, LBT_ERANGE, "%s: the total load is not finite", in->path);
+	}
+	return LBT_OK;
 }
 
-/* The loads of a file: integer ones (int32 by lbt_npy_read) non-negative
- * with an int64 total, into idense; real ones (finite by
- * lbt_npy_read_real) non-negative, at most 2^53, with a finite total, into
- * rdense. */
-static int read_file_loads(const lbt_init *in, const lbt_shape *w, int32_t *idense, double *rdense, lbt_err *e)
+/* The sign, size and total checks of a file's values, piece by piece; the
+ * first failure is kept while the rest of the file is still converted, so
+ * that a conversion failure anywhere is named first, as lbt_init_apply
+ * names it. */
+typedef struct {
+	const lbt_init *in;
+	int64_t itotal;
+	double rtotal;
+	int st;
+	lbt_err e;
+} check_ctx;
+
+static int check_piece(void *ctx, int64_t first, int64_t n, const int32_t *iv, const double *dv)
 {
-	const int64_t P = lbt_shape_pes(w);
-	int st = idense ? lbt_npy_read(in->path, w, idense, e) : lbt_npy_read_real(in->path, w, rdense, e);
-	int64_t itotal = 0;
-	double rtotal = 0;
-	for (int64_t i = 0; st == LBT_OK && i < P; i++) {
-		if (idense ? idense[i] < 0 : rdense[i] < 0) {
-			if (idense)
-				st = lbt_errf(e, LBT_EINVAL, "%s: load %d at flat index %lld is negative", in->path, idense[i], (long long)i);
-			else
-				st = lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, rdense[i], (long long)i);
-		} else if (!idense && rdense[i] > 0x1p53)
-			st = lbt_errf(e, LBT_ERANGE, "%s: load %g at flat index %lld is beyond 2^53", in->path, rdense[i],
-			              (long long)i);
-		else if (idense && __builtin_add_overflow(itotal, idense[i], &itotal))
-			st = lbt_errf(e, LBT_ERANGE, "%s: the total load exceeds int64", in->path);
-		else if (!idense && !isfinite(rtotal += rdense[i]))
-			st = lbt_errf(e, LBT_ERANGE, "%s: the total load is not finite", in->path);
-	}
-	return st;
+	check_ctx *c = ctx;
+	if (!c->st)
+		c->st = check_loads(c->in, iv, dv, first, n, &c->itotal, &c->rtotal, &c->e);
+	return LBT_OK;
 }
 
 int lbt_init_check_values(const lbt_init *in, const lbt_shape *w, lbt_err *e)
 {
-	lbt_npy_info info;
 	int st;
 	if (in->kind != LBT_INIT_FILE)
 		return LBT_OK;
-	if ((st = lbt_init_check(in, w, e)) || (st = lbt_npy_info_read(in->path, &info, e)))
+	if ((st = lbt_init_check(in, w, e)))
 		return st;
-	const int64_t P = lbt_shape_pes(w);
-	void *dense = malloc((size_t)P * (info.real ? sizeof(double) : sizeof(int32_t)));
-	if (!dense)
-		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-	st = read_file_loads(in, w, info.real ? NULL : dense, info.real ? dense : NULL, e);
-	free(dense);
+	check_ctx c = {.in = in};
+	if (!(st = lbt_npy_read_pieces(in->path, w, check_piece, &c, e)) && (st = c.st) && e)
+		*e = c.e;
 	return st;
 }
 
-/* A float32/float64 file: the real-valued field, added here, holds the
- * loads (non-negative, at most 2^53, so that their total, differences and
- * squares stay finite: read_file_loads); the integer loads stay 0. */
-static int apply_real_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
+/* A file's loads into the grid: rank 0 reads the header, and each rank
+ * only its block (lbt_npy_read_block), then checks it (check_loads); on a cut grid every
+ * rank agrees after each pass on the first failure in global order (the
+ * lowest failing rank's: slabs lie in row-major order), so the message is
+ * one process's, and on the total, summed exactly over the ranks. A
+ * float32/float64 file fills the real-valued field, added here; the integer
+ * loads stay 0. */
+static int apply_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 {
-	const int64_t P = lbt_shape_pes(&g->whole);
-	double *dense = malloc((size_t)P * sizeof *dense);
-	if (!dense)
-		return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-	int st = read_file_loads(in, &g->whole, NULL, dense, e);
-	if (st == LBT_OK && !(st = lbt_grid_add_real(g, e)))
-		lbt_field_import(g, lbt_grid_field(g, "real"), dense + slab_first(g));
-	free(dense);
+	const int all = g->cut != NULL;
+	lbt_npy_info info;
+	int st = lbt_npy_info_read_all(in->path, &info, all, e);
+	int same = !st && info.shape.dims == g->whole.dims;
+	for (int d = 0; same && d < g->whole.dims; d++)
+		same = info.shape.ext[d] == g->whole.ext[d];
+	if (!st && !same) {
+		char a[128], b[128];
+		lbt_shape_format(&info.shape, a, sizeof a);
+		lbt_shape_format(&g->whole, b, sizeof b);
+		st = lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", in->path, a, b);
+	}
+	if (!st && info.real)
+		st = lbt_grid_add_real(g, e);
+	const lbt_field *f = st ? NULL : lbt_grid_field(g, info.real ? "real" : "load");
+	if (!st)
+		st = lbt_npy_read_block(in->path, &info, g, f, e);
+	if (all)
+		st = lbt_comm_agree(st, e);
+	if (st)
+		return st;
+	const int64_t n = g->shape.ext[g->shape.dims - 1], rows = lbt_shape_pes(&g->shape) / n;
+	int64_t itotal = 0;
+	double rtotal = 0;
+	for (int64_t r = 0; !st && r < rows; r++) {
+		const void *row = lbt_field_row(g, f, r);
+		st = check_loads(in, info.real ? NULL : row, info.real ? row : NULL, lbt_grid_row_global(g, r), n, &itotal,
+		                 &rtotal, e);
+	}
+	if (!all || (st = lbt_comm_agree(st, e)) || info.real)
+		return st;
+	int64_t sums[g->cut->ranks], total = 0; /* each rank's exact; their sum too */
+	lbt_comm_allgather(&itotal, sizeof itotal, sums);
+	for (int r = 0; !st && r < g->cut->ranks; r++)
+		if (__builtin_add_overflow(total, sums[r], &total))
+			st = lbt_errf(e, LBT_ERANGE, "%s: the total load exceeds int64", in->path);
 	return st;
 }
 
@@ -277,22 +310,8 @@ int lbt_init_apply(const lbt_init *in, lbt_grid *g, uint64_t seed, const volatil
 		}
 		return stop && *stop ? lbt_errf(e, LBT_EINTR, "interrupted while the initial load was set") : LBT_OK;
 	}
-	case LBT_INIT_FILE: {
-		lbt_npy_info info;
-		int st = lbt_npy_info_read(in->path, &info, e);
-		if (st)
-			return st;
-		if (info.real)
-			return apply_real_file(in, g, e);
-		int32_t *dense = malloc((size_t)P * sizeof *dense);
-		if (!dense)
-			return lbt_errf(e, LBT_ENOMEM, "cannot allocate %lld loads to read %s", (long long)P, in->path);
-		st = read_file_loads(in, w, dense, NULL, e);
-		if (st == LBT_OK)
-			lbt_grid_import(g, dense + slab_first(g));
-		free(dense);
-		return st;
-	}
+	case LBT_INIT_FILE:
+		return apply_file(in, g, e);
 	}
 	return lbt_errf(e, LBT_EINTERNAL, "unknown init kind");
 }

@@ -242,52 +242,64 @@ int lbt_npy_fparse(FILE *f, const char *name, int64_t size, lbt_npy_info *h, lbt
 	return LBT_OK;
 }
 
+int lbt_npy_convert(const char *name, const lbt_npy_info *h, const void *raw, int64_t first, int64_t n, int32_t *iout,
+                    double *dout, lbt_err *e)
+{
+	if (iout && h->real)
+		return lbt_errf(e, LBT_EINVAL, "%s holds real values (dtype float%d): integer loads want int32 or int64",
+		                name, h->elem * 8);
+	for (int64_t j = 0; j < n; j++) {
+		const unsigned char *b = (const unsigned char *)raw + j * h->elem;
+		const int64_t i = first + j;
+		if (h->real) {
+			double x;
+			if (h->elem == 4) {
+				float y;
+				memcpy(&y, b, 4);
+				x = y;
+			} else
+				memcpy(&x, b, 8);
+			if (!isfinite(x))
+				return lbt_errf(e, LBT_EINVAL, "%s: value %g at flat index %lld is not a finite number", name, x,
+				                (long long)i);
+			dout[j] = x;
+			continue;
+		}
+		int64_t v;
+		if (h->elem == 4) {
+			int32_t y;
+			memcpy(&y, b, 4);
+			v = y;
+		} else
+			memcpy(&v, b, 8);
+		if (iout && (v > INT32_MAX || v < INT32_MIN))
+			return lbt_errf(e, LBT_ERANGE, "%s: load %lld at flat index %lld does not fit in int32", name,
+			                (long long)v, (long long)i);
+		if (iout)
+			iout[j] = (int32_t)v;
+		else
+			dout[j] = (double)v;
+	}
+	return LBT_OK;
+}
+
 int lbt_npy_fdata(FILE *f, const char *name, const lbt_npy_info *h, int32_t *iout, double *dout, lbt_err *e)
 {
 	const int64_t P = lbt_shape_pes(&h->shape);
 	if (!iout && !dout)
 		return lbt_errf(e, LBT_EINTERNAL, "nowhere to read %s into", name);
-	if (iout && h->real)
-		return lbt_errf(e, LBT_EINVAL, "%s holds real values (dtype float%d): integer loads want int32 or int64",
-		                name, h->elem * 8);
 	enum { BUF = 8192 };
 	unsigned char buf[BUF * 8];
-	for (int64_t i = 0; i < P;) {
+	int st = LBT_OK;
+	for (int64_t i = 0; !st && i < P;) {
 		size_t k = (size_t)(P - i < BUF ? P - i : BUF);
 		if (fread(buf, (size_t)h->elem, k, f) != k)
 			return lbt_errf(e, LBT_EINVAL, "%s: data ends before %lld values (file truncated?)", name, (long long)P);
-		for (size_t j = 0; j < k; j++, i++) {
-			const unsigned char *b = buf + j * (size_t)h->elem;
-			if (h->real) {
-				double x;
-				if (h->elem == 4) {
-					float y;
-					memcpy(&y, b, 4);
-					x = y;
-				} else
-					memcpy(&x, b, 8);
-				if (!isfinite(x))
-					return lbt_errf(e, LBT_EINVAL, "%s: value %g at flat index %lld is not a finite number", name, x,
-					                (long long)i);
-				dout[i] = x;
-				continue;
-			}
-			int64_t v;
-			if (h->elem == 4) {
-				int32_t y;
-				memcpy(&y, b, 4);
-				v = y;
-			} else
-				memcpy(&v, b, 8);
-			if (iout && (v > INT32_MAX || v < INT32_MIN))
-				return lbt_errf(e, LBT_ERANGE, "%s: load %lld at flat index %lld does not fit in int32", name,
-				                (long long)v, (long long)i);
-			if (iout)
-				iout[i] = (int32_t)v;
-			else
-				dout[i] = (double)v;
-		}
+		st = lbt_npy_convert(name, h, buf, i, (int64_t)k, iout ? iout + i : NULL, dout ? dout + i : NULL, e);
+		i += (int64_t)k;
 	}
+	if (st)
+		return st;
 	if (fgetc(f) != EOF)
 		return lbt_errf(e, LBT_EINVAL, "%s: trailing data after the array", name);
 	return LBT_OK;
@@ -327,6 +339,20 @@ int lbt_npy_shape(const char *path, lbt_shape *s, lbt_err *e)
 	return st;
 }
 
+/* The header's shape is `want`, or one line saying it is not. */
+static int shape_is(const char *path, const lbt_npy_info *h, const lbt_shape *want, lbt_err *e)
+{
+	int same = h->shape.dims == want->dims;
+	for (int d = 0; same && d < want->dims; d++)
+		same = h->shape.ext[d] == want->ext[d];
+	if (same)
+		return LBT_OK;
+	char a[128], b[128];
+	lbt_shape_format(&h->shape, a, sizeof a);
+	lbt_shape_format(want, b, sizeof b);
+	return lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", path, a, b);
+}
+
 static int read_as(const char *path, const lbt_shape *want, int32_t *iout, double *dout, lbt_err *e)
 {
 	int st;
@@ -334,16 +360,39 @@ static int read_as(const char *path, const lbt_shape *want, int32_t *iout, doubl
 	FILE *f = open_parse(path, &h, e, &st);
 	if (!f)
 		return st;
-	int same = h.shape.dims == want->dims;
-	for (int d = 0; same && d < want->dims; d++)
-		same = h.shape.ext[d] == want->ext[d];
-	if (!same) {
-		char a[128], b[128];
-		lbt_shape_format(&h.shape, a, sizeof a);
-		lbt_shape_format(want, b, sizeof b);
-		st = lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", path, a, b);
-	} else
+	if (!(st = shape_is(path, &h, want, e)))
 		st = lbt_npy_fdata(f, path, &h, iout, dout, e);
+	fclose(f);
+	return st;
+}
+
+int lbt_npy_read_pieces(const char *path, const lbt_shape *want, int (*piece)(void *ctx, int64_t first, int64_t n,
+                        const int32_t *iv, const double *dv), void *ctx, lbt_err *e)
+{
+	enum { PIECE = 1 << 16 };
+	int st;
+	lbt_npy_info h;
+	FILE *f = open_parse(path, &h, e, &st);
+	if (!f)
+		return st;
+	const int64_t P = lbt_shape_pes(&h.shape);
+	unsigned char *raw = malloc((size_t)PIECE * 8);
+	void *cells = malloc((size_t)PIECE * 8);
+	if (!raw || !cells)
+		st = lbt_errf(e, LBT_ENOMEM, "no memory to read %s", path);
+	else
+		st = shape_is(path, &h, want, e);
+	for (int64_t i = 0; !st && i < P; i += PIECE) {
+		const int64_t k = P - i < PIECE ? P - i : PIECE;
+		if (fread(raw, (size_t)h.elem, (size_t)k, f) != (size_t)k)
+			st = lbt_errf(e, LBT_EINVAL, "%s: data ends before %lld values (file truncated?)", path, (long long)P);
+		else if (!(st = lbt_npy_convert(path, &h, raw, i, k, h.real ? NULL : cells, h.real ? cells : NULL, e)))
+			st = piece(ctx, i, k, h.real ? NULL : cells, h.real ? cells : NULL);
+	}
+	if (!st && fgetc(f) != EOF)
+		st = lbt_errf(e, LBT_EINVAL, "%s: trailing data after the array", path);
+	free(raw);
+	free(cells);
 	fclose(f);
 	return st;
 }
@@ -358,7 +407,7 @@ int lbt_npy_read_real(const char *path, const lbt_shape *want, double *out, lbt_
 	return read_as(path, want, NULL, out, e);
 }
 
-static void write_header(FILE *f, const lbt_shape *s, const char *descr)
+int lbt_npy_header(char *buf, const lbt_shape *s, const char *descr)
 {
 	char dict[512], shp[300] = "";
 	size_t used = 0;
@@ -370,22 +419,22 @@ static void write_header(FILE *f, const lbt_shape *s, const char *descr)
 	int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shp);
 	int pad = (64 - (10 + n + 1) % 64) % 64; /* data starts 64-byte aligned */
 	unsigned hlen = (unsigned)(n + pad + 1);
-	fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-	fputc((int)(hlen & 0xff), f);
-	fputc((int)(hlen >> 8), f);
-	fprintf(f, "%s%*s\n", dict, pad, "");
+	memcpy(buf, "\x93NUMPY\x01\x00", 8);
+	buf[8] = (char)(hlen & 0xff);
+	buf[9] = (char)(hlen >> 8);
+	sprintf(buf + 10, "%s%*s\n", dict, pad, "");
+	return 10 + (int)hlen;
+}
+
+static void write_header(FILE *f, const lbt_shape *s, const char *descr)
+{
+	char h[LBT_NPY_HEADER_MAX];
+	fwrite(h, 1, (size_t)lbt_npy_header(h, s, descr), f);
 }
 
 int lbt_npy_write_file(FILE *f, const lbt_shape *s, const int32_t *data)
 {
 	write_header(f, s, "<i4");
-	size_t P = (size_t)lbt_shape_pes(s);
-	return fwrite(data, sizeof *data, P, f) == P ? LBT_OK : LBT_EIO;
-}
-
-int lbt_npy_write_real_file(FILE *f, const lbt_shape *s, const double *data)
-{
-	write_header(f, s, "<f8");
 	size_t P = (size_t)lbt_shape_pes(s);
 	return fwrite(data, sizeof *data, P, f) == P ? LBT_OK : LBT_EIO;
 }

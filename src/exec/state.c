@@ -1,6 +1,7 @@
 /* state.c — from a textual set-up to a loaded grid with its kernels and an
  * open method. The method's parameters are checked against its schema here:
  * one it does not take is an error, one not given takes the default. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +45,13 @@ static int method_params(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 }
 
 /* An init file's header: its shape is the torus's when --shape is not
- * given (want NULL), and real values start only a real-valued method. */
-static int file_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *want, lbt_shape *shape, lbt_err *e)
+ * given (want NULL), and real values start only a real-valued method. On
+ * a cut setup rank 0 reads it and sends it to every rank (collective). */
+static int file_fits(const lbt_method *m, const lbt_init *init, const lbt_shape *want, lbt_shape *shape, int cut,
+                     lbt_err *e)
 {
 	lbt_npy_info info;
-	int status = lbt_npy_info_read(init->path, &info, e);
+	int status = lbt_npy_info_read_all(init->path, &info, cut, e);
 	if (status)
 		return status;
 	if (!want)
@@ -102,33 +105,41 @@ static double memory_available(void)
  * for real-valued ones, 8 for speeds; on a torus cut between `ranks`
  * processes, each holds a slab), the kernels' scratch if its method opens
  * one, the copies of the loads the caller holds beside the run (`copies`:
- * bench's restart copy), for an init file the dense copy read first, and
- * for speeds the dense copies of the relative loads (whole, on every
- * rank): refuse before allocating anything when even that cannot fit. */
-static int memory_fits(const lbt_method *m, const lbt_init *init, const lbt_speeds *speeds, const lbt_shape *s, int ranks,
-                       int threads, int copies, lbt_err *e)
+ * bench's restart copy), and for speeds the dense copies of the relative
+ * loads (whole, on every rank); an init file is read in pieces
+ * (lbt_npy_read_block). Refuse before allocating anything when even that
+ * cannot fit, and say how many ranks would hold it when more would (the
+ * share that shrinks with the ranks, over what a rank can give it). */
+static int memory_fits(const lbt_method *m, const lbt_speeds *speeds, const lbt_shape *s, int ranks, int threads,
+                       int copies, lbt_err *e)
 {
 	double avail = memory_available();
 	int64_t cells = lbt_grid_cells(s);
 	if (avail < 0 || cells < 0)
 		return LBT_OK;
-	double need = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) * (1 + copies) / ranks;
 	const int scratch = (m->flags & LBT_M_SCRATCH) != 0;
+	double shared = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) * (1 + copies), fixed = 0;
 	if (scratch)
-		need += lbt_scratch_bytes(s->dims, s->ext, cells, threads) / ranks;
-	if (init->kind == LBT_INIT_FILE)
-		need += (double)lbt_shape_pes(s) * 8;
-	if (speeds) /* the field, and the relative loads' dense copies each step (20 bytes a PE, more than a file's read) */
-		need += (double)cells * 8 / ranks + (double)lbt_shape_pes(s) * 20;
+		shared += lbt_scratch_bytes(s->dims, s->ext, cells, threads);
+	if (speeds) { /* the field, and the relative loads' dense copies each step (20 bytes a PE) */
+		shared += (double)cells * 8;
+		fixed += (double)lbt_shape_pes(s) * 20;
+	}
+	const double need = shared / ranks + fixed;
 	if (need <= avail)
 		return LBT_OK;
-	char sh[128];
+	char sh[128], more[160] = "";
 	lbt_shape_format(s, sh, sizeof sh);
-	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB (%s%s); %.1f GiB are available "
-	                "(free memory and swap, or ulimit -v)", m->name, sh, need / 1073741824.0,
+	const double enough = avail > fixed ? ceil(shared / (avail - fixed)) : 0; /* ranks of this memory that would do */
+	if (lbt_comm_mpi() && (m->flags & LBT_M_CUT) && !speeds && enough > ranks && enough <= (double)INT32_MAX)
+		snprintf(more, sizeof more, "; cut between at least %.0f ranks of this memory (mpirun -np %.0f) it would fit",
+		         enough, enough);
+	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB%s (%s%s); %.1f GiB are available "
+	                "(free memory and swap, or ulimit -v)%s", m->name, sh, need / 1073741824.0,
+	                ranks > 1 ? " per rank" : "",
 	                scratch && speeds ? "its loads, its speeds and its kernels' scratch"
 	                : scratch ? "its loads and its kernels' scratch" : speeds ? "its loads and its speeds" : "its loads alone",
-	                copies ? ", and a copy of the loads" : "", avail / 1073741824.0);
+	                copies ? ", and a copy of the loads" : "", avail / 1073741824.0, more);
 }
 
 int lbt_total_check(const lbt_method *m, const lbt_shape *s, int64_t total, lbt_err *e)
@@ -176,7 +187,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 		status = lbt_errf(e, LBT_EINVAL, "no shape: give --shape (e.g. --shape 128x128)");
 	if (status)
 		return status;
-	if (init.kind == LBT_INIT_FILE && (status = file_fits(st->method, &init, cfg->shape ? &shape : NULL, &shape, e)))
+	if (init.kind == LBT_INIT_FILE && (status = file_fits(st->method, &init, cfg->shape ? &shape : NULL, &shape, cfg->cut, e)))
 		return status;
 	if (cfg->boundary && (status = lbt_boundary_parse(&shape, cfg->boundary, e)))
 		return status;
@@ -191,7 +202,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	if (speeds && (status = lbt_speeds_parse(&sp, speeds, e)))
 		return status;
 	if ((status = lbt_init_check(&init, &shape, e)) ||
-	    (status = memory_fits(st->method, &init, speeds ? &sp : NULL, &shape, cfg->cut ? lbt_comm_size() : 1, threads,
+	    (status = memory_fits(st->method, speeds ? &sp : NULL, &shape, cfg->cut ? lbt_comm_size() : 1, threads,
 	                          cfg->grid_copies, e)))
 		return status;
 	if (cfg->threads < 0)
@@ -241,11 +252,17 @@ int lbt_setup_check_total(const lbt_setup *cfg, lbt_err *e)
 	return status ? status : total_fits(st.method, &init, &shape, cfg->seed, e);
 }
 
+/* On a cut setup every step that may fail on some ranks only is followed by
+ * an agreement (lbt_comm_agree): every rank reaches the collective reads of
+ * a file: init together, and returns the same status with the lowest
+ * failing rank's message. */
 int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 {
 	lbt_init init;
 	lbt_shape shape;
 	int status = prepare(st, cfg, &init, &shape, e);
+	if (cfg->cut)
+		status = lbt_comm_agree(status, e);
 	if (status)
 		return status;
 	const int speeds = st->speeds[0] != 0; /* checked by prepare */
@@ -253,7 +270,14 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	if (speeds && (status = lbt_speeds_parse(&sp, st->speeds, e)))
 		return status;
 	const volatile sig_atomic_t *stop = cfg->interrupt;
-	if ((status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e)))
+	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e);
+	if (cfg->cut) {
+		const int all = lbt_comm_agree(status, e);
+		if (all && !status)
+			lbt_grid_free(&st->grid); /* allocated here, not everywhere */
+		status = all;
+	}
+	if (status)
 		return status;
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, stop, e)) ||
 	    (speeds && (status = lbt_speeds_apply(&sp, &st->grid, cfg->seed, stop, e))) ||
@@ -261,6 +285,12 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	    (stop && *stop && (status = lbt_errf(e, LBT_EINTR, "interrupted while the run was set up"))) ||
 	    (status = lbt_method_open(st, e)))
 		lbt_grid_free(&st->grid);
+	if (cfg->cut) {
+		const int all = lbt_comm_agree(status, e);
+		if (all && !status)
+			lbt_state_close(st); /* opened here, not everywhere */
+		status = all;
+	}
 	return status;
 }
 

@@ -162,16 +162,7 @@ static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep
 	lbt_workload w;
 	int status = lbt_until_parse(&ro.until, r->until, e);
 	if (!status)
-		status = lbt_state_open(&st, &set, e);
-	if (cut && !lbt_comm_min_int(status != LBT_EINTR) && status != LBT_EINTR) { /* a signal on another rank */
-		if (!status)
-			lbt_state_close(&st);
-		status = LBT_EINTR;
-	}
-	if (cut && !lbt_comm_min_int(!status) && !status) { /* every rank runs its slab, or none */
-		lbt_state_close(&st);
-		status = lbt_errf(e, LBT_ENOMEM, "another rank could not set up its slab of the torus");
-	}
+		status = lbt_state_open(&st, &set, e); /* cut: the lowest failing rank's status on every rank */
 	if (status == LBT_EINTR) { /* a signal in its set-up: it runs again on resume */
 		*interrupted = 1;
 		return LBT_OK;

@@ -12,6 +12,8 @@
 #ifndef LBTORUS_COMM_H
 #define LBTORUS_COMM_H
 
+#include <stdint.h>
+
 #include "lbtorus/status.h"
 
 /* 1 if this library was built with MPI. */
@@ -25,5 +27,26 @@ int lbt_comm_rank(void);
 int lbt_comm_size(void);
 /* The smallest of every rank's v (so 1 on all ranks iff every rank says 1). */
 int lbt_comm_min_int(int v);
+/* A failure on some ranks made every rank's: LBT_OK if every rank's status
+ * is, else, on every rank, the status and message (in e) of the lowest
+ * rank that failed. */
+int lbt_comm_agree(int status, lbt_err *e);
+
+/* What this rank spent communicating since the last reset (all zero on one
+ * process): halo fills of a cut axis (calls; messages and bytes sent;
+ * seconds in them, and of those seconds waiting for the messages), and
+ * every other collective (calls, seconds). For the scaling harness
+ * (bench/mpi_scaling.py). */
+typedef struct {
+	int64_t fills, halo_messages, halo_bytes, collectives;
+	double halo_seconds, halo_wait_seconds, collective_seconds;
+} lbt_comm_tally;
+void lbt_comm_tally_reset(void);
+void lbt_comm_tally_get(lbt_comm_tally *t);
+/* Every rank's tally, with its run's seconds and PEs, as one JSON object
+ * of per-rank arrays written by rank 0 to path (collective; LBT_EIO on
+ * every rank if rank 0 could not write it). */
+#include <stdint.h>
+int lbt_comm_tally_write(const char *path, double seconds, int64_t pes, int64_t steps, lbt_err *e);
 
 #endif

@@ -60,6 +60,9 @@ int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e); /* with "load", 
 int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e);
 /* The global coordinate on axis d of the grid's local coordinate 0. */
 int64_t lbt_grid_lo(const lbt_grid *g, int d);
+/* The whole torus's row-major flat index of the first PE of the grid's row
+ * r (0 <= r < P / n_last, in the grid's own row-major order). */
+int64_t lbt_grid_row_global(const lbt_grid *g, int64_t r);
 /* The cells one field of a grid of shape s takes (halos and padding
  * included), without allocating; -1 for a shape lbt_shape_check refuses. */
 int64_t lbt_grid_cells(const lbt_shape *s);
@@ -77,6 +80,8 @@ void lbt_field_import(lbt_grid *g, const lbt_field *f, const void *dense);
 /* The same for rows r0 .. r1-1 of the last axis (in row-major order) from
  * dense, which holds just those rows. */
 void lbt_field_import_rows(lbt_grid *g, const lbt_field *f, const void *dense, int64_t r0, int64_t r1);
+/* The first PE of row r (0 <= r < P / n_last, row-major) of field f. */
+void *lbt_field_row(const lbt_grid *g, const lbt_field *f, int64_t r);
 /* The same for the field "load". */
 void lbt_grid_export(const lbt_grid *g, int32_t *dense);
 void lbt_grid_import(lbt_grid *g, const int32_t *dense);

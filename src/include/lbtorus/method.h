@@ -170,9 +170,13 @@ int lbt_setup_check(const lbt_setup *cfg, lbt_err *e);
  * one PE beyond int32 (lbt_total_check) wherever the initial load's total is
  * known without a grid (not a file's): a command that will run the setup
  * refuses it before allocating (a library user may open and step a state
- * with a larger total, as the kernel tests do). */
+ * with a larger total, as the kernel tests do). Both are collective on a
+ * cut setup with a file: init (rank 0 reads the file's header for all). */
 int lbt_setup_check_total(const lbt_setup *cfg, lbt_err *e);
-/* Build the grid, load it, choose the kernels, open the method. Undone by lbt_state_close. */
+/* Build the grid, load it, choose the kernels, open the method. Undone by
+ * lbt_state_close. On a torus cut between ranks (cfg->cut) collective:
+ * every rank returns the same status, with the lowest failing rank's
+ * message (a file: init is read block by block, lbt_init_apply). */
 int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e);
 void lbt_state_close(lbt_state *st);
 /* The kernel's view of the whole grid: origin 0, the state's step and seed. */

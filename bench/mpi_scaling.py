@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""mpi_scaling.py — weak and strong scaling of one torus cut between MPI
+ranks, each rank's compute, halo bytes and waits, and a model fitted to them
+that predicts a run on a cluster (issue 28; docs/performance.md, "MPI
+scaling", states the assumptions).
+
+Every run is `mpirun -np R lbtorus run --threads 1 ...` with
+LBTORUS_COMM_STATS set: each rank reports its run's seconds, its halo fills
+(messages and bytes sent, seconds in them and of those waiting in
+MPI_Waitall) and its other collectives (count, seconds). One rank runs cut
+too (LBTORUS_CUT=1: the same code paths, its halo filled from itself).
+Compute is a rank's seconds minus its halo and collective seconds.
+
+    weak:   the torus grows with the ranks (WEAK rows per rank of WEAK's row length)
+    strong: one torus (STRONG) over 1..R ranks
+
+The model of one step on one rank:
+
+    t_step = max(c * PEs_per_rank / threads,                compute: the cores' rate,
+                 8 B * PEs_per_rank / memory_bandwidth)      or the node's memory (a PE read and written once)
+           + fills * 2 * alpha                               a halo fill waits on two neighbours
+           + halo_bytes / bandwidth                          the layers sent per step
+           + collectives * alpha * ceil(log2 R)              each all-reduce a tree of R ranks
+
+c (seconds per PE-step) is fitted from the one-rank runs; fills, layers
+(halo bytes / the bytes of a layer) and collectives per step are counted in
+the runs on 2 or more ranks (they depend on the method, not on the size);
+alpha (latency) and bandwidth are the target network's, given as
+parameters. On this machine the same model is fitted (alpha and 1/bandwidth
+by least squares over every rank of every run on 2+ ranks, with two probes
+that set them apart: a 4x64 torus, all latency, and an 8x131072 one, whose
+layers are 512 KiB) to say how well
+its form describes what was measured: with more ranks than cores a wait is
+a wait for the scheduler, so the local alpha is the scheduler's, not a
+network's.
+
+usage: mpi_scaling.py LBTORUS [--mpirun M] [--ranks 1,2,3,4] [--steps N] [--weak RxC] [--strong RxC]
+                      [--method lm-c5] [--repeat K] [--nodes 64] [--threads 32] [--memory-bandwidth 200e9]
+                      [--latency 2e-6] [--bandwidth 12.5e9] [--target 100000x100000,2155x2155x2155]
+                      [--json FILE]
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
+           OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
+
+
+def shape_of(text):
+    return [int(x) for x in text.split('x')]
+
+
+def run(a, ranks, shape, tmp, steps=None):
+    """The best (fastest) of a.repeat runs: the tally of every rank."""
+    best, steps = None, steps or a.steps
+    for _ in range(a.repeat):
+        stats = os.path.join(tmp, 'stats.json')
+        env = dict(ENV, LBTORUS_COMM_STATS=stats, LBTORUS_CUT='1')
+        cmd = [a.mpirun, '--oversubscribe', '--bind-to', 'none', '-np', str(ranks), a.lbtorus, 'run',
+               '--shape', 'x'.join(map(str, shape)), '--method', a.method, '--init', 'uniform:0:9',
+               '--until', f'steps:{steps}', '--max-steps', str(steps), '--threads', '1', '--quiet',
+               '--json', os.devnull]
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+        if p.returncode:
+            sys.exit(f'mpi_scaling: {" ".join(cmd)}: exit {p.returncode}: {p.stderr.strip()}')
+        t = json.load(open(stats))
+        if best is None or max(t['seconds']) < max(best['seconds']):
+            best = t
+    best['shape'] = shape
+    return best
+
+
+def per_rank(t):
+    """Per rank and step: compute s, halo bytes, messages, halo s, wait s, collectives, collective s."""
+    S = t['steps']
+    rows = []
+    for r in range(t['ranks']):
+        comm = t['halo_seconds'][r] + t['collective_seconds'][r]
+        rows.append({'rank': r, 'pes': t['pes'][r], 'seconds': t['seconds'][r],
+                     'compute': (t['seconds'][r] - comm) / S, 'fills': t['fills'][r] / S,
+                     'messages': t['halo_messages'][r] / S, 'bytes': t['halo_bytes'][r] / S,
+                     'halo': t['halo_seconds'][r] / S, 'wait': t['halo_wait_seconds'][r] / S,
+                     'collectives': t['collectives'][r] / S, 'collective': t['collective_seconds'][r] / S})
+    return rows
+
+
+def table(title, runs):
+    print(f'\n{title}')
+    print('| ranks | shape | rank | PEs | compute ms/step | halo KiB/step | msgs/step | halo ms/step | '
+          'wait ms/step | collectives/step | collective ms/step | run s |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for t in runs:
+        for x in per_rank(t):
+            print(f"| {t['ranks']} | {'x'.join(map(str, t['shape']))} | {x['rank']} | {x['pes']} | "
+                  f"{1e3 * x['compute']:.3f} | {x['bytes'] / 1024:.1f} | {x['messages']:.0f} | {1e3 * x['halo']:.3f} | "
+                  f"{1e3 * x['wait']:.3f} | {x['collectives']:.1f} | {1e3 * x['collective']:.3f} | {x['seconds']:.3f} |")
+
+
+def lstsq2(xs, ys):
+    """Non-negative least squares of y = p*x0 + q*x1 (two unknowns, by hand)."""
+    a = sum(x[0] * x[0] for x in xs)
+    b = sum(x[0] * x[1] for x in xs)
+    d = sum(x[1] * x[1] for x in xs)
+    u = sum(x[0] * y for x, y in zip(xs, ys))
+    v = sum(x[1] * y for x, y in zip(xs, ys))
+    det = a * d - b * b
+    p, q = ((d * u - b * v) / det, (a * v - b * u) / det) if det else (0.0, 0.0)
+    if p < 0 or q < 0:  # the better of the two alone
+        p1, q1 = max(u / a, 0.0) if a else 0.0, max(v / d, 0.0) if d else 0.0
+        e1 = sum((y - p1 * x[0]) ** 2 for x, y in zip(xs, ys))
+        e2 = sum((y - q1 * x[1]) ** 2 for x, y in zip(xs, ys))
+        p, q = (p1, 0.0) if e1 <= e2 else (0.0, q1)
+    return p, q
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('lbtorus')
+    ap.add_argument('--mpirun', default='mpirun')
+    ap.add_argument('--ranks', default='1,2,3,4')
+    ap.add_argument('--steps', type=int, default=200)
+    ap.add_argument('--weak', default='256x2048', help='the block of one rank (its rows grow the first axis)')
+    ap.add_argument('--strong', default='1024x2048')
+    ap.add_argument('--method', default='lm-c5')
+    ap.add_argument('--repeat', type=int, default=3)
+    ap.add_argument('--nodes', type=int, default=64)
+    ap.add_argument('--threads', type=int, default=32, help='cores (threads) per node on the target')
+    ap.add_argument('--memory-bandwidth', type=float, default=200e9, help='the target node, bytes per second')
+    ap.add_argument('--latency', type=float, default=2e-6, help='the target network, seconds per message')
+    ap.add_argument('--bandwidth', type=float, default=12.5e9, help='the target network, bytes per second per rank')
+    ap.add_argument('--target', default='100000x100000,2155x2155x2155')
+    ap.add_argument('--json')
+    a = ap.parse_args()
+    ranks = [int(r) for r in a.ranks.split(',')]
+    weak, strong = shape_of(a.weak), shape_of(a.strong)
+    with tempfile.TemporaryDirectory() as tmp:
+        weak_runs = [run(a, R, [weak[0] * R] + weak[1:], tmp) for R in ranks]
+        strong_runs = [run(a, R, strong, tmp) for R in ranks]
+        # probes for the fit: latency (2 rows per rank, nothing to compute) and bandwidth (rows of 2^17 PEs)
+        probes = [run(a, 2, [4, 64], tmp, steps=10 * a.steps), run(a, 2, [8, 1 << 17], tmp)]
+    print(f'{a.method}, uniform:0:9, {a.steps} steps, 1 thread per rank, best of {a.repeat}; '
+          f'{os.cpu_count()} cores here, ranks oversubscribed beyond them')
+    table('weak scaling (the torus grows with the ranks)', weak_runs)
+    table('strong scaling (one torus)', strong_runs)
+    table('probes of latency (4x64) and bandwidth (8x131072) for the fit', probes)
+
+    # compute per PE-step, from the one-rank runs
+    ones = [x for t in weak_runs + strong_runs if t['ranks'] == 1 for x in per_rank(t)]
+    c = min(x['compute'] / x['pes'] for x in ones)
+    many = [(t, x) for t in weak_runs + strong_runs + probes if t['ranks'] > 1 for x in per_rank(t)]
+    layer_of = lambda t: 4 * math.prod(t['shape'][1:])  # int32 loads; the cut axis is the first
+    fills = max(x['fills'] for _, x in many)
+    msgs = max(x['messages'] for _, x in many)
+    layers = max(x['bytes'] / layer_of(t) for t, x in many)
+    colls = max(x['collectives'] for _, x in many)
+    # the same form fitted here: comm seconds per step = alpha * (2 fills + collectives * ceil(log2 R)) + bytes / bw
+    xs = [(2 * x['fills'] + x['collectives'] * math.ceil(math.log2(t['ranks'])), x['bytes']) for t, x in many]
+    ys = [x['halo'] + x['collective'] for _, x in many]
+    alpha_here, inv_bw_here = lstsq2(xs, ys)
+    pred = [alpha_here * u + inv_bw_here * v for u, v in xs]
+    mean = sum(ys) / len(ys)
+    ss = sum((y - mean) ** 2 for y in ys)
+    r2 = 1 - sum((y - p) ** 2 for y, p in zip(ys, pred)) / ss if ss else 1.0
+    print(f'\nfitted: compute c = {c * 1e9:.3f} ns per PE-step (one rank); per step and rank: {fills:.0f} halo fills, '
+          f'{msgs:.0f} messages, {layers:.0f} layers sent, {colls:.0f} collectives')
+    print(f'this machine: alpha = {alpha_here * 1e6:.1f} us, bandwidth = '
+          f'{(1 / inv_bw_here / 1e9 if inv_bw_here else float("inf")):.2f} GB/s (R^2 = {r2:.2f} over {len(ys)} ranks)')
+
+    print(f'\nprediction: {a.nodes} nodes, one rank of {a.threads} threads each, {a.memory_bandwidth / 1e9:g} GB/s of '
+          f'memory, latency {a.latency * 1e6:g} us, bandwidth {a.bandwidth / 1e9:g} GB/s, slabs along the first axis')
+    print('| torus | PEs per rank | compute ms/step | halo MB/step | comm ms/step | step ms | comm / compute | '
+          'site updates/s |')
+    print('|---|---|---|---|---|---|---|---|')
+    out = {'c': c, 'fills': fills, 'messages': msgs, 'layers': layers, 'collectives': colls,
+           'alpha_here': alpha_here, 'bandwidth_here': 1 / inv_bw_here if inv_bw_here else None, 'r2': r2,
+           'predictions': []}
+    for spec in a.target.split(','):
+        ext = shape_of(spec)
+        P = math.prod(ext)
+        pes = P / a.nodes
+        compute = max(c * pes / a.threads, 8 * pes / a.memory_bandwidth)
+        halo = layers * 4 * P / ext[0]
+        comm = fills * 2 * a.latency + halo / a.bandwidth + colls * a.latency * math.ceil(math.log2(a.nodes))
+        step = compute + comm
+        print(f'| {spec} | {pes:.3g} | {compute * 1e3:.2f} | {halo / 1e6:.2f} | {comm * 1e3:.2f} | {step * 1e3:.2f} | '
+              f'{comm / compute:.0%} | {P / step:.3g} |')
+        out['predictions'].append({'torus': spec, 'compute': compute, 'halo_bytes': halo, 'comm': comm, 'step': step})
+    if a.json:
+        out['weak'], out['strong'], out['probes'] = weak_runs, strong_runs, probes
+        with open(a.json, 'w') as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
