@@ -30,6 +30,7 @@ static const lbt_param params[] = {
 enum { P_SELF, P_K, P_SHAKE, P_TAU, P_DETECT };
 
 typedef struct {
+	lbt_scratch sc; /* first: the kernels' scratch (lbt_method_view) */
 	int64_t P;
 	int kmode; /* 0 none, 1 constant, 2 dec, 3 adaptive */
 	double *cn, *mr_fwd, *mr_bwd, *k, *lb, *prev, *times, *w;
@@ -150,27 +151,54 @@ static void loads(const lbt_state *st, double *w, int32_t *i32)
 		w[i] = i32[i];
 }
 
+/* Each PE's compute, communication and balancing time (§4's model), the
+ * largest returned. Row by row: a row's neighbours on the outer axes are
+ * whole rows (found once per row), on the last axis the PEs beside it; a
+ * message is added per loaded neighbour (every addend is msg, so the order
+ * of the links does not change the sum). */
 static double iteration(const lbt_state *st, const double *cn, const double *w, const double *lb, double *per_pe)
 {
 	const lbt_shape *s = &st->grid.shape;
 	const lbt_net *n = &st->net;
-	const int64_t P = lbt_shape_pes(s);
+	const int D = s->dims, last = D - 1;
+	const int64_t P = lbt_shape_pes(s), len = s->ext[last];
 	const double msg = n->lat + n->app_bytes / n->bw;
 	int64_t stride[8], c[8] = {0};
 	strides(s, stride);
 	double slowest = 0;
-	for (int64_t i = 0; i < P; i++, next_coord(s, c)) {
-		double t = w[i] * n->unit_s / cn[i] + (lb ? lb[i] : 0);
-		if (w[i] > 0)
-			for (int d = 0; d < s->dims; d++)
-				for (int dir = -1; dir <= 1; dir += 2) {
-					int64_t j = neighbour(s, stride, c, i, d, dir);
-					if (j >= 0 && w[j] > 0)
-						t += msg;
+	for (int64_t r = 0; r < P; r += len, c[last] = len - 1, next_coord(s, c)) {
+		const double *nb[16]; /* the rows beside this one on the outer axes (NULL: none) */
+		int nnb = 0;
+		for (int d = 0; d < last; d++)
+			for (int dir = -1; dir <= 1; dir += 2) {
+				int64_t j = neighbour(s, stride, c, r, d, dir);
+				if (j >= 0)
+					nb[nnb++] = w + j;
+			}
+		const int64_t left = neighbour(s, stride, c, r, last, -1) - r;                 /* of PE 0 */
+		c[last] = len - 1;
+		const int64_t right = neighbour(s, stride, c, r + len - 1, last, +1) - r; /* of the last PE */
+		c[last] = 0;
+		const double *wr = w + r;
+		for (int64_t x = 0; x < len; x++) {
+			double t = wr[x] * n->unit_s / cn[r + x] + (lb ? lb[r + x] : 0);
+			if (wr[x] > 0) {
+				int k = 0;
+				for (int q = 0; q < nnb; q++)
+					k += nb[q][x] > 0;
+				if (len >= 2) { /* the last axis: x-1 and x+1 (the row's ends: over the wrap-around, if any) */
+					const int64_t lo = x > 0 ? x - 1 : left >= 0 ? left : -1;
+					const int64_t hi = x < len - 1 ? x + 1 : right >= 0 ? right : -1;
+					k += lo >= 0 && wr[lo] > 0;
+					k += hi >= 0 && wr[hi] > 0;
 				}
-		if (per_pe)
-			per_pe[i] = t;
-		slowest = fmax(slowest, t);
+				for (; k > 0; k--)
+					t += msg;
+			}
+			if (per_pe)
+				per_pe[r + x] = t;
+			slowest = fmax(slowest, t);
+		}
 	}
 	return slowest;
 }
@@ -243,6 +271,7 @@ static void speed_close(lbt_state *st)
 {
 	ws *w = st->ws;
 	if (w) {
+		lbt_scratch_close(&w->sc);
 		free(w->cn);
 		free(w->mr_fwd);
 		free(w->mr_bwd);
@@ -280,7 +309,9 @@ static int speed_open(lbt_state *st, lbt_err *e)
 	w->U = calloc((size_t)(D * P), sizeof *w->U);
 	w->active = calloc((size_t)P, 1);
 	double *delta = malloc((size_t)P * sizeof *delta);
-	if (!w->cn || !w->mr_fwd || !w->mr_bwd || !w->k || !w->lb || !w->prev || !w->times || !w->w || !w->i32 || !w->U || !w->active || !delta) {
+	lbt_view v;
+	lbt_state_view(st, &v);
+	if (lbt_scratch_open(&w->sc, &v, st->grid.cells, st->grid.origin) || !w->cn || !w->mr_fwd || !w->mr_bwd || !w->k || !w->lb || !w->prev || !w->times || !w->w || !w->i32 || !w->U || !w->active || !delta) {
 		free(delta);
 		speed_close(st);
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace (%lld PEs)", st->method->name, (long long)P);
@@ -341,7 +372,7 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 		.cb = w->kmode != 0, .k = w->k, .shake_p = st->param[P_SHAKE].num, .shake_tau = st->param[P_TAU].num,
 		.U = w->U, .net = st->net, .lb = w->lb, .active = w->active};
 	lbt_view v;
-	lbt_state_view(st, &v);
+	lbt_method_view(st, &v);
 	st->kern->speed_step(&v, &a, c);
 	if (c->nomem)
 		return;
@@ -374,7 +405,7 @@ LBT_METHOD(lbt_fos_speed) = {
 	.summary = "diffusion with the relative-speed matrix Mr, cost/benefit, shake, detection; real loads",
 	.citation = JV "§3.2 Mr, §3.1 eq. (2), §3.3",
 	.load = LBT_LOAD_REAL,
-	.flags = LBT_M_RANDOM | LBT_M_SPEEDS,
+	.flags = LBT_M_RANDOM | LBT_M_SPEEDS | LBT_M_SCRATCH,
 	.kernels = LBT_K(SPEED_STEP),
 	.bounded = LBT_UNBOUNDED,
 	.params = params,
@@ -389,7 +420,7 @@ LBT_METHOD(lbt_fos_speed_int) = {
 	.summary = "the same with integer flows truncated towards zero",
 	.citation = JV "§3.2 Mr, §3.1 eq. (2), §3.3",
 	.load = LBT_LOAD_INT,
-	.flags = LBT_M_RANDOM | LBT_M_SPEEDS,
+	.flags = LBT_M_RANDOM | LBT_M_SPEEDS | LBT_M_SCRATCH,
 	.kernels = LBT_K(SPEED_STEP),
 	.bounded = LBT_UNBOUNDED,
 	.params = params,
