@@ -187,21 +187,24 @@ static void pass1_row(const job *J, int64_t r, const double *w)
 				         after = RMAX(RDIV(RSUB(ws, ax), cs), RDIV(RADD(wr, ax), cr));
 				keep = RAND(keep, RLT(cst, RMUL(k, RMUL(RSUB(before, after), us))));
 			}
-			const VR ri = RDIV(wi, cni), rj = RDIV(wj, cnj);
-			MR blocked;
-			if (a->real)
-				blocked = RANDN(keep, RNE(ri, rj));
-			else {
-				const MR up = RGT(ri, rj);
-				const VR wh = RSEL(up, wi, wj), wl = RSEL(up, wj, wi), ch = RSEL(up, cni, cnj), cl = RSEL(up, cnj, cni);
-				const VR before = RMAX(RDIV(wh, ch), RDIV(wl, cl)),
-				         after = RMAX(RDIV(RSUB(wh, one), ch), RDIV(RADD(wl, one), cl));
-				blocked = RANDN(keep, RGT(RMUL(RSUB(before, after), us), zero));
+			MR blocked = RNE(zero, zero); /* none, if every lane kept its flow */
+			if (RBITS(keep) != (1u << WD) - 1) {
+				const VR ri = RDIV(wi, cni), rj = RDIV(wj, cnj);
+				if (a->real)
+					blocked = RANDN(keep, RNE(ri, rj));
+				else {
+					const MR up = RGT(ri, rj);
+					const VR wh = RSEL(up, wi, wj), wl = RSEL(up, wj, wi), ch = RSEL(up, cni, cnj),
+					         cl = RSEL(up, cnj, cni);
+					const VR before = RMAX(RSEL(up, ri, rj), RSEL(up, rj, ri)), /* wh / ch, wl / cl */
+					         after = RMAX(RDIV(RSUB(wh, one), ch), RDIV(RADD(wl, one), cl));
+					blocked = RANDN(keep, RGT(RMUL(RSUB(before, after), us), zero));
+				}
 			}
 			RSTORE(F + x, RSEL(keep, f, zero));
 			const unsigned bits = RBITS(blocked);
 			for (int q = 0; q < WD; q++)
-				U[x + q] = bits >> q & 1 ? U[x + q] + 1 : 0;
+				U[x + q] = (U[x + q] + 1) & -(int32_t)(bits >> q & 1);
 		}
 		for (; x < n; x++) {
 			int blocked = 0;
@@ -323,9 +326,13 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, int
 		VR lb = zero;
 		MR act = RNE(zero, zero);
 		for (int s = 0; s < ns; s++) {
-			const VR f = RLOADU((S[s].kind ? from[S[s].d] : own[S[s].d]) + x), ax = RABS(f);
+			const VR f = RLOADU((S[s].kind ? from[S[s].d] : own[S[s].d]) + x);
 			const MR nz = RNE(f, zero);
-			const VR cst = RADD(RADD(RMUL(ax, pack), lat), RDIV(RMUL(ax, ub), bw));
+			if (!RBITS(nz)) { /* no lane carries load: the information message alone */
+				lb = RADD(lb, RADD(info, zero));
+				continue;
+			}
+			const VR ax = RABS(f), cst = RADD(RADD(RMUL(ax, pack), lat), RDIV(RMUL(ax, ub), bw));
 			lb = RADD(lb, RADD(info, RSEL(nz, cst, zero)));
 			act = ROR(act, nz);
 		}

@@ -220,28 +220,38 @@ double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe)
 	return t;
 }
 
+static int speed_open(lbt_state *st, lbt_err *e);
+
+/* Called after every step of a run with speeds: a speed method's
+ * workspace has the normalised speeds and room for the loads; any other
+ * method's run allocates them per call. */
 int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bound)
 {
 	const int64_t P = lbt_shape_pes(&st->grid.shape);
-	double *cn = malloc((size_t)P * sizeof *cn), *w = malloc((size_t)P * sizeof *w);
-	int32_t *i32 = malloc((size_t)P * sizeof *i32);
-	int status = cn && w && i32 ? LBT_OK : LBT_ENOMEM;
+	const ws *sw = st->method->open == speed_open ? st->ws : NULL;
+	double *cn = sw ? NULL : malloc((size_t)P * sizeof *cn), *w = sw ? sw->w : malloc((size_t)P * sizeof *w);
+	int32_t *i32 = sw ? sw->i32 : malloc((size_t)P * sizeof *i32);
+	int status = (sw || cn) && w && i32 ? LBT_OK : LBT_ENOMEM;
 	if (!status) {
-		normalised(st, cn);
+		if (!sw)
+			normalised(st, cn);
 		loads(st, w, i32);
+		const double *c = sw ? sw->cn : cn;
 		double hi = -INFINITY, lo = INFINITY, slow = INFINITY;
 		for (int64_t i = 0; i < P; i++) {
-			hi = fmax(hi, w[i] / cn[i]);
-			lo = fmin(lo, w[i] / cn[i]);
-			slow = fmin(slow, cn[i]);
+			hi = fmax(hi, w[i] / c[i]);
+			lo = fmin(lo, w[i] / c[i]);
+			slow = fmin(slow, c[i]);
 		}
 		*max = hi;
 		*min = lo;
 		*bound = lbt_shape_active_dims(&st->grid.shape) / slow;
 	}
 	free(cn);
-	free(w);
-	free(i32);
+	if (!sw) {
+		free(w);
+		free(i32);
+	}
 	return status;
 }
 
