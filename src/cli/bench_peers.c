@@ -1,12 +1,13 @@
 /* bench_peers.c — `lbtorus bench --peers`: lbtorus beside what a researcher
  * writes first, timed in the same run on the same grids: the plain C loop
- * of LM-C5 (bench/peer_lm_c5.c) and, when python3 has NumPy, the NumPy
- * version (bench/peer_numpy.py).
+ * of LM-C5 (bench/peer_lm_c5.c), the strong peer (bench/peer_lm_c5_strong.c:
+ * narrow loads, branch-free, restrict, OpenMP over rows, on the case's
+ * threads) and, when python3 has NumPy, the NumPy version (bench/peer_numpy.py).
  *
  * Each case runs lbtorus (through lbt_run, as `lbtorus run` does) and the C
  * loop `reps` times, interleaved, and keeps the minimum of each: on a shared
  * machine the minimum is the least disturbed run. The C loop must end in
- * the same state, bit for bit, or the row says so. NumPy runs once, under a
+ * the same state, bit for bit, or the row says so (so must the strong peer). NumPy runs once, under a
  * time budget; when it stops early, its time per step is what is compared.
  * Ratios (peer time / lbtorus time, per step) are the figures to quote.
  *
@@ -22,6 +23,7 @@
 
 #include "cli.h"
 #include "../../bench/peer_lm_c5.h"
+#include "../../bench/peer_lm_c5_strong.h"
 #include "../../bench/peer_methods.h"
 
 #ifndef LBT_SOURCE_BENCHDIR
@@ -215,12 +217,13 @@ int cli_bench_peers(int quick, int ncores, FILE *js)
 	const int reps = quick ? 1 : 3;
 	const double np_budget = quick ? 5 : 30;
 	const int numpy = have_numpy();
-	printf("\npeers: lm-c5 on a torus, lbtorus (%s) against a plain C loop (bench/peer_lm_c5.c, one thread)%s;\n"
+	printf("\npeers: lm-c5 on a torus, lbtorus (%s) against a plain C loop (bench/peer_lm_c5.c, one thread),\n"
+	       "the strong peer (bench/peer_lm_c5_strong.c, the case's threads)%s;\n"
 	       "minimum of %d runs each; ratio = peer time / lbtorus time per step\n",
 	       "lbtorus run", numpy ? " and NumPy (bench/peer_numpy.py, once)" : " (no NumPy: python3 -c 'import numpy' failed)",
 	       reps);
-	printf("%-10s %-14s %6s %3s %10s %10s %10s %7s %8s %8s\n", "shape", "init", "steps", "thr", "lbtorus s",
-	       "C loop s", "NumPy s", "np steps", "C/lbt", "NumPy/lbt");
+	printf("%-10s %-14s %6s %3s %10s %10s %10s %10s %7s %8s %8s %8s\n", "shape", "init", "steps", "thr", "lbtorus s",
+	       "C loop s", "strong s", "NumPy s", "np steps", "C/lbt", "strong/lbt", "NumPy/lbt");
 	if (js)
 		fprintf(js, ",\"peers\":[");
 	int status = 0;
@@ -240,7 +243,7 @@ int cli_bench_peers(int quick, int ncores, FILE *js)
 			free(grid);
 			return cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", c->shape);
 		}
-		ptime lbt = {1e300, 0}, cl = {1e300, 0}, np = {0, 0};
+		ptime lbt = {1e300, 0}, cl = {1e300, 0}, sp = {1e300, 0}, np = {0, 0};
 		int same = 1;
 		for (int r = 0; r < reps && !status; r++) {
 			ptime t;
@@ -261,6 +264,17 @@ int cli_bench_peers(int quick, int ncores, FILE *js)
 			}
 			cl = t.seconds < cl.seconds ? t : cl;
 			same &= steps == lbt.steps && !memcmp(grid, want, (size_t)P * sizeof *grid);
+			memcpy(grid, init, (size_t)P * sizeof *grid);
+			t0 = lbt_seconds();
+			steps = peer_lm_c5_strong(grid, sh.ext[0], sh.ext[1], c->steps ? c->steps : INT64_MAX, !c->steps, thr);
+			t.seconds = lbt_seconds() - t0;
+			t.steps = steps;
+			if (steps < 0) {
+				status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory in the strong peer");
+				break;
+			}
+			sp = t.seconds < sp.seconds ? t : sp;
+			same &= steps == lbt.steps && !memcmp(grid, want, (size_t)P * sizeof *grid);
 		}
 		int have_np = 0;
 		if (!status && numpy) {
@@ -279,7 +293,7 @@ int cli_bench_peers(int quick, int ncores, FILE *js)
 		if (status)
 			break;
 		const double per = lbt.seconds / (double)lbt.steps;
-		const double rc = cl.seconds / (double)cl.steps / per;
+		const double rc = cl.seconds / (double)cl.steps / per, rs = sp.seconds / (double)sp.steps / per;
 		const double rn = have_np ? np.seconds / (double)np.steps / per : 0;
 		char nps[32] = "-", npn[32] = "-", rns[32] = "-";
 		if (have_np) {
@@ -287,15 +301,16 @@ int cli_bench_peers(int quick, int ncores, FILE *js)
 			snprintf(npn, sizeof npn, "%lld", (long long)np.steps);
 			snprintf(rns, sizeof rns, "%.1f", rn);
 		}
-		printf("%-10s %-14s %6lld %3d %10.4f %10.4f %10s %7s %8.2f %8s%s\n", c->shape, c->init,
-		       (long long)lbt.steps, thr, lbt.seconds, cl.seconds, nps, npn, rc, rns,
-		       same ? "" : "  (C loop ended elsewhere!)");
+		printf("%-10s %-14s %6lld %3d %10.4f %10.4f %10.4f %10s %7s %8.2f %10.2f %8s%s\n", c->shape, c->init,
+		       (long long)lbt.steps, thr, lbt.seconds, cl.seconds, sp.seconds, nps, npn, rc, rs, rns,
+		       same ? "" : "  (a C loop ended elsewhere!)");
 		if (js)
 			fprintf(js, "%s{\"shape\":\"%s\",\"init\":\"%s\",\"steps\":%lld,\"threads\":%d,\"lbtorus_seconds\":%.6f,"
 			            "\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,\"c_loop_ratio\":%.4f,"
+			            "\"strong_seconds\":%.6f,\"strong_ratio\":%.4f,"
 			            "\"numpy_seconds\":%.6f,\"numpy_steps\":%lld,\"numpy_ratio\":%.4f}",
 			        ci ? "," : "", c->shape, c->init, (long long)lbt.steps, thr, lbt.seconds, cl.seconds,
-			        same ? "true" : "false", rc, np.seconds, (long long)np.steps, rn);
+			        same ? "true" : "false", rc, sp.seconds, rs, np.seconds, (long long)np.steps, rn);
 		if (!same)
 			status = cli_fail(LBT_EINTERNAL, "bench --peers: the C loop and lbtorus disagree on %s %s", c->shape, c->init);
 	}
