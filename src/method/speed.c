@@ -197,7 +197,7 @@ static double iteration(const lbt_state *st, const double *cn, const double *w, 
 			}
 			if (per_pe)
 				per_pe[r + x] = t;
-			slowest = fmax(slowest, t);
+			slowest = slowest > t ? slowest : t; /* no NaN: fmax without the call */
 		}
 	}
 	return slowest;
@@ -238,10 +238,11 @@ int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bo
 		loads(st, w, i32);
 		const double *c = sw ? sw->cn : cn;
 		double hi = -INFINITY, lo = INFINITY, slow = INFINITY;
-		for (int64_t i = 0; i < P; i++) {
-			hi = fmax(hi, w[i] / c[i]);
-			lo = fmin(lo, w[i] / c[i]);
-			slow = fmin(slow, c[i]);
+		for (int64_t i = 0; i < P; i++) { /* no NaN here: compare-and-select (inlined) instead of fmax/fmin calls */
+			const double r = w[i] / c[i];
+			hi = hi > r ? hi : r;
+			lo = lo < r ? lo : r;
+			slow = slow < c[i] ? slow : c[i];
 		}
 		*max = hi;
 		*min = lo;
