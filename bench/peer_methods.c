@@ -99,6 +99,51 @@ static void nna(int32_t *L, int64_t *f0, int64_t *f1, int64_t R, int64_t C)
 			L[i * C + j] = (int32_t)(L[i * C + j] - f0[i * C + j] - f1[i * C + j] + f0[UP(i) * C + j] + f1[i * C + LF(j)]);
 }
 
+/* Henrich's deficiency-based NNA (eq. (4), §5's rounding) with |Δ| = 4:
+ * a PE above its local mean sends (L_i - mean) h_j / H to each lower
+ * neighbour j (h_j = L_i - L_j), the quotients exact (128-bit products),
+ * rounded as nna's. r[0..3]: what each PE sends down, right, up, left. */
+static void nna_def(int32_t *L, int64_t *r[4], int64_t R, int64_t C)
+{
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++) {
+			const int64_t p = i * C + j, l = L[p];
+			const int64_t nb[4] = {L[DN(i) * C + j], L[i * C + RT(j)], L[UP(i) * C + j], L[i * C + LF(j)]};
+			int64_t S = l, H = 0, h[4];
+			for (int s = 0; s < 4; s++) {
+				h[s] = l > nb[s] ? l - nb[s] : 0;
+				S += nb[s];
+				H += h[s];
+			}
+			const __int128 surplus = (__int128)l * 5 - S;
+			for (int s = 0; s < 4; s++)
+				r[s][p] = 0;
+			if (surplus <= 0 || H == 0)
+				continue;
+			const __int128 den = (__int128)5 * H;
+			int64_t sent = 0, q[4];
+			int frac[4];
+			for (int s = 0; s < 4; s++) {
+				q[s] = (int64_t)(surplus * h[s] / den);
+				frac[s] = surplus * h[s] % den != 0;
+				sent += q[s];
+			}
+			for (int s = 0; s < 2; s++) /* down and right: rounded up while affordable */
+				if (frac[s] && sent + 1 <= l) {
+					q[s]++;
+					sent++;
+				}
+			for (int s = 0; s < 4; s++)
+				r[s][p] = q[s];
+		}
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++) {
+			const int64_t p = i * C + j;
+			L[p] = (int32_t)(L[p] - r[0][p] - r[1][p] - r[2][p] - r[3][p] + r[0][UP(i) * C + j] + r[1][i * C + LF(j)] +
+			                 r[2][DN(i) * C + j] + r[3][i * C + RT(j)]);
+		}
+}
+
 /* Cybenko's dimension exchange: per axis (the first axis first), per edge
  * colour (link (k, k+1): k mod 2; the wrap-around: 1 if the extent is even,
  * else 2), each pair moves lambda (a - b). Real or truncated integer flows. */
@@ -128,12 +173,16 @@ static void de_axis(double *w, int32_t *L, int64_t R, int64_t C, double lam, int
 int peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps, double param)
 {
 	const int64_t P = R * C;
-	int64_t *f0 = malloc((size_t)P * sizeof *f0), *f1 = malloc((size_t)P * sizeof *f1);
-	if (!f0 || !f1) {
-		free(f0);
-		free(f1);
+	int64_t *f[4];
+	int ok = 1;
+	for (int k = 0; k < 4; k++)
+		ok &= (f[k] = malloc((size_t)P * sizeof *f[k])) != NULL;
+	if (!ok) {
+		for (int k = 0; k < 4; k++)
+			free(f[k]);
 		return -1;
 	}
+	int64_t *f0 = f[0], *f1 = f[1];
 	double *w = grid;
 	int32_t *L = grid;
 	for (int64_t t = 0; t < steps; t++)
@@ -143,11 +192,12 @@ int peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps,
 		case PEER_FOS_SPEED: fos_speed(w, (double *)f0, (double *)f1, R, C, param); break;
 		case PEER_FOS_SPEED_INT: fos_int(L, f0, f1, R, C, param, 1); break;
 		case PEER_NNA: nna(L, f0, f1, R, C); break;
+		case PEER_NNA_DEF: nna_def(L, f, R, C); break;
 		case PEER_DE: de_axis(w, NULL, R, C, param, 0), de_axis(w, NULL, R, C, param, 1); break;
 		case PEER_DE_INT: de_axis(NULL, L, R, C, param, 0), de_axis(NULL, L, R, C, param, 1); break;
 		case PEER_DE_AXIS: de_axis(w, NULL, R, C, param, (int)(t % 2)); break;
 		}
-	free(f0);
-	free(f1);
+	for (int k = 0; k < 4; k++)
+		free(f[k]);
 	return 0;
 }

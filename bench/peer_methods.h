@@ -5,12 +5,12 @@
 
 #include <stdint.h>
 
-enum { PEER_FOS, PEER_FOS_INT, PEER_FOS_SPEED, PEER_FOS_SPEED_INT, PEER_NNA, PEER_DE, PEER_DE_INT, PEER_DE_AXIS };
+enum { PEER_FOS, PEER_FOS_INT, PEER_FOS_SPEED, PEER_FOS_SPEED_INT, PEER_NNA, PEER_NNA_DEF, PEER_DE, PEER_DE_INT, PEER_DE_AXIS };
 
 /* `steps` steps of a method on an R x C torus (R, C >= 3), grid dense
  * row-major (double for fos, fos-speed, de, de-axis; int32_t for the
  * others), param its one number (alpha, the weight m, lambda; unused by
- * nna); returns 0, or -1 if out of memory. */
+ * nna, nna-def); returns 0, or -1 if out of memory. */
 int peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps, double param);
 
 #endif

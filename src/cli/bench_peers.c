@@ -143,6 +143,7 @@ static int bench_methods(int quick, FILE *js)
 {
 	const mcase ms[] = {
 		{"nna", NULL, NULL, PEER_NNA, 0, 0},
+		{"nna-def", NULL, NULL, PEER_NNA_DEF, 0, 0},
 		{"fos", "alpha", "0.2", PEER_FOS, 1, 0.2},
 		{"fos-int", "alpha", "0.2", PEER_FOS_INT, 0, 0.2},
 		{"ca", NULL, NULL, PEER_FOS, 1, 1.0 / 5}, /* Dickens's 1/(max(y,n)+k), k = 1, |Δ| = 4 */
