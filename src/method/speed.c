@@ -375,9 +375,11 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 {
 	ws *w = st->ws;
 	const int64_t P = w->P;
-	if (w->kmode == 2)
+	if (w->kmode == 2) {
+		const double k = fmax(0, K0 - (double)st->step); /* k(t+1) = k(t) - 1, k(0) = 1000 */
 		for (int64_t i = 0; i < P; i++)
-			w->k[i] = fmax(0, K0 - (double)st->step); /* k(t+1) = k(t) - 1, k(0) = 1000 */
+			w->k[i] = k;
+	}
 	lbt_speed_args a = {
 		.real = st->method->load == LBT_LOAD_REAL, .cn = w->cn, .mr_fwd = w->mr_fwd, .mr_bwd = w->mr_bwd,
 		.cb = w->kmode != 0, .k = w->k, .shake_p = st->param[P_SHAKE].num, .shake_tau = st->param[P_TAU].num,
@@ -390,7 +392,7 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 	loads(st, w->w, w->i32);
 	double lbmax = 0;
 	for (int64_t i = 0; i < P; i++)
-		lbmax = fmax(lbmax, w->lb[i]);
+		lbmax = lbmax > w->lb[i] ? lbmax : w->lb[i]; /* no NaN: fmax without the call */
 	c->app_time = iteration(st, w->cn, w->w, w->lb, w->times);
 	c->lb_time = lbmax;
 	if (w->kmode == 3) /* §4.2: a PE whose iteration got slower halves its k */
