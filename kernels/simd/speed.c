@@ -27,10 +27,12 @@
  * real loads with the shake on go to the reference, whose budget depends on
  * the order of a real sum.
  *
- * Three passes over rows in a team (kernels/team.h): the flows and each
- * link's blocked count (U: +1 if blocked, else 0, the reference's pass 2
- * without the shake) into scratch grids of the loads' layout; the shake,
- * on one thread; balancing times, activity and the new loads. */
+ * Passes over rows in a team (kernels/team.h; one thread up to 16384 PEs),
+ * a barrier between each: the loads as dense doubles (into the balancing
+ * times' array, free until their pass); the flows and each link's blocked
+ * count (U: +1 if blocked, else 0, the reference's pass 2 without the
+ * shake) into the scratch grids, in the loads' layout; the shake, on one
+ * thread; balancing times and activity; the new loads. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
