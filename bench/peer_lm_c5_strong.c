@@ -3,8 +3,10 @@
  * bench/peer_lm_c5.c: the loads in the narrowest type that holds them
  * (uint8_t below 256, int16_t below 32768, else int32_t: under C5 the
  * largest load never grows, so the type chosen at the start holds the whole
- * run), branch-free conditions, restrict pointers, OpenMP over rows, and the
- * axis-1 substep done on a row while it is in cache. Compiled -O3
+ * run), branch-free conditions, restrict pointers, OpenMP over rows (from
+ * 65536 PEs: below, a step is shorter than waking a thread, as lbtorus's
+ * kernels also decide), and the axis-1 substep done on a row while it is in
+ * cache. Compiled -O3
  * -march=native -fopenmp (bench/meson.build). */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,7 @@
 		for (; t < steps; t++) {                                                                                     \
 			if (balanced) {                                                                                          \
 				int mx = g[0], mn = g[0];                                                                            \
-				_Pragma("omp parallel for num_threads(threads) reduction(max : mx) reduction(min : mn)")             \
+				_Pragma("omp parallel for num_threads(threads) reduction(max : mx) reduction(min : mn) if (R * C >= 65536)")             \
 				for (int64_t i = 0; i < R * C; i++) {                                                                \
 					mx = g[i] > mx ? g[i] : mx;                                                                      \
 					mn = g[i] < mn ? g[i] : mn;                                                                      \
@@ -29,7 +31,7 @@
 					break;                                                                                           \
 			}                                                                                                        \
 			memcpy(old, g, (size_t)(R * C) * sizeof *g);                                                             \
-			_Pragma("omp parallel for num_threads(threads) schedule(static)")                                        \
+			_Pragma("omp parallel for num_threads(threads) schedule(static) if (R * C >= 65536)")                                        \
 			for (int64_t i = 0; i < R; i++) {                                                                        \
 				const T *restrict up = old + (i + R - 1) % R * C, *restrict me = old + i * C,                       \
 				                  *restrict dn = old + (i + 1) % R * C;                                             \
