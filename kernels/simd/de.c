@@ -1,5 +1,5 @@
-/* de.c — Cybenko's dimension exchange (seed 002 §4, kernels/ref/de.c: `de`
- * and `de-int`) as a vector kernel. Compiled once per ISA target (see
+/* de.c — Cybenko's dimension exchange (seed 002 §4, kernels/ref/de.c: `de`,
+ * `de-int`, and `de-axis`, one axis per step) as a vector kernel. Compiled once per ISA target (see
  * simd.h); checked bit for bit against the reference by tests/checkasm/de.c.
  *
  * A substep (one axis, one edge colour) exchanges over disjoint pairs, so its
@@ -26,6 +26,12 @@ typedef struct {
 	double *rowsum;   /* real amount moved per row */
 	double *fbuf;     /* per thread: one row of flows */
 } job;
+
+/* fmax(a, b) without the library call, for the per-pair maxima (a quarter
+ * of a step's time went to the calls): no operand is NaN, and on equal
+ * operands (+0 and -0) it returns b, as glibc's fmax does (maxsd), so the
+ * bits are the reference's. */
+static inline double maxd(double a, double b) { return a > b ? a : b; }
 
 /* One row's pairs in substep (d, col); returns whether it had any. */
 static int row_exchange(const job *J, int d, int col, int64_t r, double *fb, double *right, double *left,
@@ -58,8 +64,8 @@ static int row_exchange(const job *J, int d, int col, int64_t r, double *fb, dou
 				f = (double)g;
 			}
 			sum += fabs(f);
-			*right = fmax(*right, f);
-			*left = fmax(*left, -f);
+			*right = maxd(*right, f);
+			*left = maxd(*left, -f);
 		}
 	} else {
 		int64_t q = 1;
@@ -90,8 +96,8 @@ static int row_exchange(const job *J, int d, int col, int64_t r, double *fb, dou
 			}
 			for (int64_t j = 0; j < n; j++) {
 				sum += fabs(fb[j]);
-				*right = fmax(*right, fb[j]);
-				*left = fmax(*left, -fb[j]);
+				*right = maxd(*right, fb[j]);
+				*left = maxd(*left, -fb[j]);
 			}
 		} else {
 			int32_t *pa = v->load + row, *pb = v->load + partner;
@@ -112,8 +118,8 @@ static int row_exchange(const job *J, int d, int col, int64_t r, double *fb, dou
 				pa[i] = (int32_t)(pa[i] - g);
 				pb[i] = (int32_t)(pb[i] + g);
 				*moved += g > 0 ? g : -g;
-				*right = fmax(*right, (double)g);
-				*left = fmax(*left, (double)-g);
+				*right = maxd(*right, (double)g);
+				*left = maxd(*left, (double)-g);
 			}
 		}
 	}
@@ -121,14 +127,15 @@ static int row_exchange(const job *J, int d, int col, int64_t r, double *fb, dou
 	return any;
 }
 
-static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
+/* Axes d0 .. d1-1 in turn (a sweep: all of them; de-axis: one). */
+static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, lbt_counts *c)
 {
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
 	const lbt_scratch *S = v->scratch;
 	const int T = v->threads < S->threads ? v->threads : S->threads;
 	job J = {.v = v, .lambda = lambda, .real = real, .rowsum = S->rowsum};
-	for (int d = 0; d < v->dims; d++)
+	for (int d = d0; d < d1; d++)
 		for (int col = 0; col < 3; col++) {
 			int any = 0;
 			int64_t moved = 0;
@@ -168,14 +175,21 @@ static void de_step(const lbt_view *v, double lambda, int real, lbt_counts *c)
 void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c)
 {
 	if (v->scratch && !v->cut) /* a cut view: the reference's */
-		de_step(v, lambda, 1, c);
+		de_step(v, lambda, 1, 0, v->dims, c);
 	else
 		lbt_ref_de_step(v, lambda, c);
 }
 void LBT_SIMD_FN(lbt_simd_de_int_step)(const lbt_view *v, double lambda, lbt_counts *c)
 {
 	if (v->scratch && !v->cut) /* a cut view: the reference's */
-		de_step(v, lambda, 0, c);
+		de_step(v, lambda, 0, 0, v->dims, c);
 	else
 		lbt_ref_de_int_step(v, lambda, c);
+}
+void LBT_SIMD_FN(lbt_simd_de_axis_step)(const lbt_view *v, double lambda, int axis, lbt_counts *c)
+{
+	if (v->scratch && !v->cut) /* a cut view: the reference's */
+		de_step(v, lambda, 1, axis, axis + 1, c);
+	else
+		lbt_ref_de_axis_step(v, lambda, axis, c);
 }

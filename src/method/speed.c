@@ -30,6 +30,7 @@ static const lbt_param params[] = {
 enum { P_SELF, P_K, P_SHAKE, P_TAU, P_DETECT };
 
 typedef struct {
+	lbt_scratch sc; /* first: the kernels' scratch (lbt_method_view) */
 	int64_t P;
 	int kmode; /* 0 none, 1 constant, 2 dec, 3 adaptive */
 	double *cn, *mr_fwd, *mr_bwd, *k, *lb, *prev, *times, *w;
@@ -150,27 +151,54 @@ static void loads(const lbt_state *st, double *w, int32_t *i32)
 		w[i] = i32[i];
 }
 
+/* Each PE's compute, communication and balancing time (§4's model), the
+ * largest returned. Row by row: a row's neighbours on the outer axes are
+ * whole rows (found once per row), on the last axis the PEs beside it; a
+ * message is added per loaded neighbour (every addend is msg, so the order
+ * of the links does not change the sum). */
 static double iteration(const lbt_state *st, const double *cn, const double *w, const double *lb, double *per_pe)
 {
 	const lbt_shape *s = &st->grid.shape;
 	const lbt_net *n = &st->net;
-	const int64_t P = lbt_shape_pes(s);
+	const int D = s->dims, last = D - 1;
+	const int64_t P = lbt_shape_pes(s), len = s->ext[last];
 	const double msg = n->lat + n->app_bytes / n->bw;
 	int64_t stride[8], c[8] = {0};
 	strides(s, stride);
 	double slowest = 0;
-	for (int64_t i = 0; i < P; i++, next_coord(s, c)) {
-		double t = w[i] * n->unit_s / cn[i] + (lb ? lb[i] : 0);
-		if (w[i] > 0)
-			for (int d = 0; d < s->dims; d++)
-				for (int dir = -1; dir <= 1; dir += 2) {
-					int64_t j = neighbour(s, stride, c, i, d, dir);
-					if (j >= 0 && w[j] > 0)
-						t += msg;
+	for (int64_t r = 0; r < P; r += len, c[last] = len - 1, next_coord(s, c)) {
+		const double *nb[16]; /* the rows beside this one on the outer axes (NULL: none) */
+		int nnb = 0;
+		for (int d = 0; d < last; d++)
+			for (int dir = -1; dir <= 1; dir += 2) {
+				int64_t j = neighbour(s, stride, c, r, d, dir);
+				if (j >= 0)
+					nb[nnb++] = w + j;
+			}
+		const int64_t left = neighbour(s, stride, c, r, last, -1) - r;                 /* of PE 0 */
+		c[last] = len - 1;
+		const int64_t right = neighbour(s, stride, c, r + len - 1, last, +1) - r; /* of the last PE */
+		c[last] = 0;
+		const double *wr = w + r;
+		for (int64_t x = 0; x < len; x++) {
+			double t = wr[x] * n->unit_s / cn[r + x] + (lb ? lb[r + x] : 0);
+			if (wr[x] > 0) {
+				int k = 0;
+				for (int q = 0; q < nnb; q++)
+					k += nb[q][x] > 0;
+				if (len >= 2) { /* the last axis: x-1 and x+1 (the row's ends: over the wrap-around, if any) */
+					const int64_t lo = x > 0 ? x - 1 : left >= 0 ? left : -1;
+					const int64_t hi = x < len - 1 ? x + 1 : right >= 0 ? right : -1;
+					k += lo >= 0 && wr[lo] > 0;
+					k += hi >= 0 && wr[hi] > 0;
 				}
-		if (per_pe)
-			per_pe[i] = t;
-		slowest = fmax(slowest, t);
+				for (; k > 0; k--)
+					t += msg;
+			}
+			if (per_pe)
+				per_pe[r + x] = t;
+			slowest = slowest > t ? slowest : t; /* no NaN: fmax without the call */
+		}
 	}
 	return slowest;
 }
@@ -192,28 +220,39 @@ double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe)
 	return t;
 }
 
+static int speed_open(lbt_state *st, lbt_err *e);
+
+/* Called after every step of a run with speeds: a speed method's
+ * workspace has the normalised speeds and room for the loads; any other
+ * method's run allocates them per call. */
 int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bound)
 {
 	const int64_t P = lbt_shape_pes(&st->grid.shape);
-	double *cn = malloc((size_t)P * sizeof *cn), *w = malloc((size_t)P * sizeof *w);
-	int32_t *i32 = malloc((size_t)P * sizeof *i32);
-	int status = cn && w && i32 ? LBT_OK : LBT_ENOMEM;
+	const ws *sw = st->method->open == speed_open ? st->ws : NULL;
+	double *cn = sw ? NULL : malloc((size_t)P * sizeof *cn), *w = sw ? sw->w : malloc((size_t)P * sizeof *w);
+	int32_t *i32 = sw ? sw->i32 : malloc((size_t)P * sizeof *i32);
+	int status = (sw || cn) && w && i32 ? LBT_OK : LBT_ENOMEM;
 	if (!status) {
-		normalised(st, cn);
+		if (!sw)
+			normalised(st, cn);
 		loads(st, w, i32);
+		const double *c = sw ? sw->cn : cn;
 		double hi = -INFINITY, lo = INFINITY, slow = INFINITY;
-		for (int64_t i = 0; i < P; i++) {
-			hi = fmax(hi, w[i] / cn[i]);
-			lo = fmin(lo, w[i] / cn[i]);
-			slow = fmin(slow, cn[i]);
+		for (int64_t i = 0; i < P; i++) { /* no NaN here: compare-and-select (inlined) instead of fmax/fmin calls */
+			const double r = w[i] / c[i];
+			hi = hi > r ? hi : r;
+			lo = lo < r ? lo : r;
+			slow = slow < c[i] ? slow : c[i];
 		}
 		*max = hi;
 		*min = lo;
 		*bound = lbt_shape_active_dims(&st->grid.shape) / slow;
 	}
 	free(cn);
-	free(w);
-	free(i32);
+	if (!sw) {
+		free(w);
+		free(i32);
+	}
 	return status;
 }
 
@@ -243,6 +282,7 @@ static void speed_close(lbt_state *st)
 {
 	ws *w = st->ws;
 	if (w) {
+		lbt_scratch_close(&w->sc);
 		free(w->cn);
 		free(w->mr_fwd);
 		free(w->mr_bwd);
@@ -280,7 +320,9 @@ static int speed_open(lbt_state *st, lbt_err *e)
 	w->U = calloc((size_t)(D * P), sizeof *w->U);
 	w->active = calloc((size_t)P, 1);
 	double *delta = malloc((size_t)P * sizeof *delta);
-	if (!w->cn || !w->mr_fwd || !w->mr_bwd || !w->k || !w->lb || !w->prev || !w->times || !w->w || !w->i32 || !w->U || !w->active || !delta) {
+	lbt_view v;
+	lbt_state_view(st, &v);
+	if (lbt_scratch_open(&w->sc, &v, st->grid.cells, st->grid.origin) || !w->cn || !w->mr_fwd || !w->mr_bwd || !w->k || !w->lb || !w->prev || !w->times || !w->w || !w->i32 || !w->U || !w->active || !delta) {
 		free(delta);
 		speed_close(st);
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace (%lld PEs)", st->method->name, (long long)P);
@@ -333,22 +375,24 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 {
 	ws *w = st->ws;
 	const int64_t P = w->P;
-	if (w->kmode == 2)
+	if (w->kmode == 2) {
+		const double k = fmax(0, K0 - (double)st->step); /* k(t+1) = k(t) - 1, k(0) = 1000 */
 		for (int64_t i = 0; i < P; i++)
-			w->k[i] = fmax(0, K0 - (double)st->step); /* k(t+1) = k(t) - 1, k(0) = 1000 */
+			w->k[i] = k;
+	}
 	lbt_speed_args a = {
 		.real = st->method->load == LBT_LOAD_REAL, .cn = w->cn, .mr_fwd = w->mr_fwd, .mr_bwd = w->mr_bwd,
 		.cb = w->kmode != 0, .k = w->k, .shake_p = st->param[P_SHAKE].num, .shake_tau = st->param[P_TAU].num,
 		.U = w->U, .net = st->net, .lb = w->lb, .active = w->active};
 	lbt_view v;
-	lbt_state_view(st, &v);
+	lbt_method_view(st, &v);
 	st->kern->speed_step(&v, &a, c);
 	if (c->nomem)
 		return;
 	loads(st, w->w, w->i32);
 	double lbmax = 0;
 	for (int64_t i = 0; i < P; i++)
-		lbmax = fmax(lbmax, w->lb[i]);
+		lbmax = lbmax > w->lb[i] ? lbmax : w->lb[i]; /* no NaN: fmax without the call */
 	c->app_time = iteration(st, w->cn, w->w, w->lb, w->times);
 	c->lb_time = lbmax;
 	if (w->kmode == 3) /* §4.2: a PE whose iteration got slower halves its k */
@@ -374,7 +418,7 @@ LBT_METHOD(lbt_fos_speed) = {
 	.summary = "diffusion with the relative-speed matrix Mr, cost/benefit, shake, detection; real loads",
 	.citation = JV "§3.2 Mr, §3.1 eq. (2), §3.3",
 	.load = LBT_LOAD_REAL,
-	.flags = LBT_M_RANDOM | LBT_M_SPEEDS,
+	.flags = LBT_M_RANDOM | LBT_M_SPEEDS | LBT_M_SCRATCH,
 	.kernels = LBT_K(SPEED_STEP),
 	.bounded = LBT_UNBOUNDED,
 	.params = params,
@@ -389,7 +433,7 @@ LBT_METHOD(lbt_fos_speed_int) = {
 	.summary = "the same with integer flows truncated towards zero",
 	.citation = JV "§3.2 Mr, §3.1 eq. (2), §3.3",
 	.load = LBT_LOAD_INT,
-	.flags = LBT_M_RANDOM | LBT_M_SPEEDS,
+	.flags = LBT_M_RANDOM | LBT_M_SPEEDS | LBT_M_SCRATCH,
 	.kernels = LBT_K(SPEED_STEP),
 	.bounded = LBT_UNBOUNDED,
 	.params = params,

@@ -1,7 +1,7 @@
 /* de.c — dimension exchange (kernels/simd/de.c against kernels/ref/de.c),
  * real and integer, several lambda: loads and counters bit for bit; and
- * de_axis_step (Cybenko's one dimension per step), which has only its
- * reference. */
+ * de_axis_step (Cybenko's one dimension per step), the same kernel on one
+ * axis. */
 #include <stdio.h>
 
 #include "checkasm.h"

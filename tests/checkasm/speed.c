@@ -1,10 +1,9 @@
 /* speed.c — relative-speed diffusion with cost/benefit and the annealing
- * shake (kernels/ref/speed.c; Jeannot and Vernier 2006), which has only its
- * reference: compared on the scalar target, the reference on 2 and 3
- * threads against it on one, integer and real loads, with and without
- * cost/benefit and shake, every shape x boundary x every third load: loads,
- * counters, each PE's balancing time and activity and the links' blocked
- * counts. */
+ * shake (kernels/ref/speed.c; Jeannot and Vernier 2006) against its vector
+ * kernel (kernels/simd/speed.c) on every ISA, on 1 to 3 threads, integer and
+ * real loads, with and without cost/benefit and shake, every shape x
+ * boundary x every third load: loads, counters, each PE's balancing time and
+ * activity and the links' blocked counts. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,22 +78,27 @@ static void speed_case(const lbt_shape *s, const speed_mode *m, int kind, int th
 	ck_pair_close(&p);
 }
 
-static const speed_mode modes[] = {{0, 0, 0}, {0, 1, 0.5}, {1, 0, 0}, {1, 1, 0.5}};
+/* integer and real loads, each with neither, cost/benefit, the shake and both
+ * (real loads with the shake: the reference's own path, compared all the same) */
+static const speed_mode modes[] = {{0, 0, 0}, {0, 1, 0.5}, {1, 0, 0}, {1, 1, 0.5},
+                                   {0, 1, 0}, {0, 0, 0.5}, {1, 1, 0}, {1, 0, 0.5}};
+enum { NMODES = sizeof modes / sizeof *modes };
 
 static void speed_shape(const lbt_shape *s, int *n, const void *arg)
 {
 	(void)arg;
 	for (int kind = 0; kind < NLOADS; kind += 3) {
-		speed_case(s, &modes[*n % 4], kind, 1 + *n % 3, 6);
+		speed_case(s, &modes[*n % NMODES], kind, 1 + *n % 3, 6);
 		++*n;
 	}
 }
 
 static void speed_quick(void)
 {
-	static const char *const grids[][2] = {{"8x8", "torus"}, {"5x7", "mesh"}, {"17", "torus"}, {"3x4x5", "mesh,torus,mesh"}};
+	static const char *const grids[][2] = {{"8x8", "torus"}, {"5x7", "mesh"}, {"17", "torus"}, {"3x4x5", "mesh,torus,mesh"},
+	                                       {"130x131", "mesh,torus"}}; /* the last: above the kernel's one-thread size */
 	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++)
-		for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+		for (size_t m = 0; m < NMODES; m++) {
 			const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);
 			speed_case(&s, &modes[m], m % 2 ? L_WIDE : L_POINT, 2 + (int)(i + m) % 2, 12);
 		}

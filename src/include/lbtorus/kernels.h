@@ -286,11 +286,11 @@ typedef struct {
 	lbt_nna_step_fn nna_def_step;
 	lbt_fos_step_fn fos_step, fos_int_step;
 	lbt_de_step_fn de_step, de_int_step;
-	lbt_de_axis_fn de_axis_step; /* the reference on every ISA */
+	lbt_de_axis_fn de_axis_step;
 	lbt_wl_poisson_fn wl_poisson_row;
 	lbt_wl_draw_fn wl_draw_row;
 	lbt_wl_phases_fn wl_phases_row;
-	lbt_speed_step_fn speed_step; /* the reference only (kernels/ref/speed.c) */
+	lbt_speed_step_fn speed_step;
 	lbt_luling_step_fn luling_step; /* the reference only (kernels/ref/luling.c) */
 } lbt_kernels;
 

@@ -1,0 +1,203 @@
+/* peer_methods.c — what a researcher writes first for each method but the
+ * Liquid model (whose loop is bench/peer_lm_c5.c), on a 2-D torus of R x C
+ * PEs (R, C >= 3, so that every PE has four links): plain loops over a dense
+ * row-major grid, a copy where the method reads the old state, the same
+ * arithmetic as the method's definition (the paper's equation as a flow per
+ * link), nothing else: no counters, no threads, no intrinsics. Compiled
+ * with -O3 -march=native (bench/meson.build). `lbtorus bench --peers` runs
+ * each beside lbtorus and checks the final grid bit for bit before it
+ * compares the times: the operations are the methods' own (the kernels'
+ * references, kernels/ref/), in the order on which the bits depend. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "peer_methods.h"
+
+#define UP(i) ((i) + R - 1) % R
+#define DN(i) ((i) + 1) % R
+#define LF(j) ((j) + C - 1) % C
+#define RT(j) ((j) + 1) % C
+
+/* Cybenko's first-order diffusion (fos, ca): the flow a (w_i - w_j) on each
+ * link to the PE below and to the right; w_i - (out) + (in). */
+static void fos(double *w, double *f0, double *f1, int64_t R, int64_t C, double a)
+{
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++) {
+			f0[i * C + j] = a * (w[i * C + j] - w[DN(i) * C + j]);
+			f1[i * C + j] = a * (w[i * C + j] - w[i * C + RT(j)]);
+		}
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++)
+			w[i * C + j] = w[i * C + j] - (f0[i * C + j] + f1[i * C + j]) + (f0[UP(i) * C + j] + f1[i * C + LF(j)]);
+}
+
+/* The same with integer flows truncated towards zero (fos-int; fos-speed-int
+ * with uniform speeds, whose weight Mr is one number m on every link: the
+ * flow trunc(m w_i - m w_j)). */
+static void fos_int(int32_t *L, int64_t *f0, int64_t *f1, int64_t R, int64_t C, double a, int speed)
+{
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++) {
+			const int32_t l = L[i * C + j], dn = L[DN(i) * C + j], rt = L[i * C + RT(j)];
+			if (speed) {
+				f0[i * C + j] = (int64_t)(a * l - a * dn);
+				f1[i * C + j] = (int64_t)(a * l - a * rt);
+			} else {
+				f0[i * C + j] = (int64_t)(a * (double)((int64_t)l - dn));
+				f1[i * C + j] = (int64_t)(a * (double)((int64_t)l - rt));
+			}
+		}
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++)
+			L[i * C + j] = (int32_t)(L[i * C + j] - f0[i * C + j] - f1[i * C + j] + f0[UP(i) * C + j] + f1[i * C + LF(j)]);
+}
+
+/* fos-speed with uniform speeds: real loads, the flow m w_i - m w_j. */
+static void fos_speed(double *w, double *f0, double *f1, int64_t R, int64_t C, double m)
+{
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++) {
+			f0[i * C + j] = m * w[i * C + j] - m * w[DN(i) * C + j];
+			f1[i * C + j] = m * w[i * C + j] - m * w[i * C + RT(j)];
+		}
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++)
+			w[i * C + j] = w[i * C + j] - (f0[i * C + j] + f1[i * C + j]) + (f0[UP(i) * C + j] + f1[i * C + LF(j)]);
+}
+
+/* Henrich's NNA (eq. (3)/(5), §5's rounding) with |Δ| = 4 everywhere: the
+ * net flow (5 L_i - 5 L_j) / 25 to i+1_d, rounded up while P_i can afford
+ * it (the rounded-down amounts it sends first), a leftward one down. */
+static void nna(int32_t *L, int64_t *f0, int64_t *f1, int64_t R, int64_t C)
+{
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++) {
+			const int64_t l = L[i * C + j];
+			const int64_t nb[4] = {L[UP(i) * C + j], L[DN(i) * C + j], L[i * C + LF(j)], L[i * C + RT(j)]};
+			int64_t sent = 0, num[2] = {5 * l - 5 * nb[1], 5 * l - 5 * nb[3]};
+			for (int k = 0; k < 4; k++) {
+				const int64_t n = 5 * l - 5 * nb[k];
+				sent += n > 0 ? n / 25 : 0;
+			}
+			int64_t f[2];
+			for (int d = 0; d < 2; d++) {
+				if (num[d] > 0) {
+					f[d] = num[d] / 25;
+					if (num[d] % 25 && sent + 1 <= l) {
+						f[d]++;
+						sent++;
+					}
+				} else
+					f[d] = -(-num[d] / 25);
+			}
+			f0[i * C + j] = f[0];
+			f1[i * C + j] = f[1];
+		}
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++)
+			L[i * C + j] = (int32_t)(L[i * C + j] - f0[i * C + j] - f1[i * C + j] + f0[UP(i) * C + j] + f1[i * C + LF(j)]);
+}
+
+/* Henrich's deficiency-based NNA (eq. (4), §5's rounding) with |Δ| = 4:
+ * a PE above its local mean sends (L_i - mean) h_j / H to each lower
+ * neighbour j (h_j = L_i - L_j), the quotients exact (128-bit products),
+ * rounded as nna's. r[0..3]: what each PE sends down, right, up, left. */
+static void nna_def(int32_t *L, int64_t *r[4], int64_t R, int64_t C)
+{
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++) {
+			const int64_t p = i * C + j, l = L[p];
+			const int64_t nb[4] = {L[DN(i) * C + j], L[i * C + RT(j)], L[UP(i) * C + j], L[i * C + LF(j)]};
+			int64_t S = l, H = 0, h[4];
+			for (int s = 0; s < 4; s++) {
+				h[s] = l > nb[s] ? l - nb[s] : 0;
+				S += nb[s];
+				H += h[s];
+			}
+			const __int128 surplus = (__int128)l * 5 - S;
+			for (int s = 0; s < 4; s++)
+				r[s][p] = 0;
+			if (surplus <= 0 || H == 0)
+				continue;
+			const __int128 den = (__int128)5 * H;
+			int64_t sent = 0, q[4];
+			int frac[4];
+			for (int s = 0; s < 4; s++) {
+				q[s] = (int64_t)(surplus * h[s] / den);
+				frac[s] = surplus * h[s] % den != 0;
+				sent += q[s];
+			}
+			for (int s = 0; s < 2; s++) /* down and right: rounded up while affordable */
+				if (frac[s] && sent + 1 <= l) {
+					q[s]++;
+					sent++;
+				}
+			for (int s = 0; s < 4; s++)
+				r[s][p] = q[s];
+		}
+	for (int64_t i = 0; i < R; i++)
+		for (int64_t j = 0; j < C; j++) {
+			const int64_t p = i * C + j;
+			L[p] = (int32_t)(L[p] - r[0][p] - r[1][p] - r[2][p] - r[3][p] + r[0][UP(i) * C + j] + r[1][i * C + LF(j)] +
+			                 r[2][DN(i) * C + j] + r[3][i * C + RT(j)]);
+		}
+}
+
+/* Cybenko's dimension exchange: per axis (the first axis first), per edge
+ * colour (link (k, k+1): k mod 2; the wrap-around: 1 if the extent is even,
+ * else 2), each pair moves lambda (a - b). Real or truncated integer flows. */
+static int colour(int64_t k, int64_t n) { return k < n - 1 ? (int)(k & 1) : n % 2 ? 2 : 1; }
+static void de_axis(double *w, int32_t *L, int64_t R, int64_t C, double lam, int axis)
+{
+	const int64_t n = axis ? C : R;
+	for (int col = 0; col < 3; col++)
+		for (int64_t k = 0; k < n; k++) {
+			if (colour(k, n) != col)
+				continue;
+			for (int64_t o = 0; o < (axis ? R : C); o++) {
+				const int64_t a = axis ? o * C + k : k * C + o, b = axis ? o * C + (k + 1) % C : (k + 1) % R * C + o;
+				if (w) {
+					const double f = lam * (w[a] - w[b]);
+					w[a] -= f;
+					w[b] += f;
+				} else {
+					const int64_t f = (int64_t)(lam * (double)((int64_t)L[a] - L[b]));
+					L[a] = (int32_t)(L[a] - f);
+					L[b] = (int32_t)(L[b] + f);
+				}
+			}
+		}
+}
+
+int peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps, double param)
+{
+	const int64_t P = R * C;
+	int64_t *f[4];
+	int ok = 1;
+	for (int k = 0; k < 4; k++)
+		ok &= (f[k] = malloc((size_t)P * sizeof *f[k])) != NULL;
+	if (!ok) {
+		for (int k = 0; k < 4; k++)
+			free(f[k]);
+		return -1;
+	}
+	int64_t *f0 = f[0], *f1 = f[1];
+	double *w = grid;
+	int32_t *L = grid;
+	for (int64_t t = 0; t < steps; t++)
+		switch (method) {
+		case PEER_FOS: fos(w, (double *)f0, (double *)f1, R, C, param); break;
+		case PEER_FOS_INT: fos_int(L, f0, f1, R, C, param, 0); break;
+		case PEER_FOS_SPEED: fos_speed(w, (double *)f0, (double *)f1, R, C, param); break;
+		case PEER_FOS_SPEED_INT: fos_int(L, f0, f1, R, C, param, 1); break;
+		case PEER_NNA: nna(L, f0, f1, R, C); break;
+		case PEER_NNA_DEF: nna_def(L, f, R, C); break;
+		case PEER_DE: de_axis(w, NULL, R, C, param, 0), de_axis(w, NULL, R, C, param, 1); break;
+		case PEER_DE_INT: de_axis(NULL, L, R, C, param, 0), de_axis(NULL, L, R, C, param, 1); break;
+		case PEER_DE_AXIS: de_axis(w, NULL, R, C, param, (int)(t % 2)); break;
+		}
+	for (int k = 0; k < 4; k++)
+		free(f[k]);
+	return 0;
+}

@@ -1,0 +1,518 @@
+/* speed.c — relative-speed diffusion with cost/benefit and the annealing
+ * shake (E. Jeannot, F. Vernier, A Practical Approach of Diffusion Load
+ * Balancing Algorithms, Euro-Par 2006; kernels/ref/speed.c: `fos-speed`,
+ * `fos-speed-int`) as a vector kernel, W/2 doubles per vector. Compiled once
+ * per ISA target (see simd.h); checked bit for bit against the reference by
+ * tests/checkasm/speed.c.
+ *
+ * Bit for bit: every link's predicted flow, its truncation, cost, benefit
+ * and blocked test are the reference's IEEE operations in its order, W/2
+ * links at a time (fmax of the reference becomes a compare-and-select: its
+ * operands are never NaN, and only the sign of a zero could differ, which
+ * no comparison sees). What depends on an order keeps the reference's:
+ *   - a PE's balancing time is the sum of its links' times in the order the
+ *     reference visits the links (by the lower PE's row-major index, then
+ *     the axis): per row that order is fixed for every PE but the first
+ *     (whose wrap-around link on the last axis is visited last), so it is
+ *     worked out once per row and the first PE and the row's ends run the
+ *     same sum one PE at a time;
+ *   - the new real loads are (w - out) + in, out and in summed axis by axis
+ *     from +0, a missing link adding +0 (as kernels/simd/fos.c);
+ *   - the real amount moved is summed link by link in the reference's order
+ *     (axis by axis, PEs in row-major order) after the parallel passes;
+ *   - the shake draws and spends in row-major link order, one link at a time
+ *     (a scalar pass over the blocked links, only when the shake is on).
+ * What the reference sends in a step (`out`, the shake's budget) is an
+ * exact sum for integer flows, so it is gathered per PE after the flows;
+ * real loads with the shake on go to the reference, whose budget depends on
+ * the order of a real sum.
+ *
+ * Passes over rows in a team (kernels/team.h; one thread up to 16384 PEs),
+ * a barrier between each: the loads as dense doubles (into the balancing
+ * times' array, free until their pass); the flows and each link's blocked
+ * count (U: +1 if blocked, else 0, the reference's pass 2 without the
+ * shake) into the scratch grids, in the loads' layout; the shake, on one
+ * thread; balancing times and activity; the new loads. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fiber.h"
+#include "../team.h"
+#include "extra.h"
+#include "lbtorus/rng.h"
+
+#define LBT_RNG_SHAKE 0x53484bULL /* kernels/ref/speed.c's purpose */
+
+static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n - 1 || (torus && n > 2)); }
+static int link_left(int64_t c, int64_t n, int torus) { return n >= 2 && (c > 0 || (torus && n > 2)); }
+
+#if W == 16
+#define RDIV(a, b) simde_mm512_div_pd((a), (b))
+#define RSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
+#define RABS(a) simde_mm512_abs_pd(a)
+#define RTRUNC(a) simde_mm512_roundscale_pd((a), SIMDE_MM_FROUND_TO_ZERO) /* imm 3: keep no fraction bit, truncate */
+typedef simde__mmask8 MR;
+#define RGT(a, b) simde_mm512_cmp_pd_mask((a), (b), SIMDE_CMP_GT_OQ)
+#define RLT(a, b) simde_mm512_cmp_pd_mask((a), (b), SIMDE_CMP_LT_OQ)
+#define RNE(a, b) simde_mm512_cmp_pd_mask((a), (b), SIMDE_CMP_NEQ_UQ)
+#define RAND(a, b) ((MR)((a) & (b)))
+#define ROR(a, b) ((MR)((a) | (b)))
+#define RANDN(a, b) ((MR)(~(a) & (b))) /* !a && b */
+#define RSEL(m, a, b) simde_mm512_mask_blend_pd((m), (b), (a))
+#define RBITS(m) ((unsigned)(m))
+#elif W == 8
+#define RDIV(a, b) simde_mm256_div_pd((a), (b))
+#define RSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
+#define RABS(a) simde_mm256_andnot_pd(simde_mm256_set1_pd(-0.0), (a))
+#define RTRUNC(a) simde_mm256_round_pd((a), SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC)
+typedef simde__m256d MR;
+#define RGT(a, b) simde_mm256_cmp_pd((a), (b), SIMDE_CMP_GT_OQ)
+#define RLT(a, b) simde_mm256_cmp_pd((a), (b), SIMDE_CMP_LT_OQ)
+#define RNE(a, b) simde_mm256_cmp_pd((a), (b), SIMDE_CMP_NEQ_UQ)
+#define RAND(a, b) simde_mm256_and_pd((a), (b))
+#define ROR(a, b) simde_mm256_or_pd((a), (b))
+#define RANDN(a, b) simde_mm256_andnot_pd((a), (b))
+#define RSEL(m, a, b) simde_mm256_blendv_pd((b), (a), (m))
+#define RBITS(m) ((unsigned)simde_mm256_movemask_pd(m))
+#else
+#define RDIV(a, b) simde_mm_div_pd((a), (b))
+#define RSTOREU(p, x) simde_mm_storeu_pd((p), (x))
+#define RABS(a) simde_mm_andnot_pd(simde_mm_set1_pd(-0.0), (a))
+#define RTRUNC(a) simde_mm_round_pd((a), SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC)
+typedef simde__m128d MR;
+#define RGT(a, b) simde_mm_cmpgt_pd((a), (b))
+#define RLT(a, b) simde_mm_cmplt_pd((a), (b))
+#define RNE(a, b) simde_mm_cmpneq_pd((a), (b))
+#define RAND(a, b) simde_mm_and_pd((a), (b))
+#define ROR(a, b) simde_mm_or_pd((a), (b))
+#define RANDN(a, b) simde_mm_andnot_pd((a), (b))
+#define RSEL(m, a, b) simde_mm_blendv_pd((b), (a), (m))
+#define RBITS(m) ((unsigned)simde_mm_movemask_pd(m))
+#endif
+#define RMAX(a, b) RSEL(RGT((a), (b)), (a), (b)) /* a > b ? a : b */
+
+typedef struct {
+	const lbt_view *v;
+	const lbt_speed_args *a;
+	int64_t P, n, rows, ds[8]; /* PEs, the last extent, rows, dense strides */
+	double *F[8];              /* the flows at the loads' offsets */
+	double info;               /* an information message's time */
+	int64_t rmax[8], lmax[8];  /* integer flows: the largest each way per axis */
+	int64_t shaken, links, moved; /* links that carried load; integer loads: the amount moved */
+	int shake;                 /* the shake is on (integer loads) */
+} job;
+
+/* Row r's coordinates on the outer axes. */
+static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
+{
+	for (int d = v->dims - 2; d >= 0; d--) {
+		c[d] = r % v->ext[d];
+		r /= v->ext[d];
+	}
+}
+
+static double cost(const lbt_net *n, double x)
+{
+	x = fabs(x);
+	return x * n->pack_s + n->lat + x * n->unit_bytes / n->bw;
+}
+static double benefit(const lbt_net *n, double ws, double cs, double wr, double cr, double x)
+{
+	double before = fmax(ws / cs, wr / cr), after = fmax((ws - x) / cs, (wr + x) / cr);
+	return (before - after) * n->unit_s;
+}
+
+/* One link, the reference's pass 1 for PEs i and j = i+1_d (dense) with
+ * loads wi, wj: returns the flow kept, sets *blocked. */
+static double link1(const job *J, int64_t l, int64_t i, int64_t j, double wi, double wj, int *blocked)
+{
+	const lbt_speed_args *a = J->a;
+	const double *cn = a->cn;
+	double x = a->mr_fwd[l] * wi - a->mr_bwd[l] * wj;
+	if (!a->real)
+		x = trunc(x);
+	const int fwd = x > 0;
+	const double ws = fwd ? wi : wj, wr = fwd ? wj : wi, cs = fwd ? cn[i] : cn[j], cr = fwd ? cn[j] : cn[i];
+	*blocked = 0;
+	if (x != 0 && (!a->cb || cost(&a->net, x) < a->k[fwd ? i : j] * benefit(&a->net, ws, cs, wr, cr, fabs(x))))
+		return x;
+	const int up = wi / cn[i] > wj / cn[j];
+	*blocked = a->real ? wi / cn[i] != wj / cn[j]
+	                   : benefit(&a->net, up ? wi : wj, up ? cn[i] : cn[j], up ? wj : wi, up ? cn[j] : cn[i], 1) > 0;
+	return 0;
+}
+
+/* Pass 1 over row r: the flow and blocked count of every link (i, i+1_d)
+ * of its PEs, from the dense loads w. */
+static void pass1_row(const job *J, int64_t r, const double *w)
+{
+	const lbt_view *v = J->v;
+	const lbt_speed_args *a = J->a;
+	const int D = v->dims, last = D - 1;
+	const int64_t n = J->n, P = J->P, off = lbt_fiber_base(v, last, r) - v->load, i0 = r * n;
+	const int tl = v->torus[last] && n > 2;
+	int64_t c[8];
+	row_coords(v, r, c);
+	const lbt_net net = a->net;
+	const VR lat = RSET1(net.lat), pack = RSET1(net.pack_s), ub = RSET1(net.unit_bytes), bw = RSET1(net.bw),
+	         us = RSET1(net.unit_s), zero = RSET1(0), one = RSET1(1);
+	for (int d = 0; d < D; d++) {
+		double *F = J->F[d] + off;
+		int32_t *U = a->U + (int64_t)d * P + i0;
+		const int64_t l0 = (int64_t)d * P + i0;
+		int64_t step = 1, end = n - 1; /* dense offset of the neighbour; links x < end in vectors, the rest below */
+		if (d != last) {
+			if (!link_right(c[d], v->ext[d], v->torus[d])) {
+				memset(F, 0, (size_t)n * sizeof *F);
+				memset(U, 0, (size_t)n * sizeof *U);
+				continue;
+			}
+			step = (c[d] < v->ext[d] - 1 ? 1 : -(v->ext[d] - 1)) * J->ds[d];
+			end = n;
+		}
+		const double *wi_ = w + i0, *wj_ = w + i0 + step, *ci_ = a->cn + i0, *cj_ = a->cn + i0 + step,
+		             *ki_ = a->k + i0, *kj_ = a->k + i0 + step, *mf = a->mr_fwd + l0, *mb = a->mr_bwd + l0;
+		int64_t x = 0;
+		for (; x + WD <= end; x += WD) {
+			const VR wi = RLOADU(wi_ + x), wj = RLOADU(wj_ + x), cni = RLOADU(ci_ + x), cnj = RLOADU(cj_ + x);
+			VR f = RSUB(RMUL(RLOADU(mf + x), wi), RMUL(RLOADU(mb + x), wj));
+			if (!a->real)
+				f = RTRUNC(f);
+			MR keep = RNE(f, zero);
+			if (a->cb) {
+				const MR fwd = RGT(f, zero);
+				const VR ax = RABS(f), ws = RSEL(fwd, wi, wj), wr = RSEL(fwd, wj, wi), cs = RSEL(fwd, cni, cnj),
+				         cr = RSEL(fwd, cnj, cni), k = RSEL(fwd, RLOADU(ki_ + x), RLOADU(kj_ + x));
+				const VR cst = RADD(RADD(RMUL(ax, pack), lat), RDIV(RMUL(ax, ub), bw));
+				const VR before = RMAX(RDIV(ws, cs), RDIV(wr, cr)),
+				         after = RMAX(RDIV(RSUB(ws, ax), cs), RDIV(RADD(wr, ax), cr));
+				keep = RAND(keep, RLT(cst, RMUL(k, RMUL(RSUB(before, after), us))));
+			}
+			MR blocked = RNE(zero, zero); /* none, if every lane kept its flow */
+			if (RBITS(keep) != (1u << WD) - 1) {
+				const VR ri = RDIV(wi, cni), rj = RDIV(wj, cnj);
+				if (a->real)
+					blocked = RANDN(keep, RNE(ri, rj));
+				else {
+					const MR up = RGT(ri, rj);
+					const VR wh = RSEL(up, wi, wj), wl = RSEL(up, wj, wi), ch = RSEL(up, cni, cnj),
+					         cl = RSEL(up, cnj, cni);
+					const VR before = RMAX(RSEL(up, ri, rj), RSEL(up, rj, ri)), /* wh / ch, wl / cl */
+					         after = RMAX(RDIV(RSUB(wh, one), ch), RDIV(RADD(wl, one), cl));
+					blocked = RANDN(keep, RGT(RMUL(RSUB(before, after), us), zero));
+				}
+			}
+			RSTORE(F + x, RSEL(keep, f, zero));
+			const unsigned bits = RBITS(blocked);
+			for (int q = 0; q < WD; q++)
+				U[x + q] = (U[x + q] + 1) & -(int32_t)(bits >> q & 1);
+		}
+		for (; x < n; x++) {
+			int blocked = 0;
+			double f = 0;
+			if (d != last || x < n - 1 || tl) {
+				const int64_t j = d == last && x == n - 1 ? i0 : i0 + x + step;
+				f = link1(J, l0 + x, i0 + x, j, w[i0 + x], w[j], &blocked);
+			}
+			F[x] = f;
+			U[x] = blocked ? U[x] + 1 : 0;
+		}
+	}
+}
+
+/* Dense index i's neighbour at +1 on axis d (there is a link). */
+static int64_t right_of(const job *J, int d, int64_t i)
+{
+	const int64_t cd = (i / J->ds[d]) % J->v->ext[d];
+	return cd < J->v->ext[d] - 1 ? i + J->ds[d] : i - (J->v->ext[d] - 1) * J->ds[d];
+}
+
+/* The reference's shake on the blocked links (U > 0), in row-major link
+ * order, on one thread (integer loads): the budget out[s] starts as what
+ * PE s sends in the kept flows, an exact sum gathered first. */
+static void shake(job *J, double *out)
+{
+	const lbt_view *v = J->v;
+	const lbt_speed_args *a = J->a;
+	const int D = v->dims, last = D - 1;
+	const int64_t n = J->n, P = J->P;
+	memset(out, 0, (size_t)P * sizeof *out);
+	for (int64_t r = 0; r < J->rows; r++) {
+		const int64_t off = lbt_fiber_base(v, last, r) - v->load;
+		for (int d = 0; d < D; d++)
+			for (int64_t x = 0; x < n; x++) {
+				const double f = J->F[d][off + x];
+				if (f != 0)
+					out[f > 0 ? r * n + x : right_of(J, d, r * n + x)] += fabs(f);
+			}
+	}
+	for (int64_t r = 0; r < J->rows; r++) {
+		const int64_t off = lbt_fiber_base(v, last, r) - v->load;
+		for (int64_t x = 0; x < n; x++)
+			for (int d = 0; d < D; d++) {
+				const int64_t i = r * n + x, l = (int64_t)d * P + i;
+				if (a->U[l] <= 0)
+					continue;
+				const uint64_t rn = lbt_rand(v->seed, (uint64_t)v->step, (uint64_t)(i * D + d), LBT_RNG_SHAKE);
+				const double u = (double)(rn >> 11) * 0x1p-53;
+				if (!(u < pow(a->shake_p, (double)a->U[l] / a->shake_tau)))
+					continue;
+				const int64_t j = right_of(J, d, i);
+				const double wi = v->load[off + x], wj = v->load[lbt_fiber_base(v, last, j / n) - v->load + j % n];
+				double f = trunc(a->mr_fwd[l] * wi - a->mr_bwd[l] * wj);
+				if (f == 0) /* one unit down the relative load */
+					f = wi / a->cn[i] > wj / a->cn[j] ? 1 : -1;
+				const int64_t s = f > 0 ? i : j;
+				if (out[s] + fabs(f) > (s == i ? wi : wj))
+					continue;
+				out[s] += fabs(f);
+				J->F[d][off + x] = f;
+				a->U[l] = 0;
+				J->shaken++;
+			}
+	}
+}
+
+/* The links at a PE in the reference's visiting order: kind 0 its own link
+ * on axis d (to i+1_d), kind 1 the link from i-1_d; by the lower PE's dense
+ * offset from i, then the axis. */
+typedef struct {
+	int kind, d;
+	int64_t at;
+} slot;
+static int slot_cmp(const void *p, const void *q)
+{
+	const slot *a = p, *b = q;
+	return a->at < b->at ? -1 : a->at > b->at ? 1 : a->d - b->d;
+}
+
+/* Pass 3 over row r: balancing times, activity, links and the new loads. */
+static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, int64_t *links, int64_t *moved)
+{
+	const lbt_view *v = J->v;
+	const lbt_speed_args *a = J->a;
+	const int D = v->dims, last = D - 1;
+	const int64_t n = J->n, off = lbt_fiber_base(v, last, r) - v->load, i0 = r * n;
+	const int tl = v->torus[last] && n > 2;
+	int64_t c[8];
+	row_coords(v, r, c);
+	const double *own[8], *from[8]; /* each axis's flows out of the row's PEs and into them (NULL: no link) */
+	int ns = 0, ns0 = 0;
+	slot S[16], S0[16]; /* the order for PEs 1..n-1 and for PE 0 */
+	for (int d = 0; d < D; d++) {
+		own[d] = J->F[d] + off;
+		if (d == last) {
+			from[d] = J->F[d] + off - 1;
+			S[ns++] = (slot){1, d, -1};
+			if (tl)
+				S0[ns0++] = (slot){1, d, n - 1};
+			S[ns++] = S0[ns0++] = (slot){0, d, 0};
+			continue;
+		}
+		const int64_t e = v->ext[d];
+		from[d] = !link_left(c[d], e, v->torus[d]) ? NULL
+		        : c[d] > 0 ? J->F[d] + off - v->stride[d] : J->F[d] + off + (e - 1) * v->stride[d];
+		if (from[d])
+			S[ns++] = S0[ns0++] = (slot){1, d, c[d] > 0 ? -J->ds[d] : (e - 1) * J->ds[d]};
+		if (link_right(c[d], e, v->torus[d]))
+			S[ns++] = S0[ns0++] = (slot){0, d, 0};
+	}
+	qsort(S, (size_t)ns, sizeof *S, slot_cmp);
+	qsort(S0, (size_t)ns0, sizeof *S0, slot_cmp);
+	const lbt_net *net = &a->net;
+	const VR zero = RSET1(0), info = RSET1(J->info), lat = RSET1(net->lat), pack = RSET1(net->pack_s),
+	         ub = RSET1(net->unit_bytes), bw = RSET1(net->bw);
+	int64_t x = 1;
+	for (; x + WD <= n - 1; x += WD) { /* PEs 1 .. n-2: every link of the order is there */
+		VR lb = zero;
+		MR act = RNE(zero, zero);
+		for (int s = 0; s < ns; s++) {
+			const VR f = RLOADU((S[s].kind ? from[S[s].d] : own[S[s].d]) + x);
+			const MR nz = RNE(f, zero);
+			if (!RBITS(nz)) { /* no lane carries load: the information message alone */
+				lb = RADD(lb, RADD(info, zero));
+				continue;
+			}
+			const VR ax = RABS(f), cst = RADD(RADD(RMUL(ax, pack), lat), RDIV(RMUL(ax, ub), bw));
+			lb = RADD(lb, RADD(info, RSEL(nz, cst, zero)));
+			act = ROR(act, nz);
+		}
+		RSTOREU(a->lb + i0 + x, lb);
+		const unsigned bits = RBITS(act);
+		for (int q = 0; q < WD; q++)
+			a->active[i0 + x + q] = bits >> q & 1;
+	}
+	for (int64_t p = 0; p < n; p = p ? p + 1 : x) { /* PE 0, then the PEs the vectors left */
+		const slot *o = p ? S : S0;
+		double lb = 0;
+		int act = 0;
+		for (int s = 0; s < (p ? ns : ns0); s++) {
+			const int d = o[s].d;
+			if (d == last && !tl && ((o[s].kind == 0 && p == n - 1) || (o[s].kind == 1 && p == 0)))
+				continue; /* a row without a wrap-around: its ends */
+			const double f = o[s].kind == 0 ? own[d][p] : d == last && p == 0 ? own[d][n - 1] : from[d][p];
+			lb += J->info + (f != 0 ? cost(net, f) : 0);
+			act |= f != 0;
+		}
+		a->lb[i0 + p] = lb;
+		a->active[i0 + p] = (uint8_t)act;
+	}
+	for (int d = 0; d < D; d++)
+		for (int64_t p = 0; p < n; p++) {
+			const double f = own[d][p];
+			*links += f != 0;
+			if (!a->real) {
+				const int64_t g = (int64_t)f;
+				*moved += g > 0 ? g : -g;
+				rmax[d] = g > rmax[d] ? g : rmax[d];
+				lmax[d] = -g > lmax[d] ? -g : lmax[d];
+			}
+		}
+}
+
+/* The new loads of row r: (w - out) + in, axis by axis from +0 (integer
+ * flows: exact sums of integers in doubles). */
+static void apply_row(const job *J, int64_t r)
+{
+	const lbt_view *v = J->v;
+	const int D = v->dims, last = D - 1;
+	const int64_t n = J->n, off = lbt_fiber_base(v, last, r) - v->load;
+	const int tl = v->torus[last] && n > 2;
+	int64_t c[8];
+	row_coords(v, r, c);
+	const double *from[8];
+	for (int d = 0; d < last; d++) {
+		const int64_t e = v->ext[d];
+		from[d] = !link_left(c[d], e, v->torus[d]) ? NULL
+		        : c[d] > 0 ? J->F[d] + off - v->stride[d] : J->F[d] + off + (e - 1) * v->stride[d];
+	}
+	const double *fl = J->F[last] + off;
+	const double wrap = tl ? fl[n - 1] : 0; /* the flow arriving at PE 0 over the wrap-around */
+	int64_t x = 1;
+	if (J->a->real)
+		for (; x + WD <= n; x += WD) {
+			VR out = RSET1(0), in = RSET1(0);
+			for (int d = 0; d < D; d++) {
+				out = RADD(out, RLOADU(J->F[d] + off + x));
+				if (d == last)
+					in = RADD(in, RLOADU(fl + x - 1));
+				else if (from[d])
+					in = RADD(in, RLOADU(from[d] + x));
+			}
+			RSTOREU(v->real + off + x, RADD(RSUB(RLOADU(v->real + off + x), out), in));
+		}
+	for (int64_t p = 0; p < n; p = p ? p + 1 : x) {
+		double out = 0, in = 0;
+		for (int d = 0; d < D; d++) {
+			out += J->F[d][off + p];
+			if (d == last)
+				in += p ? fl[p - 1] : wrap;
+			else if (from[d])
+				in += from[d][p];
+		}
+		if (J->a->real)
+			v->real[off + p] = v->real[off + p] - out + in;
+		else
+			v->load[off + p] = (int32_t)((double)v->load[off + p] - out + in);
+	}
+}
+
+/* Rows [lo, hi) of thread t of n. */
+static void share(const job *J, const lbt_team *t, int64_t *lo, int64_t *hi)
+{
+	*lo = J->rows * t->id / t->n;
+	*hi = J->rows * (t->id + 1) / t->n;
+}
+
+static void team_step(void *ctx, const lbt_team *t)
+{
+	job *J = ctx;
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	int64_t lo, hi, rmax[8] = {0}, lmax[8] = {0}, links = 0, moved = 0;
+	share(J, t, &lo, &hi);
+	double *w = J->a->lb; /* the dense loads until pass 3 writes the times */
+	for (int64_t r = lo; r < hi; r++) {
+		const int64_t off = lbt_fiber_base(v, last, r) - v->load;
+		for (int64_t x = 0; x < J->n; x++)
+			w[r * J->n + x] = J->a->real ? v->real[off + x] : v->load[off + x];
+	}
+	lbt_team_barrier(t);
+	for (int64_t r = lo; r < hi; r++)
+		pass1_row(J, r, w);
+	lbt_team_barrier(t);
+	if (J->shake && t->id == 0)
+		shake(J, J->a->lb);
+	lbt_team_barrier(t);
+	for (int64_t r = lo; r < hi; r++)
+		pass3_row(J, r, rmax, lmax, &links, &moved);
+	lbt_team_barrier(t); /* every row's flows are read before the loads change */
+	for (int64_t r = lo; r < hi; r++)
+		apply_row(J, r);
+#pragma omp critical(lbt_simd_speed)
+	{
+		J->links += links; /* integer sums: any order */
+		J->moved += moved;
+		for (int d = 0; d < v->dims; d++) {
+		J->rmax[d] = rmax[d] > J->rmax[d] ? rmax[d] : J->rmax[d];
+			J->lmax[d] = lmax[d] > J->lmax[d] ? lmax[d] : J->lmax[d];
+		}
+	}
+}
+
+void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c)
+{
+	const lbt_scratch *S = v->scratch;
+	if (!S || v->cut || (a->real && a->shake_p > 0)) { /* the shake's real budget: the reference's order */
+		lbt_ref_speed_step(v, a, c);
+		return;
+	}
+	const int D = v->dims, last = D - 1;
+	job J = {.v = v, .a = a, .n = v->ext[last], .rows = lbt_fiber_count(v, last),
+	         .info = a->net.lat + a->net.info_bytes / a->net.bw, .shake = a->shake_p > 0};
+	J.P = J.n * J.rows;
+	for (int d = D - 1, s = 1; d >= 0; s *= (int)v->ext[d], d--)
+		J.ds[d] = s;
+	for (int d = 0; d < D; d++)
+		J.F[d] = (double *)S->link[d] + S->origin; /* F_d at the loads' offsets */
+	const int T = v->threads < S->threads ? v->threads : S->threads;
+	lbt_team_run(J.P > 16384 ? T : 1, team_step, &J);
+	c->links_exchanged += J.links;
+	c->shaken += J.shaken;
+	if (!a->real) {
+		int64_t shifts = 0, link_max = 0;
+		for (int d = 0; d < D; d++) {
+			shifts += J.rmax[d] + J.lmax[d];
+			link_max = J.rmax[d] > link_max ? J.rmax[d] : link_max;
+			link_max = J.lmax[d] > link_max ? J.lmax[d] : link_max;
+		}
+		c->moved += J.moved;
+		c->shifts += shifts;
+		c->link_max = (double)link_max > c->link_max ? (double)link_max : c->link_max;
+		return;
+	}
+	/* real loads: the reference's sums and maxima, in its order (axis by axis, PEs in row-major order) */
+	double rmoved = 0, shifts = 0, link_max = 0;
+	for (int d = 0; d < D; d++) {
+		double right = 0, left = 0;
+		for (int64_t r = 0; r < J.rows; r++) {
+			const double *f = J.F[d] + (lbt_fiber_base(v, last, r) - v->load);
+			for (int64_t x = 0; x < J.n; x++) {
+				right = fmax(right, f[x]);
+				left = fmax(left, -f[x]);
+			}
+		}
+		shifts += right + left;
+		link_max = fmax(link_max, fmax(right, left));
+	}
+	for (int d = 0; d < D; d++)
+		for (int64_t r = 0; r < J.rows; r++) {
+			const double *f = J.F[d] + (lbt_fiber_base(v, last, r) - v->load);
+			for (int64_t x = 0; x < J.n; x++)
+				rmoved += fabs(f[x]);
+		}
+	c->real_moved += rmoved;
+	c->real_shifts += shifts;
+	c->link_max = fmax(c->link_max, link_max);
+}
