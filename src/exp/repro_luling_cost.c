@@ -93,6 +93,7 @@ typedef struct {
 	/* results over the runs */
 	double mean, se, xmean, xmin, xmax;
 	int64_t lo5, up5, up6; /* the bounds at x = round(xmean), c = round(rho x): -1 none */
+	const volatile sig_atomic_t *interrupt; /* the caller's (lbt_repro_opts) */
 	int status;
 	char msg[sizeof(lbt_err){0}.msg];
 } cost_cfg;
@@ -101,7 +102,7 @@ static int cost_run(cost_cfg *g, uint64_t seed, cost_rec *r, lbt_err *e)
 {
 	lbt_state st;
 	const int64_t L0 = start_x[g->start] ? start_x[g->start] : GEN_L0;
-	int status = rp_luling_open(&st, g->n, g->delta, g->f, 0, seed, L0, e);
+	int status = rp_luling_open(&st, g->n, g->delta, g->f, 0, seed, L0, g->interrupt, e);
 	if (status)
 		return status;
 	*r = (cost_rec){.f = g->f, .rho = g->rho,
@@ -189,7 +190,7 @@ int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e)
 				for (int k = 0; k < NF; k++)
 					for (int q = 0; q < NRHO; q++, i++)
 						cfg[i] = (cost_cfg){.n = cost_n[a], .delta = cost_delta[b], .f = cost_f[k], .rho = cost_rho[q],
-						                    .start = s};
+						                    .start = s, .interrupt = o->interrupt};
 	const int threads = rp_threads(o);
 	int done = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)

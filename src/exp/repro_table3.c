@@ -41,14 +41,15 @@ static void add_row(void *p, const lbt_step_record *r)
 /* Run method on the ring until balanced (max - min <= 1), recording (T, loads) after each step. */
 static int trajectory(const char *method, const lbt_repro_opts *o, traj *t, lbt_err *e)
 {
-	lbt_setup set = {.shape = "8", .method = method, .init = "point:16", .isa = o->isa, .seed = 1, .threads = 1};
+	lbt_setup set = {.shape = "8", .method = method, .init = "point:16", .isa = o->isa, .seed = 1, .threads = 1,
+	                 .interrupt = o->interrupt};
 	lbt_state st;
 	int status = lbt_state_open(&st, &set, e);
 	if (status)
 		return status;
 	t->n = 0;
 	rows_ctx c = {&st, t};
-	lbt_run_opts ro = lbt_run_opts_default();
+	lbt_run_opts ro = rp_run_opts(o);
 	ro.until.kind = LBT_UNTIL_FLAT;
 	ro.max_steps = MAXROWS - 1;
 	ro.on_step = add_row;
