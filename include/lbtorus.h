@@ -224,6 +224,9 @@ typedef struct {
 	const char *isa;      /* NULL: auto */
 	const char *data_dir; /* reproduce: the papers' numbers (NULL: $LBTORUS_DATA, else installed) */
 	int quick;            /* reproduce: small sizes only */
+	/* if set non-zero (a signal handler): the runs stop after their current
+	 * step, no other starts, and the call returns LBT_EINTR (a sweep keeps
+	 * the runs recorded so far; an experiment publishes nothing) */
 	const volatile sig_atomic_t *interrupt;
 	void (*note)(void *ctx, const char *line); /* progress, a line at a time; may be NULL */
 	void *ctx;
@@ -236,8 +239,9 @@ LBT_API lbt_batch lbt_batch_default(void);
 LBT_API int lbt_sweep_file(const char *spec, const char *results, const lbt_batch *b, lbt_err *e);
 /* The experiments of `lbtorus reproduce` by index (NULL past the last)... */
 LBT_API const char *lbt_experiment(int i);
-/* ... and one run into out_dir; *differs (may be NULL): how many of the
- * paper's exact values ours missed. */
+/* ... and one run into out_dir, its files published together at the end
+ * (an error or the interrupt leaves out_dir as it was); *differs (may be
+ * NULL): how many of the paper's exact values ours missed. */
 LBT_API int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b, int64_t *differs,
                                lbt_err *e);
 

@@ -124,7 +124,8 @@ int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b
 	if (!name || !out_dir)
 		return lbt_errf(e, LBT_EINVAL, "an experiment needs a name and an output directory");
 	const lbt_repro_opts o = {.out_dir = out_dir, .data_dir = b->data_dir, .quick = b->quick, .threads = b->threads,
-	                          .isa = b->isa, .note = b->note, .ctx = b->ctx, .titles = b->titles};
+	                          .isa = b->isa, .note = b->note, .ctx = b->ctx, .titles = b->titles,
+	                          .interrupt = b->interrupt};
 	return lbt_reproduce(name, &o, differs, e);
 }
 

@@ -53,7 +53,7 @@ const char *cli_data_dir(void);
  * the process was started with ignored (nohup, a background job) stays
  * ignored. Commands call it first, before their set-up. */
 const volatile sig_atomic_t *cli_catch_signals(void);
-/* The same for a command of many runs (reproduce, search, bench): every run
+/* The same for a command of many runs (search, bound, bench): every run
  * stops at the end of its current step (lbt_run_interrupt_default) and no
  * output is committed after the signal (lbt_out_hold), so what is published
  * was finished before it; temporaries are removed. */

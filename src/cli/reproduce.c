@@ -130,7 +130,10 @@ int cmd_reproduce(int argc, char **argv)
 	if (!stat(out_dir, &sb) && !S_ISDIR(sb.st_mode))
 		return cli_fail(LBT_EINVAL, "reproduce: --out %s exists and is not a directory", out_dir);
 	int rc = 0;
-	const volatile sig_atomic_t *stop = cli_stop_cleanly();
+	/* the public call's own interrupt: its runs stop at the end of their
+	 * current step and an interrupted experiment publishes nothing */
+	const volatile sig_atomic_t *stop = cli_catch_signals();
+	batch.interrupt = stop;
 	char kept[4200];
 	snprintf(kept, sizeof kept, "the experiments finished before it are in %s", out_dir);
 	for (int i = optind; i < argc; i++)

@@ -58,13 +58,11 @@ void lbt_fprint_load(FILE *f, int real, double v)
 		fprintf(f, "%lld", (long long)v);
 }
 
-void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_run_opts *o,
-                      const lbt_summary *s)
+/* What ran: the method, the torus, the initial load, the criterion, the kernels. */
+static void json_config(FILE *f, const lbt_state *st, const char *init, const lbt_run_opts *o, const lbt_summary *s)
 {
 	const lbt_shape *sh = &st->grid.whole;
 	char buf[256];
-	int64_t P = lbt_shape_pes(sh), ldiff = (int64_t)ceil(s->initial_max - s->initial_min);
-	int64_t dkl = lbt_bound_dkl(sh, ldiff);
 	fprintf(f, "{\"lbtorus\":\"%s\"", LBT_VERSION);
 	jstr(f, "method", st->method->name);
 	lbt_shape_format(sh, buf, sizeof buf);
@@ -74,7 +72,7 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jint(f, "dims", sh->dims);
 	jint(f, "active_dims", lbt_shape_active_dims(sh));
 	jint(f, "k", lbt_shape_kmax(sh));
-	jint(f, "pes", P);
+	jint(f, "pes", lbt_shape_pes(sh));
 	jstr(f, "init", init);
 	fprintf(f, ",\"seed\":%llu", (unsigned long long)st->seed);
 	if (o->until.kind == LBT_UNTIL_STEPS)
@@ -95,6 +93,11 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	lbt_params_json(f, st);
 	if (st->method->record)
 		st->method->record(f, st);
+}
+
+/* The loads before and after, the steps taken and why the run stopped. */
+static void json_loads(FILE *f, int64_t P, const lbt_summary *s)
+{
 	jload(f, s, "total", s->total);
 	jnum(f, "mean", s->total / (double)P);
 	jload(f, s, "initial_max", s->initial_max);
@@ -116,38 +119,39 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	jstr(f, "stop_reason", lbt_stop_name(s->stop));
 	if (s->stop == LBT_STOP_CYCLE)
 		jint(f, "cycle_period", s->period);
-	if (o->workload && o->workload->phase) {
-		const lbt_workload *w = o->workload;
-		jstr(f, "workload", w->spec[0] ? w->spec : w->name);
-		jload(f, s, "generated", s->generated);
-		jload(f, s, "completed", s->completed);
-		jload(f, s, "idle_total", s->idle_capacity);
-		jint(f, "warmup", o->warmup);
-		jreal(f, "sqdev_mean", s->sqdev_mean);
-		if (s->sqdev_se >= 0)
-			jreal(f, "sqdev_se", s->sqdev_se);
-		else
-			fprintf(f, ",\"sqdev_se\":null");
-		jint(f, "sqdev_steps", s->sqdev_steps);
-		jint(f, "sqdev_batches", s->sqdev_batches);
-		if (s->tree_levels >= 0) { /* a search tree: its nodes, and the ideal machine's lower bound */
-			int64_t nodes = (int64_t)s->completed, ideal = (nodes + P - 1) / P;
-			if (ideal < s->tree_levels)
-				ideal = s->tree_levels;
-			jint(f, "nodes", nodes);
-			jint(f, "tree_levels", s->tree_levels);
-			jnum(f, "efficiency", s->steps > 0 ? (double)nodes / ((double)P * (double)s->steps) : 0.0);
-			jint(f, "ideal_steps", ideal);
-			jnum(f, "ideal_efficiency", ideal > 0 ? (double)nodes / ((double)P * (double)ideal) : 0.0);
-		}
+}
+
+/* With a workload: what it generated and completed, sqdev, a search tree's efficiency. */
+static void json_workload(FILE *f, int64_t P, const lbt_run_opts *o, const lbt_summary *s)
+{
+	const lbt_workload *w = o->workload;
+	jstr(f, "workload", w->spec[0] ? w->spec : w->name);
+	jload(f, s, "generated", s->generated);
+	jload(f, s, "completed", s->completed);
+	jload(f, s, "idle_total", s->idle_capacity);
+	jint(f, "warmup", o->warmup);
+	jreal(f, "sqdev_mean", s->sqdev_mean);
+	if (s->sqdev_se >= 0)
+		jreal(f, "sqdev_se", s->sqdev_se);
+	else
+		fprintf(f, ",\"sqdev_se\":null");
+	jint(f, "sqdev_steps", s->sqdev_steps);
+	jint(f, "sqdev_batches", s->sqdev_batches);
+	if (s->tree_levels >= 0) { /* a search tree: its nodes, and the ideal machine's lower bound */
+		int64_t nodes = (int64_t)s->completed, ideal = (nodes + P - 1) / P;
+		if (ideal < s->tree_levels)
+			ideal = s->tree_levels;
+		jint(f, "nodes", nodes);
+		jint(f, "tree_levels", s->tree_levels);
+		jnum(f, "efficiency", s->steps > 0 ? (double)nodes / ((double)P * (double)s->steps) : 0.0);
+		jint(f, "ideal_steps", ideal);
+		jnum(f, "ideal_efficiency", ideal > 0 ? (double)nodes / ((double)P * (double)ideal) : 0.0);
 	}
-	jopt(f, "shared_step", s->shared_step);
-	jload_opt(f, s, "shared_shifts", s->shared_shifts);
-	jopt(f, "balanced_step", s->balanced_step);
-	jload_opt(f, s, "balanced_shifts", s->balanced_shifts);
-	jopt(f, "flat_step", s->flat_step);
-	jload_opt(f, s, "flat_shifts", s->flat_shifts);
-	jopt(f, "rel_step", s->rel_step);
+}
+
+/* The speeds' relative loads, a speed method's network, the application. */
+static void json_speeds(FILE *f, const lbt_state *st, const lbt_run_opts *o, const lbt_summary *s)
+{
 	if (st->speeds[0]) { /* relative loads (Jeannot and Vernier 2006, §3.2) */
 		jstr(f, "speeds", st->speeds);
 		jnum(f, "rel_load_max", s->rel_load_max);
@@ -168,6 +172,12 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 		jnum(f, "seq_time", s->seq_time);
 		jnum(f, "speedup", s->speedup);
 	}
+}
+
+/* Seed 000's bounds (Theorem 3 and the lower bounds) beside the measurement. */
+static void json_bounds(FILE *f, const lbt_shape *sh, const lbt_summary *s)
+{
+	const int64_t dkl = lbt_bound_dkl(sh, (int64_t)ceil(s->initial_max - s->initial_min));
 	jint(f, "dkl_bound", dkl);
 	if (s->balanced_step >= 0 && dkl > 0)
 		jnum(f, "balanced_over_dkl", (double)s->balanced_step / (double)dkl);
@@ -177,6 +187,26 @@ void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_
 	const int64_t total = llround(s->total);
 	jint(f, "lower_bound_steps", lbt_bound_lower_steps(sh, max0, total));
 	jint(f, "balanced_lower_bound_steps", lbt_bound_lower_balanced(sh, max0, total));
+}
+
+void lbt_summary_json(FILE *f, const lbt_state *st, const char *init, const lbt_run_opts *o,
+                      const lbt_summary *s)
+{
+	const lbt_shape *sh = &st->grid.whole;
+	const int64_t P = lbt_shape_pes(sh);
+	json_config(f, st, init, o, s);
+	json_loads(f, P, s);
+	if (o->workload && o->workload->phase)
+		json_workload(f, P, o, s);
+	jopt(f, "shared_step", s->shared_step);
+	jload_opt(f, s, "shared_shifts", s->shared_shifts);
+	jopt(f, "balanced_step", s->balanced_step);
+	jload_opt(f, s, "balanced_shifts", s->balanced_shifts);
+	jopt(f, "flat_step", s->flat_step);
+	jload_opt(f, s, "flat_shifts", s->flat_shifts);
+	jopt(f, "rel_step", s->rel_step);
+	json_speeds(f, st, o, s);
+	json_bounds(f, sh, s);
 	jnum(f, "seconds", s->seconds);
 	jint(f, "site_updates", s->site_updates);
 	jnum(f, "site_updates_per_second", s->seconds > 0 ? (double)s->site_updates / s->seconds : 0.0);

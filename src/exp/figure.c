@@ -437,23 +437,55 @@ static void sort_points(pointset *s)
 		qsort(s->p, (size_t)s->n, sizeof *s->p, by_group_x);
 }
 
-int lbt_figure(const lbt_figure_opts *o, lbt_figure_result *r, lbt_err *e)
+/* Every input's points into s: results files (.jsonl) and traces (.csv). */
+static int figure_read(const lbt_figure_opts *o, pointset *s, lbt_figure_result *r, lbt_err *e)
 {
-	memset(r, 0, sizeof *r);
 	if (!o->ninputs)
 		return lbt_errf(e, LBT_EINVAL, "plot: name at least one results file (.jsonl) or trace (.csv)");
-	pointset s = {0};
 	int st = LBT_OK;
 	for (int i = 0; !st && i < o->ninputs; i++) {
 		const char *in = o->inputs[i];
 		size_t l = strlen(in);
 		if (l > 6 && !strcmp(in + l - 6, ".jsonl"))
-			st = read_jsonl(&s, in, o, &r->skipped, e);
+			st = read_jsonl(s, in, o, &r->skipped, e);
 		else if (l > 4 && !strcmp(in + l - 4, ".csv"))
-			st = read_csv(&s, in, o, &r->skipped, e);
+			st = read_csv(s, in, o, &r->skipped, e);
 		else
 			st = lbt_errf(e, LBT_EINVAL, "plot: %s is neither a results file (.jsonl) nor a trace (.csv)", in);
 	}
+	return st;
+}
+
+/* Group g's fitted curve over [x0, x1] into curve (4 x 100: x, the fit, the
+ * band's low and high), and its series (the band only where the fit has
+ * one) appended to ser[*ns...]. */
+static void fit_series(const lbt_figure_opts *o, const lbt_fit *ft, const char *label, int g, double x0, double x1,
+                       double *curve, char labels[2][200], lbt_series *ser, int *ns)
+{
+	double *cx = curve, *cy = cx + 100, *cl = cy + 100, *ch = cl + 100;
+	for (int i = 0; i < 100; i++) {
+		cx[i] = o->logx && x0 > 0 ? x0 * pow(x1 / x0, i / 99.0) : x0 + (x1 - x0) * i / 99.0;
+		lbt_fit_eval(ft, cx[i], &cy[i], &cl[i], &ch[i]);
+	}
+	char text[96];
+	fit_text(text, sizeof text, ft);
+	snprintf(labels[0], 200, "%s: %s", label, text);
+	snprintf(labels[1], 200, "%s: 95%% confidence band", label);
+	ser[(*ns)++] = (lbt_series){.label = labels[0], .x = cx, .y = cy, .n = 100, .draw = LBT_DRAW_LINE,
+	                            .colour = g % 8 + 1};
+	if (isfinite(ft->t)) { /* no band from two points */
+		ser[(*ns)++] = (lbt_series){.label = labels[1], .x = cx, .y = cl, .n = 100, .draw = LBT_DRAW_LINE,
+		                            .dash = 2, .colour = g % 8 + 1};
+		ser[(*ns)++] = (lbt_series){.label = "", .x = cx, .y = ch, .n = 100, .draw = LBT_DRAW_LINE,
+		                            .dash = 2, .colour = g % 8 + 1};
+	}
+}
+
+int lbt_figure(const lbt_figure_opts *o, lbt_figure_result *r, lbt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	pointset s = {0};
+	int st = figure_read(o, &s, r, e);
 	if (st) {
 		free(s.p);
 		return st;
@@ -501,27 +533,9 @@ int lbt_figure(const lbt_figure_opts *o, lbt_figure_result *r, lbt_err *e)
 		                         .draw = o->fit != LBT_FIT_NONE ? LBT_DRAW_MARKS
 		                                 : k > 60 && !bars ? LBT_DRAW_LINE : LBT_DRAW_POINTS, /* a time series: a line */
 		                         .colour = (int)g % 8 + 1, .lo = bars ? bl + nm : NULL, .hi = bars ? bh + nm : NULL};
-		if (o->fit != LBT_FIT_NONE) {
-			const lbt_fit *ft = &r->fit[g];
-			double *cx = curve + 400 * g, *cy = cx + 100, *cl = cy + 100, *ch = cl + 100;
-			const double x0 = mx[nm], x1 = mx[nm + k - 1];
-			for (int i = 0; i < 100; i++) {
-				cx[i] = o->logx && x0 > 0 ? x0 * pow(x1 / x0, i / 99.0) : x0 + (x1 - x0) * i / 99.0;
-				lbt_fit_eval(ft, cx[i], &cy[i], &cl[i], &ch[i]);
-			}
-			char text[96];
-			fit_text(text, sizeof text, ft);
-			snprintf(labels[g][0], sizeof labels[g][0], "%s: %s", s.label[g], text);
-			snprintf(labels[g][1], sizeof labels[g][1], "%s: 95%% confidence band", s.label[g]);
-			ser[ns++] = (lbt_series){.label = labels[g][0], .x = cx, .y = cy, .n = 100, .draw = LBT_DRAW_LINE,
-			                         .colour = (int)g % 8 + 1};
-			if (isfinite(ft->t)) { /* no band from two points */
-				ser[ns++] = (lbt_series){.label = labels[g][1], .x = cx, .y = cl, .n = 100, .draw = LBT_DRAW_LINE,
-				                         .dash = 2, .colour = (int)g % 8 + 1};
-				ser[ns++] = (lbt_series){.label = "", .x = cx, .y = ch, .n = 100, .draw = LBT_DRAW_LINE,
-				                         .dash = 2, .colour = (int)g % 8 + 1};
-			}
-		}
+		if (o->fit != LBT_FIT_NONE)
+			fit_series(o, &r->fit[g], s.label[g], (int)g, mx[nm], mx[nm + k - 1], curve + 400 * g, labels[g], ser,
+			           &ns);
 		nm += k;
 		at = end;
 	}

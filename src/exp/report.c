@@ -515,63 +515,62 @@ static int embed(FILE *f, const char *dir, const char *name, lbt_err *e)
 	return st;
 }
 
-int lbt_report_write(const char *results, const char *out, lbt_err *e)
+/* The records of results (a file, or every *.jsonl of a directory, in name
+ * order: *jl, *njl), each one a run's. */
+static int read_records(const char *results, int isdir, lbt_jsonl *l, char ***jl, int *njl, lbt_err *e)
 {
-	lbt_jsonl l = {0};
-	struct stat sb;
-	int isdir = !stat(results, &sb) && S_ISDIR(sb.st_mode), st = LBT_OK;
-	char **jl = NULL;
-	int njl = 0;
+	int st = LBT_OK;
 	if (isdir) { /* every *.jsonl in it, in name order; there may be none */
-		if ((njl = list(results, ".jsonl", &jl)) < 0) {
-			njl = 0;
+		if ((*njl = list(results, ".jsonl", jl)) < 0) {
+			*njl = 0;
 			st = lbt_errf(e, LBT_ENOMEM, "no memory to list %s", results);
 		}
-		for (int i = 0; !st && i < njl; i++) {
+		for (int i = 0; !st && i < *njl; i++) {
 			char p[4400];
-			snprintf(p, sizeof p, "%s/%s", results, jl[i]);
-			st = lbt_jsonl_append(&l, p, e);
+			snprintf(p, sizeof p, "%s/%s", results, (*jl)[i]);
+			st = lbt_jsonl_append(l, p, e);
 		}
-	} else if (!(st = lbt_jsonl_load(&l, results, e)) && !l.n)
+	} else if (!(st = lbt_jsonl_load(l, results, e)) && !l->n)
 		st = lbt_errf(e, LBT_EINVAL, "%s holds no records", results);
-	for (int64_t i = 0; !st && i < l.n; i++)
-		if (!lbt_jobj_str(&l.rec[i], "method") || !lbt_jobj_str(&l.rec[i], "shape"))
+	for (int64_t i = 0; !st && i < l->n; i++)
+		if (!lbt_jobj_str(&l->rec[i], "method") || !lbt_jobj_str(&l->rec[i], "shape"))
 			st = lbt_errf(e, LBT_EINVAL, "%s: record %lld is not a run record (no method or shape)", results,
 			              (long long)i + 1);
-	if (st) {
-		free_list(jl, njl);
-		lbt_jsonl_free(&l);
-		return st;
-	}
-	/* Besides the records, the report reads its directory's bound.json and
-	 * the tables it embeds (every *.md but README.md and reports of ours):
-	 * the outputs (out and its .tex) against each of these and every
-	 * results file, by identity (a report over the table3.md it embeds, or
-	 * over bound.json, replaced them) */
-	char *rcopy = strdup(results), *ocopy = strdup(out), **png = NULL, **md = NULL;
-	const char *dir = rcopy ? (isdir ? results : dirname(rcopy)) : NULL;
-	int npng = 0, nmd = 0;
-	if (dir && ((npng = list(dir, ".png", &png)) < 0 || (nmd = list(dir, ".md", &md)) < 0)) {
-		npng = npng < 0 ? 0 : npng;
-		nmd = 0;
-		st = lbt_errf(e, LBT_ENOMEM, "no memory to list %s", dir);
+	return st;
+}
+
+/* What the report reads of dir besides the records: its plots (*png) and the
+ * tables it embeds (*md: every *.md but README.md and reports of ours). */
+static int list_inputs(const char *dir, char ***png, int *npng, char ***md, int *nmd, lbt_err *e)
+{
+	if ((*npng = list(dir, ".png", png)) < 0 || (*nmd = list(dir, ".md", md)) < 0) {
+		*npng = *npng < 0 ? 0 : *npng;
+		*nmd = 0;
+		return lbt_errf(e, LBT_ENOMEM, "no memory to list %s", dir);
 	}
 	int embedded = 0;
-	for (int i = 0; i < nmd; i++)
-		if (!strcmp(md[i], "README.md") || is_report(dir, md[i]))
-			free(md[i]);
+	for (int i = 0; i < *nmd; i++)
+		if (!strcmp((*md)[i], "README.md") || is_report(dir, (*md)[i]))
+			free((*md)[i]);
 		else
-			md[embedded++] = md[i];
-	nmd = embedded;
-	size_t on = strlen(out);
+			(*md)[embedded++] = (*md)[i];
+	*nmd = embedded;
+	return LBT_OK;
+}
+
+/* The outputs (out and its .tex) against every input, by identity: each
+ * results file read, dir's bound.json and the tables it embeds (a report over
+ * the table3.md it embeds, or over bound.json, replaced them). */
+static int check_outputs(const char *results, int isdir, char **jl, int njl, const char *dir, char **md, int nmd,
+                         const char *out, const char *tex, lbt_err *e)
+{
 	const int nin = njl + 2 + nmd;
-	char *tex = malloc(on + 5);
 	lbt_io_name *in = malloc((size_t)nin * sizeof *in), outs[2] = {{"--out", out}, {"its LaTeX", NULL}};
 	char (*jp)[4400] = malloc((size_t)nin * sizeof *jp);
-	if (!st && (!tex || !in || !jp || !rcopy || !ocopy))
+	int st;
+	if (!in || !jp)
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
-	else if (!st) {
-		snprintf(tex, on + 5, "%.*s.tex", (int)(on > 3 && !strcmp(out + on - 3, ".md") ? on - 3 : on), out);
+	else {
 		outs[1].path = strcmp(out, "-") ? tex : NULL;
 		in[0] = (lbt_io_name){"the results file", isdir ? NULL : results};
 		for (int i = 0; i < njl; i++) {
@@ -588,8 +587,117 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	}
 	free(in);
 	free(jp);
+	return st;
+}
+
+/* "# Results", and the runs' tables with what their columns mean. */
+static void runs_section(FILE *f, const lbt_jsonl *l, const char *results, int isdir, char **jl, int njl, int64_t *idx)
+{
+	recs = l;
+	for (int64_t i = 0; i < l->n; i++)
+		idx[i] = i;
+	qsort(idx, (size_t)l->n, sizeof *idx, cmp_idx);
+	int64_t groups = 0, unreached = 0;
+	for (int64_t i = 0; i < l->n; i++) {
+		groups += i == 0 || cmp_group(&l->rec[idx[i]], &l->rec[idx[i - 1]]);
+		const lbt_jfield *r = lbt_jobj_get(&l->rec[i], "reached");
+		unreached += !(r && r->type == LBT_JBOOL && r->num);
+	}
+	const char *base = strrchr(results, '/') && !isdir ? strrchr(results, '/') + 1 : results;
+	fprintf(f, "# Results: %s\n\n", base);
+	if (!l->n) {
+		fprintf(f, "The tables and plots lbtorus left in `%s`.\n", results);
+		return;
+	}
+	char files[2048] = "";
+	if (!isdir)
+		snprintf(files, sizeof files, "`%s`", base);
+	for (int i = 0; i < njl && strlen(files) < sizeof files - 300; i++)
+		snprintf(files + strlen(files), sizeof files - strlen(files), "%s`%s`", i ? ", " : "", jl[i]);
+	fprintf(f, "This summary covers %lld runs of lbtorus %s recorded in %s, in %lld configurations. "
+	        "Each run balances an initial load on a D-dimensional torus (or mesh) of P PEs with one "
+	        "load-balancing method until a criterion holds: *shared* (every PE holds load), *balanced* "
+	        "(max − min ≤ D, Henrich's Definition 2) or *flat* (max − min ≤ 1). Each row below is one "
+	        "configuration; its numbers are medians over the runs of that configuration (one per seed), "
+	        "followed by their range [min–max] where the runs differ. "
+	        "Time is given in steps (a step is D substeps, one per dimension) and in shifts, the paper's "
+	        "unit (one synchronous transfer slot; a Liquid-model step costs D).",
+	        (long long)l->n, s_of(&l->rec[0], "lbtorus"), files, (long long)groups);
+	if (unreached)
+		fprintf(f, " %lld runs stopped at their step cap before their criterion held (see *reached*).",
+		        (long long)unreached);
+	fputs("\n\n## Runs\n", f);
+	int starred = 0, dynamic = 0, statics = 0;
+	int64_t censored = 0;
+	tables(f, idx, l->n, &starred, &censored, &dynamic, &statics);
+	fputs("\nColumns: *P* PEs; *seeds* runs in the row;", f);
+	if (statics)
+		fputs(" *reached* runs whose criterion held; *Ldiff* initial "
+		      "max − min load; *steps*, *shifts* when the run stopped; *shared at*, *balanced at*, *flat at* the "
+		      "first step at which each criterion held (— never); *moved* load elements that crossed a link; "
+		      "*D·K·Ldiff* the scale of Henrich's Theorem 3 (D dimensions with links, K the largest extent); "
+		      "*balanced / D·K·Ldiff* the ratio the theorem says stays bounded; *lower bound* "
+		      "⌈(Lmax − ⌊L̄⌋ − D)/D⌉, the steps any method needs to balance when the most loaded PE gives away "
+		      "at most one element per substep.", f);
+	if (dynamic)
+		fputs(" In a *Workload* table (runs under a workload: load generated and completed every step), "
+		      "*sqdev_mean ± se* is the mean over the row's seeds of Cybenko's steady-state variance ‖w − w̄‖² "
+		      "averaged over the steps after *warmup*, ± the standard error of that mean (each run's by batch "
+		      "means); *generated*, *completed* the load of the whole run; *idle* the capacity left unused; "
+		      "*nodes*, *efficiency* for a search tree: nodes expanded and nodes / (P × steps). A column "
+		      "appears only where the records hold it.", f);
+	if (starred)
+		fputs(" A * marks a median over only the runs in which the quantity exists (the criterion was "
+		      "reached).", f);
+	if (censored)
+		fprintf(f, " *capped* counts runs stopped at their step cap (--max-steps) before their criterion held: "
+		        "censored, their criterion step is beyond the cap; %lld runs in all. Their *steps* is the cap, "
+		        "and a * median leaves them out, so it is biased low.", (long long)censored);
+	fputc('\n', f);
+}
+
+/* What other commands left in dir: bound's section, the plots, their tables;
+ * a table or bound.json that cannot be read is an error naming it. */
+static int other_sections(FILE *f, const char *dir, char **png, int npng, char **md, int nmd, lbt_err *e)
+{
+	int st = bound_section(f, dir, png, npng, e);
+	int other = 0;
+	for (int i = 0; i < npng; i++)
+		other += strncmp(png[i], "bound_", 6) || !exists(dir, "bound.json");
+	if (other) {
+		fputs("\n## Plots\n\n", f);
+		for (int i = 0; i < npng; i++)
+			if (strncmp(png[i], "bound_", 6) || !exists(dir, "bound.json"))
+				image(f, dir, png[i]);
+	}
+	for (int i = 0; !st && i < nmd; i++) {
+		if (!i)
+			fputs("\n## Tables from other commands\n", f);
+		st = embed(f, dir, md[i], e);
+	}
+	return st;
+}
+
+int lbt_report_write(const char *results, const char *out, lbt_err *e)
+{
+	lbt_jsonl l = {0};
+	struct stat sb;
+	int isdir = !stat(results, &sb) && S_ISDIR(sb.st_mode);
+	char **jl = NULL;
+	int njl = 0;
+	int st = read_records(results, isdir, &l, &jl, &njl, e), npng = 0, nmd = 0;
+	char *rcopy = strdup(results), **png = NULL, **md = NULL;
+	const char *dir = rcopy ? (isdir ? results : dirname(rcopy)) : NULL;
+	size_t on = strlen(out);
+	char *tex = st ? NULL : malloc(on + 5);
+	if (!st && (!tex || !dir))
+		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
+	else if (!st && !(st = list_inputs(dir, &png, &npng, &md, &nmd, e))) {
+		snprintf(tex, on + 5, "%.*s.tex", (int)(on > 3 && !strcmp(out + on - 3, ".md") ? on - 3 : on), out);
+		st = check_outputs(results, isdir, jl, njl, dir, md, nmd, out, tex, e);
+	}
 	if (st) {
-		free(tex); free(rcopy); free(ocopy);
+		free(tex); free(rcopy);
 		free_list(png, npng);
 		free_list(md, nmd);
 		free_list(jl, njl);
@@ -611,7 +719,7 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	const int staged = strcmp(out, "-") && strncmp(out, "/dev/", 5) && strncmp(out, "/proc/", 6) &&
 	                   (lstat(out, &ls) ? errno == ENOENT : S_ISREG(ls.st_mode)) && !stat(odir, &ls) &&
 	                   S_ISDIR(ls.st_mode);
-	if (!idx || !rcopy || !ocopy)
+	if (!idx)
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the report");
 	else if (staged && !(st = lbt_outdir_open(&od, odir, e))) {
 		snprintf(wmd, sizeof wmd, "%s/%s", od.stage, slash ? slash + 1 : out);
@@ -621,94 +729,19 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 		st = lbt_out_open(&of, wmd, e);
 	if (st) {
 		lbt_outdir_abort(&od, e);
-		free(idx); free(rcopy); free(ocopy); free(tex);
+		free(idx); free(rcopy); free(tex);
 		free_list(png, npng);
 		free_list(md, nmd);
 		free_list(jl, njl);
 		lbt_jsonl_free(&l);
 		return st;
 	}
-	FILE *f = of.f;
-	recs = &l;
-	for (int64_t i = 0; i < l.n; i++)
-		idx[i] = i;
-	qsort(idx, (size_t)l.n, sizeof *idx, cmp_idx);
-	int64_t groups = 0, unreached = 0;
-	for (int64_t i = 0; i < l.n; i++) {
-		groups += i == 0 || cmp_group(&l.rec[idx[i]], &l.rec[idx[i - 1]]);
-		const lbt_jfield *r = lbt_jobj_get(&l.rec[i], "reached");
-		unreached += !(r && r->type == LBT_JBOOL && r->num);
-	}
-	const char *base = strrchr(results, '/') && !isdir ? strrchr(results, '/') + 1 : results;
-	fprintf(f, "# Results: %s\n\n", base);
-	if (l.n) {
-		char files[2048] = "";
-		if (!isdir)
-			snprintf(files, sizeof files, "`%s`", base);
-		for (int i = 0; i < njl && strlen(files) < sizeof files - 300; i++)
-			snprintf(files + strlen(files), sizeof files - strlen(files), "%s`%s`", i ? ", " : "", jl[i]);
-		fprintf(f, "This summary covers %lld runs of lbtorus %s recorded in %s, in %lld configurations. "
-		        "Each run balances an initial load on a D-dimensional torus (or mesh) of P PEs with one "
-		        "load-balancing method until a criterion holds: *shared* (every PE holds load), *balanced* "
-		        "(max − min ≤ D, Henrich's Definition 2) or *flat* (max − min ≤ 1). Each row below is one "
-		        "configuration; its numbers are medians over the runs of that configuration (one per seed), "
-		        "followed by their range [min–max] where the runs differ. "
-		        "Time is given in steps (a step is D substeps, one per dimension) and in shifts, the paper's "
-		        "unit (one synchronous transfer slot; a Liquid-model step costs D).",
-		        (long long)l.n, s_of(&l.rec[0], "lbtorus"), files, (long long)groups);
-		if (unreached)
-			fprintf(f, " %lld runs stopped at their step cap before their criterion held (see *reached*).",
-			        (long long)unreached);
-		fputs("\n\n## Runs\n", f);
-		int starred = 0, dynamic = 0, statics = 0;
-		int64_t censored = 0;
-		tables(f, idx, l.n, &starred, &censored, &dynamic, &statics);
-		fputs("\nColumns: *P* PEs; *seeds* runs in the row;", f);
-		if (statics)
-			fputs(" *reached* runs whose criterion held; *Ldiff* initial "
-		      "max − min load; *steps*, *shifts* when the run stopped; *shared at*, *balanced at*, *flat at* the "
-		      "first step at which each criterion held (— never); *moved* load elements that crossed a link; "
-		      "*D·K·Ldiff* the scale of Henrich's Theorem 3 (D dimensions with links, K the largest extent); "
-		      "*balanced / D·K·Ldiff* the ratio the theorem says stays bounded; *lower bound* "
-		      "⌈(Lmax − ⌊L̄⌋ − D)/D⌉, the steps any method needs to balance when the most loaded PE gives away "
-		      "at most one element per substep.", f);
-		if (dynamic)
-			fputs(" In a *Workload* table (runs under a workload: load generated and completed every step), "
-			      "*sqdev_mean ± se* is the mean over the row's seeds of Cybenko's steady-state variance ‖w − w̄‖² "
-			      "averaged over the steps after *warmup*, ± the standard error of that mean (each run's by batch "
-			      "means); *generated*, *completed* the load of the whole run; *idle* the capacity left unused; "
-			      "*nodes*, *efficiency* for a search tree: nodes expanded and nodes / (P × steps). A column "
-			      "appears only where the records hold it.", f);
-		if (starred)
-			fputs(" A * marks a median over only the runs in which the quantity exists (the criterion was "
-			      "reached).", f);
-		if (censored)
-			fprintf(f, " *capped* counts runs stopped at their step cap (--max-steps) before their criterion held: "
-			        "censored, their criterion step is beyond the cap; %lld runs in all. Their *steps* is the cap, "
-			        "and a * median leaves them out, so it is biased low.", (long long)censored);
-		fputc('\n', f);
-	} else
-		fprintf(f, "The tables and plots lbtorus left in `%s`.\n", results);
-	st = bound_section(f, dir, png, npng, e);
-	int other = 0;
-	for (int i = 0; i < npng; i++)
-		other += strncmp(png[i], "bound_", 6) || !exists(dir, "bound.json");
-	if (other) {
-		fputs("\n## Plots\n\n", f);
-		for (int i = 0; i < npng; i++)
-			if (strncmp(png[i], "bound_", 6) || !exists(dir, "bound.json"))
-				image(f, dir, png[i]);
-	}
-	int tabs = 0;
-	for (int i = 0; !st && i < nmd; i++) {
-		if (!tabs++)
-			fputs("\n## Tables from other commands\n", f);
-		st = embed(f, dir, md[i], e);
-	}
+	runs_section(of.f, &l, results, isdir, jl, njl, idx);
+	st = other_sections(of.f, dir, png, npng, md, nmd, e);
 	free_list(png, npng);
 	free_list(md, nmd);
 	free_list(jl, njl);
-	provenance(f, &l, results);
+	provenance(of.f, &l, results);
 	if (st) /* a table or the fit could not be read: nothing is written */
 		lbt_out_abort(&of);
 	else
@@ -722,7 +755,6 @@ int lbt_report_write(const char *results, const char *out, lbt_err *e)
 	free(tex);
 	free(idx);
 	free(rcopy);
-	free(ocopy);
 	lbt_jsonl_free(&l);
 	return st;
 }

@@ -27,6 +27,11 @@ typedef struct {
 	char msg[512];
 } rp_job;
 
+/* lbt_run_opts_default() stopped by the caller's interrupt flag
+ * (o->interrupt), as every run of an experiment is; a run's lbt_setup takes
+ * the same flag. */
+lbt_run_opts rp_run_opts(const lbt_repro_opts *o);
+
 /* Run n jobs, in parallel (each single-threaded), biggest first. */
 int rp_threads(const lbt_repro_opts *o); /* runs at once: --threads, else every core */
 int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
@@ -119,8 +124,9 @@ int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e);
 
 /* Lüling and Monien (1993), repro_luling.c: the basic algorithm (C = 0) or
  * the class version (C >= 1) with global partners on a ring of n PEs holding
- * L0 each, scalar, one thread; */
-int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e);
+ * L0 each, scalar, one thread (refused, LBT_EINTR, once *interrupt is set); */
+int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0,
+                   const volatile sig_atomic_t *interrupt, lbt_err *e);
 /* st stepped through the run engine with workload wl until *stop is set (by
  * the method's on_op hook or the phase), or LBT_EINTR at the end of the
  * step in which a signal set the default interrupt (cli_stop_cleanly); */

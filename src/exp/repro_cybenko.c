@@ -38,7 +38,7 @@ static void keep_sqdev(void *ctx, const lbt_step_record *r) { ((double *)ctx)[r-
 static void wjob_run(rp_wjob *j, const lbt_repro_opts *o)
 {
 	lbt_setup set = {.shape = j->shape, .method = j->method, .init = j->init, .isa = o->isa, .seed = j->seed,
-	                 .threads = 1};
+	                 .threads = 1, .interrupt = o->interrupt};
 	if (j->pname)
 		set.params[0] = (lbt_param_arg){j->pname, j->pvalue};
 	lbt_state st;
@@ -49,7 +49,7 @@ static void wjob_run(rp_wjob *j, const lbt_repro_opts *o)
 		return;
 	}
 	if (!(j->status = lbt_workload_parse(&w, j->spec, st.method->load, &e))) {
-		lbt_run_opts ro = lbt_run_opts_default();
+		lbt_run_opts ro = rp_run_opts(o);
 		ro.workload = &w;
 		ro.until = j->until;
 		ro.warmup = j->warmup;

@@ -35,12 +35,12 @@ static const char *const inits[NI] = {"half:100", "point:1000", "uniform:0:100"}
 static int fixed_run(rp_wjob *j, const lbt_repro_opts *o, lbt_err *e)
 {
 	lbt_setup set = {.shape = j->shape, .method = j->method, .init = j->init, .isa = o->isa, .seed = j->seed,
-	                 .threads = 1, .params = {{j->pname, j->pvalue}}};
+	                 .threads = 1, .params = {{j->pname, j->pvalue}}, .interrupt = o->interrupt};
 	lbt_state st;
 	int status = lbt_state_open(&st, &set, e);
 	if (status)
 		return status;
-	lbt_run_opts ro = lbt_run_opts_default();
+	lbt_run_opts ro = rp_run_opts(o);
 	ro.until = j->until;
 	status = lbt_run(&st, &ro, &j->s, e);
 	if (!strcmp(j->method, "fos"))

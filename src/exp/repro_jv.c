@@ -26,7 +26,7 @@ int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape ? r->shape : "64", .boundary = r->boundary ? r->boundary : "mesh",
 	                 .method = r->method ? r->method : "fos-speed-int", .init = r->init, .isa = o->isa,
-	                 .seed = 1, .threads = 1, .speeds = r->speeds, .link = r->link};
+	                 .seed = 1, .threads = 1, .speeds = r->speeds, .link = r->link, .interrupt = o->interrupt};
 	int np = 0;
 	if (r->cb)
 		set.params[np++] = (lbt_param_arg){"cb_k", r->cb};
@@ -42,7 +42,7 @@ int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e)
 		st.net.unit_s = r->unit_s;
 	if (r->unit_bytes > 0)
 		st.net.unit_bytes = r->unit_bytes;
-	lbt_run_opts ro = lbt_run_opts_default();
+	lbt_run_opts ro = rp_run_opts(o);
 	ro.until.kind = LBT_UNTIL_STEPS;
 	ro.until.steps = r->steps;
 	ro.app_iterations = JV_N;
@@ -356,14 +356,14 @@ int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e)
 static int jv_trace(const char *method, const char *alpha, int64_t steps, double *y, lbt_err *e, const lbt_repro_opts *o)
 {
 	lbt_setup set = {.shape = "16x16", .method = method, .init = "uniform:0:100", .speeds = "classes:1,2,4",
-	                 .isa = o->isa, .seed = 1, .threads = 1};
+	                 .isa = o->isa, .seed = 1, .threads = 1, .interrupt = o->interrupt};
 	if (alpha)
 		set.params[0] = (lbt_param_arg){"alpha", alpha};
 	lbt_state st;
 	int status = lbt_state_open(&st, &set, e);
 	if (status)
 		return status;
-	lbt_run_opts ro = lbt_run_opts_default();
+	lbt_run_opts ro = rp_run_opts(o);
 	ro.until.kind = LBT_UNTIL_STEPS;
 	ro.until.steps = 1;
 	lbt_summary sum;

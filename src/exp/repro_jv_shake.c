@@ -20,12 +20,12 @@ int rp_jv_shake(const lbt_repro_opts *o, lbt_err *e)
 		for (int s = 0; s < seeds; s++) {
 			lbt_setup set = {.shape = "16x16", .method = "fos-speed-int", .init = "uniform:0:100",
 			                 .speeds = "classes:1,2,4", .isa = o->isa, .seed = (uint64_t)s + 1, .threads = 1,
-			                 .params = {{"shake", shake_p[v]}, {"shake_tau", shake_tau[v]}}};
+			                 .params = {{"shake", shake_p[v]}, {"shake_tau", shake_tau[v]}}, .interrupt = o->interrupt};
 			lbt_state st;
 			int status = lbt_state_open(&st, &set, e);
 			if (status)
 				return status;
-			lbt_run_opts ro = lbt_run_opts_default();
+			lbt_run_opts ro = rp_run_opts(o);
 			ro.until.kind = LBT_UNTIL_STEPS;
 			ro.until.steps = T;
 			status = lbt_run(&st, &ro, &sum[v][s], e);

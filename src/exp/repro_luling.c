@@ -43,6 +43,7 @@ typedef struct {
 	int64_t t, T;
 	double *l0, *others;
 	volatile sig_atomic_t stop; /* the engine's interrupt flag: set after operation T */
+	const volatile sig_atomic_t *interrupt; /* the caller's: once set, no run opens */
 	int mode;                   /* the jump's direction (thm_run) */
 	double f;
 } thm_rec;
@@ -144,7 +145,8 @@ int rp_luling_run_until(lbt_state *st, const lbt_workload *wl, volatile sig_atom
 	return status;
 }
 
-int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0, lbt_err *e)
+int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_t seed, int64_t L0,
+                   const volatile sig_atomic_t *interrupt, lbt_err *e)
 {
 	char shape[32], init[48], fs[32], ds[16], cs[16];
 	snprintf(cs, sizeof cs, "%d", C);
@@ -153,7 +155,8 @@ int rp_luling_open(lbt_state *st, int64_t n, int delta, double f, int C, uint64_
 	snprintf(fs, sizeof fs, "%.17g", f);
 	snprintf(ds, sizeof ds, "%d", delta);
 	lbt_setup set = {.shape = shape, .method = "luling-monien", .init = init, .isa = "scalar", .seed = seed,
-	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", cs}, {"partners", "global"}}};
+	                 .threads = 1, .params = {{"f", fs}, {"delta", ds}, {"borrow", cs}, {"partners", "global"}},
+	                 .interrupt = interrupt};
 	return lbt_state_open(st, &set, e);
 }
 
@@ -163,7 +166,7 @@ static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, 
 {
 	lbt_state st;
 	lbt_workload w;
-	int status = rp_luling_open(&st, n, delta, f, C, seed, L0, e);
+	int status = rp_luling_open(&st, n, delta, f, C, seed, L0, r->interrupt, e);
 	if (status)
 		return status;
 	if (!(status = lbt_workload_parse(&w, "generator:1", st.method->load, e))) {
@@ -186,7 +189,7 @@ static int thm_run_engine(int64_t n, int delta, double f, int C, uint64_t seed, 
 static int thm_run(int64_t n, int delta, double f, int mode, uint64_t seed, int64_t L0, thm_rec *r, lbt_err *e)
 {
 	lbt_state st;
-	int status = rp_luling_open(&st, n, delta, f, 0, seed, L0, e);
+	int status = rp_luling_open(&st, n, delta, f, 0, seed, L0, r->interrupt, e);
 	if (status)
 		return status;
 	lbt_luling *w = lbt_luling_of(&st);
@@ -244,6 +247,7 @@ typedef struct {
 	int64_t t4_at;
 	int engine;                            /* also run step by step through the engine (generator:1) */
 	double eng, eng_se;                    /*   its ratio at T */
+	const volatile sig_atomic_t *interrupt; /* the caller's (lbt_repro_opts) */
 	int status;
 	char msg[sizeof(lbt_err){0}.msg];
 } thm_cfg;
@@ -255,7 +259,7 @@ static int run_cfg(thm_cfg *c, int mode, int R, int64_t L0, thm_rec *runs, doubl
 {
 	for (int r = 0; r < R; r++) {
 		runs[r] = (thm_rec){.T = mode == 3 ? c->Ts : c->T, .l0 = buf + (size_t)r * 2 * TMAX,
-		                    .others = buf + (size_t)r * 2 * TMAX + TMAX};
+		                    .others = buf + (size_t)r * 2 * TMAX + TMAX, .interrupt = c->interrupt};
 		uint64_t seed = 1000003ULL * (uint64_t)(mode + 1) + (uint64_t)r;
 		int st = mode == 2 || mode == 4
 		                 ? thm_run_engine(c->n, c->delta, c->f, mode == 4 ? T4_C : 0, seed, L0, &runs[r], e)
@@ -465,6 +469,7 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				cfg[c].engine = ns[a] <= (o->quick ? 16 : 64) && ((deltas[b] == 1 && k == 2) || (deltas[b] == 2 && k == 1));
 				cfg[c].Ts = rp_luling_settle_t(ns[a], deltas[b], 1 / fs[k], 1e-4);
 				cfg[c].t4 = ns[a] <= (o->quick ? 16 : 64) && k == 2;
+				cfg[c].interrupt = o->interrupt;
 			}
 	const int threads = rp_threads(o);
 	int done = 0;

@@ -93,6 +93,7 @@ typedef struct {
 	/* results over the runs */
 	double mean, se, xmean, xmin, xmax;
 	int64_t lo5, up5, up6; /* the bounds at x = round(xmean), c = round(rho x): -1 none */
+	const volatile sig_atomic_t *interrupt; /* the caller's (lbt_repro_opts) */
 	int status;
 	char msg[sizeof(lbt_err){0}.msg];
 } cost_cfg;
@@ -101,7 +102,7 @@ static int cost_run(cost_cfg *g, uint64_t seed, cost_rec *r, lbt_err *e)
 {
 	lbt_state st;
 	const int64_t L0 = start_x[g->start] ? start_x[g->start] : GEN_L0;
-	int status = rp_luling_open(&st, g->n, g->delta, g->f, 0, seed, L0, e);
+	int status = rp_luling_open(&st, g->n, g->delta, g->f, 0, seed, L0, g->interrupt, e);
 	if (status)
 		return status;
 	*r = (cost_rec){.f = g->f, .rho = g->rho,
@@ -175,13 +176,11 @@ static double spread(const cost_cfg *cfg, int nc, int p, int starts, int smalles
 	return best;
 }
 
-int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e)
+static const char *const start_name[NSTART] = {"balanced, x = 1000", "balanced, x = 100000", "generated"};
+
+/* Every configuration's R runs, in parallel (the largest n first). */
+static int cost_runs(cost_cfg *cfg, int nc, int nn, int R, const lbt_repro_opts *o, lbt_err *e)
 {
-	const int nn = o->quick ? 2 : NN, R = o->quick ? 20 : 400;
-	const int nc = nn * ND * NF * NRHO * NSTART;
-	cost_cfg *cfg = calloc((size_t)nc, sizeof *cfg);
-	if (!cfg)
-		return lbt_errf(e, LBT_ENOMEM, "no memory for the configurations");
 	int i = 0;
 	for (int s = 0; s < NSTART; s++)
 		for (int a = 0; a < nn; a++)
@@ -189,7 +188,7 @@ int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e)
 				for (int k = 0; k < NF; k++)
 					for (int q = 0; q < NRHO; q++, i++)
 						cfg[i] = (cost_cfg){.n = cost_n[a], .delta = cost_delta[b], .f = cost_f[k], .rho = cost_rho[q],
-						                    .start = s};
+						                    .start = s, .interrupt = o->interrupt};
 	const int threads = rp_threads(o);
 	int done = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -203,21 +202,110 @@ int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e)
 	for (int j = 0; j < nc && !status; j++)
 		if (cfg[j].status)
 			status = lbt_errf(e, cfg[j].status, "%s", cfg[j].msg);
-	static const char *start_name[NSTART] = {"balanced, x = 1000", "balanced, x = 100000", "generated"};
-	lbt_outfile csv, md;
-	if (!status && !(status = rp_open(o, "luling-cost.csv", &csv, e))) {
-		fprintf(csv.f, "# Lüling, Monien 1993, §6, Lemmas 5 and 6: PE 0's operations while it consumes c = rho x of its "
-		               "x packets, %d runs per row\n"
-		               "start,n,delta,f,c_over_x,x_mean,x_min,x_max,ops_mean,ops_se,lemma5_lower,lemma5_upper,lemma6_upper\n",
-		        R);
+	return status;
+}
+
+/* luling-cost.csv: a row per configuration. */
+static int cost_csv(const cost_cfg *cfg, int nc, int R, const lbt_repro_opts *o, lbt_err *e)
+{
+	lbt_outfile csv;
+	int status = rp_open(o, "luling-cost.csv", &csv, e);
+	if (status)
+		return status;
+	fprintf(csv.f, "# Lüling, Monien 1993, §6, Lemmas 5 and 6: PE 0's operations while it consumes c = rho x of its "
+	               "x packets, %d runs per row\n"
+	               "start,n,delta,f,c_over_x,x_mean,x_min,x_max,ops_mean,ops_se,lemma5_lower,lemma5_upper,lemma6_upper\n",
+	        R);
+	for (int j = 0; j < nc; j++) {
+		const cost_cfg *g = &cfg[j];
+		fprintf(csv.f, "%s,%lld,%d,%g,%g,%.1f,%.0f,%.0f,%.4f,%.4f,%lld,%lld,%lld\n", start_name[g->start], (long long)g->n,
+		        g->delta, g->f, g->rho, g->xmean, g->xmin, g->xmax, g->mean, g->se, (long long)g->lo5,
+		        (long long)g->up5, (long long)g->up6);
+	}
+	return lbt_out_commit(&csv, e);
+}
+
+/* luling-cost.md's tables, a start each, and the summary of their rows;
+ * *nin, *nclose: rows within the bounds, and close to both. */
+static void cost_md_rows(FILE *f, const cost_cfg *cfg, int nc, int *nin, int *nclose)
+{
+	int nup5 = 0, nup6 = 0;
+	double lo_gap = 0, up_gap = 0;
+	*nin = *nclose = 0;
+	for (int s = 0; s < NSTART; s++) {
+		fprintf(f, "## Start: %s\n\n| n | δ | f | c/x | x | paper: Lemma 5 lower | ours | paper: Lemma 6 upper | "
+		           "paper: Lemma 5 upper | within | close |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
+		        start_name[s]);
 		for (int j = 0; j < nc; j++) {
 			const cost_cfg *g = &cfg[j];
-			fprintf(csv.f, "%s,%lld,%d,%g,%g,%.1f,%.0f,%.0f,%.4f,%.4f,%lld,%lld,%lld\n", start_name[g->start], (long long)g->n,
-			        g->delta, g->f, g->rho, g->xmean, g->xmin, g->xmax, g->mean, g->se, (long long)g->lo5,
-			        (long long)g->up5, (long long)g->up6);
+			if (g->start != s)
+				continue;
+			fprintf(f, "| %lld | %d | %g | %g | %.0f |", (long long)g->n, g->delta, g->f, g->rho, g->xmean);
+			put_bound(f, g->lo5);
+			fprintf(f, " %.3f ± %.3f |", g->mean, g->se);
+			put_bound(f, g->up6);
+			put_bound(f, g->up5);
+			fprintf(f, " %s | %s |\n", within(g) ? "yes" : "no", close_to(g) ? "yes" : "no");
+			*nin += within(g), *nclose += close_to(g), nup5 += g->up5 >= 0, nup6 += g->up6 >= 0;
+			lo_gap = fmax(lo_gap, g->mean - (double)g->lo5);
+			if (g->up6 >= 0)
+				up_gap = fmax(up_gap, (double)g->up6 - g->mean);
 		}
-		status = lbt_out_commit(&csv, e);
+		fprintf(f, "\n");
 	}
+	fprintf(f, "Over the %d rows: ours within the bounds in %d, both bounds within 2 operations of ours (close) in "
+	           "%d. Lemma 5's upper bound exists in %d rows, Lemma 6's in %d. The lower bound is at most %.2f "
+	           "operations below ours, Lemma 6's upper bound at most %.2f above.\n\n",
+	        nc, *nin, *nclose, nup5, nup6, lo_gap, up_gap);
+}
+
+/* The paper's sentences, each beside the spread of our means. */
+static void cost_md_statements(FILE *f, const cost_cfg *cfg, int nc, int nin, int nclose, const lbt_repro_opts *o)
+{
+	double sp[2][4];
+	for (int b = 0; b < 2; b++)
+		for (int p = 0; p < 4; p++)
+			sp[b][p] = spread(cfg, nc, p, b ? 4 : 3, p == 2);
+	fprintf(f, "## The paper's statements beside ours\n\n"
+	           "For each c/x: the largest max/min of our mean number of operations when only the named parameter "
+	           "changes, the others fixed (for f: the smallest), over the two balanced starts, and over the "
+	           "generated start. Rule: nearly independent iff max/min ≤ 1.2; very sensitive iff max/min ≥ 2.\n\n"
+	           "| the paper (§6) | parameter | balanced: max/min | holds | generated: max/min | holds |\n"
+	           "|---|---|---:|---|---:|---|\n");
+	static const char *said[4] = {
+		"\"and the number of processors n\"",
+		"\"the expected number of iterations is nearly independent of the parameter δ\"",
+		"\"but that it is very sensitive to the parameter f of the load balancing algorithm\"",
+		"\"the number of iterations is nearly independent of the actual x-value ... if c/x remains constant\""};
+	const char *param[4] = {o->quick ? "n = 16, 64" : "n = 16, 64, 256", "δ = 1, 2, 4",
+	                        "f = 1.1, 1.2, 1.8 (the smallest over the others)", "x = 1000, 100000"};
+	static const int order[4] = {1, 0, 2, 3};
+	for (int q = 0; q < 4; q++) {
+		const int p = order[q];
+		const char *rule0 = p == 2 ? (sp[0][p] >= 2 ? "yes" : "no") : (sp[0][p] <= 1.2 ? "yes" : "no");
+		const char *rule1 = p == 2 ? (sp[1][p] >= 2 ? "yes" : "no") : (sp[1][p] <= 1.2 ? "yes" : "no");
+		fprintf(f, "| %s | %s | %.3f | %s |", said[p], param[p], sp[0][p], rule0);
+		if (p == 3)
+			fprintf(f, " — | — |\n");
+		else
+			fprintf(f, " %.3f | %s |\n", sp[1][p], rule1);
+	}
+	fprintf(f, "\n\"We observed that the bounds are very close to reality\": ours within the bounds in %d of %d rows, "
+	           "both bounds within 2 operations of ours in %d of %d.\n",
+	        nin, nc, nclose, nc);
+}
+
+int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e)
+{
+	const int nn = o->quick ? 2 : NN, R = o->quick ? 20 : 400;
+	const int nc = nn * ND * NF * NRHO * NSTART;
+	cost_cfg *cfg = calloc((size_t)nc, sizeof *cfg);
+	if (!cfg)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for the configurations");
+	int status = cost_runs(cfg, nc, nn, R, o, e);
+	if (!status)
+		status = cost_csv(cfg, nc, R, o, e);
+	lbt_outfile md;
 	if (!status && !(status = rp_open(o, "luling-cost.md", &md, e))) {
 		FILE *f = md.f;
 		fprintf(f, "# Lüling and Monien 1993, §6: the cost of a load decrease (Lemmas 5 and 6)\n\n"
@@ -232,65 +320,9 @@ int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e)
 		           "upper bound (with D_i, from C^i(FIX(n,δ,f))). Within: Lemma 5's lower − 3 s.e. ≤ ours ≤ Lemma 6's "
 		           "upper + 3 s.e.; close: both bounds within 2 operations of ours (ours − lower ≤ 2, upper − ours ≤ 2).\n\n",
 		        R, GEN_L0);
-		int nin = 0, nclose = 0, nup5 = 0, nup6 = 0;
-		double lo_gap = 0, up_gap = 0;
-		for (int s = 0; s < NSTART; s++) {
-			fprintf(f, "## Start: %s\n\n| n | δ | f | c/x | x | paper: Lemma 5 lower | ours | paper: Lemma 6 upper | "
-			           "paper: Lemma 5 upper | within | close |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
-			        start_name[s]);
-			for (int j = 0; j < nc; j++) {
-				const cost_cfg *g = &cfg[j];
-				if (g->start != s)
-					continue;
-				fprintf(f, "| %lld | %d | %g | %g | %.0f |", (long long)g->n, g->delta, g->f, g->rho, g->xmean);
-				put_bound(f, g->lo5);
-				fprintf(f, " %.3f ± %.3f |", g->mean, g->se);
-				put_bound(f, g->up6);
-				put_bound(f, g->up5);
-				fprintf(f, " %s | %s |\n", within(g) ? "yes" : "no", close_to(g) ? "yes" : "no");
-				nin += within(g), nclose += close_to(g), nup5 += g->up5 >= 0, nup6 += g->up6 >= 0;
-				lo_gap = fmax(lo_gap, g->mean - (double)g->lo5);
-				if (g->up6 >= 0)
-					up_gap = fmax(up_gap, (double)g->up6 - g->mean);
-			}
-			fprintf(f, "\n");
-		}
-		fprintf(f, "Over the %d rows: ours within the bounds in %d, both bounds within 2 operations of ours (close) in "
-		           "%d. Lemma 5's upper bound exists in %d rows, Lemma 6's in %d. The lower bound is at most %.2f "
-		           "operations below ours, Lemma 6's upper bound at most %.2f above.\n\n",
-		        nc, nin, nclose, nup5, nup6, lo_gap, up_gap);
-		/* the paper's sentences, each beside the spread of our means */
-		double sp[2][4];
-		for (int b = 0; b < 2; b++)
-			for (int p = 0; p < 4; p++)
-				sp[b][p] = spread(cfg, nc, p, b ? 4 : 3, p == 2);
-		fprintf(f, "## The paper's statements beside ours\n\n"
-		           "For each c/x: the largest max/min of our mean number of operations when only the named parameter "
-		           "changes, the others fixed (for f: the smallest), over the two balanced starts, and over the "
-		           "generated start. Rule: nearly independent iff max/min ≤ 1.2; very sensitive iff max/min ≥ 2.\n\n"
-		           "| the paper (§6) | parameter | balanced: max/min | holds | generated: max/min | holds |\n"
-		           "|---|---|---:|---|---:|---|\n");
-		static const char *said[4] = {
-			"\"and the number of processors n\"",
-			"\"the expected number of iterations is nearly independent of the parameter δ\"",
-			"\"but that it is very sensitive to the parameter f of the load balancing algorithm\"",
-			"\"the number of iterations is nearly independent of the actual x-value ... if c/x remains constant\""};
-		const char *param[4] = {o->quick ? "n = 16, 64" : "n = 16, 64, 256", "δ = 1, 2, 4",
-		                        "f = 1.1, 1.2, 1.8 (the smallest over the others)", "x = 1000, 100000"};
-		static const int order[4] = {1, 0, 2, 3};
-		for (int q = 0; q < 4; q++) {
-			const int p = order[q];
-			const char *rule0 = p == 2 ? (sp[0][p] >= 2 ? "yes" : "no") : (sp[0][p] <= 1.2 ? "yes" : "no");
-			const char *rule1 = p == 2 ? (sp[1][p] >= 2 ? "yes" : "no") : (sp[1][p] <= 1.2 ? "yes" : "no");
-			fprintf(f, "| %s | %s | %.3f | %s |", said[p], param[p], sp[0][p], rule0);
-			if (p == 3)
-				fprintf(f, " — | — |\n");
-			else
-				fprintf(f, " %.3f | %s |\n", sp[1][p], rule1);
-		}
-		fprintf(f, "\n\"We observed that the bounds are very close to reality\": ours within the bounds in %d of %d rows, "
-		           "both bounds within 2 operations of ours in %d of %d.\n",
-		        nin, nc, nclose, nc);
+		int nin, nclose;
+		cost_md_rows(f, cfg, nc, &nin, &nclose);
+		cost_md_statements(f, cfg, nc, nin, nclose, o);
 		status = lbt_out_commit(&md, e);
 	}
 	free(cfg);

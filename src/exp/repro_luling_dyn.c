@@ -86,7 +86,7 @@ static void dyn_on_step(void *ctx, const lbt_step_record *rec)
 static void dyn_one(dyn_run *r, const lbt_repro_opts *o)
 {
 	lbt_setup set = {.shape = r->shape, .method = r->method, .init = "const:0", .isa = o->isa, .seed = r->seed,
-	                 .threads = 1};
+	                 .threads = 1, .interrupt = o->interrupt};
 	if (!strcmp(r->method, "luling-monien")) {
 		static const char *names[4] = {"f", "delta", "borrow", "partners"};
 		for (int i = 0; i < 4; i++)
@@ -111,7 +111,7 @@ static void dyn_one(dyn_run *r, const lbt_repro_opts *o)
 	else if (!(r->status = lbt_workload_parse(&w, PHASES, st.method->load, &e))) {
 		r->min = r->mean + n;
 		r->max = r->mean + 2 * n;
-		lbt_run_opts ro = lbt_run_opts_default();
+		lbt_run_opts ro = rp_run_opts(o);
 		ro.until.kind = LBT_UNTIL_STEPS;
 		ro.until.steps = r->steps;
 		ro.workload = &w;

@@ -123,7 +123,7 @@ static int vd_measure(const lbt_repro_opts *o, int R, vd_out *out, lbt_err *e)
 				              .pe0 = r < 0 ? pilot + VD_T : v0 + (size_t)r * VD_T};
 				lbt_state sto;
 				if ((st = rp_luling_open(&sto, vd_ns[k], vd_delta[c], vd_f[c], 0, 7000001ULL + (uint64_t)(r + 1), VD_L0,
-				                         &le)))
+				                         o->interrupt, &le)))
 					break;
 				lbt_luling *w = lbt_luling_of(&sto);
 				w->on_op = vd_on_op;

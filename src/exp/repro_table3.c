@@ -41,14 +41,15 @@ static void add_row(void *p, const lbt_step_record *r)
 /* Run method on the ring until balanced (max - min <= 1), recording (T, loads) after each step. */
 static int trajectory(const char *method, const lbt_repro_opts *o, traj *t, lbt_err *e)
 {
-	lbt_setup set = {.shape = "8", .method = method, .init = "point:16", .isa = o->isa, .seed = 1, .threads = 1};
+	lbt_setup set = {.shape = "8", .method = method, .init = "point:16", .isa = o->isa, .seed = 1, .threads = 1,
+	                 .interrupt = o->interrupt};
 	lbt_state st;
 	int status = lbt_state_open(&st, &set, e);
 	if (status)
 		return status;
 	t->n = 0;
 	rows_ctx c = {&st, t};
-	lbt_run_opts ro = lbt_run_opts_default();
+	lbt_run_opts ro = rp_run_opts(o);
 	ro.until.kind = LBT_UNTIL_FLAT;
 	ro.max_steps = MAXROWS - 1;
 	ro.on_step = add_row;
@@ -114,110 +115,137 @@ static void ldiff_series(const int64_t *rows, int n, double *x, double *y)
 	}
 }
 
-int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
-{
+/* Ours and the paper's, side by side. */
+typedef struct {
 	int64_t paper_lm[MAXROWS * COLS], paper_nna[MAXROWS * COLS];
+	int n_lm, n_nna, have_nna;
 	traj lm, nna;
-	int n_lm = rp_read_table(o, "table3_lm_c5.csv", paper_lm, MAXROWS, COLS, e);
-	int n_nna = rp_read_table(o, "table3_nna.csv", paper_nna, MAXROWS, COLS, e);
-	if (n_lm < 0 || n_nna < 0)
-		return LBT_EIO;
+	int64_t bad_lm, bad_nna;
 	rp_claim c_shared, c_bal, c_nna, c_faster;
-	int st = rp_claim_get(o, "table3_lm_shared", &c_shared, e);
-	if (!st) st = rp_claim_get(o, "table3_lm_balanced", &c_bal, e);
-	if (!st) st = rp_claim_get(o, "table3_nna_balanced", &c_nna, e);
-	if (!st) st = rp_claim_get(o, "table3_lm_faster", &c_faster, e);
-	if (!st) st = trajectory("lm-c5", o, &lm, e);
+} t3;
+
+/* table3.csv: our rows, each marked 1 if the paper prints the same row at the same T. */
+static int t3_csv(const t3 *x, const lbt_repro_opts *o, lbt_err *e)
+{
+	lbt_outfile out;
+	int st = rp_open(o, "table3.csv", &out, e);
 	if (st)
 		return st;
-	const int have_nna = lbt_method_find("nna") != NULL;
-	if (have_nna && (st = trajectory("nna", o, &nna, e)))
-		return st;
-
-	int64_t bad_lm = compare(&lm, paper_lm, n_lm), bad_nna = have_nna ? compare(&nna, paper_nna, n_nna) : 0;
-	int64_t bad = bad_lm + bad_nna + (lm.shared_t != (int64_t)c_shared.value) + (lm.balanced_t != (int64_t)c_bal.value)
-	            + (have_nna && nna.balanced_t != (int64_t)c_nna.value);
-	*differs = bad;
-	rp_note(o, "table3: LM-C5 %s the paper (%lld differences)%s", bad_lm ? "differs from" : "matches",
-	        (long long)bad_lm, have_nna ? "" : "; NNA is not built in: its columns are the paper's only");
-	if (have_nna)
-		rp_note(o, "table3: NNA %s the paper (%lld differences)", bad_nna ? "differs from" : "matches",
-		        (long long)bad_nna);
-
-	/* table3.csv: our rows, each marked 1 if the paper prints the same row at the same T. */
-	lbt_outfile out;
-	if ((st = rp_open(o, "table3.csv", &out, e)))
-		return st;
 	fputs("method,T,P0,P1,P2,P3,P4,P5,P6,P7,same_in_paper\n", out.f);
-	for (int m = 0; m < 1 + have_nna; m++) {
-		const traj *t = m ? &nna : &lm;
+	for (int m = 0; m < 1 + x->have_nna; m++) {
+		const traj *t = m ? &x->nna : &x->lm;
 		for (int r = 0; r < t->n; r++) {
-			const int64_t *p = &t->rows[r * COLS], *q = row_at(m ? paper_nna : paper_lm, m ? n_nna : n_lm, p[0]);
+			const int64_t *p = &t->rows[r * COLS];
+			const int64_t *q = row_at(m ? x->paper_nna : x->paper_lm, m ? x->n_nna : x->n_lm, p[0]);
 			fprintf(out.f, "%s,%lld", m ? "nna" : "lm-c5", (long long)p[0]);
 			for (int i = 0; i < NPE; i++)
 				fprintf(out.f, ",%lld", (long long)p[1 + i]);
 			fprintf(out.f, ",%d\n", q && !memcmp(p, q, COLS * sizeof *p));
 		}
 	}
-	if ((st = lbt_out_commit(&out, e)))
-		return st;
+	return lbt_out_commit(&out, e);
+}
 
-	/* table3.md: the paper's layout with ours beside it, then the stated results. */
-	if ((st = rp_open(o, "table3.md", &out, e)))
+/* table3.md: the paper's layout with ours beside it, then the stated results. */
+static int t3_md(const t3 *x, const lbt_repro_opts *o, lbt_err *e)
+{
+	lbt_outfile out;
+	int st = rp_open(o, "table3.md", &out, e);
+	if (st)
 		return st;
 	FILE *f = out.f;
+	const traj *lm = &x->lm, *nna = &x->nna;
+	const int have_nna = x->have_nna, n_lm = x->n_lm, n_nna = x->n_nna;
 	fprintf(f, "# Table 3 of Henrich (1996): a worst case on a ring of 8 PEs\n\n"
 	        "16 load units on P0, the other seven PEs idle. T counts shifts (an LM-C5 step is one\n"
 	        "shift; an NNA iteration costs, per direction, the largest amount on one link). Rows\n"
 	        "are the loads of P0..P7 after the step or iteration that ends at T. Paper values are\n"
 	        "from data/table3_lm_c5.csv and data/table3_nna.csv (transcribed from the paper).\n\n"
 	        "**LM-C5: %s** (%lld of %d values differ). **NNA: %s**.\n\n",
-	        bad_lm ? "differs from the paper" : "identical to the paper", (long long)bad_lm, n_lm * COLS,
+	        x->bad_lm ? "differs from the paper" : "identical to the paper", (long long)x->bad_lm, n_lm * COLS,
 	        !have_nna ? "not built into this lbtorus, paper's values shown only"
-	                  : bad_nna ? "differs from the paper" : "identical to the paper");
+	                  : x->bad_nna ? "differs from the paper" : "identical to the paper");
 	fputs("| T | LM-C5 ours | LM-C5 paper | NNA ours | NNA paper |\n|---:|---|---|---|---|\n", f);
-	int64_t last = lm.rows[(lm.n - 1) * COLS];
-	if (n_lm) last = paper_lm[(n_lm - 1) * COLS] > last ? paper_lm[(n_lm - 1) * COLS] : last;
-	if (n_nna) last = paper_nna[(n_nna - 1) * COLS] > last ? paper_nna[(n_nna - 1) * COLS] : last;
-	if (have_nna) last = nna.rows[(nna.n - 1) * COLS] > last ? nna.rows[(nna.n - 1) * COLS] : last;
+	int64_t last = lm->rows[(lm->n - 1) * COLS];
+	if (n_lm) last = x->paper_lm[(n_lm - 1) * COLS] > last ? x->paper_lm[(n_lm - 1) * COLS] : last;
+	if (n_nna) last = x->paper_nna[(n_nna - 1) * COLS] > last ? x->paper_nna[(n_nna - 1) * COLS] : last;
+	if (have_nna) last = nna->rows[(nna->n - 1) * COLS] > last ? nna->rows[(nna->n - 1) * COLS] : last;
 	for (int64_t T = 0; T <= last; T++) {
 		fprintf(f, "| %lld |", (long long)T);
-		md_loads(f, row_at(lm.rows, lm.n, T));
-		md_loads(f, row_at(paper_lm, n_lm, T));
-		md_loads(f, have_nna ? row_at(nna.rows, nna.n, T) : NULL);
-		md_loads(f, row_at(paper_nna, n_nna, T));
+		md_loads(f, row_at(lm->rows, lm->n, T));
+		md_loads(f, row_at(x->paper_lm, n_lm, T));
+		md_loads(f, have_nna ? row_at(nna->rows, nna->n, T) : NULL);
+		md_loads(f, row_at(x->paper_nna, n_nna, T));
 		fputc('\n', f);
 	}
 	fputs("\n## The paper's statements beside ours\n\n", f);
 	rp_md_claims_head(f);
-	rp_md_claim(f, &c_shared, (double)lm.shared_t, NULL);
-	rp_md_claim(f, &c_bal, (double)lm.balanced_t, NULL);
-	rp_md_claim(f, &c_nna, have_nna ? (double)nna.balanced_t : NAN, have_nna ? NULL : "NNA not built in");
-	rp_md_claim(f, &c_faster, have_nna ? 1.0 - (double)lm.balanced_t / (double)nna.balanced_t : NAN,
+	rp_md_claim(f, &x->c_shared, (double)lm->shared_t, NULL);
+	rp_md_claim(f, &x->c_bal, (double)lm->balanced_t, NULL);
+	rp_md_claim(f, &x->c_nna, have_nna ? (double)nna->balanced_t : NAN, have_nna ? NULL : "NNA not built in");
+	rp_md_claim(f, &x->c_faster, have_nna ? 1.0 - (double)lm->balanced_t / (double)nna->balanced_t : NAN,
 	            have_nna ? NULL : "NNA not built in");
 	fputs("\nPlot: `table3.png` (`table3.svg`): Ldiff = max − min over T, ours and the paper's.\n", f);
-	if ((st = lbt_out_commit(&out, e)))
-		return st;
+	return lbt_out_commit(&out, e);
+}
 
-	/* table3.png: Ldiff over T. A state holds until the next step or
-	 * iteration ends, so ours is drawn as steps (NNA's iterations last
-	 * several shifts: no state lies between them), the paper's rows as
-	 * markers of the same colour on top. */
-	double x[4][MAXROWS], y[4][MAXROWS];
-	ldiff_series(lm.rows, lm.n, x[0], y[0]);
-	ldiff_series(paper_lm, n_lm, x[1], y[1]);
-	ldiff_series(paper_nna, n_nna, x[3], y[3]);
+/* table3.png: Ldiff over T. A state holds until the next step or
+ * iteration ends, so ours is drawn as steps (NNA's iterations last
+ * several shifts: no state lies between them), the paper's rows as
+ * markers of the same colour on top. */
+static int t3_plot(const t3 *x, const lbt_repro_opts *o, lbt_err *e)
+{
+	double px[4][MAXROWS], py[4][MAXROWS];
+	ldiff_series(x->lm.rows, x->lm.n, px[0], py[0]);
+	ldiff_series(x->paper_lm, x->n_lm, px[1], py[1]);
+	ldiff_series(x->paper_nna, x->n_nna, px[3], py[3]);
 	lbt_series s[4] = {
-		{.label = "LM-C5, ours", .x = x[0], .y = y[0], .n = lm.n, .draw = LBT_DRAW_STEPS, .colour = 1},
-		{.label = "LM-C5, paper", .x = x[1], .y = y[1], .n = n_lm, .draw = LBT_DRAW_MARKS, .colour = 1, .point = 6},
-		{.label = "NNA, ours", .x = x[2], .y = y[2], .n = 0, .draw = LBT_DRAW_STEPS, .colour = 2, .dash = 2},
-		{.label = "NNA, paper", .x = x[3], .y = y[3], .n = n_nna, .draw = LBT_DRAW_MARKS, .colour = 2, .point = 4},
+		{.label = "LM-C5, ours", .x = px[0], .y = py[0], .n = x->lm.n, .draw = LBT_DRAW_STEPS, .colour = 1},
+		{.label = "LM-C5, paper", .x = px[1], .y = py[1], .n = x->n_lm, .draw = LBT_DRAW_MARKS, .colour = 1, .point = 6},
+		{.label = "NNA, ours", .x = px[2], .y = py[2], .n = 0, .draw = LBT_DRAW_STEPS, .colour = 2, .dash = 2},
+		{.label = "NNA, paper", .x = px[3], .y = py[3], .n = x->n_nna, .draw = LBT_DRAW_MARKS, .colour = 2, .point = 4},
 	};
-	if (have_nna) {
-		ldiff_series(nna.rows, nna.n, x[2], y[2]);
-		s[2].n = nna.n;
+	if (x->have_nna) {
+		ldiff_series(x->nna.rows, x->nna.n, px[2], py[2]);
+		s[2].n = x->nna.n;
 	}
 	lbt_axes ax = {.title = "Table 3: ring of 8 PEs, 16 units on P0", .xlabel = "time T [shifts]",
 	               .ylabel = "load difference max − min [load units]", .intx = 1, .inty = 1, .key = "top right"};
 	return rp_plot(o, "table3", &ax, s, 4, e);
+}
+
+int rp_table3(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
+{
+	t3 *x = calloc(1, sizeof *x);
+	if (!x)
+		return lbt_errf(e, LBT_ENOMEM, "no memory for table3");
+	x->n_lm = rp_read_table(o, "table3_lm_c5.csv", x->paper_lm, MAXROWS, COLS, e);
+	x->n_nna = rp_read_table(o, "table3_nna.csv", x->paper_nna, MAXROWS, COLS, e);
+	int st = x->n_lm < 0 || x->n_nna < 0 ? LBT_EIO : LBT_OK;
+	if (!st) st = rp_claim_get(o, "table3_lm_shared", &x->c_shared, e);
+	if (!st) st = rp_claim_get(o, "table3_lm_balanced", &x->c_bal, e);
+	if (!st) st = rp_claim_get(o, "table3_nna_balanced", &x->c_nna, e);
+	if (!st) st = rp_claim_get(o, "table3_lm_faster", &x->c_faster, e);
+	if (!st) st = trajectory("lm-c5", o, &x->lm, e);
+	x->have_nna = lbt_method_find("nna") != NULL;
+	if (!st && x->have_nna)
+		st = trajectory("nna", o, &x->nna, e);
+	if (st) {
+		free(x);
+		return st;
+	}
+	x->bad_lm = compare(&x->lm, x->paper_lm, x->n_lm);
+	x->bad_nna = x->have_nna ? compare(&x->nna, x->paper_nna, x->n_nna) : 0;
+	*differs = x->bad_lm + x->bad_nna + (x->lm.shared_t != (int64_t)x->c_shared.value) +
+	           (x->lm.balanced_t != (int64_t)x->c_bal.value) +
+	           (x->have_nna && x->nna.balanced_t != (int64_t)x->c_nna.value);
+	rp_note(o, "table3: LM-C5 %s the paper (%lld differences)%s", x->bad_lm ? "differs from" : "matches",
+	        (long long)x->bad_lm, x->have_nna ? "" : "; NNA is not built in: its columns are the paper's only");
+	if (x->have_nna)
+		rp_note(o, "table3: NNA %s the paper (%lld differences)", x->bad_nna ? "differs from" : "matches",
+		        (long long)x->bad_nna);
+	if (!(st = t3_csv(x, o, e)) && !(st = t3_md(x, o, e)))
+		st = t3_plot(x, o, e);
+	free(x);
+	return st;
 }

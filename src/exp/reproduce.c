@@ -35,10 +35,17 @@ void rp_note(const lbt_repro_opts *o, const char *fmt, ...)
 	o->note(o->ctx, line);
 }
 
+lbt_run_opts rp_run_opts(const lbt_repro_opts *o)
+{
+	lbt_run_opts ro = lbt_run_opts_default();
+	ro.interrupt = o->interrupt;
+	return ro;
+}
+
 static void run_one(rp_job *j, const lbt_repro_opts *o)
 {
 	lbt_setup set = {.shape = j->shape, .method = j->method, .init = j->init, .isa = o->isa,
-	                 .seed = j->seed, .threads = 1};
+	                 .seed = j->seed, .threads = 1, .interrupt = o->interrupt};
 	lbt_state st;
 	lbt_err e;
 	j->shared_step = j->shared_shifts = j->balanced_step = j->balanced_shifts = -1;
@@ -49,7 +56,7 @@ static void run_one(rp_job *j, const lbt_repro_opts *o)
 		return;
 	}
 	j->pes = lbt_shape_pes(&st.grid.shape);
-	lbt_run_opts ro = lbt_run_opts_default();
+	lbt_run_opts ro = rp_run_opts(o);
 	ro.until.kind = LBT_UNTIL_SHARED_BALANCED;
 	ro.max_steps = j->cap;
 	lbt_summary s;
@@ -413,6 +420,10 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	so.out_dir = d.stage;
 	int64_t dd = 0;
 	st = list[k].run ? list[k].run(&so, e) : rp_table3(&so, &dd, e);
+	if (o->interrupt && *o->interrupt) { /* its runs stopped early, or never started: nothing is published */
+		lbt_outdir_abort(&d, NULL);
+		return lbt_errf(e, LBT_EINTR, "interrupted: nothing of %s written to %s", name, d.dir);
+	}
 	if (differs)
 		*differs = dd;
 	char md[4096], tex[4104];

@@ -195,11 +195,10 @@ static void one_restart(const lbt_search_opts *o, lbt_state *st, int64_t r, int6
 	}
 }
 
-int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
+/* The options checked, r->shape parsed; [*mlo, *mhi]: the feasible minima m,
+ * P*m + ldiff <= total <= P*m + (P - 1)*ldiff. */
+static int search_check(const lbt_search_opts *o, lbt_search_result *r, int64_t *mlo, int64_t *mhi, lbt_err *e)
 {
-	memset(r, 0, sizeof *r);
-	lbt_setup set = {.shape = o->shape, .boundary = o->boundary, .method = o->method ? o->method : "lm-c5",
-	                 .init = "const:0", .isa = o->isa, .seed = o->seed, .threads = 1};
 	if (!o->shape)
 		return lbt_errf(e, LBT_EINVAL, "search: give a shape (a small torus, e.g. 6x6)");
 	int status = lbt_shape_parse(&r->shape, o->shape, e);
@@ -215,17 +214,20 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 		                "under a process of arrivals (cybenko:, phases:, generator:)", o->workload->spec);
 	if (o->ldiff < 1 || o->ldiff > INT32_MAX / 2 || o->total < 0 || o->restarts < 1 || o->moves < 0)
 		return lbt_errf(e, LBT_EINVAL, "search: want ldiff >= 1, total >= 0, restarts >= 1, moves >= 0");
-	/* Feasible minima m: P*m + ldiff <= total <= P*m + (P - 1)*ldiff. */
-	int64_t mhi = (o->total - o->ldiff) / P, slack = o->total - (P - 1) * o->ldiff;
-	int64_t mlo = slack <= 0 ? 0 : (slack + P - 1) / P;
-	if (o->total < o->ldiff || mlo > mhi || mhi > INT32_MAX - o->ldiff)
+	int64_t slack = o->total - (P - 1) * o->ldiff;
+	*mhi = (o->total - o->ldiff) / P;
+	*mlo = slack <= 0 ? 0 : (slack + P - 1) / P;
+	if (o->total < o->ldiff || *mlo > *mhi || *mhi > INT32_MAX - o->ldiff)
 		return lbt_errf(e, LBT_EINVAL,
 		                "search: no loads on %lld PEs sum to %lld with max - min = %lld "
 		                "(need P*m + ldiff <= total <= P*m + (P-1)*ldiff for some m >= 0)",
 		                (long long)P, (long long)o->total, (long long)o->ldiff);
-	r->dkl = lbt_bound_dkl(&r->shape, o->ldiff);
-	int64_t cap = o->max_steps > 0 ? o->max_steps : 1000 * r->dkl + 1000;
+	return LBT_OK;
+}
 
+/* Threads for the restarts: o->threads (all cores if <= 0), at most one a restart. */
+static int search_threads(const lbt_search_opts *o)
+{
 	int threads = o->threads;
 #ifdef _OPENMP
 	if (threads <= 0)
@@ -233,16 +235,16 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 #endif
 	if (threads < 1 || threads > o->restarts)
 		threads = o->restarts < 1 ? 1 : (int)(o->restarts < threads ? o->restarts : threads);
-	if (threads < 1)
-		threads = 1;
-	outcome *outs = calloc((size_t)o->restarts, sizeof *outs);
-	int32_t *bests = malloc((size_t)o->restarts * (size_t)P * sizeof *bests);
-	int32_t *work = malloc((size_t)threads * (size_t)P * sizeof *work);
-	ranked *ranks = malloc((size_t)threads * (size_t)P * sizeof *ranks);
-	if (!outs || !bests || !work || !ranks) {
-		free(outs), free(bests), free(work), free(ranks);
-		return lbt_errf(e, LBT_ENOMEM, "search: no memory for %lld restarts", (long long)o->restarts);
-	}
+	return threads < 1 ? 1 : threads;
+}
+
+/* Every restart k into outs[k] and its best loads into bests + k*P, a state
+ * per thread; 1 (and *e) if a thread could not open its state. */
+static int search_restarts(const lbt_search_opts *o, int threads, int64_t P, int64_t mlo, int64_t mhi, int64_t cap,
+                           outcome *outs, int32_t *bests, int32_t *work, ranked *ranks, lbt_err *e)
+{
+	lbt_setup set = {.shape = o->shape, .boundary = o->boundary, .method = o->method ? o->method : "lm-c5",
+	                 .init = "const:0", .isa = o->isa, .seed = o->seed, .threads = 1};
 	int failed = 0;
 	int64_t done = 0;
 #pragma omp parallel num_threads(threads)
@@ -282,6 +284,14 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 		if (ok)
 			lbt_state_close(&st);
 	}
+	return failed;
+}
+
+/* The best of the restarts into r (the first of the longest). */
+static int search_best(const lbt_search_opts *o, const outcome *outs, const int32_t *bests, int64_t P, int64_t cap,
+                       int failed, lbt_search_result *r, lbt_err *e)
+{
+	int status = LBT_OK;
 	int64_t best = -1;
 	for (int64_t k = 0; k < o->restarts && !failed; k++) {
 		r->evaluations += outs[k].evals;
@@ -292,24 +302,43 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 			best = k;
 	}
 	if (!failed && outs[best].steps < 0)
-		status = lbt_errf(e, LBT_ERANGE, "search: a candidate did not balance within %lld steps (--max-steps)",
-		                  (long long)cap);
-	else if (failed && !status)
-		status = LBT_EINVAL;
-	if (!status) {
-		r->loads = malloc((size_t)P * sizeof *r->loads);
-		if (!r->loads)
-			status = lbt_errf(e, LBT_ENOMEM, "search: no memory");
-		else {
-			memcpy(r->loads, bests + best * P, (size_t)P * sizeof *r->loads);
-			r->steps = outs[best].steps;
-			r->shifts = outs[best].shifts;
-			r->restart = best;
-			r->ratio = r->dkl ? (double)r->steps / (double)r->dkl : 0;
-			int32_t mx, mn;
-			extremes(r->loads, P, &mx, &mn);
-			r->min = mn;
-		}
+		return lbt_errf(e, LBT_ERANGE, "search: a candidate did not balance within %lld steps (--max-steps)",
+		                (long long)cap);
+	if (failed)
+		return status ? status : LBT_EINVAL;
+	if (!(r->loads = malloc((size_t)P * sizeof *r->loads)))
+		return lbt_errf(e, LBT_ENOMEM, "search: no memory");
+	memcpy(r->loads, bests + best * P, (size_t)P * sizeof *r->loads);
+	r->steps = outs[best].steps;
+	r->shifts = outs[best].shifts;
+	r->restart = best;
+	r->ratio = r->dkl ? (double)r->steps / (double)r->dkl : 0;
+	int32_t mx, mn;
+	extremes(r->loads, P, &mx, &mn);
+	r->min = mn;
+	return LBT_OK;
+}
+
+int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	int64_t mlo = 0, mhi = 0;
+	int status = search_check(o, r, &mlo, &mhi, e);
+	if (status)
+		return status;
+	const int64_t P = lbt_shape_pes(&r->shape);
+	r->dkl = lbt_bound_dkl(&r->shape, o->ldiff);
+	int64_t cap = o->max_steps > 0 ? o->max_steps : 1000 * r->dkl + 1000;
+	const int threads = search_threads(o);
+	outcome *outs = calloc((size_t)o->restarts, sizeof *outs);
+	int32_t *bests = malloc((size_t)o->restarts * (size_t)P * sizeof *bests);
+	int32_t *work = malloc((size_t)threads * (size_t)P * sizeof *work);
+	ranked *ranks = malloc((size_t)threads * (size_t)P * sizeof *ranks);
+	if (!outs || !bests || !work || !ranks)
+		status = lbt_errf(e, LBT_ENOMEM, "search: no memory for %lld restarts", (long long)o->restarts);
+	else {
+		int failed = search_restarts(o, threads, P, mlo, mhi, cap, outs, bests, work, ranks, e);
+		status = search_best(o, outs, bests, P, cap, failed, r, e);
 	}
 	free(outs), free(bests), free(work), free(ranks);
 	return status;

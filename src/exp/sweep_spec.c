@@ -155,103 +155,125 @@ int lbt_method_split(const char *item, char *name, size_t n, lbt_method_args *a,
 	return LBT_OK;
 }
 
+/* A method's canonical text: the parameters in the schema's order, numbers
+ * as their shortest text (alpha=0.20 is alpha=0.2). */
+static int canon_method(const char *item, char *buf, size_t n, lbt_err *e)
+{
+	char name[64];
+	lbt_method_args args;
+	int st = lbt_method_split(item, name, sizeof name, &args, e);
+	if (st)
+		return st;
+	const lbt_method *m = lbt_method_find(name);
+	size_t used = (size_t)snprintf(buf, n, "%s", name);
+	for (int i = 0; i < m->nparams; i++)
+		for (int j = 0; j < args.n; j++) {
+			const lbt_param *p = args.p[j];
+			if (p != &m->params[i])
+				continue;
+			char pre[96], val[192];
+			snprintf(pre, sizeof pre, ":%s=", p->short_name ? p->short_name : p->name);
+			lbt_param_value v;
+			char why[8];
+			lbt_param_parse(p, args.value[j], &v, why, sizeof why); /* checked by lbt_method_split */
+			if (v.word)
+				snprintf(val, sizeof val, "%s%s", pre, args.value[j]);
+			else
+				shortest(val, sizeof val, pre, strtod(args.value[j], NULL)); /* alpha=0.20 is alpha=0.2 */
+			used += (size_t)snprintf(buf + used, n - used, "%s", val);
+		}
+	return LBT_OK;
+}
+
+/* A shape's canonical text; the families ring:P and torusD:K spelled out. */
+static int canon_shape(const char *item, char *buf, size_t n, lbt_err *e)
+{
+	lbt_shape s;
+	const char *ext = item;
+	int d = 0;
+	if (!strncmp(item, "ring:", 5)) {
+		d = 1;
+		ext = item + 5;
+	} else if (!strncmp(item, "torus", 5) && item[5] >= '1' && item[5] <= '8' && item[6] == ':') {
+		d = item[5] - '0';
+		ext = item + 7;
+	} else if (strchr(item, ':'))
+		return lbt_errf(e, LBT_EINVAL, "shape '%s': families are ring:P and torusD:K (D = 1..%d)", item, LBT_MAXD);
+	if (d) {
+		if (!*ext || strspn(ext, "0123456789") != strlen(ext) || strlen(ext) > 12)
+			return lbt_errf(e, LBT_EINVAL, "shape '%s': expected a number or a range after ':'", item);
+		size_t used = 0;
+		for (int i = 0; i < d; i++)
+			used += (size_t)snprintf(buf + used, n - used, i ? "x%s" : "%s", ext);
+		item = buf;
+	}
+	int st = lbt_shape_parse(&s, item, e);
+	if (!st)
+		lbt_shape_format(&s, buf, n);
+	return st;
+}
+
+/* A boundary's canonical text: axes separated by ',' (given with '/'). */
+static int canon_boundary(const char *item, char *buf, size_t n, lbt_err *e)
+{
+	lbt_shape s = {.dims = LBT_MAXD};
+	size_t len = strlen(item);
+	if (len >= n)
+		return lbt_errf(e, LBT_EINVAL, "boundary '%s' is too long", item);
+	int axes = 1;
+	for (size_t i = 0; i <= len; i++) {
+		buf[i] = item[i] == '/' ? ',' : item[i];
+		axes += item[i] == '/';
+	}
+	s.dims = axes;
+	if (lbt_boundary_parse(&s, buf, e) || axes > LBT_MAXD)
+		return lbt_errf(e, LBT_EINVAL, "boundary '%s': use torus, mesh, or one per axis like torus/mesh", item);
+	return LBT_OK;
+}
+
+static int canon_init(const char *item, char *buf, size_t n, lbt_err *e)
+{
+	lbt_init in;
+	int st = lbt_init_parse(&in, item, e);
+	if (st)
+		return st;
+	switch (in.kind) {
+	case LBT_INIT_POINT: snprintf(buf, n, "point:%lld", (long long)in.a); break;
+	case LBT_INIT_WORST: snprintf(buf, n, "worst:%lld", (long long)in.a); break;
+	case LBT_INIT_CONST: snprintf(buf, n, "const:%lld", (long long)in.a); break;
+	case LBT_INIT_HALF: snprintf(buf, n, "half:%lld", (long long)in.a); break;
+	case LBT_INIT_UNIFORM: snprintf(buf, n, "uniform:%lld:%lld", (long long)in.a, (long long)in.b); break;
+	default: snprintf(buf, n, "file:%s", in.path);
+	}
+	return LBT_OK;
+}
+
+static int canon_until(const char *item, char *buf, size_t n, lbt_err *e)
+{
+	lbt_until u;
+	int st = lbt_until_parse(&u, item, e);
+	if (st)
+		return st;
+	if (u.kind == LBT_UNTIL_STEPS)
+		snprintf(buf, n, "steps:%lld", (long long)u.steps);
+	else if (u.kind == LBT_UNTIL_REL)
+		shortest(buf, n, "rel:", u.rel);
+	else
+		snprintf(buf, n, "%s", lbt_until_name(u.kind));
+	return LBT_OK;
+}
+
 /* Check one expanded item and append its canonical text. */
 static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 {
 	char buf[4300];
 	int st;
 	switch (a) {
-	case LBT_AX_METHOD: { /* canonical: the parameters in the schema's order, numbers as their shortest text */
-		char name[64];
-		lbt_method_args args;
-		if ((st = lbt_method_split(item, name, sizeof name, &args, e)))
-			return st;
-		const lbt_method *m = lbt_method_find(name);
-		size_t used = (size_t)snprintf(buf, sizeof buf, "%s", name);
-		for (int i = 0; i < m->nparams; i++)
-			for (int j = 0; j < args.n; j++) {
-				const lbt_param *p = args.p[j];
-				if (p != &m->params[i])
-					continue;
-				char pre[96], val[192];
-				snprintf(pre, sizeof pre, ":%s=", p->short_name ? p->short_name : p->name);
-				lbt_param_value v;
-				char why[8];
-				lbt_param_parse(p, args.value[j], &v, why, sizeof why); /* checked by lbt_method_split */
-				if (v.word)
-					snprintf(val, sizeof val, "%s%s", pre, args.value[j]);
-				else
-					shortest(val, sizeof val, pre, strtod(args.value[j], NULL)); /* alpha=0.20 is alpha=0.2 */
-				used += (size_t)snprintf(buf + used, sizeof buf - used, "%s", val);
-			}
-		return push(sp, a, buf, e);
-	}
-	case LBT_AX_SHAPE: {
-		lbt_shape s;
-		const char *ext = item;
-		int d = 0;
-		if (!strncmp(item, "ring:", 5)) {
-			d = 1;
-			ext = item + 5;
-		} else if (!strncmp(item, "torus", 5) && item[5] >= '1' && item[5] <= '8' && item[6] == ':') {
-			d = item[5] - '0';
-			ext = item + 7;
-		} else if (strchr(item, ':'))
-			return lbt_errf(e, LBT_EINVAL, "shape '%s': families are ring:P and torusD:K (D = 1..%d)", item, LBT_MAXD);
-		if (d) {
-			if (!*ext || strspn(ext, "0123456789") != strlen(ext) || strlen(ext) > 12)
-				return lbt_errf(e, LBT_EINVAL, "shape '%s': expected a number or a range after ':'", item);
-			size_t used = 0;
-			for (int i = 0; i < d; i++)
-				used += (size_t)snprintf(buf + used, sizeof buf - used, i ? "x%s" : "%s", ext);
-			item = buf;
-		}
-		if ((st = lbt_shape_parse(&s, item, e)))
-			return st;
-		lbt_shape_format(&s, buf, sizeof buf);
-		return push(sp, a, buf, e);
-	}
-	case LBT_AX_BOUNDARY: {
-		lbt_shape s = {.dims = LBT_MAXD};
-		size_t n = strlen(item);
-		if (n >= sizeof buf)
-			return lbt_errf(e, LBT_EINVAL, "boundary '%s' is too long", item);
-		int axes = 1;
-		for (size_t i = 0; i <= n; i++) {
-			buf[i] = item[i] == '/' ? ',' : item[i];
-			axes += item[i] == '/';
-		}
-		s.dims = axes;
-		if (lbt_boundary_parse(&s, buf, e) || axes > LBT_MAXD)
-			return lbt_errf(e, LBT_EINVAL, "boundary '%s': use torus, mesh, or one per axis like torus/mesh", item);
-		return push(sp, a, buf, e);
-	}
-	case LBT_AX_INIT: {
-		lbt_init in;
-		if ((st = lbt_init_parse(&in, item, e)))
-			return st;
-		switch (in.kind) {
-		case LBT_INIT_POINT: snprintf(buf, sizeof buf, "point:%lld", (long long)in.a); break;
-		case LBT_INIT_WORST: snprintf(buf, sizeof buf, "worst:%lld", (long long)in.a); break;
-		case LBT_INIT_CONST: snprintf(buf, sizeof buf, "const:%lld", (long long)in.a); break;
-		case LBT_INIT_HALF: snprintf(buf, sizeof buf, "half:%lld", (long long)in.a); break;
-		case LBT_INIT_UNIFORM: snprintf(buf, sizeof buf, "uniform:%lld:%lld", (long long)in.a, (long long)in.b); break;
-		default: snprintf(buf, sizeof buf, "file:%s", in.path);
-		}
-		return push(sp, a, buf, e);
-	}
-	case LBT_AX_UNTIL: {
-		lbt_until u;
-		if ((st = lbt_until_parse(&u, item, e)))
-			return st;
-		if (u.kind == LBT_UNTIL_STEPS)
-			snprintf(buf, sizeof buf, "steps:%lld", (long long)u.steps);
-		else if (u.kind == LBT_UNTIL_REL)
-			shortest(buf, sizeof buf, "rel:", u.rel);
-		else
-			snprintf(buf, sizeof buf, "%s", lbt_until_name(u.kind));
-		return push(sp, a, buf, e);
-	}
+	case LBT_AX_METHOD: st = canon_method(item, buf, sizeof buf, e); break;
+	case LBT_AX_SHAPE: st = canon_shape(item, buf, sizeof buf, e); break;
+	case LBT_AX_BOUNDARY: st = canon_boundary(item, buf, sizeof buf, e); break;
+	case LBT_AX_INIT: st = canon_init(item, buf, sizeof buf, e); break;
+	case LBT_AX_UNTIL: st = canon_until(item, buf, sizeof buf, e); break;
 	case LBT_AX_WORKLOAD: { /* the syntax here; whether it suits the method, in the plan */
 		lbt_workload w;
 		lbt_err ignore;
@@ -264,9 +286,9 @@ static int add_one(lbt_spec *sp, int a, const char *item, lbt_err *e)
 		if ((st = lbt_parse_u64(item, 0, UINT64_MAX, "seed", &v, e)))
 			return st;
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-		return push(sp, a, buf, e);
 	}
 	}
+	return st ? st : push(sp, a, buf, e);
 }
 
 static int parse_num(const char *p, const char *end, long long *v)

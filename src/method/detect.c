@@ -60,42 +60,46 @@ int64_t lbt_detect_shape_tree(const lbt_shape *s, int64_t *edges)
 	return n;
 }
 
-int lbt_detect_run(int64_t P, const int64_t *edges, lbt_detect *r, int64_t *parent, int64_t *reached, lbt_err *e)
+/* The tree as adjacency lists (start[i]..start[i+1] in adj) and the
+ * protocol's per-PE and per-slot state. */
+typedef struct {
+	int64_t P;
+	int64_t *deg, *start, *adj, *heard, *sent_to, *queue, *send_now;
+	unsigned char *from; /* per adjacency slot: heard from that neighbour */
+} dtree;
+
+/* The P - 1 edges checked and laid out as adjacency lists. */
+static int dtree_build(dtree *t, const int64_t *edges, lbt_err *e)
 {
-	memset(r, 0, sizeof *r);
-	r->root = -1;
-	int64_t *deg = calloc((size_t)P + 1, sizeof *deg), *start = calloc((size_t)P + 1, sizeof *start);
-	int64_t *adj = malloc((size_t)(2 * (P - 1) + 1) * sizeof *adj), *heard = calloc((size_t)P + 1, sizeof *heard);
-	int64_t *sent_to = malloc((size_t)P * sizeof *sent_to), *queue = malloc((size_t)P * sizeof *queue);
-	int64_t *send_now = malloc((size_t)P * sizeof *send_now);
-	unsigned char *from = calloc((size_t)(2 * (P - 1) + 1), 1); /* per adjacency slot: heard from that neighbour */
-	int status = LBT_OK;
-	if (!deg || !start || !adj || !heard || !sent_to || !queue || !send_now || !from) {
-		status = lbt_errf(e, LBT_ENOMEM, "no memory for the detection protocol on %lld PEs", (long long)P);
-		goto done;
-	}
+	const int64_t P = t->P;
 	for (int64_t k = 0; k < P - 1; k++) {
 		if (edges[2 * k] < 0 || edges[2 * k] >= P || edges[2 * k + 1] < 0 || edges[2 * k + 1] >= P ||
-		    edges[2 * k] == edges[2 * k + 1]) {
-			status = lbt_errf(e, LBT_EINVAL, "detection: edge %lld is not a link between two PEs", (long long)k);
-			goto done;
-		}
-		deg[edges[2 * k]]++;
-		deg[edges[2 * k + 1]]++;
+		    edges[2 * k] == edges[2 * k + 1])
+			return lbt_errf(e, LBT_EINVAL, "detection: edge %lld is not a link between two PEs", (long long)k);
+		t->deg[edges[2 * k]]++;
+		t->deg[edges[2 * k + 1]]++;
 	}
 	for (int64_t i = 0; i < P; i++)
-		start[i + 1] = start[i] + deg[i];
-	memset(deg, 0, (size_t)P * sizeof *deg);
+		t->start[i + 1] = t->start[i] + t->deg[i];
+	memset(t->deg, 0, (size_t)P * sizeof *t->deg);
 	for (int64_t k = 0; k < P - 1; k++) {
 		int64_t a = edges[2 * k], b = edges[2 * k + 1];
-		adj[start[a] + deg[a]++] = b;
-		adj[start[b] + deg[b]++] = a;
+		t->adj[t->start[a] + t->deg[a]++] = b;
+		t->adj[t->start[b] + t->deg[b]++] = a;
 	}
+	return LBT_OK;
+}
+
+/* Stage 1: a PE that heard from all its neighbours but one sends to that
+ * one, until a PE has heard from all (the root; contention: the smaller
+ * index of two that sent to each other). */
+static int dtree_up(dtree *t, lbt_detect *r, int64_t *parent, lbt_err *e)
+{
+	const int64_t P = t->P;
 	for (int64_t i = 0; i < P; i++) {
-		sent_to[i] = -1;
+		t->sent_to[i] = -1;
 		parent[i] = -1;
 	}
-	/* stage 1 */
 	int64_t round = 0;
 	if (P == 1)
 		r->root = 0;
@@ -103,72 +107,96 @@ int lbt_detect_run(int64_t P, const int64_t *edges, lbt_detect *r, int64_t *pare
 		round++;
 		int64_t ns = 0;
 		for (int64_t i = 0; i < P; i++)
-			if (sent_to[i] < 0 && heard[i] == deg[i] - 1)
-				send_now[ns++] = i;
-		if (!ns) {
-			status = lbt_errf(e, LBT_EINVAL, "detection: the edges are not a spanning tree (stage 1 stops at round %lld)",
-			                  (long long)round);
-			goto done;
-		}
+			if (t->sent_to[i] < 0 && t->heard[i] == t->deg[i] - 1)
+				t->send_now[ns++] = i;
+		if (!ns)
+			return lbt_errf(e, LBT_EINVAL, "detection: the edges are not a spanning tree (stage 1 stops at round %lld)",
+			                (long long)round);
 		for (int64_t q = 0; q < ns; q++) { /* the one neighbour not heard from */
-			int64_t i = send_now[q];
-			for (int64_t s = start[i]; s < start[i + 1]; s++)
-				if (!from[s])
-					sent_to[i] = adj[s];
+			int64_t i = t->send_now[q];
+			for (int64_t s = t->start[i]; s < t->start[i + 1]; s++)
+				if (!t->from[s])
+					t->sent_to[i] = t->adj[s];
 		}
 		for (int64_t q = 0; q < ns; q++) { /* delivered at the end of the round */
-			int64_t i = send_now[q], j = sent_to[i];
-			for (int64_t s = start[j]; s < start[j + 1]; s++)
-				if (adj[s] == i && !from[s]) {
-					from[s] = 1;
-					heard[j]++;
+			int64_t i = t->send_now[q], j = t->sent_to[i];
+			for (int64_t s = t->start[j]; s < t->start[j + 1]; s++)
+				if (t->adj[s] == i && !t->from[s]) {
+					t->from[s] = 1;
+					t->heard[j]++;
 				}
 			r->messages++;
 		}
 		for (int64_t q = 0; q < ns; q++) {
-			int64_t i = send_now[q], j = sent_to[i];
-			if (sent_to[j] == i) { /* contention: the smaller index wins */
+			int64_t i = t->send_now[q], j = t->sent_to[i];
+			if (t->sent_to[j] == i) { /* contention: the smaller index wins */
 				r->contention = 1;
 				if (i < j)
 					r->root = i;
 			}
 		}
 		for (int64_t i = 0; i < P && r->root < 0; i++)
-			if (sent_to[i] < 0 && heard[i] == deg[i])
+			if (t->sent_to[i] < 0 && t->heard[i] == t->deg[i])
 				r->root = i;
 	}
 	r->up_rounds = round;
 	for (int64_t i = 0; i < P; i++)
 		if (i != r->root)
-			parent[i] = sent_to[i];
-	/* stage 2: breadth first from the root, over the links to children */
-	for (int64_t i = 0; i < P; i++)
+			parent[i] = t->sent_to[i];
+	return LBT_OK;
+}
+
+/* Stage 2: breadth first from the root, over the links to children. */
+static void dtree_down(dtree *t, lbt_detect *r, const int64_t *parent, int64_t *reached)
+{
+	const int64_t round = r->up_rounds;
+	for (int64_t i = 0; i < t->P; i++)
 		reached[i] = -1;
 	int64_t head = 0, tail = 0;
 	reached[r->root] = round;
-	queue[tail++] = r->root;
+	t->queue[tail++] = r->root;
 	while (head < tail) {
-		int64_t i = queue[head++];
-		for (int64_t s = start[i]; s < start[i + 1]; s++) {
-			int64_t j = adj[s];
+		int64_t i = t->queue[head++];
+		for (int64_t s = t->start[i]; s < t->start[i + 1]; s++) {
+			int64_t j = t->adj[s];
 			if (parent[j] == i && reached[j] < 0) {
 				reached[j] = reached[i] + 1;
 				r->messages++;
-				queue[tail++] = j;
+				t->queue[tail++] = j;
 				if (reached[j] - round > r->down_rounds)
 					r->down_rounds = reached[j] - round;
 			}
 		}
 	}
-	r->rounds = r->up_rounds + r->down_rounds;
-done:
-	free(deg);
-	free(start);
-	free(adj);
-	free(heard);
-	free(sent_to);
-	free(queue);
-	free(send_now);
-	free(from);
+}
+
+int lbt_detect_run(int64_t P, const int64_t *edges, lbt_detect *r, int64_t *parent, int64_t *reached, lbt_err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->root = -1;
+	dtree t = {.P = P,
+	           .deg = calloc((size_t)P + 1, sizeof(int64_t)),
+	           .start = calloc((size_t)P + 1, sizeof(int64_t)),
+	           .adj = malloc((size_t)(2 * (P - 1) + 1) * sizeof(int64_t)),
+	           .heard = calloc((size_t)P + 1, sizeof(int64_t)),
+	           .sent_to = malloc((size_t)P * sizeof(int64_t)),
+	           .queue = malloc((size_t)P * sizeof(int64_t)),
+	           .send_now = malloc((size_t)P * sizeof(int64_t)),
+	           .from = calloc((size_t)(2 * (P - 1) + 1), 1)};
+	int status;
+	if (!t.deg || !t.start || !t.adj || !t.heard || !t.sent_to || !t.queue || !t.send_now || !t.from)
+		status = lbt_errf(e, LBT_ENOMEM, "no memory for the detection protocol on %lld PEs", (long long)P);
+	else if (!(status = dtree_build(&t, edges, e)) && !(status = dtree_up(&t, r, parent, e))) {
+		dtree_down(&t, r, parent, reached);
+		r->rounds = r->up_rounds + r->down_rounds;
+	}
+	free(t.deg);
+	free(t.start);
+	free(t.adj);
+	free(t.heard);
+	free(t.sent_to);
+	free(t.queue);
+	free(t.send_now);
+	free(t.from);
 	return status;
 }

@@ -4,6 +4,7 @@
 #ifndef LBTORUS_REPRODUCE_H
 #define LBTORUS_REPRODUCE_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "lbtorus/status.h"
@@ -17,6 +18,9 @@ typedef struct {
 	const char *isa;      /* kernel target (NULL: auto) */
 	void (*note)(void *ctx, const char *line); /* progress, one line at a time; may be NULL */
 	void *ctx;
+	/* once set non-zero (a signal): every run stops after its current step,
+	 * no run starts, and nothing of the experiment is published (LBT_EINTR) */
+	const volatile sig_atomic_t *interrupt;
 } lbt_repro_opts;
 
 /* Where the data files are read from by default: $LBTORUS_DATA if set and
@@ -30,7 +34,8 @@ const char *const *lbt_repro_names(void);
 /* Run one experiment. *differs (may be NULL) receives how many of the
  * paper's exact values ours missed (Table 3: PE loads and step counts).
  * LBT_EUNSUP: a needed method (NNA) is not built in, or gnuplot is missing
- * (data and tables are written all the same). */
+ * (data and tables are written all the same). LBT_EINTR: *o->interrupt was
+ * set before the experiment's files were published: out_dir is as it was. */
 int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e);
 
 /* The number the paper states for claim `id` of data_dir/henrich1996_claims.csv
