@@ -30,22 +30,10 @@
 #include <math.h>
 
 #include "links.h"
+#include "../net.h"
 #include "lbtorus/rng.h"
 
 #define LBT_RNG_SHAKE 0x53484bULL /* "SHK": the purpose of the shake's draws */
-
-static double cost(const lbt_net *n, double x)
-{
-	x = fabs(x);
-	return x * n->pack_s + n->lat + x * n->unit_bytes / n->bw;
-}
-
-/* Eq. (2): the pair's computation time before minus after moving x >= 0 from s to r. */
-static double benefit(const lbt_net *n, double ws, double cs, double wr, double cr, double x)
-{
-	double before = fmax(ws / cs, wr / cr), after = fmax((ws - x) / cs, (wr + x) / cr);
-	return (before - after) * n->unit_s;
-}
 
 void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c)
 {
@@ -90,7 +78,8 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 			if (!a->real)
 				x = trunc(x);
 			const int64_t s = x > 0 ? i : j, r = x > 0 ? j : i;
-			int keep = x != 0 && (!a->cb || cost(&a->net, x) < a->k[s] * benefit(&a->net, w[s], cn[s], w[r], cn[r], fabs(x)));
+			int keep = x != 0 && (!a->cb || lbt_net_cost(&a->net, x) <
+			                                    a->k[s] * lbt_net_benefit(&a->net, w[s], cn[s], w[r], cn[r], fabs(x)));
 			if (keep) {
 				F[l] = x;
 				out[s] += fabs(x);
@@ -99,7 +88,7 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 			/* unbalanced: moving one unit (real loads: any amount) down the relative load helps */
 			const int64_t hi = w[i] / cn[i] > w[j] / cn[j] ? i : j, lo = hi == i ? j : i;
 			blocked[l] = a->real ? w[i] / cn[i] != w[j] / cn[j]
-			                     : benefit(&a->net, w[hi], cn[hi], w[lo], cn[lo], 1) > 0;
+			                     : lbt_net_benefit(&a->net, w[hi], cn[hi], w[lo], cn[lo], 1) > 0;
 		}
 	}
 	/* pass 2: the annealing shake, in row-major link order */
@@ -142,7 +131,7 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 			if (!lbt_link_right(&g, d, coord[d]))
 				continue;
 			const int64_t l = d * P + i, j = lbt_right_of(&g, d, i, coord[d]);
-			double t = info + (F[l] != 0 ? cost(&a->net, F[l]) : 0);
+			double t = info + (F[l] != 0 ? lbt_net_cost(&a->net, F[l]) : 0);
 			a->lb[i] += t;
 			a->lb[j] += t;
 			if (F[l] != 0) {

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "../fiber.h"
+#include "../net.h"
 #include "../team.h"
 #include "extra.h"
 #include "lbtorus/rng.h"
@@ -112,16 +113,6 @@ static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
 	}
 }
 
-static double cost(const lbt_net *n, double x)
-{
-	x = fabs(x);
-	return x * n->pack_s + n->lat + x * n->unit_bytes / n->bw;
-}
-static double benefit(const lbt_net *n, double ws, double cs, double wr, double cr, double x)
-{
-	double before = fmax(ws / cs, wr / cr), after = fmax((ws - x) / cs, (wr + x) / cr);
-	return (before - after) * n->unit_s;
-}
 
 /* One link, the reference's pass 1 for PEs i and j = i+1_d (dense) with
  * loads wi, wj: returns the flow kept, sets *blocked. */
@@ -135,11 +126,12 @@ static double link1(const job *J, int64_t l, int64_t i, int64_t j, double wi, do
 	const int fwd = x > 0;
 	const double ws = fwd ? wi : wj, wr = fwd ? wj : wi, cs = fwd ? cn[i] : cn[j], cr = fwd ? cn[j] : cn[i];
 	*blocked = 0;
-	if (x != 0 && (!a->cb || cost(&a->net, x) < a->k[fwd ? i : j] * benefit(&a->net, ws, cs, wr, cr, fabs(x))))
+	if (x != 0 && (!a->cb || lbt_net_cost(&a->net, x) <
+	                         a->k[fwd ? i : j] * lbt_net_benefit(&a->net, ws, cs, wr, cr, fabs(x))))
 		return x;
 	const int up = wi / cn[i] > wj / cn[j];
 	*blocked = a->real ? wi / cn[i] != wj / cn[j]
-	                   : benefit(&a->net, up ? wi : wj, up ? cn[i] : cn[j], up ? wj : wi, up ? cn[j] : cn[i], 1) > 0;
+	                   : lbt_net_benefit(&a->net, up ? wi : wj, up ? cn[i] : cn[j], up ? wj : wi, up ? cn[j] : cn[i], 1) > 0;
 	return 0;
 }
 
@@ -352,7 +344,7 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, int
 			if (d == last && !tl && ((o[s].kind == 0 && p == n - 1) || (o[s].kind == 1 && p == 0)))
 				continue; /* a row without a wrap-around: its ends */
 			const double f = o[s].kind == 0 ? own[d][p] : d == last && p == 0 ? own[d][n - 1] : from[d][p];
-			lb += J->info + (f != 0 ? cost(net, f) : 0);
+			lb += J->info + (f != 0 ? lbt_net_cost(net, f) : 0);
 			act |= f != 0;
 		}
 		a->lb[i0 + p] = lb;
