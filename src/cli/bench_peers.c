@@ -45,6 +45,20 @@ typedef struct {
 } ptime;
 
 /* One lbtorus run of case c; the final grid (dense) into out if not NULL. */
+/* One run of the plain C loop (strong = 0) or the strong peer from init,
+ * left in grid; its steps (negative: out of memory) and time into *t. */
+static int64_t time_peer(int strong, int32_t *grid, const int32_t *init, const lbt_shape *sh, int64_t steps,
+                         int thr, ptime *t)
+{
+	memcpy(grid, init, (size_t)lbt_shape_pes(sh) * sizeof *grid);
+	const int64_t cap = steps ? steps : INT64_MAX;
+	double t0 = lbt_seconds();
+	t->steps = strong ? peer_lm_c5_strong(grid, sh->ext[0], sh->ext[1], cap, !steps, thr)
+	                  : peer_lm_c5(grid, sh->ext[0], sh->ext[1], cap, !steps);
+	t->seconds = lbt_seconds() - t0;
+	return t->steps;
+}
+
 static int time_lbtorus(const pcase *c, int threads, ptime *t, int32_t *init, int32_t *out, lbt_err *e)
 {
 	lbt_setup set = {.shape = c->shape, .method = "lm-c5", .init = c->init, .seed = 1, .threads = threads};
@@ -267,28 +281,17 @@ int cli_bench_peers(int quick, int ncores, FILE *js)
 				break;
 			}
 			lbt = t.seconds < lbt.seconds ? t : lbt;
-			memcpy(grid, init, (size_t)P * sizeof *grid);
-			double t0 = lbt_seconds();
-			int64_t steps = peer_lm_c5(grid, sh.ext[0], sh.ext[1], c->steps ? c->steps : INT64_MAX, !c->steps);
-			t.seconds = lbt_seconds() - t0;
-			t.steps = steps;
-			if (steps < 0) {
-				status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory in the C loop");
-				break;
+			for (int strong = 0; strong < 2 && !status; strong++) {
+				const int64_t steps = time_peer(strong, grid, init, &sh, c->steps, thr, &t);
+				if (steps < 0) {
+					status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory in %s",
+					                  strong ? "the strong peer" : "the C loop");
+					break;
+				}
+				ptime *best = strong ? &sp : &cl;
+				*best = t.seconds < best->seconds ? t : *best;
+				same &= steps == lbt.steps && !memcmp(grid, want, (size_t)P * sizeof *grid);
 			}
-			cl = t.seconds < cl.seconds ? t : cl;
-			same &= steps == lbt.steps && !memcmp(grid, want, (size_t)P * sizeof *grid);
-			memcpy(grid, init, (size_t)P * sizeof *grid);
-			t0 = lbt_seconds();
-			steps = peer_lm_c5_strong(grid, sh.ext[0], sh.ext[1], c->steps ? c->steps : INT64_MAX, !c->steps, thr);
-			t.seconds = lbt_seconds() - t0;
-			t.steps = steps;
-			if (steps < 0) {
-				status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory in the strong peer");
-				break;
-			}
-			sp = t.seconds < sp.seconds ? t : sp;
-			same &= steps == lbt.steps && !memcmp(grid, want, (size_t)P * sizeof *grid);
 		}
 		int have_np = 0;
 		if (!status && numpy) {
