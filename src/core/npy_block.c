@@ -64,6 +64,18 @@ typedef struct {
 	lbt_err *e;
 } io_ctx;
 
+/* pieces() over c's open file, then the file closed: the first error, the
+ * close's if the pieces went well. */
+static int pieces_closed(io_ctx *c, int (*piece)(void *ctx, int64_t local, int64_t global, int64_t n))
+{
+	int st = pieces(c->g, piece, c);
+	lbt_err ce;
+	int cst = lbt_pfile_close(c->file, &ce);
+	if (!st && cst)
+		st = cst, *c->e = ce;
+	return st;
+}
+
 static int read_piece(void *ctx, int64_t local, int64_t global, int64_t n)
 {
 	io_ctx *c = ctx;
@@ -83,11 +95,7 @@ int lbt_npy_read_block(const char *path, const lbt_npy_info *h, lbt_grid *g, con
 	c.cells = malloc((size_t)PIECE * 8);
 	int st = c.raw && c.cells ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory to read %s", path);
 	if (!st && !(st = lbt_pfile_open(&c.file, path, 0, 0, e))) {
-		st = pieces(g, read_piece, &c);
-		lbt_err ce;
-		int cst = lbt_pfile_close(c.file, &ce);
-		if (!st && cst)
-			st = cst, *e = ce;
+		st = pieces_closed(&c, read_piece);
 	}
 	free(c.raw);
 	free(c.cells);
@@ -155,11 +163,7 @@ int lbt_npy_dump(lbt_outfile *o, const char *path, const lbt_grid *g, const lbt_
 		st = LBT_EIO;
 	}
 	if (!st) {
-		st = pieces(g, write_piece, &c);
-		lbt_err ce;
-		int cst = lbt_pfile_close(c.file, &ce);
-		if (!st && cst)
-			st = cst, *e = ce;
+		st = pieces_closed(&c, write_piece);
 	}
 	free(c.cells);
 	if (st == LBT_EIO) { /* name the output, not its temporary */
