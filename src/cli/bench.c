@@ -23,7 +23,7 @@
 #include <omp.h>
 #endif
 
-#include "cli.h"
+#include "cli_internal.h"
 
 
 static void help(void)

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli_internal.h"
 #include "../../bench/peer_lm_c5.h"
 #include "../../bench/peer_lm_c5_strong.h"
 #include "../../bench/peer_methods.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "cli_internal.h"
 
 /* The default sweep: rings, K x K and K^3, K^4 tori; the paper's worst case
  * (Ldiff = c·P, all load on one PE), a step of height H (half the torus

@@ -5,7 +5,7 @@
 #include <omp.h>
 #endif
 
-#include "cli.h"
+#include "cli_internal.h"
 
 /* s as a JSON string (the registries' texts: names, forms, examples). */
 static void json_str(const char *s)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "cli_internal.h"
 
 /* A parameter's option: its name with '-' for '_' (ca_k: --ca-k), into buf. */
 static const char *option_of(const char *name, char *buf, size_t n)

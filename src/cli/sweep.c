@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli_internal.h"
 
 /* The options sweep and bound share, for --help: bound takes one method. */
 void cli_sweep_help(int one_method)
