@@ -216,6 +216,18 @@ typedef struct {
 } lbt_workload_info;
 LBT_API int lbt_workload_describe(int i, lbt_workload_info *w);
 
+/* The ISA targets compiled in, best last: the i-th (0, 1, ...), LBT_EINVAL
+ * past the last. `chosen`: the one "auto" takes (LBTORUS_ISA if set, else
+ * the best this CPU runs that is not emulated). */
+typedef struct {
+	const char *name;     /* "scalar", "sse41", "avx2", "avx512", "avx512emu", ... */
+	int supported;        /* this CPU runs it */
+	int emulated;         /* it emulates another target (avx512emu): auto never takes it */
+	int chosen;
+	const void *reserved[4];
+} lbt_isa_info;
+LBT_API int lbt_isa_describe(int i, lbt_isa_info *isa);
+
 /* ---- Many runs -------------------------------------------------------- */
 
 typedef struct {

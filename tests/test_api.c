@@ -534,3 +534,36 @@ Test(api, an_experiment_stops_on_its_batch_interrupt)
 	remove_dir(out);
 	rmdir(dir);
 }
+
+/* lbt_isa_describe: the targets compiled in, scalar always among them, and
+ * "auto" takes exactly one, which this CPU runs and which is not emulated;
+ * the same one a run with isa NULL reports in its JSON record. */
+Test(api, the_isas_and_the_one_auto_takes)
+{
+	int n = 0, chosen = -1, scalar = 0;
+	lbt_isa_info t;
+	while (lbt_isa_describe(n, &t) == LBT_OK) {
+		scalar |= !strcmp(t.name, "scalar");
+		if (t.chosen) {
+			cr_assert_eq(chosen, -1, "two targets chosen");
+			chosen = n;
+			cr_assert(t.supported && (getenv("LBTORUS_ISA") || !t.emulated), "%s chosen", t.name);
+		}
+		n++;
+	}
+	cr_assert(scalar && n >= 1);
+	cr_assert_neq(chosen, -1);
+	cr_assert_eq(lbt_isa_describe(-1, &t), LBT_EINVAL);
+	cr_assert_eq(lbt_isa_describe(0, NULL), LBT_EINVAL);
+	lbt_isa_describe(chosen, &t);
+	lbt_config c = lbt_config_default();
+	c.shape = "8x8";
+	lbt_sim *s;
+	cr_assert_eq(lbt_sim_open(&s, &c, NULL), LBT_OK);
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, NULL), LBT_OK);
+	char json[8192], want[64];
+	cr_assert_eq(lbt_sim_json(s, json, sizeof json, NULL, NULL), LBT_OK);
+	snprintf(want, sizeof want, "\"isa\":\"%s\"", t.name);
+	cr_assert(strstr(json, want), "%s not in %s", want, json);
+	lbt_sim_close(s);
+}

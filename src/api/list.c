@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lbtorus/kernels.h"
 #include "lbtorus/method.h"
 #include "lbtorus/provenance.h"
 #include "lbtorus/reproduce.h"
@@ -132,4 +133,19 @@ int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b
 void lbt_set_call(const char *call)
 {
 	lbt_provenance_set_call(call ? call : "C API");
+}
+
+int lbt_isa_describe(int i, lbt_isa_info *d)
+{
+	const char *const *t = lbt_isa_compiled();
+	int n = 0;
+	while (t[n])
+		n++;
+	if (!d || i < 0 || i >= n)
+		return LBT_EINVAL;
+	lbt_kernels k;
+	int chosen = !lbt_kernels_select(&k, NULL, NULL) && !strcmp(k.isa, t[i]);
+	*d = (lbt_isa_info){.name = t[i], .supported = lbt_isa_supported(t[i]), .emulated = lbt_isa_emulated(t[i]),
+	                    .chosen = chosen};
+	return LBT_OK;
 }
