@@ -189,7 +189,12 @@ typedef struct {
 	int deterministic;    /* the next state depends on the loads alone */
 	int speeds;           /* reads the per-PE speed field */
 	int nparams;
-	const void *reserved[8];
+	int random;           /* draws random numbers: its seed matters */
+	int cut;              /* runs on a torus cut between MPI ranks */
+	int scratch;          /* allocates the kernels' scratch rows */
+	unsigned kernels;     /* the kernel slots its step calls: bit i for slot[i] */
+	const char *const *slot; /* the kernel slots' names ("lm_step", ...), NULL-terminated */
+	const void *reserved[5];
 } lbt_method_info;
 /* The i-th method (0, 1, ...; --help order); LBT_EINVAL past the last. */
 LBT_API int lbt_method_describe(int i, lbt_method_info *m);
@@ -212,7 +217,8 @@ typedef struct {
 	const char *usage;    /* the spec's form: "cybenko:DIST:C" */
 	int tasks;            /* a finite set of tasks: until "done" is its natural end */
 	const char *example;  /* a spec that runs on a small torus ("tree:2:4") */
-	const void *reserved[7];
+	int int_loads, real_loads; /* the example runs on integer, on real-valued loads */
+	const void *reserved[6];
 } lbt_workload_info;
 LBT_API int lbt_workload_describe(int i, lbt_workload_info *w);
 
@@ -256,6 +262,86 @@ LBT_API const char *lbt_experiment(int i);
  * NULL): how many of the paper's exact values ours missed. */
 LBT_API int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b, int64_t *differs,
                                lbt_err *e);
+
+/* ---- The command line's tools: numbers, processes, search, report, figures */
+
+/* The one parser of numbers given as text (every option of lbtorus): all of
+ * text as a decimal integer in [lo, hi], an unsigned one (a seed), or a real
+ * in [lo, hi] ((lo, hi] if lo_open), never clamped; else LBT_EINVAL with one
+ * line naming `what` ("--max-steps"), the text and the range. */
+LBT_API int lbt_parse_i64(const char *text, int64_t lo, int64_t hi, const char *what, int64_t *v, lbt_err *e);
+LBT_API int lbt_parse_u64(const char *text, uint64_t lo, uint64_t hi, const char *what, uint64_t *v, lbt_err *e);
+LBT_API int lbt_parse_f64(const char *text, double lo, double hi, int lo_open, const char *what, double *v,
+                          lbt_err *e);
+/* MPI: join it if an MPI launcher started the process (else nothing;
+ * LBT_EIO: it failed), leave it; this rank and the ranks (0 and 1 when not
+ * joined); 1 if the library was built with MPI. */
+LBT_API int lbt_comm_init(int *argc, char ***argv, lbt_err *e);
+LBT_API void lbt_comm_finalize(void);
+LBT_API int lbt_comm_rank(void);
+LBT_API int lbt_comm_size(void);
+LBT_API int lbt_comm_mpi(void);
+/* lbt_set_call for a program's command line: argv joined with blanks, an
+ * argument quoted where a shell would need it. */
+LBT_API void lbt_set_argv(int argc, char *const argv[]);
+/* For a program of many runs that catches signals: from now on, once *flag
+ * is set, every run of the process stops after its current step and no
+ * output file is published (NULL: none). Set it before threads start; the
+ * interrupt of an lbt_config or lbt_batch stops its own call without it. */
+LBT_API void lbt_interrupt_all(const volatile sig_atomic_t *flag);
+/* The papers' data reproduce reads: $LBTORUS_DATA if set, else installed. */
+LBT_API const char *lbt_data_dir(void);
+/* A Markdown report (`lbtorus report`) of a results file, or of every
+ * *.jsonl in a directory, with what lies beside it, into out ("-": stdout;
+ * else written atomically). */
+LBT_API int lbt_report_write(const char *results, const char *out, lbt_err *e);
+
+typedef void (*lbt_print)(void *ctx, const char *line); /* a line of a result, without its newline */
+
+/* The worst-case search of `lbtorus search`: the initial load of a total
+ * and max - min = ldiff a method takes longest to balance. */
+typedef struct {
+	uint32_t version;     /* set by lbt_search_default */
+	const char *shape;    /* a small torus: "6x6" (text as on the command line) */
+	const char *boundary, *method; /* NULL: torus, lm-c5 */
+	const char *workload; /* every evaluation runs it from step 0 with the seed; NULL: none */
+	int64_t ldiff, total;
+	int64_t mean;         /* >= 0: total = mean * PEs (default -1) */
+	int64_t restarts, moves; /* default 8, 2000 */
+	double anneal;        /* start temperature in steps (default 0: hill climbing) */
+	uint64_t seed;        /* default 1 */
+	int64_t max_steps;    /* per evaluation; 0: 1000 * D*K*Ldiff + 1000 */
+	const char *out;      /* the worst loads found as .npy (NULL: worst.npy) */
+	lbt_print print;      /* the result: the JSON object `lbtorus search` prints */
+	void *ctx;
+	void *reserved[8];
+} lbt_search_spec;
+LBT_API lbt_search_spec lbt_search_default(void);
+/* b: threads (restarts at once), isa, note (a line per restart), interrupt
+ * (LBT_EINTR, nothing written). The same spec and seed give the same
+ * result on any number of threads. */
+LBT_API int lbt_search_run(const lbt_search_spec *s, const lbt_batch *b, lbt_err *e);
+
+/* A figure of results files (.jsonl) and traces (.csv), as `lbtorus plot`. */
+typedef struct {
+	uint32_t version;     /* set by lbt_figure_default */
+	const char *const *inputs;
+	int ninputs;
+	const char *x, *y;    /* keys of the records, columns of the traces */
+	const char *group;    /* one series per value; NULL: per trace, one of all records */
+	int logx, logy;
+	const char *fit;      /* "linear", "power"; NULL: none */
+	const char *title;    /* NULL: none */
+	const char *stem;     /* STEM.png .svg .gp .dat .csv .py .fit.json (NULL: plot) */
+	lbt_print print;      /* the fits, a line per group, as `lbtorus plot` prints them */
+	void *ctx;
+	void *reserved[8];
+} lbt_figure_spec;
+LBT_API lbt_figure_spec lbt_figure_default(void);
+/* What lbt_figure_write checks before it reads: the fit, the keys, no
+ * output over an input. */
+LBT_API int lbt_figure_check(const lbt_figure_spec *f, lbt_err *e);
+LBT_API int lbt_figure_write(const lbt_figure_spec *f, lbt_err *e);
 
 #ifdef __cplusplus
 }

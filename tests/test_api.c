@@ -567,3 +567,278 @@ Test(api, the_isas_and_the_one_auto_takes)
 	cr_assert(strstr(json, want), "%s not in %s", want, json);
 	lbt_sim_close(s);
 }
+
+/* ---- The command line's tools: numbers, processes, search, report, figures */
+
+/* The number parsers: the text whole, within the range, never clamped; the
+ * refusal names the option, the text and the range (src/core/number.c's
+ * forms: "WHAT 'TEXT' is out of range: give LO..HI"). */
+Test(api, numbers_are_parsed_whole_and_in_range)
+{
+	int64_t i = 0;
+	uint64_t u = 0;
+	double x = 0;
+	lbt_err e;
+	cr_assert_eq(lbt_parse_i64("-7", -10, 10, "--n", &i, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(i, -7);
+	cr_assert_eq(lbt_parse_i64("11", 1, 10, "--n", &i, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "--n '11' is out of range: give 1..10");
+	cr_assert_eq(lbt_parse_i64("1x", 1, 10, "--n", &i, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "--n '1x': give a non-negative integer in 1..10");
+	cr_assert_eq(i, -7, "a refused text leaves the value");
+	cr_assert_eq(lbt_parse_u64("18446744073709551615", 0, UINT64_MAX, "seed", &u, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(u, UINT64_MAX);
+	cr_assert_eq(lbt_parse_u64("18446744073709551616", 0, UINT64_MAX, "seed", &u, &e), LBT_EINVAL);
+	cr_assert_eq(lbt_parse_f64("0.25", 0, 1, 1, "alpha", &x, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(x, 0.25);
+	cr_assert_eq(lbt_parse_f64("0", 0, 1, 1, "alpha", &x, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "alpha '0' is out of range: give a number in (0, 1]");
+}
+
+/* Started without an MPI launcher the process is rank 0 of 1 after init,
+ * whether or not the library has MPI; finalize is safe to call. */
+Test(api, mpi_alone_is_rank_0_of_1)
+{
+	char name[] = "test_api", *args[] = {name, NULL}, **argv = args;
+	int argc = 1;
+	lbt_err e;
+	cr_assert_eq(lbt_comm_init(&argc, &argv, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_comm_rank(), 0);
+	cr_assert_eq(lbt_comm_size(), 1);
+	cr_assert(lbt_comm_mpi() == 0 || lbt_comm_mpi() == 1);
+	lbt_comm_finalize();
+}
+
+/* lbt_set_argv: the record's "command" is the command line as a shell reads
+ * it (an argument with a blank or a quote quoted), JSON-escaped. */
+Test(api, the_command_line_names_the_records)
+{
+	char *argv[] = {"prog", "--shape", "8x8", "a b", "it's", NULL};
+	lbt_set_argv(5, argv);
+	lbt_config c = lbt_config_default();
+	c.shape = "8x8";
+	lbt_sim *s = open_cfg(&c);
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, NULL), LBT_OK);
+	char json[16384];
+	cr_assert_eq(lbt_sim_json(s, json, sizeof json, NULL, NULL), LBT_OK);
+	cr_assert(strstr(json, "\"command\":\"prog --shape 8x8 'a b' 'it'\\\\''s'\""), "%s", json);
+	lbt_sim_close(s);
+	lbt_set_call(NULL);
+}
+
+/* lbt_interrupt_all: a run whose config has no flag of its own stops after
+ * its first step once the process-wide one is set. */
+Test(api, one_interrupt_stops_every_run)
+{
+	static volatile sig_atomic_t flag = 1;
+	lbt_interrupt_all(&flag);
+	lbt_config c = lbt_config_default();
+	c.shape = "64x64";
+	lbt_sim *s = open_cfg(&c);
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, NULL), LBT_OK);
+	lbt_result r;
+	cr_assert_eq(lbt_sim_result(s, &r, NULL), LBT_OK);
+	cr_assert_str_eq(r.stop, "interrupted");
+	cr_assert_leq(r.steps, 1);
+	lbt_sim_close(s);
+	lbt_interrupt_all(NULL);
+}
+
+Test(api, the_data_dir_follows_LBTORUS_DATA)
+{
+	setenv("LBTORUS_DATA", "/some/where", 1);
+	cr_assert_str_eq(lbt_data_dir(), "/some/where");
+	unsetenv("LBTORUS_DATA");
+	cr_assert(lbt_data_dir()[0] == '/', "%s", lbt_data_dir());
+}
+
+/* Every method's flags and kernel slots as lbtorus info --json names them:
+ * a deterministic method draws nothing, every declared slot has a name;
+ * LM-C5's step is the Liquid model's kernel. Every workload's example runs
+ * on the loads it says, and a run of it is refused on those it does not. */
+Test(api, methods_and_workloads_say_what_they_run_on)
+{
+	lbt_method_info m;
+	int nslots = 0, lm = 0;
+	cr_assert_eq(lbt_method_describe(0, &m), LBT_OK);
+	while (m.slot[nslots])
+		nslots++;
+	for (int i = 0; lbt_method_describe(i, &m) == LBT_OK; i++) {
+		cr_assert(!(m.deterministic && m.random), "%s", m.name);
+		cr_assert_eq(m.kernels >> nslots, 0u, "%s: a slot without a name", m.name);
+		if (!strcmp(m.name, "lm-c5")) {
+			lm = 1;
+			cr_assert(!m.random && m.cut, "lm-c5 is deterministic and runs cut");
+			int step = 0;
+			for (int k = 0; k < nslots; k++)
+				step |= (m.kernels >> k & 1) && !strcmp(m.slot[k], "lm_step");
+			cr_assert(step);
+		}
+	}
+	cr_assert(lm);
+	lbt_workload_info w;
+	for (int i = 0; lbt_workload_describe(i, &w) == LBT_OK; i++) {
+		cr_assert(w.int_loads || w.real_loads, "%s", w.name);
+		for (int real = 0; real < 2; real++) {
+			lbt_config c = lbt_config_default();
+			c.shape = "8x8";
+			c.method = real ? "fos" : "fos-int";
+			c.workload = w.example;
+			lbt_err e;
+			int ok = lbt_config_check(&c, &e) == LBT_OK;
+			cr_assert_eq(ok, real ? w.real_loads : w.int_loads, "%s on %s: %s", w.example, c.method, e.msg);
+		}
+	}
+}
+
+/* The int32 loads of a .npy file written by lbtorus (version 1.0, "<i4",
+ * C order) into L[0..n-1]; returns n. */
+static int64_t npy_loads(const char *path, int32_t *L, int64_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s", path);
+	unsigned char head[10];
+	cr_assert_eq(fread(head, 1, 10, f), 10u);
+	cr_assert(!memcmp(head, "\x93NUMPY\x01\x00", 8));
+	char dict[4096] = "";
+	size_t hl = head[8] | (size_t)head[9] << 8;
+	cr_assert(hl < sizeof dict && fread(dict, 1, hl, f) == hl);
+	cr_assert(strstr(dict, "'descr': '<i4'") && strstr(dict, "'fortran_order': False"), "%s", dict);
+	int64_t n = (int64_t)fread(L, sizeof *L, (size_t)cap, f);
+	fclose(f);
+	return n;
+}
+
+static void collect(void *ctx, const char *line)
+{
+	char *buf = ctx;
+	strncat(buf, line, 16383 - strlen(buf));
+	strncat(buf, "\n", 16383 - strlen(buf));
+}
+
+/* The worst-case search: its .npy has the asked total and max - min, a run
+ * from it balances in the steps the JSON says, and the result is the same
+ * on one thread and on two. */
+Test(api, a_search_finds_what_it_says)
+{
+	char dir[] = "/tmp/lbt-api-XXXXXX", out[64], json[2][16384];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/w.npy", dir);
+	int32_t L[16];
+	for (int threads = 1; threads <= 2; threads++) {
+		lbt_search_spec s = lbt_search_default();
+		s.shape = "4x4";
+		s.ldiff = 4;
+		s.mean = 2;
+		s.restarts = 3;
+		s.moves = 40;
+		s.out = out;
+		s.print = collect;
+		s.ctx = json[threads - 1];
+		json[threads - 1][0] = 0;
+		lbt_batch b = lbt_batch_default();
+		b.threads = threads;
+		lbt_err e;
+		cr_assert_eq(lbt_search_run(&s, &b, &e), LBT_OK, "%s", e.msg);
+		*strstr(json[threads - 1], ",\"format\":") = 0; /* the provenance: the date, the threads */
+		cr_assert_eq(npy_loads(out, L, 16), 16);
+		int64_t total = 0, mx = L[0], mn = L[0];
+		for (int i = 0; i < 16; i++) {
+			total += L[i];
+			mx = L[i] > mx ? L[i] : mx;
+			mn = L[i] < mn ? L[i] : mn;
+		}
+		cr_assert_eq(total, 32);
+		cr_assert_eq(mx - mn, 4);
+	}
+	cr_assert_str_eq(json[0], json[1]);
+	char init[80];
+	snprintf(init, sizeof init, "file:%s", out);
+	lbt_config c = lbt_config_default();
+	c.init = init;
+	lbt_sim *sim = open_cfg(&c);
+	cr_assert_eq(lbt_sim_run(sim, NULL, NULL, NULL), LBT_OK);
+	lbt_result r;
+	cr_assert_eq(lbt_sim_result(sim, &r, NULL), LBT_OK);
+	char want[64];
+	snprintf(want, sizeof want, "\"steps\":%lld,", (long long)r.steps);
+	cr_assert(strstr(json[0], want), "%s not in %s", want, json[0]);
+	lbt_sim_close(sim);
+	remove(out);
+	rmdir(dir);
+}
+
+/* A search stopped by its batch's flag writes nothing and says LBT_EINTR;
+ * a spec not made by lbt_search_default is refused. */
+Test(api, an_interrupted_search_writes_nothing)
+{
+	static volatile sig_atomic_t flag = 1;
+	char dir[] = "/tmp/lbt-api-XXXXXX", out[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/w.npy", dir);
+	lbt_search_spec s = lbt_search_default();
+	s.shape = "4x4";
+	s.ldiff = 4;
+	s.total = 32;
+	s.out = out;
+	lbt_batch b = lbt_batch_default();
+	b.interrupt = &flag;
+	lbt_err e;
+	cr_assert_eq(lbt_search_run(&s, &b, &e), LBT_EINTR, "%s", e.msg);
+	cr_assert_eq(entries(dir), 0);
+	lbt_search_spec zero;
+	memset(&zero, 0, sizeof zero);
+	cr_assert_eq(lbt_search_run(&zero, &b, &e), LBT_EINVAL);
+	rmdir(dir);
+}
+
+/* A figure of records on the line t = 1 + 2k: the linear fit's a and b
+ * exactly, R^2 = 1, a line for the group and one for the files; an unknown
+ * fit and an output over an input are refused. */
+Test(api, a_figure_fits_and_refuses)
+{
+	char dir[] = "/tmp/lbt-api-XXXXXX", in[64], stem[64], text[16384] = "";
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(in, sizeof in, "%s/r.jsonl", dir);
+	snprintf(stem, sizeof stem, "%s/f", dir);
+	FILE *f = fopen(in, "w");
+	cr_assert_not_null(f);
+	for (int k = 1; k <= 3; k++)
+		fprintf(f, "{\"method\":\"lm-c5\",\"seed\":1,\"k\":%d,\"t\":%d}\n", k, 1 + 2 * k);
+	fclose(f);
+	const char *inputs[] = {in};
+	lbt_figure_spec s = lbt_figure_default();
+	s.inputs = inputs;
+	s.ninputs = 1;
+	s.x = "k";
+	s.y = "t";
+	s.fit = "linear";
+	s.stem = stem;
+	s.print = collect;
+	s.ctx = text;
+	lbt_err e;
+	cr_assert_eq(lbt_figure_write(&s, &e), LBT_OK, "%s", e.msg);
+	cr_assert(strstr(text, ": 3 points; t = a + b * k, a = 1, b = 2") && strstr(text, "R^2 = 1.0000\n"), "%s", text);
+	cr_assert(strstr(text, ".csv, ") && strstr(text, ".fit.json"), "%s", text);
+	cr_assert_eq(lbt_figure_check(&s, &e), LBT_OK, "%s", e.msg);
+	s.fit = "cubic";
+	cr_assert_eq(lbt_figure_check(&s, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "fit 'cubic'"), "%s", e.msg);
+	cr_assert_eq(lbt_figure_write(&s, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "fit 'cubic'"), "%s", e.msg);
+	s.fit = NULL;
+	snprintf(stem, sizeof stem, "%s/r", dir); /* r.csv ... but r.jsonl is no output: allowed */
+	inputs[0] = in;
+	char csv[80];
+	snprintf(csv, sizeof csv, "%s/r.csv", dir);
+	const char *two[] = {in, csv};
+	f = fopen(csv, "w");
+	cr_assert_not_null(f);
+	fputs("step,t\n0,1\n", f);
+	fclose(f);
+	s.inputs = two;
+	s.ninputs = 2;
+	cr_assert_eq(lbt_figure_write(&s, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "r.csv"), "%s", e.msg);
+	remove_dir(dir);
+}

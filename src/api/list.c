@@ -26,12 +26,17 @@ static const lbt_method *method_at(int i)
 
 int lbt_method_describe(int i, lbt_method_info *d)
 {
+#define SLOT_NAME(id, field) #field,
+	static const char *const slot[] = {LBT_KERNEL_SLOTS(SLOT_NAME) NULL};
+#undef SLOT_NAME
 	const lbt_method *m = method_at(i);
 	if (!m || !d)
 		return LBT_EINVAL;
 	*d = (lbt_method_info){.name = m->name, .summary = m->summary, .citation = m->citation,
 	                       .real = m->load == LBT_LOAD_REAL, .deterministic = !!(m->flags & LBT_M_DETERMINISTIC),
-	                       .speeds = !!(m->flags & LBT_M_SPEEDS), .nparams = m->nparams};
+	                       .speeds = !!(m->flags & LBT_M_SPEEDS), .nparams = m->nparams,
+	                       .random = !!(m->flags & LBT_M_RANDOM), .cut = !!(m->flags & LBT_M_CUT),
+	                       .scratch = !!(m->flags & LBT_M_SCRATCH), .kernels = m->kernels, .slot = slot};
 	return LBT_OK;
 }
 
@@ -52,8 +57,12 @@ int lbt_workload_describe(int i, lbt_workload_info *d)
 	const lbt_workload *const *w = lbt_workloads();
 	for (int k = 0; i >= 0 && d && w[k]; k++)
 		if (k == i) {
+			lbt_workload x; /* which loads its example runs on: what its parse accepts */
+			lbt_err e;
 			*d = (lbt_workload_info){.name = w[k]->name, .summary = w[k]->summary, .usage = w[k]->usage,
-			                         .tasks = w[k]->tasks, .example = w[k]->example};
+			                         .tasks = w[k]->tasks, .example = w[k]->example,
+			                         .int_loads = !lbt_workload_parse(&x, w[k]->example, LBT_LOAD_INT, &e),
+			                         .real_loads = !lbt_workload_parse(&x, w[k]->example, LBT_LOAD_REAL, &e)};
 			return LBT_OK;
 		}
 	return LBT_EINVAL;

@@ -119,8 +119,8 @@ static int64_t neighbour(stream *s, const lbt_shape *sh, int64_t i)
 	return i + (y - x) * stride;
 }
 
-/* Steps until balanced of L (cap: -1 if not reached), under the workload wl if any. */
-static int64_t score(lbt_state *st, const int32_t *L, const lbt_workload *wl, int64_t cap, int64_t *shifts,
+/* Steps until balanced of L (cap: -1 if not reached), under o's workload if any. */
+static int64_t score(lbt_state *st, const int32_t *L, const lbt_search_opts *o, int64_t cap, int64_t *shifts,
                      lbt_err *e, int *status)
 {
 	lbt_grid_import(&st->grid, L);
@@ -128,7 +128,9 @@ static int64_t score(lbt_state *st, const int32_t *L, const lbt_workload *wl, in
 	lbt_run_opts ro = lbt_run_opts_default();
 	ro.until.kind = LBT_UNTIL_BALANCED;
 	ro.max_steps = cap;
-	ro.workload = wl;
+	ro.workload = o->workload;
+	if (o->interrupt)
+		ro.interrupt = o->interrupt;
 	lbt_summary sum;
 	if ((*status = lbt_run(st, &ro, &sum, e)))
 		return -1;
@@ -155,7 +157,7 @@ static void one_restart(const lbt_search_opts *o, lbt_state *st, int64_t r, int6
 	random_start(&s, sh, cur, rank, !(r & 1), o->ldiff, o->total, mlo, mhi);
 	int64_t sh_cur = 0, sh_try = 0;
 	out->evals = 1;
-	int64_t cur_steps = score(st, cur, o->workload, cap, &sh_cur, &out->err, &out->status);
+	int64_t cur_steps = score(st, cur, o, cap, &sh_cur, &out->err, &out->status);
 	memcpy(best, cur, (size_t)P * sizeof *cur);
 	out->steps = cur_steps;
 	out->shifts = sh_cur;
@@ -176,7 +178,7 @@ static void one_restart(const lbt_search_opts *o, lbt_state *st, int64_t r, int6
 		int64_t steps = -2;
 		if (mx - mn == o->ldiff) {
 			out->evals++;
-			steps = score(st, cur, o->workload, cap, &sh_try, &out->err, &out->status);
+			steps = score(st, cur, o, cap, &sh_try, &out->err, &out->status);
 		}
 		double temp = o->temperature * (1.0 - (double)k / (double)o->moves);
 		int accept = steps >= 0 && (steps >= cur_steps ||

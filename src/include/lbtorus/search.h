@@ -4,6 +4,7 @@
 #ifndef LBTORUS_SEARCH_H
 #define LBTORUS_SEARCH_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "lbtorus/shape.h"
@@ -27,6 +28,9 @@ typedef struct {
 	const struct lbt_workload *workload;
 	void (*note)(void *ctx, const char *line); /* one line per finished restart; may be NULL */
 	void *ctx;
+	/* if set non-zero (a signal): every run stops after its current step and
+	 * the search fails; NULL: lbt_run_opts_default()'s */
+	const volatile sig_atomic_t *interrupt;
 } lbt_search_opts;
 
 typedef struct {
