@@ -51,10 +51,10 @@ const char *cli_data_dir(void);
  * the process was started with ignored (nohup, a background job) stays
  * ignored. Commands call it first, before their set-up. */
 const volatile sig_atomic_t *cli_catch_signals(void);
-/* The same for a command of many runs (search, bound, bench): every run
- * stops at the end of its current step (lbt_run_interrupt_default) and no
- * output is committed after the signal (lbt_out_hold), so what is published
- * was finished before it; temporaries are removed. */
+/* The same for a command of many runs (bound, bench): every run of the
+ * process stops at the end of its current step and no output is committed
+ * after the signal (lbt_interrupt_all), so what is published was finished
+ * before it; temporaries are removed. */
 const volatile sig_atomic_t *cli_stop_cleanly(void);
 /* "lbtorus: CMD: interrupted by signal N; KEPT" on stderr; returns EXIT_UNCONVERGED (3). */
 int cli_interrupted(const char *cmd, const char *kept);

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_internal.h"
-#include "lbtorus/reproduce.h"
+#include "cli.h"
 
 const char *cli_data_dir(void)
 {

@@ -5,7 +5,7 @@
 #include <omp.h>
 #endif
 
-#include "cli_internal.h"
+#include "cli.h"
 
 /* s as a JSON string (the registries' texts: names, forms, examples). */
 static void json_str(const char *s)
@@ -21,53 +21,57 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* A JSON array of the names whose bit is set in mask, name i bit i. */
+static void json_names(const char *const *name, unsigned mask)
+{
+	int n = 0;
+	putchar('[');
+	for (int i = 0; name[i]; i++)
+		if (mask & (1u << i)) {
+			printf("%s", n++ ? "," : "");
+			json_str(name[i]);
+		}
+	putchar(']');
+}
+
 /* The registries as one JSON object: every method with its loads, flags,
  * kernel slots and parameters, every workload with its form and example. */
 static void registries_json(void)
 {
-	static const struct {
-		unsigned flag;
-		const char *name;
-	} flags[] = {{LBT_M_DETERMINISTIC, "deterministic"}, {LBT_M_RANDOM, "random"}, {LBT_M_SPEEDS, "speeds"},
-	             {LBT_M_CUT, "cut"}, {LBT_M_SCRATCH, "scratch"}};
+	static const char *const flag[] = {"deterministic", "random", "speeds", "cut", "scratch", NULL};
 	printf("{\"methods\":[");
-	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
-		printf("%s{\"name\":", m == lbt_methods() ? "" : ",");
-		json_str((*m)->name);
-		printf(",\"load\":\"%s\",\"flags\":[", (*m)->load == LBT_LOAD_REAL ? "real" : "int");
-		int n = 0;
-		for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-			if ((*m)->flags & flags[i].flag)
-				printf("%s\"%s\"", n++ ? "," : "", flags[i].name);
-		printf("],\"kernels\":[");
-		n = 0;
-		for (int i = 0; lbt_kernel_slot_name(i); i++)
-			if ((*m)->kernels & (1u << i))
-				printf("%s\"%s\"", n++ ? "," : "", lbt_kernel_slot_name(i));
-		printf("],\"params\":[");
-		for (int i = 0; i < (*m)->nparams; i++) {
-			printf("%s{\"name\":", i ? "," : "");
-			json_str((*m)->params[i].name);
+	lbt_method_info m;
+	for (int i = 0; !lbt_method_describe(i, &m); i++) {
+		printf("%s{\"name\":", i ? "," : "");
+		json_str(m.name);
+		printf(",\"load\":\"%s\",\"flags\":", m.real ? "real" : "int");
+		json_names(flag, (unsigned)m.deterministic | (unsigned)m.random << 1 | (unsigned)m.speeds << 2 |
+		                 (unsigned)m.cut << 3 | (unsigned)m.scratch << 4);
+		printf(",\"kernels\":");
+		json_names(m.slot, m.kernels);
+		printf(",\"params\":[");
+		lbt_param_info p;
+		for (int j = 0; !lbt_param_describe(i, j, &p); j++) {
+			printf("%s{\"name\":", j ? "," : "");
+			json_str(p.name);
 			printf(",\"default\":");
-			json_str((*m)->params[i].def);
+			json_str(p.def);
 			printf("}");
 		}
 		printf("]}");
 	}
 	printf("],\"workloads\":[");
-	for (const lbt_workload *const *w = lbt_workloads(); *w; w++) {
-		printf("%s{\"name\":", w == lbt_workloads() ? "" : ",");
-		json_str((*w)->name);
+	lbt_workload_info w;
+	for (int i = 0; !lbt_workload_describe(i, &w); i++) {
+		printf("%s{\"name\":", i ? "," : "");
+		json_str(w.name);
 		printf(",\"usage\":");
-		json_str((*w)->usage);
+		json_str(w.usage);
 		printf(",\"example\":");
-		json_str((*w)->example);
-		printf(",\"tasks\":%s,\"loads\":[", (*w)->tasks ? "true" : "false");
-		lbt_workload x; /* which loads its example runs on: what its parse accepts */
-		lbt_err e;
-		const int i = lbt_workload_parse(&x, (*w)->example, LBT_LOAD_INT, &e) == LBT_OK,
-		          r = lbt_workload_parse(&x, (*w)->example, LBT_LOAD_REAL, &e) == LBT_OK;
-		printf("%s%s%s]}", i ? "\"int\"" : "", i && r ? "," : "", r ? "\"real\"" : "");
+		json_str(w.example);
+		printf(",\"tasks\":%s,\"loads\":", w.tasks ? "true" : "false");
+		json_names((const char *const[]){"int", "real", NULL}, (unsigned)w.int_loads | (unsigned)w.real_loads << 1);
+		printf("}");
 	}
 	printf("]}\n");
 }
@@ -94,25 +98,30 @@ int cmd_info(int argc, char **argv)
 		return 0;
 	}
 	printf("lbtorus %s\n", LBT_VERSION);
+	lbt_isa_info t;
+	int chosen = -1, emu = 0;
 	printf("compiled targets: ");
-	for (const char *const *t = lbt_isa_compiled(); *t; t++)
-		printf("%s%s", *t, t[1] ? " " : "\n");
-	printf("supported by this CPU: ");
-	int emu = 0;
-	for (const char *const *t = lbt_isa_compiled(); *t; t++) {
-		if (lbt_isa_supported(*t))
-			printf("%s ", *t);
-		emu |= !strcmp(*t, "avx512emu");
+	for (int i = 0; !lbt_isa_describe(i, &t); i++)
+		printf("%s%s", i ? " " : "", t.name);
+	printf("\nsupported by this CPU: ");
+	for (int i = 0; !lbt_isa_describe(i, &t); i++) {
+		if (t.supported)
+			printf("%s ", t.name);
+		emu |= t.emulated;
+		chosen = t.chosen ? i : chosen;
 	}
 	printf("\n");
 	if (emu)
 		printf("(avx512emu: the AVX-512 kernels emulated with AVX2, for tests; auto never chooses it)\n");
-	lbt_kernels k;
-	lbt_err err;
-	int st = lbt_kernels_select(&k, NULL, &err);
-	if (st)
-		return cli_fail(st, "%s", err.msg);
-	printf("chosen: %s\n", k.isa);
+	if (chosen < 0) { /* LBTORUS_ISA names one this build or CPU lacks: a run says which */
+		lbt_config c = lbt_config_default();
+		c.shape = "2";
+		lbt_err err;
+		int st = lbt_config_check(&c, &err);
+		return cli_fail(st ? st : LBT_EINTERNAL, "%s", st ? err.msg : "info: no ISA target chosen");
+	}
+	lbt_isa_describe(chosen, &t);
+	printf("chosen: %s\n", t.name);
 #ifdef _OPENMP
 	printf("threads: %d (OpenMP)\n", omp_get_num_procs());
 #else

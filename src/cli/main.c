@@ -117,8 +117,7 @@ const volatile sig_atomic_t *cli_catch_signals(void)
 const volatile sig_atomic_t *cli_stop_cleanly(void)
 {
 	const volatile sig_atomic_t *flag = cli_catch_signals();
-	lbt_run_interrupt_default(flag);
-	lbt_out_hold(flag);
+	lbt_interrupt_all(flag);
 	return flag;
 }
 
@@ -232,7 +231,7 @@ static int dispatch(int argc, char **argv)
 	lbt_err err;
 	if (lbt_comm_init(&argc, &argv, &err))
 		return cli_fail(LBT_EIO, "%s", err.msg);
-	lbt_provenance_set_argv(argc, argv); /* every record says which command made it */
+	lbt_set_argv(argc, argv); /* every record says which command made it */
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(argv[1], cmds[i].name)) {
 			int rc;

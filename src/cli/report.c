@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_internal.h"
+#include "cli.h"
 
 static void help(void)
 {

@@ -1,11 +1,8 @@
 /* search.c — `lbtorus search`: the worst initial load found for LM-C5. */
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "cli_internal.h"
-#include "lbtorus/provenance.h"
+#include "cli.h"
 
 static void help(void)
 {
@@ -49,112 +46,96 @@ static void note(void *ctx, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
-int cmd_search(int argc, char **argv)
+static void print_line(void *ctx, const char *line)
 {
-	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_LDIFF, O_TOTAL, O_MEAN, O_RESTARTS, O_MOVES, O_ANNEAL,
-	       O_SEED, O_OUT, O_MAX, O_THREADS, O_ISA, O_QUIET, O_HELP, O_WORKLOAD };
-	static const struct option opts[] = {
-		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
-		{"ldiff", 1, 0, O_LDIFF}, {"total", 1, 0, O_TOTAL}, {"mean", 1, 0, O_MEAN},
-		{"restarts", 1, 0, O_RESTARTS}, {"moves", 1, 0, O_MOVES}, {"anneal", 1, 0, O_ANNEAL},
-		{"seed", 1, 0, O_SEED}, {"out", 1, 0, O_OUT}, {"max-steps", 1, 0, O_MAX}, {"threads", 1, 0, O_THREADS},
-		{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, O_WORKLOAD},
-		{0, 0, 0, 0}};
-	lbt_search_opts so = {.restarts = 8, .moves = 2000, .seed = 1, .note = note};
-	const char *out = "worst.npy", *workload = NULL;
-	int64_t v, mean = -1;
-	int have_total = 0, o;
+	(void)ctx;
+	puts(line);
+}
+
+enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_LDIFF, O_TOTAL, O_MEAN, O_RESTARTS, O_MOVES, O_ANNEAL,
+       O_SEED, O_OUT, O_MAX, O_THREADS, O_ISA, O_QUIET, O_HELP, O_WORKLOAD };
+static const struct option opts[] = {
+	{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
+	{"ldiff", 1, 0, O_LDIFF}, {"total", 1, 0, O_TOTAL}, {"mean", 1, 0, O_MEAN},
+	{"restarts", 1, 0, O_RESTARTS}, {"moves", 1, 0, O_MOVES}, {"anneal", 1, 0, O_ANNEAL},
+	{"seed", 1, 0, O_SEED}, {"out", 1, 0, O_OUT}, {"max-steps", 1, 0, O_MAX}, {"threads", 1, 0, O_THREADS},
+	{"isa", 1, 0, O_ISA}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, O_WORKLOAD},
+	{0, 0, 0, 0}};
+
+/* One option o (getopt's optarg) into the search's spec or batch: 0, or an
+ * exit status after printing. */
+static int option(int o, char **argv, lbt_search_spec *s, lbt_batch *b, int *have_total)
+{
+	int64_t v;
+	switch (o) {
+	case O_SHAPE: s->shape = optarg; return 0;
+	case O_BOUNDARY: s->boundary = optarg; return 0;
+	case O_METHOD: s->method = optarg; return 0;
+	case O_LDIFF: return cli_int("--ldiff", optarg, 1, INT32_MAX, &s->ldiff);
+	case O_TOTAL: *have_total = 1; return cli_int("--total", optarg, 0, INT64_MAX, &s->total);
+	case O_MEAN: return cli_int("--mean", optarg, 0, INT32_MAX, &s->mean);
+	case O_RESTARTS: return cli_int("--restarts", optarg, 1, INT32_MAX, &s->restarts);
+	case O_MOVES: return cli_int("--moves", optarg, 0, INT64_MAX, &s->moves);
+	case O_ANNEAL: return cli_real("--anneal", optarg, 0, 1e300, 0, &s->anneal);
+	case O_SEED: return cli_u64("--seed", optarg, &s->seed);
+	case O_OUT: s->out = optarg; return 0;
+	case O_MAX: return cli_int("--max-steps", optarg, 1, INT64_MAX, &s->max_steps);
+	case O_THREADS:
+		if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v))
+			return EXIT_USAGE;
+		b->threads = (int)v;
+		return 0;
+	case O_ISA: b->isa = optarg; return 0;
+	case O_QUIET: b->note = NULL; return 0;
+	case O_WORKLOAD: s->workload = optarg; return 0;
+	case ':': /* a known option without its value; '?': an unknown one (optopt is then its letter) */
+		return cli_fail(LBT_EINVAL, "search: option --%s needs a value", opts[optopt - O_SHAPE].name);
+	default: return cli_fail(LBT_EINVAL, "search: unknown option '%s' (see lbtorus search --help)", argv[optind - 1]);
+	}
+}
+
+/* The options read into s and b; 0, or an exit status after printing
+ * (*help: --help was printed). */
+static int read_options(int argc, char **argv, lbt_search_spec *s, lbt_batch *b, int *help_done)
+{
+	int o, have_total = 0, rc = 0;
 	if (cli_no_empty_values(argc, argv, opts, "search"))
 		return EXIT_USAGE;
 	opterr = 0;
 	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
-	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (o) {
-		case O_SHAPE: so.shape = optarg; break;
-		case O_BOUNDARY: so.boundary = optarg; break;
-		case O_METHOD: so.method = optarg; break;
-		case O_LDIFF: if (cli_int("--ldiff", optarg, 1, INT32_MAX, &so.ldiff)) return EXIT_USAGE; break;
-		case O_TOTAL: if (cli_int("--total", optarg, 0, INT64_MAX, &so.total)) return EXIT_USAGE; have_total = 1; break;
-		case O_MEAN: if (cli_int("--mean", optarg, 0, INT32_MAX, &mean)) return EXIT_USAGE; break;
-		case O_RESTARTS: if (cli_int("--restarts", optarg, 1, INT32_MAX, &so.restarts)) return EXIT_USAGE; break;
-		case O_MOVES: if (cli_int("--moves", optarg, 0, INT64_MAX, &so.moves)) return EXIT_USAGE; break;
-		case O_ANNEAL: if (cli_real("--anneal", optarg, 0, 1e300, 0, &so.temperature)) return EXIT_USAGE; break;
-		case O_SEED: if (cli_u64("--seed", optarg, &so.seed)) return EXIT_USAGE; break;
-		case O_OUT: out = optarg; break;
-		case O_MAX: if (cli_int("--max-steps", optarg, 1, INT64_MAX, &so.max_steps)) return EXIT_USAGE; break;
-		case O_THREADS:
-			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
-			so.threads = (int)v;
-			break;
-		case O_ISA: so.isa = optarg; break;
-		case O_QUIET: so.note = NULL; break;
-		case O_WORKLOAD: workload = optarg; break;
-		case O_HELP: help(); return 0;
-		default:
-			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
-				return cli_fail(LBT_EINVAL, "search: option --%s needs a value", opts[optopt - O_SHAPE].name);
-			return cli_fail(LBT_EINVAL, "search: unknown option '%s' (see lbtorus search --help)", argv[optind - 1]);
+	while (!rc && (o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (o == O_HELP) {
+			help();
+			*help_done = 1;
+			return 0;
 		}
+		rc = option(o, argv, s, b, &have_total) ? EXIT_USAGE : 0;
 	}
+	if (rc)
+		return rc;
 	if (optind < argc)
 		return cli_fail(LBT_EINVAL, "search: unexpected argument '%s' (see lbtorus search --help)", argv[optind]);
-	if (!so.shape || !so.ldiff)
+	if (!s->shape || !s->ldiff)
 		return cli_fail(LBT_EINVAL, "search: give --shape and --ldiff (see lbtorus search --help)");
-	if (have_total == (mean >= 0))
+	if (have_total == (s->mean >= 0))
 		return cli_fail(LBT_EINVAL, "search: give exactly one of --total and --mean");
-	lbt_err err;
-	lbt_shape sh;
-	int st = lbt_shape_parse(&sh, so.shape, &err);
-	if (st)
-		return cli_fail(st, "%s", err.msg);
-	if (mean >= 0)
-		so.total = mean * lbt_shape_pes(&sh);
-	lbt_workload wl; /* checked against the method's kind of load, as lbtorus run does; a tree by lbt_search */
-	const lbt_method *meth = lbt_method_find(so.method ? so.method : "lm-c5");
-	if (workload && (st = lbt_workload_parse(&wl, workload, meth ? meth->load : LBT_LOAD_INT, &err)))
-		return cli_fail(st, "search: %s", err.msg);
-	if (workload && wl.phase)
-		so.workload = &wl;
-
-	lbt_outfile f;
-	if ((st = lbt_out_open(&f, out, &err))) /* fail on a bad path before searching */
-		return cli_fail(st, "%s", err.msg);
-	lbt_search_result r;
-	const volatile sig_atomic_t *stop = cli_stop_cleanly();
-	st = lbt_search(&so, &r, &err);
-	if (*stop) { /* its runs stopped early: the result is not the search's */
-		lbt_out_abort(&f);
-		if (!st)
-			free(r.loads);
-		return cli_interrupted("search", "nothing written");
-	}
-	if (st) {
-		lbt_out_abort(&f);
-		return cli_fail(st, "%s", err.msg);
-	}
-	if (lbt_npy_write_file(f.f, &r.shape, r.loads))
-		st = lbt_errf(&err, LBT_EIO, "cannot write %s", out);
-	if (!st)
-		st = lbt_out_commit(&f, &err);
-	else
-		lbt_out_abort(&f);
-	free(r.loads);
-	if (st)
-		return cli_fail(st, "%s", err.msg);
-	char shape[128], bnd[128];
-	lbt_shape_format(&r.shape, shape, sizeof shape);
-	lbt_boundary_format(&r.shape, bnd, sizeof bnd);
-	printf("{\"shape\":\"%s\",\"boundary\":\"%s\",\"method\":\"%s\",\"ldiff\":%lld,\"total\":%lld,\"min\":%lld,"
-	       "\"max\":%lld,\"seed\":%llu,\"restarts\":%lld,\"moves\":%lld,\"anneal\":%g,\"evaluations\":%lld,"
-	       "\"best_restart\":%lld,\"steps\":%lld,\"shifts\":%lld,\"dkl_bound\":%lld,\"steps_over_dkl\":%.6g,"
-	       "\"npy\":\"%s\"%s%s%s",
-	       shape, bnd, so.method ? so.method : "lm-c5", (long long)so.ldiff, (long long)so.total, (long long)r.min,
-	       (long long)(r.min + so.ldiff), (unsigned long long)so.seed, (long long)so.restarts, (long long)so.moves,
-	       so.temperature, (long long)r.evaluations, (long long)r.restart, (long long)r.steps, (long long)r.shifts,
-	       (long long)r.dkl, r.ratio, out, so.workload ? ",\"workload\":\"" : "", so.workload ? wl.spec : "",
-	       so.workload ? "\"" : "");
-	lbt_provenance_file_json(stdout, "npy", out); /* the grid's checksum: a .npy has no room for provenance */
-	lbt_provenance_json(stdout, so.isa ? so.isa : "", so.threads);
-	fputs("}\n", stdout);
 	return 0;
+}
+
+int cmd_search(int argc, char **argv)
+{
+	lbt_search_spec s = lbt_search_default();
+	lbt_batch b = lbt_batch_default();
+	s.print = print_line;
+	b.note = note;
+	int help_done = 0, rc = read_options(argc, argv, &s, &b, &help_done);
+	if (rc || help_done)
+		return rc;
+	/* a signal stops every run after its current step: nothing is written */
+	b.interrupt = cli_catch_signals();
+	lbt_err err;
+	int st = lbt_search_run(&s, &b, &err);
+	if (st && *b.interrupt)
+		return cli_interrupted("search", "nothing written");
+	return st ? cli_fail(st, "%s", err.msg) : 0;
 }
