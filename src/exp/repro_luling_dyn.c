@@ -574,110 +574,150 @@ int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e)
 
 enum { CMP_M = 6, CMP_S = 3 };
 
-int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e)
+static const char *const cmp_labels[CMP_M] = {"Lüling-Monien, global", "Lüling-Monien, local:2", "LM-C5",
+                                              "FOS (integer flows)", "NNA", "no balancing"};
+
+/* The comparison: the runs of every shape x method x seed, in that order,
+ * and the curves' storage. */
+typedef struct {
+	const lbt_repro_opts *o;
+	const char *const *shapes;
+	int seeds[CMP_S];
+	int64_t steps;
+	dyn_run *runs;
+	int n;
+	double *x, *buf; /* the time axis; per method the mean, min and max of max/mean over seeds */
+} cmp;
+
+static int cmp_runs(cmp *c, lbt_err *e)
 {
-	static const char *shapes_full[CMP_S] = {"128x128", "8x8", "64"}, *labels[CMP_M] = {
-		"Lüling-Monien, global", "Lüling-Monien, local:2", "LM-C5", "FOS (integer flows)", "NNA", "no balancing"};
-	static const char *shapes_quick[CMP_S] = {"16x16", "8x8", "64"};
-	const char *const *shapes = o->quick ? shapes_quick : shapes_full;
-	const int seeds[CMP_S] = {o->quick ? 3 : 5, o->quick ? 5 : 20, o->quick ? 5 : 20};
-	const int64_t steps = 500;
-	int n = 0;
 	for (int s = 0; s < CMP_S; s++)
-		n += CMP_M * seeds[s];
-	dyn_run *runs = calloc((size_t)n, sizeof *runs);
-	if (!runs)
+		c->n += CMP_M * c->seeds[s];
+	if (!(c->runs = calloc((size_t)c->n, sizeof *c->runs)))
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the runs");
 	int k = 0;
 	for (int s = 0; s < CMP_S; s++)
 		for (int m = 0; m < CMP_M; m++)
-			for (int q = 0; q < seeds[s]; q++, k++) {
-				dyn_run *r = &runs[k];
+			for (int q = 0; q < c->seeds[s]; q++, k++) {
+				dyn_run *r = &c->runs[k];
 				if (m < 2)
 					lm_params(r, 1.1, 4, 0, m ? "local:2" : "global");
 				else
 					r->method = m == 2 ? "lm-c5" : m == 3 ? "fos-int" : m == 4 ? "nna" : "none";
-				r->shape = shapes[s];
+				r->shape = c->shapes[s];
 				r->seed = 1 + (uint64_t)q;
-				r->steps = steps;
+				r->steps = c->steps;
 			}
-	int status = dyn_batch(runs, n, o, "compare", e);
-	/* per shape and method: max/mean over time, mean and min..max over seeds */
-	double *x = malloc((size_t)(steps + 1) * sizeof *x), *buf = malloc((size_t)(steps + 1) * 3 * CMP_M * sizeof *buf);
-	lbt_outfile csv, md;
-	int plot_status = LBT_OK;
-	if (!x || !buf)
+	return LBT_OK;
+}
+
+static int cmp_csv(const cmp *c, lbt_err *e)
+{
+	lbt_outfile csv;
+	int status = rp_open(c->o, "luling-compare.csv", &csv, e);
+	if (status)
+		return status;
+	fprintf(csv.f, "# Lüling-Monien (f = 1.1, delta = 4), LM-C5, FOS with integer flows (optimal alpha), NNA and no balancing "
+	               "on %s from empty PEs, 500 steps; per run\nshape,method,seed,mean_max_over_mean,final_max_over_mean,packet_hops\n",
+	        PHASES);
+	for (int i = 0; i < c->n; i++) {
+		const dyn_run *r = &c->runs[i];
+		fprintf(csv.f, "%s,%s%s%s,%llu,%.4f,%.4f,%.0f\n", r->shape, r->method, r->params[3][0] ? ":" : "", r->params[3],
+		        (unsigned long long)r->seed, time_avg_ratio(r->max, r->mean, 50, c->steps),
+		        r->mean[c->steps] > 0 ? r->max[c->steps] / r->mean[c->steps] : NAN, r->moved);
+	}
+	return lbt_out_commit(&csv, e);
+}
+
+/* Shape s (its runs from c->runs[k]): a table row per method into f, and
+ * the plot of max/mean over time. LBT_EUNSUP (no gnuplot) goes to
+ * *plot_status. */
+static int cmp_shape(const cmp *c, int s, int k, FILE *f, int *plot_status, lbt_err *e)
+{
+	const int64_t steps = c->steps;
+	const int seeds = c->seeds[s];
+	lbt_series ser[CMP_M];
+	for (int m = 0; m < CMP_M; m++, k += seeds) {
+		const dyn_run *r = &c->runs[k];
+		double qs = 0, ql = INFINITY, qh = -INFINITY, hs = 0, hl = INFINITY, hh = -INFINITY;
+		double *y = c->buf + (size_t)m * 3 * (size_t)(steps + 1), *lo = y + steps + 1, *hi = lo + steps + 1;
+		for (int64_t t = 0; t <= steps; t++)
+			y[t] = 0, lo[t] = INFINITY, hi[t] = -INFINITY;
+		for (int q = 0; q < seeds; q++) {
+			double v = time_avg_ratio(r[q].max, r[q].mean, 50, steps);
+			qs += v, ql = fmin(ql, v), qh = fmax(qh, v);
+			hs += r[q].moved, hl = fmin(hl, r[q].moved), hh = fmax(hh, r[q].moved);
+			for (int64_t t = 0; t <= steps; t++) {
+				double z = r[q].mean[t] > 0 ? r[q].max[t] / r[q].mean[t] : NAN;
+				y[t] += z / seeds, lo[t] = fmin(lo[t], z), hi[t] = fmax(hi[t], z);
+			}
+		}
+		for (int64_t t = 0; t <= steps; t++)
+			if (!isfinite(y[t]) || (t + 3 * m) % 25) /* error bars every 25 steps, staggered by method */
+				lo[t] = hi[t] = y[t];
+		fprintf(f, "| %s | %s | %d | %.3f [%.3f, %.3f] | %.3g [%.3g, %.3g] |\n", s == 2 ? "ring of 64" : c->shapes[s],
+		        cmp_labels[m], seeds, qs / seeds, ql, qh, hs / seeds, hl, hh);
+		ser[m] = (lbt_series){.label = cmp_labels[m], .x = c->x + 10, .y = y + 10, .n = steps - 9, .lo = lo + 10,
+		                      .hi = hi + 10, .draw = LBT_DRAW_LINE, .colour = 1 + m}; /* from step 10: the mean is ~0 before */
+	}
+	char title[128], stem[48];
+	snprintf(title, sizeof title, "max/mean load on %s, %s (mean over seeds; bars: min..max)",
+	         s == 2 ? "a ring of 64" : c->shapes[s], PHASES);
+	snprintf(stem, sizeof stem, "luling-compare-%s", s == 2 ? "ring64" : c->shapes[s]);
+	lbt_axes ax = {.title = title, .xlabel = "time step", .ylabel = "max / mean load", .intx = 1,
+	               .key = "outside right top"};
+	int ps = rp_plot(c->o, stem, &ax, ser, CMP_M, e);
+	if (ps == LBT_EUNSUP)
+		*plot_status = ps;
+	return ps == LBT_EUNSUP ? LBT_OK : ps;
+}
+
+static int cmp_markdown(const cmp *c, int *plot_status, lbt_err *e)
+{
+	lbt_outfile md;
+	int status = rp_open(c->o, "luling-compare.md", &md, e);
+	if (status)
+		return status;
+	fprintf(md.f, "# Across papers: the same dynamic workload\n\n`--workload %s` from empty PEs, 500 steps. "
+	              "Lüling-Monien with f = 1.1, δ = 4, basic algorithm (global partners, and partners within torus distance 2); "
+	              "LM-C5 (Henrich 1996); FOS with integer flows and the optimal α (Cybenko 1989); NNA (Henrich 1996). "
+	              "Quality: max/mean of the loads, averaged over steps 50..500; cost: packet-hops (a packet crossing one "
+	              "link counts 1; a Lüling-Monien packet counts the torus distance it travels). Mean over seeds, [min, max] "
+	              "over seeds. None of the three papers whose methods it compares reports this comparison.\n\n"
+	              "| shape | method | seeds | max/mean | packet-hops per run |\n|---|---|---:|---|---|\n",
+	        PHASES);
+	for (int64_t t = 0; t <= c->steps; t++)
+		c->x[t] = (double)t;
+	for (int s = 0, k = 0; s < CMP_S; k += CMP_M * c->seeds[s], s++) {
+		int ps = cmp_shape(c, s, k, md.f, plot_status, e);
+		status = status ? status : ps; /* the first failure; the other shapes' plots are still drawn */
+	}
+	if (status) {
+		lbt_out_abort(&md);
+		return status;
+	}
+	return lbt_out_commit(&md, e);
+}
+
+int rp_luling_compare(const lbt_repro_opts *o, lbt_err *e)
+{
+	static const char *const shapes_full[CMP_S] = {"128x128", "8x8", "64"}, *const shapes_quick[CMP_S] = {"16x16", "8x8", "64"};
+	cmp c = {.o = o, .shapes = o->quick ? shapes_quick : shapes_full,
+	         .seeds = {o->quick ? 3 : 5, o->quick ? 5 : 20, o->quick ? 5 : 20}, .steps = 500};
+	int status = cmp_runs(&c, e), plot_status = LBT_OK;
+	if (status)
+		return status;
+	status = dyn_batch(c.runs, c.n, o, "compare", e);
+	c.x = malloc((size_t)(c.steps + 1) * sizeof *c.x);
+	c.buf = malloc((size_t)(c.steps + 1) * 3 * CMP_M * sizeof *c.buf);
+	if (!c.x || !c.buf)
 		status = status ? status : lbt_errf(e, LBT_ENOMEM, "no memory for the curves");
-	if (!status && !(status = rp_open(o, "luling-compare.csv", &csv, e))) {
-		fprintf(csv.f, "# Lüling-Monien (f = 1.1, delta = 4), LM-C5, FOS with integer flows (optimal alpha), NNA and no balancing "
-		               "on %s from empty PEs, 500 steps; per run\nshape,method,seed,mean_max_over_mean,final_max_over_mean,packet_hops\n",
-		        PHASES);
-		for (int i = 0; i < n; i++) {
-			const dyn_run *r = &runs[i];
-			fprintf(csv.f, "%s,%s%s%s,%llu,%.4f,%.4f,%.0f\n", r->shape, r->method, r->params[3][0] ? ":" : "", r->params[3],
-			        (unsigned long long)r->seed, time_avg_ratio(r->max, r->mean, 50, steps),
-			        r->mean[steps] > 0 ? r->max[steps] / r->mean[steps] : NAN, r->moved);
-		}
-		status = lbt_out_commit(&csv, e);
-	}
-	if (!status && !(status = rp_open(o, "luling-compare.md", &md, e))) {
-		FILE *f = md.f;
-		fprintf(f, "# Across papers: the same dynamic workload\n\n`--workload %s` from empty PEs, 500 steps. "
-		           "Lüling-Monien with f = 1.1, δ = 4, basic algorithm (global partners, and partners within torus distance 2); "
-		           "LM-C5 (Henrich 1996); FOS with integer flows and the optimal α (Cybenko 1989); NNA (Henrich 1996). "
-		           "Quality: max/mean of the loads, averaged over steps 50..500; cost: packet-hops (a packet crossing one "
-		           "link counts 1; a Lüling-Monien packet counts the torus distance it travels). Mean over seeds, [min, max] "
-		           "over seeds. None of the three papers whose methods it compares reports this comparison.\n\n"
-		           "| shape | method | seeds | max/mean | packet-hops per run |\n|---|---|---:|---|---|\n",
-		        PHASES);
-		k = 0;
-		for (int s = 0; s < CMP_S; s++) {
-			lbt_series ser[CMP_M];
-			for (int m = 0; m < CMP_M; m++) {
-				const dyn_run *r = &runs[k];
-				double qs = 0, ql = INFINITY, qh = -INFINITY, hs = 0, hl = INFINITY, hh = -INFINITY;
-				double *y = buf + (size_t)m * 3 * (size_t)(steps + 1), *lo = y + steps + 1, *hi = lo + steps + 1;
-				for (int64_t t = 0; t <= steps; t++)
-					y[t] = 0, lo[t] = INFINITY, hi[t] = -INFINITY;
-				for (int q = 0; q < seeds[s]; q++) {
-					double v = time_avg_ratio(r[q].max, r[q].mean, 50, steps);
-					qs += v, ql = fmin(ql, v), qh = fmax(qh, v);
-					hs += r[q].moved, hl = fmin(hl, r[q].moved), hh = fmax(hh, r[q].moved);
-					for (int64_t t = 0; t <= steps; t++) {
-						double z = r[q].mean[t] > 0 ? r[q].max[t] / r[q].mean[t] : NAN;
-						y[t] += z / seeds[s], lo[t] = fmin(lo[t], z), hi[t] = fmax(hi[t], z);
-					}
-				}
-				for (int64_t t = 0; t <= steps; t++)
-					if (!isfinite(y[t]) || (t + 3 * m) % 25) /* error bars every 25 steps, staggered by method */
-						lo[t] = hi[t] = y[t];
-				fprintf(f, "| %s | %s | %d | %.3f [%.3f, %.3f] | %.3g [%.3g, %.3g] |\n", s == 2 ? "ring of 64" : shapes[s],
-				        labels[m], seeds[s], qs / seeds[s], ql, qh, hs / seeds[s], hl, hh);
-				ser[m] = (lbt_series){.label = labels[m], .x = x + 10, .y = y + 10, .n = steps - 9, .lo = lo + 10,
-				                      .hi = hi + 10, .draw = LBT_DRAW_LINE, .colour = 1 + m}; /* from step 10: the mean is ~0 before */
-				k += seeds[s];
-			}
-			for (int64_t t = 0; t <= steps; t++)
-				x[t] = (double)t;
-			char title[128], stem[48];
-			snprintf(title, sizeof title, "max/mean load on %s, %s (mean over seeds; bars: min..max)",
-			         s == 2 ? "a ring of 64" : shapes[s], PHASES);
-			snprintf(stem, sizeof stem, "luling-compare-%s", s == 2 ? "ring64" : shapes[s]);
-			lbt_axes ax = {.title = title, .xlabel = "time step", .ylabel = "max / mean load", .intx = 1,
-			               .key = "outside right top"};
-			int ps = rp_plot(o, stem, &ax, ser, CMP_M, e);
-			if (ps == LBT_EUNSUP)
-				plot_status = ps;
-			else if (ps && !status)
-				status = ps;
-		}
-		if (!status)
-			status = lbt_out_commit(&md, e);
-		else
-			lbt_out_abort(&md);
-	}
-	free(x);
-	free(buf);
-	dyn_free(runs, n);
+	if (!status)
+		status = cmp_csv(&c, e);
+	if (!status)
+		status = cmp_markdown(&c, &plot_status, e);
+	free(c.x);
+	free(c.buf);
+	dyn_free(c.runs, c.n);
 	return status ? status : plot_status;
 }
