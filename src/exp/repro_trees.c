@@ -159,13 +159,16 @@ static int write_md(const lbt_repro_opts *o, const tcol cols[NT][NC], const int 
 	return lbt_out_commit(&out, e);
 }
 
-int rp_trees(const lbt_repro_opts *o, lbt_err *e)
+/* The columns: complete and random trees on K x K tori, and one complete
+ * tree of the paper's size on the paper's machine (--quick: the same
+ * kinds, smaller). */
+static void trees_columns(const lbt_repro_opts *o, tcol cols[NT][NC], int nc[NT])
 {
-	tcol cols[NT][NC];
-	int nc[NT] = {o->quick ? 2 : 3, o->quick ? 2 : 3, 1};
 	static const int64_t Kf[NC] = {32, 64, 128}, Kq[NC] = {16, 32, 0};
 	static const int depth_f[NC] = {16, 18, 20}, depth_q[NC] = {14, 16, 0};
-	memset(cols, 0, sizeof cols);
+	memset(cols, 0, NT * sizeof *cols);
+	nc[0] = nc[1] = o->quick ? 2 : 3;
+	nc[2] = 1;
 	for (int k = 0; k < NC; k++) {
 		int64_t K = o->quick ? Kq[k] : Kf[k];
 		cols[0][k] = (tcol){.K = K, .seeds = 1};
@@ -173,55 +176,66 @@ int rp_trees(const lbt_repro_opts *o, lbt_err *e)
 		cols[1][k] = (tcol){.K = K, .seeds = o->quick ? 2 : SEEDS};
 		snprintf(cols[1][k].spec, sizeof cols[1][k].spec, "gw:2:0.499:%lld", (long long)K);
 	}
-	/* the paper's size on the paper's machine; --quick: the same kinds, smaller */
 	cols[2][0] = (tcol){.K = o->quick ? 32 : 128, .seeds = 1};
 	snprintf(cols[2][0].spec, sizeof cols[2][0].spec, o->quick ? "tree:2:18" : "tree:2:23");
-	rp_claim cl;
-	int st = rp_claim_get(o, "trees_c3_c5_very_efficient", &cl, e);
-	if (st)
-		return st;
+}
+
+/* Every column x method x seed as a job, in that order (*shape: their
+ * shapes' text); *n: how many. */
+static int trees_jobs(const tcol cols[NT][NC], const int nc[NT], rp_wjob **jobs, char (**shape)[24], int *n,
+                      lbt_err *e)
+{
 	int total = 0;
 	for (int t = 0; t < NT; t++)
 		for (int k = 0; k < nc[t]; k++)
 			total += NM * cols[t][k].seeds;
-	rp_wjob *jobs = calloc((size_t)total, sizeof *jobs);
-	char (*shape)[24] = calloc((size_t)total, sizeof *shape);
-	if (!jobs || !shape) {
-		free(jobs), free(shape);
+	*jobs = calloc((size_t)total, sizeof **jobs);
+	*shape = calloc((size_t)total, sizeof **shape);
+	if (!*jobs || !*shape)
 		return lbt_errf(e, LBT_ENOMEM, "trees: no memory");
-	}
-	int n = 0;
+	*n = 0;
 	for (int t = 0; t < NT; t++)
 		for (int k = 0; k < nc[t]; k++)
 			for (int m = 0; m < NM; m++)
-				for (int s = 0; s < cols[t][k].seeds; s++, n++) {
-					snprintf(shape[n], sizeof shape[n], "%lldx%lld", (long long)cols[t][k].K, (long long)cols[t][k].K);
-					jobs[n] = (rp_wjob){.shape = shape[n], .method = methods[m], .spec = cols[t][k].spec,
-					                    .init = "const:0", .until = {LBT_UNTIL_DONE, 0, 0},
-					                    .max_steps = 200 * 128 + 20000, .seed = (uint64_t)s + 1};
+				for (int s = 0; s < cols[t][k].seeds; s++, ++*n) {
+					snprintf((*shape)[*n], sizeof (*shape)[*n], "%lldx%lld", (long long)cols[t][k].K,
+					         (long long)cols[t][k].K);
+					(*jobs)[*n] = (rp_wjob){.shape = (*shape)[*n], .method = methods[m], .spec = cols[t][k].spec,
+					                        .init = "const:0", .until = {LBT_UNTIL_DONE, 0, 0},
+					                        .max_steps = 200 * 128 + 20000, .seed = (uint64_t)s + 1};
 				}
-	rp_note(o, "trees: %d runs", n);
-	st = rp_run_wjobs(jobs, n, o, e);
+	return LBT_OK;
+}
+
+/* trees.csv: a row per run; *unfinished: the runs that did not finish. */
+static int trees_csv(const lbt_repro_opts *o, const rp_wjob *jobs, int n, int *unfinished, lbt_err *e)
+{
 	lbt_outfile out;
-	int unfinished = 0;
-	if (!st && !(st = rp_open(o, "trees.csv", &out, e))) {
-		fputs("tree,K,P,method,seed,finished,nodes,levels,steps,shifts,ideal_steps,efficiency,ideal_efficiency,"
-		      "idle_capacity\n", out.f);
-		for (int i = 0; i < n; i++) {
-			const rp_wjob *j = &jobs[i];
-			int64_t K = strtoll(j->shape, NULL, 10), P = K * K, nodes = (int64_t)j->s.completed;
-			int64_t ideal = (nodes + P - 1) / P > j->s.tree_levels ? (nodes + P - 1) / P : j->s.tree_levels;
-			unfinished += !j->s.reached;
-			fprintf(out.f, "%s,%lld,%lld,%s,%llu,%d,%lld,%lld,%lld,%.0f,%lld,%.6f,%.6f,%.0f\n", j->spec, (long long)K,
-			        (long long)P, j->method, (unsigned long long)j->seed, j->s.reached, (long long)nodes,
-			        (long long)j->s.tree_levels, (long long)j->s.steps, j->s.shifts, (long long)ideal,
-			        (double)nodes / ((double)P * (double)j->s.steps), (double)nodes / ((double)P * (double)ideal),
-			        j->s.idle_capacity);
-		}
-		st = lbt_out_commit(&out, e);
+	int st = rp_open(o, "trees.csv", &out, e);
+	if (st)
+		return st;
+	fputs("tree,K,P,method,seed,finished,nodes,levels,steps,shifts,ideal_steps,efficiency,ideal_efficiency,"
+	      "idle_capacity\n", out.f);
+	for (int i = 0; i < n; i++) {
+		const rp_wjob *j = &jobs[i];
+		int64_t K = strtoll(j->shape, NULL, 10), P = K * K, nodes = (int64_t)j->s.completed;
+		int64_t ideal = (nodes + P - 1) / P > j->s.tree_levels ? (nodes + P - 1) / P : j->s.tree_levels;
+		*unfinished += !j->s.reached;
+		fprintf(out.f, "%s,%lld,%lld,%s,%llu,%d,%lld,%lld,%lld,%.0f,%lld,%.6f,%.6f,%.0f\n", j->spec, (long long)K,
+		        (long long)P, j->method, (unsigned long long)j->seed, j->s.reached, (long long)nodes,
+		        (long long)j->s.tree_levels, (long long)j->s.steps, j->s.shifts, (long long)ideal,
+		        (double)nodes / ((double)P * (double)j->s.steps), (double)nodes / ((double)P * (double)ideal),
+		        j->s.idle_capacity);
 	}
-	n = 0;
-	for (int t = 0; !st && t < NT; t++)
+	return lbt_out_commit(&out, e);
+}
+
+/* Each column's results per method from its jobs (in trees_jobs' order):
+ * efficiency and relative efficiency (ideal steps / steps) over seeds. */
+static void trees_summary(tcol cols[NT][NC], const int nc[NT], const rp_wjob *jobs)
+{
+	int n = 0;
+	for (int t = 0; t < NT; t++)
 		for (int k = 0; k < nc[t]; k++) {
 			tcol *c = &cols[t][k];
 			const double P = (double)(c->K * c->K);
@@ -241,27 +255,53 @@ int rp_trees(const lbt_repro_opts *o, lbt_err *e)
 				c->steps[m] = round1(ss / c->seeds), c->shifts[m] = round1(sh / c->seeds);
 			}
 		}
-	if (!st)
-		st = write_md(o, (const tcol(*)[NC])cols, nc, &cl, unfinished, e);
-	for (int t = 0; !st && t < 2; t++) {
-		lbt_series s[NM];
-		double x[NC], y[NM][NC], ylo[NM][NC], yhi[NM][NC];
-		for (int k = 0; k < nc[t]; k++) {
-			x[k] = (double)(cols[t][k].K * cols[t][k].K);
-			for (int m = 0; m < NM; m++)
-				y[m][k] = cols[t][k].rel[m], ylo[m][k] = cols[t][k].rlo[m], yhi[m][k] = cols[t][k].rhi[m];
-		}
+}
+
+/* The relative efficiency against P of the complete (t = 0) and the random
+ * trees (t = 1, with min..max over seeds). */
+static int trees_plot(const lbt_repro_opts *o, const tcol cols[NT][NC], const int nc[NT], int t, lbt_err *e)
+{
+	lbt_series s[NM];
+	double x[NC], y[NM][NC], ylo[NM][NC], yhi[NM][NC];
+	for (int k = 0; k < nc[t]; k++) {
+		x[k] = (double)(cols[t][k].K * cols[t][k].K);
 		for (int m = 0; m < NM; m++)
-			s[m] = (lbt_series){labels[m], x, y[m], nc[t], LBT_DRAW_POINTS, 0, 0, 0, t ? ylo[m] : NULL, t ? yhi[m] : NULL};
-		char note[512];
-		rp_mark_coinciding(s, NM, note, sizeof note);
-		lbt_axes ax = {t ? "Random search trees (Galton-Watson), roots on PE (0,0)" : "Complete binary search trees, root on PE (0,0)",
-		               "PEs P (K x K torus)", "ideal steps / steps (efficiency relative to the ideal machine)", 1, 0, 1,
-		               0, note[0] ? note : NULL, "outside right top"};
-		int ps = rp_plot(o, t ? "trees_random" : "trees_complete", &ax, s, NM, e);
-		if (ps)
-			st = ps;
+			y[m][k] = cols[t][k].rel[m], ylo[m][k] = cols[t][k].rlo[m], yhi[m][k] = cols[t][k].rhi[m];
 	}
+	for (int m = 0; m < NM; m++)
+		s[m] = (lbt_series){labels[m], x, y[m], nc[t], LBT_DRAW_POINTS, 0, 0, 0, t ? ylo[m] : NULL, t ? yhi[m] : NULL};
+	char note[512];
+	rp_mark_coinciding(s, NM, note, sizeof note);
+	lbt_axes ax = {t ? "Random search trees (Galton-Watson), roots on PE (0,0)" : "Complete binary search trees, root on PE (0,0)",
+	               "PEs P (K x K torus)", "ideal steps / steps (efficiency relative to the ideal machine)", 1, 0, 1,
+	               0, note[0] ? note : NULL, "outside right top"};
+	return rp_plot(o, t ? "trees_random" : "trees_complete", &ax, s, NM, e);
+}
+
+int rp_trees(const lbt_repro_opts *o, lbt_err *e)
+{
+	tcol cols[NT][NC];
+	int nc[NT];
+	trees_columns(o, cols, nc);
+	rp_claim cl;
+	int st = rp_claim_get(o, "trees_c3_c5_very_efficient", &cl, e);
+	if (st)
+		return st;
+	rp_wjob *jobs = NULL;
+	char (*shape)[24] = NULL;
+	int n = 0, unfinished = 0;
+	if (!(st = trees_jobs((const tcol(*)[NC])cols, nc, &jobs, &shape, &n, e))) {
+		rp_note(o, "trees: %d runs", n);
+		st = rp_run_wjobs(jobs, n, o, e);
+	}
+	if (!st)
+		st = trees_csv(o, jobs, n, &unfinished, e);
+	if (!st) {
+		trees_summary(cols, nc, jobs);
+		st = write_md(o, (const tcol(*)[NC])cols, nc, &cl, unfinished, e);
+	}
+	for (int t = 0; !st && t < 2; t++)
+		st = trees_plot(o, (const tcol(*)[NC])cols, nc, t, e);
 	free(jobs), free(shape);
 	return st;
 }
