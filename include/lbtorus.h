@@ -284,10 +284,10 @@ LBT_API int lbt_comm_mpi(void);
 /* lbt_set_call for a program's command line: argv joined with blanks, an
  * argument quoted where a shell would need it. */
 LBT_API void lbt_set_argv(int argc, char *const argv[]);
-/* For a program of many runs that catches signals: from now on, once *flag
- * is set, every run of the process stops after its current step and no
- * output file is published (NULL: none). Set it before threads start; the
- * interrupt of an lbt_config or lbt_batch stops its own call without it. */
+/* For a program that catches signals: from now on, once *flag is set, the
+ * runs of lbt_sim_run, lbt_sim_step and lbt_search_run without a flag of
+ * their own stop after their current step, and no output file is published
+ * (NULL: none). Set it before threads start. */
 LBT_API void lbt_interrupt_all(const volatile sig_atomic_t *flag);
 /* The papers' data reproduce reads: $LBTORUS_DATA if set, else installed. */
 LBT_API const char *lbt_data_dir(void);

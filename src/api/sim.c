@@ -112,7 +112,7 @@ int lbt_sim_open(lbt_sim **out, const lbt_config *c, lbt_err *e)
 	if (!status && !(status = lbt_state_open(&s->st, &set, e))) {
 		if (s->ro.workload)
 			s->ro.workload = &s->wl;
-		s->interrupt = c->interrupt;
+		s->interrupt = c->interrupt ? c->interrupt : s->ro.interrupt; /* else lbt_interrupt_all's */
 		*out = s;
 		return LBT_OK;
 	}
