@@ -265,24 +265,22 @@ LBT_API int lbt_experiment_run(const char *name, const char *out_dir, const lbt_
 
 /* ---- The command line's tools: numbers, processes, search, report, figures */
 
-/* The one parser of numbers given as text (every option of lbtorus): all of
- * text as a decimal integer in [lo, hi], an unsigned one (a seed), or a real
- * in [lo, hi] ((lo, hi] if lo_open), never clamped; else LBT_EINVAL with one
- * line naming `what` ("--max-steps"), the text and the range. */
+/* The one parser of numbers given as text: all of text as an integer in
+ * [lo, hi], an unsigned one, or a real in [lo, hi] ((lo, hi] if lo_open),
+ * never clamped; else LBT_EINVAL with one line naming `what`, the text and
+ * the range ("--n '11' is out of range: give 1..10"). */
 LBT_API int lbt_parse_i64(const char *text, int64_t lo, int64_t hi, const char *what, int64_t *v, lbt_err *e);
 LBT_API int lbt_parse_u64(const char *text, uint64_t lo, uint64_t hi, const char *what, uint64_t *v, lbt_err *e);
 LBT_API int lbt_parse_f64(const char *text, double lo, double hi, int lo_open, const char *what, double *v,
                           lbt_err *e);
-/* MPI: join it if an MPI launcher started the process (else nothing;
- * LBT_EIO: it failed), leave it; this rank and the ranks (0 and 1 when not
- * joined); 1 if the library was built with MPI. */
+/* MPI: join it if an MPI launcher started the process (LBT_EIO: failed),
+ * leave it; the rank and the ranks (0 and 1 alone); 1 if built with MPI. */
 LBT_API int lbt_comm_init(int *argc, char ***argv, lbt_err *e);
 LBT_API void lbt_comm_finalize(void);
 LBT_API int lbt_comm_rank(void);
 LBT_API int lbt_comm_size(void);
 LBT_API int lbt_comm_mpi(void);
-/* lbt_set_call for a program's command line: argv joined with blanks, an
- * argument quoted where a shell would need it. */
+/* lbt_set_call for a command line: argv joined, quoted as a shell needs. */
 LBT_API void lbt_set_argv(int argc, char *const argv[]);
 /* For a program that catches signals: from now on, once *flag is set, the
  * runs of lbt_sim_run, lbt_sim_step and lbt_search_run without a flag of
@@ -291,44 +289,38 @@ LBT_API void lbt_set_argv(int argc, char *const argv[]);
 LBT_API void lbt_interrupt_all(const volatile sig_atomic_t *flag);
 /* The papers' data reproduce reads: $LBTORUS_DATA if set, else installed. */
 LBT_API const char *lbt_data_dir(void);
-/* A Markdown report (`lbtorus report`) of a results file, or of every
- * *.jsonl in a directory, with what lies beside it, into out ("-": stdout;
- * else written atomically). */
+/* `lbtorus report`: a Markdown report of a results file (or of the *.jsonl
+ * of a directory) and what lies beside it, into out ("-": stdout). */
 LBT_API int lbt_report_write(const char *results, const char *out, lbt_err *e);
 
-typedef void (*lbt_print)(void *ctx, const char *line); /* a line of a result, without its newline */
+typedef void (*lbt_print)(void *ctx, const char *line); /* a line of a result, no newline */
 
-/* The worst-case search of `lbtorus search`: the initial load of a total
- * and max - min = ldiff a method takes longest to balance. */
+/* `lbtorus search`: the initial load of a total with max - min = ldiff
+ * that a method takes longest to balance; text as on its command line. */
 typedef struct {
 	uint32_t version;     /* set by lbt_search_default */
-	const char *shape;    /* a small torus: "6x6" (text as on the command line) */
-	const char *boundary, *method; /* NULL: torus, lm-c5 */
-	const char *workload; /* every evaluation runs it from step 0 with the seed; NULL: none */
+	const char *shape, *boundary, *method, *workload; /* "6x6"; NULL: torus, lm-c5, none */
 	int64_t ldiff, total;
 	int64_t mean;         /* >= 0: total = mean * PEs (default -1) */
-	int64_t restarts, moves; /* default 8, 2000 */
-	double anneal;        /* start temperature in steps (default 0: hill climbing) */
+	int64_t restarts, moves, max_steps; /* default 8, 2000, 0: 1000 * D*K*Ldiff + 1000 */
+	double anneal;        /* start temperature in steps (0: hill climbing) */
 	uint64_t seed;        /* default 1 */
-	int64_t max_steps;    /* per evaluation; 0: 1000 * D*K*Ldiff + 1000 */
 	const char *out;      /* the worst loads found as .npy (NULL: worst.npy) */
-	lbt_print print;      /* the result: the JSON object `lbtorus search` prints */
+	lbt_print print;      /* the JSON object `lbtorus search` prints */
 	void *ctx;
 	void *reserved[8];
 } lbt_search_spec;
 LBT_API lbt_search_spec lbt_search_default(void);
-/* b: threads (restarts at once), isa, note (a line per restart), interrupt
- * (LBT_EINTR, nothing written). The same spec and seed give the same
- * result on any number of threads. */
+/* b: threads (restarts at once; the result is the same on any number),
+ * isa, note (a line per restart), interrupt (LBT_EINTR, nothing written). */
 LBT_API int lbt_search_run(const lbt_search_spec *s, const lbt_batch *b, lbt_err *e);
 
-/* A figure of results files (.jsonl) and traces (.csv), as `lbtorus plot`. */
+/* `lbtorus plot`: a figure of results files (.jsonl) and traces (.csv). */
 typedef struct {
 	uint32_t version;     /* set by lbt_figure_default */
 	const char *const *inputs;
 	int ninputs;
-	const char *x, *y;    /* keys of the records, columns of the traces */
-	const char *group;    /* one series per value; NULL: per trace, one of all records */
+	const char *x, *y, *group; /* keys or columns; group NULL: a series per trace, one of all records */
 	int logx, logy;
 	const char *fit;      /* "linear", "power"; NULL: none */
 	const char *title;    /* NULL: none */
@@ -338,8 +330,7 @@ typedef struct {
 	void *reserved[8];
 } lbt_figure_spec;
 LBT_API lbt_figure_spec lbt_figure_default(void);
-/* What lbt_figure_write checks before it reads: the fit, the keys, no
- * output over an input. */
+/* What lbt_figure_write checks before reading: fit, keys, outputs vs inputs. */
 LBT_API int lbt_figure_check(const lbt_figure_spec *f, lbt_err *e);
 LBT_API int lbt_figure_write(const lbt_figure_spec *f, lbt_err *e);
 

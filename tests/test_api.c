@@ -768,9 +768,10 @@ Test(api, a_search_finds_what_it_says)
 	rmdir(dir);
 }
 
-/* A search stopped by its batch's flag writes nothing and says LBT_EINTR;
- * a spec not made by lbt_search_default is refused. */
-Test(api, an_interrupted_search_writes_nothing)
+/* A search stopped by its batch's flag writes nothing and says LBT_EINTR,
+ * at once: its billion moves would run past the timeout unless every run
+ * stops; a spec not made by lbt_search_default is refused. */
+Test(api, an_interrupted_search_writes_nothing, .timeout = 60)
 {
 	static volatile sig_atomic_t flag = 1;
 	char dir[] = "/tmp/lbt-api-XXXXXX", out[64];
@@ -780,6 +781,8 @@ Test(api, an_interrupted_search_writes_nothing)
 	s.shape = "4x4";
 	s.ldiff = 4;
 	s.total = 32;
+	s.restarts = 4;
+	s.moves = 1000000000;
 	s.out = out;
 	lbt_batch b = lbt_batch_default();
 	b.interrupt = &flag;
