@@ -79,9 +79,9 @@ static int search_json(const lbt_search_spec *s, const lbt_search_opts *so, cons
 	fputc('}', f);
 	if (fclose(f))
 		return lbt_errf(e, LBT_ENOMEM, "search: no memory");
-	say(s->print, s->ctx, e, "%s", text);
+	int st = say(s->print, s->ctx, e, "%s", text);
 	free(text);
-	return LBT_OK;
+	return st;
 }
 
 /* The engine's options from the caller's, the total from the mean, the
