@@ -93,8 +93,8 @@ int lbt_sweep_file(const char *spec, const char *results, const lbt_batch *b, lb
 	if (!status)
 		status = lbt_plan_build(&pl, &sp, e);
 	if (!status) {
-		lbt_sweep_opts so = {.jobs = b->threads, .solo_pes = 65536, .isa = b->isa, .interrupt = b->interrupt,
-		                     .on_progress = b->note ? sweep_note : NULL, .ctx = (void *)b};
+		lbt_exec_opts so = {.jobs = b->threads, .solo_pes = 65536, .isa = b->isa, .interrupt = b->interrupt,
+		                    .on_progress = b->note ? sweep_note : NULL, .ctx = (void *)b};
 		lbt_sweep_progress p;
 		status = lbt_sweep_exec(&pl, results, &so, &p, e);
 		if (!status && (p.interrupted || p.done + p.skipped < p.total))

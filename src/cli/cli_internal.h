@@ -41,7 +41,7 @@ enum { CS_METHOD = 300, CS_SHAPE, CS_BOUNDARY, CS_INIT, CS_UNTIL, CS_WORKLOAD, C
 typedef struct {
 	lbt_spec cmd;          /* axes given as options: they replace the spec file's */
 	const char *spec_path;
-	lbt_sweep_opts so;
+	lbt_exec_opts so;
 	int quiet, dry_run;
 	double progress; /* --progress SECONDS: a line that often wherever stderr goes */
 } cli_sweep;

@@ -143,7 +143,7 @@ static int read_done(int fd, const char *path, keyset *ks, lbt_sweep_progress *p
 
 /* Run r; on success *line holds its record, newline-terminated, unless
  * the run was interrupted (*interrupted: no record, it runs again on resume). */
-static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep_opts *o, char **line, size_t *len,
+static int run_one(const lbt_plan_run *r, int threads, int cut, const lbt_exec_opts *o, char **line, size_t *len,
                    int *reached, int *interrupted, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
@@ -216,7 +216,7 @@ static int write_all(int fd, const char *buf, size_t len)
 }
 
 typedef struct {
-	const lbt_sweep_opts *o;
+	const lbt_exec_opts *o;
 	lbt_sweep_progress *p;
 	int fd, status;
 	int stop; /* an append failed: start no run, write nothing more */
@@ -227,7 +227,7 @@ typedef struct {
 
 /* A finished run (st, and its record line or error e) into the file and
  * the progress; serialized where it touches shared state. */
-static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line, size_t len, int reached,
+static void finish(exec_ctx *x, const lbt_plan_run *r, int st, const char *line, size_t len, int reached,
                    int interrupted, lbt_err e)
 {
 	int wrote = 0, stopped = 0;
@@ -279,7 +279,7 @@ static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line
 }
 
 /* One run, start to record. */
-static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
+static void do_run(exec_ctx *x, const lbt_plan_run *r, int threads)
 {
 	char *line = NULL;
 	size_t len = 0;
@@ -345,7 +345,7 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 	return LBT_OK;
 }
 
-/* A sweep spread over MPI ranks (lbt_sweep_opts.mpi). Rank 0 holds the
+/* A sweep spread over MPI ranks (lbt_exec_opts.mpi). Rank 0 holds the
  * results file: it locks it, reads what is done, and appends every record.
  * The small runs not yet done go round-robin in plan order — the i-th to
  * rank i mod R — one at a time per rank (threads as in one process: 1, or
@@ -361,7 +361,7 @@ enum { MSG_RUN = 1, MSG_DONE = 2 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
  * kernels take cut views, an extent of R or more to cut, no --verify. */
-static int whole(const lbt_sweep_run *r, const lbt_sweep_opts *o, int R)
+static int whole(const lbt_plan_run *r, const lbt_exec_opts *o, int R)
 {
 	const lbt_method *m = lbt_method_find(r->mname);
 	lbt_shape s;
@@ -443,7 +443,7 @@ static void spread_take(exec_ctx *x, const lbt_plan *pl, int block, int *working
 }
 
 /* Another rank's small run: run it and send rank 0 its record or error. */
-static void spread_send(const lbt_sweep_run *r, int64_t index, int threads, const lbt_sweep_opts *o)
+static void spread_send(const lbt_plan_run *r, int64_t index, int threads, const lbt_exec_opts *o)
 {
 	char *line = NULL, *msg = NULL;
 	size_t len = 0, mlen = 0;
@@ -467,11 +467,11 @@ static void spread_send(const lbt_sweep_run *r, int64_t index, int threads, cons
  * are done. */
 static void spread_small(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, int64_t nt)
 {
-	const lbt_sweep_opts *o = x->o;
+	const lbt_exec_opts *o = x->o;
 	const int R = lbt_comm_size(), me = lbt_comm_rank();
 	int working = R - 1; /* ranks that have not said they are done */
 	for (int64_t k = 0, i = 0; k < nt; k++) {
-		const lbt_sweep_run *r = &pl->run[todo[k]];
+		const lbt_plan_run *r = &pl->run[todo[k]];
 		if ((o->interrupt && *o->interrupt) || x->stop)
 			break; /* this rank starts nothing more (rank 0 could not append) */
 		if (whole(r, o, R) || i++ % R != me)
@@ -495,10 +495,10 @@ static void spread_small(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, i
  * together: a cut run needs them all). */
 static void spread_whole(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, int64_t nt)
 {
-	const lbt_sweep_opts *o = x->o;
+	const lbt_exec_opts *o = x->o;
 	const int R = lbt_comm_size(), me = lbt_comm_rank();
 	for (int64_t k = 0; k < nt; k++) {
-		const lbt_sweep_run *r = &pl->run[todo[k]];
+		const lbt_plan_run *r = &pl->run[todo[k]];
 		if (!whole(r, o, R))
 			continue;
 		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt) && !x->stop))
@@ -515,7 +515,7 @@ static void spread_whole(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, i
 	}
 }
 
-static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
+static int spread_exec(const lbt_plan *pl, const char *results, const lbt_exec_opts *o,
                        lbt_sweep_progress *out, lbt_err *e)
 {
 	int64_t *todo, nt;
@@ -538,7 +538,7 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 	return verdict(&x, nt, e);
 }
 
-int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
+int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_exec_opts *o,
                    lbt_sweep_progress *out, lbt_err *e)
 {
 	memset(out, 0, sizeof *out);
@@ -552,15 +552,15 @@ int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts
 	if (st)
 		return st;
 	int64_t *todo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *todo), nt = 0;
-	const lbt_sweep_run **small = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *small);
-	const lbt_sweep_run **solo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *solo);
+	const lbt_plan_run **small = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *small);
+	const lbt_plan_run **solo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *solo);
 	int64_t ns = 0, nb = 0;
 	if (!todo || !small || !solo)
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the sweep's queue");
 	else
 		st = to_do(pl, fd, results, todo, &nt, out, e);
 	for (int64_t i = 0; !st && i < nt; i++) {
-		const lbt_sweep_run *r = &pl->run[todo[i]];
+		const lbt_plan_run *r = &pl->run[todo[i]];
 		if (r->pes >= o->solo_pes)
 			solo[nb++] = r;
 		else
