@@ -87,19 +87,21 @@ void cli_sweep_init(cli_sweep *c)
 
 int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **argv)
 {
-	static const char *const name[] = {"method", "shape", "boundary", "init", "until", "workload", "seed"};
+	/* lbt_sweep_set's names of the options it checks */
+	static const char *const name[] = {
+		[CS_METHOD - CS_METHOD] = "method", [CS_SHAPE - CS_METHOD] = "shape", [CS_BOUNDARY - CS_METHOD] = "boundary",
+		[CS_INIT - CS_METHOD] = "init", [CS_UNTIL - CS_METHOD] = "until", [CS_WORKLOAD - CS_METHOD] = "workload",
+		[CS_SEED - CS_METHOD] = "seed", [CS_MAX - CS_METHOD] = "max-steps", [CS_SOLO - CS_METHOD] = "solo-pes",
+		[CS_WARMUP - CS_METHOD] = "warmup"};
 	lbt_err e;
 	int64_t v;
 	int st;
 	switch (opt) {
 	case CS_METHOD: case CS_SHAPE: case CS_BOUNDARY: case CS_INIT: case CS_UNTIL: case CS_WORKLOAD: case CS_SEED:
-	case CS_MAX: case CS_WARMUP: case CS_SOLO: {
-		const char *n = opt == CS_MAX ? "max-steps" : opt == CS_WARMUP ? "warmup" : opt == CS_SOLO ? "solo-pes"
-		                                                                                    : name[opt - CS_METHOD];
-		if ((st = lbt_sweep_set(&c->o, n, arg, &e)))
+	case CS_MAX: case CS_WARMUP: case CS_SOLO:
+		if ((st = lbt_sweep_set(&c->o, name[opt - CS_METHOD], arg, &e)))
 			return cli_fail(st, "%s", e.msg);
 		return 0;
-	}
 	case CS_SPEC: c->o.spec = arg; return 0;
 	case CS_JOBS: case CS_THREADS:
 		if (cli_int(opt == CS_JOBS ? "--jobs" : "--threads", arg, 1, CLI_THREADS_MAX, &v))
