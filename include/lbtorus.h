@@ -334,6 +334,84 @@ LBT_API lbt_figure_spec lbt_figure_default(void);
 LBT_API int lbt_figure_check(const lbt_figure_spec *f, lbt_err *e);
 LBT_API int lbt_figure_write(const lbt_figure_spec *f, lbt_err *e);
 
+/* ---- Sweeps and Theorem 3 (`lbtorus sweep`, `lbtorus bound`) ---------- */
+
+/* Where a sweep stands: after every finished run (and once before the
+ * first), and at the end. */
+typedef struct {
+	int64_t total, skipped;      /* runs of the plan; of them already in the results file */
+	int64_t done, failed;        /* by this call: recorded; stopped by an error (not recorded) */
+	int64_t unconverged;         /* recorded with reached = false */
+	double seconds;              /* since the runs began */
+	double rate;                 /* runs finished per second */
+	double eta;                  /* seconds still to go, from the work done; < 0: not known yet */
+	int torn;                    /* a torn last line was moved to RESULTS.torn */
+	int completed;               /* the last record lacked its newline: it was added */
+	int end;                     /* the last call: the sweep stopped with `status` */
+	int status;
+	int rank;                    /* under MPI this process's rank: only rank 0 gets callbacks */
+	double reserved[8];
+} lbt_sweep_counts;
+
+typedef struct {
+	uint32_t version;            /* set by lbt_sweep_default */
+	const char *spec;            /* a spec file of 'key = value' lines (docs/usage.md); NULL: none */
+	const char *results;         /* JSON Lines, created or appended to and resumed (bound: unused) */
+	struct {
+		const char *name, *value; /* lbt_sweep_set: an axis given as an option replaces the file's */
+	} axis[64];
+	int threads;                 /* threads of each run of >= solo_pes PEs (<= 0: all cores) */
+	int64_t solo_pes;            /* runs this big go one at a time (default 65536) */
+	int verify;                  /* also step the scalar reference and compare every step */
+	int dry_run;                 /* the plan only: `planned` gets each run, nothing runs */
+	void (*planned)(void *ctx, const char *id, const char *key);
+	void (*progress)(void *ctx, const lbt_sweep_counts *c); /* may be NULL */
+	void *ctx;
+	void *reserved[16];
+} lbt_sweep_opts;
+LBT_API lbt_sweep_opts lbt_sweep_default(void);
+/* An option of `lbtorus sweep` by its name and text, checked now (the
+ * message names it): an axis ("method", "shape", "boundary", "init",
+ * "until", "workload", "seed") appends its items, "max-steps", "warmup",
+ * "solo-pes" set their number. Name and value are kept as pointers. */
+LBT_API int lbt_sweep_set(lbt_sweep_opts *o, const char *name, const char *value, lbt_err *e);
+/* The batch made by lbt_batch_default and its ISA compiled in and run by this CPU. */
+LBT_API int lbt_batch_check(const lbt_batch *b, lbt_err *e);
+/* The i-th kind of criterion lbt_config.until and a sweep's "until" take
+ * (0, 1, ...): its syntax ("steps:N") and a line of help; LBT_EINVAL past the last. */
+LBT_API int lbt_until_describe(int i, const char **syntax, const char **help);
+/* The runs of the plan (spec file, then axes, then defaults) not yet in
+ * o->results, b->threads at once; its outputs checked against its inputs.
+ * *c (may be NULL): the counts at the end. LBT_EINTR: b->interrupt was set. */
+LBT_API int lbt_sweep_run(const lbt_sweep_opts *o, const lbt_batch *b, lbt_sweep_counts *c, lbt_err *e);
+
+/* Henrich's (1996) Theorem 3, T = O(D·K·Ldiff): the sweep (one method;
+ * sweep.axis over bound's default axes) into OUT/runs.jsonl, or the records
+ * of `from`; the fit into OUT/bound.csv, bound.json and the plots,
+ * published together; the summary `lbtorus bound` prints through b->note. */
+typedef struct {
+	uint32_t version;            /* set by lbt_bound_default */
+	lbt_sweep_opts sweep;
+	const char *out_dir;         /* default "bound"; made if missing */
+	const char *from;            /* a results file to fit instead of running; NULL: run */
+	int titles;                  /* a title on each plot */
+	/* the axes neither sweep.axis nor the spec file gives (lbt_bound_default:
+	 * rings and K^D tori, Ldiff up to 2047, seeds 1..3, balanced: 420 runs) */
+	const char *shape, *init, *seed, *until;
+	void *reserved[8];
+} lbt_bound_opts;
+typedef struct {
+	lbt_sweep_counts sweep;      /* the sweep's counts (zeros with from) */
+	int ran, published, drawn;   /* runs.jsonl has the sweep; bound.csv, .json are out; the plots */
+	char plots[512];             /* why there are no plots (no gnuplot), or "" */
+	int64_t points, fitted, skipped; /* the method's runs on symmetric tori (of this plan); fitted; others */
+	double c, c_lo95, c_hi95;    /* T ~ c·D·K·Ldiff: the mean ratio and its 95 % interval */
+	double c_ols, envelope;      /* least squares through 0; the largest ratio */
+	double reserved[8];
+} lbt_bound_result;
+LBT_API lbt_bound_opts lbt_bound_default(void);
+LBT_API int lbt_bound_run(const lbt_bound_opts *o, const lbt_batch *b, lbt_bound_result *r, lbt_err *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,8 +6,10 @@
  * strided arrays and the load they carry is what the next run conserves,
  * bad arrays, configs and buffers are refused with a status and one line,
  * every method and parameter the registries describe can be configured, a
- * sweep from a spec file resumes, and an experiment stops on its batch's own
- * interrupt flag. */
+ * sweep from a spec file resumes, a sweep's options are checked when set and
+ * its counts reach the callback, Theorem 3's constant is the mean of what
+ * bound.csv publishes, and an experiment stops on its batch's own interrupt
+ * flag. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdint.h>
@@ -844,4 +846,202 @@ Test(api, a_figure_fits_and_refuses)
 	cr_assert_eq(lbt_figure_write(&s, &e), LBT_EINVAL);
 	cr_assert(strstr(e.msg, "r.csv"), "%s", e.msg);
 	remove_dir(dir);
+
+/* ---- Sweeps and Theorem 3 ---------------------------------------------- */
+
+static void count_planned(void *ctx, const char *id, const char *key)
+{
+	int *n = ctx;
+	cr_assert_eq(strlen(id), 16, "%s", id);
+	cr_assert(!strncmp(key, "method=", 7), "%s", key);
+	++*n;
+}
+
+/* lbt_sweep_set checks an option when it is given, with the message the
+ * command line prints; the axes given as options replace the spec file's,
+ * which fills the rest: 2 methods x 2 shapes = 4 runs planned, none run. */
+Test(api, sweep_options_are_checked_when_set_and_replace_the_file)
+{
+	char dir[] = "/tmp/lbt-api-XXXXXX", spec[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(spec, sizeof spec, "%s/s.spec", dir);
+	FILE *f = fopen(spec, "w");
+	cr_assert_not_null(f);
+	fputs("method = lm-c5\nshape = 8, 16, 32\n", f);
+	fclose(f);
+	lbt_sweep_opts o = lbt_sweep_default();
+	lbt_err e;
+	cr_assert_eq(lbt_sweep_set(&o, "shape", "8,8", &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "8,8"), "%s", e.msg);
+	cr_assert_eq(lbt_sweep_set(&o, "solo-pes", "0", &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "--solo-pes"), "%s", e.msg);
+	cr_assert_eq(lbt_sweep_set(&o, "colour", "red", &e), LBT_EINVAL);
+	cr_assert_null(o.axis[0].name, "a refused option is not kept");
+	cr_assert_eq(lbt_sweep_set(&o, "method", "lm-c5,fos", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sweep_set(&o, "shape", "8", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sweep_set(&o, "shape", "4x4", &e), LBT_OK, "%s", e.msg); /* repeated: appended */
+	int n = 0;
+	o.spec = spec;
+	o.dry_run = 1;
+	o.planned = count_planned;
+	o.ctx = &n;
+	lbt_batch b = lbt_batch_default();
+	lbt_sweep_counts c;
+	cr_assert_eq(lbt_sweep_run(&o, &b, &c, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(c.total, 4);
+	cr_assert_eq(c.done, 0);
+	b.isa = "no-such-isa";
+	cr_assert_eq(lbt_batch_check(&b, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "no-such-isa"), "%s", e.msg);
+	remove(spec);
+	rmdir(dir);
+}
+
+typedef struct {
+	int calls, ends;
+	lbt_sweep_counts last;
+} counted;
+
+static void count_progress(void *ctx, const lbt_sweep_counts *c)
+{
+	counted *k = ctx;
+	cr_assert_eq(k->ends, 0, "a call after the end");
+	k->calls++;
+	k->ends += c->end;
+	cr_assert_leq(c->done + c->failed + c->skipped, c->total);
+	k->last = *c;
+}
+
+/* The progress callback gets the counts after every run (and once before
+ * the first) and once more with end set: 3 runs, then on resume 3 skipped
+ * and none run. A results file that is also an input is refused before
+ * anything is written. */
+Test(api, sweep_counts_reach_the_callback_and_the_end)
+{
+	char dir[] = "/tmp/lbt-api-XXXXXX", results[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(results, sizeof results, "%s/r.jsonl", dir);
+	lbt_sweep_opts o = lbt_sweep_default();
+	lbt_err e;
+	cr_assert_eq(lbt_sweep_set(&o, "shape", "ring:8..32*2", &e), LBT_OK, "%s", e.msg);
+	counted k = {0};
+	o.results = results;
+	o.progress = count_progress;
+	o.ctx = &k;
+	lbt_batch b = lbt_batch_default();
+	b.threads = 1;
+	for (int pass = 0; pass < 2; pass++) {
+		k = (counted){0};
+		lbt_sweep_counts c;
+		cr_assert_eq(lbt_sweep_run(&o, &b, &c, &e), LBT_OK, "%s", e.msg);
+		cr_assert_eq(k.ends, 1);
+		cr_assert_eq(k.calls, pass ? 2 : 5, "pass %d: %d calls", pass, k.calls); /* before, per run, end */
+		cr_assert_eq(k.last.status, LBT_OK);
+		cr_assert_eq(c.total, 3);
+		cr_assert_eq(c.done, pass ? 0 : 3);
+		cr_assert_eq(c.skipped, pass ? 3 : 0);
+		if (!pass)
+			cr_assert(c.rate > 0 && c.eta == 0, "rate %g, eta %g", c.rate, c.eta);
+	}
+	char spec[64];
+	snprintf(spec, sizeof spec, "%s/s.spec", dir);
+	FILE *f = fopen(spec, "w");
+	cr_assert_not_null(f);
+	fputs("shape = 8\n", f);
+	fclose(f);
+	o.spec = o.results = spec; /* the spec file as the results file too */
+	cr_assert_eq(lbt_sweep_run(&o, &b, NULL, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "--spec") && strstr(e.msg, "--results"), "%s", e.msg);
+	struct stat sb;
+	cr_assert_eq(stat(spec, &sb), 0);
+	cr_assert_eq(sb.st_size, 10, "the spec file was written to");
+	remove(spec);
+	remove(results);
+	rmdir(dir);
+}
+
+static void keep_line(void *ctx, const char *line)
+{
+	int *n = ctx;
+	cr_assert_null(strchr(line, '\n'));
+	++*n;
+}
+
+/* Theorem 3 on three rings from three uniform loads (every PE loaded:
+ * fitted) and from worst:1 (an idle PE: outside the premise), one seed: the constant returned is
+ * the mean of T/(D·K·Ldiff) over the fitted rows of the bound.csv it
+ * published, and fitting the same records again (from) gives it again. */
+Test(api, bound_fits_what_it_publishes, .timeout = 120)
+{
+	char dir[] = "/tmp/lbt-api-XXXXXX", out[64], out2[64], csv[96], runs[96], line[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/b", dir);
+	snprintf(out2, sizeof out2, "%s/b2", dir);
+	lbt_bound_opts o = lbt_bound_default();
+	lbt_err e;
+	cr_assert_eq(lbt_sweep_set(&o.sweep, "method", "lm-c5,fos", &e), LBT_OK, "%s", e.msg);
+	lbt_batch b = lbt_batch_default();
+	cr_assert_eq(lbt_bound_run(&o, &b, NULL, &e), LBT_EINVAL, "two methods refused");
+	o = lbt_bound_default();
+	o.out_dir = out;
+	cr_assert_eq(lbt_sweep_set(&o.sweep, "shape", "ring:8..32*2", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sweep_set(&o.sweep, "init", "uniform:1:8..32*2, worst:1", &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sweep_set(&o.sweep, "seed", "1", &e), LBT_OK, "%s", e.msg);
+	int lines = 0;
+	b.threads = 1;
+	b.note = keep_line;
+	b.ctx = &lines;
+	lbt_bound_result r;
+	cr_assert_eq(lbt_bound_run(&o, &b, &r, &e), LBT_OK, "%s", e.msg);
+	cr_assert(r.ran && r.published);
+	cr_assert(r.drawn || r.plots[0]);
+	cr_assert_eq(r.sweep.total, 12);
+	cr_assert_eq(r.points, 12);
+	cr_assert_eq(r.fitted, 9);
+	cr_assert_gt(lines, 8);
+	snprintf(csv, sizeof csv, "%s/bound.csv", out);
+	FILE *f = fopen(csv, "r");
+	cr_assert_not_null(f);
+	double sum = 0;
+	int n = 0;
+	cr_assert_not_null(fgets(line, sizeof line, f)); /* the header */
+	while (fgets(line, sizeof line, f)) {
+		long long col[16];
+		char *p = line;
+		for (int i = 0; i < 13; i++, p = strchr(p, ',') + 1)
+			col[i] = strtoll(p, NULL, 10);
+		if (col[7] && !col[8]) { /* all_loaded, not censored */
+			sum += (double)col[10] / (double)col[12]; /* balanced_step / dkl */
+			n++;
+		}
+	}
+	fclose(f);
+	cr_assert_eq(n, 9);
+	cr_assert_float_eq(r.c, sum / n, 1e-12 * r.c);
+	cr_assert(r.c_lo95 <= r.c && r.c <= r.c_hi95 && r.c <= r.envelope);
+	const double c = r.c;
+	snprintf(runs, sizeof runs, "%s/runs.jsonl", out);
+	o.from = runs;
+	o.out_dir = out2;
+	cr_assert_eq(lbt_bound_run(&o, &b, &r, &e), LBT_OK, "%s", e.msg);
+	cr_assert(!r.ran && r.published);
+	cr_assert_eq(r.c, c);
+	remove_dir(out);
+	remove_dir(out2);
+	rmdir(dir);
+}
+
+/* The criteria a run's and a sweep's until take, by index. */
+Test(api, the_until_criteria)
+{
+	const char *syn, *help;
+	int n = 0, balanced = 0;
+	while (lbt_until_describe(n, &syn, &help) == LBT_OK) {
+		balanced |= !strcmp(syn, "balanced");
+		cr_assert(help && *help);
+		n++;
+	}
+	cr_assert(balanced && n > 3);
+	cr_assert_eq(lbt_until_describe(-1, &syn, &help), LBT_EINVAL);
 }

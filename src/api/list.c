@@ -1,6 +1,6 @@
 /* list.c — the public API's registries and batches (lbtorus.h): the
- * methods, their parameter schemas and the workloads by index, sweeps from a
- * spec file, and the papers' experiments by name. */
+ * methods, their parameter schemas and the workloads by index, and the
+ * papers' experiments by name (sweeps: batch.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +9,6 @@
 #include "lbtorus/provenance.h"
 #include "lbtorus/reproduce.h"
 #include "lbtorus/run.h"
-#include "lbtorus/sweep.h"
 
 #define BATCH_VERSION 0x4c424231u /* "LBB1": made by lbt_batch_default */
 
@@ -69,54 +68,6 @@ int lbt_workload_describe(int i, lbt_workload_info *d)
 }
 
 lbt_batch lbt_batch_default(void) { return (lbt_batch){.version = BATCH_VERSION}; }
-
-/* A sweep's progress as one line for the caller's note. */
-static void sweep_note(void *ctx, const lbt_sweep_progress *p)
-{
-	const lbt_batch *b = ctx;
-	char line[160];
-	snprintf(line, sizeof line, "%lld of %lld runs done (%lld skipped, %lld failed)",
-	         (long long)(p->done + p->failed), (long long)(p->total - p->skipped), (long long)p->skipped,
-	         (long long)p->failed);
-	b->note(b->ctx, line);
-}
-
-int lbt_sweep_file(const char *spec, const char *results, const lbt_batch *b, lbt_err *e)
-{
-	if (!b || b->version != BATCH_VERSION)
-		return lbt_errf(e, LBT_EINVAL, "batch options not made by lbt_batch_default()");
-	if (!spec || !results)
-		return lbt_errf(e, LBT_EINVAL, "a sweep needs a spec file and a results file");
-	lbt_spec file, sp;
-	lbt_spec_init(&file);
-	lbt_spec_init(&sp);
-	lbt_plan pl = {0};
-	int status = lbt_spec_read(&file, spec, e);
-	int named = 0; /* the spec file's checksum in every record, as the CLI's sweep */
-	if (!status && !(status = lbt_provenance_add_input("spec", spec, e)))
-		named = 1;
-	if (!status)
-		status = lbt_spec_merge(&sp, &file, 0, e);
-	if (!status)
-		status = lbt_spec_merge(&sp, NULL, 1, e);
-	if (!status)
-		status = lbt_plan_build(&pl, &sp, e);
-	if (!status) {
-		lbt_sweep_opts so = {.jobs = b->threads, .solo_pes = 65536, .isa = b->isa, .interrupt = b->interrupt,
-		                     .on_progress = b->note ? sweep_note : NULL, .ctx = (void *)b};
-		lbt_sweep_progress p;
-		status = lbt_sweep_exec(&pl, results, &so, &p, e);
-		if (!status && (p.interrupted || p.done + p.skipped < p.total))
-			status = lbt_errf(e, LBT_EINTR, "interrupted: %lld runs of %lld left for a later call",
-			                  (long long)(p.total - p.done - p.skipped), (long long)p.total);
-		lbt_plan_free(&pl);
-	}
-	if (named)
-		lbt_provenance_drop_input("spec");
-	lbt_spec_free(&sp);
-	lbt_spec_free(&file);
-	return status;
-}
 
 const char *lbt_experiment(int i)
 {

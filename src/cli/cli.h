@@ -64,4 +64,36 @@ int cli_progress_option(int argc, char **argv, double *every);
 /* s seconds as M:SS, or H:MM:SS from an hour on, into b. */
 void cli_hms(char *b, size_t n, double s);
 
+/* The options sweep and bound share (src/cli/sweep.c), into the public
+ * sweep options and batch; the progress line and the sweep's verdict. */
+enum { CS_METHOD = 300, CS_SHAPE, CS_BOUNDARY, CS_INIT, CS_UNTIL, CS_WORKLOAD, CS_SEED, CS_MAX, CS_SPEC, CS_JOBS,
+       CS_THREADS, CS_SOLO, CS_ISA, CS_VERIFY, CS_QUIET, CS_DRY, CS_PROGRESS, CS_WARMUP };
+#define CLI_SWEEP_OPTIONS \
+	{"method", 1, 0, CS_METHOD}, {"shape", 1, 0, CS_SHAPE}, {"boundary", 1, 0, CS_BOUNDARY}, \
+	{"init", 1, 0, CS_INIT}, {"until", 1, 0, CS_UNTIL}, {"seed", 1, 0, CS_SEED}, \
+	{"max-steps", 1, 0, CS_MAX}, {"spec", 1, 0, CS_SPEC}, {"jobs", 1, 0, CS_JOBS}, \
+	{"threads", 1, 0, CS_THREADS}, {"solo-pes", 1, 0, CS_SOLO}, {"isa", 1, 0, CS_ISA}, \
+	{"verify", 0, 0, CS_VERIFY}, {"quiet", 0, 0, CS_QUIET}, {"dry-run", 0, 0, CS_DRY}, \
+	{"progress", 2, 0, CS_PROGRESS}
+typedef struct {
+	lbt_sweep_opts o;   /* o.ctx: this */
+	lbt_batch b;        /* b.threads: --jobs */
+	int quiet;
+	double progress;    /* --progress SECONDS: a line that often wherever stderr goes */
+	const char *results; /* for the messages */
+	int on;             /* the progress line is shown */
+	double last;
+} cli_sweep;
+void cli_sweep_help(int one_method); /* the shared options, for --help (bound: one method) */
+void cli_sweep_init(cli_sweep *c);
+/* Handle one shared option; returns 0, or an exit status after printing. */
+int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **argv);
+/* Before the runs: the progress line's callbacks (and --dry-run's list) set
+ * up for the results file `results`. */
+void cli_sweep_start(cli_sweep *c, const char *results);
+/* The exit status of a sweep that ran (n->end) and returned st, with its
+ * messages: exit 2 when nothing ran or a record could not be appended, 3
+ * when interrupted, 1 when a run failed. */
+int cli_sweep_verdict(const cli_sweep *c, int st, const lbt_sweep_counts *n, const lbt_err *e);
+
 #endif

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_internal.h"
+#include "cli.h"
 
 /* The options sweep and bound share, for --help: bound takes one method. */
 void cli_sweep_help(int one_method)
@@ -23,11 +23,12 @@ void cli_sweep_help(int one_method)
 	"  --init LIST        initial loads (default worst:5): worst:1..16*2, uniform:0:100,\n"
 	"                     half:4, ... (as for lbtorus run)\n", stdout);
 	int col = printf("  --until LIST       criteria (default balanced):");
-	for (int k = 0; k < LBT_UNTIL_KINDS; k++) { /* " shared," ... " done", wrapped before column 80 */
-		const int last = k == LBT_UNTIL_KINDS - 1, n = (int)strlen(lbt_until_syntax(k)) + 2 - last;
+	const char *syn;
+	for (int k = 0; !lbt_until_describe(k, &syn, NULL); k++) { /* " shared," ... " done", wrapped before column 80 */
+		const int last = lbt_until_describe(k + 1, NULL, NULL) != LBT_OK, n = (int)strlen(syn) + 2 - last;
 		if (col + n > 79)
 			col = printf("\n                    ") - 1;
-		col += printf(" %s%s", lbt_until_syntax(k), last ? "" : ",");
+		col += printf(" %s%s", syn, last ? "" : ",");
 	}
 	fputs("\n                     (lbtorus run --help says what each means)\n"
 	"  --seed LIST        seeds (default 1): 1..10\n"
@@ -80,174 +81,138 @@ static void help(void)
 void cli_sweep_init(cli_sweep *c)
 {
 	memset(c, 0, sizeof *c);
-	lbt_spec_init(&c->cmd);
-	c->so.solo_pes = 65536;
+	c->o = lbt_sweep_default();
+	c->b = lbt_batch_default();
 }
 
 int cli_sweep_option(cli_sweep *c, int opt, const char *arg, int argc, char **argv)
 {
+	/* lbt_sweep_set's names of the options it checks */
+	static const char *const name[] = {
+		[CS_METHOD - CS_METHOD] = "method", [CS_SHAPE - CS_METHOD] = "shape", [CS_BOUNDARY - CS_METHOD] = "boundary",
+		[CS_INIT - CS_METHOD] = "init", [CS_UNTIL - CS_METHOD] = "until", [CS_WORKLOAD - CS_METHOD] = "workload",
+		[CS_SEED - CS_METHOD] = "seed", [CS_MAX - CS_METHOD] = "max-steps", [CS_SOLO - CS_METHOD] = "solo-pes",
+		[CS_WARMUP - CS_METHOD] = "warmup"};
 	lbt_err e;
 	int64_t v;
 	int st;
 	switch (opt) {
 	case CS_METHOD: case CS_SHAPE: case CS_BOUNDARY: case CS_INIT: case CS_UNTIL: case CS_WORKLOAD: case CS_SEED:
-		if ((st = lbt_spec_add(&c->cmd, opt - CS_METHOD, arg, &e)))
+	case CS_MAX: case CS_WARMUP: case CS_SOLO:
+		if ((st = lbt_sweep_set(&c->o, name[opt - CS_METHOD], arg, &e)))
 			return cli_fail(st, "%s", e.msg);
 		return 0;
-	case CS_MAX: case CS_WARMUP:
-		if (cli_int(opt == CS_MAX ? "--max-steps" : "--warmup", arg, 0, INT64_MAX, &v))
-			return EXIT_USAGE;
-		if ((st = lbt_spec_add(&c->cmd, LBT_NAXES + (opt == CS_WARMUP), arg, &e)))
-			return cli_fail(st, "%s", e.msg);
-		return 0;
-	case CS_SPEC: c->spec_path = arg; return 0;
+	case CS_SPEC: c->o.spec = arg; return 0;
 	case CS_JOBS: case CS_THREADS:
 		if (cli_int(opt == CS_JOBS ? "--jobs" : "--threads", arg, 1, CLI_THREADS_MAX, &v))
 			return EXIT_USAGE;
-		*(opt == CS_JOBS ? &c->so.jobs : &c->so.threads) = (int)v;
+		*(opt == CS_JOBS ? &c->b.threads : &c->o.threads) = (int)v;
 		return 0;
-	case CS_SOLO: return cli_int("--solo-pes", arg, 1, LBT_MAX_PES, &c->so.solo_pes) ? EXIT_USAGE : 0;
-	case CS_ISA: {
-		lbt_kernels k;
+	case CS_ISA:
 		if (cli_nonempty("--isa", arg))
 			return EXIT_USAGE;
-		if ((st = lbt_kernels_select(&k, arg, &e)))
+		c->b.isa = arg;
+		if ((st = lbt_batch_check(&c->b, &e)))
 			return cli_fail(st, "%s", e.msg);
-		c->so.isa = arg;
 		return 0;
-	}
-	case CS_VERIFY: c->so.verify = 1; return 0;
+	case CS_VERIFY: c->o.verify = 1; return 0;
 	case CS_QUIET: c->quiet = 1; return 0;
-	case CS_DRY: c->dry_run = 1; return 0;
+	case CS_DRY: c->o.dry_run = 1; return 0;
 	case CS_PROGRESS: return cli_progress_option(argc, argv, &c->progress) ? EXIT_USAGE : 0;
 	}
 	return cli_fail(LBT_EINTERNAL, "unhandled option %d", opt);
 }
 
-int cli_sweep_plan(cli_sweep *c, const lbt_spec *base, lbt_spec *spec, lbt_plan *pl)
+static double now(void)
 {
-	lbt_err e;
-	lbt_spec file;
-	lbt_spec_init(&file);
-	int st = 0;
-	*spec = c->cmd;
-	lbt_spec_init(&c->cmd); /* spec owns the items now */
-	if (c->spec_path && !(st = lbt_spec_read(&file, c->spec_path, &e)))
-		st = lbt_provenance_add_input("spec", c->spec_path, &e); /* its checksum in every record */
-	if (!st)
-		st = lbt_spec_merge(spec, &file, 0, &e);
-	if (!st)
-		st = lbt_spec_merge(spec, base, 1, &e);
-	if (!st)
-		st = lbt_plan_build(pl, spec, &e);
-	lbt_spec_free(&file);
-	return st ? cli_fail(st, "%s", e.msg) : 0;
+	struct timespec t;
+	timespec_get(&t, TIME_UTC);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int cli_sweep_distinct(const cli_sweep *c, const lbt_spec *spec, const char *from, const lbt_io_name *out, int nout)
+static void planned(void *ctx, const char *id, const char *key)
 {
-	const int64_t ni = spec->n[LBT_AX_INIT];
-	lbt_io_name *in = malloc((size_t)(ni + 2) * sizeof *in), *outs = malloc((size_t)(nout + 1) * sizeof *outs);
-	char torn[4200];
-	if (!in || !outs) {
-		free(in);
-		free(outs);
-		return cli_fail(LBT_ENOMEM, "no memory to compare the files");
-	}
-	/* out[0], the results file, has a second output: RESULTS.torn, where a
-	 * torn last line is set aside */
-	memcpy(outs, out, (size_t)nout * sizeof *outs);
-	outs[nout] = (lbt_io_name){"the torn-line file", NULL};
-	if (out[0].path && (size_t)snprintf(torn, sizeof torn, "%s.torn", out[0].path) < sizeof torn)
-		outs[nout].path = torn;
-	in[0] = (lbt_io_name){"--spec", c->spec_path};
-	in[1] = (lbt_io_name){"--from", from};
-	for (int64_t i = 0; i < ni; i++) {
-		const char *it = spec->item[LBT_AX_INIT][i];
-		in[i + 2] = (lbt_io_name){"--init", strncmp(it, "file:", 5) ? NULL : it + 5};
-	}
-	lbt_err e;
-	int st = lbt_io_distinct(in, (int)ni + 2, outs, nout + 1, &e);
-	free(in);
-	free(outs);
-	return st ? cli_fail(st, "%s", e.msg) : 0;
+	(void)ctx;
+	printf("%s %s\n", id, key);
 }
 
-typedef struct {
-	int on;
-	double last, every; /* every > 0: whole lines, that many seconds apart */
-} progress;
-
-static void on_progress(void *ctx, const lbt_sweep_progress *p)
+/* The sweep's end (every rank 0 sees it): the progress line cleared, what
+ * was repaired in the results file, and a finished sweep's summary. */
+static void sweep_end(const cli_sweep *g, const lbt_sweep_counts *p)
 {
-	progress *g = ctx;
-	double t = lbt_seconds();
+	if (g->on && !(g->progress > 0))
+		fputs("\r\033[K", stderr);
+	if (p->torn)
+		fprintf(stderr, "lbtorus: %s ended in a torn line (a killed sweep); it was moved to %s.torn\n", g->results,
+		        g->results);
+	if (p->completed)
+		fprintf(stderr, "lbtorus: the last record of %s lacked its newline; it was added\n", g->results);
+	if (p->status || !g->on)
+		return;
+	char t[32];
+	cli_hms(t, sizeof t, p->seconds);
+	fprintf(stderr, "lbtorus: %lld runs in %s: %lld now (%s), %lld before", (long long)p->total, g->results,
+	        (long long)p->done, t, (long long)p->skipped);
+	if (p->unconverged)
+		fprintf(stderr, "; %lld stopped before their criterion (reached = false)", (long long)p->unconverged);
+	fputc('\n', stderr);
+}
+
+/* The progress line: on a terminal at most five times a second, else
+ * (--progress S) a whole line every S seconds once a run has finished. */
+static void on_progress(void *ctx, const lbt_sweep_counts *p)
+{
+	cli_sweep *g = ctx;
+	if (p->end) {
+		sweep_end(g, p);
+		return;
+	}
+	const double t = now(), every = g->progress;
 	int64_t todo = p->total - p->skipped, fin = p->done + p->failed;
-	if (!g->on || (t - g->last < (g->every > 0 ? g->every : 0.2) && fin < todo))
+	if (!g->on || (t - g->last < (every > 0 ? every : 0.2) && fin < todo))
 		return;
 	g->last = t;
-	if (g->every > 0 && fin == 0)
+	if (every > 0 && fin == 0)
 		return; /* the first line once a run has finished: it has a rate */
 	char eta[32] = "?";
-	if (p->work_done > 0)
-		cli_hms(eta, sizeof eta, p->seconds * (p->work_total - p->work_done) / p->work_done);
-	fprintf(stderr, g->every > 0 ? "lbtorus: %lld/%lld runs" : "\r\033[K  %lld/%lld runs", (long long)(fin + p->skipped),
+	if (p->eta >= 0)
+		cli_hms(eta, sizeof eta, p->eta);
+	fprintf(stderr, every > 0 ? "lbtorus: %lld/%lld runs" : "\r\033[K  %lld/%lld runs", (long long)(fin + p->skipped),
 	        (long long)p->total);
 	if (p->skipped)
 		fprintf(stderr, " (%lld done before)", (long long)p->skipped);
 	if (p->failed)
 		fprintf(stderr, "  %lld FAILED", (long long)p->failed);
-	fprintf(stderr, "  %.3g runs/s  ETA %s%s", p->seconds > 0 ? (double)fin / p->seconds : 0.0, eta, g->every > 0 ? "\n" : " ");
+	fprintf(stderr, "  %.3g runs/s  ETA %s%s", p->rate, eta, every > 0 ? "\n" : " ");
 }
 
-int cli_sweep_exec(cli_sweep *c, const lbt_plan *pl, const char *results)
+void cli_sweep_start(cli_sweep *c, const char *results)
 {
-	const int speaker = lbt_comm_rank() == 0; /* under MPI rank 0 writes and speaks */
-	if (c->dry_run) {
-		for (int64_t i = 0; speaker && i < pl->n; i++)
-			printf("%s %s\n", pl->run[i].id, pl->run[i].key);
-		if (speaker)
-			fprintf(stderr, "lbtorus: %lld runs\n", (long long)pl->n);
-		return 0;
-	}
-	progress g = {.on = speaker && (c->progress > 0 || (!c->quiet && isatty(2))), .every = c->progress,
-	              .last = lbt_seconds()};
-	c->so.mpi = lbt_comm_size() > 1; /* the runs spread over the ranks */
-	c->so.on_progress = on_progress;
-	c->so.ctx = &g;
-	c->so.interrupt = cli_catch_signals();
-	lbt_sweep_progress p;
-	lbt_err e;
-	int st = lbt_sweep_exec(pl, results, &c->so, &p, &e);
-	if (g.on && !(g.every > 0))
-		fputs("\r\033[K", stderr);
+	c->results = results;
+	c->on = c->progress > 0 || (!c->quiet && isatty(2));
+	c->last = now();
+	c->o.results = results;
+	c->o.planned = planned;
+	c->o.progress = on_progress;
+	c->o.ctx = c;
+}
+
+int cli_sweep_verdict(const cli_sweep *c, int st, const lbt_sweep_counts *n, const lbt_err *e)
+{
 	/* nothing ran (a bad file, a lock) or a record could not be appended (a full disk): exit 2 */
-	const int usage = st && ((p.done + p.failed == 0 && p.total > p.skipped) || st == LBT_EIO);
-	if (!speaker) /* the same verdict as rank 0's, silently */
-		return st ? (usage ? EXIT_USAGE : 1) : 0;
-	if (p.truncated)
-		fprintf(stderr, "lbtorus: %s ended in a torn line (a killed sweep); it was moved to %s.torn\n", results, results);
-	if (p.completed)
-		fprintf(stderr, "lbtorus: the last record of %s lacked its newline; it was added\n", results);
+	const int usage = st && st != LBT_EINTR && ((n->done + n->failed == 0 && n->total > n->skipped) || st == LBT_EIO);
+	if (n->rank != 0) /* the same verdict as rank 0's, silently */
+		return st && st != LBT_EINTR ? (usage ? EXIT_USAGE : 1) : 0;
 	if (usage)
-		return cli_fail(st, "%s", e.msg);
-	if (st) {
-		fprintf(stderr, "lbtorus: %s\n", e.msg);
-		return 1;
-	}
-	if (*c->so.interrupt) {
+		return cli_fail(st, "%s", e->msg);
+	if (st == LBT_EINTR) {
 		fprintf(stderr, "lbtorus: interrupted: %lld of %lld runs are in %s; the same command finishes the rest\n",
-		        (long long)(p.done + p.skipped), (long long)p.total, results);
+		        (long long)(n->done + n->skipped), (long long)n->total, c->results);
 		return EXIT_UNCONVERGED;
 	}
-	if (g.on) {
-		char t[32];
-		cli_hms(t, sizeof t, p.seconds);
-		fprintf(stderr, "lbtorus: %lld runs in %s: %lld now (%s), %lld before", (long long)p.total, results,
-		        (long long)p.done, t, (long long)p.skipped);
-		if (p.unconverged)
-			fprintf(stderr, "; %lld stopped before their criterion (reached = false)", (long long)p.unconverged);
-		fputc('\n', stderr);
+	if (st) {
+		fprintf(stderr, "lbtorus: %s\n", e->msg);
+		return 1;
 	}
 	return 0;
 }
@@ -258,9 +223,9 @@ int cmd_sweep(int argc, char **argv)
 	static const struct option opts[] = {
 		{"results", 1, 0, O_RESULTS}, {"help", 0, 0, O_HELP}, {"workload", 1, 0, CS_WORKLOAD}, {"warmup", 1, 0, CS_WARMUP}, CLI_SWEEP_OPTIONS,
 		{0, 0, 0, 0}};
-	cli_catch_signals(); /* before the plan and the first run's set-up */
 	cli_sweep c;
 	cli_sweep_init(&c);
+	c.b.interrupt = cli_catch_signals(); /* before the plan and the first run's set-up */
 	const char *results = NULL;
 	int o, rc = 0;
 	if (cli_no_empty_values(argc, argv, opts, "sweep"))
@@ -272,7 +237,6 @@ int cmd_sweep(int argc, char **argv)
 			results = optarg;
 		else if (o == O_HELP) {
 			help();
-			lbt_spec_free(&c.cmd);
 			return 0;
 		} else if (o == '?' || o == ':')
 			rc = o == ':' ? cli_fail(LBT_EINVAL, "sweep: option '%s' needs a value", argv[optind - 1])
@@ -282,25 +246,20 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (!rc && optind < argc)
 		rc = cli_fail(LBT_EINVAL, "sweep: unexpected argument '%s' (see lbtorus sweep --help)", argv[optind]);
-	if (!rc && !results && !c.dry_run)
+	if (!rc && !results && !c.o.dry_run)
 		rc = cli_fail(LBT_EINVAL, "sweep: name the results file with --results FILE.jsonl");
 	if (!rc && results && !strcmp(results, "-"))
 		rc = cli_fail(LBT_EINVAL, "sweep: --results must name a file (it is appended to and resumed)");
-	if (rc) {
-		lbt_spec_free(&c.cmd);
+	if (rc)
 		return rc;
+	cli_sweep_start(&c, results);
+	lbt_sweep_counts n;
+	lbt_err e;
+	int st = lbt_sweep_run(&c.o, &c.b, &n, &e);
+	if (c.o.dry_run && !st) {
+		if (n.rank == 0)
+			fprintf(stderr, "lbtorus: %lld runs\n", (long long)n.total);
+		return 0;
 	}
-	lbt_spec spec;
-	lbt_plan pl;
-	if ((rc = cli_sweep_plan(&c, NULL, &spec, &pl))) {
-		lbt_spec_free(&spec);
-		return rc;
-	}
-	const lbt_io_name out = {"--results", results};
-	rc = cli_sweep_distinct(&c, &spec, NULL, &out, 1);
-	if (!rc)
-		rc = cli_sweep_exec(&c, &pl, results);
-	lbt_plan_free(&pl);
-	lbt_spec_free(&spec);
-	return rc;
+	return n.end ? cli_sweep_verdict(&c, st, &n, &e) : st ? cli_fail(st, "%s", e.msg) : 0;
 }

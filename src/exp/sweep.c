@@ -143,7 +143,7 @@ static int read_done(int fd, const char *path, keyset *ks, lbt_sweep_progress *p
 
 /* Run r; on success *line holds its record, newline-terminated, unless
  * the run was interrupted (*interrupted: no record, it runs again on resume). */
-static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep_opts *o, char **line, size_t *len,
+static int run_one(const lbt_plan_run *r, int threads, int cut, const lbt_exec_opts *o, char **line, size_t *len,
                    int *reached, int *interrupted, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
@@ -216,7 +216,7 @@ static int write_all(int fd, const char *buf, size_t len)
 }
 
 typedef struct {
-	const lbt_sweep_opts *o;
+	const lbt_exec_opts *o;
 	lbt_sweep_progress *p;
 	int fd, status;
 	int stop; /* an append failed: start no run, write nothing more */
@@ -227,7 +227,7 @@ typedef struct {
 
 /* A finished run (st, and its record line or error e) into the file and
  * the progress; serialized where it touches shared state. */
-static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line, size_t len, int reached,
+static void finish(exec_ctx *x, const lbt_plan_run *r, int st, const char *line, size_t len, int reached,
                    int interrupted, lbt_err e)
 {
 	int wrote = 0, stopped = 0;
@@ -279,7 +279,7 @@ static void finish(exec_ctx *x, const lbt_sweep_run *r, int st, const char *line
 }
 
 /* One run, start to record. */
-static void do_run(exec_ctx *x, const lbt_sweep_run *r, int threads)
+static void do_run(exec_ctx *x, const lbt_plan_run *r, int threads)
 {
 	char *line = NULL;
 	size_t len = 0;
@@ -345,7 +345,7 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 	return LBT_OK;
 }
 
-/* A sweep spread over MPI ranks (lbt_sweep_opts.mpi). Rank 0 holds the
+/* A sweep spread over MPI ranks (lbt_exec_opts.mpi). Rank 0 holds the
  * results file: it locks it, reads what is done, and appends every record.
  * The small runs not yet done go round-robin in plan order — the i-th to
  * rank i mod R — one at a time per rank (threads as in one process: 1, or
@@ -361,7 +361,7 @@ enum { MSG_RUN = 1, MSG_DONE = 2 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
  * kernels take cut views, an extent of R or more to cut, no --verify. */
-static int whole(const lbt_sweep_run *r, const lbt_sweep_opts *o, int R)
+static int whole(const lbt_plan_run *r, const lbt_exec_opts *o, int R)
 {
 	const lbt_method *m = lbt_method_find(r->mname);
 	lbt_shape s;
@@ -396,100 +396,138 @@ static void take_message(exec_ctx *x, const lbt_plan *pl, const char *msg, size_
 	finish(x, &pl->run[index], st, body, len, reached, interrupted, e);
 }
 
-static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
-                       lbt_sweep_progress *out, lbt_err *e)
+/* Rank 0 opens and locks the results file and lists the runs to do; its
+ * verdict (or the worst rank's: one without memory fails them all) and its
+ * queue go to every rank. On success *fd (rank 0) and *todo are the
+ * caller's to close and free. */
+static int spread_queue(const lbt_plan *pl, const char *results, lbt_sweep_progress *out, int *fd, int64_t **todo,
+                        int64_t *nt, lbt_err *e)
 {
-	const int R = lbt_comm_size(), me = lbt_comm_rank();
-	int64_t *todo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *todo), nt = 0;
-	int fd = -1, st = todo ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the sweep's queue");
-	if (me == 0 && !st && !(st = open_locked(results, &fd, e)) && (st = to_do(pl, fd, results, todo, &nt, out, e)))
-		close(fd);
-	/* rank 0's verdict, then its queue, to every rank (a rank without memory fails them all) */
+	*todo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof **todo);
+	*nt = 0;
+	int st = *todo ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the sweep's queue");
+	if (lbt_comm_rank() == 0 && !st && !(st = open_locked(results, fd, e)) &&
+	    (st = to_do(pl, *fd, results, *todo, nt, out, e)))
+		close(*fd);
 	const int worst = -lbt_comm_min_int(-st); /* statuses are positive */
 	lbt_comm_bcast(&st, sizeof st);
 	st = st ? st : worst;
 	lbt_comm_bcast(e->msg, sizeof e->msg);
-	lbt_comm_bcast(&nt, sizeof nt);
-	for (int64_t at = 0; !st && at < nt; at += 1 << 20)
-		lbt_comm_bcast(todo + at, (int)((nt - at < (1 << 20) ? nt - at : 1 << 20) * (int64_t)sizeof *todo));
+	lbt_comm_bcast(nt, sizeof *nt);
+	for (int64_t at = 0; !st && at < *nt; at += 1 << 20)
+		lbt_comm_bcast(*todo + at, (int)((*nt - at < (1 << 20) ? *nt - at : 1 << 20) * (int64_t)sizeof **todo));
 	if (st) {
 		if (!e->msg[0])
 			snprintf(e->msg, sizeof e->msg, "a rank could not take part in the sweep");
-		free(todo);
-		return st;
+		free(*todo);
+		*todo = NULL;
 	}
-	exec_ctx x = {.o = o, .p = out, .fd = fd, .path = results, .t0 = lbt_seconds()};
-	if (me == 0 && o->on_progress)
-		o->on_progress(o->ctx, out);
+	return st;
+}
+
+/* Rank 0: take the other ranks' messages until none is waiting or, if
+ * `block`, until every rank has said it is done (*working: those that have
+ * not). */
+static void spread_take(exec_ctx *x, const lbt_plan *pl, int block, int *working)
+{
+	char *msg;
+	size_t n;
+	int from, tag;
+	while ((!block || *working > 0) && lbt_comm_recv(block, &from, &tag, &msg, &n)) {
+		if (tag == MSG_DONE)
+			--*working;
+		else
+			take_message(x, pl, msg, n);
+		free(msg);
+	}
+}
+
+/* Another rank's small run: run it and send rank 0 its record or error. */
+static void spread_send(const lbt_plan_run *r, int64_t index, int threads, const lbt_exec_opts *o)
+{
+	char *line = NULL, *msg = NULL;
+	size_t len = 0, mlen = 0;
+	int reached = 0, intr = 0;
+	lbt_err re;
+	int rs = run_one(r, threads, 0, o, &line, &len, &reached, &intr, &re);
+	FILE *m = open_memstream(&msg, &mlen);
+	if (m) {
+		fprintf(m, "%lld %d %d %d\n", (long long)index, reached, intr, rs);
+		fputs(rs ? re.msg : line, m);
+		fclose(m);
+	}
+	if (!msg || lbt_comm_send(0, MSG_RUN, msg, mlen))
+		lbt_comm_send(0, MSG_RUN, "-1 0 0 0\n", 9); /* rank 0 counts it failed */
+	free(msg);
+	free(line);
+}
+
+/* The small runs round-robin, one at a time per rank; rank 0 appends the
+ * others' records between its own runs and then until all have said they
+ * are done. */
+static void spread_small(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, int64_t nt)
+{
+	const lbt_exec_opts *o = x->o;
+	const int R = lbt_comm_size(), me = lbt_comm_rank();
 	int working = R - 1; /* ranks that have not said they are done */
 	for (int64_t k = 0, i = 0; k < nt; k++) {
-		const lbt_sweep_run *r = &pl->run[todo[k]];
-		if ((o->interrupt && *o->interrupt) || x.stop)
+		const lbt_plan_run *r = &pl->run[todo[k]];
+		if ((o->interrupt && *o->interrupt) || x->stop)
 			break; /* this rank starts nothing more (rank 0 could not append) */
 		if (whole(r, o, R) || i++ % R != me)
 			continue; /* a large run, or another rank's small one */
 		const int threads = r->pes >= o->solo_pes ? o->threads : 1;
-		if (me == 0) {
-			out->in_flight++;
-			do_run(&x, r, threads);
-			char *msg;
-			size_t n;
-			int from, tag;
-			while (lbt_comm_recv(0, &from, &tag, &msg, &n)) { /* what the others finished meanwhile */
-				if (tag == MSG_DONE)
-					working--;
-				else
-					take_message(&x, pl, msg, n);
-				free(msg);
-			}
+		if (me != 0) {
+			spread_send(r, todo[k], threads, o);
 			continue;
 		}
-		char *line = NULL, *msg = NULL;
-		size_t len = 0, mlen = 0;
-		int reached = 0, intr = 0;
-		lbt_err re;
-		int rs = run_one(r, threads, 0, o, &line, &len, &reached, &intr, &re);
-		FILE *m = open_memstream(&msg, &mlen);
-		if (m) {
-			fprintf(m, "%lld %d %d %d\n", (long long)todo[k], reached, intr, rs);
-			fputs(rs ? re.msg : line, m);
-			fclose(m);
-		}
-		if (!msg || lbt_comm_send(0, MSG_RUN, msg, mlen))
-			lbt_comm_send(0, MSG_RUN, "-1 0 0 0\n", 9); /* rank 0 counts it failed */
-		free(msg);
-		free(line);
+		x->p->in_flight++;
+		do_run(x, r, threads);
+		spread_take(x, pl, 0, &working); /* what the others finished meanwhile */
 	}
 	if (me != 0)
 		lbt_comm_send(0, MSG_DONE, "", 0);
-	while (me == 0 && working > 0) {
-		char *msg;
-		size_t n;
-		int from, tag;
-		if (!lbt_comm_recv(1, &from, &tag, &msg, &n))
-			break;
-		if (tag == MSG_DONE)
-			working--;
-		else
-			take_message(&x, pl, msg, n);
-		free(msg);
-	}
-	for (int64_t k = 0; k < nt; k++) { /* the large runs, each over all ranks */
-		const lbt_sweep_run *r = &pl->run[todo[k]];
+	else
+		spread_take(x, pl, 1, &working);
+}
+
+/* The large runs, one after the other, each over all ranks (all stop
+ * together: a cut run needs them all). */
+static void spread_whole(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, int64_t nt)
+{
+	const lbt_exec_opts *o = x->o;
+	const int R = lbt_comm_size(), me = lbt_comm_rank();
+	for (int64_t k = 0; k < nt; k++) {
+		const lbt_plan_run *r = &pl->run[todo[k]];
 		if (!whole(r, o, R))
 			continue;
-		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt) && !x.stop))
-			break; /* all ranks stop together: a cut run needs them all */
+		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt) && !x->stop))
+			break;
 		char *line = NULL;
 		size_t len = 0;
 		int reached = 0, intr = 0;
 		lbt_err re;
-		out->in_flight += me == 0;
+		x->p->in_flight += me == 0;
 		int rs = run_one(r, o->threads, 1, o, &line, &len, &reached, &intr, &re);
 		if (me == 0)
-			finish(&x, r, rs, line, len, reached, intr, re);
+			finish(x, r, rs, line, len, reached, intr, re);
 		free(line);
 	}
+}
+
+static int spread_exec(const lbt_plan *pl, const char *results, const lbt_exec_opts *o,
+                       lbt_sweep_progress *out, lbt_err *e)
+{
+	int64_t *todo, nt;
+	int fd = -1, st = spread_queue(pl, results, out, &fd, &todo, &nt, e);
+	if (st)
+		return st;
+	exec_ctx x = {.o = o, .p = out, .fd = fd, .path = results, .t0 = lbt_seconds()};
+	const int me = lbt_comm_rank();
+	if (me == 0 && o->on_progress)
+		o->on_progress(o->ctx, out);
+	spread_small(&x, pl, todo, nt);
+	spread_whole(&x, pl, todo, nt);
 	free(todo);
 	if (me == 0)
 		close(fd); /* releases the lock */
@@ -500,7 +538,7 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_sweep_
 	return verdict(&x, nt, e);
 }
 
-int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
+int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_exec_opts *o,
                    lbt_sweep_progress *out, lbt_err *e)
 {
 	memset(out, 0, sizeof *out);
@@ -514,15 +552,15 @@ int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts
 	if (st)
 		return st;
 	int64_t *todo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *todo), nt = 0;
-	const lbt_sweep_run **small = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *small);
-	const lbt_sweep_run **solo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *solo);
+	const lbt_plan_run **small = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *small);
+	const lbt_plan_run **solo = malloc((size_t)(pl->n ? pl->n : 1) * sizeof *solo);
 	int64_t ns = 0, nb = 0;
 	if (!todo || !small || !solo)
 		st = lbt_errf(e, LBT_ENOMEM, "no memory for the sweep's queue");
 	else
 		st = to_do(pl, fd, results, todo, &nt, out, e);
 	for (int64_t i = 0; !st && i < nt; i++) {
-		const lbt_sweep_run *r = &pl->run[todo[i]];
+		const lbt_plan_run *r = &pl->run[todo[i]];
 		if (r->pes >= o->solo_pes)
 			solo[nb++] = r;
 		else

@@ -14,7 +14,7 @@
 #include "lbtorus/sweep.h"
 #include "exp/records.h"
 
-int lbt_run_key(lbt_sweep_run *r, lbt_err *e)
+int lbt_run_key(lbt_plan_run *r, lbt_err *e)
 {
 	free(r->key);
 	char seed[24] = "any";
@@ -55,7 +55,7 @@ const char *lbt_record_input(const lbt_jobj *o, const char *name, char *buf, siz
 	return buf;
 }
 
-static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt_err *e)
+static int make_run(lbt_plan_run *r, const lbt_spec *sp, const int64_t *ix, lbt_err *e)
 {
 	memset(r, 0, sizeof *r);
 	lbt_shape s;
@@ -116,7 +116,7 @@ static int make_run(lbt_sweep_run *r, const lbt_spec *sp, const int64_t *ix, lbt
 	return lbt_run_key(r, e);
 }
 
-static const lbt_sweep_run *sort_base;
+static const lbt_plan_run *sort_base;
 static int by_key(const void *a, const void *b)
 {
 	int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;

@@ -73,10 +73,10 @@ typedef struct {
 	                  * max_steps unless the workload is none, so a sweep without one keeps its keys;
 	                  * " warmup=N" after it when N > 0) */
 	char id[17];     /* 16 hex digits: FNV-1a 64 of key, then murmur3 fmix64 */
-} lbt_sweep_run;
+} lbt_plan_run;
 
 typedef struct {
-	lbt_sweep_run *run;
+	lbt_plan_run *run;
 	int64_t n;
 	int64_t duplicates; /* combinations that named a run already in the plan */
 } lbt_plan;
@@ -84,7 +84,7 @@ typedef struct {
 /* Validate every combination (no grid is allocated) and list the distinct runs. */
 int lbt_plan_build(lbt_plan *pl, const lbt_spec *sp, lbt_err *e);
 void lbt_plan_free(lbt_plan *pl);
-int lbt_run_key(lbt_sweep_run *r, lbt_err *e); /* allocate key, fill id, from the other fields */
+int lbt_run_key(lbt_plan_run *r, lbt_err *e); /* allocate key, fill id, from the other fields */
 
 typedef struct {
 	int64_t total;      /* runs in the plan */
@@ -114,7 +114,7 @@ typedef struct {
 	/* if set non-zero (a signal handler): no run starts any more, runs in
 	 * flight stop after their current step and are not recorded */
 	const volatile sig_atomic_t *interrupt;
-} lbt_sweep_opts;
+} lbt_exec_opts;
 
 /* Run every run of pl not yet recorded in `results` (created if missing),
  * appending one line per finished run: the run's lbt_summary_json object with
@@ -127,7 +127,7 @@ typedef struct {
  * was written stays, and LBT_EIO says so. Returns LBT_OK when every run is
  * recorded (or the sweep was interrupted: out->interrupted, or
  * runs left unstarted), else the first run error's status (the others still ran). */
-int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_sweep_opts *o,
+int lbt_sweep_exec(const lbt_plan *pl, const char *results, const lbt_exec_opts *o,
                    lbt_sweep_progress *out, lbt_err *e);
 
 #endif
