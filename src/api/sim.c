@@ -94,8 +94,7 @@ static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_
 	}
 	if (!ro->workload && c->warmup)
 		return lbt_errf(e, LBT_EINVAL, "%s%s%swarmup needs a %sworkload", cmd, sep, dash, dash);
-	status = lbt_setup_check_total(set, e);
-	return set->cut ? lbt_comm_agree(status, e) : status; /* every rank opens the state (collective), or none */
+	return lbt_setup_check_total(set, e);
 }
 
 int lbt_config_check(const lbt_config *c, lbt_err *e)
@@ -116,6 +115,8 @@ int lbt_sim_open(lbt_sim **out, const lbt_config *c, lbt_err *e)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a run");
 	lbt_setup set;
 	int status = translate(c, &set, &s->wl, &s->ro, e);
+	if (lbt_sim_cut()) /* every rank opens the state (collective on a cut torus), or none */
+		status = lbt_comm_agree(status, e);
 	if (!status && !(s->init = strdup(set.init ? set.init : "worst:5")))
 		status = lbt_errf(e, LBT_ENOMEM, "no memory for a run");
 	if (!status && !(status = lbt_state_open(&s->st, &set, e))) {
