@@ -89,7 +89,11 @@ typedef struct {
 	struct {
 		const char *name, *value; /* "alpha", "0.25" (lbt_config_param) */
 	} param[8];
-	void *reserved[16];
+	const char *app;      /* "iterations:N": an application of N iterations (fos-speed*); NULL: none */
+	/* "run": messages name options as `lbtorus run` does ("run: --warmup
+	 * needs a --workload"); NULL: as this struct's fields ("warmup needs a workload") */
+	const char *as_command;
+	void *reserved[14];
 } lbt_config;
 
 LBT_API lbt_config lbt_config_default(void);
@@ -152,7 +156,9 @@ typedef struct {
 	int64_t shared_step, balanced_step, flat_step;       /* -1: never reached */
 	double shared_shifts, balanced_shifts, flat_shifts;  /* -1: never reached */
 	double generated, completed;                         /* by the workload */
-	double reserved[16];
+	int64_t period;       /* stop "cycle": the state recurred after this many steps */
+	int64_t site_updates; /* PEs x substeps processed */
+	double reserved[14];
 } lbt_result;
 LBT_API int lbt_sim_result(const lbt_sim *sim, lbt_result *r, lbt_err *e);
 /* The last run as the one-line JSON object `lbtorus run --json` writes (the
@@ -377,9 +383,6 @@ LBT_API lbt_sweep_opts lbt_sweep_default(void);
 LBT_API int lbt_sweep_set(lbt_sweep_opts *o, const char *name, const char *value, lbt_err *e);
 /* The batch made by lbt_batch_default and its ISA compiled in and run by this CPU. */
 LBT_API int lbt_batch_check(const lbt_batch *b, lbt_err *e);
-/* The i-th kind of criterion lbt_config.until and a sweep's "until" take
- * (0, 1, ...): its syntax ("steps:N") and a line of help; LBT_EINVAL past the last. */
-LBT_API int lbt_until_describe(int i, const char **syntax, const char **help);
 /* The runs of the plan (spec file, then axes, then defaults) not yet in
  * o->results, b->threads at once; its outputs checked against its inputs.
  * *c (may be NULL): the counts at the end. LBT_EINTR: b->interrupt was set. */
@@ -411,6 +414,61 @@ typedef struct {
 } lbt_bound_result;
 LBT_API lbt_bound_opts lbt_bound_default(void);
 LBT_API int lbt_bound_run(const lbt_bound_opts *o, const lbt_batch *b, lbt_bound_result *r, lbt_err *e);
+
+/* ---- A run's files, its bounds, and what the CLI prints of it --------- */
+
+/* The files `lbtorus run` writes, as its options name them; NULL: none.
+ * Each is written to a temporary and renamed into place when the run ends
+ * (an error removes them all); on a torus cut between MPI ranks, rank 0
+ * writes them (every rank its slab of the dump). */
+typedef struct {
+	uint32_t version;      /* set by lbt_outputs_default */
+	const char *json;      /* lbt_sim_json's object and a newline; "-": stdout */
+	const char *trace;     /* CSV, a row per step after "# key: value" lines (docs/formats.md) */
+	const char *dump;      /* the final loads as .npy: int32, float64 for a real-valued method */
+	const char *snapshots; /* 1-D/2-D: DIR/step_NNNNNNNN.png (heat map) and .npy every `every` steps and the last */
+	const char *animate;   /* 1-D/2-D: an animated GIF, a frame every `every` steps and the last */
+	const char *comm_stats; /* each rank's time, halo bytes and waits (JSON) */
+	int64_t every;         /* default 10 */
+	int64_t heat_max;      /* colour scale's top; 0: max(2*ceil(mean), D+1) */
+	int64_t zoom;          /* pixels per PE side; 0: the longer side <= 512 pixels */
+	int64_t delay;         /* a GIF frame's time in 1/100 s (default 8) */
+	void *reserved[12];
+} lbt_outputs;
+LBT_API lbt_outputs lbt_outputs_default(void);
+/* Before opening: no output over another or over one of c's input files
+ * (init, speeds), however spelled; no picture of a torus cut between ranks. */
+LBT_API int lbt_outputs_check(const lbt_outputs *o, const lbt_config *c, lbt_err *e);
+/* Open o's files (a bad path fails now, not after the run) for sim's next
+ * lbt_sim_run, which writes and commits them, or removes them on an error. */
+LBT_API int lbt_sim_outputs(lbt_sim *sim, const lbt_outputs *o, lbt_err *e);
+
+/* A run as it stands: what it runs on, and seed 000's bounds (Henrich 1996,
+ * Theorem 3 and the lower bounds) for its current loads. On a torus cut
+ * between MPI ranks every rank must call it (it sums over the slabs). */
+typedef struct {
+	const char *method, *isa;
+	int threads;
+	int dims, active_dims; /* active: extent >= 2 */
+	int64_t pes, k;        /* k: the largest extent */
+	int rank, ranks;       /* this process and how many share the torus (1: not cut) */
+	int cut;               /* the torus is cut into slabs (MPI, or LBTORUS_CUT=1) */
+	int64_t dkl_bound;     /* D*K*Ldiff */
+	int64_t lower_bound_steps;          /* ceil((Lmax - mean)/D) */
+	int64_t balanced_lower_bound_steps; /* ceil((Lmax - floor(mean) - D)/D) */
+	double reserved[8];
+} lbt_sim_info;
+LBT_API int lbt_sim_describe(const lbt_sim *sim, lbt_sim_info *i, lbt_err *e);
+
+/* The i-th stop criterion lbt_config.until and a sweep's "until" take
+ * ("steps:N") and one line of help; LBT_EINVAL past the last. */
+typedef struct {
+	const char *syntax, *help;
+	const void *reserved[4];
+} lbt_until_info;
+LBT_API int lbt_until_describe(int i, lbt_until_info *u);
+/* The papers' value `id` of data_dir/henrich1996_claims.csv (`lbtorus reproduce`'s numbers). */
+LBT_API int lbt_claim_value(const char *data_dir, const char *id, double *value, lbt_err *e);
 
 #ifdef __cplusplus
 }

@@ -846,6 +846,7 @@ Test(api, a_figure_fits_and_refuses)
 	cr_assert_eq(lbt_figure_write(&s, &e), LBT_EINVAL);
 	cr_assert(strstr(e.msg, "r.csv"), "%s", e.msg);
 	remove_dir(dir);
+}
 
 /* ---- Sweeps and Theorem 3 ---------------------------------------------- */
 
@@ -1032,16 +1033,293 @@ Test(api, bound_fits_what_it_publishes, .timeout = 120)
 	rmdir(dir);
 }
 
-/* The criteria a run's and a sweep's until take, by index. */
-Test(api, the_until_criteria)
+/* ---- lbtorus run's files, bounds and words (lbt_outputs, lbt_sim_describe, ...) ---- */
+
+/* The whole of a small file, NUL-terminated; NULL if it cannot be read. */
+static char *slurp(const char *path, long *len)
 {
-	const char *syn, *help;
-	int n = 0, balanced = 0;
-	while (lbt_until_describe(n, &syn, &help) == LBT_OK) {
-		balanced |= !strcmp(syn, "balanced");
-		cr_assert(help && *help);
-		n++;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *b = malloc((size_t)n + 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
 	}
-	cr_assert(balanced && n > 3);
-	cr_assert_eq(lbt_until_describe(-1, &syn, &help), LBT_EINVAL);
+	fclose(f);
+	if (b)
+		b[n] = 0;
+	if (len)
+		*len = n;
+	return b;
+}
+
+/* lbt_sim_outputs: the JSON file is lbt_sim_json's object and a newline; the
+ * trace has its "# key: value" lines, a header and one row per step 0..steps
+ * ending at the result's extremes; the dump's data are the loads
+ * lbt_sim_field_read gives (8x8 int32: the last 256 bytes); nothing is left
+ * under a temporary name. */
+Test(api, outputs_are_the_runs_record_trace_and_loads)
+{
+	char dir[] = "/tmp/lbt_api_outXXXXXX", json[64], trace[64], dump[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(json, sizeof json, "%s/r.json", dir);
+	snprintf(trace, sizeof trace, "%s/t.csv", dir);
+	snprintf(dump, sizeof dump, "%s/d.npy", dir);
+	lbt_config c = lbt_config_default();
+	c.shape = "8x8";
+	c.full_stats = 1;
+	lbt_outputs o = lbt_outputs_default();
+	o.json = json;
+	o.trace = trace;
+	o.dump = dump;
+	lbt_err e;
+	lbt_sim *s;
+	cr_assert_eq(lbt_outputs_check(&o, &c, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_open(&s, &c, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_outputs(s, &o, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(access(json, F_OK), -1, "the JSON is published only when the run ends");
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+	lbt_result r;
+	lbt_sim_result(s, &r, NULL);
+	cr_assert(r.reached && r.steps > 0);
+	char want[8192];
+	size_t n;
+	cr_assert_eq(lbt_sim_json(s, want, sizeof want, &n, &e), LBT_OK, "%s", e.msg);
+	long len;
+	char *got = slurp(json, &len);
+	cr_assert_not_null(got);
+	cr_assert_eq((size_t)len, n + 1);
+	cr_assert(!memcmp(got, want, n) && got[n] == '\n');
+	free(got);
+
+	char *t = slurp(trace, NULL);
+	cr_assert_not_null(t);
+	cr_assert(strstr(t, "\n# method: lm-c5\n# shape: 8x8\n# boundary: torus\n# init: worst:5\n# seed: 1\n# until: balanced\n"),
+	          "%s", t);
+	char *rows = strstr(t, "step,shifts,max,min,ldiff,");
+	cr_assert_not_null(rows);
+	int64_t nrows = 0;
+	const char *last = NULL;
+	for (char *p = strchr(rows, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
+		last = p;
+		nrows++;
+	}
+	cr_assert_eq(nrows, r.steps + 1, "rows for steps 0..%lld", (long long)r.steps);
+	long long step, shifts, max, min;
+	cr_assert_eq(sscanf(last, "%lld,%lld,%lld,%lld", &step, &shifts, &max, &min), 4);
+	cr_assert(step == r.steps && max == (long long)r.final_max && min == (long long)r.final_min);
+	free(t);
+
+	int32_t loads[64];
+	lbt_array a;
+	cr_assert_eq(lbt_sim_field(s, "load", &a, NULL), LBT_OK);
+	a.data = loads;
+	cr_assert_eq(lbt_sim_field_read(s, "load", &a, NULL), LBT_OK);
+	char *d = slurp(dump, &len);
+	cr_assert_not_null(d);
+	cr_assert(len > 256 && !memcmp(d, "\x93NUMPY", 6));
+	cr_assert(!memcmp(d + len - 256, loads, 256), "the dump holds the final loads");
+	free(d);
+	lbt_sim_close(s);
+	DIR *dd = opendir(dir);
+	struct dirent *de;
+	int files = 0;
+	while ((de = readdir(dd)))
+		files += de->d_name[0] != '.';
+	closedir(dd);
+	cr_assert_eq(files, 3, "json, trace and dump, and no temporary");
+	unlink(json);
+	unlink(trace);
+	unlink(dump);
+	rmdir(dir);
+}
+
+/* A path that cannot be written fails at lbt_sim_outputs, before the run,
+ * and the files opened before it are removed; a run's files are never left
+ * behind when the run is closed without running. */
+Test(api, outputs_fail_before_the_run_and_leave_nothing)
+{
+	char dir[] = "/tmp/lbt_api_badXXXXXX", json[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(json, sizeof json, "%s/r.json", dir);
+	lbt_config c = lbt_config_default();
+	c.shape = "8";
+	lbt_outputs o = lbt_outputs_default();
+	o.json = json;
+	o.dump = "/nonexistent/d.npy";
+	lbt_err e;
+	lbt_sim *s;
+	cr_assert_eq(lbt_sim_open(&s, &c, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_outputs(s, &o, &e), LBT_EIO);
+	cr_assert(strstr(e.msg, "/nonexistent/d.npy"), "%s", e.msg);
+	o.dump = NULL;
+	cr_assert_eq(lbt_sim_outputs(s, &o, &e), LBT_OK, "%s", e.msg);
+	lbt_sim_close(s);
+	cr_assert_eq(rmdir(dir), 0, "a file was left in %s", dir);
+}
+
+/* lbt_outputs_check: two outputs that are one file, an output over an input
+ * file, in the config's words or `lbtorus run`'s (as_command). */
+Test(api, outputs_are_checked_against_each_other_and_the_inputs)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "8";
+	c.init = "file:w.npy";
+	lbt_outputs o = lbt_outputs_default();
+	lbt_err e;
+	o.json = "F";
+	o.trace = "./F";
+	cr_assert_eq(lbt_outputs_check(&o, &c, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "--json F and --trace ./F are the same file: give each output its own");
+	o.trace = NULL;
+	o.dump = "./w.npy";
+	c.as_command = "run";
+	cr_assert_eq(lbt_outputs_check(&o, &c, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "run: --dump ./w.npy is the same file as --init w.npy: an output must not replace an input");
+	o.dump = "d.npy";
+	cr_assert_eq(lbt_outputs_check(&o, &c, &e), LBT_OK, "%s", e.msg);
+	lbt_outputs bad = {0};
+	cr_assert_eq(lbt_outputs_check(&bad, &c, &e), LBT_EINVAL, "outputs not made by lbt_outputs_default");
+}
+
+/* lbt_config.app: Jeannot and Vernier's application of N iterations, one
+ * balancing step each, caps the run at N steps; its text is checked in the
+ * config's words or run's. */
+Test(api, app_iterations_cap_the_run)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "8x8";
+	c.method = "fos-speed";
+	c.speeds = "uniform:1:4";
+	c.app = "iterations:20";
+	lbt_err e;
+	lbt_sim *s;
+	cr_assert_eq(lbt_sim_open(&s, &c, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+	lbt_result r;
+	lbt_sim_result(s, &r, NULL);
+	cr_assert_eq(r.steps, 20);
+	char json[8192];
+	cr_assert_eq(lbt_sim_json(s, json, sizeof json, NULL, NULL), LBT_OK);
+	cr_assert(strstr(json, "\"app_iterations\":20,"), "%s", json);
+	lbt_sim_close(s);
+	c.app = "foo";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "app 'foo': give iterations:N with N >= 1");
+	c.as_command = "run";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "--app 'foo': give iterations:N with N >= 1");
+	c.app = "iterations:0";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "--app iterations:N '0'"), "%s", e.msg);
+}
+
+/* as_command "run": what `lbtorus run` checks itself is said in its words. */
+Test(api, messages_in_the_commands_words)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "8";
+	c.warmup = 3;
+	lbt_err e;
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "warmup needs a workload");
+	c.as_command = "run";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "run: --warmup needs a --workload");
+	c.warmup = 0;
+	c.until = "steps:10";
+	c.max_steps = 5;
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "run: --until steps:10 conflicts with --max-steps 5");
+	c.as_command = NULL;
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert_str_eq(e.msg, "until steps:10 conflicts with max_steps 5");
+}
+
+/* lbt_sim_describe on Table 3's ring (Henrich 1996): 8 PEs, D = 1, K = 8,
+ * 16 units on PE 0, mean 2: D*K*Ldiff = 1*8*16 = 128, the trivial bound
+ * ceil((16 - 2)/1) = 14, to balanced ceil((16 - 2 - 1)/1) = 13; and the
+ * result's site updates (PEs x substeps) and a cycle's period. */
+Test(api, describe_gives_the_bounds_of_the_current_loads)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "8";
+	c.init = "point:16";
+	c.isa = "scalar";
+	c.threads = 1;
+	lbt_err e;
+	lbt_sim *s;
+	cr_assert_eq(lbt_sim_open(&s, &c, &e), LBT_OK, "%s", e.msg);
+	lbt_sim_info in;
+	cr_assert_eq(lbt_sim_describe(s, &in, &e), LBT_OK, "%s", e.msg);
+	cr_assert_str_eq(in.method, "lm-c5");
+	cr_assert_str_eq(in.isa, "scalar");
+	cr_assert(in.threads == 1 && in.dims == 1 && in.active_dims == 1 && in.pes == 8 && in.k == 8);
+	cr_assert(in.rank == 0 && in.ranks == 1);
+	const char *cut = getenv("LBTORUS_CUT");
+	cr_assert_eq(in.cut, cut && !strcmp(cut, "1"));
+	cr_assert_eq(in.dkl_bound, 128);
+	cr_assert_eq(in.lower_bound_steps, 14);
+	cr_assert_eq(in.balanced_lower_bound_steps, 13);
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+	lbt_result r;
+	lbt_sim_result(s, &r, NULL);
+	cr_assert_eq(r.steps, 18, "Table 3: balanced at step 18");
+	cr_assert_eq(r.site_updates, 18 * 8);
+	cr_assert_eq(lbt_sim_describe(s, &in, &e), LBT_OK);
+	cr_assert_leq(in.lower_bound_steps, 1, "balanced: max - mean <= D");
+	lbt_sim_close(s);
+
+	c.method = "lm-c0"; /* C0 alone: the state of step 7 recurs at step 8 (lbtorus run's test of it) */
+	c.max_steps = 50;
+	cr_assert_eq(lbt_sim_open(&s, &c, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+	lbt_sim_result(s, &r, NULL);
+	cr_assert_str_eq(r.stop, "cycle");
+	cr_assert(r.steps == 8 && r.period == 1, "%lld, %lld", (long long)r.steps, (long long)r.period);
+	lbt_sim_close(s);
+}
+
+/* lbt_until_describe lists every criterion lbt_config.until takes: each
+ * syntax (N and X given a value) passes lbt_config_check. */
+Test(api, until_describe_lists_what_until_takes)
+{
+	lbt_until_info u;
+	int n = 0, balanced = 0;
+	for (; lbt_until_describe(n, &u) == LBT_OK; n++) {
+		cr_assert(u.syntax && *u.syntax && u.help && *u.help);
+		balanced |= !strcmp(u.syntax, "balanced");
+		char text[64];
+		snprintf(text, sizeof text, "%s", u.syntax);
+		char *colon = strchr(text, ':');
+		if (colon)
+			strcpy(colon + 1, colon[1] == 'N' ? "3" : "0.5");
+		lbt_config c = lbt_config_default();
+		c.shape = "8";
+		c.until = text;
+		lbt_err e;
+		cr_assert_eq(lbt_config_check(&c, &e), LBT_OK, "%s: %s", text, e.msg);
+	}
+	cr_assert(balanced && n >= 7, "%d criteria", n);
+	cr_assert_eq(lbt_until_describe(n, &u), LBT_EINVAL);
+	cr_assert_eq(lbt_until_describe(-1, &u), LBT_EINVAL);
+}
+
+/* lbt_claim_value: Henrich (1996), Table 3: LM balances the 8-PE ring in
+ * 18 steps, NNA in 24 shifts; a missing directory is LBT_EIO. */
+Test(api, claims_are_the_papers_numbers)
+{
+	double v;
+	lbt_err e;
+	const char *data = getenv("LBTORUS_DATA");
+	cr_assert_eq(lbt_claim_value(data, "table3_lm_balanced", &v, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(v, 18);
+	cr_assert_eq(lbt_claim_value(data, "table3_nna_balanced", &v, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(v, 24);
+	cr_assert_eq(lbt_claim_value("/nonexistent", "table3_lm_balanced", &v, &e), LBT_EIO);
+	cr_assert_eq(lbt_claim_value(data, "no_such_claim", &v, &e), LBT_EINVAL);
 }

@@ -70,17 +70,6 @@ int lbt_sweep_set(lbt_sweep_opts *o, const char *name, const char *value, lbt_er
 	return st ? st : lbt_errf(e, LBT_ERANGE, "more than %d axis options", NAXIS);
 }
 
-int lbt_until_describe(int i, const char **syntax, const char **help)
-{
-	if (i < 0 || i >= LBT_UNTIL_KINDS)
-		return LBT_EINVAL;
-	if (syntax)
-		*syntax = lbt_until_syntax((lbt_until_kind)i);
-	if (help)
-		*help = lbt_until_help((lbt_until_kind)i);
-	return LBT_OK;
-}
-
 int lbt_batch_check(const lbt_batch *b, lbt_err *e)
 {
 	if (!b || b->version != lbt_batch_default().version)

@@ -3,33 +3,20 @@
  * from its options, run by lbt_run, read back as a struct, as JSON and as
  * NumPy-compatible arrays. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbtorus/method.h"
-#include "lbtorus/run.h"
+#include "lbtorus/comm.h"
+#include "lbtorus/number.h"
+#include "sim.h"
 
 #define CONFIG_VERSION 0x4c424331u /* "LBC1": made by lbt_config_default */
 
 _Static_assert(sizeof ((lbt_config *)0)->param / sizeof ((lbt_config *)0)->param[0] == LBT_MAX_PARAMS,
                "lbt_config.param holds as many parameters as lbt_setup.params");
 _Static_assert(sizeof ((lbt_array *)0)->shape / sizeof (int64_t) == LBT_MAXD, "lbt_array holds every shape");
-
-struct lbt_sim {
-	lbt_state st;
-	lbt_workload wl;
-	lbt_run_opts ro;        /* as configured; a run's own copy differs in until, observer, batch */
-	lbt_run_opts last;      /* the last run's (for its JSON) */
-	lbt_summary sum;
-	int ran;                /* sum and last hold a run */
-	lbt_loop *loop;         /* the run lbt_sim_step keeps open between calls; NULL: none */
-	char *init;             /* the init spec as given (the JSON's "init") */
-	const volatile sig_atomic_t *interrupt;
-	volatile sig_atomic_t halt;
-	lbt_observer observe;
-	void *octx;
-};
 
 lbt_config lbt_config_default(void)
 {
@@ -49,6 +36,17 @@ int lbt_config_param(lbt_config *c, const char *name, const char *value, lbt_err
 	return lbt_errf(e, LBT_ERANGE, "more than %d method parameters", LBT_MAX_PARAMS);
 }
 
+/* "CMD: " before e's message (cmd "": none); returns status. */
+static int err_prefix(lbt_err *e, int status, const char *cmd, const char *sep)
+{
+	if (e && *cmd) {
+		char msg[sizeof e->msg];
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		snprintf(e->msg, sizeof e->msg, "%s%s%.480s", cmd, sep, msg);
+	}
+	return status;
+}
+
 /* The engine's set-up, workload and run options from c, checked as
  * `lbtorus run` checks its options, before anything is allocated. */
 static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_run_opts *ro, lbt_err *e)
@@ -64,20 +62,30 @@ static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_
 	ro->max_steps = c->max_steps;
 	ro->full_stats = c->full_stats;
 	ro->verify = c->verify;
+	set->cut = lbt_sim_cut();
 	if (c->max_steps < 0)
 		return lbt_errf(e, LBT_EINVAL, "max_steps %lld: give a number >= 0", (long long)c->max_steps);
-	const char *until = c->until ? c->until : "balanced";
-	int status = lbt_until_parse(&ro->until, until, e);
+	/* as_command "run": the words of `lbtorus run` (its options, "run: " before what it checks itself) */
+	const int cli = c->as_command != NULL;
+	const char *cmd = cli ? c->as_command : "", *sep = cli ? ": " : "", *dash = cli ? "--" : "";
+	if (c->app && strncmp(c->app, "iterations:", 11))
+		return lbt_errf(e, LBT_EINVAL, "%sapp '%s': give iterations:N with N >= 1", dash, c->app);
+	int status = c->app ? lbt_parse_i64(c->app + 11, 1, INT64_MAX, cli ? "--app iterations:N" : "app iterations:N",
+	                                    &ro->app_iterations, e) : LBT_OK;
 	if (status)
 		return status;
+	const char *until = c->until ? c->until : "balanced";
+	if ((status = lbt_until_parse(&ro->until, until, e)))
+		return status;
 	if (ro->until.kind == LBT_UNTIL_STEPS && ro->until.steps > c->max_steps)
-		return lbt_errf(e, LBT_EINVAL, "until %s conflicts with max_steps %lld", until, (long long)c->max_steps);
+		return lbt_errf(e, LBT_EINVAL, "%s%s%suntil %s conflicts with %smax%ssteps %lld", cmd, sep, dash, until, dash,
+		                cli ? "-" : "_", (long long)c->max_steps);
 	const lbt_method *m = lbt_method_find(c->method ? c->method : "lm-c5");
 	if (c->workload && (status = lbt_workload_parse(wl, c->workload, m ? m->load : LBT_LOAD_INT, e)))
-		return status;
+		return err_prefix(e, status, cmd, sep);
 	lbt_shape shape;
 	if (c->workload && c->shape && !lbt_shape_parse(&shape, c->shape, e) && (status = lbt_workload_fits(wl, &shape, e)))
-		return status;
+		return err_prefix(e, status, cmd, sep);
 	if (c->workload && wl->phase) {
 		ro->workload = wl;
 		ro->warmup = c->warmup;
@@ -85,7 +93,7 @@ static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_
 			set->init = "const:0"; /* a search starts on an empty machine */
 	}
 	if (!ro->workload && c->warmup)
-		return lbt_errf(e, LBT_EINVAL, "warmup needs a workload");
+		return lbt_errf(e, LBT_EINVAL, "%s%s%swarmup needs a %sworkload", cmd, sep, dash, dash);
 	return lbt_setup_check_total(set, e);
 }
 
@@ -107,14 +115,20 @@ int lbt_sim_open(lbt_sim **out, const lbt_config *c, lbt_err *e)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a run");
 	lbt_setup set;
 	int status = translate(c, &set, &s->wl, &s->ro, e);
+	if (lbt_sim_cut()) /* every rank opens the state (collective on a cut torus), or none */
+		status = lbt_comm_agree(status, e);
 	if (!status && !(s->init = strdup(set.init ? set.init : "worst:5")))
 		status = lbt_errf(e, LBT_ENOMEM, "no memory for a run");
 	if (!status && !(status = lbt_state_open(&s->st, &set, e))) {
 		if (s->ro.workload)
 			s->ro.workload = &s->wl;
 		s->interrupt = c->interrupt ? c->interrupt : s->ro.interrupt; /* else lbt_interrupt_all's */
-		*out = s;
-		return LBT_OK;
+		if ((s->inputs = lbt_sim_inputs(&s->st, &set, c->until ? c->until : "balanced", &s->ro))) {
+			*out = s;
+			return LBT_OK;
+		}
+		lbt_state_close(&s->st);
+		status = lbt_errf(e, LBT_ENOMEM, "no memory for a run");
 	}
 	free(s->init);
 	free(s);
@@ -126,8 +140,10 @@ void lbt_sim_close(lbt_sim *s)
 	if (!s)
 		return;
 	lbt_loop_close(s->loop);
+	lbt_sim_files_close(s);
 	lbt_state_close(&s->st);
 	free(s->init);
+	free(s->inputs);
 	free(s);
 }
 
@@ -135,6 +151,8 @@ void lbt_sim_close(lbt_sim *s)
 static void on_step(void *ctx, const lbt_step_record *r)
 {
 	lbt_sim *s = ctx;
+	if (s->files)
+		lbt_sim_files_step(s, r);
 	if (s->observe) {
 		const lbt_record p = {.step = r->step, .max = r->max, .min = r->min, .total = r->total,
 		                      .shifts = r->shifts, .moved = r->moved, .moved_total = r->moved_total,
@@ -157,7 +175,7 @@ static void hook(lbt_sim *s, lbt_run_opts *ro, lbt_observer observe, void *ctx)
 	ro->on_step = on_step;
 	ro->ctx = s;
 	ro->interrupt = &s->halt;
-	ro->batch = observe == NULL; /* an observer stops the run at the very step it says */
+	ro->batch = observe == NULL && lbt_sim_files_batch(s); /* an observer stops the run at the very step it says */
 }
 
 /* The run lbt_sim_step keeps open ends: the next run or steps start afresh
@@ -176,10 +194,13 @@ int lbt_sim_run(lbt_sim *s, lbt_observer observe, void *ctx, lbt_err *e)
 	lbt_run_opts ro = s->ro;
 	hook(s, &ro, observe, ctx);
 	s->ran = 0;
+	if (s->files)
+		lbt_comm_tally_reset(); /* the run's communication, not the set-up's */
+	const double began = lbt_seconds();
 	int status = lbt_run(&s->st, &ro, &s->sum, e);
 	s->last = ro;
 	s->ran = status == LBT_OK;
-	return status;
+	return s->files ? lbt_sim_files_finish(s, status, lbt_seconds() - began, e) : status;
 }
 
 int lbt_sim_step(lbt_sim *s, int64_t n, lbt_err *e)
@@ -235,6 +256,8 @@ int lbt_sim_result(const lbt_sim *s, lbt_result *r, lbt_err *e)
 	r->flat_shifts = u->flat_shifts;
 	r->generated = u->generated;
 	r->completed = u->completed;
+	r->period = u->period;
+	r->site_updates = u->site_updates;
 	return LBT_OK;
 }
 

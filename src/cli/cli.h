@@ -61,6 +61,22 @@ int cli_interrupted(const char *cmd, const char *kept);
 /* --progress [SECONDS]: the optional value, also as the next argument when
  * it is a number (getopt takes it only as --progress=S); default 60. */
 int cli_progress_option(int argc, char **argv, double *every);
+/* A progress line on stderr, at most a few times a second, only on a
+ * terminal; or, with --progress SECONDS (every > 0), one whole line every
+ * that many seconds wherever stderr goes (a batch job's log), with the rate
+ * and an ETA (to `target` steps: steps:N, else --max-steps as a bound).
+ * src/cli/progress.c. */
+typedef struct {
+	int on;
+	double last, start, every;
+	int64_t pes, active, target;
+	int target_is_cap;
+} cli_progress;
+void cli_progress_init(cli_progress *p, int enabled, int64_t pes, int active_dims);
+void cli_progress_force(cli_progress *p, double every, int64_t target, int target_is_cap);
+void cli_progress_step(cli_progress *p, const lbt_record *r);
+void cli_progress_done(cli_progress *p);
+double cli_seconds(void); /* a monotonic clock */
 /* s seconds as M:SS, or H:MM:SS from an hour on, into b. */
 void cli_hms(char *b, size_t n, double s);
 

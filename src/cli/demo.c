@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_internal.h"
+#include "cli.h"
 
 typedef struct {
 	const char *title, *shape, *init;
@@ -25,7 +25,7 @@ static double paper_value(const char *data_dir, const char *id)
 	lbt_err e;
 	if (!id)
 		return NAN;
-	if (lbt_repro_claim_value(data_dir, id, &v, &e)) {
+	if (lbt_claim_value(data_dir, id, &v, &e)) {
 		if (!told++)
 			fprintf(stderr, "lbtorus: demo: %s; the paper's column stays empty\n", e.msg);
 		return NAN;
@@ -41,27 +41,38 @@ static void show(int64_t v, double paper)
 	else printf("  %10s", "-");
 }
 
-static void progress(void *p, const lbt_step_record *r) { cli_progress_step(p, r); }
-
-/* Run one method on the case until balanced; the state stays open for the caller. */
-static int simulate(const demo_case *c, const char *method, const char *isa, int threads, int quiet,
-                    lbt_state *st, lbt_summary *s)
+static int progress(void *p, const lbt_record *r)
 {
-	lbt_setup set = {.shape = c->shape, .method = method, .init = c->init, .isa = isa, .threads = threads, .seed = 1};
+	cli_progress_step(p, r);
+	return 0;
+}
+
+/* Run one method on the case until balanced; the run stays open for the
+ * caller, its loads as they were described in *at. */
+static int simulate(const demo_case *c, const char *method, const char *isa, int threads, int quiet, lbt_sim **sim,
+                    lbt_sim_info *at, lbt_result *s)
+{
+	lbt_config cfg = lbt_config_default();
+	cfg.shape = c->shape;
+	cfg.method = method;
+	cfg.init = c->init;
+	cfg.isa = isa;
+	cfg.threads = threads;
+	cfg.max_steps = 100000000;
 	lbt_err err;
-	int status = lbt_state_open(st, &set, &err);
+	int status = lbt_sim_open(sim, &cfg, &err);
 	if (status)
 		return cli_fail(status, "%s", err.msg);
 	cli_progress pr;
-	cli_progress_init(&pr, !quiet, st);
-	lbt_run_opts ro = lbt_run_opts_default();
-	ro.max_steps = 100000000;
-	ro.on_step = progress;
-	ro.ctx = &pr;
-	status = lbt_run(st, &ro, s, &err);
-	cli_progress_done(&pr);
+	if (!(status = lbt_sim_describe(*sim, at, &err))) {
+		cli_progress_init(&pr, !quiet, at->pes, at->active_dims);
+		status = lbt_sim_run(*sim, progress, &pr, &err);
+		cli_progress_done(&pr);
+	}
+	if (!status)
+		status = lbt_sim_result(*sim, s, &err);
 	if (status) {
-		lbt_state_close(st);
+		lbt_sim_close(*sim);
 		return cli_fail(status, "%s", err.msg);
 	}
 	return 0;
@@ -69,32 +80,29 @@ static int simulate(const demo_case *c, const char *method, const char *isa, int
 
 static int run_case(const demo_case *c, const char *data_dir, const char *isa, int threads, int quiet)
 {
-	lbt_state st;
-	lbt_summary s, nna;
-	int status = simulate(c, "lm-c5", isa, threads, quiet, &st, &s);
+	lbt_sim *sim;
+	lbt_sim_info at, other_at;
+	lbt_result s, nna;
+	int status = simulate(c, "lm-c5", isa, threads, quiet, &sim, &at, &s);
 	if (status)
 		return status;
 	if (c->paper_nna) {
-		lbt_state other;
-		if ((status = simulate(c, "nna", isa, threads, quiet, &other, &nna))) {
-			lbt_state_close(&st);
+		lbt_sim *other;
+		if ((status = simulate(c, "nna", isa, threads, quiet, &other, &other_at, &nna))) {
+			lbt_sim_close(sim);
 			return status;
 		}
-		lbt_state_close(&other);
+		lbt_sim_close(other);
 	}
-	const lbt_shape *sh = &st.grid.shape;
-	/* LM-C5's loads are integers: the summary's quantities hold them exactly */
-	const int32_t max0 = (int32_t)s.initial_max;
-	const int64_t total = (int64_t)s.total;
-	int64_t P = lbt_shape_pes(sh), ldiff = (int64_t)(s.initial_max - s.initial_min);
-	int64_t dkl = lbt_bound_dkl(sh, ldiff), lower = lbt_bound_lower_steps(sh, max0, total);
-	int64_t lower_bal = lbt_bound_lower_balanced(sh, max0, total);
+	/* LM-C5's loads are integers: the result's quantities hold them exactly; the
+	 * bounds are those of the initial loads (lbt_sim_describe before the run) */
+	const int64_t total = (int64_t)s.total, P = at.pes;
+	const int64_t dkl = at.dkl_bound, lower = at.lower_bound_steps, lower_bal = at.balanced_lower_bound_steps;
 	printf("\n%s\n", c->title);
 	printf("  torus %s: P = %lld PEs, D = %d, K = %lld; init %s: %lld load units on PE 0, mean %.3g\n",
-	       c->shape, (long long)P, lbt_shape_active_dims(sh), (long long)lbt_shape_kmax(sh), c->init,
-	       (long long)total, s.total / (double)P);
-	printf("  method lm-c5, ISA %s, %d thread%s, %.3f s, %.3g site updates/s\n\n", st.kern->isa, st.threads,
-	       st.threads == 1 ? "" : "s", s.seconds, s.seconds > 0 ? (double)s.site_updates / s.seconds : 0.0);
+	       c->shape, (long long)P, at.active_dims, (long long)at.k, c->init, (long long)total, s.total / (double)P);
+	printf("  method lm-c5, ISA %s, %d thread%s, %.3f s, %.3g site updates/s\n\n", at.isa, at.threads,
+	       at.threads == 1 ? "" : "s", s.seconds, s.seconds > 0 ? (double)s.site_updates / s.seconds : 0.0);
 	printf("  %-34s %10s  %10s\n", "", "ours", "paper");
 	printf("  %-34s", "steps to shared (every L_i > 0)");
 	show(s.shared_step, paper_value(data_dir, c->paper_shared));
@@ -114,7 +122,7 @@ static int run_case(const demo_case *c, const char *data_dir, const char *isa, i
 	printf("  paper: %s\n", c->paper_note);
 	if (c->paper_shared)
 		printf("  the paper's numbers: %s/henrich1996_claims.csv\n", data_dir);
-	lbt_state_close(&st);
+	lbt_sim_close(sim);
 	return 0;
 }
 
@@ -164,7 +172,7 @@ int cmd_demo(int argc, char **argv)
 	};
 	double claim;
 	lbt_err e;
-	if (given && lbt_repro_claim_value(given, cases[0].paper_shared, &claim, &e)) /* as reproduce --data answers */
+	if (given && lbt_claim_value(given, cases[0].paper_shared, &claim, &e)) /* as reproduce --data answers */
 		return cli_fail(LBT_EIO, "demo: %s", e.msg);
 	printf("lbtorus %s demo: Henrich's Liquid model (1996) on its worst case\n", LBT_VERSION);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -128,32 +128,6 @@ int cli_interrupted(const char *cmd, const char *kept)
 	return EXIT_UNCONVERGED;
 }
 
-void cli_progress_init(cli_progress *p, int enabled, const lbt_state *st)
-{
-	p->on = enabled && isatty(2);
-	p->every = 0;
-	p->start = p->last = lbt_seconds();
-	p->pes = lbt_shape_pes(&st->grid.whole);
-	p->active = lbt_shape_active_dims(&st->grid.whole);
-}
-
-void cli_progress_force(cli_progress *p, double every, int64_t target, int target_is_cap)
-{
-	p->on = 1;
-	p->every = every;
-	p->target = target;
-	p->target_is_cap = target_is_cap;
-}
-
-int cli_progress_option(int argc, char **argv, double *every)
-{
-	const char *v = optarg;
-	if (!v && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
-		v = argv[optind++];
-	*every = 60;
-	return v ? cli_real("--progress", v, 0, 86400, 1, every) : 0;
-}
-
 void cli_hms(char *b, size_t n, double s)
 {
 	long t = (long)(s + 0.5);
@@ -161,40 +135,6 @@ void cli_hms(char *b, size_t n, double s)
 		snprintf(b, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
 	else
 		snprintf(b, n, "%ld:%02ld", t / 60, t % 60);
-}
-
-void cli_progress_step(cli_progress *p, const lbt_step_record *r)
-{
-	if (p->on && p->every > 0) { /* a whole line every `every` seconds */
-		double t = lbt_seconds();
-		if (t - p->last < p->every)
-			return;
-		p->last = t;
-		double rate = r->step / (t - p->start);
-		char el[32], eta[32] = "?";
-		cli_hms(el, sizeof el, t - p->start);
-		if (rate > 0 && p->target > r->step)
-			cli_hms(eta, sizeof eta, (double)(p->target - r->step) / rate);
-		fprintf(stderr, "lbtorus: step %lld  ldiff %.10g  %.3g steps/s  %.3g site updates/s  elapsed %s  ETA %s%s\n",
-		        (long long)r->step, r->max - r->min, rate, rate * (double)(p->pes * p->active), el,
-		        p->target_is_cap ? "<= " : "", eta);
-		return;
-	}
-	if (!p->on || (r->step & 63))
-		return;
-	double t = lbt_seconds();
-	if (t - p->last < 0.25)
-		return;
-	p->last = t;
-	double rate = (double)r->step * (double)(p->pes * p->active) / (t - p->start);
-	fprintf(stderr, "\r  step %lld  max %.10g  min %.10g  ldiff %.10g  %.3g site updates/s  %.1f s ",
-	        (long long)r->step, r->max, r->min, r->max - r->min, rate, t - p->start);
-}
-
-void cli_progress_done(cli_progress *p)
-{
-	if (p->on && !p->every && p->last > p->start)
-		fputs("\r\033[K", stderr);
 }
 
 /* What was printed must have reached stdout (a full disk, /dev/full, a
@@ -248,19 +188,3 @@ static int dispatch(int argc, char **argv)
 }
 
 int main(int argc, char **argv) { return stdout_done(dispatch(argc, argv)); }
-
-const char *cli_param_option(const lbt_param *p)
-{
-	static char names[16][64];
-	static const lbt_param *of[16];
-	int i = 0;
-	for (; i < 16 - 1 && of[i] && of[i] != p; i++)
-		;
-	if (of[i] != p) {
-		of[i] = p;
-		snprintf(names[i], sizeof names[i], "%s", p->name);
-		for (char *c = names[i]; *c; c++)
-			*c = *c == '_' ? '-' : *c;
-	}
-	return names[i];
-}

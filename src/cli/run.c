@@ -1,12 +1,10 @@
 /* run.c — `lbtorus run`: one method, one torus, one initial load. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "cli_internal.h"
+#include "cli.h"
 
 /* A parameter's option: its name with '-' for '_' (ca_k: --ca-k), into buf. */
 static const char *option_of(const char *name, char *buf, size_t n)
@@ -61,6 +59,8 @@ static void help_methods(void)
 		}
 }
 
+enum { MAXD = sizeof ((lbt_array *)0)->shape / sizeof (int64_t) }; /* the most dimensions a torus has */
+
 static void help(void)
 {
 	printf("usage: lbtorus run --shape SHAPE [OPTIONS]\n"
@@ -73,7 +73,7 @@ static void help(void)
 	       "                     Axis 0 is the paper's dimension d = 1 and runs first; the\n"
 	       "                     last axis is contiguous. Optional with --init file:.\n"
 	       "  --boundary B       torus (default), mesh, or one per axis: torus/mesh\n"
-	       "  --method M         default lm-c5; one of:\n", LBT_MAXD);
+	       "  --method M         default lm-c5; one of:\n", MAXD);
 	help_methods();
 	printf("  --init SPEC        initial load (default worst:5):\n"
 	       "                       point:TOTAL    PE (0,...,0) holds TOTAL\n"
@@ -84,8 +84,9 @@ static void help(void)
 	       "                                      links holds H+1, the rest 1\n"
 	       "                       file:F.npy     int32/int64 array of exactly the shape\n"
 	       "  --until C          stop criterion (default balanced):\n");
-	for (int k = 0; k < LBT_UNTIL_KINDS; k++)
-		printf("                       %-16s %s\n", lbt_until_syntax(k), lbt_until_help(k));
+	lbt_until_info u;
+	for (int k = 0; lbt_until_describe(k, &u) == LBT_OK; k++)
+		printf("                       %-16s %s\n", u.syntax, u.help);
 	printf("  --workload SPEC    tasks generated and completed every step, before the method's\n"
 	       "                     step (default none; docs/usage.md, \"Workloads\"):\n");
 	lbt_workload_info w;
@@ -159,20 +160,148 @@ static void help(void)
 	       "example: lbtorus run --shape 128x128 --method lm-c5 --init worst:5 --until balanced\n");
 }
 
+/* What the command line asked for: the run, its files, what it prints. */
 typedef struct {
-	lbt_outfile trace;
-	int tracing, workload;
+	lbt_config cfg;
+	lbt_outputs out;
+	int quiet;
+	double progress;
+	/* the method parameters' options (--alpha, --ca-k), from the schemas */
+	const char *param[16];
+	char param_opt[16][64];
+	int nparam;
+} run_args;
+
+/* The parameters of every method, each once, in --help's order. */
+static void param_options(run_args *a)
+{
+	lbt_method_info m;
+	lbt_param_info p;
+	a->nparam = 0;
+	for (int i = 0; lbt_method_describe(i, &m) == LBT_OK; i++)
+		for (int j = 0; lbt_param_describe(i, j, &p) == LBT_OK; j++) {
+			int seen = 0;
+			for (int k = 0; k < a->nparam && !seen; k++)
+				seen = !strcmp(a->param[k], p.name);
+			if (!seen && a->nparam < 16) {
+				a->param[a->nparam] = p.name;
+				option_of(p.name, a->param_opt[a->nparam], sizeof a->param_opt[0]);
+				a->nparam++;
+			}
+		}
+}
+
+enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
+       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
+       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_WORKLOAD, O_WARMUP, O_SPEEDS, O_LINK, O_APP,
+       O_PROGRESS, O_PARAM };
+
+/* One option into *a: 0, or an exit status after printing. */
+static int take_option(run_args *a, int o, int argc, char **argv)
+{
+	lbt_config *c = &a->cfg;
+	int64_t v;
+	lbt_err e;
+	switch (o) {
+	case O_SHAPE: c->shape = optarg; break;
+	case O_BOUNDARY: c->boundary = optarg; break;
+	case O_METHOD: c->method = optarg; break;
+	case O_INIT: c->init = optarg; break;
+	case O_UNTIL: c->until = optarg; break;
+	case O_MAX: return cli_int("--max-steps", optarg, 0, INT64_MAX, &c->max_steps) ? EXIT_USAGE : 0;
+	case O_SEED: return cli_u64("--seed", optarg, &c->seed) ? EXIT_USAGE : 0;
+	case O_JSON: a->out.json = optarg; break;
+	case O_TRACE: a->out.trace = optarg; break;
+	case O_DUMP: a->out.dump = optarg; break;
+	case O_ISA: c->isa = optarg; break;
+	case O_THREADS:
+		if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v))
+			return EXIT_USAGE;
+		c->threads = (int)v;
+		break;
+	case O_VERIFY: c->verify = 1; break;
+	case O_SPEEDS: c->speeds = optarg; break;
+	case O_LINK: c->link = optarg; break;
+	case O_APP: c->app = optarg; break;
+	case O_QUIET: a->quiet = 1; break;
+	case O_PROGRESS: return cli_progress_option(argc, argv, &a->progress) ? EXIT_USAGE : 0;
+	case O_SNAP: a->out.snapshots = optarg; break;
+	case O_ANIM: a->out.animate = optarg; break;
+	case O_EVERY: return cli_int("--every", optarg, 1, INT64_MAX, &a->out.every) ? EXIT_USAGE : 0;
+	case O_HEATMAX: return cli_int("--heat-max", optarg, 1, INT32_MAX, &a->out.heat_max) ? EXIT_USAGE : 0;
+	case O_ZOOM: return cli_int("--zoom", optarg, 1, 64, &a->out.zoom) ? EXIT_USAGE : 0;
+	case O_DELAY: return cli_int("--delay", optarg, 0, 65535, &a->out.delay) ? EXIT_USAGE : 0;
+	case O_WORKLOAD: c->workload = optarg; break;
+	case O_WARMUP: return cli_int("--warmup", optarg, 0, INT64_MAX, &c->warmup) ? EXIT_USAGE : 0;
+	default: /* a method parameter */
+		if (lbt_config_param(c, a->param[o - O_PARAM], optarg, &e))
+			return cli_fail(LBT_EINVAL, "run: %s", e.msg);
+	}
+	return 0;
+}
+
+/* Phase 1: the options into *a, and the outputs checked against each other
+ * and the inputs. Returns -1 to go on, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, run_args *a)
+{
+	static const struct option fixed[] = {
+		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
+		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
+		{"seed", 1, 0, O_SEED}, {"json", 1, 0, O_JSON}, {"trace", 1, 0, O_TRACE},
+		{"dump", 1, 0, O_DUMP}, {"isa", 1, 0, O_ISA}, {"threads", 1, 0, O_THREADS},
+		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
+		{"snapshots", 1, 0, O_SNAP}, {"animate", 1, 0, O_ANIM}, {"every", 1, 0, O_EVERY},
+		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY},
+		{"workload", 1, 0, O_WORKLOAD}, {"warmup", 1, 0, O_WARMUP},
+		{"speeds", 1, 0, O_SPEEDS}, {"link", 1, 0, O_LINK}, {"app", 1, 0, O_APP},
+		{"progress", 2, 0, O_PROGRESS}};
+	/* the fixed options, then one per method parameter */
+	enum { NFIXED = sizeof fixed / sizeof fixed[0] };
+	*a = (run_args){.cfg = lbt_config_default(), .out = lbt_outputs_default()};
+	a->cfg.until = "balanced";
+	a->cfg.as_command = "run"; /* the library's messages in run's words */
+	param_options(a);
+	struct option opts[NFIXED + 16 + 1];
+	int nopts = 0, o;
+	for (; nopts < NFIXED; nopts++)
+		opts[nopts] = fixed[nopts];
+	for (int i = 0; i < a->nparam; i++)
+		opts[nopts++] = (struct option){a->param_opt[i], 1, 0, O_PARAM + i};
+	opts[nopts] = (struct option){0, 0, 0, 0};
+	if (cli_no_empty_values(argc, argv, opts, "run"))
+		return EXIT_USAGE;
+	opterr = 0;
+	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
+	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		int st;
+		if (o == O_HELP) {
+			help();
+			return 0;
+		}
+		if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
+			return cli_fail(LBT_EINVAL, "run: option --%s needs a value",
+			                optopt >= O_PARAM ? a->param_opt[optopt - O_PARAM] : opts[optopt - O_SHAPE].name);
+		if (o == '?')
+			return cli_fail(LBT_EINVAL, "run: unknown option '%s' (see lbtorus run --help)", argv[optind - 1]);
+		if ((st = take_option(a, o, argc, argv)))
+			return st;
+	}
+	if (optind < argc)
+		return cli_fail(LBT_EINVAL, "run: unexpected argument '%s' (see lbtorus run --help)", argv[optind]);
+	a->cfg.full_stats = a->out.trace != NULL; /* the same statistics on every rank */
+	lbt_err e;
+	if (lbt_outputs_check(&a->out, &a->cfg, &e))
+		return cli_fail(LBT_EINVAL, "%s", e.msg);
+	if (!a->out.json)
+		a->out.json = "-";
+	a->out.comm_stats = getenv("LBTORUS_COMM_STATS"); /* each rank's compute and exchanges: bench/mpi_scaling.py */
+	return -1;
+}
+
+/* What the observer keeps: the progress line, and the warning that
+ * balanced lies beyond --max-steps. */
+typedef struct {
 	cli_progress progress;
-	/* pictures: --snapshots, --animate */
-	const lbt_state *state;
-	const char *snap_dir; /* the staging directory of snaps */
-	lbt_outdir snaps;     /* --snapshots: published together at the end (lbt_outdir) */
-	lbt_anim *anim;
-	lbt_heat heat;
-	int64_t every, last_pic;
-	int pic_status;
-	lbt_err pic_err;
-	/* the warning that balanced lies beyond --max-steps (bound_warning) */
 	int64_t bound, cap;
 	double t0;
 	const char *method;
@@ -192,15 +321,15 @@ static void duration(char *buf, size_t n, double s)
 }
 
 /* Issue 14 item 13: a Liquid-model run whose lower bound on the steps to
- * `balanced` (lbt_bound_lower_balanced: the most loaded PE gives away at most
- * one element per substep) exceeds --max-steps can never get there. Said in
- * one line once the first steps give a rate: after 100 steps, half a second,
- * or at the cap, whichever comes first. */
-static void bound_warning(run_ctx *c, const lbt_step_record *r)
+ * `balanced` (lbt_sim_info.balanced_lower_bound_steps: the most loaded PE
+ * gives away at most one element per substep) exceeds --max-steps can never
+ * get there. Said in one line once the first steps give a rate: after 100
+ * steps, half a second, or at the cap, whichever comes first. */
+static void bound_warning(run_ctx *c, const lbt_record *r)
 {
 	if (!c->bound || r->step < 1)
 		return; /* before the clock: a 128x128 step takes about a microsecond, a clock read 2% of that */
-	const double t = lbt_seconds() - c->t0;
+	const double t = cli_seconds() - c->t0;
 	if (r->step < 100 && t < 0.5 && r->step < c->cap)
 		return;
 	const double rate = (double)r->step / t;
@@ -214,455 +343,90 @@ static void bound_warning(run_ctx *c, const lbt_step_record *r)
 	c->bound = 0;
 }
 
-/* One snapshot (PNG + .npy) and/or GIF frame of the current state. */
-static void picture(run_ctx *c, int64_t step)
-{
-	if (c->pic_status || step == c->last_pic)
-		return;
-	c->last_pic = step;
-	const lbt_grid *g = &c->state->grid;
-	if (c->snap_dir) {
-		char path[4200];
-		snprintf(path, sizeof path, "%s/step_%08lld.png", c->snap_dir, (long long)step);
-		if ((c->pic_status = lbt_heat_png(path, g, &c->heat, step, &c->pic_err)))
-			return;
-		int32_t *dense = malloc((size_t)lbt_shape_pes(&g->shape) * sizeof *dense);
-		if (!dense) {
-			c->pic_status = lbt_errf(&c->pic_err, LBT_ENOMEM, "no memory for a snapshot");
-			return;
-		}
-		lbt_grid_export(g, dense);
-		snprintf(path, sizeof path, "%s/step_%08lld.npy", c->snap_dir, (long long)step);
-		c->pic_status = lbt_npy_write(path, &g->shape, dense, &c->pic_err);
-		free(dense);
-	}
-	if (c->anim && !c->pic_status)
-		c->pic_status = lbt_anim_frame(c->anim, g, step, &c->pic_err);
-}
-
-/* The run's inputs as given, "# key: value" lines after the provenance at
- * the top of a trace, so that `lbtorus plot --group method` (or shape,
- * seed, ...) groups traces as it groups records. */
-static void trace_inputs(FILE *f, const lbt_state *st, const lbt_setup *set, const char *until,
-                         const lbt_run_opts *ro)
-{
-	char buf[256];
-	fprintf(f, "# method: %s", st->method->name);
-	for (int i = 0; i < LBT_MAX_PARAMS && set->params[i].name; i++)
-		fprintf(f, ":%s=%s", set->params[i].name, set->params[i].value);
-	lbt_shape_format(&st->grid.whole, buf, sizeof buf);
-	fprintf(f, "\n# shape: %s\n", buf);
-	lbt_boundary_format(&st->grid.whole, buf, sizeof buf);
-	fprintf(f, "# boundary: %s\n# init: %s\n# seed: %llu\n# until: %s\n", buf, set->init ? set->init : "worst:5",
-	        (unsigned long long)set->seed, until);
-	if (ro->workload)
-		fprintf(f, "# workload: %s\n# warmup: %lld\n", ro->workload->spec, (long long)ro->warmup);
-}
-
-static void load_col(FILE *f, int real, double x)
-{
-	fputc(',', f);
-	lbt_fprint_load(f, real, x);
-}
-
-static void on_step(void *p, const lbt_step_record *r)
+static int on_step(void *p, const lbt_record *r)
 {
 	run_ctx *c = p;
-	if (c->tracing) {
-		FILE *f = c->trace.f;
-		fprintf(f, "%lld", (long long)r->step);
-		load_col(f, r->real, r->shifts);
-		load_col(f, r->real, r->max);
-		load_col(f, r->real, r->min);
-		load_col(f, r->real, r->max - r->min);
-		fprintf(f, ",%lld,%.6f", (long long)r->idle, r->stddev);
-		load_col(f, r->real, r->moved);
-		load_col(f, r->real, r->moved_total);
-		fprintf(f, ",%.9g,%.17g", r->rel, r->link_max);
-		load_col(f, r->real, r->total);
-		if (c->workload) {
-			load_col(f, r->real, r->generated);
-			load_col(f, r->real, r->completed);
-			load_col(f, r->real, r->idle_capacity);
-			fprintf(f, ",%.17g", r->sqdev);
-		}
-		fputc('\n', f);
-	}
 	bound_warning(c, r);
 	cli_progress_step(&c->progress, r);
-	if ((c->snap_dir || c->anim) && r->step % c->every == 0)
-		picture(c, r->step);
+	return 0;
 }
 
-/* Scale, zoom, the output folder and the GIF, before the run starts. */
-static int setup_pictures(run_ctx *c, const lbt_state *st, const char *dir, const char *anim, int64_t every,
-                          int64_t heat_max, int64_t zoom, int64_t delay, lbt_err *e)
+/* Phase 3: the warning and the progress line, from the run as opened
+ * (rank 0 prints). Returns whether they need to see every step. */
+static int watch(run_ctx *c, const run_args *a, const lbt_sim_info *in)
 {
-	int s = lbt_heat_default(&c->heat, &st->grid, e);
-	if (s)
-		return s;
-	if (heat_max)
-		c->heat.hi = (int32_t)heat_max;
-	if (zoom)
-		c->heat.zoom = (int)zoom;
-	c->state = st;
-	c->every = every;
-	c->last_pic = -1;
-	int opened = dir ? lbt_outdir_open(&c->snaps, dir, e) : LBT_OK;
-	c->snap_dir = dir ? c->snaps.stage : NULL;
-	if (opened)
-		return opened;
-	return anim ? lbt_anim_open(&c->anim, anim, &st->grid, &c->heat, (int)delay, e) : LBT_OK;
+	const lbt_config *cfg = &a->cfg;
+	const int writer = in->rank == 0, steps = !strncmp(cfg->until, "steps:", 6);
+	const int64_t target = steps ? strtoll(cfg->until + 6, NULL, 10) : cfg->max_steps; /* checked by the library */
+	*c = (run_ctx){.cap = cfg->max_steps, .method = in->method, .t0 = cli_seconds()};
+	if ((!strcmp(cfg->until, "balanced") || !strcmp(cfg->until, "shared+balanced")) &&
+	    (!cfg->workload || !strcmp(cfg->workload, "none")) && !strncmp(in->method, "lm-", 3) &&
+	    in->balanced_lower_bound_steps > cfg->max_steps && writer)
+		c->bound = in->balanced_lower_bound_steps;
+	cli_progress_init(&c->progress, !a->quiet && writer, in->pes, in->active_dims);
+	if (a->progress > 0 && writer)
+		cli_progress_force(&c->progress, a->progress, target, !steps);
+	return c->bound || c->progress.on;
 }
 
-/* The method's load field as .npy: int32, or float64 for a real-valued
- * method; on a cut torus every rank writes its slab (f: rank 0's file). */
-static int dump_loads(lbt_outfile *f, const lbt_state *st, const char *path, lbt_err *e)
+/* Phase 5: how the run ended, as the exit status and (rank 0) one line. */
+static int exit_status(const run_args *a, const lbt_result *sum, const char *method, int writer)
 {
-	return lbt_npy_dump(f, path, &st->grid, lbt_grid_field(&st->grid, st->method->load == LBT_LOAD_REAL ? "real" : "load"), e);
-}
-
-/* What the command line asked for. */
-typedef struct {
-	lbt_setup set;
-	const char *until, *json, *trace, *dump, *workload, *snap_dir, *anim;
-	int64_t max_steps, warmup, app, every, heat_max, zoom, delay;
-	int verify, quiet;
-	double progress;
-} run_args;
-
-/* Phase 1: the options into *a. Returns -1 to go on, else the exit status
- * (0 after --help). */
-static int parse_args(int argc, char **argv, run_args *a)
-{
-	enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
-	       O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
-	       O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_WORKLOAD, O_WARMUP, O_SPEEDS, O_LINK, O_APP,
-	       O_PROGRESS, O_PARAM };
-	static const struct option fixed[] = {
-		{"shape", 1, 0, O_SHAPE}, {"boundary", 1, 0, O_BOUNDARY}, {"method", 1, 0, O_METHOD},
-		{"init", 1, 0, O_INIT}, {"until", 1, 0, O_UNTIL}, {"max-steps", 1, 0, O_MAX},
-		{"seed", 1, 0, O_SEED}, {"json", 1, 0, O_JSON}, {"trace", 1, 0, O_TRACE},
-		{"dump", 1, 0, O_DUMP}, {"isa", 1, 0, O_ISA}, {"threads", 1, 0, O_THREADS},
-		{"verify", 0, 0, O_VERIFY}, {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP},
-		{"snapshots", 1, 0, O_SNAP}, {"animate", 1, 0, O_ANIM}, {"every", 1, 0, O_EVERY},
-		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY},
-		{"workload", 1, 0, O_WORKLOAD}, {"warmup", 1, 0, O_WARMUP},
-		{"speeds", 1, 0, O_SPEEDS}, {"link", 1, 0, O_LINK}, {"app", 1, 0, O_APP},
-		{"progress", 2, 0, O_PROGRESS}};
-	/* the fixed options, then one per method parameter (--alpha, --lambda, --ca-k), from the schemas */
-	enum { NFIXED = sizeof fixed / sizeof fixed[0] };
-	const lbt_param *params[16];
-	const int np = lbt_params_all(params, 16);
-	struct option opts[NFIXED + 16 + 1];
-	int nopts = 0;
-	for (; nopts < NFIXED; nopts++)
-		opts[nopts] = fixed[nopts];
-	for (int i = 0; i < np; i++)
-		opts[nopts++] = (struct option){cli_param_option(params[i]), 1, 0, O_PARAM + i};
-	opts[nopts] = (struct option){0, 0, 0, 0};
-	*a = (run_args){.set = {.seed = 1}, .until = "balanced", .max_steps = 1000000, .every = 10, .delay = 8};
-	int nparams = 0, o;
-	int64_t v;
-	if (cli_no_empty_values(argc, argv, opts, "run"))
-		return EXIT_USAGE;
-	opterr = 0;
-	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
-	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (o) {
-		case O_SHAPE: a->set.shape = optarg; break;
-		case O_BOUNDARY: a->set.boundary = optarg; break;
-		case O_METHOD: a->set.method = optarg; break;
-		case O_INIT: a->set.init = optarg; break;
-		case O_UNTIL: a->until = optarg; break;
-		case O_MAX: if (cli_int("--max-steps", optarg, 0, INT64_MAX, &a->max_steps)) return EXIT_USAGE; break;
-		case O_SEED: if (cli_u64("--seed", optarg, &a->set.seed)) return EXIT_USAGE; break;
-		case O_JSON: a->json = optarg; break;
-		case O_TRACE: a->trace = optarg; break;
-		case O_DUMP: a->dump = optarg; break;
-		case O_ISA: a->set.isa = optarg; break;
-		case O_THREADS:
-			if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v)) return EXIT_USAGE;
-			a->set.threads = (int)v;
-			break;
-		case O_VERIFY: a->verify = 1; break;
-		case O_SPEEDS: a->set.speeds = optarg; break;
-		case O_LINK: a->set.link = optarg; break;
-		case O_APP:
-			if (strncmp(optarg, "iterations:", 11))
-				return cli_fail(LBT_EINVAL, "--app '%s': give iterations:N with N >= 1", optarg);
-			if (cli_int("--app iterations:N", optarg + 11, 1, INT64_MAX, &a->app))
-				return EXIT_USAGE;
-			break;
-		case O_QUIET: a->quiet = 1; break;
-		case O_PROGRESS: if (cli_progress_option(argc, argv, &a->progress)) return EXIT_USAGE; break;
-		case O_HELP: help(); return 0;
-		case O_SNAP: a->snap_dir = optarg; break;
-		case O_ANIM: a->anim = optarg; break;
-		case O_EVERY:
-			if (cli_int("--every", optarg, 1, INT64_MAX, &a->every)) return EXIT_USAGE;
-			break;
-		case O_HEATMAX:
-			if (cli_int("--heat-max", optarg, 1, INT32_MAX, &a->heat_max)) return EXIT_USAGE;
-			break;
-		case O_ZOOM:
-			if (cli_int("--zoom", optarg, 1, 64, &a->zoom)) return EXIT_USAGE;
-			break;
-		case O_DELAY:
-			if (cli_int("--delay", optarg, 0, 65535, &a->delay)) return EXIT_USAGE;
-			break;
-		case O_WORKLOAD: a->workload = optarg; break;
-		case O_WARMUP:
-			if (cli_int("--warmup", optarg, 0, INT64_MAX, &a->warmup)) return EXIT_USAGE;
-			break;
-		default:
-			if (o >= O_PARAM) {
-				if (nparams == LBT_MAX_PARAMS)
-					return cli_fail(LBT_EINVAL, "run: more than %d method parameters", LBT_MAX_PARAMS);
-				a->set.params[nparams++] = (lbt_param_arg){params[o - O_PARAM]->name, optarg};
-				break;
-			}
-			if (o == ':') /* a known option without its value; '?': an unknown one (optopt is then its letter) */
-				return cli_fail(LBT_EINVAL, "run: option --%s needs a value",
-				                optopt >= O_PARAM ? cli_param_option(params[optopt - O_PARAM]) : opts[optopt - O_SHAPE].name);
-			return cli_fail(LBT_EINVAL, "run: unknown option '%s' (see lbtorus run --help)", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_fail(LBT_EINVAL, "run: unexpected argument '%s' (see lbtorus run --help)", argv[optind]);
-	/* no output over another or over an input, however spelled */
-	const lbt_io_name in[] = {{"--init", a->set.init && !strncmp(a->set.init, "file:", 5) ? a->set.init + 5 : NULL},
-	                          {"--speeds", a->set.speeds && !strncmp(a->set.speeds, "file:", 5) ? a->set.speeds + 5 : NULL}};
-	const lbt_io_name out[] = {{"--json", a->json}, {"--trace", a->trace}, {"--dump", a->dump}, {"--animate", a->anim}};
-	lbt_err e;
-	if (lbt_io_distinct(in, 2, out, 4, &e))
-		return cli_fail(LBT_EINVAL, "run: %s", e.msg);
-	return -1;
-}
-
-/* Phase 2: the run's options, the cut and the workload, checked before
- * anything is built; signals are caught from here on. Returns -1 to go on,
- * else the exit status. */
-static int plan_run(run_args *a, lbt_run_opts *ro, lbt_workload *wl, const volatile sig_atomic_t **stop)
-{
-	lbt_err err;
-	*ro = lbt_run_opts_default();
-	ro->max_steps = a->max_steps;
-	ro->verify = a->verify;
-	ro->app_iterations = a->app;
-	int st = lbt_until_parse(&ro->until, a->until, &err);
-	if (st)
-		return cli_fail(st, "%s", err.msg);
-	if (ro->until.kind == LBT_UNTIL_STEPS && ro->until.steps > a->max_steps)
-		return cli_fail(LBT_EINVAL, "run: --until %s conflicts with --max-steps %lld", a->until, (long long)a->max_steps);
-
-	/* Signals are caught from here on: set-up (allocating and filling a large
-	 * grid takes seconds) stops at one too, with nothing written. */
-	*stop = cli_catch_signals();
-	a->set.interrupt = *stop;
-	/* Under MPI with several ranks the torus is cut between them; LBTORUS_CUT=1
-	 * cuts it on one process too (one slab: the distributed code paths, for tests). */
-	const char *cut_env = getenv("LBTORUS_CUT");
-	a->set.cut = lbt_comm_size() > 1 || (cut_env && !strcmp(cut_env, "1"));
-	if (a->set.cut && (a->snap_dir || a->anim))
-		return cli_fail(LBT_EINVAL, "run: --snapshots and --animate run on one process only, not on a torus cut between ranks");
-	/* The workload, checked against the method's kind of load before anything is built. */
-	const lbt_method *meth = lbt_method_find(a->set.method ? a->set.method : "lm-c5");
-	if (a->workload && (st = lbt_workload_parse(wl, a->workload, meth ? meth->load : LBT_LOAD_INT, &err)))
-		return cli_fail(st, "run: %s", err.msg);
-	lbt_shape wl_shape;
-	if (a->workload && a->set.shape && !lbt_shape_parse(&wl_shape, a->set.shape, &err) &&
-	    (st = lbt_workload_fits(wl, &wl_shape, &err)))
-		return cli_fail(st, "run: %s", err.msg);
-	if (a->workload && wl->phase) {
-		ro->workload = wl;
-		ro->warmup = a->warmup;
-		if (wl->tasks && !a->set.init)
-			a->set.init = "const:0"; /* a search starts on an empty machine */
-	}
-	if (!ro->workload && a->warmup)
-		return cli_fail(LBT_EINVAL, "run: --warmup needs a --workload");
-	return -1;
-}
-
-/* The files a run writes, on rank 0 (writer). */
-typedef struct {
-	lbt_outfile json, dump;
-	int writer;
-} run_files;
-
-/* Phase 3: every output opened before running, so a bad path fails in a
- * second, not after an hour. On a cut torus rank 0 writes them, and all
- * ranks learn whether it could. The trace's header is written. */
-static int open_outputs(run_ctx *c, run_files *f, const run_args *a, const lbt_run_opts *ro, lbt_state *state,
-                        lbt_err *err)
-{
-	const char *trace = a->trace;
-	f->writer = lbt_comm_rank() == 0;
-	c->tracing = trace != NULL && f->writer;
-	c->workload = ro->workload != NULL;
-	int opened = 0; /* how many of json, trace, dump are open */
-	int st = f->writer ? lbt_out_open(&f->json, a->json ? a->json : "-", err) : LBT_OK;
-	if (!st && ++opened && trace && f->writer)
-		st = lbt_out_open(&c->trace, trace, err);
-	if (!st && ++opened && a->dump && f->writer)
-		st = lbt_out_open(&f->dump, a->dump, err);
-	if (!lbt_comm_min_int(!st) && !st)
-		st = lbt_errf(err, LBT_EIO, "rank 0 could not open an output file");
-	if (st) {
-		if (opened > 0 && f->writer) lbt_out_abort(&f->json);
-		if (opened > 1 && trace && f->writer) lbt_out_abort(&c->trace);
-		return st;
-	}
-	if (a->snap_dir || a->anim)
-		st = setup_pictures(c, state, a->snap_dir, a->anim, a->every, a->heat_max, a->zoom, a->delay, err);
-	if (st) {
-		lbt_out_abort(&f->json);
-		if (trace) lbt_out_abort(&c->trace);
-		if (a->dump) lbt_out_abort(&f->dump);
-		lbt_outdir_abort(&c->snaps, err);
-		return st;
-	}
-	if (c->tracing) { /* "# key: value" lines first: the provenance, the inputs */
-		lbt_provenance_comment(c->trace.f, state->kern->isa, state->threads);
-		trace_inputs(c->trace.f, state, &a->set, a->until, ro);
-		fputs(c->workload ? "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total,"
-		                    "generated,completed,idle_capacity,sqdev\n"
-		                  : "step,shifts,max,min,ldiff,idle,stddev,moved,moved_total,rel,link_max,total\n", c->trace.f);
-	}
-	return LBT_OK;
-}
-
-/* Phase 5: the last picture, the dump and the summary; all files committed
- * or none (the files are rank 0's). */
-static int finish_outputs(run_ctx *c, run_files *f, const run_args *a, const lbt_run_opts *ro, lbt_state *state,
-                          const lbt_summary *sum, int st, lbt_err *err)
-{
-	if (!st && (a->snap_dir || a->anim)) {
-		picture(c, sum->steps); /* the last state, if not taken already */
-		if ((st = c->pic_status))
-			*err = c->pic_err;
-	}
-	if (c->anim) {
-		if (!st)
-			st = lbt_anim_close(c->anim, err);
-		else
-			lbt_anim_abort(c->anim);
-		c->anim = NULL;
-	}
-	if (!st && a->dump)
-		st = dump_loads(f->writer ? &f->dump : NULL, state, a->dump, err);
-	if (!st && f->writer) {
-		lbt_summary_json(f->json.f, state, a->set.init ? a->set.init : "worst:5", ro, sum);
-		fputc('\n', f->json.f);
-	}
-	if (f->writer) {
-		if (!st && a->trace) st = lbt_out_commit(&c->trace, err);
-		if (!st && a->dump) st = lbt_out_commit(&f->dump, err);
-		if (!st && a->snap_dir) st = lbt_outdir_commit(&c->snaps, err);
-		if (!st) st = lbt_out_commit(&f->json, err);
-		if (st) {
-			lbt_out_abort(&f->json);
-			if (a->trace) lbt_out_abort(&c->trace);
-			if (a->dump) lbt_out_abort(&f->dump);
-			lbt_outdir_abort(&c->snaps, err);
-		}
-	}
-	return st;
-}
-
-/* Phase 6: how the run ended, as the exit status and (rank 0) one line. */
-static int exit_status(const run_args *a, const lbt_summary *sum, const char *method, int writer)
-{
-	const char *until = a->until;
-	if (sum->stop == LBT_STOP_DETECTED || (a->app > 0 && sum->steps == a->app))
+	const char *until = a->cfg.until;
+	const int64_t app = a->cfg.app ? strtoll(a->cfg.app + 11, NULL, 10) : 0; /* checked by the library */
+	if (!strcmp(sum->stop, "detected") || (app > 0 && sum->steps == app))
 		return 0; /* the method's convergence detection stopped balancing, or the application ended */
 	if (sum->reached)
 		return 0;
 	if (!writer) /* rank 0 tells how it ended */
 		return EXIT_UNCONVERGED;
 	const double ldiff = sum->final_max - sum->final_min;
-	if (sum->stop == LBT_STOP_CYCLE)
+	if (!strcmp(sum->stop, "cycle"))
 		fprintf(stderr, "lbtorus: stopped at step %lld: the state of step %lld recurs (a cycle of period %lld of %s), "
 		        "so '%s' is never reached (final ldiff %.17g)\n", (long long)sum->steps,
 		        (long long)(sum->steps - sum->period), (long long)sum->period, method, until, ldiff);
-	else if (sum->stop == LBT_STOP_STALLED)
+	else if (!strcmp(sum->stop, "stalled"))
 		fprintf(stderr, "lbtorus: stalled at step %lld, a fixed point of %s, before '%s' was reached (final ldiff %.17g)\n",
 		        (long long)sum->steps, method, until, ldiff);
-	else if (sum->stop == LBT_STOP_INTERRUPTED)
+	else if (!strcmp(sum->stop, "interrupted"))
 		fprintf(stderr, "lbtorus: interrupted after step %lld, before '%s' was reached (final ldiff %.17g)\n",
 		        (long long)sum->steps, until, ldiff);
 	else
 		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %.17g)\n",
-		        (long long)a->max_steps, until, ldiff);
+		        (long long)a->cfg.max_steps, until, ldiff);
 	return EXIT_UNCONVERGED;
 }
 
-/* lbtorus run: parse, plan, set up, open the outputs, run (phase 4, with
- * on_step as the observer), finish the outputs, tell how it ended. */
+/* lbtorus run: parse; open the run (phase 2: every check, set-up, signals
+ * caught); its files (the library writes and commits them); the warning
+ * and progress line; run; tell how it ended. */
 int cmd_run(int argc, char **argv)
 {
 	run_args a;
-	lbt_run_opts ro;
-	lbt_workload wl;
-	const volatile sig_atomic_t *stop = NULL;
 	int st = parse_args(argc, argv, &a);
-	if (st < 0)
-		st = plan_run(&a, &ro, &wl, &stop);
 	if (st >= 0)
 		return st;
-
+	/* Signals are caught from here on: set-up (allocating and filling a large
+	 * grid takes seconds) stops at one too, with nothing written. */
+	const volatile sig_atomic_t *stop = cli_catch_signals();
+	a.cfg.interrupt = stop;
 	lbt_err err;
-	lbt_state state;
-	st = lbt_setup_check_total(&a.set, &err); /* before the grid is allocated */
-	if (a.set.cut) /* every rank opens the state (collective on a cut torus), or none */
-		st = lbt_comm_agree(st, &err);
-	if (!st)
-		st = lbt_state_open(&state, &a.set, &err);
-	if (st && *stop)
+	lbt_sim *sim;
+	if ((st = lbt_sim_open(&sim, &a.cfg, &err)) && *stop)
 		return cli_interrupted("run", "it stopped in its set-up, before the first step: nothing written");
 	if (st)
 		return cli_fail(st, "%s", err.msg);
-
-	run_ctx ctx = {0};
-	run_files files;
-	if ((st = open_outputs(&ctx, &files, &a, &ro, &state, &err))) {
-		lbt_state_close(&state);
-		return cli_fail(st, "%s", err.msg);
+	lbt_sim_info in;
+	run_ctx ctx;
+	lbt_result sum;
+	if (!(st = lbt_sim_describe(sim, &in, &err)) && !(st = lbt_sim_outputs(sim, &a.out, &err))) {
+		st = lbt_sim_run(sim, watch(&ctx, &a, &in) ? on_step : NULL, &ctx, &err);
+		cli_progress_done(&ctx.progress);
 	}
-	ro.full_stats = a.trace != NULL; /* the same statistics on every rank */
-	ro.on_step = on_step;
-	ro.ctx = &ctx;
-	ro.batch = !a.snap_dir && !a.anim; /* on_step reads the grid only for pictures */
-	ro.interrupt = stop;
-	if ((ro.until.kind == LBT_UNTIL_BALANCED || ro.until.kind == LBT_UNTIL_SHARED_BALANCED) && !ro.workload &&
-	    !strncmp(state.method->name, "lm-", 3)) {
-		lbt_stats s0;
-		lbt_field_stats(&state.grid, &state.grid.field[0], 1, &s0); /* collective on a cut torus */
-		const int64_t bound = lbt_bound_lower_balanced(&state.grid.whole, (int32_t)s0.max, s0.total);
-		if (bound > a.max_steps && files.writer)
-			ctx.bound = bound;
-	}
-	ctx.cap = a.max_steps;
-	ctx.method = state.method->name;
-	ctx.t0 = lbt_seconds();
-	cli_progress_init(&ctx.progress, !a.quiet && files.writer, &state);
-	if (a.progress > 0 && files.writer)
-		cli_progress_force(&ctx.progress, a.progress, ro.until.kind == LBT_UNTIL_STEPS ? ro.until.steps : a.max_steps,
-		                   ro.until.kind != LBT_UNTIL_STEPS);
-
-	lbt_summary sum;
-	lbt_comm_tally_reset(); /* the run's communication, not the set-up's */
-	const double began = lbt_seconds();
-	st = lbt_run(&state, &ro, &sum, &err);
-	const char *tally = getenv("LBTORUS_COMM_STATS"); /* each rank's compute and exchanges: bench/mpi_scaling.py */
-	if (!st && tally) /* this rank's own time in lbt_run, whose collectives the tally counts */
-		st = lbt_comm_tally_write(tally, lbt_seconds() - began, lbt_shape_pes(&state.grid.shape), sum.steps, &err);
-	cli_progress_done(&ctx.progress);
-	st = finish_outputs(&ctx, &files, &a, &ro, &state, &sum, st, &err);
-	const char *method = state.method->name; /* a static registry string: outlives the state */
-	lbt_state_close(&state);
+	if (!st)
+		st = lbt_sim_result(sim, &sum, &err);
+	lbt_sim_close(sim);
 	if (st)
 		return cli_fail(st, "%s", err.msg);
-	return exit_status(&a, &sum, method, files.writer);
+	return exit_status(&a, &sum, in.method, in.rank == 0);
 }

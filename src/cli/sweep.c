@@ -23,9 +23,10 @@ void cli_sweep_help(int one_method)
 	"  --init LIST        initial loads (default worst:5): worst:1..16*2, uniform:0:100,\n"
 	"                     half:4, ... (as for lbtorus run)\n", stdout);
 	int col = printf("  --until LIST       criteria (default balanced):");
-	const char *syn;
-	for (int k = 0; !lbt_until_describe(k, &syn, NULL); k++) { /* " shared," ... " done", wrapped before column 80 */
-		const int last = lbt_until_describe(k + 1, NULL, NULL) != LBT_OK, n = (int)strlen(syn) + 2 - last;
+	lbt_until_info u, next;
+	for (int k = 0; !lbt_until_describe(k, &u); k++) { /* " shared," ... " done", wrapped before column 80 */
+		const char *syn = u.syntax;
+		const int last = lbt_until_describe(k + 1, &next) != LBT_OK, n = (int)strlen(syn) + 2 - last;
 		if (col + n > 79)
 			col = printf("\n                    ") - 1;
 		col += printf(" %s%s", syn, last ? "" : ",");
