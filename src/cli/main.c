@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_internal.h"
+#include "cli.h"
 
 static const char usage[] =
 	"usage: lbtorus COMMAND [OPTIONS]\n"
