@@ -381,7 +381,7 @@ static int workload_phase(run_loop *l)
 		l->r.generated = w.generated;
 		l->r.completed = w.completed;
 		l->r.idle_capacity = w.idle_capacity;
-		l->r.sqdev = w.sq_known ? sqdev_known(&w, l->expect, l->P) : sqdev(st);
+		l->r.sqdev = w.sq_known ? sqdev_known(&w, l->expect, l->P) : w.sqdev_known ? w.sqdev : sqdev(st);
 		if (l->r.step + 1 > l->o->warmup)
 			batch_add(&l->bm, l->r.sqdev);
 		if (l->ref_open)

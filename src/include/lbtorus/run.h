@@ -69,8 +69,9 @@ typedef struct {
 /* A workload: a process that generates and completes load on the PEs, run
  * as the first phase of every step, before the method's step. A phase may
  * change the load field(s) of st and adds what it generated and completed
- * to c; draws for PE i must come from lbt_rand(seed, step, global index of
- * i, purpose), so that they do not depend on threads, ISA or ranks. */
+ * to c; draws for PE i must be a function of (seed, step, global index of
+ * i, purpose) alone (lbtorus/rng.h), so that they do not depend on
+ * threads, ISA or ranks. */
 typedef struct {
 	double generated, completed; /* load units (integers for integer loads) */
 	double idle_capacity;        /* work the PEs could have done but had no task for */
@@ -79,6 +80,10 @@ typedef struct {
 	 * engine needs no pass of its own for sqdev. */
 	int sq_known;
 	uint64_t sq_hi, sq_lo;
+	/* Real-valued loads, optionally (sqdev_known = 1): ||w - mean(w)||^2 of
+	 * the loads the phase leaves, summed by the phase's own pass. */
+	int sqdev_known;
+	double sqdev;
 } lbt_work_counts;
 
 #define LBT_WORKLOAD_ARGS 8
@@ -107,8 +112,7 @@ typedef struct lbt_workload {
 	double arg[LBT_WORKLOAD_ARGS]; /* the spec's numbers, in order */
 } lbt_workload;
 
-/* Cybenko's arrival distributions (eq. (12)): integer-valued, then real-valued only. */
-enum { LBT_DIST_POISSON, LBT_DIST_UNIFORM, LBT_DIST_BERNOULLI, LBT_DIST_EXP, LBT_DIST_NORMAL };
+/* Cybenko's arrival distributions (eq. (12)), LBT_DIST_*: in lbtorus/kernels.h. */
 
 const lbt_workload *lbt_workload_find(const char *name); /* "none", "cybenko", ... NULL if unknown */
 const lbt_workload *const *lbt_workloads(void);          /* NULL-terminated */
