@@ -86,7 +86,6 @@ typedef struct {
 	int real;         /* a real-valued method's loads */
 	double *rows3;    /* cybenko on real loads: each row's sums gen, dev, sq */
 	lbt_wl_real rd;   /*   its distribution */
-	double shift;     /*   the mean of the loads before the phase (lbt_wl_real) */
 	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
 	int64_t *end;     /* phases: the step at which the current phase ends */
 	lbt_wl_phases ph; /* phases: the row kernel's parameters */
@@ -111,8 +110,7 @@ static void simple_close(void *p)
 	free(ws);
 }
 
-/* Cybenko on real-valued loads: the distribution for wl_real_row, the rows'
- * sums, and the mean the first phase's sums are taken about. */
+/* Cybenko on real-valued loads: the distribution for wl_real_row and the rows' sums. */
 static int real_open(simple_ws *ws, const lbt_workload *w, lbt_state *st, lbt_err *e)
 {
 	const double *a = w->arg;
@@ -130,9 +128,6 @@ static int real_open(simple_ws *ws, const lbt_workload *w, lbt_state *st, lbt_er
 	const lbt_shape *sh = &st->grid.shape;
 	if (!(ws->rows3 = malloc((size_t)(3 * (ws->P / sh->ext[sh->dims - 1] + 1)) * sizeof *ws->rows3)))
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload's sums");
-	lbt_stats s0;
-	lbt_field_stats(&st->grid, lbt_grid_field(&st->grid, "real"), st->threads, &s0); /* collective on a cut torus */
-	ws->shift = s0.rtotal / (double)lbt_shape_pes(&st->grid.whole);
 	return LBT_OK;
 }
 
@@ -281,6 +276,7 @@ typedef struct {
 	simple_ws *ws;
 	const lbt_state *st;
 	uint64_t key, key2;
+	double shift;
 } real_pass;
 
 static void real_rows(const real_pass *q)
@@ -292,7 +288,7 @@ static void real_rows(const real_pass *q)
 #pragma omp parallel for schedule(static) num_threads(threads) if (ws->P > 65536)
 	for (int64_t r = 0; r < R; r++) {
 		lbt_wl_rsums a = {0};
-		q->st->kern->wl_real_row(g->real + row_offset(g, r), n, ws->first + r * n, 0, q->key, q->key2, &ws->rd, ws->shift,
+		q->st->kern->wl_real_row(g->real + row_offset(g, r), n, ws->first + r * n, 0, q->key, q->key2, &ws->rd, q->shift,
 		                         &a);
 		ws->rows3[3 * r] = lbt_wl_fold(a.gen);
 		ws->rows3[3 * r + 1] = lbt_wl_fold(a.dev);
@@ -300,19 +296,23 @@ static void real_rows(const real_pass *q)
 	}
 }
 
-/* acc += this rank's rows' sums, in row order. */
+/* acc (generated, completed, dev, sq) += this rank's rows' sums, in row order. */
 static void add_rows(void *p, double *acc)
 {
 	const real_pass *q = p;
 	const lbt_grid *g = &q->st->grid;
-	const int64_t R = q->ws->P / g->shape.ext[g->shape.dims - 1];
-	for (int64_t r = 0; r < R; r++)
-		for (int k = 0; k < 3; k++)
-			acc[k] += q->ws->rows3[3 * r + k];
+	const int64_t n = g->shape.ext[g->shape.dims - 1], R = q->ws->P / n;
+	const double Cn = q->ws->rd.C * (double)n; /* exact, as is every partial sum of them (C n P < 2^53) */
+	for (int64_t r = 0; r < R; r++) {
+		acc[0] += q->ws->rows3[3 * r];
+		acc[1] += Cn;
+		acc[2] += q->ws->rows3[3 * r + 1];
+		acc[3] += q->ws->rows3[3 * r + 2];
+	}
 }
 
-/* A ring cut between ranks (its one row cut by the last axis): the kernel
- * on this rank's piece, the lanes passed on from the rank before. */
+/* A torus of one row (a ring, maybe cut between ranks): the kernel on this
+ * rank's piece, the lanes (then completed) passed on from the rank before. */
 static void ring_piece(void *p, double *acc)
 {
 	const real_pass *q = p;
@@ -320,38 +320,45 @@ static void ring_piece(void *p, double *acc)
 	lbt_wl_rsums a;
 	memcpy(&a, acc, sizeof a);
 	q->st->kern->wl_real_row(q->st->grid.real, ws->P, ws->first, (int)(ws->first % LBT_WL_LANES), q->key, q->key2,
-	                         &ws->rd, ws->shift, &a);
+	                         &ws->rd, q->shift, &a);
 	memcpy(acc, &a, sizeof a);
+	acc[3 * LBT_WL_LANES] += ws->rd.C * (double)ws->P;
 }
 
 /* Real-valued loads: eq. (12) as it stands, loads may go negative (Cybenko's
- * interpretation (b)), by wl_real_row (lbt_wl_real), with the new loads'
- * ||w - mean||^2 = sq - dev^2 / P about the previous mean. Every PE
- * completes C: completed = C P. */
+ * interpretation (b)), by wl_real_row (lbt_wl_real), with the sums about
+ * c->shift from which the engine takes sqdev. Every PE completes C. */
 static int real_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c)
 {
 	const lbt_grid *g = &st->grid;
-	const real_pass q = {ws, st, lbt_rand_key(seed, (uint64_t)t, P_ARRIVE), lbt_rand_key(seed, (uint64_t)t, P_ARRIVE2)};
-	const double P = (double)lbt_shape_pes(&g->whole);
-	double sum[3] = {0, 0, 0};
-	if (g->cut && g->cut->by_pe) {
-		lbt_wl_rsums a = {0};
-		lbt_comm_chain((double *)&a, 3 * LBT_WL_LANES, ring_piece, (void *)&q);
-		sum[0] = 0 + lbt_wl_fold(a.gen); /* one row's sums, added as the rows' */
-		sum[1] = 0 + lbt_wl_fold(a.dev);
-		sum[2] = 0 + lbt_wl_fold(a.sq);
-	} else {
-		real_rows(&q);
+	const real_pass q = {ws, st, lbt_rand_key(seed, (uint64_t)t, P_ARRIVE), lbt_rand_key(seed, (uint64_t)t, P_ARRIVE2),
+	                     c->shift};
+	c->dev_known = 1;
+	if (lbt_shape_pes(&g->whole) == g->whole.ext[g->whole.dims - 1]) { /* one row (a ring), maybe cut between ranks */
+		double acc[3 * LBT_WL_LANES + 1];
+		memcpy(acc, &c->lanes, sizeof c->lanes);
+		acc[3 * LBT_WL_LANES] = c->completed;
 		if (g->cut)
-			lbt_comm_chain(sum, 3, add_rows, (void *)&q);
+			lbt_comm_chain(acc, 3 * LBT_WL_LANES + 1, ring_piece, (void *)&q);
 		else
-			add_rows((void *)&q, sum);
+			ring_piece((void *)&q, acc);
+		memcpy(&c->lanes, acc, sizeof c->lanes);
+		c->completed = acc[3 * LBT_WL_LANES];
+		c->generated = 0 + lbt_wl_fold(c->lanes.gen); /* the one row's sums so far, added as add_rows adds a row */
+		c->dev = 0 + lbt_wl_fold(c->lanes.dev);
+		c->sq = 0 + lbt_wl_fold(c->lanes.sq);
+		return LBT_OK;
 	}
-	c->generated += sum[0];
-	c->completed += ws->rd.C * P;
-	c->sqdev_known = 1;
-	c->sqdev = fmax(0, sum[2] - sum[1] * sum[1] / P);
-	ws->shift += sum[1] / P; /* the new loads' mean, about which the next phase sums */
+	real_rows(&q);
+	double acc[4] = {c->generated, c->completed, c->dev, c->sq};
+	if (g->cut)
+		lbt_comm_chain(acc, 4, add_rows, (void *)&q);
+	else
+		add_rows((void *)&q, acc);
+	c->generated = acc[0];
+	c->completed = acc[1];
+	c->dev = acc[2];
+	c->sq = acc[3];
 	return LBT_OK;
 }
 

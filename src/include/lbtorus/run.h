@@ -80,10 +80,18 @@ typedef struct {
 	 * engine needs no pass of its own for sqdev. */
 	int sq_known;
 	uint64_t sq_hi, sq_lo;
-	/* Real-valued loads, optionally (sqdev_known = 1): ||w - mean(w)||^2 of
-	 * the loads the phase leaves, summed by the phase's own pass. */
-	int sqdev_known;
-	double sqdev;
+	/* Real-valued loads: shift (given to the phase: the mean of the loads
+	 * before it, as the engine knows it, or 0) and, optionally (dev_known =
+	 * 1), the sums dev = sum(w - shift) and sq = sum((w - shift)^2) over the
+	 * loads the phase leaves, so that sqdev = sq - dev^2 / P needs no pass
+	 * of the engine's own. The phase adds to them, and to generated and
+	 * completed, in the global order of its sums (so that slabs of a torus
+	 * cut between ranks, each a rank of one, chain through one c); a ring
+	 * cut between ranks passes the lanes of its one row on (lanes). */
+	double shift;
+	int dev_known;
+	double dev, sq;
+	lbt_wl_rsums lanes;
 } lbt_work_counts;
 
 #define LBT_WORKLOAD_ARGS 8
