@@ -91,29 +91,45 @@ static ALWAYS_INLINE void add_sums(lbt_wl_counts *c, const sums *s, int64_t n, i
 static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, uint32_t lo, uint32_t k1, uint32_t k2,
                                       const lbt_poisson *p, int32_t C, sums *s, const int L)
 {
-	uint32_t T[16], on[16]; /* on[k] = 0 for k >= K: every 32-bit threshold is reached by some draw */
-	for (int k = 0; k < L; k++) {
-		on[k] = k < p->K;
-		T[k] = on[k] ? p->T[k] : 0;
-	}
+	const uint32_t uC = (uint32_t)C;
+	/* r >= T_k as a signed comparison, which every target has: (r ^ 2^31) >
+	 * (T_k - 1) ^ 2^31 (T_k >= T_0 >= 1); for k >= K, where every 32-bit
+	 * threshold would be reached by some draw, S[k] = INT32_MAX: never. */
+	int32_t S[16];
+	for (int k = 0; k < L; k++)
+		S[k] = k < p->K ? (int32_t)((p->T[k] - 1) ^ 0x80000000u) : INT32_MAX;
 	int32_t old[BLOCK];
 	for (int64_t j0 = 0; j0 < n; j0 += BLOCK) {
 		const int64_t nb = n - j0 < BLOCK ? n - j0 : BLOCK;
 		const uint32_t b0 = lo + (uint32_t)j0;
 		int32_t *xb = x + j0;
 		uint32_t tail = 0;
-		for (int64_t j = 0; j < nb; j++) {
-			const uint32_t r = draw32(k1, k2, b0 + (uint32_t)j);
+		uint32_t gen = 0, comp = 0, top = 0; /* at most 64 x 16 and 64 x 10^6: no wrap */
+		uint64_t hi = 0, lo = 0;
+		for (int64_t j = 0; j < nb; j++) { /* update1 in 32-bit lanes: x + e < 2^32 (x < 2^31, e <= 16) */
+			const int32_t r = (int32_t)(draw32(k1, k2, b0 + (uint32_t)j) ^ 0x80000000u);
 			uint32_t e = 0;
 			for (int k = 0; k < L; k++)
-				e += (r >= T[k]) & on[k];
-			tail |= (r >= T[L - 1]) & on[L - 1];
+				e += r > S[k];
+			tail |= r > S[L - 1];
 			old[j] = xb[j];
-			xb[j] = update1(xb[j], e, C, s, 1);
+			const uint32_t have = (uint32_t)xb[j] + e, done = have < uC ? have : uC, y = have - done;
+			const uint64_t q = (uint64_t)y * y;
+			top = y > top ? y : top;
+			hi += q >> 32;
+			lo += q & 0xffffffffu;
+			gen += e;
+			comp += done;
+			xb[j] = (int32_t)y;
 		}
+		s->gen += gen;
+		s->comp += comp;
+		s->top = top > s->top ? top : s->top;
+		s->hi += hi;
+		s->lo += lo;
 		for (int64_t j = 0; tail && j < nb; j++) { /* rare */
 			const uint32_t r = draw32(k1, k2, b0 + (uint32_t)j);
-			if (!(r >= T[L - 1]))
+			if (!((int32_t)(r ^ 0x80000000u) > S[L - 1]))
 				continue;
 			uint64_t e = (uint64_t)L;
 			while (e < (uint64_t)p->K && r >= p->T[e])
