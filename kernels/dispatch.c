@@ -68,6 +68,7 @@ static const lbt_kernels reference = {
 	.wl_poisson_row = lbt_ref_wl_poisson_row,
 	.wl_draw_row = lbt_ref_wl_draw_row,
 	.wl_phases_row = lbt_ref_wl_phases_row,
+	.wl_real_row = lbt_ref_wl_real_row,
 	.speed_step = lbt_ref_speed_step,
 	.luling_step = lbt_ref_luling_step,
 };

@@ -18,10 +18,17 @@
  *     competing values (the theorem's bound, the value after balancing) lie
  *     many tolerances away;
  *   - a sum of n nearly Gaussian squares has relative standard deviation
- *     sqrt(2/n); the growth test allows 5 of those. */
+ *     sqrt(2/n); the growth test allows 5 of those;
+ *   - the arrivals' sample mean and variance over n draws have standard
+ *     errors sqrt(var/n) and sqrt((mu4 - var^2)/n) (mu4 the distribution's
+ *     fourth central moment); the test allows 5 of each. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "lbtorus/rng.h"
+#include "../kernels/internal.h"
 
 #include "helpers.h"
 
@@ -444,4 +451,65 @@ Test(workload, sweep_and_report_keep_workloads_apart)
 	free(out);
 	free(err);
 	th_rm_tree(dir);
+}
+
+/* The workloads' logarithm (lbtorus/kernels.h: fdlibm's polynomial in basic
+ * operations, so that every vector lane computes the same bits) is within
+ * 2 ulp of libm's log, itself within 1 ulp, on every value 1 - u the
+ * exponential arrivals take it of: m 2^-32, m = 1 .. 2^32 (a sample of
+ * 2^22 of them, and the ends). */
+Test(workload, log_unit_is_within_two_ulp_of_log)
+{
+	for (uint64_t m = 1; m <= (1ULL << 32); m += m < 64 || m > (1ULL << 32) - 64 ? 1 : 1021) {
+		const double v = (double)m * 0x1p-32, want = log(v), got = lbt_log_unit(v);
+		cr_assert(fabs(got - want) <= 2 * nextafter(fabs(want), INFINITY) - 2 * fabs(want) || got == want,
+		          "log(%a): %a, libm %a", v, got, want);
+	}
+}
+
+/* Cybenko's arrival distributions as the workloads draw them (the 32-bit
+ * stream through the reference row kernel on a row of zeros with C = 0, so
+ * the loads are the arrivals): the sample mean and variance of 2^20 PEs'
+ * draws within 5 standard errors of the distribution's (header). */
+Test(workload, arrivals_have_their_distributions_mean_and_variance)
+{
+	enum { N = 1 << 20 };
+	double *x = malloc(N * sizeof *x);
+	cr_assert(x);
+	static const struct {
+		int dist;
+		double a, b, mean, var, mu4;
+	} d[] = {
+		{LBT_DIST_POISSON, 1, 0, 1, 1, 4},            /* mu4 = 3 lambda^2 + lambda */
+		{LBT_DIST_POISSON, 37.5, 0, 37.5, 37.5, 3 * 37.5 * 37.5 + 37.5},
+		{LBT_DIST_EXP, 2, 0, 2, 4, 9 * 16},            /* mu4 = 9 theta^4 */
+		{LBT_DIST_NORMAL, 1, 3, 1, 9, 3 * 81},         /* mu4 = 3 sigma^4 */
+		{LBT_DIST_UNIFORM, 3, 9, 6, 4, 28},            /* k = 7 values: (k^2-1)/12, (k^2-1)(3k^2-7)/240 */
+		{LBT_DIST_BERNOULLI, 0.3, 0, 0.3, 0.21, 0.21 * (1 - 3 * 0.21)}, /* p q (1 - 3 p q) */
+	};
+	for (size_t k = 0; k < sizeof d / sizeof *d; k++) {
+		lbt_wl_real r = {.dist = d[k].dist, .mu = d[k].a, .sigma = d[k].b, .C = 0};
+		if (r.dist == LBT_DIST_POISSON)
+			cr_assert_eq(lbt_poisson_init(&r.pt, d[k].a), LBT_OK);
+		else if (r.dist == LBT_DIST_UNIFORM)
+			lbt_wl_draw_init(&r.draw, (int64_t)d[k].a, (int64_t)d[k].b);
+		else if (r.dist == LBT_DIST_BERNOULLI)
+			lbt_wl_bernoulli_init(&r.draw, d[k].a);
+		memset(x, 0, N * sizeof *x);
+		lbt_wl_rsums s = {0};
+		lbt_ref_wl_real_row(x, N, 12345, 0, lbt_rand_key(7, 3, 101), lbt_rand_key(7, 3, 107), &r, 0, &s);
+		double mean = 0, var = 0;
+		for (int j = 0; j < N; j++)
+			mean += x[j];
+		mean /= N;
+		for (int j = 0; j < N; j++)
+			var += (x[j] - mean) * (x[j] - mean);
+		var /= N - 1;
+		const double se_mean = sqrt(d[k].var / N), se_var = sqrt((d[k].mu4 - d[k].var * d[k].var) / N);
+		cr_assert(fabs(mean - d[k].mean) < 5 * se_mean && fabs(var - d[k].var) < 5 * se_var,
+		          "distribution %d (%g, %g): mean %.6f (want %g +- %.2g), variance %.6f (want %g +- %.2g)", d[k].dist,
+		          d[k].a, d[k].b, mean, d[k].mean, 5 * se_mean, var, d[k].var, 5 * se_var);
+		cr_assert(fabs(lbt_wl_fold(s.gen) - mean * N) <= 1e-9 * fabs(mean * N) + 1e-6, "the lanes' sum of the arrivals");
+	}
+	free(x);
 }

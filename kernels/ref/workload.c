@@ -1,9 +1,11 @@
 /* workload.c — the scalar references of the workload phase's kernels:
  * Cybenko's eq. (12) with Poisson, uniform or Bernoulli arrivals on a row of
  * integer loads, written as the model reads (one draw per PE, Poisson's
- * inverted), and Lüling and Monien's phases; and what their vector twins
+ * inverted), with every distribution on a row of real-valued loads, and
+ * Lüling and Monien's phases; and what their vector twins
  * (kernels/simd/workload.c) compare against: the inversion's threshold
- * table, Bernoulli's threshold. */
+ * table, Bernoulli's threshold. Every draw is the workloads' 32-bit stream,
+ * lbt_rand32 (lbtorus/rng.h). */
 #include <math.h>
 
 #include "../internal.h"
@@ -14,13 +16,14 @@ int lbt_poisson_init(lbt_poisson *t, double mu)
 	if (!(mu > 0 && mu <= 100))
 		return LBT_EINVAL;
 	t->mu = mu;
-	double p = exp(-mu), F = p; /* as lbt_rand_poisson sums them */
+	double p = exp(-mu), F = p; /* as lbt_poisson32 sums them */
 	for (int k = 0; k < LBT_POISSON_MAX; k++) {
-		if (!(p > 0) || F >= 1) { /* the inversion stops here whatever the draw (u < 1) */
+		const double T = ceil(F * 0x1p32); /* exact: a power-of-two scaling */
+		if (!(p > 0) || T >= 0x1p32) { /* the inversion stops here whatever the draw (r < 2^32) */
 			t->K = k;
 			return LBT_OK;
 		}
-		t->T[k] = (uint64_t)ceil(F * 0x1p53); /* exact: F 2^53 <= 2^53, a power-of-two scaling */
+		t->T[k] = (uint32_t)T;
 		p *= mu / (double)(k + 1);
 		F += p;
 	}
@@ -41,14 +44,12 @@ static void settle(int32_t *x, int64_t arrived, int32_t C, lbt_wl_counts *c)
 	c->idle += C - done;
 }
 
-void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
-                            const lbt_poisson *p, int32_t C, uint64_t *m, uint64_t *eta, lbt_wl_counts *c)
+void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p, int32_t C,
+                            uint32_t *m, uint32_t *eta, lbt_wl_counts *c)
 {
 	(void)m, (void)eta;
-	for (int64_t j = 0; j < n; j++) {
-		int64_t arrived = lbt_rand_poisson(lbt_rand(seed, (uint64_t)step, (uint64_t)(i0 + j), purpose), p->mu);
-		settle(x + j, arrived, C, c);
-	}
+	for (int64_t j = 0; j < n; j++)
+		settle(x + j, lbt_poisson32(lbt_rand32(key, (uint64_t)(i0 + j)), p->mu), C, c);
 }
 
 void lbt_wl_draw_init(lbt_wl_draw *d, int64_t lo, int64_t hi)
@@ -58,35 +59,63 @@ void lbt_wl_draw_init(lbt_wl_draw *d, int64_t lo, int64_t hi)
 
 void lbt_wl_bernoulli_init(lbt_wl_draw *d, double p)
 {
-	*d = (lbt_wl_draw){.p = p, .below = (uint64_t)ceil(p * 0x1p53)};
+	*d = (lbt_wl_draw){.p = p, .below = (uint64_t)ceil(p * 0x1p32)};
 }
 
-void lbt_ref_wl_draw_row(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
-                         const lbt_wl_draw *d, int32_t C, lbt_wl_counts *c)
+/* One arrival of a uniform or Bernoulli draw d from r. */
+static int64_t draw_int(const lbt_wl_draw *d, uint32_t r)
+{
+	return d->span ? lbt_range32(r, d->lo, d->lo + (int64_t)d->span - 1) : lbt_unit32(r) < d->p;
+}
+
+void lbt_ref_wl_draw_row(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d, int32_t C,
+                         lbt_wl_counts *c)
+{
+	for (int64_t j = 0; j < n; j++)
+		settle(x + j, draw_int(d, lbt_rand32(key, (uint64_t)(i0 + j))), C, c);
+}
+
+void lbt_ref_wl_real_row(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
+                         const lbt_wl_real *d, double shift, lbt_wl_rsums *s)
 {
 	for (int64_t j = 0; j < n; j++) {
-		uint64_t r = lbt_rand(seed, (uint64_t)step, (uint64_t)(i0 + j), purpose);
-		settle(x + j, d->span ? lbt_rand_range(r, d->lo, d->lo + (int64_t)d->span - 1) : lbt_rand_unit(r) < d->p, C, c);
+		const uint32_t r = lbt_rand32(key, (uint64_t)(i0 + j));
+		double eta;
+		switch (d->dist) {
+		case LBT_DIST_POISSON: eta = (double)lbt_poisson32(r, d->pt.mu); break;
+		case LBT_DIST_UNIFORM:
+		case LBT_DIST_BERNOULLI: eta = (double)draw_int(&d->draw, r); break;
+		case LBT_DIST_EXP: eta = -d->mu * lbt_log_unit(1.0 - lbt_unit32(r)); break;
+		default: {
+			const double u2 = lbt_unit32(lbt_rand32(key2, (uint64_t)(i0 + j)));
+			eta = d->mu + d->sigma * sqrt(-2.0 * lbt_log_unit(1.0 - lbt_unit32(r))) * cos(2.0 * M_PI * u2);
+		}
+		}
+		x[j] += eta - d->C;
+		const int l = (int)((lane0 + j) % LBT_WL_LANES);
+		const double dv = x[j] - shift;
+		s->gen[l] += eta;
+		s->dev[l] += dv;
+		s->sq[l] += dv * dv;
 	}
 }
 
-/* The threshold of u < g for u = lbt_rand_unit(r): (r >> 11) < ceil(g 2^53). */
-static uint64_t below(double g) { return (uint64_t)ceil(g * 0x1p53); }
+/* The threshold of u < g for u = lbt_unit32(r): r < ceil(g 2^32). */
+static uint64_t below(double g) { return (uint64_t)ceil(g * 0x1p32); }
 
-void lbt_ref_wl_phases_row(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, const lbt_wl_phases *p,
-                           uint64_t *tg, uint64_t *tc, int64_t *end, lbt_wl_counts *c)
+void lbt_ref_wl_phases_row(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p, uint64_t *tg,
+                           uint64_t *tc, int64_t *end, lbt_wl_counts *c)
 {
 	const double *a = p->arg;
-	const uint64_t t = (uint64_t)step;
 	for (int64_t j = 0; j < n; j++) {
 		const uint64_t i = (uint64_t)(i0 + j);
 		if (step >= end[j]) {
-			tg[j] = below(a[0] + (a[1] - a[0]) * lbt_rand_unit(lbt_rand(seed, t, i, p->purpose[0])));
-			tc[j] = below(a[2] + (a[3] - a[2]) * lbt_rand_unit(lbt_rand(seed, t, i, p->purpose[1])));
-			end[j] = step + lbt_rand_range(lbt_rand(seed, t, i, p->purpose[2]), (int64_t)a[4], (int64_t)a[5]);
+			tg[j] = below(a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i)));
+			tc[j] = below(a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i)));
+			end[j] = step + lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]);
 		}
-		int gen = lbt_rand(seed, t, i, p->purpose[3]) >> 11 < tg[j];
-		int con = lbt_rand(seed, t, i, p->purpose[4]) >> 11 < tc[j];
+		int gen = lbt_rand32(p->key[3], i) < tg[j];
+		int con = lbt_rand32(p->key[4], i) < tc[j];
 		if (gen && x[j] == INT32_MAX) {
 			c->overflow = 1;
 			x[j] = -1;

@@ -21,5 +21,6 @@ void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 		k->wl_poisson_row = LBT_SIMD_FN(lbt_simd_wl_poisson_row);
 		k->wl_draw_row = LBT_SIMD_FN(lbt_simd_wl_draw_row);
 		k->wl_phases_row = LBT_SIMD_FN(lbt_simd_wl_phases_row);
+		k->wl_real_row = LBT_SIMD_FN(lbt_simd_wl_real_row);
 	}
 }

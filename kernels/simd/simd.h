@@ -178,14 +178,14 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c);                     /* de.c */
 void LBT_SIMD_FN(lbt_simd_de_int_step)(const lbt_view *v, double lambda, lbt_counts *c);                 /* de.c */
 void LBT_SIMD_FN(lbt_simd_de_axis_step)(const lbt_view *v, double lambda, int axis, lbt_counts *c);      /* de.c */
-void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
-                                          const lbt_poisson *p, int32_t C, uint64_t *m, uint64_t *eta,
-                                          lbt_wl_counts *c);
-void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
-                                       const lbt_wl_draw *d, int32_t C, lbt_wl_counts *c);
-void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step,
-                                         const lbt_wl_phases *p, uint64_t *tg, uint64_t *tc, int64_t *end,
-                                         lbt_wl_counts *c); /* workload.c */
+void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p,
+                                          int32_t C, uint32_t *m, uint32_t *eta, lbt_wl_counts *c);
+void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d, int32_t C,
+                                       lbt_wl_counts *c);
+void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p,
+                                         uint64_t *tg, uint64_t *tc, int64_t *end, lbt_wl_counts *c);
+void LBT_SIMD_FN(lbt_simd_wl_real_row)(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
+                                       const lbt_wl_real *d, double shift, lbt_wl_rsums *s); /* workload.c */
 void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c);     /* speed.c */
 void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k);
 

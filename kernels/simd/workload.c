@@ -1,15 +1,17 @@
 /* workload.c — the workload phase's kernels for one ISA target: Cybenko's
  * eq. (12) on a row of integer loads with Poisson arrivals, and with uniform
- * or Bernoulli arrivals, and Lüling and Monien's phases (at the end), bit
- * for bit the references
- * (kernels/ref/workload.c). Poisson's inversion is a count of integer
- * thresholds (eta = #{k < K : m >= T_k}, no floating point: the same k as
- * the reference's loop, see lbt_poisson in kernels.h).
+ * or Bernoulli arrivals, on a row of real-valued loads with every
+ * distribution, and Lüling and Monien's phases (at the end), bit for bit the
+ * references (kernels/ref/workload.c). The draws are the workloads' 32-bit
+ * stream (lbt_rand32: four 32-bit multiplies a PE, one PE a 32-bit lane).
+ * Poisson's inversion is a count of integer thresholds (eta = #{k < K : r >=
+ * T_k}, no floating point: the same k as the reference's loop, see
+ * lbt_poisson in kernels.h).
  *
  * For a small mean (at most one draw in 512 reaches the L-th threshold, L =
  * 2, 4, 6, 8, 12 or 16) one pass over blocks of the row does everything the
- * compiler vectorizes with this target's flags: the draws (64-bit
- * multiply-xorshift), the count against the first L thresholds held in
+ * compiler vectorizes with this target's flags: the draws, the count
+ * against the first L thresholds held in
  * registers, the update with its counters and the sum of squares of the new
  * loads (exact integer sums); the rare draw at or above the L-th threshold
  * goes on counting in scalar code. A larger mean takes three passes over the
@@ -22,19 +24,27 @@
 
 enum { BLOCK = 64 };
 
-/* lbt_rand(seed, step, i, purpose) = lbt_mix64(z0 ^ (i MUL_I + ADD_J)) with z0 its
- * first two rounds, which do not depend on i. */
-#define MUL_I 0xd1b54a32d192ed03ULL
-#define ADD_J 0x8cb92ba72f3d8dd7ULL
+/* lbt_rand32(key, i) with k1, k2 its two round keys (k2 = lbt_rand32_k2:
+ * fixed while i's bits above 32 are), i's low 32 bits as a lane. */
+static ALWAYS_INLINE uint32_t draw32(uint32_t k1, uint32_t k2, uint32_t i) { return lbt_hash32(lbt_hash32(i ^ k1) + k2); }
 
-static ALWAYS_INLINE uint64_t hoisted(uint64_t seed, int64_t step, uint64_t purpose)
-{
-	return lbt_mix64(lbt_mix64(seed + 0x9e3779b97f4a7c15ULL * (purpose + 1)) ^ ((uint64_t)step + 0x632be59bd9b4e019ULL));
-}
+/* A row cut where the index's bits above 32 change (at most once: a row is
+ * shorter than 2^32): each piece from j, of len PEs, its low index lo and
+ * its k2. */
+#define SEGMENTS(n, i0, key, ...) \
+	for (int64_t j = 0; j < (n);) { \
+		const uint64_t ig = (uint64_t)((i0) + j); \
+		const int64_t room = (int64_t)((((ig >> 32) + 1) << 32) - ig); \
+		const int64_t len = (n) - j < room ? (n) - j : room; \
+		const uint32_t lo = (uint32_t)ig, k1 = (uint32_t)(key), k2 = lbt_rand32_k2((key), ig); \
+		__VA_ARGS__; \
+		j += len; \
+	}
 
-/* The 64-bit multiplies of the draws are one instruction with AVX-512DQ,
- * which every CPU with AVX-512BW has (init.c asks the CPU all the same);
- * the emulated target (avx512emu, compiled for AVX2) has no AVX-512 at all. */
+/* AVX-512's 64-bit multiplies (the squares' sums) are one instruction with
+ * AVX-512DQ, which every CPU with AVX-512BW has (init.c asks the CPU all
+ * the same); the emulated target (avx512emu, compiled for AVX2) has no
+ * AVX-512 at all. */
 #if W == 16 && defined(__AVX512F__)
 #define WL_FN __attribute__((target("avx512dq")))
 #else
@@ -78,132 +88,238 @@ static ALWAYS_INLINE void add_sums(lbt_wl_counts *c, const sums *s, int64_t n, i
  * the block then takes that PE's update back (the counters' sums are taken
  * mod 2^64, exact again once it is redone; top only grows with eta) and
  * redoes it from the PE's old load with the count gone on. */
-static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, int64_t i0, uint64_t z0, const lbt_poisson *p,
-                                      int32_t C, lbt_wl_counts *c, const int L)
+static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, uint32_t lo, uint32_t k1, uint32_t k2,
+                                      const lbt_poisson *p, int32_t C, sums *s, const int L)
 {
-	int64_t T[16]; /* signed: T_k <= 2^53 (F_k < 1 for k < K), a draw < 2^53 (AVX2 compares signed lanes) */
+	const uint32_t uC = (uint32_t)C;
+	/* r >= T_k as a signed comparison, which every target has: (r ^ 2^31) >
+	 * (T_k - 1) ^ 2^31 (T_k >= T_0 >= 1); for k >= K, where every 32-bit
+	 * threshold would be reached by some draw, S[k] = INT32_MAX: never. */
+	int32_t S[16];
 	for (int k = 0; k < L; k++)
-		T[k] = k < p->K ? (int64_t)p->T[k] : (int64_t)1 << 53;
+		S[k] = k < p->K ? (int32_t)((p->T[k] - 1) ^ 0x80000000u) : INT32_MAX;
 	int32_t old[BLOCK];
-	sums s = {0};
 	for (int64_t j0 = 0; j0 < n; j0 += BLOCK) {
 		const int64_t nb = n - j0 < BLOCK ? n - j0 : BLOCK;
-		const uint64_t h0 = (uint64_t)(i0 + j0) * MUL_I + ADD_J;
+		const uint32_t b0 = lo + (uint32_t)j0;
 		int32_t *xb = x + j0;
-		uint64_t tail = 0;
-		for (int64_t j = 0; j < nb; j++) {
-			const int64_t r = (int64_t)(lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I)) >> 11);
-			uint64_t e = 0;
+		uint32_t tail = 0;
+		uint32_t gen = 0, comp = 0, top = 0; /* at most 64 x 16 and 64 x 10^6: no wrap */
+		uint64_t hi = 0, lo = 0;
+		for (int64_t j = 0; j < nb; j++) { /* update1 in 32-bit lanes: x + e < 2^32 (x < 2^31, e <= 16) */
+			const int32_t r = (int32_t)(draw32(k1, k2, b0 + (uint32_t)j) ^ 0x80000000u);
+			uint32_t e = 0;
 			for (int k = 0; k < L; k++)
-				e += r >= T[k];
-			tail |= r >= T[L - 1];
+				e += r > S[k];
+			tail |= r > S[L - 1];
 			old[j] = xb[j];
-			xb[j] = update1(xb[j], e, C, &s, 1);
+			const uint32_t have = (uint32_t)xb[j] + e, done = have < uC ? have : uC, y = have - done;
+			const uint64_t q = (uint64_t)y * y;
+			top = y > top ? y : top;
+			hi += q >> 32;
+			lo += q & 0xffffffffu;
+			gen += e;
+			comp += done;
+			xb[j] = (int32_t)y;
 		}
+		s->gen += gen;
+		s->comp += comp;
+		s->top = top > s->top ? top : s->top;
+		s->hi += hi;
+		s->lo += lo;
 		for (int64_t j = 0; tail && j < nb; j++) { /* rare */
-			const int64_t r = (int64_t)(lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I)) >> 11);
-			uint64_t e = (uint64_t)L;
-			if (!(r >= T[L - 1]))
+			const uint32_t r = draw32(k1, k2, b0 + (uint32_t)j);
+			if (!((int32_t)(r ^ 0x80000000u) > S[L - 1]))
 				continue;
-			while (e < (uint64_t)p->K && (uint64_t)r >= p->T[e])
+			uint64_t e = (uint64_t)L;
+			while (e < (uint64_t)p->K && r >= p->T[e])
 				e++;
-			update1(old[j], (uint64_t)L, C, &s, -1);
-			xb[j] = update1(old[j], e, C, &s, 1);
+			update1(old[j], (uint64_t)L, C, s, -1);
+			xb[j] = update1(old[j], e, C, s, 1);
 		}
 	}
-	add_sums(c, &s, n, C);
 }
 
-WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step,
-                                          uint64_t purpose, const lbt_poisson *p, int32_t C, uint64_t *restrict m,
-                                          uint64_t *restrict eta, lbt_wl_counts *c)
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p,
+                                                int32_t C, uint32_t *restrict m, uint32_t *restrict eta,
+                                                lbt_wl_counts *c)
 {
-	const uint64_t z0 = hoisted(seed, step, purpose);
-	const uint64_t rare = (1ULL << 53) - (1ULL << 44); /* a share 2^-9 of the draws lies at or above */
-#define FUSED(L) if (p->K <= L || p->T[L - 1] >= rare) return fused(x, n, i0, z0, p, C, c, L)
-	FUSED(2);
-	FUSED(4);
-	FUSED(6);
-	FUSED(8);
-	FUSED(12);
-	FUSED(16);
+	const uint32_t rare = UINT32_MAX - (1u << 23); /* a share 2^-9 of the draws lies above */
+	sums s = {0};
+	int L = 0;
+	for (int l = 2; l <= 16 && !L; l += l < 8 ? 2 : 4)
+		if (p->K <= l || p->T[l - 1] >= rare)
+			L = l;
+	if (L) {
+#define FUSED(l) case l: SEGMENTS(n, i0, key, fused(x + j, len, lo, k1, k2, p, C, &s, l)) break
+		switch (L) {
+		FUSED(2); FUSED(4); FUSED(6); FUSED(8); FUSED(12); FUSED(16);
+		}
 #undef FUSED
-	uint64_t top = 0;
-	for (int64_t j = 0; j < n; j++) {
-		m[j] = lbt_mix64(z0 ^ ((uint64_t)(i0 + j) * MUL_I + ADD_J)) >> 11;
-		eta[j] = 0;
-		top = m[j] > top ? m[j] : top;
+		add_sums(c, &s, n, C);
+		return;
 	}
+	uint32_t top = 0;
+	SEGMENTS(n, i0, key, for (int64_t q = 0; q < len; q++) {
+		m[j + q] = draw32(k1, k2, lo + (uint32_t)q);
+		eta[j + q] = 0;
+		top = m[j + q] > top ? m[j + q] : top;
+	})
 	for (int k = 0; k < p->K && p->T[k] <= top; k++) { /* thresholds above every draw count nothing */
-		const uint64_t t = p->T[k];
+		const uint32_t t = p->T[k];
 		for (int64_t j = 0; j < n; j++)
 			eta[j] += m[j] >= t;
 	}
-	sums s = {0};
 	for (int64_t j = 0; j < n; j++)
 		x[j] = update1(x[j], eta[j], C, &s, 1);
 	add_sums(c, &s, n, C);
 }
 
 /* Uniform or Bernoulli arrivals: one pass, the draw a multiply-shift or one comparison. */
-WL_FN void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step,
-                                             uint64_t purpose, const lbt_wl_draw *d, int32_t C, lbt_wl_counts *c)
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d,
+                                             int32_t C, lbt_wl_counts *c)
 {
-	const uint64_t z0 = hoisted(seed, step, purpose), h0 = (uint64_t)i0 * MUL_I + ADD_J;
-	const uint64_t lo = (uint64_t)d->lo, span = d->span, below = d->below;
+	const uint64_t dlo = (uint64_t)d->lo, span = d->span, below = d->below;
 	sums s = {0};
 	if (span)
-		for (int64_t j = 0; j < n; j++) {
-			uint64_t r = lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I));
-			x[j] = update1(x[j], lo + (((r >> 32) * span) >> 32), C, &s, 1);
-		}
+		SEGMENTS(n, i0, key, for (int64_t q = 0; q < len; q++) {
+			const uint32_t r = draw32(k1, k2, lo + (uint32_t)q);
+			x[j + q] = update1(x[j + q], dlo + (((uint64_t)r * span) >> 32), C, &s, 1);
+		})
 	else
-		for (int64_t j = 0; j < n; j++) {
-			uint64_t r = lbt_mix64(z0 ^ (h0 + (uint64_t)j * MUL_I));
-			x[j] = update1(x[j], (r >> 11) < below, C, &s, 1);
-		}
+		SEGMENTS(n, i0, key, for (int64_t q = 0; q < len; q++) {
+			const uint32_t r = draw32(k1, k2, lo + (uint32_t)q);
+			x[j + q] = update1(x[j + q], (uint64_t)r < below, C, &s, 1);
+		})
 	add_sums(c, &s, n, C);
+}
+
+/* Real-valued loads, every distribution: one pass of blocks of
+ * LBT_WL_LANES PEs, lane l of a block adding to the sums' lane l, as the
+ * reference does PE by PE; a start off lane 0 (lane0) and the row's tail
+ * go one PE at a time. Exp's logarithm is lbt_log_unit, basic operations
+ * the compiler vectorizes; Poisson counts its thresholds (no early exit);
+ * the normal's cosine is libm's, called per PE as the reference does. */
+static ALWAYS_INLINE double arrival(const lbt_wl_real *d, uint32_t r, uint32_t r2)
+{
+	switch (d->dist) {
+	case LBT_DIST_POISSON: {
+		uint32_t e = 0;
+		for (int k = 0; k < d->pt.K; k++)
+			e += r >= d->pt.T[k];
+		return (double)e;
+	}
+	case LBT_DIST_UNIFORM: return (double)(d->draw.lo + (int64_t)(((uint64_t)r * d->draw.span) >> 32));
+	case LBT_DIST_BERNOULLI: return (double)((uint64_t)r < d->draw.below);
+	case LBT_DIST_EXP: return -d->mu * lbt_log_unit(1.0 - lbt_unit32(r));
+	default:
+		return d->mu + d->sigma * sqrt(-2.0 * lbt_log_unit(1.0 - lbt_unit32(r))) * cos(2.0 * M_PI * lbt_unit32(r2));
+	}
+}
+
+static ALWAYS_INLINE void add_pe(double *x, double eta, double C, double shift, int l, lbt_wl_rsums *s)
+{
+	*x += eta - C;
+	const double dv = *x - shift;
+	s->gen[l] += eta;
+	s->dev[l] += dv;
+	s->sq[l] += dv * dv;
+}
+
+/* Exp: the blocks with the logarithm inlined, so that they vectorize. */
+static ALWAYS_INLINE void exp_blocks(double *x, int64_t nb, uint32_t lo, uint32_t k1, uint32_t k2, double mu, double C,
+                                     double shift, lbt_wl_rsums *s)
+{
+	enum { NL = LBT_WL_LANES };
+	double g[NL], dv[NL], sq[NL];
+	for (int l = 0; l < NL; l++) {
+		g[l] = s->gen[l];
+		dv[l] = s->dev[l];
+		sq[l] = s->sq[l];
+	}
+	for (int64_t b = 0; b < nb; b++) {
+		double *xb = x + b * NL;
+		const uint32_t ib = lo + (uint32_t)(b * NL);
+		for (int l = 0; l < NL; l++) {
+			const double eta = -mu * lbt_log_unit(1.0 - lbt_unit32(draw32(k1, k2, ib + (uint32_t)l)));
+			xb[l] += eta - C;
+			const double d = xb[l] - shift;
+			g[l] += eta;
+			dv[l] += d;
+			sq[l] += d * d;
+		}
+	}
+	for (int l = 0; l < NL; l++) {
+		s->gen[l] = g[l];
+		s->dev[l] = dv[l];
+		s->sq[l] = sq[l];
+	}
+}
+
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_real_row)(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
+                                             const lbt_wl_real *d, double shift, lbt_wl_rsums *s)
+{
+	enum { NL = LBT_WL_LANES };
+	const double C = d->C;
+	SEGMENTS(n, i0, key, {
+		const uint32_t k21 = (uint32_t)key2, k22 = lbt_rand32_k2(key2, ig);
+		int64_t q = 0;
+		for (; q < len && (lane0 + j + q) % NL; q++) /* up to lane 0 */
+			add_pe(x + j + q, arrival(d, draw32(k1, k2, lo + (uint32_t)q), draw32(k21, k22, lo + (uint32_t)q)), C, shift,
+			       (int)((lane0 + j + q) % NL), s);
+		const int64_t nb = (len - q) / NL;
+		if (d->dist == LBT_DIST_EXP)
+			exp_blocks(x + j + q, nb, lo + (uint32_t)q, k1, k2, d->mu, C, shift, s);
+		else
+			for (int64_t b = 0; b < nb; b++)
+				for (int l = 0; l < NL; l++) {
+					const uint32_t i = lo + (uint32_t)(q + b * NL + l);
+					add_pe(x + j + q + b * NL + l, arrival(d, draw32(k1, k2, i), draw32(k21, k22, i)), C, shift, l, s);
+				}
+		for (q += nb * NL; q < len; q++) /* the tail, from lane 0 */
+			add_pe(x + j + q, arrival(d, draw32(k1, k2, lo + (uint32_t)q), draw32(k21, k22, lo + (uint32_t)q)), C, shift,
+			       (int)((lane0 + j + q) % NL), s);
+	})
 }
 
 /* Phases: the PEs whose phase ends draw the next one (a share 1/length of
  * them: scalar), then one pass of two draws, the update and its sums. */
-WL_FN void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step,
-                                               const lbt_wl_phases *p, uint64_t *restrict tg, uint64_t *restrict tc,
-                                               int64_t *restrict end, lbt_wl_counts *c)
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p,
+                                               uint64_t *restrict tg, uint64_t *restrict tc, int64_t *restrict end,
+                                               lbt_wl_counts *c)
 {
 	const double *a = p->arg;
-	uint64_t z[5];
-	for (int k = 0; k < 5; k++)
-		z[k] = hoisted(seed, step, p->purpose[k]);
-	const uint64_t h0 = (uint64_t)i0 * MUL_I + ADD_J;
 	for (int64_t j = 0; j < n; j++)
 		if (step >= end[j]) {
-			const uint64_t h = h0 + (uint64_t)j * MUL_I;
-			tg[j] = (uint64_t)ceil((a[0] + (a[1] - a[0]) * lbt_rand_unit(lbt_mix64(z[0] ^ h))) * 0x1p53);
-			tc[j] = (uint64_t)ceil((a[2] + (a[3] - a[2]) * lbt_rand_unit(lbt_mix64(z[1] ^ h))) * 0x1p53);
-			end[j] = step + lbt_rand_range(lbt_mix64(z[2] ^ h), (int64_t)a[4], (int64_t)a[5]);
+			const uint64_t i = (uint64_t)(i0 + j);
+			tg[j] = (uint64_t)ceil((a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i))) * 0x1p32);
+			tc[j] = (uint64_t)ceil((a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i))) * 0x1p32);
+			end[j] = step + lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]);
 		}
 	int64_t gen = 0, comp = 0, idle = 0, top = 0;
-	uint64_t hi = 0, lo = 0;
-	for (int64_t j = 0; j < n; j++) {
-		const uint64_t h = h0 + (uint64_t)j * MUL_I;
-		const int64_t g = lbt_mix64(z[3] ^ h) >> 11 < tg[j], k = lbt_mix64(z[4] ^ h) >> 11 < tc[j];
-		int64_t y = (int64_t)x[j] + g;
-		const int64_t ok = y <= INT32_MAX, done = k & (y > 0) & ok; /* an overflowing PE counts nothing */
-		top = y > top ? y : top;
-		y = ok ? y - done : -1;
-		x[j] = (int32_t)y;
-		uint64_t v = (uint32_t)y, q = v * v & (0 - (uint64_t)ok);
-		hi += q >> 32;
-		lo += q & 0xffffffffu;
-		gen += g & ok;
-		comp += done;
-		idle += (k & ok) - done;
-	}
+	uint64_t hi = 0, lo2 = 0;
+	SEGMENTS(n, i0, p->key[3], {
+		const uint32_t c1 = (uint32_t)p->key[4], c2 = lbt_rand32_k2(p->key[4], ig);
+		for (int64_t q = 0; q < len; q++) {
+			const int64_t jj = j + q;
+			const int64_t g = draw32(k1, k2, lo + (uint32_t)q) < tg[jj], k = draw32(c1, c2, lo + (uint32_t)q) < tc[jj];
+			int64_t y = (int64_t)x[jj] + g;
+			const int64_t ok = y <= INT32_MAX, done = k & (y > 0) & ok; /* an overflowing PE counts nothing */
+			top = y > top ? y : top;
+			y = ok ? y - done : -1;
+			x[jj] = (int32_t)y;
+			uint64_t v = (uint32_t)y, qq = v * v & (0 - (uint64_t)ok);
+			hi += qq >> 32;
+			lo2 += qq & 0xffffffffu;
+			gen += g & ok;
+			comp += done;
+			idle += (k & ok) - done;
+		}
+	})
 	c->generated += gen;
 	c->completed += comp;
 	c->idle += idle;
 	c->overflow |= top > INT32_MAX;
 	c->sq_hi += hi;
-	c->sq_lo += lo;
+	c->sq_lo += lo2;
 }

@@ -368,7 +368,7 @@ static int workload_phase(run_loop *l)
 {
 	lbt_state *st = l->st;
 	lbt_summary *out = l->out;
-	lbt_work_counts w = {0};
+	lbt_work_counts w = {.shift = l->real ? l->rexpect / (double)l->P : 0};
 	int status;
 	if (l->wl && (status = l->wl->phase(l->wws, st, st->step, st->seed, &w, l->e)))
 		return status;
@@ -381,7 +381,9 @@ static int workload_phase(run_loop *l)
 		l->r.generated = w.generated;
 		l->r.completed = w.completed;
 		l->r.idle_capacity = w.idle_capacity;
-		l->r.sqdev = w.sq_known ? sqdev_known(&w, l->expect, l->P) : sqdev(st);
+		l->r.sqdev = w.sq_known    ? sqdev_known(&w, l->expect, l->P)
+		             : w.dev_known ? fmax(0, w.sq - w.dev * w.dev / (double)l->P)
+		                           : sqdev(st);
 		if (l->r.step + 1 > l->o->warmup)
 			batch_add(&l->bm, l->r.sqdev);
 		if (l->ref_open)

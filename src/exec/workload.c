@@ -11,20 +11,21 @@
  *                    task with probability G per step, nobody consumes.
  *
  * The search trees (tree:, gw:) are in tree.c. Every draw for PE i at step
- * t comes from lbt_rand(seed, t, i, purpose) with i the PE's row-major
- * index, and PEs are visited in row-major order with all sums in that
- * order, so a run has the same bits for any thread count and ISA. On a
- * torus cut between ranks (MPI, lbtorus/comm.h) each rank works on its slab
- * with the global indices; the counters are summed exactly over the ranks
- * (lbt_wl_done), real-valued ones passed from rank to rank in global order
- * (lbt_comm_chain): the bits of one process for any rank count. The one
- * exception in form, not in bits: cybenko with Poisson, uniform or Bernoulli
- * arrivals on integer loads, and phases, run one of the dispatch table's row
- * kernels (wl_poisson_row, wl_draw_row, wl_phases_row: a scalar reference
- * and a vector kernel per ISA, checked bit for bit by checkasm) on the
- * grid's rows in parallel, in place; their counters are integer sums, exact
- * in any order, and with them the sum of the new loads' squares, from which
- * the engine takes sqdev. */
+ * t comes from the workloads' 32-bit stream, lbt_rand32(lbt_rand_key(seed,
+ * t, purpose), i) with i the PE's row-major index (lbtorus/rng.h), so a run
+ * has the same bits for any thread count, ISA and rank count. Cybenko's
+ * process and the phases run one of the dispatch table's row kernels
+ * (wl_poisson_row, wl_draw_row, wl_phases_row on integer loads, wl_real_row
+ * on real-valued ones: a scalar reference and a vector kernel per ISA,
+ * checked bit for bit by checkasm) on the grid's rows in parallel, in place,
+ * one pass that also sums what the engine's sqdev needs: integer loads'
+ * counters and squares are integer sums, exact in any order; real-valued
+ * loads' sums are taken per row in the kernel's fixed lanes, and the rows'
+ * sums added in global row order (on a torus cut between ranks passed from
+ * rank to rank, lbt_comm_chain; a cut ring passes the lanes themselves). On
+ * a cut torus each rank works on its slab with the global indices, and the
+ * integer counters are summed exactly over the ranks (lbt_wl_done): the bits
+ * of one process for any rank count. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,27 +38,11 @@
 #include "comm/comm.h"
 #include "workload.h"
 
-/* Purposes of the draws (lbt_rand's p), apart from the methods' own. */
-enum { P_ARRIVE = 101, P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME };
+/* Purposes of the draws (lbt_rand_key's p), apart from the methods' own;
+ * P_ARRIVE2: the normal distribution's second uniform. */
+enum { P_ARRIVE = 101, P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME, P_ARRIVE2 };
 
 double lbt_wl_unit(uint64_t r) { return lbt_rand_unit(r); }
-
-/* One arrival of DIST for PE i at step t. */
-static double draw(const lbt_workload *w, uint64_t seed, int64_t t, int64_t i)
-{
-	uint64_t r = lbt_rand(seed, (uint64_t)t, (uint64_t)i, P_ARRIVE);
-	const double *a = w->arg;
-	switch (w->dist) {
-	case LBT_DIST_POISSON: return (double)lbt_rand_poisson(r, a[0]);
-	case LBT_DIST_UNIFORM: return (double)lbt_rand_range(r, (int64_t)a[0], (int64_t)a[1]);
-	case LBT_DIST_BERNOULLI: return lbt_wl_unit(r) < a[0];
-	case LBT_DIST_EXP: return -a[0] * log1p(-lbt_wl_unit(r));
-	default: { /* normal: Box-Muller on two uniforms of the same counter */
-		double u1 = lbt_wl_unit(r), u2 = lbt_wl_unit(lbt_mix64(r ^ 0x5851f42d4c957f2dULL));
-		return a[0] + a[1] * sqrt(-2 * log1p(-u1)) * cos(2 * M_PI * u2);
-	}
-	}
-}
 
 int64_t lbt_wl_first(const lbt_grid *g)
 {
@@ -99,13 +84,14 @@ typedef struct {
 	int64_t P;        /* PEs here */
 	int64_t first;    /* the global row-major index of this rank's first PE (lbt_wl_first) */
 	int real;         /* a real-valued method's loads */
-	double *eta;      /* cybenko on real loads, on a cut torus: this step's arrivals per PE */
+	double *rows3;    /* cybenko on real loads: each row's sums gen, dev, sq */
+	lbt_wl_real rd;   /*   its distribution */
 	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
 	int64_t *end;     /* phases: the step at which the current phase ends */
 	lbt_wl_phases ph; /* phases: the row kernel's parameters */
 	int rows;         /* the row kernel on integer loads (ROW_*); cybenko:poisson's with */
 	lbt_poisson pt;   /*   its thresholds and */
-	uint64_t *scratch; /*   2 rows of uint64 per thread, */
+	uint32_t *scratch; /*   2 rows of uint32 per thread, */
 	lbt_wl_draw dt;   /*   or uniform's or Bernoulli's */
 } simple_ws;
 
@@ -116,12 +102,33 @@ static void simple_close(void *p)
 	simple_ws *ws = p;
 	if (!ws)
 		return;
-	free(ws->eta);
+	free(ws->rows3);
 	free(ws->g);
 	free(ws->c);
 	free(ws->end);
 	free(ws->scratch);
 	free(ws);
+}
+
+/* Cybenko on real-valued loads: the distribution for wl_real_row and the rows' sums. */
+static int real_open(simple_ws *ws, const lbt_workload *w, lbt_state *st, lbt_err *e)
+{
+	const double *a = w->arg;
+	lbt_wl_real *d = &ws->rd;
+	d->dist = w->dist;
+	d->mu = a[0];
+	d->sigma = a[1];
+	d->C = a[w->dist == LBT_DIST_UNIFORM || w->dist == LBT_DIST_NORMAL ? 2 : 1];
+	if (w->dist == LBT_DIST_UNIFORM)
+		lbt_wl_draw_init(&d->draw, (int64_t)a[0], (int64_t)a[1]);
+	else if (w->dist == LBT_DIST_BERNOULLI)
+		lbt_wl_bernoulli_init(&d->draw, a[0]);
+	else if (w->dist == LBT_DIST_POISSON && lbt_poisson_init(&d->pt, a[0]))
+		return lbt_errf(e, LBT_EINVAL, "workload %s: no Poisson table for this mean", w->spec);
+	const lbt_shape *sh = &st->grid.shape;
+	if (!(ws->rows3 = malloc((size_t)(3 * (ws->P / sh->ext[sh->dims - 1] + 1)) * sizeof *ws->rows3)))
+		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload's sums");
+	return LBT_OK;
 }
 
 static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *e)
@@ -151,9 +158,8 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		                                (size_t)sh->ext[sh->dims - 1] * sizeof *ws->scratch)))
 			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's rows");
 	}
-	if (!s && !strcmp(w->name, "cybenko") && ws->real && st->grid.cut &&
-	    !(ws->eta = malloc((size_t)(ws->P ? ws->P : 1) * sizeof *ws->eta)))
-		s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's arrivals");
+	if (!s && !strcmp(w->name, "cybenko") && ws->real)
+		s = real_open(ws, w, st, e);
 	if (!s && !strcmp(w->name, "phases")) {
 		size_t P = (size_t)ws->P;
 		ws->rows = ROW_PHASES;
@@ -163,8 +169,6 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		if (!ws->g || !ws->c || !ws->end)
 			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's phases");
 		memcpy(ws->ph.arg, w->arg, sizeof ws->ph.arg);
-		const uint64_t purpose[5] = {P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME};
-		memcpy(ws->ph.purpose, purpose, sizeof purpose);
 	}
 	if (s) {
 		simple_close(ws);
@@ -232,6 +236,12 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 	int64_t gen = 0, comp = 0, idle = 0;
 	uint64_t sq_hi = 0, sq_lo = 0;
 	int over = 0;
+	const uint64_t key = lbt_rand_key(seed, (uint64_t)t, P_ARRIVE);
+	if (ws->rows == ROW_PHASES) {
+		const uint64_t purpose[5] = {P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME};
+		for (int k = 0; k < 5; k++)
+			ws->ph.key[k] = lbt_rand_key(seed, (uint64_t)t, purpose[k]);
+	}
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) \
 	reduction(| : over)
 	for (int64_t r = 0; r < R; r++) {
@@ -243,12 +253,12 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 		int32_t *x = g->load + row_offset(g, r);
 		const int64_t i0 = ws->first + r * n;
 		if (ws->rows == ROW_PHASES)
-			st->kern->wl_phases_row(x, n, i0, seed, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
+			st->kern->wl_phases_row(x, n, i0, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
 		else if (ws->rows == ROW_DRAW)
-			st->kern->wl_draw_row(x, n, i0, seed, t, P_ARRIVE, &ws->dt, C, &k);
+			st->kern->wl_draw_row(x, n, i0, key, &ws->dt, C, &k);
 		else {
-			uint64_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
-			st->kern->wl_poisson_row(x, n, i0, seed, t, P_ARRIVE, &ws->pt, C, m, m + n, &k);
+			uint32_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
+			st->kern->wl_poisson_row(x, n, i0, key, &ws->pt, C, m, m + n, &k);
 		}
 		gen += k.generated;
 		comp += k.completed;
@@ -260,50 +270,102 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(ws, g, n, R, e) : LBT_OK, c, e);
 }
 
-/* The real-valued counters of this rank's arrivals, one PE after the
- * other (lbt_comm_chain). */
-static void add_arrivals(void *p, double *acc)
+/* Real-valued loads: a pass of wl_real_row over this rank's rows, the rows
+ * in parallel, each row's lanes folded (lbt_wl_fold) into rows3. */
+typedef struct {
+	simple_ws *ws;
+	const lbt_state *st;
+	uint64_t key, key2;
+	double shift;
+} real_pass;
+
+static void real_rows(const real_pass *q)
 {
-	const simple_ws *ws = p;
-	const double C = ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM || ws->w->dist == LBT_DIST_NORMAL ? 2 : 1];
-	for (int64_t i = 0; i < ws->P; i++) {
-		acc[0] += ws->eta[i];
-		acc[1] += C;
+	simple_ws *ws = q->ws;
+	const lbt_grid *g = &q->st->grid;
+	const int64_t n = g->shape.ext[g->shape.dims - 1], R = ws->P / n;
+	const int threads = q->st->threads > 0 ? q->st->threads : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (ws->P > 65536)
+	for (int64_t r = 0; r < R; r++) {
+		lbt_wl_rsums a = {0};
+		q->st->kern->wl_real_row(g->real + row_offset(g, r), n, ws->first + r * n, 0, q->key, q->key2, &ws->rd, q->shift,
+		                         &a);
+		ws->rows3[3 * r] = lbt_wl_fold(a.gen);
+		ws->rows3[3 * r + 1] = lbt_wl_fold(a.dev);
+		ws->rows3[3 * r + 2] = lbt_wl_fold(a.sq);
 	}
 }
 
+/* acc (generated, completed, dev, sq) += this rank's rows' sums, in row order. */
+static void add_rows(void *p, double *acc)
+{
+	const real_pass *q = p;
+	const lbt_grid *g = &q->st->grid;
+	const int64_t n = g->shape.ext[g->shape.dims - 1], R = q->ws->P / n;
+	const double Cn = q->ws->rd.C * (double)n; /* exact, as is every partial sum of them (C n P < 2^53) */
+	for (int64_t r = 0; r < R; r++) {
+		acc[0] += q->ws->rows3[3 * r];
+		acc[1] += Cn;
+		acc[2] += q->ws->rows3[3 * r + 1];
+		acc[3] += q->ws->rows3[3 * r + 2];
+	}
+}
+
+/* A torus of one row (a ring, maybe cut between ranks): the kernel on this
+ * rank's piece, the lanes (then completed) passed on from the rank before. */
+static void ring_piece(void *p, double *acc)
+{
+	const real_pass *q = p;
+	simple_ws *ws = q->ws;
+	lbt_wl_rsums a;
+	memcpy(&a, acc, sizeof a);
+	q->st->kern->wl_real_row(q->st->grid.real, ws->P, ws->first, (int)(ws->first % LBT_WL_LANES), q->key, q->key2,
+	                         &ws->rd, q->shift, &a);
+	memcpy(acc, &a, sizeof a);
+	acc[3 * LBT_WL_LANES] += ws->rd.C * (double)ws->P;
+}
+
 /* Real-valued loads: eq. (12) as it stands, loads may go negative (Cybenko's
- * interpretation (b)); PE by PE in row-major order, in place, so the sums
- * of the arrivals are taken in that order. */
+ * interpretation (b)), by wl_real_row (lbt_wl_real), with the sums about
+ * c->shift from which the engine takes sqdev. Every PE completes C. */
+static int real_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c)
+{
+	const lbt_grid *g = &st->grid;
+	const real_pass q = {ws, st, lbt_rand_key(seed, (uint64_t)t, P_ARRIVE), lbt_rand_key(seed, (uint64_t)t, P_ARRIVE2),
+	                     c->shift};
+	c->dev_known = 1;
+	if (lbt_shape_pes(&g->whole) == g->whole.ext[g->whole.dims - 1]) { /* one row (a ring), maybe cut between ranks */
+		double acc[3 * LBT_WL_LANES + 1];
+		memcpy(acc, &c->lanes, sizeof c->lanes);
+		acc[3 * LBT_WL_LANES] = c->completed;
+		if (g->cut)
+			lbt_comm_chain(acc, 3 * LBT_WL_LANES + 1, ring_piece, (void *)&q);
+		else
+			ring_piece((void *)&q, acc);
+		memcpy(&c->lanes, acc, sizeof c->lanes);
+		c->completed = acc[3 * LBT_WL_LANES];
+		c->generated = 0 + lbt_wl_fold(c->lanes.gen); /* the one row's sums so far, added as add_rows adds a row */
+		c->dev = 0 + lbt_wl_fold(c->lanes.dev);
+		c->sq = 0 + lbt_wl_fold(c->lanes.sq);
+		return LBT_OK;
+	}
+	real_rows(&q);
+	double acc[4] = {c->generated, c->completed, c->dev, c->sq};
+	if (g->cut)
+		lbt_comm_chain(acc, 4, add_rows, (void *)&q);
+	else
+		add_rows((void *)&q, acc);
+	c->generated = acc[0];
+	c->completed = acc[1];
+	c->dev = acc[2];
+	c->sq = acc[3];
+	return LBT_OK;
+}
+
 static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
-	if (ws->rows)
-		return rows_phase(ws, st, t, seed, c, e);
-	const lbt_workload *w = ws->w;
-	const double C = w->arg[w->dist == LBT_DIST_UNIFORM || w->dist == LBT_DIST_NORMAL ? 2 : 1];
-	const lbt_grid *g = &st->grid;
-	const int64_t n = g->shape.ext[g->shape.dims - 1], R = ws->P / n;
-	for (int64_t r = 0; r < R; r++) {
-		double *x = g->real + row_offset(g, r);
-		for (int64_t j = 0; j < n; j++) {
-			double eta = draw(w, seed, t, ws->first + r * n + j);
-			x[j] += eta - C;
-			if (ws->eta) /* cut: summed in global order below */
-				ws->eta[r * n + j] = eta;
-			else {
-				c->generated += eta;
-				c->completed += C;
-			}
-		}
-	}
-	if (ws->eta) {
-		double acc[2] = {c->generated, c->completed};
-		lbt_comm_chain(acc, 2, add_arrivals, ws);
-		c->generated = acc[0];
-		c->completed = acc[1];
-	}
-	return LBT_OK;
+	return ws->rows ? rows_phase(ws, st, t, seed, c, e) : real_phase(ws, st, t, seed, c);
 }
 
 /* Lüling and Monien §7: at the step a PE's phase ends it draws the next one
@@ -325,7 +387,7 @@ static int phases_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_wo
 static int generator_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
-	if (lbt_wl_unit(lbt_rand(seed, (uint64_t)t, 0, P_GEN)) >= ws->w->arg[0])
+	if (lbt_unit32(lbt_rand32(lbt_rand_key(seed, (uint64_t)t, P_GEN), 0)) >= ws->w->arg[0])
 		return LBT_OK;
 	int64_t v[3] = {0, 0, 0};
 	int status = LBT_OK;

@@ -1,12 +1,16 @@
 /* workload.c — the workload phase's row kernels (kernels/simd/workload.c
  * against kernels/ref/workload.c): loads and every counter bit for bit,
- * sums of squares and the phases' state included. Each case's quick tier is
- * a few of its parameter sets; the full tier the rest. */
+ * sums of squares, the real-valued lanes' sums and the phases' state
+ * included. Each case's quick tier is a few of its parameter sets; the full
+ * tier the rest. Rows start at global index 1000 n + 3, and (full tier) also
+ * just below 2^32 so that they cross it, where the draws' second key
+ * changes (lbt_rand32_k2). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checkasm.h"
+#include "lbtorus/rng.h"
 
 /* A row kernel's result against its reference's: the loads and every
  * counter, with `what` (the ISA and the case) in the message. */
@@ -37,7 +41,7 @@ static void poisson(int quick)
 	static const int32_t Cs[] = {0, 1, 2, 3, 50};
 	static const int ns[] = {127, 128, 129, 150};
 	int32_t a[160], b[160];
-	uint64_t scratch[320];
+	uint32_t scratch[320];
 	for (size_t im = 0; im < sizeof mus / sizeof *mus; im++) {
 		if ((im == 2 || im == 10) != quick)
 			continue;
@@ -50,9 +54,10 @@ static void poisson(int quick)
 					for (int j = 0; j < n; j++) /* small loads, and one near the top */
 						a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3 : (int32_t)((j * 7 + step) % 4);
 					lbt_wl_counts cr = {0}, cv = {0};
-					const uint64_t seed = 12345 + (uint64_t)n;
-					call_ref(wl_poisson_row, a, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], NULL, NULL, &cr);
-					call_new(wl_poisson_row, b, n, 1000 * n + 3, seed, step, 101, &pt, Cs[ic], scratch, scratch + n, &cv);
+					const uint64_t key = lbt_rand_key(12345 + (uint64_t)n, (uint64_t)step, 101);
+					const int64_t i0 = step % 2 && !quick ? ((int64_t)1 << 32) - n / 2 : 1000 * n + 3;
+					call_ref(wl_poisson_row, a, n, i0, key, &pt, Cs[ic], NULL, NULL, &cr);
+					call_new(wl_poisson_row, b, n, i0, key, &pt, Cs[ic], scratch, scratch + n, &cv);
 					char what[96];
 					snprintf(what, sizeof what, "poisson: mu %g, n %d, C %d, step %d", mus[im], n, Cs[ic], step);
 					same_row(what, a, b, n, &cr, &cv);
@@ -64,11 +69,11 @@ static void poisson_quick(void)
 	poisson(1);
 	enum { N = 4096 };
 	static int32_t x[N];
-	static uint64_t m[N], eta[N];
+	static uint32_t m[N], eta[N];
 	lbt_poisson pt;
-	lbt_poisson_init(&pt, 2);
+	lbt_poisson_init(&pt, 1);
 	lbt_wl_counts c = {0};
-	bench_new(wl_poisson_row, 200, x, N, 0, 1, 0, 101, &pt, 2, m, eta, &c);
+	bench_new(wl_poisson_row, 2000, x, N, 0, lbt_rand_key(1, 0, 101), &pt, 1, m, eta, &c);
 }
 static void poisson_full(void) { poisson(0); }
 CK_CASE(wl_poisson_row, poisson_quick, poisson_full);
@@ -99,12 +104,12 @@ static void draw(int quick)
 					for (int j = 0; j < n; j++)
 						a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3 : (int32_t)((j * 7 + step) % 4);
 					lbt_wl_counts cr = {0}, cv = {0};
-					const uint64_t seed = 777 + (uint64_t)n;
+					const uint64_t key = lbt_rand_key(777 + (uint64_t)n, (uint64_t)step, 101);
+					const int64_t i0 = step % 2 && !quick ? ((int64_t)1 << 32) - n / 2 : 1000 * n + 3;
 					if (id == 12) /* p = the draw of the row's PE n/2 */
-						lbt_wl_bernoulli_init(&d, lbt_rand_unit(lbt_rand(seed, (uint64_t)step,
-						                                                 (uint64_t)(1000 * n + 3 + n / 2), 101)));
-					call_ref(wl_draw_row, a, n, 1000 * n + 3, seed, step, 101, &d, Cs[ic], &cr);
-					call_new(wl_draw_row, b, n, 1000 * n + 3, seed, step, 101, &d, Cs[ic], &cv);
+						lbt_wl_bernoulli_init(&d, lbt_unit32(lbt_rand32(key, (uint64_t)(i0 + n / 2))));
+					call_ref(wl_draw_row, a, n, i0, key, &d, Cs[ic], &cr);
+					call_new(wl_draw_row, b, n, i0, key, &d, Cs[ic], &cv);
 					char what[96];
 					snprintf(what, sizeof what, "draw %d: n %d, C %d, step %d", id, n, Cs[ic], step);
 					same_row(what, a, b, n, &cr, &cv);
@@ -131,7 +136,7 @@ static void phases(int quick)
 	for (size_t ia = 0; ia < sizeof args / sizeof *args; ia++) {
 		if ((ia == 0) != quick)
 			continue;
-		lbt_wl_phases ph = {.purpose = {102, 103, 104, 105, 106}};
+		lbt_wl_phases ph;
 		memcpy(ph.arg, args[ia], sizeof ph.arg);
 		for (int n = 1; n <= 150; n += n < 70 ? 1 : 19) {
 			for (int j = 0; j < n; j++) {
@@ -140,9 +145,11 @@ static void phases(int quick)
 			}
 			for (int step = 0; step < 12; step++) {
 				lbt_wl_counts cr = {0}, cv = {0};
-				const uint64_t seed = 99 + (uint64_t)n;
-				call_ref(wl_phases_row, a, n, 1000 * n + 3, seed, step, &ph, ga, ca, ea, &cr);
-				call_new(wl_phases_row, b, n, 1000 * n + 3, seed, step, &ph, gb, cb, eb, &cv);
+				for (int k = 0; k < 5; k++)
+					ph.key[k] = lbt_rand_key(99 + (uint64_t)n, (uint64_t)step, 102 + (uint64_t)k);
+				const int64_t i0 = ia % 2 ? ((int64_t)1 << 32) - n / 2 : 1000 * n + 3;
+				call_ref(wl_phases_row, a, n, i0, step, &ph, ga, ca, ea, &cr);
+				call_new(wl_phases_row, b, n, i0, step, &ph, gb, cb, eb, &cv);
 				cr_assert(!memcmp(ga, gb, (size_t)n * sizeof *ga) && !memcmp(ca, cb, (size_t)n * sizeof *ca) &&
 				          !memcmp(ea, eb, (size_t)n * sizeof *ea), "phases %zu on %s, n %d, step %d: the phases' "
 				          "state differs", ia, ck_new->isa, n, step);
@@ -156,3 +163,54 @@ static void phases(int quick)
 static void phases_quick(void) { phases(1); }
 static void phases_full(void) { phases(0); }
 CK_CASE(wl_phases_row, phases_quick, phases_full);
+
+/* cybenko:DIST:C on real-valued loads, every distribution (exp and normal:
+ * the logarithm lbt_log_unit, lane by lane; Poisson's means on both sides
+ * of its fused paths), rows of every length to 70 and past two blocks of 8
+ * lanes, every lane the row may start on (a ring cut between ranks), loads
+ * of both signs, and the sums of the arrivals, deviations and squares lane
+ * by lane, bit for bit. Quick: exp:1 and normal:0:1 from lane 0. */
+static void real(int quick)
+{
+	static const double args[][3] = {{1, 0, 1}, {0.5, 0, 2}, {0, 1, 0.5}, {5, 2.5, 5}, {3, 9, 4}, {0.3, 0, 0}, {100, 0, 99}};
+	static const int dists[] = {LBT_DIST_EXP, LBT_DIST_EXP, LBT_DIST_NORMAL, LBT_DIST_NORMAL, LBT_DIST_UNIFORM,
+	                            LBT_DIST_BERNOULLI, LBT_DIST_POISSON};
+	double a[160], b[160];
+	for (int id = 0; id < 7; id++) {
+		if ((id == 0 || id == 2) != quick)
+			continue;
+		lbt_wl_real d = {.dist = dists[id], .mu = args[id][0], .sigma = args[id][1], .C = args[id][2]};
+		if (d.dist == LBT_DIST_UNIFORM)
+			lbt_wl_draw_init(&d.draw, (int64_t)args[id][0], (int64_t)args[id][1]);
+		else if (d.dist == LBT_DIST_BERNOULLI)
+			lbt_wl_bernoulli_init(&d.draw, args[id][0]);
+		else if (d.dist == LBT_DIST_POISSON)
+			cr_assert_eq(lbt_poisson_init(&d.pt, args[id][0]), LBT_OK);
+		for (int n = 1; n <= 150; n += n < 70 ? 1 : 19)
+			for (int lane0 = 0; lane0 < (quick ? 1 : LBT_WL_LANES); lane0++)
+				for (int step = 0; step < 3; step++) {
+					for (int j = 0; j < n; j++)
+						a[j] = b[j] = (double)((j * 7 + step) % 5) - 1.25;
+					lbt_wl_rsums sr = {0}, sv = {0};
+					const uint64_t key = lbt_rand_key(4242 + (uint64_t)n, (uint64_t)step, 101);
+					const uint64_t key2 = lbt_rand_key(4242 + (uint64_t)n, (uint64_t)step, 107);
+					const int64_t i0 = step == 2 && !quick ? ((int64_t)1 << 32) - n / 2 : 1000 * n + 3;
+					call_ref(wl_real_row, a, n, i0, lane0, key, key2, &d, 0.75, &sr);
+					call_new(wl_real_row, b, n, i0, lane0, key, key2, &d, 0.75, &sv);
+					cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && !memcmp(&sr, &sv, sizeof sr),
+					          "real %d on %s, n %d, lane0 %d, step %d: %s differ", id, ck_new->isa, n, lane0, step,
+					          memcmp(a, b, (size_t)n * sizeof *a) ? "loads" : "sums");
+				}
+	}
+}
+static void real_quick(void)
+{
+	real(1);
+	enum { N = 4096 };
+	static double x[N];
+	lbt_wl_real d = {.dist = LBT_DIST_EXP, .mu = 1, .C = 1};
+	lbt_wl_rsums s = {0};
+	bench_new(wl_real_row, 1000, x, N, 0, 0, lbt_rand_key(1, 0, 101), lbt_rand_key(1, 0, 107), &d, 0, &s);
+}
+static void real_full(void) { real(0); }
+CK_CASE(wl_real_row, real_quick, real_full);

@@ -177,18 +177,20 @@ typedef void (*lbt_de_axis_fn)(const lbt_view *v, double lambda, int axis, lbt_c
 
 /* Cybenko's eq. (12) on a row of integer loads (the workload phase of
  * cybenko:poisson:MU:C): PE j (global row-major index i0 + j) receives
- * eta = lbt_rand_poisson(lbt_rand(seed, step, i0 + j, purpose), mu) tasks,
- * then completes min(C, what it holds); the rest of C is idle capacity. The
- * table holds the inversion's thresholds as integers, so that a vector
- * kernel needs no floating point: with m = r >> 11, u = m 2^-53 >= F_k iff
- * m >= T_k = ceil(F_k 2^53), and eta = #{k < K : m >= T_k} (F is
- * nondecreasing; K: the first k with p_k = 0 or F_k >= 1). lbt_poisson_init
- * (kernels/ref/workload.c) fills it, summing the F_k as lbt_rand_poisson. */
+ * eta = lbt_poisson32(lbt_rand32(key, i0 + j), mu) tasks (key =
+ * lbt_rand_key(seed, step, purpose), lbtorus/rng.h), then completes min(C,
+ * what it holds); the rest of C is idle capacity. The table holds the
+ * inversion's thresholds as integers, so that a vector kernel needs no
+ * floating point: for a 32-bit draw r, u = r 2^-32 >= F_k iff r >= T_k =
+ * ceil(F_k 2^32), and eta = #{k < K : r >= T_k} (F is nondecreasing; K: the
+ * first k with p_k = 0 or T_k >= 2^32, where no draw reaches). Every T_k
+ * with k < K is below 2^32. lbt_poisson_init (kernels/ref/workload.c) fills
+ * it, summing the F_k as lbt_poisson32. */
 #define LBT_POISSON_MAX 512
 typedef struct {
 	double mu;
 	int K;
-	uint64_t T[LBT_POISSON_MAX];
+	uint32_t T[LBT_POISSON_MAX];
 } lbt_poisson;
 int lbt_poisson_init(lbt_poisson *p, double mu); /* 0 < mu <= 100: LBT_OK, else LBT_EINVAL */
 typedef struct {
@@ -196,13 +198,13 @@ typedef struct {
 	int overflow;     /* a PE would have held more than INT32_MAX */
 	uint64_t sq_hi, sq_lo; /* the sum of the new loads' squares x^2 = hi 2^32 + lo: */
 } lbt_wl_counts;        /*   the sums of the hi and of the lo parts (< 2^32 each), exact */
-/* m, eta: scratch of n uint64_t each (vector kernels use them). */
-typedef void (*lbt_wl_poisson_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
-                                  const lbt_poisson *p, int32_t C, uint64_t *m, uint64_t *eta, lbt_wl_counts *c);
+/* m, eta: scratch of n uint32_t each (vector kernels use them). */
+typedef void (*lbt_wl_poisson_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p, int32_t C,
+                                  uint32_t *m, uint32_t *eta, lbt_wl_counts *c);
 /* The same for cybenko:uniform:LO:HI and cybenko:bernoulli:P: eta =
- * lbt_rand_range(r, lo, lo + span - 1) (span >= 1), or, with span = 0,
- * eta = lbt_rand_unit(r) < p, which is (r >> 11) < below = ceil(p 2^53)
- * (m 2^-53 < p iff m < p 2^53, exact: a power-of-two scaling). */
+ * lbt_range32(r, lo, lo + span - 1) (span >= 1), or, with span = 0,
+ * eta = lbt_unit32(r) < p, which is r < below = ceil(p 2^32) (r 2^-32 < p
+ * iff r < p 2^32, exact: a power-of-two scaling). */
 typedef struct {
 	int64_t lo;
 	uint64_t span, below;
@@ -210,25 +212,76 @@ typedef struct {
 } lbt_wl_draw;
 void lbt_wl_draw_init(lbt_wl_draw *d, int64_t lo, int64_t hi);   /* uniform on lo..hi (hi - lo < 2^32) */
 void lbt_wl_bernoulli_init(lbt_wl_draw *d, double p);            /* 0 <= p <= 1 */
-typedef void (*lbt_wl_draw_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step, uint64_t purpose,
-                               const lbt_wl_draw *d, int32_t C, lbt_wl_counts *c);
+typedef void (*lbt_wl_draw_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d, int32_t C,
+                               lbt_wl_counts *c);
 /* Lüling and Monien's phases (phases:GL:GH:CL:CH:LENL:LENH) on a row of
  * integer loads: at the step its phase ends (step >= end[j]) PE j (global
  * index i0 + j) draws g = GL + (GH - GL) u, c = CL + (CH - CL) u' and the
- * phase's length lbt_rand_range(r'', LENL, LENH), keeping g and c as the
- * thresholds tg[j] = ceil(g 2^53), tc[j] = ceil(c 2^53) (u < g iff
- * (r >> 11) < tg, as for Bernoulli); then every step it generates a task if
+ * phase's length lbt_range32(r'', LENL, LENH), keeping g and c as the
+ * thresholds tg[j] = ceil(g 2^32), tc[j] = ceil(c 2^32) (u < g iff r < tg,
+ * as for Bernoulli); then every step it generates a task if
  * its draw for `gen` is below tg[j] and consumes one, if it has one, if its
  * draw for `con` is below tc[j] (a consumption that finds no task is idle
- * capacity). arg: GL, GH, CL, CH, LENL, LENH; purpose: of the draws for g,
- * c, the length, gen, con. A PE that would hold more than INT32_MAX is
- * flagged and left at -1. */
+ * capacity). Every draw is lbt_rand32(key[k], i0 + j) with key[k] =
+ * lbt_rand_key(seed, step, purpose) of the draws for g, c, the length, gen,
+ * con. arg: GL, GH, CL, CH, LENL, LENH. A PE that would hold more than
+ * INT32_MAX is flagged and left at -1. */
 typedef struct {
 	double arg[6];
-	uint64_t purpose[5];
+	uint64_t key[5];
 } lbt_wl_phases;
-typedef void (*lbt_wl_phases_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t seed, int64_t step,
-                                 const lbt_wl_phases *p, uint64_t *tg, uint64_t *tc, int64_t *end, lbt_wl_counts *c);
+typedef void (*lbt_wl_phases_fn)(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p, uint64_t *tg,
+                                 uint64_t *tc, int64_t *end, lbt_wl_counts *c);
+
+/* Cybenko's eq. (12) on a row of real-valued loads, as it stands (loads may
+ * go negative: his interpretation (b)): PE j (global index i0 + j) gets
+ * x += eta - C with eta drawn from r = lbt_rand32(key, i0 + j) by `dist`
+ * (Cybenko's arrival distributions, LBT_DIST_*: poisson, uniform and
+ * bernoulli as on integer loads, exp: eta = -mu lbt_log_unit(1 - u), normal:
+ * Box-Muller on u and u' = lbt_unit32(lbt_rand32(key2, i0 + j)), eta = mu +
+ * sigma sqrt(-2 lbt_log_unit(1 - u)) cos(2 pi u')), and, with the new
+ * loads, three sums in the fixed order of LBT_WL_LANES lanes: PE j adds to
+ * lane (lane0 + j) mod LBT_WL_LANES of gen (eta), dev (x - shift) and sq
+ * ((x - shift)^2), each lane in order of j; the caller folds the lanes
+ * (lbt_wl_fold). So a vector kernel adds exactly what the reference adds,
+ * and sqdev = sq - dev^2 / P needs no pass of its own (shift: the mean
+ * before the phase, near the new one, so the difference loses nothing). */
+enum { LBT_DIST_POISSON, LBT_DIST_UNIFORM, LBT_DIST_BERNOULLI, LBT_DIST_EXP, LBT_DIST_NORMAL };
+enum { LBT_WL_LANES = 8 };
+typedef struct {
+	int dist;          /* LBT_DIST_* */
+	double mu, sigma;  /* exp: mu; normal: mu, sigma */
+	double C;          /* completed per PE and step */
+	lbt_wl_draw draw;  /* uniform, bernoulli */
+	lbt_poisson pt;    /* poisson */
+} lbt_wl_real;
+typedef struct {
+	double gen[LBT_WL_LANES], dev[LBT_WL_LANES], sq[LBT_WL_LANES];
+} lbt_wl_rsums;
+typedef void (*lbt_wl_real_fn)(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
+                               const lbt_wl_real *d, double shift, lbt_wl_rsums *s);
+/* The lanes' sum in a fixed order: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)). */
+static inline double lbt_wl_fold(const double *l)
+{
+	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+/* log(v) for 0 < v <= 1 (normal), in basic IEEE operations only (fdlibm's
+ * e_log.c polynomial, under 1 ulp), so that every ISA computes the same
+ * bits lane by lane: the real-valued arrivals' logarithm. */
+static inline double lbt_log_unit(double v)
+{
+	union { double d; uint64_t u; } b = {.d = v};
+	uint32_t hx = (uint32_t)(b.u >> 32) + (0x3ff00000u - 0x3fe6a09eu); /* the mantissa into [sqrt(2)/2, sqrt(2)) */
+	const int k = (int)(hx >> 20) - 0x3ff;
+	hx = (hx & 0x000fffffu) + 0x3fe6a09eu;
+	b.u = (uint64_t)hx << 32 | (b.u & 0xffffffffu);
+	const double f = b.d - 1.0, hfsq = 0.5 * f * f, s = f / (2.0 + f), z = s * s, w = z * z;
+	const double t1 = w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
+	const double t2 = z * (6.666666666666735130e-01 + w * (2.857142874366239149e-01 +
+	                  w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)));
+	const double R = t2 + t1, dk = (double)k;
+	return s * (hfsq + R) + dk * 1.90821492927058770002e-10 - hfsq + f + dk * 6.93147180369123816490e-01;
+}
 
 /* The network and application time model of Jeannot and Vernier (2006), §3.1
  * and §4: every link has latency `lat` and bandwidth `bw`; a load unit is
@@ -290,6 +343,7 @@ typedef struct {
 	lbt_wl_poisson_fn wl_poisson_row;
 	lbt_wl_draw_fn wl_draw_row;
 	lbt_wl_phases_fn wl_phases_row;
+	lbt_wl_real_fn wl_real_row;
 	lbt_speed_step_fn speed_step;
 	lbt_luling_step_fn luling_step; /* the reference only (kernels/ref/luling.c) */
 } lbt_kernels;
@@ -300,7 +354,7 @@ typedef struct {
 	X(LM_STEP, lm_step) X(LM_STEPS, lm_steps) X(NNA_STEP, nna_step) X(NNA_DEF_STEP, nna_def_step) \
 	X(FOS_STEP, fos_step) X(FOS_INT_STEP, fos_int_step) X(DE_STEP, de_step) X(DE_INT_STEP, de_int_step) \
 	X(DE_AXIS_STEP, de_axis_step) X(WL_POISSON_ROW, wl_poisson_row) X(WL_DRAW_ROW, wl_draw_row) \
-	X(WL_PHASES_ROW, wl_phases_row) X(SPEED_STEP, speed_step) X(LULING_STEP, luling_step)
+	X(WL_PHASES_ROW, wl_phases_row) X(WL_REAL_ROW, wl_real_row) X(SPEED_STEP, speed_step) X(LULING_STEP, luling_step)
 enum {
 #define LBT_SLOT_ENUM(id, field) LBT_KS_##id,
 	LBT_KERNEL_SLOTS(LBT_SLOT_ENUM)

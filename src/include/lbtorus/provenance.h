@@ -9,7 +9,7 @@
 
 #include "lbtorus/status.h"
 
-#define LBT_FORMATS_VERSION 3 /* docs/formats.md: the records' "format" */
+#define LBT_FORMATS_VERSION 4 /* docs/formats.md: the records' "format" */
 
 /* The call that makes this process's results, as given: the CLI passes its
  * argv (joined with blanks, an argument quoted where a shell would need it),

@@ -1,6 +1,9 @@
-/* rng.h — a counter-based generator: the value for PE i at step t for purpose p
- * depends only on (seed, t, i, p), so runs reproduce across thread counts,
- * ISAs and decompositions. No state, no globals. */
+/* rng.h — counter-based generators: the value for PE i at step t for purpose
+ * p depends only on (seed, t, i, p), so runs reproduce across thread counts,
+ * ISAs and decompositions. No state, no globals. Two streams: lbt_rand, 64
+ * bits a draw (initial loads, speeds, trees, the methods' own draws), and
+ * the workloads' lbt_rand32 (formats version 4), 32 bits a draw, made so
+ * that a vector of 32-bit lanes draws a PE per lane. */
 #ifndef LBTORUS_RNG_H
 #define LBTORUS_RNG_H
 
@@ -26,13 +29,53 @@ static inline uint64_t lbt_rand(uint64_t seed, uint64_t t, uint64_t i, uint64_t 
 /* A uniform double in [0, 1): the top 53 bits of r times 2^-53. */
 static inline double lbt_rand_unit(uint64_t r) { return (double)(r >> 11) * 0x1p-53; }
 
-/* Poisson(mu) from one draw r, by inversion: the smallest k with
- * u < F_k = sum_{j<=k} e^-mu mu^j/j!, u = lbt_rand_unit(r), the F_k summed in
- * this order (p *= mu/k, F += p), and k stopping where p underflows to 0.
- * For 0 < mu <= 100 (e^-mu far from underflow). */
-static inline int64_t lbt_rand_poisson(uint64_t r, double mu)
+/* Integer uniform in [lo, hi] (hi - lo < 2^32) by multiply-shift, no rejection. */
+static inline int64_t lbt_rand_range(uint64_t r, int64_t lo, int64_t hi)
 {
-	double u = lbt_rand_unit(r), p = exp(-mu), F = p;
+	uint64_t span = (uint64_t)(hi - lo) + 1;
+	return lo + (int64_t)(((r >> 32) * span) >> 32);
+}
+
+/* The workloads' stream: a 32-bit draw for PE i (i < 2^36) at step t for
+ * purpose p is lbt_rand32(lbt_rand_key(seed, t, p), i). The key is
+ * lbt_rand's first two SplitMix64 rounds, one per step and purpose; each PE
+ * then costs two rounds of a 32-bit hash (C. Wellons's lowbias32, from his
+ * hash prospector, 2018), the key's low half xored in before the first and
+ * its high half (with the index's bits above 32) added before the second:
+ * four 32-bit multiplies, which every x86 vector target has per lane. For a
+ * fixed key it is a bijection of the index's low 32 bits, so the draws of
+ * one step never repeat among 2^32 PEs. */
+static inline uint64_t lbt_rand_key(uint64_t seed, uint64_t t, uint64_t p)
+{
+	uint64_t z = lbt_mix64(seed + 0x9e3779b97f4a7c15ULL * (p + 1));
+	return lbt_mix64(z ^ (t + 0x632be59bd9b4e019ULL));
+}
+
+static inline uint32_t lbt_hash32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	return x ^ (x >> 16);
+}
+
+/* The second round's key for indices with these bits above 32 (0 below 2^32). */
+static inline uint32_t lbt_rand32_k2(uint64_t key, uint64_t i) { return (uint32_t)(key >> 32) ^ ((uint32_t)(i >> 32) * 0x9e3779b9u); }
+
+static inline uint32_t lbt_rand32(uint64_t key, uint64_t i)
+{
+	return lbt_hash32(lbt_hash32((uint32_t)i ^ (uint32_t)key) + lbt_rand32_k2(key, i));
+}
+
+/* A uniform double in [0, 1) from a 32-bit draw: r 2^-32, exact. */
+static inline double lbt_unit32(uint32_t r) { return (double)r * 0x1p-32; }
+
+/* Poisson(mu) from one 32-bit draw, by inversion as lbt_rand_poisson: the
+ * smallest k with u < F_k, u = lbt_unit32(r). For 0 < mu <= 100. */
+static inline int64_t lbt_poisson32(uint32_t r, double mu)
+{
+	double u = lbt_unit32(r), p = exp(-mu), F = p;
 	int64_t k = 0;
 	while (u >= F && p > 0) {
 		k++;
@@ -42,11 +85,11 @@ static inline int64_t lbt_rand_poisson(uint64_t r, double mu)
 	return k;
 }
 
-/* Integer uniform in [lo, hi] (hi - lo < 2^32) by multiply-shift, no rejection. */
-static inline int64_t lbt_rand_range(uint64_t r, int64_t lo, int64_t hi)
+/* Integer uniform in [lo, hi] (hi - lo < 2^32) from a 32-bit draw by multiply-shift. */
+static inline int64_t lbt_range32(uint32_t r, int64_t lo, int64_t hi)
 {
 	uint64_t span = (uint64_t)(hi - lo) + 1;
-	return lo + (int64_t)(((r >> 32) * span) >> 32);
+	return lo + (int64_t)(((uint64_t)r * span) >> 32);
 }
 
 #endif

@@ -69,8 +69,9 @@ typedef struct {
 /* A workload: a process that generates and completes load on the PEs, run
  * as the first phase of every step, before the method's step. A phase may
  * change the load field(s) of st and adds what it generated and completed
- * to c; draws for PE i must come from lbt_rand(seed, step, global index of
- * i, purpose), so that they do not depend on threads, ISA or ranks. */
+ * to c; draws for PE i must be a function of (seed, step, global index of
+ * i, purpose) alone (lbtorus/rng.h), so that they do not depend on
+ * threads, ISA or ranks. */
 typedef struct {
 	double generated, completed; /* load units (integers for integer loads) */
 	double idle_capacity;        /* work the PEs could have done but had no task for */
@@ -79,6 +80,18 @@ typedef struct {
 	 * engine needs no pass of its own for sqdev. */
 	int sq_known;
 	uint64_t sq_hi, sq_lo;
+	/* Real-valued loads: shift (given to the phase: the mean of the loads
+	 * before it, as the engine knows it, or 0) and, optionally (dev_known =
+	 * 1), the sums dev = sum(w - shift) and sq = sum((w - shift)^2) over the
+	 * loads the phase leaves, so that sqdev = sq - dev^2 / P needs no pass
+	 * of the engine's own. The phase adds to them, and to generated and
+	 * completed, in the global order of its sums (so that slabs of a torus
+	 * cut between ranks, each a rank of one, chain through one c); a ring
+	 * cut between ranks passes the lanes of its one row on (lanes). */
+	double shift;
+	int dev_known;
+	double dev, sq;
+	lbt_wl_rsums lanes;
 } lbt_work_counts;
 
 #define LBT_WORKLOAD_ARGS 8
@@ -107,8 +120,7 @@ typedef struct lbt_workload {
 	double arg[LBT_WORKLOAD_ARGS]; /* the spec's numbers, in order */
 } lbt_workload;
 
-/* Cybenko's arrival distributions (eq. (12)): integer-valued, then real-valued only. */
-enum { LBT_DIST_POISSON, LBT_DIST_UNIFORM, LBT_DIST_BERNOULLI, LBT_DIST_EXP, LBT_DIST_NORMAL };
+/* Cybenko's arrival distributions (eq. (12)), LBT_DIST_*: in lbtorus/kernels.h. */
 
 const lbt_workload *lbt_workload_find(const char *name); /* "none", "cybenko", ... NULL if unknown */
 const lbt_workload *const *lbt_workloads(void);          /* NULL-terminated */
