@@ -52,7 +52,9 @@
  * lm_steps); it includes, once per ISA target, the int32 rows (lm_rows.h)
  * and the narrow rows of its ISA: AVX-512's int16 and byte rows
  * (lm_avx512.h; lm_steps's byte copy, lm_avx512_steps.h) or AVX2's int16
- * rows and rings (lm_avx2.h), with what the two share (lm_narrow.h). */
+ * rows and rings (lm_avx2.h) and its dense int16 copy of small grids of
+ * three and more dimensions (lm_dense.h), with what the two share
+ * (lm_narrow.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,7 @@ static inline int stop_met(const lbt_steps_stop *st, int32_t max, int32_t min)
 #include "lm_avx512.h"
 #elif W == 8
 #include "lm_avx2.h"
+#include "lm_dense.h"
 #endif
 
 struct kctx;
@@ -617,6 +620,10 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		lbt_ref_lm_step(v, cond, c);
 		return;
 	}
+#if W == 8
+	if (active >= 3 && dense_one(v, cond, c)) /* a small grid in one dense int16 copy (lm_dense.h) */
+		return;
+#endif
 	kctx k = {.v = v, .last = last, .cond = cond, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
 	          .frow = frows[cond], .frow_cp = frows_cp[cond], .vslab = vslabs[0][cond], .vslab_stats = vslabs[1][cond]};
 	for (int a = 0; a < D; a++) {
@@ -699,7 +706,9 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 #if W == 16
 	const int done = bytes_steps(v, cond, n, max, stop, cache, c);
 #elif W == 8
-	const int done = ring16_steps(v, cond, n, max, stop, cache, c);
+	int done = dense_many(v, cond, n, stop, cache, c);
+	if (!done)
+		done = ring16_steps(v, cond, n, max, stop, cache, c);
 #else
 	const int done = 0;
 	(void)n;
