@@ -706,7 +706,7 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 #if W == 16
 	const int done = bytes_steps(v, cond, n, max, stop, cache, c);
 #elif W == 8
-	int done = dense_many(v, cond, n, stop, cache, c);
+	int done = dense_many(v, cond, n, max, stop, cache, c);
 	if (!done)
 		done = ring16_steps(v, cond, n, max, stop, cache, c);
 #else

@@ -5,12 +5,12 @@
  * lanes over a grid whose rows are padded to a whole-vector pitch with halo
  * cells on every axis (8^4's 4096 PEs take 55 296 cells), and rows of fewer
  * than 16 PEs cannot take the int16 rows at all. A grid of at most
- * DENSE_MAX PEs whose loads fit int16 for the call's steps (a substep
- * changes a load by at most 1: max + steps x D <= 32767) is instead packed
- * once into a copy with no padding (axes of extent 1 dropped, the last axis
- * contiguous), stepped there one substep at a time in axis order, as
- * Definition 1 reads, and widened back: 16 PEs per vector, the copy in L1
- * or L2.
+ * DENSE_MAX PEs (lm_steps on one thread: DENSE_ONE) whose loads fit int16
+ * for the call's steps (a substep changes a load by at most 1: max +
+ * steps x D <= 32767) is instead packed once into a copy with no padding
+ * (axes of extent 1 dropped, the last axis contiguous), stepped there one
+ * substep at a time in axis order, as Definition 1 reads, and widened
+ * back: 16 PEs per vector, the copy in L1 or L2.
  *
  * One substep along an axis of extent e and stride s (PEs of the copy): a
  * PE's C_i is computed once and handed on, C_{i-1} of a PE being C_i of
@@ -27,12 +27,15 @@
  * A torus wraps inside the block; on a mesh the last slice's C is masked,
  * and a missing predecessor reads 0 as in the reference. The last substep
  * (the row's axis, s = 1) also takes max, min and total of the state it
- * leaves; counts are emptied after every substep (at most P / 16 <= 4096
+ * leaves; counts are emptied after every substep (at most P / 16 <= 16384
  * per int16 lane). */
 #ifndef LBT_LM_DENSE_H
 #define LBT_LM_DENSE_H
 
-enum { DENSE_MAX = 1 << 16, DENSE_L1 = 1 << 13, DCOL = 0, DLANE = 1, DGROUP = 2 };
+/* DENSE_MAX: lm_step's copy (on the stack); DENSE_ONE: lm_steps's with one
+ * thread (the copy in L2, 512 KiB; int16 counts and int32 sums of a
+ * substep stay below 32768 and 2^31) */
+enum { DENSE_MAX = 1 << 16, DENSE_ONE = 1 << 18, DENSE_L1 = 1 << 13, DCOL = 0, DLANE = 1, DGROUP = 2 };
 
 /* The copy's shape: its active axes in the grid's order. */
 typedef struct {
@@ -44,8 +47,8 @@ typedef struct {
 	simde__m256i edge[8], first[8];       /* groups: -1 in lanes with a link (a successor), with a predecessor */
 } dshape;
 
-/* Does the grid take the dense copy? Fills x. */
-static int dense_shape(const lbt_view *v, dshape *x)
+/* Does the grid take the dense copy, of at most `most` PEs? Fills x. */
+static int dense_shape(const lbt_view *v, int64_t most, dshape *x)
 {
 	const int last = v->dims - 1;
 	if (v->cut || v->ext[last] < 2 || (uintptr_t)v->load % LBT_ALIGN || v->stride[last] != 1 ||
@@ -70,7 +73,7 @@ static int dense_shape(const lbt_view *v, dshape *x)
 		x->torus[0] = v->torus[d];
 		x->D++;
 		P *= v->ext[d];
-		if (P > DENSE_MAX)
+		if (P > most)
 			return 0;
 	}
 	x->P = P;
@@ -386,7 +389,7 @@ static int dense_worth(const dshape *x, int steps)
 static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_counts *c)
 {
 	dshape x;
-	if (!dense_shape(v, &x) || !dense_worth(&x, 1))
+	if (!dense_shape(v, DENSE_MAX, &x) || !dense_worth(&x, 1))
 		return 0;
 	int16_t b[DENSE_MAX] __attribute__((aligned(LBT_ALIGN)));
 	lbt_counts r;
@@ -401,12 +404,17 @@ static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_
 	return 1;
 }
 
-/* lm_steps on a grid that takes the copy, kept in the cache for the call. */
-static int dense_many(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_lm_cache *cache,
-                      lbt_counts *c)
+/* lm_steps on a grid that takes the copy, kept in the cache for the call.
+ * max, the caller's maximum of the loads, may be too low (the packing
+ * checks them); where it is already too high for the copy, the copy is not
+ * tried (a worst case's pile: with one thread, 8^6 ran 15-25 % slower when
+ * its cache was allocated and the packing tried every call). */
+static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                      lbt_lm_cache *cache, lbt_counts *c)
 {
 	dshape x;
-	if (n < 2 || !cache || !dense_shape(v, &x) || !dense_worth(&x, n))
+	if (n < 2 || !cache || !dense_shape(v, v->threads > 1 ? DENSE_MAX : DENSE_ONE, &x) || !dense_worth(&x, n) ||
+	    (int64_t)max > INT16_MAX - (int64_t)n * x.D)
 		return 0;
 	const size_t need = (size_t)x.P * sizeof(int16_t);
 	if (cache->size < need) {

@@ -65,20 +65,22 @@ static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg
 			lm_case(cond, s, kind, 1, 24);
 }
 
-/* Grids of 3-D and up of at most 65536 PEs whose loads fit int16 (AVX2
- * steps them in one dense int16 copy, lm_dense.h): rows of 4, 8, 16 and 32
+/* Grids of 3-D and up of at most 65536 PEs (lm_steps with one thread:
+ * 262144) whose loads fit int16 (AVX2 steps them in one dense int16 copy,
+ * lm_dense.h): rows of 4, 8, 16 and 32
  * PEs; every kind of axis there (slices whole vectors apart; 4 or 8 lanes
  * across vectors; blocks of 4 or 8 PEs inside a 128-bit lane), torus and
- * mesh, extents of 2, axes of extent 1 between; 16^4, the largest copy, and
+ * mesh, extents of 2, axes of extent 1 between; 16^4, lm_step's largest
+ * copy, and 2x16^4, beyond it (lm_steps takes it with one thread); and
  * grids that do not take it (a row of 12; a block of 40 PEs along an axis
  * 8 PEs apart). Loads at int16's edge (L_EDGE16's 32760 fits one step of
  * D = 4, not two; L_SHORT does not fit), piles beyond it, zeros; 1 and 2
- * threads (the kernel takes one on grids this small). */
+ * threads (the copy is one thread's). */
 static const char *const dense_grids[][2] = {
 	{"8x8x8x8", "torus"}, {"4x4x4x4x4x4", "torus,mesh,torus,mesh,torus,mesh"}, {"3x4x2x4", "mesh,torus,torus,mesh"},
 	{"5x2x16", "torus,torus,mesh"}, {"2x3x1x32", "torus,mesh,torus,torus"}, {"6x8x8", "mesh,mesh,torus"},
 	{"4x1x8x8", "mesh,torus,torus,torus"}, {"2x2x2x2x4", "mesh"}, {"3x5x12", "torus"}, {"3x5x8", "torus,mesh,torus"},
-	{"16x16x16x16", "torus,mesh,torus,torus"}};
+	{"16x16x16x16", "torus,mesh,torus,torus"}, {"2x16x16x16x16", "torus,mesh,torus,torus,mesh"}};
 enum { DENSE_GRIDS = sizeof dense_grids / sizeof *dense_grids };
 static const int dense_kinds[] = {L_SMALL, L_RUNS, L_EDGE16, L_SHORT, L_POINT, L_PILE, L_ZEROS, L_UPTO125};
 
