@@ -41,6 +41,13 @@ static void lm_quick(void)
 		s.bnd[d] = d % 3 == 1 ? LBT_MESH : LBT_TORUS;
 	for (int cond = 0; cond < LBT_NCOND; cond++)
 		lm_case(cond, &s, cond % 2 ? L_SMALL : L_RUNS, 1 + cond % 2, 12);
+	/* two grids of the dense int16 copy (AVX2, lm_dense.h; lm_full has more) */
+	static const char *const dense[][2] = {{"8x8x8x8", "torus"}, {"3x4x2x4", "mesh,torus,torus,mesh"}};
+	for (size_t i = 0; i < sizeof dense / sizeof *dense; i++) {
+		const lbt_shape d = ck_grid(dense[i][0], dense[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			lm_case(cond, &d, cond % 2 ? L_SMALL : L_EDGE16, 1, 8);
+	}
 	ck_pair p;
 	const lbt_shape big = ck_grid("256x256", "torus");
 	ck_pair_open(&p, &big, L_SMALL, 1, 1, 0);
@@ -56,6 +63,36 @@ static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg
 	for (int cond = 0; cond < LBT_NCOND; cond++)
 		for (int kind = 0; kind < NLOADS; kind++)
 			lm_case(cond, s, kind, 1, 24);
+}
+
+/* Grids of 3-D and up of at most 65536 PEs (lm_steps with one thread:
+ * 262144) whose loads fit int16 (AVX2 steps them in one dense int16 copy,
+ * lm_dense.h): rows of 4, 8, 16 and 32
+ * PEs; every kind of axis there (slices whole vectors apart; 4 or 8 lanes
+ * across vectors; blocks of 4 or 8 PEs inside a 128-bit lane), torus and
+ * mesh, extents of 2, axes of extent 1 between; 16^4, lm_step's largest
+ * copy, and 2x16^4, beyond it (lm_steps takes it with one thread); and
+ * grids that do not take it (a row of 12; a block of 40 PEs along an axis
+ * 8 PEs apart). Loads at int16's edge (L_EDGE16's 32760 fits one step of
+ * D = 4, not two; L_SHORT does not fit), piles beyond it, zeros; 1 and 2
+ * threads (the copy is one thread's). */
+static const char *const dense_grids[][2] = {
+	{"8x8x8x8", "torus"}, {"4x4x4x4x4x4", "torus,mesh,torus,mesh,torus,mesh"}, {"3x4x2x4", "mesh,torus,torus,mesh"},
+	{"5x2x16", "torus,torus,mesh"}, {"2x3x1x32", "torus,mesh,torus,torus"}, {"6x8x8", "mesh,mesh,torus"},
+	{"4x1x8x8", "mesh,torus,torus,torus"}, {"2x2x2x2x4", "mesh"}, {"3x5x12", "torus"}, {"3x5x8", "torus,mesh,torus"},
+	{"16x16x16x16", "torus,mesh,torus,torus"}, {"2x16x16x16x16", "torus,mesh,torus,torus,mesh"}};
+enum { DENSE_GRIDS = sizeof dense_grids / sizeof *dense_grids };
+static const int dense_kinds[] = {L_SMALL, L_RUNS, L_EDGE16, L_SHORT, L_POINT, L_PILE, L_ZEROS, L_UPTO125};
+
+static void dense_full(void)
+{
+	for (size_t i = 0; i < DENSE_GRIDS; i++) {
+		const lbt_shape s = ck_grid(dense_grids[i][0], dense_grids[i][1]);
+		const int big = lbt_shape_pes(&s) > 4096;
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof dense_kinds / sizeof *dense_kinds; j += 1 + big)
+				lm_case(cond, &s, dense_kinds[j], 1 + (int)(i + j) % 2, big ? 4 : 30);
+	}
 }
 
 /* Every condition x shape x boundary x load (24 steps); longer runs on
@@ -107,6 +144,7 @@ static void lm_full(void)
 		for (int cond = LBT_C3; cond < LBT_NCOND; cond++)
 			lm_case(cond, &s, cond == LBT_C4 ? L_SMALL : L_RUNS, 2 + (int)(i + cond) % 2, 3);
 	}
+	dense_full();
 }
 
 CK_CASE(lm_step, lm_quick, lm_full);
@@ -229,6 +267,20 @@ static void rings_on(size_t from, size_t to)
 	}
 }
 
+/* lm_steps on the grids of the dense int16 copy: calls of up to 13 steps in
+ * the copy, with and without stops, loads that fit the copy for some calls
+ * (L_EDGE16: a call of one step at D = 4) and not for others. */
+static void dense_steps_on(void)
+{
+	for (size_t i = 0; i < DENSE_GRIDS; i++) {
+		const lbt_shape s = ck_grid(dense_grids[i][0], dense_grids[i][1]);
+		const int big = lbt_shape_pes(&s) > 4096;
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof dense_kinds / sizeof *dense_kinds; j += 1 + big)
+				steps_case(cond, &s, dense_kinds[j], 1 + (int)j % 2, big ? 6 : 40, (int)(i + j) % 2, (int)(j + cond) % 3);
+	}
+}
+
 static void steps_quick(void)
 {
 	steps_on(0, STEPS_QUICK);
@@ -239,6 +291,7 @@ static void steps_full(void)
 {
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
 	rings_on(RINGS_QUICK, RING_GRIDS);
+	dense_steps_on();
 	/* planes of more than 8192 cells (the rows run ahead of the roll) and
 	 * 4-D slabs of more rows than one segment of counts holds (16900 rows
 	 * of 8: emptied on the way) */

@@ -1,0 +1,273 @@
+/* lm_avx512_steps.h — lm_steps with AVX-512 (part of lm.c, included for
+ * W == 16 after the step's driver): a 2-D grid's rows kept in a byte copy
+ * for several steps. */
+#ifndef LBT_LM_AVX512_STEPS_H
+#define LBT_LM_AVX512_STEPS_H
+
+/* Several steps with rows in bytes (lm_steps). In a 2-D grid where most
+ * rows hold loads of at most BTOP (all, on a torus that starts so: Henrich's
+ * Lemma 1, no condition lifts the maximum above max(initial max, 2); in the
+ * worst case, all rows but the pile's), each such row lives in a byte copy
+ * between steps and is stepped there by the byte rows (frow8_body with res),
+ * so a step reads and writes one byte per PE of it instead of four; the
+ * other rows stay in the grid and take the int32 rows (frow_body). A row
+ * moves between the two where the row before it finds out, as it reads it
+ * as its successor: a byte row whose loads rose above BTOP is widened into
+ * the grid, a grid row whose loads fit is packed into the copy. The masks
+ * along the outer axis are handed on in cpb as in plane_impl (C2 and C4:
+ * gtb, or the ring for an int32 row). The first row of a thread's range
+ * gets what its predecessor would have handed on from int32 copies of the
+ * old rows before it (bprologue), taken, as is the row after the range,
+ * before anyone writes. A call also ends after a step where the caller must
+ * look at the grid (stop). */
+typedef struct {
+	const lbt_view *v;
+	const lbt_steps_stop *stop;
+	int cond, n;
+	int64_t N0, len;
+	int8_t *g;        /* the byte copy, row q at g + q len */
+	uint8_t *in8;     /* row q is in g (its loads were at most BTOP when last looked at), else in the grid */
+	char *buf;        /* per thread: bper bytes */
+	int64_t bper;
+	int64_t *miss;    /* per thread: its rows that do not fit bytes (counted until too many) */
+	kresult *res;     /* per step and thread */
+	int go, done;     /* enough rows fit; steps done */
+} bctx;
+
+/* A thread's rows: int32 copies of old rows q0-2 (m2), q0-1 (in ring[(q0-1) & 1])
+ * and q1 (nx), zeros beyond a mesh edge; the ring for C2 and C4; a byte row
+ * to pack the successor into where it has no place in g; cpb and gtb. */
+typedef struct {
+	int32_t *m2, *ring[2], *nx;
+	int8_t *scr;
+	M *cpb, *gtb;
+	int clean; /* the loads of the thread's rows in g are all at most BTOP */
+} bthread;
+
+/* Int32 row p packed (saturated) into byte row b, n PEs: do all its loads fit (0 .. BTOP)? */
+static int bpack_row(int8_t *b, const int32_t *p, int64_t n)
+{
+	V top = BSET1(0);
+	for (int64_t j = 0; j < n; j += BW) {
+		const V d = bpack(p + j);
+		VSTORE(b + j, d);
+		top = simde_mm512_max_epu8(top, d);
+	}
+	return !simde_mm512_cmpgt_epu8_mask(top, BSET1(BTOP));
+}
+static int brow_fits(const int8_t *b, int64_t n)
+{
+	V top = BSET1(0);
+	for (int64_t j = 0; j < n; j += BW)
+		top = simde_mm512_max_epu8(top, VLOAD(b + j));
+	return !simde_mm512_cmpgt_epu8_mask(top, BSET1(BTOP));
+}
+static void bwiden_row(int32_t *p, const int8_t *b, int64_t n)
+{
+	for (int64_t j = 0; j < n; j += BW)
+		bwiden_store(p + j, VLOAD(b + j));
+}
+
+/* What old row m1 hands on to row r along the outer axis (C_i of m1, m2
+ * its predecessor) into cpb, as frow would leave it. A row of zeros beyond
+ * a mesh edge hands on nothing and counts as "L > 1" nowhere (no condition
+ * holds for a load of 0), as the reference's missing neighbour. */
+static ALWAYS_INLINE void bprologue(const int cond, const int32_t *m2, const int32_t *m1, const int32_t *r,
+                                    int64_t n, M *cpb)
+{
+	for (int64_t j = 0; j < n / W; j++)
+		cpb[j] = shift_cond(cond, VLOAD(m2 + j * W), VLOAD(m1 + j * W), VLOAD(r + j * W));
+}
+
+/* Rows q0..q1-1, one step, each in g (byte rows) or in the grid (int32). */
+static ALWAYS_INLINE void broll_impl(const int cond, const bctx *x, bthread *t, int64_t q0, int64_t q1,
+                                     kresult *out)
+{
+	const lbt_view *v = x->v;
+	const int64_t n = x->len, s0 = v->stride[0], J = n / W;
+	const int torus0 = v->torus[0], row_torus = v->torus[1], lp = cond == LBT_C2 || cond == LBT_C4;
+	int8_t *const g = x->g;
+	uint8_t *const in8 = x->in8;
+#define GROW(q) (v->load + (q) * s0)
+#define BROW(q) (g + (q) * n)
+	acc A = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .s = VSET1(0), .h = VSET1(0), .cnt = VSET1(0)};
+	regs R = REGS_IN(&A);
+	bregs B = BREGS_EMPTY;
+	int64_t pend = 0;
+	/* row q0 as int32 (in the grid) for the prologue; if it is a byte row that rose above BTOP, it stays there */
+	if (in8[q0]) {
+		bwiden_row(GROW(q0), BROW(q0), n);
+		in8[q0] = (uint8_t)brow_fits(BROW(q0), n);
+	}
+	int b8 = in8[q0];
+	bprologue(cond, t->m2, t->ring[(q0 - 1) & 1], GROW(q0), n, t->cpb);
+	if (lp && b8)
+		gt_from_row(t->gtb, t->ring[(q0 - 1) & 1], n);
+	for (int64_t q = q0; q < q1; q++) {
+		if (b8 && t->clean) /* byte rows whose successors are byte rows known to fit */
+			for (; q + 1 < q1 && in8[q + 1]; q++)
+				brow_copy_clean(cond, &(const lrow){.pl = BROW(q), .pn = BROW(q + 1), .n = n, .has_next = 1,
+				                                    .torus = row_torus, .cpb = t->cpb, .gtb = t->gtb}, &B);
+		const int has_next = torus0 || q + 1 < x->N0, inside = q + 1 < q1;
+		int nb8 = 0;
+		if (b8 && inside && in8[q + 1]) {
+			nb8 = brow_copy(cond, &(const lrow){.pl = BROW(q), .pn = BROW(q + 1), .n = n, .has_next = 1, .torus = row_torus,
+			                                    .cpb = t->cpb, .gtb = t->gtb}, &B);
+			if (!nb8) { /* the next row rose above BTOP: into the grid */
+				bwiden_row(GROW(q + 1), BROW(q + 1), n);
+				in8[q + 1] = 0;
+			}
+		} else if (b8) { /* the next row from the grid (or the copy nx), packed into g where it fits */
+			nb8 = brow_copy_from_grid(cond, &(const lrow){.pl = BROW(q), .p1 = inside ? GROW(q + 1) : t->nx,
+			                                              .pd = inside ? BROW(q + 1) : t->scr, .n = n, .has_next = has_next,
+			                                              .torus = row_torus, .cpb = t->cpb, .gtb = t->gtb}, &B);
+			if (inside)
+				in8[q + 1] = (uint8_t)nb8;
+		} else {
+			if (inside && in8[q + 1])
+				bwiden_row(GROW(q + 1), BROW(q + 1), n);
+			const int32_t *m1 = t->ring[(q - 1) & 1];
+			frow_body(cond, 1, &(const lrow){.m2 = m1, .m1 = m1, .p0 = GROW(q), .p1 = inside ? GROW(q + 1) : t->nx,
+			                                 .save = t->ring[q & 1], .n = n, .has_next = has_next, .torus = row_torus,
+			                                 .cpb = t->cpb}, &R);
+			if (inside)
+				nb8 = in8[q + 1] = (uint8_t)(in8[q + 1] ? brow_fits(BROW(q + 1), n) : bpack_row(BROW(q + 1), GROW(q + 1), n));
+			if ((pend += 2 * J) >= SEG) {
+				REGS_OUT(&A, R);
+				acc_flush(&A, 2 * SEG);
+				R = (regs)REGS_IN(&A);
+				pend = 0;
+			}
+		}
+		/* C2 and C4 between row kinds: the next row reads this one's "L > 1"
+		 * from gtb (byte row) or from its saved old row (int32) */
+		if (lp && inside && b8 != nb8)
+			(nb8 ? gt_from_row(t->gtb, t->ring[q & 1], n) : row_from_gt(t->ring[q & 1], t->gtb, n));
+		b8 = nb8;
+	}
+#undef GROW
+#undef BROW
+	/* every row now in g went through the byte rows: do they all still fit? */
+	t->clean = !simde_mm512_cmpgt_epi8_mask(B.mx, BSET1(BTOP));
+	bmerge(&B, &R, &A);
+	REGS_OUT(&A, R);
+	*out = (kresult){.moved = A.moved + vsum32(A.cnt), .total = A.total + vtotal(A.s, A.h), .max = vmax32(A.mx),
+	                 .min = vmin32(A.mn)};
+}
+typedef void (*broll_fn)(const bctx *, bthread *, int64_t, int64_t, kresult *);
+#define BROLL(c)                                                                                                 \
+	static void broll_##c(const bctx *x, bthread *t, int64_t q0, int64_t q1, kresult *out) \
+	{ broll_impl(c, x, t, q0, q1, out); }
+BROLL(0) BROLL(1) BROLL(2) BROLL(3) BROLL(4) BROLL(5)
+static const broll_fn brolls[LBT_NCOND] = {broll_0, broll_1, broll_2, broll_3, broll_4, broll_5};
+
+/* Thread id of the team's T: pack its rows; if enough rows of the grid fit,
+ * step them with the others until n steps are done or a step meets the
+ * stop, and widen the byte rows back. */
+static void bsteps_thread(void *ctx, const lbt_team *team)
+{
+	bctx *x = ctx;
+	const lbt_view *v = x->v;
+	const int id = team->id, T = team->n, torus = v->torus[0];
+	const int64_t N0 = x->N0, n = x->len, r0 = N0 * id / T, r1 = N0 * (id + 1) / T, s0 = v->stride[0];
+	char *b = x->buf + id * x->bper;
+	bthread t = {.m2 = (int32_t *)b, .clean = 1}; /* the rows packed are checked */
+	t.ring[0] = t.m2 + n;
+	t.ring[1] = t.ring[0] + n;
+	t.nx = t.ring[1] + n;
+	t.scr = (int8_t *)(t.nx + n);
+	t.cpb = (M *)(t.scr + n);
+	t.gtb = t.cpb + n / W + 4;
+	/* the rows left in the grid take int32 lanes (plane_impl would take
+	 * int16 where they fit): worth it only where they are few, at most N0 / 8 */
+	int64_t miss = 0;
+	for (int64_t q = r0; q < r1 && 8 * miss <= N0; q++) /* stops once there are too many */
+		miss += !(x->in8[q] = (uint8_t)bpack_row(x->g + q * n, v->load + q * s0, n));
+	x->miss[id] = miss;
+	lbt_team_barrier(team);
+	int64_t all = 0; /* each thread sums the same counts */
+	for (int i = 0; i < T; i++)
+		all += x->miss[i];
+	if (id == 0)
+		x->go = 8 * all <= N0;
+	if (8 * all > N0)
+		return; /* the grid is untouched */
+	/* old row q as int32 into dst: from g or the grid (wrapped on a torus), zeros beyond a mesh edge */
+#define OLD_ROW(q, dst)                                                                     \
+	do {                                                                                    \
+		const int64_t q_ = (q), w_ = wrap(q_, N0);                                          \
+		if (!torus && (q_ < 0 || q_ >= N0))                                                 \
+			memset((dst), 0, (size_t)n * sizeof(int32_t));                                  \
+		else if (x->in8[w_])                                                                \
+			bwiden_row((dst), x->g + w_ * n, n);                                            \
+		else                                                                                \
+			memcpy((dst), v->load + w_ * s0, (size_t)n * sizeof(int32_t));                 \
+	} while (0)
+	int s = 0;
+	for (;;) {
+		OLD_ROW(r0 - 2, t.m2);
+		OLD_ROW(r0 - 1, t.ring[(r0 - 1) & 1]);
+		OLD_ROW(r1, t.nx);
+		lbt_team_barrier(team);
+		brolls[x->cond](x, &t, r0, r1, &x->res[s * T + id]);
+		lbt_team_barrier(team);
+		const kresult r = ksum(&x->res[s * T], T);
+		if (++s == x->n || stop_met(x->stop, r.max, r.min))
+			break;
+	}
+#undef OLD_ROW
+	if (id == 0)
+		x->done = s;
+	for (int64_t q = r0; q < r1; q++)
+		if (x->in8[q])
+			bwiden_row(v->load + q * s0, x->g + q * n, n);
+}
+
+/* lm_steps in bytes: the steps done (each one's counts into c), or 0 where
+ * the grid does not take them (then nothing was changed). */
+static int bytes_steps(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop, lbt_lm_cache *cache,
+                       lbt_counts *c)
+{
+	const int64_t N0 = v->ext[0], len = v->dims == 2 ? v->ext[1] : 0;
+	if (n >= 2 && cache && v->dims == 2 && !v->cut && N0 >= 3 && len >= BW && len % BW == 0 && len <= BMAX_N &&
+	    (uintptr_t)v->load % LBT_ALIGN == 0 && v->stride[0] % 16 == 0 && v->stride[1] == 1 &&
+	    (max <= BTOP || cache->wait-- <= 0)) {
+		enum { MIN_PES = 1 << 16 };
+		int64_t T = v->threads > 1 ? v->threads : 1;
+		T = T < N0 ? T : N0;
+		T = T < N0 * len / MIN_PES ? T : N0 * len / MIN_PES;
+		T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
+		const int64_t bper = round_up(4 * (int64_t)sizeof(int32_t) * len + len + 2 * (int64_t)sizeof(M) * (len / W + 4),
+		                              LBT_ALIGN);
+		const int64_t gsize = round_up(N0 * len, LBT_ALIGN), isize = round_up(N0, LBT_ALIGN);
+		const int64_t fsize = round_up(T * (int64_t)sizeof(int64_t), LBT_ALIGN);
+		const size_t need = (size_t)(gsize + isize + fsize + T * bper) + (size_t)(n * T) * sizeof(kresult);
+		if (cache->size < need) {
+			free(cache->mem);
+			cache->mem = lbt_alloc_aligned(need);
+			cache->size = cache->mem ? need : 0;
+		}
+		char *mem = cache->mem;
+		if (mem) {
+			bctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .N0 = N0, .len = len, .g = (int8_t *)mem,
+			          .in8 = (uint8_t *)(mem + gsize), .miss = (int64_t *)(mem + gsize + isize),
+			          .buf = mem + gsize + isize + fsize, .bper = bper,
+			          .res = (kresult *)(mem + gsize + isize + fsize + T * bper)};
+			const int got = lbt_team_run((int)T, bsteps_thread, &x); /* at most T */
+			/* too few rows fit: try again after 1, 2, 4, ... 256 calls (a
+			 * try packs the grid, a third of a step's memory traffic) */
+			cache->backoff = x.go ? 0 : cache->backoff ? (cache->backoff < 256 ? 2 * cache->backoff : 256) : 1;
+			cache->wait = cache->backoff;
+			const int done = x.go ? x.done : 0;
+			for (int s = 0; s < done; s++) {
+				const kresult r = ksum(&x.res[s * got], got);
+				c[s] = (lbt_counts){.moved = r.moved, .total = r.total, .max = r.max, .min = r.min, .shifts = 2,
+				                    .has_stats = 1};
+			}
+			return done;
+		}
+	}
+	return 0;
+}
+
+#endif

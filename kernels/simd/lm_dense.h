@@ -1,0 +1,428 @@
+/* lm_dense.h — small grids of three and more dimensions in one dense int16
+ * copy (AVX2; part of lm.c, included for W == 8 after lm_avx2.h).
+ *
+ * In 3-D and up the fused roll of lm.c makes a pass per outer axis in int32
+ * lanes over a grid whose rows are padded to a whole-vector pitch with halo
+ * cells on every axis (8^4's 4096 PEs take 55 296 cells), and rows of fewer
+ * than 16 PEs cannot take the int16 rows at all. A grid of at most
+ * DENSE_MAX PEs (lm_steps on one thread: DENSE_ONE) whose loads fit int16
+ * for the call's steps (a substep changes a load by at most 1: max +
+ * steps x D <= 32767) is instead packed once into a copy with no padding
+ * (axes of extent 1 dropped, the last axis contiguous), stepped there one
+ * substep at a time in axis order, as Definition 1 reads, and widened
+ * back: 16 PEs per vector, the copy in L1 or L2.
+ *
+ * One substep along an axis of extent e and stride s (PEs of the copy): a
+ * PE's C_i is computed once and handed on, C_{i-1} of a PE being C_i of
+ * the PE s before it, so each vector is loaded and stored once and its
+ * condition evaluated once (l + cs - cp, the masks -1 and 0). Three kinds
+ * by where the neighbour at +-s lies:
+ *  - columns (s a multiple of 16): whole vectors s apart, walked along the
+ *    axis with the previous vector's C_i in a register;
+ *  - lanes (s = 1, 4 or 8, s e a multiple of 16): the axis's block of
+ *    s e PEs is a row of whole vectors, the neighbours shifted across
+ *    vectors by s lanes (alignr), as the int16 rows of lm_avx2.h;
+ *  - groups (s e = 4 or 8): several blocks in each 128-bit lane, the
+ *    neighbours rotated inside each block by one byte shuffle.
+ * A torus wraps inside the block; on a mesh the last slice's C is masked,
+ * and a missing predecessor reads 0 as in the reference. The last substep
+ * (the row's axis, s = 1) also takes max, min and total of the state it
+ * leaves; counts are emptied after every substep (at most P / 16 <= 16384
+ * per int16 lane). */
+#ifndef LBT_LM_DENSE_H
+#define LBT_LM_DENSE_H
+
+/* DENSE_MAX: lm_step's copy (on the stack); DENSE_ONE: lm_steps's with one
+ * thread (the copy in L2, 512 KiB; int16 counts and int32 sums of a
+ * substep stay below 32768 and 2^31) */
+enum { DENSE_MAX = 1 << 16, DENSE_ONE = 1 << 18, DENSE_L1 = 1 << 13, DCOL = 0, DLANE = 1, DGROUP = 2 };
+
+/* The copy's shape: its active axes in the grid's order. */
+typedef struct {
+	int D;                               /* active axes */
+	int64_t P, n;                        /* PEs; the row (last axis) length */
+	int64_t e[8], s[8];                  /* per active axis: extent, stride in PEs */
+	int torus[8], kind[8];
+	simde__m256i next[8], prev[8];        /* groups: the byte shuffles to the PE s after and s before */
+	simde__m256i edge[8], first[8];       /* groups: -1 in lanes with a link (a successor), with a predecessor */
+} dshape;
+
+/* Does the grid take the dense copy, of at most `most` PEs? Fills x. */
+static int dense_shape(const lbt_view *v, int64_t most, dshape *x)
+{
+	const int last = v->dims - 1;
+	if (v->cut || v->ext[last] < 2 || (uintptr_t)v->load % LBT_ALIGN || v->stride[last] != 1 ||
+	    (last > 0 && v->stride[last - 1] % 16))
+		return 0;
+	const int64_t n = v->ext[last];
+	if (!(n == 4 || n == 8 || n % HW == 0))
+		return 0;
+	int64_t P = 1;
+	x->D = 0;
+	x->n = n;
+	for (int d = last; d >= 0; d--) { /* strides from the last axis out */
+		if (v->ext[d] < 2)
+			continue;
+		for (int k = x->D; k > 0; k--) { /* kept in the grid's order: shift the inner ones */
+			x->e[k] = x->e[k - 1];
+			x->s[k] = x->s[k - 1];
+			x->torus[k] = x->torus[k - 1];
+		}
+		x->e[0] = v->ext[d];
+		x->s[0] = P;
+		x->torus[0] = v->torus[d];
+		x->D++;
+		P *= v->ext[d];
+		if (P > most)
+			return 0;
+	}
+	x->P = P;
+	if (x->D < 3 || P % HW)
+		return 0;
+	for (int k = 0; k < x->D; k++) {
+		const int64_t s = x->s[k], B = s * x->e[k];
+		if (s % HW == 0)
+			x->kind[k] = DCOL;
+		else if ((s == 1 || s == 4 || s == 8) && B % HW == 0)
+			x->kind[k] = DLANE;
+		else if (B == 4 || B == 8) {
+			x->kind[k] = DGROUP;
+			int8_t nx[32], pv[32];
+			int16_t ed[16], fi[16];
+			for (int i = 0; i < 16; i++) {
+				const int pos = (int)(i % B), base = i - pos;
+				const int to = (int)(base + (pos + s) % B), from = (int)(base + (pos - s + B) % B);
+				nx[2 * i] = (int8_t)(2 * (to % 8));
+				nx[2 * i + 1] = (int8_t)(2 * (to % 8) + 1);
+				pv[2 * i] = (int8_t)(2 * (from % 8));
+				pv[2 * i + 1] = (int8_t)(2 * (from % 8) + 1);
+				ed[i] = (int16_t)(x->torus[k] || pos < B - s ? -1 : 0);
+				fi[i] = (int16_t)(x->torus[k] || pos >= s ? -1 : 0);
+			}
+			x->next[k] = simde_mm256_loadu_si256((const void *)nx);
+			x->prev[k] = simde_mm256_loadu_si256((const void *)pv);
+			x->edge[k] = simde_mm256_loadu_si256((const void *)ed);
+			x->first[k] = simde_mm256_loadu_si256((const void *)fi);
+		} else
+			return 0;
+	}
+	return 1;
+}
+
+/* The grid's rows in the copy's order: along axis D-2 (j of E, S2 apart),
+ * then an odometer over the axes before it. */
+typedef struct {
+	int64_t c[8], off, j, E, S2;
+} drows;
+static ALWAYS_INLINE drows drows_first(const lbt_view *v)
+{
+	return (drows){.E = v->ext[v->dims - 2], .S2 = v->stride[v->dims - 2]};
+}
+static ALWAYS_INLINE void drows_next(drows *o, const lbt_view *v)
+{
+	if (++o->j < o->E) {
+		o->off += o->S2;
+		return;
+	}
+	o->off -= (o->E - 1) * o->S2;
+	o->j = 0;
+	for (int d = v->dims - 3; d >= 0; d--) {
+		o->off += v->stride[d];
+		if (++o->c[d] < v->ext[d])
+			return;
+		o->off -= v->ext[d] * v->stride[d];
+		o->c[d] = 0;
+	}
+}
+
+/* The grid packed (with signed saturation) into b: 1 if every load is at
+ * most top, else 0, found at the first vector of 16 with a load beyond
+ * (unsigned: a negative load does not fit either), where the packing stops
+ * (the worst case's pile is PE 0: a grid that does not fit costs nothing). */
+static int dense_pack(const lbt_view *v, const dshape *x, int16_t *b, int16_t top)
+{
+	const V t = HSET1(top);
+	const int32_t *g = v->load;
+	const int64_t n = x->n;
+	drows o = drows_first(v);
+	for (int64_t i = 0; i < x->P; i += HW) {
+		V a, c;
+		if (n == 8) {
+			a = VLOAD(g + o.off);
+			drows_next(&o, v);
+			c = VLOAD(g + o.off);
+			drows_next(&o, v);
+		} else if (n == 4) {
+			simde__m128i r[4];
+			for (int k = 0; k < 4; k++) {
+				r[k] = simde_mm_load_si128((const void *)(g + o.off));
+				drows_next(&o, v);
+			}
+			a = simde_mm256_set_m128i(r[1], r[0]);
+			c = simde_mm256_set_m128i(r[3], r[2]);
+		} else {
+			const int64_t j = i % n;
+			a = VLOAD(g + o.off + j);
+			c = VLOAD(g + o.off + j + W);
+			if (j + HW == n)
+				drows_next(&o, v);
+		}
+		const V p = hpack(a, c);
+		if (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi16(simde_mm256_max_epu16(p, t), t)) != -1)
+			return 0;
+		VSTORE(b + i, p);
+	}
+	return 1;
+}
+
+/* The copy widened back into the grid. */
+static void dense_unpack(const lbt_view *v, const dshape *x, const int16_t *b)
+{
+	int32_t *g = v->load;
+	const int64_t n = x->n;
+	drows o = drows_first(v);
+	for (int64_t i = 0; i < x->P; i += HW) {
+		const V p = VLOAD(b + i), a = HWIDEN(p, 0), c = HWIDEN(p, 1);
+		if (n == 8) {
+			VSTORE(g + o.off, a);
+			drows_next(&o, v);
+			VSTORE(g + o.off, c);
+			drows_next(&o, v);
+		} else if (n == 4) {
+			const simde__m128i r[4] = {simde_mm256_castsi256_si128(a), simde_mm256_extracti128_si256(a, 1),
+			                           simde_mm256_castsi256_si128(c), simde_mm256_extracti128_si256(c, 1)};
+			for (int k = 0; k < 4; k++) {
+				simde_mm_store_si128((void *)(g + o.off), r[k]);
+				drows_next(&o, v);
+			}
+		} else {
+			const int64_t j = i % n;
+			VSTORE(g + o.off + j, a);
+			VSTORE(g + o.off + j + W, c);
+			if (j + HW == n)
+				drows_next(&o, v);
+		}
+	}
+}
+
+/* A substep's counters: C_i counted (int16 lanes, -1 each); with stats,
+ * max and min (int16) and the total (int32 pairs). */
+typedef struct {
+	V cnt, mx, mn, sum;
+} dregs;
+
+/* The update of vector l (its neighbours' loads at -s lp, +s ln; cp the
+ * C_i of the PEs at -s), counted: stores l's new loads at p and returns
+ * its C_i (masked by linked). */
+static ALWAYS_INLINE V dense_put(const int cond, const int stats, int16_t *p, V lp, V l, V ln, V cp, V linked, dregs *R)
+{
+	const V cs = simde_mm256_and_si256(hcond(cond, HGT1(lp), l, ln), linked);
+	const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(l, cs), cp);
+	R->cnt = simde_mm256_add_epi16(R->cnt, cs);
+	if (stats) {
+		R->mx = simde_mm256_max_epi16(R->mx, x);
+		R->mn = simde_mm256_min_epi16(R->mn, x);
+		R->sum = VADD(R->sum, HPAIRS(x));
+	}
+	VSTORE(p, x);
+	return cs;
+}
+
+/* Columns: blocks of e slices s PEs apart, s a multiple of 16. */
+static ALWAYS_INLINE void dense_cols(const int cond, int16_t *b, int64_t P, int64_t e, int64_t s, int torus, dregs *R)
+{
+	const V all = VSET1(-1), zero = VSET1(0);
+	for (int64_t blk = 0; blk < P; blk += s * e)
+		for (int64_t c = 0; c < s; c += HW) {
+			int16_t *p = b + blk + c;
+			const V first = VLOAD(p), lastv = VLOAD(p + (e - 1) * s);
+			V lp = torus ? lastv : zero, l = first;
+			/* C_i of the last slice, handed to the first on a torus */
+			V cp = torus ? simde_mm256_and_si256(hcond(cond, HGT1(VLOAD(p + (e - 2) * s)), lastv, first), all) : zero;
+			int64_t i = 0;
+			for (; i + 1 < e; i++) {
+				const V ln = VLOAD(p + (i + 1) * s);
+				cp = dense_put(cond, 0, p + i * s, lp, l, ln, cp, all, R);
+				lp = l;
+				l = ln;
+			}
+			dense_put(cond, 0, p + i * s, lp, l, torus ? first : zero, cp, torus ? all : zero, R);
+		}
+}
+
+/* Lanes: blocks of s e PEs, a whole number J of vectors, neighbours S lanes
+ * across (S = s, a constant: alignr's immediate). */
+#define DSHL(S, prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 16 - 2 * (S))
+#define DSHR(S, cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 2 * (S))
+static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, int64_t P, int64_t e, int torus,
+                                      dregs *R)
+{
+	const int64_t J = S * e / HW;
+	const V all = VSET1(-1), zero = VSET1(0);
+	/* the last vector of a mesh block: its last S lanes have no link */
+	const V tail = simde_mm256_cmpgt_epi16(HSET1((int16_t)(HW - S)),
+	                                       simde_mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+	for (int64_t blk = 0; blk < P; blk += S * e) {
+		int16_t *p = b + blk;
+		const V first = VLOAD(p), lastv = VLOAD(p + (J - 1) * HW);
+		V prev = torus ? lastv : zero, cur = first, csp = zero;
+		if (torus) { /* C_i of the last vector, whose lanes hand it to the first */
+			const V before = J > 1 ? VLOAD(p + (J - 2) * HW) : lastv;
+			csp = hcond(cond, HGT1(DSHL(S, before, lastv)), lastv, DSHR(S, lastv, first));
+		}
+		int64_t j = 0;
+		for (; j + 1 < J; j++) {
+			const V next = VLOAD(p + (j + 1) * HW);
+			const V cs = simde_mm256_and_si256(hcond(cond, HGT1(DSHL(S, prev, cur)), cur, DSHR(S, cur, next)), all);
+			const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), DSHL(S, csp, cs));
+			R->cnt = simde_mm256_add_epi16(R->cnt, cs);
+			if (S == 1) {
+				R->mx = simde_mm256_max_epi16(R->mx, x);
+				R->mn = simde_mm256_min_epi16(R->mn, x);
+				R->sum = VADD(R->sum, HPAIRS(x));
+			}
+			VSTORE(p + j * HW, x);
+			prev = cur;
+			cur = next;
+			csp = cs;
+		}
+		const V next = torus ? first : zero, linked = torus ? all : tail;
+		const V cs = simde_mm256_and_si256(hcond(cond, HGT1(DSHL(S, prev, cur)), cur, DSHR(S, cur, next)), linked);
+		const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), DSHL(S, csp, cs));
+		R->cnt = simde_mm256_add_epi16(R->cnt, cs);
+		if (S == 1) {
+			R->mx = simde_mm256_max_epi16(R->mx, x);
+			R->mn = simde_mm256_min_epi16(R->mn, x);
+			R->sum = VADD(R->sum, HPAIRS(x));
+		}
+		VSTORE(p + j * HW, x);
+	}
+}
+
+/* Groups: blocks of 4 or 8 PEs inside each 128-bit lane, the
+ * neighbours by a byte shuffle (x->next, x->prev); on a mesh, edge masks
+ * the last slice's C and first zeroes the missing predecessor. */
+static ALWAYS_INLINE void dense_groups(const int cond, const int stats, int16_t *b, const dshape *x, int k, dregs *R)
+{
+	const V nx = x->next[k], pv = x->prev[k], edge = x->edge[k], first = x->first[k];
+	for (int64_t i = 0; i < x->P; i += HW) {
+		const V l = VLOAD(b + i);
+		const V lp = simde_mm256_and_si256(simde_mm256_shuffle_epi8(l, pv), first);
+		const V cs = simde_mm256_and_si256(hcond(cond, HGT1(lp), l, simde_mm256_shuffle_epi8(l, nx)), edge);
+		const V y = simde_mm256_sub_epi16(simde_mm256_add_epi16(l, cs), simde_mm256_shuffle_epi8(cs, pv));
+		R->cnt = simde_mm256_add_epi16(R->cnt, cs);
+		if (stats) {
+			R->mx = simde_mm256_max_epi16(R->mx, y);
+			R->mn = simde_mm256_min_epi16(R->mn, y);
+			R->sum = VADD(R->sum, HPAIRS(y));
+		}
+		VSTORE(b + i, y);
+	}
+}
+
+/* One step of the copy: every active axis in order; its counts into *out. */
+static ALWAYS_INLINE void dense_step_impl(const int cond, int16_t *b, const dshape *x, lbt_counts *out)
+{
+	int64_t moved = 0;
+	dregs R = {HSET1(0), HSET1(INT16_MIN), HSET1(INT16_MAX), VSET1(0)};
+	for (int k = 0; k < x->D; k++) {
+		R.cnt = HSET1(0);
+		const int64_t e = x->e[k], s = x->s[k];
+		const int torus = x->torus[k];
+		if (x->kind[k] == DCOL)
+			dense_cols(cond, b, x->P, e, s, torus, &R);
+		else if (x->kind[k] == DGROUP)
+			(s == 1 ? dense_groups(cond, 1, b, x, k, &R) : dense_groups(cond, 0, b, x, k, &R));
+		else
+			switch (s) {
+			case 1: dense_lanes(cond, 1, b, x->P, e, torus, &R); break;
+			case 4: dense_lanes(cond, 4, b, x->P, e, torus, &R); break;
+			default: dense_lanes(cond, 8, b, x->P, e, torus, &R); break;
+			}
+		moved -= vsum32(simde_mm256_madd_epi16(R.cnt, HSET1(1)));
+	}
+	*out = (lbt_counts){.moved = moved, .total = vsum32(R.sum),
+	                    .max = vmax32(VMAX(HWIDEN(R.mx, 0), HWIDEN(R.mx, 1))),
+	                    .min = vmin32(VMIN(HWIDEN(R.mn, 0), HWIDEN(R.mn, 1))), .shifts = x->D, .has_stats = 1};
+}
+typedef void (*dense_fn)(int16_t *, const dshape *, lbt_counts *);
+#define DENSES(k) \
+	static void dense_step_##k(int16_t *b, const dshape *x, lbt_counts *out) { dense_step_impl(k, b, x, out); }
+DENSES(0) DENSES(1) DENSES(2) DENSES(3) DENSES(4) DENSES(5)
+static const dense_fn denses[LBT_NCOND] = {dense_step_0, dense_step_1, dense_step_2, dense_step_3, dense_step_4,
+                                           dense_step_5};
+
+/* Up to n steps of a grid that takes the copy (x), in the copy b (P
+ * int16): the steps done, each one's counts into c, a call ending after a
+ * step that meets stop; 0 where the loads do not fit (then the grid is
+ * unchanged). */
+static int dense_steps(const lbt_view *v, const dshape *x, int cond, int n, const lbt_steps_stop *stop, int16_t *b,
+                       lbt_counts *c)
+{
+	if (!dense_pack(v, x, b, (int16_t)(INT16_MAX - n * x->D)))
+		return 0;
+	int s = 0;
+	while (s < n) {
+		denses[cond](b, x, &c[s]);
+		const lbt_counts *r = &c[s++];
+		if (stop_met(stop, r->max, r->min))
+			break;
+	}
+	dense_unpack(v, x, b);
+	return s;
+}
+
+/* Is the copy worth it for calls of `steps` steps? The roll serves worst
+ * rows of 4 or 8 PEs (no narrow rows there) and four axes and more; a 3-D
+ * grid of long rows takes the copy only for several steps a call and while
+ * the copy stays in L1 (DENSE_L1 PEs: 16 KiB). Measured on LM-C5, CPU time,
+ * AVX2: 32x32x64 one step a call 82 ms for 400 steps in the copy against 63
+ * in the roll, several a call 0.9 of the roll's rate; 16x16x16 several a
+ * call 4.6 times the roll's rate, one a call 10 ms against 9. */
+static int dense_worth(const dshape *x, int steps)
+{
+	return x->n < HW || x->D >= 4 || (steps > 1 && x->P <= DENSE_L1);
+}
+
+/* lm_step on a grid that takes the copy: 1 if done, else 0 (the grid
+ * unchanged). The copy on the stack: at most 128 KiB. */
+static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_counts *c)
+{
+	dshape x;
+	if (!dense_shape(v, DENSE_MAX, &x) || !dense_worth(&x, 1))
+		return 0;
+	int16_t b[DENSE_MAX] __attribute__((aligned(LBT_ALIGN)));
+	lbt_counts r;
+	if (!dense_steps(v, &x, cond, 1, NULL, b, &r))
+		return 0;
+	c->moved += r.moved;
+	c->shifts += r.shifts;
+	c->has_stats = 1;
+	c->max = r.max;
+	c->min = r.min;
+	c->total = r.total;
+	return 1;
+}
+
+/* lm_steps on a grid that takes the copy, kept in the cache for the call.
+ * max, the caller's maximum of the loads, may be too low (the packing
+ * checks them); where it is already too high for the copy, the copy is not
+ * tried (a worst case's pile: with one thread, 8^6 ran 15-25 % slower when
+ * its cache was allocated and the packing tried every call). */
+static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                      lbt_lm_cache *cache, lbt_counts *c)
+{
+	dshape x;
+	if (n < 2 || !cache || !dense_shape(v, v->threads > 1 ? DENSE_MAX : DENSE_ONE, &x) || !dense_worth(&x, n) ||
+	    (int64_t)max > INT16_MAX - (int64_t)n * x.D)
+		return 0;
+	const size_t need = (size_t)x.P * sizeof(int16_t);
+	if (cache->size < need) {
+		free(cache->mem);
+		cache->mem = lbt_alloc_aligned(need);
+		cache->size = cache->mem ? need : 0;
+	}
+	return cache->mem ? dense_steps(v, &x, cond, n, stop, cache->mem, c) : 0;
+}
+
+#endif
