@@ -242,7 +242,7 @@ int cmd_bench(int argc, char **argv)
 		return measure(&a, stop, out);
 	if (a.js) /* the headline array stays empty */
 		fprintf(a.js, "]");
-	status = cli_bench_peers(a.b.quick, info.cores, a.js);
+	status = cli_bench_peers(a.b.quick, info.cores, stop, a.js);
 	if (a.js) {
 		fprintf(a.js, "}\n");
 		if (status)
