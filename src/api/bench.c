@@ -89,12 +89,10 @@ static int plan_make(plan *p, const lbt_bench *b, lbt_err *e)
 	p->nisas = split(p->isa_buf, p->isas, 16);
 	for (int i = 0; i < 16 && b->threads[i]; i++)
 		p->threads[p->nthreads++] = b->threads[i];
-	if (!p->nthreads) {
+	if (!p->nthreads) { /* 1 and all cores */
 		p->threads[p->nthreads++] = 1;
 		if (p->ncores > 1)
 			p->threads[p->nthreads++] = p->ncores;
-		else
-			p->threads[0] = p->ncores;
 	}
 	for (int i = 0; i < p->nmethods; i++) {
 		const lbt_method *m = lbt_method_find(p->methods[i]);
@@ -264,6 +262,8 @@ int lbt_bench_headline(const lbt_bench *b, lbt_bench_fn row, void *ctx, lbt_err 
 {
 	plan p;
 	int s = plan_make(&p, b, e);
+	if (s)
+		return s;
 	for (int i = 0; i < p.nisas && !s; i++) {
 		lbt_setup set = {.shape = "128x128", .method = "lm-c5", .init = "worst:5", .isa = p.isas[i], .seed = 1,
 		                 .threads = 1, .interrupt = b->interrupt};
@@ -351,6 +351,8 @@ int lbt_bench_run(const lbt_bench *b, lbt_bench_fn row, void *ctx, lbt_err *e)
 {
 	plan p;
 	int status = plan_make(&p, b, e);
+	if (status)
+		return status;
 	for (int si = 0; si < p.nsizes && !status; si++) {
 		bench_size z = {.size = p.sizes[si]};
 		lbt_shape sh;
