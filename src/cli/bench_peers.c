@@ -23,6 +23,9 @@
  * The peers are the CLI's own code (bench/, outside the library): this file
  * includes their headers beside cli.h, and reaches lbtorus through the public
  * API only. */
+#ifndef _GNU_SOURCE /* meson gives -D_GNU_SOURCE; compiled alone, POSIX 2008 has clock_gettime, mkstemp, popen */
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
