@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -469,6 +470,80 @@ typedef struct {
 LBT_API int lbt_until_describe(int i, lbt_until_info *u);
 /* The papers' value `id` of data_dir/henrich1996_claims.csv (`lbtorus reproduce`'s numbers). */
 LBT_API int lbt_claim_value(const char *data_dir, const char *id, double *value, lbt_err *e);
+
+/* ---- Timing the kernels (`lbtorus bench`) and files written whole ----- */
+
+/* What to time: each size x method x ISA x thread count, from init, for
+ * about `seconds` a case, the method's steps alone (no reductions, checks or
+ * observers). Lists comma-separated as on bench's command line; NULL: the
+ * default. The strings are the caller's. */
+typedef struct {
+	uint32_t version;     /* set by lbt_bench_default; a struct not made by it is refused */
+	const char *sizes;    /* shapes; NULL: 128x128,1024x1024,4096x4096,256x256x256 (quick: 64x64x64 last) */
+	const char *methods;  /* NULL: lm-c0,...,lm-c5 (quick: lm-c4,lm-c5) */
+	const char *isa;      /* NULL: every target compiled in that this CPU runs natively, scalar first */
+	int threads[16];      /* thread counts, 0 after the last; none: 1 and all cores */
+	const char *init;     /* NULL: uniform:0:20 */
+	const char *workload; /* also time each case under it ("cybenko:poisson:1:1"); NULL: static only */
+	const char *out;      /* the file the caller writes the results to, refused if it is init's; NULL: none */
+	double seconds;       /* per measurement; <= 0: 0.5 (quick: 0.1) */
+	int quick;            /* the quick defaults above */
+	/* if set non-zero (a signal handler): the timing stops after the current step, LBT_EINTR */
+	const volatile sig_atomic_t *interrupt;
+	void *reserved[16];
+} lbt_bench;
+
+/* The machine, and the defaults the options left to the library. */
+typedef struct {
+	char cpu[256];        /* the CPU's model name */
+	int cores;            /* the processors OpenMP may use */
+	int instrumented;     /* built with sanitizers: the timings are not the hardware's */
+	double seconds;       /* per measurement */
+	const char *init;
+	double reserved[8];
+} lbt_bench_info;
+
+/* One timing. The bound: a step reads and writes every PE's int32 load (8
+ * bytes) for D site updates, so a bandwidth B allows B / 8 x D site updates
+ * per second; B is measured on the size with the case's threads (the best of
+ * 1, 2, 4, ... and them) copying between two arrays, and updating one in
+ * place. A site update is one PE in one substep. */
+typedef struct {
+	const char *size, *method, *isa;
+	const char *workload; /* the workload's spec, NULL: the static case */
+	int dims, threads;
+	int64_t pes, steps;
+	double seconds, rate; /* rate: site updates per second */
+	double scalar_rate;   /* the scalar reference's, static, on the same size and method (0: not timed) */
+	double static_rate;   /* with a workload: the same case's without it */
+	double copy_bw, in_place_bw;  /* bytes read + written per second */
+	double bound, in_place_bound; /* site updates per second */
+	double reserved[8];
+} lbt_bench_row;
+/* Called with each row as it is measured (its strings live until it
+ * returns); a non-zero return stops the measuring (LBT_EINTR). */
+typedef int (*lbt_bench_fn)(void *ctx, const lbt_bench_row *r);
+
+LBT_API lbt_bench lbt_bench_default(void);
+/* Everything the two calls below check before they measure: each list's
+ * items, the workload (a process of arrivals), and that every size fits in
+ * memory with the copy each measurement restarts from. info may be NULL. */
+LBT_API int lbt_bench_check(const lbt_bench *b, lbt_bench_info *info, lbt_err *e);
+/* The headline, a row for each ISA of b: 128x128, lm-c5, worst:5 until
+ * balanced, 1 thread, as `lbtorus run` runs it (size, method, isa, threads,
+ * steps, seconds and rate filled). */
+LBT_API int lbt_bench_headline(const lbt_bench *b, lbt_bench_fn row, void *ctx, lbt_err *e);
+/* For each size its bandwidths, then each method x ISA x thread count (the
+ * scalar reference on one), static and under b's workload. */
+LBT_API int lbt_bench_run(const lbt_bench *b, lbt_bench_fn row, void *ctx, lbt_err *e);
+
+/* An output file written whole: to a temporary beside path ("-": stdout),
+ * renamed into place by lbt_output_commit, so that a failed or interrupted
+ * command never leaves half a file. Both end o. */
+typedef struct lbt_output lbt_output;
+LBT_API int lbt_output_open(lbt_output **o, const char *path, FILE **f, lbt_err *e);
+LBT_API int lbt_output_commit(lbt_output *o, lbt_err *e);
+LBT_API void lbt_output_abort(lbt_output *o); /* remove the temporary; NULL: nothing */
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,9 @@
  * every method and parameter the registries describe can be configured, a
  * sweep from a spec file resumes, a sweep's options are checked when set and
  * its counts reach the callback, Theorem 3's constant is the mean of what
- * bound.csv publishes, and an experiment stops on its batch's own interrupt
- * flag. */
+ * bound.csv publishes, an experiment stops on its batch's own interrupt
+ * flag, bench's rows cover every case and agree with each other and with a
+ * run, and an output file appears whole at its commit. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdint.h>
@@ -1322,4 +1323,250 @@ Test(api, claims_are_the_papers_numbers)
 	cr_assert_eq(v, 24);
 	cr_assert_eq(lbt_claim_value("/nonexistent", "table3_lm_balanced", &v, &e), LBT_EIO);
 	cr_assert_eq(lbt_claim_value(data, "no_such_claim", &v, &e), LBT_EINVAL);
+}
+
+/* ---- lbt_bench_*, lbt_output_* ---------------------------------------- */
+
+typedef struct {
+	lbt_bench_row row[64];
+	char text[64][4][32]; /* the rows' strings, which live only during the callback */
+	int n, stop_at;       /* stop_at > 0: the row callback stops after that many */
+} bench_rows;
+
+static int keep_row(void *ctx, const lbt_bench_row *r)
+{
+	bench_rows *k = ctx;
+	cr_assert_lt(k->n, 64);
+	lbt_bench_row *c = &k->row[k->n];
+	*c = *r;
+	const char **s[4] = {&c->size, &c->method, &c->isa, &c->workload};
+	for (int i = 0; i < 4; i++)
+		if (*s[i]) {
+			snprintf(k->text[k->n][i], sizeof k->text[k->n][i], "%s", *s[i]);
+			*s[i] = k->text[k->n][i];
+		}
+	k->n++;
+	return k->stop_at && k->n >= k->stop_at;
+}
+
+/* The ISA "auto" takes (lbt_isa_describe). */
+static const char *chosen_isa(void)
+{
+	lbt_isa_info t;
+	for (int i = 0; lbt_isa_describe(i, &t) == LBT_OK; i++)
+		if (t.chosen)
+			return t.name;
+	cr_assert_fail("no ISA chosen");
+	return NULL;
+}
+
+/* Every size x method x ISA x thread count gives one row, in that order,
+ * the scalar reference on one thread only; each row's numbers agree with
+ * each other: the rate is the site updates (PEs x D a step) over the
+ * seconds, the bound the bandwidth / 8 bytes x D, the scalar rate the
+ * scalar row's; a measurement lasts at least its budget. */
+Test(api, bench_rows_cover_every_case)
+{
+	char isa[64];
+	snprintf(isa, sizeof isa, "scalar,%s", chosen_isa());
+	const int vector = strcmp(chosen_isa(), "scalar") != 0;
+	lbt_bench b = lbt_bench_default();
+	b.sizes = "8x8,4x4x4";
+	b.methods = "lm-c5,fos-int";
+	b.isa = vector ? isa : "scalar";
+	b.threads[0] = 1;
+	b.threads[1] = 2;
+	b.seconds = 0.01;
+	static bench_rows k;
+	k.n = 0;
+	lbt_err e;
+	cr_assert_eq(lbt_bench_run(&b, keep_row, &k, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(k.n, 2 * 2 * (1 + 2 * vector));
+	int i = 0;
+	for (int z = 0; z < 2; z++)
+		for (int m = 0; m < 2; m++)
+			for (int v = 0; v < 1 + vector; v++)
+				for (int t = 0; t < (v ? 2 : 1); t++, i++) {
+					const lbt_bench_row *r = &k.row[i];
+					cr_assert_str_eq(r->size, z ? "4x4x4" : "8x8");
+					cr_assert_str_eq(r->method, m ? "fos-int" : "lm-c5");
+					cr_assert_str_eq(r->isa, v ? chosen_isa() : "scalar");
+					cr_assert_eq(r->threads, t + 1);
+					cr_assert_null(r->workload);
+					cr_assert_eq(r->pes, 64);
+					cr_assert_eq(r->dims, 2 + z);
+					cr_assert_gt(r->steps, 0);
+					cr_assert_geq(r->seconds, 0.01);
+					cr_assert_float_eq(r->rate * r->seconds, (double)(r->steps * r->pes * r->dims), 1e-6 * r->rate);
+					cr_assert_gt(r->copy_bw, 0);
+					cr_assert_gt(r->in_place_bw, 0);
+					cr_assert_eq(r->bound, r->copy_bw / 8.0 * r->dims);
+					cr_assert_eq(r->in_place_bound, r->in_place_bw / 8.0 * r->dims);
+					cr_assert_eq(r->scalar_rate, k.row[i - (v ? 1 + t : 0)].rate);
+				}
+}
+
+/* With a workload every case is timed twice, statically and under it; the
+ * second row names the workload and carries the first one's rate. */
+Test(api, bench_times_a_workload_beside_the_static_case)
+{
+	lbt_bench b = lbt_bench_default();
+	b.sizes = "8x8";
+	b.methods = "lm-c5";
+	b.isa = "scalar";
+	b.threads[0] = 1;
+	b.seconds = 0.01;
+	b.workload = "cybenko:poisson:1:1";
+	static bench_rows k;
+	k.n = 0;
+	lbt_err e;
+	cr_assert_eq(lbt_bench_run(&b, keep_row, &k, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(k.n, 2);
+	cr_assert_null(k.row[0].workload);
+	cr_assert_str_eq(k.row[1].workload, "cybenko:poisson:1:1");
+	cr_assert_eq(k.row[1].static_rate, k.row[0].rate);
+	cr_assert_eq(k.row[1].scalar_rate, k.row[0].rate);
+}
+
+/* The headline is `lbtorus run`'s run: as many steps to balanced as
+ * lbt_sim_run takes on the same configuration. */
+Test(api, bench_headline_is_the_run_to_balanced, .timeout = 120)
+{
+	lbt_bench b = lbt_bench_default();
+	b.isa = chosen_isa();
+	static bench_rows k;
+	k.n = 0;
+	lbt_err e;
+	cr_assert_eq(lbt_bench_headline(&b, keep_row, &k, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(k.n, 1);
+	lbt_config c = lbt_config_default();
+	c.shape = "128x128";
+	c.threads = 1;
+	lbt_sim *s = open_cfg(&c);
+	lbt_result r;
+	cr_assert_eq(lbt_sim_run(s, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_sim_result(s, &r, &e), LBT_OK, "%s", e.msg);
+	lbt_sim_close(s);
+	cr_assert(r.reached);
+	cr_assert_str_eq(k.row[0].isa, chosen_isa());
+	cr_assert_eq(k.row[0].steps, r.steps);
+	cr_assert_eq(k.row[0].pes, 128 * 128);
+	cr_assert_float_eq(k.row[0].rate * k.row[0].seconds, (double)(r.steps * 128 * 128 * 2), 1e-6 * k.row[0].rate);
+}
+
+/* The row callback and the interrupt flag stop the measuring: LBT_EINTR,
+ * no row after. */
+Test(api, bench_stops_on_its_callback_and_its_interrupt)
+{
+	lbt_bench b = lbt_bench_default();
+	b.sizes = "8x8,16x16";
+	b.methods = "lm-c5";
+	b.isa = "scalar";
+	b.threads[0] = 1;
+	b.seconds = 0.01;
+	static bench_rows k;
+	k.n = 0;
+	k.stop_at = 1;
+	lbt_err e;
+	cr_assert_eq(lbt_bench_run(&b, keep_row, &k, &e), LBT_EINTR);
+	cr_assert_eq(k.n, 1);
+	k.n = k.stop_at = 0;
+	static volatile sig_atomic_t flag = 1;
+	b.interrupt = &flag;
+	cr_assert_eq(lbt_bench_run(&b, keep_row, &k, &e), LBT_EINTR);
+	cr_assert_eq(lbt_bench_headline(&b, keep_row, &k, &e), LBT_EINTR);
+	cr_assert_eq(k.n, 0);
+}
+
+/* lbt_bench_check: the defaults it leaves to the library, the machine, and
+ * each bad option refused with one line naming it. */
+Test(api, bench_options_are_checked)
+{
+	lbt_bench b = lbt_bench_default();
+	lbt_bench_info info;
+	lbt_err e;
+	b.sizes = "8x8";
+	cr_assert_eq(lbt_bench_check(&b, &info, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(info.seconds, 0.5);
+	cr_assert_str_eq(info.init, "uniform:0:20");
+	cr_assert_geq(info.cores, 1);
+	cr_assert_gt(strlen(info.cpu), 0);
+	b.quick = 1;
+	cr_assert_eq(lbt_bench_check(&b, &info, NULL), LBT_OK);
+	cr_assert_eq(info.seconds, 0.1);
+	b.seconds = 2;
+	b.init = "worst:3";
+	cr_assert_eq(lbt_bench_check(&b, &info, NULL), LBT_OK);
+	cr_assert_eq(info.seconds, 2);
+	cr_assert_str_eq(info.init, "worst:3");
+
+	const struct {
+		const char *sizes, *methods, *isa, *workload, *init, *out;
+		int threads;
+		const char *says;
+	} bad[] = {
+		{"8x8", "lm-c9", NULL, NULL, NULL, NULL, 1, "unknown method 'lm-c9'"},
+		{"8x8", "lm-c5", "mmx", NULL, NULL, NULL, 1, "mmx"},
+		{"8x8", "lm-c5", NULL, "tree:2:4", NULL, NULL, 1, "a search tree starts empty"},
+		{"8x8", "lm-c5", NULL, "cybenko:nope:1:1", NULL, NULL, 1, "nope"},
+		{"8x", "lm-c5", NULL, NULL, NULL, NULL, 1, "8x"},
+		{"8x8", "lm-c5", NULL, NULL, NULL, NULL, 5000, "5000 threads"},
+		{"8x8", "lm-c5", NULL, NULL, NULL, NULL, -1, "-1 threads"},
+		{"8x8", "lm-c5", NULL, NULL, "file:w.npy", "./w.npy", 1, "same file"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		b = lbt_bench_default();
+		b.sizes = bad[i].sizes;
+		b.methods = bad[i].methods;
+		b.isa = bad[i].isa;
+		b.workload = bad[i].workload;
+		b.init = bad[i].init;
+		b.out = bad[i].out;
+		b.threads[0] = bad[i].threads;
+		e.msg[0] = 0;
+		cr_assert_eq(lbt_bench_check(&b, NULL, &e), LBT_EINVAL, "case %zu", i);
+		cr_assert(strstr(e.msg, bad[i].says), "case %zu: '%s' does not say '%s'", i, e.msg, bad[i].says);
+		cr_assert_null(strchr(e.msg, '\n'), "%s", e.msg);
+		cr_assert_eq(lbt_bench_run(&b, keep_row, NULL, NULL), LBT_EINVAL, "case %zu", i);
+	}
+	lbt_bench z = {0};
+	cr_assert_eq(lbt_bench_check(&z, NULL, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "lbt_bench_default"), "%s", e.msg);
+}
+
+/* An output file appears whole at its commit, and never after an abort. */
+Test(api, output_files_appear_whole_at_their_commit)
+{
+	char dir[] = "/tmp/lbtorus-api-out-XXXXXX", path[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/r.json", dir);
+	lbt_output *o;
+	FILE *f;
+	lbt_err e;
+	cr_assert_eq(lbt_output_open(&o, path, &f, &e), LBT_OK, "%s", e.msg);
+	fputs("{\"a\":1}\n", f);
+	cr_assert_eq(access(path, F_OK), -1, "%s is there before its commit", path);
+	cr_assert_eq(lbt_output_commit(o, &e), LBT_OK, "%s", e.msg);
+	char got[32] = "";
+	FILE *r = fopen(path, "r");
+	cr_assert_not_null(r);
+	cr_assert_not_null(fgets(got, sizeof got, r));
+	fclose(r);
+	cr_assert_str_eq(got, "{\"a\":1}\n");
+
+	cr_assert_eq(lbt_output_open(&o, path, &f, &e), LBT_OK, "%s", e.msg);
+	fputs("half", f);
+	lbt_output_abort(o);
+	r = fopen(path, "r");
+	cr_assert_not_null(r);
+	cr_assert_not_null(fgets(got, sizeof got, r));
+	fclose(r);
+	cr_assert_str_eq(got, "{\"a\":1}\n", "an abort changed the file");
+	cr_assert_eq(entries(dir), 1, "an abort left its temporary");
+	lbt_output_abort(NULL);
+
+	cr_assert_eq(lbt_output_open(&o, dir, &f, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "directory"), "%s", e.msg);
+	unlink(path);
+	rmdir(dir);
 }

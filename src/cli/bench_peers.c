@@ -4,12 +4,13 @@
  * narrow loads, branch-free, restrict, OpenMP over rows, on the case's
  * threads) and, when python3 has NumPy, the NumPy version (bench/peer_numpy.py).
  *
- * Each case runs lbtorus (through lbt_run, as `lbtorus run` does) and the C
- * loop `reps` times, interleaved, and keeps the minimum of each: on a shared
- * machine the minimum is the least disturbed run. The C loop must end in
- * the same state, bit for bit, or the row says so (so must the strong peer). NumPy runs once, under a
- * time budget; when it stops early, its time per step is what is compared.
- * Ratios (peer time / lbtorus time, per step) are the figures to quote.
+ * Each case runs lbtorus (through the public API's lbt_sim_run, as `lbtorus
+ * run` does) and the C loop `reps` times, interleaved, and keeps the minimum
+ * of each: on a shared machine the minimum is the least disturbed run. The C
+ * loop must end in the same state, bit for bit, or the row says so (so must
+ * the strong peer). NumPy runs once, under a time budget; when it stops
+ * early, its time per step is what is compared. Ratios (peer time / lbtorus
+ * time, per step) are the figures to quote.
  *
  * Then every other method (but luling-monien, whose random partner choice
  * has no plain loop of a few lines) beside its plain C loop
@@ -17,14 +18,21 @@
  * a fixed number of steps; the loop must end in lbtorus's state, bit for
  * bit, or the run fails. Both are timed in CPU time of the process (one
  * thread each), which a machine shared with other work disturbs far less
- * than the wall clock. */
+ * than the wall clock.
+ *
+ * The peers are the CLI's own code (bench/, outside the library): this file
+ * includes their headers beside cli.h, and reaches lbtorus through the public
+ * API only. */
+#ifndef _GNU_SOURCE /* meson gives -D_GNU_SOURCE; compiled alone, POSIX 2008 has clock_gettime, mkstemp, popen */
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "cli_internal.h"
+#include "cli.h"
 #include "../../bench/peer_lm_c5.h"
 #include "../../bench/peer_lm_c5_strong.h"
 #include "../../bench/peer_methods.h"
@@ -33,8 +41,54 @@
 #error "meson passes -DLBT_SOURCE_BENCHDIR (the peers' scripts)"
 #endif
 
+/* Seconds of the clock `id` (CLOCK_MONOTONIC: the wall; CLOCK_PROCESS_CPUTIME_ID: the process's CPU). */
+static double seconds(clockid_t id)
+{
+	struct timespec t;
+	clock_gettime(id, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- lbtorus through the public API ------------------------------------- */
+
+/* A dense row-major R x C array of `dtype` ("<i4" or "<f8", cell bytes) at data. */
+static lbt_array dense(void *data, const char *dtype, int64_t R, int64_t C, int64_t cell)
+{
+	lbt_array a = {.data = data, .ndim = 2, .shape = {R, C}, .strides = {C * cell, cell}};
+	snprintf(a.dtype, sizeof a.dtype, "%s", dtype);
+	return a;
+}
+
+/* One run of c as `lbtorus run` runs it, on an R x C torus: the field's
+ * ("load" or "real") initial and final states into init and out (dense), the
+ * result into *r and the process's CPU seconds of the run into *cpu. */
+static int run_lbtorus(const lbt_config *c, const char *field, int64_t R, int64_t C, void *init, void *out,
+                       lbt_result *r, double *cpu, lbt_err *e)
+{
+	const int real = !strcmp(field, "real");
+	const lbt_array a0 = dense(init, real ? "<f8" : "<i4", R, C, real ? 8 : 4),
+	                a1 = dense(out, real ? "<f8" : "<i4", R, C, real ? 8 : 4);
+	lbt_sim *sim;
+	int s = lbt_sim_open(&sim, c, e);
+	if (s)
+		return s;
+	if (!(s = lbt_sim_field_read(sim, field, &a0, e))) {
+		const double t0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
+		s = lbt_sim_run(sim, NULL, NULL, e);
+		*cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
+	}
+	if (!s && !(s = lbt_sim_result(sim, r, e)))
+		s = lbt_sim_field_read(sim, field, &a1, e);
+	lbt_sim_close(sim);
+	return s;
+}
+
+/* ---- LM-C5 beside the plain C loop, the strong peer and NumPy ----------- */
+
 typedef struct {
-	const char *shape, *init;
+	const char *shape;
+	int64_t R, C; /* the shape's extents */
+	const char *init;
 	int64_t steps; /* 0: until balanced */
 	int threads;   /* 0: all cores */
 } pcase;
@@ -44,59 +98,114 @@ typedef struct {
 	int64_t steps;
 } ptime;
 
-/* One lbtorus run of case c; the final grid (dense) into out if not NULL. */
+/* A case's grids (dense int32): the initial one, lbtorus's final one, the peers'. */
+typedef struct {
+	int32_t *init, *want, *grid;
+} pgrids;
+
 /* One run of the plain C loop (strong = 0) or the strong peer from init,
  * left in grid; its steps (negative: out of memory) and time into *t. */
-static int64_t time_peer(int strong, int32_t *grid, const int32_t *init, const lbt_shape *sh, int64_t steps,
-                         int thr, ptime *t)
+static int64_t time_peer(int strong, const pcase *c, const pgrids *g, int thr, ptime *t)
 {
-	memcpy(grid, init, (size_t)lbt_shape_pes(sh) * sizeof *grid);
-	const int64_t cap = steps ? steps : INT64_MAX;
-	double t0 = lbt_seconds();
-	t->steps = strong ? peer_lm_c5_strong(grid, sh->ext[0], sh->ext[1], cap, !steps, thr)
-	                  : peer_lm_c5(grid, sh->ext[0], sh->ext[1], cap, !steps);
-	t->seconds = lbt_seconds() - t0;
+	memcpy(g->grid, g->init, (size_t)(c->R * c->C) * sizeof *g->grid);
+	const int64_t cap = c->steps ? c->steps : INT64_MAX;
+	double t0 = seconds(CLOCK_MONOTONIC);
+	t->steps = strong ? peer_lm_c5_strong(g->grid, c->R, c->C, cap, !c->steps, thr)
+	                  : peer_lm_c5(g->grid, c->R, c->C, cap, !c->steps);
+	t->seconds = seconds(CLOCK_MONOTONIC) - t0;
 	return t->steps;
 }
 
-static int time_lbtorus(const pcase *c, int threads, ptime *t, int32_t *init, int32_t *out, lbt_err *e)
+/* One lbtorus run of case c: its grids into g, its time (the run's own) into *t. */
+static int time_lbtorus(const pcase *c, int threads, const volatile sig_atomic_t *stop, ptime *t, const pgrids *g,
+                        lbt_err *e)
 {
-	lbt_setup set = {.shape = c->shape, .method = "lm-c5", .init = c->init, .seed = 1, .threads = threads};
-	lbt_state st;
-	int s = lbt_state_open(&st, &set, e);
-	if (s)
-		return s;
-	if (init)
-		lbt_grid_export(&st.grid, init);
-	lbt_run_opts o = lbt_run_opts_default(); /* what lbtorus run does */
-	o.max_steps = c->steps ? c->steps : INT64_MAX;
-	o.until = (lbt_until){.kind = c->steps ? LBT_UNTIL_STEPS : LBT_UNTIL_BALANCED, .steps = c->steps};
-	o.batch = 1; /* as lbtorus run without pictures */
-	lbt_summary sum;
-	s = lbt_run(&st, &o, &sum, e);
+	char until[40];
+	snprintf(until, sizeof until, c->steps ? "steps:%lld" : "balanced", (long long)c->steps);
+	lbt_config cf = lbt_config_default();
+	cf.shape = c->shape;
+	cf.method = "lm-c5";
+	cf.init = c->init;
+	cf.threads = threads;
+	cf.until = until;
+	cf.max_steps = c->steps ? c->steps : INT64_MAX;
+	cf.interrupt = stop;
+	lbt_result r;
+	double cpu;
+	int s = run_lbtorus(&cf, "load", c->R, c->C, g->init, g->want, &r, &cpu, e);
 	if (!s) {
-		t->seconds = sum.seconds;
-		t->steps = sum.steps;
-		if (out)
-			lbt_grid_export(&st.grid, out);
+		t->seconds = r.seconds;
+		t->steps = r.steps;
 	}
-	lbt_state_close(&st);
 	return s;
 }
 
-/* NumPy on the grid in path: returns 0 and fills t, or -1 if it did not run. */
-static int time_numpy(const pcase *c, const char *path, double budget, ptime *t)
+/* Case c `reps` times, lbtorus and the two peers interleaved: the least of
+ * each into lbt, cl, sp; *same: both peers ended in lbtorus's state. */
+static int time_lm_case(const pcase *c, int thr, int reps, const volatile sig_atomic_t *stop, const pgrids *g,
+                        ptime *lbt, ptime *cl, ptime *sp, int *same)
 {
+	for (int r = 0; r < reps; r++) {
+		ptime t;
+		lbt_err e;
+		int s = time_lbtorus(c, thr, stop, &t, g, &e);
+		if (s)
+			return cli_fail(s, "bench --peers: %s", e.msg);
+		*lbt = t.seconds < lbt->seconds ? t : *lbt;
+		for (int strong = 0; strong < 2; strong++) {
+			const int64_t steps = time_peer(strong, c, g, thr, &t);
+			if (steps < 0)
+				return cli_fail(LBT_ENOMEM, "bench --peers: out of memory in %s",
+				                strong ? "the strong peer" : "the C loop");
+			ptime *best = strong ? sp : cl;
+			*best = t.seconds < best->seconds ? t : *best;
+			*same &= steps == lbt->steps && !memcmp(g->grid, g->want, (size_t)(c->R * c->C) * sizeof *g->grid);
+		}
+	}
+	return 0;
+}
+
+/* The R x C int32 grid as a NumPy .npy file (format 1.0, little-endian). */
+static int write_npy(const char *path, const int32_t *grid, int64_t R, int64_t C)
+{
+	char h[128];
+	int n = snprintf(h, sizeof h, "{'descr': '<i4', 'fortran_order': False, 'shape': (%lld, %lld), }",
+	                 (long long)R, (long long)C);
+	const int total = (10 + n + 1 + 63) / 64 * 64; /* magic, version, length, the dict, '\n': a multiple of 64 */
+	while (10 + n + 1 < total)
+		h[n++] = ' ';
+	h[n++] = '\n';
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	const unsigned char len[2] = {(unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
+	int ok = fwrite("\x93NUMPY\x01\x00", 1, 8, f) == 8 && fwrite(len, 1, 2, f) == 2 &&
+	         fwrite(h, 1, (size_t)n, f) == (size_t)n &&
+	         fwrite(grid, sizeof *grid, (size_t)(R * C), f) == (size_t)(R * C);
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* NumPy on case c from init, under a time budget: returns 0 and fills t, or -1 if it did not run. */
+static int time_numpy(const pcase *c, const int32_t *init, double budget, ptime *t)
+{
+	char path[] = "/tmp/lbtorus-peers-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	int ok = -1;
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s/peer_numpy.py' '%s' %s %lld %g 2>/dev/null", LBT_SOURCE_BENCHDIR,
 	         path, c->steps ? "steps" : "balanced", (long long)(c->steps ? c->steps : INT64_MAX / 2), budget);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	long long steps = 0;
-	int ok = fscanf(p, "%lld %lf", &steps, &t->seconds) == 2;
-	t->steps = steps;
-	return pclose(p) == 0 && ok && steps > 0 ? 0 : -1;
+	FILE *p = write_npy(path, init, c->R, c->C) ? NULL : popen(cmd, "r");
+	if (p) {
+		long long steps = 0;
+		int read = fscanf(p, "%lld %lf", &steps, &t->seconds) == 2;
+		t->steps = steps;
+		ok = pclose(p) == 0 && read && steps > 0 ? 0 : -1;
+	}
+	unlink(path);
+	return ok;
 }
 
 static int have_numpy(void)
@@ -105,142 +214,42 @@ static int have_numpy(void)
 	       system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0;
 }
 
-/* CPU seconds of the process so far. */
-static double cpu_seconds(void)
+/* The table's row of case ci and its element of the JSON array "peers";
+ * np: NULL if NumPy did not run. */
+static void print_lm_row(size_t ci, const pcase *c, int thr, const ptime *lbt, const ptime *cl, const ptime *sp,
+                         const ptime *np, int same, FILE *js)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* A method beside its plain loop (bench/peer_methods.c). */
-typedef struct {
-	const char *method, *pname, *pvalue; /* lbtorus's method and the parameter that makes it the loop's */
-	int peer, real;
-	double param; /* the loop's number: the same alpha, lambda, or the weight Mr of uniform speeds */
-} mcase;
-
-/* lbtorus on one method case for `steps` steps, one thread (as lbtorus run
- * does it), its initial and final grids dense (int32 or double) into init,
- * out; the run's CPU seconds into *sec. */
-static int run_method(const mcase *m, const char *shape, int64_t steps, void *init, void *out, double *sec, lbt_err *e)
-{
-	lbt_setup set = {.shape = shape, .method = m->method, .init = "uniform:0:100", .seed = 1, .threads = 1};
-	if (m->pname)
-		set.params[0] = (lbt_param_arg){m->pname, m->pvalue};
-	lbt_state st;
-	int s = lbt_state_open(&st, &set, e);
-	if (s)
-		return s;
-	const lbt_field *f = lbt_grid_field(&st.grid, m->real ? "real" : "load");
-	lbt_field_export(&st.grid, f, init);
-	lbt_run_opts o = lbt_run_opts_default();
-	o.max_steps = steps;
-	o.until = (lbt_until){.kind = LBT_UNTIL_STEPS, .steps = steps};
-	o.batch = 1;
-	lbt_summary sum;
-	const double t0 = cpu_seconds();
-	s = lbt_run(&st, &o, &sum, e);
-	const double t1 = cpu_seconds();
-	if (!s && sum.steps != steps)
-		s = lbt_errf(e, LBT_EINTERNAL, "%s stopped after %lld of %lld steps", m->method, (long long)sum.steps,
-		             (long long)steps);
-	if (!s) {
-		*sec = t1 - t0;
-		lbt_field_export(&st.grid, f, out);
+	const double per = lbt->seconds / (double)lbt->steps;
+	const double rc = cl->seconds / (double)cl->steps / per, rs = sp->seconds / (double)sp->steps / per;
+	const double rn = np ? np->seconds / (double)np->steps / per : 0;
+	char nps[32] = "-", npn[32] = "-", rns[32] = "-";
+	if (np) {
+		snprintf(nps, sizeof nps, "%.3f", np->seconds);
+		snprintf(npn, sizeof npn, "%lld", (long long)np->steps);
+		snprintf(rns, sizeof rns, "%.1f", rn);
 	}
-	lbt_state_close(&st);
-	return s;
+	printf("%-10s %-14s %6lld %3d %10.4f %10.4f %10.4f %10s %7s %8.2f %10.2f %8s%s\n", c->shape, c->init,
+	       (long long)lbt->steps, thr, lbt->seconds, cl->seconds, sp->seconds, nps, npn, rc, rs, rns,
+	       same ? "" : "  (a C loop ended elsewhere!)");
+	if (js)
+		fprintf(js, "%s{\"shape\":\"%s\",\"init\":\"%s\",\"steps\":%lld,\"threads\":%d,\"lbtorus_seconds\":%.6f,"
+		            "\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,\"c_loop_ratio\":%.4f,"
+		            "\"strong_seconds\":%.6f,\"strong_ratio\":%.4f,"
+		            "\"numpy_seconds\":%.6f,\"numpy_steps\":%lld,\"numpy_ratio\":%.4f}",
+		        ci ? "," : "", c->shape, c->init, (long long)lbt->steps, thr, lbt->seconds, cl->seconds,
+		        same ? "true" : "false", rc, sp->seconds, rs, np ? np->seconds : 0, np ? (long long)np->steps : 0, rn);
 }
 
-static int bench_methods(int quick, FILE *js)
-{
-	const mcase ms[] = {
-		{"nna", NULL, NULL, PEER_NNA, 0, 0},
-		{"nna-def", NULL, NULL, PEER_NNA_DEF, 0, 0},
-		{"fos", "alpha", "0.2", PEER_FOS, 1, 0.2},
-		{"fos-int", "alpha", "0.2", PEER_FOS_INT, 0, 0.2},
-		{"ca", NULL, NULL, PEER_FOS, 1, 1.0 / 5}, /* Dickens's 1/(max(y,n)+k), k = 1, |Δ| = 4 */
-		{"de", NULL, NULL, PEER_DE, 1, 0.5},
-		{"de-int", NULL, NULL, PEER_DE_INT, 0, 0.5},
-		{"de-axis", NULL, NULL, PEER_DE_AXIS, 1, 0.5},
-		/* uniform speeds: Mr_ij = 1/2 min(delta_i, delta_j), delta = 1 / (1/2 + 4 * 1/2) (src/method/speed.c) */
-		{"fos-speed", NULL, NULL, PEER_FOS_SPEED, 1, 0.5 * (1 / 2.5)},
-		{"fos-speed-int", NULL, NULL, PEER_FOS_SPEED_INT, 0, 0.5 * (1 / 2.5)},
-	};
-	const struct {
-		const char *shape;
-		int64_t R, C, steps;
-	} sizes[] = {{"128x128", 128, 128, quick ? 50 : 400}, {"1024x1024", 1024, 1024, quick ? 5 : 20}};
-	const int reps = quick ? 2 : 3;
-	printf("\npeers of the other methods: lbtorus run (1 thread) against the plain C loop (bench/peer_methods.c,\n"
-	       "-O3 -march=native, 1 thread), 2-D torus, uniform:0:100, the same final state bit for bit;\n"
-	       "CPU seconds, minimum of %d runs each; ratio = C loop time / lbtorus time\n", reps);
-	printf("%-14s %-10s %6s %11s %11s %12s %8s\n", "method", "shape", "steps", "lbtorus cpu", "C loop cpu", "lbt upd/s",
-	       "C/lbt");
-	if (js)
-		fprintf(js, ",\"method_peers\":[");
-	int status = 0, first = 1;
-	for (size_t z = 0; z < sizeof sizes / sizeof *sizes && !status; z++)
-		for (size_t k = 0; k < sizeof ms / sizeof *ms && !status; k++) {
-			const mcase *m = &ms[k];
-			const int64_t P = sizes[z].R * sizes[z].C, cell = m->real ? 8 : 4;
-			char *init = malloc((size_t)(P * cell)), *want = malloc((size_t)(P * cell)), *grid = malloc((size_t)(P * cell));
-			double lbt = 1e300, cl = 1e300;
-			int same = 1;
-			lbt_err e;
-			if (!init || !want || !grid)
-				status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", sizes[z].shape);
-			for (int r = 0; r < reps && !status; r++) {
-				double t;
-				if ((status = run_method(m, sizes[z].shape, sizes[z].steps, init, want, &t, &e))) {
-					status = cli_fail(status, "bench --peers: %s", e.msg);
-					break;
-				}
-				lbt = t < lbt ? t : lbt;
-				memcpy(grid, init, (size_t)(P * cell));
-				const double t0 = cpu_seconds();
-				if (peer_method_run(m->peer, grid, sizes[z].R, sizes[z].C, sizes[z].steps, m->param)) {
-					status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory in the C loop");
-					break;
-				}
-				t = cpu_seconds() - t0;
-				cl = t < cl ? t : cl;
-				same &= !memcmp(grid, want, (size_t)(P * cell));
-			}
-			free(init);
-			free(want);
-			free(grid);
-			if (status)
-				break;
-			const double rate = (double)(P * 2 * sizes[z].steps) / lbt; /* site updates: PEs x D per step */
-			printf("%-14s %-10s %6lld %11.4f %11.4f %12.3g %8.2f%s\n", m->method, sizes[z].shape,
-			       (long long)sizes[z].steps, lbt, cl, rate, cl / lbt, same ? "" : "  (C loop ended elsewhere!)");
-			if (js)
-				fprintf(js, "%s{\"method\":\"%s\",\"shape\":\"%s\",\"steps\":%lld,\"threads\":1,\"lbtorus_seconds\":%.6f,"
-				            "\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,\"site_updates_per_second\":%.6g,"
-				            "\"c_loop_ratio\":%.4f}",
-				        first ? "" : ",", m->method, sizes[z].shape, (long long)sizes[z].steps, lbt, cl,
-				        same ? "true" : "false", rate, cl / lbt);
-			first = 0;
-			if (!same)
-				status = cli_fail(LBT_EINTERNAL, "bench --peers: the C loop and lbtorus disagree on %s %s", m->method,
-				                  sizes[z].shape);
-		}
-	if (js)
-		fprintf(js, "]");
-	return status;
-}
-
-int cli_bench_peers(int quick, int ncores, FILE *js)
+/* The LM-C5 cases: the table and the JSON array "peers"; an exit status. */
+static int bench_lm(int quick, int ncores, const volatile sig_atomic_t *stop, FILE *js)
 {
 	const int64_t big_steps = quick ? 20 : 2000;
 	const pcase cases[] = {
-		{"128x128", "worst:5", 0, 1},
-		{"128x128", "uniform:0:100", 2000, 1},
-		{"128x128", "uniform:0:100", 2000, 0},
-		{"4096x4096", "uniform:0:100", big_steps, 1},
-		{"4096x4096", "uniform:0:100", big_steps, 0},
+		{"128x128", 128, 128, "worst:5", 0, 1},
+		{"128x128", 128, 128, "uniform:0:100", 2000, 1},
+		{"128x128", 128, 128, "uniform:0:100", 2000, 0},
+		{"4096x4096", 4096, 4096, "uniform:0:100", big_steps, 1},
+		{"4096x4096", 4096, 4096, "uniform:0:100", big_steps, 0},
 	};
 	const int reps = quick ? 1 : 3;
 	const double np_budget = quick ? 5 : 30;
@@ -258,80 +267,166 @@ int cli_bench_peers(int quick, int ncores, FILE *js)
 	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0] && !status; ci++) {
 		const pcase *c = &cases[ci];
 		const int thr = c->threads ? c->threads : ncores;
-		lbt_shape sh;
-		lbt_err e;
-		if (lbt_shape_parse(&sh, c->shape, &e))
-			return cli_fail(LBT_EINTERNAL, "bench --peers: %s", e.msg);
-		const int64_t P = lbt_shape_pes(&sh);
-		int32_t *init = malloc((size_t)P * sizeof *init), *want = malloc((size_t)P * sizeof *want);
-		int32_t *grid = malloc((size_t)P * sizeof *grid);
-		if (!init || !want || !grid) {
-			free(init);
-			free(want);
-			free(grid);
-			return cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", c->shape);
-		}
+		const size_t bytes = (size_t)(c->R * c->C) * sizeof(int32_t);
+		pgrids g = {malloc(bytes), malloc(bytes), malloc(bytes)};
 		ptime lbt = {1e300, 0}, cl = {1e300, 0}, sp = {1e300, 0}, np = {0, 0};
-		int same = 1;
-		for (int r = 0; r < reps && !status; r++) {
-			ptime t;
-			int s = time_lbtorus(c, thr, &t, init, want, &e);
-			if (s) {
-				status = cli_fail(s, "bench --peers: %s", e.msg);
-				break;
-			}
-			lbt = t.seconds < lbt.seconds ? t : lbt;
-			for (int strong = 0; strong < 2 && !status; strong++) {
-				const int64_t steps = time_peer(strong, grid, init, &sh, c->steps, thr, &t);
-				if (steps < 0) {
-					status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory in %s",
-					                  strong ? "the strong peer" : "the C loop");
-					break;
-				}
-				ptime *best = strong ? &sp : &cl;
-				*best = t.seconds < best->seconds ? t : *best;
-				same &= steps == lbt.steps && !memcmp(grid, want, (size_t)P * sizeof *grid);
-			}
-		}
-		int have_np = 0;
-		if (!status && numpy) {
-			char path[] = "/tmp/lbtorus-peers-XXXXXX";
-			int fd = mkstemp(path);
-			if (fd >= 0) {
-				close(fd);
-				if (!lbt_npy_write(path, &sh, init, &e))
-					have_np = !time_numpy(c, path, np_budget, &np);
-				unlink(path);
-			}
-		}
-		free(init);
-		free(want);
-		free(grid);
+		int same = 1, have_np = 0;
+		if (!g.init || !g.want || !g.grid)
+			status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", c->shape);
+		if (!status)
+			status = time_lm_case(c, thr, reps, stop, &g, &lbt, &cl, &sp, &same);
+		if (!status && numpy)
+			have_np = !time_numpy(c, g.init, np_budget, &np);
+		free(g.init);
+		free(g.want);
+		free(g.grid);
 		if (status)
 			break;
-		const double per = lbt.seconds / (double)lbt.steps;
-		const double rc = cl.seconds / (double)cl.steps / per, rs = sp.seconds / (double)sp.steps / per;
-		const double rn = have_np ? np.seconds / (double)np.steps / per : 0;
-		char nps[32] = "-", npn[32] = "-", rns[32] = "-";
-		if (have_np) {
-			snprintf(nps, sizeof nps, "%.3f", np.seconds);
-			snprintf(npn, sizeof npn, "%lld", (long long)np.steps);
-			snprintf(rns, sizeof rns, "%.1f", rn);
-		}
-		printf("%-10s %-14s %6lld %3d %10.4f %10.4f %10.4f %10s %7s %8.2f %10.2f %8s%s\n", c->shape, c->init,
-		       (long long)lbt.steps, thr, lbt.seconds, cl.seconds, sp.seconds, nps, npn, rc, rs, rns,
-		       same ? "" : "  (a C loop ended elsewhere!)");
-		if (js)
-			fprintf(js, "%s{\"shape\":\"%s\",\"init\":\"%s\",\"steps\":%lld,\"threads\":%d,\"lbtorus_seconds\":%.6f,"
-			            "\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,\"c_loop_ratio\":%.4f,"
-			            "\"strong_seconds\":%.6f,\"strong_ratio\":%.4f,"
-			            "\"numpy_seconds\":%.6f,\"numpy_steps\":%lld,\"numpy_ratio\":%.4f}",
-			        ci ? "," : "", c->shape, c->init, (long long)lbt.steps, thr, lbt.seconds, cl.seconds,
-			        same ? "true" : "false", rc, sp.seconds, rs, np.seconds, (long long)np.steps, rn);
+		print_lm_row(ci, c, thr, &lbt, &cl, &sp, have_np ? &np : NULL, same, js);
 		if (!same)
 			status = cli_fail(LBT_EINTERNAL, "bench --peers: the C loop and lbtorus disagree on %s %s", c->shape, c->init);
 	}
 	if (js)
 		fprintf(js, "]");
-	return status ? status : bench_methods(quick, js);
+	return status;
+}
+
+/* ---- the other methods beside their plain C loops ----------------------- */
+
+/* A method beside its plain loop (bench/peer_methods.c). */
+typedef struct {
+	const char *method, *pname, *pvalue; /* lbtorus's method and the parameter that makes it the loop's */
+	int peer, real;
+	double param; /* the loop's number: the same alpha, lambda, or the weight Mr of uniform speeds */
+} mcase;
+
+typedef struct {
+	const char *shape;
+	int64_t R, C, steps;
+} msize;
+
+/* lbtorus on one method case for `steps` steps, one thread (as lbtorus run
+ * does it), its initial and final grids dense (int32 or double) into init,
+ * out; the run's CPU seconds into *sec. */
+static int run_method(const mcase *m, const msize *z, const volatile sig_atomic_t *stop, void *init, void *out,
+                      double *sec, lbt_err *e)
+{
+	char until[40];
+	snprintf(until, sizeof until, "steps:%lld", (long long)z->steps);
+	lbt_config cf = lbt_config_default();
+	cf.shape = z->shape;
+	cf.method = m->method;
+	cf.init = "uniform:0:100";
+	cf.threads = 1;
+	cf.until = until;
+	cf.max_steps = z->steps;
+	cf.interrupt = stop;
+	int s = m->pname ? lbt_config_param(&cf, m->pname, m->pvalue, e) : 0;
+	lbt_result r;
+	if (!s)
+		s = run_lbtorus(&cf, m->real ? "real" : "load", z->R, z->C, init, out, &r, sec, e);
+	if (!s && r.steps != z->steps)
+		s = cli_fail(LBT_EINTERNAL, "bench --peers: %s stopped after %lld of %lld steps", m->method,
+		             (long long)r.steps, (long long)z->steps);
+	else if (s)
+		s = cli_fail(s, "bench --peers: %s", e->msg);
+	return s;
+}
+
+/* Method m on size z `reps` times, lbtorus and its C loop interleaved: the
+ * least CPU seconds of each into *lbt, *cl; *same: the loop ended in
+ * lbtorus's state every time. init, want, grid: room for the grid. */
+static int time_method_case(const mcase *m, const msize *z, int reps, const volatile sig_atomic_t *stop, char *init,
+                            char *want, char *grid, double *lbt, double *cl, int *same)
+{
+	const size_t bytes = (size_t)(z->R * z->C * (m->real ? 8 : 4));
+	for (int r = 0; r < reps; r++) {
+		double t;
+		lbt_err e;
+		int s = run_method(m, z, stop, init, want, &t, &e);
+		if (s)
+			return s;
+		*lbt = t < *lbt ? t : *lbt;
+		memcpy(grid, init, bytes);
+		const double t0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
+		if (peer_method_run(m->peer, grid, z->R, z->C, z->steps, m->param))
+			return cli_fail(LBT_ENOMEM, "bench --peers: out of memory in the C loop");
+		t = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
+		*cl = t < *cl ? t : *cl;
+		*same &= !memcmp(grid, want, bytes);
+	}
+	return 0;
+}
+
+/* The table's row and the element of the JSON array "method_peers". */
+static void print_method_row(const mcase *m, const msize *z, double lbt, double cl, int same, int first, FILE *js)
+{
+	const double rate = (double)(z->R * z->C * 2 * z->steps) / lbt; /* site updates: PEs x D per step */
+	printf("%-14s %-10s %6lld %11.4f %11.4f %12.3g %8.2f%s\n", m->method, z->shape, (long long)z->steps, lbt, cl, rate,
+	       cl / lbt, same ? "" : "  (C loop ended elsewhere!)");
+	if (js)
+		fprintf(js, "%s{\"method\":\"%s\",\"shape\":\"%s\",\"steps\":%lld,\"threads\":1,\"lbtorus_seconds\":%.6f,"
+		            "\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,\"site_updates_per_second\":%.6g,"
+		            "\"c_loop_ratio\":%.4f}",
+		        first ? "" : ",", m->method, z->shape, (long long)z->steps, lbt, cl, same ? "true" : "false", rate,
+		        cl / lbt);
+}
+
+static int bench_methods(int quick, const volatile sig_atomic_t *stop, FILE *js)
+{
+	const mcase ms[] = {
+		{"nna", NULL, NULL, PEER_NNA, 0, 0},
+		{"nna-def", NULL, NULL, PEER_NNA_DEF, 0, 0},
+		{"fos", "alpha", "0.2", PEER_FOS, 1, 0.2},
+		{"fos-int", "alpha", "0.2", PEER_FOS_INT, 0, 0.2},
+		{"ca", NULL, NULL, PEER_FOS, 1, 1.0 / 5}, /* Dickens's 1/(max(y,n)+k), k = 1, |Δ| = 4 */
+		{"de", NULL, NULL, PEER_DE, 1, 0.5},
+		{"de-int", NULL, NULL, PEER_DE_INT, 0, 0.5},
+		{"de-axis", NULL, NULL, PEER_DE_AXIS, 1, 0.5},
+		/* uniform speeds: Mr_ij = 1/2 min(delta_i, delta_j), delta = 1 / (1/2 + 4 * 1/2) (src/method/speed.c) */
+		{"fos-speed", NULL, NULL, PEER_FOS_SPEED, 1, 0.5 * (1 / 2.5)},
+		{"fos-speed-int", NULL, NULL, PEER_FOS_SPEED_INT, 0, 0.5 * (1 / 2.5)},
+	};
+	const msize sizes[] = {{"128x128", 128, 128, quick ? 50 : 400}, {"1024x1024", 1024, 1024, quick ? 5 : 20}};
+	const int reps = quick ? 2 : 3;
+	printf("\npeers of the other methods: lbtorus run (1 thread) against the plain C loop (bench/peer_methods.c,\n"
+	       "-O3 -march=native, 1 thread), 2-D torus, uniform:0:100, the same final state bit for bit;\n"
+	       "CPU seconds, minimum of %d runs each; ratio = C loop time / lbtorus time\n", reps);
+	printf("%-14s %-10s %6s %11s %11s %12s %8s\n", "method", "shape", "steps", "lbtorus cpu", "C loop cpu", "lbt upd/s",
+	       "C/lbt");
+	if (js)
+		fprintf(js, ",\"method_peers\":[");
+	int status = 0, first = 1;
+	for (size_t zi = 0; zi < sizeof sizes / sizeof *sizes && !status; zi++)
+		for (size_t k = 0; k < sizeof ms / sizeof *ms && !status; k++) {
+			const mcase *m = &ms[k];
+			const msize *z = &sizes[zi];
+			const size_t bytes = (size_t)(z->R * z->C * (m->real ? 8 : 4));
+			char *init = malloc(bytes), *want = malloc(bytes), *grid = malloc(bytes);
+			double lbt = 1e300, cl = 1e300;
+			int same = 1;
+			if (!init || !want || !grid)
+				status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", z->shape);
+			else
+				status = time_method_case(m, z, reps, stop, init, want, grid, &lbt, &cl, &same);
+			free(init);
+			free(want);
+			free(grid);
+			if (status)
+				break;
+			print_method_row(m, z, lbt, cl, same, first, js);
+			first = 0;
+			if (!same)
+				status = cli_fail(LBT_EINTERNAL, "bench --peers: the C loop and lbtorus disagree on %s %s", m->method,
+				                  z->shape);
+		}
+	if (js)
+		fprintf(js, "]");
+	return status;
+}
+
+int cli_bench_peers(int quick, int ncores, const volatile sig_atomic_t *stop, FILE *js)
+{
+	int status = bench_lm(quick, ncores, stop, js);
+	return status ? status : bench_methods(quick, stop, js);
 }

@@ -20,9 +20,10 @@ int cmd_sweep(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
-/* `bench --peers` (src/cli/bench_peers.c): the table, and its JSON array
- * as the member "peers" of the object open in js (NULL: none). */
-int cli_bench_peers(int quick, int ncores, FILE *js);
+/* `bench --peers` (src/cli/bench_peers.c): the tables, and their JSON arrays
+ * as the members "peers" and "method_peers" of the object open in js (NULL:
+ * none); stop: the runs' interrupt flag (cli_stop_cleanly). */
+int cli_bench_peers(int quick, int ncores, const volatile sig_atomic_t *stop, FILE *js);
 
 /* Print "lbtorus: MESSAGE" on stderr; return EXIT_USAGE (or 1 for a bug). */
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
