@@ -13,9 +13,11 @@ header include/lbtorus.h (installed, the only one) declares what src/api/
 implements and depends on nothing: every layer may include it. A file may
 include headers of its own layer or below. Besides:
   - the public header includes no header of the tree (it is installed alone);
-  - the CLI includes only the library headers and its own (src/cli/), never
-    a layer's own header; besides, `bench --peers` includes the peers of
-    bench/ (plain loops outside the library).
+  - the CLI includes only the public header and its own (src/cli/): never
+    a library header of src/include/lbtorus/ nor a layer's own header
+    (issue 26: the CLI is a program of the public API like any other);
+    besides, `bench --peers` includes the peers of bench/ (plain loops
+    outside the library).
 Kernels, the bottom layer, thus include nothing from src/.
 
 usage: layers.py ROOT          check the tree at ROOT
@@ -118,6 +120,8 @@ def check(root, known=frozenset()):
                 why = 'the public header includes a header of the tree (it would not compile installed)'
             elif mine == 'cli' and not library and not target.startswith('src/cli/'):
                 why = "the CLI uses a layer's own header, not the library's"
+            elif rel.startswith('src/cli/') and target.startswith('src/include/lbtorus/'):
+                why = 'the CLI uses a private library header: only the public API (include/lbtorus.h)'
             if why is None:
                 continue
             if (rel, inc) in known:
@@ -153,7 +157,7 @@ def self_test():
         'src/include/lbtorus/run.h': '#include "lbtorus/grid.h"\n',
         'kernels/ref/k.c': '#include "lbtorus/status.h"\n#include "../fiber.h"\n', 'kernels/fiber.h': '',
         'src/out/jsonl.h': '#include "lbtorus/status.h"\n', 'src/exec/run.c': '#include "out/jsonl.h"\n',
-        'src/cli/cli.h': '#include "lbtorus/run.h"\n', 'src/cli/main.c': '#include "cli.h"\n',
+        'src/cli/cli.h': '#include "lbtorus.h"\n', 'src/cli/main.c': '#include "cli.h"\n',
     }
     cases = [  # (file, its text, what the report must say)
         ('src/core/grid.c', '#include "lbtorus/run.h"\n', 'a core file includes a header of the higher layer exec'),
@@ -163,6 +167,7 @@ def self_test():
         ('include/lbtorus.h', '#include "lbtorus/status.h"\n', 'the public header includes a header of the tree'),
         ('src/exp/sweep.c', '#include "api/x.h"\n', 'a exp file includes a header of the higher layer api'),
         ('src/cli/run.c', '#include "out/jsonl.h"\n', "the CLI uses a layer's own header"),
+        ('src/cli/run.c', '#include "lbtorus/run.h"\n', 'the CLI uses a private library header'),
         ('src/include/lbtorus/newthing.h', '', 'nor a known library header'),
         ('src/exec/run.c', '#include "nowhere.h"\n', 'which is no file of the tree'),
     ]

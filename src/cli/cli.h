@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include <lbtorus.h> /* the public API only: a command needing more includes cli_internal.h */
+#include <lbtorus.h> /* the public API only (tests/layers.py: no private header in src/cli/) */
 
 enum { EXIT_USAGE = 2, EXIT_UNCONVERGED = 3 };
 
