@@ -53,14 +53,14 @@ MUTATIONS = [
      "survives"),
     ("kernels/simd/de.c", "\t\t\tfor (; i < n; i++) {\n\t\t\t\tdouble f = lam", "\t\t\tfor (; i < n - 1; i++) {\n\t\t\t\tdouble f = lam",
      "vector dimension exchange (real): the row's scalar tail one PE short", "caught"),
-    ("kernels/simd/workload.c", "\t\t\tfor (int k = 0; k < L; k++)\n\t\t\t\te += r >= T[k];",
-     "\t\t\tfor (int k = 0; k < L - 1; k++)\n\t\t\t\te += r >= T[k];",
+    ("kernels/simd/workload.c", "\t\t\tfor (int k = 0; k < L; k++)\n\t\t\t\te += r > S[k];",
+     "\t\t\tfor (int k = 0; k < L - 1; k++)\n\t\t\t\te += r > S[k];",
      "vector Poisson workload: one threshold fewer counted", "caught"),
-    ("kernels/simd/workload.c", "\t\t\t\te += r >= T[k];", "\t\t\t\te += r > T[k];",
-     "vector Poisson workload: a draw equal to a threshold (probability 2^-53 per draw) not counted: "
-     "no input reaches it", "survives"),
-    ("kernels/ref/workload.c", "static uint64_t below(double g) { return (uint64_t)ceil(g * 0x1p53); }",
-     "static uint64_t below(double g) { return (uint64_t)floor(g * 0x1p53); }",
+    ("kernels/simd/workload.c", "\t\tS[k] = k < p->K ? (int32_t)((p->T[k] - 1) ^ 0x80000000u) : INT32_MAX;",
+     "\t\tS[k] = k < p->K ? (int32_t)(p->T[k] ^ 0x80000000u) : INT32_MAX;",
+     "vector Poisson workload: a draw equal to a threshold not counted", "caught"),
+    ("kernels/ref/workload.c", "static uint64_t below(double g) { return (uint64_t)ceil(g * 0x1p32); }",
+     "static uint64_t below(double g) { return (uint64_t)floor(g * 0x1p32); }",
      "reference phases workload: the threshold rounded down", "caught"),
     ("kernels/ref/nna_def.c", "\t\t\tif (lbt_link_right(&g, d, coord[d]))\n\t\t\t\tN[i] += R[(D + d) * P",
      "\t\t\tif (lbt_link_left(&g, d, coord[d]))\n\t\t\t\tN[i] += R[(D + d) * P",
@@ -74,10 +74,10 @@ MUTATIONS = [
     ("kernels/simd/init.c", "\tk->de_int_step = LBT_SIMD_FN(lbt_simd_de_int_step);\n", "",
      "dispatch: no ISA installs its integer DE kernel (every ISA runs the reference: correct, slower; checkasm "
      "reports 'no ISA has a vector kernel' and compares the reference on threads)", "survives"),
-    ("kernels/simd/lm.c", "case LBT_C4: return MAND(MOR(MGT(l, one), MAND(MEQ(l, one), MGT(lp, one))), MGE(l, ln));",
+    ("kernels/simd/lm_rows.h", "case LBT_C4: return MAND(MOR(MGT(l, one), MAND(MEQ(l, one), MGT(lp, one))), MGE(l, ln));",
      "case LBT_C4: return MAND(MOR(MGT(l, one), MAND(MEQ(l, one), MGT(lp, one))), MGT(l, ln));",
      "vector LM (int32 lanes): C4's >= made >", "caught"),
-    ("kernels/simd/lm.c", "return c2 & (bytes ? simde_mm512_cmpge_epi8_mask(l, ln) : HGE(l, ln));",
+    ("kernels/simd/lm_avx512.h", "return c2 & (bytes ? simde_mm512_cmpge_epi8_mask(l, ln) : HGE(l, ln));",
      "return c2 & (bytes ? simde_mm512_cmpgt_epi8_mask(l, ln) : HGE(l, ln));",
      "vector LM (AVX-512 byte rows only): C4's >= made >", "caught"),
 ]
@@ -86,10 +86,11 @@ MUTATIONS = [
 # The slots whose full checkasm cases a file's mutation can affect (the rest
 # of the full suite is left out to keep a run short); a file not listed: all.
 SLOTS = {
-    "kernels/ref/lm.c": "lm_step,lm_steps", "kernels/simd/lm.c": "lm_step,lm_steps",
+    "kernels/ref/lm.c": "lm_step,lm_steps", "kernels/simd/lm_rows.h": "lm_step,lm_steps",
+    "kernels/simd/lm_avx512.h": "lm_step,lm_steps",
     "kernels/simd/flows.c": "nna_step,fos_int_step", "kernels/simd/fos.c": "fos_step",
     "kernels/simd/de.c": "de_step,de_int_step", "kernels/ref/de.c": "de_step,de_int_step,de_axis_step",
-    "kernels/simd/workload.c": "wl_poisson_row,wl_draw_row,wl_phases_row",
+    "kernels/simd/workload.c": "wl_poisson_row,wl_draw_row,wl_phases_row,wl_real_row",
     "kernels/ref/workload.c": "wl_poisson_row,wl_draw_row,wl_phases_row",
     "kernels/ref/nna_def.c": "nna_def_step", "kernels/ref/speed.c": "speed_step",
     "kernels/simd/init.c": "de_int_step",

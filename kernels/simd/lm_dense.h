@@ -251,9 +251,29 @@ static ALWAYS_INLINE void dense_cols(const int cond, int16_t *b, int64_t P, int6
 }
 
 /* Lanes: blocks of s e PEs, a whole number J of vectors, neighbours S lanes
- * across (S = s, a constant: alignr's immediate). */
-#define DSHL(S, prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 16 - 2 * (S))
-#define DSHR(S, cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 2 * (S))
+ * across (S = s: 1, 4 or 8). alignr's shift must be an integer constant
+ * expression to clang even where the inlined S is one to gcc: each S its
+ * literal, the switch folded away once dense_lanes is inlined. */
+#define DSHL_N(N, prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 16 - 2 * (N))
+#define DSHR_N(N, cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 2 * (N))
+static ALWAYS_INLINE V dshl(const int S, V prev, V cur)
+{
+	switch (S) {
+	case 1: return DSHL_N(1, prev, cur);
+	case 4: return DSHL_N(4, prev, cur);
+	default: return DSHL_N(8, prev, cur);
+	}
+}
+static ALWAYS_INLINE V dshr(const int S, V cur, V next)
+{
+	switch (S) {
+	case 1: return DSHR_N(1, cur, next);
+	case 4: return DSHR_N(4, cur, next);
+	default: return DSHR_N(8, cur, next);
+	}
+}
+#define DSHL(S, prev, cur) dshl((S), (prev), (cur))
+#define DSHR(S, cur, next) dshr((S), (cur), (next))
 static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, int64_t P, int64_t e, int torus,
                                       dregs *R)
 {
