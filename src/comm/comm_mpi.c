@@ -5,12 +5,15 @@
  * by mpirun, mpiexec and srun); started alone, an MPI build is one process
  * exactly like a build without MPI, and starts no MPI runtime.
  *
- * The halo fill: every rank needs the 4 layers around its slab (2 on each
- * side, wrapped on a torus); whoever holds a layer sends it. A rank that
- * needs a layer of mine holds one of the layers I need (slabs are
- * contiguous), so each rank talks only to the owners of its own 4 halo
- * layers, and sends them what they need of its slab (message tag: the
- * receiver's halo position). */
+ * The ranks of a cut torus form a Cartesian grid (MPI_Cart_create, periodic
+ * where the torus wraps, reorder = 0: a rank's place is its row-major place).
+ * The halo fill of one axis: every rank needs the 4 layers around its block
+ * on that axis (2 on each side, wrapped on a torus), from the ranks of its
+ * line of the grid along the axis; whoever holds a layer sends it. A rank
+ * that needs a layer of mine holds one of the layers I need (blocks are
+ * contiguous along an axis), so each rank talks only to the owners of its
+ * own 4 halo layers, and sends them what they need of its block (message
+ * tag: the receiver's halo position). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,22 +188,6 @@ void lbt_comm_exscan_i64(const int64_t *v, int64_t *before, int64_t *total, int 
 	counted(t0);
 }
 
-enum { TAG_CHAIN = 64 }; /* above the fill's (0..3) and a sweep's messages (1, 2) */
-
-void lbt_comm_chain(double *acc, int n, void (*add)(void *ctx, double *acc), void *ctx)
-{
-	if (joined && rank > 0)
-		MPI_Recv(acc, n, MPI_DOUBLE, rank - 1, TAG_CHAIN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	add(ctx, acc);
-	if (joined && rank < size - 1)
-		MPI_Send(acc, n, MPI_DOUBLE, rank + 1, TAG_CHAIN, MPI_COMM_WORLD);
-	if (joined) {
-		const double t0 = MPI_Wtime(); /* the chain's waits are the ranks' work: only its broadcast is counted */
-		MPI_Bcast(acc, n, MPI_DOUBLE, size - 1, MPI_COMM_WORLD);
-		counted(t0);
-	}
-}
-
 int lbt_comm_agree(int status, lbt_err *e)
 {
 	if (!joined)
@@ -302,52 +289,102 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 	return 1;
 }
 
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
+int lbt_comm_cart_open(lbt_cut *c, lbt_err *e)
+{
+	if (!joined)
+		return LBT_OK;
+	MPI_Comm *comm = malloc(sizeof *comm);
+	int periods[LBT_CUT_MAXD], coord[LBT_CUT_MAXD], r = -1;
+	for (int d = 0; d < c->dims; d++)
+		periods[d] = c->torus[d];
+	const double t0 = MPI_Wtime();
+	int bad = !comm;
+	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (bad || MPI_Cart_create(MPI_COMM_WORLD, c->dims, c->nr, periods, 0, comm) != MPI_SUCCESS) {
+		free(comm);
+		return lbt_errf(e, bad ? LBT_ENOMEM : LBT_EIO, "cannot make the Cartesian grid of ranks");
+	}
+	counted(t0);
+	c->comm = comm;
+	/* reorder = 0: a rank's place is its row-major place in the grid, as lbt_cut_block has it */
+	MPI_Comm_rank(*comm, &r);
+	MPI_Cart_coords(*comm, r, c->dims, coord);
+	for (int d = 0; d < c->dims; d++)
+		if (r != rank || coord[d] != c->coord[d]) {
+			fprintf(stderr, "lbtorus: rank %d: MPI_Cart_create placed it at another place than row-major order\n", rank);
+			lbt_comm_abort(1);
+		}
+	return LBT_OK;
+}
+
+void lbt_comm_cart_close(lbt_cut *c)
+{
+	if (c->comm)
+		MPI_Comm_free(c->comm);
+	free(c->comm);
+	c->comm = NULL;
+}
+
+/* The rank of place q on `axis` of this rank's line of the grid. */
+static int line_rank(const lbt_cut *cut, int axis, int q)
+{
+	int coord[LBT_CUT_MAXD], r = 0;
+	memcpy(coord, cut->coord, sizeof coord);
+	coord[axis] = q;
+	if (cut->comm)
+		MPI_Cart_rank(*(MPI_Comm *)cut->comm, coord, &r);
+	return r;
+}
+
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis)
 {
 	const double t0 = MPI_Wtime();
-	const size_t bytes = lbt_comm_layer_bytes(v, cut);
-	const int64_t lo = v->origin[cut->axis], n = v->ext[cut->axis];
+	const size_t bytes = lbt_comm_layer_bytes(v, cut, axis);
+	const int64_t lo = v->origin[axis], n = v->ext[axis];
+	const int R = cut->ranks > 1 ? cut->nr[axis] : 1, me = cut->ranks > 1 ? cut->coord[axis] : 0;
+	MPI_Comm comm = cut->comm ? *(MPI_Comm *)cut->comm : MPI_COMM_WORLD;
 	char *recv = cut->halo, *send = cut->halo + 4 * bytes; /* 4 layers in, 4 out */
 	MPI_Request req[20];
 	int nreq = 0, partner[4], npartners = 0;
 	int64_t need[4], k[4];
 	for (int h = 0; h < 4; h++) {
-		need[h] = lbt_comm_halo_layer(cut, rank, h, &k[h]);
+		need[h] = lbt_comm_halo_layer(cut, axis, me, h, &k[h]);
 		if (need[h] < 0)
 			continue;
-		int o = lbt_comm_owner(cut->gext, size, need[h]);
-		if (o == rank) { /* a small torus: the layer is my own */
-			lbt_comm_layer_get(v, cut, need[h] - lo, recv + h * bytes);
+		int o = R > 1 ? lbt_comm_owner(cut->gext[axis], R, need[h]) : me;
+		if (o == me) { /* a small axis: the layer is my own */
+			lbt_comm_layer_get(v, cut, axis, need[h] - lo, recv + h * bytes);
 			continue;
 		}
-		MPI_Irecv(recv + h * bytes, (int)bytes, MPI_BYTE, o, h, MPI_COMM_WORLD, &req[nreq++]);
+		MPI_Irecv(recv + h * bytes, (int)bytes, MPI_BYTE, line_rank(cut, axis, o), h, comm, &req[nreq++]);
 		int seen = 0;
 		for (int p = 0; p < npartners; p++)
 			seen |= partner[p] == o;
 		if (!seen)
 			partner[npartners++] = o;
 	}
-	/* what the partners need of my slab lies within 2 layers of its ends: at
-	 * most 4 layers, each packed once and sent to whoever needs it */
+	/* what the partners need of my block lies within 2 layers of its ends:
+	 * at most 4 layers, each packed once and sent to whoever needs it */
 	int64_t packed[4];
 	int npacked = 0;
 	for (int p = 0; p < npartners; p++)
 		for (int h = 0; h < 4; h++) {
-			int64_t kp, g = lbt_comm_halo_layer(cut, partner[p], h, &kp);
+			int64_t kp, g = lbt_comm_halo_layer(cut, axis, partner[p], h, &kp);
 			if (g < lo || g >= lo + n)
 				continue;
 			int b = 0;
 			while (b < npacked && packed[b] != g - lo)
 				b++;
-			if (b == 4) { /* cannot happen: slabs are contiguous */
-				fprintf(stderr, "lbtorus: rank %d: a fifth layer of its slab wanted by its neighbours\n", rank);
+			if (b == 4) { /* cannot happen: blocks are contiguous along an axis */
+				fprintf(stderr, "lbtorus: rank %d: a fifth layer of its block wanted by its neighbours\n", rank);
 				lbt_comm_abort(1);
 			}
 			if (b == npacked) {
 				packed[npacked++] = g - lo;
-				lbt_comm_layer_get(v, cut, g - lo, send + (size_t)b * bytes);
+				lbt_comm_layer_get(v, cut, axis, g - lo, send + (size_t)b * bytes);
 			}
-			MPI_Isend(send + (size_t)b * bytes, (int)bytes, MPI_BYTE, partner[p], h, MPI_COMM_WORLD, &req[nreq++]);
+			MPI_Isend(send + (size_t)b * bytes, (int)bytes, MPI_BYTE, line_rank(cut, axis, partner[p]), h, comm,
+			          &req[nreq++]);
 			tally.halo_messages++;
 			tally.halo_bytes += (int64_t)bytes;
 		}
@@ -357,7 +394,7 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
 	const double t2 = MPI_Wtime();
 	for (int h = 0; h < 4; h++)
 		if (need[h] >= 0)
-			lbt_comm_layer_put(v, cut, k[h], recv + h * bytes);
+			lbt_comm_layer_put(v, cut, axis, k[h], recv + h * bytes);
 	tally.fills++;
 	tally.halo_wait_seconds += t2 - t1;
 	tally.halo_seconds += MPI_Wtime() - t0;

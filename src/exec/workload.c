@@ -14,10 +14,10 @@
  * t comes from lbt_rand(seed, t, i, purpose) with i the PE's row-major
  * index, and PEs are visited in row-major order with all sums in that
  * order, so a run has the same bits for any thread count and ISA. On a
- * torus cut between ranks (MPI, lbtorus/comm.h) each rank works on its slab
+ * torus cut between ranks (MPI, lbtorus/comm.h) each rank works on its block
  * with the global indices; the counters are summed exactly over the ranks
- * (lbt_wl_done), real-valued ones passed from rank to rank in global order
- * (lbt_comm_chain): the bits of one process for any rank count. The one
+ * (lbt_wl_done), real-valued ones added PE by PE in global order
+ * (lbt_cut_sum): the bits of one process for any rank count. The one
  * exception in form, not in bits: cybenko with Poisson, uniform or Bernoulli
  * arrivals on integer loads, and phases, run one of the dispatch table's row
  * kernels (wl_poisson_row, wl_draw_row, wl_phases_row: a scalar reference
@@ -59,10 +59,7 @@ static double draw(const lbt_workload *w, uint64_t seed, int64_t t, int64_t i)
 	}
 }
 
-int64_t lbt_wl_first(const lbt_grid *g)
-{
-	return g->cut ? g->cut->lo * (lbt_shape_pes(&g->whole) / g->whole.ext[g->cut->axis]) : 0;
-}
+int64_t lbt_wl_first(const lbt_grid *g) { return g->cut ? lbt_grid_row_global(g, 0) : 0; }
 
 int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e)
 {
@@ -194,13 +191,13 @@ static int64_t row_offset(const lbt_grid *g, int64_t r)
 /* A row kernel left a load beyond INT32_MAX (at most 2^31 - 1 + 10^6: the
  * largest arrival) cast to int32, which made it negative: name the first such
  * PE in row-major order, as the PE-by-PE loop does. */
-static int row_overflow(const simple_ws *ws, const lbt_grid *g, int64_t n, int64_t R, lbt_err *e)
+static int row_overflow(const lbt_grid *g, int64_t n, int64_t R, lbt_err *e)
 {
 	for (int64_t r = 0; r < R; r++) {
 		const int32_t *x = g->load + row_offset(g, r);
 		for (int64_t j = 0; j < n; j++)
 			if (x[j] < 0)
-				return overflow(e, ws->first + r * n + j);
+				return overflow(e, lbt_grid_row_global(g, r) + j);
 	}
 	return lbt_errf(e, LBT_EINTERNAL, "workload: an overflow without a negative load");
 }
@@ -241,7 +238,7 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 #endif
 		lbt_wl_counts k = {0};
 		int32_t *x = g->load + row_offset(g, r);
-		const int64_t i0 = ws->first + r * n;
+		const int64_t i0 = lbt_grid_row_global(g, r);
 		if (ws->rows == ROW_PHASES)
 			st->kern->wl_phases_row(x, n, i0, seed, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
 		else if (ws->rows == ROW_DRAW)
@@ -257,19 +254,7 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 		sq_hi += k.sq_hi;
 		sq_lo += k.sq_lo;
 	}
-	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(ws, g, n, R, e) : LBT_OK, c, e);
-}
-
-/* The real-valued counters of this rank's arrivals, one PE after the
- * other (lbt_comm_chain). */
-static void add_arrivals(void *p, double *acc)
-{
-	const simple_ws *ws = p;
-	const double C = ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM || ws->w->dist == LBT_DIST_NORMAL ? 2 : 1];
-	for (int64_t i = 0; i < ws->P; i++) {
-		acc[0] += ws->eta[i];
-		acc[1] += C;
-	}
+	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(g, n, R, e) : LBT_OK, c, e);
 }
 
 /* Real-valued loads: eq. (12) as it stands, loads may go negative (Cybenko's
@@ -286,8 +271,9 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
 	const int64_t n = g->shape.ext[g->shape.dims - 1], R = ws->P / n;
 	for (int64_t r = 0; r < R; r++) {
 		double *x = g->real + row_offset(g, r);
+		const int64_t i0 = lbt_grid_row_global(g, r);
 		for (int64_t j = 0; j < n; j++) {
-			double eta = draw(w, seed, t, ws->first + r * n + j);
+			double eta = draw(w, seed, t, i0 + j);
 			x[j] += eta - C;
 			if (ws->eta) /* cut: summed in global order below */
 				ws->eta[r * n + j] = eta;
@@ -297,11 +283,14 @@ static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_w
 			}
 		}
 	}
-	if (ws->eta) {
-		double acc[2] = {c->generated, c->completed};
-		lbt_comm_chain(acc, 2, add_arrivals, ws);
-		c->generated = acc[0];
-		c->completed = acc[1];
+	if (ws->eta) { /* every PE's arrival added in global order, as one process adds them */
+		int nomem = 0;
+		c->generated = lbt_cut_sum(g->cut, ws->eta, ws->P, 1, 1, c->generated, &nomem);
+		for (int64_t i = 0; i < ws->P; i++)
+			ws->eta[i] = C;
+		c->completed = lbt_cut_sum(g->cut, ws->eta, ws->P, 1, 1, c->completed, &nomem);
+		if (!lbt_comm_min_int(!nomem))
+			return lbt_errf(e, LBT_ENOMEM, "no memory to add the arrivals in global order");
 	}
 	return LBT_OK;
 }

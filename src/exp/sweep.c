@@ -360,7 +360,7 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 enum { MSG_RUN = 1, MSG_DONE = 2 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
- * kernels take cut views, an extent of R or more to cut, no --verify. */
+ * kernels take cut views, extents that a grid of R ranks cuts, no --verify. */
 static int whole(const lbt_sweep_run *r, const lbt_sweep_opts *o, int R)
 {
 	const lbt_method *m = lbt_method_find(r->mname);
@@ -368,10 +368,8 @@ static int whole(const lbt_sweep_run *r, const lbt_sweep_opts *o, int R)
 	lbt_err e;
 	if (r->pes < o->solo_pes || o->verify || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e))
 		return 0;
-	int a = 0;
-	while (a < s.dims - 1 && s.ext[a] < 2)
-		a++;
-	return s.ext[a] >= R;
+	int nr[LBT_MAXD];
+	return lbt_cut_grid(R, s.dims, s.ext, NULL, nr, &e) == LBT_OK;
 }
 
 static void take_message(exec_ctx *x, const lbt_plan *pl, const char *msg, size_t n)
