@@ -13,7 +13,9 @@ each distribution, Lüling and Monien's phases and generator, search trees
 run until no node is left), whose conservation law (final total = initial
 total + generated - completed) must hold exactly. Besides: a torus no grid of N ranks cuts, a --ranks
 grid that does not match N or does not divide the torus, and a search tree
-on blocks are refused with one line (exit 2), --verify on a cut torus too, a cycle is found on every rank at
+on blocks are refused with one line (exit 2), --verify on a cut torus too;
+the grid chosen (slabs for the Liquid model, the least halo for the others)
+sends the halo bytes worked out by hand; a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
 ranks) into one results file: the same records as one process (timing and
@@ -259,6 +261,29 @@ def sweep(tmp, spec, tag):
     return None
 
 
+def grid_choice(tmp):
+    """The grid the program chooses, seen in the halo bytes each rank sends a step (LBTORUS_COMM_STATS):
+    on 32x32x32 and 8 ranks the Liquid model gets slabs (8x1x1: 2 sides x 2 layers x 32x32 cells x 4 B =
+    16384 B), whose vector kernel rolls slabs only; nna the grid with the least halo, 4x2x1 (blocks of
+    8x16x32: 2 x 2 x 16x32 + 2 x 2 x (8+4)x32 cells, the second face spanning the first axis's halo,
+    = 3584 cells, 14336 B; slabs would send 16384 B, 2x2x2 15616 B)."""
+    out = []
+    for method, want in (('lm-c5', 16384), ('nna', 14336)):
+        stats = os.path.join(tmp, f'grid_{method}.json')
+        p = subprocess.run([MPIRUN, '--oversubscribe', '-np', '8', LBT, 'run', '--shape', '32x32x32', '--method', method,
+                            '--init', 'uniform:0:9', '--until', 'steps:2', '--max-steps', '2', '--threads', '1',
+                            '--quiet', '--json', os.path.join(tmp, 'grid.json')],
+                           env=dict(ENV, LBTORUS_COMM_STATS=stats), capture_output=True, text=True, timeout=120)
+        if p.returncode:
+            out.append(f'{method} on 8 ranks: exit {p.returncode}: {p.stderr.strip()}')
+            continue
+        t = json.load(open(stats))
+        got = [b // t['steps'] for b in t['halo_bytes']]
+        if got != [want] * 8:
+            out.append(f'{method} on 32x32x32 and 8 ranks: halo bytes a step {got}, want {want} on every rank')
+    return '; '.join(out) or None
+
+
 def signalled(tmp, to_ranks):
     """Issue 31, item 14 (docs/usage.md, "Signals under MPI"): SIGTERM stops
     every rank at one step and rank 0 writes the interrupted summary; the
@@ -315,6 +340,7 @@ def main():
         write_npy(high, 4, 3, [0] * 6 + [2147483000] * 6)
         failures.append(same_failure(tmp, 4, ['--init', 'file:' + high, '--method', 'none', '--workload',
                                               'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
+        failures.append(grid_choice(tmp))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
         failures.append(signalled(tmp, True))
@@ -322,7 +348,7 @@ def main():
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 13
+    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 14
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

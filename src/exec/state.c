@@ -300,10 +300,21 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	if (speeds && (status = lbt_speeds_parse(&sp, st->speeds, e)))
 		return status;
 	const volatile sig_atomic_t *stop = cfg->interrupt;
-	int nr[LBT_MAXD];
+	int nr[LBT_MAXD], first = 0;
+	while (first < shape.dims - 1 && shape.ext[first] < 2)
+		first++;
+	/* the grid: given; or slabs for the Liquid model's vector kernel, which
+	   rolls slabs only (on blocks its ranks would run the reference, tens of
+	   times slower: docs/performance.md), when its first axis with links has
+	   a layer for every rank; else the grid with the least halo */
+	const int slabs = (st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step &&
+	                  shape.ext[first] >= lbt_comm_size();
 	if (cfg->ranks)
 		ranks_parse(cfg->ranks, &shape, cfg->cut, nr, e); /* checked by prepare */
-	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, cfg->ranks ? nr : NULL, st->method->load == LBT_LOAD_REAL, e)
+	for (int d = 0; slabs && !cfg->ranks && d < shape.dims; d++)
+		nr[d] = d == first ? lbt_comm_size() : 1;
+	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, cfg->ranks || slabs ? nr : NULL,
+	                                      st->method->load == LBT_LOAD_REAL, e)
 	                  : lbt_grid_init(&st->grid, &shape, e);
 	if (cfg->cut) {
 		const int all = lbt_comm_agree(status, e);
