@@ -338,6 +338,32 @@ Test(comm, methods_without_cut_kernels_refuse)
 	cr_assert(strstr(e.msg, "--speeds"), "%s", e.msg);
 }
 
+/* --ranks (lbt_setup.ranks) on one process, cut (LBTORUS_CUT=1) or not: a
+ * grid of one rank per axis runs; a grid of more ranks than are running,
+ * one of another length than the torus's axes, or not a grid, is refused
+ * with one line naming it. */
+Test(comm, a_grid_of_ranks_is_checked)
+{
+	for (int cut = 0; cut < 2; cut++) {
+		lbt_setup set = {.shape = "6x5", .method = "nna", .seed = 1, .threads = 1, .cut = cut, .ranks = "1x1"};
+		lbt_state s;
+		lbt_err e;
+		cr_assert_eq(lbt_state_open(&s, &set, &e), LBT_OK, "%s", e.msg);
+		cr_assert_eq(s.grid.cut != NULL, cut);
+		lbt_state_close(&s);
+		static const struct {
+			const char *ranks, *words;
+		} bad[] = {{"2x2", "has 4 ranks, but 1 is running"}, {"1x1x1", "3 counts for a torus of 2 axes"},
+		           {"2x", "not a grid of ranks"}, {"x1", "not a grid of ranks"}, {"0x1", "not a grid of ranks"},
+		           {"1x7", "does not divide the torus"}};
+		for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+			set.ranks = bad[i].ranks;
+			cr_assert_eq(lbt_state_open(&s, &set, &e), LBT_EINVAL, "--ranks %s accepted", bad[i].ranks);
+			cr_assert(strstr(e.msg, bad[i].words) && !strchr(e.msg, '\n'), "--ranks %s: %s", bad[i].ranks, e.msg);
+		}
+	}
+}
+
 /* Slabs: uneven ones hold one layer more on the first ranks; every layer
  * has one owner; an extent below the rank count cannot be cut. */
 Test(comm, slabs)
