@@ -154,7 +154,7 @@ static void help(void)
 	       "slabs the Liquid model runs its vector kernel, on blocks and the other methods\n"
 	       "their scalar references; rank 0 writes the outputs (every\n"
 	       "rank its block of --dump and reads only its block of a file: init, MPI-IO;\n"
-	       "search-tree workloads need slabs), and they equal one process's bit for\n"
+	       "search-tree workloads get slabs), and they equal one process's bit for\n"
 	       "bit (timing aside), workloads included. Methods whose kernels do not take a\n"
 	       "cut torus (luling-monien, fos-speed, fos-speed-int), --speeds, --verify,\n"
 	       "--snapshots and --animate run on one process only. LBTORUS_CUT=1 cuts the\n"
@@ -476,6 +476,7 @@ static int plan_run(run_args *a, lbt_run_opts *ro, lbt_workload *wl, const volat
 	const lbt_method *meth = lbt_method_find(a->set.method ? a->set.method : "lm-c5");
 	if (a->workload && (st = lbt_workload_parse(wl, a->workload, meth ? meth->load : LBT_LOAD_INT, &err)))
 		return cli_fail(st, "run: %s", err.msg);
+	a->set.slabs = a->workload && wl->tasks; /* a search tree numbers its nodes across slabs */
 	lbt_shape wl_shape;
 	if (a->workload && a->set.shape && !lbt_shape_parse(&wl_shape, a->set.shape, &err) &&
 	    (st = lbt_workload_fits(wl, &wl_shape, &err)))

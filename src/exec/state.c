@@ -303,11 +303,12 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	int nr[LBT_MAXD], first = 0;
 	while (first < shape.dims - 1 && shape.ext[first] < 2)
 		first++;
-	/* the grid: given; or slabs for the Liquid model's vector kernel, which
-	   rolls slabs only (on blocks its ranks would run the reference, tens of
-	   times slower: docs/performance.md), when its first axis with links has
-	   a layer for every rank; else the grid with the least halo */
-	const int slabs = (st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step &&
+	/* the grid: given; or slabs when asked for (a search tree) or for the
+	   Liquid model's vector kernel, which rolls slabs only (on blocks its ranks
+	   would run the reference, tens of times slower: docs/performance.md),
+	   when the first axis with links has a layer for every rank; else the
+	   grid with the least halo */
+	const int slabs = (cfg->slabs || ((st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step)) &&
 	                  shape.ext[first] >= lbt_comm_size();
 	if (cfg->ranks)
 		ranks_parse(cfg->ranks, &shape, cfg->cut, nr, e); /* checked by prepare */

@@ -137,7 +137,8 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 		                "use --init const:0", w->spec);
 	if (st->grid.cut && !st->grid.cut->slab) /* the same on every rank: the grid is */
 		return lbt_errf(e, LBT_EINVAL, "workload %s: a search tree runs on a torus cut into slabs of its first axis "
-		                "with links only (a grid of ranks such as 4x1x1), not on blocks", w->spec);
+		                "with links only (a grid of ranks such as 4x1x1, that axis a layer for every rank), not on blocks",
+		                w->spec);
 	tree_ws *ws = calloc(1, sizeof *ws);
 	if (!ws)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload");

@@ -146,8 +146,13 @@ static int read_done(int fd, const char *path, keyset *ks, lbt_sweep_progress *p
 static int run_one(const lbt_sweep_run *r, int threads, int cut, const lbt_sweep_opts *o, char **line, size_t *len,
                    int *reached, int *interrupted, lbt_err *e)
 {
+	char wname[64] = "";
+	if (r->workload)
+		snprintf(wname, sizeof wname, "%.*s", (int)strcspn(r->workload, ":"), r->workload);
+	const lbt_workload *wf = lbt_workload_find(wname);
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
-	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut, .interrupt = o->interrupt};
+	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut, .interrupt = o->interrupt,
+	                 .slabs = wf && wf->tasks}; /* a search tree numbers its nodes across slabs */
 	for (int j = 0; j < r->args.n; j++)
 		set.params[j] = (lbt_param_arg){r->args.p[j]->name, r->args.value[j]};
 	lbt_run_opts ro = lbt_run_opts_default();
