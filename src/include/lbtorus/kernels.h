@@ -74,7 +74,7 @@ typedef struct lbt_cut {
 	                          if the last axis is cut (by_pe), its PEs (segments x terms <= LBT_CUT_SEGMENTS) */
 	int by_pe;
 	char *halo;            /* the fill's buffers: LBT_CUT_BUFFERS layers of load and real cells */
-	void *comm;            /* the MPI layer's Cartesian communicator (NULL: none) */
+	void *comm;            /* the MPI layer's Cartesian communicator and its exchanges (NULL: none) */
 } lbt_cut;
 #define LBT_CUT_BUFFERS 8   /* 4 halo layers received; 4 sent: others need only a block's 2 first and 2 last layers */
 #define LBT_CUT_SEGMENTS 24 /* 3 colours x 8 axes: dimension exchange's substeps */
