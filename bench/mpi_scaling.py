@@ -13,18 +13,29 @@ Compute is a rank's seconds minus its halo and collective seconds.
 
     weak:   the torus grows with the ranks (WEAK rows per rank of WEAK's row length)
     strong: one torus (STRONG) over 1..R ranks
+    blocks: tori of 2, 3 and 4 axes on given Cartesian grids of ranks (--ranks
+            AxBx...: slabs and blocks of the same torus), each rank's halo bytes
+            measured beside the model's
 
 The model of one step on one rank:
 
     t_step = max(c * PEs_per_rank / threads,                compute: the cores' rate,
                  8 B * PEs_per_rank / memory_bandwidth)      or the node's memory (a PE read and written once)
-           + fills * 2 * alpha                               a halo fill waits on two neighbours
+           + fills * cut_axes * 2 * alpha                    a halo fill of a cut axis waits on two neighbours
            + halo_bytes / bandwidth                          the layers sent per step
            + collectives * alpha * ceil(log2 R)              each all-reduce a tree of R ranks
 
-c (seconds per PE-step) is fitted from the one-rank runs; fills, layers
-(halo bytes / the bytes of a layer) and collectives per step are counted in
-the runs on 2 or more ranks (they depend on the method, not on the size);
+    halo_bytes = 4 B * sum over cut axes d of 2 sides * 2 layers * face_d,
+    face_d = prod over e != d of the block's extent on e (+ 4, the halo of a cut
+             axis e < d: a layer carries the corners)
+
+(the program's own measure of a grid, lbt_cut_grid, which picks the grid
+with the least of it). c (seconds per PE-step) is fitted from the one-rank
+runs: c_fused with the method's vector kernel, c_ref with --isa scalar
+(the Liquid model's vector kernel rolls slabs only: on blocks cut along
+several axes its ranks run the reference); fills per cut axis and
+collectives per step are counted in the runs on 2 or more ranks (they
+depend on the method, not on the size);
 alpha (latency) and bandwidth are the target network's, given as
 parameters. On this machine the same model is fitted (alpha and 1/bandwidth
 by least squares over every rank of every run on 2+ ranks, with two probes
@@ -35,9 +46,9 @@ a wait for the scheduler, so the local alpha is the scheduler's, not a
 network's.
 
 usage: mpi_scaling.py LBTORUS [--mpirun M] [--ranks 1,2,3,4] [--steps N] [--weak RxC] [--strong RxC]
-                      [--method lm-c5] [--repeat K] [--nodes 64] [--threads 32] [--memory-bandwidth 200e9]
-                      [--latency 2e-6] [--bandwidth 12.5e9] [--target 100000x100000,2155x2155x2155]
-                      [--json FILE]
+                      [--blocks SHAPE:GRID,...] [--method lm-c5] [--repeat K] [--nodes 64] [--threads 32]
+                      [--memory-bandwidth 200e9] [--latency 2e-6] [--bandwidth 12.5e9]
+                      [--target 100000x100000,2155x2155x2155,317x317x317x317] [--json FILE]
 """
 import argparse
 import json
@@ -55,7 +66,45 @@ def shape_of(text):
     return [int(x) for x in text.split('x')]
 
 
-def run(a, ranks, shape, tmp, steps=None):
+def halo_cells(ext, nr):
+    """Halo cells a block sends per fill round on the grid nr (lbt_cut_grid's measure)."""
+    cells = 0
+    for d in range(len(ext)):
+        if nr[d] < 2:
+            continue
+        face = 4
+        for e in range(len(ext)):
+            if e != d:
+                face *= -(-ext[e] // nr[e]) + (4 if nr[e] > 1 and e < d else 0)
+        cells += face
+    return cells
+
+
+def grid_of(R, ext):
+    """The grid of R ranks with the least halo, as the program chooses it (ties: fewer cut
+    axes, then the outer axes cut more; the last axis cut only if no grid leaves it whole)."""
+    best = None
+
+    def walk(d, n, left, nr):
+        nonlocal best
+        if d == n:
+            if left == 1:
+                nr = nr + [1] * (len(ext) - n)
+                key = (halo_cells(ext, nr), sum(k > 1 for k in nr), [-k for k in nr])
+                if best is None or key < best[0]:
+                    best = (key, nr)
+            return
+        for k in range(1, left + 1):
+            if left % k == 0 and (k == 1 or k <= ext[d]):
+                walk(d + 1, n, left // k, nr + [k])
+
+    walk(0, max(1, len(ext) - 1), R, [])
+    if best is None:
+        walk(0, len(ext), R, [])
+    return best[1]
+
+
+def run(a, ranks, shape, tmp, steps=None, grid=None, isa=None):
     """The best (fastest) of a.repeat runs: the tally of every rank."""
     best, steps = None, steps or a.steps
     for _ in range(a.repeat):
@@ -64,7 +113,7 @@ def run(a, ranks, shape, tmp, steps=None):
         cmd = [a.mpirun, '--oversubscribe', '--bind-to', 'none', '-np', str(ranks), a.lbtorus, 'run',
                '--shape', 'x'.join(map(str, shape)), '--method', a.method, '--init', 'uniform:0:9',
                '--until', f'steps:{steps}', '--max-steps', str(steps), '--threads', '1', '--quiet',
-               '--json', os.devnull]
+               '--json', os.devnull] + (['--ranks', grid] if grid else []) + (['--isa', isa] if isa else [])
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
         if p.returncode:
             sys.exit(f'mpi_scaling: {" ".join(cmd)}: exit {p.returncode}: {p.stderr.strip()}')
@@ -72,6 +121,7 @@ def run(a, ranks, shape, tmp, steps=None):
         if best is None or max(t['seconds']) < max(best['seconds']):
             best = t
     best['shape'] = shape
+    best['grid'] = grid or 'x'.join(map(str, grid_of(ranks, shape)))
     return best
 
 
@@ -91,14 +141,23 @@ def per_rank(t):
 
 def table(title, runs):
     print(f'\n{title}')
-    print('| ranks | shape | rank | PEs | compute ms/step | halo KiB/step | msgs/step | halo ms/step | '
-          'wait ms/step | collectives/step | collective ms/step | run s |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    print('| ranks | shape | grid | rank | PEs | compute ms/step | halo KiB/step | model KiB/step | msgs/step | '
+          'halo ms/step | wait ms/step | collectives/step | collective ms/step | run s |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for t in runs:
+        model = model_bytes(t)
         for x in per_rank(t):
-            print(f"| {t['ranks']} | {'x'.join(map(str, t['shape']))} | {x['rank']} | {x['pes']} | "
-                  f"{1e3 * x['compute']:.3f} | {x['bytes'] / 1024:.1f} | {x['messages']:.0f} | {1e3 * x['halo']:.3f} | "
-                  f"{1e3 * x['wait']:.3f} | {x['collectives']:.1f} | {1e3 * x['collective']:.3f} | {x['seconds']:.3f} |")
+            print(f"| {t['ranks']} | {'x'.join(map(str, t['shape']))} | {t['grid']} | {x['rank']} | {x['pes']} | "
+                  f"{1e3 * x['compute']:.3f} | {x['bytes'] / 1024:.1f} | {model / 1024:.1f} | {x['messages']:.0f} | "
+                  f"{1e3 * x['halo']:.3f} | {1e3 * x['wait']:.3f} | {x['collectives']:.1f} | {1e3 * x['collective']:.3f} | "
+                  f"{x['seconds']:.3f} |")
+
+
+def model_bytes(t):
+    """The model's halo bytes per step of rank 0 of a run (4-byte loads, one fill of each cut axis;
+    nothing on one rank: its fill is a copy)."""
+    nr = [int(k) for k in t['grid'].split('x')]
+    return 0 if t['ranks'] == 1 else 4 * halo_cells(t['shape'], nr)
 
 
 def lstsq2(xs, ys):
@@ -126,6 +185,9 @@ def main():
     ap.add_argument('--steps', type=int, default=200)
     ap.add_argument('--weak', default='256x2048', help='the block of one rank (its rows grow the first axis)')
     ap.add_argument('--strong', default='1024x2048')
+    ap.add_argument('--blocks', default='512x512:4x1,512x512:2x2,64x64x64:4x1x1,64x64x64:2x2x1,'
+                    '16x16x16x16:4x1x1x1,16x16x16x16:2x2x1x1',
+                    help='SHAPE:GRID runs, slabs and blocks of the same tori')
     ap.add_argument('--method', default='lm-c5')
     ap.add_argument('--repeat', type=int, default=3)
     ap.add_argument('--nodes', type=int, default=64)
@@ -133,31 +195,39 @@ def main():
     ap.add_argument('--memory-bandwidth', type=float, default=200e9, help='the target node, bytes per second')
     ap.add_argument('--latency', type=float, default=2e-6, help='the target network, seconds per message')
     ap.add_argument('--bandwidth', type=float, default=12.5e9, help='the target network, bytes per second per rank')
-    ap.add_argument('--target', default='100000x100000,2155x2155x2155')
+    ap.add_argument('--target', default='100000x100000,2155x2155x2155,317x317x317x317')
     ap.add_argument('--json')
     a = ap.parse_args()
     ranks = [int(r) for r in a.ranks.split(',')]
     weak, strong = shape_of(a.weak), shape_of(a.strong)
+    blocks = [(shape_of(b.split(':')[0]), b.split(':')[1]) for b in a.blocks.split(',') if b]
     with tempfile.TemporaryDirectory() as tmp:
         weak_runs = [run(a, R, [weak[0] * R] + weak[1:], tmp) for R in ranks]
         strong_runs = [run(a, R, strong, tmp) for R in ranks]
+        block_runs = [run(a, math.prod(int(k) for k in g.split('x')), sh, tmp, grid=g) for sh, g in blocks]
+        ref_run = run(a, 1, strong, tmp, isa='scalar')  # the reference's rate: what blocks run (see the top)
         # probes for the fit: latency (2 rows per rank, nothing to compute) and bandwidth (rows of 2^17 PEs)
         probes = [run(a, 2, [4, 64], tmp, steps=10 * a.steps), run(a, 2, [8, 1 << 17], tmp)]
     print(f'{a.method}, uniform:0:9, {a.steps} steps, 1 thread per rank, best of {a.repeat}; '
           f'{os.cpu_count()} cores here, ranks oversubscribed beyond them')
     table('weak scaling (the torus grows with the ranks)', weak_runs)
     table('strong scaling (one torus)', strong_runs)
+    table('slabs and blocks (grids of ranks given with --ranks): halo bytes measured and modelled', block_runs)
+    table('the reference kernel on one rank (--isa scalar)', [ref_run])
     table('probes of latency (4x64) and bandwidth (8x131072) for the fit', probes)
 
-    # compute per PE-step, from the one-rank runs
+    # compute per PE-step, from the one-rank runs: the vector kernel's, the reference's
     ones = [x for t in weak_runs + strong_runs if t['ranks'] == 1 for x in per_rank(t)]
     c = min(x['compute'] / x['pes'] for x in ones)
-    many = [(t, x) for t in weak_runs + strong_runs + probes if t['ranks'] > 1 for x in per_rank(t)]
-    layer_of = lambda t: 4 * math.prod(t['shape'][1:])  # int32 loads; the cut axis is the first
-    fills = max(x['fills'] for _, x in many)
-    msgs = max(x['messages'] for _, x in many)
-    layers = max(x['bytes'] / layer_of(t) for t, x in many)
-    colls = max(x['collectives'] for _, x in many)
+    c_ref = per_rank(ref_run)[0]['compute'] / per_rank(ref_run)[0]['pes']
+    many = [(t, x) for t in weak_runs + strong_runs + block_runs + probes if t['ranks'] > 1 for x in per_rank(t)]
+    cut_axes = lambda t: max(1, sum(int(k) > 1 for k in t['grid'].split('x')))
+    fills = max(x['fills'] / cut_axes(t) for t, x in many)
+    # collectives per step: on slabs (the vector kernel counts the step's statistics), and on blocks
+    # (the reference does not: the engine reduces them in a pass of its own)
+    colls = max(x['collectives'] for t, x in many if cut_axes(t) == 1)
+    colls_ref = max([x['collectives'] for t, x in many if cut_axes(t) > 1] or [colls])
+    worst = max(abs(x['bytes'] - model_bytes(t)) / model_bytes(t) for t, x in many if x['rank'] == 0)
     # the same form fitted here: comm seconds per step = alpha * (2 fills + collectives * ceil(log2 R)) + bytes / bw
     xs = [(2 * x['fills'] + x['collectives'] * math.ceil(math.log2(t['ranks'])), x['bytes']) for t, x in many]
     ys = [x['halo'] + x['collective'] for _, x in many]
@@ -166,32 +236,46 @@ def main():
     mean = sum(ys) / len(ys)
     ss = sum((y - mean) ** 2 for y in ys)
     r2 = 1 - sum((y - p) ** 2 for y, p in zip(ys, pred)) / ss if ss else 1.0
-    print(f'\nfitted: compute c = {c * 1e9:.3f} ns per PE-step (one rank); per step and rank: {fills:.0f} halo fills, '
-          f'{msgs:.0f} messages, {layers:.0f} layers sent, {colls:.0f} collectives')
+    print(f'\nfitted: compute c = {c * 1e9:.3f} ns per PE-step with the vector kernel, {c_ref * 1e9:.3f} with the '
+          f'reference (one rank); per step and rank: {fills:.0f} halo fills a cut axis, {colls:.0f} collectives '
+          f'({colls_ref:.0f} on blocks); halo bytes of rank 0 within {worst:.0%} of the model')
     print(f'this machine: alpha = {alpha_here * 1e6:.1f} us, bandwidth = '
           f'{(1 / inv_bw_here / 1e9 if inv_bw_here else float("inf")):.2f} GB/s (R^2 = {r2:.2f} over {len(ys)} ranks)')
 
     print(f'\nprediction: {a.nodes} nodes, one rank of {a.threads} threads each, {a.memory_bandwidth / 1e9:g} GB/s of '
-          f'memory, latency {a.latency * 1e6:g} us, bandwidth {a.bandwidth / 1e9:g} GB/s, slabs along the first axis')
-    print('| torus | PEs per rank | compute ms/step | halo MB/step | comm ms/step | step ms | comm / compute | '
+          f'memory, latency {a.latency * 1e6:g} us, bandwidth {a.bandwidth / 1e9:g} GB/s; slabs along the first '
+          f'axis, and the grid of blocks with the least halo, whose ranks run the reference (the Liquid model\'s '
+          f'vector kernel rolls slabs only), and would run with the vector kernel')
+    print('| torus | grid | PEs per rank | compute ms/step | halo MB/step | comm ms/step | step ms | comm / compute | '
           'site updates/s |')
-    print('|---|---|---|---|---|---|---|---|')
-    out = {'c': c, 'fills': fills, 'messages': msgs, 'layers': layers, 'collectives': colls,
+    print('|---|---|---|---|---|---|---|---|---|')
+    out = {'c': c, 'c_ref': c_ref, 'fills_per_axis': fills, 'collectives': colls, 'collectives_blocks': colls_ref,
+           'halo_model_error': worst,
            'alpha_here': alpha_here, 'bandwidth_here': 1 / inv_bw_here if inv_bw_here else None, 'r2': r2,
            'predictions': []}
     for spec in a.target.split(','):
         ext = shape_of(spec)
         P = math.prod(ext)
         pes = P / a.nodes
-        compute = max(c * pes / a.threads, 8 * pes / a.memory_bandwidth)
-        halo = layers * 4 * P / ext[0]
-        comm = fills * 2 * a.latency + halo / a.bandwidth + colls * a.latency * math.ceil(math.log2(a.nodes))
-        step = compute + comm
-        print(f'| {spec} | {pes:.3g} | {compute * 1e3:.2f} | {halo / 1e6:.2f} | {comm * 1e3:.2f} | {step * 1e3:.2f} | '
-              f'{comm / compute:.0%} | {P / step:.3g} |')
-        out['predictions'].append({'torus': spec, 'compute': compute, 'halo_bytes': halo, 'comm': comm, 'step': step})
+        slab, best = [a.nodes] + [1] * (len(ext) - 1), grid_of(a.nodes, ext)
+        rows = [(slab, c, colls, '')]
+        if best != slab:
+            rows += [(best, c_ref, colls_ref, ' (the reference)'),
+                     (best, c, colls, ' (if the vector kernel took blocks)')]
+        for nr, cc, nc, what in rows:
+            compute = max(cc * pes / a.threads, 8 * pes / a.memory_bandwidth)
+            axes = sum(x > 1 for x in nr)
+            halo = 4 * halo_cells(ext, nr)
+            comm = fills * axes * 2 * a.latency + halo / a.bandwidth + nc * a.latency * math.ceil(math.log2(a.nodes))
+            step = compute + comm
+            grid = 'x'.join(map(str, nr)) + what
+            print(f'| {spec} | {grid} | {pes:.3g} | {compute * 1e3:.2f} | {halo / 1e6:.2f} | {comm * 1e3:.2f} | '
+                  f'{step * 1e3:.2f} | {comm / compute:.0%} | {P / step:.3g} |')
+            out['predictions'].append({'torus': spec, 'grid': nr, 'c': cc, 'compute': compute, 'halo_bytes': halo,
+                                       'comm': comm, 'step': step})
     if a.json:
-        out['weak'], out['strong'], out['probes'] = weak_runs, strong_runs, probes
+        out['weak'], out['strong'], out['blocks'], out['reference'], out['probes'] = \
+            weak_runs, strong_runs, block_runs, ref_run, probes
         with open(a.json, 'w') as f:
             json.dump(out, f, indent=1)
     return 0

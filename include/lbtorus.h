@@ -94,7 +94,12 @@ typedef struct {
 	/* "run": messages name options as `lbtorus run` does ("run: --warmup
 	 * needs a --workload"); NULL: as this struct's fields ("warmup needs a workload") */
 	const char *as_command;
-	void *reserved[14];
+	/* under MPI: the grid of ranks the torus is cut on, one count per axis
+	 * ("4x2x1": their product the rank count, none above its axis's extent);
+	 * NULL: slabs for the Liquid model and the search trees, else the grid
+	 * whose blocks exchange the least halo (docs/usage.md, "MPI") */
+	const char *ranks;
+	void *reserved[13];
 } lbt_config;
 
 LBT_API lbt_config lbt_config_default(void);
@@ -446,14 +451,14 @@ LBT_API int lbt_sim_outputs(lbt_sim *sim, const lbt_outputs *o, lbt_err *e);
 
 /* A run as it stands: what it runs on, and seed 000's bounds (Henrich 1996,
  * Theorem 3 and the lower bounds) for its current loads. On a torus cut
- * between MPI ranks every rank must call it (it sums over the slabs). */
+ * between MPI ranks every rank must call it (it sums over the blocks). */
 typedef struct {
 	const char *method, *isa;
 	int threads;
 	int dims, active_dims; /* active: extent >= 2 */
 	int64_t pes, k;        /* k: the largest extent */
 	int rank, ranks;       /* this process and how many share the torus (1: not cut) */
-	int cut;               /* the torus is cut into slabs (MPI, or LBTORUS_CUT=1) */
+	int cut;               /* the torus is cut into blocks (MPI, or LBTORUS_CUT=1) */
 	int64_t dkl_bound;     /* D*K*Ldiff */
 	int64_t lower_bound_steps;          /* ceil((Lmax - mean)/D) */
 	int64_t balanced_lower_bound_steps; /* ceil((Lmax - floor(mean) - D)/D) */

@@ -1,14 +1,14 @@
 /* halo.c — the halo exchange of one axis, from the opposite edge of a torus,
- * or, on the axis a cut view shares with other ranks, from the neighbouring
- * slabs through the communication layer's fill (lbtorus/comm.h). */
+ * or, on an axis a cut view shares with other ranks, from the neighbouring
+ * blocks through the communication layer's fill (lbtorus/comm.h). */
 #include <string.h>
 
 #include "fiber.h"
 
 void lbt_halo_fill(const lbt_view *v, int axis)
 {
-	if (v->cut && axis == v->cut->axis) {
-		v->cut->fill(v, v->cut);
+	if (v->cut && v->cut->on[axis]) {
+		v->cut->fill(v, v->cut, axis);
 		return;
 	}
 	if (!v->torus[axis] || v->ext[axis] < 2)

@@ -27,15 +27,16 @@ void lbt_halo_fill(const lbt_view *v, int axis);
 /* A cut view's global extent of axis d, and the global coordinate of its
  * local coordinate i on d (wrapped on a torus axis; on a mesh axis it may
  * fall outside 0..n-1, where there is no PE). */
+static inline int lbt_cut_on(const lbt_view *v, int d) { return v->cut && v->cut->on[d]; }
 static inline int64_t lbt_gext(const lbt_view *v, int d)
 {
-	return v->cut && d == v->cut->axis ? v->cut->gext : v->ext[d];
+	return lbt_cut_on(v, d) ? v->cut->gext[d] : v->ext[d];
 }
 static inline int64_t lbt_gcoord(const lbt_view *v, int d, int64_t i)
 {
-	if (!v->cut || d != v->cut->axis)
+	if (!lbt_cut_on(v, d))
 		return i;
-	int64_t g = v->origin[d] + i, n = v->cut->gext;
+	int64_t g = v->origin[d] + i, n = v->cut->gext[d];
 	return v->torus[d] ? ((g % n) + n) % n : g;
 }
 

@@ -55,16 +55,27 @@ void th_usage_error(const char *dir, const char *const *argv, const char *needle
  * with spaces to a 64-byte boundary and a newline (unless raw), then n data bytes. */
 void th_write_npy(const char *path, int major, const char *header, int raw, const void *data, size_t n);
 
-/* A workload's phase on a torus cut by hand into slabs: the torus of `set`
- * cut along its first axis of extent >= 2 into nslabs slabs of the given
- * layers, a state per slab with the whole's initial loads there and a cut
- * saying where it lies (one rank of one: its reductions are the values
- * themselves); the workload `spec` runs 6 steps on the slabs in order with
- * one set of counters, as the reduction over ranks adds every rank's. The
- * counters and the loads must be one process's, bit for bit: a draw for the
- * wrong PE, a task on the wrong slab, or a counter every rank adds for the
- * whole torus (counted once per slab) shows. */
-void th_workload_on_slabs(const lbt_setup *set, const char *spec, const int64_t *layers, int nslabs);
+/* Blocks made by hand. The PEs of the block lo[d] .. lo[d] + len[d] - 1 of
+ * the torus sh, between the whole's dense row-major copy and the block's
+ * (to_block: whole -> block); a cut saying where the block lies (one rank
+ * of one: its reductions are the values themselves), the axes with on[d]
+ * cut, filling its halo with fill (NULL: the comm layer's), its buffers
+ * allocated (lbt_cut_close frees them). */
+void th_block_copy(const lbt_shape *sh, const int64_t *lo, const int64_t *len, void *whole, void *block, size_t cell,
+                   int to_block);
+void th_cut_block(lbt_cut *c, const lbt_shape *whole, const int64_t *lo, const int64_t *len, const unsigned char *on,
+                  void (*fill)(const lbt_view *, const lbt_cut *, int));
+
+/* A workload's phase on a torus cut by hand into blocks: the torus of `set`
+ * cut along every axis d into nr[d] blocks of layers[d][0..nr[d]-1] (at
+ * most 4 blocks in all), a state per block with the whole's initial loads
+ * there and a cut saying where it lies (th_cut_block); the workload `spec`
+ * runs 6 steps on the blocks in order with one set of counters, as the
+ * reduction over ranks adds every rank's. The counters and the loads must
+ * be one process's, bit for bit: a draw for the wrong PE, a task on the
+ * wrong block, or a counter every rank adds for the whole torus (counted
+ * once per block) shows. */
+void th_workload_on_blocks(const lbt_setup *set, const char *spec, const int *nr, const int64_t layers[][4]);
 
 #define TH_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 

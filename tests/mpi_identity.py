@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """mpi_identity.py — `mpirun -np N lbtorus run ...` equals one process, bit for bit.
 
-For N = 1..4 ranks (oversubscribed: this runs on 2 cores) and every method
-that runs cut and every workload, as `lbtorus info --json` lists them, on
-awkward shapes (extents not divisible by N, D = 1..4, torus,
-mesh and mixed boundaries), the --dump file, the --trace file and the JSON
+For N = 1..4, 6 and 8 ranks (oversubscribed: this runs on 2 cores) and
+every method that runs cut and every workload, as `lbtorus info --json`
+lists them, on awkward shapes (extents not divisible by N, D = 1..4, torus,
+mesh and mixed boundaries), on the grid of ranks the program chooses and on
+Cartesian grids given with --ranks (blocks cut along several axes, issue
+28), with loads of a byte and of an int32, the --dump file, the --trace file and the JSON
 record (timing aside) are compared with a run of the same
 build started alone; so are runs with every workload (Cybenko's arrivals of
 each distribution, Lüling and Monien's phases and generator, search trees
 run until no node is left), whose conservation law (final total = initial
-total + generated - completed) must hold exactly. Besides: an extent below N is refused with one line
-(exit 2), --verify on a cut torus too, a cycle is found on every rank at
+total + generated - completed) must hold exactly. Besides: a torus no grid of N ranks cuts, a --ranks
+grid that does not match N or does not divide the torus, and a search tree
+on blocks are refused with one line (exit 2), --verify on a cut torus too;
+the grid chosen (slabs for the Liquid model, the least halo for the others)
+sends the halo bytes worked out by hand; a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
 ranks) into one results file: the same records as one process (timing and
@@ -33,13 +38,31 @@ IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'command', 'date_utc')
 
 # Awkward shapes to run on, with a rank count each: extents not divisible by
 # the ranks, D = 1..4, torus, mesh and mixed boundaries, axes of extent 1
-# (no halo; a slab of one layer keeps the cut axis's, issue 14 item 12).
+# (no halo; a slab of one layer keeps the cut axis's, issue 14 item 12);
+# the grid of ranks the program chooses (the least halo: slabs or blocks).
 SHAPES = [
     ('7x5', 'torus', 3), ('10', 'mesh', 4), ('3x4x5', 'mesh', 3), ('2x3x2x3', 'torus', 2),
     ('5x1x6', 'torus,mesh,torus', 4), ('9x4', 'torus', 4), ('6x5', 'mesh', 3), ('11', 'torus', 4),
     ('5x4x3', 'mesh', 3), ('1x2x1x12', 'torus', 2), ('7x3', 'torus', 3), ('1x3x1x5', 'torus', 3),
     ('4x3x5', 'torus,mesh,torus', 4), ('1x7x5', 'mesh', 3), ('5x2x3', 'mesh', 4),
 ]
+# Cartesian grids of ranks given with --ranks (issue 28): blocks cut along
+# two or three axes, the last among them (rows shared by ranks), on 2-D,
+# 3-D and 4-D tori and meshes, 1 to 8 ranks; slabs given as a grid too.
+GRIDS = [
+    ('7x5', 'torus', '2x2'), ('9x4', 'mesh', '3x1'), ('6x4x5', 'mesh', '2x2x1'), ('4x3x6', 'torus', '2x1x2'),
+    ('4x4x3x5', 'torus,mesh,torus,torus', '2x1x1x2'), ('6x5', 'mesh', '1x2'), ('5x7', 'torus,mesh', '1x1'),
+    ('6x6x4', 'torus', '3x2x1'), ('5x4x6', 'mesh,torus,mesh', '1x2x3'), ('4x4x4x3', 'torus', '2x2x2x1'),
+    ('8x3x5', 'torus,mesh,torus', '4x1x1'), ('3x5x4', 'torus', '1x3x2'),
+]
+INITS = ('uniform:0:9', 'uniform:0:100000')  # loads of a byte, of an int32
+
+
+def grid_ranks(grid):
+    n = 1
+    for x in grid.split('x'):
+        n *= int(x)
+    return n
 
 
 def registries():
@@ -49,47 +72,63 @@ def registries():
 
 
 def registry_cases(reg):
-    """Every method that runs cut (flag "cut") on two of the shapes, and every
-    workload's example with two such methods whose loads it takes (one
-    real-valued if it takes those; a search tree until no node is left),
-    methods and shapes taken in turn: a new method or
-    workload is checked here without an edit. Returns the cases and the
-    methods that must be refused on a cut torus."""
+    """Every method that runs cut (flag "cut") on two of the shapes (the grid
+    chosen) and on a grid of GRIDS, and every workload's example with
+    methods whose loads it takes (one real-valued if it takes those; a
+    search tree until no node is left) on two shapes and a grid (a search
+    tree: slabs only, refused on blocks), methods, shapes, grids and loads
+    taken in turn: a new method or workload is checked here without an
+    edit. Returns the cases, the methods that must be refused on a cut
+    torus, and the workloads refused on blocks."""
     cut = [m for m in reg['methods'] if 'cut' in m['flags']]
-    cases, k = [], 0
+    cases, k, g = [], 0, 0
     for m in cut:
         for _ in range(2):
             shape, bnd, ranks = SHAPES[k % len(SHAPES)]
-            cases.append((shape, bnd, m['name'], 'uniform:0:9', 'steps:12', ranks))
+            cases.append((shape, bnd, m['name'], INITS[k % 2], 'steps:12', ranks, None))
             k += 1
+        shape, bnd, grid = GRIDS[g % len(GRIDS)]
+        cases.append((shape, bnd, m['name'], INITS[g % 2], 'steps:12', grid_ranks(grid), None, '--ranks', grid))
+        g += 1
     turn = {'int': 0, 'real': 0}
+    slabs_only = []
     for w in reg['workloads']:
-        for j in range(2):  # a real-valued method too where the workload takes one
+        for j in range(3):  # a real-valued method too where the workload takes one
             load = w['loads'][j % len(w['loads'])]
             takers = [m for m in cut if m['load'] == load]
             m = takers[turn[load] % len(takers)]
             turn[load] += 1
-            shape, bnd, ranks = SHAPES[k % len(SHAPES)]
             init, until = ('const:0', 'done') if w['tasks'] else ('uniform:0:9', 'steps:20')
-            cases.append((shape, bnd, m['name'], init, until, ranks, w['example']))
-            k += 1
-    return cases, [m['name'] for m in reg['methods'] if 'cut' not in m['flags']]
+            if j < 2:  # a search tree: the program cuts slabs for it (the shapes' first axes have the layers)
+                shape, bnd, ranks = SHAPES[k % len(SHAPES)]
+                cases.append((shape, bnd, m['name'], init, until, ranks, w['example']))
+                k += 1
+            elif w['tasks']:
+                slabs_only.append(w['example'])
+            else:
+                shape, bnd, grid = GRIDS[g % len(GRIDS)]
+                cases.append((shape, bnd, m['name'], init, until, grid_ranks(grid), w['example'], '--ranks', grid))
+                g += 1
+    return cases, [m['name'] for m in reg['methods'] if 'cut' not in m['flags']], slabs_only
 
 
 # Beyond the registries: kernels and paths a registry entry does not name.
-# shape, boundary, method, init, until, ranks[, workload]
+# shape, boundary, method, init, until, ranks, workload or None[, --ranks GRID]
 EXTRA = [
-    ('7x5', 'torus', 'lm-c5', 'worst:3', 'balanced', 2),
-    ('7x5', 'torus', 'lm-c5', 'uniform:0:9', 'steps:15', 1),
-    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4),    # the fused vector kernel, rows of whole vectors
-    ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3),
-    ('1x4x1x1x32', 'mesh,torus,torus,mesh,torus', 'lm-c5', 'uniform:0:9', 'steps:10', 4),
+    ('7x5', 'torus', 'lm-c5', 'worst:3', 'balanced', 2, None),
+    ('7x5', 'torus', 'lm-c5', 'uniform:0:9', 'steps:15', 1, None),
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4, None),    # the fused vector kernel, rows of whole vectors
+    ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3, None),
+    ('1x4x1x1x32', 'mesh,torus,torus,mesh,torus', 'lm-c5', 'uniform:0:9', 'steps:10', 4, None),
     ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, 'cybenko:poisson:2:2'),  # the vector row kernel
-    # each of Cybenko's distributions (the integer row kernels, the real-valued chain)
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4, None, '--ranks', '2x2'),  # blocks: the reference
+    # each of Cybenko's distributions (the integer row kernels, the real-valued sums in global order)
     ('10', 'mesh', 'nna', 'uniform:0:9', 'steps:20', 4, 'cybenko:uniform:0:3:1'),
     ('5x4x3', 'torus', 'fos-int', 'uniform:0:9', 'steps:15', 2, 'cybenko:bernoulli:0.4:1'),
     ('11', 'torus', 'fos', 'uniform:0:9', 'steps:20', 3, 'cybenko:exp:1:1'),
     ('9', 'torus', 'de', 'uniform:0:9', 'steps:15', 4, 'cybenko:normal:1:0.5:1'),
+    ('7x5', 'mesh', 'fos', 'uniform:0:9', 'steps:20', 4, 'cybenko:exp:1:1', '--ranks', '2x2'),
+    ('4x5x6', 'torus', 'de', 'uniform:0:9', 'steps:15', 6, 'cybenko:normal:1:0.5:1', '--ranks', '1x2x3'),
 ]
 
 
@@ -116,11 +155,11 @@ def compare(tmp, i, case):
     shape, bnd, method, init, until, ranks = case[:6]
     args = ['--shape', shape, '--boundary', bnd, '--method', method, '--init', init, '--until', until,
             '--max-steps', '200']
-    if len(case) > 6:
+    if len(case) > 6 and case[6]:
         args += ['--workload', case[6]]
     one, a = run(tmp, f'{i}s', 0, args)
-    many, b = run(tmp, f'{i}m', ranks, args)
-    what = f'{method} {shape} {bnd} {init} {until} {" ".join(case[6:])} on {ranks} ranks'
+    many, b = run(tmp, f'{i}m', ranks, args + list(case[7:]))
+    what = f'{method} {shape} {bnd} {init} {until} {" ".join(x for x in case[6:] if x)} on {ranks} ranks'
     if one.returncode != many.returncode:
         return f'{what}: exit {one.returncode} alone, {many.returncode} under MPI: {many.stderr.strip()}'
     for k in ('csv', 'npy'):
@@ -214,6 +253,31 @@ def sweep(tmp, spec, tag):
     return None
 
 
+def grid_choice(tmp):
+    """The grid the program chooses, seen in the halo bytes each rank sends a step (LBTORUS_COMM_STATS):
+    on 32x32x32 and 8 ranks the Liquid model gets slabs (8x1x1: 2 sides x 2 layers x 32x32 cells x 4 B =
+    16384 B), whose vector kernel rolls slabs only; nna the grid with the least halo, 4x2x1 (blocks of
+    8x16x32: 2 x 2 x 16x32 + 2 x 2 x (8+4)x32 cells, the second face spanning the first axis's halo,
+    = 3584 cells, 14336 B; slabs would send 16384 B, 2x2x2 15616 B), but slabs under a search tree,
+    which numbers its nodes across slabs."""
+    out = []
+    for method, want, more in (('lm-c5', 16384, []), ('nna', 14336, []),
+                               ('nna', 16384, ['--workload', 'gw:2:0.45:6', '--init', 'const:0'])):
+        stats = os.path.join(tmp, f'grid_{method}.json')
+        p = subprocess.run([MPIRUN, '--oversubscribe', '-np', '8', LBT, 'run', '--shape', '32x32x32', '--method', method,
+                            '--init', 'uniform:0:9', '--until', 'steps:2', '--max-steps', '2', '--threads', '1',
+                            '--quiet', '--json', os.path.join(tmp, 'grid.json')] + more,
+                           env=dict(ENV, LBTORUS_COMM_STATS=stats), capture_output=True, text=True, timeout=120)
+        if p.returncode:
+            out.append(f'{method} {" ".join(more)} on 8 ranks: exit {p.returncode}: {p.stderr.strip()}')
+            continue
+        t = json.load(open(stats))
+        got = [b // t['steps'] for b in t['halo_bytes']]
+        if got != [want] * 8:
+            out.append(f'{method} {" ".join(more)} on 32x32x32 and 8 ranks: halo bytes a step {got}, want {want}')
+    return '; '.join(out) or None
+
+
 def signalled(tmp, to_ranks):
     """Issue 31, item 14 (docs/usage.md, "Signals under MPI"): SIGTERM stops
     every rank at one step and rank 0 writes the interrupted summary; the
@@ -244,7 +308,7 @@ def signalled(tmp, to_ranks):
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        cases, uncut = registry_cases(registries())
+        cases, uncut, slabs_only = registry_cases(registries())
         for i, case in enumerate(cases + EXTRA):
             failures.append(compare(tmp, i, case))
         # a file: init cut into slabs
@@ -252,7 +316,14 @@ def main():
         failures.append(compare(tmp, 'file', ('9x5', 'torus', 'nna', 'file:' + a['npy'], 'steps:8', 3)))
         # a cycle (lm-c0 never balances the worst case) is found on every rank at the same step: exit 3
         failures.append(compare(tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)))
-        failures.append(expect_refusal(tmp, 4, ['--shape', '3x4'], 'cannot be cut into 4 slabs'))
+        failures.append(expect_refusal(tmp, 4, ['--shape', '3x1'], 'cannot be cut into 4 blocks'))
+        # a grid of ranks that does not match the rank count, or does not divide the torus
+        failures.append(expect_refusal(tmp, 4, ['--shape', '8x8', '--ranks', '3x1'], '3 ranks, but 4 are running'))
+        failures.append(expect_refusal(tmp, 4, ['--shape', '3x4', '--ranks', '4x1'], 'does not divide the torus'))
+        failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--ranks', '2x1x1'], '3 counts for a torus of 2'))
+        for w in slabs_only:
+            failures.append(expect_refusal(tmp, 4, ['--shape', '6x6', '--ranks', '2x2', '--init', 'const:0',
+                                                    '--workload', w], 'runs on a torus cut into slabs'))
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
         for m in uncut:
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', m], 'runs on one process only'))
@@ -263,6 +334,7 @@ def main():
         write_npy(high, 4, 3, [0] * 6 + [2147483000] * 6)
         failures.append(same_failure(tmp, 4, ['--init', 'file:' + high, '--method', 'none', '--workload',
                                               'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
+        failures.append(grid_choice(tmp))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
         failures.append(signalled(tmp, True))
@@ -270,7 +342,7 @@ def main():
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + 10
+    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 14
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """mpi_io.py — a file: init read and a --dump written block by block (issue 28).
 
-Each rank reads only its slab of an --init file:X.npy and writes only its
-slab of --dump (MPI-IO; rank 0 writes the header and renames the temporary
-file once every rank wrote). Checked here, for np = 1..4 ranks, and one
-process cut (LBTORUS_CUT=1) alone and on one rank, against one process
+Each rank reads only its block of an --init file:X.npy and writes only its
+block of --dump (MPI-IO; rank 0 writes the header and renames the temporary
+file once every rank wrote). Checked here, for np = 1..4 ranks, Cartesian
+grids of ranks given with --ranks (2x2, 1x3, 3x2; 2x1x2, 1x2x2, 2x2x2), and
+one process cut (LBTORUS_CUT=1) alone and on one rank, against one process
 started alone:
 
 - loading alone: with --method none and --until steps:0 the dump's data are
@@ -61,8 +62,14 @@ def npy_data(path):
 
 
 # Alone (0), alone but cut (LBTORUS_CUT=1: the slab paths without MPI-IO), on one rank cut (a collective
-# open of one rank), on 1..4 ranks.
+# open of one rank), on 1..4 ranks (the grid the program chooses); and on Cartesian grids given with
+# --ranks (blocks cut along several axes, the last among them: a row's runs in the file on two ranks).
 RANKS = (0, 'cut', 'cut1', 1, 2, 3, 4)
+GRIDS = {2: ('2x2', '1x3', '3x2'), 3: ('2x1x2', '1x2x2', '2x2x2')}
+
+
+def ranks_of(shape):
+    return RANKS + GRIDS.get(len(shape), ())
 
 
 def lbtorus(ranks, args, limit_kib=None):
@@ -70,7 +77,12 @@ def lbtorus(ranks, args, limit_kib=None):
     cmd = [LBT, 'run'] + args + ['--threads', '1', '--quiet']
     if limit_kib:
         cmd = ['sh', '-c', f'ulimit -v {limit_kib} && exec "$@"', 'sh'] + cmd
-    if ranks not in (0, 'cut'):
+    if isinstance(ranks, str) and 'x' in ranks:  # a grid: its product of ranks
+        n = 1
+        for x in ranks.split('x'):
+            n *= int(x)
+        cmd = [MPIRUN, '--oversubscribe', '-np', str(n)] + cmd + ['--ranks', ranks]
+    elif ranks not in (0, 'cut'):
         cmd = [MPIRUN, '--oversubscribe', '-np', '1' if ranks == 'cut1' else str(ranks)] + cmd
     env = dict(ENV, LBTORUS_CUT='1') if ranks in ('cut', 'cut1') else ENV
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
@@ -99,7 +111,7 @@ def loading(tmp):
         src = os.path.join(tmp, f'load{k}.npy')
         write_npy(src, shape, descr, vals)
         want = struct.pack(f'<{P}{FORMAT[out]}', *vals)
-        for ranks in RANKS:
+        for ranks in ranks_of(shape):
             dump = os.path.join(tmp, f'load{k}.{ranks}.npy')
             p = lbtorus(ranks, ['--init', 'file:' + src, '--method', method, '--until', 'steps:0', '--json',
                                 os.path.join(tmp, 'load.json'), '--dump', dump])
@@ -113,7 +125,7 @@ def loading(tmp):
 
 
 def runs(tmp):
-    """A run from a file: dump and record equal one process's on 1..4 ranks."""
+    """A run from a file: dump and record equal one process's on 1..4 ranks and on grids."""
     failures = []
     cases = [((11, 9), 'torus', 'lm-c5', '<i4', 'steps:25'), ((5, 4, 6), 'torus', 'nna', '<i4', 'steps:20'),
              ((7, 3, 4), 'mesh', 'fos', '<f8', 'steps:15'), ((9, 8), 'torus', 'de', '<f8', 'steps:15')]
@@ -125,7 +137,7 @@ def runs(tmp):
         src = os.path.join(tmp, f'run{k}.npy')
         write_npy(src, shape, descr, [v / 4 for v in ints] if descr == '<f8' else ints)
         out = {}
-        for ranks in RANKS:
+        for ranks in ranks_of(shape):
             dump, js = os.path.join(tmp, f'run{k}.{ranks}.npy'), os.path.join(tmp, f'run{k}.{ranks}.json')
             p = lbtorus(ranks, ['--init', 'file:' + src, '--boundary', bnd, '--method', method, '--until', until,
                                 '--json', js, '--dump', dump])

@@ -1241,6 +1241,41 @@ Test(api, messages_in_the_commands_words)
 	cr_assert_str_eq(e.msg, "until steps:10 conflicts with max_steps 5");
 }
 
+/* lbt_config.ranks: the grid of ranks under MPI, checked on one process
+ * too: a grid of ones is the whole torus (the same run as without one); a
+ * grid of another rank count, of another length than the shape's, or
+ * cutting an axis into more parts than its extent is refused with one line. */
+Test(api, ranks_give_the_grid_of_ranks)
+{
+	lbt_config c = lbt_config_default();
+	c.shape = "6x5";
+	c.init = "uniform:0:9";
+	c.until = "steps:7";
+	c.method = "nna";
+	lbt_err e;
+	lbt_result r[2];
+	for (int k = 0; k < 2; k++) {
+		c.ranks = k ? "1x1" : NULL;
+		lbt_sim *s;
+		cr_assert_eq(lbt_sim_open(&s, &c, &e), LBT_OK, "%s", e.msg);
+		cr_assert_eq(lbt_sim_run(s, NULL, NULL, &e), LBT_OK, "%s", e.msg);
+		lbt_sim_result(s, &r[k], NULL);
+		lbt_sim_close(s);
+	}
+	cr_assert(r[0].steps == 7 && r[1].steps == 7 && r[0].final_max == r[1].final_max && r[0].final_min == r[1].final_min &&
+	          r[0].shifts == r[1].shifts);
+	c.ranks = "2x1";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "the grid of ranks has 2 ranks, but 1 is running"), "%s", e.msg);
+	c.ranks = "1";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "1 counts for a torus of 2 axes"), "%s", e.msg);
+	c.shape = "6x1";
+	c.ranks = "1x2";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "cannot be cut into 2 blocks"), "%s", e.msg);
+}
+
 /* lbt_sim_describe on Table 3's ring (Henrich 1996): 8 PEs, D = 1, K = 8,
  * 16 units on PE 0, mean 2: D*K*Ldiff = 1*8*16 = 128, the trivial bound
  * ceil((16 - 2)/1) = 14, to balanced ceil((16 - 2 - 1)/1) = 13; and the

@@ -208,13 +208,22 @@ Test(comm, one_slab_equals_one_process_with_a_workload)
 		workload_as_serial(cut_method(LBT_LOAD_REAL, k)->name, cybenko_real[k], 0);
 }
 
-/* A slab that is not the first, in every build (th_workload_on_slabs: the
+/* A slab that is not the first, in every build (th_workload_on_blocks: the
  * slabs' loads and counters are one process's). (tests/test_contract.c
  * checks every workload of the registry so, on every method that runs cut.) */
 static void slabs_draw_as_one(const char *whole, const int64_t *layers, int nslabs, const char *method, const char *spec)
 {
 	const lbt_setup set = {.shape = whole, .method = method, .init = "uniform:0:4", .seed = 3, .threads = 2};
-	th_workload_on_slabs(&set, spec, layers, nslabs);
+	lbt_shape sh;
+	cr_assert_eq(lbt_shape_parse(&sh, whole, NULL), LBT_OK);
+	int first = 0, nr[LBT_MAXD];
+	while (first < sh.dims - 1 && sh.ext[first] < 2)
+		first++;
+	int64_t l[LBT_MAXD][4] = {{0}};
+	for (int d = 0; d < sh.dims; d++)
+		nr[d] = d == first ? nslabs : 1;
+	memcpy(l[first], layers, (size_t)nslabs * sizeof *layers);
+	th_workload_on_blocks(&set, spec, nr, l);
 }
 
 Test(comm, a_slab_draws_with_its_global_indices)
@@ -237,6 +246,76 @@ Test(comm, a_slab_draws_with_its_global_indices)
 	}
 }
 
+/* A block cut along two axes draws with its rows' global indices (the
+ * last axis cut too: a row's PEs on two blocks). */
+Test(comm, a_block_draws_with_its_global_indices)
+{
+	static const int nr7[] = {2, 2}, nr9[] = {1, 2, 2};
+	static const int64_t l7[LBT_MAXD][4] = {{4, 3}, {2, 3}}, l9[LBT_MAXD][4] = {{1}, {5, 4}, {1, 3}};
+	int k = 0;
+	for (const lbt_workload *const *w = lbt_workloads(); *w; w++)
+		if ((*w)->open_spec && !(*w)->tasks)
+			for (int load = LBT_LOAD_INT; load <= LBT_LOAD_REAL; load++) {
+				lbt_workload x;
+				lbt_err e;
+				if (lbt_workload_parse(&x, (*w)->example, (lbt_load_kind)load, &e))
+					continue;
+				const char *m = cut_method((lbt_load_kind)load, k++)->name;
+				const lbt_setup s7 = {.shape = "7x5", .method = m, .init = "uniform:0:4", .seed = 3, .threads = 2};
+				const lbt_setup s9 = {.shape = "1x9x4", .method = m, .init = "uniform:0:4", .seed = 3, .threads = 2};
+				th_workload_on_blocks(&s7, (*w)->example, nr7, l7);
+				th_workload_on_blocks(&s9, (*w)->example, nr9, l9);
+			}
+}
+
+/* The grid of ranks: by default the one whose blocks exchange the least
+ * halo (worked out by hand: per cut axis 2 x 2 layers of the block's face,
+ * the faces of later axes spanning the earlier cut axes' halo), slabs when
+ * that is least, the last axis whole unless no grid leaves it so; --ranks as given, unless its product is not the rank
+ * count or it cuts an axis into more blocks than layers. */
+Test(comm, grid_of_ranks)
+{
+	static const struct {
+		int R, D;
+		int64_t ext[3];
+		int nr[3];
+	} best[] = {
+		/* 1-D: its one axis */
+		{3, 1, {10}, {3}},
+		/* 4 x 64: slabs 4x1 exchange 2*2*64 = 256 cells; 2x2 2*2*32 + 2*2*(32+4) = 272 */
+		{4, 2, {64, 64}, {4, 1}},
+		/* 16: 4x4 (2*2*16 + 2*2*(16+4) = 144) would exchange less than 16x1 (256), but cuts the
+		   rows, which a grid that leaves them whole is chosen over */
+		{16, 2, {64, 64}, {16, 1}},
+		/* 16 on 64^3: 16x1x1 2*2*64*64 = 16384; 4x4x1 2*2*16*64 + 2*2*(16+4)*64 = 9216; 8x2x1 8192 +
+		   2*2*(8+4)*64 = 11264; 2x8x1 2048 + 2*2*(32+4)*64 = 11264 */
+		{16, 3, {64, 64, 64}, {4, 4, 1}},
+		/* 8 on 32^3: 8x1x1 4096; 2x2x2 1024 + 1280 + 1600 = 3904; 4x2x1 2048 + 1536 = 3584, as
+		   2x4x1 and 4x1x2 (a tie goes to the grid that cuts the outer axes more) */
+		{8, 3, {32, 32, 32}, {4, 2, 1}},
+		/* an axis of extent 1 is never cut; 3 ranks on 1x9x4: 1x3x1 (2*2*4 = 16) */
+		{3, 3, {1, 9, 4}, {1, 3, 1}},
+		/* an axis shorter than the ranks: 5 on 2x5 cuts the second, the last (no other grid) */
+		{5, 2, {2, 5}, {1, 5}},
+	};
+	for (size_t i = 0; i < sizeof best / sizeof *best; i++) {
+		int nr[3];
+		lbt_err e;
+		cr_assert_eq(lbt_cut_grid(best[i].R, best[i].D, best[i].ext, NULL, nr, &e), LBT_OK, "%s", e.msg);
+		for (int d = 0; d < best[i].D; d++)
+			cr_assert_eq(nr[d], best[i].nr[d], "case %zu axis %d: %d ranks, want %d", i, d, nr[d], best[i].nr[d]);
+	}
+	const int64_t ext[2] = {7, 5};
+	int nr[2];
+	lbt_err e;
+	cr_assert_eq(lbt_cut_grid(4, 2, ext, (const int[]){2, 2}, nr, &e), LBT_OK, "%s", e.msg);
+	cr_assert_eq(lbt_cut_grid(2, 2, ext, (const int[]){3, 1}, nr, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "3 ranks, but 2"), "%s", e.msg);
+	cr_assert_eq(lbt_cut_grid(8, 2, ext, (const int[]){8, 1}, nr, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "does not divide"), "%s", e.msg);
+	cr_assert_eq(lbt_cut_grid(7, 2, (const int64_t[]){1, 5}, NULL, nr, &e), LBT_EINVAL);
+}
+
 /* A method whose kernels do not take cut views (LBT_M_CUT), and --speeds,
  * are refused on a cut torus, with one message. */
 Test(comm, methods_without_cut_kernels_refuse)
@@ -257,6 +336,32 @@ Test(comm, methods_without_cut_kernels_refuse)
 	lbt_err e;
 	cr_assert_eq(lbt_state_open(&s, &set, &e), LBT_EINVAL);
 	cr_assert(strstr(e.msg, "--speeds"), "%s", e.msg);
+}
+
+/* --ranks (lbt_setup.ranks) on one process, cut (LBTORUS_CUT=1) or not: a
+ * grid of one rank per axis runs; a grid of more ranks than are running,
+ * one of another length than the torus's axes, or not a grid, is refused
+ * with one line naming it. */
+Test(comm, a_grid_of_ranks_is_checked)
+{
+	for (int cut = 0; cut < 2; cut++) {
+		lbt_setup set = {.shape = "6x5", .method = "nna", .seed = 1, .threads = 1, .cut = cut, .ranks = "1x1"};
+		lbt_state s;
+		lbt_err e;
+		cr_assert_eq(lbt_state_open(&s, &set, &e), LBT_OK, "%s", e.msg);
+		cr_assert_eq(s.grid.cut != NULL, cut);
+		lbt_state_close(&s);
+		static const struct {
+			const char *ranks, *words;
+		} bad[] = {{"2x2", "has 4 ranks, but 1 is running"}, {"1x1x1", "3 counts for a torus of 2 axes"},
+		           {"2x", "not a grid of ranks"}, {"x1", "not a grid of ranks"}, {"0x1", "not a grid of ranks"},
+		           {"1x7", "does not divide the torus"}};
+		for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+			set.ranks = bad[i].ranks;
+			cr_assert_eq(lbt_state_open(&s, &set, &e), LBT_EINVAL, "--ranks %s accepted", bad[i].ranks);
+			cr_assert(strstr(e.msg, bad[i].words) && !strchr(e.msg, '\n'), "--ranks %s: %s", bad[i].ranks, e.msg);
+		}
+	}
 }
 
 /* Slabs: uneven ones hold one layer more on the first ranks; every layer

@@ -47,28 +47,29 @@ static double exchange(const lbt_view *v, int real, double lambda, int64_t a, in
  * real amount moved is summed per row, the rows' sums then in row order: a
  * fixed order a vector kernel can keep.
  *
- * On a cut view (lbt_cut) each substep of the cut axis first fills the halo
+ * On a cut view (lbt_cut) each substep of a cut axis first fills the halo
  * from the neighbouring ranks; a pair whose lower PE is in the halo (local
  * -1) is exchanged too, both ranks computing the same amount, but counted
  * by the rank holding its lower PE. Rows' sums and per-direction maxima go
- * to the reducer (every row and substep hands one, 0 if it has no pair). */
+ * to the reducer (every row and substep hands one, 0 if it has no pair; PE
+ * by PE if the last axis is cut, rows then being shared by ranks). */
 static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, lbt_counts *c)
 {
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
-	const int cut = v->cut ? v->cut->axis : -1;
+	const int cut = v->cut != NULL, pe = cut && v->cut->by_pe; /* pe: the last axis cut, parts PE by PE */
 	for (int d = d0; d < d1; d++) {
 		const int64_t nd = v->ext[d], s = v->stride[d], N = lbt_gext(v, d);
 		for (int col = 0; col < 3; col++) {
 			int any = 0;
 			double right = 0, left = 0; /* largest amount on one link, per direction */
-			if (d == cut)
+			if (lbt_cut_on(v, d))
 				lbt_halo_fill(v, d);
 			for (int64_t r = 0; r < rows; r++) {
 				const int64_t row = lbt_fiber_base(v, last, r) - v->load;
 				double sum = 0;
 				int64_t none = 0; /* the halo's pairs are not counted here */
-				if (d == last && d == cut) { /* pairs inside the row, local -1 .. n-1; parts PE by PE */
+				if (d == last && lbt_cut_on(v, d)) { /* pairs inside the row, local -1 .. n-1; parts PE by PE */
 					for (int64_t i = -1; i < n; i++) {
 						const int64_t gi = lbt_gcoord(v, d, i);
 						const int pair = gi >= 0 && lbt_de_color(gi, N, v->torus[d]) == col;
@@ -99,7 +100,7 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 					for (int e = last - 1; e > d; e--)
 						q *= v->ext[e];
 					k = (k / q) % nd;
-					if (d == cut && k == 0) { /* the pair (local -1, 0): the lower PE is the halo's */
+					if (lbt_cut_on(v, d) && k == 0) { /* the pair (local -1, 0): the lower PE is the halo's */
 						int64_t g = lbt_gcoord(v, d, -1);
 						if (g >= 0 && lbt_de_color(g, N, v->torus[d]) == col)
 							for (int64_t i = 0; i < n; i++)
@@ -107,25 +108,27 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 					}
 					int64_t g = lbt_gcoord(v, d, k);
 					if (lbt_de_color(g, N, v->torus[d]) != col) {
-						for (int64_t i = 0; cut >= 0 && real && i < (cut == last ? n : 1); i++)
+						for (int64_t i = 0; cut && real && i < (pe ? n : 1); i++)
 							v->cut->parts[c->nparts++] = 0; /* a part per row (per PE if the last axis is cut) */
 						continue;
 					}
 					any = 1;
-					const int64_t partner = row + (d == cut ? s : ((k + 1) % nd - k) * s);
+					const int64_t partner = row + (lbt_cut_on(v, d) ? s : ((k + 1) % nd - k) * s);
 					for (int64_t i = 0; i < n; i++) {
 						double f = exchange(v, real, lambda, row + i, partner + i, &c->moved);
+						if (pe && real)
+							v->cut->parts[c->nparts++] = fabs(f);
 						sum += fabs(f);
 						right = fmax(right, f);
 						left = fmax(left, -f);
 					}
 				}
-				if (real && cut >= 0)
+				if (real && cut && !pe)
 					v->cut->parts[c->nparts++] = sum;
 				else if (real)
 					c->real_moved += sum;
 			}
-			if (cut >= 0 && c->nslots + 2 <= LBT_CUT_SLOTS) {
+			if (cut && c->nslots + 2 <= LBT_CUT_SLOTS) {
 				c->slot[c->nslots++] = right;
 				c->slot[c->nslots++] = left;
 			}

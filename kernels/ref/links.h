@@ -17,32 +17,37 @@
 
 typedef struct {
 	const lbt_view *v;
-	lbt_view hv;             /* what the dense copies hold: v, its cut axis widened by the halo */
-	int D, cut;              /* cut: the axis shared with other ranks (lbt_cut), -1 if none */
+	lbt_view hv;             /* what the dense copies hold: v, its cut axes widened by the halo */
+	int D, cut;              /* cut: the view is shared with other ranks (lbt_cut) */
+	unsigned char on[8];     /* on a cut view, the cut axes */
 	int64_t P, n[8], ds[8];  /* extents and dense row-major strides (of hv) */
-	int64_t N[8], lo;        /* global extents; global coordinate of dense 0 on the cut axis */
+	int64_t N[8], lo[8];     /* global extents; global coordinate of dense 0 on each cut axis */
 	unsigned char torus[8];
 } lbt_links;
 
-/* On a cut view the dense copies span the cut axis's halo too (dense
+/* On a cut view the dense copies span the cut axes' halo too (dense
  * coordinates 0 .. n+3 for local -2 .. n+1, filled here from the
- * neighbouring ranks): a PE's flows are computed wherever its neighbours
- * are in the copy (dense 1 .. n+2), which covers every flow into the PEs
- * this rank holds (dense 2 .. n+1); links are counted for held PEs only. */
+ * neighbouring ranks, axis after axis, so that the corners are the
+ * diagonal neighbours'): a PE's flows are computed wherever its neighbours
+ * are in the copy (dense 1 .. n+2 on every cut axis), which covers every
+ * flow into the PEs this rank holds (dense 2 .. n+1); links are counted for
+ * held PEs only. */
 static inline void lbt_links_init(lbt_links *g, const lbt_view *v)
 {
 	g->v = v;
 	g->hv = *v;
 	g->D = v->dims;
-	g->cut = v->cut ? v->cut->axis : -1;
-	g->lo = 0;
-	if (g->cut >= 0) {
-		const int a = g->cut;
+	g->cut = v->cut != NULL;
+	for (int a = 0; a < g->D; a++) {
+		g->on[a] = lbt_cut_on(v, a);
+		g->lo[a] = 0;
+		if (!g->on[a])
+			continue;
 		lbt_halo_fill(v, a);
-		g->hv.load = v->load - LBT_HALO * v->stride[a];
-		g->hv.real = v->real ? v->real - LBT_HALO * v->stride[a] : NULL;
+		g->hv.load -= LBT_HALO * v->stride[a];
+		g->hv.real = v->real ? g->hv.real - LBT_HALO * v->stride[a] : NULL;
 		g->hv.ext[a] += 2 * LBT_HALO;
-		g->lo = v->origin[a] - LBT_HALO;
+		g->lo[a] = v->origin[a] - LBT_HALO;
 	}
 	g->P = 1;
 	for (int d = g->D - 1; d >= 0; d--) {
@@ -57,20 +62,26 @@ static inline void lbt_links_init(lbt_links *g, const lbt_view *v)
 /* The global coordinate of dense coordinate c on axis d (see lbt_gcoord). */
 static inline int64_t lbt_links_g(const lbt_links *g, int d, int64_t c)
 {
-	if (d != g->cut)
+	if (!g->on[d])
 		return c;
-	int64_t x = g->lo + c;
+	int64_t x = g->lo[d] + c;
 	return g->torus[d] ? lbt_wrap(x, g->N[d]) : x;
 }
 /* Dense coordinates c: are P's neighbours in the copy (its flows computable)?
  * Is P held by this rank (its links counted, its load written back)? */
 static inline int lbt_links_computable(const lbt_links *g, const int64_t *c)
 {
-	return g->cut < 0 || (c[g->cut] >= 1 && c[g->cut] <= g->n[g->cut] - 2);
+	for (int d = 0; g->cut && d < g->D; d++)
+		if (g->on[d] && (c[d] < 1 || c[d] > g->n[d] - 2))
+			return 0;
+	return 1;
 }
 static inline int lbt_links_held(const lbt_links *g, const int64_t *c)
 {
-	return g->cut < 0 || (c[g->cut] >= LBT_HALO && c[g->cut] < g->n[g->cut] - LBT_HALO);
+	for (int d = 0; g->cut && d < g->D; d++)
+		if (g->on[d] && (c[d] < LBT_HALO || c[d] >= g->n[d] - LBT_HALO))
+			return 0;
+	return 1;
 }
 
 /* Has the PE at dense coordinate c on axis d a link to c+1 (mod n)? to c-1? */
@@ -84,7 +95,7 @@ static inline int lbt_link_left(const lbt_links *g, int d, int64_t c)
 	c = lbt_links_g(g, d, c);
 	return g->N[d] >= 2 && (c > 0 || (g->torus[d] && g->N[d] > 2));
 }
-/* Dense index of the neighbour i+1_d / i-1_d (with wrap-around; on the cut
+/* Dense index of the neighbour i+1_d / i-1_d (with wrap-around; on a cut
  * axis the neighbour is the next cell of the copy: c is computable there). */
 static inline int64_t lbt_right_of(const lbt_links *g, int d, int64_t i, int64_t c)
 {
@@ -109,7 +120,7 @@ static inline int lbt_degree(const lbt_links *g, const int64_t *c)
 /* The degree of the neighbour of c at coordinate c[d] + delta on axis d. */
 static inline int lbt_degree_next(const lbt_links *g, const int64_t *c, int deg, int d, int delta)
 {
-	int64_t next = d == g->cut ? c[d] + delta : lbt_wrap(c[d] + delta, g->n[d]);
+	int64_t next = g->on[d] ? c[d] + delta : lbt_wrap(c[d] + delta, g->n[d]);
 	return deg - lbt_axis_degree(g, d, c[d]) + lbt_axis_degree(g, d, next);
 }
 /* Row-major odometer: the coordinates of PE i+1. */
@@ -123,10 +134,18 @@ static inline void lbt_coord_next(const lbt_links *g, int64_t *c)
 }
 
 /* Dense copies in and out of the grid the view points at: in, everything
- * the copy spans; out, the PEs this rank holds (on a cut view the cut axis
- * is the outermost with extent > 1, so they are one block of the copy from
- * dense offset lbt_links_held_at, in rows of the view's last axis). */
-static inline int64_t lbt_links_held_at(const lbt_links *g) { return g->cut < 0 ? 0 : LBT_HALO * g->ds[g->cut]; }
+ * the copy spans; out, the PEs this rank holds, row by row of the view's
+ * last axis (lbt_links_row: the dense index of row r's first PE). */
+static inline int64_t lbt_links_row(const lbt_links *g, int64_t r)
+{
+	const lbt_view *v = g->v;
+	int64_t at = g->on[g->D - 1] ? LBT_HALO : 0;
+	for (int d = g->D - 2; d >= 0; d--) {
+		at += (r % v->ext[d] + (g->on[d] ? LBT_HALO : 0)) * g->ds[d];
+		r /= v->ext[d];
+	}
+	return at;
+}
 static inline void lbt_gather(const lbt_links *g, int64_t *dense)
 {
 	const int last = g->D - 1;
@@ -140,12 +159,12 @@ static inline void lbt_gather(const lbt_links *g, int64_t *dense)
 static inline void lbt_scatter(const lbt_links *g, const int64_t *dense)
 {
 	const int last = g->D - 1;
-	const int64_t n = g->v->ext[last], pitch = g->n[last], rows = lbt_fiber_count(g->v, last);
-	dense += lbt_links_held_at(g);
+	const int64_t n = g->v->ext[last], rows = lbt_fiber_count(g->v, last);
 	for (int64_t r = 0; r < rows; r++) {
 		int32_t *p = lbt_fiber_base(g->v, last, r);
+		const int64_t *q = dense + lbt_links_row(g, r);
 		for (int64_t i = 0; i < n; i++)
-			p[i] = (int32_t)dense[r * pitch + i];
+			p[i] = (int32_t)q[i];
 	}
 }
 static inline void lbt_gather_real(const lbt_links *g, double *dense)
@@ -158,10 +177,10 @@ static inline void lbt_gather_real(const lbt_links *g, double *dense)
 static inline void lbt_scatter_real(const lbt_links *g, const double *dense)
 {
 	const int last = g->D - 1;
-	const int64_t n = g->v->ext[last], pitch = g->n[last], rows = lbt_fiber_count(g->v, last);
-	dense += lbt_links_held_at(g);
+	const int64_t n = g->v->ext[last], rows = lbt_fiber_count(g->v, last);
 	for (int64_t r = 0; r < rows; r++)
-		memcpy(g->v->real + (lbt_fiber_base(g->v, last, r) - g->v->load), dense + r * pitch, (size_t)n * sizeof *dense);
+		memcpy(g->v->real + (lbt_fiber_base(g->v, last, r) - g->v->load), dense + lbt_links_row(g, r),
+		       (size_t)n * sizeof *dense);
 }
 
 /* On a cut view, the per-direction maxima go to the reducer (lbt_cut). */
@@ -211,7 +230,7 @@ static inline void lbt_apply_flows(const lbt_links *g, const int64_t *L, const i
 		shifts += right + left;
 		link_max = right > link_max ? right : link_max;
 		link_max = left > link_max ? left : link_max;
-		if (g->cut >= 0)
+		if (g->cut)
 			lbt_links_slot(c, (double)right, (double)left);
 	}
 	int64_t coord[8] = {0};

@@ -38,7 +38,7 @@ void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c)
 	/* Local index i is global lo + i; a mesh has PEs at local -lo .. last only
 	 * (a cut axis reads the neighbouring slabs in its halo; otherwise lo = 0
 	 * and last = n - 1). */
-	const int64_t lo = v->cut && axis == v->cut->axis ? v->origin[axis] : 0;
+	const int64_t lo = lbt_cut_on(v, axis) ? v->origin[axis] : 0;
 	const int64_t last = lbt_gext(v, axis) - 1 - lo;
 	int32_t *old = malloc((size_t)(n + 2 * LBT_HALO) * sizeof *old);
 	if (!old) { /* a few KiB; the engine reports it */

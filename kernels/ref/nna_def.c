@@ -84,7 +84,7 @@ void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c)
 		link_max = m > link_max ? m : link_max;
 		dir[s] = m;
 	}
-	for (int d = 0; g.cut >= 0 && d < D; d++) /* to i+1_d, to i-1_d */
+	for (int d = 0; g.cut && d < D; d++) /* to i+1_d, to i-1_d */
 		lbt_links_slot(c, (double)dir[d], (double)dir[D + d]);
 	memset(coord, 0, sizeof coord);
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {

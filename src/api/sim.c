@@ -55,7 +55,7 @@ static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_
 		return lbt_errf(e, LBT_EINVAL, "configuration not made by lbt_config_default()");
 	*set = (lbt_setup){.shape = c->shape, .boundary = c->boundary, .method = c->method, .init = c->init,
 	                   .isa = c->isa, .seed = c->seed, .threads = c->threads, .speeds = c->speeds,
-	                   .link = c->link, .interrupt = c->interrupt};
+	                   .link = c->link, .interrupt = c->interrupt, .ranks = c->ranks};
 	for (int i = 0; i < LBT_MAX_PARAMS && c->param[i].name; i++)
 		set->params[i] = (lbt_param_arg){c->param[i].name, c->param[i].value};
 	*ro = lbt_run_opts_default();
@@ -86,6 +86,7 @@ static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_
 	lbt_shape shape;
 	if (c->workload && c->shape && !lbt_shape_parse(&shape, c->shape, e) && (status = lbt_workload_fits(wl, &shape, e)))
 		return err_prefix(e, status, cmd, sep);
+	set->slabs = c->workload && wl->tasks; /* a search tree numbers its nodes across slabs */
 	if (c->workload && wl->phase) {
 		ro->workload = wl;
 		ro->warmup = c->warmup;

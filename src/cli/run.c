@@ -110,6 +110,8 @@ static void help(void)
 	       "  --isa NAME         kernel target: auto (default; or $LBTORUS_ISA), scalar, ...\n"
 	       "                     (lbtorus info lists them)\n"
 	       "  --threads N        OpenMP threads (default: all cores)\n"
+	       "  --ranks AxBx...    under MPI: the grid of ranks the torus is cut on, one count\n"
+	       "                     per axis (default: see MPI below)\n"
 	       "  --verify           also run the scalar reference; stop if any step differs\n"
 	       "  --snapshots DIR    1-D/2-D only: every --every steps (and the last) write\n"
 	       "                     DIR/step_NNNNNNNN.png (heat map) and .npy (the loads)\n"
@@ -147,10 +149,14 @@ static void help(void)
 	       "every JSON key and CSV column.\n"
 	       "\n"
 	       "MPI (a build with MPI, started by mpirun or srun with N > 1 ranks): the torus is\n"
-	       "cut into N slabs along its first axis with links (that extent must be >= N),\n"
-	       "the Liquid model runs its vector kernel and the other methods their scalar\n"
-	       "references, rank 0 writes the outputs (every rank its slab of --dump and reads\n"
-	       "only its slab of a file: init, MPI-IO), and they equal one process's bit for\n"
+	       "cut into N blocks on a Cartesian grid of ranks: --ranks AxBx... (one count per\n"
+	       "axis, their product N, none above its axis's extent), or by default slabs of\n"
+	       "the first axis with links for the Liquid model (its vector kernel rolls slabs\n"
+	       "only) and search-tree workloads, and the grid whose blocks exchange the least\n"
+	       "halo for the others; on slabs the Liquid model runs its vector kernel, on\n"
+	       "blocks and the other methods their scalar references; rank 0 writes the\n"
+	       "outputs (every rank its block of --dump and reads only its block of a file:\n"
+	       "init, MPI-IO), and they equal one process's bit for\n"
 	       "bit (timing aside), workloads included. Methods whose kernels do not take a\n"
 	       "cut torus (luling-monien, fos-speed, fos-speed-int), --speeds, --verify,\n"
 	       "--snapshots and --animate run on one process only. LBTORUS_CUT=1 cuts the\n"
@@ -194,7 +200,7 @@ static void param_options(run_args *a)
 enum { O_SHAPE = 256, O_BOUNDARY, O_METHOD, O_INIT, O_UNTIL, O_MAX, O_SEED, O_JSON, O_TRACE,
        O_DUMP, O_ISA, O_THREADS, O_VERIFY, O_QUIET, O_HELP,
        O_SNAP, O_ANIM, O_EVERY, O_HEATMAX, O_ZOOM, O_DELAY, O_WORKLOAD, O_WARMUP, O_SPEEDS, O_LINK, O_APP,
-       O_PROGRESS, O_PARAM };
+       O_PROGRESS, O_RANKS, O_PARAM };
 
 /* One option into *a: 0, or an exit status after printing. */
 static int take_option(run_args *a, int o, int argc, char **argv)
@@ -214,6 +220,7 @@ static int take_option(run_args *a, int o, int argc, char **argv)
 	case O_TRACE: a->out.trace = optarg; break;
 	case O_DUMP: a->out.dump = optarg; break;
 	case O_ISA: c->isa = optarg; break;
+	case O_RANKS: c->ranks = optarg; break;
 	case O_THREADS:
 		if (cli_int("--threads", optarg, 1, CLI_THREADS_MAX, &v))
 			return EXIT_USAGE;
@@ -254,7 +261,7 @@ static int parse_args(int argc, char **argv, run_args *a)
 		{"heat-max", 1, 0, O_HEATMAX}, {"zoom", 1, 0, O_ZOOM}, {"delay", 1, 0, O_DELAY},
 		{"workload", 1, 0, O_WORKLOAD}, {"warmup", 1, 0, O_WARMUP},
 		{"speeds", 1, 0, O_SPEEDS}, {"link", 1, 0, O_LINK}, {"app", 1, 0, O_APP},
-		{"progress", 2, 0, O_PROGRESS}};
+		{"progress", 2, 0, O_PROGRESS}, {"ranks", 1, 0, O_RANKS}};
 	/* the fixed options, then one per method parameter */
 	enum { NFIXED = sizeof fixed / sizeof fixed[0] };
 	*a = (run_args){.cfg = lbt_config_default(), .out = lbt_outputs_default()};

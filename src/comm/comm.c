@@ -1,5 +1,5 @@
 /* comm.c — what the serial and the MPI communication layers share: the
- * slab decomposition, opening a cut, and turning a step's counters on each
+ * Cartesian decomposition, opening a cut, and turning a step's counters on each
  * rank into the counters one process would have made. */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,32 +24,143 @@ int lbt_comm_owner(int64_t n, int R, int64_t i)
 	return (int)(i < big ? i / (q + 1) : extra + (i - big) / q);
 }
 
-int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, int64_t *len, lbt_err *e)
+/* The halo cells a block exchanges per step on grid nr: per cut axis two
+ * faces of LBT_HALO layers, each spanning the halo of the cut axes before. */
+static double halo_cells(int D, const int64_t *ext, const int *nr)
 {
-	memset(c, 0, sizeof *c);
-	c->ranks = lbt_comm_size();
-	c->rank = lbt_comm_rank();
-	c->fill = lbt_comm_fill;
-	c->axis = 0;
-	while (c->axis < D - 1 && ext[c->axis] < 2)
-		c->axis++;
-	c->gext = ext[c->axis];
-	c->torus = wrap[c->axis];
-	c->by_pe = c->axis == D - 1;
-	if (c->gext < c->ranks)
-		return lbt_errf(e, LBT_EINVAL, "the torus cannot be cut into %d slabs: its first axis with links has "
-		                "extent %lld (every rank needs at least one layer; use at most %lld ranks)",
-		                c->ranks, (long long)c->gext, (long long)c->gext);
-	lbt_comm_slab(c->gext, c->ranks, c->rank, &c->lo, len);
+	double cells = 0;
+	for (int d = 0; d < D; d++) {
+		if (nr[d] < 2)
+			continue;
+		double face = 2.0 * LBT_HALO;
+		for (int e = 0; e < D; e++)
+			if (e != d)
+				face *= (double)((ext[e] + nr[e] - 1) / nr[e]) + (nr[e] > 1 && e < d ? 2 * LBT_HALO : 0);
+		cells += face;
+	}
+	return cells;
+}
+
+/* Every factorization of the ranks left (R) over axes d.. into best. */
+/* Every factorization of the ranks left (R) over axes d .. n-1 of a torus
+ * of D axes (the others not cut) into best. */
+static void factor(int R, int d, int n, int D, const int64_t *ext, int *nr, int *best, double *cost)
+{
+	if (d == n) {
+		if (R != 1)
+			return;
+		double c = halo_cells(D, ext, nr);
+		int axes = 0, baxes = 0;
+		for (int e = 0; e < D; e++) {
+			axes += nr[e] > 1;
+			baxes += best[e] > 1;
+		}
+		int better = *cost < 0 || c < *cost || (c == *cost && axes < baxes);
+		for (int e = 0; !better && c == *cost && axes == baxes && e < D && nr[e] >= best[e]; e++)
+			better = nr[e] > best[e];
+		if (better) {
+			*cost = c;
+			memcpy(best, nr, (size_t)D * sizeof *nr);
+		}
+		return;
+	}
+	for (int k = 1; k <= R; k++)
+		if (R % k == 0 && (k == 1 || k <= ext[d])) {
+			nr[d] = k;
+			factor(R / k, d + 1, n, D, ext, nr, best, cost);
+		}
+	nr[d] = 1;
+}
+
+int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt_err *e)
+{
+	if (want) {
+		int64_t prod = 1;
+		for (int d = 0; d < D; d++) {
+			nr[d] = want[d];
+			prod *= want[d];
+			if (want[d] < 1 || want[d] > ext[d])
+				return lbt_errf(e, LBT_EINVAL, "the grid of ranks does not divide the torus: axis %d of extent %lld "
+				                "cannot be cut into %d blocks", d, (long long)ext[d], want[d]);
+		}
+		if (prod != R)
+			return lbt_errf(e, LBT_EINVAL, "the grid of ranks has %lld ranks, but %d %s running", (long long)prod, R,
+			                R == 1 ? "is" : "are");
+		return LBT_OK;
+	}
+	int cur[LBT_CUT_MAXD];
+	double cost = -1;
+	for (int d = 0; d < D; d++)
+		cur[d] = nr[d] = 1;
+	/* rows whole first (the last axis not cut: no row shared by ranks); else any grid */
+	factor(R, 0, D > 1 ? D - 1 : D, D, ext, cur, nr, &cost);
+	if (cost < 0 && D > 1)
+		factor(R, 0, D, D, ext, cur, nr, &cost);
+	if (cost < 0) {
+		int64_t most = 1;
+		for (int d = 0; d < D; d++)
+			most *= ext[d];
+		return lbt_errf(e, LBT_EINVAL, "the torus cannot be cut into %d blocks (every rank needs at least one PE: "
+		                "use at most %lld ranks, and a count its extents can be cut into)", R, (long long)most);
+	}
 	return LBT_OK;
 }
 
-int lbt_cut_rows(lbt_cut *c, int64_t rows, int64_t layer_cells, lbt_err *e)
+void lbt_cut_block(const lbt_cut *c, int r, int *coord, int64_t *lo, int64_t *len)
+{
+	if (c->ranks == 1) { /* one rank: its block (made by hand in the tests, or the whole torus) */
+		for (int d = 0; d < c->dims; d++) {
+			coord[d] = 0;
+			lo[d] = c->lo[d];
+			len[d] = c->len[d];
+		}
+		return;
+	}
+	for (int d = c->dims - 1; d >= 0; d--) {
+		coord[d] = r % c->nr[d];
+		r /= c->nr[d];
+		lbt_comm_slab(c->gext[d], c->nr[d], coord[d], &lo[d], &len[d]);
+	}
+}
+
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, lbt_err *e)
+{
+	memset(c, 0, sizeof *c);
+	if (D < 1 || D > LBT_CUT_MAXD)
+		return lbt_errf(e, LBT_EINVAL, "a torus of %d axes cannot be cut (at most %d)", D, LBT_CUT_MAXD);
+	c->ranks = lbt_comm_size();
+	c->rank = lbt_comm_rank();
+	c->fill = lbt_comm_fill;
+	c->dims = D;
+	int first = 0;
+	while (first < D - 1 && ext[first] < 2)
+		first++;
+	int cuts = 0;
+	for (int d = 0; d < D; d++) {
+		c->nr[d] = nr[d];
+		c->gext[d] = ext[d];
+		c->torus[d] = wrap[d];
+		c->on[d] = nr[d] > 1;
+		c->lo[d] = 0;
+		c->len[d] = ext[d];
+		cuts += c->on[d];
+	}
+	if (!cuts)
+		c->on[first] = 1; /* one rank: a slab of one, the distributed paths on one process */
+	while (!c->on[c->axis])
+		c->axis++;
+	c->slab = cuts <= 1 && c->axis == first;
+	c->by_pe = c->on[D - 1];
+	lbt_cut_block(c, c->rank, c->coord, c->lo, c->len);
+	return lbt_comm_cart_open(c, e);
+}
+
+int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_err *e)
 {
 	c->rows = rows;
-	c->parts = malloc((size_t)(rows * LBT_CUT_SEGMENTS) * sizeof *c->parts);
+	c->parts = real ? malloc((size_t)(rows * LBT_CUT_SEGMENTS) * sizeof *c->parts) : NULL;
 	c->halo = malloc((size_t)layer_cells * LBT_CUT_BUFFERS * (sizeof(int32_t) + sizeof(double)));
-	if (c->parts && c->halo)
+	if ((c->parts || !real) && c->halo)
 		return LBT_OK;
 	lbt_cut_close(c);
 	return lbt_errf(e, LBT_ENOMEM, "no memory for the exchange buffers of %lld rows", (long long)rows);
@@ -57,57 +168,153 @@ int lbt_cut_rows(lbt_cut *c, int64_t rows, int64_t layer_cells, lbt_err *e)
 
 void lbt_cut_close(lbt_cut *c)
 {
+	lbt_comm_cart_close(c);
 	free(c->parts);
 	free(c->halo);
 	c->parts = NULL;
 	c->halo = NULL;
 }
 
-double lbt_comm_ordered_sum(const double *mine, int64_t n, int *nomem)
+/* Every rank's block, for sums in global row order (lbt_cut_block). */
+typedef struct {
+	int64_t (*lo)[LBT_CUT_MAXD], (*len)[LBT_CUT_MAXD];
+	int64_t rows; /* the global rows (on one rank: its block's) */
+} blocks;
+
+static int blocks_open(const lbt_cut *cut, blocks *b)
 {
-	double *all, sum = 0;
-	int64_t counts[lbt_comm_size()], total = 0;
-	if (lbt_comm_allgather_f64(mine, n, &all, counts)) {
+	const int R = cut->ranks, last = cut->dims - 1;
+	int coord[LBT_CUT_MAXD];
+	b->lo = malloc((size_t)R * sizeof *b->lo);
+	b->len = malloc((size_t)R * sizeof *b->len);
+	if (!b->lo || !b->len) {
+		free(b->lo), free(b->len);
+		return LBT_ENOMEM;
+	}
+	for (int r = 0; r < R; r++)
+		lbt_cut_block(cut, r, coord, b->lo[r], b->len[r]);
+	b->rows = 1;
+	for (int d = 0; d < last; d++)
+		b->rows *= R == 1 ? b->len[0][d] : cut->gext[d];
+	return LBT_OK;
+}
+
+static void blocks_close(blocks *b)
+{
+	free(b->lo);
+	free(b->len);
+}
+
+/* Global row G (0 <= G < b->rows, row-major over the axes before the last):
+ * the rank holding its q-th piece along the last axis, and its row there. */
+static int64_t row_at(const lbt_cut *cut, const blocks *b, int64_t G, int q, int *rank)
+{
+	const int last = cut->dims - 1;
+	*rank = 0;
+	if (cut->ranks == 1)
+		return G;
+	int64_t c[LBT_CUT_MAXD];
+	for (int d = last - 1; d >= 0; d--) {
+		c[d] = G % cut->gext[d];
+		G /= cut->gext[d];
+	}
+	int r = 0;
+	for (int d = 0; d < last; d++)
+		r = r * cut->nr[d] + lbt_comm_owner(cut->gext[d], cut->nr[d], c[d]);
+	*rank = r = r * cut->nr[last] + q;
+	int64_t j = 0;
+	for (int d = 0; d < last; d++)
+		j = j * b->len[r][d] + c[d] - b->lo[r][d];
+	return j;
+}
+
+double lbt_cut_sum(const lbt_cut *cut, const double *parts, int64_t n, int terms, double init, int *nomem)
+{
+	const int R = cut->ranks, last = cut->dims - 1, pe = cut->by_pe;
+	terms = terms > 1 ? terms : 1;
+	double *all = (double *)parts;
+	int64_t counts[R], at[R + 1];
+	counts[0] = n;
+	blocks b;
+	if (R > 1 && lbt_comm_allgather_f64(parts, n, &all, counts)) {
 		*nomem = 1;
 		return 0;
 	}
-	for (int r = 0; r < lbt_comm_size(); r++)
-		total += counts[r];
-	for (int64_t i = 0; i < total; i++)
-		sum += all[i];
-	free(all);
+	if (blocks_open(cut, &b)) {
+		*nomem = 1;
+		if (all != parts)
+			free(all);
+		return 0;
+	}
+	int64_t seg[R]; /* a segment's parts on each rank */
+	at[0] = 0;
+	for (int r = 0; r < R; r++) {
+		int64_t rows = 1;
+		for (int d = 0; d < last; d++)
+			rows *= b.len[r][d];
+		seg[r] = pe ? rows * b.len[r][last] * terms : rows;
+		at[r + 1] = at[r] + counts[r];
+	}
+	const int64_t segments = seg[cut->rank] ? counts[cut->rank] / seg[cut->rank] : 0;
+	const int pieces = pe && R > 1 ? cut->nr[last] : 1;
+	double sum = init;
+	for (int64_t s = 0; s < segments; s++)
+		for (int64_t G = 0; G < b.rows; G++) {
+			double row = 0;
+			for (int t = 0; t < terms; t++)
+				for (int q = 0; q < pieces; q++) {
+					int r;
+					const int64_t j = row_at(cut, &b, G, q, &r);
+					const double *p = all + at[r] + s * seg[r];
+					if (!pe) {
+						row = p[j];
+						continue;
+					}
+					const int64_t w = b.len[r][last];
+					p += (j * terms + t) * w;
+					for (int64_t i = 0; i < w; i++)
+						row += p[i];
+				}
+			sum += row;
+		}
+	blocks_close(&b);
+	if (all != parts)
+		free(all);
 	return sum;
 }
 
-/* The parts are segments of one part per row (lbt_cut): segment by
- * segment, rank by rank, row by row, as one process adds them; or, if the
- * cut axis is the last, of one part per PE of the one row: a segment's
- * parts summed from 0 are the row's sum, which one process adds to the
- * total. */
-static double parts_sum(const lbt_cut *cut, const lbt_counts *c, int *nomem)
+void lbt_cut_row_sums(const lbt_cut *cut, const double *rows, int64_t nrows, int k, double *acc, int *nomem)
 {
 	const int R = cut->ranks;
-	double *all, sum = 0;
-	int64_t counts[R], rows[R];
-	lbt_comm_allgather(&cut->rows, sizeof cut->rows, rows);
-	if (lbt_comm_allgather_f64(cut->parts, c->nparts, &all, counts)) {
+	double *all = (double *)rows;
+	int64_t counts[R], at[R + 1];
+	counts[0] = nrows * k;
+	blocks b;
+	if (R > 1 && lbt_comm_allgather_f64(rows, nrows * k, &all, counts)) {
 		*nomem = 1;
-		return 0;
+		return;
 	}
-	const int64_t segments = cut->rows ? c->nparts / cut->rows : 0;
-	for (int64_t s = 0; s < segments; s++) {
-		const double *p = all;
-		double row = 0;
-		for (int r = 0; r < R; p += counts[r], r++)
-			for (int64_t j = 0; j < rows[r]; j++)
-				if (cut->by_pe)
-					row += p[s * rows[r] + j];
-				else
-					sum += p[s * rows[r] + j];
-		sum += row;
+	if (blocks_open(cut, &b)) {
+		*nomem = 1;
+		if (all != rows)
+			free(all);
+		return;
 	}
-	free(all);
-	return sum;
+	at[0] = 0;
+	for (int r = 0; r < R; r++)
+		at[r + 1] = at[r] + counts[r];
+	const int end = R > 1 ? cut->nr[cut->dims - 1] - 1 : 0; /* the piece that ends a row */
+	for (int64_t G = 0; G < b.rows; G++) {
+		int r;
+		const int64_t j = row_at(cut, &b, G, end, &r);
+		if ((j + 1) * k > counts[r]) /* on one rank: a block that does not end its rows */
+			continue;
+		for (int i = 0; i < k; i++)
+			acc[i] += all[at[r] + j * k + i];
+	}
+	blocks_close(&b);
+	if (all != rows)
+		free(all);
 }
 
 void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
@@ -140,43 +347,55 @@ void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
 	c->nomem = i[2] > 0;
 	if (real) {
 		int nomem = 0;
-		c->real_moved = parts_sum(cut, c, &nomem);
+		c->real_moved = lbt_cut_sum(cut, cut->parts, c->nparts, c->terms, 0, &nomem);
 		c->nomem |= !lbt_comm_min_int(!nomem);
 	}
 }
 
-int64_t lbt_comm_halo_layer(const lbt_cut *cut, int r, int h, int64_t *k)
+int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int64_t *k)
 {
 	int64_t lo, len;
-	lbt_comm_slab(cut->gext, cut->ranks, r, &lo, &len);
+	if (cut->ranks == 1)
+		lo = cut->lo[axis], len = cut->len[axis];
+	else
+		lbt_comm_slab(cut->gext[axis], cut->nr[axis], q, &lo, &len);
 	*k = h < 2 ? h - LBT_HALO : len + h - LBT_HALO;
-	int64_t g = lo + *k, n = cut->gext;
+	int64_t g = lo + *k, n = cut->gext[axis];
 	if (g >= 0 && g < n)
 		return g;
-	return cut->torus ? ((g % n) + n) % n : -1;
+	return cut->torus[axis] ? ((g % n) + n) % n : -1;
 }
 
-size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut)
+/* Layer k of `axis` as a view of its own: that axis of extent 1 at k, the
+ * cut axes before it widened by their halo. */
+static void layer_view(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, lbt_view *w)
 {
+	*w = *v;
+	w->ext[axis] = 1;
+	int64_t off = k * v->stride[axis];
+	for (int e = 0; e < axis; e++)
+		if (cut->on[e]) {
+			w->ext[e] += 2 * LBT_HALO;
+			off -= LBT_HALO * v->stride[e];
+		}
+	w->load = v->load + off;
+	w->real = v->real ? v->real + off : NULL;
+}
+
+size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut, int axis)
+{
+	lbt_view w;
+	layer_view(v, cut, axis, 0, &w);
 	int64_t cells = 1;
 	for (int d = 0; d < v->dims; d++)
-		cells *= d == cut->axis ? 1 : v->ext[d];
+		cells *= w.ext[d];
 	return (size_t)cells * (sizeof(int32_t) + (v->real ? sizeof(double) : 0));
 }
 
-/* Layer k as a view of its own: the cut axis of extent 1 at k. */
-static void layer_view(const lbt_view *v, const lbt_cut *cut, int64_t k, lbt_view *w)
-{
-	*w = *v;
-	w->ext[cut->axis] = 1;
-	w->load = v->load + k * v->stride[cut->axis];
-	w->real = v->real ? v->real + k * v->stride[cut->axis] : NULL;
-}
-
-void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int64_t k, void *buf)
+void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, void *buf)
 {
 	lbt_view w;
-	layer_view(v, cut, k, &w);
+	layer_view(v, cut, axis, k, &w);
 	const int last = v->dims - 1;
 	const int64_t n = w.ext[last], rows = lbt_fiber_count(&w, last);
 	int32_t *ld = buf;
@@ -189,10 +408,10 @@ void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int64_t k, void *
 	}
 }
 
-void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int64_t k, const void *buf)
+void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, const void *buf)
 {
 	lbt_view w;
-	layer_view(v, cut, k, &w);
+	layer_view(v, cut, axis, k, &w);
 	const int last = v->dims - 1;
 	const int64_t n = w.ext[last], rows = lbt_fiber_count(&w, last);
 	const int32_t *ld = buf;

@@ -18,20 +18,56 @@ void lbt_comm_slab(int64_t n, int R, int r, int64_t *lo, int64_t *len);
 /* The rank holding layer i (0 <= i < n). */
 int lbt_comm_owner(int64_t n, int R, int64_t i);
 
-/* A cut of a torus of D axes with extents ext over all ranks: the axis
- * (the first with extent >= 2; wrap[d]: axis d wraps), this rank's layers
- * c->lo .. c->lo + *len - 1. An extent below the rank count is an error (LBT_EINVAL). Then
- * lbt_cut_rows allocates the parts of `rows` rows and the fill's buffers
- * for layers of layer_cells PEs. */
-int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, int64_t *len, lbt_err *e);
-int lbt_cut_rows(lbt_cut *c, int64_t rows, int64_t layer_cells, lbt_err *e);
+/* The grid of ranks for a torus of D axes with extents ext cut between R
+ * ranks: want (D entries, their product R; NULL: choose) or, by default,
+ * of the factorizations of R over the axes with links, the one whose
+ * blocks have the least halo (per rank, 2 * LBT_HALO layers per cut axis,
+ * each the block's face spanning the halo of the cut axes before; ties:
+ * fewer cut axes, then the outer axes cut more), the last axis cut only if
+ * no grid leaves it whole (a row shared by ranks costs a real-valued
+ * method a reduction term per PE, and the Liquid model its vector kernel). An axis cut into more parts than its extent, a grid whose
+ * product is not R or whose length is not D: LBT_EINVAL, one line. */
+int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt_err *e);
+/* A cut of a torus of D axes with extents ext (wrap[d]: axis d wraps) over
+ * all ranks on the grid nr (lbt_cut_grid): this rank's block, its place,
+ * the cut axes (those cut into 2 or more; on one rank the first axis with
+ * links: a slab of one). Then lbt_cut_rows allocates the parts of `rows`
+ * rows if the loads are real-valued (real; integer sums are reduced
+ * exactly, without parts) and the fill's buffers for layers of layer_cells
+ * PEs. */
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, lbt_err *e);
+int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_err *e);
 void lbt_cut_close(lbt_cut *c);
+/* The block of rank r of c's grid: its coordinates, first layers and extents. */
+void lbt_cut_block(const lbt_cut *c, int r, int *coord, int64_t *lo, int64_t *len);
+/* The communicator of c's grid (MPI_Cart_create; nothing without MPI). */
+int lbt_comm_cart_open(lbt_cut *c, lbt_err *e);
+void lbt_comm_cart_close(lbt_cut *c);
 
 /* After a step on a cut view: make c what one process would have counted
  * (moved and has_stats totals summed, extremes and link_max reduced, the
  * per-direction maxima reduced and summed pair by pair, the real parts
  * added in global order). real: the method's loads are real-valued. */
 void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real);
+/* Every rank's n parts laid out as lbt_cut says (segments of a part per
+ * row, or per PE and term if the last axis is cut), added as one process
+ * adds them: from init, segment by segment, rows in global order, each
+ * row's terms from 0 and then the row's sum. *nomem is set if the parts
+ * could not be gathered. */
+double lbt_cut_sum(const lbt_cut *cut, const double *parts, int64_t n, int terms, double init, int *nomem);
+/* Sums of k quantities taken a row at a time (a workload's real-valued
+ * counters): every rank's k values for each of its block's nrows rows (in
+ * its row-major order; nrows 0 on a rank whose block does not end its rows
+ * on the last axis: a row's values are those of the block that ends it),
+ * added to acc[0..k-1] row by row in global row order, as one process adds
+ * them. *nomem is set if the values could not be gathered. */
+void lbt_cut_row_sums(const lbt_cut *cut, const double *rows, int64_t nrows, int k, double *acc, int *nomem);
+/* A pass along the line of c's grid on `axis` through this rank: acc (n
+ * doubles) from the rank before on the line, add(ctx, acc), acc to the rank
+ * after (nothing from or to beyond the line's ends; on one rank just add).
+ * What one process computes running along a row in order, such as the
+ * lanes of a row shared by the ranks of the last axis. Collective on the line. */
+void lbt_cut_chain(const lbt_cut *cut, int axis, double *acc, int64_t n, void (*add)(void *ctx, double *acc), void *ctx);
 
 /* Rank 0's n bytes at buf to every rank. */
 void lbt_comm_bcast(void *buf, int n);
@@ -47,18 +83,9 @@ void lbt_comm_allgather(const void *mine, size_t n, void *all);
 int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t *counts);
 /* Every rank's n_r bytes to rank 0, in rank order, into all (rank 0 only). */
 int lbt_comm_gather(const void *mine, size_t n, void *all);
-/* The sum of every rank's n_r values, added one by one from 0 in global
- * order (rank 0's first): equal, bit for bit, to one process adding them.
- * *nomem is set if the values could not be gathered. */
-double lbt_comm_ordered_sum(const double *mine, int64_t n, int *nomem);
-
 /* Exclusive prefix sums over the ranks: before[j] = the sum of v[j] over
  * the ranks below this one (0 on rank 0), total[j] over all ranks. */
 void lbt_comm_exscan_i64(const int64_t *v, int64_t *before, int64_t *total, int n);
-/* Real-valued sums in global order: acc[0..n-1] passes from rank to rank in
- * rank order, each adding its own values one by one (add(ctx, acc)), so
- * that every rank ends with the bits of one process adding them all. */
-void lbt_comm_chain(double *acc, int n, void (*add)(void *ctx, double *acc), void *ctx);
 /* Every rank sends sendn[r] bytes (from send, in rank order) to rank r and
  * receives recvn[r] bytes from rank r into *recv (allocated, in rank order;
  * recvn: room for lbt_comm_size() entries). On no memory anywhere
@@ -91,17 +118,19 @@ int lbt_posix_close(int fd, const char *path, int write, lbt_err *e);
 int lbt_posix_read_at(int fd, const char *path, int64_t off, void *buf, size_t n, lbt_err *e);
 int lbt_posix_write_at(int fd, const char *path, int64_t off, const void *buf, size_t n, lbt_err *e);
 
-/* The halo of a cut view's cut axis from the neighbouring slabs: the load
- * field, and the real field if the view has one (lbt_cut.fill). */
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut);
+/* The halo of a cut view's cut axis `axis` from the neighbouring blocks:
+ * the load field, and the real field if the view has one (lbt_cut.fill). */
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis);
 
 /* What the fills share. A layer: the PEs with one coordinate k (local) on
- * the cut axis, packed (load cells, then real cells if the view has them). */
-size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut);
-void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int64_t k, void *buf);
-void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int64_t k, const void *buf);
-/* Halo layer h (0..3: local -2, -1, n, n+1) of rank r's slab: its global
- * layer, or -1 if there is none (beyond a mesh's end); *k its local index. */
-int64_t lbt_comm_halo_layer(const lbt_cut *cut, int r, int h, int64_t *k);
+ * the axis, spanning the halo of the cut axes before it, packed (load
+ * cells, then real cells if the view has them). */
+size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut, int axis);
+void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, void *buf);
+void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, const void *buf);
+/* Halo layer h (0..3: local -2, -1, n, n+1) on axis `axis` of the block at
+ * place q of that axis: its global layer, or -1 if there is none (beyond a
+ * mesh's end); *k its local index. */
+int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int64_t *k);
 
 #endif

@@ -5,12 +5,19 @@
  * by mpirun, mpiexec and srun); started alone, an MPI build is one process
  * exactly like a build without MPI, and starts no MPI runtime.
  *
- * The halo fill: every rank needs the 4 layers around its slab (2 on each
- * side, wrapped on a torus); whoever holds a layer sends it. A rank that
- * needs a layer of mine holds one of the layers I need (slabs are
- * contiguous), so each rank talks only to the owners of its own 4 halo
- * layers, and sends them what they need of its slab (message tag: the
- * receiver's halo position). */
+ * The ranks of a cut torus form a Cartesian grid (MPI_Cart_create, periodic
+ * where the torus wraps, reorder = 0: a rank's place is its row-major place).
+ * The halo fill of one axis: every rank needs the 4 layers around its block
+ * on that axis (2 on each side, wrapped on a torus), from the ranks of its
+ * line of the grid along the axis; whoever holds a layer sends it. A rank
+ * that needs a layer of mine holds one of the layers I need (blocks are
+ * contiguous along an axis), so each rank talks only to the owners of its
+ * own 4 halo layers, and sends them what they need of its block (message
+ * tag: the receiver's halo position). Who sends what to whom is the same
+ * at every fill of an axis: persistent requests, made at the first
+ * (MPI_Send_init, MPI_Recv_init) and started at each (MPI_Startall). The
+ * owner of a layer may be two ranks away on a short axis, which is why the
+ * exchange is not MPI_Cart_shift's neighbours' (MPI_Neighbor_alltoallw). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,22 +192,6 @@ void lbt_comm_exscan_i64(const int64_t *v, int64_t *before, int64_t *total, int 
 	counted(t0);
 }
 
-enum { TAG_CHAIN = 64 }; /* above the fill's (0..3) and a sweep's messages (1, 2) */
-
-void lbt_comm_chain(double *acc, int n, void (*add)(void *ctx, double *acc), void *ctx)
-{
-	if (joined && rank > 0)
-		MPI_Recv(acc, n, MPI_DOUBLE, rank - 1, TAG_CHAIN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	add(ctx, acc);
-	if (joined && rank < size - 1)
-		MPI_Send(acc, n, MPI_DOUBLE, rank + 1, TAG_CHAIN, MPI_COMM_WORLD);
-	if (joined) {
-		const double t0 = MPI_Wtime(); /* the chain's waits are the ranks' work: only its broadcast is counted */
-		MPI_Bcast(acc, n, MPI_DOUBLE, size - 1, MPI_COMM_WORLD);
-		counted(t0);
-	}
-}
-
 int lbt_comm_agree(int status, lbt_err *e)
 {
 	if (!joined)
@@ -302,63 +293,164 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 	return 1;
 }
 
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
-{
-	const double t0 = MPI_Wtime();
-	const size_t bytes = lbt_comm_layer_bytes(v, cut);
-	const int64_t lo = v->origin[cut->axis], n = v->ext[cut->axis];
-	char *recv = cut->halo, *send = cut->halo + 4 * bytes; /* 4 layers in, 4 out */
+/* One axis's exchange as persistent requests (made at its first fill, started
+ * at every later one): the halo layers it receives (need[h] >= 0: global
+ * layer, k[h] its local index; own[h]: mine, copied), the layers of my block
+ * it sends (packed[b], local). A view with a real field moves other bytes:
+ * its own exchange. */
+typedef struct {
+	int made, nreq, npacked;
+	size_t bytes;
+	int64_t need[4], k[4], packed[4];
+	unsigned char own[4];
 	MPI_Request req[20];
-	int nreq = 0, partner[4], npartners = 0;
-	int64_t need[4], k[4];
-	for (int h = 0; h < 4; h++) {
-		need[h] = lbt_comm_halo_layer(cut, rank, h, &k[h]);
-		if (need[h] < 0)
-			continue;
-		int o = lbt_comm_owner(cut->gext, size, need[h]);
-		if (o == rank) { /* a small torus: the layer is my own */
-			lbt_comm_layer_get(v, cut, need[h] - lo, recv + h * bytes);
-			continue;
+} exchange;
+
+/* The Cartesian communicator and the exchanges, per axis and with or without a real field. */
+typedef struct {
+	MPI_Comm comm;
+	exchange x[LBT_CUT_MAXD][2];
+} cart;
+
+int lbt_comm_cart_open(lbt_cut *c, lbt_err *e)
+{
+	if (!joined)
+		return LBT_OK;
+	cart *g = calloc(1, sizeof *g);
+	int periods[LBT_CUT_MAXD], coord[LBT_CUT_MAXD], r = -1;
+	for (int d = 0; d < c->dims; d++)
+		periods[d] = c->torus[d];
+	const double t0 = MPI_Wtime();
+	int bad = !g;
+	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (bad || MPI_Cart_create(MPI_COMM_WORLD, c->dims, c->nr, periods, 0, &g->comm) != MPI_SUCCESS) {
+		free(g);
+		return lbt_errf(e, bad ? LBT_ENOMEM : LBT_EIO, "cannot make the Cartesian grid of ranks");
+	}
+	counted(t0);
+	c->comm = g;
+	/* reorder = 0: a rank's place is its row-major place in the grid, as lbt_cut_block has it */
+	MPI_Comm_rank(g->comm, &r);
+	MPI_Cart_coords(g->comm, r, c->dims, coord);
+	for (int d = 0; d < c->dims; d++)
+		if (r != rank || coord[d] != c->coord[d]) {
+			fprintf(stderr, "lbtorus: rank %d: MPI_Cart_create placed it at another place than row-major order\n", rank);
+			lbt_comm_abort(1);
 		}
-		MPI_Irecv(recv + h * bytes, (int)bytes, MPI_BYTE, o, h, MPI_COMM_WORLD, &req[nreq++]);
+	return LBT_OK;
+}
+
+void lbt_comm_cart_close(lbt_cut *c)
+{
+	cart *g = c->comm;
+	if (!g)
+		return;
+	for (int d = 0; d < LBT_CUT_MAXD; d++)
+		for (int real = 0; real < 2; real++)
+			for (int i = 0; i < g->x[d][real].nreq; i++)
+				MPI_Request_free(&g->x[d][real].req[i]);
+	MPI_Comm_free(&g->comm);
+	free(g);
+	c->comm = NULL;
+}
+
+/* The rank of place q on `axis` of this rank's line of the grid. */
+static int line_rank(const lbt_cut *cut, int axis, int q)
+{
+	int coord[LBT_CUT_MAXD], r = 0;
+	memcpy(coord, cut->coord, sizeof coord);
+	coord[axis] = q;
+	if (cut->comm)
+		MPI_Cart_rank(((cart *)cut->comm)->comm, coord, &r);
+	return r;
+}
+
+void lbt_cut_chain(const lbt_cut *cut, int axis, double *acc, int64_t n, void (*add)(void *ctx, double *acc), void *ctx)
+{
+	const int q = cut->coord[axis], last = cut->nr[axis] - 1;
+	MPI_Comm comm = cut->comm ? ((cart *)cut->comm)->comm : MPI_COMM_NULL;
+	if (cut->comm && q > 0)
+		MPI_Recv(acc, (int)n, MPI_DOUBLE, line_rank(cut, axis, q - 1), 0, comm, MPI_STATUS_IGNORE);
+	add(ctx, acc);
+	if (cut->comm && q < last)
+		MPI_Send(acc, (int)n, MPI_DOUBLE, line_rank(cut, axis, q + 1), 0, comm);
+}
+
+/* Axis `axis`'s exchange for a view like v: the layers it needs, whose
+ * owners (the ranks of its line) send them; what the partners need of its
+ * block lies within 2 layers of its ends: at most 4 layers, each packed
+ * once and sent to whoever needs it (message tag: the receiver's halo
+ * position). */
+static void exchange_make(exchange *x, const lbt_view *v, const lbt_cut *cut, int axis, MPI_Comm comm)
+{
+	const int64_t lo = v->origin[axis], n = v->ext[axis];
+	const int R = cut->ranks > 1 ? cut->nr[axis] : 1, me = cut->ranks > 1 ? cut->coord[axis] : 0;
+	char *recv = cut->halo, *send = cut->halo + 4 * x->bytes; /* 4 layers in, 4 out */
+	int partner[4], npartners = 0;
+	for (int h = 0; h < 4; h++) {
+		x->need[h] = lbt_comm_halo_layer(cut, axis, me, h, &x->k[h]);
+		if (x->need[h] < 0)
+			continue;
+		const int o = R > 1 ? lbt_comm_owner(cut->gext[axis], R, x->need[h]) : me;
+		if ((x->own[h] = o == me)) /* a small axis: the layer is my own */
+			continue;
+		MPI_Recv_init(recv + h * x->bytes, (int)x->bytes, MPI_BYTE, line_rank(cut, axis, o), h, comm, &x->req[x->nreq++]);
 		int seen = 0;
 		for (int p = 0; p < npartners; p++)
 			seen |= partner[p] == o;
 		if (!seen)
 			partner[npartners++] = o;
 	}
-	/* what the partners need of my slab lies within 2 layers of its ends: at
-	 * most 4 layers, each packed once and sent to whoever needs it */
-	int64_t packed[4];
-	int npacked = 0;
 	for (int p = 0; p < npartners; p++)
 		for (int h = 0; h < 4; h++) {
-			int64_t kp, g = lbt_comm_halo_layer(cut, partner[p], h, &kp);
+			int64_t kp, g = lbt_comm_halo_layer(cut, axis, partner[p], h, &kp);
 			if (g < lo || g >= lo + n)
 				continue;
 			int b = 0;
-			while (b < npacked && packed[b] != g - lo)
+			while (b < x->npacked && x->packed[b] != g - lo)
 				b++;
-			if (b == 4) { /* cannot happen: slabs are contiguous */
-				fprintf(stderr, "lbtorus: rank %d: a fifth layer of its slab wanted by its neighbours\n", rank);
+			if (b == 4) { /* cannot happen: blocks are contiguous along an axis */
+				fprintf(stderr, "lbtorus: rank %d: a fifth layer of its block wanted by its neighbours\n", rank);
 				lbt_comm_abort(1);
 			}
-			if (b == npacked) {
-				packed[npacked++] = g - lo;
-				lbt_comm_layer_get(v, cut, g - lo, send + (size_t)b * bytes);
-			}
-			MPI_Isend(send + (size_t)b * bytes, (int)bytes, MPI_BYTE, partner[p], h, MPI_COMM_WORLD, &req[nreq++]);
-			tally.halo_messages++;
-			tally.halo_bytes += (int64_t)bytes;
+			if (b == x->npacked)
+				x->packed[x->npacked++] = g - lo;
+			MPI_Send_init(send + (size_t)b * x->bytes, (int)x->bytes, MPI_BYTE, line_rank(cut, axis, partner[p]), h,
+			              comm, &x->req[x->nreq++]);
 		}
+	x->made = 1;
+}
+
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis)
+{
+	const double t0 = MPI_Wtime();
+	exchange one = {0}, *x = cut->comm ? &((cart *)cut->comm)->x[axis][v->real != NULL] : &one;
+	if (!x->made) {
+		x->bytes = lbt_comm_layer_bytes(v, cut, axis);
+		exchange_make(x, v, cut, axis, cut->comm ? ((cart *)cut->comm)->comm : MPI_COMM_WORLD);
+	}
+	char *recv = cut->halo, *send = cut->halo + 4 * x->bytes;
+	for (int b = 0; b < x->npacked; b++)
+		lbt_comm_layer_get(v, cut, axis, x->packed[b], send + (size_t)b * x->bytes);
+	if (x->nreq)
+		MPI_Startall(x->nreq, x->req);
+	for (int h = 0; h < 4; h++)
+		if (x->need[h] >= 0 && x->own[h])
+			lbt_comm_layer_get(v, cut, axis, x->need[h] - v->origin[axis], recv + h * x->bytes);
 	const double t1 = MPI_Wtime();
-	if (nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
-		MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+	if (x->nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
+		MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
 	const double t2 = MPI_Wtime();
 	for (int h = 0; h < 4; h++)
-		if (need[h] >= 0)
-			lbt_comm_layer_put(v, cut, k[h], recv + h * bytes);
+		if (x->need[h] >= 0)
+			lbt_comm_layer_put(v, cut, axis, x->k[h], recv + h * x->bytes);
+	int sends = 0;
+	for (int h = 0; h < 4; h++)
+		sends += x->need[h] >= 0 && !x->own[h];
+	sends = x->nreq - sends; /* the requests beyond the receives */
 	tally.fills++;
+	tally.halo_messages += sends;
+	tally.halo_bytes += (int64_t)sends * (int64_t)x->bytes;
 	tally.halo_wait_seconds += t2 - t1;
 	tally.halo_seconds += MPI_Wtime() - t0;
 }

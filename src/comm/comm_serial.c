@@ -1,7 +1,7 @@
 /* comm_serial.c — the communication layer of a build without MPI: one
  * process, rank 0 of 1; reductions over one rank are the values themselves
  * and a cut (made on one rank only when asked for, to test the distributed
- * paths: lbt_setup.cut) fills its halo from its own slab. */
+ * paths: lbt_setup.cut) fills its halo from its own block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +39,6 @@ void lbt_comm_exscan_i64(const int64_t *v, int64_t *before, int64_t *total, int 
 	memcpy(total, v, (size_t)n * sizeof *total);
 }
 
-void lbt_comm_chain(double *acc, int n, void (*add)(void *ctx, double *acc), void *ctx)
-{
-	(void)n;
-	add(ctx, acc);
-}
-
 int lbt_comm_agree(int status, lbt_err *e)
 {
 	(void)e;
@@ -78,16 +72,29 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 	return 0;
 }
 
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
+void lbt_cut_chain(const lbt_cut *cut, int axis, double *acc, int64_t n, void (*add)(void *ctx, double *acc), void *ctx)
+{
+	(void)cut, (void)axis, (void)n;
+	add(ctx, acc);
+}
+
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis)
 {
 	for (int h = 0; h < 4; h++) {
-		int64_t k, g = lbt_comm_halo_layer(cut, 0, h, &k);
+		int64_t k, g = lbt_comm_halo_layer(cut, axis, 0, h, &k);
 		if (g < 0)
 			continue;
-		lbt_comm_layer_get(v, cut, g - v->origin[cut->axis], cut->halo);
-		lbt_comm_layer_put(v, cut, k, cut->halo);
+		lbt_comm_layer_get(v, cut, axis, g - v->origin[axis], cut->halo);
+		lbt_comm_layer_put(v, cut, axis, k, cut->halo);
 	}
 }
+
+int lbt_comm_cart_open(lbt_cut *c, lbt_err *e)
+{
+	(void)c, (void)e;
+	return LBT_OK;
+}
+void lbt_comm_cart_close(lbt_cut *c) { (void)c; }
 
 struct lbt_pfile {
 	int fd, write;

@@ -81,26 +81,37 @@ static int grid_init(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole, lb
 
 int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e) { return grid_init(g, s, s, e); }
 
-int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e)
+int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int real, lbt_err *e)
 {
 	lbt_cut *cut = calloc(1, sizeof *cut);
 	if (!cut)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a cut");
 	lbt_shape local = *whole;
-	int64_t len;
+	const int D = whole->dims, last = D - 1;
 	unsigned char wrap[LBT_MAXD];
-	for (int d = 0; d < whole->dims; d++)
+	int nr[LBT_MAXD];
+	for (int d = 0; d < D; d++)
 		wrap[d] = whole->bnd[d] == LBT_TORUS;
-	int status = lbt_cut_open(cut, whole->dims, whole->ext, wrap, &len, e);
+	int status = lbt_cut_grid(lbt_comm_size(), D, whole->ext, ranks, nr, e), opened = 0;
+	if (!status)
+		opened = !(status = lbt_cut_open(cut, D, whole->ext, wrap, nr, e));
 	if (!status) {
-		local.ext[cut->axis] = len;
-		int64_t layer = lbt_shape_pes(whole) / whole->ext[cut->axis];
-		const int last = local.dims - 1; /* a part per row, or per PE if the last axis is cut */
-		status = lbt_cut_rows(cut, cut->axis == last ? local.ext[last] : lbt_shape_pes(&local) / local.ext[last], layer, e);
+		int64_t layer = 0; /* the largest layer a fill moves: a cut axis's, spanning the halo of those before */
+		for (int d = 0; d < D; d++) {
+			local.ext[d] = cut->len[d];
+			int64_t cells = 1;
+			for (int x = 0; cut->on[d] && x < D; x++)
+				cells *= x == d ? 1 : cut->len[x] + (cut->on[x] && x < d ? 2 * LBT_HALO : 0);
+			layer = cut->on[d] && cells > layer ? cells : layer;
+		}
+		/* a part per row, or per PE if the last axis is cut */
+		status = lbt_cut_rows(cut, lbt_shape_pes(&local) / (cut->by_pe ? 1 : local.ext[last]), real, layer, e);
 	}
-	if (!status && (status = grid_init(g, &local, whole, e)))
-		lbt_cut_close(cut);
+	if (!status)
+		status = grid_init(g, &local, whole, e);
 	if (status) {
+		if (opened)
+			lbt_cut_close(cut);
 		free(cut);
 		return status;
 	}
@@ -109,7 +120,7 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e)
 	return LBT_OK;
 }
 
-int64_t lbt_grid_lo(const lbt_grid *g, int d) { return g->cut && d == g->cut->axis ? g->cut->lo : 0; }
+int64_t lbt_grid_lo(const lbt_grid *g, int d) { return g->cut ? g->cut->lo[d] : 0; }
 
 int64_t lbt_grid_row_global(const lbt_grid *g, int64_t r)
 {
@@ -253,14 +264,36 @@ int lbt_field_gather(const lbt_grid *g, const lbt_field *f, void *dense, lbt_err
 		lbt_field_export(g, f, dense);
 		return LBT_OK;
 	}
-	/* the cut axis is the outermost with extent > 1: the ranks' slabs, in
-	 * rank order, are the whole torus in row-major order */
-	const size_t bytes = (size_t)lbt_shape_pes(&g->shape) * lbt_type_size(f->type);
+	/* every rank's block to rank 0, in rank order (one rank: into place),
+	 * then each row of each block to its place in the torus */
+	const lbt_cut *cut = g->cut;
+	const size_t cell = lbt_type_size(f->type), bytes = (size_t)lbt_shape_pes(&g->shape) * cell;
+	const int many = cut->ranks > 1 && lbt_comm_rank() == 0, last = g->shape.dims - 1;
 	void *mine = malloc(bytes ? bytes : 1);
-	int bad = !mine;
+	char *all = many ? malloc((size_t)lbt_shape_pes(&g->whole) * cell) : NULL;
+	int bad = !mine || (many && !all);
 	if (mine)
 		lbt_field_export(g, f, mine);
-	bad = lbt_comm_min_int(!bad) == 0 || lbt_comm_gather(mine, bytes, dense);
+	bad = lbt_comm_min_int(!bad) == 0 || lbt_comm_gather(mine, bytes, cut->ranks > 1 ? all : dense);
+	const char *p = all;
+	for (int r = 0; !bad && many && r < cut->ranks; r++) {
+		int coord[LBT_MAXD];
+		int64_t lo[LBT_MAXD], len[LBT_MAXD], rows = 1;
+		lbt_cut_block(cut, r, coord, lo, len);
+		for (int d = 0; d < last; d++)
+			rows *= len[d];
+		for (int64_t j = 0; j < rows; j++, p += (size_t)len[last] * cell) {
+			int64_t rest = j, c[LBT_MAXD], at = 0;
+			for (int d = last - 1; d >= 0; d--) {
+				c[d] = rest % len[d] + lo[d];
+				rest /= len[d];
+			}
+			for (int d = 0; d < last; d++)
+				at = at * g->whole.ext[d] + c[d];
+			memcpy((char *)dense + (size_t)(at * g->whole.ext[last] + lo[last]) * cell, p, (size_t)len[last] * cell);
+		}
+	}
+	free(all);
 	free(mine);
 	return bad ? lbt_errf(e, LBT_ENOMEM, "no memory to gather the field '%s'", f->name) : LBT_OK;
 }
@@ -395,29 +428,32 @@ void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_sta
 				sumsq += all[r];
 		}
 	}
-	/* the last axis cut: one row, whose sums the ranks share PE by PE */
-	const int by_pe = real && cut && cut->axis == g->shape.dims - 1;
-	const double *w = real ? f->pe0 : NULL;
-	for (int64_t i = 0; by_pe && i < n; i++)
-		rs[i] = w[i];
+	/* the last axis cut: rows shared by ranks, whose sums go PE by PE */
+	const int by_pe = real && cut && cut->by_pe;
+	const int64_t nrs = by_pe ? R * n : R;
+	for (int64_t r = 0; by_pe && r < R; r++)
+		memcpy(rs + r * n, row_at(f, row_off(g, r)), (size_t)n * sizeof *rs);
 	if (real) {
 		if (cut)
-			rtotal = lbt_comm_ordered_sum(rs, by_pe ? n : R, &nomem);
+			rtotal = lbt_cut_sum(cut, rs, nrs, 1, 0, &nomem);
 		for (int64_t r = 0; !cut && rs && r < R; r++)
 			rtotal += rs[r];
 		const double mean = rtotal / (double)P;
 #pragma omp parallel for schedule(static) num_threads(T) if (R * n > 65536)
-		for (int64_t r = 0; r < R; r++) {
+		for (int64_t r = 0; r < (by_pe ? 0 : R); r++) {
 			double d = row_sqdev(f, row_off(g, r), n, mean);
 			if (rs)
 				rs[r] = d;
 			else
 				sq += d;
 		}
-		for (int64_t i = 0; by_pe && i < n; i++)
-			rs[i] = (w[i] - mean) * (w[i] - mean);
+		for (int64_t r = 0; by_pe && r < R; r++) {
+			const double *w = row_at(f, row_off(g, r));
+			for (int64_t i = 0; i < n; i++)
+				rs[r * n + i] = (w[i] - mean) * (w[i] - mean);
+		}
 		if (cut)
-			sq = lbt_comm_ordered_sum(rs, by_pe ? n : R, &nomem);
+			sq = lbt_cut_sum(cut, rs, nrs, 1, 0, &nomem);
 		for (int64_t r = 0; !cut && rs && r < R; r++)
 			sq += rs[r];
 		if (!cut)

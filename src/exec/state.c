@@ -15,6 +15,8 @@
 #include "lbtorus/npy.h"
 #include "lbtorus/method.h"
 #include "lbtorus/speeds.h"
+#include "comm/comm.h"
+#include "../../kernels/internal.h" /* the Liquid model's reference, for blocks cut along several axes */
 
 /* Fill st->param from cfg's arguments and the schema's defaults. */
 static int method_params(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
@@ -168,6 +170,31 @@ static int total_fits(const lbt_method *m, const lbt_init *init, const lbt_shape
 	return lbt_init_total(init, s, seed, &total) ? lbt_total_check(m, s, total, e) : LBT_OK;
 }
 
+/* The grid of ranks s ("4x2x1") of a torus of shape sh, into nr: its
+ * counts, one per axis, their product the rank count, none above its
+ * axis's extent (lbt_cut_grid); on a torus not cut, one rank. */
+static int ranks_parse(const char *s, const lbt_shape *sh, int cut, int *nr, lbt_err *e)
+{
+	int D = 0;
+	for (const char *p = s;; p++) {
+		char *end;
+		long k = strtol(p, &end, 10);
+		if (end == p || k < 1 || k > INT32_MAX || D == LBT_MAXD || (*end && *end != 'x'))
+			return lbt_errf(e, LBT_EINVAL, "--ranks '%s': not a grid of ranks of the %d-axis torus (e.g. %s)", s,
+			                sh->dims, sh->dims == 1 ? "4" : sh->dims == 2 ? "2x2" : "2x2x1");
+		if (D < sh->dims)
+			nr[D] = (int)k;
+		D++;
+		if (!*(p = end))
+			break;
+	}
+	if (D != sh->dims)
+		return lbt_errf(e, LBT_EINVAL, "--ranks '%s': %d counts for a torus of %d axes", s, D, sh->dims);
+	int want[LBT_MAXD];
+	memcpy(want, nr, sizeof want);
+	return lbt_cut_grid(cut ? lbt_comm_size() : 1, D, sh->ext, want, nr, e);
+}
+
 /* Everything lbt_state_open checks before it allocates the grid. */
 static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_shape *shapep, lbt_err *e)
 {
@@ -204,6 +231,9 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	if ((status = lbt_init_check(&init, &shape, e)) ||
 	    (status = memory_fits(st->method, speeds ? &sp : NULL, &shape, cfg->cut ? lbt_comm_size() : 1, threads,
 	                          cfg->grid_copies, e)))
+		return status;
+	int nr[LBT_MAXD];
+	if (cfg->ranks && (status = ranks_parse(cfg->ranks, &shape, cfg->cut, nr, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
@@ -270,7 +300,23 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	if (speeds && (status = lbt_speeds_parse(&sp, st->speeds, e)))
 		return status;
 	const volatile sig_atomic_t *stop = cfg->interrupt;
-	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e);
+	int nr[LBT_MAXD], first = 0;
+	while (first < shape.dims - 1 && shape.ext[first] < 2)
+		first++;
+	/* the grid: given; or slabs when asked for (a search tree) or for the
+	   Liquid model's vector kernel, which rolls slabs only (on blocks its ranks
+	   would run the reference, tens of times slower: docs/performance.md),
+	   when the first axis with links has a layer for every rank; else the
+	   grid with the least halo */
+	const int slabs = (cfg->slabs || ((st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step)) &&
+	                  shape.ext[first] >= lbt_comm_size();
+	if (cfg->ranks)
+		ranks_parse(cfg->ranks, &shape, cfg->cut, nr, e); /* checked by prepare */
+	for (int d = 0; slabs && !cfg->ranks && d < shape.dims; d++)
+		nr[d] = d == first ? lbt_comm_size() : 1;
+	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, cfg->ranks || slabs ? nr : NULL,
+	                                      st->method->load == LBT_LOAD_REAL, e)
+	                  : lbt_grid_init(&st->grid, &shape, e);
 	if (cfg->cut) {
 		const int all = lbt_comm_agree(status, e);
 		if (all && !status)
@@ -279,6 +325,12 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	}
 	if (status)
 		return status;
+	if (st->grid.cut && !st->grid.cut->slab) {
+		/* the Liquid model's vector kernel rolls slabs of its first axis only:
+		   a block cut along several axes (or another) takes the reference */
+		st->table.lm_step = lbt_ref_lm_step;
+		st->table.lm_steps = lbt_ref_lm_steps;
+	}
 	if ((status = lbt_init_apply(&init, &st->grid, cfg->seed, stop, e)) ||
 	    (speeds && (status = lbt_speeds_apply(&sp, &st->grid, cfg->seed, stop, e))) ||
 	    (st->method->load == LBT_LOAD_REAL && (status = lbt_grid_add_real(&st->grid, e))) ||

@@ -135,6 +135,10 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 	if (s.total != 0)
 		return lbt_errf(e, LBT_EINVAL, "workload %s: a search starts on an empty machine (its roots on PE 0): "
 		                "use --init const:0", w->spec);
+	if (st->grid.cut && !st->grid.cut->slab) /* the same on every rank: the grid is */
+		return lbt_errf(e, LBT_EINVAL, "workload %s: a search tree runs on a torus cut into slabs of its first axis "
+		                "with links only (a grid of ranks such as 4x1x1, that axis a layer for every rank), not on blocks",
+		                w->spec);
 	tree_ws *ws = calloc(1, sizeof *ws);
 	if (!ws)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
@@ -211,7 +215,8 @@ static int tree_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work
 				break;
 			if (x[i] > INT32_MAX - kids) {
 				status = lbt_errf(e, LBT_ERANGE, "workload %s: PE %lld would hold more than 2^31-1 nodes",
-				                  ws->w->spec, (long long)(ws->d.first + i));
+				                  ws->w->spec, (long long)(lbt_grid_row_global(&st->grid, i / st->grid.shape.ext[st->grid.shape.dims - 1]) +
+				                                                 i % st->grid.shape.ext[st->grid.shape.dims - 1]));
 				break;
 			}
 			ws->cnt[l + 1][i] += kids;

@@ -21,11 +21,12 @@
  * one pass that also sums what the engine's sqdev needs: integer loads'
  * counters and squares are integer sums, exact in any order; real-valued
  * loads' sums are taken per row in the kernel's fixed lanes, and the rows'
- * sums added in global row order (on a torus cut between ranks passed from
- * rank to rank, lbt_comm_chain; a cut ring passes the lanes themselves). On
- * a cut torus each rank works on its slab with the global indices, and the
- * integer counters are summed exactly over the ranks (lbt_wl_done): the bits
- * of one process for any rank count. */
+ * sums added in global row order. On a torus cut between ranks (MPI,
+ * lbtorus/comm.h) each rank works on its block with the global indices; the
+ * integer counters are summed exactly over the ranks (lbt_wl_done); a row
+ * shared by the ranks along the last axis passes its lanes from rank to
+ * rank (lbt_cut_chain), and the rows' sums are added in global row order
+ * (lbt_cut_row_sums): the bits of one process for any rank count and grid. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +45,7 @@ enum { P_ARRIVE = 101, P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME, P_AR
 
 double lbt_wl_unit(uint64_t r) { return lbt_rand_unit(r); }
 
-int64_t lbt_wl_first(const lbt_grid *g)
-{
-	return g->cut ? g->cut->lo * (lbt_shape_pes(&g->whole) / g->whole.ext[g->cut->axis]) : 0;
-}
+int64_t lbt_wl_first(const lbt_grid *g) { return g->cut ? lbt_grid_row_global(g, 0) : 0; }
 
 int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e)
 {
@@ -84,7 +82,8 @@ typedef struct {
 	int64_t P;        /* PEs here */
 	int64_t first;    /* the global row-major index of this rank's first PE (lbt_wl_first) */
 	int real;         /* a real-valued method's loads */
-	double *rows3;    /* cybenko on real loads: each row's sums gen, dev, sq */
+	double *rows4;    /* cybenko on real loads: each row's sums gen, C n, dev, sq */
+	double *lanes;    /*   each row's lanes (lbt_wl_rsums) if the last axis is cut, not one row */
 	lbt_wl_real rd;   /*   its distribution */
 	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
 	int64_t *end;     /* phases: the step at which the current phase ends */
@@ -102,7 +101,8 @@ static void simple_close(void *p)
 	simple_ws *ws = p;
 	if (!ws)
 		return;
-	free(ws->rows3);
+	free(ws->rows4);
+	free(ws->lanes);
 	free(ws->g);
 	free(ws->c);
 	free(ws->end);
@@ -125,8 +125,12 @@ static int real_open(simple_ws *ws, const lbt_workload *w, lbt_state *st, lbt_er
 		lbt_wl_bernoulli_init(&d->draw, a[0]);
 	else if (w->dist == LBT_DIST_POISSON && lbt_poisson_init(&d->pt, a[0]))
 		return lbt_errf(e, LBT_EINVAL, "workload %s: no Poisson table for this mean", w->spec);
-	const lbt_shape *sh = &st->grid.shape;
-	if (!(ws->rows3 = malloc((size_t)(3 * (ws->P / sh->ext[sh->dims - 1] + 1)) * sizeof *ws->rows3)))
+	const lbt_grid *g = &st->grid;
+	const int last = g->shape.dims - 1;
+	const int64_t R = ws->P / g->shape.ext[last];
+	const int shared = g->shape.ext[last] < g->whole.ext[last] && lbt_shape_pes(&g->whole) > g->whole.ext[last];
+	if (!(ws->rows4 = malloc((size_t)(4 * R) * sizeof *ws->rows4)) ||
+	    (shared && !(ws->lanes = malloc((size_t)R * sizeof(lbt_wl_rsums)))))
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the workload's sums");
 	return LBT_OK;
 }
@@ -198,13 +202,13 @@ static int64_t row_offset(const lbt_grid *g, int64_t r)
 /* A row kernel left a load beyond INT32_MAX (at most 2^31 - 1 + 10^6: the
  * largest arrival) cast to int32, which made it negative: name the first such
  * PE in row-major order, as the PE-by-PE loop does. */
-static int row_overflow(const simple_ws *ws, const lbt_grid *g, int64_t n, int64_t R, lbt_err *e)
+static int row_overflow(const lbt_grid *g, int64_t n, int64_t R, lbt_err *e)
 {
 	for (int64_t r = 0; r < R; r++) {
 		const int32_t *x = g->load + row_offset(g, r);
 		for (int64_t j = 0; j < n; j++)
 			if (x[j] < 0)
-				return overflow(e, ws->first + r * n + j);
+				return overflow(e, lbt_grid_row_global(g, r) + j);
 	}
 	return lbt_errf(e, LBT_EINTERNAL, "workload: an overflow without a negative load");
 }
@@ -251,7 +255,7 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 #endif
 		lbt_wl_counts k = {0};
 		int32_t *x = g->load + row_offset(g, r);
-		const int64_t i0 = ws->first + r * n;
+		const int64_t i0 = lbt_grid_row_global(g, r);
 		if (ws->rows == ROW_PHASES)
 			st->kern->wl_phases_row(x, n, i0, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
 		else if (ws->rows == ROW_DRAW)
@@ -267,11 +271,16 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 		sq_hi += k.sq_hi;
 		sq_lo += k.sq_lo;
 	}
-	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(ws, g, n, R, e) : LBT_OK, c, e);
+	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(g, n, R, e) : LBT_OK, c, e);
 }
 
-/* Real-valued loads: a pass of wl_real_row over this rank's rows, the rows
- * in parallel, each row's lanes folded (lbt_wl_fold) into rows3. */
+/* Real-valued loads: a pass of wl_real_row over this rank's pieces of its
+ * rows, the rows in parallel. A row's sums run in the kernel's lanes from
+ * its first PE to its last: a piece starts from the lanes the piece before
+ * it on the row left (lanes: passed along the ranks of the last axis by
+ * lbt_cut_chain; NULL: every row starts and ends here, from zero), and the
+ * block that ends a row folds them (lbt_wl_fold) into the row's sums in
+ * rows4: generated, completed (C n), dev, sq. */
 typedef struct {
 	simple_ws *ws;
 	const lbt_state *st;
@@ -279,82 +288,69 @@ typedef struct {
 	double shift;
 } real_pass;
 
-static void real_rows(const real_pass *q)
+static void real_rows(void *p, double *lanes)
 {
+	const real_pass *q = p;
 	simple_ws *ws = q->ws;
 	const lbt_grid *g = &q->st->grid;
-	const int64_t n = g->shape.ext[g->shape.dims - 1], R = ws->P / n;
+	const int last = g->shape.dims - 1;
+	const int64_t n = g->shape.ext[last], R = ws->P / n, lo = lbt_grid_lo(g, last), whole = g->whole.ext[last];
+	const int ends = lo + n == whole, lane0 = (int)(lo % LBT_WL_LANES);
+	const double Cn = ws->rd.C * (double)whole;
 	const int threads = q->st->threads > 0 ? q->st->threads : 1;
 #pragma omp parallel for schedule(static) num_threads(threads) if (ws->P > 65536)
 	for (int64_t r = 0; r < R; r++) {
 		lbt_wl_rsums a = {0};
-		q->st->kern->wl_real_row(g->real + row_offset(g, r), n, ws->first + r * n, 0, q->key, q->key2, &ws->rd, q->shift,
-		                         &a);
-		ws->rows3[3 * r] = lbt_wl_fold(a.gen);
-		ws->rows3[3 * r + 1] = lbt_wl_fold(a.dev);
-		ws->rows3[3 * r + 2] = lbt_wl_fold(a.sq);
+		if (lanes)
+			memcpy(&a, lanes + r * 3 * LBT_WL_LANES, sizeof a);
+		q->st->kern->wl_real_row(g->real + row_offset(g, r), n, lbt_grid_row_global(g, r), lane0, q->key, q->key2,
+		                         &ws->rd, q->shift, &a);
+		if (lanes)
+			memcpy(lanes + r * 3 * LBT_WL_LANES, &a, sizeof a);
+		if (ends) {
+			double *s = ws->rows4 + 4 * r;
+			s[0] = lbt_wl_fold(a.gen);
+			s[1] = Cn;
+			s[2] = lbt_wl_fold(a.dev);
+			s[3] = lbt_wl_fold(a.sq);
+		}
 	}
-}
-
-/* acc (generated, completed, dev, sq) += this rank's rows' sums, in row order. */
-static void add_rows(void *p, double *acc)
-{
-	const real_pass *q = p;
-	const lbt_grid *g = &q->st->grid;
-	const int64_t n = g->shape.ext[g->shape.dims - 1], R = q->ws->P / n;
-	const double Cn = q->ws->rd.C * (double)n; /* exact, as is every partial sum of them (C n P < 2^53) */
-	for (int64_t r = 0; r < R; r++) {
-		acc[0] += q->ws->rows3[3 * r];
-		acc[1] += Cn;
-		acc[2] += q->ws->rows3[3 * r + 1];
-		acc[3] += q->ws->rows3[3 * r + 2];
-	}
-}
-
-/* A torus of one row (a ring, maybe cut between ranks): the kernel on this
- * rank's piece, the lanes (then completed) passed on from the rank before. */
-static void ring_piece(void *p, double *acc)
-{
-	const real_pass *q = p;
-	simple_ws *ws = q->ws;
-	lbt_wl_rsums a;
-	memcpy(&a, acc, sizeof a);
-	q->st->kern->wl_real_row(q->st->grid.real, ws->P, ws->first, (int)(ws->first % LBT_WL_LANES), q->key, q->key2,
-	                         &ws->rd, q->shift, &a);
-	memcpy(acc, &a, sizeof a);
-	acc[3 * LBT_WL_LANES] += ws->rd.C * (double)ws->P;
 }
 
 /* Real-valued loads: eq. (12) as it stands, loads may go negative (Cybenko's
  * interpretation (b)), by wl_real_row (lbt_wl_real), with the sums about
- * c->shift from which the engine takes sqdev. Every PE completes C. */
-static int real_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c)
+ * c->shift from which the engine takes sqdev. Every PE completes C. The
+ * rows' sums (real_rows) are added to c's in global row order. A torus of
+ * one row (a ring) keeps its lanes in c->lanes, so that the pieces of a ring
+ * cut by hand, each a rank of one, pass them on through one c as ranks do. */
+static int real_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	const lbt_grid *g = &st->grid;
-	const real_pass q = {ws, st, lbt_rand_key(seed, (uint64_t)t, P_ARRIVE), lbt_rand_key(seed, (uint64_t)t, P_ARRIVE2),
-	                     c->shift};
-	c->dev_known = 1;
-	if (lbt_shape_pes(&g->whole) == g->whole.ext[g->whole.dims - 1]) { /* one row (a ring), maybe cut between ranks */
-		double acc[3 * LBT_WL_LANES + 1];
-		memcpy(acc, &c->lanes, sizeof c->lanes);
-		acc[3 * LBT_WL_LANES] = c->completed;
-		if (g->cut)
-			lbt_comm_chain(acc, 3 * LBT_WL_LANES + 1, ring_piece, (void *)&q);
-		else
-			ring_piece((void *)&q, acc);
-		memcpy(&c->lanes, acc, sizeof c->lanes);
-		c->completed = acc[3 * LBT_WL_LANES];
-		c->generated = 0 + lbt_wl_fold(c->lanes.gen); /* the one row's sums so far, added as add_rows adds a row */
-		c->dev = 0 + lbt_wl_fold(c->lanes.dev);
-		c->sq = 0 + lbt_wl_fold(c->lanes.sq);
-		return LBT_OK;
-	}
-	real_rows(&q);
-	double acc[4] = {c->generated, c->completed, c->dev, c->sq};
-	if (g->cut)
-		lbt_comm_chain(acc, 4, add_rows, (void *)&q);
+	const int last = g->shape.dims - 1;
+	const int64_t R = ws->P / g->shape.ext[last];
+	real_pass q = {ws, st, lbt_rand_key(seed, (uint64_t)t, P_ARRIVE), lbt_rand_key(seed, (uint64_t)t, P_ARRIVE2),
+	               c->shift};
+	double *lanes = ws->lanes;
+	if (lbt_shape_pes(&g->whole) == g->whole.ext[g->whole.dims - 1])
+		lanes = (double *)&c->lanes;
+	else if (lanes)
+		memset(lanes, 0, (size_t)R * sizeof(lbt_wl_rsums));
+	if (g->cut && lanes)
+		lbt_cut_chain(g->cut, last, lanes, R * 3 * LBT_WL_LANES, real_rows, &q);
 	else
-		add_rows((void *)&q, acc);
+		real_rows(&q, lanes);
+	double acc[4] = {c->generated, c->completed, c->dev, c->sq};
+	int nomem = 0;
+	if (g->cut)
+		lbt_cut_row_sums(g->cut, ws->rows4, lbt_grid_lo(g, last) + g->shape.ext[last] == g->whole.ext[last] ? R : 0,
+		                 4, acc, &nomem);
+	else
+		for (int64_t r = 0; r < R; r++)
+			for (int k = 0; k < 4; k++)
+				acc[k] += ws->rows4[4 * r + k];
+	if (g->cut && !lbt_comm_min_int(!nomem))
+		return lbt_errf(e, LBT_ENOMEM, "no memory to add the arrivals' sums in global order");
+	c->dev_known = 1;
 	c->generated = acc[0];
 	c->completed = acc[1];
 	c->dev = acc[2];
@@ -365,7 +361,7 @@ static int real_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 static int cybenko_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work_counts *c, lbt_err *e)
 {
 	simple_ws *ws = p;
-	return ws->rows ? rows_phase(ws, st, t, seed, c, e) : real_phase(ws, st, t, seed, c);
+	return ws->rows ? rows_phase(ws, st, t, seed, c, e) : real_phase(ws, st, t, seed, c, e);
 }
 
 /* Lüling and Monien §7: at the step a PE's phase ends it draws the next one

@@ -5,9 +5,10 @@
 
 #include "lbtorus/run.h"
 
-/* The global row-major index of this rank's first PE: on a torus cut
- * between ranks a slab's PEs are first .. first + P - 1 (the cut axis is
- * the outermost with links, so a slab is one run of them); 0 uncut. */
+/* The global row-major index of this rank's first PE (0 uncut): on a torus
+ * cut into slabs (lbt_cut.slab) its PEs are first .. first + P - 1; a block
+ * cut along several axes holds runs of them, one a row
+ * (lbt_grid_row_global). */
 int64_t lbt_wl_first(const lbt_grid *g);
 
 /* A dense row-major copy of the method's load field (the search trees

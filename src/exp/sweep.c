@@ -146,8 +146,13 @@ static int read_done(int fd, const char *path, keyset *ks, lbt_sweep_progress *p
 static int run_one(const lbt_plan_run *r, int threads, int cut, const lbt_exec_opts *o, char **line, size_t *len,
                    int *reached, int *interrupted, lbt_err *e)
 {
+	char wname[64] = "";
+	if (r->workload)
+		snprintf(wname, sizeof wname, "%.*s", (int)strcspn(r->workload, ":"), r->workload);
+	const lbt_workload *wf = lbt_workload_find(wname);
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
-	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut, .interrupt = o->interrupt};
+	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut, .interrupt = o->interrupt,
+	                 .slabs = wf && wf->tasks}; /* a search tree numbers its nodes across slabs */
 	for (int j = 0; j < r->args.n; j++)
 		set.params[j] = (lbt_param_arg){r->args.p[j]->name, r->args.value[j]};
 	lbt_run_opts ro = lbt_run_opts_default();
@@ -360,7 +365,7 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 enum { MSG_RUN = 1, MSG_DONE = 2 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
- * kernels take cut views, an extent of R or more to cut, no --verify. */
+ * kernels take cut views, extents that a grid of R ranks cuts, no --verify. */
 static int whole(const lbt_plan_run *r, const lbt_exec_opts *o, int R)
 {
 	const lbt_method *m = lbt_method_find(r->mname);
@@ -368,10 +373,8 @@ static int whole(const lbt_plan_run *r, const lbt_exec_opts *o, int R)
 	lbt_err e;
 	if (r->pes < o->solo_pes || o->verify || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e))
 		return 0;
-	int a = 0;
-	while (a < s.dims - 1 && s.ext[a] < 2)
-		a++;
-	return s.ext[a] >= R;
+	int nr[LBT_MAXD];
+	return lbt_cut_grid(R, s.dims, s.ext, NULL, nr, &e) == LBT_OK;
 }
 
 static void take_message(exec_ctx *x, const lbt_plan *pl, const char *msg, size_t n)

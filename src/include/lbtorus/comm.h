@@ -5,10 +5,13 @@
  * mpiexec, srun: the launcher's environment says so); started alone, or
  * built without MPI, it is one process and nothing here communicates.
  *
- * A run on R > 1 ranks cuts its torus into slabs along the first axis with
- * links (uneven slabs: the first ext % R ranks hold one more layer); every
- * rank needs at least one layer, so an extent below R is an error. Results
- * equal one process's bit for bit. */
+ * A run on R > 1 ranks cuts its torus into blocks on a Cartesian grid of
+ * ranks (lbt_setup.ranks, or the grid whose blocks exchange the least halo:
+ * slabs along the first axis with links are the one-axis case); along an
+ * axis cut into k parts the blocks hold consecutive layers (uneven: the
+ * first ext % k hold one more); every rank needs at least one PE, so a
+ * torus no grid of R ranks cuts is an error. Results equal one process's
+ * bit for bit. */
 #ifndef LBTORUS_COMM_H
 #define LBTORUS_COMM_H
 
@@ -33,7 +36,7 @@ int lbt_comm_min_int(int v);
 int lbt_comm_agree(int status, lbt_err *e);
 
 /* What this rank spent communicating since the last reset (all zero on one
- * process): halo fills of a cut axis (calls; messages and bytes sent;
+ * process): halo fills of the cut axes (calls; messages and bytes sent;
  * seconds in them, and of those seconds waiting for the messages), and
  * every other collective (calls, seconds). For the scaling harness
  * (bench/mpi_scaling.py). */

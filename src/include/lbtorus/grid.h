@@ -47,17 +47,19 @@ typedef struct {
 	lbt_field field[LBT_MAX_FIELDS];
 	int32_t *load;      /* field "load" at PE (0, ..., 0) */
 	double *real;       /* field "real" at PE (0, ..., 0), NULL until added */
-	/* A grid may be one rank's slab of a torus cut between ranks
-	 * (lbtorus/comm.h): then `shape` is the slab's, `whole` the torus's and
-	 * `cut` says where the slab lies; else whole = shape and cut = NULL. */
+	/* A grid may be one rank's block of a torus cut between ranks
+	 * (lbtorus/comm.h): then `shape` is the block's, `whole` the torus's and
+	 * `cut` says where the block lies; else whole = shape and cut = NULL. */
 	lbt_shape whole;
 	lbt_cut *cut;
 } lbt_grid;
 
 int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e); /* with "load", zeroed */
-/* This rank's slab of the torus `whole` cut between all ranks (collective;
- * on one rank, a cut of one slab: the distributed code paths on one process). */
-int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, lbt_err *e);
+/* This rank's block of the torus `whole` cut between all ranks on the grid
+ * of ranks `ranks` (whole.dims entries; NULL: chosen, lbtorus/comm.h), with
+ * room for the partial sums of real-valued loads if `real` (collective; on
+ * one rank, a cut of one slab: the distributed code paths on one process). */
+int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int real, lbt_err *e);
 /* The global coordinate on axis d of the grid's local coordinate 0. */
 int64_t lbt_grid_lo(const lbt_grid *g, int d);
 /* The whole torus's row-major flat index of the first PE of the grid's row

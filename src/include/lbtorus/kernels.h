@@ -29,38 +29,54 @@ typedef struct {
 
 struct lbt_view;
 
-/* A block of a torus cut between ranks (lbtorus/comm.h): along `axis` (the
- * first with links) the torus of extent `gext` is split into slabs, and this
- * block holds the global coordinates origin[axis] .. origin[axis] + ext[axis]
- * - 1. Its halo cells on that axis hold the neighbouring slabs' PEs once
- * `fill` has run (lbt_halo_fill calls it for that axis: a collective call,
- * made by every rank in the same order). A kernel working on a cut view
- * reads its neighbours there, decides every boundary by global coordinates,
- * counts only the links whose lower PE it holds, and hands over what a
- * single process would reduce in a fixed order:
+/* A block of a torus cut between ranks (lbtorus/comm.h): a Cartesian grid
+ * of nr[0] x ... x nr[D-1] ranks; along every axis d with on[d] (its
+ * "cut axes") the torus of extent gext[d] is split into consecutive
+ * layers, and this block holds the global coordinates lo[d] .. lo[d] +
+ * ext[d] - 1 (= origin[d] of its views). Its halo cells on a cut axis hold
+ * the neighbouring blocks' PEs once `fill` has run for that axis
+ * (lbt_halo_fill calls it: a collective call, made by every rank in the
+ * same order; a layer of axis d spans the halo of the cut axes before d,
+ * so after fills in axis order the edge and corner cells are the
+ * neighbours'). A slab (`slab`: one cut axis, `axis`, the first with links)
+ * is the one-axis case. A kernel working on a cut view reads its
+ * neighbours there, decides every boundary by global coordinates, counts
+ * only the links whose lower PE it holds, and hands over what a single
+ * process would reduce in a fixed order:
  *   - real-valued sums, as the parts it would have added one by one, in
  *     `parts` (it appends; counts.nparts says how many): the same number of
- *     segments on every rank, a segment being one part per row of the block,
- *     or per PE if the cut axis is the last (then the block is one row): the
- *     reducer adds segment by segment, rows in global order (PEs: a
- *     segment's parts, in global order, make that row's sum, which is then
- *     added, as one process adds its row's sum);
+ *     segments on every rank; a segment holds, per row of the block in
+ *     row-major order, the row's sum, or, if the last axis is cut (by_pe: a
+ *     row is shared by several ranks), its terms PE by PE (counts.terms
+ *     terms a PE, 0 or 1: one; several: term t of every PE of the piece,
+ *     then term t + 1). The reducer adds segment by segment, rows in global
+ *     order, a row's terms from 0 in the order one process adds them
+ *     (term by term, piece by piece along the last axis, PE by PE), then
+ *     that row's sum, as one process adds its row's sum;
  *   - per-direction maxima of the amount on one link, in counts.slot[]
  *     (pairs: rightward then leftward), summed pair by pair by the reducer. */
+#define LBT_CUT_MAXD 8
 typedef struct lbt_cut {
-	int axis;
-	int64_t gext;
-	int torus;             /* the cut axis wraps */
-	int64_t lo;            /* the first global layer this rank holds (= origin[axis] of its views) */
+	int dims;
+	unsigned char on[LBT_CUT_MAXD];   /* 1: axis d is cut (halo from fill; global coordinates) */
+	int nr[LBT_CUT_MAXD];             /* ranks along axis d */
+	int coord[LBT_CUT_MAXD];          /* this rank's place in the grid of ranks */
+	int64_t gext[LBT_CUT_MAXD];       /* the torus's extents */
+	int64_t lo[LBT_CUT_MAXD];         /* the first global layer this rank holds (0 on an axis not cut) */
+	int64_t len[LBT_CUT_MAXD];        /* and how many (gext[d] on an axis not cut) */
+	unsigned char torus[LBT_CUT_MAXD]; /* axis d wraps */
+	int axis;              /* the first cut axis */
+	int slab;              /* 1: the only cut axis is the first with links (a slab of one axis) */
 	int rank, ranks;
-	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut);
-	double *parts;         /* room for LBT_CUT_SEGMENTS parts per row of the block */
-	int64_t rows;          /* parts per segment: rows of the last axis in this block, or its PEs
-	                          if the cut axis is the last (by_pe) */
+	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut, int axis);
+	double *parts;         /* room for LBT_CUT_SEGMENTS x `rows` parts */
+	int64_t rows;          /* parts per segment and term: rows of the last axis in this block, or,
+	                          if the last axis is cut (by_pe), its PEs (segments x terms <= LBT_CUT_SEGMENTS) */
 	int by_pe;
 	char *halo;            /* the fill's buffers: LBT_CUT_BUFFERS layers of load and real cells */
+	void *comm;            /* the MPI layer's Cartesian communicator and its exchanges (NULL: none) */
 } lbt_cut;
-#define LBT_CUT_BUFFERS 8   /* 4 halo layers received; 4 sent: others need only a slab's 2 first and 2 last layers */
+#define LBT_CUT_BUFFERS 8   /* 4 halo layers received; 4 sent: others need only a block's 2 first and 2 last layers */
 #define LBT_CUT_SEGMENTS 24 /* 3 colours x 8 axes: dimension exchange's substeps */
 #define LBT_CUT_SLOTS 48    /* per substep and direction */
 
@@ -118,6 +134,7 @@ typedef struct {
 	int nslots;         /*   per-direction maxima in slot[] (pairs: rightward, leftward) */
 	double slot[LBT_CUT_SLOTS];
 	int64_t nparts;     /*   real-valued parts appended to cut->parts */
+	int terms;          /*   terms per PE of a shared row in them (0: one) */
 } lbt_counts;
 
 /* The Liquid model's shift conditions C0..C5 (seed 000, Table 1). */

@@ -156,6 +156,11 @@ typedef struct {
 	const char *link;     /* NULL: lan (speeds.h, lbt_link_parse) */
 	int cut;              /* 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
 	                         one slab, the distributed code paths) */
+	const char *ranks;    /* NULL, or the grid of ranks of a cut torus, "4x2x1": one count per
+	                         axis, their product the rank count (NULL: the grid with the least
+	                         halo, lbtorus/comm.h) */
+	int slabs;            /* without ranks: slabs of the first axis with links when it has a layer
+	                         for every rank (a search tree numbers its nodes across slabs only) */
 	const volatile sig_atomic_t *interrupt; /* non-NULL: lbt_state_open stops within a second once
 	                                           *interrupt is non-zero (LBT_EINTR, nothing kept) */
 	int grid_copies;      /* copies of the grid's loads the caller will hold beside the run (bench's

@@ -86,8 +86,10 @@ typedef struct {
 	 * loads the phase leaves, so that sqdev = sq - dev^2 / P needs no pass
 	 * of the engine's own. The phase adds to them, and to generated and
 	 * completed, in the global order of its sums (so that slabs of a torus
-	 * cut between ranks, each a rank of one, chain through one c); a ring
-	 * cut between ranks passes the lanes of its one row on (lanes). */
+	 * cut by hand, each a rank of one, chain through one c); a torus of one
+	 * row (a ring) keeps its row's lanes in lanes, so that its pieces pass
+	 * them on through c too (between ranks they pass along the last axis:
+	 * lbt_cut_chain). */
 	double shift;
 	int dev_known;
 	double dev, sq;
