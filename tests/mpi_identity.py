@@ -129,6 +129,11 @@ EXTRA = [
     ('9', 'torus', 'de', 'uniform:0:9', 'steps:15', 4, 'cybenko:normal:1:0.5:1'),
     ('7x5', 'mesh', 'fos', 'uniform:0:9', 'steps:20', 4, 'cybenko:exp:1:1', '--ranks', '2x2'),
     ('4x5x6', 'torus', 'de', 'uniform:0:9', 'steps:15', 6, 'cybenko:normal:1:0.5:1', '--ranks', '1x2x3'),
+    # real-valued sums where rows are shared: the lanes passed along the last axis (a ring over 8 ranks,
+    # blocks of 2x3 and 2x2x2), with a C whose multiples are inexact (completed: C n a row, in row order)
+    ('16', 'torus', 'de', 'uniform:0:9', 'steps:15', 8, 'cybenko:exp:1:0.7'),
+    ('5x9', 'mesh', 'fos', 'uniform:0:9', 'steps:15', 6, 'cybenko:normal:1:0.5:0.3', '--ranks', '2x3'),
+    ('4x4x6', 'torus', 'fos', 'uniform:0:9', 'steps:15', 8, 'cybenko:poisson:2:1', '--ranks', '2x2x2'),
 ]
 
 
