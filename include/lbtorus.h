@@ -443,7 +443,7 @@ typedef struct {
 } lbt_outputs;
 LBT_API lbt_outputs lbt_outputs_default(void);
 /* Before opening: no output over another or over one of c's input files
- * (init, speeds), however spelled; no picture of a torus cut between ranks. */
+ * (init, speeds), however spelled. */
 LBT_API int lbt_outputs_check(const lbt_outputs *o, const lbt_config *c, lbt_err *e);
 /* Open o's files (a bad path fails now, not after the run) for sim's next
  * lbt_sim_run, which writes and commits them, or removes them on an error. */

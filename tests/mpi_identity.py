@@ -14,6 +14,8 @@ run until no node is left), whose conservation law (final total = initial
 total + generated - completed) must hold exactly. Besides: a torus no grid of N ranks cuts, a --ranks
 grid that does not match N or does not divide the torus, and a search tree
 on blocks are refused with one line (exit 2), --verify on a cut torus too;
+--snapshots and --animate on a cut torus write one process's files, byte for
+byte (rank 0 pictures the whole torus, gathered);
 the grid chosen (slabs for the Liquid model, the least halo for the others)
 sends the halo bytes worked out by hand; a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
@@ -283,6 +285,32 @@ def grid_choice(tmp):
     return '; '.join(out) or None
 
 
+def pictures(tmp):
+    """--snapshots and --animate on a cut torus (blocks, slabs, a ring): every rank's block gathered on rank 0,
+    which writes the PNGs, the .npy files and the GIF of one process, byte for byte."""
+    out = []
+    for shape, bnd, method, ranks, grid in (('7x5', 'torus', 'nna', 4, ['--ranks', '2x2']),
+                                            ('9x6', 'mesh', 'lm-c5', 3, []), ('16', 'torus', 'nna', 4, [])):
+        files = []
+        for tag, launch in (('one', []), ('many', [MPIRUN, '--oversubscribe', '-np', str(ranks)])):
+            snaps, gif = os.path.join(tmp, f'pic{shape}{tag}'), os.path.join(tmp, f'pic{shape}{tag}.gif')
+            p = subprocess.run(launch + [LBT, 'run', '--shape', shape, '--boundary', bnd, '--method', method, '--init',
+                                         'uniform:0:9', '--until', 'steps:12', '--every', '5', '--threads', '1',
+                                         '--quiet', '--json', os.path.join(tmp, 'pic.json'), '--snapshots', snaps,
+                                         '--animate', gif] + (grid if launch else []),
+                               env=ENV, capture_output=True, text=True, timeout=120)
+            if p.returncode:
+                out.append(f'pictures of {shape} ({tag}): exit {p.returncode}: {p.stderr.strip()}')
+                break
+            got = {n: open(os.path.join(snaps, n), 'rb').read() for n in os.listdir(snaps)}
+            got['gif'] = open(gif, 'rb').read()
+            files.append(got)
+        if len(files) == 2 and (files[0] != files[1] or len(files[0]) != 9):  # steps 0, 5, 10, 12: PNG and .npy
+            out.append(f'pictures of {shape} {bnd} {method} on {ranks} ranks {" ".join(grid)}: '
+                       f'{sorted(files[0])} alone, {sorted(k for k in files[1] if files[1][k] != files[0].get(k))} differ')
+    return '; '.join(out) or None
+
+
 def signalled(tmp, to_ranks):
     """Issue 31, item 14 (docs/usage.md, "Signals under MPI"): SIGTERM stops
     every rank at one step and rank 0 writes the interrupted summary; the
@@ -340,6 +368,7 @@ def main():
         failures.append(same_failure(tmp, 4, ['--init', 'file:' + high, '--method', 'none', '--workload',
                                               'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
         failures.append(grid_choice(tmp))
+        failures.append(pictures(tmp))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
         failures.append(signalled(tmp, True))
@@ -347,7 +376,7 @@ def main():
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 14
+    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 15
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

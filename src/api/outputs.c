@@ -20,10 +20,15 @@
 
 struct lbt_sim_files {
 	lbt_outfile json, trace, dump;
-	int writer;           /* rank 0: it writes the files (every rank its slab of the dump) */
+	int writer;           /* rank 0: it writes the files (every rank its block of the dump) */
 	int has_trace, has_dump, workload;
 	const char *comm_stats;
-	/* pictures: snapshots, animation */
+	/* pictures: snapshots, animation (on a cut torus rank 0 takes them of
+	   the whole torus, gathered at each picture: every rank has pics) */
+	int pics, cut;
+	lbt_grid whole;       /* cut, rank 0: the whole torus's loads (whole_open) */
+	int whole_open;
+	int32_t *dense;       /*   and the buffer they are gathered into */
 	const char *snap_dir; /* the staging directory of snaps; NULL: none */
 	lbt_outdir snaps;     /* published together at the end */
 	lbt_anim *anim;
@@ -86,9 +91,6 @@ int lbt_outputs_check(const lbt_outputs *o, const lbt_config *c, lbt_err *e)
 	if (!picturable(o))
 		return lbt_errf(e, LBT_EINVAL, "%s%soutputs: every >= 1, heat_max 0..2^31-1, zoom 0..64, delay 0..65535", cmd,
 		                sep);
-	if (lbt_sim_cut() && (o->snapshots || o->animate))
-		return lbt_errf(e, LBT_EINVAL, "%s%s--snapshots and --animate run on one process only, not on a torus cut "
-		                "between ranks", cmd, sep);
 	/* no output over another or over an input, however spelled */
 	const lbt_io_name in[] = {{"--init", c->init && !strncmp(c->init, "file:", 5) ? c->init + 5 : NULL},
 	                          {"--speeds", c->speeds && !strncmp(c->speeds, "file:", 5) ? c->speeds + 5 : NULL}};
@@ -103,48 +105,88 @@ int lbt_outputs_check(const lbt_outputs *o, const lbt_config *c, lbt_err *e)
 	return status;
 }
 
-/* One snapshot (PNG + .npy) and/or GIF frame of the current state. */
+/* On a cut torus: every rank's loads into rank 0's copy of the whole
+ * torus (collective). */
+static int gather_whole(lbt_sim_files *f, const lbt_grid *g, lbt_err *e)
+{
+	int st = lbt_field_gather(g, lbt_grid_field(g, "load"), f->dense, e);
+	if (!st && f->whole_open)
+		lbt_grid_import(&f->whole, f->dense);
+	return st;
+}
+
+/* One snapshot (PNG + .npy) and/or GIF frame of the current state: on a cut
+ * torus of the whole torus, gathered on rank 0, which writes them, its
+ * status then every rank's. */
 static void picture(lbt_sim_files *f, const lbt_grid *g, int64_t step)
 {
 	if (f->pic_status || step == f->last_pic)
 		return;
 	f->last_pic = step;
-	if (f->snap_dir) {
+	if (f->cut) {
+		f->pic_status = gather_whole(f, g, &f->pic_err);
+		g = &f->whole;
+	}
+	if (f->snap_dir && !f->pic_status) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/step_%08lld.png", f->snap_dir, (long long)step);
-		if ((f->pic_status = lbt_heat_png(path, g, &f->heat, step, &f->pic_err)))
-			return;
-		int32_t *dense = malloc((size_t)lbt_shape_pes(&g->shape) * sizeof *dense);
-		if (!dense) {
+		int32_t *dense = NULL;
+		if (!(f->pic_status = lbt_heat_png(path, g, &f->heat, step, &f->pic_err)) &&
+		    !(dense = malloc((size_t)lbt_shape_pes(&g->shape) * sizeof *dense)))
 			f->pic_status = lbt_errf(&f->pic_err, LBT_ENOMEM, "no memory for a snapshot");
-			return;
+		if (dense) {
+			lbt_grid_export(g, dense);
+			snprintf(path, sizeof path, "%s/step_%08lld.npy", f->snap_dir, (long long)step);
+			f->pic_status = lbt_npy_write(path, &g->shape, dense, &f->pic_err);
+			free(dense);
 		}
-		lbt_grid_export(g, dense);
-		snprintf(path, sizeof path, "%s/step_%08lld.npy", f->snap_dir, (long long)step);
-		f->pic_status = lbt_npy_write(path, &g->shape, dense, &f->pic_err);
-		free(dense);
 	}
 	if (f->anim && !f->pic_status)
 		f->pic_status = lbt_anim_frame(f->anim, g, step, &f->pic_err);
+	if (f->cut)
+		f->pic_status = lbt_comm_agree(f->pic_status, &f->pic_err);
 }
 
-/* Scale, zoom, the output folder and the GIF, before the run starts. */
+/* Scale, zoom, the output folder and the GIF, before the run starts: on a
+ * cut torus rank 0's, of the whole torus gathered, its status every rank's. */
 static int open_pictures(lbt_sim_files *f, const lbt_grid *g, const lbt_outputs *o, lbt_err *e)
 {
-	int s = lbt_heat_default(&f->heat, g, e);
-	if (s)
-		return s;
-	if (o->heat_max)
-		f->heat.hi = (int32_t)o->heat_max;
-	if (o->zoom)
-		f->heat.zoom = (int)o->zoom;
+	f->pics = 1;
+	f->cut = g->cut != NULL;
 	f->every = o->every;
 	f->last_pic = -1;
-	int opened = o->snapshots ? lbt_outdir_open(&f->snaps, o->snapshots, e) : LBT_OK;
-	f->snap_dir = o->snapshots ? f->snaps.stage : NULL;
-	if (opened)
-		return opened;
-	return o->animate ? lbt_anim_open(&f->anim, o->animate, g, &f->heat, (int)o->delay, e) : LBT_OK;
+	int s = LBT_OK;
+	if (f->cut) {
+		if (f->writer && !(s = lbt_grid_init(&f->whole, &g->whole, e)))
+			f->whole_open = 1;
+		if (f->writer && !s && !(f->dense = malloc((size_t)lbt_shape_pes(&g->whole) * sizeof *f->dense)))
+			s = lbt_errf(e, LBT_ENOMEM, "no memory for the pictures of the whole torus");
+		if (!(s = lbt_comm_agree(s, e)))
+			s = lbt_comm_agree(gather_whole(f, g, e), e);
+		g = &f->whole;
+	}
+	if (!s && f->writer) {
+		s = lbt_heat_default(&f->heat, g, e);
+		if (!s && o->heat_max)
+			f->heat.hi = (int32_t)o->heat_max;
+		if (!s && o->zoom)
+			f->heat.zoom = (int)o->zoom;
+		if (!s && o->snapshots && !(s = lbt_outdir_open(&f->snaps, o->snapshots, e)))
+			f->snap_dir = f->snaps.stage;
+		if (!s && o->animate)
+			s = lbt_anim_open(&f->anim, o->animate, g, &f->heat, (int)o->delay, e);
+	}
+	return f->cut ? lbt_comm_agree(s, e) : s;
+}
+
+/* The whole torus's copy and buffer (a cut torus's pictures, rank 0). */
+static void pictures_free(lbt_sim_files *f)
+{
+	if (f->whole_open)
+		lbt_grid_free(&f->whole);
+	f->whole_open = 0;
+	free(f->dense);
+	f->dense = NULL;
 }
 
 /* Every file, opened before running, so a bad path fails in a second, not
@@ -172,6 +214,7 @@ static int open_files(lbt_sim *s, lbt_sim_files *f, const lbt_outputs *o, lbt_er
 		if (trace) lbt_out_abort(&f->trace);
 		if (dump) lbt_out_abort(&f->dump);
 		if (o->snapshots) lbt_outdir_abort(&f->snaps, e);
+		pictures_free(f);
 		return st;
 	}
 	if (f->has_trace) { /* "# key: value" lines first: the provenance, the inputs */
@@ -190,9 +233,6 @@ int lbt_sim_outputs(lbt_sim *s, const lbt_outputs *o, lbt_err *e)
 		return lbt_errf(e, LBT_EINVAL, "lbt_sim_outputs: a run and outputs made by lbt_outputs_default()");
 	if (!picturable(o))
 		return lbt_errf(e, LBT_EINVAL, "outputs: every >= 1, heat_max 0..2^31-1, zoom 0..64, delay 0..65535");
-	if (s->st.grid.cut && (o->snapshots || o->animate))
-		return lbt_errf(e, LBT_EINVAL, "--snapshots and --animate run on one process only, not on a torus cut "
-		                "between ranks");
 	lbt_sim_files_close(s);
 	lbt_sim_files *f = calloc(1, sizeof *f);
 	if (!f)
@@ -234,13 +274,13 @@ void lbt_sim_files_step(lbt_sim *s, const lbt_step_record *r)
 		}
 		fputc('\n', f);
 	}
-	if ((fs->snap_dir || fs->anim) && r->step % fs->every == 0)
+	if (fs->pics && r->step % fs->every == 0)
 		picture(fs, &s->st.grid, r->step);
 }
 
 int lbt_sim_files_batch(const lbt_sim *s)
 {
-	return !s->files || (!s->files->snap_dir && !s->files->anim); /* a picture reads the grid after its step */
+	return !s->files || !s->files->pics; /* a picture reads the grid after its step */
 }
 
 /* The last picture, the dump and the record; all files committed or none
@@ -250,13 +290,13 @@ int lbt_sim_files_finish(lbt_sim *s, int st, double seconds, lbt_err *err)
 	lbt_sim_files *f = s->files;
 	s->files = NULL;
 	const lbt_grid *g = &s->st.grid;
-	if (!st && f->comm_stats) /* this rank's own time in lbt_run, whose collectives the tally counts */
-		st = lbt_comm_tally_write(f->comm_stats, seconds, lbt_shape_pes(&g->shape), s->sum.steps, err);
-	if (!st && (f->snap_dir || f->anim)) {
+	if (!st && f->pics) { /* collective on a cut torus: before what one rank alone may fail */
 		picture(f, g, s->sum.steps); /* the last state, if not taken already */
 		if ((st = f->pic_status))
 			*err = f->pic_err;
 	}
+	if (!st && f->comm_stats) /* this rank's own time in lbt_run, whose collectives the tally counts */
+		st = lbt_comm_tally_write(f->comm_stats, seconds, lbt_shape_pes(&g->shape), s->sum.steps, err);
 	if (f->anim) {
 		if (!st)
 			st = lbt_anim_close(f->anim, err);
@@ -283,6 +323,7 @@ int lbt_sim_files_finish(lbt_sim *s, int st, double seconds, lbt_err *err)
 			if (f->snap_dir) lbt_outdir_abort(&f->snaps, err);
 		}
 	}
+	pictures_free(f);
 	free(f);
 	return st;
 }
@@ -301,6 +342,7 @@ void lbt_sim_files_close(lbt_sim *s)
 	}
 	if (f->snap_dir)
 		lbt_outdir_abort(&f->snaps, NULL);
+	pictures_free(f);
 	free(f);
 	s->files = NULL;
 }
