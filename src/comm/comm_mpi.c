@@ -369,11 +369,13 @@ void lbt_cut_chain(const lbt_cut *cut, int axis, double *acc, int64_t n, void (*
 {
 	const int q = cut->coord[axis], last = cut->nr[axis] - 1;
 	MPI_Comm comm = cut->comm ? ((cart *)cut->comm)->comm : MPI_COMM_NULL;
-	if (cut->comm && q > 0)
-		MPI_Recv(acc, (int)n, MPI_DOUBLE, line_rank(cut, axis, q - 1), 0, comm, MPI_STATUS_IGNORE);
+	const int64_t most = INT32_MAX / 8; /* a message's count is an int */
+	for (int64_t at = 0; cut->comm && q > 0 && at < n; at += most)
+		MPI_Recv(acc + at, (int)(n - at < most ? n - at : most), MPI_DOUBLE, line_rank(cut, axis, q - 1), 0, comm,
+		         MPI_STATUS_IGNORE);
 	add(ctx, acc);
-	if (cut->comm && q < last)
-		MPI_Send(acc, (int)n, MPI_DOUBLE, line_rank(cut, axis, q + 1), 0, comm);
+	for (int64_t at = 0; cut->comm && q < last && at < n; at += most)
+		MPI_Send(acc + at, (int)(n - at < most ? n - at : most), MPI_DOUBLE, line_rank(cut, axis, q + 1), 0, comm);
 }
 
 /* Axis `axis`'s exchange for a view like v: the layers it needs, whose
