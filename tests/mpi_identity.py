@@ -222,8 +222,9 @@ def write_npy(path, rows, cols, values):
 
 
 SWEEP = ['--method', 'lm-c5,nna,fos,de-int', '--shape', '8x8,ring:5..9', '--init', 'worst:3', '--quiet']
-# the 8x8 runs with a workload are cut between all ranks too
-SWEEP_WL = ['--method', 'lm-c5,nna', '--shape', '8x8,ring:7', '--init', 'const:0', '--until', 'steps:30',
+# the 8x8 runs with a workload are cut between all ranks too; 2x40's search trees only on 2 ranks (slabs of a
+# layer each: on 3 a tree runs on one rank, as no slabs of 3 exist)
+SWEEP_WL = ['--method', 'lm-c5,nna', '--shape', '8x8,ring:7,2x40', '--init', 'const:0', '--until', 'steps:30',
             '--workload', 'cybenko:poisson:1:1,gw:2:0.45:10', '--quiet']
 
 

@@ -141,18 +141,24 @@ static int read_done(int fd, const char *path, keyset *ks, lbt_sweep_progress *p
 	return st;
 }
 
-/* Run r; on success *line holds its record, newline-terminated, unless
- * the run was interrupted (*interrupted: no record, it runs again on resume). */
-static int run_one(const lbt_plan_run *r, int threads, int cut, const lbt_exec_opts *o, char **line, size_t *len,
-                   int *reached, int *interrupted, lbt_err *e)
+/* Whether r's workload is a search tree (it numbers its nodes across slabs). */
+static int tree(const lbt_plan_run *r)
 {
 	char wname[64] = "";
 	if (r->workload)
 		snprintf(wname, sizeof wname, "%.*s", (int)strcspn(r->workload, ":"), r->workload);
 	const lbt_workload *wf = lbt_workload_find(wname);
+	return wf && wf->tasks;
+}
+
+/* Run r; on success *line holds its record, newline-terminated, unless
+ * the run was interrupted (*interrupted: no record, it runs again on resume). */
+static int run_one(const lbt_plan_run *r, int threads, int cut, const lbt_exec_opts *o, char **line, size_t *len,
+                   int *reached, int *interrupted, lbt_err *e)
+{
 	lbt_setup set = {.shape = r->shape, .boundary = r->boundary, .method = r->mname, .init = r->init,
 	                 .isa = o->isa, .seed = r->seed, .threads = threads, .cut = cut, .interrupt = o->interrupt,
-	                 .slabs = wf && wf->tasks}; /* a search tree numbers its nodes across slabs */
+	                 .slabs = tree(r)}; /* a search tree numbers its nodes across slabs */
 	for (int j = 0; j < r->args.n; j++)
 		set.params[j] = (lbt_param_arg){r->args.p[j]->name, r->args.value[j]};
 	lbt_run_opts ro = lbt_run_opts_default();
@@ -365,7 +371,9 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 enum { MSG_RUN = 1, MSG_DONE = 2 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
- * kernels take cut views, extents that a grid of R ranks cuts, no --verify. */
+ * kernels take cut views, extents that a grid of R ranks cuts (a search
+ * tree: slabs, its first axis with links a layer for every rank), no
+ * --verify. */
 static int whole(const lbt_plan_run *r, const lbt_exec_opts *o, int R)
 {
 	const lbt_method *m = lbt_method_find(r->mname);
@@ -373,7 +381,11 @@ static int whole(const lbt_plan_run *r, const lbt_exec_opts *o, int R)
 	lbt_err e;
 	if (r->pes < o->solo_pes || o->verify || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e))
 		return 0;
-	int nr[LBT_MAXD];
+	int nr[LBT_MAXD], first = 0;
+	while (first < s.dims - 1 && s.ext[first] < 2)
+		first++;
+	if (tree(r))
+		return s.ext[first] >= R;
 	return lbt_cut_grid(R, s.dims, s.ext, NULL, nr, &e) == LBT_OK;
 }
 
