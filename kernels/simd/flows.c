@@ -137,8 +137,16 @@ static void pass1_row(const lbt_view *v, const params *q, int32_t *const *F, int
 	}
 }
 
+/* The state pass 2 leaves, measured as it is written: extremes, and the
+ * total as W/2 int64 lanes of L_i + 2^31 (the int32 bits offset into
+ * [0, 2^32), so a negative load sums exactly too; lbt_counts takes 2^31
+ * per PE off again). */
+typedef struct {
+	V mx, mn, su;
+} stats;
+
 /* Pass 2 on row r: L_i -= sum_d F_d[i]; L_i += sum_d F_d[i-1_d]. */
-static void pass2_row(const lbt_view *v, int32_t *const *F, int64_t r)
+static void pass2_row(const lbt_view *v, int32_t *const *F, int64_t r, stats *St)
 {
 	const int D = v->dims, last = D - 1;
 	const int64_t n = v->ext[last];
@@ -164,6 +172,9 @@ static void pass2_row(const lbt_view *v, int32_t *const *F, int64_t r)
 				x = VADD(x, VLOAD(F[d] + off + i - v->stride[d]));
 		x = VADD(x, VLOADU(fl + i - 1));
 		VSTORE(p + i, VSEL(valid, x, l));
+		St->mx = VMAX(St->mx, VSEL(valid, x, VSET1(INT32_MIN)));
+		St->mn = VMIN(St->mn, VSEL(valid, x, VSET1(INT32_MAX)));
+		St->su = FADD64(St->su, VSEL(valid, VSUB(x, VSET1(INT32_MIN)), VSET1(0)));
 	}
 }
 
@@ -204,9 +215,26 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 		fv.load = F[d];
 		lbt_halo_fill(&fv, d); /* flows arriving over the wrap-around of axis d */
 	}
-#pragma omp parallel for schedule(static) num_threads(T) if (rows * n > 16384)
-	for (int64_t r = 0; r < rows; r++)
-		pass2_row(v, F, r);
+	int32_t mx = INT32_MIN, mn = INT32_MAX;
+	uint64_t su = 0; /* the loads + 2^31 each, modulo 2^64: exact where the total fits int64 */
+#pragma omp parallel num_threads(T) if (rows * n > 16384)
+	{
+		stats St = {VSET1(INT32_MIN), VSET1(INT32_MAX), VSET1(0)};
+#pragma omp for schedule(static)
+		for (int64_t r = 0; r < rows; r++)
+			pass2_row(v, F, r, &St);
+#pragma omp critical(lbt_simd_flows)
+		{
+			const int32_t a = vmax32(St.mx), b = vmin32(St.mn);
+			mx = a > mx ? a : mx;
+			mn = b < mn ? b : mn;
+			su += (uint64_t)fsum64(St.su);
+		}
+	}
+	cnt->has_stats = 1;
+	cnt->max = mx;
+	cnt->min = mn;
+	cnt->total = (int64_t)(su - ((uint64_t)(rows * n) << 31));
 	int64_t link_max = 0;
 	for (int d = 0; d < D; d++) {
 		cnt->shifts += rmax[d] + lmax[d];

@@ -9,12 +9,18 @@
  * (w_i - out) + in — only W/2 PEs at a time. A missing link contributes an
  * exact +0 (out and in start at +0 and never become -0, so adding +0 changes
  * nothing). The amount moved is summed in the reference's fixed order, row by
- * row (a scalar pass over the row's flows, axis by axis), the rows' sums
- * then added in row order after the parallel loop; shifts and link_max are
- * maxima. So the result is the same for any thread count.
+ * row (a scalar sum over the row's flows, axis by axis, left to right), the
+ * rows' sums then added in row order after the parallel loop. That sum is a
+ * chain of dependent adds, one per link; the rows' chains are independent,
+ * so a thread takes RB rows at a time and runs their RB chains side by side
+ * (each row's own adds still in its order). shifts and link_max are maxima,
+ * taken in vector lanes: max(f, m) as MAXPD forms it is the reference's
+ * `f > m ? f : m` (a NaN never replaces m), and from m = +0 every maximum
+ * is order-free. So the result is the same for any thread count.
  *
  * Two passes: pass 1 writes the flows F_d of every PE into scratch real
- * grids of the loads' layout; pass 2 applies them in place. Neighbours across
+ * grids of the loads' layout, RB rows at a time, then sums those rows'
+ * flows while they are in cache; pass 2 applies them in place. Neighbours across
  * a torus edge are read at the opposite edge directly (no halo); the last
  * axis reads its neighbours from a per-thread row buffer. A row's tail that
  * does not fill a vector runs the same formula one PE at a time.
@@ -31,6 +37,19 @@
 
 static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n - 1 || (torus && n > 2)); }
 static int link_left(int64_t c, int64_t n, int torus) { return n >= 2 && (c > 0 || (torus && n > 2)); }
+
+#if W == 16
+#define RMAX(a, b) simde_mm512_max_pd((a), (b))
+#define RMIN(a, b) simde_mm512_min_pd((a), (b))
+#elif W == 8
+#define RMAX(a, b) simde_mm256_max_pd((a), (b))
+#define RMIN(a, b) simde_mm256_min_pd((a), (b))
+#else
+#define RMAX(a, b) simde_mm_max_pd((a), (b))
+#define RMIN(a, b) simde_mm_min_pd((a), (b))
+#endif
+
+enum { RB = 8 }; /* rows whose sums of the amount moved run side by side */
 
 typedef struct {
 	const lbt_view *v;
@@ -49,7 +68,14 @@ static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
 	}
 }
 
-static void pass1_row(job *J, int64_t r, double *B, double *rmax, double *lmax)
+/* A thread's largest flows per axis towards higher / lower index: in vector
+ * lanes, and the row tails' in scalars. */
+typedef struct {
+	VR vr[8], vl[8];
+	double rmax[8], lmax[8];
+} maxima;
+
+static void pass1_row(job *J, int64_t r, double *B, maxima *X)
 {
 	const lbt_view *v = J->v;
 	const int D = v->dims, last = D - 1;
@@ -77,25 +103,65 @@ static void pass1_row(job *J, int64_t r, double *B, double *rmax, double *lmax)
 			else
 				f = nb[d] ? RMUL(a, RSUB(x, RLOAD(nb[d] + i))) : zero;
 			RSTORE(J->F[d] + off + i, f);
+			X->vr[d] = RMAX(f, X->vr[d]);
+			X->vl[d] = RMAX(RSUB(zero, f), X->vl[d]);
 		}
 	}
+	const int64_t t0 = i;
 	for (; i < n; i++) /* the tail, one PE at a time, the same operations */
 		for (int d = 0; d < D; d++)
 			J->F[d][off + i] = d == last ? J->alpha * (B[i] - B[i + 1]) : nb[d] ? J->alpha * (B[i] - nb[d][i]) : 0;
+	/* The last PE of a mesh row (or of extent <= 2) has no link: its flow
+	 * is +0. If the vector loop took it, the lanes saw alpha * (w - w),
+	 * +0 or NaN, which changes no maximum. */
 	if (!tl && n >= 1)
-		J->F[last][off + n - 1] = 0; /* the last PE of a mesh row (or of extent <= 2) has no link */
-	double sum = 0;
+		J->F[last][off + n - 1] = 0;
 	for (int d = 0; d < D; d++)
-		for (int64_t k = 0; k < n; k++) {
-			double f = J->F[d][off + k];
-			sum += fabs(f);
-			rmax[d] = f > rmax[d] ? f : rmax[d];
-			lmax[d] = -f > lmax[d] ? -f : lmax[d];
+		for (int64_t k = t0; k < n; k++) {
+			const double f = J->F[d][off + k];
+			X->rmax[d] = f > X->rmax[d] ? f : X->rmax[d];
+			X->lmax[d] = -f > X->lmax[d] ? -f : X->lmax[d];
 		}
-	J->rowsum[r] = sum;
 }
 
-static void pass2_row(job *J, int64_t r)
+/* The amount moved on rows r0 .. r0+k-1 (k <= RB) into J->rowsum: each
+ * row's |F_d| axis by axis, left to right, as the reference adds them, the
+ * k rows' sums side by side. */
+static void row_sums(job *J, int64_t r0, int k)
+{
+	const lbt_view *v = J->v;
+	const int D = v->dims, last = D - 1;
+	const int64_t n = v->ext[last];
+	int64_t off[RB];
+	double s[RB] = {0};
+	for (int j = 0; j < k; j++)
+		off[j] = lbt_fiber_base(v, last, r0 + j) - v->load;
+	for (int d = 0; d < D; d++) {
+		const double *f[RB];
+		for (int j = 0; j < k; j++)
+			f[j] = J->F[d] + off[j];
+		if (k == RB)
+			for (int64_t i = 0; i < n; i++)
+				for (int j = 0; j < RB; j++)
+					s[j] += fabs(f[j][i]);
+		else
+			for (int j = 0; j < k; j++)
+				for (int64_t i = 0; i < n; i++)
+					s[j] += fabs(f[j][i]);
+	}
+	for (int j = 0; j < k; j++)
+		J->rowsum[r0 + j] = s[j];
+}
+
+/* The extremes of the loads pass 2 leaves, as lbt_field_stats forms them
+ * (`w > m ? w : m` from -inf, MAXPD's order of operands): in vector lanes,
+ * and the row tails' in scalars. */
+typedef struct {
+	VR vmx, vmn;
+	double mx, mn;
+} extremes;
+
+static void pass2_row(job *J, int64_t r, extremes *E)
 {
 	const lbt_view *v = J->v;
 	const int D = v->dims, last = D - 1;
@@ -123,7 +189,10 @@ static void pass2_row(job *J, int64_t r)
 			else if (pr[d])
 				in = RADD(in, RLOAD(pr[d] + i));
 		}
-		RSTORE(w + i, RADD(RSUB(RLOAD(w + i), out), in));
+		const VR x = RADD(RSUB(RLOAD(w + i), out), in);
+		RSTORE(w + i, x);
+		E->vmx = RMAX(x, E->vmx);
+		E->vmn = RMIN(x, E->vmn);
 	}
 	for (; i < n; i++) {
 		double out = 0, in = 0;
@@ -135,7 +204,32 @@ static void pass2_row(job *J, int64_t r)
 				in += pr[d][i];
 		}
 		w[i] = w[i] - out + in;
+		E->mx = w[i] > E->mx ? w[i] : E->mx;
+		E->mn = w[i] < E->mn ? w[i] : E->mn;
 	}
+}
+
+/* The loads' sums of rows r0 .. r0+k-1 (k <= RB) into J->rowsum, each left
+ * to right as lbt_field_stats adds them, the k rows side by side. */
+static void row_totals(job *J, int64_t r0, int k)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last];
+	const double *w[RB];
+	double s[RB] = {0};
+	for (int j = 0; j < k; j++)
+		w[j] = v->real + (lbt_fiber_base(v, last, r0 + j) - v->load);
+	if (k == RB)
+		for (int64_t i = 0; i < n; i++)
+			for (int j = 0; j < RB; j++)
+				s[j] += w[j][i];
+	else
+		for (int j = 0; j < k; j++)
+			for (int64_t i = 0; i < n; i++)
+				s[j] += w[j][i];
+	for (int j = 0; j < k; j++)
+		J->rowsum[r0 + j] = s[j];
 }
 
 void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *cnt)
@@ -157,26 +251,68 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 	for (int d = 0; d < D; d++)
 		J.F[d] = (double *)S->link[d] + S->origin; /* F_d at the loads' offsets */
 	J.rowsum = S->rowsum;
+	double moved = 0, mx = -HUGE_VAL, mn = HUGE_VAL;
 #pragma omp parallel num_threads(T) if (rows * n > 16384)
 	{
 		double *buf = lbt_scratch_row(S, lbt_thread_id());
-		double rmax[8] = {0}, lmax[8] = {0};
+		maxima X;
+		for (int d = 0; d < D; d++) {
+			X.vr[d] = X.vl[d] = RSET1(0);
+			X.rmax[d] = X.lmax[d] = 0;
+		}
 #pragma omp for schedule(static)
-		for (int64_t r = 0; r < rows; r++)
-			pass1_row(&J, r, buf + 8, rmax, lmax);
+		for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
+			const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
+			for (int j = 0; j < k; j++)
+				pass1_row(&J, b * RB + j, buf + 8, &X);
+			row_sums(&J, b * RB, k);
+		}
+		for (int d = 0; d < D; d++) {
+			double a[2][WD] __attribute__((aligned(64)));
+			RSTORE(a[0], X.vr[d]);
+			RSTORE(a[1], X.vl[d]);
+			for (int j = 0; j < WD; j++) {
+				X.rmax[d] = a[0][j] > X.rmax[d] ? a[0][j] : X.rmax[d];
+				X.lmax[d] = a[1][j] > X.lmax[d] ? a[1][j] : X.lmax[d];
+			}
+		}
 #pragma omp critical(lbt_simd_fos)
 		for (int d = 0; d < D; d++) {
-			J.rmax[d] = fmax(J.rmax[d], rmax[d]);
-			J.lmax[d] = fmax(J.lmax[d], lmax[d]);
+			J.rmax[d] = fmax(J.rmax[d], X.rmax[d]);
+			J.lmax[d] = fmax(J.lmax[d], X.lmax[d]);
 		}
 #pragma omp barrier
+#pragma omp single
+		for (int64_t r = 0; r < rows; r++) /* rowsum is free again after this */
+			moved += J.rowsum[r];
+		extremes E = {RSET1(-HUGE_VAL), RSET1(HUGE_VAL), -HUGE_VAL, HUGE_VAL};
 #pragma omp for schedule(static)
-		for (int64_t r = 0; r < rows; r++)
-			pass2_row(&J, r);
+		for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
+			const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
+			for (int j = 0; j < k; j++)
+				pass2_row(&J, b * RB + j, &E);
+			row_totals(&J, b * RB, k);
+		}
+		double a[2][WD] __attribute__((aligned(64)));
+		RSTORE(a[0], E.vmx);
+		RSTORE(a[1], E.vmn);
+		for (int j = 0; j < WD; j++) {
+			E.mx = a[0][j] > E.mx ? a[0][j] : E.mx;
+			E.mn = a[1][j] < E.mn ? a[1][j] : E.mn;
+		}
+#pragma omp critical(lbt_simd_fos)
+		{
+			mx = fmax(mx, E.mx);
+			mn = fmin(mn, E.mn);
+		}
 	}
-	double moved = 0, shifts = 0, link_max = 0;
+	double total = 0, shifts = 0, link_max = 0;
 	for (int64_t r = 0; r < rows; r++)
-		moved += J.rowsum[r];
+		total += J.rowsum[r];
+	cnt->has_stats = 1;
+	cnt->real_max = mx;
+	cnt->real_min = mn;
+	cnt->real_total = total;
 	for (int d = 0; d < D; d++) {
 		shifts += J.rmax[d] + J.lmax[d];
 		link_max = fmax(link_max, fmax(J.rmax[d], J.lmax[d]));

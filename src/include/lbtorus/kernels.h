@@ -104,6 +104,8 @@ typedef struct {
 	int has_stats;     /* 1 if the kernel also measured the state it left: */
 	int32_t max, min;  /*   extremes over the PEs */
 	int64_t total;     /*   sum over the PEs */
+	double real_max, real_min, real_total; /* real-valued methods' has_stats: the same, as lbt_field_stats
+	                                          forms them (the total: each row left to right, rows in order) */
 	double real_moved;  /* real-valued methods: the amount that crossed links */
 	double real_shifts; /*   and the time: per direction the largest amount on one link, summed */
 	double link_max;    /* the largest amount that crossed any single link (Dickens's communication time) */
