@@ -124,30 +124,40 @@ static void pass1_row(job *J, int64_t r, double *B, maxima *X)
 		}
 }
 
+/* k <= RB rows' sums side by side into s[0..k-1]: s[j] += p[j][i] (or
+ * |p[j][i]|) for i = 0 .. n-1 in that order, each row's adds a chain of its
+ * own. */
+static void chains(const double *const *p, int k, int64_t n, int absolute, double *s)
+{
+	double t[RB]; /* local: the sums stay in registers (s might alias the rows) */
+	memcpy(t, s, sizeof t);
+	if (k == RB && absolute)
+		for (int64_t i = 0; i < n; i++)
+			for (int j = 0; j < RB; j++)
+				t[j] += fabs(p[j][i]);
+	else if (k == RB)
+		for (int64_t i = 0; i < n; i++)
+			for (int j = 0; j < RB; j++)
+				t[j] += p[j][i];
+	else
+		for (int j = 0; j < k; j++)
+			for (int64_t i = 0; i < n; i++)
+				t[j] += absolute ? fabs(p[j][i]) : p[j][i];
+	memcpy(s, t, sizeof t);
+}
+
 /* The amount moved on rows r0 .. r0+k-1 (k <= RB) into J->rowsum: each
- * row's |F_d| axis by axis, left to right, as the reference adds them, the
- * k rows' sums side by side. */
+ * row's |F_d| axis by axis, left to right, as the reference adds them. */
 static void row_sums(job *J, int64_t r0, int k)
 {
 	const lbt_view *v = J->v;
 	const int D = v->dims, last = D - 1;
-	const int64_t n = v->ext[last];
-	int64_t off[RB];
 	double s[RB] = {0};
-	for (int j = 0; j < k; j++)
-		off[j] = lbt_fiber_base(v, last, r0 + j) - v->load;
 	for (int d = 0; d < D; d++) {
-		const double *f[RB];
+		const double *f[RB] = {0};
 		for (int j = 0; j < k; j++)
-			f[j] = J->F[d] + off[j];
-		if (k == RB)
-			for (int64_t i = 0; i < n; i++)
-				for (int j = 0; j < RB; j++)
-					s[j] += fabs(f[j][i]);
-		else
-			for (int j = 0; j < k; j++)
-				for (int64_t i = 0; i < n; i++)
-					s[j] += fabs(f[j][i]);
+			f[j] = J->F[d] + (lbt_fiber_base(v, last, r0 + j) - v->load);
+		chains(f, k, v->ext[last], 1, s);
 	}
 	for (int j = 0; j < k; j++)
 		J->rowsum[r0 + j] = s[j];
@@ -209,27 +219,140 @@ static void pass2_row(job *J, int64_t r, extremes *E)
 	}
 }
 
-/* The loads' sums of rows r0 .. r0+k-1 (k <= RB) into J->rowsum, each left
- * to right as lbt_field_stats adds them, the k rows side by side. */
-static void row_totals(job *J, int64_t r0, int k)
+/* The loads' sums of rows r0 .. r0+k-1 (k <= RB) into tot, each left to
+ * right as lbt_field_stats adds them. */
+static void row_totals(job *J, int64_t r0, int k, double *tot)
 {
 	const lbt_view *v = J->v;
 	const int last = v->dims - 1;
-	const int64_t n = v->ext[last];
-	const double *w[RB];
+	const double *w[RB] = {0};
 	double s[RB] = {0};
 	for (int j = 0; j < k; j++)
 		w[j] = v->real + (lbt_fiber_base(v, last, r0 + j) - v->load);
-	if (k == RB)
-		for (int64_t i = 0; i < n; i++)
-			for (int j = 0; j < RB; j++)
-				s[j] += w[j][i];
-	else
-		for (int j = 0; j < k; j++)
-			for (int64_t i = 0; i < n; i++)
-				s[j] += w[j][i];
+	chains(w, k, v->ext[last], 0, s);
 	for (int j = 0; j < k; j++)
-		J->rowsum[r0 + j] = s[j];
+		tot[r0 + j] = s[j];
+}
+
+/* ---- 2-D: one pass ---------------------------------------------------
+ * On a 2-D grid a row's new loads need only the old rows above and below,
+ * so one pass does it: each flow is formed where it is needed — the flows
+ * out of row r's PEs, and the flow F_0 = alpha * (w_up - w) into them from
+ * the row above, the very product the reference forms for the row above —
+ * and the rows' out-flows go to a slot of RB rows that stays in cache for
+ * the sums of the amount moved. The loads are updated in place: a thread
+ * owns the rows [a, b), copies the old rows a-1 and b (wrapped) before a
+ * barrier, and keeps the old copy of the row it last updated. Memory
+ * traffic: the loads once read, once written. */
+
+/* Row r from its old copy B (B[n]: its right neighbour over the wrap, or
+ * itself), the old rows up and dn (NULL: no link), into f0, f1 (its
+ * out-flows; f1[-1] writable) and the grid. */
+static void fused_row(job *J, int64_t r, const double *up, const double *dn, double *B, double *f0, double *f1,
+                      maxima *X, extremes *E)
+{
+	const lbt_view *v = J->v;
+	const int64_t n = v->ext[1];
+	const int tl = v->torus[1] && n > 2;
+	double *w = v->real + (lbt_fiber_base(v, 1, r) - v->load);
+	memcpy(B, w, (size_t)n * sizeof *B);
+	B[n] = tl ? w[0] : w[n - 1]; /* no link: the PE itself, so alpha * (w - w) = +0 */
+	const VR a = RSET1(J->alpha), zero = RSET1(0);
+	int64_t i = 0;
+	for (; i + WD <= n; i += WD) {
+		const VR x = RLOAD(B + i);
+		const VR g0 = dn ? RMUL(a, RSUB(x, RLOAD(dn + i))) : zero, g1 = RMUL(a, RSUB(x, RLOADU(B + i + 1)));
+		RSTORE(f0 + i, g0);
+		RSTORE(f1 + i, g1);
+		X->vr[0] = RMAX(g0, X->vr[0]);
+		X->vl[0] = RMAX(RSUB(zero, g0), X->vl[0]);
+		X->vr[1] = RMAX(g1, X->vr[1]);
+		X->vl[1] = RMAX(RSUB(zero, g1), X->vl[1]);
+	}
+	const int64_t t0 = i;
+	for (; i < n; i++) {
+		f0[i] = dn ? J->alpha * (B[i] - dn[i]) : 0;
+		f1[i] = J->alpha * (B[i] - B[i + 1]);
+	}
+	if (!tl && n >= 1)
+		f1[n - 1] = 0; /* as pass1_row: the lanes saw +0 or NaN there */
+	for (int64_t k = t0; k < n; k++) {
+		X->rmax[0] = f0[k] > X->rmax[0] ? f0[k] : X->rmax[0];
+		X->lmax[0] = -f0[k] > X->lmax[0] ? -f0[k] : X->lmax[0];
+		X->rmax[1] = f1[k] > X->rmax[1] ? f1[k] : X->rmax[1];
+		X->lmax[1] = -f1[k] > X->lmax[1] ? -f1[k] : X->lmax[1];
+	}
+	f1[-1] = tl ? f1[n - 1] : 0; /* the flow arriving at PE 0 over the wrap-around */
+	for (i = 0; i + WD <= n; i += WD) {
+		const VR x = RLOAD(B + i);
+		const VR out = RADD(RADD(zero, RLOAD(f0 + i)), RLOAD(f1 + i));
+		VR in = zero;
+		if (up)
+			in = RADD(in, RMUL(a, RSUB(RLOAD(up + i), x)));
+		in = RADD(in, RLOADU(f1 + i - 1));
+		const VR y = RADD(RSUB(x, out), in);
+		RSTORE(w + i, y);
+		E->vmx = RMAX(y, E->vmx);
+		E->vmn = RMIN(y, E->vmn);
+	}
+	for (; i < n; i++) {
+		double out = 0, in = 0;
+		out += f0[i];
+		out += f1[i];
+		if (up)
+			in += J->alpha * (up[i] - B[i]);
+		in += f1[i - 1];
+		w[i] = B[i] - out + in;
+		E->mx = w[i] > E->mx ? w[i] : E->mx;
+		E->mn = w[i] < E->mn ? w[i] : E->mn;
+	}
+}
+
+#define ROW(r) (v->real + (lbt_fiber_base(v, 1, (r)) - v->load))
+
+/* Before the barrier: thread t of nt (rows [a, b)) copies the old rows a-1
+ * and b (wrapped) that its first and last row read. buf: four rows of `rc`
+ * cells. */
+static void fused_save(const job *J, int t, int nt, double *buf, int64_t rc)
+{
+	const lbt_view *v = J->v;
+	const int64_t R = v->ext[0], n = v->ext[1], a = R * t / nt, b = R * (t + 1) / nt;
+	if (b > a && link_left(a, R, v->torus[0]))
+		memcpy(buf + 8, ROW(a > 0 ? a - 1 : R - 1), (size_t)n * sizeof *buf);
+	if (b > a && link_right(b - 1, R, v->torus[0]))
+		memcpy(buf + rc + 8, ROW(b < R ? b : 0), (size_t)n * sizeof *buf);
+}
+
+/* After it: thread t's rows, in slots of RB rows; the amount moved and the
+ * total per row into J->rowsum and tot. */
+static void fused_block(job *J, int t, int nt, double *buf, int64_t rc, double *tot, maxima *X, extremes *E)
+{
+	const lbt_view *v = J->v;
+	const int64_t R = v->ext[0], n = v->ext[1], a = R * t / nt, b = R * (t + 1) / nt;
+	const int tor = v->torus[0];
+	double *prev = buf + 8, *next = buf + rc + 8, *B = buf + 2 * rc + 8, *old = buf + 3 * rc + 8;
+	for (int64_t r0 = a; r0 < b; r0 += RB) {
+		const int k = b - r0 < RB ? (int)(b - r0) : RB;
+		const double *f[2][RB] = {{0}};
+		for (int j = 0; j < k; j++) {
+			const int64_t r = r0 + j, slot = lbt_fiber_base(v, 1, a + j) - v->load; /* the slot: rows a.. of F */
+			const double *up = !link_left(r, R, tor) ? NULL : r == a ? prev : old;
+			const double *dn = !link_right(r, R, tor) ? NULL : r == b - 1 ? next : ROW(r + 1);
+			f[0][j] = J->F[0] + slot;
+			f[1][j] = J->F[1] + slot;
+			fused_row(J, r, up, dn, B, J->F[0] + slot, J->F[1] + slot, X, E);
+			double *keep = old; /* B is the old row r: the next row's up */
+			old = B;
+			B = keep;
+		}
+		double s[RB] = {0};
+		chains(f[0], k, n, 1, s);
+		chains(f[1], k, n, 1, s);
+		for (int j = 0; j < k; j++)
+			J->rowsum[r0 + j] = s[j];
+		row_totals(J, r0, k, tot);
+	}
+#undef ROW
 }
 
 void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *cnt)
@@ -251,24 +374,45 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 	for (int d = 0; d < D; d++)
 		J.F[d] = (double *)S->link[d] + S->origin; /* F_d at the loads' offsets */
 	J.rowsum = S->rowsum;
-	double moved = 0, mx = -HUGE_VAL, mn = HUGE_VAL;
+	double *tot = S->rowsum + rows, mx = -HUGE_VAL, mn = HUGE_VAL;
 #pragma omp parallel num_threads(T) if (rows * n > 16384)
 	{
-		double *buf = lbt_scratch_row(S, lbt_thread_id());
+		const int t = lbt_thread_id();
+		double *buf = lbt_scratch_row(S, t);
 		maxima X;
+		extremes E = {RSET1(-HUGE_VAL), RSET1(HUGE_VAL), -HUGE_VAL, HUGE_VAL};
 		for (int d = 0; d < D; d++) {
 			X.vr[d] = X.vl[d] = RSET1(0);
 			X.rmax[d] = X.lmax[d] = 0;
 		}
+		if (D == 2) {
+			fused_save(&J, t, lbt_team_size(), buf, S->row_cells / 4);
+#pragma omp barrier
+			fused_block(&J, t, lbt_team_size(), buf, S->row_cells / 4, tot, &X, &E);
+		} else {
 #pragma omp for schedule(static)
-		for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
-			const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
-			for (int j = 0; j < k; j++)
-				pass1_row(&J, b * RB + j, buf + 8, &X);
-			row_sums(&J, b * RB, k);
+			for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
+				const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
+				for (int j = 0; j < k; j++)
+					pass1_row(&J, b * RB + j, buf + 8, &X);
+				row_sums(&J, b * RB, k);
+			}
+#pragma omp for schedule(static)
+			for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
+				const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
+				for (int j = 0; j < k; j++)
+					pass2_row(&J, b * RB + j, &E);
+				row_totals(&J, b * RB, k, tot);
+			}
+		}
+		double a[4][WD] __attribute__((aligned(64)));
+		RSTORE(a[2], E.vmx);
+		RSTORE(a[3], E.vmn);
+		for (int j = 0; j < WD; j++) {
+			E.mx = a[2][j] > E.mx ? a[2][j] : E.mx;
+			E.mn = a[3][j] < E.mn ? a[3][j] : E.mn;
 		}
 		for (int d = 0; d < D; d++) {
-			double a[2][WD] __attribute__((aligned(64)));
 			RSTORE(a[0], X.vr[d]);
 			RSTORE(a[1], X.vl[d]);
 			for (int j = 0; j < WD; j++) {
@@ -277,46 +421,28 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 			}
 		}
 #pragma omp critical(lbt_simd_fos)
-		for (int d = 0; d < D; d++) {
-			J.rmax[d] = fmax(J.rmax[d], X.rmax[d]);
-			J.lmax[d] = fmax(J.lmax[d], X.lmax[d]);
-		}
-#pragma omp barrier
-#pragma omp single
-		for (int64_t r = 0; r < rows; r++) /* rowsum is free again after this */
-			moved += J.rowsum[r];
-		extremes E = {RSET1(-HUGE_VAL), RSET1(HUGE_VAL), -HUGE_VAL, HUGE_VAL};
-#pragma omp for schedule(static)
-		for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
-			const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
-			for (int j = 0; j < k; j++)
-				pass2_row(&J, b * RB + j, &E);
-			row_totals(&J, b * RB, k);
-		}
-		double a[2][WD] __attribute__((aligned(64)));
-		RSTORE(a[0], E.vmx);
-		RSTORE(a[1], E.vmn);
-		for (int j = 0; j < WD; j++) {
-			E.mx = a[0][j] > E.mx ? a[0][j] : E.mx;
-			E.mn = a[1][j] < E.mn ? a[1][j] : E.mn;
-		}
-#pragma omp critical(lbt_simd_fos)
 		{
+			for (int d = 0; d < D; d++) {
+				J.rmax[d] = fmax(J.rmax[d], X.rmax[d]);
+				J.lmax[d] = fmax(J.lmax[d], X.lmax[d]);
+			}
 			mx = fmax(mx, E.mx);
 			mn = fmin(mn, E.mn);
 		}
 	}
-	double total = 0, shifts = 0, link_max = 0;
-	for (int64_t r = 0; r < rows; r++)
-		total += J.rowsum[r];
-	cnt->has_stats = 1;
-	cnt->real_max = mx;
-	cnt->real_min = mn;
-	cnt->real_total = total;
+	double moved = 0, total = 0, shifts = 0, link_max = 0;
+	for (int64_t r = 0; r < rows; r++) { /* row order: the bits of any thread count */
+		moved += J.rowsum[r];
+		total += tot[r];
+	}
 	for (int d = 0; d < D; d++) {
 		shifts += J.rmax[d] + J.lmax[d];
 		link_max = fmax(link_max, fmax(J.rmax[d], J.lmax[d]));
 	}
+	cnt->has_stats = 1; /* the loads' extremes and total, as lbt_field_stats forms them */
+	cnt->real_max = mx;
+	cnt->real_min = mn;
+	cnt->real_total = total;
 	cnt->real_moved += moved;
 	cnt->real_shifts += shifts;
 	cnt->link_max = fmax(cnt->link_max, link_max);

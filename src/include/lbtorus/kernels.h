@@ -15,8 +15,9 @@
 /* Scratch memory a kernel may use, allocated once per run (a method's open)
  * so that no kernel allocates per step or has to fail: per axis one array
  * of `cells` 8-byte cells laid out as the grid (PE 0 at cell `origin`, the
- * halo addressable, 64-byte aligned), one double per fiber of the last axis,
- * and per thread one row buffer of `row_cells` 8-byte cells. A kernel uses at
+ * halo addressable, 64-byte aligned), two doubles per fiber of the last axis,
+ * and per thread a buffer of `row_cells` 8-byte cells (four rows with room
+ * around them). A kernel uses at
  * most `threads` threads with it (results do not depend on the count). */
 typedef struct {
 	void *link[8];
