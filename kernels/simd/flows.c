@@ -4,7 +4,8 @@
  * Compiled once per ISA target (see simd.h); checked bit for bit against the
  * references by tests/checkasm/flows.c.
  *
- * Both are two passes over the grid. Pass 1 computes, for every PE i and axis
+ * Both are two passes over the grid (but integer diffusion on a 2-D grid:
+ * one pass, below, "one pass"). Pass 1 computes, for every PE i and axis
  * d, the net flow F_d[i] on the link (i, i+1_d) from the old loads (NNA: with
  * the reference's rounding and the per-PE budget that keeps loads
  * non-negative); F_d lives in a scratch grid of the same layout, so its

@@ -18,7 +18,8 @@
  * `f > m ? f : m` (a NaN never replaces m), and from m = +0 every maximum
  * is order-free. So the result is the same for any thread count.
  *
- * Two passes: pass 1 writes the flows F_d of every PE into scratch real
+ * A 2-D grid takes one pass (below, "2-D: one pass"). Other D take two
+ * passes: pass 1 writes the flows F_d of every PE into scratch real
  * grids of the loads' layout, RB rows at a time, then sums those rows'
  * flows while they are in cache; pass 2 applies them in place. Neighbours across
  * a torus edge are read at the opposite edge directly (no halo); the last
