@@ -123,7 +123,7 @@ typedef struct {
 	double moved;         /* load that crossed a link in this step */
 	double moved_total;
 	double link_max;      /* the largest amount on one link in this step */
-	int64_t idle;         /* PEs without load (integer methods: with full_stats only) */
+	int64_t idle;         /* PEs without load (with full_stats only for integer methods, fos, ca) */
 	double stddev, rel;   /* rel = stddev / initial stddev (the same) */
 	/* With a workload: generated and completed in this step's phase, the
 	 * capacity it left unused, ||w - mean||^2 of what the method received */

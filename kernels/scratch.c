@@ -15,12 +15,12 @@ static int64_t fibers(int dims, const int64_t *ext)
 		rows *= ext[d];
 	return rows;
 }
-static int64_t row_cells(int dims, const int64_t *ext) { return (ext[dims - 1] + 256 + 7) / 8 * 8; } /* whole cache lines */
+static int64_t row_cells(int dims, const int64_t *ext) { return 4 * ((ext[dims - 1] + 256 + 7) / 8 * 8); } /* four rows, whole cache lines */
 
 double lbt_scratch_bytes(int dims, const int64_t *ext, int64_t cells, int threads)
 {
 	threads = threads > 0 ? threads : 1;
-	return ((double)dims * (double)cells + (double)fibers(dims, ext) + (double)threads * (double)row_cells(dims, ext)) * 8;
+	return ((double)dims * (double)cells + 2 * (double)fibers(dims, ext) + (double)threads * (double)row_cells(dims, ext)) * 8;
 }
 
 int lbt_scratch_open(lbt_scratch *s, const lbt_view *v, int64_t cells, int64_t origin)
@@ -34,7 +34,7 @@ int lbt_scratch_open(lbt_scratch *s, const lbt_view *v, int64_t cells, int64_t o
 	int ok = 1;
 	for (int d = 0; d < v->dims; d++)
 		ok &= (s->link[d] = lbt_alloc_aligned((size_t)cells * 8)) != NULL;
-	ok &= (s->rowsum = malloc((size_t)rows * sizeof *s->rowsum)) != NULL;
+	ok &= (s->rowsum = malloc((size_t)rows * 2 * sizeof *s->rowsum)) != NULL;
 	ok &= (s->rows = lbt_alloc_aligned((size_t)s->threads * (size_t)s->row_cells * 8)) != NULL;
 	if (!ok) {
 		lbt_scratch_close(s);

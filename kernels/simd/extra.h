@@ -9,8 +9,10 @@
 #ifdef _OPENMP
 #include <omp.h>
 static inline int lbt_thread_id(void) { return omp_get_thread_num(); }
+static inline int lbt_team_size(void) { return omp_get_num_threads(); }
 #else
 static inline int lbt_thread_id(void) { return 0; }
+static inline int lbt_team_size(void) { return 1; }
 #endif
 
 /* What simd.h does not spell: 64-bit sums, int32 sub/mullo/abs, lane indices, and

@@ -4,7 +4,8 @@
  * Compiled once per ISA target (see simd.h); checked bit for bit against the
  * references by tests/checkasm/flows.c.
  *
- * Both are two passes over the grid. Pass 1 computes, for every PE i and axis
+ * Both are two passes over the grid (but integer diffusion on a 2-D grid:
+ * one pass, below, "one pass"). Pass 1 computes, for every PE i and axis
  * d, the net flow F_d[i] on the link (i, i+1_d) from the old loads (NNA: with
  * the reference's rounding and the per-PE budget that keeps loads
  * non-negative); F_d lives in a scratch grid of the same layout, so its
@@ -137,8 +138,16 @@ static void pass1_row(const lbt_view *v, const params *q, int32_t *const *F, int
 	}
 }
 
+/* The state pass 2 leaves, measured as it is written: extremes, and the
+ * total as W/2 int64 lanes of L_i + 2^31 (the int32 bits offset into
+ * [0, 2^32), so a negative load sums exactly too; lbt_counts takes 2^31
+ * per PE off again). */
+typedef struct {
+	V mx, mn, su;
+} stats;
+
 /* Pass 2 on row r: L_i -= sum_d F_d[i]; L_i += sum_d F_d[i-1_d]. */
-static void pass2_row(const lbt_view *v, int32_t *const *F, int64_t r)
+static void pass2_row(const lbt_view *v, int32_t *const *F, int64_t r, stats *St)
 {
 	const int D = v->dims, last = D - 1;
 	const int64_t n = v->ext[last];
@@ -164,6 +173,9 @@ static void pass2_row(const lbt_view *v, int32_t *const *F, int64_t r)
 				x = VADD(x, VLOAD(F[d] + off + i - v->stride[d]));
 		x = VADD(x, VLOADU(fl + i - 1));
 		VSTORE(p + i, VSEL(valid, x, l));
+		St->mx = VMAX(St->mx, VSEL(valid, x, VSET1(INT32_MIN)));
+		St->mn = VMIN(St->mn, VSEL(valid, x, VSET1(INT32_MAX)));
+		St->su = FADD64(St->su, VSEL(valid, VSUB(x, VSET1(INT32_MIN)), VSET1(0)));
 	}
 }
 
@@ -204,9 +216,26 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 		fv.load = F[d];
 		lbt_halo_fill(&fv, d); /* flows arriving over the wrap-around of axis d */
 	}
-#pragma omp parallel for schedule(static) num_threads(T) if (rows * n > 16384)
-	for (int64_t r = 0; r < rows; r++)
-		pass2_row(v, F, r);
+	int32_t mx = INT32_MIN, mn = INT32_MAX;
+	uint64_t su = 0; /* the loads + 2^31 each, modulo 2^64: exact where the total fits int64 */
+#pragma omp parallel num_threads(T) if (rows * n > 16384)
+	{
+		stats St = {VSET1(INT32_MIN), VSET1(INT32_MAX), VSET1(0)};
+#pragma omp for schedule(static)
+		for (int64_t r = 0; r < rows; r++)
+			pass2_row(v, F, r, &St);
+#pragma omp critical(lbt_simd_flows)
+		{
+			const int32_t a = vmax32(St.mx), b = vmin32(St.mn);
+			mx = a > mx ? a : mx;
+			mn = b < mn ? b : mn;
+			su += (uint64_t)fsum64(St.su);
+		}
+	}
+	cnt->has_stats = 1;
+	cnt->max = mx;
+	cnt->min = mn;
+	cnt->total = (int64_t)(su - ((uint64_t)(rows * n) << 31));
 	int64_t link_max = 0;
 	for (int d = 0; d < D; d++) {
 		cnt->shifts += rmax[d] + lmax[d];
@@ -215,6 +244,125 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 	}
 	cnt->moved += moved;
 	cnt->link_max = (double)link_max > cnt->link_max ? (double)link_max : cnt->link_max;
+}
+
+/* ---- Integer diffusion on 2-D grids: one pass ------------------------
+ * As kernels/simd/fos.c does for real loads: each flow is formed where it
+ * is needed (a row's out-flows, and the flow q(L_up - L) into it from the
+ * row above: the very quotient the reference forms for the row above),
+ * the loads read and written once, in place. A thread owns the rows
+ * [a, b), copies the old rows a-1 and b (wrapped) before a barrier, and
+ * keeps the old copy of the row it last updated. Not NNA: its flow from
+ * the row above depends on that PE's budget, so on the row above that. */
+
+#define ROW(r) lbt_fiber_base(v, 1, (r))
+
+static void one_save(const lbt_view *v, int t, int nt, int32_t *buf, int64_t rc)
+{
+	const int64_t R = v->ext[0], n = v->ext[1], a = R * t / nt, b = R * (t + 1) / nt;
+	if (b > a && link_left(a, R, v->torus[0]))
+		memcpy(buf + 64, ROW(a > 0 ? a - 1 : R - 1), (size_t)n * sizeof *buf);
+	if (b > a && link_right(b - 1, R, v->torus[0]))
+		memcpy(buf + rc + 64, ROW(b < R ? b : 0), (size_t)n * sizeof *buf);
+}
+
+/* Row r from its old copy B (B[-1], B[n]: its wrap-around neighbours), the
+ * old rows up and dn (NULL: no link), in place. */
+static void one_row(const lbt_view *v, const params *q, int64_t r, const int32_t *up, const int32_t *dn, int32_t *B,
+                    acc *A, stats *St)
+{
+	const int64_t n = v->ext[1];
+	const int tl = v->torus[1] && n > 2;
+	int32_t *p = ROW(r);
+	memcpy(B, p, (size_t)n * sizeof *B);
+	B[-1] = tl ? p[n - 1] : 0;
+	B[n] = tl ? p[0] : 0;
+	const V zero = VSET1(0), iota = VIOTA();
+	for (int64_t i = 0; i < n; i += W) {
+		const M valid = MFIRST(n - i < W ? n - i : W);
+		const V pos = VADD(iota, VSET1((int32_t)i));
+		const V l = VLOAD(B + i);
+		const M mr = tl ? valid : MAND(valid, MGT(VSET1((int32_t)(n - 1)), pos));
+		const M ml = tl ? valid : MAND(valid, MGT(pos, zero));
+		const V f0 = dn ? VSEL(valid, quotient(q, VSUB(l, VLOAD(dn + i))), zero) : zero;
+		const V f1 = VSEL(mr, quotient(q, VSUB(l, VLOADU(B + i + 1))), zero);
+		const V g0 = up ? VSEL(valid, quotient(q, VSUB(VLOAD(up + i), l)), zero) : zero; /* the row above's F_0 */
+		const V g1 = VSEL(ml, quotient(q, VSUB(VLOADU(B + i - 1), l)), zero);             /* PE i-1's F_1 */
+		A->rmax[0] = VMAX(A->rmax[0], f0);
+		A->lmax[0] = VMAX(A->lmax[0], VSUB(zero, f0));
+		A->rmax[1] = VMAX(A->rmax[1], f1);
+		A->lmax[1] = VMAX(A->lmax[1], VSUB(zero, f1));
+		A->moved = FADD64(A->moved, VABS(f0));
+		A->moved = FADD64(A->moved, VABS(f1));
+		const V x = VADD(VADD(VSUB(VSUB(l, f0), f1), g0), g1);
+		VSTORE(p + i, VSEL(valid, x, VLOAD(p + i)));
+		St->mx = VMAX(St->mx, VSEL(valid, x, VSET1(INT32_MIN)));
+		St->mn = VMIN(St->mn, VSEL(valid, x, VSET1(INT32_MAX)));
+		St->su = FADD64(St->su, VSEL(valid, VSUB(x, VSET1(INT32_MIN)), VSET1(0)));
+	}
+}
+
+static void one_block(const lbt_view *v, const params *q, int t, int nt, int32_t *buf, int64_t rc, acc *A, stats *St)
+{
+	const int64_t R = v->ext[0], a = R * t / nt, b = R * (t + 1) / nt;
+	const int tor = v->torus[0];
+	const int32_t *prev = buf + 64, *next = buf + rc + 64;
+	int32_t *B = buf + 2 * rc + 64, *old = buf + 3 * rc + 64;
+	for (int64_t r = a; r < b; r++) {
+		const int32_t *up = !link_left(r, R, tor) ? NULL : r == a ? prev : old;
+		const int32_t *dn = !link_right(r, R, tor) ? NULL : r == b - 1 ? next : ROW(r + 1);
+		one_row(v, q, r, up, dn, B, A, St);
+		int32_t *keep = old; /* B is the old row r: the next row's up */
+		old = B;
+		B = keep;
+	}
+}
+#undef ROW
+
+static void one_pass_step(const lbt_view *v, const params *q, lbt_counts *cnt)
+{
+	const lbt_scratch *S = v->scratch;
+	const int T = v->threads < S->threads ? v->threads : S->threads;
+	const int64_t R = v->ext[0], n = v->ext[1], rc = S->row_cells * 2 / 4; /* int32 cells of a quarter */
+	int64_t moved = 0, rmax[2] = {0}, lmax[2] = {0};
+	int32_t mx = INT32_MIN, mn = INT32_MAX;
+	uint64_t su = 0;
+#pragma omp parallel num_threads(T) if (R * n > 16384)
+	{
+		const int t = lbt_thread_id();
+		int32_t *buf = lbt_scratch_row(S, t);
+		acc A;
+		memset(&A, 0, sizeof A);
+		stats St = {VSET1(INT32_MIN), VSET1(INT32_MAX), VSET1(0)};
+		one_save(v, t, lbt_team_size(), buf, rc);
+#pragma omp barrier
+		one_block(v, q, t, lbt_team_size(), buf, rc, &A, &St);
+#pragma omp critical(lbt_simd_flows)
+		{
+			moved += fsum64(A.moved);
+			for (int d = 0; d < 2; d++) {
+				const int32_t x = vmax32(A.rmax[d]), y = vmax32(A.lmax[d]);
+				rmax[d] = x > rmax[d] ? x : rmax[d];
+				lmax[d] = y > lmax[d] ? y : lmax[d];
+			}
+			const int32_t x = vmax32(St.mx), y = vmin32(St.mn);
+			mx = x > mx ? x : mx;
+			mn = y < mn ? y : mn;
+			su += (uint64_t)fsum64(St.su);
+		}
+	}
+	int64_t link_max = 0;
+	for (int d = 0; d < 2; d++) {
+		cnt->shifts += rmax[d] + lmax[d];
+		link_max = rmax[d] > link_max ? rmax[d] : link_max;
+		link_max = lmax[d] > link_max ? lmax[d] : link_max;
+	}
+	cnt->moved += moved;
+	cnt->link_max = (double)link_max > cnt->link_max ? (double)link_max : cnt->link_max;
+	cnt->has_stats = 1;
+	cnt->max = mx;
+	cnt->min = mn;
+	cnt->total = (int64_t)(su - ((uint64_t)(R * n) << 31));
 }
 
 void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c)
@@ -236,5 +384,8 @@ void LBT_SIMD_FN(lbt_simd_fos_int_step)(const lbt_view *v, const lbt_diffusion *
 	}
 	params q = {.mode = p->by_degree ? FOS_DIV : FOS_ALPHA, .c = degree(v) + p->k, .ci = VSET1(0),
 	            .alpha = p->alpha};
-	flows_step(v, &q, c);
+	if (v->dims == 2)
+		one_pass_step(v, &q, c);
+	else
+		flows_step(v, &q, c);
 }

@@ -9,12 +9,19 @@
  * (w_i - out) + in — only W/2 PEs at a time. A missing link contributes an
  * exact +0 (out and in start at +0 and never become -0, so adding +0 changes
  * nothing). The amount moved is summed in the reference's fixed order, row by
- * row (a scalar pass over the row's flows, axis by axis), the rows' sums
- * then added in row order after the parallel loop; shifts and link_max are
- * maxima. So the result is the same for any thread count.
+ * row (a scalar sum over the row's flows, axis by axis, left to right), the
+ * rows' sums then added in row order after the parallel loop. That sum is a
+ * chain of dependent adds, one per link; the rows' chains are independent,
+ * so a thread takes RB rows at a time and runs their RB chains side by side
+ * (each row's own adds still in its order). shifts and link_max are maxima,
+ * taken in vector lanes: max(f, m) as MAXPD forms it is the reference's
+ * `f > m ? f : m` (a NaN never replaces m), and from m = +0 every maximum
+ * is order-free. So the result is the same for any thread count.
  *
- * Two passes: pass 1 writes the flows F_d of every PE into scratch real
- * grids of the loads' layout; pass 2 applies them in place. Neighbours across
+ * A 2-D grid takes one pass (below, "2-D: one pass"). Other D take two
+ * passes: pass 1 writes the flows F_d of every PE into scratch real
+ * grids of the loads' layout, RB rows at a time, then sums those rows'
+ * flows while they are in cache; pass 2 applies them in place. Neighbours across
  * a torus edge are read at the opposite edge directly (no halo); the last
  * axis reads its neighbours from a per-thread row buffer. A row's tail that
  * does not fill a vector runs the same formula one PE at a time.
@@ -31,6 +38,19 @@
 
 static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n - 1 || (torus && n > 2)); }
 static int link_left(int64_t c, int64_t n, int torus) { return n >= 2 && (c > 0 || (torus && n > 2)); }
+
+#if W == 16
+#define RMAX(a, b) simde_mm512_max_pd((a), (b))
+#define RMIN(a, b) simde_mm512_min_pd((a), (b))
+#elif W == 8
+#define RMAX(a, b) simde_mm256_max_pd((a), (b))
+#define RMIN(a, b) simde_mm256_min_pd((a), (b))
+#else
+#define RMAX(a, b) simde_mm_max_pd((a), (b))
+#define RMIN(a, b) simde_mm_min_pd((a), (b))
+#endif
+
+enum { RB = 8 }; /* rows whose sums of the amount moved run side by side */
 
 typedef struct {
 	const lbt_view *v;
@@ -49,7 +69,14 @@ static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
 	}
 }
 
-static void pass1_row(job *J, int64_t r, double *B, double *rmax, double *lmax)
+/* A thread's largest flows per axis towards higher / lower index: in vector
+ * lanes, and the row tails' in scalars. */
+typedef struct {
+	VR vr[8], vl[8];
+	double rmax[8], lmax[8];
+} maxima;
+
+static void pass1_row(job *J, int64_t r, double *B, maxima *X)
 {
 	const lbt_view *v = J->v;
 	const int D = v->dims, last = D - 1;
@@ -77,25 +104,75 @@ static void pass1_row(job *J, int64_t r, double *B, double *rmax, double *lmax)
 			else
 				f = nb[d] ? RMUL(a, RSUB(x, RLOAD(nb[d] + i))) : zero;
 			RSTORE(J->F[d] + off + i, f);
+			X->vr[d] = RMAX(f, X->vr[d]);
+			X->vl[d] = RMAX(RSUB(zero, f), X->vl[d]);
 		}
 	}
+	const int64_t t0 = i;
 	for (; i < n; i++) /* the tail, one PE at a time, the same operations */
 		for (int d = 0; d < D; d++)
 			J->F[d][off + i] = d == last ? J->alpha * (B[i] - B[i + 1]) : nb[d] ? J->alpha * (B[i] - nb[d][i]) : 0;
+	/* The last PE of a mesh row (or of extent <= 2) has no link: its flow
+	 * is +0. If the vector loop took it, the lanes saw alpha * (w - w),
+	 * +0 or NaN, which changes no maximum. */
 	if (!tl && n >= 1)
-		J->F[last][off + n - 1] = 0; /* the last PE of a mesh row (or of extent <= 2) has no link */
-	double sum = 0;
+		J->F[last][off + n - 1] = 0;
 	for (int d = 0; d < D; d++)
-		for (int64_t k = 0; k < n; k++) {
-			double f = J->F[d][off + k];
-			sum += fabs(f);
-			rmax[d] = f > rmax[d] ? f : rmax[d];
-			lmax[d] = -f > lmax[d] ? -f : lmax[d];
+		for (int64_t k = t0; k < n; k++) {
+			const double f = J->F[d][off + k];
+			X->rmax[d] = f > X->rmax[d] ? f : X->rmax[d];
+			X->lmax[d] = -f > X->lmax[d] ? -f : X->lmax[d];
 		}
-	J->rowsum[r] = sum;
 }
 
-static void pass2_row(job *J, int64_t r)
+/* k <= RB rows' sums side by side into s[0..k-1]: s[j] += p[j][i] (or
+ * |p[j][i]|) for i = 0 .. n-1 in that order, each row's adds a chain of its
+ * own. */
+static void chains(const double *const *p, int k, int64_t n, int absolute, double *s)
+{
+	double t[RB]; /* local: the sums stay in registers (s might alias the rows) */
+	memcpy(t, s, sizeof t);
+	if (k == RB && absolute)
+		for (int64_t i = 0; i < n; i++)
+			for (int j = 0; j < RB; j++)
+				t[j] += fabs(p[j][i]);
+	else if (k == RB)
+		for (int64_t i = 0; i < n; i++)
+			for (int j = 0; j < RB; j++)
+				t[j] += p[j][i];
+	else
+		for (int j = 0; j < k; j++)
+			for (int64_t i = 0; i < n; i++)
+				t[j] += absolute ? fabs(p[j][i]) : p[j][i];
+	memcpy(s, t, sizeof t);
+}
+
+/* The amount moved on rows r0 .. r0+k-1 (k <= RB) into J->rowsum: each
+ * row's |F_d| axis by axis, left to right, as the reference adds them. */
+static void row_sums(job *J, int64_t r0, int k)
+{
+	const lbt_view *v = J->v;
+	const int D = v->dims, last = D - 1;
+	double s[RB] = {0};
+	for (int d = 0; d < D; d++) {
+		const double *f[RB] = {0};
+		for (int j = 0; j < k; j++)
+			f[j] = J->F[d] + (lbt_fiber_base(v, last, r0 + j) - v->load);
+		chains(f, k, v->ext[last], 1, s);
+	}
+	for (int j = 0; j < k; j++)
+		J->rowsum[r0 + j] = s[j];
+}
+
+/* The extremes of the loads pass 2 leaves, as lbt_field_stats forms them
+ * (`w > m ? w : m` from -inf, MAXPD's order of operands): in vector lanes,
+ * and the row tails' in scalars. */
+typedef struct {
+	VR vmx, vmn;
+	double mx, mn;
+} extremes;
+
+static void pass2_row(job *J, int64_t r, extremes *E)
 {
 	const lbt_view *v = J->v;
 	const int D = v->dims, last = D - 1;
@@ -123,7 +200,10 @@ static void pass2_row(job *J, int64_t r)
 			else if (pr[d])
 				in = RADD(in, RLOAD(pr[d] + i));
 		}
-		RSTORE(w + i, RADD(RSUB(RLOAD(w + i), out), in));
+		const VR x = RADD(RSUB(RLOAD(w + i), out), in);
+		RSTORE(w + i, x);
+		E->vmx = RMAX(x, E->vmx);
+		E->vmn = RMIN(x, E->vmn);
 	}
 	for (; i < n; i++) {
 		double out = 0, in = 0;
@@ -135,7 +215,145 @@ static void pass2_row(job *J, int64_t r)
 				in += pr[d][i];
 		}
 		w[i] = w[i] - out + in;
+		E->mx = w[i] > E->mx ? w[i] : E->mx;
+		E->mn = w[i] < E->mn ? w[i] : E->mn;
 	}
+}
+
+/* The loads' sums of rows r0 .. r0+k-1 (k <= RB) into tot, each left to
+ * right as lbt_field_stats adds them. */
+static void row_totals(job *J, int64_t r0, int k, double *tot)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const double *w[RB] = {0};
+	double s[RB] = {0};
+	for (int j = 0; j < k; j++)
+		w[j] = v->real + (lbt_fiber_base(v, last, r0 + j) - v->load);
+	chains(w, k, v->ext[last], 0, s);
+	for (int j = 0; j < k; j++)
+		tot[r0 + j] = s[j];
+}
+
+/* ---- 2-D: one pass ---------------------------------------------------
+ * On a 2-D grid a row's new loads need only the old rows above and below,
+ * so one pass does it: each flow is formed where it is needed — the flows
+ * out of row r's PEs, and the flow F_0 = alpha * (w_up - w) into them from
+ * the row above, the very product the reference forms for the row above —
+ * and the rows' out-flows go to a slot of RB rows that stays in cache for
+ * the sums of the amount moved. The loads are updated in place: a thread
+ * owns the rows [a, b), copies the old rows a-1 and b (wrapped) before a
+ * barrier, and keeps the old copy of the row it last updated. Memory
+ * traffic: the loads once read, once written. */
+
+/* Row r from its old copy B (B[n]: its right neighbour over the wrap, or
+ * itself), the old rows up and dn (NULL: no link), into f0, f1 (its
+ * out-flows; f1[-1] writable) and the grid. */
+static void fused_row(job *J, int64_t r, const double *up, const double *dn, double *B, double *f0, double *f1,
+                      maxima *X, extremes *E)
+{
+	const lbt_view *v = J->v;
+	const int64_t n = v->ext[1];
+	const int tl = v->torus[1] && n > 2;
+	double *w = v->real + (lbt_fiber_base(v, 1, r) - v->load);
+	memcpy(B, w, (size_t)n * sizeof *B);
+	B[n] = tl ? w[0] : w[n - 1]; /* no link: the PE itself, so alpha * (w - w) = +0 */
+	const VR a = RSET1(J->alpha), zero = RSET1(0);
+	int64_t i = 0;
+	for (; i + WD <= n; i += WD) {
+		const VR x = RLOAD(B + i);
+		const VR g0 = dn ? RMUL(a, RSUB(x, RLOAD(dn + i))) : zero, g1 = RMUL(a, RSUB(x, RLOADU(B + i + 1)));
+		RSTORE(f0 + i, g0);
+		RSTORE(f1 + i, g1);
+		X->vr[0] = RMAX(g0, X->vr[0]);
+		X->vl[0] = RMAX(RSUB(zero, g0), X->vl[0]);
+		X->vr[1] = RMAX(g1, X->vr[1]);
+		X->vl[1] = RMAX(RSUB(zero, g1), X->vl[1]);
+	}
+	const int64_t t0 = i;
+	for (; i < n; i++) {
+		f0[i] = dn ? J->alpha * (B[i] - dn[i]) : 0;
+		f1[i] = J->alpha * (B[i] - B[i + 1]);
+	}
+	if (!tl && n >= 1)
+		f1[n - 1] = 0; /* as pass1_row: the lanes saw +0 or NaN there */
+	for (int64_t k = t0; k < n; k++) {
+		X->rmax[0] = f0[k] > X->rmax[0] ? f0[k] : X->rmax[0];
+		X->lmax[0] = -f0[k] > X->lmax[0] ? -f0[k] : X->lmax[0];
+		X->rmax[1] = f1[k] > X->rmax[1] ? f1[k] : X->rmax[1];
+		X->lmax[1] = -f1[k] > X->lmax[1] ? -f1[k] : X->lmax[1];
+	}
+	f1[-1] = tl ? f1[n - 1] : 0; /* the flow arriving at PE 0 over the wrap-around */
+	for (i = 0; i + WD <= n; i += WD) {
+		const VR x = RLOAD(B + i);
+		const VR out = RADD(RADD(zero, RLOAD(f0 + i)), RLOAD(f1 + i));
+		VR in = zero;
+		if (up)
+			in = RADD(in, RMUL(a, RSUB(RLOAD(up + i), x)));
+		in = RADD(in, RLOADU(f1 + i - 1));
+		const VR y = RADD(RSUB(x, out), in);
+		RSTORE(w + i, y);
+		E->vmx = RMAX(y, E->vmx);
+		E->vmn = RMIN(y, E->vmn);
+	}
+	for (; i < n; i++) {
+		double out = 0, in = 0;
+		out += f0[i];
+		out += f1[i];
+		if (up)
+			in += J->alpha * (up[i] - B[i]);
+		in += f1[i - 1];
+		w[i] = B[i] - out + in;
+		E->mx = w[i] > E->mx ? w[i] : E->mx;
+		E->mn = w[i] < E->mn ? w[i] : E->mn;
+	}
+}
+
+#define ROW(r) (v->real + (lbt_fiber_base(v, 1, (r)) - v->load))
+
+/* Before the barrier: thread t of nt (rows [a, b)) copies the old rows a-1
+ * and b (wrapped) that its first and last row read. buf: four rows of `rc`
+ * cells. */
+static void fused_save(const job *J, int t, int nt, double *buf, int64_t rc)
+{
+	const lbt_view *v = J->v;
+	const int64_t R = v->ext[0], n = v->ext[1], a = R * t / nt, b = R * (t + 1) / nt;
+	if (b > a && link_left(a, R, v->torus[0]))
+		memcpy(buf + 8, ROW(a > 0 ? a - 1 : R - 1), (size_t)n * sizeof *buf);
+	if (b > a && link_right(b - 1, R, v->torus[0]))
+		memcpy(buf + rc + 8, ROW(b < R ? b : 0), (size_t)n * sizeof *buf);
+}
+
+/* After it: thread t's rows, in slots of RB rows; the amount moved and the
+ * total per row into J->rowsum and tot. */
+static void fused_block(job *J, int t, int nt, double *buf, int64_t rc, double *tot, maxima *X, extremes *E)
+{
+	const lbt_view *v = J->v;
+	const int64_t R = v->ext[0], n = v->ext[1], a = R * t / nt, b = R * (t + 1) / nt;
+	const int tor = v->torus[0];
+	double *prev = buf + 8, *next = buf + rc + 8, *B = buf + 2 * rc + 8, *old = buf + 3 * rc + 8;
+	for (int64_t r0 = a; r0 < b; r0 += RB) {
+		const int k = b - r0 < RB ? (int)(b - r0) : RB;
+		const double *f[2][RB] = {{0}};
+		for (int j = 0; j < k; j++) {
+			const int64_t r = r0 + j, slot = lbt_fiber_base(v, 1, a + j) - v->load; /* the slot: rows a.. of F */
+			const double *up = !link_left(r, R, tor) ? NULL : r == a ? prev : old;
+			const double *dn = !link_right(r, R, tor) ? NULL : r == b - 1 ? next : ROW(r + 1);
+			f[0][j] = J->F[0] + slot;
+			f[1][j] = J->F[1] + slot;
+			fused_row(J, r, up, dn, B, J->F[0] + slot, J->F[1] + slot, X, E);
+			double *keep = old; /* B is the old row r: the next row's up */
+			old = B;
+			B = keep;
+		}
+		double s[RB] = {0};
+		chains(f[0], k, n, 1, s);
+		chains(f[1], k, n, 1, s);
+		for (int j = 0; j < k; j++)
+			J->rowsum[r0 + j] = s[j];
+		row_totals(J, r0, k, tot);
+	}
+#undef ROW
 }
 
 void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *cnt)
@@ -157,30 +375,75 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 	for (int d = 0; d < D; d++)
 		J.F[d] = (double *)S->link[d] + S->origin; /* F_d at the loads' offsets */
 	J.rowsum = S->rowsum;
+	double *tot = S->rowsum + rows, mx = -HUGE_VAL, mn = HUGE_VAL;
 #pragma omp parallel num_threads(T) if (rows * n > 16384)
 	{
-		double *buf = lbt_scratch_row(S, lbt_thread_id());
-		double rmax[8] = {0}, lmax[8] = {0};
-#pragma omp for schedule(static)
-		for (int64_t r = 0; r < rows; r++)
-			pass1_row(&J, r, buf + 8, rmax, lmax);
-#pragma omp critical(lbt_simd_fos)
+		const int t = lbt_thread_id();
+		double *buf = lbt_scratch_row(S, t);
+		maxima X;
+		extremes E = {RSET1(-HUGE_VAL), RSET1(HUGE_VAL), -HUGE_VAL, HUGE_VAL};
 		for (int d = 0; d < D; d++) {
-			J.rmax[d] = fmax(J.rmax[d], rmax[d]);
-			J.lmax[d] = fmax(J.lmax[d], lmax[d]);
+			X.vr[d] = X.vl[d] = RSET1(0);
+			X.rmax[d] = X.lmax[d] = 0;
 		}
+		if (D == 2) {
+			fused_save(&J, t, lbt_team_size(), buf, S->row_cells / 4);
 #pragma omp barrier
+			fused_block(&J, t, lbt_team_size(), buf, S->row_cells / 4, tot, &X, &E);
+		} else {
 #pragma omp for schedule(static)
-		for (int64_t r = 0; r < rows; r++)
-			pass2_row(&J, r);
+			for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
+				const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
+				for (int j = 0; j < k; j++)
+					pass1_row(&J, b * RB + j, buf + 8, &X);
+				row_sums(&J, b * RB, k);
+			}
+#pragma omp for schedule(static)
+			for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
+				const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
+				for (int j = 0; j < k; j++)
+					pass2_row(&J, b * RB + j, &E);
+				row_totals(&J, b * RB, k, tot);
+			}
+		}
+		double a[4][WD] __attribute__((aligned(64)));
+		RSTORE(a[2], E.vmx);
+		RSTORE(a[3], E.vmn);
+		for (int j = 0; j < WD; j++) {
+			E.mx = a[2][j] > E.mx ? a[2][j] : E.mx;
+			E.mn = a[3][j] < E.mn ? a[3][j] : E.mn;
+		}
+		for (int d = 0; d < D; d++) {
+			RSTORE(a[0], X.vr[d]);
+			RSTORE(a[1], X.vl[d]);
+			for (int j = 0; j < WD; j++) {
+				X.rmax[d] = a[0][j] > X.rmax[d] ? a[0][j] : X.rmax[d];
+				X.lmax[d] = a[1][j] > X.lmax[d] ? a[1][j] : X.lmax[d];
+			}
+		}
+#pragma omp critical(lbt_simd_fos)
+		{
+			for (int d = 0; d < D; d++) {
+				J.rmax[d] = fmax(J.rmax[d], X.rmax[d]);
+				J.lmax[d] = fmax(J.lmax[d], X.lmax[d]);
+			}
+			mx = fmax(mx, E.mx);
+			mn = fmin(mn, E.mn);
+		}
 	}
-	double moved = 0, shifts = 0, link_max = 0;
-	for (int64_t r = 0; r < rows; r++)
+	double moved = 0, total = 0, shifts = 0, link_max = 0;
+	for (int64_t r = 0; r < rows; r++) { /* row order: the bits of any thread count */
 		moved += J.rowsum[r];
+		total += tot[r];
+	}
 	for (int d = 0; d < D; d++) {
 		shifts += J.rmax[d] + J.lmax[d];
 		link_max = fmax(link_max, fmax(J.rmax[d], J.lmax[d]));
 	}
+	cnt->has_stats = 1; /* the loads' extremes and total, as lbt_field_stats forms them */
+	cnt->real_max = mx;
+	cnt->real_min = mn;
+	cnt->real_total = total;
 	cnt->real_moved += moved;
 	cnt->real_shifts += shifts;
 	cnt->link_max = fmax(cnt->link_max, link_max);

@@ -448,11 +448,11 @@ static int reduce(run_loop *l, const lbt_counts *k)
 	r->moved = l->real ? k->real_moved : (double)k->moved;
 	r->moved_total = l->real ? r->moved_total + k->real_moved : (double)l->moved_total;
 	r->link_max = k->link_max;
-	if (k->has_stats && !l->full) {
-		r->max = k->max;
-		r->min = k->min;
-		r->total = (double)k->total;
-		l->total = k->total;
+	if (k->has_stats && !l->full && !(l->real && st->grid.cut)) { /* a cut view's real sums: not reduced */
+		r->max = l->real ? k->real_max : k->max;
+		r->min = l->real ? k->real_min : k->min;
+		r->total = l->real ? k->real_total : (double)k->total;
+		l->total = l->real ? llround(k->real_total) : k->total;
 	} else
 		measure(st, r, l->stddev0, &l->total);
 	if (!l->real && l->total != l->expect)
@@ -555,7 +555,7 @@ static void loop_init(run_loop *l, lbt_state *st, const lbt_run_opts *o, lbt_sum
 	l->D = lbt_shape_active_dims(&st->grid.whole);
 	l->P = lbt_shape_pes(&st->grid.whole);
 	l->real = st->method->load == LBT_LOAD_REAL;
-	l->full = o->full_stats || o->until.kind == LBT_UNTIL_REL || l->real;
+	l->full = o->full_stats || o->until.kind == LBT_UNTIL_REL;
 	/* The state alone decides the future: a step that moves nothing, or a recurring state, ends the run. */
 	l->closed = !l->wl && (st->method->flags & LBT_M_DETERMINISTIC);
 	const lbt_until_kind uk = o->until.kind;

@@ -96,7 +96,9 @@ void ck_same_grids(const ck_pair *p, const char *what, int kind, int step);
 
 /* A stepping kernel on a view, the reference and the ISA's compared step by
  * step: `step` runs one step with table k (ck_ref or ck_new); after every
- * step the grids and the counters named in `counters` must agree. */
+ * step the grids and the counters named in `counters` must agree, and
+ * statistics a kernel gives (has_stats) must be the grid's; C_STATS: the
+ * kernel must give them on every shape with a link. */
 enum { C_MOVED = 1, C_SHIFTS = 2, C_LINKMAX = 4, C_REAL = 8, C_STATS = 16 };
 typedef struct {
 	const char *what;

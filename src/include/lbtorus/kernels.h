@@ -15,8 +15,9 @@
 /* Scratch memory a kernel may use, allocated once per run (a method's open)
  * so that no kernel allocates per step or has to fail: per axis one array
  * of `cells` 8-byte cells laid out as the grid (PE 0 at cell `origin`, the
- * halo addressable, 64-byte aligned), one double per fiber of the last axis,
- * and per thread one row buffer of `row_cells` 8-byte cells. A kernel uses at
+ * halo addressable, 64-byte aligned), two doubles per fiber of the last axis,
+ * and per thread a buffer of `row_cells` 8-byte cells (four rows with room
+ * around them). A kernel uses at
  * most `threads` threads with it (results do not depend on the count). */
 typedef struct {
 	void *link[8];
@@ -120,6 +121,8 @@ typedef struct {
 	int has_stats;     /* 1 if the kernel also measured the state it left: */
 	int32_t max, min;  /*   extremes over the PEs */
 	int64_t total;     /*   sum over the PEs */
+	double real_max, real_min, real_total; /* real-valued methods' has_stats: the same, as lbt_field_stats
+	                                          forms them (the total: each row left to right, rows in order) */
 	double real_moved;  /* real-valued methods: the amount that crossed links */
 	double real_shifts; /*   and the time: per direction the largest amount on one link, summed */
 	double link_max;    /* the largest amount that crossed any single link (Dickens's communication time) */

@@ -53,10 +53,10 @@ typedef struct {
 	double shifts;         /* time in the paper's unit, over the run so far */
 	double moved;          /* load that crossed a link in this step */
 	double moved_total;
-	int64_t idle;          /* PEs with no load (integer methods: only if opts.full_stats) */
-	double stddev;         /* (integer methods: only if opts.full_stats) */
+	int64_t idle;          /* PEs with no load (only if opts.full_stats: else stale */
+	double stddev;         /*   where the kernel measured the state: integer methods, fos, ca) */
 	double rel;            /* stddev / initial stddev = ||w - mean|| / ||w0 - mean|| (0 if w0 is flat);
-	                          integer methods: only if opts.full_stats */
+	                          the same as idle */
 	double link_max;       /* the largest amount on one link in this step */
 	/* With a workload (else 0): what its phase of this step generated and
 	 * completed, the capacity it left unused (an integer load completes at
