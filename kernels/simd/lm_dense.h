@@ -274,6 +274,24 @@ static ALWAYS_INLINE V dshr(const int S, V cur, V next)
 }
 #define DSHL(S, prev, cur) dshl((S), (prev), (cur))
 #define DSHR(S, cur, next) dshr((S), (cur), (next))
+/* The update of vector cur of a lanes block (prev and next the vectors
+ * beside it, csp the C_i of prev), counted, with the statistics on the
+ * row's axis (S = 1): stores its new loads at p and returns its C_i
+ * (masked by linked). */
+static ALWAYS_INLINE V dense_lane(const int cond, const int S, int16_t *p, V prev, V cur, V next, V csp, V linked,
+                                  dregs *R)
+{
+	const V cs = simde_mm256_and_si256(hcond(cond, HGT1(DSHL(S, prev, cur)), cur, DSHR(S, cur, next)), linked);
+	const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), DSHL(S, csp, cs));
+	R->cnt = simde_mm256_add_epi16(R->cnt, cs);
+	if (S == 1) {
+		R->mx = simde_mm256_max_epi16(R->mx, x);
+		R->mn = simde_mm256_min_epi16(R->mn, x);
+		R->sum = VADD(R->sum, HPAIRS(x));
+	}
+	VSTORE(p, x);
+	return cs;
+}
 static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, int64_t P, int64_t e, int torus,
                                       dregs *R)
 {
@@ -293,29 +311,11 @@ static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, i
 		int64_t j = 0;
 		for (; j + 1 < J; j++) {
 			const V next = VLOAD(p + (j + 1) * HW);
-			const V cs = simde_mm256_and_si256(hcond(cond, HGT1(DSHL(S, prev, cur)), cur, DSHR(S, cur, next)), all);
-			const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), DSHL(S, csp, cs));
-			R->cnt = simde_mm256_add_epi16(R->cnt, cs);
-			if (S == 1) {
-				R->mx = simde_mm256_max_epi16(R->mx, x);
-				R->mn = simde_mm256_min_epi16(R->mn, x);
-				R->sum = VADD(R->sum, HPAIRS(x));
-			}
-			VSTORE(p + j * HW, x);
+			csp = dense_lane(cond, S, p + j * HW, prev, cur, next, csp, all, R);
 			prev = cur;
 			cur = next;
-			csp = cs;
 		}
-		const V next = torus ? first : zero, linked = torus ? all : tail;
-		const V cs = simde_mm256_and_si256(hcond(cond, HGT1(DSHL(S, prev, cur)), cur, DSHR(S, cur, next)), linked);
-		const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), DSHL(S, csp, cs));
-		R->cnt = simde_mm256_add_epi16(R->cnt, cs);
-		if (S == 1) {
-			R->mx = simde_mm256_max_epi16(R->mx, x);
-			R->mn = simde_mm256_min_epi16(R->mn, x);
-			R->sum = VADD(R->sum, HPAIRS(x));
-		}
-		VSTORE(p + j * HW, x);
+		dense_lane(cond, S, p + j * HW, prev, cur, torus ? first : zero, csp, torus ? all : tail, R);
 	}
 }
 
