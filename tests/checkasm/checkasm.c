@@ -280,7 +280,8 @@ const char *const ck_load_names[NLOADS] = {
 	"falling runs 32760 .. 32747 (an AVX2 ring keeps 32767 - n in int16 lanes for n steps)",
 	"piles of 40000 + P, 50000 and 16420 and a 16370 beside the last on random 0..3 (AVX2's dense copy keeps piles "
 	"of at least 16384 + n D out of its int16 lanes while the others are at most 16383 - n D)",
-	"two neighbouring piles of 40000 on random 0..3 (out of the dense copy's lanes only apart)",
+	"neighbouring piles of 40000 and 40003 on random 0..3 (out of the dense copy's lanes only apart: their "
+	"stand-ins would be equal)",
 };
 
 static uint64_t rnd(uint64_t *s)
@@ -335,7 +336,7 @@ void ck_fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 			    : i == P / 2 + 1 ? 16370
 			                     : (int32_t)(rnd(&s) % 4);
 			break;
-		case L_TWIN: v = i < 2 ? 40000 : (int32_t)(rnd(&s) % 4); break;
+		case L_TWIN: v = i < 2 ? 40000 + 3 * (int32_t)i : (int32_t)(rnd(&s) % 4); break;
 		}
 		for (int64_t j = 0; j < run && i < P; j++)
 			d[i++] = v;
