@@ -7,7 +7,8 @@
  * than 16 PEs cannot take the int16 rows at all. A grid of at most
  * DENSE_MAX PEs (lm_steps on one thread: DENSE_ONE) whose loads fit int16
  * for the call's steps (a substep changes a load by at most 1: max +
- * steps x D <= 32767) is instead packed once into a copy with no padding
+ * steps x D <= 32767), but for a few piles kept out of the lanes (dbig,
+ * below), is instead packed once into a copy with no padding
  * (axes of extent 1 dropped, the last axis contiguous), stepped there one
  * substep at a time in axis order, as Definition 1 reads, and widened
  * back: 16 PEs per vector, the copy in L1 or L2.
@@ -135,48 +136,136 @@ static ALWAYS_INLINE void drows_next(drows *o, const lbt_view *v)
 	}
 }
 
-/* The grid packed (with signed saturation) into b: 1 if every load is at
- * most top, else 0, found at the first vector of 16 with a load beyond
- * (unsigned: a negative load does not fit either), where the packing stops
- * (the worst case's pile is PE 0: a grid that does not fit costs nothing). */
-static int dense_pack(const lbt_view *v, const dshape *x, int16_t *b, int16_t top)
+/* Piles beyond int16 (the worst case's point while it holds more than
+ * 32767 - n D) stay out of the lanes: such a PE holds the stand-in
+ * DSTAND(n D) in the copy and its excess over it here. A Liquid-model
+ * condition reads a load only against 0 and 1 and against a neighbour's,
+ * so a stand-in gives every condition the bits of the true load while the
+ * stand-ins stay above all other loads and no two such PEs are
+ * neighbours: at least DHI(n D) = 16384 + n D against at most DLO(n D) =
+ * 16383 - n D, a load changing by at most 1 a substep. Their excess is
+ * constant while the copy steps; the maximum is theirs, their excess adds
+ * to the total. */
+enum { DBIG = 16, DNMAX = 256 };
+#define DSTAND(nd) (INT16_MAX - (nd))
+#define DLO(nd) (16383 - (nd))
+#define DHI(nd) (16384 + (nd))
+typedef struct {
+	int n;
+	int64_t at[DBIG], excess[DBIG], total; /* their places in the copy, excess over the stand-in, and its sum */
+	int32_t *to[DBIG];                    /* and in the grid */
+} dbig;
+
+/* Are copy places i and j neighbours along some axis? */
+static int dense_linked(const dshape *x, int64_t i, int64_t j)
 {
-	const V t = HSET1(top);
-	const int32_t *g = v->load;
-	const int64_t n = x->n;
-	drows o = drows_first(v);
-	for (int64_t i = 0; i < x->P; i += HW) {
-		V a, c;
-		if (n == 8) {
-			a = VLOAD(g + o.off);
-			drows_next(&o, v);
-			c = VLOAD(g + o.off);
-			drows_next(&o, v);
-		} else if (n == 4) {
-			simde__m128i r[4];
-			for (int k = 0; k < 4; k++) {
-				r[k] = simde_mm_load_si128((const void *)(g + o.off));
-				drows_next(&o, v);
-			}
-			a = simde_mm256_set_m128i(r[1], r[0]);
-			c = simde_mm256_set_m128i(r[3], r[2]);
-		} else {
-			const int64_t j = i % n;
-			a = VLOAD(g + o.off + j);
-			c = VLOAD(g + o.off + j + W);
-			if (j + HW == n)
-				drows_next(&o, v);
-		}
-		const V p = hpack(a, c);
-		if (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi16(simde_mm256_max_epu16(p, t), t)) != -1)
+	int differ = 0, next = 0;
+	for (int k = 0; k < x->D; k++) {
+		const int64_t a = i / x->s[k] % x->e[k], b = j / x->s[k] % x->e[k], d = a > b ? a - b : b - a;
+		differ += d != 0;
+		next += d == 1 || (x->torus[k] && d == x->e[k] - 1);
+	}
+	return differ == 1 && next == 1;
+}
+
+/* A vector of 16 loads (lanes 0-7 a, 8-15 c, lane l at r[l / (16 / nr)] +
+ * l % (16 / nr)) beyond *lim, lane by lane into p: 1 if each fits *lim or
+ * takes a stand-in (recorded in B), else 0. *lim: the other loads' bound,
+ * 32767 - n D until the first pile, then DLO(n D) (*most, the largest
+ * load before it, must be within). */
+static int dense_pack_big(V a, V c, int32_t *const *r, int nr, int16_t *p, int64_t at, int64_t nd, int16_t *lim,
+                          int32_t *most, dbig *B)
+{
+	int32_t g[HW] __attribute__((aligned(LBT_ALIGN)));
+	VSTORE(g, a);
+	VSTORE(g + W, c);
+	for (int l = 0; l < HW; l++) {
+		if (g[l] < 0)
 			return 0;
-		VSTORE(b + i, p);
+		if (g[l] <= *lim) {
+			p[l] = (int16_t)g[l];
+			*most = g[l] > *most ? g[l] : *most;
+			continue;
+		}
+		if (g[l] < DHI(nd) || B->n == DBIG || *most > DLO(nd))
+			return 0;
+		*lim = (int16_t)DLO(nd);
+		B->at[B->n] = at + l;
+		B->excess[B->n] = (int64_t)g[l] - DSTAND(nd);
+		B->total += B->excess[B->n];
+		B->to[B->n++] = r[l / (HW / nr)] + l % (HW / nr);
+		p[l] = (int16_t)DSTAND(nd);
 	}
 	return 1;
 }
 
-/* The copy widened back into the grid. */
-static void dense_unpack(const lbt_view *v, const dshape *x, const int16_t *b)
+/* The grid packed (with signed saturation) into b for calls of n steps: 1
+ * if every load is at most 32767 - n D or a pile out of the lanes (B),
+ * else 0, found where the packing stops (a negative load, a load between
+ * a pile's and the others', too many piles) or after it (piles that are
+ * neighbours). */
+static int dense_pack(const lbt_view *v, const dshape *x, int16_t *b, int n, dbig *B)
+{
+	const int64_t nd = (int64_t)n * x->D;
+	int16_t lim = (int16_t)DSTAND(nd);
+	V t = HSET1(lim), most = HSET1(0);
+	int32_t *g = v->load;
+	const int64_t e = x->n;
+	B->n = 0;
+	B->total = 0;
+	drows o = drows_first(v);
+	for (int64_t i = 0; i < x->P; i += HW) {
+		V a, c;
+		int32_t *r[4];
+		int nr;
+		if (e == 8) {
+			r[0] = g + o.off;
+			drows_next(&o, v);
+			r[1] = g + o.off;
+			drows_next(&o, v);
+			a = VLOAD(r[0]);
+			c = VLOAD(r[1]);
+			nr = 2;
+		} else if (e == 4) {
+			simde__m128i q[4];
+			for (int k = 0; k < 4; k++) {
+				r[k] = g + o.off;
+				q[k] = simde_mm_load_si128((const void *)r[k]);
+				drows_next(&o, v);
+			}
+			a = simde_mm256_set_m128i(q[1], q[0]);
+			c = simde_mm256_set_m128i(q[3], q[2]);
+			nr = 4;
+		} else {
+			const int64_t j = i % e;
+			r[0] = g + o.off + j;
+			a = VLOAD(r[0]);
+			c = VLOAD(r[0] + W);
+			nr = 1;
+			if (j + HW == e)
+				drows_next(&o, v);
+		}
+		const V p = hpack(a, c);
+		if (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi16(simde_mm256_max_epu16(p, t), t)) == -1) {
+			most = simde_mm256_max_epi16(most, p);
+			VSTORE(b + i, p);
+			continue;
+		}
+		int32_t m = vmax32(VMAX(HWIDEN(most, 0), HWIDEN(most, 1)));
+		if (!dense_pack_big(a, c, r, nr, b + i, i, nd, &lim, &m, B))
+			return 0;
+		t = HSET1(lim);
+		most = HSET1((int16_t)m);
+	}
+	for (int k = 0; k < B->n; k++)
+		for (int q = 0; q < k; q++)
+			if (dense_linked(x, B->at[k], B->at[q]))
+				return 0;
+	return 1;
+}
+
+/* The copy widened back into the grid, the piles out of the lanes too. */
+static void dense_unpack(const lbt_view *v, const dshape *x, const int16_t *b, const dbig *B)
 {
 	int32_t *g = v->load;
 	const int64_t n = x->n;
@@ -203,6 +292,8 @@ static void dense_unpack(const lbt_view *v, const dshape *x, const int16_t *b)
 				drows_next(&o, v);
 		}
 	}
+	for (int k = 0; k < B->n; k++)
+		*B->to[k] = (int32_t)(b[B->at[k]] + B->excess[k]);
 }
 
 /* A substep's counters: C_i counted (int16 lanes, -1 each); with stats,
@@ -274,6 +365,24 @@ static ALWAYS_INLINE V dshr(const int S, V cur, V next)
 }
 #define DSHL(S, prev, cur) dshl((S), (prev), (cur))
 #define DSHR(S, cur, next) dshr((S), (cur), (next))
+/* The update of vector cur of a lanes block (prev and next the vectors
+ * beside it, csp the C_i of prev), counted, with the statistics on the
+ * row's axis (S = 1): stores its new loads at p and returns its C_i
+ * (masked by linked). */
+static ALWAYS_INLINE V dense_lane(const int cond, const int S, int16_t *p, V prev, V cur, V next, V csp, V linked,
+                                  dregs *R)
+{
+	const V cs = simde_mm256_and_si256(hcond(cond, HGT1(DSHL(S, prev, cur)), cur, DSHR(S, cur, next)), linked);
+	const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), DSHL(S, csp, cs));
+	R->cnt = simde_mm256_add_epi16(R->cnt, cs);
+	if (S == 1) {
+		R->mx = simde_mm256_max_epi16(R->mx, x);
+		R->mn = simde_mm256_min_epi16(R->mn, x);
+		R->sum = VADD(R->sum, HPAIRS(x));
+	}
+	VSTORE(p, x);
+	return cs;
+}
 static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, int64_t P, int64_t e, int torus,
                                       dregs *R)
 {
@@ -293,29 +402,11 @@ static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, i
 		int64_t j = 0;
 		for (; j + 1 < J; j++) {
 			const V next = VLOAD(p + (j + 1) * HW);
-			const V cs = simde_mm256_and_si256(hcond(cond, HGT1(DSHL(S, prev, cur)), cur, DSHR(S, cur, next)), all);
-			const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), DSHL(S, csp, cs));
-			R->cnt = simde_mm256_add_epi16(R->cnt, cs);
-			if (S == 1) {
-				R->mx = simde_mm256_max_epi16(R->mx, x);
-				R->mn = simde_mm256_min_epi16(R->mn, x);
-				R->sum = VADD(R->sum, HPAIRS(x));
-			}
-			VSTORE(p + j * HW, x);
+			csp = dense_lane(cond, S, p + j * HW, prev, cur, next, csp, all, R);
 			prev = cur;
 			cur = next;
-			csp = cs;
 		}
-		const V next = torus ? first : zero, linked = torus ? all : tail;
-		const V cs = simde_mm256_and_si256(hcond(cond, HGT1(DSHL(S, prev, cur)), cur, DSHR(S, cur, next)), linked);
-		const V x = simde_mm256_sub_epi16(simde_mm256_add_epi16(cur, cs), DSHL(S, csp, cs));
-		R->cnt = simde_mm256_add_epi16(R->cnt, cs);
-		if (S == 1) {
-			R->mx = simde_mm256_max_epi16(R->mx, x);
-			R->mn = simde_mm256_min_epi16(R->mn, x);
-			R->sum = VADD(R->sum, HPAIRS(x));
-		}
-		VSTORE(p + j * HW, x);
+		dense_lane(cond, S, p + j * HW, prev, cur, torus ? first : zero, csp, torus ? all : tail, R);
 	}
 }
 
@@ -375,20 +466,29 @@ static const dense_fn denses[LBT_NCOND] = {dense_step_0, dense_step_1, dense_ste
 /* Up to n steps of a grid that takes the copy (x), in the copy b (P
  * int16): the steps done, each one's counts into c, a call ending after a
  * step that meets stop; 0 where the loads do not fit (then the grid is
- * unchanged). */
+ * unchanged). A call does at most DNMAX steps (n D at most 2048: the
+ * stand-ins' window stays open). */
 static int dense_steps(const lbt_view *v, const dshape *x, int cond, int n, const lbt_steps_stop *stop, int16_t *b,
                        lbt_counts *c)
 {
-	if (!dense_pack(v, x, b, (int16_t)(INT16_MAX - n * x->D)))
+	n = n < DNMAX ? n : DNMAX;
+	dbig B;
+	if (!dense_pack(v, x, b, n, &B))
 		return 0;
 	int s = 0;
 	while (s < n) {
-		denses[cond](b, x, &c[s]);
-		const lbt_counts *r = &c[s++];
+		lbt_counts *r = &c[s++];
+		denses[cond](b, x, r);
+		if (B.n) { /* the piles' loads: the maximum, and their excess in the total */
+			r->max = INT32_MIN;
+			for (int k = 0; k < B.n; k++)
+				r->max = r->max > b[B.at[k]] + B.excess[k] ? r->max : (int32_t)(b[B.at[k]] + B.excess[k]);
+			r->total += B.total;
+		}
 		if (stop_met(stop, r->max, r->min))
 			break;
 	}
-	dense_unpack(v, x, b);
+	dense_unpack(v, x, b, &B);
 	return s;
 }
 
@@ -426,15 +526,18 @@ static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_
 
 /* lm_steps on a grid that takes the copy, kept in the cache for the call.
  * max, the caller's maximum of the loads, may be too low (the packing
- * checks them); where it is already too high for the copy, the copy is not
- * tried (a worst case's pile: with one thread, 8^6 ran 15-25 % slower when
- * its cache was allocated and the packing tried every call). */
+ * checks them); where it is too high for the lanes (a pile: stand-ins, or
+ * no copy), a copy that failed is tried again only after a wait that
+ * doubles (with one thread, 8^6 ran 15-25 % slower when its cache was
+ * allocated and the packing tried every call). */
 static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                       lbt_lm_cache *cache, lbt_counts *c)
 {
 	dshape x;
-	if (n < 2 || !cache || !dense_shape(v, v->threads > 1 ? DENSE_MAX : DENSE_ONE, &x) || !dense_worth(&x, n) ||
-	    (int64_t)max > INT16_MAX - (int64_t)n * x.D)
+	if (n < 2 || !cache || !dense_shape(v, v->threads > 1 ? DENSE_MAX : DENSE_ONE, &x) || !dense_worth(&x, n))
+		return 0;
+	const int pile = (int64_t)max > DSTAND((int64_t)(n < DNMAX ? n : DNMAX) * x.D);
+	if (pile && cache->wait-- > 0)
 		return 0;
 	const size_t need = (size_t)x.P * sizeof(int16_t);
 	if (cache->size < need) {
@@ -442,7 +545,12 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
 		cache->mem = lbt_alloc_aligned(need);
 		cache->size = cache->mem ? need : 0;
 	}
-	return cache->mem ? dense_steps(v, &x, cond, n, stop, cache->mem, c) : 0;
+	const int done = cache->mem ? dense_steps(v, &x, cond, n, stop, cache->mem, c) : 0;
+	if (pile) { /* a pile that did not take stand-ins: tried again after 1, 2, 4 ... 256 calls */
+		cache->backoff = done ? 0 : cache->backoff ? (cache->backoff < 256 ? 2 * cache->backoff : 256) : 1;
+		cache->wait = cache->backoff;
+	}
+	return done;
 }
 
 #endif

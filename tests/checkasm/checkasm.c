@@ -278,6 +278,10 @@ const char *const ck_load_names[NLOADS] = {
 	"random 120..125 but eight spots of 126..140 (a few rows beyond bytes)",
 	"random 122..125 but one run of 64 in nine random 124..130 (rows of 64: a few beyond bytes)",
 	"falling runs 32760 .. 32747 (an AVX2 ring keeps 32767 - n in int16 lanes for n steps)",
+	"piles of 40000 + P, 50000 and 16420 and a 16370 beside the last on random 0..3 (AVX2's dense copy keeps piles "
+	"of at least 16384 + n D out of its int16 lanes while the others are at most 16383 - n D)",
+	"neighbouring piles of 40000 and 40003 on random 0..3 (out of the dense copy's lanes only apart: their "
+	"stand-ins would be equal)",
 };
 
 static uint64_t rnd(uint64_t *s)
@@ -325,6 +329,14 @@ void ck_fill(int32_t *d, int64_t P, int kind, uint64_t seed, int mesh)
 		case L_EDGE16: v = 32760 - (int32_t)(i % 14); break;
 		case L_ROWS8: v = i / 64 % 9 == 3 ? 124 + (int32_t)(rnd(&s) % 7) : 122 + (int32_t)(rnd(&s) % 4); break;
 		case L_UPTO125: v = rnd(&s) % 4 ? (int32_t)(rnd(&s) % 126) : 125; break;
+		case L_PILES16:
+			v = i == 0           ? 40000 + (int32_t)P
+			    : i == P - 1     ? 50000
+			    : i == P / 2     ? 16420
+			    : i == P / 2 + 1 ? 16370
+			                     : (int32_t)(rnd(&s) % 4);
+			break;
+		case L_TWIN: v = i < 2 ? 40000 + 3 * (int32_t)i : (int32_t)(rnd(&s) % 4); break;
 		}
 		for (int64_t j = 0; j < run && i < P; j++)
 			d[i++] = v;

@@ -73,7 +73,8 @@ int ck_boundary(lbt_shape *s, const char *shape, int mix);
 lbt_shape ck_grid(const char *shape, const char *boundary);
 
 enum { L_ZEROS, L_ONES, L_RUNS, L_POINT, L_NEARMAX, L_MAXRUNS, L_SMALL, L_WIDE, L_BYTE, L_BANDS8, L_SHORT, L_BANDS,
-       L_TAIL, L_TAIL8, L_PILE, L_UPTO125, L_SPOTS, L_ROWS8, L_EDGE16, NLOADS };
+       L_TAIL, L_TAIL8, L_PILE, L_UPTO125, L_SPOTS, L_ROWS8, L_EDGE16, L_PILES16,
+       L_TWIN, NLOADS };
 extern const char *const ck_load_names[NLOADS];
 /* P loads of a kind (mesh: near-INT32_MAX loads kept to a total of at most
  * INT32_MAX), from a seed. */

@@ -46,7 +46,7 @@ static void lm_quick(void)
 	for (size_t i = 0; i < sizeof dense / sizeof *dense; i++) {
 		const lbt_shape d = ck_grid(dense[i][0], dense[i][1]);
 		for (int cond = 0; cond < LBT_NCOND; cond++)
-			lm_case(cond, &d, cond % 2 ? L_SMALL : L_EDGE16, 1, 8);
+			lm_case(cond, &d, cond % 2 ? L_SMALL : cond == 2 ? L_PILES16 : L_EDGE16, 1, 8);
 	}
 	ck_pair p;
 	const lbt_shape big = ck_grid("256x256", "torus");
@@ -74,15 +74,20 @@ static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg
  * copy, and 2x16^4, beyond it (lm_steps takes it with one thread); and
  * grids that do not take it (a row of 12; a block of 40 PEs along an axis
  * 8 PEs apart). Loads at int16's edge (L_EDGE16's 32760 fits one step of
- * D = 4, not two; L_SHORT does not fit), piles beyond it, zeros; 1 and 2
- * threads (the copy is one thread's). */
+ * D = 4, not two; L_SHORT does not fit), piles beyond it (kept out of the
+ * lanes: L_POINT beyond 32767 from 6554 PEs, L_PILE; L_PILES16 at and
+ * around the edges of the stand-ins' window, for some calls' n D and not
+ * others, with a load beside one near the others' bound; L_TWIN,
+ * neighbours: no stand-ins), zeros; 1 and 2 threads (the copy is one
+ * thread's). */
 static const char *const dense_grids[][2] = {
 	{"8x8x8x8", "torus"}, {"4x4x4x4x4x4", "torus,mesh,torus,mesh,torus,mesh"}, {"3x4x2x4", "mesh,torus,torus,mesh"},
 	{"5x2x16", "torus,torus,mesh"}, {"2x3x1x32", "torus,mesh,torus,torus"}, {"6x8x8", "mesh,mesh,torus"},
 	{"4x1x8x8", "mesh,torus,torus,torus"}, {"2x2x2x2x4", "mesh"}, {"3x5x12", "torus"}, {"3x5x8", "torus,mesh,torus"},
 	{"16x16x16x16", "torus,mesh,torus,torus"}, {"2x16x16x16x16", "torus,mesh,torus,torus,mesh"}};
 enum { DENSE_GRIDS = sizeof dense_grids / sizeof *dense_grids };
-static const int dense_kinds[] = {L_SMALL, L_RUNS, L_EDGE16, L_SHORT, L_POINT, L_PILE, L_ZEROS, L_UPTO125};
+static const int dense_kinds[] = {L_SMALL, L_RUNS,  L_EDGE16,   L_SHORT,   L_POINT,
+                                  L_PILE,  L_ZEROS, L_UPTO125, L_PILES16, L_TWIN};
 
 static void dense_full(void)
 {
