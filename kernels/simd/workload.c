@@ -84,6 +84,7 @@ static ALWAYS_INLINE void add_sums(lbt_wl_counts *c, const sums *s, int64_t n, i
 #if W == 16
 #define WXOR(a, b) simde_mm512_xor_si512((a), (b))
 #define WOR(a, b) simde_mm512_or_si512((a), (b))
+#define WAND(a, b) simde_mm512_and_si512((a), (b))
 #define WSUB(a, b) simde_mm512_sub_epi32((a), (b))
 #define WSRL(x, k) simde_mm512_srli_epi32((x), (k))
 #define WMUL(a, b) simde_mm512_mullo_epi32((a), (b))
@@ -91,9 +92,11 @@ static ALWAYS_INLINE void add_sums(lbt_wl_counts *c, const sums *s, int64_t n, i
 #define WSQ15(x) simde_mm512_madd_epi16((x), (x)) /* x^2 for 0 <= x < 2^15 */
 #define WSTOREU(p, x) simde_mm512_storeu_si512((void *)(p), (x))
 #define MANY(m) ((m) != 0)
+#define VANY(v) (simde_mm512_test_epi32_mask((v), (v)) != 0) /* a lane not 0 */
 #elif W == 8
 #define WXOR(a, b) simde_mm256_xor_si256((a), (b))
 #define WOR(a, b) simde_mm256_or_si256((a), (b))
+#define WAND(a, b) simde_mm256_and_si256((a), (b))
 #define WSUB(a, b) simde_mm256_sub_epi32((a), (b))
 #define WSRL(x, k) simde_mm256_srli_epi32((x), (k))
 #define WMUL(a, b) simde_mm256_mullo_epi32((a), (b))
@@ -101,9 +104,11 @@ static ALWAYS_INLINE void add_sums(lbt_wl_counts *c, const sums *s, int64_t n, i
 #define WSQ15(x) simde_mm256_madd_epi16((x), (x))
 #define WSTOREU(p, x) simde_mm256_storeu_si256((void *)(p), (x))
 #define MANY(m) (!simde_mm256_testz_si256((m), (m)))
+#define VANY(v) MANY(v)
 #else
 #define WXOR(a, b) simde_mm_xor_si128((a), (b))
 #define WOR(a, b) simde_mm_or_si128((a), (b))
+#define WAND(a, b) simde_mm_and_si128((a), (b))
 #define WSUB(a, b) simde_mm_sub_epi32((a), (b))
 #define WSRL(x, k) simde_mm_srli_epi32((x), (k))
 #define WMUL(a, b) simde_mm_mullo_epi32((a), (b))
@@ -111,6 +116,7 @@ static ALWAYS_INLINE void add_sums(lbt_wl_counts *c, const sums *s, int64_t n, i
 #define WSQ15(x) simde_mm_madd_epi16((x), (x))
 #define WSTOREU(p, x) simde_mm_storeu_si128((void *)(p), (x))
 #define MANY(m) (!simde_mm_testz_si128((m), (m)))
+#define VANY(v) MANY(v)
 #endif
 
 /* lbt_hash32 in every lane. */
@@ -128,13 +134,15 @@ static ALWAYS_INLINE V vhash32(V x)
  * of thresholds below, the update, and its sums in 32-bit lanes. A vector
  * with a draw at the L-th threshold or above (one in about 60 at W = 8 for
  * a small mean) goes on counting those lanes in scalar code before the
- * update. The squares: y^2 by one 16-bit multiply-add while every new load
- * of the block is below 2^15 (a block's OR of them says so), summed as
- * simd.h's exact sums (s, h); a block with a larger load sums its squares
- * again in 64 bits from the loads it stored. The sums of a block of at
- * most BV vectors fit their lanes: eta <= K <= 512 and done <= C <= 10^6
- * a PE, squares 65536 additions a lane. */
-enum { BV = 64 };
+ * update. The squares: y^2 by one 16-bit multiply-add, summed in 32-bit
+ * lanes, exact while every new load of a block of BV = 64 vectors is below
+ * 2^13 (64 (2^13 - 1)^2 < 2^32; the block's OR of the loads says so); a
+ * block with a larger load sums its squares again in 64 bits from the loads
+ * it stored, while they are in cache. The blocks' square sums go into
+ * simd.h's exact sums (s, h), and all the lanes' sums are reduced once a
+ * row, or every RV vectors: they fit their lanes (eta <= K <= 512 and done
+ * <= C <= 10^6 a PE, 64 blocks). */
+enum { BV = 64, RV = 4096 };
 static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, uint32_t lo, uint32_t k1, uint32_t k2,
                                       const lbt_poisson *p, int32_t C, sums *s, const int L)
 {
@@ -145,58 +153,61 @@ static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, uint32_t lo, uint32
 	for (int k = 0; k < L; k++)
 		S[k] = VSET1(k < p->K ? (int32_t)((p->T[k] - 1) ^ 0x80000000u) : INT32_MAX);
 	const V vk1 = VSET1((int32_t)k1), vk2 = VSET1((int32_t)k2), sign = VSET1(INT32_MIN), vC = VSET1(C);
-	const V step = VSET1(W);
-	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
+	const V big = VSET1((int32_t)0xffffe000u), step = VSET1(W);
+	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota)), over = VSET1(0);
 	const int64_t nv = n / W;
-	for (int64_t v0 = 0; v0 < nv; v0 += BV) {
-		const int64_t vb = nv - v0 < BV ? nv - v0 : BV;
-		int32_t *xb = x + v0 * W;
-		V gen = VSET1(0), comp = VSET1(0), any = VSET1(0), sq = VSET1(0), sqh = VSET1(0);
-		for (int64_t b = 0; b < vb; b++) {
-			const V r = vhash32(VADD(vhash32(WXOR(idx, vk1)), vk2)), rs = WXOR(r, sign);
-			idx = VADD(idx, step);
-			V e = VSET1(0);
-			for (int k = 0; k < L - 1; k++)
-				e = VINC(e, MGT(rs, S[k]));
-			const M tail = MGT(rs, S[L - 1]);
-			e = VINC(e, tail);
-			if (__builtin_expect(MANY(tail), 0)) { /* rare: count on past the L-th threshold */
-				uint32_t rr[W], ee[W];
-				WSTOREU(rr, r);
-				WSTOREU(ee, e);
-				for (int l = 0; l < W; l++) /* a lane below the L-th threshold stops at once */
-					while (ee[l] < (uint32_t)p->K && rr[l] >= p->T[ee[l]])
-						ee[l]++;
-				e = VLOADU(ee);
+	for (int64_t r0 = 0; r0 < nv; r0 += RV) {
+		const int64_t r1 = nv - r0 < RV ? nv : r0 + RV;
+		V gen = VSET1(0), comp = VSET1(0), sq = VSET1(0), sqh = VSET1(0);
+		for (int64_t v0 = r0; v0 < r1; v0 += BV) {
+			const int64_t vb = r1 - v0 < BV ? r1 - v0 : BV;
+			int32_t *xb = x + v0 * W;
+			V any = VSET1(0), bsq = VSET1(0);
+			for (int64_t b = 0; b < vb; b++) {
+				const V r = vhash32(VADD(vhash32(WXOR(idx, vk1)), vk2)), rs = WXOR(r, sign);
+				idx = VADD(idx, step);
+				V e = VSET1(0);
+				for (int k = 0; k < L - 1; k++)
+					e = VINC(e, MGT(rs, S[k]));
+				const M tail = MGT(rs, S[L - 1]);
+				e = VINC(e, tail);
+				if (__builtin_expect(MANY(tail), 0)) { /* rare: count on past the L-th threshold */
+					uint32_t rr[W], ee[W];
+					WSTOREU(rr, r);
+					WSTOREU(ee, e);
+					for (int l = 0; l < W; l++) /* a lane below the L-th threshold stops at once */
+						while (ee[l] < (uint32_t)p->K && rr[l] >= p->T[ee[l]])
+							ee[l]++;
+					e = VLOADU(ee);
+				}
+				const V have = VADD(VLOADU(xb + b * W), e), done = WMINU(have, vC), y = WSUB(have, done);
+				WSTOREU(xb + b * W, y);
+				any = WOR(any, y);
+				gen = VADD(gen, e);
+				comp = VADD(comp, done);
+				bsq = VADD(bsq, WSQ15(y));
 			}
-			const V have = VADD(VLOADU(xb + b * W), e), done = WMINU(have, vC), y = WSUB(have, done);
-			WSTOREU(xb + b * W, y);
-			any = WOR(any, y);
-			gen = VADD(gen, e);
-			comp = VADD(comp, done);
-			const V q = WSQ15(y);
-			sq = VADD(sq, q);
-			sqh = VADD(sqh, WSRL(q, 16));
+			if (VANY(WAND(any, big))) { /* a load of 2^13 or more: the squares in 64 bits */
+				uint64_t hi = 0, lo2 = 0;
+				for (int64_t j = 0; j < vb * W; j++) {
+					const uint64_t q = (uint64_t)(uint32_t)xb[j] * (uint32_t)xb[j];
+					hi += q >> 32;
+					lo2 += q & 0xffffffffu;
+				}
+				s->hi += hi;
+				s->lo += lo2;
+				over = WOR(over, any); /* its top bit: a load past INT32_MAX */
+			} else {
+				sq = VADD(sq, bsq);
+				sqh = VADD(sqh, WSRL(bsq, 16));
+			}
 		}
 		s->gen += vsum32(gen);
 		s->comp += vsum32(comp);
-		uint32_t a[W], top = 0;
-		WSTOREU(a, any);
-		for (int l = 0; l < W; l++)
-			top |= a[l];
-		if (top >> 15) { /* a load of 2^15 or more: the squares in 64 bits (its top bit: the overflow) */
-			uint64_t hi = 0, lo2 = 0;
-			for (int64_t j = 0; j < vb * W; j++) {
-				const uint64_t q = (uint64_t)(uint32_t)xb[j] * (uint32_t)xb[j];
-				hi += q >> 32;
-				lo2 += q & 0xffffffffu;
-			}
-			s->hi += hi;
-			s->lo += lo2;
-			s->top = top >> 31 ? (int64_t)1 << 31 : s->top;
-		} else
-			s->lo += (uint64_t)vtotal(sq, sqh);
+		s->lo += (uint64_t)vtotal(sq, sqh);
 	}
+	if (VANY(WAND(over, sign)))
+		s->top = (int64_t)INT32_MAX + 1;
 	for (int64_t j = nv * W; j < n; j++) { /* the row's tail */
 		const uint32_t r = draw32(k1, k2, lo + (uint32_t)j);
 		uint64_t e = 0;

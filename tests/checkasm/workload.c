@@ -34,9 +34,10 @@ static void same_row(const char *what, const int32_t *a, const int32_t *b, int n
  * near 0 (idle capacity) and near INT32_MAX (the overflow flag), many steps
  * and seeds. The thresholds' count equals the reference's inversion loop by
  * construction (kernels.h); this checks it, and the sums of the new loads'
- * squares (issue 9: sqdev without a pass), with loads about 2^15 (where the
- * vector kernel's squares leave 16-bit multiplies) and rows over several of
- * its blocks (64 vectors). Quick: means 0.5, 1 and 100. */
+ * squares (issue 9: sqdev without a pass), with loads about 2^13 and 2^15
+ * (where the vector kernel's squares leave 32-bit sums and 16-bit
+ * multiplies) and rows over several of its blocks (64 vectors), one step all
+ * loads about 2^13. Quick: means 0.5, 1 and 100. */
 static void poisson(int quick)
 {
 	static const double mus[] = {0.01, 0.1, 0.5, 1, 2, 2.5, 4, 5, 7, 37.5, 100};
@@ -53,10 +54,11 @@ static void poisson(int quick)
 		cr_assert(pt.K > 0 && pt.K < LBT_POISSON_MAX);
 		for (int in = 0; in < 70 + NS; in++)
 			for (size_t ic = 0; ic < sizeof Cs / sizeof *Cs; ic++)
-				for (int step = 0, n = in < 70 ? in + 1 : ns[in - 70]; step < 7; step++) {
-					for (int j = 0; j < n; j++) /* small loads, one near the top, one about 2^15 */
+				for (int step = 0, n = in < 70 ? in + 1 : ns[in - 70]; step < 8; step++) {
+					for (int j = 0; j < n; j++) /* small loads, one near the top, one about 2^15, all about 2^13 */
 						a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3
 						            : j == n / 3 && step == 6 ? 32766 + (int32_t)(ic % 3)
+						            : step == 7               ? 8190 + (int32_t)((j * 5) % 3)
 						                                      : (int32_t)((j * 7 + step) % 4);
 					lbt_wl_counts cr = {0}, cv = {0};
 					const uint64_t key = lbt_rand_key(12345 + (uint64_t)n, (uint64_t)step, 101);
