@@ -129,86 +129,92 @@ static ALWAYS_INLINE V vhash32(V x)
 	return WXOR(x, WSRL(x, 16));
 }
 
-/* One pass over the row in vectors of W PEs, thresholds 0..L-1 in
+/* One pass over the rows in vectors of W PEs, thresholds 0..L-1 in
  * registers (T[k] for k >= K: never reached): the draws, eta as the count
  * of thresholds below, the update, and its sums in 32-bit lanes. A vector
  * with a draw at the L-th threshold or above (one in about 60 at W = 8 for
  * a small mean) goes on counting those lanes in scalar code before the
  * update. The squares: y^2 by one 16-bit multiply-add, summed in 32-bit
- * lanes, exact while every new load of a block of BV = 64 vectors is below
- * 2^13 (64 (2^13 - 1)^2 < 2^32; the block's OR of the loads says so); a
- * block with a larger load sums its squares again in 64 bits from the loads
- * it stored, while they are in cache. The blocks' square sums go into
- * simd.h's exact sums (s, h), and all the lanes' sums are reduced once a
- * row, or every RV vectors: they fit their lanes (eta <= K <= 512 and done
- * <= C <= 10^6 a PE, 64 blocks). */
+ * lanes, exact while every new load of a block of at most BV = 64 vectors
+ * is below 2^13 (64 (2^13 - 1)^2 < 2^32; the block's OR of the loads says
+ * so); a block with a larger load sums its squares again in 64 bits from
+ * the loads it stored, while they are in cache. The blocks' square sums go
+ * into simd.h's exact sums (s, h), and all the lanes' sums are reduced
+ * once a call, or every RV vectors: they fit their lanes (eta <= K <= 512
+ * and done <= C <= 10^6 a PE, 64 blocks). The setup (thresholds, keys) is
+ * once a call, for all its rows. */
 enum { BV = 64, RV = 4096 };
-static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, uint32_t lo, uint32_t k1, uint32_t k2,
-                                      const lbt_poisson *p, int32_t C, sums *s, const int L)
+typedef struct {
+	V S[16], vk1, sign, vC, big;
+	V gen, comp, sq, sqh, over; /* the lanes' sums since the last flush, and the OR of the loads */
+	int64_t since;              /* vectors since the last flush */
+} pass;
+
+static ALWAYS_INLINE void flush(pass *q, sums *s)
 {
-	/* r >= T_k as a signed comparison, which every target has: (r ^ 2^31) >
-	 * (T_k - 1) ^ 2^31 (T_k >= T_0 >= 1); for k >= K, where every 32-bit
-	 * threshold would be reached by some draw, S[k] = INT32_MAX: never. */
-	V S[16];
-	for (int k = 0; k < L; k++)
-		S[k] = VSET1(k < p->K ? (int32_t)((p->T[k] - 1) ^ 0x80000000u) : INT32_MAX);
-	const V vk1 = VSET1((int32_t)k1), vk2 = VSET1((int32_t)k2), sign = VSET1(INT32_MIN), vC = VSET1(C);
-	const V big = VSET1((int32_t)0xffffe000u), step = VSET1(W);
-	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota)), over = VSET1(0);
-	const int64_t nv = n / W;
-	for (int64_t r0 = 0; r0 < nv; r0 += RV) {
-		const int64_t r1 = nv - r0 < RV ? nv : r0 + RV;
-		V gen = VSET1(0), comp = VSET1(0), sq = VSET1(0), sqh = VSET1(0);
-		for (int64_t v0 = r0; v0 < r1; v0 += BV) {
-			const int64_t vb = r1 - v0 < BV ? r1 - v0 : BV;
-			int32_t *xb = x + v0 * W;
-			V any = VSET1(0), bsq = VSET1(0);
-			for (int64_t b = 0; b < vb; b++) {
-				const V r = vhash32(VADD(vhash32(WXOR(idx, vk1)), vk2)), rs = WXOR(r, sign);
-				idx = VADD(idx, step);
-				V e = VSET1(0);
-				for (int k = 0; k < L - 1; k++)
-					e = VINC(e, MGT(rs, S[k]));
-				const M tail = MGT(rs, S[L - 1]);
-				e = VINC(e, tail);
-				if (__builtin_expect(MANY(tail), 0)) { /* rare: count on past the L-th threshold */
-					uint32_t rr[W], ee[W];
-					WSTOREU(rr, r);
-					WSTOREU(ee, e);
-					for (int l = 0; l < W; l++) /* a lane below the L-th threshold stops at once */
-						while (ee[l] < (uint32_t)p->K && rr[l] >= p->T[ee[l]])
-							ee[l]++;
-					e = VLOADU(ee);
-				}
-				const V have = VADD(VLOADU(xb + b * W), e), done = WMINU(have, vC), y = WSUB(have, done);
-				WSTOREU(xb + b * W, y);
-				any = WOR(any, y);
-				gen = VADD(gen, e);
-				comp = VADD(comp, done);
-				bsq = VADD(bsq, WSQ15(y));
+	s->gen += vsum32(q->gen);
+	s->comp += vsum32(q->comp);
+	s->lo += (uint64_t)vtotal(q->sq, q->sqh);
+	q->gen = q->comp = q->sq = q->sqh = VSET1(0);
+	q->since = 0;
+}
+
+/* A piece of a row: len PEs from x, low index lo, round keys k1 (in q) and k2. */
+static ALWAYS_INLINE void piece(pass *q, int32_t *x, int64_t len, uint32_t lo, uint32_t k1, uint32_t k2,
+                                const lbt_poisson *p, int32_t C, sums *s, const int L)
+{
+	const V vk2 = VSET1((int32_t)k2), step = VSET1(W);
+	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
+	const int64_t nv = len / W;
+	for (int64_t v0 = 0; v0 < nv; v0 += BV) {
+		const int64_t vb = nv - v0 < BV ? nv - v0 : BV;
+		if (q->since + vb > RV)
+			flush(q, s);
+		q->since += vb;
+		int32_t *xb = x + v0 * W;
+		V any = VSET1(0), bsq = VSET1(0), gen = q->gen, comp = q->comp;
+		for (int64_t b = 0; b < vb; b++) {
+			const V r = vhash32(VADD(vhash32(WXOR(idx, q->vk1)), vk2)), rs = WXOR(r, q->sign);
+			idx = VADD(idx, step);
+			V e = VSET1(0);
+			for (int k = 0; k < L - 1; k++)
+				e = VINC(e, MGT(rs, q->S[k]));
+			const M tail = MGT(rs, q->S[L - 1]);
+			e = VINC(e, tail);
+			if (__builtin_expect(MANY(tail), 0)) { /* rare: count on past the L-th threshold */
+				uint32_t rr[W], ee[W];
+				WSTOREU(rr, r);
+				WSTOREU(ee, e);
+				for (int l = 0; l < W; l++) /* a lane below the L-th threshold stops at once */
+					while (ee[l] < (uint32_t)p->K && rr[l] >= p->T[ee[l]])
+						ee[l]++;
+				e = VLOADU(ee);
 			}
-			if (VANY(WAND(any, big))) { /* a load of 2^13 or more: the squares in 64 bits */
-				uint64_t hi = 0, lo2 = 0;
-				for (int64_t j = 0; j < vb * W; j++) {
-					const uint64_t q = (uint64_t)(uint32_t)xb[j] * (uint32_t)xb[j];
-					hi += q >> 32;
-					lo2 += q & 0xffffffffu;
-				}
-				s->hi += hi;
-				s->lo += lo2;
-				over = WOR(over, any); /* its top bit: a load past INT32_MAX */
-			} else {
-				sq = VADD(sq, bsq);
-				sqh = VADD(sqh, WSRL(bsq, 16));
-			}
+			const V have = VADD(VLOADU(xb + b * W), e), done = WMINU(have, q->vC), y = WSUB(have, done);
+			WSTOREU(xb + b * W, y);
+			any = WOR(any, y);
+			gen = VADD(gen, e);
+			comp = VADD(comp, done);
+			bsq = VADD(bsq, WSQ15(y));
 		}
-		s->gen += vsum32(gen);
-		s->comp += vsum32(comp);
-		s->lo += (uint64_t)vtotal(sq, sqh);
+		q->gen = gen;
+		q->comp = comp;
+		if (VANY(WAND(any, q->big))) { /* a load of 2^13 or more: the squares in 64 bits */
+			uint64_t hi = 0, lo2 = 0;
+			for (int64_t j = 0; j < vb * W; j++) {
+				const uint64_t sq = (uint64_t)(uint32_t)xb[j] * (uint32_t)xb[j];
+				hi += sq >> 32;
+				lo2 += sq & 0xffffffffu;
+			}
+			s->hi += hi;
+			s->lo += lo2;
+			q->over = WOR(q->over, any); /* its top bit: a load past INT32_MAX */
+		} else {
+			q->sq = VADD(q->sq, bsq);
+			q->sqh = VADD(q->sqh, WSRL(bsq, 16));
+		}
 	}
-	if (VANY(WAND(over, sign)))
-		s->top = (int64_t)INT32_MAX + 1;
-	for (int64_t j = nv * W; j < n; j++) { /* the row's tail */
+	for (int64_t j = nv * W; j < len; j++) { /* the piece's tail */
 		const uint32_t r = draw32(k1, k2, lo + (uint32_t)j);
 		uint64_t e = 0;
 		while (e < (uint64_t)p->K && r >= p->T[e])
@@ -217,9 +223,33 @@ static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, uint32_t lo, uint32
 	}
 }
 
-WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p,
-                                                int32_t C, uint32_t *restrict m, uint32_t *restrict eta,
-                                                lbt_wl_counts *c)
+static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, int64_t rows, int64_t pitch, int64_t i0, uint64_t key,
+                                      const lbt_poisson *p, int32_t C, sums *s, const int L)
+{
+	pass q;
+	/* r >= T_k as a signed comparison, which every target has: (r ^ 2^31) >
+	 * (T_k - 1) ^ 2^31 (T_k >= T_0 >= 1); for k >= K, where every 32-bit
+	 * threshold would be reached by some draw, S[k] = INT32_MAX: never. */
+	for (int k = 0; k < L; k++)
+		q.S[k] = VSET1(k < p->K ? (int32_t)((p->T[k] - 1) ^ 0x80000000u) : INT32_MAX);
+	q.vk1 = VSET1((int32_t)(uint32_t)key);
+	q.sign = VSET1(INT32_MIN);
+	q.vC = VSET1(C);
+	q.big = VSET1((int32_t)0xffffe000u);
+	q.gen = q.comp = q.sq = q.sqh = q.over = VSET1(0);
+	q.since = 0;
+	for (int64_t r = 0; r < rows; r++) {
+		int32_t *xr = x + r * pitch;
+		SEGMENTS(n, i0 + r * n, key, piece(&q, xr + j, len, lo, k1, k2, p, C, s, L))
+	}
+	flush(&q, s);
+	if (VANY(WAND(q.over, q.sign)))
+		s->top = (int64_t)INT32_MAX + 1;
+}
+
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t rows, int64_t pitch, int64_t i0,
+                                                uint64_t key, const lbt_poisson *p, int32_t C, uint32_t *restrict m,
+                                                uint32_t *restrict eta, lbt_wl_counts *c)
 {
 	const uint32_t rare = UINT32_MAX - (1u << 23); /* a share 2^-9 of the draws lies above */
 	sums s = {0};
@@ -228,28 +258,31 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i
 		if (p->K <= l || p->T[l - 1] >= rare)
 			L = l;
 	if (L) {
-#define FUSED(l) case l: SEGMENTS(n, i0, key, fused(x + j, len, lo, k1, k2, p, C, &s, l)) break
+#define FUSED(l) case l: fused(x, n, rows, pitch, i0, key, p, C, &s, l); break
 		switch (L) {
 		FUSED(2); FUSED(4); FUSED(6); FUSED(8); FUSED(12); FUSED(16);
 		}
 #undef FUSED
-		add_sums(c, &s, n, C);
+		add_sums(c, &s, n * rows, C);
 		return;
 	}
-	uint32_t top = 0;
-	SEGMENTS(n, i0, key, for (int64_t q = 0; q < len; q++) {
-		m[j + q] = draw32(k1, k2, lo + (uint32_t)q);
-		eta[j + q] = 0;
-		top = m[j + q] > top ? m[j + q] : top;
-	})
-	for (int k = 0; k < p->K && p->T[k] <= top; k++) { /* thresholds above every draw count nothing */
-		const uint32_t t = p->T[k];
+	for (int64_t rw = 0; rw < rows; rw++) {
+		int32_t *xr = x + rw * pitch;
+		uint32_t top = 0;
+		SEGMENTS(n, i0 + rw * n, key, for (int64_t q = 0; q < len; q++) {
+			m[j + q] = draw32(k1, k2, lo + (uint32_t)q);
+			eta[j + q] = 0;
+			top = m[j + q] > top ? m[j + q] : top;
+		})
+		for (int k = 0; k < p->K && p->T[k] <= top; k++) { /* thresholds above every draw count nothing */
+			const uint32_t t = p->T[k];
+			for (int64_t j = 0; j < n; j++)
+				eta[j] += m[j] >= t;
+		}
 		for (int64_t j = 0; j < n; j++)
-			eta[j] += m[j] >= t;
+			xr[j] = update1(xr[j], eta[j], C, &s);
 	}
-	for (int64_t j = 0; j < n; j++)
-		x[j] = update1(x[j], eta[j], C, &s);
-	add_sums(c, &s, n, C);
+	add_sums(c, &s, n * rows, C);
 }
 
 /* Uniform or Bernoulli arrivals: one pass, the draw a multiply-shift or one comparison. */
