@@ -52,8 +52,8 @@ void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts 
 void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
 void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c);
 void lbt_ref_de_axis_step(const lbt_view *v, double lambda, int axis, lbt_counts *c);
-void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p, int32_t C,
-                            uint32_t *m, uint32_t *eta, lbt_wl_counts *c);
+void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t rows, int64_t pitch, int64_t i0, uint64_t key,
+                            const lbt_poisson *p, int32_t C, uint32_t *m, uint32_t *eta, lbt_wl_counts *c);
 void lbt_ref_wl_draw_row(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d, int32_t C,
                          lbt_wl_counts *c);
 void lbt_ref_wl_phases_row(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p, uint64_t *tg,

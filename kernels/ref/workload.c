@@ -44,12 +44,13 @@ static void settle(int32_t *x, int64_t arrived, int32_t C, lbt_wl_counts *c)
 	c->idle += C - done;
 }
 
-void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p, int32_t C,
-                            uint32_t *m, uint32_t *eta, lbt_wl_counts *c)
+void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t rows, int64_t pitch, int64_t i0, uint64_t key,
+                            const lbt_poisson *p, int32_t C, uint32_t *m, uint32_t *eta, lbt_wl_counts *c)
 {
 	(void)m, (void)eta;
-	for (int64_t j = 0; j < n; j++)
-		settle(x + j, lbt_poisson32(lbt_rand32(key, (uint64_t)(i0 + j)), p->mu), C, c);
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t j = 0; j < n; j++)
+			settle(x + r * pitch + j, lbt_poisson32(lbt_rand32(key, (uint64_t)(i0 + r * n + j)), p->mu), C, c);
 }
 
 void lbt_wl_draw_init(lbt_wl_draw *d, int64_t lo, int64_t hi)

@@ -9,20 +9,17 @@
  * lbt_poisson in kernels.h).
  *
  * For a small mean (at most one draw in 512 reaches the L-th threshold, L =
- * 2, 4, 6, 8, 12 or 16) one pass over blocks of the row does everything the
- * compiler vectorizes with this target's flags: the draws, the count
- * against the first L thresholds held in
- * registers, the update with its counters and the sum of squares of the new
- * loads (exact integer sums); the rare draw at or above the L-th threshold
- * goes on counting in scalar code. A larger mean takes three passes over the
+ * 2, 4, 6, 8, 12 or 16) one pass over the row in vectors (fused, written in
+ * simd.h's words) does everything: the draws, the count against the first
+ * L thresholds held in registers, the update with its counters and the sum
+ * of squares of the new loads (exact integer sums); a vector with a draw at
+ * or above the L-th threshold goes on counting in scalar code. A larger mean takes three passes over the
  * row: the draws, one pass per threshold below the row's largest draw, the
  * update. */
 #include <math.h>
 
 #include "simd.h"
 #include "lbtorus/rng.h"
-
-enum { BLOCK = 64 };
 
 /* lbt_rand32(key, i) with k1, k2 its two round keys (k2 = lbt_rand32_k2:
  * fixed while i's bits above 32 are), i's low 32 bits as a lane. */
@@ -60,16 +57,16 @@ typedef struct {
 	uint64_t hi, lo;
 } sums;
 
-static ALWAYS_INLINE int32_t update1(int32_t x, uint64_t eta, int32_t C, sums *s, int64_t sign)
+static ALWAYS_INLINE int32_t update1(int32_t x, uint64_t eta, int32_t C, sums *s)
 {
 	int64_t have = (int64_t)x + (int64_t)eta, done = have < C ? have : C, y = have - done;
 	const uint32_t u = (uint32_t)y;
 	const uint64_t q = (uint64_t)u * u;
 	s->top = y > s->top ? y : s->top;
-	s->hi += (uint64_t)sign * (q >> 32);
-	s->lo += (uint64_t)sign * (q & 0xffffffffu);
-	s->gen += sign * (int64_t)eta;
-	s->comp += sign * done;
+	s->hi += q >> 32;
+	s->lo += q & 0xffffffffu;
+	s->gen += (int64_t)eta;
+	s->comp += done;
 	return (int32_t)y;
 }
 
@@ -83,66 +80,176 @@ static ALWAYS_INLINE void add_sums(lbt_wl_counts *c, const sums *s, int64_t n, i
 	c->sq_lo += s->lo;
 }
 
-/* One pass in blocks, thresholds 0..L-1 in registers (T[k] for k >= K: never
- * reached). A draw at the L-th threshold or above is counted as L at first;
- * the block then takes that PE's update back (the counters' sums are taken
- * mod 2^64, exact again once it is redone; top only grows with eta) and
- * redoes it from the PE's old load with the count gone on. */
-static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, uint32_t lo, uint32_t k1, uint32_t k2,
-                                      const lbt_poisson *p, int32_t C, sums *s, const int L)
+/* The vector words the Poisson pass needs beyond simd.h's (u: unsigned). */
+#if W == 16
+#define WXOR(a, b) simde_mm512_xor_si512((a), (b))
+#define WOR(a, b) simde_mm512_or_si512((a), (b))
+#define WAND(a, b) simde_mm512_and_si512((a), (b))
+#define WSUB(a, b) simde_mm512_sub_epi32((a), (b))
+#define WSRL(x, k) simde_mm512_srli_epi32((x), (k))
+#define WMUL(a, b) simde_mm512_mullo_epi32((a), (b))
+#define WMINU(a, b) simde_mm512_min_epu32((a), (b))
+#define WSQ15(x) simde_mm512_madd_epi16((x), (x)) /* x^2 for 0 <= x < 2^15 */
+#define WSTOREU(p, x) simde_mm512_storeu_si512((void *)(p), (x))
+#define MANY(m) ((m) != 0)
+#define VANY(v) (simde_mm512_test_epi32_mask((v), (v)) != 0) /* a lane not 0 */
+#elif W == 8
+#define WXOR(a, b) simde_mm256_xor_si256((a), (b))
+#define WOR(a, b) simde_mm256_or_si256((a), (b))
+#define WAND(a, b) simde_mm256_and_si256((a), (b))
+#define WSUB(a, b) simde_mm256_sub_epi32((a), (b))
+#define WSRL(x, k) simde_mm256_srli_epi32((x), (k))
+#define WMUL(a, b) simde_mm256_mullo_epi32((a), (b))
+#define WMINU(a, b) simde_mm256_min_epu32((a), (b))
+#define WSQ15(x) simde_mm256_madd_epi16((x), (x))
+#define WSTOREU(p, x) simde_mm256_storeu_si256((void *)(p), (x))
+#define MANY(m) (!simde_mm256_testz_si256((m), (m)))
+#define VANY(v) MANY(v)
+#else
+#define WXOR(a, b) simde_mm_xor_si128((a), (b))
+#define WOR(a, b) simde_mm_or_si128((a), (b))
+#define WAND(a, b) simde_mm_and_si128((a), (b))
+#define WSUB(a, b) simde_mm_sub_epi32((a), (b))
+#define WSRL(x, k) simde_mm_srli_epi32((x), (k))
+#define WMUL(a, b) simde_mm_mullo_epi32((a), (b))
+#define WMINU(a, b) simde_mm_min_epu32((a), (b))
+#define WSQ15(x) simde_mm_madd_epi16((x), (x))
+#define WSTOREU(p, x) simde_mm_storeu_si128((void *)(p), (x))
+#define MANY(m) (!simde_mm_testz_si128((m), (m)))
+#define VANY(v) MANY(v)
+#endif
+
+/* lbt_hash32 in every lane. */
+static ALWAYS_INLINE V vhash32(V x)
 {
-	const uint32_t uC = (uint32_t)C;
-	/* r >= T_k as a signed comparison, which every target has: (r ^ 2^31) >
-	 * (T_k - 1) ^ 2^31 (T_k >= T_0 >= 1); for k >= K, where every 32-bit
-	 * threshold would be reached by some draw, S[k] = INT32_MAX: never. */
-	int32_t S[16];
-	for (int k = 0; k < L; k++)
-		S[k] = k < p->K ? (int32_t)((p->T[k] - 1) ^ 0x80000000u) : INT32_MAX;
-	int32_t old[BLOCK];
-	for (int64_t j0 = 0; j0 < n; j0 += BLOCK) {
-		const int64_t nb = n - j0 < BLOCK ? n - j0 : BLOCK;
-		const uint32_t b0 = lo + (uint32_t)j0;
-		int32_t *xb = x + j0;
-		uint32_t tail = 0;
-		uint32_t gen = 0, comp = 0, top = 0; /* at most 64 x 16 and 64 x 10^6: no wrap */
-		uint64_t hi = 0, lo = 0;
-		for (int64_t j = 0; j < nb; j++) { /* update1 in 32-bit lanes: x + e < 2^32 (x < 2^31, e <= 16) */
-			const int32_t r = (int32_t)(draw32(k1, k2, b0 + (uint32_t)j) ^ 0x80000000u);
-			uint32_t e = 0;
-			for (int k = 0; k < L; k++)
-				e += r > S[k];
-			tail |= r > S[L - 1];
-			old[j] = xb[j];
-			const uint32_t have = (uint32_t)xb[j] + e, done = have < uC ? have : uC, y = have - done;
-			const uint64_t q = (uint64_t)y * y;
-			top = y > top ? y : top;
-			hi += q >> 32;
-			lo += q & 0xffffffffu;
-			gen += e;
-			comp += done;
-			xb[j] = (int32_t)y;
+	x = WXOR(x, WSRL(x, 16));
+	x = WMUL(x, VSET1(0x7feb352d));
+	x = WXOR(x, WSRL(x, 15));
+	x = WMUL(x, VSET1((int32_t)0x846ca68bu));
+	return WXOR(x, WSRL(x, 16));
+}
+
+/* One pass over the rows in vectors of W PEs, thresholds 0..L-1 in
+ * registers (T[k] for k >= K: never reached): the draws, eta as the count
+ * of thresholds below, the update, and its sums in 32-bit lanes. A vector
+ * with a draw at the L-th threshold or above (one in about 60 at W = 8 for
+ * a small mean) goes on counting those lanes in scalar code before the
+ * update. The squares: y^2 by one 16-bit multiply-add, summed in 32-bit
+ * lanes, exact while every new load of a block of at most BV = 64 vectors
+ * is below 2^13 (64 (2^13 - 1)^2 < 2^32; the block's OR of the loads says
+ * so); a block with a larger load sums its squares again in 64 bits from
+ * the loads it stored, while they are in cache. The blocks' square sums go
+ * into simd.h's exact sums (s, h), and all the lanes' sums are reduced
+ * once a call, or every RV vectors: they fit their lanes (eta <= K <= 512
+ * and done <= C <= 10^6 a PE, 64 blocks). The setup (thresholds, keys) is
+ * once a call, for all its rows. */
+enum { BV = 64, RV = 4096 };
+typedef struct {
+	V S[16], vk1, sign, vC, big;
+	V gen, comp, sq, sqh, over; /* the lanes' sums since the last flush, and the OR of the loads */
+	int64_t since;              /* vectors since the last flush */
+} pass;
+
+static ALWAYS_INLINE void flush(pass *q, sums *s)
+{
+	s->gen += vsum32(q->gen);
+	s->comp += vsum32(q->comp);
+	s->lo += (uint64_t)vtotal(q->sq, q->sqh);
+	q->gen = q->comp = q->sq = q->sqh = VSET1(0);
+	q->since = 0;
+}
+
+/* A piece of a row: len PEs from x, low index lo, round keys k1 (in q) and k2. */
+static ALWAYS_INLINE void piece(pass *q, int32_t *x, int64_t len, uint32_t lo, uint32_t k1, uint32_t k2,
+                                const lbt_poisson *p, int32_t C, sums *s, const int L)
+{
+	const V vk2 = VSET1((int32_t)k2), step = VSET1(W);
+	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
+	const int64_t nv = len / W;
+	for (int64_t v0 = 0; v0 < nv; v0 += BV) {
+		const int64_t vb = nv - v0 < BV ? nv - v0 : BV;
+		if (q->since + vb > RV)
+			flush(q, s);
+		q->since += vb;
+		int32_t *xb = x + v0 * W;
+		V any = VSET1(0), bsq = VSET1(0), gen = q->gen, comp = q->comp;
+		for (int64_t b = 0; b < vb; b++) {
+			const V r = vhash32(VADD(vhash32(WXOR(idx, q->vk1)), vk2)), rs = WXOR(r, q->sign);
+			idx = VADD(idx, step);
+			V e = VSET1(0);
+			for (int k = 0; k < L - 1; k++)
+				e = VINC(e, MGT(rs, q->S[k]));
+			const M tail = MGT(rs, q->S[L - 1]);
+			e = VINC(e, tail);
+			if (__builtin_expect(MANY(tail), 0)) { /* rare: count on past the L-th threshold */
+				uint32_t rr[W], ee[W];
+				WSTOREU(rr, r);
+				WSTOREU(ee, e);
+				for (int l = 0; l < W; l++) /* a lane below the L-th threshold stops at once */
+					while (ee[l] < (uint32_t)p->K && rr[l] >= p->T[ee[l]])
+						ee[l]++;
+				e = VLOADU(ee);
+			}
+			const V have = VADD(VLOADU(xb + b * W), e), done = WMINU(have, q->vC), y = WSUB(have, done);
+			WSTOREU(xb + b * W, y);
+			any = WOR(any, y);
+			gen = VADD(gen, e);
+			comp = VADD(comp, done);
+			bsq = VADD(bsq, WSQ15(y));
 		}
-		s->gen += gen;
-		s->comp += comp;
-		s->top = top > s->top ? top : s->top;
-		s->hi += hi;
-		s->lo += lo;
-		for (int64_t j = 0; tail && j < nb; j++) { /* rare */
-			const uint32_t r = draw32(k1, k2, b0 + (uint32_t)j);
-			if (!((int32_t)(r ^ 0x80000000u) > S[L - 1]))
-				continue;
-			uint64_t e = (uint64_t)L;
-			while (e < (uint64_t)p->K && r >= p->T[e])
-				e++;
-			update1(old[j], (uint64_t)L, C, s, -1);
-			xb[j] = update1(old[j], e, C, s, 1);
+		q->gen = gen;
+		q->comp = comp;
+		if (VANY(WAND(any, q->big))) { /* a load of 2^13 or more: the squares in 64 bits */
+			uint64_t hi = 0, lo2 = 0;
+			for (int64_t j = 0; j < vb * W; j++) {
+				const uint64_t sq = (uint64_t)(uint32_t)xb[j] * (uint32_t)xb[j];
+				hi += sq >> 32;
+				lo2 += sq & 0xffffffffu;
+			}
+			s->hi += hi;
+			s->lo += lo2;
+			q->over = WOR(q->over, any); /* its top bit: a load past INT32_MAX */
+		} else {
+			q->sq = VADD(q->sq, bsq);
+			q->sqh = VADD(q->sqh, WSRL(bsq, 16));
 		}
+	}
+	for (int64_t j = nv * W; j < len; j++) { /* the piece's tail */
+		const uint32_t r = draw32(k1, k2, lo + (uint32_t)j);
+		uint64_t e = 0;
+		while (e < (uint64_t)p->K && r >= p->T[e])
+			e++;
+		x[j] = update1(x[j], e, C, s);
 	}
 }
 
-WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p,
-                                                int32_t C, uint32_t *restrict m, uint32_t *restrict eta,
-                                                lbt_wl_counts *c)
+static ALWAYS_INLINE WL_FN void fused(int32_t *x, int64_t n, int64_t rows, int64_t pitch, int64_t i0, uint64_t key,
+                                      const lbt_poisson *p, int32_t C, sums *s, const int L)
+{
+	pass q;
+	/* r >= T_k as a signed comparison, which every target has: (r ^ 2^31) >
+	 * (T_k - 1) ^ 2^31 (T_k >= T_0 >= 1); for k >= K, where every 32-bit
+	 * threshold would be reached by some draw, S[k] = INT32_MAX: never. */
+	for (int k = 0; k < L; k++)
+		q.S[k] = VSET1(k < p->K ? (int32_t)((p->T[k] - 1) ^ 0x80000000u) : INT32_MAX);
+	q.vk1 = VSET1((int32_t)(uint32_t)key);
+	q.sign = VSET1(INT32_MIN);
+	q.vC = VSET1(C);
+	q.big = VSET1((int32_t)0xffffe000u);
+	q.gen = q.comp = q.sq = q.sqh = q.over = VSET1(0);
+	q.since = 0;
+	for (int64_t r = 0; r < rows; r++) {
+		int32_t *xr = x + r * pitch;
+		SEGMENTS(n, i0 + r * n, key, piece(&q, xr + j, len, lo, k1, k2, p, C, s, L))
+	}
+	flush(&q, s);
+	if (VANY(WAND(q.over, q.sign)))
+		s->top = (int64_t)INT32_MAX + 1;
+}
+
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t rows, int64_t pitch, int64_t i0,
+                                                uint64_t key, const lbt_poisson *p, int32_t C, uint32_t *restrict m,
+                                                uint32_t *restrict eta, lbt_wl_counts *c)
 {
 	const uint32_t rare = UINT32_MAX - (1u << 23); /* a share 2^-9 of the draws lies above */
 	sums s = {0};
@@ -151,28 +258,31 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t i
 		if (p->K <= l || p->T[l - 1] >= rare)
 			L = l;
 	if (L) {
-#define FUSED(l) case l: SEGMENTS(n, i0, key, fused(x + j, len, lo, k1, k2, p, C, &s, l)) break
+#define FUSED(l) case l: fused(x, n, rows, pitch, i0, key, p, C, &s, l); break
 		switch (L) {
 		FUSED(2); FUSED(4); FUSED(6); FUSED(8); FUSED(12); FUSED(16);
 		}
 #undef FUSED
-		add_sums(c, &s, n, C);
+		add_sums(c, &s, n * rows, C);
 		return;
 	}
-	uint32_t top = 0;
-	SEGMENTS(n, i0, key, for (int64_t q = 0; q < len; q++) {
-		m[j + q] = draw32(k1, k2, lo + (uint32_t)q);
-		eta[j + q] = 0;
-		top = m[j + q] > top ? m[j + q] : top;
-	})
-	for (int k = 0; k < p->K && p->T[k] <= top; k++) { /* thresholds above every draw count nothing */
-		const uint32_t t = p->T[k];
+	for (int64_t rw = 0; rw < rows; rw++) {
+		int32_t *xr = x + rw * pitch;
+		uint32_t top = 0;
+		SEGMENTS(n, i0 + rw * n, key, for (int64_t q = 0; q < len; q++) {
+			m[j + q] = draw32(k1, k2, lo + (uint32_t)q);
+			eta[j + q] = 0;
+			top = m[j + q] > top ? m[j + q] : top;
+		})
+		for (int k = 0; k < p->K && p->T[k] <= top; k++) { /* thresholds above every draw count nothing */
+			const uint32_t t = p->T[k];
+			for (int64_t j = 0; j < n; j++)
+				eta[j] += m[j] >= t;
+		}
 		for (int64_t j = 0; j < n; j++)
-			eta[j] += m[j] >= t;
+			xr[j] = update1(xr[j], eta[j], C, &s);
 	}
-	for (int64_t j = 0; j < n; j++)
-		x[j] = update1(x[j], eta[j], C, &s, 1);
-	add_sums(c, &s, n, C);
+	add_sums(c, &s, n * rows, C);
 }
 
 /* Uniform or Bernoulli arrivals: one pass, the draw a multiply-shift or one comparison. */
@@ -184,12 +294,12 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, 
 	if (span)
 		SEGMENTS(n, i0, key, for (int64_t q = 0; q < len; q++) {
 			const uint32_t r = draw32(k1, k2, lo + (uint32_t)q);
-			x[j + q] = update1(x[j + q], dlo + (((uint64_t)r * span) >> 32), C, &s, 1);
+			x[j + q] = update1(x[j + q], dlo + (((uint64_t)r * span) >> 32), C, &s);
 		})
 	else
 		SEGMENTS(n, i0, key, for (int64_t q = 0; q < len; q++) {
 			const uint32_t r = draw32(k1, k2, lo + (uint32_t)q);
-			x[j + q] = update1(x[j + q], (uint64_t)r < below, C, &s, 1);
+			x[j + q] = update1(x[j + q], (uint64_t)r < below, C, &s);
 		})
 	add_sums(c, &s, n, C);
 }

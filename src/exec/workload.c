@@ -241,6 +241,33 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 	uint64_t sq_hi = 0, sq_lo = 0;
 	int over = 0;
 	const uint64_t key = lbt_rand_key(seed, (uint64_t)t, P_ARRIVE);
+	if (ws->rows == ROW_POISSON) { /* each thread its range of rows, one kernel call per plane's run of them */
+		const int D = sh->dims;
+		const int64_t per = D >= 2 ? sh->ext[D - 2] : 1, pitch = D >= 2 ? g->stride[D - 2] : 0;
+#pragma omp parallel num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) reduction(| : over)
+		{
+			int tid = 0, T = 1;
+#ifdef _OPENMP
+			tid = omp_get_thread_num();
+			T = omp_get_num_threads();
+#endif
+			lbt_wl_counts k = {0};
+			uint32_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
+			for (int64_t r = R * tid / T, r1 = R * (tid + 1) / T; r < r1;) {
+				const int64_t run = per - r % per < r1 - r ? per - r % per : r1 - r;
+				st->kern->wl_poisson_row(g->load + row_offset(g, r), n, run, pitch, ws->first + r * n, key, &ws->pt, C,
+				                         m, m + n, &k);
+				r += run;
+			}
+			gen += k.generated;
+			comp += k.completed;
+			idle += k.idle;
+			over |= k.overflow;
+			sq_hi += k.sq_hi;
+			sq_lo += k.sq_lo;
+		}
+		return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(ws, g, n, R, e) : LBT_OK, c, e);
+	}
 	if (ws->rows == ROW_PHASES) {
 		const uint64_t purpose[5] = {P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME};
 		for (int k = 0; k < 5; k++)
@@ -249,21 +276,13 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) \
 	reduction(| : over)
 	for (int64_t r = 0; r < R; r++) {
-		int tid = 0;
-#ifdef _OPENMP
-		tid = omp_get_thread_num();
-#endif
 		lbt_wl_counts k = {0};
 		int32_t *x = g->load + row_offset(g, r);
 		const int64_t i0 = lbt_grid_row_global(g, r);
 		if (ws->rows == ROW_PHASES)
 			st->kern->wl_phases_row(x, n, i0, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
-		else if (ws->rows == ROW_DRAW)
+		else
 			st->kern->wl_draw_row(x, n, i0, key, &ws->dt, C, &k);
-		else {
-			uint32_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
-			st->kern->wl_poisson_row(x, n, i0, key, &ws->pt, C, m, m + n, &k);
-		}
 		gen += k.generated;
 		comp += k.completed;
 		idle += k.idle;

@@ -34,33 +34,44 @@ static void same_row(const char *what, const int32_t *a, const int32_t *b, int n
  * near 0 (idle capacity) and near INT32_MAX (the overflow flag), many steps
  * and seeds. The thresholds' count equals the reference's inversion loop by
  * construction (kernels.h); this checks it, and the sums of the new loads'
- * squares (issue 9: sqdev without a pass). Quick: means 0.5 and 100. */
+ * squares (issue 9: sqdev without a pass), with loads about 2^13 and 2^15
+ * (where the vector kernel's squares leave 32-bit sums and 16-bit
+ * multiplies) and rows over several of its blocks (64 vectors), one step all
+ * loads about 2^13; one, two or three rows a call, n + 3 cells apart (the
+ * cells between them must stay). Quick: means 0.5, 1 and 100. */
 static void poisson(int quick)
 {
 	static const double mus[] = {0.01, 0.1, 0.5, 1, 2, 2.5, 4, 5, 7, 37.5, 100};
 	static const int32_t Cs[] = {0, 1, 2, 3, 50};
-	static const int ns[] = {127, 128, 129, 150};
-	int32_t a[160], b[160];
-	uint32_t scratch[320];
+	static const int ns[] = {127, 128, 129, 150, 1031, 2056};
+	enum { NS = sizeof ns / sizeof *ns };
+	enum { CELLS = 3 * (2056 + 3) };
+	static int32_t a[CELLS], b[CELLS];
+	uint32_t scratch[2 * 2056];
 	for (size_t im = 0; im < sizeof mus / sizeof *mus; im++) {
-		if ((im == 2 || im == 10) != quick)
+		if ((im == 2 || im == 3 || im == 10) != quick)
 			continue;
 		lbt_poisson pt;
 		cr_assert_eq(lbt_poisson_init(&pt, mus[im]), LBT_OK);
 		cr_assert(pt.K > 0 && pt.K < LBT_POISSON_MAX);
-		for (int in = 0; in < 74; in++)
+		for (int in = 0; in < 70 + NS; in++)
 			for (size_t ic = 0; ic < sizeof Cs / sizeof *Cs; ic++)
-				for (int step = 0, n = in < 70 ? in + 1 : ns[in - 70]; step < 6; step++) {
-					for (int j = 0; j < n; j++) /* small loads, and one near the top */
-						a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3 : (int32_t)((j * 7 + step) % 4);
+				for (int step = 0, n = in < 70 ? in + 1 : ns[in - 70]; step < 8; step++) {
+					const int rows = 1 + (step + in) % 3, pitch = n + 3, cells = (rows - 1) * pitch + n;
+					for (int j = 0; j < cells; j++) /* small loads, one near the top, one about 2^15, all about 2^13 */
+						a[j] = b[j] = j == n / 2 && step == 5 ? INT32_MAX - 3
+						            : j == n / 3 && step == 6 ? 32766 + (int32_t)(ic % 3)
+						            : step == 7               ? 8190 + (int32_t)((j * 5) % 3)
+						                                      : (int32_t)((j * 7 + step) % 4);
 					lbt_wl_counts cr = {0}, cv = {0};
 					const uint64_t key = lbt_rand_key(12345 + (uint64_t)n, (uint64_t)step, 101);
 					const int64_t i0 = step % 2 && !quick ? ((int64_t)1 << 32) - n / 2 : 1000 * n + 3;
-					call_ref(wl_poisson_row, a, n, i0, key, &pt, Cs[ic], NULL, NULL, &cr);
-					call_new(wl_poisson_row, b, n, i0, key, &pt, Cs[ic], scratch, scratch + n, &cv);
+					call_ref(wl_poisson_row, a, n, rows, pitch, i0, key, &pt, Cs[ic], NULL, NULL, &cr);
+					call_new(wl_poisson_row, b, n, rows, pitch, i0, key, &pt, Cs[ic], scratch, scratch + n, &cv);
 					char what[96];
-					snprintf(what, sizeof what, "poisson: mu %g, n %d, C %d, step %d", mus[im], n, Cs[ic], step);
-					same_row(what, a, b, n, &cr, &cv);
+					snprintf(what, sizeof what, "poisson: mu %g, n %d x %d rows, C %d, step %d", mus[im], n, rows, Cs[ic],
+					         step);
+					same_row(what, a, b, cells, &cr, &cv);
 				}
 	}
 }
@@ -73,7 +84,7 @@ static void poisson_quick(void)
 	lbt_poisson pt;
 	lbt_poisson_init(&pt, 1);
 	lbt_wl_counts c = {0};
-	bench_new(wl_poisson_row, 2000, x, N, 0, lbt_rand_key(1, 0, 101), &pt, 1, m, eta, &c);
+	bench_new(wl_poisson_row, 2000, x, N, 1, N, 0, lbt_rand_key(1, 0, 101), &pt, 1, m, eta, &c);
 }
 static void poisson_full(void) { poisson(0); }
 CK_CASE(wl_poisson_row, poisson_quick, poisson_full);

@@ -195,8 +195,10 @@ typedef void (*lbt_de_step_fn)(const lbt_view *v, double lambda, lbt_counts *c);
  * step), on v->real. */
 typedef void (*lbt_de_axis_fn)(const lbt_view *v, double lambda, int axis, lbt_counts *c);
 
-/* Cybenko's eq. (12) on a row of integer loads (the workload phase of
- * cybenko:poisson:MU:C): PE j (global row-major index i0 + j) receives
+/* Cybenko's eq. (12) on rows of integer loads (the workload phase of
+ * cybenko:poisson:MU:C): `rows` rows of n PEs, row r at x + r pitch; PE j
+ * of row r (global row-major index i0 + r n + j: the rows follow each other
+ * in the global order, one run of them of one plane) receives
  * eta = lbt_poisson32(lbt_rand32(key, i0 + j), mu) tasks (key =
  * lbt_rand_key(seed, step, purpose), lbtorus/rng.h), then completes min(C,
  * what it holds); the rest of C is idle capacity. The table holds the
@@ -219,8 +221,8 @@ typedef struct {
 	uint64_t sq_hi, sq_lo; /* the sum of the new loads' squares x^2 = hi 2^32 + lo: */
 } lbt_wl_counts;        /*   the sums of the hi and of the lo parts (< 2^32 each), exact */
 /* m, eta: scratch of n uint32_t each (vector kernels use them). */
-typedef void (*lbt_wl_poisson_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_poisson *p, int32_t C,
-                                  uint32_t *m, uint32_t *eta, lbt_wl_counts *c);
+typedef void (*lbt_wl_poisson_fn)(int32_t *x, int64_t n, int64_t rows, int64_t pitch, int64_t i0, uint64_t key,
+                                  const lbt_poisson *p, int32_t C, uint32_t *m, uint32_t *eta, lbt_wl_counts *c);
 /* The same for cybenko:uniform:LO:HI and cybenko:bernoulli:P: eta =
  * lbt_range32(r, lo, lo + span - 1) (span >= 1), or, with span = 0,
  * eta = lbt_unit32(r) < p, which is r < below = ceil(p 2^32) (r 2^-32 < p
