@@ -8,6 +8,7 @@ void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 	k->lm_step = LBT_SIMD_FN(lbt_simd_lm_step);
 	k->lm_steps = LBT_SIMD_FN(lbt_simd_lm_steps);
 	k->nna_step = LBT_SIMD_FN(lbt_simd_nna_step);
+	k->nna_def_step = LBT_SIMD_FN(lbt_simd_nna_def_step);
 	k->fos_int_step = LBT_SIMD_FN(lbt_simd_fos_int_step);
 	k->fos_step = LBT_SIMD_FN(lbt_simd_fos_step);
 	k->de_step = LBT_SIMD_FN(lbt_simd_de_step);

@@ -173,6 +173,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c);
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                                    lbt_lm_cache *cache, lbt_counts *c); /* lm.c */
 void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c);                                   /* flows.c */
+void LBT_SIMD_FN(lbt_simd_nna_def_step)(const lbt_view *v, lbt_counts *c);                               /* nnadef.c */
 void LBT_SIMD_FN(lbt_simd_fos_int_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);     /* flows.c */
 void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);         /* fos.c */
 void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c);                     /* de.c */
