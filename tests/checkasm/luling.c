@@ -11,8 +11,9 @@
  * cancelled, borrowing) equal, step by step, for both algorithms, local and
  * global partners, on rings, tori and meshes of 1 to 3 axes, odd extents,
  * and more PEs than the kernel's blocks and prefetch distance. The
- * workload's one-packet changes on small loads put PEs exactly at the
- * factor f (10 -> 11 with f = 1.1, 2 -> 3 with f = 1.5), the trigger's edge.
+ * workload's one-packet changes put PEs exactly at the factor f, where
+ * f l_old rounds to just above the load or l_old / f to just below it (f =
+ * 1.5000000000000002: 2 -> 3 and 3 -> 2): the trigger's tolerance decides.
  * The kernel runs on one thread (its operations are a chain). */
 #include <string.h>
 
@@ -72,8 +73,8 @@ static void luling_case(const luling_run *r, int steps)
 		step(&b, db, 0, &pb, &hb);
 		const lbt_luling_stats *sa = lbt_luling_stats_of(&a), *sb = lbt_luling_stats_of(&b);
 		cr_assert(!memcmp(da, db, (size_t)P * sizeof *da) && pa == pb && ha == hb && !memcmp(sa, sb, sizeof *sa),
-		          "luling_step on %s: %s %s, f %s, delta %s, borrow %s, partners %s, init %s: step %d differs from the same "
-		          "run stepped alone (packets %lld/%lld, hops %lld/%lld, operations %lld/%lld)", ck_new->isa, r->shape,
+		          "luling_step on %s: %s %s, f %s, delta %s, borrow %s, partners %s, init %s: step %d differs from the reference "
+		          "stepping alone (packets %lld/%lld, hops %lld/%lld, operations %lld/%lld)", ck_new->isa, r->shape,
 		          r->boundary, r->f, r->delta, r->borrow, r->partners, r->init, t, (long long)pa, (long long)pb,
 		          (long long)ha, (long long)hb, (long long)sa->operations, (long long)sb->operations);
 	}
@@ -92,6 +93,9 @@ static const luling_run quick_runs[] = {
 	{"17", "torus", "uniform:0:9", "1.2", "3", "0", "local:2"},
 	{"37x41", "torus", "uniform:0:12", "1.1", "2", "0", "global"},
 	{"3x5x7", "mesh", "uniform:0:4", "1.5", "5", "0", "global"},
+	/* f 2 = 3.0000000000000004, 3 (1 / f) = 1.9999999999999996: 2 -> 3 and 3 -> 2 trigger by the tolerance alone */
+	{"16x16", "torus", "uniform:0:4", "1.5000000000000002", "1", "0", "global"},
+	{"16x17", "mesh", "uniform:1:7", "1.2000000000000002", "2", "0", "global"}, /* f 5 = 6.000000000000001 */
 };
 static const luling_run full_runs[] = {
 	{"16x16", "torus", "uniform:0:10", "1.1", "4", "0", "global"},
