@@ -8,7 +8,8 @@
  * amount R_s[i] it sends, into scratch grids of the loads' layout (link[d]
  * holds R_{D+d} in its first int32 half and R_d in its second). Pass 2
  * writes L_i - sum_s R_s[i] + sum_d (R_d[i-1_d] + R_{D+d}[i+1_d]) in place
- * and counts moved, shifts and link_max.
+ * and counts moved, shifts and link_max, and the new loads' extremes and
+ * total (has_stats: the engine makes no statistics pass of its own).
  *
  * Exact arithmetic in doubles. A missing link is a neighbour holding L_i
  * itself (it adds nothing to the surplus, the deficiencies or the degree).
@@ -61,7 +62,7 @@ static void exact_pe(const row *w, int64_t k)
 	int64_t S = l, H = 0, h[16];
 	int deg = 0;
 	for (int s = 0; s < 2 * D; s++) {
-		const int d = s % D, up = s < D;
+		const int up = s < D, d = up ? s : s - D;
 		int has;
 		int64_t nb;
 		if (d == last) {
@@ -99,17 +100,17 @@ static void exact_pe(const row *w, int64_t k)
 }
 
 /* Pass 1 on the DW PEs from position i of the row. */
-static ALWAYS_INLINE void pass1_group(const row *w, int64_t i)
+static ALWAYS_INLINE void pass1_group(const row *w, int64_t i, const int D)
 {
 	const lbt_view *v = w->v;
-	const int D = v->dims, last = D - 1;
+	const int last = D - 1;
 	const int64_t n = w->n;
 	const DV zero = DSET1(0), one = DSET1(1), pos = DADD(DIOTA(), DSET1((double)i));
 	const DV valid = DGT(DSET1((double)n), pos);
 	const DV l = DSEL(valid, DLOADI(w->B + i), zero);
 	DV diff[16], surplus = zero, H = zero, deg1 = one;
 	for (int s = 0; s < 2 * D; s++) {
-		const int d = s % D, up = s < D;
+		const int up = s < D, d = up ? s : s - D;
 		DV nb, has;
 		if (d == last) {
 			nb = DLOADI(w->B + i + (up ? 1 : -1));
@@ -181,17 +182,26 @@ static void pass1_row(const lbt_view *v, int32_t *const *R, int64_t r, int32_t *
 	B[-1] = w.tl ? w.p[n - 1] : 0;
 	B[n] = w.tl ? w.p[0] : 0;
 	w.B = B;
+	const int D = v->dims; /* a constant in the common cases: the slots' loops unrolled, their vectors in registers */
 	for (int64_t i = 0; i < n; i += DW)
-		pass1_group(&w, i);
-	const int last = v->dims - 1; /* the last axis's flows over the wrap-around (0: none) */
-	int32_t *rr = R[last] + w.off, *rl = R[v->dims + last] + w.off;
+		if (D == 1)
+			pass1_group(&w, i, 1);
+		else if (D == 2)
+			pass1_group(&w, i, 2);
+		else if (D == 3)
+			pass1_group(&w, i, 3);
+		else
+			pass1_group(&w, i, D);
+	const int last = D - 1; /* the last axis's flows over the wrap-around (0: none) */
+	int32_t *rr = R[last] + w.off, *rl = R[D + last] + w.off;
 	rr[-1] = w.tl ? rr[n - 1] : 0;
 	rl[n] = w.tl ? rl[0] : 0;
 }
 
 typedef struct {
-	V max[16]; /* per slot, the largest amount on one link */
-	V moved;   /* W/2 int64 lanes */
+	V max[16];         /* per slot, the largest amount on one link */
+	V moved, total;    /* W/2 int64 lanes */
+	V hi, lo;          /* the new loads' extremes */
 } acc;
 
 /* Pass 2 on row r, counting what crosses the links. */
@@ -220,6 +230,9 @@ static void pass2_row(const lbt_view *v, int32_t *const *R, int64_t r, acc *A)
 			A->moved = FADD64(A->moved, q);
 		}
 		VSTORE(w.p + i, VSEL(valid, x, l));
+		A->hi = VMAX(A->hi, VSEL(valid, x, VSET1(0)));
+		A->lo = VMIN(A->lo, VSEL(valid, x, VSET1(INT32_MAX)));
+		A->total = FADD64(A->total, VSEL(valid, x, VSET1(0))); /* loads stay non-negative */
 	}
 }
 
@@ -250,24 +263,29 @@ void LBT_SIMD_FN(lbt_simd_nna_def_step)(const lbt_view *v, lbt_counts *c)
 			pass1_row(v, R, r, buf + 64);
 	}
 	for (int s = 0; s < 2 * D; s++) {
-		const int d = s % D;
+		const int d = s < D ? s : s - D;
 		if (d == last)
 			continue;
 		lbt_view fv = *v;
 		fv.load = R[s];
 		lbt_halo_fill(&fv, d); /* flows arriving over the wrap-around of axis d */
 	}
-	int64_t moved = 0, dir[16] = {0};
+	int64_t moved = 0, total = 0, dir[16] = {0};
+	int32_t hi = 0, lo = INT32_MAX;
 #pragma omp parallel num_threads(T) if (rows * n > 16384)
 	{
 		acc A;
 		memset(&A, 0, sizeof A);
+		A.lo = VSET1(INT32_MAX);
 #pragma omp for schedule(static)
 		for (int64_t r = 0; r < rows; r++)
 			pass2_row(v, R, r, &A);
 #pragma omp critical(lbt_simd_nnadef)
 		{
 			moved += fsum64(A.moved);
+			total += fsum64(A.total);
+			hi = vmax32(A.hi) > hi ? vmax32(A.hi) : hi;
+			lo = vmin32(A.lo) < lo ? vmin32(A.lo) : lo;
 			for (int s = 0; s < 2 * D; s++) {
 				const int32_t m = vmax32(A.max[s]);
 				dir[s] = m > dir[s] ? m : dir[s];
@@ -281,5 +299,9 @@ void LBT_SIMD_FN(lbt_simd_nna_def_step)(const lbt_view *v, lbt_counts *c)
 	}
 	c->moved += moved;
 	c->shifts += shifts;
+	c->has_stats = 1; /* the step's statistics, measured on the way: no pass of the engine's */
+	c->max = hi;
+	c->min = lo;
+	c->total = total;
 	c->link_max = (double)link_max > c->link_max ? (double)link_max : c->link_max;
 }

@@ -1,6 +1,7 @@
 /* nnadef.c — Henrich's deficiency-based NNA, eq. (4) (kernels/simd/nnadef.c
  * against kernels/ref/nna_def.c): loads, moved, shifts and link_max equal
- * step by step on every shape x boundary x load, rows of every length
+ * step by step (and the statistics the kernel measures on the way equal to
+ * the grid's) on every shape x boundary x load, rows of every length
  * around the vector widths, grids large enough for two threads to share
  * the rows, and loads at the edge of the kernel's double path, where the
  * product surplus x H of a PE crosses 2^53 and a group of lanes takes the
@@ -17,7 +18,8 @@ static void nna_def(const lbt_kernels *k, const lbt_view *v, const void *arg, lb
 	(void)arg;
 	k->nna_def_step(v, c);
 }
-static const ck_stepper nna_def_k = {"nna (eq. 4)", nna_def, NULL, C_MOVED | C_SHIFTS | C_LINKMAX, 977, CK_BELOW_MAX};
+static const ck_stepper nna_def_k = {"nna (eq. 4)", nna_def, NULL, C_MOVED | C_SHIFTS | C_LINKMAX | C_STATS, 977,
+                                     CK_BELOW_MAX};
 
 /* A PE of load X whose k neighbours hold 0 has surplus = H = k X, so its
  * product crosses 2^53 at X = 2^26.5 / k. Each PE draws: 0; X = 2^26.5 / k
@@ -62,6 +64,12 @@ static void edge_steps(const lbt_shape *s, int threads, int steps, uint64_t seed
 		          "moved %lld shifts %lld link_max %.17g, reference %lld %lld %.17g", ck_new->isa, p.sh, p.bd, threads,
 		          t, (long long)cv.moved, (long long)cv.shifts, cv.link_max, (long long)cr.moved, (long long)cr.shifts,
 		          cr.link_max);
+		lbt_stats st;
+		lbt_grid_stats(&p.ref, &st);
+		cr_assert(!cv.has_stats || (st.max == cv.max && st.min == cv.min && st.total == cv.total),
+		          "nna (eq. 4) on %s: shape %s, loads at the double path's edge: step %d statistics max %d min %d "
+		          "total %lld, want %d %d %lld", ck_new->isa, p.sh, t, cv.max, cv.min, (long long)cv.total,
+		          (int)st.max, (int)st.min, (long long)st.total);
 	}
 	ck_pair_close(&p);
 }
