@@ -251,10 +251,37 @@ static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t s
 	}
 }
 
-void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
 {
 	const int64_t P = w->P;
 	const int m = w->delta + 1;
+	int64_t set[64];
+	set[0] = i;
+	if (!triggered(w, set[0])) {
+		w->stats.cancelled++;
+		return;
+	}
+	partners(w, set, seed, step);
+	int overlap = 0;
+	for (int x = 0; x < m; x++) {
+		overlap |= w->pe[set[x]].stamp == (uint32_t)(step + 1);
+		w->pe[set[x]].stamp = (uint32_t)(step + 1);
+	}
+	w->stats.conflicts += overlap;
+	w->stats.operations++;
+	equalize(w, set, m, seed, step, packets, hops);
+	if (w->C)
+		w->pe[set[0]].lold = w->d[set[0] * P + set[0]];
+	else
+		for (int x = 0; x < m; x++)
+			w->pe[set[x]].lold = w->pe[set[x]].cur;
+	if (w->on_op)
+		w->on_op(w->on_op_ctx, w, set, m);
+}
+
+void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+{
+	const int64_t P = w->P;
 	if (w->C)
 		account(w, load, seed, step, packets, hops);
 	else
@@ -270,30 +297,8 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 		w->init[a] = w->init[r];
 		w->init[r] = t;
 	}
-	int64_t set[64];
-	for (int64_t a = 0; a < n; a++) {
-		set[0] = w->init[a];
-		if (!triggered(w, set[0])) {
-			w->stats.cancelled++;
-			continue;
-		}
-		partners(w, set, seed, step);
-		int overlap = 0;
-		for (int x = 0; x < m; x++) {
-			overlap |= w->pe[set[x]].stamp == (uint32_t)(step + 1);
-			w->pe[set[x]].stamp = (uint32_t)(step + 1);
-		}
-		w->stats.conflicts += overlap;
-		w->stats.operations++;
-		equalize(w, set, m, seed, step, packets, hops);
-		if (w->C)
-			w->pe[set[0]].lold = w->d[set[0] * P + set[0]];
-		else
-			for (int x = 0; x < m; x++)
-				w->pe[set[x]].lold = w->pe[set[x]].cur;
-		if (w->on_op)
-			w->on_op(w->on_op_ctx, w, set, m);
-	}
+	for (int64_t a = 0; a < n; a++)
+		lbt_luling_operate(w, w->init[a], seed, step, packets, hops);
 	for (int64_t i = 0; i < P; i++)
 		load[i] = w->pe[i].cur;
 }

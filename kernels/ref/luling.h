@@ -72,6 +72,12 @@ enum { LBT_LULING_ORDER = 201, LBT_LULING_PARTNER, LBT_LULING_REMAINDER, LBT_LUL
  * the packets and packet-hops of this step to *packets and *hops. */
 void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops);
 
+/* The operations of a step, one initiator at a time (the step's third part,
+ * shared with the vector kernel kernels/simd/luling.c): initiator i, if its
+ * trigger still holds (else `cancelled`), draws its partners, and the set
+ * is equalized. */
+void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops);
+
 /* Torus (or mesh) hop distance between the PEs of flat indices a and b. */
 int64_t lbt_luling_distance(const lbt_luling *w, int64_t a, int64_t b);
 

@@ -8,12 +8,14 @@ void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 	k->lm_step = LBT_SIMD_FN(lbt_simd_lm_step);
 	k->lm_steps = LBT_SIMD_FN(lbt_simd_lm_steps);
 	k->nna_step = LBT_SIMD_FN(lbt_simd_nna_step);
+	k->nna_def_step = LBT_SIMD_FN(lbt_simd_nna_def_step);
 	k->fos_int_step = LBT_SIMD_FN(lbt_simd_fos_int_step);
 	k->fos_step = LBT_SIMD_FN(lbt_simd_fos_step);
 	k->de_step = LBT_SIMD_FN(lbt_simd_de_step);
 	k->de_int_step = LBT_SIMD_FN(lbt_simd_de_int_step);
 	k->de_axis_step = LBT_SIMD_FN(lbt_simd_de_axis_step);
 	k->speed_step = LBT_SIMD_FN(lbt_simd_speed_step);
+	k->luling_step = LBT_SIMD_FN(lbt_simd_luling_step);
 #if W == 16 && defined(__AVX512F__) /* not in avx512emu, which emulates the AVX-512 code with AVX2 */
 	if (__builtin_cpu_supports("avx512dq")) /* else the target below's */
 #endif

@@ -173,6 +173,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c);
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                                    lbt_lm_cache *cache, lbt_counts *c); /* lm.c */
 void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c);                                   /* flows.c */
+void LBT_SIMD_FN(lbt_simd_nna_def_step)(const lbt_view *v, lbt_counts *c);                               /* nnadef.c */
 void LBT_SIMD_FN(lbt_simd_fos_int_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);     /* flows.c */
 void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);         /* fos.c */
 void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c);                     /* de.c */
@@ -188,6 +189,8 @@ void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, int6
 void LBT_SIMD_FN(lbt_simd_wl_real_row)(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
                                        const lbt_wl_real *d, double shift, lbt_wl_rsums *s); /* workload.c */
 void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c);     /* speed.c */
+void LBT_SIMD_FN(lbt_simd_luling_step)(struct lbt_luling_s *w, int32_t *load, uint64_t seed, int64_t step,
+                                       int64_t *packets, int64_t *hops); /* luling.c */
 void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k);
 
 #endif

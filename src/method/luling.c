@@ -2,8 +2,8 @@
  * B. Monien, "A dynamic distributed load balancing algorithm with provable
  * good performance", SPAA 1993): a PE whose own load has grown or shrunk by
  * the factor f since its last operation equalizes its load with delta random
- * partners. The step is the dispatch table's luling_step (the scalar
- * reference kernels/ref/luling.c on every ISA) on a dense copy of the loads; this file holds the schema, the set-up, the counters in
+ * partners. The step is the dispatch table's luling_step (kernels/ref/luling.c,
+ * kernels/simd/luling.c) on a dense copy of the loads; this file holds the schema, the set-up, the counters in
  * the JSON record, and Lemma 1's operator G with its fixed point FIX. */
 #include <math.h>
 #include <stdio.h>

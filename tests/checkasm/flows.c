@@ -1,8 +1,8 @@
 /* flows.c — the integer link-flow kernels (kernels/simd/flows.c against
  * kernels/ref/nna.c and kernels/ref/diffusion.c): nearest-neighbour
  * averaging and integer first-order diffusion with every kind of weight;
- * the real-valued diffusion (kernels/simd/fos.c: fos and Dickens's ca);
- * and NNA's eq. (4), which has only its reference. Loads near the int32
+ * and the real-valued diffusion (kernels/simd/fos.c: fos and Dickens's
+ * ca); NNA's eq. (4) is in nnadef.c. Loads near the int32
  * limit stay 1024 below it: NNA's rounding can lift a PE a few elements
  * above the largest initial load. */
 #include <stdio.h>
@@ -14,17 +14,11 @@ static void nna(const lbt_kernels *k, const lbt_view *v, const void *arg, lbt_co
 	(void)arg;
 	k->nna_step(v, c);
 }
-static void nna_def(const lbt_kernels *k, const lbt_view *v, const void *arg, lbt_counts *c)
-{
-	(void)arg;
-	k->nna_def_step(v, c);
-}
 static void fos_int(const lbt_kernels *k, const lbt_view *v, const void *p, lbt_counts *c) { k->fos_int_step(v, p, c); }
 static void fos(const lbt_kernels *k, const lbt_view *v, const void *p, lbt_counts *c) { k->fos_step(v, p, c); }
 
 enum { FLOWS = C_MOVED | C_SHIFTS | C_LINKMAX };
 static const ck_stepper nna_k = {"nna", nna, NULL, FLOWS, 977, CK_BELOW_MAX};
-static const ck_stepper nna_def_k = {"nna (eq. 4)", nna_def, NULL, FLOWS, 977, CK_BELOW_MAX};
 
 static const lbt_diffusion weights[] = {
 	{.alpha = 0.1}, {.alpha = 1.0 / 3}, {.alpha = 0.2071}, {.by_degree = 1, .k = 1}, {.by_degree = 1, .k = 0},
@@ -100,18 +94,6 @@ static void fos_int_quick(void)
 }
 static void fos_int_full(void) { ck_each_shape(flows_shape, NULL); }
 CK_CASE(fos_int_step, fos_int_quick, fos_int_full);
-
-/* NNA's eq. (4) has no vector kernel: compared on the scalar target, on 2
- * and 3 threads against one, every shape x boundary x every other load. */
-static void nna_def_shape(const lbt_shape *s, int *n, const void *arg)
-{
-	(void)arg;
-	for (int kind = 0; kind < NLOADS; kind += 2)
-		ck_steps(&nna_def_k, s, kind, 1 + (*n)++ % 3, 8);
-}
-static void nna_def_quick(void) { rows_to_40(&nna_def_k, L_POINT, 2, 20, &nna_def_k, L_SMALL, 3, 20); }
-static void nna_def_full(void) { ck_each_shape(nna_def_shape, NULL); }
-CK_CASE(nna_def_step, nna_def_quick, nna_def_full);
 
 /* Real-valued diffusion: loads, amount moved, shifts and link_max equal to
  * the reference's bit for bit, every shape x boundary x every other load x

@@ -1,14 +1,20 @@
-/* luling.c — Lüling and Monien's randomized step (kernels/ref/luling.c; the
- * paper's §2 algorithm and its Appendix's load classes), which has only its
- * reference. No ISA replaces it, so it is compared on the scalar target as
- * the other reference-only slots are, here the way a kernel that runs one
- * thread can differ from itself: the same run in a second state, stepped
- * with another run's step between each of its own (a kernel that kept
- * anything between calls outside its state, or read beyond it, would carry
- * the other run into this one). Loads, the step's packets and packet-hops,
- * and every counter of the state (operations, conflicts, borrowing) equal,
- * step by step, for both algorithms, local and global partners, on rings,
- * tori and meshes. */
+/* luling.c — Lüling and Monien's randomized step: the vector kernel
+ * (kernels/simd/luling.c: the trigger scan in lanes, the shuffle's draws on
+ * a hoisted key, the operations prefetched) against the reference
+ * (kernels/ref/luling.c; the paper's §2 algorithm and its Appendix's load
+ * classes, which the kernel hands to the reference), and each against
+ * itself the way a kernel can differ from itself: the same run in a second
+ * state, stepped with another run's step between each of its own (a kernel
+ * that kept anything between calls outside its state, or read beyond it,
+ * would carry the other run into this one). Loads, the step's packets and
+ * packet-hops, and every counter of the state (operations, conflicts,
+ * cancelled, borrowing) equal, step by step, for both algorithms, local and
+ * global partners, on rings, tori and meshes of 1 to 3 axes, odd extents,
+ * and more PEs than the kernel's blocks and prefetch distance. The
+ * workload's one-packet changes put PEs exactly at the factor f, where
+ * f l_old rounds to just above the load or l_old / f to just below it (f =
+ * 1.5000000000000002: 2 -> 3 and 3 -> 2): the trigger's tolerance decides.
+ * The kernel runs on one thread (its operations are a chain). */
 #include <string.h>
 
 #include "checkasm.h"
@@ -67,8 +73,8 @@ static void luling_case(const luling_run *r, int steps)
 		step(&b, db, 0, &pb, &hb);
 		const lbt_luling_stats *sa = lbt_luling_stats_of(&a), *sb = lbt_luling_stats_of(&b);
 		cr_assert(!memcmp(da, db, (size_t)P * sizeof *da) && pa == pb && ha == hb && !memcmp(sa, sb, sizeof *sa),
-		          "luling_step on %s: %s %s, f %s, delta %s, borrow %s, partners %s, init %s: step %d differs from the same "
-		          "run stepped alone (packets %lld/%lld, hops %lld/%lld, operations %lld/%lld)", ck_new->isa, r->shape,
+		          "luling_step on %s: %s %s, f %s, delta %s, borrow %s, partners %s, init %s: step %d differs from the reference "
+		          "stepping alone (packets %lld/%lld, hops %lld/%lld, operations %lld/%lld)", ck_new->isa, r->shape,
 		          r->boundary, r->f, r->delta, r->borrow, r->partners, r->init, t, (long long)pa, (long long)pb,
 		          (long long)ha, (long long)hb, (long long)sa->operations, (long long)sb->operations);
 	}
@@ -85,12 +91,21 @@ static const luling_run quick_runs[] = {
 	{"8x8", "torus", "uniform:0:40", "1.1", "1", "0", "global"},
 	{"5x7", "mesh", "point:300", "1.5", "2", "2", "global"},
 	{"17", "torus", "uniform:0:9", "1.2", "3", "0", "local:2"},
+	{"37x41", "torus", "uniform:0:12", "1.1", "2", "0", "global"},
+	{"3x5x7", "mesh", "uniform:0:4", "1.5", "5", "0", "global"},
+	/* f 2 = 3.0000000000000004, 3 (1 / f) = 1.9999999999999996: 2 -> 3 and 3 -> 2 trigger by the tolerance alone */
+	{"16x16", "torus", "uniform:0:4", "1.5000000000000002", "1", "0", "global"},
+	{"16x17", "mesh", "uniform:1:7", "1.2000000000000002", "2", "0", "global"}, /* f 5 = 6.000000000000001 */
 };
 static const luling_run full_runs[] = {
 	{"16x16", "torus", "uniform:0:10", "1.1", "4", "0", "global"},
 	{"6x6", "mesh,torus", "worst:20", "1.8", "1", "1", "local:1"},
 	{"3x4x5", "torus", "uniform:0:30", "1.3", "2", "3", "global"},
 	{"64", "mesh", "uniform:0:5", "1.05", "3", "0", "local:3"},
+	{"1031", "torus", "uniform:0:20", "1.1", "1", "0", "global"},
+	{"9x11x13", "mesh,torus,mesh", "uniform:0:8", "1.1", "63", "0", "global"},
+	{"33x31", "mesh", "worst:3", "2", "2", "0", "local:2"},
+	{"7x5", "torus", "uniform:0:3", "1.5", "1", "0", "global"},
 };
 
 static void luling_quick(void)

@@ -367,7 +367,7 @@ typedef struct {
 	lbt_wl_phases_fn wl_phases_row;
 	lbt_wl_real_fn wl_real_row;
 	lbt_speed_step_fn speed_step;
-	lbt_luling_step_fn luling_step; /* the reference only (kernels/ref/luling.c) */
+	lbt_luling_step_fn luling_step;
 } lbt_kernels;
 
 /* Every slot of lbt_kernels after isa, in order: X(ID, field). A slot added

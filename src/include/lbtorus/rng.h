@@ -19,11 +19,19 @@ static inline uint64_t lbt_mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
+/* lbt_rand's last round, for index i, on a key of its first two (lbt_rand_key,
+ * below): lbt_rand(seed, t, i, p) = lbt_rand_at(lbt_rand_key(seed, t, p), i),
+ * so a loop over i draws with one round each. */
+static inline uint64_t lbt_rand_at(uint64_t key, uint64_t i)
+{
+	return lbt_mix64(key ^ (i * 0xd1b54a32d192ed03ULL + 0x8cb92ba72f3d8dd7ULL));
+}
+
 static inline uint64_t lbt_rand(uint64_t seed, uint64_t t, uint64_t i, uint64_t p)
 {
 	uint64_t z = lbt_mix64(seed + 0x9e3779b97f4a7c15ULL * (p + 1));
 	z = lbt_mix64(z ^ (t + 0x632be59bd9b4e019ULL));
-	return lbt_mix64(z ^ (i * 0xd1b54a32d192ed03ULL + 0x8cb92ba72f3d8dd7ULL));
+	return lbt_rand_at(z, i);
 }
 
 /* A uniform double in [0, 1): the top 53 bits of r times 2^-53. */
