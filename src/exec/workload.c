@@ -243,7 +243,9 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 	const uint64_t key = lbt_rand_key(seed, (uint64_t)t, P_ARRIVE);
 	if (ws->rows == ROW_POISSON) { /* each thread its range of rows, one kernel call per plane's run of them */
 		const int D = sh->dims;
-		const int64_t per = D >= 2 ? sh->ext[D - 2] : 1, pitch = D >= 2 ? g->stride[D - 2] : 0;
+		const int64_t pitch = D >= 2 ? g->stride[D - 2] : 0;
+		/* a run's rows are n apart in global order unless the last axis is cut (blocks): then a row a call */
+		const int64_t per = D >= 2 && n == g->whole.ext[D - 1] ? sh->ext[D - 2] : 1;
 #pragma omp parallel num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) reduction(| : over)
 		{
 			int tid = 0, T = 1;
@@ -255,8 +257,8 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 			uint32_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
 			for (int64_t r = R * tid / T, r1 = R * (tid + 1) / T; r < r1;) {
 				const int64_t run = per - r % per < r1 - r ? per - r % per : r1 - r;
-				st->kern->wl_poisson_row(g->load + row_offset(g, r), n, run, pitch, ws->first + r * n, key, &ws->pt, C,
-				                         m, m + n, &k);
+				st->kern->wl_poisson_row(g->load + row_offset(g, r), n, run, pitch, lbt_grid_row_global(g, r), key,
+				                         &ws->pt, C, m, m + n, &k);
 				r += run;
 			}
 			gen += k.generated;
@@ -266,7 +268,7 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 			sq_hi += k.sq_hi;
 			sq_lo += k.sq_lo;
 		}
-		return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(ws, g, n, R, e) : LBT_OK, c, e);
+		return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(g, n, R, e) : LBT_OK, c, e);
 	}
 	if (ws->rows == ROW_PHASES) {
 		const uint64_t purpose[5] = {P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME};
