@@ -213,12 +213,24 @@ static int row_overflow(const lbt_grid *g, int64_t n, int64_t R, lbt_err *e)
 	return lbt_errf(e, LBT_EINTERNAL, "workload: an overflow without a negative load");
 }
 
-/* The end of a phase of row kernels: the counters and the sums of squares,
- * over every rank on a cut torus (lbt_wl_done), into c. */
-static int rows_done(const lbt_state *st, int64_t gen, int64_t comp, int64_t idle, uint64_t sq_hi, uint64_t sq_lo,
-                     int status, lbt_work_counts *c, lbt_err *e)
+/* A row kernel's counters added to a sum (the phase's reduction over threads). */
+static void wl_add(lbt_wl_counts *sum, const lbt_wl_counts *k)
 {
-	int64_t v[5] = {gen, comp, idle, (int64_t)sq_hi, (int64_t)sq_lo}; /* each < 2^63: P < 2^31 */
+	sum->generated += k->generated;
+	sum->completed += k->completed;
+	sum->idle += k->idle;
+	sum->overflow |= k->overflow;
+	sum->sq_hi += k->sq_hi;
+	sum->sq_lo += k->sq_lo;
+}
+#pragma omp declare reduction(wl_sum : lbt_wl_counts : wl_add(&omp_out, &omp_in)) \
+	initializer(omp_priv = (lbt_wl_counts){0})
+
+/* The end of a phase of row kernels: the counters s and their sums of
+ * squares, over every rank on a cut torus (lbt_wl_done), into c. */
+static int rows_done(const lbt_state *st, const lbt_wl_counts *s, int status, lbt_work_counts *c, lbt_err *e)
+{
+	int64_t v[5] = {s->generated, s->completed, s->idle, (int64_t)s->sq_hi, (int64_t)s->sq_lo}; /* each < 2^63: P < 2^31 */
 	if ((status = lbt_wl_done(st, v, 2, status, c, e)))
 		return status;
 	c->sq_known = 1;
@@ -237,62 +249,47 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 	const int64_t n = sh->ext[sh->dims - 1], R = ws->P / n;
 	const int threads = st->threads > 0 ? st->threads : 1;
 	const int32_t C = (int32_t)ws->w->arg[ws->w->dist == LBT_DIST_UNIFORM ? 2 : 1]; /* cybenko's */
-	int64_t gen = 0, comp = 0, idle = 0;
-	uint64_t sq_hi = 0, sq_lo = 0;
-	int over = 0;
+	lbt_wl_counts sum = {0};
 	const uint64_t key = lbt_rand_key(seed, (uint64_t)t, P_ARRIVE);
 	if (ws->rows == ROW_POISSON) { /* each thread its range of rows, one kernel call per plane's run of them */
 		const int D = sh->dims;
 		const int64_t pitch = D >= 2 ? g->stride[D - 2] : 0;
 		/* a run's rows are n apart in global order unless the last axis is cut (blocks): then a row a call */
 		const int64_t per = D >= 2 && n == g->whole.ext[D - 1] ? sh->ext[D - 2] : 1;
-#pragma omp parallel num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) reduction(| : over)
+#pragma omp parallel num_threads(threads) reduction(wl_sum : sum)
 		{
 			int tid = 0, T = 1;
 #ifdef _OPENMP
 			tid = omp_get_thread_num();
 			T = omp_get_num_threads();
 #endif
-			lbt_wl_counts k = {0};
 			uint32_t *m = ws->scratch + (size_t)(2 * tid) * (size_t)n;
 			for (int64_t r = R * tid / T, r1 = R * (tid + 1) / T; r < r1;) {
 				const int64_t run = per - r % per < r1 - r ? per - r % per : r1 - r;
 				st->kern->wl_poisson_row(g->load + row_offset(g, r), n, run, pitch, lbt_grid_row_global(g, r), key,
-				                         &ws->pt, C, m, m + n, &k);
+				                         &ws->pt, C, m, m + n, &sum);
 				r += run;
 			}
-			gen += k.generated;
-			comp += k.completed;
-			idle += k.idle;
-			over |= k.overflow;
-			sq_hi += k.sq_hi;
-			sq_lo += k.sq_lo;
 		}
-		return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(g, n, R, e) : LBT_OK, c, e);
+	} else {
+		if (ws->rows == ROW_PHASES) {
+			const uint64_t purpose[5] = {P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME};
+			for (int k = 0; k < 5; k++)
+				ws->ph.key[k] = lbt_rand_key(seed, (uint64_t)t, purpose[k]);
+		}
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(wl_sum : sum)
+		for (int64_t r = 0; r < R; r++) {
+			lbt_wl_counts k = {0};
+			int32_t *x = g->load + row_offset(g, r);
+			const int64_t i0 = lbt_grid_row_global(g, r);
+			if (ws->rows == ROW_PHASES)
+				st->kern->wl_phases_row(x, n, i0, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
+			else
+				st->kern->wl_draw_row(x, n, i0, key, &ws->dt, C, &k);
+			wl_add(&sum, &k);
+		}
 	}
-	if (ws->rows == ROW_PHASES) {
-		const uint64_t purpose[5] = {P_PHASE_G, P_PHASE_C, P_PHASE_LEN, P_GEN, P_CONSUME};
-		for (int k = 0; k < 5; k++)
-			ws->ph.key[k] = lbt_rand_key(seed, (uint64_t)t, purpose[k]);
-	}
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : gen, comp, idle, sq_hi, sq_lo) \
-	reduction(| : over)
-	for (int64_t r = 0; r < R; r++) {
-		lbt_wl_counts k = {0};
-		int32_t *x = g->load + row_offset(g, r);
-		const int64_t i0 = lbt_grid_row_global(g, r);
-		if (ws->rows == ROW_PHASES)
-			st->kern->wl_phases_row(x, n, i0, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
-		else
-			st->kern->wl_draw_row(x, n, i0, key, &ws->dt, C, &k);
-		gen += k.generated;
-		comp += k.completed;
-		idle += k.idle;
-		over |= k.overflow;
-		sq_hi += k.sq_hi;
-		sq_lo += k.sq_lo;
-	}
-	return rows_done(st, gen, comp, idle, sq_hi, sq_lo, over ? row_overflow(g, n, R, e) : LBT_OK, c, e);
+	return rows_done(st, &sum, sum.overflow ? row_overflow(g, n, R, e) : LBT_OK, c, e);
 }
 
 /* Real-valued loads: a pass of wl_real_row over this rank's pieces of its
