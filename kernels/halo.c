@@ -8,7 +8,7 @@
 void lbt_halo_fill(const lbt_view *v, int axis)
 {
 	if (v->cut && axis == v->cut->axis) {
-		v->cut->fill(v, v->cut);
+		v->cut->fill(v, v->cut, LBT_HALO);
 		return;
 	}
 	if (!v->torus[axis] || v->ext[axis] < 2)

@@ -93,13 +93,27 @@ EXTRA = [
 ]
 
 
-def run(tmp, tag, ranks, args):
+# Deep halos (issue 28): LBTORUS_HALO=K steps between halo exchanges, each
+# case for K = 1, 2 and 8: byte- and int32-sized loads, tori and meshes, 2-D
+# and 3-D, slabs thinner than the halo, a fixed number of steps (several a
+# call) and to balanced (one a call).
+HALO = [
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:40', 4),
+    ('12x16', 'mesh', 'lm-c2', 'uniform:0:100000', 'steps:30', 3),
+    ('9x4x16', 'torus', 'lm-c5', 'worst:3', 'steps:25', 2),
+    ('7x5x8', 'mesh', 'lm-c3', 'uniform:0:9', 'steps:33', 4),
+    ('8x32', 'torus', 'lm-c5', 'worst:3', 'balanced', 3),
+]
+HALO_STEPS = (1, 2, 8)
+
+
+def run(tmp, tag, ranks, args, env=None):
     out = {k: os.path.join(tmp, f'{tag}.{k}') for k in ('json', 'csv', 'npy')}
     cmd = [LBT, 'run'] + args + ['--threads', '1', '--quiet', '--json', out['json'], '--trace', out['csv'],
                                  '--dump', out['npy']]
     if ranks:
         cmd = [MPIRUN, '--oversubscribe', '-np', str(ranks)] + cmd
-    p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(cmd, env=env or ENV, capture_output=True, text=True, timeout=120)
     return p, out
 
 
@@ -112,15 +126,18 @@ def npy_sum(path):
     return sum(struct.unpack(f'<{len(body) // struct.calcsize(code)}{code}', body))
 
 
-def compare(tmp, i, case):
+def compare(tmp, i, case, halo=None):
     shape, bnd, method, init, until, ranks = case[:6]
+    env = dict(ENV, LBTORUS_HALO=str(halo)) if halo else None
     args = ['--shape', shape, '--boundary', bnd, '--method', method, '--init', init, '--until', until,
             '--max-steps', '200']
     if len(case) > 6:
         args += ['--workload', case[6]]
     one, a = run(tmp, f'{i}s', 0, args)
-    many, b = run(tmp, f'{i}m', ranks, args)
+    many, b = run(tmp, f'{i}m', ranks, args, env)
     what = f'{method} {shape} {bnd} {init} {until} {" ".join(case[6:])} on {ranks} ranks'
+    if halo:
+        what += f' (LBTORUS_HALO={halo})'
     if one.returncode != many.returncode:
         return f'{what}: exit {one.returncode} alone, {many.returncode} under MPI: {many.stderr.strip()}'
     for k in ('csv', 'npy'):
@@ -145,9 +162,9 @@ def compare(tmp, i, case):
     return None
 
 
-def expect_refusal(tmp, ranks, args, words):
+def expect_refusal(tmp, ranks, args, words, env=None):
     p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'run'] + args + ['--quiet', '--json',
-                       os.path.join(tmp, 'refused.json')], env=ENV, capture_output=True, text=True, timeout=120)
+                       os.path.join(tmp, 'refused.json')], env=env or ENV, capture_output=True, text=True, timeout=120)
     lines = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
     if p.returncode != 2 or len(lines) != 1 or words not in lines[0]:
         return f'{args} on {ranks} ranks: want exit 2 and one line with "{words}", got {p.returncode}: {p.stderr!r}'
@@ -252,6 +269,11 @@ def main():
         failures.append(compare(tmp, 'file', ('9x5', 'torus', 'nna', 'file:' + a['npy'], 'steps:8', 3)))
         # a cycle (lm-c0 never balances the worst case) is found on every rank at the same step: exit 3
         failures.append(compare(tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)))
+        for k in HALO_STEPS:
+            for i, case in enumerate(HALO):
+                failures.append(compare(tmp, f'halo{k}_{i}', case, k))
+        for bad in ('0', '17', 'two'):
+            failures.append(expect_refusal(tmp, 2, ['--shape', '8x8'], 'LBTORUS_HALO', dict(ENV, LBTORUS_HALO=bad)))
         failures.append(expect_refusal(tmp, 4, ['--shape', '3x4'], 'cannot be cut into 4 slabs'))
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
         for m in uncut:
@@ -270,7 +292,7 @@ def main():
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + 10
+    checks = len(cases) + len(EXTRA) + len(uncut) + 10 + len(HALO_STEPS) * len(HALO) + 3
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

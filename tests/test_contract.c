@@ -506,14 +506,14 @@ static void layer_copy(const lbt_view *v, const lbt_cut *cut, int64_t k, int64_t
 	}
 }
 
-static void slabs_fill(const lbt_view *v, const lbt_cut *cut)
+static void slabs_fill(const lbt_view *v, const lbt_cut *cut, int layers)
 {
 	const int a = cut->axis;
 	for (int64_t k = 0; k < v->ext[a]; k++)
 		layer_copy(v, cut, k, cut->lo + k, 0);
 	pthread_barrier_wait(&shared.all);
-	for (int h = 0; h < 4; h++) {
-		const int64_t k = h < 2 ? h - LBT_HALO : v->ext[a] + h - LBT_HALO, n = cut->gext;
+	for (int h = 0; h < 2 * layers; h++) {
+		const int64_t k = h < layers ? h - layers : v->ext[a] + h - layers, n = cut->gext;
 		const int64_t g = cut->lo + k;
 		if ((g >= 0 && g < n) || cut->torus)
 			layer_copy(v, cut, k, ((g % n) + n) % n, 1);
@@ -532,7 +532,7 @@ typedef struct {
  * are the values themselves) and the whole shape, the method opened on it
  * again as a cut run's is. */
 static void slab_open(slab *sl, const lbt_state *one, const lbt_setup *cfg, int axis, int64_t lo, int64_t len,
-                      void (*fill)(const lbt_view *, const lbt_cut *))
+                      void (*fill)(const lbt_view *, const lbt_cut *, int))
 {
 	const lbt_shape *sh = &one->grid.shape;
 	char shape[64] = "";
@@ -549,7 +549,7 @@ static void slab_open(slab *sl, const lbt_state *one, const lbt_setup *cfg, int 
 	const int last = sh->dims - 1;
 	const int64_t layer = lbt_shape_pes(sh) / sh->ext[axis];
 	sl->cut = (lbt_cut){.axis = axis, .gext = sh->ext[axis], .torus = sh->bnd[axis] == LBT_TORUS, .lo = lo, .rank = 0,
-	                    .ranks = 1, .fill = fill ? fill : lbt_comm_fill, .by_pe = axis == last};
+	                    .ranks = 1, .depth = LBT_HALO, .fill = fill ? fill : lbt_comm_fill, .by_pe = axis == last};
 	cr_assert_eq(lbt_cut_rows(&sl->cut, axis == last ? len : lbt_shape_pes(&sl->st.grid.shape) / sh->ext[last], layer, &e),
 	             LBT_OK);
 	sl->st.grid.cut = &sl->cut;

@@ -24,9 +24,13 @@ int lbt_comm_owner(int64_t n, int R, int64_t i)
 	return (int)(i < big ? i / (q + 1) : extra + (i - big) / q);
 }
 
-int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, int64_t *len, lbt_err *e)
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, int steps, int64_t *len,
+                 lbt_err *e)
 {
 	memset(c, 0, sizeof *c);
+	if (steps < 1 || steps > LBT_CUT_MAX_STEPS)
+		return lbt_errf(e, LBT_EINVAL, "halo of %d steps: give 1 to %d steps between halo exchanges", steps,
+		                LBT_CUT_MAX_STEPS);
 	c->ranks = lbt_comm_size();
 	c->rank = lbt_comm_rank();
 	c->fill = lbt_comm_fill;
@@ -36,6 +40,7 @@ int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wra
 	c->gext = ext[c->axis];
 	c->torus = wrap[c->axis];
 	c->by_pe = c->axis == D - 1;
+	c->depth = c->by_pe ? LBT_HALO : steps * LBT_HALO; /* a cut last axis: one step at a time (the reference) */
 	if (c->gext < c->ranks)
 		return lbt_errf(e, LBT_EINVAL, "the torus cannot be cut into %d slabs: its first axis with links has "
 		                "extent %lld (every rank needs at least one layer; use at most %lld ranks)",
@@ -48,7 +53,7 @@ int lbt_cut_rows(lbt_cut *c, int64_t rows, int64_t layer_cells, lbt_err *e)
 {
 	c->rows = rows;
 	c->parts = malloc((size_t)(rows * LBT_CUT_SEGMENTS) * sizeof *c->parts);
-	c->halo = malloc((size_t)layer_cells * LBT_CUT_BUFFERS * (sizeof(int32_t) + sizeof(double)));
+	c->halo = malloc((size_t)layer_cells * (size_t)(4 * c->depth) * (sizeof(int32_t) + sizeof(double)));
 	if (c->parts && c->halo)
 		return LBT_OK;
 	lbt_cut_close(c);
@@ -145,11 +150,11 @@ void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
 	}
 }
 
-int64_t lbt_comm_halo_layer(const lbt_cut *cut, int r, int h, int64_t *k)
+int64_t lbt_comm_halo_layer(const lbt_cut *cut, int r, int h, int layers, int64_t *k)
 {
 	int64_t lo, len;
 	lbt_comm_slab(cut->gext, cut->ranks, r, &lo, &len);
-	*k = h < 2 ? h - LBT_HALO : len + h - LBT_HALO;
+	*k = h < layers ? h - layers : len + h - layers;
 	int64_t g = lo + *k, n = cut->gext;
 	if (g >= 0 && g < n)
 		return g;

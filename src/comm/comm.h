@@ -20,10 +20,13 @@ int lbt_comm_owner(int64_t n, int R, int64_t i);
 
 /* A cut of a torus of D axes with extents ext over all ranks: the axis
  * (the first with extent >= 2; wrap[d]: axis d wraps), this rank's layers
- * c->lo .. c->lo + *len - 1. An extent below the rank count is an error (LBT_EINVAL). Then
+ * c->lo .. c->lo + *len - 1, a halo deep enough for `steps` steps between
+ * exchanges (1 .. LBT_CUT_MAX_STEPS; depth = LBT_HALO steps). An extent
+ * below the rank count is an error (LBT_EINVAL). Then
  * lbt_cut_rows allocates the parts of `rows` rows and the fill's buffers
  * for layers of layer_cells PEs. */
-int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, int64_t *len, lbt_err *e);
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, int steps, int64_t *len,
+                 lbt_err *e);
 int lbt_cut_rows(lbt_cut *c, int64_t rows, int64_t layer_cells, lbt_err *e);
 void lbt_cut_close(lbt_cut *c);
 
@@ -91,17 +94,19 @@ int lbt_posix_close(int fd, const char *path, int write, lbt_err *e);
 int lbt_posix_read_at(int fd, const char *path, int64_t off, void *buf, size_t n, lbt_err *e);
 int lbt_posix_write_at(int fd, const char *path, int64_t off, const void *buf, size_t n, lbt_err *e);
 
-/* The halo of a cut view's cut axis from the neighbouring slabs: the load
- * field, and the real field if the view has one (lbt_cut.fill). */
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut);
+/* The halo of a cut view's cut axis from the neighbouring slabs, `layers`
+ * on each side: the load field, and the real field if the view has one
+ * (lbt_cut.fill). */
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int layers);
 
 /* What the fills share. A layer: the PEs with one coordinate k (local) on
  * the cut axis, packed (load cells, then real cells if the view has them). */
 size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut);
 void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int64_t k, void *buf);
 void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int64_t k, const void *buf);
-/* Halo layer h (0..3: local -2, -1, n, n+1) of rank r's slab: its global
- * layer, or -1 if there is none (beyond a mesh's end); *k its local index. */
-int64_t lbt_comm_halo_layer(const lbt_cut *cut, int r, int h, int64_t *k);
+/* Halo layer h (0 .. 2 layers - 1: local -layers .. -1, n .. n + layers -
+ * 1) of rank r's slab: its global layer, or -1 if there is none (beyond a
+ * mesh's end); *k its local index. */
+int64_t lbt_comm_halo_layer(const lbt_cut *cut, int r, int h, int layers, int64_t *k);
 
 #endif

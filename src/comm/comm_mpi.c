@@ -5,12 +5,12 @@
  * by mpirun, mpiexec and srun); started alone, an MPI build is one process
  * exactly like a build without MPI, and starts no MPI runtime.
  *
- * The halo fill: every rank needs the 4 layers around its slab (2 on each
- * side, wrapped on a torus); whoever holds a layer sends it. A rank that
- * needs a layer of mine holds one of the layers I need (slabs are
- * contiguous), so each rank talks only to the owners of its own 4 halo
- * layers, and sends them what they need of its slab (message tag: the
- * receiver's halo position). */
+ * The halo fill: every rank needs the layers around its slab (LBT_HALO on
+ * each side, or more for several steps between exchanges; wrapped on a
+ * torus); whoever holds a layer sends it. A rank that needs a layer of
+ * mine holds one of the layers I need (slabs are contiguous), so each rank
+ * talks only to the owners of its own halo layers, and sends them what
+ * they need of its slab (message tag: the receiver's halo position). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,17 +302,24 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 	return 1;
 }
 
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int layers)
 {
 	const double t0 = MPI_Wtime();
 	const size_t bytes = lbt_comm_layer_bytes(v, cut);
 	const int64_t lo = v->origin[cut->axis], n = v->ext[cut->axis];
-	char *recv = cut->halo, *send = cut->halo + 4 * bytes; /* 4 layers in, 4 out */
-	MPI_Request req[20];
-	int nreq = 0, partner[4], npartners = 0;
-	int64_t need[4], k[4];
-	for (int h = 0; h < 4; h++) {
-		need[h] = lbt_comm_halo_layer(cut, rank, h, &k[h]);
+	const int H = 2 * layers; /* halo positions: layers below, layers above */
+	char *recv = cut->halo, *send = cut->halo + (size_t)H * bytes; /* H layers in, at most H out */
+	/* requests: H receives; sends: per partner (at most H) its halo positions in my slab (at most H) */
+	MPI_Request *req = malloc((size_t)(H + H * H) * sizeof *req);
+	int *partner = malloc((size_t)H * sizeof *partner);
+	int64_t *need = malloc((size_t)H * 3 * sizeof *need), *k = need + H, *packed = need + 2 * H;
+	if (!req || !partner || !need) {
+		fprintf(stderr, "lbtorus: rank %d: no memory for a halo exchange's requests\n", rank);
+		lbt_comm_abort(1);
+	}
+	int nreq = 0, npartners = 0;
+	for (int h = 0; h < H; h++) {
+		need[h] = lbt_comm_halo_layer(cut, rank, h, layers, &k[h]);
 		if (need[h] < 0)
 			continue;
 		int o = lbt_comm_owner(cut->gext, size, need[h]);
@@ -327,20 +334,19 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
 		if (!seen)
 			partner[npartners++] = o;
 	}
-	/* what the partners need of my slab lies within 2 layers of its ends: at
-	 * most 4 layers, each packed once and sent to whoever needs it */
-	int64_t packed[4];
+	/* what the partners need of my slab lies within `layers` layers of its
+	 * ends: at most H layers, each packed once and sent to whoever needs it */
 	int npacked = 0;
 	for (int p = 0; p < npartners; p++)
-		for (int h = 0; h < 4; h++) {
-			int64_t kp, g = lbt_comm_halo_layer(cut, partner[p], h, &kp);
+		for (int h = 0; h < H; h++) {
+			int64_t kp, g = lbt_comm_halo_layer(cut, partner[p], h, layers, &kp);
 			if (g < lo || g >= lo + n)
 				continue;
 			int b = 0;
 			while (b < npacked && packed[b] != g - lo)
 				b++;
-			if (b == 4) { /* cannot happen: slabs are contiguous */
-				fprintf(stderr, "lbtorus: rank %d: a fifth layer of its slab wanted by its neighbours\n", rank);
+			if (b == H) { /* cannot happen: slabs are contiguous */
+				fprintf(stderr, "lbtorus: rank %d: more than %d layers of its slab wanted by its neighbours\n", rank, H);
 				lbt_comm_abort(1);
 			}
 			if (b == npacked) {
@@ -355,9 +361,12 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
 	if (nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
 		MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 	const double t2 = MPI_Wtime();
-	for (int h = 0; h < 4; h++)
+	for (int h = 0; h < H; h++)
 		if (need[h] >= 0)
 			lbt_comm_layer_put(v, cut, k[h], recv + h * bytes);
+	free(req);
+	free(partner);
+	free(need);
 	tally.fills++;
 	tally.halo_wait_seconds += t2 - t1;
 	tally.halo_seconds += MPI_Wtime() - t0;

@@ -78,10 +78,10 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 	return 0;
 }
 
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut)
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int layers)
 {
-	for (int h = 0; h < 4; h++) {
-		int64_t k, g = lbt_comm_halo_layer(cut, 0, h, &k);
+	for (int h = 0; h < 2 * layers; h++) {
+		int64_t k, g = lbt_comm_halo_layer(cut, 0, h, layers, &k);
 		if (g < 0)
 			continue;
 		lbt_comm_layer_get(v, cut, g - v->origin[cut->axis], cut->halo);

@@ -270,7 +270,7 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	if (speeds && (status = lbt_speeds_parse(&sp, st->speeds, e)))
 		return status;
 	const volatile sig_atomic_t *stop = cfg->interrupt;
-	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, e) : lbt_grid_init(&st->grid, &shape, e);
+	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, cfg->cut, e) : lbt_grid_init(&st->grid, &shape, e);
 	if (cfg->cut) {
 		const int all = lbt_comm_agree(status, e);
 		if (all && !status)

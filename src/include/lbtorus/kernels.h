@@ -34,7 +34,12 @@ struct lbt_view;
  * block holds the global coordinates origin[axis] .. origin[axis] + ext[axis]
  * - 1. Its halo cells on that axis hold the neighbouring slabs' PEs once
  * `fill` has run (lbt_halo_fill calls it for that axis: a collective call,
- * made by every rank in the same order). A kernel working on a cut view
+ * made by every rank in the same order). The halo of that axis is `depth`
+ * layers deep on each side (LBT_HALO for one step between exchanges, 2k
+ * for k: a Liquid-model step reads old layers i-2..i+1, so a rank that
+ * steps its block and a halo shrinking by 2 below and 1 above, k times,
+ * needs 2k layers below and k above); `fill` fills `layers` <= depth of
+ * them on each side. A kernel working on a cut view
  * reads its neighbours there, decides every boundary by global coordinates,
  * counts only the links whose lower PE it holds, and hands over what a
  * single process would reduce in a fixed order:
@@ -53,14 +58,17 @@ typedef struct lbt_cut {
 	int torus;             /* the cut axis wraps */
 	int64_t lo;            /* the first global layer this rank holds (= origin[axis] of its views) */
 	int rank, ranks;
-	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut);
+	int depth;             /* halo layers on each side of the cut axis (>= LBT_HALO, even) */
+	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut, int layers);
 	double *parts;         /* room for LBT_CUT_SEGMENTS parts per row of the block */
 	int64_t rows;          /* parts per segment: rows of the last axis in this block, or its PEs
 	                          if the cut axis is the last (by_pe) */
 	int by_pe;
-	char *halo;            /* the fill's buffers: LBT_CUT_BUFFERS layers of load and real cells */
+	char *halo;            /* the fill's buffers: 4 depth layers of load and real cells */
 } lbt_cut;
-#define LBT_CUT_BUFFERS 8   /* 4 halo layers received; 4 sent: others need only a slab's 2 first and 2 last layers */
+/* The fill's buffers hold 2 depth halo layers received and 2 depth sent:
+ * others need only a slab's depth first and depth last layers. */
+#define LBT_CUT_MAX_STEPS 16 /* steps between exchanges (depth 2k) at most */
 #define LBT_CUT_SEGMENTS 24 /* 3 colours x 8 axes: dimension exchange's substeps */
 #define LBT_CUT_SLOTS 48    /* per substep and direction */
 

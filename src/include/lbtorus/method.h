@@ -154,8 +154,9 @@ typedef struct {
 	                                         One the method does not take is an error. */
 	const char *speeds;   /* NULL: no field "speed", or const:1 for a method that reads one (speeds.h) */
 	const char *link;     /* NULL: lan (speeds.h, lbt_link_parse) */
-	int cut;              /* 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
-	                         one slab, the distributed code paths) */
+	int cut;              /* k >= 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
+	                         one slab, the distributed code paths), with a halo for k steps
+	                         between exchanges (at most LBT_CUT_MAX_STEPS) */
 	const volatile sig_atomic_t *interrupt; /* non-NULL: lbt_state_open stops within a second once
 	                                           *interrupt is non-zero (LBT_EINTR, nothing kept) */
 	int grid_copies;      /* copies of the grid's loads the caller will hold beside the run (bench's
