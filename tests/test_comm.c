@@ -49,6 +49,7 @@ static void *run_full(int cut, int full, const char *isa, const char *shape, con
 	cr_assert_eq(lbt_until_parse(&o.until, until, &e), LBT_OK, "%s", e.msg);
 	o.max_steps = MAX_STEPS;
 	o.full_stats = full;
+	o.batch = !full; /* several steps a call where the method can (on_step still sees every step) */
 	static lbt_workload w; /* the options point at it during the run */
 	if (wl) {
 		cr_assert_eq(lbt_workload_parse(&w, wl, s.method->load, &e), LBT_OK, "%s", e.msg);
