@@ -9,7 +9,9 @@ record (timing aside) are compared with a run of the same
 build started alone; so are runs with every workload (Cybenko's arrivals of
 each distribution, Lüling and Monien's phases and generator, search trees
 run until no node is left), whose conservation law (final total = initial
-total + generated - completed) must hold exactly. Besides: an extent below N is refused with one line
+total + generated - completed) must hold exactly; so do deep halos
+(LBTORUS_HALO=1, 2, 8: several Liquid-model steps between exchanges), whose
+bad values are refused in one line. Besides: an extent below N is refused with one line
 (exit 2), --verify on a cut torus too, a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
