@@ -47,6 +47,9 @@
  * a neighbouring slab exists is decided by global coordinates (a mesh ends
  * only at global 0 and N-1). A cut along the last axis (a 1-D torus) takes
  * the reference. The statistics are the block's; the engine reduces them.
+ * With a deep halo (lbt_cut.depth), lm_steps takes several steps after one
+ * exchange (cut_steps): each step rolls the block and the part of the halo
+ * the later steps read, that part's counters dropped (roll_counted).
  *
  * Files. This one is the step's driver (slabs, planes, threads, lm_step and
  * lm_steps); it includes, once per ISA target, the int32 rows (lm_rows.h)
