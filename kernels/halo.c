@@ -8,7 +8,7 @@
 void lbt_halo_fill(const lbt_view *v, int axis)
 {
 	if (v->cut && v->cut->on[axis]) {
-		v->cut->fill(v, v->cut, axis);
+		v->cut->fill(v, v->cut, axis, LBT_HALO);
 		return;
 	}
 	if (!v->torus[axis] || v->ext[axis] < 2)

@@ -295,12 +295,13 @@ void th_block_copy(const lbt_shape *sh, const int64_t *lo, const int64_t *len, v
 }
 
 void th_cut_block(lbt_cut *c, const lbt_shape *whole, const int64_t *lo, const int64_t *len, const unsigned char *on,
-                  void (*fill)(const lbt_view *, const lbt_cut *, int))
+                  void (*fill)(const lbt_view *, const lbt_cut *, int, int))
 {
 	const int D = whole->dims, last = D - 1;
 	memset(c, 0, sizeof *c);
 	c->dims = D;
 	c->ranks = 1;
+	c->depth = LBT_HALO;
 	c->fill = fill ? fill : lbt_comm_fill;
 	int first = 0, cuts = 0;
 	while (first < last && whole->ext[first] < 2)

@@ -64,7 +64,7 @@ void th_write_npy(const char *path, int major, const char *header, int raw, cons
 void th_block_copy(const lbt_shape *sh, const int64_t *lo, const int64_t *len, void *whole, void *block, size_t cell,
                    int to_block);
 void th_cut_block(lbt_cut *c, const lbt_shape *whole, const int64_t *lo, const int64_t *len, const unsigned char *on,
-                  void (*fill)(const lbt_view *, const lbt_cut *, int));
+                  void (*fill)(const lbt_view *, const lbt_cut *, int, int));
 
 /* A workload's phase on a torus cut by hand into blocks: the torus of `set`
  * cut along every axis d into nr[d] blocks of layers[d][0..nr[d]-1] (at

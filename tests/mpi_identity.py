@@ -17,7 +17,10 @@ on blocks are refused with one line (exit 2), --verify on a cut torus too;
 --snapshots and --animate on a cut torus write one process's files, byte for
 byte (rank 0 pictures the whole torus, gathered);
 the grid chosen (slabs for the Liquid model, the least halo for the others)
-sends the halo bytes worked out by hand; a cycle is found on every rank at
+sends the halo bytes worked out by hand; deep halos (LBTORUS_HALO=1, 2, 8:
+several Liquid-model steps between exchanges on its slabs; on a grid of
+blocks one step an exchange) equal one process, and LBTORUS_HALO's bad
+values are refused in one line; a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
 ranks) into one results file: the same records as one process (timing and
@@ -139,13 +142,29 @@ EXTRA = [
 ]
 
 
-def run(tmp, tag, ranks, args):
+# Deep halos (issue 28): LBTORUS_HALO=K steps between halo exchanges, each
+# case for K = 1, 2 and 8: byte- and int32-sized loads, tori and meshes, 2-D
+# and 3-D, slabs thinner than the halo, a fixed number of steps (several a
+# call) and to balanced (one a call); and blocks of two cut axes, where K
+# is taken as 1 (lbt_cut_open: deep halos on slabs only).
+HALO = [
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:40', 4),
+    ('12x16', 'mesh', 'lm-c2', 'uniform:0:100000', 'steps:30', 3),
+    ('9x4x16', 'torus', 'lm-c5', 'worst:3', 'steps:25', 2),
+    ('7x5x8', 'mesh', 'lm-c3', 'uniform:0:9', 'steps:33', 4),
+    ('8x32', 'torus', 'lm-c5', 'worst:3', 'balanced', 3),
+    ('8x12', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, None, '--ranks', '2x2'),
+]
+HALO_STEPS = (1, 2, 8)
+
+
+def run(tmp, tag, ranks, args, env=None):
     out = {k: os.path.join(tmp, f'{tag}.{k}') for k in ('json', 'csv', 'npy')}
     cmd = [LBT, 'run'] + args + ['--threads', '1', '--quiet', '--json', out['json'], '--trace', out['csv'],
                                  '--dump', out['npy']]
     if ranks:
         cmd = [MPIRUN, '--oversubscribe', '-np', str(ranks)] + cmd
-    p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(cmd, env=env or ENV, capture_output=True, text=True, timeout=120)
     return p, out
 
 
@@ -158,15 +177,18 @@ def npy_sum(path):
     return sum(struct.unpack(f'<{len(body) // struct.calcsize(code)}{code}', body))
 
 
-def compare(tmp, i, case):
+def compare(tmp, i, case, halo=None):
     shape, bnd, method, init, until, ranks = case[:6]
+    env = dict(ENV, LBTORUS_HALO=str(halo)) if halo else None
     args = ['--shape', shape, '--boundary', bnd, '--method', method, '--init', init, '--until', until,
             '--max-steps', '200']
     if len(case) > 6 and case[6]:
         args += ['--workload', case[6]]
     one, a = run(tmp, f'{i}s', 0, args)
-    many, b = run(tmp, f'{i}m', ranks, args + list(case[7:]))
+    many, b = run(tmp, f'{i}m', ranks, args + list(case[7:]), env)
     what = f'{method} {shape} {bnd} {init} {until} {" ".join(x for x in case[6:] if x)} on {ranks} ranks'
+    if halo:
+        what += f' (LBTORUS_HALO={halo})'
     if one.returncode != many.returncode:
         return f'{what}: exit {one.returncode} alone, {many.returncode} under MPI: {many.stderr.strip()}'
     for k in ('csv', 'npy'):
@@ -191,9 +213,9 @@ def compare(tmp, i, case):
     return None
 
 
-def expect_refusal(tmp, ranks, args, words):
+def expect_refusal(tmp, ranks, args, words, env=None):
     p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'run'] + args + ['--quiet', '--json',
-                       os.path.join(tmp, 'refused.json')], env=ENV, capture_output=True, text=True, timeout=120)
+                       os.path.join(tmp, 'refused.json')], env=env or ENV, capture_output=True, text=True, timeout=120)
     lines = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
     if p.returncode != 2 or len(lines) != 1 or words not in lines[0]:
         return f'{args} on {ranks} ranks: want exit 2 and one line with "{words}", got {p.returncode}: {p.stderr!r}'
@@ -358,6 +380,11 @@ def main():
         for w in slabs_only:
             failures.append(expect_refusal(tmp, 4, ['--shape', '6x6', '--ranks', '2x2', '--init', 'const:0',
                                                     '--workload', w], 'runs on a torus cut into slabs'))
+        for k in HALO_STEPS:
+            for i, case in enumerate(HALO):
+                failures.append(compare(tmp, f'halo{k}_{i}', case, k))
+        for bad in ('0', '17', 'two'):
+            failures.append(expect_refusal(tmp, 2, ['--shape', '8x8'], 'LBTORUS_HALO', dict(ENV, LBTORUS_HALO=bad)))
         failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
         for m in uncut:
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', m], 'runs on one process only'))
@@ -377,7 +404,7 @@ def main():
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 15
+    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 15 + len(HALO_STEPS) * len(HALO) + 3
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

@@ -31,21 +31,25 @@ static void keep(void *ctx, const lbt_step_record *r)
 }
 
 /* Run shape/boundary/method/init (and the workload spec wl, if not NULL)
- * on one process, cut or not, on the kernels of isa (NULL: the best this
- * CPU runs); the steps, the summary and the final field (dense, caller frees). */
-static void *run(int cut, const char *isa, const char *shape, const char *bnd, const char *method, const char *init, const char *until,
-                 const char *wl, steps *st, lbt_summary *sum, size_t *bytes)
+ * on one process, cut (with a halo for `cut` steps between exchanges) or
+ * not (0), on the kernels of isa (NULL: the best this CPU runs), with the
+ * statistics of every step measured on the grid (full) or taken from the
+ * kernel (then the Liquid model takes several steps a call); the steps,
+ * the summary and the final field (dense, caller frees). */
+static void *run_full(int cut, int full, const char *isa, const char *shape, const char *bnd, const char *method,
+                      const char *init, const char *until, const char *wl, steps *st, lbt_summary *sum, size_t *bytes)
 {
 	lbt_setup set = {.shape = shape, .boundary = bnd, .method = method, .init = init, .isa = isa, .seed = 7,
 	                 .threads = 2, .cut = cut};
 	lbt_state s;
 	lbt_err e;
 	cr_assert_eq(lbt_state_open(&s, &set, &e), LBT_OK, "%s", e.msg);
-	cr_assert_eq(s.grid.cut != NULL, cut);
+	cr_assert_eq(s.grid.cut != NULL, cut != 0);
 	lbt_run_opts o = lbt_run_opts_default();
 	cr_assert_eq(lbt_until_parse(&o.until, until, &e), LBT_OK, "%s", e.msg);
 	o.max_steps = MAX_STEPS;
-	o.full_stats = 1;
+	o.full_stats = full;
+	o.batch = !full; /* several steps a call where the method can (on_step still sees every step) */
 	static lbt_workload w; /* the options point at it during the run */
 	if (wl) {
 		cr_assert_eq(lbt_workload_parse(&w, wl, s.method->load, &e), LBT_OK, "%s", e.msg);
@@ -61,6 +65,12 @@ static void *run(int cut, const char *isa, const char *shape, const char *bnd, c
 	cr_assert_eq(lbt_field_gather(&s.grid, f, dense, &e), LBT_OK, "%s", e.msg);
 	lbt_state_close(&s);
 	return dense;
+}
+
+static void *run(int cut, const char *isa, const char *shape, const char *bnd, const char *method, const char *init,
+                 const char *until, const char *wl, steps *st, lbt_summary *sum, size_t *bytes)
+{
+	return run_full(cut, 1, isa, shape, bnd, method, init, until, wl, st, sum, bytes);
 }
 
 static void same_as_serial_wl(const char *shape, const char *bnd, const char *method, const char *init,
@@ -131,6 +141,64 @@ Test(comm, vector_lm_on_a_slab)
 	/* 147456 PEs: two threads share the block */
 	same_as_serial_on("9x16384", "torus", "lm-c5", "uniform:0:5", "steps:3", NULL);
 	same_as_serial_on("9x16384", "mesh", "lm-c2", "uniform:0:5", "steps:3", NULL);
+}
+
+/* Deep halos (issue 28): with a halo for k steps between exchanges, the
+ * Liquid model's vector kernel steps a cut block and a shrinking part of
+ * its halo k times a call, counting the block's PEs only; every step's
+ * record, the summary and the loads equal one process's, uncut, on every
+ * ISA this CPU runs: tori and meshes, 2-D and 3-D, rows of whole vectors
+ * or not, a torus shorter than the halo, two threads in the block, byte-
+ * and int32-sized loads, runs of a fixed number of steps (several steps a
+ * call) and to balanced (one step a call, the deep halo filled two layers
+ * deep). */
+Test(comm, deep_halos_equal_one_process)
+{
+	static const char *const shapes[] = {"9x16", "5x21", "3x4x16", "6x5x7", "2x64", "20x8", NULL};
+	static const char *const inits[] = {"uniform:0:9", "uniform:0:100000", "worst:3", NULL};
+	static const int halos[] = {1, 2, 8};
+	static steps a, b;
+	for (const char *const *isa = lbt_isa_compiled(); *isa; isa++) {
+		if (!lbt_isa_supported(*isa))
+			continue;
+		for (const char *const *sh = shapes; *sh; sh++)
+			for (const char *const *in = inits; *in; in++)
+				for (int h = 0; h < 3; h++)
+					for (int mesh = 0; mesh < 2; mesh++) {
+						const char *bnd = mesh ? "mesh" : "torus", *m = mesh ? "lm-c2" : "lm-c5";
+						const char *until = h == 1 && mesh ? "balanced" : "steps:37";
+						lbt_summary sa, sb;
+						size_t na, nb;
+						void *da = run_full(0, 0, *isa, *sh, bnd, m, *in, until, NULL, &a, &sa, &na);
+						void *db = run_full(halos[h], 0, *isa, *sh, bnd, m, *in, until, NULL, &b, &sb, &nb);
+						cr_assert_eq(a.n, b.n, "%s %s %s halo %d (%s): %d steps serial, %d cut", m, *sh, *in, halos[h],
+						             *isa, a.n, b.n);
+						for (int i = 0; i < a.n; i++)
+							cr_assert(!memcmp(&a.r[i], &b.r[i], sizeof a.r[i]), "%s %s %s %s halo %d (%s): step %lld's "
+							          "record differs (moved %.17g / %.17g, max %.17g / %.17g)", m, *sh, bnd, *in,
+							          halos[h], *isa, (long long)a.r[i].step, a.r[i].moved, b.r[i].moved, a.r[i].max,
+							          b.r[i].max);
+						sa.seconds = sb.seconds = 0;
+						cr_assert(!memcmp(&sa, &sb, sizeof sa), "%s %s %s %s halo %d (%s): the summaries differ", m, *sh,
+						          bnd, *in, halos[h], *isa);
+						cr_assert(na == nb && !memcmp(da, db, na), "%s %s %s %s halo %d (%s): the final loads differ", m,
+						          *sh, bnd, *in, halos[h], *isa);
+						free(da);
+						free(db);
+					}
+	}
+	/* 147456 PEs: two threads share the block and its halo */
+	for (int h = 0; h < 3; h++) {
+		lbt_summary sa, sb;
+		size_t na, nb;
+		void *da = run_full(0, 0, NULL, "9x16384", "torus", "lm-c5", "uniform:0:5", "steps:9", NULL, &a, &sa, &na);
+		void *db = run_full(halos[h], 0, NULL, "9x16384", "torus", "lm-c5", "uniform:0:5", "steps:9", NULL, &b, &sb, &nb);
+		cr_assert(a.n == b.n && !memcmp(a.r, b.r, (size_t)a.n * sizeof a.r[0]), "9x16384 halo %d: the records differ",
+		          halos[h]);
+		cr_assert(na == nb && !memcmp(da, db, na), "9x16384 halo %d: the final loads differ", halos[h]);
+		free(da);
+		free(db);
+	}
 }
 
 Test(comm, one_slab_equals_one_process_until_balanced)

@@ -520,7 +520,7 @@ static void box_copy(const lbt_view *v, const lbt_cut *cut, const int64_t *from,
 	}
 }
 
-static void blocks_fill(const lbt_view *v, const lbt_cut *cut, int axis)
+static void blocks_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 {
 	int64_t from[LBT_MAXD] = {0}, to[LBT_MAXD];
 	for (int d = 0; d < v->dims; d++)
@@ -530,8 +530,8 @@ static void blocks_fill(const lbt_view *v, const lbt_cut *cut, int axis)
 	for (int d = 0; d < axis; d++)
 		if (cut->on[d])
 			from[d] = -LBT_HALO, to[d] = v->ext[d] + LBT_HALO;
-	for (int h = 0; h < 4; h++) {
-		from[axis] = h < 2 ? h - LBT_HALO : v->ext[axis] + h - LBT_HALO;
+	for (int h = 0; h < 2 * layers; h++) {
+		from[axis] = h < layers ? h - layers : v->ext[axis] + h - layers;
 		to[axis] = from[axis] + 1;
 		box_copy(v, cut, from, to, 1);
 	}

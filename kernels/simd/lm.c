@@ -47,6 +47,9 @@
  * a neighbouring slab exists is decided by global coordinates (a mesh ends
  * only at global 0 and N-1). A cut along the last axis (a 1-D torus) takes
  * the reference. The statistics are the block's; the engine reduces them.
+ * With a deep halo (lbt_cut.depth), lm_steps takes several steps after one
+ * exchange (cut_steps): each step rolls the block and the part of the halo
+ * the later steps read, that part's counters dropped (roll_counted).
  *
  * Files. This one is the step's driver (slabs, planes, threads, lm_step and
  * lm_steps); it includes, once per ISA target, the int32 rows (lm_rows.h)
@@ -87,6 +90,7 @@ typedef struct kctx {
 	int last;           /* D - 1 */
 	int cond;
 	int64_t lo[8], N[8]; /* per axis: the global coordinate of local 0, the global extent */
+	int64_t b0, b1;     /* the slabs of the first active axis that count (the block; the rest is halo) */
 	int next[8];        /* next active axis after a (-1: none) */
 	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
 	vrow_fn vrow, vrow_stats;
@@ -537,14 +541,63 @@ static kresult ksum(const kresult *res, int64_t T)
 	return r;
 }
 
+static acc acc_empty(void)
+{
+	return (acc){.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .s = VSET1(0), .h = VSET1(0), .cnt = VSET1(0)};
+}
+
+/* A thread's slabs r0..r1-1 of axis a0 in three parts: before the block
+ * (k->b0 .. k->b1-1), the block, after it; at[j] .. at[j+1]-1 is part j. */
+static void parts(const kctx *k, int64_t r0, int64_t r1, int64_t at[4])
+{
+	at[0] = r0;
+	at[1] = k->b0 < r0 ? r0 : k->b0 > r1 ? r1 : k->b0;
+	at[2] = k->b1 < r0 ? r0 : k->b1 > r1 ? r1 : k->b1;
+	at[3] = r1;
+}
+
+/* Roll over a thread's slabs r0..r1-1 of axis a0, counting only the
+ * block's: a halo stepped ahead for the steps to come (lm_steps on a cut
+ * view) is rolled with counters that are dropped. A part after the first
+ * finds the two old slabs before it in keep (copied before anyone wrote:
+ * a roll over rows saves its old rows in the ring for C2 and C4 only) and
+ * the old slab after it in place (nothing has written it yet). */
+static void roll_counted(const kctx *k, kthread *t, int a0, int64_t r0, int64_t r1, int direct, int32_t *const keep[4])
+{
+	const lbt_view *v = k->v;
+	const int64_t s = v->stride[a0];
+	int64_t at[4];
+	parts(k, r0, r1, at);
+	int32_t *next = t->next[a0];
+	for (int j = 0; j < 3; j++) {
+		const int64_t q0 = at[j], q1 = at[j + 1];
+		if (q0 == q1)
+			continue;
+		if (q0 > r0) { /* the old slabs q0-2, q0-1 */
+			t->ring[a0][(q0 - 2) & 1] = keep[2 * j - 2];
+			t->ring[a0][(q0 - 1) & 1] = keep[2 * j - 1];
+		}
+		t->next[a0] = q1 < r1 ? v->load + q1 * s : next;
+		if (j == 1)
+			roll(k, t, a0, v->load, q0, q1, direct && q0 == r0);
+		else {
+			const acc A = t->A, Ax = t->Ax;
+			t->A = t->Ax = acc_empty();
+			roll(k, t, a0, v->load, q0, q1, direct && q0 == r0);
+			t->A = A;
+			t->Ax = Ax;
+		}
+	}
+	t->next[a0] = next;
+}
+
 /* Thread id of the team's T: its buffers in mem, its range of slabs of axis a0. */
 static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, const lbt_team *team, kresult *out)
 {
 	const int id = team->id, T = team->n;
 	const lbt_view *v = k->v;
 	const int last = k->last;
-	const acc A0 = {.mx = VSET1(INT32_MIN), .mn = VSET1(INT32_MAX), .s = VSET1(0), .h = VSET1(0), .cnt = VSET1(0)};
-	kthread t = {.A = A0, .Ax = A0};
+	kthread t = {.A = acc_empty(), .Ax = acc_empty()};
 	int32_t *p = mem + id * per;
 	for (int a = a0; a < last; a++)
 		if (k->N[a] >= 2)
@@ -555,6 +608,10 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, const l
 				else
 					t.next[a] = origin;
 			}
+	int32_t *keep[4] = {NULL, NULL, NULL, NULL}; /* a cut view's: the old slabs before the block's parts (roll_counted) */
+	if (v->cut)
+		for (int j = 0; j < 4; j++, p += v->stride[a0])
+			keep[j] = p + k->back[a0];
 	t.B = p + LBT_ROW_LEAD;
 	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
 #if W == 16
@@ -577,9 +634,17 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, const l
 					copy_slab(k, a0, t.ring[a0][q & 1], OLD_SLAB(q));
 		if (exists(k, a0, r1))
 			copy_slab(k, a0, t.next[a0], OLD_SLAB(r1));
+		int64_t at[4];
+		parts(k, r0, r1, at);
+		for (int j = 1; cut && j < 3; j++)
+			for (int h = 0; h < 2; h++) {
+				const int64_t q = at[j] - 2 + h;
+				if (at[j] > r0 && at[j] < r1 && exists(k, a0, q))
+					copy_slab(k, a0, keep[2 * j - 2 + h], OLD_SLAB(q));
+			}
 #undef OLD_SLAB
 		lbt_team_barrier(team);
-		roll(k, &t, a0, v->load, r0, r1, T == 1 && !cut);
+		roll_counted(k, &t, a0, r0, r1, T == 1 && !cut, keep);
 	}
 	out->moved = t.A.moved + vsum32(t.A.cnt) + t.Ax.moved + vsum32(t.Ax.cnt);
 	out->total = t.A.total + vtotal(t.A.s, t.A.h);
@@ -600,32 +665,22 @@ static void step_thread(void *ctx, const lbt_team *team)
 	run_thread(j->k, j->a0, j->mem, j->per, team, &j->res[team->id]);
 }
 
-void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
+/* One step of slabs rlo .. rhi-1 of axis a0 of v (on a cut view they may
+ * reach into its halo: steps to come read them there), counting those of
+ * the block, 0 .. n0-1, only. The old slabs around the range are read in
+ * place (a cut view's halo, filled before) or, beyond a mesh's end, are
+ * none. */
+static void step_range(const lbt_view *view, int cond, int a0, int active, int64_t rlo, int64_t rhi, lbt_counts *c)
 {
-	const int D = v->dims, last = D - 1;
-	int a0 = -1, active = 0;
-	for (int d = last; d >= 0; d--)
-		if (lbt_gext(v, d) >= 2) {
-			active++;
-			a0 = d;
-		}
-	if (!active)
-		return; /* one PE: no links, nothing moves, no statistics */
-	if (v->cut && v->cut->axis == last) { /* a 1-D torus cut between ranks */
-		lbt_ref_lm_step(v, cond, c);
-		return;
-	}
-	/* The layout the kernel relies on (lbt_grid's): aligned rows, whole-vector pitch. */
-	if ((uintptr_t)v->load % LBT_ALIGN || (D > 1 && v->stride[last - 1] % 16) || v->stride[last] != 1) {
-		lbt_ref_lm_step(v, cond, c);
-		return;
-	}
-#if W == 8
-	if (active >= 3 && dense_one(v, cond, c)) /* a small grid in one dense int16 copy (lm_dense.h) */
-		return;
-#endif
+	const int D = view->dims, last = D - 1;
+	lbt_view w = *view; /* the range as a view of its own */
+	w.ext[a0] = rhi - rlo;
+	w.load = view->load + rlo * view->stride[a0];
+	w.origin[a0] = view->origin[a0] + rlo;
+	const lbt_view *v = &w;
 	kctx k = {.v = v, .last = last, .cond = cond, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
-	          .frow = frows[cond], .frow_cp = frows_cp[cond], .vslab = vslabs[0][cond], .vslab_stats = vslabs[1][cond]};
+	          .frow = frows[cond], .frow_cp = frows_cp[cond], .vslab = vslabs[0][cond], .vslab_stats = vslabs[1][cond],
+	          .b0 = -rlo, .b1 = view->ext[a0] - rlo};
 	for (int a = 0; a < D; a++) {
 		k.lo[a] = v->cut && a == v->cut->axis ? v->origin[a] : 0;
 		k.N[a] = lbt_gext(v, a);
@@ -665,6 +720,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	for (int a = a0; a < last; a++)
 		if (k.N[a] >= 2)
 			per += 3 * v->stride[a];
+	if (v->cut)
+		per += 4 * v->stride[a0]; /* keep (run_thread) */
 	const int64_t zcells = rowcells;
 	T = T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
 	const int64_t rescells = round_up(T * (int64_t)sizeof(kresult), LBT_ALIGN) / 4;
@@ -674,14 +731,15 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	int32_t stack[STACK_CELLS] __attribute__((aligned(LBT_ALIGN)));
 	const int64_t cells = zcells + T * per + rescells;
 	int32_t *mem = cells <= STACK_CELLS ? stack : lbt_alloc_aligned((size_t)cells * sizeof *mem);
-	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB */
-		lbt_ref_lm_step(v, cond, c);
+	if (!mem) { /* no memory for the buffers: the reference needs only a few KiB, but fills a cut view's halo */
+		if (v->cut) /* itself: a second exchange, which the other ranks do not make */
+			c->nomem = 1;
+		else
+			lbt_ref_lm_step(v, cond, c);
 		return;
 	}
 	memset(mem, 0, (size_t)zcells * sizeof *mem);
 	k.zrow = mem + LBT_ROW_LEAD;
-	if (v->cut) /* the neighbouring ranks' old slabs, into the halo */
-		lbt_halo_fill(v, a0);
 
 	kresult *res = (kresult *)(mem + zcells + T * per);
 	step_job job = {&k, a0, mem + zcells, per, res};
@@ -696,21 +754,93 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	c->total = r.total;
 }
 
+
+void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
+{
+	const int D = v->dims, last = D - 1;
+	int a0 = -1, active = 0;
+	for (int d = last; d >= 0; d--)
+		if (lbt_gext(v, d) >= 2) {
+			active++;
+			a0 = d;
+		}
+	if (!active)
+		return; /* one PE: no links, nothing moves, no statistics */
+	if (v->cut && v->cut->axis == last) { /* a 1-D torus cut between ranks */
+		lbt_ref_lm_step(v, cond, c);
+		return;
+	}
+	/* The layout the kernel relies on (lbt_grid's): aligned rows, whole-vector pitch. */
+	if ((uintptr_t)v->load % LBT_ALIGN || (D > 1 && v->stride[last - 1] % 16) || v->stride[last] != 1) {
+		lbt_ref_lm_step(v, cond, c);
+		return;
+	}
+#if W == 8
+	if (active >= 3 && dense_one(v, cond, c)) /* a small grid in one dense int16 copy (lm_dense.h) */
+		return;
+#endif
+	if (v->cut) /* the neighbouring ranks' old slabs, into the halo */
+		lbt_halo_fill(v, a0);
+	step_range(v, cond, a0, active, 0, v->ext[a0], c);
+}
+
 #if W == 16
 #include "lm_avx512_steps.h"
 #endif
 
+/* Several steps on a cut view between two halo exchanges (deep halos):
+ * with a halo of 2m layers below the block and m above, filled once, step
+ * j = 1..m updates the block and the halo's layers within 2(m-j) below it
+ * and m-j above it (clipped at a mesh's ends). Each step's range reads old
+ * layers 2 below and 1 above it, all inside the last step's range, so every
+ * layer it writes holds what the rank owning it computes: the block's last
+ * step reads the exact layers a one-step exchange would have filled. Counts
+ * are the block's. Only where no stop can end the call early: a stop
+ * decides on extremes over all ranks, which no rank knows here. Returns
+ * the steps done, 0: none (one step at a time instead). */
+static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	const lbt_cut *cut = v->cut;
+	const int D = v->dims, last = D - 1;
+	if (!cut || n < 2 || !cut->slab || cut->axis == last || cut->depth < 2 * LBT_HALO ||
+	    (stop && (stop->ldiff >= 0 || stop->shared || stop->max >= stop->min)))
+		return 0;
+	if ((uintptr_t)v->load % LBT_ALIGN || v->stride[last - 1] % 16 || v->stride[last] != 1)
+		return 0;
+	int active = 0;
+	for (int d = 0; d < D; d++)
+		active += lbt_gext(v, d) >= 2;
+	const int a0 = cut->axis; /* the first active axis: the cut's */
+	const int64_t n0 = v->ext[a0], N = cut->gext[a0], g0 = v->origin[a0];
+	const int m = n < cut->depth / LBT_HALO ? n : cut->depth / LBT_HALO;
+	cut->fill(v, cut, a0, LBT_HALO * m);
+	for (int j = 1; j <= m; j++) {
+		int64_t rlo = -(int64_t)LBT_HALO * (m - j), rhi = n0 + (m - j);
+		if (!cut->torus[a0]) {
+			rlo = g0 + rlo < 0 ? -g0 : rlo;
+			rhi = g0 + rhi > N ? N - g0 : rhi;
+		}
+		c[j - 1] = (lbt_counts){0};
+		step_range(v, cond, a0, active, rlo, rhi, &c[j - 1]);
+		if (c[j - 1].nomem)
+			return j;
+	}
+	return m;
+}
+
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                                    lbt_lm_cache *cache, lbt_counts *c)
 {
+	int done = cut_steps(v, cond, n, stop, c);
+	if (done)
+		return done;
 #if W == 16
-	const int done = bytes_steps(v, cond, n, max, stop, cache, c);
+	done = bytes_steps(v, cond, n, max, stop, cache, c);
 #elif W == 8
-	int done = dense_many(v, cond, n, max, stop, cache, c);
+	done = dense_many(v, cond, n, max, stop, cache, c);
 	if (!done)
 		done = ring16_steps(v, cond, n, max, stop, cache, c);
 #else
-	const int done = 0;
 	(void)n;
 	(void)max;
 	(void)stop;

@@ -63,6 +63,14 @@ static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_
 	ro->full_stats = c->full_stats;
 	ro->verify = c->verify;
 	set->cut = lbt_sim_cut();
+	const char *halo = getenv("LBTORUS_HALO"); /* steps between halo exchanges (lbtorus/comm.h) */
+	if (set->cut && halo) {
+		int64_t k;
+		int st = lbt_parse_i64(halo, 1, LBT_CUT_MAX_STEPS, "LBTORUS_HALO (steps between halo exchanges)", &k, e);
+		if (st)
+			return st;
+		set->cut = (int)k;
+	}
 	if (c->max_steps < 0)
 		return lbt_errf(e, LBT_EINVAL, "max_steps %lld: give a number >= 0", (long long)c->max_steps);
 	/* as_command "run": the words of `lbtorus run` (its options, "run: " before what it checks itself) */

@@ -163,6 +163,9 @@ static void help(void)
 	       "which writes them. LBTORUS_CUT=1 cuts the\n"
 	       "torus on one process too (the distributed code paths, for tests);\n"
 	       "LBTORUS_COMM_STATS=FILE writes each rank's time, halo bytes and waits there.\n"
+	       "LBTORUS_HALO=K (1..16, default 1): a halo deep enough for K Liquid-model steps\n"
+	       "between exchanges; a run of --until steps:N then exchanges once per K steps\n"
+	       "(on slabs: a grid of ranks cutting several axes takes K = 1).\n"
 	       "\n"
 	       "example: lbtorus run --shape 128x128 --method lm-c5 --init worst:5 --until balanced\n");
 }

@@ -123,11 +123,15 @@ void lbt_cut_block(const lbt_cut *c, int r, int *coord, int64_t *lo, int64_t *le
 	}
 }
 
-int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, lbt_err *e)
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
+                 lbt_err *e)
 {
 	memset(c, 0, sizeof *c);
 	if (D < 1 || D > LBT_CUT_MAXD)
 		return lbt_errf(e, LBT_EINVAL, "a torus of %d axes cannot be cut (at most %d)", D, LBT_CUT_MAXD);
+	if (steps < 1 || steps > LBT_CUT_MAX_STEPS)
+		return lbt_errf(e, LBT_EINVAL, "halo of %d steps: give 1 to %d steps between halo exchanges", steps,
+		                LBT_CUT_MAX_STEPS);
 	c->ranks = lbt_comm_size();
 	c->rank = lbt_comm_rank();
 	c->fill = lbt_comm_fill;
@@ -151,6 +155,10 @@ int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wra
 		c->axis++;
 	c->slab = cuts <= 1 && c->axis == first;
 	c->by_pe = c->on[D - 1];
+	/* deep halos on a slab of an axis before the last (the Liquid model's
+	   vector kernel steps those); a cut last axis, or a block of several
+	   cut axes, one step at a time (the reference) */
+	c->depth = c->slab && !c->by_pe ? steps * LBT_HALO : LBT_HALO;
 	lbt_cut_block(c, c->rank, c->coord, c->lo, c->len);
 	return lbt_comm_cart_open(c, e);
 }
@@ -159,7 +167,7 @@ int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_er
 {
 	c->rows = rows;
 	c->parts = real ? malloc((size_t)(rows * LBT_CUT_SEGMENTS) * sizeof *c->parts) : NULL;
-	c->halo = malloc((size_t)layer_cells * LBT_CUT_BUFFERS * (sizeof(int32_t) + sizeof(double)));
+	c->halo = malloc((size_t)layer_cells * (size_t)(4 * c->depth) * (sizeof(int32_t) + sizeof(double)));
 	if ((c->parts || !real) && c->halo)
 		return LBT_OK;
 	lbt_cut_close(c);
@@ -352,14 +360,14 @@ void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
 	}
 }
 
-int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int64_t *k)
+int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int layers, int64_t *k)
 {
 	int64_t lo, len;
 	if (cut->ranks == 1)
 		lo = cut->lo[axis], len = cut->len[axis];
 	else
 		lbt_comm_slab(cut->gext[axis], cut->nr[axis], q, &lo, &len);
-	*k = h < 2 ? h - LBT_HALO : len + h - LBT_HALO;
+	*k = h < layers ? h - layers : len + h - layers;
 	int64_t g = lo + *k, n = cut->gext[axis];
 	if (g >= 0 && g < n)
 		return g;

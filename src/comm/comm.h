@@ -31,11 +31,16 @@ int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt
 /* A cut of a torus of D axes with extents ext (wrap[d]: axis d wraps) over
  * all ranks on the grid nr (lbt_cut_grid): this rank's block, its place,
  * the cut axes (those cut into 2 or more; on one rank the first axis with
- * links: a slab of one). Then lbt_cut_rows allocates the parts of `rows`
+ * links: a slab of one), a halo deep enough for `steps` steps between
+ * exchanges (1 .. LBT_CUT_MAX_STEPS, else LBT_EINVAL; depth = LBT_HALO
+ * steps) on a slab whose axis is not the last, for one step (LBT_HALO)
+ * otherwise: the several axes of a block are filled one after another and
+ * their kernels take one step an exchange. Then lbt_cut_rows allocates the parts of `rows`
  * rows if the loads are real-valued (real; integer sums are reduced
  * exactly, without parts) and the fill's buffers for layers of layer_cells
  * PEs. */
-int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, lbt_err *e);
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
+                 lbt_err *e);
 int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_err *e);
 void lbt_cut_close(lbt_cut *c);
 /* The block of rank r of c's grid: its coordinates, first layers and extents. */
@@ -118,9 +123,10 @@ int lbt_posix_close(int fd, const char *path, int write, lbt_err *e);
 int lbt_posix_read_at(int fd, const char *path, int64_t off, void *buf, size_t n, lbt_err *e);
 int lbt_posix_write_at(int fd, const char *path, int64_t off, const void *buf, size_t n, lbt_err *e);
 
-/* The halo of a cut view's cut axis `axis` from the neighbouring blocks:
- * the load field, and the real field if the view has one (lbt_cut.fill). */
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis);
+/* The halo of a cut view's cut axis `axis` from the neighbouring blocks,
+ * `layers` on each side (at most the axis's halo): the load field, and the
+ * real field if the view has one (lbt_cut.fill). */
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers);
 
 /* What the fills share. A layer: the PEs with one coordinate k (local) on
  * the axis, spanning the halo of the cut axes before it, packed (load
@@ -128,9 +134,9 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis);
 size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut, int axis);
 void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, void *buf);
 void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, const void *buf);
-/* Halo layer h (0..3: local -2, -1, n, n+1) on axis `axis` of the block at
- * place q of that axis: its global layer, or -1 if there is none (beyond a
- * mesh's end); *k its local index. */
-int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int64_t *k);
+/* Halo layer h (0 .. 2 layers - 1: local -layers .. -1, n .. n + layers -
+ * 1) on axis `axis` of the block at place q of that axis: its global
+ * layer, or -1 if there is none (beyond a mesh's end); *k its local index. */
+int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int layers, int64_t *k);
 
 #endif

@@ -7,15 +7,17 @@
  *
  * The ranks of a cut torus form a Cartesian grid (MPI_Cart_create, periodic
  * where the torus wraps, reorder = 0: a rank's place is its row-major place).
- * The halo fill of one axis: every rank needs the 4 layers around its block
- * on that axis (2 on each side, wrapped on a torus), from the ranks of its
- * line of the grid along the axis; whoever holds a layer sends it. A rank
- * that needs a layer of mine holds one of the layers I need (blocks are
+ * The halo fill of one axis: every rank needs the layers around its block
+ * on that axis (LBT_HALO on each side, or up to the cut's depth for several
+ * steps between exchanges; wrapped on a torus), from the ranks of its line
+ * of the grid along the axis; whoever holds a layer sends it. A rank that
+ * needs a layer of mine holds one of the layers I need (blocks are
  * contiguous along an axis), so each rank talks only to the owners of its
- * own 4 halo layers, and sends them what they need of its block (message
+ * own halo layers, and sends them what they need of its block (message
  * tag: the receiver's halo position). Who sends what to whom is the same
- * at every fill of an axis: persistent requests, made at the first
- * (MPI_Send_init, MPI_Recv_init) and started at each (MPI_Startall). The
+ * at every fill of an axis with as many layers: persistent requests, made
+ * at the first (MPI_Send_init, MPI_Recv_init), sized by its layers, and
+ * started at each (MPI_Startall). The
  * owner of a layer may be two ranks away on a short axis, which is why the
  * exchange is not MPI_Cart_shift's neighbours' (MPI_Neighbor_alltoallw). */
 #include <stdio.h>
@@ -293,23 +295,28 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 	return 1;
 }
 
-/* One axis's exchange as persistent requests (made at its first fill, started
- * at every later one): the halo layers it receives (need[h] >= 0: global
- * layer, k[h] its local index; own[h]: mine, copied), the layers of my block
- * it sends (packed[b], local). A view with a real field moves other bytes:
+/* One axis's exchange of `layers` layers a side as persistent requests
+ * (made at its first fill, started at every later one): the H = 2 x layers
+ * halo layers it receives (need[h] >= 0: global layer, k[h] its local
+ * index; own[h]: mine, copied), the layers of my block it sends
+ * (packed[b], local: at most H), its requests (at most H receives and, per
+ * partner, at most H sends). A view with a real field moves other bytes:
  * its own exchange. */
 typedef struct {
 	int made, nreq, npacked;
 	size_t bytes;
-	int64_t need[4], k[4], packed[4];
-	unsigned char own[4];
-	MPI_Request req[20];
+	int64_t *need, *k, *packed;
+	unsigned char *own;
+	MPI_Request *req;
 } exchange;
 
-/* The Cartesian communicator and the exchanges, per axis and with or without a real field. */
+#define LBT_FILL_LAYERS (LBT_CUT_MAX_STEPS * LBT_HALO) /* the deepest fill: a cut's depth at most */
+
+/* The Cartesian communicator and the exchanges, per axis, with or without
+ * a real field, and per number of layers (1 .. LBT_FILL_LAYERS). */
 typedef struct {
 	MPI_Comm comm;
-	exchange x[LBT_CUT_MAXD][2];
+	exchange x[LBT_CUT_MAXD][2][LBT_FILL_LAYERS];
 } cart;
 
 int lbt_comm_cart_open(lbt_cut *c, lbt_err *e)
@@ -347,8 +354,13 @@ void lbt_comm_cart_close(lbt_cut *c)
 		return;
 	for (int d = 0; d < LBT_CUT_MAXD; d++)
 		for (int real = 0; real < 2; real++)
-			for (int i = 0; i < g->x[d][real].nreq; i++)
-				MPI_Request_free(&g->x[d][real].req[i]);
+			for (int l = 0; l < LBT_FILL_LAYERS; l++) {
+				exchange *x = &g->x[d][real][l];
+				for (int i = 0; i < x->nreq; i++)
+					MPI_Request_free(&x->req[i]);
+				free(x->need);
+				free(x->req);
+			}
 	MPI_Comm_free(&g->comm);
 	free(g);
 	c->comm = NULL;
@@ -378,19 +390,29 @@ void lbt_cut_chain(const lbt_cut *cut, int axis, double *acc, int64_t n, void (*
 		MPI_Send(acc + at, (int)(n - at < most ? n - at : most), MPI_DOUBLE, line_rank(cut, axis, q + 1), 0, comm);
 }
 
-/* Axis `axis`'s exchange for a view like v: the layers it needs, whose
- * owners (the ranks of its line) send them; what the partners need of its
- * block lies within 2 layers of its ends: at most 4 layers, each packed
- * once and sent to whoever needs it (message tag: the receiver's halo
- * position). */
-static void exchange_make(exchange *x, const lbt_view *v, const lbt_cut *cut, int axis, MPI_Comm comm)
+/* Axis `axis`'s exchange of `layers` layers a side for a view like v: the
+ * layers it needs, whose owners (the ranks of its line) send them; what
+ * the partners need of its block lies within `layers` layers of its ends:
+ * at most H = 2 x layers layers, each packed once and sent to whoever needs
+ * it (message tag: the receiver's halo position). */
+static void exchange_make(exchange *x, const lbt_view *v, const lbt_cut *cut, int axis, int layers, MPI_Comm comm)
 {
 	const int64_t lo = v->origin[axis], n = v->ext[axis];
 	const int R = cut->ranks > 1 ? cut->nr[axis] : 1, me = cut->ranks > 1 ? cut->coord[axis] : 0;
-	char *recv = cut->halo, *send = cut->halo + 4 * x->bytes; /* 4 layers in, 4 out */
-	int partner[4], npartners = 0;
-	for (int h = 0; h < 4; h++) {
-		x->need[h] = lbt_comm_halo_layer(cut, axis, me, h, &x->k[h]);
+	const int H = 2 * layers;
+	char *recv = cut->halo, *send = cut->halo + (size_t)H * x->bytes; /* H layers in, at most H out */
+	int *partner = malloc((size_t)H * sizeof *partner), npartners = 0;
+	x->need = malloc((size_t)H * 3 * sizeof *x->need + (size_t)H);
+	x->req = malloc((size_t)(H + H * H) * sizeof *x->req);
+	if (!partner || !x->need || !x->req) {
+		fprintf(stderr, "lbtorus: rank %d: no memory for a halo exchange's requests\n", rank);
+		lbt_comm_abort(1);
+	}
+	x->k = x->need + H;
+	x->packed = x->need + 2 * H;
+	x->own = (unsigned char *)(x->need + 3 * H);
+	for (int h = 0; h < H; h++) {
+		x->need[h] = lbt_comm_halo_layer(cut, axis, me, h, layers, &x->k[h]);
 		if (x->need[h] < 0)
 			continue;
 		const int o = R > 1 ? lbt_comm_owner(cut->gext[axis], R, x->need[h]) : me;
@@ -404,15 +426,15 @@ static void exchange_make(exchange *x, const lbt_view *v, const lbt_cut *cut, in
 			partner[npartners++] = o;
 	}
 	for (int p = 0; p < npartners; p++)
-		for (int h = 0; h < 4; h++) {
-			int64_t kp, g = lbt_comm_halo_layer(cut, axis, partner[p], h, &kp);
+		for (int h = 0; h < H; h++) {
+			int64_t kp, g = lbt_comm_halo_layer(cut, axis, partner[p], h, layers, &kp);
 			if (g < lo || g >= lo + n)
 				continue;
 			int b = 0;
 			while (b < x->npacked && x->packed[b] != g - lo)
 				b++;
-			if (b == 4) { /* cannot happen: blocks are contiguous along an axis */
-				fprintf(stderr, "lbtorus: rank %d: a fifth layer of its block wanted by its neighbours\n", rank);
+			if (b == H) { /* cannot happen: blocks are contiguous along an axis */
+				fprintf(stderr, "lbtorus: rank %d: more than %d layers of its block wanted by its neighbours\n", rank, H);
 				lbt_comm_abort(1);
 			}
 			if (b == x->npacked)
@@ -420,36 +442,46 @@ static void exchange_make(exchange *x, const lbt_view *v, const lbt_cut *cut, in
 			MPI_Send_init(send + (size_t)b * x->bytes, (int)x->bytes, MPI_BYTE, line_rank(cut, axis, partner[p]), h,
 			              comm, &x->req[x->nreq++]);
 		}
+	free(partner);
 	x->made = 1;
 }
 
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis)
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 {
 	const double t0 = MPI_Wtime();
-	exchange one = {0}, *x = cut->comm ? &((cart *)cut->comm)->x[axis][v->real != NULL] : &one;
+	if (layers < 1 || layers > (axis == cut->axis ? cut->depth : LBT_HALO)) { /* cannot happen: the kernels fill their halo */
+		fprintf(stderr, "lbtorus: rank %d: a fill of %d layers on axis %d, deeper than its halo\n", rank, layers, axis);
+		lbt_comm_abort(1);
+	}
+	exchange one = {0}, *x = cut->comm ? &((cart *)cut->comm)->x[axis][v->real != NULL][layers - 1] : &one;
 	if (!x->made) {
 		x->bytes = lbt_comm_layer_bytes(v, cut, axis);
-		exchange_make(x, v, cut, axis, cut->comm ? ((cart *)cut->comm)->comm : MPI_COMM_WORLD);
+		exchange_make(x, v, cut, axis, layers, cut->comm ? ((cart *)cut->comm)->comm : MPI_COMM_WORLD);
 	}
-	char *recv = cut->halo, *send = cut->halo + 4 * x->bytes;
+	const int H = 2 * layers;
+	char *recv = cut->halo, *send = cut->halo + (size_t)H * x->bytes;
 	for (int b = 0; b < x->npacked; b++)
 		lbt_comm_layer_get(v, cut, axis, x->packed[b], send + (size_t)b * x->bytes);
 	if (x->nreq)
 		MPI_Startall(x->nreq, x->req);
-	for (int h = 0; h < 4; h++)
+	for (int h = 0; h < H; h++)
 		if (x->need[h] >= 0 && x->own[h])
 			lbt_comm_layer_get(v, cut, axis, x->need[h] - v->origin[axis], recv + h * x->bytes);
 	const double t1 = MPI_Wtime();
 	if (x->nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
 		MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
 	const double t2 = MPI_Wtime();
-	for (int h = 0; h < 4; h++)
+	for (int h = 0; h < H; h++)
 		if (x->need[h] >= 0)
 			lbt_comm_layer_put(v, cut, axis, x->k[h], recv + h * x->bytes);
 	int sends = 0;
-	for (int h = 0; h < 4; h++)
+	for (int h = 0; h < H; h++)
 		sends += x->need[h] >= 0 && !x->own[h];
 	sends = x->nreq - sends; /* the requests beyond the receives */
+	if (x == &one) { /* no communicator (one process): no requests either, nothing kept */
+		free(one.need);
+		free(one.req);
+	}
 	tally.fills++;
 	tally.halo_messages += sends;
 	tally.halo_bytes += (int64_t)sends * (int64_t)x->bytes;

@@ -78,10 +78,10 @@ void lbt_cut_chain(const lbt_cut *cut, int axis, double *acc, int64_t n, void (*
 	add(ctx, acc);
 }
 
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis)
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 {
-	for (int h = 0; h < 4; h++) {
-		int64_t k, g = lbt_comm_halo_layer(cut, axis, 0, h, &k);
+	for (int h = 0; h < 2 * layers; h++) {
+		int64_t k, g = lbt_comm_halo_layer(cut, axis, 0, h, layers, &k);
 		if (g < 0)
 			continue;
 		lbt_comm_layer_get(v, cut, axis, g - v->origin[axis], cut->halo);

@@ -37,7 +37,7 @@ size_t lbt_type_size(lbt_type t) { return t == LBT_F64 ? sizeof(double) : sizeof
  * always 0, and a kernel reading "the next PE" along it reads the PE itself,
  * which is what a torus's halo held. The slab axis of a cut keeps its halo
  * even when a rank holds one layer of it. */
-static void layout(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole)
+static void layout(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole, const lbt_cut *cut)
 {
 	g->shape = *s;
 	g->whole = *s;
@@ -49,8 +49,9 @@ static void layout(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole)
 	for (int d = D - 2; d >= 0; d--) {
 		const int links = whole->ext[d] >= 2;
 		g->stride[d] = links ? slab : 0;
-		g->span[d] = links ? s->ext[d] + 2 * LBT_HALO : 1;
-		g->origin += LBT_HALO * g->stride[d];
+		const int64_t halo = cut && d == cut->axis ? cut->depth : LBT_HALO; /* a cut axis: as deep as its cut says */
+		g->span[d] = links ? s->ext[d] + 2 * halo : 1;
+		g->origin += halo * g->stride[d];
 		slab *= g->span[d];
 	}
 	g->cells = slab;
@@ -62,26 +63,26 @@ int64_t lbt_grid_cells(const lbt_shape *s)
 	if (lbt_shape_check(s, "shape", NULL))
 		return -1;
 	memset(&g, 0, sizeof g);
-	layout(&g, s, s);
+	layout(&g, s, s, NULL);
 	return g.cells;
 }
 
-/* A grid of shape s laid out as a block of `whole`. */
-static int grid_init(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole, lbt_err *e)
+/* A grid of shape s laid out as a block of `whole` (cut: its place in it). */
+static int grid_init(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole, const lbt_cut *cut, lbt_err *e)
 {
 	memset(g, 0, sizeof *g);
 	int status = lbt_shape_check(s, "grid shape", e);
 	if (status)
 		return status;
-	layout(g, s, whole);
+	layout(g, s, whole, cut);
 	if ((uint64_t)g->cells > (UINT64_C(1) << 40))
 		return lbt_errf(e, LBT_ENOMEM, "grid of %lld cells is too large", (long long)g->cells);
 	return lbt_grid_add_field(g, "load", LBT_I32, e);
 }
 
-int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e) { return grid_init(g, s, s, e); }
+int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e) { return grid_init(g, s, s, NULL, e); }
 
-int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int real, lbt_err *e)
+int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int real, int steps, lbt_err *e)
 {
 	lbt_cut *cut = calloc(1, sizeof *cut);
 	if (!cut)
@@ -94,7 +95,7 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int
 		wrap[d] = whole->bnd[d] == LBT_TORUS;
 	int status = lbt_cut_grid(lbt_comm_size(), D, whole->ext, ranks, nr, e), opened = 0;
 	if (!status)
-		opened = !(status = lbt_cut_open(cut, D, whole->ext, wrap, nr, e));
+		opened = !(status = lbt_cut_open(cut, D, whole->ext, wrap, nr, steps, e));
 	if (!status) {
 		int64_t layer = 0; /* the largest layer a fill moves: a cut axis's, spanning the halo of those before */
 		for (int d = 0; d < D; d++) {
@@ -108,7 +109,7 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int
 		status = lbt_cut_rows(cut, lbt_shape_pes(&local) / (cut->by_pe ? 1 : local.ext[last]), real, layer, e);
 	}
 	if (!status)
-		status = grid_init(g, &local, whole, e);
+		status = grid_init(g, &local, whole, cut, e);
 	if (status) {
 		if (opened)
 			lbt_cut_close(cut);

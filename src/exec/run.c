@@ -559,7 +559,7 @@ static void loop_init(run_loop *l, lbt_state *st, const lbt_run_opts *o, lbt_sum
 	/* The state alone decides the future: a step that moves nothing, or a recurring state, ends the run. */
 	l->closed = !l->wl && (st->method->flags & LBT_M_DETERMINISTIC);
 	const lbt_until_kind uk = o->until.kind;
-	l->batch = o->batch && st->method->steps && !l->wl && !o->verify && !l->full && l->N == 0 && !st->grid.cut &&
+	l->batch = o->batch && st->method->steps && !l->wl && !o->verify && !l->full && l->N == 0 &&
 	           (uk == LBT_UNTIL_STEPS || uk == LBT_UNTIL_SHARED || uk == LBT_UNTIL_BALANCED || uk == LBT_UNTIL_FLAT);
 	/* at most 64 steps and about 2^28 site updates a call: an interrupt waits for the call */
 	const int64_t per_call = ((int64_t)1 << 28) / (l->P * (l->D > 0 ? l->D : 1));

@@ -315,7 +315,7 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	for (int d = 0; slabs && !cfg->ranks && d < shape.dims; d++)
 		nr[d] = d == first ? lbt_comm_size() : 1;
 	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, cfg->ranks || slabs ? nr : NULL,
-	                                      st->method->load == LBT_LOAD_REAL, e)
+	                                      st->method->load == LBT_LOAD_REAL, cfg->cut, e)
 	                  : lbt_grid_init(&st->grid, &shape, e);
 	if (cfg->cut) {
 		const int all = lbt_comm_agree(status, e);

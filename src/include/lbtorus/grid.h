@@ -13,7 +13,8 @@
 
 /* Layout, for shape (n0, ..., n_{D-1}):
  *   pitch  = stride[D-1 - 1] = round_up(LEAD + n_{D-1} + LBT_HALO, 16) cells;
- *   outer axes: span[d] = n_d + 2*LBT_HALO and stride[d] = the product of
+ *   outer axes: span[d] = n_d + 2*LBT_HALO (the first cut axis of a rank's
+ *   block: n_d + 2*cut->depth, lbtorus/kernels.h) and stride[d] = the product of
  *   span[e] over e > d (one layer of the axes inside d); but an outer axis
  *   of extent 1 in the whole torus (it has no links) has no halo: span[d] =
  *   1 and stride[d] = 0, so its neighbours read as the PE itself;
@@ -57,9 +58,10 @@ typedef struct {
 int lbt_grid_init(lbt_grid *g, const lbt_shape *s, lbt_err *e); /* with "load", zeroed */
 /* This rank's block of the torus `whole` cut between all ranks on the grid
  * of ranks `ranks` (whole.dims entries; NULL: chosen, lbtorus/comm.h), with
- * room for the partial sums of real-valued loads if `real` (collective; on
- * one rank, a cut of one slab: the distributed code paths on one process). */
-int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int real, lbt_err *e);
+ * room for the partial sums of real-valued loads if `real` and a halo for
+ * `steps` steps between exchanges (lbt_cut.depth; collective; on one rank,
+ * a cut of one slab: the distributed code paths on one process). */
+int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int real, int steps, lbt_err *e);
 /* The global coordinate on axis d of the grid's local coordinate 0. */
 int64_t lbt_grid_lo(const lbt_grid *g, int d);
 /* The whole torus's row-major flat index of the first PE of the grid's row

@@ -40,7 +40,14 @@ struct lbt_view;
  * same order; a layer of axis d spans the halo of the cut axes before d,
  * so after fills in axis order the edge and corner cells are the
  * neighbours'). A slab (`slab`: one cut axis, `axis`, the first with links)
- * is the one-axis case. A kernel working on a cut view reads its
+ * is the one-axis case. The halo of the cut axis `axis` is `depth` layers
+ * deep on each side: LBT_HALO for one step between exchanges; 2k for k
+ * (a Liquid-model step reads old layers i-2..i+1, so a rank that steps its
+ * block and a halo shrinking by 2 below and 1 above, k times, needs 2k
+ * layers below and k above), on a slab whose axis is not the last only
+ * (lbt_cut_open; on any other cut, several axes among them, every halo is
+ * LBT_HALO deep and the kernels take one step an exchange). `fill` fills `layers`
+ * <= depth of them on each side. A kernel working on a cut view reads its
  * neighbours there, decides every boundary by global coordinates, counts
  * only the links whose lower PE it holds, and hands over what a single
  * process would reduce in a fixed order:
@@ -69,15 +76,18 @@ typedef struct lbt_cut {
 	int axis;              /* the first cut axis */
 	int slab;              /* 1: the only cut axis is the first with links (a slab of one axis) */
 	int rank, ranks;
-	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut, int axis);
+	int depth;             /* halo layers on each side of `axis` (>= LBT_HALO, even; LBT_HALO on the others) */
+	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut, int axis, int layers);
 	double *parts;         /* room for LBT_CUT_SEGMENTS x `rows` parts */
 	int64_t rows;          /* parts per segment and term: rows of the last axis in this block, or,
 	                          if the last axis is cut (by_pe), its PEs (segments x terms <= LBT_CUT_SEGMENTS) */
 	int by_pe;
-	char *halo;            /* the fill's buffers: LBT_CUT_BUFFERS layers of load and real cells */
+	char *halo;            /* the fill's buffers: 4 depth layers of load and real cells */
 	void *comm;            /* the MPI layer's Cartesian communicator and its exchanges (NULL: none) */
 } lbt_cut;
-#define LBT_CUT_BUFFERS 8   /* 4 halo layers received; 4 sent: others need only a block's 2 first and 2 last layers */
+/* The fill's buffers hold 2 depth halo layers received and 2 depth sent:
+ * others need only a block's depth first and depth last layers. */
+#define LBT_CUT_MAX_STEPS 16 /* steps between exchanges (depth 2k) at most */
 #define LBT_CUT_SEGMENTS 24 /* 3 colours x 8 axes: dimension exchange's substeps */
 #define LBT_CUT_SLOTS 48    /* per substep and direction */
 

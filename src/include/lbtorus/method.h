@@ -154,8 +154,9 @@ typedef struct {
 	                                         One the method does not take is an error. */
 	const char *speeds;   /* NULL: no field "speed", or const:1 for a method that reads one (speeds.h) */
 	const char *link;     /* NULL: lan (speeds.h, lbt_link_parse) */
-	int cut;              /* 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
-	                         one slab, the distributed code paths) */
+	int cut;              /* k >= 1: cut the torus between all ranks (lbtorus/comm.h; on one rank:
+	                         one slab, the distributed code paths), with a halo for k steps
+	                         between exchanges (at most LBT_CUT_MAX_STEPS; a slab only, else 1) */
 	const char *ranks;    /* NULL, or the grid of ranks of a cut torus, "4x2x1": one count per
 	                         axis, their product the rank count (NULL: the grid with the least
 	                         halo, lbtorus/comm.h) */

@@ -168,7 +168,8 @@ typedef struct {
 	int batch;             /* 1: a run of steps:N or until shared, balanced or flat may take its
 	                          steps several a call (lbt_method.steps) where nothing reads the
 	                          grid between them: no workload, --verify, full_stats or
-	                          application, one process; on_step then must not read the grid
+	                          application (a torus cut between ranks too: deep halos,
+	                          LBTORUS_HALO); on_step then must not read the grid
 	                          (its records are complete). Default 0: one step a call. */
 } lbt_run_opts;
 
