@@ -139,6 +139,10 @@ EXTRA = [
     ('16', 'torus', 'de', 'uniform:0:9', 'steps:15', 8, 'cybenko:exp:1:0.7'),
     ('5x9', 'mesh', 'fos', 'uniform:0:9', 'steps:15', 6, 'cybenko:normal:1:0.5:0.3', '--ranks', '2x3'),
     ('4x4x6', 'torus', 'fos', 'uniform:0:9', 'steps:15', 8, 'cybenko:poisson:2:1', '--ranks', '2x2x2'),
+    # the Poisson pass's runs of rows on blocks: a call per run of a plane's rows, one row a call where the
+    # last axis is cut (its rows are not n apart in global order), runs of rows where it is not
+    ('4x6x10', 'torus', 'nna', 'uniform:0:50', 'steps:15', 4, 'cybenko:poisson:2:1', '--ranks', '1x2x2'),
+    ('4x6x10', 'mesh', 'lm-c5', 'uniform:0:50', 'steps:15', 4, 'cybenko:poisson:2:1', '--ranks', '2x2x1'),
 ]
 
 
