@@ -34,9 +34,9 @@ extern "C" {
 
 /* The version of this header; lbt_version() gives the library's. LBT_ABI is
  * the soname's number (liblbtorus.so.LBT_ABI): docs/library.md. */
-#define LBT_VERSION "0.1.0"
+#define LBT_VERSION "0.2.0"
 #define LBT_VERSION_MAJOR 0
-#define LBT_VERSION_MINOR 1
+#define LBT_VERSION_MINOR 2
 #define LBT_VERSION_PATCH 0
 #define LBT_ABI 0
 

@@ -205,7 +205,7 @@ def _text(v):
 
 
 def version():
-    """The library's version ("0.1.0")."""
+    """The library's version ("0.2.0")."""
     return _version().decode()
 
 
