@@ -56,7 +56,7 @@ typedef struct {
 	char msg[512];
 } lbt_err;
 
-LBT_API const char *lbt_version(void);           /* "0.1.0": the library's version */
+LBT_API const char *lbt_version(void);           /* "0.2.0": the library's version */
 LBT_API const char *lbt_status_name(int status); /* "ok", "invalid", ..., "interrupted" */
 /* What makes this process's results, as every record's "command" names it:
  * a program or binding its call ("lbtorus.run(shape=(64, 64))"); NULL:
