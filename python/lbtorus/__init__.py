@@ -550,8 +550,9 @@ class Sim:
         with the columns of `lbtorus run --trace` (TRACE_COLUMNS, and
         WORKLOAD_COLUMNS with a workload); idle, stddev and rel are computed
         only by a Sim opened with full_stats=True (lbtorus.run(trace=True)
-        does, as the CLI's --trace), else they hold -1, NaN, NaN. Returns
-        self."""
+        does, as the CLI's --trace), else they hold -1, NaN, NaN. The files
+        of outputs(), if it was called since the last run, are written.
+        Returns self."""
         rows, failure = [], []
         names = [n for n, _ in _RECORD_FIELDS]
 
