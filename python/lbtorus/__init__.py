@@ -870,11 +870,14 @@ def reproduce(name, out_dir, threads=None, isa=None, data_dir=None, quick=False,
     return differs.value
 
 
-def _items(v):
-    """A list option's text: "a,b" for a list or tuple (a shape as "8x8"), else str(v)."""
-    if isinstance(v, (list, tuple)):
-        return ','.join(_shape_text(x) if isinstance(x, tuple) else str(x) for x in v)
-    return str(v)
+def _items(v, shapes=False):
+    """A list option's text: "a,b" for a list or tuple, else str(v); with
+    shapes, a tuple of integers is one shape ("8x8")."""
+    def shape(x):
+        return shapes and isinstance(x, tuple) and all(isinstance(k, int) for k in x)
+    if isinstance(v, (list, tuple)) and not shape(v):
+        return ','.join(_shape_text(x) if shape(x) else str(x) for x in v)
+    return _shape_text(v) if shape(v) else str(v)
 
 
 def _counts(c):
@@ -914,10 +917,11 @@ def bound(out_dir='bound', results=None, spec=None, titles=False, threads=None, 
     if results is None:
         o.sweep.results = c.text(os.path.join(str(out_dir), 'runs.jsonl'))
     for k, v in axes.items():
-        _check(_sweep_set(_c.byref(o.sweep), c.text(k.replace('_', '-')), c.text(_items(v)), _c.byref(err)), err)
+        _check(_sweep_set(_c.byref(o.sweep), c.text(k.replace('_', '-')), c.text(_items(v, k == 'shape')),
+                          _c.byref(err)), err)
     r = _BoundResult()
     kw = dict(out_dir=str(out_dir), **({'results': str(results)} if results is not None else {}),
-              **{k: _items(v) for k, v in axes.items()})
+              **{k: _items(v, k == 'shape') for k, v in axes.items()})
     c.call('bound', kw, _bound_run, _c.byref(o), _c.byref(c.b), _c.byref(r))
     out = {n: getattr(r, n) for n, _ in _BoundResult._fields_ if n not in ('reserved', 'sweep', 'plots')}
     for n in ('ran', 'published', 'drawn'):
@@ -1032,7 +1036,7 @@ def bench(sizes=None, methods=None, isa=None, threads=None, init=None, workload=
     b = _bench_default()
     for k, v in (('sizes', sizes), ('methods', methods), ('isa', isa), ('init', init), ('workload', workload)):
         if v is not None:
-            setattr(b, k, c.text(_items([v] if isinstance(v, tuple) and k == 'sizes' else v)))
+            setattr(b, k, c.text(_items(v, k == 'sizes')))
     if threads is not None:
         threads = [threads] if isinstance(threads, int) else list(threads)
         if len(threads) > 15:
