@@ -785,3 +785,27 @@ def test_ctrl_c_and_callback_errors_stop_the_batch_calls(tmp_path):
     with pytest.raises(RuntimeError, match='from the note'):
         lbtorus.search((16, 16), 50, mean=20, restarts=50, moves=100000, out=out, threads=1, note=boom)
     assert not out.exists()
+
+
+def test_reproduce_table3_is_the_papers(tmp_path):
+    """reproduce('table3'): no difference from Henrich's (1996) Table 3 —
+    every row of data/table3_lm_c5.csv and table3_nna.csv (the paper's
+    numbers, read here with csv) is a row of our table3.csv — and the same
+    table as `lbtorus reproduce table3`'s; the manifest names the call."""
+    import csv
+    data = os.path.join(SOURCE, 'data')
+    assert lbtorus.reproduce('table3', tmp_path / 'py', quick=True, threads=1, data_dir=data) == 0
+    with open(tmp_path / 'py' / 'table3.csv') as f:
+        ours = {(r['method'], r['T']): [r['P%d' % i] for i in range(8)] for r in csv.DictReader(f)}
+    for method, name in (('lm-c5', 'table3_lm_c5.csv'), ('nna', 'table3_nna.csv')):
+        with open(os.path.join(data, name)) as f:
+            rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
+        assert rows
+        for r in rows:
+            assert ours[(method, r['T'])] == [r['P%d' % i] for i in range(8)], (method, r['T'])
+    r = subprocess.run([CLI, 'reproduce', 'table3', '--out', str(tmp_path / 'cli'), '--quick'], capture_output=True,
+                       text=True, env=dict(os.environ, LBTORUS_DATA=data))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'py' / 'table3.csv').read_text() == (tmp_path / 'cli' / 'table3.csv').read_text()
+    manifest = json.loads((tmp_path / 'py' / 'table3.manifest.json').read_text())
+    assert manifest['command'] == "lbtorus.reproduce(name='table3', out_dir='%s', quick=True)" % (tmp_path / 'py')
