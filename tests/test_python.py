@@ -809,3 +809,32 @@ def test_reproduce_table3_is_the_papers(tmp_path):
     assert (tmp_path / 'py' / 'table3.csv').read_text() == (tmp_path / 'cli' / 'table3.csv').read_text()
     manifest = json.loads((tmp_path / 'py' / 'table3.manifest.json').read_text())
     assert manifest['command'] == "lbtorus.reproduce(name='table3', out_dir='%s', quick=True)" % (tmp_path / 'py')
+
+
+def test_sweep_of_axes_is_the_clis(tmp_path):
+    """sweep() with axes as keywords (no spec file): the records of `lbtorus
+    sweep` with the same options (timing, date and call aside); progress
+    sees every run finish, note a line per run, and a resumed call runs
+    nothing."""
+    run_cli(tmp_path, 'sweep', '--method', 'lm-c5,nna', '--shape', '8x8,6x10', '--init', 'uniform:0:9', '--seed',
+            '1..2', '--results', 'cli.jsonl', '--jobs', '1', '--quiet')
+    theirs = lbtorus.read_results(tmp_path / 'cli.jsonl', frame=False)
+    seen, lines = [], []
+    mine = lbtorus.sweep(results=tmp_path / 'py.jsonl', method=['lm-c5', 'nna'], shape=[(8, 8), '6x10'],
+                         init='uniform:0:9', seed=[1, 2], threads=1, frame=False, progress=seen.append,
+                         note=lines.append)
+    assert len(mine) == len(theirs) == 8
+    key = lambda rec: rec['run_key']  # noqa: E731
+    for a, b in zip(sorted(mine, key=key), sorted(theirs, key=key)):
+        assert {k: a[k] for k in a if k not in VOLATILE} == {k: b[k] for k in b if k not in VOLATILE}
+    assert mine[0]['command'] == "lbtorus.sweep(results='%s', method='lm-c5,nna', shape='8x8,6x10', " \
+        "init='uniform:0:9', seed='1,2')" % (tmp_path / 'py.jsonl')
+    assert [d['done'] for d in seen] == list(range(9)) + [8] and seen[-1]['end'] == 1 and seen[-1]['status'] == 0
+    assert lines[-1] == '8 of 8 runs done (0 skipped, 0 failed)' and len(lines) == 9
+    seen.clear()
+    lbtorus.sweep(results=tmp_path / 'py.jsonl', method='lm-c5,nna', shape='8x8,6x10', init='uniform:0:9',
+                  seed='1..2', threads=1, progress=seen.append)
+    assert seen[-1]['skipped'] == 8 and seen[-1]['done'] == 0
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.sweep(results=tmp_path / 'x.jsonl', shape='8x0')
+    assert str(e.value) == cli_error_of('sweep', '--shape', '8x0', '--results', str(tmp_path / 'x.jsonl'))

@@ -225,7 +225,6 @@ _param_describe = _proto('lbt_param_describe', _c.c_int, _c.c_int, _c.c_int, _P(
 _workload_describe = _proto('lbt_workload_describe', _c.c_int, _c.c_int, _P(_WorkloadInfo))
 _batch_default = _proto('lbt_batch_default', _Batch)
 _set_call = _proto('lbt_set_call', None, _c.c_char_p)
-_sweep_file = _proto('lbt_sweep_file', _c.c_int, _c.c_char_p, _c.c_char_p, _P(_Batch), _P(_Err))
 _experiment = _proto('lbt_experiment', _c.c_char_p, _c.c_int)
 _experiment_run = _proto('lbt_experiment_run', _c.c_int, _c.c_char_p, _c.c_char_p, _P(_Batch), _P(_i64),
                          _P(_Err))
@@ -241,6 +240,8 @@ _search_default = _proto('lbt_search_default', _SearchSpec)
 _search_run = _proto('lbt_search_run', _c.c_int, _P(_SearchSpec), _P(_Batch), _P(_Err))
 _figure_default = _proto('lbt_figure_default', _FigureSpec)
 _figure_write = _proto('lbt_figure_write', _c.c_int, _P(_FigureSpec), _P(_Err))
+_sweep_default = _proto('lbt_sweep_default', _SweepOpts)
+_sweep_run = _proto('lbt_sweep_run', _c.c_int, _P(_SweepOpts), _P(_Batch), _P(_SweepCounts), _P(_Err))
 _sweep_set = _proto('lbt_sweep_set', _c.c_int, _P(_SweepOpts), _c.c_char_p, _c.c_char_p, _P(_Err))
 _bound_default = _proto('lbt_bound_default', _BoundOpts)
 _bound_run = _proto('lbt_bound_run', _c.c_int, _P(_BoundOpts), _P(_Batch), _P(_BoundResult), _P(_Err))
@@ -797,12 +798,12 @@ def read_trace(path):
 
 class _Batch_call:
     """One batch call's lbt_batch (threads: runs at once, isa, data_dir,
-    quick, titles) with its interrupt flag and note callback, and the
+    quick) with its interrupt flag and note callback, and the
     Python callbacks' exceptions: a callback that raises sets the flag (the
     call stops after its current step) and its exception is raised again
     by call()."""
 
-    def __init__(self, threads=None, isa=None, note=None, data_dir=None, quick=False, titles=False):
+    def __init__(self, threads=None, isa=None, note=None, data_dir=None, quick=False):
         self.b = _batch_default()
         if threads is not None:
             self.b.threads = _integer('threads', threads, -2**31, 2**31 - 1)  # <= 0: all cores
@@ -810,7 +811,7 @@ class _Batch_call:
         for k, v in (('isa', isa), ('data_dir', data_dir)):
             if v is not None:
                 setattr(self.b, k, self.text(v))
-        self.b.quick, self.b.titles = int(bool(quick)), int(bool(titles))
+        self.b.quick = int(bool(quick))
         self.flag = _c.c_int(0)  # the library's interrupt flag (a sig_atomic_t)
         self.b.interrupt = _c.addressof(self.flag)
         self.b.note = self.lines(note) if note else _NOTE()
@@ -849,15 +850,46 @@ class _Batch_call:
         _check(status, err)
 
 
-def sweep(spec, results, threads=None, isa=None, note=None, frame=None):
-    """The runs of the sweep spec file `spec` (docs/usage.md, "Spec files")
-    not yet in `results` (JSON lines, appended; a later call resumes), as
-    `lbtorus sweep --spec` runs them, `threads` at once; note(line), if
-    given, gets the progress. Returns every record of `results`
-    (read_results)."""
-    c = _Batch_call(threads, isa, note)
-    c.call('sweep', dict(spec=str(spec), results=str(results)), _sweep_file, str(spec).encode(),
-           str(results).encode(), _c.byref(c.b))
+def sweep(spec=None, results=None, threads=None, isa=None, note=None, frame=None, run_threads=None, verify=False,
+          progress=None, **axes):
+    """`lbtorus sweep`: the runs of the spec file `spec` (docs/usage.md,
+    "Spec files") and of the axes given as keywords (method, shape,
+    boundary, init, until, workload, seed, max_steps, warmup, solo_pes: each
+    text, "8..64*2", or a list of items; an axis given replaces the file's)
+    not yet in `results` (JSON lines, appended; a later call resumes),
+    `threads` at once (the CLI's --jobs; run_threads: the threads of each
+    run of solo_pes PEs or more, --threads; verify: step the scalar
+    reference beside). progress(counts), if given, gets a dict of the
+    sweep's counts (total, skipped, done, failed, unconverged, seconds,
+    rate, eta, torn, completed, end, status, rank) after every finished run,
+    before the first and at the end; note(line) a line "N of M runs done (S
+    skipped, F failed)" at the same times but the end. Returns every record
+    of `results` (read_results)."""
+    if results is None:
+        raise Error(1, 'sweep: name the results file (results=FILE.jsonl)')
+    c = _Batch_call(threads, isa)
+    o, err = _sweep_default(), _Err()
+    if spec is not None:
+        o.spec = c.text(spec)
+    o.results, o.verify = c.text(results), int(bool(verify))
+    if run_threads is not None:
+        o.threads = _integer('run_threads', run_threads, 1, 2**31 - 1)
+    for k, v in axes.items():
+        _check(_sweep_set(_c.byref(o), c.text(k.replace('_', '-')), c.text(_items(v, k == 'shape')), _c.byref(err)),
+               err)
+
+    def counts(ctx, p):
+        d = _counts(p.contents)
+        if note and not d['end']:
+            note('%d of %d runs done (%d skipped, %d failed)' % (d['done'] + d['failed'], d['total'] - d['skipped'],
+                                                                 d['skipped'], d['failed']))
+        if progress:
+            progress(d)
+    if note or progress:
+        o.progress = type(o.progress)(c.guard(counts))
+    kw = dict(**({'spec': str(spec)} if spec is not None else {}), results=str(results),
+              **{k: _items(v, k == 'shape') for k, v in axes.items()})
+    c.call('sweep', kw, _sweep_run, _c.byref(o), _c.byref(c.b), None)
     return read_results(results, frame)
 
 
