@@ -572,7 +572,7 @@ def test_describe_gives_henrichs_bounds():
     assert lbtorus.Sim(shape=(16, 1, 4), threads=1).describe()['active_dims'] == 2
 
 
-def test_isas_untils_and_claims_from_their_sources():
+def test_isas_untils_and_claims_from_their_sources(monkeypatch):
     """isas(): the targets, those this CPU runs and the one chosen as
     `lbtorus info` lists them, a vector target supported only where
     /proc/cpuinfo has its flag, the chosen one what a run with isa auto
@@ -611,6 +611,8 @@ def test_isas_untils_and_claims_from_their_sources():
             with pytest.raises(lbtorus.Error, match='a statement without a number'):
                 lbtorus.claim(row['id'], data_dir=data)
     assert lbtorus.claim('table3_lm_balanced', data_dir=data) == 18
+    monkeypatch.setenv('LBTORUS_DATA', data)  # the default data directory
+    assert lbtorus.data_dir() == data and lbtorus.claim('table3_nna_balanced') == 24
     with pytest.raises(lbtorus.Error):
         lbtorus.claim('no_such_claim', data_dir=data)
 
@@ -838,3 +840,19 @@ def test_sweep_of_axes_is_the_clis(tmp_path):
     with pytest.raises(lbtorus.Error) as e:
         lbtorus.sweep(results=tmp_path / 'x.jsonl', shape='8x0')
     assert str(e.value) == cli_error_of('sweep', '--shape', '8x0', '--results', str(tmp_path / 'x.jsonl'))
+
+
+def test_bench_headline_is_the_worst_case_run():
+    """bench(headline=True): a row per ISA of LM-C5 from worst:5 on 128x128
+    until balanced: 2.5·128² - 3 = 40957 steps (docs/usage.md's T = 2.5·K² -
+    3), 16384 PEs, one thread, the rate the site updates of that run (as
+    its record counts them) per second."""
+    chosen = next(x['name'] for x in lbtorus.isas() if x['chosen'])
+    rows = lbtorus.bench(isa=chosen, headline=True)
+    assert len(rows) == 1
+    r = rows[0]
+    assert (r['size'], r['method'], r['isa'], r['dims'], r['threads'], r['pes'], r['steps']) == \
+        ('128x128', 'lm-c5', chosen, 2, 1, 16384, 2.5 * 128 ** 2 - 3)
+    rec = lbtorus.run(shape=(128, 128), isa=chosen, threads=1).summary()
+    assert rec['steps'] == r['steps'] and r['seconds'] > 0
+    assert r['rate'] * r['seconds'] == pytest.approx(rec['site_updates'], rel=1e-12)

@@ -16,7 +16,8 @@ import ctypes
 import json
 import os
 
-__all__ = ['Error', 'Sim', 'run', 'methods', 'workloads', 'isas', 'untils', 'claim', 'experiments', 'reproduce',
+__all__ = ['Error', 'Sim', 'run', 'methods', 'workloads', 'isas', 'untils', 'claim', 'data_dir', 'experiments',
+           'reproduce',
            'sweep', 'bound', 'search', 'report', 'bench', 'figure', 'read_results', 'read_trace', 'version',
            'TRACE_COLUMNS', 'WORKLOAD_COLUMNS']
 
@@ -230,6 +231,7 @@ _experiment_run = _proto('lbt_experiment_run', _c.c_int, _c.c_char_p, _c.c_char_
                          _P(_Err))
 _isa_describe = _proto('lbt_isa_describe', _c.c_int, _c.c_int, _P(_IsaInfo))
 _until_describe = _proto('lbt_until_describe', _c.c_int, _c.c_int, _P(_UntilInfo))
+_data_dir = _proto('lbt_data_dir', _c.c_char_p)
 _claim_value = _proto('lbt_claim_value', _c.c_int, _c.c_char_p, _c.c_char_p, _P(_f64), _P(_Err))
 _outputs_default = _proto('lbt_outputs_default', _Outputs)
 _outputs_check = _proto('lbt_outputs_check', _c.c_int, _P(_Outputs), _P(_Config), _P(_Err))
@@ -247,6 +249,7 @@ _bound_default = _proto('lbt_bound_default', _BoundOpts)
 _bound_run = _proto('lbt_bound_run', _c.c_int, _P(_BoundOpts), _P(_Batch), _P(_BoundResult), _P(_Err))
 _bench_default = _proto('lbt_bench_default', _Bench)
 _bench_check = _proto('lbt_bench_check', _c.c_int, _P(_Bench), _P(_BenchInfo), _P(_Err))
+_bench_headline = _proto('lbt_bench_headline', _c.c_int, _P(_Bench), _BENCH_FN, _c.c_void_p, _P(_Err))
 _bench_run = _proto('lbt_bench_run', _c.c_int, _P(_Bench), _BENCH_FN, _c.c_void_p, _P(_Err))
 
 
@@ -394,6 +397,12 @@ def untils():
         out.append({'syntax': _text(u.syntax), 'help': _text(u.help)})
         i += 1
     return out
+
+
+def data_dir():
+    """The directory of the papers' data reproduce() and claim() read:
+    $LBTORUS_DATA if set, else the installed one."""
+    return _data_dir().decode()
 
 
 def claim(id, data_dir=None):
@@ -1047,7 +1056,7 @@ BENCH_COLUMNS = tuple(n for n, _ in _BENCH_ROW_FIELDS)
 
 
 def bench(sizes=None, methods=None, isa=None, threads=None, init=None, workload=None, seconds=None, quick=False,
-          callback=None):
+          callback=None, headline=False):
     """`lbtorus bench`: each size x method x ISA x thread count timed for
     about `seconds` (default 0.5, quick 0.1), the method's steps alone, the
     scalar reference on one thread beside, and under `workload` too if
@@ -1062,7 +1071,10 @@ def bench(sizes=None, methods=None, isa=None, threads=None, init=None, workload=
     static_rate, copy_bw, in_place_bw (bytes per second), bound,
     in_place_bound (site updates per second the bandwidths allow)); its
     dtype.metadata the machine: cpu, cores, instrumented (built with
-    sanitizers), seconds and init."""
+    sanitizers), seconds and init. headline=True: instead, the headline
+    `lbtorus bench` prints first, a row for each ISA: 128x128, lm-c5,
+    worst:5 until balanced, 1 thread, as `lbtorus run` runs it (size,
+    method, isa, dims, threads, pes, steps, seconds and rate filled)."""
     import numpy as np
     c = _Batch_call()
     b = _bench_default()
@@ -1095,9 +1107,9 @@ def bench(sizes=None, methods=None, isa=None, threads=None, init=None, workload=
     fn = _BENCH_FN(c.guard(row, 1))
     kw = {k: v for k, v in (('sizes', sizes), ('methods', methods), ('isa', isa), ('threads', threads),
                             ('init', init), ('workload', workload), ('seconds', seconds),
-                            ('quick', quick or None)) if v is not None}
+                            ('quick', quick or None), ('headline', headline or None)) if v is not None}
     try:
-        c.call('bench', kw, _bench_run, _c.byref(b), fn, None)
+        c.call('bench', kw, _bench_headline if headline else _bench_run, _c.byref(b), fn, None)
     except Error as x:
         if not (stopped and x.status == 'interrupted'):
             raise
