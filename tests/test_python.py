@@ -856,3 +856,28 @@ def test_bench_headline_is_the_worst_case_run():
     rec = lbtorus.run(shape=(128, 128), isa=chosen, threads=1).summary()
     assert rec['steps'] == r['steps'] and r['seconds'] > 0
     assert r['rate'] * r['seconds'] == pytest.approx(rec['site_updates'], rel=1e-12)
+
+
+@pytest.mark.parametrize('kw,args', BAD, ids=[' '.join(a[2:]) for _, a in BAD])
+def test_check_refuses_what_the_cli_refuses(kw, args):
+    """check(): the CLI's line for each bad input, as Sim's — but a method
+    parameter's value, which lbt_config_check leaves to lbt_sim_open
+    (src/api/sim.c checks the names' place, the method its values when it
+    opens): check() passes it and Sim refuses it, as docs/python.md says."""
+    want = cli_error(*args)
+    if 'alpha' in kw:
+        assert lbtorus.check(**kw) is None
+        return
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.check(**kw)
+    assert want in (str(e.value), 'run: ' + str(e.value))
+
+
+def test_check_allocates_nothing():
+    """A torus of 2^32 PEs (16 GiB of int32 loads, more than this test may
+    take) passes check() as it is; worst:5 on it fails with the CLI's line
+    (5·2^32 does not fit one PE's int32 load), before anything is made."""
+    assert lbtorus.check(shape=(65536, 65536), init='uniform:0:9') is None
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.check(shape=(65536, 65536))
+    assert str(e.value) == cli_error('--shape', '65536x65536')

@@ -16,7 +16,7 @@ import ctypes
 import json
 import os
 
-__all__ = ['Error', 'Sim', 'run', 'methods', 'workloads', 'isas', 'untils', 'claim', 'data_dir', 'experiments',
+__all__ = ['Error', 'Sim', 'run', 'check', 'methods', 'workloads', 'isas', 'untils', 'claim', 'data_dir', 'experiments',
            'reproduce',
            'sweep', 'bound', 'search', 'report', 'bench', 'figure', 'read_results', 'read_trace', 'version',
            'TRACE_COLUMNS', 'WORKLOAD_COLUMNS']
@@ -458,6 +458,49 @@ def _call_text(name, kw):
                                                 for k, v in kw.items()))
 
 
+def _config(keep, text, seed, threads, max_steps, warmup, full_stats, verify, params):
+    """An lbt_config of Sim's keywords: text (shape, boundary, method, init,
+    workload, speeds, link, until, isa, app, ranks: None or their text;
+    shape and ranks also tuples), the numbers checked as the CLI checks its
+    options, the method's parameters; its strings appended to keep."""
+    cfg = _config_default()
+    for k, v in text.items():
+        if v is not None:
+            keep.append(str(_shape_text(v) if k in ('shape', 'ranks') else v).encode())
+            setattr(cfg, k, keep[-1])
+    cfg.seed = _integer('seed', seed, 0, 2**64 - 1)
+    if threads is not None:
+        cfg.threads = _integer('threads', threads, -2**31, 2**31 - 1)  # <= 0: all cores
+    if max_steps is not None:
+        cfg.max_steps = _integer('max_steps', max_steps, 0, 2**63 - 1)
+    if warmup is not None:
+        cfg.warmup = _integer('warmup', warmup, 0, 2**63 - 1)
+    cfg.full_stats, cfg.verify = int(bool(full_stats)), int(bool(verify))
+    if len(params) > 8:
+        raise Error(4, 'more than 8 method parameters')  # lbt_config_param's own words and status
+    for i, (name, value) in enumerate(params.items()):
+        keep += [name.encode(), str(value).encode()]
+        cfg.param[i][0], cfg.param[i][1] = keep[-2], keep[-1]
+    return cfg
+
+
+def check(shape=None, method=None, init=None, workload=None, until=None, seed=1, threads=None, boundary=None,
+          speeds=None, link=None, isa=None, max_steps=None, warmup=None, full_stats=False, verify=False, app=None,
+          ranks=None, **params):
+    """What Sim(...) of the same keywords checks before it allocates the
+    torus (lbt_config_check: the shape, method, init and its total,
+    workload, until, ISA, input files), without allocating it: None, or
+    Error with the line Sim would raise. A method parameter's value (fos
+    with alpha=5) is checked only when the method opens, by Sim. (An array
+    as init is not taken: give its spec.)"""
+    keep = []
+    cfg = _config(keep, dict(shape=shape, boundary=boundary, method=method, init=init, workload=workload,
+                             speeds=speeds, link=link, until=until, isa=isa, app=app, ranks=ranks),
+                  seed, threads, max_steps, warmup, full_stats, verify, params)
+    err = _Err()
+    _check(_config_check(_c.byref(cfg), _c.byref(err)), err)
+
+
 class Sim:
     """One run, opened from keyword arguments as `lbtorus run` takes its
     options: shape ((128, 128) or "128x128"), boundary, method, init (a spec
@@ -468,8 +511,6 @@ class Sim:
     ranks the torus is cut on: (4, 2) or "4x2"), and the method's
     parameters by name (alpha=0.25, ca_k=2 or k=2). Values may be numbers
     or text; they reach the library as the text the CLI would pass."""
-
-    _KEYS = ('shape', 'boundary', 'method', 'init', 'workload', 'speeds', 'link', 'until', 'isa', 'app', 'ranks')
 
     def __init__(self, shape=None, method=None, init=None, workload=None, until=None, seed=1, threads=None,
                  boundary=None, speeds=None, link=None, isa=None, max_steps=None, warmup=None, full_stats=False,
@@ -482,30 +523,10 @@ class Sim:
             if shape is not None and tuple(_shape_text(shape).split('x')) != tuple(str(k) for k in array.shape):
                 raise Error(1, 'init: the array has shape %s, the torus %s' % (array.shape, _shape_text(shape)))
             shape, init = array.shape, 'const:0'  # the array is written over the empty torus
-        text = {'shape': _shape_text(shape), 'boundary': boundary, 'method': method, 'init': init,
-                'workload': workload, 'speeds': speeds, 'link': link, 'until': until, 'isa': isa, 'app': app,
-                'ranks': _shape_text(ranks)}
         self._keep = []  # the config's strings must outlive lbt_sim_open
-        cfg = _config_default()
-        for k in self._KEYS:
-            if text[k] is not None:
-                b = str(text[k]).encode()
-                self._keep.append(b)
-                setattr(cfg, k, b)
-        cfg.seed = _integer('seed', seed, 0, 2**64 - 1)
-        if threads is not None:
-            cfg.threads = _integer('threads', threads, -2**31, 2**31 - 1)  # <= 0: all cores
-        if max_steps is not None:
-            cfg.max_steps = _integer('max_steps', max_steps, 0, 2**63 - 1)
-        if warmup is not None:
-            cfg.warmup = _integer('warmup', warmup, 0, 2**63 - 1)
-        cfg.full_stats, cfg.verify = int(bool(full_stats)), int(bool(verify))
-        if len(params) > 8:
-            raise Error(4, 'more than 8 method parameters')  # lbt_config_param's own words and status
-        for i, (name, value) in enumerate(params.items()):
-            n, v = name.encode(), str(value).encode()
-            self._keep += [n, v]
-            cfg.param[i][0], cfg.param[i][1] = n, v
+        cfg = _config(self._keep, dict(shape=shape, boundary=boundary, method=method, init=init, workload=workload,
+                                       speeds=speeds, link=link, until=until, isa=isa, app=app, ranks=ranks),
+                      seed, threads, max_steps, warmup, full_stats, verify, params)
         self._stop = _c.c_int(0)  # the library's interrupt flag (a sig_atomic_t): set on KeyboardInterrupt
         cfg.interrupt = _c.addressof(self._stop)
         err, sim = _Err(), _c.c_void_p()
