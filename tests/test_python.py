@@ -403,3 +403,481 @@ def test_walkthrough_runs_and_agrees_with_the_cli(tmp_path):
     nna = [line for line in out.splitlines() if line.startswith('NNA: after 50 steps')]
     assert len(nna) == 1 and nna[0].split('total ')[1] == '%s (at the start %s)' % ((nna[0].split('total ')[1].split()[0],) * 2)
     assert sum(line.startswith('sweep: ') for line in out.splitlines()) == 8, out
+
+
+# ---- the ctypes structs, the newer calls and fields ------------------------
+
+# Each ctypes struct of the module and the C type it mirrors: every field's
+# offset and the struct's size must be the compiler's for include/lbtorus.h.
+C_TYPES = {'_Err': 'lbt_err', '_Config': 'lbt_config', '_Record': 'lbt_record', '_Result': 'lbt_result',
+           '_Array': 'lbt_array', '_MethodInfo': 'lbt_method_info', '_ParamInfo': 'lbt_param_info',
+           '_WorkloadInfo': 'lbt_workload_info', '_Batch': 'lbt_batch', '_IsaInfo': 'lbt_isa_info',
+           '_UntilInfo': 'lbt_until_info', '_Outputs': 'lbt_outputs', '_SimInfo': 'lbt_sim_info',
+           '_SearchSpec': 'lbt_search_spec', '_FigureSpec': 'lbt_figure_spec', '_SweepCounts': 'lbt_sweep_counts',
+           '_SweepOpts': 'lbt_sweep_opts', '_BoundOpts': 'lbt_bound_opts', '_BoundResult': 'lbt_bound_result',
+           '_Bench': 'lbt_bench', '_BenchInfo': 'lbt_bench_info', '_BenchRow': 'lbt_bench_row'}
+
+
+def test_structs_are_the_headers_field_by_field(tmp_path):
+    """A C program compiled against include/lbtorus.h prints sizeof and
+    every field's offsetof; each ctypes struct of the module (all of them:
+    a new one must be named in C_TYPES) has the same, and names the
+    header's fields in the header's order, reserved last."""
+    import ctypes
+    import shutil
+    structs = {n: v for n, v in vars(lbtorus).items()
+               if isinstance(v, type) and issubclass(v, ctypes.Structure)}
+    assert sorted(structs) == sorted(C_TYPES)
+    cc = os.environ.get('CC') or shutil.which('cc') or shutil.which('gcc')
+    if not cc:
+        pytest.skip('no C compiler (cc) to ask the layout of lbtorus.h')
+    lines = ['#include <stddef.h>', '#include <stdio.h>', '#include "lbtorus.h"', 'int main(void) {']
+    for py, c in C_TYPES.items():
+        lines.append('printf("%s %%zu\\n", sizeof(%s));' % (c, c))
+        for f in structs[py]._fields_:
+            lines.append('printf("%s.%s %%zu\\n", offsetof(%s, %s));' % (c, f[0], c, f[0]))
+    src = tmp_path / 'layout.c'
+    src.write_text('\n'.join(lines + ['return 0;', '}']) + '\n')
+    exe = tmp_path / 'layout'
+    r = subprocess.run(cc.split() + ['-std=c11', '-I', os.path.join(SOURCE, 'include'), str(src), '-o', str(exe)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want = dict(line.split() for line in subprocess.run([str(exe)], capture_output=True, text=True,
+                                                        check=True).stdout.splitlines())
+    got = {}
+    for py, c in C_TYPES.items():
+        got[c] = str(ctypes.sizeof(structs[py]))
+        for f in structs[py]._fields_:
+            got['%s.%s' % (c, f[0])] = str(getattr(structs[py], f[0]).offset)
+        assert py == '_Err' or structs[py]._fields_[-1][0] == 'reserved', py
+    assert got == want
+
+
+def test_app_and_ranks_as_the_cli():
+    """app: an application of N iterations stops the run after N steps (7
+    here, by hand from --app's definition), the record the CLI's; a bad app
+    is the CLI's line with the option spelled as its keyword, a bad grid of
+    ranks the CLI's line."""
+    kw = dict(shape=(8, 8), method='fos-speed', speeds='uniform:1:4', app='iterations:7', until='steps:20')
+    args = ['--shape', '8x8', '--method', 'fos-speed', '--speeds', 'uniform:1:4', '--app', 'iterations:7',
+            '--until', 'steps:20']
+    r = subprocess.run([CLI, 'run', '--quiet', '--threads', '1', '--json', '-'] + args, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    theirs = json.loads(r.stdout)
+    sim = lbtorus.run(threads=1, **kw)
+    mine = sim.summary()
+    assert mine['steps'] == 7 and mine['app_iterations'] == 7
+    skip = VOLATILE | {'app_time', 'lb_time', 'seq_time', 'speedup'}  # timings of the application
+    assert {k: mine[k] for k in mine if k not in skip} == {k: theirs[k] for k in theirs if k not in skip}
+    assert "app='iterations:7'" in sim.call
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.run(shape=(8, 8), threads=1, app='iters:3')
+    assert str(e.value) == cli_error('--shape', '8x8', '--app', 'iters:3').replace('--app', 'app')
+    # the grid of ranks is checked where the torus is cut (src/exec/state.c,
+    # src/comm/comm.c), in the CLI's words for both
+    for kw, args in ((dict(ranks='3'), ['--ranks', '3']), (dict(ranks=(2, 2)), ['--ranks', '2x2'])):
+        with pytest.raises(lbtorus.Error) as e:
+            lbtorus.run(shape=(8, 8), threads=1, **kw)
+        assert str(e.value) == cli_error('--shape', '8x8', *args)
+
+
+def same_provenance_file(mine, theirs, call):
+    """Two files of `# key: value` lines (a trace) or text equal but for the
+    date and the command, whose line in mine names the Python call."""
+    a, b = mine.read_text().splitlines(), theirs.read_text().splitlines()
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        if x.startswith('# date_utc: '):
+            assert y.startswith('# date_utc: ')
+        elif x.startswith('# command: '):
+            assert x == '# command: ' + call and y.startswith('# command: ')
+        else:
+            assert x == y
+
+
+def test_outputs_are_the_clis_files(tmp_path):
+    """Sim.outputs(...) then run(): the JSON record, the trace, the dump,
+    the snapshots (PNG and .npy) and the GIF are `lbtorus run`'s with the
+    same options, byte for byte, but for the date and the command (the
+    Python call)."""
+    py, cli_dir = tmp_path / 'py', tmp_path / 'cli'
+    py.mkdir()
+    cli_dir.mkdir()
+    args = ['--shape', '12x12', '--method', 'lm-c5', '--init', 'worst:5', '--until', 'balanced', '--every', '50',
+            '--heat-max', '20', '--zoom', '3', '--delay', '4']
+    files = dict(json='r.json', trace='t.csv', dump='d.npy', snapshots='snaps', animate='a.gif')
+    r = subprocess.run([CLI, 'run', '--quiet', '--threads', '1'] +
+                       [a for k, v in files.items() for a in ('--' + k, str(cli_dir / v))] + args,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    sim = lbtorus.Sim(shape=(12, 12), method='lm-c5', init='worst:5', until='balanced', threads=1, full_stats=True)
+    assert sim.outputs(every=50, heat_max=20, zoom=3, delay=4, **{k: py / v for k, v in files.items()}) is sim
+    assert not (py / 'r.json').exists()  # written when the run ends
+    sim.run()
+    mine, theirs = json.loads((py / 'r.json').read_text()), json.loads((cli_dir / 'r.json').read_text())
+    same_record(mine, theirs)
+    assert mine['command'] == sim.call and sim.summary() == mine
+    same_provenance_file(py / 't.csv', cli_dir / 't.csv', sim.call)
+    assert (py / 'd.npy').read_bytes() == (cli_dir / 'd.npy').read_bytes()
+    assert (py / 'a.gif').read_bytes() == (cli_dir / 'a.gif').read_bytes()
+    names = sorted(os.listdir(cli_dir / 'snaps'))
+    last = mine['steps']  # every 50 steps and the last
+    assert names == sorted('step_%08d.%s' % (s, x) for s in sorted(set(range(0, last + 1, 50)) | {last})
+                           for x in ('png', 'npy'))
+    assert sorted(os.listdir(py / 'snaps')) == names
+    for n in names:
+        assert (py / 'snaps' / n).read_bytes() == (cli_dir / 'snaps' / n).read_bytes(), n
+    # the next run writes nothing unless asked again
+    (py / 'r.json').unlink()
+    sim.run()
+    assert not (py / 'r.json').exists()
+
+
+def test_outputs_refused_as_the_cli_refuses_them(tmp_path):
+    """An output over an input file, or two outputs on one path: the CLI's
+    line with its options' names; a bad directory fails when opened."""
+    w = tmp_path / 'w.npy'
+    np.save(w, np.ones((4, 4), dtype=np.int32))
+    want = cli_error('--shape', '4x4', '--init', 'file:%s' % w, '--dump', str(w))
+    sim = lbtorus.Sim(init='file:%s' % w, threads=1)
+    with pytest.raises(lbtorus.Error) as e:
+        sim.outputs(dump=w)
+    assert want in (str(e.value), 'run: ' + str(e.value))
+    want = cli_error('--shape', '4x4', '--json', str(tmp_path / 'x'), '--trace', str(tmp_path / 'x'))
+    with pytest.raises(lbtorus.Error) as e:
+        sim.outputs(json=tmp_path / 'x', trace=tmp_path / 'x')
+    assert want in (str(e.value), 'run: ' + str(e.value))
+    with pytest.raises(lbtorus.Error) as e:
+        sim.outputs(json=tmp_path / 'no' / 'such' / 'r.json')
+    assert e.value.status == 'i/o error'
+    with pytest.raises(lbtorus.Error, match="zoom '65': give an integer in 1..64"):
+        sim.outputs(zoom=65)
+
+
+def test_describe_gives_henrichs_bounds():
+    """Henrich's worst case worst:5 on 16x16: D = 2, K = 16, Lmax = 5·256 =
+    1280, mean 5, Ldiff 1280. By hand: D·K·Ldiff = 40960, ceil((1280 -
+    5)/2) = 638, ceil((1280 - 5 - 2)/2) = 637 (= 2.5·16² - 3, the steps it
+    takes: docs/usage.md); the CLI's record says the same."""
+    sim = lbtorus.Sim(shape=(16, 16), init='worst:5', threads=1)
+    d = sim.describe()
+    assert d == dict(method='lm-c5', isa=d['isa'], threads=1, dims=2, active_dims=2, pes=256, k=16, rank=0, ranks=1,
+                     cut=False, dkl_bound=40960, lower_bound_steps=638, balanced_lower_bound_steps=637)
+    assert d['isa'] == sim.run().summary()['isa']
+    r = subprocess.run([CLI, 'run', '--quiet', '--threads', '1', '--json', '-', '--shape', '16x16'],
+                       capture_output=True, text=True)
+    rec = json.loads(r.stdout)
+    assert rec['balanced_step'] == 637 and rec['dkl_bound'] == 40960
+    assert lbtorus.Sim(shape=(16, 1, 4), threads=1).describe()['active_dims'] == 2
+
+
+def test_isas_untils_and_claims_from_their_sources(monkeypatch):
+    """isas(): the targets, those this CPU runs and the one chosen as
+    `lbtorus info` lists them, a vector target supported only where
+    /proc/cpuinfo has its flag, the chosen one what a run with isa auto
+    records. untils(): each criterion and its help are in `lbtorus run
+    --help`. claim(): the paper's numbers as data/henrich1996_claims.csv has
+    them (read here with csv), 18 for LM-C5's steps in Table 3 (Henrich
+    1996, §5)."""
+    import csv
+    isas = lbtorus.isas()
+    info = dict(line.split(': ', 1) for line in subprocess.run([CLI, 'info'], capture_output=True, text=True,
+                                                               check=True).stdout.splitlines() if ': ' in line)
+    assert [x['name'] for x in isas] == info['compiled targets'].split()
+    assert [x['name'] for x in isas if x['supported']] == info['supported by this CPU'].split()
+    assert [x['name'] for x in isas if x['chosen']] == [info['chosen']]
+    assert not any(x['emulated'] for x in isas if x['chosen'])
+    with open('/proc/cpuinfo') as f:
+        flags = next((set(line.split(':', 1)[1].split()) for line in f if line.startswith('flags')), None)
+    if flags is not None:
+        for x in isas:
+            flag = {'sse41': 'sse4_1', 'avx2': 'avx2', 'avx512': 'avx512f'}.get(x['name'])
+            assert not (flag and x['supported'] and not x['emulated']) or flag in flags, x
+    assert lbtorus.run(shape=(4, 4), until='steps:1', threads=1).summary()['isa'] == info['chosen']
+    usage = subprocess.run([CLI, 'run', '--help'], capture_output=True, text=True).stdout
+    us = lbtorus.untils()
+    assert [u['syntax'] for u in us][:3] == ['shared', 'balanced', 'flat']
+    for u in us:
+        assert u['syntax'] in usage and u['help'] in ' '.join(usage.split()), u
+    data = os.path.join(SOURCE, 'data')
+    with open(os.path.join(data, 'henrich1996_claims.csv')) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
+    assert len(rows) > 5
+    for row in rows:
+        if row['paper']:
+            assert lbtorus.claim(row['id'], data_dir=data) == float(row['paper']), row['id']
+        else:
+            with pytest.raises(lbtorus.Error, match='a statement without a number'):
+                lbtorus.claim(row['id'], data_dir=data)
+    assert lbtorus.claim('table3_lm_balanced', data_dir=data) == 18
+    monkeypatch.setenv('LBTORUS_DATA', data)  # the default data directory
+    assert lbtorus.data_dir() == data and lbtorus.claim('table3_nna_balanced') == 24
+    with pytest.raises(lbtorus.Error):
+        lbtorus.claim('no_such_claim', data_dir=data)
+
+
+def run_cli(cwd, *args):
+    r = subprocess.run([CLI] + list(args), capture_output=True, text=True, cwd=str(cwd))
+    assert r.returncode == 0, (args, r.stderr)
+    return r.stdout
+
+
+def without_provenance(record):
+    """A record without what says when and by what call it was made."""
+    return {k: v for k, v in record.items() if k not in ('date_utc', 'command', 'seconds')}
+
+
+def test_bound_is_the_clis(tmp_path, monkeypatch):
+    """bound(): the sweep's runs, bound.csv and bound.json (timing, date
+    and call aside), the summary's lines and the result's constants are
+    `lbtorus bound`'s for the same axes; bound.json names the Python call."""
+    axes = ['--shape', 'ring:8..16*2', '--init', 'uniform:1:2..8*2', '--seed', '1..2']
+    out = run_cli(tmp_path, 'bound', '--out', 'cli', '--jobs', '1', '--quiet', *axes)
+    monkeypatch.chdir(tmp_path)  # the summary names the files by the path given
+    r = lbtorus.bound('py', shape='ring:8..16*2', init=['uniform:1:2', 'uniform:1:4', 'uniform:1:8'],
+                      seed='1..2', threads=1)
+    assert r['ran'] and r['published'] and r['sweep']['total'] == r['sweep']['done'] == 12
+    assert [line.replace('py/', 'cli/') for line in r['lines']] == \
+        [line for line in out.splitlines() if not line.startswith('lbtorus: plots')]
+    mine, theirs = (json.loads((tmp_path / d / 'bound.json').read_text()) for d in ('py', 'cli'))
+    assert without_provenance(mine) == without_provenance(theirs)
+    assert mine['command'].startswith("lbtorus.bound(out_dir='py', shape='ring:8..16*2', "
+                                      "init='uniform:1:2,uniform:1:4,uniform:1:8'")
+    assert (tmp_path / 'py' / 'bound.csv').read_text() == (tmp_path / 'cli' / 'bound.csv').read_text()
+    assert (r['c'], r['c_lo95'], r['c_hi95'], r['c_ols'], r['envelope'], r['points']) == pytest.approx(
+        (theirs['c_fit'], theirs['c_fit_ci95_lo'], theirs['c_fit_ci95_hi'], theirs['c_fit_absolute'],
+         theirs['c_envelope'], theirs['points']), rel=1e-8)
+    ratios = [float(row.split(',')[13]) for row in (tmp_path / 'cli' / 'bound.csv').read_text().splitlines()[1:]
+              if row.split(',')[7] == '1']  # all_loaded: the fitted runs
+    assert r['fitted'] == len(ratios) and r['c'] == pytest.approx(np.mean(ratios), rel=1e-8)
+    assert r['envelope'] == pytest.approx(max(ratios), rel=1e-8)
+    # from a results file: nothing runs, the same fit
+    again = lbtorus.bound('py2', results=tmp_path / 'cli' / 'runs.jsonl')
+    assert not again['ran'] and again['sweep']['total'] == 0 and again['c'] == r['c']
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.bound('py3', shape='8x0')
+    assert str(e.value) == cli_error_of('bound', '--shape', '8x0')
+
+
+def cli_error_of(command, *args):
+    """The one line `lbtorus COMMAND ARGS` prints for bad input (exit 2), without "lbtorus: "."""
+    r = subprocess.run([CLI, command] + list(args), capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith('lbtorus: '), r.stderr
+    return r.stderr.splitlines()[0][len('lbtorus: '):]
+
+
+def test_search_is_the_clis(tmp_path):
+    """search(): the JSON object `lbtorus search` prints (but for its date
+    and command, the Python call) and the same worst loads, bit for bit;
+    the loads are a total of 2·16 with max - min = 3, and LM-C5 takes the
+    reported steps from them (a run of the module says so)."""
+    out = run_cli(tmp_path, 'search', '--shape', '4x4', '--ldiff', '3', '--mean', '2', '--restarts', '3', '--moves',
+                  '60', '--seed', '5', '--out', 'cli.npy', '--threads', '1', '--quiet')
+    theirs = json.loads(out)
+    lines = []
+    mine = lbtorus.search((4, 4), 3, mean=2, restarts=3, moves=60, seed=5, out=tmp_path / 'py.npy', threads=1,
+                          note=lines.append)
+    assert len(lines) == 3
+    skip = {'npy'}
+    assert {k: v for k, v in without_provenance(mine).items() if k not in skip} == \
+        {k: v for k, v in without_provenance(theirs).items() if k not in skip}
+    assert mine['command'].startswith('lbtorus.search(shape=(4, 4), ldiff=3, mean=2')
+    w = np.load(tmp_path / 'py.npy')
+    assert np.array_equal(w, np.load(tmp_path / 'cli.npy'))
+    assert w.sum() == 32 and w.max() - w.min() == 3 == mine['ldiff']
+    rec = lbtorus.run(init=w, until='balanced', threads=1).summary()
+    assert rec['balanced_step'] == mine['steps']
+    with pytest.raises(lbtorus.Error, match='give exactly one of total and mean'):
+        lbtorus.search((4, 4), 3, mean=2, total=32)
+
+
+def same_report(mine, theirs, call):
+    """Two reports equal but for the command named in "This report: `...`"
+    and in the provenance comment (mine: `call`), and the date there."""
+    a, b = mine.splitlines(), theirs.splitlines()
+    assert len(a) == len(b) and a[:-3] == b[:-3]
+    cli_call = json.loads(b[-1][len('<!-- provenance '):-len(' -->')])['command']
+    assert a[-3] == b[-3].replace(cli_call, call) and a[-2] == b[-2] == ''
+    pa, pb = (json.loads(x[len('<!-- provenance '):-len(' -->')]) for x in (a[-1], b[-1]))
+    assert pa['command'] == call and without_provenance(pa) == without_provenance(pb)
+
+
+def test_report_is_the_clis(tmp_path, monkeypatch):
+    """report(): the Markdown `lbtorus report` writes of the same results,
+    but for the command it names (the Python call) and the date."""
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / 's.spec'
+    spec.write_text('method = lm-c5, nna\nshape = 8x8, 12x12\ninit = uniform:0:9\nseed = 1..2\n')
+    lbtorus.sweep(spec, 'r.jsonl', threads=1, frame=False)
+    run_cli(tmp_path, 'report', 'r.jsonl', '--out', 'cli.md')
+    theirs = (tmp_path / 'cli.md').read_text()
+    assert lbtorus.report('r.jsonl', 'py.md') == 'py.md'
+    same_report((tmp_path / 'py.md').read_text(), theirs, "lbtorus.report(results='r.jsonl', out='py.md')")
+    same_report(lbtorus.report('r.jsonl'), theirs, "lbtorus.report(results='r.jsonl')")
+    assert 'nna' in theirs and 'lm-c5' in theirs
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.report(tmp_path / 'nothing.jsonl')
+    assert str(e.value) == cli_error_of('report', str(tmp_path / 'nothing.jsonl'))
+
+
+def test_figure_is_the_clis(tmp_path, monkeypatch):
+    """figure(): the fits `lbtorus plot` prints and its data files (.dat,
+    .csv: the points, provenance aside) for the same records: T = 2.5·K² - 3
+    of the worst case (docs/usage.md), a power law of exponent near 2."""
+    spec = tmp_path / 's.spec'
+    spec.write_text('shape = 8x8, 16x16, 32x32\ninit = worst:5\n')
+    lbtorus.sweep(spec, tmp_path / 'r.jsonl', threads=1, frame=False)
+    out = run_cli(tmp_path, 'plot', 'r.jsonl', '--x', 'k', '--y', 'balanced_step', '--fit', 'power', '--logx',
+                  '--logy', '--out', 'cli')
+    monkeypatch.chdir(tmp_path)
+    lines = lbtorus.figure('r.jsonl', x='k', y='balanced_step', fit='power', logx=True, logy=True, stem='py')
+    assert [line.replace('py.', 'cli.') for line in lines] == out.splitlines()
+    assert '3 points' in lines[0]
+    call = "lbtorus.figure(inputs=['r.jsonl'], x='k', y='balanced_step', logx=True, logy=True, fit='power', " \
+        "stem='py')"
+    for x in ('dat', 'csv'):
+        same_provenance_file(tmp_path / ('py.' + x), tmp_path / ('cli.' + x), call)
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.figure('r.jsonl', x='k', y='balanced_step', fit='cubic')
+    assert str(e.value) == cli_error_of('plot', 'r.jsonl', '--x', 'k', '--y', 'balanced_step', '--fit', 'cubic')
+
+
+def test_bench_rows_are_the_clis_plan(tmp_path):
+    """bench(): a row per size x method x ISA x thread count, static and
+    under the workload, in the order and with the sizes, dimensions and PE
+    counts of `lbtorus bench --json` for the same options (PEs by hand: 256
+    and 512); the machine as the CLI records it. Times are not compared."""
+    opts = dict(sizes=[(16, 16), '8x8x8'], methods='lm-c5', isa='scalar', threads=[1], seconds=0.01,
+                workload='cybenko:poisson:1:1')
+    rows = lbtorus.bench(**opts)
+    run_cli(tmp_path, 'bench', '--no-headline', '--sizes', '16x16,8x8x8', '--methods', 'lm-c5', '--isa', 'scalar',
+            '--threads', '1', '--seconds', '0.01', '--workload', 'cybenko:poisson:1:1', '--json', 'b.json')
+    theirs = json.load(open(tmp_path / 'b.json'))
+    key = ('workload', 'size', 'dims', 'pes', 'method', 'isa', 'threads')
+    assert [tuple(r[k] or '' if k == 'workload' else r[k] for k in key) for r in theirs['results']] == \
+        [tuple(r[k] for k in key) for r in rows.tolist() for r in [dict(zip(rows.dtype.names, r))]]
+    assert list(rows['pes']) == [256, 256, 512, 512] and list(rows['dims']) == [2, 2, 3, 3]
+    assert all(rows['rate'] > 0) and all(rows['steps'] > 0)
+    static = rows[rows['workload'] == '']
+    assert np.array_equal(rows[rows['workload'] != '']['static_rate'], static['rate'])
+    meta = rows.dtype.metadata
+    assert (meta['cpu'], meta['cores'], meta['init']) == (theirs['cpu'], theirs['cores'], theirs['init'])
+    seen = []
+    first = lbtorus.bench(callback=lambda r: seen.append(r) or True, **opts)
+    assert len(first) == len(seen) == 1 and seen[0]['size'] == '16x16'
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.bench(sizes='8x0')
+    assert cli_error_of('bench', '--sizes', '8x0') in (str(e.value), 'bench: ' + str(e.value))
+
+
+def test_ctrl_c_and_callback_errors_stop_the_batch_calls(tmp_path):
+    """SIGINT during search() (sent from its first note, the main thread in
+    the module's wait gets it): KeyboardInterrupt, and nothing written, as
+    the CLI's search; an exception in a note stops the call and is raised."""
+    import signal
+    out = tmp_path / 'w.npy'
+    with pytest.raises(KeyboardInterrupt):
+        lbtorus.search((16, 16), 50, mean=20, restarts=50, moves=100000, out=out, threads=1,
+                       note=lambda line: os.kill(os.getpid(), signal.SIGINT))
+    assert not out.exists()
+
+    def boom(line):
+        raise RuntimeError('from the note')
+    with pytest.raises(RuntimeError, match='from the note'):
+        lbtorus.search((16, 16), 50, mean=20, restarts=50, moves=100000, out=out, threads=1, note=boom)
+    assert not out.exists()
+
+
+def test_reproduce_table3_is_the_papers(tmp_path):
+    """reproduce('table3'): no difference from Henrich's (1996) Table 3 —
+    every row of data/table3_lm_c5.csv and table3_nna.csv (the paper's
+    numbers, read here with csv) is a row of our table3.csv — and the same
+    table as `lbtorus reproduce table3`'s; the manifest names the call."""
+    import csv
+    data = os.path.join(SOURCE, 'data')
+    assert lbtorus.reproduce('table3', tmp_path / 'py', quick=True, threads=1, data_dir=data) == 0
+    with open(tmp_path / 'py' / 'table3.csv') as f:
+        ours = {(r['method'], r['T']): [r['P%d' % i] for i in range(8)] for r in csv.DictReader(f)}
+    for method, name in (('lm-c5', 'table3_lm_c5.csv'), ('nna', 'table3_nna.csv')):
+        with open(os.path.join(data, name)) as f:
+            rows = list(csv.DictReader(line for line in f if not line.startswith('#')))
+        assert rows
+        for r in rows:
+            assert ours[(method, r['T'])] == [r['P%d' % i] for i in range(8)], (method, r['T'])
+    r = subprocess.run([CLI, 'reproduce', 'table3', '--out', str(tmp_path / 'cli'), '--quick'], capture_output=True,
+                       text=True, env=dict(os.environ, LBTORUS_DATA=data))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'py' / 'table3.csv').read_text() == (tmp_path / 'cli' / 'table3.csv').read_text()
+    manifest = json.loads((tmp_path / 'py' / 'table3.manifest.json').read_text())
+    assert manifest['command'] == "lbtorus.reproduce(name='table3', out_dir='%s', quick=True)" % (tmp_path / 'py')
+
+
+def test_sweep_of_axes_is_the_clis(tmp_path):
+    """sweep() with axes as keywords (no spec file): the records of `lbtorus
+    sweep` with the same options (timing, date and call aside); progress
+    sees every run finish, note a line per run, and a resumed call runs
+    nothing."""
+    run_cli(tmp_path, 'sweep', '--method', 'lm-c5,nna', '--shape', '8x8,6x10', '--init', 'uniform:0:9', '--seed',
+            '1..2', '--results', 'cli.jsonl', '--jobs', '1', '--quiet')
+    theirs = lbtorus.read_results(tmp_path / 'cli.jsonl', frame=False)
+    seen, lines = [], []
+    mine = lbtorus.sweep(results=tmp_path / 'py.jsonl', method=['lm-c5', 'nna'], shape=[(8, 8), '6x10'],
+                         init='uniform:0:9', seed=[1, 2], threads=1, frame=False, progress=seen.append,
+                         note=lines.append)
+    assert len(mine) == len(theirs) == 8
+    key = lambda rec: rec['run_key']  # noqa: E731
+    for a, b in zip(sorted(mine, key=key), sorted(theirs, key=key)):
+        assert {k: a[k] for k in a if k not in VOLATILE} == {k: b[k] for k in b if k not in VOLATILE}
+    assert mine[0]['command'] == "lbtorus.sweep(results='%s', method='lm-c5,nna', shape='8x8,6x10', " \
+        "init='uniform:0:9', seed='1,2')" % (tmp_path / 'py.jsonl')
+    assert [d['done'] for d in seen] == list(range(9)) + [8] and seen[-1]['end'] == 1 and seen[-1]['status'] == 0
+    assert lines[-1] == '8 of 8 runs done (0 skipped, 0 failed)' and len(lines) == 9
+    seen.clear()
+    lbtorus.sweep(results=tmp_path / 'py.jsonl', method='lm-c5,nna', shape='8x8,6x10', init='uniform:0:9',
+                  seed='1..2', threads=1, progress=seen.append)
+    assert seen[-1]['skipped'] == 8 and seen[-1]['done'] == 0
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.sweep(results=tmp_path / 'x.jsonl', shape='8x0')
+    assert str(e.value) == cli_error_of('sweep', '--shape', '8x0', '--results', str(tmp_path / 'x.jsonl'))
+
+
+def test_bench_headline_is_the_worst_case_run():
+    """bench(headline=True): a row per ISA of LM-C5 from worst:5 on 128x128
+    until balanced: 2.5·128² - 3 = 40957 steps (docs/usage.md's T = 2.5·K² -
+    3), 16384 PEs, one thread, the rate the site updates of that run (as
+    its record counts them) per second."""
+    chosen = next(x['name'] for x in lbtorus.isas() if x['chosen'])
+    rows = lbtorus.bench(isa=chosen, headline=True)
+    assert len(rows) == 1
+    r = rows[0]
+    assert (r['size'], r['method'], r['isa'], r['dims'], r['threads'], r['pes'], r['steps']) == \
+        ('128x128', 'lm-c5', chosen, 2, 1, 16384, 2.5 * 128 ** 2 - 3)
+    rec = lbtorus.run(shape=(128, 128), isa=chosen, threads=1).summary()
+    assert rec['steps'] == r['steps'] and r['seconds'] > 0
+    assert r['rate'] * r['seconds'] == pytest.approx(rec['site_updates'], rel=1e-12)
+
+
+@pytest.mark.parametrize('kw,args', BAD, ids=[' '.join(a[2:]) for _, a in BAD])
+def test_check_refuses_what_the_cli_refuses(kw, args):
+    """check(): the CLI's line for each bad input, as Sim's — but a method
+    parameter's value, which lbt_config_check leaves to lbt_sim_open
+    (src/api/sim.c checks the names' place, the method its values when it
+    opens): check() passes it and Sim refuses it, as docs/python.md says."""
+    want = cli_error(*args)
+    if 'alpha' in kw:
+        assert lbtorus.check(**kw) is None
+        return
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.check(**kw)
+    assert want in (str(e.value), 'run: ' + str(e.value))
+
+
+def test_check_allocates_nothing():
+    """A torus of 2^32 PEs (16 GiB of int32 loads, more than this test may
+    take) passes check() as it is; worst:5 on it fails with the CLI's line
+    (5·2^32 does not fit one PE's int32 load), before anything is made."""
+    assert lbtorus.check(shape=(65536, 65536), init='uniform:0:9') is None
+    with pytest.raises(lbtorus.Error) as e:
+        lbtorus.check(shape=(65536, 65536))
+    assert str(e.value) == cli_error('--shape', '65536x65536')
