@@ -123,8 +123,8 @@ void lbt_cut_block(const lbt_cut *c, int r, int *coord, int64_t *lo, int64_t *le
 	}
 }
 
-int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
-                 lbt_err *e)
+int lbt_cut_plan(lbt_cut *c, int R, int r, int D, const int64_t *ext, const unsigned char *wrap, const int *nr,
+                 int steps, lbt_err *e)
 {
 	memset(c, 0, sizeof *c);
 	if (D < 1 || D > LBT_CUT_MAXD)
@@ -132,8 +132,8 @@ int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wra
 	if (steps < 1 || steps > LBT_CUT_MAX_STEPS)
 		return lbt_errf(e, LBT_EINVAL, "halo of %d steps: give 1 to %d steps between halo exchanges", steps,
 		                LBT_CUT_MAX_STEPS);
-	c->ranks = lbt_comm_size();
-	c->rank = lbt_comm_rank();
+	c->ranks = R;
+	c->rank = r;
 	c->fill = lbt_comm_fill;
 	c->dims = D;
 	int first = 0;
@@ -160,14 +160,52 @@ int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wra
 	   cut axes, one step at a time (the reference) */
 	c->depth = c->slab && !c->by_pe ? steps * LBT_HALO : LBT_HALO;
 	lbt_cut_block(c, c->rank, c->coord, c->lo, c->len);
-	return lbt_comm_cart_open(c, e);
+	return LBT_OK;
+}
+
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
+                 lbt_err *e)
+{
+	int st = lbt_cut_plan(c, lbt_comm_size(), lbt_comm_rank(), D, ext, wrap, nr, steps, e);
+	return st ? st : lbt_comm_cart_open(c, e);
+}
+
+int64_t lbt_cut_layer_cells(const lbt_cut *c)
+{
+	int64_t layer = 0;
+	for (int d = 0; d < c->dims; d++) {
+		int64_t cells = 1;
+		for (int x = 0; c->on[d] && x < c->dims; x++)
+			cells *= x == d ? 1 : c->len[x] + (c->on[x] && x < d ? 2 * LBT_HALO : 0);
+		layer = c->on[d] && cells > layer ? cells : layer;
+	}
+	return layer;
+}
+
+int64_t lbt_cut_part_rows(const lbt_cut *c)
+{
+	int64_t pes = 1;
+	for (int d = 0; d < c->dims; d++)
+		pes *= c->len[d];
+	return c->by_pe ? pes : pes / c->len[c->dims - 1];
+}
+
+/* The fill's buffers: 4 depth layers of load cells, and of real cells if the loads are real-valued. */
+static size_t halo_bytes(const lbt_cut *c, int real, int64_t layer_cells)
+{
+	return (size_t)layer_cells * (size_t)(4 * c->depth) * (sizeof(int32_t) + (real ? sizeof(double) : 0));
+}
+
+double lbt_cut_rows_bytes(const lbt_cut *c, int64_t rows, int real, int64_t layer_cells)
+{
+	return (real ? (double)rows * LBT_CUT_SEGMENTS * sizeof(double) : 0) + (double)halo_bytes(c, real, layer_cells);
 }
 
 int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_err *e)
 {
 	c->rows = rows;
 	c->parts = real ? malloc((size_t)(rows * LBT_CUT_SEGMENTS) * sizeof *c->parts) : NULL;
-	c->halo = malloc((size_t)layer_cells * (size_t)(4 * c->depth) * (sizeof(int32_t) + sizeof(double)));
+	c->halo = malloc(halo_bytes(c, real, layer_cells));
 	if ((c->parts || !real) && c->halo)
 		return LBT_OK;
 	lbt_cut_close(c);
