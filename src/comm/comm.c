@@ -363,13 +363,11 @@ void lbt_cut_row_sums(const lbt_cut *cut, const double *rows, int64_t nrows, int
 		free(all);
 }
 
-void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
+/* Step j's counters (of n) made what one process would have counted, from
+ * i (3 sums a step) and x (3 + nslots maxima a step, from x[at[j]]) reduced
+ * over the ranks. */
+static void counts_set(lbt_counts *c, const int64_t *i, const double *x, int real)
 {
-	int64_t i[4] = {c->moved, c->total, c->nomem, 0};
-	lbt_comm_sum_i64(i, 3);
-	double x[3 + LBT_CUT_SLOTS] = {c->link_max, c->max, -(double)c->min};
-	memcpy(x + 3, c->slot, (size_t)c->nslots * sizeof *x);
-	lbt_comm_max_f64(x, 3 + c->nslots);
 	c->moved = i[0];
 	c->link_max = x[0];
 	if (c->has_stats) {
@@ -391,11 +389,52 @@ void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
 		memcpy(c->slot, x + 3, (size_t)c->nslots * sizeof *x);
 	}
 	c->nomem = i[2] > 0;
+}
+
+/* Step j's sums and maxima as counts_set reads them. */
+static void counts_get(const lbt_counts *c, int64_t *i, double *x)
+{
+	i[0] = c->moved;
+	i[1] = c->total;
+	i[2] = c->nomem;
+	x[0] = c->link_max;
+	x[1] = c->max;
+	x[2] = -(double)c->min;
+	memcpy(x + 3, c->slot, (size_t)c->nslots * sizeof *x);
+}
+
+void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
+{
+	int64_t i[3];
+	double x[3 + LBT_CUT_SLOTS];
+	counts_get(c, i, x);
+	lbt_comm_sum_i64(i, 3);
+	lbt_comm_max_f64(x, 3 + c->nslots);
+	counts_set(c, i, x, real);
 	if (real) {
 		int nomem = 0;
 		c->real_moved = lbt_cut_sum(cut, cut->parts, c->nparts, c->terms, 0, &nomem);
 		c->nomem |= !lbt_comm_min_int(!nomem);
 	}
+}
+
+void lbt_cut_counts_steps(const lbt_cut *cut, lbt_counts *c, int n, int real)
+{
+	if (real || n > LBT_CUT_BATCH) { /* a real step's parts are in cut->parts only until the next */
+		for (int j = 0; j < n; j++)
+			lbt_cut_counts(cut, &c[j], real);
+		return;
+	}
+	int64_t i[3 * LBT_CUT_BATCH];
+	double x[(3 + LBT_CUT_SLOTS) * LBT_CUT_BATCH];
+	int nx = 0;
+	for (int j = 0; j < n; nx += 3 + c[j].nslots, j++)
+		counts_get(&c[j], i + 3 * j, x + nx);
+	lbt_comm_sum_i64(i, 3 * n);
+	lbt_comm_max_f64(x, nx);
+	nx = 0;
+	for (int j = 0; j < n; nx += 3 + c[j].nslots, j++)
+		counts_set(&c[j], i + 3 * j, x + nx, real);
 }
 
 int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int layers, int64_t *k)

@@ -66,6 +66,12 @@ void lbt_comm_cart_close(lbt_cut *c);
  * per-direction maxima reduced and summed pair by pair, the real parts
  * added in global order). real: the method's loads are real-valued. */
 void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real);
+/* The same for the n steps of one call of several (c[0..n-1], in step
+ * order) in one reduction of each kind for them all, the same values as
+ * n calls of lbt_cut_counts (on real-valued loads, or more than
+ * LBT_CUT_BATCH steps: those n calls). */
+#define LBT_CUT_BATCH 64
+void lbt_cut_counts_steps(const lbt_cut *cut, lbt_counts *c, int n, int real);
 /* Every rank's n parts laid out as lbt_cut says (segments of a part per
  * row, or per PE and term if the last axis is cut), added as one process
  * adds them: from init, segment by segment, rows in global order, each
