@@ -19,8 +19,8 @@ byte (rank 0 pictures the whole torus, gathered);
 the grid chosen (slabs for the Liquid model, the least halo for the others)
 sends the halo bytes worked out by hand; deep halos (LBTORUS_HALO=1, 2, 8:
 several Liquid-model steps between exchanges on its slabs; on a grid of
-blocks one step an exchange) equal one process, and LBTORUS_HALO's bad
-values are refused in one line; a cycle is found on every rank at
+blocks one step an exchange) equal one process, a fill sends one message a
+side however deep, and LBTORUS_HALO's bad values are refused in one line; a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
 ranks) into one results file: the same records as one process (timing and
@@ -312,6 +312,30 @@ def grid_choice(tmp):
     return '; '.join(out) or None
 
 
+def deep_messages(tmp):
+    """A fill's messages, from LBTORUS_COMM_STATS: 64 steps of lm-c5 on 64x64 cut into 2 slabs of 32 rows
+    send a rank's halo to the other rank (its neighbour on both sides) one message a side a fill, however
+    deep: K = 1, 64 fills of 2 layers a side (2 x 64 messages); K = 8, 8 fills of 16 (2 x 8 messages); in
+    bytes both 64 steps x 2 sides x 2 layers x 64 cells x 4 B = 65536."""
+    out = []
+    for k, fills in ((1, 64), (8, 8)):
+        stats = os.path.join(tmp, f'deep{k}.json')
+        p = subprocess.run([MPIRUN, '--oversubscribe', '-np', '2', LBT, 'run', '--shape', '64x64', '--init',
+                            'uniform:0:100', '--until', 'steps:64', '--max-steps', '64', '--threads', '1', '--quiet',
+                            '--json', os.path.join(tmp, 'deep.json')],
+                           env=dict(ENV, LBTORUS_COMM_STATS=stats, LBTORUS_HALO=str(k)), capture_output=True,
+                           text=True, timeout=120)
+        if p.returncode:
+            out.append(f'LBTORUS_HALO={k} on 2 ranks: exit {p.returncode}: {p.stderr.strip()}')
+            continue
+        t = json.load(open(stats))
+        got = (t['fills'], t['halo_messages'], t['halo_bytes'])
+        if got != ([fills] * 2, [2 * fills] * 2, [65536] * 2):
+            out.append(f'LBTORUS_HALO={k}, 64x64 on 2 ranks: fills, messages, bytes {got}, want '
+                       f'{fills}, {2 * fills}, 65536 a rank')
+    return '; '.join(out) or None
+
+
 def pictures(tmp):
     """--snapshots and --animate on a cut torus (blocks, slabs, a ring): every rank's block gathered on rank 0,
     which writes the PNGs, the .npy files and the GIF of one process, byte for byte."""
@@ -400,6 +424,7 @@ def main():
         failures.append(same_failure(tmp, 4, ['--init', 'file:' + high, '--method', 'none', '--workload',
                                               'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
         failures.append(grid_choice(tmp))
+        failures.append(deep_messages(tmp))
         failures.append(pictures(tmp))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
@@ -408,7 +433,7 @@ def main():
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 15 + len(HALO_STEPS) * len(HALO) + 3
+    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 16 + len(HALO_STEPS) * len(HALO) + 3
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

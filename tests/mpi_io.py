@@ -24,7 +24,10 @@ started alone:
 - a torus whose .npy is larger than one rank's address space (ulimit -v):
   one process is refused by the memory estimate, which says how many ranks
   would hold it; 4 ranks under the same limit load it, run it and dump it,
-  equal to one process without the limit.
+  equal to one process without the limit;
+- the estimate counts a rank's deep halo (LBTORUS_HALO=16: 32 layers a
+  side of its slab) and the fill's buffers, as they are allocated: the
+  GiB it says it needs are worked out by hand below.
 
 usage: mpi_io.py LBTORUS MPIRUN
 """
@@ -231,10 +234,34 @@ def beyond_one_rank(tmp):
     return failures
 
 
+def deep_halo_estimate(tmp):
+    """LBTORUS_HALO=16 on a slab of 2 layers of 4194304 PEs (--method none: int32 loads, no scratch): the
+    block's grid is 2 + 2 x 32 layers of 16 + 4194304 + 2 cells rounded up to 16 (4194336), 4 bytes a
+    cell: 1107304704 B; the fill's buffers 4 x 32 layers of 4194304 cells, 4 bytes a cell: 2147483648 B;
+    together 3.03 GiB (the halo dropped: 0.09 GiB for the grid, and 1.03 or 2.09 GiB without one of the
+    two terms). One process cut (LBTORUS_CUT=1) of 2x4194304, and each of 2 ranks of 4x4194304, under
+    ulimit -v of 2.5 GiB are refused before anything is allocated, with that figure."""
+    failures = []
+    limit = 2621440  # KiB
+    for np_, shape, per in ((0, '2x4194304', ''), (2, '4x4194304', ' per rank')):
+        cmd = [LBT, 'run', '--shape', shape, '--method', 'none', '--init', 'const:1', '--until', 'steps:1',
+               '--threads', '1', '--quiet', '--json', os.devnull]
+        if np_:
+            cmd = [MPIRUN, '--oversubscribe', '-np', str(np_)] + cmd
+        cmd = ['sh', '-c', f'ulimit -v {limit} && exec "$@"', 'sh'] + cmd
+        p = subprocess.run(cmd, env=dict(ENV, LBTORUS_CUT='1', LBTORUS_HALO='16'), capture_output=True, text=True,
+                           timeout=300)
+        want = f'needs at least 3.0 GiB{per} (its loads alone, its halo and exchange buffers)'
+        if p.returncode != 2 or want not in p.stderr:
+            failures.append(f'{shape} on {np_ or "one process cut"} with LBTORUS_HALO=16 under ulimit -v {limit}: '
+                            f'want exit 2 and "{want}", got {p.returncode}: {p.stderr.strip()}')
+    return failures
+
+
 def main():
     failures, checks = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        for check in (loading, runs, bad_files, through_a_device, beyond_one_rank):
+        for check in (loading, runs, bad_files, through_a_device, beyond_one_rank, deep_halo_estimate):
             got = check(tmp)
             checks += 1
             failures += got

@@ -95,6 +95,7 @@ static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_
 	if (c->workload && c->shape && !lbt_shape_parse(&shape, c->shape, e) && (status = lbt_workload_fits(wl, &shape, e)))
 		return err_prefix(e, status, cmd, sep);
 	set->slabs = c->workload && wl->tasks; /* a search tree numbers its nodes across slabs */
+	set->row_sums = c->workload && !strcmp(wl->name, "cybenko") && m && m->load == LBT_LOAD_REAL;
 	if (c->workload && wl->phase) {
 		ro->workload = wl;
 		ro->warmup = c->warmup;

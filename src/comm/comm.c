@@ -123,8 +123,8 @@ void lbt_cut_block(const lbt_cut *c, int r, int *coord, int64_t *lo, int64_t *le
 	}
 }
 
-int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
-                 lbt_err *e)
+int lbt_cut_plan(lbt_cut *c, int R, int r, int D, const int64_t *ext, const unsigned char *wrap, const int *nr,
+                 int steps, lbt_err *e)
 {
 	memset(c, 0, sizeof *c);
 	if (D < 1 || D > LBT_CUT_MAXD)
@@ -132,8 +132,8 @@ int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wra
 	if (steps < 1 || steps > LBT_CUT_MAX_STEPS)
 		return lbt_errf(e, LBT_EINVAL, "halo of %d steps: give 1 to %d steps between halo exchanges", steps,
 		                LBT_CUT_MAX_STEPS);
-	c->ranks = lbt_comm_size();
-	c->rank = lbt_comm_rank();
+	c->ranks = R;
+	c->rank = r;
 	c->fill = lbt_comm_fill;
 	c->dims = D;
 	int first = 0;
@@ -160,14 +160,52 @@ int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wra
 	   cut axes, one step at a time (the reference) */
 	c->depth = c->slab && !c->by_pe ? steps * LBT_HALO : LBT_HALO;
 	lbt_cut_block(c, c->rank, c->coord, c->lo, c->len);
-	return lbt_comm_cart_open(c, e);
+	return LBT_OK;
+}
+
+int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
+                 lbt_err *e)
+{
+	int st = lbt_cut_plan(c, lbt_comm_size(), lbt_comm_rank(), D, ext, wrap, nr, steps, e);
+	return st ? st : lbt_comm_cart_open(c, e);
+}
+
+int64_t lbt_cut_layer_cells(const lbt_cut *c)
+{
+	int64_t layer = 0;
+	for (int d = 0; d < c->dims; d++) {
+		int64_t cells = 1;
+		for (int x = 0; c->on[d] && x < c->dims; x++)
+			cells *= x == d ? 1 : c->len[x] + (c->on[x] && x < d ? 2 * LBT_HALO : 0);
+		layer = c->on[d] && cells > layer ? cells : layer;
+	}
+	return layer;
+}
+
+int64_t lbt_cut_part_rows(const lbt_cut *c)
+{
+	int64_t pes = 1;
+	for (int d = 0; d < c->dims; d++)
+		pes *= c->len[d];
+	return c->by_pe ? pes : pes / c->len[c->dims - 1];
+}
+
+/* The fill's buffers: 4 depth layers of load cells, and of real cells if the loads are real-valued. */
+static size_t halo_bytes(const lbt_cut *c, int real, int64_t layer_cells)
+{
+	return (size_t)layer_cells * (size_t)(4 * c->depth) * (sizeof(int32_t) + (real ? sizeof(double) : 0));
+}
+
+double lbt_cut_rows_bytes(const lbt_cut *c, int64_t rows, int real, int64_t layer_cells)
+{
+	return (real ? (double)rows * LBT_CUT_SEGMENTS * sizeof(double) : 0) + (double)halo_bytes(c, real, layer_cells);
 }
 
 int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_err *e)
 {
 	c->rows = rows;
 	c->parts = real ? malloc((size_t)(rows * LBT_CUT_SEGMENTS) * sizeof *c->parts) : NULL;
-	c->halo = malloc((size_t)layer_cells * (size_t)(4 * c->depth) * (sizeof(int32_t) + sizeof(double)));
+	c->halo = malloc(halo_bytes(c, real, layer_cells));
 	if ((c->parts || !real) && c->halo)
 		return LBT_OK;
 	lbt_cut_close(c);
@@ -325,13 +363,11 @@ void lbt_cut_row_sums(const lbt_cut *cut, const double *rows, int64_t nrows, int
 		free(all);
 }
 
-void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
+/* Step j's counters (of n) made what one process would have counted, from
+ * i (3 sums a step) and x (3 + nslots maxima a step, from x[at[j]]) reduced
+ * over the ranks. */
+static void counts_set(lbt_counts *c, const int64_t *i, const double *x, int real)
 {
-	int64_t i[4] = {c->moved, c->total, c->nomem, 0};
-	lbt_comm_sum_i64(i, 3);
-	double x[3 + LBT_CUT_SLOTS] = {c->link_max, c->max, -(double)c->min};
-	memcpy(x + 3, c->slot, (size_t)c->nslots * sizeof *x);
-	lbt_comm_max_f64(x, 3 + c->nslots);
 	c->moved = i[0];
 	c->link_max = x[0];
 	if (c->has_stats) {
@@ -353,11 +389,52 @@ void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
 		memcpy(c->slot, x + 3, (size_t)c->nslots * sizeof *x);
 	}
 	c->nomem = i[2] > 0;
+}
+
+/* Step j's sums and maxima as counts_set reads them. */
+static void counts_get(const lbt_counts *c, int64_t *i, double *x)
+{
+	i[0] = c->moved;
+	i[1] = c->total;
+	i[2] = c->nomem;
+	x[0] = c->link_max;
+	x[1] = c->max;
+	x[2] = -(double)c->min;
+	memcpy(x + 3, c->slot, (size_t)c->nslots * sizeof *x);
+}
+
+void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real)
+{
+	int64_t i[3];
+	double x[3 + LBT_CUT_SLOTS];
+	counts_get(c, i, x);
+	lbt_comm_sum_i64(i, 3);
+	lbt_comm_max_f64(x, 3 + c->nslots);
+	counts_set(c, i, x, real);
 	if (real) {
 		int nomem = 0;
 		c->real_moved = lbt_cut_sum(cut, cut->parts, c->nparts, c->terms, 0, &nomem);
 		c->nomem |= !lbt_comm_min_int(!nomem);
 	}
+}
+
+void lbt_cut_counts_steps(const lbt_cut *cut, lbt_counts *c, int n, int real)
+{
+	if (real || n > LBT_CUT_BATCH) { /* a real step's parts are in cut->parts only until the next */
+		for (int j = 0; j < n; j++)
+			lbt_cut_counts(cut, &c[j], real);
+		return;
+	}
+	int64_t i[3 * LBT_CUT_BATCH];
+	double x[(3 + LBT_CUT_SLOTS) * LBT_CUT_BATCH];
+	int nx = 0;
+	for (int j = 0; j < n; nx += 3 + c[j].nslots, j++)
+		counts_get(&c[j], i + 3 * j, x + nx);
+	lbt_comm_sum_i64(i, 3 * n);
+	lbt_comm_max_f64(x, nx);
+	nx = 0;
+	for (int j = 0; j < n; nx += 3 + c[j].nslots, j++)
+		counts_set(&c[j], i + 3 * j, x + nx, real);
 }
 
 int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int layers, int64_t *k)

@@ -42,6 +42,18 @@ int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt
 int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
                  lbt_err *e);
 int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_err *e);
+/* lbt_cut_open's cut as rank r of R ranks would have it, without a
+ * communicator (nothing to close): what a rank will hold, for the memory
+ * estimate. */
+int lbt_cut_plan(lbt_cut *c, int R, int r, int D, const int64_t *ext, const unsigned char *wrap, const int *nr,
+                 int steps, lbt_err *e);
+/* Of c's block: the largest layer a fill moves (a cut axis's, spanning
+ * the halo of the cut axes before it), in cells; the rows of parts
+ * lbt_cut_rows takes (the block's rows of the last axis, or its PEs if the
+ * last axis is cut); and the bytes lbt_cut_rows allocates for them. */
+int64_t lbt_cut_layer_cells(const lbt_cut *c);
+int64_t lbt_cut_part_rows(const lbt_cut *c);
+double lbt_cut_rows_bytes(const lbt_cut *c, int64_t rows, int real, int64_t layer_cells);
 void lbt_cut_close(lbt_cut *c);
 /* The block of rank r of c's grid: its coordinates, first layers and extents. */
 void lbt_cut_block(const lbt_cut *c, int r, int *coord, int64_t *lo, int64_t *len);
@@ -54,6 +66,12 @@ void lbt_comm_cart_close(lbt_cut *c);
  * per-direction maxima reduced and summed pair by pair, the real parts
  * added in global order). real: the method's loads are real-valued. */
 void lbt_cut_counts(const lbt_cut *cut, lbt_counts *c, int real);
+/* The same for the n steps of one call of several (c[0..n-1], in step
+ * order) in one reduction of each kind for them all, the same values as
+ * n calls of lbt_cut_counts (on real-valued loads, or more than
+ * LBT_CUT_BATCH steps: those n calls). */
+#define LBT_CUT_BATCH 64
+void lbt_cut_counts_steps(const lbt_cut *cut, lbt_counts *c, int n, int real);
 /* Every rank's n parts laid out as lbt_cut says (segments of a part per
  * row, or per PE and term if the last axis is cut), added as one process
  * adds them: from init, segment by segment, rows in global order, each

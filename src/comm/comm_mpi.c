@@ -13,8 +13,10 @@
  * of the grid along the axis; whoever holds a layer sends it. A rank that
  * needs a layer of mine holds one of the layers I need (blocks are
  * contiguous along an axis), so each rank talks only to the owners of its
- * own halo layers, and sends them what they need of its block (message
- * tag: the receiver's halo position). Who sends what to whom is the same
+ * own halo layers, and sends them what they need of its block: the
+ * layers one side of a halo takes from one rank in one message, however
+ * deep the fill (message tag: the receiver's first halo position of it).
+ * Who sends what to whom is the same
  * at every fill of an axis with as many layers: persistent requests, made
  * at the first (MPI_Send_init, MPI_Recv_init), sized by its layers, and
  * started at each (MPI_Startall). The
@@ -298,16 +300,19 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 /* One axis's exchange of `layers` layers a side as persistent requests
  * (made at its first fill, started at every later one): the H = 2 x layers
  * halo layers it receives (need[h] >= 0: global layer, k[h] its local
- * index; own[h]: mine, copied), the layers of my block it sends
- * (packed[b], local: at most H), its requests (at most H receives and, per
- * partner, at most H sends). A view with a real field moves other bytes:
- * its own exchange. */
+ * index; own[h]: mine, copied), the layers of my block it sends (packed[b],
+ * local, ascending: at most H), its requests (at most H receives and, per
+ * partner, at most H sends), a message's unit (a packed layer), and the
+ * messages and bytes it sends per fill. A view with a real field moves
+ * other bytes: its own exchange. */
 typedef struct {
-	int made, nreq, npacked;
+	int made, nreq, npacked, nsends;
 	size_t bytes;
+	int64_t sent;
 	int64_t *need, *k, *packed;
 	unsigned char *own;
 	MPI_Request *req;
+	MPI_Datatype layer;
 } exchange;
 
 #define LBT_FILL_LAYERS (LBT_CUT_MAX_STEPS * LBT_HALO) /* the deepest fill: a cut's depth at most */
@@ -358,6 +363,8 @@ void lbt_comm_cart_close(lbt_cut *c)
 				exchange *x = &g->x[d][real][l];
 				for (int i = 0; i < x->nreq; i++)
 					MPI_Request_free(&x->req[i]);
+				if (x->nreq)
+					MPI_Type_free(&x->layer);
 				free(x->need);
 				free(x->req);
 			}
@@ -390,59 +397,122 @@ void lbt_cut_chain(const lbt_cut *cut, int axis, double *acc, int64_t n, void (*
 		MPI_Send(acc + at, (int)(n - at < most ? n - at : most), MPI_DOUBLE, line_rank(cut, axis, q + 1), 0, comm);
 }
 
+/* The run of halo positions from h (of H = 2 x layers) held by the same
+ * rank as h (owner[h]) on h's side (below: h < layers; above): its length. */
+static int run_length(const int *owner, int h, int layers, int H)
+{
+	const int end = h < layers ? layers : H;
+	int m = 1;
+	while (h + m < end && owner[h + m] == owner[h])
+		m++;
+	return m;
+}
+
+/* The owners of the halo positions of the block at place q of `axis`'s
+ * line (-1: none, beyond a mesh's end); glob[h]: the global layer. */
+static void halo_owners(const lbt_cut *cut, int axis, int q, int layers, int *owner, int64_t *glob)
+{
+	const int R = cut->ranks > 1 ? cut->nr[axis] : 1;
+	for (int h = 0; h < 2 * layers; h++) {
+		int64_t k;
+		glob[h] = lbt_comm_halo_layer(cut, axis, q, h, layers, &k);
+		owner[h] = glob[h] < 0 ? -1 : R > 1 ? lbt_comm_owner(cut->gext[axis], R, glob[h]) : q;
+	}
+}
+
 /* Axis `axis`'s exchange of `layers` layers a side for a view like v: the
  * layers it needs, whose owners (the ranks of its line) send them; what
  * the partners need of its block lies within `layers` layers of its ends:
- * at most H = 2 x layers layers, each packed once and sent to whoever needs
- * it (message tag: the receiver's halo position). */
+ * at most H = 2 x layers layers, each packed once, in ascending order. A
+ * side's layers from one owner are consecutive layers of the owner's
+ * block (blocks are contiguous along an axis and do not wrap): one message
+ * of as many packed layers (message tag: the receiver's first halo
+ * position of the run), so a fill sends one message a side whatever its
+ * depth, received straight into the side's consecutive halo buffers. */
 static void exchange_make(exchange *x, const lbt_view *v, const lbt_cut *cut, int axis, int layers, MPI_Comm comm)
 {
 	const int64_t lo = v->origin[axis], n = v->ext[axis];
-	const int R = cut->ranks > 1 ? cut->nr[axis] : 1, me = cut->ranks > 1 ? cut->coord[axis] : 0;
+	const int me = cut->ranks > 1 ? cut->coord[axis] : 0;
 	const int H = 2 * layers;
 	char *recv = cut->halo, *send = cut->halo + (size_t)H * x->bytes; /* H layers in, at most H out */
-	int *partner = malloc((size_t)H * sizeof *partner), npartners = 0;
+	int *partner = malloc((size_t)H * sizeof *partner), npartners = 0, *owner = malloc((size_t)H * sizeof *owner);
+	int64_t *glob = malloc((size_t)H * sizeof *glob);
 	x->need = malloc((size_t)H * 3 * sizeof *x->need + (size_t)H);
 	x->req = malloc((size_t)(H + H * H) * sizeof *x->req);
-	if (!partner || !x->need || !x->req) {
+	if (!partner || !owner || !glob || !x->need || !x->req) {
 		fprintf(stderr, "lbtorus: rank %d: no memory for a halo exchange's requests\n", rank);
 		lbt_comm_abort(1);
 	}
 	x->k = x->need + H;
 	x->packed = x->need + 2 * H;
 	x->own = (unsigned char *)(x->need + 3 * H);
+	halo_owners(cut, axis, me, layers, owner, x->need);
 	for (int h = 0; h < H; h++) {
-		x->need[h] = lbt_comm_halo_layer(cut, axis, me, h, layers, &x->k[h]);
-		if (x->need[h] < 0)
+		lbt_comm_halo_layer(cut, axis, me, h, layers, &x->k[h]);
+		x->own[h] = owner[h] == me; /* a small axis: the layer is my own */
+	}
+	for (int h = 0, m; h < H; h += m) {
+		m = run_length(owner, h, layers, H);
+		if (owner[h] < 0 || owner[h] == me)
 			continue;
-		const int o = R > 1 ? lbt_comm_owner(cut->gext[axis], R, x->need[h]) : me;
-		if ((x->own[h] = o == me)) /* a small axis: the layer is my own */
-			continue;
-		MPI_Recv_init(recv + h * x->bytes, (int)x->bytes, MPI_BYTE, line_rank(cut, axis, o), h, comm, &x->req[x->nreq++]);
+		if (!x->nreq) {
+			MPI_Type_contiguous((int)x->bytes, MPI_BYTE, &x->layer);
+			MPI_Type_commit(&x->layer);
+		}
+		MPI_Recv_init(recv + h * x->bytes, m, x->layer, line_rank(cut, axis, owner[h]), h, comm, &x->req[x->nreq++]);
 		int seen = 0;
 		for (int p = 0; p < npartners; p++)
-			seen |= partner[p] == o;
+			seen |= partner[p] == owner[h];
 		if (!seen)
-			partner[npartners++] = o;
+			partner[npartners++] = owner[h];
 	}
-	for (int p = 0; p < npartners; p++)
+	/* the layers of mine the partners need, each once, ascending: a run of
+	   consecutive layers is then consecutive in the send buffer */
+	for (int p = 0; p < npartners; p++) {
+		halo_owners(cut, axis, partner[p], layers, owner, glob);
 		for (int h = 0; h < H; h++) {
-			int64_t kp, g = lbt_comm_halo_layer(cut, axis, partner[p], h, layers, &kp);
-			if (g < lo || g >= lo + n)
+			if (owner[h] != me)
 				continue;
 			int b = 0;
-			while (b < x->npacked && x->packed[b] != g - lo)
+			while (b < x->npacked && x->packed[b] != glob[h] - lo)
 				b++;
 			if (b == H) { /* cannot happen: blocks are contiguous along an axis */
 				fprintf(stderr, "lbtorus: rank %d: more than %d layers of its block wanted by its neighbours\n", rank, H);
 				lbt_comm_abort(1);
 			}
 			if (b == x->npacked)
-				x->packed[x->npacked++] = g - lo;
-			MPI_Send_init(send + (size_t)b * x->bytes, (int)x->bytes, MPI_BYTE, line_rank(cut, axis, partner[p]), h,
-			              comm, &x->req[x->nreq++]);
+				x->packed[x->npacked++] = glob[h] - lo;
 		}
+	}
+	for (int b = 1; b < x->npacked; b++) /* insertion sort: at most H layers */
+		for (int c = b; c > 0 && x->packed[c - 1] > x->packed[c]; c--) {
+			const int64_t t = x->packed[c];
+			x->packed[c] = x->packed[c - 1];
+			x->packed[c - 1] = t;
+		}
+	for (int p = 0; p < npartners; p++) {
+		halo_owners(cut, axis, partner[p], layers, owner, glob);
+		for (int h = 0, m; h < H; h += m) {
+			m = run_length(owner, h, layers, H);
+			if (owner[h] != me)
+				continue;
+			int b = 0;
+			while (x->packed[b] != glob[h] - lo)
+				b++;
+			if (b + m > x->npacked || x->packed[b + m - 1] != glob[h] - lo + m - 1 || glob[h] - lo + m > n) {
+				/* cannot happen: a run is consecutive layers of my block, all of them packed */
+				fprintf(stderr, "lbtorus: rank %d: a halo run of %d layers not consecutive in its block\n", rank, m);
+				lbt_comm_abort(1);
+			}
+			MPI_Send_init(send + (size_t)b * x->bytes, m, x->layer, line_rank(cut, axis, partner[p]), h, comm,
+			              &x->req[x->nreq++]);
+			x->nsends++;
+			x->sent += (int64_t)m * (int64_t)x->bytes;
+		}
+	}
 	free(partner);
+	free(owner);
+	free(glob);
 	x->made = 1;
 }
 
@@ -474,17 +544,13 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 	for (int h = 0; h < H; h++)
 		if (x->need[h] >= 0)
 			lbt_comm_layer_put(v, cut, axis, x->k[h], recv + h * x->bytes);
-	int sends = 0;
-	for (int h = 0; h < H; h++)
-		sends += x->need[h] >= 0 && !x->own[h];
-	sends = x->nreq - sends; /* the requests beyond the receives */
+	tally.fills++;
+	tally.halo_messages += x->nsends;
+	tally.halo_bytes += x->sent;
 	if (x == &one) { /* no communicator (one process): no requests either, nothing kept */
 		free(one.need);
 		free(one.req);
 	}
-	tally.fills++;
-	tally.halo_messages += sends;
-	tally.halo_bytes += (int64_t)sends * (int64_t)x->bytes;
 	tally.halo_wait_seconds += t2 - t1;
 	tally.halo_seconds += MPI_Wtime() - t0;
 }

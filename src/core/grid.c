@@ -67,6 +67,17 @@ int64_t lbt_grid_cells(const lbt_shape *s)
 	return g.cells;
 }
 
+int64_t lbt_grid_block_cells(const lbt_shape *whole, const lbt_cut *cut)
+{
+	lbt_grid g;
+	lbt_shape local = *whole;
+	for (int d = 0; d < whole->dims; d++)
+		local.ext[d] = cut->len[d];
+	memset(&g, 0, sizeof g);
+	layout(&g, &local, whole, cut);
+	return g.cells;
+}
+
 /* A grid of shape s laid out as a block of `whole` (cut: its place in it). */
 static int grid_init(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole, const lbt_cut *cut, lbt_err *e)
 {
@@ -88,7 +99,7 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int
 	if (!cut)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for a cut");
 	lbt_shape local = *whole;
-	const int D = whole->dims, last = D - 1;
+	const int D = whole->dims;
 	unsigned char wrap[LBT_MAXD];
 	int nr[LBT_MAXD];
 	for (int d = 0; d < D; d++)
@@ -97,16 +108,9 @@ int lbt_grid_init_cut(lbt_grid *g, const lbt_shape *whole, const int *ranks, int
 	if (!status)
 		opened = !(status = lbt_cut_open(cut, D, whole->ext, wrap, nr, steps, e));
 	if (!status) {
-		int64_t layer = 0; /* the largest layer a fill moves: a cut axis's, spanning the halo of those before */
-		for (int d = 0; d < D; d++) {
+		for (int d = 0; d < D; d++)
 			local.ext[d] = cut->len[d];
-			int64_t cells = 1;
-			for (int x = 0; cut->on[d] && x < D; x++)
-				cells *= x == d ? 1 : cut->len[x] + (cut->on[x] && x < d ? 2 * LBT_HALO : 0);
-			layer = cut->on[d] && cells > layer ? cells : layer;
-		}
-		/* a part per row, or per PE if the last axis is cut */
-		status = lbt_cut_rows(cut, lbt_shape_pes(&local) / (cut->by_pe ? 1 : local.ext[last]), real, layer, e);
+		status = lbt_cut_rows(cut, lbt_cut_part_rows(cut), real, lbt_cut_layer_cells(cut), e);
 	}
 	if (!status)
 		status = grid_init(g, &local, whole, cut, e);

@@ -261,6 +261,7 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
  * observers' state (--verify's reference, the cycle detector, the batch
  * means of sqdev). */
 enum { BATCH = 64 };
+_Static_assert(BATCH <= LBT_CUT_BATCH, "a call's steps on a cut torus are reduced at once (lbt_cut_counts_steps)");
 typedef struct {
 	lbt_state *st;
 	const lbt_run_opts *o;
@@ -417,12 +418,15 @@ static int method_step(run_loop *l, lbt_counts *k)
 			stop.min = (int32_t)l->cyc.min;
 		}
 		l->npend = st->method->steps(st, left < l->cap ? (int)left : l->cap, (int32_t)l->r.max, &stop, l->pend);
+		if (st->grid.cut) /* the call's steps reduced at once, each as one process counts it */
+			lbt_cut_counts_steps(st->grid.cut, l->pend, l->npend, l->real);
 		l->ipend = 1;
 		*k = l->pend[0];
-	} else
+	} else {
 		st->method->step(st, k);
-	if (st->grid.cut)
-		lbt_cut_counts(st->grid.cut, k, l->real);
+		if (st->grid.cut)
+			lbt_cut_counts(st->grid.cut, k, l->real);
+	}
 	if (k->nomem)
 		return lbt_errf(l->e, LBT_ENOMEM, "%s: no memory for a step's scratch (ISA %s)", st->method->name,
 		                st->kern->isa);

@@ -103,45 +103,128 @@ static double memory_available(void)
 	return avail;
 }
 
-/* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
- * for real-valued ones, 8 for speeds; on a torus cut between `ranks`
- * processes, each holds a slab), the kernels' scratch if its method opens
- * one, the copies of the loads the caller holds beside the run (`copies`:
- * bench's restart copy), and for speeds the dense copies of the relative
- * loads (whole, on every rank); an init file is read in pieces
- * (lbt_npy_read_block). Refuse before allocating anything when even that
- * cannot fit, and say how many ranks would hold it when more would (the
- * share that shrinks with the ranks, over what a rank can give it). */
-static int memory_fits(const lbt_method *m, const lbt_speeds *speeds, const lbt_shape *s, int ranks, int threads,
-                       int copies, lbt_err *e)
+/* The grid of ranks s ("4x2x1") of a torus of shape sh, into nr: its
+ * counts, one per axis, their product the rank count, none above its
+ * axis's extent (lbt_cut_grid); on a torus not cut, one rank. */
+static int ranks_parse(const char *s, const lbt_shape *sh, int cut, int *nr, lbt_err *e)
 {
+	int D = 0;
+	for (const char *p = s;; p++) {
+		char *end;
+		long k = strtol(p, &end, 10);
+		if (end == p || k < 1 || k > INT32_MAX || D == LBT_MAXD || (*end && *end != 'x'))
+			return lbt_errf(e, LBT_EINVAL, "--ranks '%s': not a grid of ranks of the %d-axis torus (e.g. %s)", s,
+			                sh->dims, sh->dims == 1 ? "4" : sh->dims == 2 ? "2x2" : "2x2x1");
+		if (D < sh->dims)
+			nr[D] = (int)k;
+		D++;
+		if (!*(p = end))
+			break;
+	}
+	if (D != sh->dims)
+		return lbt_errf(e, LBT_EINVAL, "--ranks '%s': %d counts for a torus of %d axes", s, D, sh->dims);
+	int want[LBT_MAXD];
+	memcpy(want, nr, sizeof want);
+	return lbt_cut_grid(cut ? lbt_comm_size() : 1, D, sh->ext, want, nr, e);
+}
+
+/* The grid of ranks lbt_state_open cuts the torus on, into nr: given
+ * (--ranks, checked), or slabs when asked for (a search tree) or for the
+ * Liquid model's vector kernel, which rolls slabs only (on blocks its ranks
+ * would run the reference, tens of times slower: docs/performance.md),
+ * when the first axis with links has a layer for every rank; NULL: the
+ * grid with the least halo (lbt_cut_grid chooses). */
+static const int *ranks_of(const lbt_state *st, const lbt_setup *cfg, const lbt_shape *shape, int *nr)
+{
+	int first = 0;
+	while (first < shape->dims - 1 && shape->ext[first] < 2)
+		first++;
+	const int slabs = (cfg->slabs || ((st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step)) &&
+	                  shape->ext[first] >= lbt_comm_size();
+	if (cfg->ranks)
+		return ranks_parse(cfg->ranks, shape, cfg->cut, nr, NULL) ? NULL : nr;
+	for (int d = 0; slabs && d < shape->dims; d++)
+		nr[d] = d == first ? lbt_comm_size() : 1;
+	return slabs ? nr : NULL;
+}
+
+/* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
+ * for real-valued ones, 8 for speeds), the kernels' scratch if its method
+ * opens one, the copies of the loads the caller holds beside the run
+ * (`copies`: bench's restart copy), and for speeds the dense copies of the
+ * relative loads (whole, on every rank); an init file is read in pieces
+ * (lbt_npy_read_block). On a torus cut between ranks (cfg->cut: k steps
+ * between exchanges) a rank holds the block of the largest rank (rank 0's:
+ * lbt_comm_slab gives the extra layers to the first) as lbt_grid_init_cut
+ * lays it out, its cut axis's halo as deep as the cut says (2k layers a
+ * side on a slab), with the fill's buffers and the parts of real-valued
+ * sums (lbt_cut_rows); a real-valued Cybenko workload (cfg->row_sums) adds
+ * its rows' sums (4 doubles a row), its rows' lanes where the last axis is
+ * cut (lbt_cut_chain), and, on several ranks, every rank's rows' sums
+ * gathered (lbt_cut_row_sums: 4 doubles per row of the torus). Refuse
+ * before allocating anything when even that cannot fit, and say how many
+ * ranks would hold it when more would (the share that shrinks with the
+ * ranks, the whole torus's fields over the ranks, over what a rank can give
+ * it beside what does not shrink: its block's halo and buffers beyond its
+ * share, taken as they are here). */
+static int memory_fits(const lbt_state *st, const lbt_setup *cfg, const lbt_speeds *speeds, const lbt_shape *s,
+                       int threads, lbt_err *e)
+{
+	const lbt_method *m = st->method;
 	double avail = memory_available();
 	int64_t cells = lbt_grid_cells(s);
 	if (avail < 0 || cells < 0)
 		return LBT_OK;
-	const int scratch = (m->flags & LBT_M_SCRATCH) != 0;
-	double shared = (double)cells * (m->load == LBT_LOAD_REAL ? 12 : 4) * (1 + copies), fixed = 0;
+	const int scratch = (m->flags & LBT_M_SCRATCH) != 0, real = m->load == LBT_LOAD_REAL, D = s->dims, last = D - 1;
+	const int ranks = cfg->cut ? lbt_comm_size() : 1, copies = cfg->grid_copies;
+	const double field = real ? 12 : 4;
+	double shared = (double)cells * field * (1 + copies), fixed = 0;
 	if (scratch)
-		shared += lbt_scratch_bytes(s->dims, s->ext, cells, threads);
+		shared += lbt_scratch_bytes(D, s->ext, cells, threads);
 	if (speeds) { /* the field, and the relative loads' dense copies each step (20 bytes a PE) */
 		shared += (double)cells * 8;
 		fixed += (double)lbt_shape_pes(s) * 20;
 	}
-	const double need = shared / ranks + fixed;
+	double block = shared / ranks;                  /* a rank's share, or its block's exact bytes: */
+	int64_t rows = lbt_shape_pes(s) / s->ext[last]; /* its rows of the last axis */
+	int shared_rows = 0;                            /* rows cut along the last axis: their lanes passed on */
+	int nr[LBT_MAXD];
+	const int *want = cfg->cut ? ranks_of(st, cfg, s, nr) : NULL;
+	lbt_cut c;
+	unsigned char wrap[LBT_MAXD];
+	for (int d = 0; d < D; d++)
+		wrap[d] = s->bnd[d] == LBT_TORUS;
+	if (cfg->cut && !lbt_cut_grid(ranks, D, s->ext, want, nr, NULL) &&
+	    !lbt_cut_plan(&c, ranks, 0, D, s->ext, wrap, nr, cfg->cut, NULL)) { /* else lbt_grid_init_cut says why */
+		const int64_t bc = lbt_grid_block_cells(s, &c);
+		block = (double)bc * field * (1 + copies) + (scratch ? lbt_scratch_bytes(D, c.len, bc, threads) : 0) +
+		        lbt_cut_rows_bytes(&c, lbt_cut_part_rows(&c), real, lbt_cut_layer_cells(&c));
+		rows = 1;
+		for (int d = 0; d < last; d++)
+			rows *= c.len[d];
+		shared_rows = c.len[last] < s->ext[last] && lbt_shape_pes(s) > s->ext[last];
+		if (cfg->row_sums && ranks > 1)
+			fixed += (double)(lbt_shape_pes(s) / s->ext[last]) * 4 * sizeof(double);
+	}
+	if (cfg->row_sums) /* real_open: each row's 4 sums, and its lanes where rows are shared */
+		block += (double)rows * 4 * sizeof(double) + (shared_rows ? (double)rows * sizeof(lbt_wl_rsums) : 0);
+	const double need = block + fixed, beyond = block > shared / ranks ? block - shared / ranks : 0;
 	if (need <= avail)
 		return LBT_OK;
 	char sh[128], more[160] = "";
 	lbt_shape_format(s, sh, sizeof sh);
-	const double enough = avail > fixed ? ceil(shared / (avail - fixed)) : 0; /* ranks of this memory that would do */
+	/* ranks of this memory that would do */
+	const double enough = avail > fixed + beyond ? ceil(shared / (avail - fixed - beyond)) : 0;
 	if (lbt_comm_mpi() && (m->flags & LBT_M_CUT) && !speeds && enough > ranks && enough <= (double)INT32_MAX)
 		snprintf(more, sizeof more, "; cut between at least %.0f ranks of this memory (mpirun -np %.0f) it would fit",
 		         enough, enough);
-	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB%s (%s%s); %.1f GiB are available "
+	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB%s (%s%s%s); %.1f GiB are available "
 	                "(free memory and swap, or ulimit -v)%s", m->name, sh, need / 1073741824.0,
 	                ranks > 1 ? " per rank" : "",
 	                scratch && speeds ? "its loads, its speeds and its kernels' scratch"
 	                : scratch ? "its loads and its kernels' scratch" : speeds ? "its loads and its speeds" : "its loads alone",
-	                copies ? ", and a copy of the loads" : "", avail / 1073741824.0, more);
+	                cfg->cut ? ", its halo and exchange buffers" : "", copies ? ", and a copy of the loads" : "",
+	                avail / 1073741824.0, more);
 }
 
 int lbt_total_check(const lbt_method *m, const lbt_shape *s, int64_t total, lbt_err *e)
@@ -168,31 +251,6 @@ static int total_fits(const lbt_method *m, const lbt_init *init, const lbt_shape
 	if (init->kind == LBT_INIT_UNIFORM && init->b <= INT32_MAX / lbt_shape_pes(s))
 		return LBT_OK;
 	return lbt_init_total(init, s, seed, &total) ? lbt_total_check(m, s, total, e) : LBT_OK;
-}
-
-/* The grid of ranks s ("4x2x1") of a torus of shape sh, into nr: its
- * counts, one per axis, their product the rank count, none above its
- * axis's extent (lbt_cut_grid); on a torus not cut, one rank. */
-static int ranks_parse(const char *s, const lbt_shape *sh, int cut, int *nr, lbt_err *e)
-{
-	int D = 0;
-	for (const char *p = s;; p++) {
-		char *end;
-		long k = strtol(p, &end, 10);
-		if (end == p || k < 1 || k > INT32_MAX || D == LBT_MAXD || (*end && *end != 'x'))
-			return lbt_errf(e, LBT_EINVAL, "--ranks '%s': not a grid of ranks of the %d-axis torus (e.g. %s)", s,
-			                sh->dims, sh->dims == 1 ? "4" : sh->dims == 2 ? "2x2" : "2x2x1");
-		if (D < sh->dims)
-			nr[D] = (int)k;
-		D++;
-		if (!*(p = end))
-			break;
-	}
-	if (D != sh->dims)
-		return lbt_errf(e, LBT_EINVAL, "--ranks '%s': %d counts for a torus of %d axes", s, D, sh->dims);
-	int want[LBT_MAXD];
-	memcpy(want, nr, sizeof want);
-	return lbt_cut_grid(cut ? lbt_comm_size() : 1, D, sh->ext, want, nr, e);
 }
 
 /* Everything lbt_state_open checks before it allocates the grid. */
@@ -228,9 +286,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	lbt_speeds sp;
 	if (speeds && (status = lbt_speeds_parse(&sp, speeds, e)))
 		return status;
-	if ((status = lbt_init_check(&init, &shape, e)) ||
-	    (status = memory_fits(st->method, speeds ? &sp : NULL, &shape, cfg->cut ? lbt_comm_size() : 1, threads,
-	                          cfg->grid_copies, e)))
+	if ((status = lbt_init_check(&init, &shape, e)))
 		return status;
 	int nr[LBT_MAXD];
 	if (cfg->ranks && (status = ranks_parse(cfg->ranks, &shape, cfg->cut, nr, e)))
@@ -259,6 +315,8 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	if (slot >= 0) /* a slot without even a reference (kernels/dispatch.c): refuse rather than call NULL */
 		return lbt_errf(e, LBT_EINTERNAL, "%s: the dispatch table has no kernel %s on ISA %s", st->method->name,
 		                lbt_kernel_slot_name(slot), st->kern->isa);
+	if ((status = memory_fits(st, cfg, speeds ? &sp : NULL, &shape, threads, e)))
+		return status;
 	st->seed = cfg->seed;
 	*initp = init;
 	*shapep = shape;
@@ -300,21 +358,8 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	if (speeds && (status = lbt_speeds_parse(&sp, st->speeds, e)))
 		return status;
 	const volatile sig_atomic_t *stop = cfg->interrupt;
-	int nr[LBT_MAXD], first = 0;
-	while (first < shape.dims - 1 && shape.ext[first] < 2)
-		first++;
-	/* the grid: given; or slabs when asked for (a search tree) or for the
-	   Liquid model's vector kernel, which rolls slabs only (on blocks its ranks
-	   would run the reference, tens of times slower: docs/performance.md),
-	   when the first axis with links has a layer for every rank; else the
-	   grid with the least halo */
-	const int slabs = (cfg->slabs || ((st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step)) &&
-	                  shape.ext[first] >= lbt_comm_size();
-	if (cfg->ranks)
-		ranks_parse(cfg->ranks, &shape, cfg->cut, nr, e); /* checked by prepare */
-	for (int d = 0; slabs && !cfg->ranks && d < shape.dims; d++)
-		nr[d] = d == first ? lbt_comm_size() : 1;
-	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, cfg->ranks || slabs ? nr : NULL,
+	int nr[LBT_MAXD];
+	status = cfg->cut ? lbt_grid_init_cut(&st->grid, &shape, ranks_of(st, cfg, &shape, nr),
 	                                      st->method->load == LBT_LOAD_REAL, cfg->cut, e)
 	                  : lbt_grid_init(&st->grid, &shape, e);
 	if (cfg->cut) {

@@ -70,6 +70,9 @@ int64_t lbt_grid_row_global(const lbt_grid *g, int64_t r);
 /* The cells one field of a grid of shape s takes (halos and padding
  * included), without allocating; -1 for a shape lbt_shape_check refuses. */
 int64_t lbt_grid_cells(const lbt_shape *s);
+/* The same for the block of a valid shape `whole` that `cut` holds (its
+ * cut axis's halo as deep as the cut says). */
+int64_t lbt_grid_block_cells(const lbt_shape *whole, const lbt_cut *cut);
 void lbt_grid_free(lbt_grid *g);
 /* Add a zeroed field (LBT_OK if g has one of that name and type already). */
 int lbt_grid_add_field(lbt_grid *g, const char *name, lbt_type t, lbt_err *e);

@@ -82,7 +82,7 @@ typedef struct lbt_cut {
 	int64_t rows;          /* parts per segment and term: rows of the last axis in this block, or,
 	                          if the last axis is cut (by_pe), its PEs (segments x terms <= LBT_CUT_SEGMENTS) */
 	int by_pe;
-	char *halo;            /* the fill's buffers: 4 depth layers of load and real cells */
+	char *halo;            /* the fill's buffers: 4 depth layers of load cells (and real cells if real-valued) */
 	void *comm;            /* the MPI layer's Cartesian communicator and its exchanges (NULL: none) */
 } lbt_cut;
 /* The fill's buffers hold 2 depth halo layers received and 2 depth sent:

@@ -166,6 +166,8 @@ typedef struct {
 	                                           *interrupt is non-zero (LBT_EINTR, nothing kept) */
 	int grid_copies;      /* copies of the grid's loads the caller will hold beside the run (bench's
 	                         start), counted in the memory estimate */
+	int row_sums;         /* the run's workload keeps real-valued sums per row (Cybenko's on real
+	                         loads), counted in the memory estimate */
 } lbt_setup;
 
 /* Check everything lbt_state_open would, without allocating the grid: the
