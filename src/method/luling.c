@@ -281,7 +281,8 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 	const int64_t n = lbt_shape_pes(&st->grid.shape), ops = k->stats.operations;
 	int64_t packets = 0, hops = 0, sendn[R], recvn[R], cnt[R], pos[R], N = 0, U = 0;
 	int64_t *trig = malloc((size_t)(n ? n : 1) * sizeof *trig), *sets = NULL, *uniq = NULL, *at = NULL;
-	int64_t *slot = NULL, *reqs = NULL;
+	int64_t *slot = NULL, *reqs = NULL, *hkey = NULL, *hval = NULL;
+	int *owner = NULL;
 	lbt_luling_pe *recs = NULL;
 	void *list = NULL, *got = NULL, *idx = NULL, *back = NULL;
 	int ok = trig != NULL;
@@ -303,45 +304,57 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 		for (int r = 0; r < R; r++)
 			N += recvn[r] / (int64_t)sizeof *trig;
 		int64_t *init = list;
-		qsort(init, (size_t)N, sizeof *init, cmp_i64); /* blocks of several cut axes interleave */
+		int sorted = 1; /* slabs: the ranks' lists, each in PE order, in rank order are in PE order */
+		for (int64_t a = 1; a < N; a++)
+			sorted &= init[a - 1] < init[a];
+		if (!sorted) /* blocks of several cut axes interleave */
+			qsort(init, (size_t)N, sizeof *init, cmp_i64);
 		lbt_luling_shuffle(init, N, st->seed, st->step);
+		int64_t cap = 2;
+		while (cap < 2 * N * m)
+			cap <<= 1;
 		sets = malloc((size_t)(N * m + 1) * sizeof *sets);
 		uniq = malloc((size_t)(N * m + 1) * sizeof *uniq);
 		at = malloc((size_t)(N * m + 1) * sizeof *at);
-		ok = sets && uniq && at;
+		hkey = malloc((size_t)cap * sizeof *hkey);
+		hval = malloc((size_t)cap * sizeof *hval);
+		ok = sets && uniq && at && hkey && hval;
 		for (int64_t a = 0; ok && a < N; a++) {
 			sets[a * m] = init[a];
 			lbt_luling_partners(k, sets + a * m, st->seed, st->step);
 		}
-		if (ok) {
-			memcpy(uniq, sets, (size_t)(N * m) * sizeof *uniq);
-			qsort(uniq, (size_t)(N * m), sizeof *uniq, cmp_i64);
-			for (int64_t x = 0; x < N * m; x++)
-				if (x == 0 || uniq[x] != uniq[U - 1])
-					uniq[U++] = uniq[x];
-			for (int64_t x = 0; x < N * m; x++)
-				at[x] = (int64_t *)bsearch(sets + x, uniq, (size_t)U, sizeof *uniq, cmp_i64) - uniq;
+		if (ok) { /* the PEs touched, numbered as first met (an open-addressing table) */
+			memset(hkey, 0xff, (size_t)cap * sizeof *hkey);
+			for (int64_t x = 0; x < N * m; x++) {
+				uint64_t h = ((uint64_t)sets[x] * 0x9E3779B97F4A7C15ull) >> 17 & (uint64_t)(cap - 1);
+				while (hkey[h] >= 0 && hkey[h] != sets[x])
+					h = (h + 1) & (uint64_t)(cap - 1);
+				if (hkey[h] < 0) {
+					hkey[h] = sets[x];
+					hval[h] = U;
+					uniq[U++] = sets[x];
+				}
+				at[x] = hval[h];
+			}
 		}
 		slot = malloc((size_t)(U + 1) * sizeof *slot);
 		reqs = malloc((size_t)(U + 1) * sizeof *reqs);
+		owner = malloc((size_t)(U + 1) * sizeof *owner);
 		k->pe = malloc((size_t)(U + 1) * sizeof *k->pe);
-		ok = ok && slot && reqs && k->pe;
-		if (ok) { /* the requests grouped by rank, each group in PE order */
+		ok = ok && slot && reqs && owner && k->pe;
+		if (ok) { /* the requests grouped by rank: each PE's index in its rank's block */
 			memset(cnt, 0, sizeof cnt);
 			for (int64_t u = 0; u < U; u++) {
-				int r;
-				to_local(cut, uniq[u], &r);
-				cnt[r]++;
+				uniq[u] = to_local(cut, uniq[u], &owner[u]);
+				cnt[owner[u]]++;
 			}
 			for (int64_t r = 0, p = 0; r < R; p += cnt[r], r++) {
 				pos[r] = p;
 				sendn[r] = cnt[r] * (int64_t)sizeof *reqs;
 			}
 			for (int64_t u = 0; u < U; u++) {
-				int r;
-				const int64_t i = to_local(cut, uniq[u], &r);
-				slot[pos[r]] = u;
-				reqs[pos[r]++] = i;
+				slot[pos[owner[u]]] = u;
+				reqs[pos[owner[u]]++] = uniq[u];
 			}
 		}
 	}
@@ -394,6 +407,9 @@ done:
 	free(at);
 	free(slot);
 	free(reqs);
+	free(hkey);
+	free(hval);
+	free(owner);
 	free(recs);
 	free(list);
 	free(got);
