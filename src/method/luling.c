@@ -239,9 +239,10 @@ static int luling_open(lbt_state *st, lbt_err *e)
 	if (cut) /* every rank returns the same */
 		ok = lbt_comm_min_int(ok);
 	if (!ok) {
+		const int C = k->C; /* k goes with the workspace */
 		close_ws(st);
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's state (%lld PEs%s)", st->method->name, (long long)P,
-		                k->C ? ", P^2 class counters" : "");
+		                C ? ", P^2 class counters" : "");
 	}
 	/* the start: every PE's packets are its own class, l_old its own load */
 	if (cut && !k->C) {
