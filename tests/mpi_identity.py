@@ -162,6 +162,49 @@ HALO = [
 HALO_STEPS = (1, 2, 8)
 
 
+# Lüling and Monien on a cut torus (issue 28, item 3): its operations run in
+# one process's order on rank 0, on the records of the PEs they touch. Cases
+# whose operations overlap (conflicts) and are cancelled by earlier ones in
+# the same step, so an order other than one process's shows: slabs and
+# blocks (the last axis cut too), 1-D to 3-D, tori and meshes, global and
+# local partners, the basic and the class version, with each workload that
+# changes integer loads. (case as EXTRA's, the method's parameters)
+LULING = [
+    (('7x5', 'torus', 'luling-monien', 'uniform:0:100', 'steps:20', 2, 'cybenko:poisson:1.5:1'), ('--delta', '2')),
+    (('7x5', 'torus', 'luling-monien', 'uniform:0:9', 'steps:25', 3, 'phases:0.1:0.9:0.1:0.7:2:5'), ()),
+    (('9x4', 'mesh', 'luling-monien', 'uniform:0:5', 'steps:20', 4, 'cybenko:poisson:1:1', '--ranks', '2x2'),
+     ('--delta', '3')),
+    (('4x3x5', 'torus,mesh,torus', 'luling-monien', 'uniform:0:9', 'steps:30', 4, 'phases:0.1:0.9:0.1:0.7:2:5',
+      '--ranks', '2x1x2'), ('--delta', '2', '--partners', 'local:2')),
+    (('6x5x4', 'mesh', 'luling-monien', 'uniform:0:100000', 'steps:20', 3, 'cybenko:poisson:100:1'),
+     ('--delta', '2', '--f', '1.001')),
+    (('11', 'torus', 'luling-monien', 'uniform:0:9', 'steps:20', 4, 'cybenko:poisson:2:2'), ('--partners', 'local:3')),
+    (('6x6', 'torus', 'luling-monien', 'uniform:0:9', 'steps:25', 4, 'cybenko:poisson:2:2', '--ranks', '2x2'),
+     ('--delta', '2', '--borrow', '2')),
+    (('5x4x3', 'mesh', 'luling-monien', 'uniform:0:20', 'steps:25', 2, 'generator:0.7', '--ranks', '1x1x2'),
+     ('--borrow', '1')),
+    (('8x6', 'torus', 'luling-monien', 'uniform:0:9', 'steps:15', 3, 'cybenko:poisson:2:2', '--ranks', '1x3'), ()),
+]
+
+
+def luling(tmp):
+    """LULING's cases; each must make operations whose sets overlap (conflicts: their order shows in the
+    loads), and some cancelled (an initiator's trigger undone by an earlier operation of its step)."""
+    out, cancelled = [], 0
+    for i, (case, params) in enumerate(LULING):
+        bad = compare(tmp, f'lm{i}', case, both=params)
+        if not bad:
+            rec = json.load(open(os.path.join(tmp, f'lm{i}s.json')))
+            cancelled += rec['cancelled']
+            if rec['conflicts'] < 1:
+                bad = f'luling-monien {params} {case}: {rec["operations"]} operations, none conflicting: ' \
+                      'the order is not tested'
+        out.append(bad)
+    if cancelled < 1:
+        out.append('luling-monien: no operation cancelled in LULING: the trigger re-test is not tested')
+    return out
+
+
 def run(tmp, tag, ranks, args, env=None):
     out = {k: os.path.join(tmp, f'{tag}.{k}') for k in ('json', 'csv', 'npy')}
     cmd = [LBT, 'run'] + args + ['--threads', '1', '--quiet', '--json', out['json'], '--trace', out['csv'],
@@ -181,16 +224,17 @@ def npy_sum(path):
     return sum(struct.unpack(f'<{len(body) // struct.calcsize(code)}{code}', body))
 
 
-def compare(tmp, i, case, halo=None):
+def compare(tmp, i, case, halo=None, both=()):
+    """both: more arguments for both runs (a method's parameters)."""
     shape, bnd, method, init, until, ranks = case[:6]
     env = dict(ENV, LBTORUS_HALO=str(halo)) if halo else None
     args = ['--shape', shape, '--boundary', bnd, '--method', method, '--init', init, '--until', until,
-            '--max-steps', '200']
+            '--max-steps', '200'] + list(both)
     if len(case) > 6 and case[6]:
         args += ['--workload', case[6]]
     one, a = run(tmp, f'{i}s', 0, args)
     many, b = run(tmp, f'{i}m', ranks, args + list(case[7:]), env)
-    what = f'{method} {shape} {bnd} {init} {until} {" ".join(x for x in case[6:] if x)} on {ranks} ranks'
+    what = f'{method} {" ".join(both)} {shape} {bnd} {init} {until} {" ".join(x for x in case[6:] if x)} on {ranks} ranks'
     if halo:
         what += f' (LBTORUS_HALO={halo})'
     if one.returncode != many.returncode:
@@ -425,6 +469,7 @@ def main():
                                               'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
         failures.append(grid_choice(tmp))
         failures.append(deep_messages(tmp))
+        failures += luling(tmp)
         failures.append(pictures(tmp))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
@@ -433,7 +478,7 @@ def main():
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 16 + len(HALO_STEPS) * len(HALO) + 3
+    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 16 + len(HALO_STEPS) * len(HALO) + 3 + len(LULING) + 1
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

@@ -17,7 +17,9 @@
  *                 runs) equals one process, records and loads, with every
  *                 workload; and every step on 2 to 4 blocks made by
  *                 hand (their halos from the other blocks) gives one
- *                 process's loads; absent: a cut run is refused;
+ *                 process's loads, unless LBT_M_GATHERS (its step talks
+ *                 to all ranks: tests/mpi_identity.py); absent: a cut
+ *                 run is refused (and LBT_M_GATHERS is never without it);
  *   counters      a workload's phase on blocks made by hand gives one
  *                 process's loads and counters when the blocks' counters
  *                 are summed, as the reduction over ranks sums them: a
@@ -438,6 +440,7 @@ Test(contract, cut_on_one_slab_equals_one_process)
 {
 	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
 		if (!((*m)->flags & LBT_M_CUT)) {
+			cr_assert(!((*m)->flags & LBT_M_GATHERS), "%s declares LBT_M_GATHERS without LBT_M_CUT", (*m)->name);
 			lbt_setup set = {.shape = "6x5", .method = (*m)->name, .seed = 1, .threads = 1, .cut = 1};
 			lbt_state st;
 			lbt_err e;
@@ -608,7 +611,7 @@ static const struct {
 Test(contract, cut_on_blocks_made_by_hand_equals_one_process)
 {
 	for (const lbt_method *const *m = lbt_methods(); *m; m++) {
-		if (!((*m)->flags & LBT_M_CUT))
+		if (!((*m)->flags & LBT_M_CUT) || ((*m)->flags & LBT_M_GATHERS))
 			continue;
 		for (size_t k = 0; k < sizeof hand_cuts / sizeof *hand_cuts; k++) {
 			lbt_setup cfg = {.shape = hand_cuts[k].shape, .boundary = hand_cuts[k].bnd, .method = (*m)->name,
@@ -695,7 +698,7 @@ Test(contract, workload_counters_summed_over_blocks_equal_one_process)
 		if (!(*w)->phase && !(*w)->open_spec)
 			continue; /* generates and completes nothing */
 		for (const lbt_method *const *m = lbt_methods(); *m; m++) {
-			if (!((*m)->flags & LBT_M_CUT) || !fits(*w, *m))
+			if (!((*m)->flags & LBT_M_CUT) || ((*m)->flags & LBT_M_GATHERS) || !fits(*w, *m))
 				continue;
 			for (size_t h = 0; h < sizeof hand_cuts / sizeof *hand_cuts; h++) {
 				const lbt_setup cfg = {.shape = hand_cuts[h].shape, .method = (*m)->name, .init = init_for(*w),

@@ -64,8 +64,8 @@ static int64_t offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
 
 /* set[1..delta]: delta distinct PEs other than set[0], uniformly among all
  * PEs (R = 0) or among those within distance R; draws k = 0, 1, ... until
- * delta are distinct. */
-static void partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64_t step)
+ * delta are distinct (a function of the draws alone, not of the loads). */
+void lbt_luling_partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64_t step)
 {
 	int64_t i = set[0];
 	uint64_t k = 0;
@@ -87,11 +87,12 @@ static void partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64_t s
 
 /* Move the loads of the set from before[] to cur[]: surplus members send to
  * deficit members, both in set order; counts packets and packet-hops. */
-static void transport(lbt_luling *w, const int64_t *set, const int64_t *before, int m, int64_t *packets, int64_t *hops)
+static void transport(lbt_luling *w, const int64_t *set, const int64_t *at, const int64_t *before, int m,
+                      int64_t *packets, int64_t *hops)
 {
 	int64_t give[64], take[64];
 	for (int a = 0; a < m; a++) {
-		int64_t diff = before[a] - w->pe[set[a]].cur;
+		int64_t diff = before[a] - w->pe[at[a]].cur;
 		give[a] = diff > 0 ? diff : 0;
 		take[a] = diff < 0 ? -diff : 0;
 	}
@@ -119,23 +120,24 @@ static inline int64_t share(int64_t total, int m, int a, int ptr)
  * totals within 1 (units dealt in turn across the classes: the paper's
  * "snake like distribution"), and a member holding a borrowed packet of its
  * own class consumes it (a simulated decrease). */
-static void equalize(lbt_luling *w, const int64_t *set, int m, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+static void equalize(lbt_luling *w, const int64_t *set, const int64_t *at, int m, uint64_t seed, int64_t step,
+                     int64_t *packets, int64_t *hops)
 {
 	int64_t before[64];
 	for (int a = 0; a < m; a++)
-		before[a] = w->pe[set[a]].cur;
+		before[a] = w->pe[at[a]].cur;
 	int ptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 0), 0, m - 1);
 	if (w->C == 0) {
 		int64_t total = 0;
 		for (int a = 0; a < m; a++)
 			total += before[a];
 		for (int a = 0; a < m; a++)
-			w->pe[set[a]].cur = (int32_t)share(total, m, a, ptr);
+			w->pe[at[a]].cur = (int32_t)share(total, m, a, ptr);
 	} else {
 		const int64_t P = w->P;
 		int bptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 1), 0, m - 1);
 		for (int a = 0; a < m; a++) {
-			w->pe[set[a]].cur = 0;
+			w->pe[at[a]].cur = 0;
 			w->bsum[set[a]] = 0;
 		}
 		for (int64_t j = 0; j < P; j++) {
@@ -148,7 +150,7 @@ static void equalize(lbt_luling *w, const int64_t *set, int m, uint64_t seed, in
 				int64_t x = share(D, m, a, ptr), y = share(B, m, a, bptr);
 				w->d[set[a] * P + j] = (int32_t)x;
 				w->b[set[a] * P + j] = (uint8_t)y;
-				w->pe[set[a]].cur += (int32_t)x;
+				w->pe[at[a]].cur += (int32_t)x;
 				w->bsum[set[a]] += (int32_t)y;
 			}
 			ptr = (int)((ptr + D % m) % m);
@@ -163,17 +165,19 @@ static void equalize(lbt_luling *w, const int64_t *set, int m, uint64_t seed, in
 			}
 		}
 	}
-	transport(w, set, before, m, packets, hops);
+	transport(w, set, at, before, m, packets, hops);
+}
+
+int lbt_luling_trigger(const lbt_luling *w, int64_t own, int64_t lold)
+{
+	/* the factor f up to rounding: 10 <= 11 / 1.1 must hold although 11 / 1.1 rounds either way */
+	double l = (double)own, old = (double)lold;
+	return l != old && (l >= w->f * old * (1 - 1e-12) || l <= old * w->finv * (1 + 1e-12));
 }
 
 static int64_t own(const lbt_luling *w, int64_t i) { return w->C ? w->d[i * w->P + i] : w->pe[i].cur; }
 
-static int triggered(const lbt_luling *w, int64_t i)
-{
-	/* the factor f up to rounding: 10 <= 11 / 1.1 must hold although 11 / 1.1 rounds either way */
-	double l = (double)own(w, i), old = (double)w->pe[i].lold;
-	return l != old && (l >= w->f * old * (1 - 1e-12) || l <= old * w->finv * (1 + 1e-12));
-}
+static int triggered(const lbt_luling *w, int64_t i) { return lbt_luling_trigger(w, own(w, i), w->pe[i].lold); }
 
 /* Class version: PE i consumes one packet although d_{i,i} = 0 (the
  * Appendix's x = -1 branch with d_{i,i} = 0). */
@@ -251,32 +255,60 @@ static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t s
 	}
 }
 
-void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+/* The operation of a triggered initiator on its set, the records of the
+ * set's PEs at w->pe[at[x]]. */
+static void carry(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step, int64_t *packets,
+                  int64_t *hops)
 {
 	const int64_t P = w->P;
 	const int m = w->delta + 1;
+	int overlap = 0;
+	for (int x = 0; x < m; x++) {
+		overlap |= w->pe[at[x]].stamp == (uint32_t)(step + 1);
+		w->pe[at[x]].stamp = (uint32_t)(step + 1);
+	}
+	w->stats.conflicts += overlap;
+	w->stats.operations++;
+	equalize(w, set, at, m, seed, step, packets, hops);
+	if (w->C)
+		w->pe[at[0]].lold = w->d[set[0] * P + set[0]];
+	else
+		for (int x = 0; x < m; x++)
+			w->pe[at[x]].lold = w->pe[at[x]].cur;
+	if (w->on_op)
+		w->on_op(w->on_op_ctx, w, set, m);
+}
+
+void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+{
 	int64_t set[64];
 	set[0] = i;
 	if (!triggered(w, set[0])) {
 		w->stats.cancelled++;
 		return;
 	}
-	partners(w, set, seed, step);
-	int overlap = 0;
-	for (int x = 0; x < m; x++) {
-		overlap |= w->pe[set[x]].stamp == (uint32_t)(step + 1);
-		w->pe[set[x]].stamp = (uint32_t)(step + 1);
+	lbt_luling_partners(w, set, seed, step);
+	carry(w, set, set, seed, step, packets, hops);
+}
+
+void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step,
+                      int64_t *packets, int64_t *hops)
+{
+	if (!lbt_luling_trigger(w, w->pe[at[0]].cur, w->pe[at[0]].lold)) {
+		w->stats.cancelled++;
+		return;
 	}
-	w->stats.conflicts += overlap;
-	w->stats.operations++;
-	equalize(w, set, m, seed, step, packets, hops);
-	if (w->C)
-		w->pe[set[0]].lold = w->d[set[0] * P + set[0]];
-	else
-		for (int x = 0; x < m; x++)
-			w->pe[set[x]].lold = w->pe[set[x]].cur;
-	if (w->on_op)
-		w->on_op(w->on_op_ctx, w, set, m);
+	carry(w, set, at, seed, step, packets, hops);
+}
+
+void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step)
+{
+	for (int64_t a = n - 1; a > 0; a--) { /* Fisher-Yates */
+		int64_t r = lbt_rand_range(draw(seed, step, a, LBT_LULING_ORDER, 0), 0, a);
+		int64_t t = list[a];
+		list[a] = list[r];
+		list[r] = t;
+	}
 }
 
 void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
@@ -291,12 +323,7 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 	for (int64_t i = 0; i < P; i++)
 		if (triggered(w, i))
 			w->init[n++] = i;
-	for (int64_t a = n - 1; a > 0; a--) { /* Fisher-Yates */
-		int64_t r = lbt_rand_range(draw(seed, step, a, LBT_LULING_ORDER, 0), 0, a);
-		int64_t t = w->init[a];
-		w->init[a] = w->init[r];
-		w->init[r] = t;
-	}
+	lbt_luling_shuffle(w->init, n, seed, step);
 	for (int64_t a = 0; a < n; a++)
 		lbt_luling_operate(w, w->init[a], seed, step, packets, hops);
 	for (int64_t i = 0; i < P; i++)

@@ -78,6 +78,20 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
  * is equalized. */
 void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops);
 
+/* The parts of a step, for a torus cut between ranks (src/method/luling.c),
+ * whose PE records are not all in one place:
+ * whether a PE whose own load is `own` and l_old `lold` is triggered; */
+int lbt_luling_trigger(const lbt_luling *w, int64_t own, int64_t lold);
+/* set[1..delta]: the partners initiator set[0] draws (from the draws alone); */
+void lbt_luling_partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64_t step);
+/* the step's order of its n initiators (list: in PE order), drawn in place; */
+void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step);
+/* the operation of initiator set[0] with its partners set[1..delta] (flat
+ * indices of the whole torus), as lbt_luling_operate makes it, the record
+ * of PE set[x] at w->pe[at[x]] (the basic version only, w->C = 0). */
+void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step,
+                      int64_t *packets, int64_t *hops);
+
 /* Torus (or mesh) hop distance between the PEs of flat indices a and b. */
 int64_t lbt_luling_distance(const lbt_luling *w, int64_t a, int64_t b);
 

@@ -72,7 +72,10 @@ enum {
 	                            read (same bits for any seed); with it some parameter setting shows the seed */
 	LBT_M_SPEEDS = 8,        /* reads a per-PE speed field */
 	LBT_M_CUT = 16,          /* runs on a torus cut between ranks (lbtorus/comm.h): its kernels take cut views */
-	LBT_M_SCRATCH = 32       /* its open allocates the kernels' scratch (lbt_scratch): counted in a run's memory estimate */
+	LBT_M_SCRATCH = 32,      /* its open allocates the kernels' scratch (lbt_scratch): counted in a run's memory estimate */
+	LBT_M_GATHERS = 64       /* with LBT_M_CUT: on a cut torus its step also talks to ranks beyond the halo fills
+	                            (gathers and exchanges between all ranks, src/comm/comm.h), which blocks made by hand
+	                            in one process cannot do: checked on one slab here, on ranks by tests/mpi_identity.py */
 };
 
 typedef enum { LBT_LOAD_INT, LBT_LOAD_REAL } lbt_load_kind;
