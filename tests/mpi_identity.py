@@ -13,7 +13,8 @@ each distribution, Lüling and Monien's phases and generator, search trees
 run until no node is left), whose conservation law (final total = initial
 total + generated - completed) must hold exactly. Besides: a torus no grid of N ranks cuts, a --ranks
 grid that does not match N or does not divide the torus, and a search tree
-on blocks are refused with one line (exit 2), --verify on a cut torus too;
+on blocks are refused with one line (exit 2); --verify runs on a cut torus
+(each rank's scalar reference on its block) with one process's outputs;
 --snapshots and --animate on a cut torus write one process's files, byte for
 byte (rank 0 pictures the whole torus, gathered);
 the grid chosen (slabs for the Liquid model, the least halo for the others)
@@ -161,6 +162,25 @@ HALO = [
 ]
 HALO_STEPS = (1, 2, 8)
 
+# --verify on a cut torus: each rank steps the scalar reference's copy of its
+# block beside the chosen ISA's kernels and compares; the outputs equal one
+# process's run with --verify. Slabs (the Liquid model's vector kernel on
+# them) and blocks of 2x2 and 1x2x2 (the last axis cut), 2 to 4 ranks, the
+# Liquid model, NNA and real-valued fos, with and without a workload; a
+# deep halo (LBTORUS_HALO=2) on the ISA's side, one step an exchange on the
+# reference's.
+VERIFY = [
+    ('9x7', 'torus', 'lm-c5', 'uniform:0:100', 'balanced', 3, None),
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, None, '--ranks', '2x2'),
+    ('7x5', 'mesh', 'nna', 'uniform:0:100000', 'steps:15', 2, None),
+    ('8x6', 'torus', 'nna', 'uniform:0:9', 'steps:15', 4, None, '--ranks', '2x2'),
+    ('11x4', 'torus', 'fos', 'uniform:0:9', 'steps:15', 3, None),
+    ('7x5', 'mesh', 'fos', 'uniform:0:9', 'steps:20', 4, 'cybenko:exp:1:1', '--ranks', '2x2'),
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 2, 'cybenko:poisson:2:2'),
+    ('4x6x10', 'torus', 'nna', 'uniform:0:50', 'steps:15', 4, 'cybenko:poisson:2:1', '--ranks', '1x2x2'),
+]
+VERIFY_HALO = ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:40', 4)
+
 
 def run(tmp, tag, ranks, args, env=None):
     out = {k: os.path.join(tmp, f'{tag}.{k}') for k in ('json', 'csv', 'npy')}
@@ -181,11 +201,11 @@ def npy_sum(path):
     return sum(struct.unpack(f'<{len(body) // struct.calcsize(code)}{code}', body))
 
 
-def compare(tmp, i, case, halo=None):
+def compare(tmp, i, case, halo=None, verify=False):
     shape, bnd, method, init, until, ranks = case[:6]
     env = dict(ENV, LBTORUS_HALO=str(halo)) if halo else None
     args = ['--shape', shape, '--boundary', bnd, '--method', method, '--init', init, '--until', until,
-            '--max-steps', '200']
+            '--max-steps', '200'] + (['--verify'] if verify else [])
     if len(case) > 6 and case[6]:
         args += ['--workload', case[6]]
     one, a = run(tmp, f'{i}s', 0, args)
@@ -193,6 +213,8 @@ def compare(tmp, i, case, halo=None):
     what = f'{method} {shape} {bnd} {init} {until} {" ".join(x for x in case[6:] if x)} on {ranks} ranks'
     if halo:
         what += f' (LBTORUS_HALO={halo})'
+    if verify:
+        what += ' with --verify'
     if one.returncode != many.returncode:
         return f'{what}: exit {one.returncode} alone, {many.returncode} under MPI: {many.stderr.strip()}'
     for k in ('csv', 'npy'):
@@ -389,7 +411,9 @@ def main():
                 failures.append(compare(tmp, f'halo{k}_{i}', case, k))
         for bad in ('0', '17', 'two'):
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8'], 'LBTORUS_HALO', dict(ENV, LBTORUS_HALO=bad)))
-        failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
+        for i, case in enumerate(VERIFY):
+            failures.append(compare(tmp, f'verify{i}', case, verify=True))
+        failures.append(compare(tmp, 'verify_halo', VERIFY_HALO, 2, verify=True))
         for m in uncut:
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', m], 'runs on one process only'))
         failures.append(expect_refusal(tmp, 3, ['--shape', '6x5', '--workload', 'tree:2:3', '--init', 'const:1'],
@@ -403,12 +427,14 @@ def main():
         failures.append(pictures(tmp))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
+        failures.append(sweep(tmp, SWEEP + ['--verify'], 'verify'))  # the 8x8 runs cut between all ranks too
         failures.append(signalled(tmp, True))
         failures.append(signalled(tmp, False))
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 15 + len(HALO_STEPS) * len(HALO) + 3
+    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 16 + len(HALO_STEPS) * len(HALO) + 3 + \
+        len(VERIFY)
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 
