@@ -14,7 +14,9 @@ run until no node is left), whose conservation law (final total = initial
 total + generated - completed) must hold exactly. Besides: a torus no grid of N ranks cuts, a --ranks
 grid that does not match N or does not divide the torus, and a search tree
 on blocks are refused with one line (exit 2); --verify runs on a cut torus
-(each rank's scalar reference on its block) with one process's outputs;
+(each rank's scalar reference on its block) with one process's outputs,
+and fails as one process does, on every rank, when the state is changed
+under it (tests/mpi_verify.c: no hook makes a kernel err);
 --snapshots and --animate on a cut torus write one process's files, byte for
 byte (rank 0 pictures the whole torus, gathered);
 the grid chosen (slabs for the Liquid model, the least halo for the others)
@@ -28,7 +30,7 @@ ranks) into one results file: the same records as one process (timing and
 thread counts aside), resumable. A SIGTERM stops a run on every rank with
 its summary written (exit 3; 1 when mpirun itself is signalled).
 
-usage: mpi_identity.py LBTORUS MPIRUN
+usage: mpi_identity.py LBTORUS MPIRUN MPI_VERIFY
 """
 import json
 import os
@@ -37,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 
-LBT, MPIRUN = sys.argv[1], sys.argv[2]
+LBT, MPIRUN, PROBE = sys.argv[1], sys.argv[2], sys.argv[3]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
            OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
 IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'command', 'date_utc') # timing; the provenance of the call
@@ -180,6 +182,12 @@ VERIFY = [
     ('4x6x10', 'torus', 'nna', 'uniform:0:50', 'steps:15', 4, 'cybenko:poisson:2:1', '--ranks', '1x2x2'),
 ]
 VERIFY_HALO = ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:40', 4)
+# --verify made to fail: after step 2 tests/mpi_verify.c moves a unit from
+# global PE b to PE a (both on the last rank's block: the other ranks find
+# nothing in theirs), so step 3 differs from the reference's.
+# shape, method, ranks, grid ('-': chosen), a, b
+VERIFY_FAILS = [('10x32', 'lm-c5', 2, '-', 300, 310), ('10x32', 'lm-c5', 4, '2x2', 316, 310),
+                ('8x6', 'nna', 4, '2x2', 47, 40), ('9x7', 'nna', 3, '3x1', 60, 58)]
 
 
 def run(tmp, tag, ranks, args, env=None):
@@ -236,6 +244,23 @@ def compare(tmp, i, case, halo=None, verify=False):
             return f'{what}: {total} after {jb["total"]} + {jb["generated"]} - {jb["completed"]}'
         if until == 'done' and (total != 0 or not jb['reached']):
             return f'{what}: the search did not end'
+    return None
+
+
+def verify_fails(case):
+    """Every rank fails with one process's status and message: the first differing PE of the torus."""
+    shape, method, ranks, grid, a, b = case
+    args = [PROBE, shape, method, '-', '2', str(a), str(b)]
+    one = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=120)
+    args[3] = grid
+    many = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks)] + args, env=ENV, capture_output=True,
+                          text=True, timeout=120)
+    want = one.stdout.strip()
+    if 'differs from the scalar reference at step 3, at PE' not in want:
+        return f'{case} alone: want a difference at step 3, got {one.stdout!r} {one.stderr!r}'
+    got = many.stdout.strip().splitlines()
+    if len(got) != ranks or any(line != want for line in got):
+        return f'{case} on {ranks} ranks: want {want!r} on every rank, got {got!r} {many.stderr!r}'
     return None
 
 
@@ -414,6 +439,7 @@ def main():
         for i, case in enumerate(VERIFY):
             failures.append(compare(tmp, f'verify{i}', case, verify=True))
         failures.append(compare(tmp, 'verify_halo', VERIFY_HALO, 2, verify=True))
+        failures += [verify_fails(case) for case in VERIFY_FAILS]
         for m in uncut:
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', m], 'runs on one process only'))
         failures.append(expect_refusal(tmp, 3, ['--shape', '6x5', '--workload', 'tree:2:3', '--init', 'const:1'],
@@ -434,7 +460,7 @@ def main():
     for f in failures:
         print('FAIL', f)
     checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 16 + len(HALO_STEPS) * len(HALO) + 3 + \
-        len(VERIFY)
+        len(VERIFY) + len(VERIFY_FAILS)
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 
