@@ -100,8 +100,8 @@ static int block_closed(io_ctx *c, int elem, int (*piece)(io_ctx *c, int64_t k, 
 	lbt_comm_max_f64(&most, 1);
 	for (int64_t k = 0; !st && k < (int64_t)most; k += PIECE) {
 		const int64_t n = k >= P ? 0 : P - k < PIECE ? P - k : PIECE;
-		if ((st = piece(c, k, n, c->e))) { /* the other rounds with nothing: the other ranks' calls wait for this one's */
-			lbt_err later;
+		if ((st = piece(c, k, n, c->e))) {
+			lbt_err later; /* the other rounds with nothing: the other ranks' calls wait for this one's */
 			for (k += PIECE; k < (int64_t)most; k += PIECE)
 				piece(c, k, 0, &later);
 		}
