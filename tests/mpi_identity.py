@@ -13,7 +13,10 @@ each distribution, Lüling and Monien's phases and generator, search trees
 run until no node is left), whose conservation law (final total = initial
 total + generated - completed) must hold exactly. Besides: a torus no grid of N ranks cuts, a --ranks
 grid that does not match N or does not divide the torus, and a search tree
-on blocks are refused with one line (exit 2), --verify on a cut torus too;
+on blocks are refused with one line (exit 2); --verify runs on a cut torus
+(each rank's scalar reference on its block) with one process's outputs,
+and fails as one process does, on every rank, when the state is changed
+under it (tests/mpi_verify.c: no hook makes a kernel err);
 --snapshots and --animate on a cut torus write one process's files, byte for
 byte (rank 0 pictures the whole torus, gathered);
 the grid chosen (slabs for the Liquid model, the least halo for the others)
@@ -27,7 +30,7 @@ ranks) into one results file: the same records as one process (timing and
 thread counts aside), resumable. A SIGTERM stops a run on every rank with
 its summary written (exit 3; 1 when mpirun itself is signalled).
 
-usage: mpi_identity.py LBTORUS MPIRUN
+usage: mpi_identity.py LBTORUS MPIRUN MPI_VERIFY
 """
 import json
 import os
@@ -36,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 
-LBT, MPIRUN = sys.argv[1], sys.argv[2]
+LBT, MPIRUN, PROBE = sys.argv[1], sys.argv[2], sys.argv[3]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
            OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
 IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'command', 'date_utc') # timing; the provenance of the call
@@ -161,6 +164,31 @@ HALO = [
 ]
 HALO_STEPS = (1, 2, 8)
 
+# --verify on a cut torus: each rank steps the scalar reference's copy of its
+# block beside the chosen ISA's kernels and compares; the outputs equal one
+# process's run with --verify. Slabs (the Liquid model's vector kernel on
+# them) and blocks of 2x2 and 1x2x2 (the last axis cut), 2 to 4 ranks, the
+# Liquid model, NNA and real-valued fos, with and without a workload; a
+# deep halo (LBTORUS_HALO=2) on the ISA's side, one step an exchange on the
+# reference's.
+VERIFY = [
+    ('9x7', 'torus', 'lm-c5', 'uniform:0:100', 'balanced', 3, None),
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, None, '--ranks', '2x2'),
+    ('7x5', 'mesh', 'nna', 'uniform:0:100000', 'steps:15', 2, None),
+    ('8x6', 'torus', 'nna', 'uniform:0:9', 'steps:15', 4, None, '--ranks', '2x2'),
+    ('11x4', 'torus', 'fos', 'uniform:0:9', 'steps:15', 3, None),
+    ('7x5', 'mesh', 'fos', 'uniform:0:9', 'steps:20', 4, 'cybenko:exp:1:1', '--ranks', '2x2'),
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 2, 'cybenko:poisson:2:2'),
+    ('4x6x10', 'torus', 'nna', 'uniform:0:50', 'steps:15', 4, 'cybenko:poisson:2:1', '--ranks', '1x2x2'),
+]
+VERIFY_HALO = ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:40', 4)
+# --verify made to fail: after step 2 tests/mpi_verify.c moves a unit from
+# global PE b to PE a (both on the last rank's block: the other ranks find
+# nothing in theirs), so step 3 differs from the reference's.
+# shape, method, ranks, grid ('-': chosen), a, b
+VERIFY_FAILS = [('10x32', 'lm-c5', 2, '-', 300, 310), ('10x32', 'lm-c5', 4, '2x2', 316, 310),
+                ('8x6', 'nna', 4, '2x2', 47, 40), ('9x7', 'nna', 3, '3x1', 60, 58)]
+
 
 # Lüling and Monien on a cut torus (issue 28, item 3): its operations run in
 # one process's order on rank 0, on the records of the PEs they touch. Cases
@@ -200,8 +228,7 @@ def luling(tmp):
                 bad = f'luling-monien {params} {case}: {rec["operations"]} operations, none conflicting: ' \
                       'the order is not tested'
         out.append(bad)
-    if cancelled < 1:
-        out.append('luling-monien: no operation cancelled in LULING: the trigger re-test is not tested')
+    out.append(None if cancelled else 'luling-monien: no operation cancelled in LULING: the trigger re-test is not tested')
     return out
 
 
@@ -224,12 +251,12 @@ def npy_sum(path):
     return sum(struct.unpack(f'<{len(body) // struct.calcsize(code)}{code}', body))
 
 
-def compare(tmp, i, case, halo=None, both=()):
+def compare(tmp, i, case, halo=None, both=(), verify=False):
     """both: more arguments for both runs (a method's parameters)."""
     shape, bnd, method, init, until, ranks = case[:6]
     env = dict(ENV, LBTORUS_HALO=str(halo)) if halo else None
     args = ['--shape', shape, '--boundary', bnd, '--method', method, '--init', init, '--until', until,
-            '--max-steps', '200'] + list(both)
+            '--max-steps', '200'] + list(both) + (['--verify'] if verify else [])
     if len(case) > 6 and case[6]:
         args += ['--workload', case[6]]
     one, a = run(tmp, f'{i}s', 0, args)
@@ -237,6 +264,8 @@ def compare(tmp, i, case, halo=None, both=()):
     what = f'{method} {" ".join(both)} {shape} {bnd} {init} {until} {" ".join(x for x in case[6:] if x)} on {ranks} ranks'
     if halo:
         what += f' (LBTORUS_HALO={halo})'
+    if verify:
+        what += ' with --verify'
     if one.returncode != many.returncode:
         return f'{what}: exit {one.returncode} alone, {many.returncode} under MPI: {many.stderr.strip()}'
     for k in ('csv', 'npy'):
@@ -258,6 +287,23 @@ def compare(tmp, i, case, halo=None, both=()):
             return f'{what}: {total} after {jb["total"]} + {jb["generated"]} - {jb["completed"]}'
         if until == 'done' and (total != 0 or not jb['reached']):
             return f'{what}: the search did not end'
+    return None
+
+
+def verify_fails(case):
+    """Every rank fails with one process's status and message: the first differing PE of the torus."""
+    shape, method, ranks, grid, a, b = case
+    args = [PROBE, shape, method, '-', '2', str(a), str(b)]
+    one = subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=120)
+    args[3] = grid
+    many = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks)] + args, env=ENV, capture_output=True,
+                          text=True, timeout=120)
+    want = one.stdout.strip()
+    if 'differs from the scalar reference at step 3, at PE' not in want:
+        return f'{case} alone: want a difference at step 3, got {one.stdout!r} {one.stderr!r}'
+    got = many.stdout.strip().splitlines()
+    if len(got) != ranks or any(line != want for line in got):
+        return f'{case} on {ranks} ranks: want {want!r} on every rank, got {got!r} {many.stderr!r}'
     return None
 
 
@@ -457,7 +503,10 @@ def main():
                 failures.append(compare(tmp, f'halo{k}_{i}', case, k))
         for bad in ('0', '17', 'two'):
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8'], 'LBTORUS_HALO', dict(ENV, LBTORUS_HALO=bad)))
-        failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--verify'], '--verify runs on one process only'))
+        for i, case in enumerate(VERIFY):
+            failures.append(compare(tmp, f'verify{i}', case, verify=True))
+        failures.append(compare(tmp, 'verify_halo', VERIFY_HALO, 2, verify=True))
+        failures += [verify_fails(case) for case in VERIFY_FAILS]
         for m in uncut:
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', m], 'runs on one process only'))
         failures.append(expect_refusal(tmp, 3, ['--shape', '6x5', '--workload', 'tree:2:3', '--init', 'const:1'],
@@ -473,12 +522,13 @@ def main():
         failures.append(pictures(tmp))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))
+        failures.append(sweep(tmp, SWEEP + ['--verify'], 'verify'))  # the 8x8 runs cut between all ranks too
         failures.append(signalled(tmp, True))
         failures.append(signalled(tmp, False))
+    checks = len(failures)  # one entry per check: None where it passed
     failures = [f for f in failures if f]
     for f in failures:
         print('FAIL', f)
-    checks = len(cases) + len(EXTRA) + len(uncut) + len(slabs_only) + 16 + len(HALO_STEPS) * len(HALO) + 3 + len(LULING) + 1
     print(f'{checks - len(failures)} of {checks} checks passed')
     return 1 if failures else 0
 

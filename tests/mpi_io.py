@@ -21,6 +21,8 @@ started alone:
   the conversions of every value before their signs, as one process does);
 - the dump leaves no temporary file beside it, and goes through a
   device (/dev/stdout: gathered, as it cannot be written at offsets);
+- blocks of more than one collective call, ranks of smaller blocks taking
+  part in the last with nothing, and a bad value stopping every rank there;
 - a torus whose .npy is larger than one rank's address space (ulimit -v):
   one process is refused by the memory estimate, which says how many ranks
   would hold it; 4 ranks under the same limit load it, run it and dump it,
@@ -183,6 +185,37 @@ def bad_files(tmp):
     return failures
 
 
+def rounds(tmp):
+    """Collective calls of at most 2^18 values of a block (npy_block.c's PIECE): as many calls on every
+    rank as the largest block needs, a rank with less taking part with none. 513x1024 in slabs of 257 and
+    256 rows (263168 values: two calls; 262144: one) and 1025x1024 in 2x2 blocks (513x512: two calls,
+    512x512: one); the dump of the unrun torus is the input. A value beyond int32 in rank 0's first call,
+    and another on rank 1's block, stop every rank with one process's message (the first in flat order),
+    the failed rank going on through the calls with nothing."""
+    failures = []
+    for shape, grid in (((513, 1024), '2x1'), ((1025, 1024), '2x2')):
+        P = shape[0] * shape[1]
+        vals = values(P, 3, 0, 100)
+        src, dump = (os.path.join(tmp, f'rounds_{grid}.{x}.npy') for x in ('in', 'out'))
+        write_npy(src, shape, '<i4', vals)
+        p = lbtorus(grid, ['--init', 'file:' + src, '--method', 'none', '--until', 'steps:0', '--json', os.devnull,
+                           '--dump', dump])
+        if p.returncode or npy_data(dump) != ('<i4', struct.pack(f'<{P}i', *vals)):
+            failures.append(f'{shape} on --ranks {grid}: exit {p.returncode}, the dump is not the input: '
+                            f'{p.stderr.strip()}')
+        vals[5] = 2**33  # rank 0's first call
+        vals[P - 3] = 2**34  # the last rank's block
+        write_npy(src, shape, '<i8', vals)
+        words = 'load 8589934592 at flat index 5 does not fit in int32'
+        for ranks in (0, grid):
+            p = lbtorus(ranks, ['--init', 'file:' + src, '--until', 'steps:1', '--json', os.devnull])
+            lines = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
+            if p.returncode != 2 or len(lines) != 1 or words not in lines[0]:
+                failures.append(f'{shape} int64 on --ranks {grid if ranks else "(alone)"}: want exit 2 and one '
+                                f'line with "{words}", got {p.returncode}: {p.stderr!r}')
+    return failures
+
+
 def through_a_device(tmp):
     """--dump /dev/stdout on 3 ranks: the gathered field after the header, as a file gets it."""
     src = os.path.join(tmp, 'dev.npy')
@@ -261,7 +294,7 @@ def deep_halo_estimate(tmp):
 def main():
     failures, checks = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        for check in (loading, runs, bad_files, through_a_device, beyond_one_rank, deep_halo_estimate):
+        for check in (loading, runs, bad_files, rounds, through_a_device, beyond_one_rank, deep_halo_estimate):
             got = check(tmp)
             checks += 1
             failures += got

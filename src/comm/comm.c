@@ -536,6 +536,15 @@ int lbt_posix_write_at(int fd, const char *path, int64_t off, const void *buf, s
 	return LBT_OK;
 }
 
+int lbt_pfile_whole(const char *path, int dims, const int64_t *gext, const int64_t *lo, const int64_t *len,
+                    lbt_err *e)
+{
+	for (int d = 0; d < dims; d++)
+		if (lo[d] || len[d] != gext[d])
+			return lbt_errf(e, LBT_EINTERNAL, "%s: a process alone was given a block, not the whole array", path);
+	return LBT_OK;
+}
+
 int lbt_posix_open(const char *path, int write, int *fd, lbt_err *e)
 {
 	*fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);

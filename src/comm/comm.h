@@ -125,15 +125,34 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n);
 
 /* A file each rank reads or writes its own byte ranges of: MPI-IO under a
  * launcher, pread/pwrite otherwise. all: every rank opens it together
- * (collective: a torus cut between the ranks, each writing its block);
- * else this rank alone. To write, the file exists (rank 0 made it and
- * wrote its header); closing one opened by all syncs it on every rank.
- * Reads and writes are this rank's own (not collective), of any size. */
+ * (collective: a torus cut between the ranks, each its block); else this
+ * rank alone. To write, the file exists (rank 0 made it and wrote its
+ * header); closing one opened by all syncs it on every rank.
+ * lbt_pfile_read / write are this rank's own (not collective), of any
+ * size; a cut torus's blocks go through lbt_pfile_block (below). */
 typedef struct lbt_pfile lbt_pfile;
 int lbt_pfile_open(lbt_pfile **f, const char *path, int write, int all, lbt_err *e);
 int lbt_pfile_read(lbt_pfile *f, int64_t off, void *buf, size_t n, lbt_err *e);
 int lbt_pfile_write(lbt_pfile *f, int64_t off, const void *buf, size_t n, lbt_err *e);
 int lbt_pfile_close(lbt_pfile *f, lbt_err *e);
+/* Collective I/O of a torus cut between the ranks, on a file opened by all:
+ * the file holds, from byte disp, a row-major array of dims axes with
+ * extents gext and values of elem bytes, of which this rank's block is
+ * lo[d] .. lo[d] + len[d] - 1 on every axis (lbt_pfile_block, collective:
+ * under MPI-IO a file view of the block, a subarray). Then each
+ * lbt_pfile_read_all / write_all moves the block's values k .. k + n - 1
+ * in its own row-major order (n < 2^31; MPI_File_read_at_all /
+ * write_at_all): every rank makes every call, n = 0 where it has nothing
+ * left, or after it failed. A process alone holds the whole array (else
+ * LBT_EINTERNAL), read and written at its offsets. */
+int lbt_pfile_block(lbt_pfile *f, int64_t disp, int elem, int dims, const int64_t *gext, const int64_t *lo,
+                    const int64_t *len, lbt_err *e);
+int lbt_pfile_read_all(lbt_pfile *f, int64_t k, void *buf, int64_t n, lbt_err *e);
+int lbt_pfile_write_all(lbt_pfile *f, int64_t k, const void *buf, int64_t n, lbt_err *e);
+/* lbt_pfile_block of a process alone: LBT_OK if the block is the whole
+ * array, else LBT_EINTERNAL naming the file. */
+int lbt_pfile_whole(const char *path, int dims, const int64_t *gext, const int64_t *lo, const int64_t *len,
+                    lbt_err *e);
 /* The same on a file descriptor: what a process without MPI-IO does
  * (open: the descriptor into *fd; close: fsync first if written). */
 int lbt_posix_open(const char *path, int write, int *fd, lbt_err *e);

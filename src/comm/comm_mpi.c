@@ -22,6 +22,7 @@
  * started at each (MPI_Startall). The
  * owner of a layer may be two ranks away on a short axis, which is why the
  * exchange is not MPI_Cart_shift's neighbours' (MPI_Neighbor_alltoallw). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,6 +561,9 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 struct lbt_pfile {
 	MPI_File fh;
 	int fd, write, mpi;
+	int elem;                   /* lbt_pfile_block's array: its values' bytes */
+	int64_t disp;               /*   and first byte (a process alone) */
+	MPI_Datatype etype, ftype;  /*   a value, and the block's subarray (MPI_DATATYPE_NULL: none) */
 	char path[4400];
 };
 
@@ -579,6 +583,7 @@ int lbt_pfile_open(lbt_pfile **f, const char *path, int write, int all, lbt_err 
 	snprintf(p->path, sizeof p->path, "%s", path);
 	p->write = write;
 	p->mpi = joined;
+	p->etype = p->ftype = MPI_DATATYPE_NULL;
 	int st = LBT_OK, rc;
 	if (!joined)
 		st = lbt_posix_open(path, write, &p->fd, e);
@@ -628,6 +633,58 @@ int lbt_pfile_write(lbt_pfile *f, int64_t off, const void *buf, size_t n, lbt_er
 	return LBT_OK;
 }
 
+int lbt_pfile_block(lbt_pfile *f, int64_t disp, int elem, int dims, const int64_t *gext, const int64_t *lo,
+                    const int64_t *len, lbt_err *e)
+{
+	f->disp = disp;
+	f->elem = elem;
+	if (!f->mpi)
+		return lbt_pfile_whole(f->path, dims, gext, lo, len, e);
+	int sizes[LBT_CUT_MAXD], sub[LBT_CUT_MAXD], start[LBT_CUT_MAXD], fits = dims <= LBT_CUT_MAXD, rc;
+	for (int d = 0; fits && d < dims; d++) {
+		fits = gext[d] <= INT_MAX;
+		sizes[d] = (int)gext[d], sub[d] = (int)len[d], start[d] = (int)lo[d];
+	}
+	if (!fits) /* every rank sees the same array: all return here */
+		return lbt_errf(e, LBT_EINVAL, "%s: an axis beyond %d values, or more than %d axes, is beyond MPI-IO's "
+		                "subarrays", f->path, INT_MAX, LBT_CUT_MAXD);
+	MPI_Type_contiguous(elem, MPI_BYTE, &f->etype);
+	MPI_Type_commit(&f->etype);
+	MPI_Type_create_subarray(dims, sizes, sub, start, MPI_ORDER_C, f->etype, &f->ftype);
+	MPI_Type_commit(&f->ftype);
+	if ((rc = MPI_File_set_view(f->fh, (MPI_Offset)disp, f->etype, f->ftype, "native", MPI_INFO_NULL)) != MPI_SUCCESS)
+		return io_fail(rc, f->write ? "write" : "read", f->path, e);
+	return LBT_OK;
+}
+
+int lbt_pfile_read_all(lbt_pfile *f, int64_t k, void *buf, int64_t n, lbt_err *e)
+{
+	if (!f->mpi)
+		return lbt_posix_read_at(f->fd, f->path, f->disp + k * f->elem, buf, (size_t)(n * f->elem), e);
+	MPI_Status s;
+	int got, rc;
+	if ((rc = MPI_File_read_at_all(f->fh, (MPI_Offset)k, buf, (int)n, f->etype, &s)) != MPI_SUCCESS)
+		return io_fail(rc, "read", f->path, e);
+	MPI_Get_count(&s, f->etype, &got);
+	if (got != n)
+		return lbt_errf(e, LBT_EINVAL, "%s: data ends early (file truncated while read?)", f->path);
+	return LBT_OK;
+}
+
+int lbt_pfile_write_all(lbt_pfile *f, int64_t k, const void *buf, int64_t n, lbt_err *e)
+{
+	if (!f->mpi)
+		return lbt_posix_write_at(f->fd, f->path, f->disp + k * f->elem, buf, (size_t)(n * f->elem), e);
+	MPI_Status s;
+	int put, rc;
+	if ((rc = MPI_File_write_at_all(f->fh, (MPI_Offset)k, buf, (int)n, f->etype, &s)) != MPI_SUCCESS)
+		return io_fail(rc, "write", f->path, e);
+	MPI_Get_count(&s, f->etype, &put);
+	if (put != n)
+		return lbt_errf(e, LBT_EIO, "cannot write %s: %d of %lld values written", f->path, put, (long long)n);
+	return LBT_OK;
+}
+
 int lbt_pfile_close(lbt_pfile *f, lbt_err *e)
 {
 	int st = LBT_OK, rc;
@@ -638,6 +695,10 @@ int lbt_pfile_close(lbt_pfile *f, lbt_err *e)
 			st = io_fail(rc, "write", f->path, e);
 		if ((rc = MPI_File_close(&f->fh)) != MPI_SUCCESS && !st)
 			st = io_fail(rc, f->write ? "write" : "read", f->path, e);
+		if (f->ftype != MPI_DATATYPE_NULL)
+			MPI_Type_free(&f->ftype);
+		if (f->etype != MPI_DATATYPE_NULL)
+			MPI_Type_free(&f->etype);
 	}
 	free(f);
 	return st;

@@ -97,7 +97,8 @@ int lbt_comm_cart_open(lbt_cut *c, lbt_err *e)
 void lbt_comm_cart_close(lbt_cut *c) { (void)c; }
 
 struct lbt_pfile {
-	int fd, write;
+	int fd, write, elem;
+	int64_t disp; /* lbt_pfile_block's array */
 	char path[4400];
 };
 
@@ -118,6 +119,24 @@ int lbt_pfile_open(lbt_pfile **f, const char *path, int write, int all, lbt_err 
 
 int lbt_pfile_read(lbt_pfile *f, int64_t off, void *buf, size_t n, lbt_err *e) { return lbt_posix_read_at(f->fd, f->path, off, buf, n, e); }
 int lbt_pfile_write(lbt_pfile *f, int64_t off, const void *buf, size_t n, lbt_err *e) { return lbt_posix_write_at(f->fd, f->path, off, buf, n, e); }
+
+int lbt_pfile_block(lbt_pfile *f, int64_t disp, int elem, int dims, const int64_t *gext, const int64_t *lo,
+                    const int64_t *len, lbt_err *e)
+{
+	f->disp = disp;
+	f->elem = elem;
+	return lbt_pfile_whole(f->path, dims, gext, lo, len, e);
+}
+
+int lbt_pfile_read_all(lbt_pfile *f, int64_t k, void *buf, int64_t n, lbt_err *e)
+{
+	return lbt_posix_read_at(f->fd, f->path, f->disp + k * f->elem, buf, (size_t)(n * f->elem), e);
+}
+
+int lbt_pfile_write_all(lbt_pfile *f, int64_t k, const void *buf, int64_t n, lbt_err *e)
+{
+	return lbt_posix_write_at(f->fd, f->path, f->disp + k * f->elem, buf, (size_t)(n * f->elem), e);
+}
 
 int lbt_pfile_close(lbt_pfile *f, lbt_err *e)
 {

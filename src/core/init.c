@@ -242,6 +242,8 @@ static int apply_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 	}
 	if (!st && info.real)
 		st = lbt_grid_add_real(g, e);
+	if (all) /* the block's read is collective: every rank reaches it, or none */
+		st = lbt_comm_agree(st, e);
 	const lbt_field *f = st ? NULL : lbt_grid_field(g, info.real ? "real" : "load");
 	if (!st)
 		st = lbt_npy_read_block(in->path, &info, g, f, e);

@@ -1,10 +1,15 @@
 /* npy_block.c — a grid's block of a .npy file: a rank reads only the PEs of
- * its block and writes only those, at their offsets in the file (MPI-IO
- * under a launcher: lbt_pfile), in pieces of PIECE values, so no rank ever
- * holds the whole torus, nor even a dense copy of its own block. A process
- * alone reads and writes the same way. A block's rows (of the last axis)
- * are runs contiguous in the whole torus's row-major order: a slab is one
- * run; a block of a Cartesian grid of ranks would be one run per row. */
+ * its block and writes only those, at their offsets in the file, in pieces
+ * of PIECE values, so no rank ever holds the whole torus, nor even a dense
+ * copy of its own block. A process alone reads and writes runs of rows
+ * contiguous in the file (a block's rows of the last axis are runs in the
+ * torus's row-major order). A torus cut between ranks goes through
+ * collective MPI-IO (lbt_pfile_block: a file view of the block, then
+ * MPI_File_read_at_all / write_at_all), so that the MPI library may merge
+ * the ranks' rows into large contiguous accesses: every rank takes part in
+ * every call, as many as the largest block needs, with nothing once its
+ * block is done or after it failed, and a failure before a collective call
+ * is every rank's (lbt_comm_agree) before it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +81,56 @@ static int pieces_closed(io_ctx *c, int (*piece)(void *ctx, int64_t local, int64
 	return st;
 }
 
+/* A cut grid's block (c->g, on every rank): the file view of it from
+ * c->data (values of elem bytes), then rounds of at most PIECE values of
+ * the block in its row-major order, piece(c, k, n) for values k .. k+n-1,
+ * as many rounds on every rank as the largest block takes (n = 0 once
+ * done or failed: each round is a collective call), then the file closed.
+ * The first error; every rank's status is agreed by the caller. */
+static int block_closed(io_ctx *c, int elem, int (*piece)(io_ctx *c, int64_t k, int64_t n, lbt_err *e))
+{
+	const lbt_grid *g = c->g;
+	int64_t lo[LBT_MAXD];
+	for (int d = 0; d < g->whole.dims; d++)
+		lo[d] = lbt_grid_lo(g, d);
+	int st = lbt_pfile_block(c->file, c->data, elem, g->whole.dims, g->whole.ext, lo, g->shape.ext, c->e);
+	st = lbt_comm_agree(st, c->e); /* the view is every rank's, or none's */
+	const int64_t P = lbt_shape_pes(&g->shape);
+	double most = (double)P; /* the largest block's PEs (exact: fewer than 2^53) */
+	lbt_comm_max_f64(&most, 1);
+	for (int64_t k = 0; !st && k < (int64_t)most; k += PIECE) {
+		const int64_t n = k >= P ? 0 : P - k < PIECE ? P - k : PIECE;
+		if ((st = piece(c, k, n, c->e))) {
+			lbt_err later; /* the other rounds with nothing: the other ranks' calls wait for this one's */
+			for (k += PIECE; k < (int64_t)most; k += PIECE)
+				piece(c, k, 0, &later);
+		}
+	}
+	lbt_err ce;
+	int cst = lbt_pfile_close(c->file, &ce);
+	if (!st && cst)
+		st = cst, *c->e = ce;
+	return st;
+}
+
+/* Values k .. k+n-1 of the block from the file into the grid, checked row
+ * by row with their global flat indices (lbt_npy_convert's messages). */
+static int read_block_piece(io_ctx *c, int64_t k, int64_t n, lbt_err *e)
+{
+	const int real = c->f->type == LBT_F64;
+	int st = lbt_pfile_read_all(c->file, k, c->raw, n, e);
+	const int64_t len = c->g->shape.ext[c->g->shape.dims - 1];
+	for (int64_t j = 0, m; !st && j < n; j += m) { /* a run within one row of the block */
+		const int64_t r = (k + j) / len, col = (k + j) % len;
+		m = len - col < n - j ? len - col : n - j;
+		st = lbt_npy_convert(c->name, c->h, (char *)c->raw + j * c->h->elem, lbt_grid_row_global(c->g, r) + col, m,
+		                     real ? NULL : (int32_t *)c->cells + j, real ? (double *)c->cells + j : NULL, e);
+	}
+	if (!st)
+		span(c->g, c->f, k, n, c->cells, 1);
+	return st;
+}
+
 static int read_piece(void *ctx, int64_t local, int64_t global, int64_t n)
 {
 	io_ctx *c = ctx;
@@ -94,12 +149,26 @@ int lbt_npy_read_block(const char *path, const lbt_npy_info *h, lbt_grid *g, con
 	c.raw = malloc((size_t)PIECE * 8);
 	c.cells = malloc((size_t)PIECE * 8);
 	int st = c.raw && c.cells ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory to read %s", path);
-	if (!st && !(st = lbt_pfile_open(&c.file, path, 0, 0, e))) {
-		st = pieces_closed(&c, read_piece);
+	const int all = g->cut != NULL; /* collective: every rank opens, reads and closes it */
+	if (all)
+		st = lbt_comm_agree(st, e);
+	if (!st)
+		st = lbt_pfile_open(&c.file, path, 0, all, e);
+	if (all && lbt_comm_agree(st, e) && !st) { /* opened here, not everywhere */
+		lbt_pfile_close(c.file, NULL);
+		st = LBT_EIO;
 	}
+	if (!st)
+		st = all ? block_closed(&c, h->elem, read_block_piece) : pieces_closed(&c, read_piece);
 	free(c.raw);
 	free(c.cells);
 	return st;
+}
+
+static int write_block_piece(io_ctx *c, int64_t k, int64_t n, lbt_err *e)
+{
+	span(c->g, c->f, k, n, c->cells, 0);
+	return lbt_pfile_write_all(c->file, k, c->cells, n, e);
 }
 
 static int write_piece(void *ctx, int64_t local, int64_t global, int64_t n)
@@ -162,9 +231,8 @@ int lbt_npy_dump(lbt_outfile *o, const char *path, const lbt_grid *g, const lbt_
 		lbt_pfile_close(c.file, NULL);
 		st = LBT_EIO;
 	}
-	if (!st) {
-		st = pieces_closed(&c, write_piece);
-	}
+	if (!st)
+		st = all ? block_closed(&c, (int)lbt_type_size(f->type), write_block_piece) : pieces_closed(&c, write_piece);
 	free(c.cells);
 	if (st == LBT_EIO) { /* name the output, not its temporary */
 		const char *why = strrchr(e->msg, ':');

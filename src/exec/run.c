@@ -42,22 +42,40 @@ static void measure(const lbt_state *st, lbt_step_record *r, double stddev0, int
 	r->rel = stddev0 > 0 ? r->stddev / stddev0 : 0;
 }
 
-/* The scalar reference's copy of st, for --verify. */
+/* The scalar reference's copy of st, for --verify. On a torus cut between
+ * ranks it is cut as st is (the same grid of ranks, its own halo and
+ * communicator, one step an exchange: the reference takes one step a
+ * call), each rank holding the same block of it; a failure on some ranks
+ * is every rank's (lbt_comm_agree), so that all reach the same collectives. */
 static int open_reference(lbt_state *ref, const lbt_state *st, lbt_kernels *scalar, lbt_err *e)
 {
 	*ref = *st;
 	ref->ws = NULL;
-	int status = lbt_kernels_select(scalar, "scalar", e);
-	if (status || (status = lbt_grid_init(&ref->grid, &st->grid.shape, e)))
-		return status;
+	const lbt_cut *cut = st->grid.cut;
 	const int speed = lbt_grid_field(&st->grid, "speed") != NULL; /* a method may read the speeds in its open */
-	if ((st->grid.real && (status = lbt_grid_add_real(&ref->grid, e))) ||
-	    (speed && (status = lbt_grid_add_field(&ref->grid, "speed", LBT_F64, e)))) {
-		lbt_grid_free(&ref->grid);
+	int status = lbt_kernels_select(scalar, "scalar", e), made = 0;
+	if (!status)
+		made = !(status = cut ? lbt_grid_init_cut(&ref->grid, &st->grid.whole, cut->nr,
+		                                          st->method->load == LBT_LOAD_REAL, 1, e)
+		                      : lbt_grid_init(&ref->grid, &st->grid.shape, e));
+	if (!status && st->grid.real)
+		status = lbt_grid_add_real(&ref->grid, e);
+	if (!status && speed)
+		status = lbt_grid_add_field(&ref->grid, "speed", LBT_F64, e);
+	if (cut)
+		status = lbt_comm_agree(status, e);
+	if (status) {
+		if (made)
+			lbt_grid_free(&ref->grid);
 		return status;
 	}
 	lbt_grid_copy(&ref->grid, &st->grid);
-	if ((status = lbt_method_open(ref, e))) {
+	const int opened = !(status = lbt_method_open(ref, e));
+	if (cut)
+		status = lbt_comm_agree(status, e);
+	if (status) {
+		if (opened)
+			lbt_method_close(ref);
 		lbt_grid_free(&ref->grid);
 		return status;
 	}
@@ -66,21 +84,54 @@ static int open_reference(lbt_state *ref, const lbt_state *st, lbt_kernels *scal
 	return LBT_OK;
 }
 
+/* Where st's grid first differs from the reference's, as one process would
+ * find it: the first field (in st's order) that differs anywhere, and its
+ * first PE in global row-major order, as field * P + global PE; -1 if
+ * nowhere. On a cut view this rank's block only. */
+static int64_t first_diff(const lbt_grid *a, const lbt_grid *b)
+{
+	const int64_t at = lbt_grid_first_diff(a, b);
+	if (at < 0)
+		return -1;
+	const int64_t n = a->shape.ext[a->shape.dims - 1], r = at / n, k = at % n;
+	int f = 0; /* the first field that differs at `at`: none before it differs anywhere */
+	for (;; f++) {
+		const lbt_field *x = &a->field[f], *y = lbt_grid_field(b, x->name);
+		const size_t cell = lbt_type_size(x->type);
+		if (y && memcmp((char *)lbt_field_row(a, x, r) + k * cell, (char *)lbt_field_row(b, y, r) + k * cell, cell))
+			break;
+	}
+	return f * lbt_shape_pes(&a->whole) + lbt_grid_row_global(a, r) + k;
+}
+
+/* After st's step (counters k, reduced over the ranks if cut): the
+ * reference's, and the comparison of states and counters. On a cut torus
+ * every rank compares its block and one reduction brings the first
+ * difference of all to every rank: the run fails on every rank, with one
+ * process's message (the first differing PE of the whole torus). */
 static int verify_step(lbt_state *ref, const lbt_state *st, const lbt_counts *k, int64_t step, lbt_err *e)
 {
 	lbt_counts kr = {0};
 	ref->method->step(ref, &kr);
 	ref->step++;
+	if (ref->grid.cut)
+		lbt_cut_counts(ref->grid.cut, &kr, ref->method->load == LBT_LOAD_REAL); /* nomem too: every rank's */
 	if (kr.nomem)
 		return lbt_errf(e, LBT_ENOMEM, "verify: no memory for the scalar reference's step");
-	int64_t at = lbt_grid_first_diff(&st->grid, &ref->grid);
+	int64_t at = first_diff(&st->grid, &ref->grid);
+	if (st->grid.cut) { /* the least over the ranks (keys below 2^53: exact as doubles), reached by every rank */
+		double x = at < 0 ? -INFINITY : -(double)at;
+		lbt_comm_max_f64(&x, 1);
+		at = isinf(x) ? -1 : (int64_t)-x;
+	}
 	if (at < 0 && kr.moved == k->moved && kr.shifts == k->shifts &&
 	    !memcmp(&kr.real_moved, &k->real_moved, sizeof k->real_moved) &&
 	    !memcmp(&kr.real_shifts, &k->real_shifts, sizeof k->real_shifts))
 		return LBT_OK;
 	char where[160] = "in its counters";
 	if (at >= 0)
-		lbt_shape_coords(&st->grid.shape, at, where + snprintf(where, sizeof where, "at PE "), sizeof where - 6);
+		lbt_shape_coords(&st->grid.whole, at % lbt_shape_pes(&st->grid.whole),
+		                 where + snprintf(where, sizeof where, "at PE "), sizeof where - 6);
 	return lbt_errf(e, LBT_EINTERNAL, "verify: %s on ISA %s differs from the scalar reference at step %lld, %s",
 	                st->method->name, st->kern->isa, (long long)step, where);
 }
@@ -539,8 +590,6 @@ static int run_check(const lbt_state *st, const lbt_run_opts *o, lbt_err *e)
 		return lbt_errf(e, LBT_EINVAL, "run options not made by lbt_run_opts_default()");
 	if (o->max_steps < 0 || (o->until.kind == LBT_UNTIL_STEPS && o->until.steps < 0))
 		return lbt_errf(e, LBT_EINVAL, "a run needs max_steps >= 0 and steps:N with N >= 0");
-	if (st->grid.cut && o->verify)
-		return lbt_errf(e, LBT_EINVAL, "--verify runs on one process only, not on a torus cut between ranks");
 	if (o->bare)
 		return LBT_OK;
 	if (o->app_iterations < 0 || (o->app_iterations > 0 && !(st->method->flags & LBT_M_SPEEDS)))

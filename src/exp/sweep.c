@@ -372,14 +372,13 @@ enum { MSG_RUN = 1, MSG_DONE = 2 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
  * kernels take cut views, extents that a grid of R ranks cuts (a search
- * tree: slabs, its first axis with links a layer for every rank), no
- * --verify. */
+ * tree: slabs, its first axis with links a layer for every rank). */
 static int whole(const lbt_plan_run *r, const lbt_exec_opts *o, int R)
 {
 	const lbt_method *m = lbt_method_find(r->mname);
 	lbt_shape s;
 	lbt_err e;
-	if (r->pes < o->solo_pes || o->verify || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e))
+	if (r->pes < o->solo_pes || !m || !(m->flags & LBT_M_CUT) || lbt_shape_parse(&s, r->shape, &e))
 		return 0;
 	int nr[LBT_MAXD], first = 0;
 	while (first < s.dims - 1 && s.ext[first] < 2)
