@@ -351,6 +351,14 @@ Test(api, configs_are_checked)
 	cr_assert_eq(lbt_config_param(&c, "alpha", "0.25", &e), LBT_OK);
 	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
 	cr_assert(strstr(e.msg, "lm-c5 takes no parameter --alpha"), "%s", e.msg);
+	/* a value checked against the shape (the method's check), as opening it
+	 * would: on the 8x8 torus each PE has 4 links, so alpha <= 1/4 (Cybenko
+	 * 1989, constraint (b): a PE never sends more than it holds) */
+	c.method = "fos";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_OK, "%s", e.msg);
+	c.param[0].value = "0.26";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "--alpha 0.26: above 1/max_degree = 1/4"), "%s", e.msg);
 	c = lbt_config_default();
 	c.until = "steps:10";
 	c.max_steps = 5;

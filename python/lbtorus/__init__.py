@@ -489,10 +489,9 @@ def check(shape=None, method=None, init=None, workload=None, until=None, seed=1,
           ranks=None, **params):
     """What Sim(...) of the same keywords checks before it allocates the
     torus (lbt_config_check: the shape, method, init and its total,
-    workload, until, ISA, input files), without allocating it: None, or
-    Error with the line Sim would raise. A method parameter's value (fos
-    with alpha=5) is checked only when the method opens, by Sim. (An array
-    as init is not taken: give its spec.)"""
+    workload, until, ISA, input files, the method's parameters on this
+    shape), without allocating it: None, or Error with the line Sim would
+    raise. (An array as init is not taken: give its spec.)"""
     keep = []
     cfg = _config(keep, dict(shape=shape, boundary=boundary, method=method, init=init, workload=workload,
                              speeds=speeds, link=link, until=until, isa=isa, app=app, ranks=ranks),

@@ -304,6 +304,9 @@ int lbt_sim_files_finish(lbt_sim *s, int st, double seconds, lbt_err *err)
 			lbt_anim_abort(f->anim);
 		f->anim = NULL;
 	}
+	if (g->cut && f->has_dump) /* the dump is collective: every rank enters it or none (the animation,
+	                               * the tally's file may fail on one rank alone) */
+		st = lbt_comm_agree(st, err);
 	if (!st && f->has_dump) /* int32, or float64 for a real-valued method; every rank its slab */
 		st = lbt_npy_dump(f->writer ? &f->dump : NULL, f->dump.path, g,
 		                  lbt_grid_field(g, s->st.method->load == LBT_LOAD_REAL ? "real" : "load"), err);

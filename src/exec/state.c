@@ -293,7 +293,8 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");
-	if ((status = method_params(st, cfg, e)))
+	if ((status = method_params(st, cfg, e)) ||
+	    (st->method->check && (status = st->method->check(&shape, st->param, e)))) /* the values on this shape */
 		return status;
 	if (speeds && strlen(speeds) >= sizeof st->speeds)
 		return lbt_errf(e, LBT_EINVAL, "--speeds '%s': longer than %zu bytes", speeds, sizeof st->speeds - 1);

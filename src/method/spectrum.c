@@ -122,7 +122,7 @@ int lbt_alpha_parse(lbt_diffusion *p, const lbt_shape *s, const char *text, lbt_
 		return lbt_errf(e, LBT_EINVAL, "--alpha '%s': give a number > 0, boillat or optimal", text);
 	if (deg > 0 && a > 1.0 / deg)
 		return lbt_errf(e, LBT_EINVAL,
-		                "--alpha %s: above 1/max_degree = 1/%d a PE would send away more than it holds (seed 002, constraint (b))",
+		                "--alpha %s: above 1/max_degree = 1/%d a PE would send away more than it holds (Cybenko 1989, constraint (b))",
 		                text, deg);
 	p->alpha = a;
 	return LBT_OK;
