@@ -536,27 +536,65 @@ static ALWAYS_INLINE void dense_groups(const int cond, const int stats, int16_t 
 	}
 }
 
-/* Thread t's part of one step of the copy: its range of every substep's
- * units, a barrier before each substep after the first (it reads what the
- * one before wrote in the other threads' ranges); its counts into *out. */
-static ALWAYS_INLINE void dense_step_part(const int cond, int16_t *b, const dshape *x, const lbt_team *t, dpart *out)
+/* Units u0 .. u1-1 of the substep along active axis k. */
+static ALWAYS_INLINE void dense_pass(const int cond, int16_t *b, const dshape *x, int k, int64_t u0, int64_t u1, dregs *R)
+{
+	const int64_t e = x->e[k], s = x->s[k];
+	const int torus = x->torus[k];
+	if (x->kind[k] == DCOL)
+		dense_cols(cond, b, e, s, torus, u0, u1, R);
+	else if (x->kind[k] == DGROUP)
+		(s == 1 ? dense_groups(cond, 1, b, x, k, u0, u1, R) : dense_groups(cond, 0, b, x, k, u0, u1, R));
+	else
+		switch (s) {
+		case 1: dense_lanes(cond, 1, b, e, torus, u0, u1, R); break;
+		case 4: dense_lanes(cond, 4, b, e, torus, u0, u1, R); break;
+		default: dense_lanes(cond, 8, b, e, torus, u0, u1, R); break;
+		}
+}
+
+/* How a team of T steps the copy: the substeps along active axes K and on
+ * touch only their own block of PEs (blk PEs: the stride of axis K-1, or
+ * P), so those are done block by block while a block stays in the cache,
+ * each thread a range of blocks; the axes before K each in a pass over the
+ * copy, each thread a range of its units. K is the first axis whose block
+ * is at most DBLOCK PEs, with at least 4 blocks a thread for T > 1. A
+ * grid beyond the caches is then read and written K + 1 times a step, not
+ * D times. */
+enum { DBLOCK = 1 << 17 };
+static void dense_blocks(const dshape *x, int T, int *K, int64_t *blk)
+{
+	int k = 0;
+	int64_t B = x->P;
+	while (k < x->D && (B > DBLOCK || (T > 1 && x->P / B < 4 * T)))
+		B = x->s[k++];
+	*K = k;
+	*blk = B;
+}
+
+/* Thread t's part of one step of the copy (K, blk: dense_blocks's): its
+ * range of the units of each substep before K, a barrier before each
+ * (a substep reads what the one before wrote in the other threads'
+ * ranges), then its range of blocks through the substeps from K; its
+ * counts into *out. */
+static ALWAYS_INLINE void dense_step_part(const int cond, int16_t *b, const dshape *x, int K, int64_t blk,
+                                          const lbt_team *t, dpart *out)
 {
 	dregs R = {HSET1(0), HSET1(INT16_MIN), HSET1(INT16_MAX), VSET1(0), 0, 0};
-	for (int k = 0; k < x->D; k++) {
-		const int64_t e = x->e[k], s = x->s[k], U = x->units[k];
-		const int64_t u0 = U * t->id / t->n, u1 = U * (t->id + 1) / t->n;
-		const int torus = x->torus[k];
+	for (int k = 0; k < K; k++) {
+		const int64_t U = x->units[k];
 		if (k)
 			lbt_team_barrier(t);
-		if (x->kind[k] == DCOL)
-			dense_cols(cond, b, e, s, torus, u0, u1, &R);
-		else if (x->kind[k] == DGROUP)
-			(s == 1 ? dense_groups(cond, 1, b, x, k, u0, u1, &R) : dense_groups(cond, 0, b, x, k, u0, u1, &R));
-		else
-			switch (s) {
-			case 1: dense_lanes(cond, 1, b, e, torus, u0, u1, &R); break;
-			case 4: dense_lanes(cond, 4, b, e, torus, u0, u1, &R); break;
-			default: dense_lanes(cond, 8, b, e, torus, u0, u1, &R); break;
+		dense_pass(cond, b, x, k, U * t->id / t->n, U * (t->id + 1) / t->n, &R);
+	}
+	if (K < x->D) {
+		const int64_t nb = x->P / blk;
+		if (K)
+			lbt_team_barrier(t);
+		for (int64_t q = nb * t->id / t->n; q < nb * (t->id + 1) / t->n; q++)
+			for (int k = K; k < x->D; k++) {
+				const int64_t per = x->units[k] / nb;
+				dense_pass(cond, b, x, k, q * per, (q + 1) * per, &R);
 			}
 	}
 	*out = (dpart){.moved = R.moved, .total = R.total, .max = vmax32(VMAX(HWIDEN(R.mx, 0), HWIDEN(R.mx, 1))),
@@ -597,9 +635,11 @@ static ALWAYS_INLINE void dense_run_impl(const int cond, djob *j, const lbt_team
 	lbt_team_barrier(t);
 	if (!j->ok)
 		return;
-	int s = 0;
+	int K, s = 0;
+	int64_t blk;
+	dense_blocks(x, t->n, &K, &blk);
 	while (s < j->n) {
-		dense_step_part(cond, j->b, x, t, &me->part);
+		dense_step_part(cond, j->b, x, K, blk, t, &me->part);
 		lbt_team_barrier(t);
 		lbt_counts r = {.max = INT32_MIN, .min = INT32_MAX, .shifts = x->D, .has_stats = 1};
 		for (int q = 0; q < t->n; q++) {
