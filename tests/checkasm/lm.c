@@ -286,6 +286,29 @@ static void dense_steps_on(void)
 	}
 }
 
+/* lm_steps on grids the dense copy steps on a team (a thread per 65536
+ * PEs), 2 and 3 threads whose ranges of units, blocks and vectors are
+ * unequal (odd counts in every substep): rows of 4 (lanes 4 apart, groups)
+ * and 8, 131 376 and 131 600 PEs; 7x9x101x48, above the one-thread copy's
+ * old limit of 262 144, stepped in blocks of 4848 PEs after two passes over
+ * the copy (43 632 after one with one thread); piles in different threads'
+ * ranges (L_PILES16: on two threads the second finds 16420 in its lanes
+ * before its pile and the call takes the roll), the worst case's point. */
+static const char *const team_grids[][2] = {{"7x5x940x4", "torus,mesh,torus,mesh"},
+                                            {"3x7x782x8", "mesh,torus,torus,torus"},
+                                            {"7x9x101x48", "torus,mesh,torus,torus"}};
+
+static void team_steps(void)
+{
+	static const int kinds[] = {L_SMALL, L_POINT, L_PILES16, L_EDGE16};
+	for (size_t i = 0; i < sizeof team_grids / sizeof *team_grids; i++) {
+		const lbt_shape s = ck_grid(team_grids[i][0], team_grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+				steps_case(cond, &s, kinds[j], 2 + (int)(i + j + cond) % 2, 5, (int)j % 2, (int)(j + cond) % 3);
+	}
+}
+
 static void steps_quick(void)
 {
 	steps_on(0, STEPS_QUICK);
@@ -297,6 +320,7 @@ static void steps_full(void)
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
 	rings_on(RINGS_QUICK, RING_GRIDS);
 	dense_steps_on();
+	team_steps();
 	/* planes of more than 8192 cells (the rows run ahead of the roll) and
 	 * 4-D slabs of more rows than one segment of counts holds (16900 rows
 	 * of 8: emptied on the way) */
