@@ -65,8 +65,7 @@ static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg
 			lm_case(cond, s, kind, 1, 24);
 }
 
-/* Grids of 3-D and up of at most 65536 PEs (lm_steps with one thread:
- * 262144) whose loads fit int16 (AVX2 steps them in one dense int16 copy,
+/* Grids of 3-D and up of at most 65536 PEs (lm_steps: 2^24) whose loads fit int16 (AVX2 steps them in one dense int16 copy,
  * lm_dense.h): rows of 4, 8, 16 and 32
  * PEs; every kind of axis there (slices whole vectors apart; 4 or 8 lanes
  * across vectors; blocks of 4 or 8 PEs inside a 128-bit lane), torus and
@@ -78,8 +77,8 @@ static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg
  * lanes: L_POINT beyond 32767 from 6554 PEs, L_PILE; L_PILES16 at and
  * around the edges of the stand-ins' window, for some calls' n D and not
  * others, with a load beside one near the others' bound; L_TWIN,
- * neighbours: no stand-ins), zeros; 1 and 2 threads (the copy is one
- * thread's). */
+ * neighbours: no stand-ins), zeros; 1 and 2 threads (a team takes the
+ * copy from 131 072 PEs on: team_steps below). */
 static const char *const dense_grids[][2] = {
 	{"8x8x8x8", "torus"}, {"4x4x4x4x4x4", "torus,mesh,torus,mesh,torus,mesh"}, {"3x4x2x4", "mesh,torus,torus,mesh"},
 	{"5x2x16", "torus,torus,mesh"}, {"2x3x1x32", "torus,mesh,torus,torus"}, {"6x8x8", "mesh,mesh,torus"},
