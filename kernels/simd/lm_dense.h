@@ -1,17 +1,17 @@
-/* lm_dense.h — small grids of three and more dimensions in one dense int16
+/* lm_dense.h — grids of three and more dimensions in one dense int16
  * copy (AVX2; part of lm.c, included for W == 8 after lm_avx2.h).
  *
  * In 3-D and up the fused roll of lm.c makes a pass per outer axis in int32
  * lanes over a grid whose rows are padded to a whole-vector pitch with halo
  * cells on every axis (8^4's 4096 PEs take 55 296 cells), and rows of fewer
  * than 16 PEs cannot take the int16 rows at all. A grid of at most
- * DENSE_MAX PEs (lm_steps on one thread: DENSE_ONE) whose loads fit int16
+ * DENSE_BIG PEs (lm_step: DENSE_MAX) whose loads fit int16
  * for the call's steps (a substep changes a load by at most 1: max +
  * steps x D <= 32767), but for a few piles kept out of the lanes (dbig,
  * below), is instead packed once into a copy with no padding
  * (axes of extent 1 dropped, the last axis contiguous), stepped there one
  * substep at a time in axis order, as Definition 1 reads, and widened
- * back: 16 PEs per vector, the copy in L1 or L2.
+ * back: 16 PEs per vector.
  *
  * One substep along an axis of extent e and stride s (PEs of the copy): a
  * PE's C_i is computed once and handed on, C_{i-1} of a PE being C_i of
@@ -28,21 +28,34 @@
  * A torus wraps inside the block; on a mesh the last slice's C is masked,
  * and a missing predecessor reads 0 as in the reference. The last substep
  * (the row's axis, s = 1) also takes max, min and total of the state it
- * leaves; counts are emptied after every substep (at most P / 16 <= 16384
- * per int16 lane). */
+ * leaves.
+ *
+ * Each substep's work is units that touch only their own PEs: a column
+ * (e vectors), a lanes block (s e / 16 vectors), a vector of groups. A
+ * team of threads (kernels/team.h; one per DTHREAD PEs) packs, steps and
+ * widens the copy, each thread a contiguous range of every substep's units
+ * and of the copy's vectors, with a barrier between substeps: a substep
+ * reads what the one before wrote in other threads' ranges. Each thread
+ * empties its int16 counts and int32 sums into int64 at least every
+ * DFLUSH vectors (a lane's count stays above -32768 and its sum of pairs
+ * below 2^31); the team's counts are sums, maxima and minima of the
+ * threads', the same for every thread count. */
 #ifndef LBT_LM_DENSE_H
 #define LBT_LM_DENSE_H
 
-/* DENSE_MAX: lm_step's copy (on the stack); DENSE_ONE: lm_steps's with one
- * thread (the copy in L2, 512 KiB; int16 counts and int32 sums of a
- * substep stay below 32768 and 2^31) */
-enum { DENSE_MAX = 1 << 16, DENSE_ONE = 1 << 18, DENSE_L1 = 1 << 13, DCOL = 0, DLANE = 1, DGROUP = 2 };
+/* DENSE_MAX: lm_step's copy (on the stack); DENSE_BIG: lm_steps's (the
+ * largest measured: 256^3, 64^4, 16^6); DFLUSH: vectors between a thread's
+ * emptying of its counts; DTHREAD: PEs a thread (a substep of 2^16 PEs
+ * takes a few microseconds, about what a barrier costs) */
+enum { DENSE_MAX = 1 << 16, DENSE_BIG = 1 << 24, DENSE_L1 = 1 << 13, DFLUSH = 1 << 14, DTHREAD = 1 << 16 };
+enum { DCOL = 0, DLANE = 1, DGROUP = 2 };
 
 /* The copy's shape: its active axes in the grid's order. */
 typedef struct {
 	int D;                               /* active axes */
 	int64_t P, n;                        /* PEs; the row (last axis) length */
 	int64_t e[8], s[8];                  /* per active axis: extent, stride in PEs */
+	int64_t units[8], per[8];            /* per active axis: a substep's units, and a unit's vectors */
 	int torus[8], kind[8];
 	simde__m256i next[8], prev[8];        /* groups: the byte shuffles to the PE s after and s before */
 	simde__m256i edge[8], first[8];       /* groups: -1 in lanes with a link (a successor), with a predecessor */
@@ -82,12 +95,15 @@ static int dense_shape(const lbt_view *v, int64_t most, dshape *x)
 		return 0;
 	for (int k = 0; k < x->D; k++) {
 		const int64_t s = x->s[k], B = s * x->e[k];
-		if (s % HW == 0)
+		if (s % HW == 0) {
 			x->kind[k] = DCOL;
-		else if ((s == 1 || s == 4 || s == 8) && B % HW == 0)
+			x->per[k] = x->e[k];
+		} else if ((s == 1 || s == 4 || s == 8) && B % HW == 0) {
 			x->kind[k] = DLANE;
-		else if (B == 4 || B == 8) {
+			x->per[k] = B / HW;
+		} else if (B == 4 || B == 8) {
 			x->kind[k] = DGROUP;
+			x->per[k] = 1;
 			int8_t nx[32], pv[32];
 			int16_t ed[16], fi[16];
 			for (int i = 0; i < 16; i++) {
@@ -106,18 +122,31 @@ static int dense_shape(const lbt_view *v, int64_t most, dshape *x)
 			x->first[k] = simde_mm256_loadu_si256((const void *)fi);
 		} else
 			return 0;
+		if (x->per[k] > DFLUSH) /* a unit's counts must fit between two emptyings */
+			return 0;
+		x->units[k] = P / (x->per[k] * HW);
 	}
 	return 1;
 }
 
 /* The grid's rows in the copy's order: along axis D-2 (j of E, S2 apart),
- * then an odometer over the axes before it. */
+ * then an odometer over the axes before it ... */
 typedef struct {
 	int64_t c[8], off, j, E, S2;
 } drows;
-static ALWAYS_INLINE drows drows_first(const lbt_view *v)
+/* ... starting at row r of that order */
+static drows drows_at(const lbt_view *v, int64_t r)
 {
-	return (drows){.E = v->ext[v->dims - 2], .S2 = v->stride[v->dims - 2]};
+	drows o = {.E = v->ext[v->dims - 2], .S2 = v->stride[v->dims - 2]};
+	o.j = r % o.E;
+	o.off = o.j * o.S2;
+	r /= o.E;
+	for (int d = v->dims - 3; d >= 0; d--) {
+		o.c[d] = r % v->ext[d];
+		o.off += o.c[d] * v->stride[d];
+		r /= v->ext[d];
+	}
+	return o;
 }
 static ALWAYS_INLINE void drows_next(drows *o, const lbt_view *v)
 {
@@ -199,22 +228,24 @@ static int dense_pack_big(V a, V c, int32_t *const *r, int nr, int16_t *p, int64
 	return 1;
 }
 
-/* The grid packed (with signed saturation) into b for calls of n steps: 1
- * if every load is at most 32767 - n D or a pile out of the lanes (B),
+/* Copy vectors i0/16 .. i1/16 - 1 of the grid packed (with signed
+ * saturation) into b for calls of nd = n D substeps: 1 if every load there
+ * is at most 32767 - n D or a pile out of the lanes (B, the range's),
  * else 0, found where the packing stops (a negative load, a load between
- * a pile's and the others', too many piles) or after it (piles that are
- * neighbours). */
-static int dense_pack(const lbt_view *v, const dshape *x, int16_t *b, int n, dbig *B)
+ * a pile's and the others', too many piles). *top: the largest load it
+ * put in the lanes. Whether the piles of all ranges make one valid set is
+ * dense_piles's to say. */
+static int dense_pack(const lbt_view *v, const dshape *x, int16_t *b, int64_t nd, int64_t i0, int64_t i1, dbig *B,
+                      int32_t *top)
 {
-	const int64_t nd = (int64_t)n * x->D;
 	int16_t lim = (int16_t)DSTAND(nd);
 	V t = HSET1(lim), most = HSET1(0);
 	int32_t *g = v->load;
 	const int64_t e = x->n;
 	B->n = 0;
 	B->total = 0;
-	drows o = drows_first(v);
-	for (int64_t i = 0; i < x->P; i += HW) {
+	drows o = drows_at(v, i0 / e);
+	for (int64_t i = i0; i < i1; i += HW) {
 		V a, c;
 		int32_t *r[4];
 		int nr;
@@ -257,6 +288,50 @@ static int dense_pack(const lbt_view *v, const dshape *x, int16_t *b, int n, dbi
 		t = HSET1(lim);
 		most = HSET1((int16_t)m);
 	}
+	*top = vmax32(VMAX(HWIDEN(most, 0), HWIDEN(most, 1)));
+	return 1;
+}
+
+/* A thread's share of a call: its range's piles and largest load in the
+ * lanes (dense_pack, ok if it packed), and the counts of its part of the
+ * last step. */
+typedef struct {
+	int64_t moved, total;
+	int32_t max, min;
+} dpart;
+typedef struct {
+	dbig B;
+	int32_t top;
+	int ok;
+	dpart part;
+} dthread;
+
+/* The piles of the team's nt ranges as one set in B: 1 if all packed and
+ * the set is valid — at most DBIG piles; where there are any, every other
+ * load at most DLO(nd) (a range without piles took loads up to
+ * DSTAND(nd) into its lanes) and no two piles neighbours. */
+static int dense_piles(const dshape *x, int64_t nd, const dthread *th, int nt, dbig *B)
+{
+	int piles = 0;
+	for (int q = 0; q < nt; q++) {
+		if (!th[q].ok)
+			return 0;
+		piles += th[q].B.n;
+	}
+	B->n = 0;
+	B->total = 0;
+	if (piles > DBIG)
+		return 0;
+	for (int q = 0; q < nt; q++) {
+		if (piles && !th[q].B.n && th[q].top > DLO(nd))
+			return 0;
+		for (int k = 0; k < th[q].B.n; k++, B->n++) {
+			B->at[B->n] = th[q].B.at[k];
+			B->excess[B->n] = th[q].B.excess[k];
+			B->to[B->n] = th[q].B.to[k];
+			B->total += th[q].B.excess[k];
+		}
+	}
 	for (int k = 0; k < B->n; k++)
 		for (int q = 0; q < k; q++)
 			if (dense_linked(x, B->at[k], B->at[q]))
@@ -264,13 +339,14 @@ static int dense_pack(const lbt_view *v, const dshape *x, int16_t *b, int n, dbi
 	return 1;
 }
 
-/* The copy widened back into the grid, the piles out of the lanes too. */
-static void dense_unpack(const lbt_view *v, const dshape *x, const int16_t *b, const dbig *B)
+/* Copy vectors i0/16 .. i1/16 - 1 widened back into the grid (a pile's
+ * PE takes its stand-in: dense_steps adds the excess). */
+static void dense_unpack(const lbt_view *v, const dshape *x, const int16_t *b, int64_t i0, int64_t i1)
 {
 	int32_t *g = v->load;
 	const int64_t n = x->n;
-	drows o = drows_first(v);
-	for (int64_t i = 0; i < x->P; i += HW) {
+	drows o = drows_at(v, i0 / n);
+	for (int64_t i = i0; i < i1; i += HW) {
 		const V p = VLOAD(b + i), a = HWIDEN(p, 0), c = HWIDEN(p, 1);
 		if (n == 8) {
 			VSTORE(g + o.off, a);
@@ -292,15 +368,24 @@ static void dense_unpack(const lbt_view *v, const dshape *x, const int16_t *b, c
 				drows_next(&o, v);
 		}
 	}
-	for (int k = 0; k < B->n; k++)
-		*B->to[k] = (int32_t)(b[B->at[k]] + B->excess[k]);
 }
 
-/* A substep's counters: C_i counted (int16 lanes, -1 each); with stats,
- * max and min (int16) and the total (int32 pairs). */
+/* A thread's counters: C_i counted (int16 lanes, -1 each); with stats,
+ * max and min (int16) and the total (int32 pairs); the counts and the
+ * total emptied into moved and total (dflush). */
 typedef struct {
 	V cnt, mx, mn, sum;
+	int64_t moved, total;
 } dregs;
+static ALWAYS_INLINE void dflush(dregs *R, const int stats)
+{
+	R->moved -= vsum32(simde_mm256_madd_epi16(R->cnt, HSET1(1)));
+	R->cnt = HSET1(0);
+	if (stats) {
+		R->total += vsum32(R->sum);
+		R->sum = VSET1(0);
+	}
+}
 
 /* The update of vector l (its neighbours' loads at -s lp, +s ln; cp the
  * C_i of the PEs at -s), counted: stores l's new loads at p and returns
@@ -319,12 +404,16 @@ static ALWAYS_INLINE V dense_put(const int cond, const int stats, int16_t *p, V 
 	return cs;
 }
 
-/* Columns: blocks of e slices s PEs apart, s a multiple of 16. */
-static ALWAYS_INLINE void dense_cols(const int cond, int16_t *b, int64_t P, int64_t e, int64_t s, int torus, dregs *R)
+/* Columns: blocks of e slices s PEs apart, s a multiple of 16; units
+ * u0 .. u1-1, a unit the column of one vector of a block. */
+static ALWAYS_INLINE void dense_cols(const int cond, int16_t *b, int64_t e, int64_t s, int torus, int64_t u0, int64_t u1,
+                                     dregs *R)
 {
 	const V all = VSET1(-1), zero = VSET1(0);
-	for (int64_t blk = 0; blk < P; blk += s * e)
-		for (int64_t c = 0; c < s; c += HW) {
+	const int64_t per = s / HW, chunk = DFLUSH / e;
+	int64_t blk = u0 / per * (s * e), c = u0 % per * HW;
+	for (int64_t u = u0; u < u1;) {
+		for (const int64_t end = u1 - u > chunk ? u + chunk : u1; u < end; u++) {
 			int16_t *p = b + blk + c;
 			const V first = VLOAD(p), lastv = VLOAD(p + (e - 1) * s);
 			V lp = torus ? lastv : zero, l = first;
@@ -338,7 +427,13 @@ static ALWAYS_INLINE void dense_cols(const int cond, int16_t *b, int64_t P, int6
 				l = ln;
 			}
 			dense_put(cond, 0, p + i * s, lp, l, torus ? first : zero, cp, torus ? all : zero, R);
+			if ((c += HW) == s) {
+				c = 0;
+				blk += s * e;
+			}
 		}
+		dflush(R, 0);
+	}
 }
 
 /* Lanes: blocks of s e PEs, a whole number J of vectors, neighbours S lanes
@@ -383,113 +478,220 @@ static ALWAYS_INLINE V dense_lane(const int cond, const int S, int16_t *p, V pre
 	VSTORE(p, x);
 	return cs;
 }
-static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, int64_t P, int64_t e, int torus,
-                                      dregs *R)
+/* Units u0 .. u1-1: a unit a block. */
+static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, int64_t e, int torus, int64_t u0,
+                                      int64_t u1, dregs *R)
 {
-	const int64_t J = S * e / HW;
+	const int64_t J = S * e / HW, chunk = DFLUSH / J;
 	const V all = VSET1(-1), zero = VSET1(0);
 	/* the last vector of a mesh block: its last S lanes have no link */
 	const V tail = simde_mm256_cmpgt_epi16(HSET1((int16_t)(HW - S)),
 	                                       simde_mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-	for (int64_t blk = 0; blk < P; blk += S * e) {
-		int16_t *p = b + blk;
-		const V first = VLOAD(p), lastv = VLOAD(p + (J - 1) * HW);
-		V prev = torus ? lastv : zero, cur = first, csp = zero;
-		if (torus) { /* C_i of the last vector, whose lanes hand it to the first */
-			const V before = J > 1 ? VLOAD(p + (J - 2) * HW) : lastv;
-			csp = hcond(cond, HGT1(DSHL(S, before, lastv)), lastv, DSHR(S, lastv, first));
+	for (int64_t u = u0; u < u1;) {
+		for (const int64_t end = u1 - u > chunk ? u + chunk : u1; u < end; u++) {
+			int16_t *p = b + u * S * e;
+			const V first = VLOAD(p), lastv = VLOAD(p + (J - 1) * HW);
+			V prev = torus ? lastv : zero, cur = first, csp = zero;
+			if (torus) { /* C_i of the last vector, whose lanes hand it to the first */
+				const V before = J > 1 ? VLOAD(p + (J - 2) * HW) : lastv;
+				csp = hcond(cond, HGT1(DSHL(S, before, lastv)), lastv, DSHR(S, lastv, first));
+			}
+			int64_t j = 0;
+			for (; j + 1 < J; j++) {
+				const V next = VLOAD(p + (j + 1) * HW);
+				csp = dense_lane(cond, S, p + j * HW, prev, cur, next, csp, all, R);
+				prev = cur;
+				cur = next;
+			}
+			dense_lane(cond, S, p + j * HW, prev, cur, torus ? first : zero, csp, torus ? all : tail, R);
 		}
-		int64_t j = 0;
-		for (; j + 1 < J; j++) {
-			const V next = VLOAD(p + (j + 1) * HW);
-			csp = dense_lane(cond, S, p + j * HW, prev, cur, next, csp, all, R);
-			prev = cur;
-			cur = next;
-		}
-		dense_lane(cond, S, p + j * HW, prev, cur, torus ? first : zero, csp, torus ? all : tail, R);
+		dflush(R, S == 1);
 	}
 }
 
 /* Groups: blocks of 4 or 8 PEs inside each 128-bit lane, the
  * neighbours by a byte shuffle (x->next, x->prev); on a mesh, edge masks
- * the last slice's C and first zeroes the missing predecessor. */
-static ALWAYS_INLINE void dense_groups(const int cond, const int stats, int16_t *b, const dshape *x, int k, dregs *R)
+ * the last slice's C and first zeroes the missing predecessor. Units
+ * u0 .. u1-1: a unit a vector. */
+static ALWAYS_INLINE void dense_groups(const int cond, const int stats, int16_t *b, const dshape *x, int k, int64_t u0,
+                                       int64_t u1, dregs *R)
 {
 	const V nx = x->next[k], pv = x->prev[k], edge = x->edge[k], first = x->first[k];
-	for (int64_t i = 0; i < x->P; i += HW) {
-		const V l = VLOAD(b + i);
-		const V lp = simde_mm256_and_si256(simde_mm256_shuffle_epi8(l, pv), first);
-		const V cs = simde_mm256_and_si256(hcond(cond, HGT1(lp), l, simde_mm256_shuffle_epi8(l, nx)), edge);
-		const V y = simde_mm256_sub_epi16(simde_mm256_add_epi16(l, cs), simde_mm256_shuffle_epi8(cs, pv));
-		R->cnt = simde_mm256_add_epi16(R->cnt, cs);
-		if (stats) {
-			R->mx = simde_mm256_max_epi16(R->mx, y);
-			R->mn = simde_mm256_min_epi16(R->mn, y);
-			R->sum = VADD(R->sum, HPAIRS(y));
+	for (int64_t u = u0; u < u1;) {
+		for (const int64_t end = u1 - u > DFLUSH ? u + DFLUSH : u1; u < end; u++) {
+			int16_t *p = b + u * HW;
+			const V l = VLOAD(p);
+			const V lp = simde_mm256_and_si256(simde_mm256_shuffle_epi8(l, pv), first);
+			const V cs = simde_mm256_and_si256(hcond(cond, HGT1(lp), l, simde_mm256_shuffle_epi8(l, nx)), edge);
+			const V y = simde_mm256_sub_epi16(simde_mm256_add_epi16(l, cs), simde_mm256_shuffle_epi8(cs, pv));
+			R->cnt = simde_mm256_add_epi16(R->cnt, cs);
+			if (stats) {
+				R->mx = simde_mm256_max_epi16(R->mx, y);
+				R->mn = simde_mm256_min_epi16(R->mn, y);
+				R->sum = VADD(R->sum, HPAIRS(y));
+			}
+			VSTORE(p, y);
 		}
-		VSTORE(b + i, y);
+		dflush(R, stats);
 	}
 }
 
-/* One step of the copy: every active axis in order; its counts into *out. */
-static ALWAYS_INLINE void dense_step_impl(const int cond, int16_t *b, const dshape *x, lbt_counts *out)
+/* Units u0 .. u1-1 of the substep along active axis k. */
+static ALWAYS_INLINE void dense_pass(const int cond, int16_t *b, const dshape *x, int k, int64_t u0, int64_t u1, dregs *R)
 {
-	int64_t moved = 0;
-	dregs R = {HSET1(0), HSET1(INT16_MIN), HSET1(INT16_MAX), VSET1(0)};
-	for (int k = 0; k < x->D; k++) {
-		R.cnt = HSET1(0);
-		const int64_t e = x->e[k], s = x->s[k];
-		const int torus = x->torus[k];
-		if (x->kind[k] == DCOL)
-			dense_cols(cond, b, x->P, e, s, torus, &R);
-		else if (x->kind[k] == DGROUP)
-			(s == 1 ? dense_groups(cond, 1, b, x, k, &R) : dense_groups(cond, 0, b, x, k, &R));
-		else
-			switch (s) {
-			case 1: dense_lanes(cond, 1, b, x->P, e, torus, &R); break;
-			case 4: dense_lanes(cond, 4, b, x->P, e, torus, &R); break;
-			default: dense_lanes(cond, 8, b, x->P, e, torus, &R); break;
-			}
-		moved -= vsum32(simde_mm256_madd_epi16(R.cnt, HSET1(1)));
-	}
-	*out = (lbt_counts){.moved = moved, .total = vsum32(R.sum),
-	                    .max = vmax32(VMAX(HWIDEN(R.mx, 0), HWIDEN(R.mx, 1))),
-	                    .min = vmin32(VMIN(HWIDEN(R.mn, 0), HWIDEN(R.mn, 1))), .shifts = x->D, .has_stats = 1};
+	const int64_t e = x->e[k], s = x->s[k];
+	const int torus = x->torus[k];
+	if (x->kind[k] == DCOL)
+		dense_cols(cond, b, e, s, torus, u0, u1, R);
+	else if (x->kind[k] == DGROUP)
+		(s == 1 ? dense_groups(cond, 1, b, x, k, u0, u1, R) : dense_groups(cond, 0, b, x, k, u0, u1, R));
+	else
+		switch (s) {
+		case 1: dense_lanes(cond, 1, b, e, torus, u0, u1, R); break;
+		case 4: dense_lanes(cond, 4, b, e, torus, u0, u1, R); break;
+		default: dense_lanes(cond, 8, b, e, torus, u0, u1, R); break;
+		}
 }
-typedef void (*dense_fn)(int16_t *, const dshape *, lbt_counts *);
-#define DENSES(k) \
-	static void dense_step_##k(int16_t *b, const dshape *x, lbt_counts *out) { dense_step_impl(k, b, x, out); }
-DENSES(0) DENSES(1) DENSES(2) DENSES(3) DENSES(4) DENSES(5)
-static const dense_fn denses[LBT_NCOND] = {dense_step_0, dense_step_1, dense_step_2, dense_step_3, dense_step_4,
-                                           dense_step_5};
+
+/* How a team of T steps the copy: the substeps along active axes K and on
+ * touch only their own block of PEs (blk PEs: the stride of axis K-1, or
+ * P), so those are done block by block while a block stays in the cache,
+ * each thread a range of blocks; the axes before K each in a pass over the
+ * copy, each thread a range of its units. K is the first axis whose block
+ * is at most DBLOCK PEs, with at least 4 blocks a thread for T > 1. A
+ * grid beyond the caches is then read and written K + 1 times a step, not
+ * D times. */
+enum { DBLOCK = 1 << 17 };
+static void dense_blocks(const dshape *x, int T, int *K, int64_t *blk)
+{
+	int k = 0;
+	int64_t B = x->P;
+	while (k < x->D && (B > DBLOCK || (T > 1 && x->P / B < 4 * T)))
+		B = x->s[k++];
+	*K = k;
+	*blk = B;
+}
+
+/* Thread t's part of one step of the copy (K, blk: dense_blocks's): its
+ * range of the units of each substep before K, a barrier before each
+ * (a substep reads what the one before wrote in the other threads'
+ * ranges), then its range of blocks through the substeps from K; its
+ * counts into *out. */
+static ALWAYS_INLINE void dense_step_part(const int cond, int16_t *b, const dshape *x, int K, int64_t blk,
+                                          const lbt_team *t, dpart *out)
+{
+	dregs R = {HSET1(0), HSET1(INT16_MIN), HSET1(INT16_MAX), VSET1(0), 0, 0};
+	for (int k = 0; k < K; k++) {
+		const int64_t U = x->units[k];
+		if (k)
+			lbt_team_barrier(t);
+		dense_pass(cond, b, x, k, U * t->id / t->n, U * (t->id + 1) / t->n, &R);
+	}
+	if (K < x->D) {
+		const int64_t nb = x->P / blk;
+		if (K)
+			lbt_team_barrier(t);
+		for (int64_t q = nb * t->id / t->n; q < nb * (t->id + 1) / t->n; q++)
+			for (int k = K; k < x->D; k++) {
+				const int64_t per = x->units[k] / nb;
+				dense_pass(cond, b, x, k, q * per, (q + 1) * per, &R);
+			}
+	}
+	*out = (dpart){.moved = R.moved, .total = R.total, .max = vmax32(VMAX(HWIDEN(R.mx, 0), HWIDEN(R.mx, 1))),
+	               .min = vmin32(VMIN(HWIDEN(R.mn, 0), HWIDEN(R.mn, 1)))};
+}
+
+/* A call in the copy: the grid, its copy b and shape, the call's steps and
+ * stop, where the steps' counts go; per thread its share (th), the piles
+ * (B), whether the copy took the grid and the steps done. */
+typedef struct {
+	const lbt_view *v;
+	const dshape *x;
+	int n;
+	const lbt_steps_stop *stop;
+	int16_t *b;
+	lbt_counts *c;
+	dthread *th;
+	dbig B;
+	int ok, done;
+} djob;
+
+/* Thread t's share of a call: pack its range of the copy's vectors; the
+ * piles judged as one set (thread 0); the steps, each followed by a
+ * barrier after which every thread sums the same parts into the same
+ * counts and so makes the same choice to stop (a part is rewritten only
+ * after the next step's first barrier, which every thread reaches after
+ * reading it); then widen its range back. */
+static ALWAYS_INLINE void dense_run_impl(const int cond, djob *j, const lbt_team *t)
+{
+	const dshape *x = j->x;
+	const int64_t nd = (int64_t)j->n * x->D, nv = x->P / HW;
+	const int64_t i0 = nv * t->id / t->n * HW, i1 = nv * (t->id + 1) / t->n * HW;
+	dthread *me = &j->th[t->id];
+	me->ok = dense_pack(j->v, x, j->b, nd, i0, i1, &me->B, &me->top);
+	lbt_team_barrier(t);
+	if (t->id == 0)
+		j->ok = dense_piles(x, nd, j->th, t->n, &j->B);
+	lbt_team_barrier(t);
+	if (!j->ok)
+		return;
+	int K, s = 0;
+	int64_t blk;
+	dense_blocks(x, t->n, &K, &blk);
+	while (s < j->n) {
+		dense_step_part(cond, j->b, x, K, blk, t, &me->part);
+		lbt_team_barrier(t);
+		lbt_counts r = {.max = INT32_MIN, .min = INT32_MAX, .shifts = x->D, .has_stats = 1};
+		for (int q = 0; q < t->n; q++) {
+			const dpart *p = &j->th[q].part;
+			r.moved += p->moved;
+			r.total += p->total;
+			r.max = r.max > p->max ? r.max : p->max;
+			r.min = r.min < p->min ? r.min : p->min;
+		}
+		for (int k = 0; k < j->B.n; k++) { /* the piles' loads: the maximum, and their excess in the total */
+			const int64_t l = j->b[j->B.at[k]] + j->B.excess[k];
+			r.max = r.max > l ? r.max : (int32_t)l;
+		}
+		r.total += j->B.total;
+		if (t->id == 0)
+			j->c[s] = r;
+		s++;
+		if (stop_met(j->stop, r.max, r.min))
+			break;
+	}
+	dense_unpack(j->v, x, j->b, i0, i1);
+	if (t->id == 0)
+		j->done = s;
+}
+#define DENSE_RUNS(k) \
+	static void dense_run_##k(void *j, const lbt_team *t) { dense_run_impl(k, j, t); }
+DENSE_RUNS(0) DENSE_RUNS(1) DENSE_RUNS(2) DENSE_RUNS(3) DENSE_RUNS(4) DENSE_RUNS(5)
+static const lbt_team_fn dense_runs[LBT_NCOND] = {dense_run_0, dense_run_1, dense_run_2, dense_run_3, dense_run_4,
+                                                 dense_run_5};
 
 /* Up to n steps of a grid that takes the copy (x), in the copy b (P
- * int16): the steps done, each one's counts into c, a call ending after a
- * step that meets stop; 0 where the loads do not fit (then the grid is
- * unchanged). A call does at most DNMAX steps (n D at most 2048: the
- * stand-ins' window stays open). */
+ * int16), on a thread per DTHREAD PEs (at most v->threads): the steps
+ * done, each one's counts into c, a call ending after a step that meets
+ * stop; 0 where the loads do not fit (then the grid is unchanged). A call
+ * does at most DNMAX steps (n D at most 2048: the stand-ins' window stays
+ * open). */
 static int dense_steps(const lbt_view *v, const dshape *x, int cond, int n, const lbt_steps_stop *stop, int16_t *b,
                        lbt_counts *c)
 {
-	n = n < DNMAX ? n : DNMAX;
-	dbig B;
-	if (!dense_pack(v, x, b, n, &B))
+	int64_t T = v->threads > 1 ? v->threads : 1;
+	T = T < x->P / DTHREAD ? T : x->P / DTHREAD;
+	T = T > 1 ? T : 1;
+	dthread one, *th = T == 1 ? &one : lbt_alloc_aligned((size_t)T * sizeof *th);
+	if (!th)
 		return 0;
-	int s = 0;
-	while (s < n) {
-		lbt_counts *r = &c[s++];
-		denses[cond](b, x, r);
-		if (B.n) { /* the piles' loads: the maximum, and their excess in the total */
-			r->max = INT32_MIN;
-			for (int k = 0; k < B.n; k++)
-				r->max = r->max > b[B.at[k]] + B.excess[k] ? r->max : (int32_t)(b[B.at[k]] + B.excess[k]);
-			r->total += B.total;
-		}
-		if (stop_met(stop, r->max, r->min))
-			break;
-	}
-	dense_unpack(v, x, b, &B);
-	return s;
+	djob j = {.v = v, .x = x, .n = n < DNMAX ? n : DNMAX, .stop = stop, .b = b, .c = c, .th = th};
+	lbt_team_run((int)T, dense_runs[cond], &j);
+	for (int k = 0; j.ok && k < j.B.n; k++) /* the piles' PEs hold their stand-ins */
+		*j.B.to[k] = (int32_t)(b[j.B.at[k]] + j.B.excess[k]);
+	if (th != &one)
+		free(th);
+	return j.ok ? j.done : 0;
 }
 
 /* Is the copy worth it for calls of `steps` steps? The roll serves worst
@@ -498,7 +700,9 @@ static int dense_steps(const lbt_view *v, const dshape *x, int cond, int n, cons
  * the copy stays in L1 (DENSE_L1 PEs: 16 KiB). Measured on LM-C5, CPU time,
  * AVX2: 32x32x64 one step a call 82 ms for 400 steps in the copy against 63
  * in the roll, several a call 0.9 of the roll's rate; 16x16x16 several a
- * call 4.6 times the roll's rate, one a call 10 ms against 9. */
+ * call 4.6 times the roll's rate, one a call 10 ms against 9; 256^3 (2^24
+ * PEs, beyond the caches, one thread) 1.2-1.5e9 site updates per CPU
+ * second in the copy against 2.3-3.1e9 in the roll. */
 static int dense_worth(const dshape *x, int steps)
 {
 	return x->n < HW || x->D >= 4 || (steps > 1 && x->P <= DENSE_L1);
@@ -524,7 +728,7 @@ static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_
 	return 1;
 }
 
-/* lm_steps on a grid that takes the copy, kept in the cache for the call.
+/* lm_steps on a grid that takes the copy, kept for the call (on a team).
  * max, the caller's maximum of the loads, may be too low (the packing
  * checks them); where it is too high for the lanes (a pile: stand-ins, or
  * no copy), a copy that failed is tried again only after a wait that
@@ -534,7 +738,7 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
                       lbt_lm_cache *cache, lbt_counts *c)
 {
 	dshape x;
-	if (n < 2 || !cache || !dense_shape(v, v->threads > 1 ? DENSE_MAX : DENSE_ONE, &x) || !dense_worth(&x, n))
+	if (n < 2 || !cache || !dense_shape(v, DENSE_BIG, &x) || !dense_worth(&x, n))
 		return 0;
 	const int pile = (int64_t)max > DSTAND((int64_t)(n < DNMAX ? n : DNMAX) * x.D);
 	if (pile && cache->wait-- > 0)

@@ -65,8 +65,7 @@ static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg
 			lm_case(cond, s, kind, 1, 24);
 }
 
-/* Grids of 3-D and up of at most 65536 PEs (lm_steps with one thread:
- * 262144) whose loads fit int16 (AVX2 steps them in one dense int16 copy,
+/* Grids of 3-D and up of at most 65536 PEs (lm_steps: 2^24) whose loads fit int16 (AVX2 steps them in one dense int16 copy,
  * lm_dense.h): rows of 4, 8, 16 and 32
  * PEs; every kind of axis there (slices whole vectors apart; 4 or 8 lanes
  * across vectors; blocks of 4 or 8 PEs inside a 128-bit lane), torus and
@@ -78,8 +77,8 @@ static void every_condition_and_load(const lbt_shape *s, int *n, const void *arg
  * lanes: L_POINT beyond 32767 from 6554 PEs, L_PILE; L_PILES16 at and
  * around the edges of the stand-ins' window, for some calls' n D and not
  * others, with a load beside one near the others' bound; L_TWIN,
- * neighbours: no stand-ins), zeros; 1 and 2 threads (the copy is one
- * thread's). */
+ * neighbours: no stand-ins), zeros; 1 and 2 threads (a team takes the
+ * copy from 131 072 PEs on: team_steps below). */
 static const char *const dense_grids[][2] = {
 	{"8x8x8x8", "torus"}, {"4x4x4x4x4x4", "torus,mesh,torus,mesh,torus,mesh"}, {"3x4x2x4", "mesh,torus,torus,mesh"},
 	{"5x2x16", "torus,torus,mesh"}, {"2x3x1x32", "torus,mesh,torus,torus"}, {"6x8x8", "mesh,mesh,torus"},
@@ -286,6 +285,29 @@ static void dense_steps_on(void)
 	}
 }
 
+/* lm_steps on grids the dense copy steps on a team (a thread per 65536
+ * PEs), 2 and 3 threads whose ranges of units, blocks and vectors are
+ * unequal (odd counts in every substep): rows of 4 (lanes 4 apart, groups)
+ * and 8, 131 376 and 131 600 PEs; 7x9x101x48, above the one-thread copy's
+ * old limit of 262 144, stepped in blocks of 4848 PEs after two passes over
+ * the copy (43 632 after one with one thread); piles in different threads'
+ * ranges (L_PILES16: on two threads the second finds 16420 in its lanes
+ * before its pile and the call takes the roll), the worst case's point. */
+static const char *const team_grids[][2] = {{"7x5x940x4", "torus,mesh,torus,mesh"},
+                                            {"3x7x782x8", "mesh,torus,torus,torus"},
+                                            {"7x9x101x48", "torus,mesh,torus,torus"}};
+
+static void team_steps(void)
+{
+	static const int kinds[] = {L_SMALL, L_POINT, L_PILES16, L_EDGE16};
+	for (size_t i = 0; i < sizeof team_grids / sizeof *team_grids; i++) {
+		const lbt_shape s = ck_grid(team_grids[i][0], team_grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+				steps_case(cond, &s, kinds[j], 2 + (int)(i + j + cond) % 2, 5, (int)j % 2, (int)(j + cond) % 3);
+	}
+}
+
 static void steps_quick(void)
 {
 	steps_on(0, STEPS_QUICK);
@@ -297,6 +319,7 @@ static void steps_full(void)
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
 	rings_on(RINGS_QUICK, RING_GRIDS);
 	dense_steps_on();
+	team_steps();
 	/* planes of more than 8192 cells (the rows run ahead of the roll) and
 	 * 4-D slabs of more rows than one segment of counts holds (16900 rows
 	 * of 8: emptied on the way) */
