@@ -64,6 +64,57 @@ static int has_colour(int64_t n, int torus, int col)
 	return n >= 2 && lbt_de_color(n - 1, n, torus) == col;
 }
 
+/* A thread's statistics of the rows it measures: extremes (ties keep the first, as lbt_field_stats) and, for
+ * integer loads, the exact total. */
+typedef struct {
+	double mx, mn;
+	int64_t total;
+} stat;
+
+/* Rows r0 .. r0+g-1 (g <= G), side by side: extremes into S, the real rows' totals (left to right) into
+ * tot. */
+static void row_stats(const job *J, int64_t r0, int g, double *tot, stat *S)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last];
+	int64_t off[G];
+	for (int q = 0; q < g; q++)
+		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
+	if (J->real) {
+		double s[G] = {0}, mx[G], mn[G];
+		for (int q = 0; q < g; q++) {
+			mx[q] = -HUGE_VAL;
+			mn[q] = HUGE_VAL;
+		}
+		for (int64_t i = 0; i < n; i++)
+			for (int q = 0; q < g; q++) {
+				const double w = v->real[off[q] + i];
+				s[q] += w;
+				mx[q] = w > mx[q] ? w : mx[q];
+				mn[q] = w < mn[q] ? w : mn[q];
+			}
+		for (int q = 0; q < g; q++) {
+			tot[r0 + q] = s[q];
+			S->mx = mx[q] > S->mx ? mx[q] : S->mx;
+			S->mn = mn[q] < S->mn ? mn[q] : S->mn;
+		}
+	} else
+		for (int q = 0; q < g; q++) {
+			const int32_t *p = v->load + off[q];
+			int32_t mx = INT32_MIN, mn = INT32_MAX;
+			int64_t s = 0;
+			for (int64_t i = 0; i < n; i++) {
+				s += p[i];
+				mx = p[i] > mx ? p[i] : mx;
+				mn = p[i] < mn ? p[i] : mn;
+			}
+			S->total += s;
+			S->mx = mx > S->mx ? mx : S->mx;
+			S->mn = mn < S->mn ? mn : S->mn;
+		}
+}
+
 /* One pair (i, j) of G rows at off[0..g-1]: the reference's operations. */
 static ALWAYS_INLINE void pair_real(const lbt_view *v, const int64_t *off, int g, double lam, int64_t i, int64_t j,
                                     double *sum, double *rr, double *ll)
@@ -95,7 +146,7 @@ static ALWAYS_INLINE void pair_int(const lbt_view *v, const int64_t *off, int g,
 /* Rows r0 .. r0+g-1 (g <= G): their pairs inside the row of colour col, in
  * the reference's order (i = col, col + 2, ... < n - 1, then the wrap-around
  * (n - 1, 0) if it has this colour). */
-static void inrow(const job *J, int col, int64_t r0, int g, part *A)
+static void inrow(const job *J, int col, int64_t r0, int g, part *A, double *tot, stat *X)
 {
 	const lbt_view *v = J->v;
 	const int last = v->dims - 1;
@@ -134,7 +185,157 @@ static void inrow(const job *J, int col, int64_t r0, int g, part *A)
 		A->left = maxd(A->left, ll[q]);
 	}
 	A->moved += moved;
+	if (X) /* the step's last substep: the rows' statistics while they are in cache */
+		row_stats(J, r0, g, tot, X);
 }
+
+#if W == 8
+/* AVX2: four rows in the lanes of a buffer T (T[i]: the rows' PEs i), so
+ * that the last axis's pairs (i, i+1) are vertical: every colour of the
+ * last axis, then the step's statistics, one buffer's pass each while it is
+ * in cache. Each lane is one row: its chains (amount moved, maxima, total)
+ * run in its order, MAXPD(m, f) being the reference's m > f ? m : f. The
+ * integer flow trunc(lambda (a - b)) in doubles: a - b is exact (|a - b| <
+ * 2^33), the truncation towards zero gives the int64 cast's value, and + 0
+ * makes its -0 the cast's +0. */
+enum { LANES = 4 };
+typedef simde__m256d VD;
+
+static void lanes_in(const job *J, const int64_t *off, VD *T)
+{
+	const lbt_view *v = J->v;
+	const int64_t n = v->ext[v->dims - 1];
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		VD x[4];
+		for (int q = 0; q < 4; q++)
+			x[q] = J->real ? simde_mm256_loadu_pd(v->real + off[q] + i)
+			               : simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)(v->load + off[q] + i)));
+		const VD t0 = simde_mm256_unpacklo_pd(x[0], x[1]), t1 = simde_mm256_unpackhi_pd(x[0], x[1]),
+		         t2 = simde_mm256_unpacklo_pd(x[2], x[3]), t3 = simde_mm256_unpackhi_pd(x[2], x[3]);
+		T[i] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
+		T[i + 1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
+		T[i + 2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
+		T[i + 3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
+	}
+	for (; i < n; i++) {
+		double x[4];
+		for (int q = 0; q < 4; q++)
+			x[q] = J->real ? v->real[off[q] + i] : (double)v->load[off[q] + i];
+		T[i] = simde_mm256_loadu_pd(x);
+	}
+}
+
+static void lanes_out(const job *J, const int64_t *off, const VD *T)
+{
+	const lbt_view *v = J->v;
+	const int64_t n = v->ext[v->dims - 1];
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		const VD t0 = simde_mm256_unpacklo_pd(T[i], T[i + 1]), t1 = simde_mm256_unpackhi_pd(T[i], T[i + 1]),
+		         t2 = simde_mm256_unpacklo_pd(T[i + 2], T[i + 3]), t3 = simde_mm256_unpackhi_pd(T[i + 2], T[i + 3]);
+		const VD x[4] = {simde_mm256_permute2f128_pd(t0, t2, 0x20), simde_mm256_permute2f128_pd(t1, t3, 0x20),
+		                 simde_mm256_permute2f128_pd(t0, t2, 0x31), simde_mm256_permute2f128_pd(t1, t3, 0x31)};
+		for (int q = 0; q < 4; q++)
+			if (J->real)
+				simde_mm256_storeu_pd(v->real + off[q] + i, x[q]);
+			else
+				simde_mm_storeu_si128((void *)(v->load + off[q] + i), simde_mm256_cvtpd_epi32(x[q]));
+	}
+	for (; i < n; i++) {
+		double x[4];
+		simde_mm256_storeu_pd(x, T[i]);
+		for (int q = 0; q < 4; q++)
+			if (J->real)
+				v->real[off[q] + i] = x[q];
+			else
+				v->load[off[q] + i] = (int32_t)x[q];
+	}
+}
+
+/* One pair of columns (a, b) of T: the reference's operations, four rows at once. */
+static ALWAYS_INLINE void lanes_pair(VD *a, VD *b, VD L, int real, VD *sum, simde__m256i *mv, VD *rr, VD *ll)
+{
+	const VD sign = simde_mm256_set1_pd(-0.0), magic = simde_mm256_set1_pd(4503599627370496.0); /* 2^52 */
+	VD f = simde_mm256_mul_pd(L, simde_mm256_sub_pd(*a, *b));
+	if (!real)
+		f = simde_mm256_add_pd(simde_mm256_round_pd(f, SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC),
+		                       simde_mm256_setzero_pd());
+	*a = simde_mm256_sub_pd(*a, f);
+	*b = simde_mm256_add_pd(*b, f);
+	const VD af = simde_mm256_andnot_pd(sign, f);
+	if (real)
+		*sum = simde_mm256_add_pd(*sum, af);
+	else /* |f| < 2^33: |f| + 2^52 holds it in its low bits */
+		*mv = simde_mm256_add_epi64(*mv, simde_mm256_sub_epi64(simde_mm256_castpd_si256(simde_mm256_add_pd(af, magic)),
+		                                                       simde_mm256_castpd_si256(magic)));
+	*rr = simde_mm256_max_pd(*rr, f);
+	*ll = simde_mm256_max_pd(*ll, simde_mm256_xor_pd(f, sign));
+}
+
+/* Rows r0 .. r0+3: every colour of the last axis (has[col]: the axis has
+ * pairs of it), each colour's sums into rs[col] and its folds into A[col];
+ * the statistics into tot and X if X. */
+static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *const *rs, part *A, double *tot,
+                       stat *X)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last];
+	int64_t off[4];
+	for (int q = 0; q < 4; q++)
+		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
+	lanes_in(J, off, T);
+	const VD L = simde_mm256_set1_pd(J->lambda);
+	for (int col = 0; col < 3; col++) {
+		if (!has[col])
+			continue;
+		VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), ll = rr;
+		simde__m256i mv = simde_mm256_setzero_si256();
+		const int64_t i0 = col < 2 ? col : n;
+		if (J->real)
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				lanes_pair(&T[i], &T[i + 1], L, 1, &sum, &mv, &rr, &ll);
+		else
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				lanes_pair(&T[i], &T[i + 1], L, 0, &sum, &mv, &rr, &ll);
+		if (lbt_de_color(n - 1, n, v->torus[last]) == col)
+			lanes_pair(&T[n - 1], &T[0], L, J->real, &sum, &mv, &rr, &ll);
+		double s[4], r[4], l[4];
+		int64_t m[4];
+		simde_mm256_storeu_pd(s, sum);
+		simde_mm256_storeu_pd(r, rr);
+		simde_mm256_storeu_pd(l, ll);
+		simde_mm256_storeu_si256((void *)m, mv);
+		for (int q = 0; q < 4; q++) {
+			rs[col][r0 + q] = s[q];
+			A[col].right = maxd(A[col].right, r[q]);
+			A[col].left = maxd(A[col].left, l[q]);
+			A[col].moved += m[q];
+		}
+	}
+	if (X) {
+		VD s = simde_mm256_setzero_pd(), mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL);
+		for (int64_t i = 0; i < n; i++) {
+			s = simde_mm256_add_pd(s, T[i]);
+			mx = simde_mm256_max_pd(T[i], mx);
+			mn = simde_mm256_min_pd(T[i], mn);
+		}
+		double a[4], b[4], c[4];
+		simde_mm256_storeu_pd(a, s);
+		simde_mm256_storeu_pd(b, mx);
+		simde_mm256_storeu_pd(c, mn);
+		for (int q = 0; q < 4; q++) {
+			tot[r0 + q] = a[q];
+			if (!J->real) /* exact: |a row's total| < n 2^31 <= 2^53 */
+				X->total += (int64_t)a[q];
+			X->mx = b[q] > X->mx ? b[q] : X->mx;
+			X->mn = c[q] < X->mn ? c[q] : X->mn;
+		}
+	}
+	lanes_out(J, off, T);
+}
+#endif
 
 /* The rows of block [r0, r0 + k) on outer axis d with a pair of colour col:
  * each with its partner row (the next coordinate on d) in lanes; the real
@@ -233,56 +434,82 @@ static void outer(const job *J, int d, int col, int64_t r0, int k, double *fb, p
 	}
 }
 
-/* A thread's statistics of the rows it measures: extremes (ties keep the first, as lbt_field_stats) and, for
- * integer loads, the exact total. */
-typedef struct {
-	double mx, mn;
-	int64_t total;
-} stat;
+/* After a substep: its folds (threads in order, from the reference's +0) and sums into c. */
+static void substep_counts(const job *J, const part *pt, int NT, const double *rs, lbt_counts *c)
+{
+	const int64_t rows = lbt_fiber_count(J->v, J->v->dims - 1);
+	double right = 0, left = 0;
+	int64_t moved = 0;
+	for (int t = 0; t < NT; t++) {
+		right = maxd(right, pt[t].right);
+		left = maxd(left, pt[t].left);
+		moved += pt[t].moved;
+	}
+	if (J->real) {
+		for (int64_t r = 0; r < rows; r++)
+			c->real_moved += rs[r];
+		c->real_shifts += right + left;
+	} else {
+		c->moved += moved;
+		c->shifts += (int64_t)(right + left);
+	}
+	c->link_max = fmax(c->link_max, fmax(right, left));
+}
 
-/* Rows r0 .. r0+g-1 (g <= G), side by side: extremes into S, the real rows' totals (left to right) into
- * rowsum. */
-static void row_stats(const job *J, int64_t r0, int g, stat *S)
+#if W == 8
+/* The last axis, every colour, in lanes (lanes_rows; the rows of a last
+ * group of fewer than four one by one); fin: the statistics too. */
+static void lanes_axis(const job *J, int fin, double *tot, stat *st, lbt_counts *c)
 {
 	const lbt_view *v = J->v;
 	const int last = v->dims - 1;
-	const int64_t n = v->ext[last];
-	int64_t off[G];
-	for (int q = 0; q < g; q++)
-		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
-	if (J->real) {
-		double s[G] = {0}, mx[G], mn[G];
-		for (int q = 0; q < g; q++) {
-			mx[q] = -HUGE_VAL;
-			mn[q] = HUGE_VAL;
-		}
-		for (int64_t i = 0; i < n; i++)
-			for (int q = 0; q < g; q++) {
-				const double w = v->real[off[q] + i];
-				s[q] += w;
-				mx[q] = w > mx[q] ? w : mx[q];
-				mn[q] = w < mn[q] ? w : mn[q];
+	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
+	const lbt_scratch *S = v->scratch;
+	const int T = v->threads < S->threads ? v->threads : S->threads, par = rows * n > 16384;
+	const int NT = par ? T : 1;
+	int has[3];
+	double *rs[3];
+	part pt[3][NT];
+	for (int col = 0; col < 3; col++) {
+		has[col] = has_colour(n, v->torus[last], col);
+		rs[col] = (double *)S->link[0] + col * rows; /* cells >= P >= 4 rows */
+		for (int t = 0; t < NT; t++)
+			pt[col][t] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+	}
+#pragma omp parallel num_threads(NT) if (par)
+	{
+		const int t = lbt_thread_id();
+		VD *TB = lbt_scratch_row(S, t);
+		part A[3];
+		for (int col = 0; col < 3; col++)
+			A[col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+		stat X = {-HUGE_VAL, HUGE_VAL, 0};
+#pragma omp for schedule(static)
+		for (int64_t b = 0; b < (rows + 3) / 4; b++) {
+			if (rows - b * 4 >= 4) {
+				lanes_rows(J, b * 4, TB, has, rs, A, tot, fin ? &X : NULL);
+				continue;
 			}
-		for (int q = 0; q < g; q++) {
-			J->rowsum[r0 + q] = s[q];
-			S->mx = mx[q] > S->mx ? mx[q] : S->mx;
-			S->mn = mn[q] < S->mn ? mn[q] : S->mn;
+			const int g = (int)(rows - b * 4);
+			for (int col = 0; col < 3; col++)
+				if (has[col]) {
+					job K = *J;
+					K.rowsum = rs[col];
+					inrow(&K, col, b * 4, g, &A[col], tot, NULL);
+				}
+			if (fin)
+				row_stats(J, b * 4, g, tot, &X);
 		}
-	} else
-		for (int q = 0; q < g; q++) {
-			const int32_t *p = v->load + off[q];
-			int32_t mx = INT32_MIN, mn = INT32_MAX;
-			int64_t s = 0;
-			for (int64_t i = 0; i < n; i++) {
-				s += p[i];
-				mx = p[i] > mx ? p[i] : mx;
-				mn = p[i] < mn ? p[i] : mn;
-			}
-			S->total += s;
-			S->mx = mx > S->mx ? mx : S->mx;
-			S->mn = mn < S->mn ? mn : S->mn;
-		}
+		for (int col = 0; col < 3; col++)
+			pt[col][t] = A[col];
+		if (fin)
+			st[t] = X;
+	}
+	for (int col = 0; col < 3; col++)
+		if (has[col])
+			substep_counts(J, pt[col], NT, rs[col], c);
 }
+#endif
 
 /* Axes d0 .. d1-1 in turn (a sweep: all of them; de-axis: one). */
 static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, lbt_counts *c)
@@ -293,56 +520,61 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 	const int T = v->threads < S->threads ? v->threads : S->threads, par = rows * n > 16384;
 	const int NT = par ? T : 1;
 	job J = {.v = v, .lambda = lambda, .real = real, .rowsum = S->rowsum};
+	double *tot = S->rowsum + rows; /* the real rows' totals */
 	part pt[NT];
 	stat st[NT];
+	int fin_d = -1, fin_col = -1; /* the step's last substep */
 	for (int d = d0; d < d1; d++)
+		for (int col = 0; col < 3; col++)
+			if (has_colour(v->ext[d], v->torus[d], col))
+				fin_d = d, fin_col = col;
+	const int fused = fin_d == last; /* the statistics in the last substep's pass */
+	for (int t = 0; t < NT; t++)
+		st[t] = (stat){-HUGE_VAL, HUGE_VAL, 0};
+	for (int d = d0; d < d1; d++) {
+#if W == 8
+		if (d == last && n >= 4 && n <= ((int64_t)1 << 22)) { /* every colour of the last axis in lanes */
+			lanes_axis(&J, fused, tot, st, c);
+			continue;
+		}
+#endif
 		for (int col = 0; col < 3; col++) {
 			if (!has_colour(v->ext[d], v->torus[d], col))
 				continue; /* no pair: the reference adds only zeros */
 			for (int t = 0; t < NT; t++)
 				pt[t] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+			const int fin = fused && d == fin_d && col == fin_col;
 #pragma omp parallel num_threads(NT) if (par)
 			{
 				const int t = lbt_thread_id();
 				double *fb = lbt_scratch_row(S, t);
 				part A = {-HUGE_VAL, -HUGE_VAL, 0};
+				stat X = {-HUGE_VAL, HUGE_VAL, 0};
 #pragma omp for schedule(static)
 				for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
 					const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
 					if (d == last)
 						for (int j = 0; j < k; j += G)
-							inrow(&J, col, b * RB + j, k - j < G ? k - j : G, &A);
+							inrow(&J, col, b * RB + j, k - j < G ? k - j : G, &A, tot, fin ? &X : NULL);
 					else
 						outer(&J, d, col, b * RB, k, fb, &A);
 				}
 				pt[t] = A;
+				if (fin)
+					st[t] = X;
 			}
-			double right = 0, left = 0; /* the reference's folds, from +0, threads (runs of rows) in order */
-			int64_t moved = 0;
-			for (int t = 0; t < NT; t++) {
-				right = maxd(right, pt[t].right);
-				left = maxd(left, pt[t].left);
-				moved += pt[t].moved;
-			}
-			if (real) {
-				for (int64_t r = 0; r < rows; r++)
-					c->real_moved += J.rowsum[r];
-				c->real_shifts += right + left;
-			} else {
-				c->moved += moved;
-				c->shifts += (int64_t)(right + left);
-			}
-			c->link_max = fmax(c->link_max, fmax(right, left));
+			substep_counts(&J, pt, NT, J.rowsum, c);
 		}
-	for (int t = 0; t < NT; t++)
-		st[t] = (stat){-HUGE_VAL, HUGE_VAL, 0};
+	}
+	if (!fused) { /* the last substep on an outer axis (de-axis): a pass of its own */
 #pragma omp parallel num_threads(NT) if (par)
-	{
-		stat A = {-HUGE_VAL, HUGE_VAL, 0};
+		{
+			stat A = {-HUGE_VAL, HUGE_VAL, 0};
 #pragma omp for schedule(static)
-		for (int64_t b = 0; b < (rows + G - 1) / G; b++)
-			row_stats(&J, b * G, rows - b * G < G ? (int)(rows - b * G) : G, &A);
-		st[lbt_thread_id()] = A;
+			for (int64_t b = 0; b < (rows + G - 1) / G; b++)
+				row_stats(&J, b * G, rows - b * G < G ? (int)(rows - b * G) : G, tot, &A);
+			st[lbt_thread_id()] = A;
+		}
 	}
 	double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0;
 	int64_t itotal = 0;
@@ -354,7 +586,7 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 	c->has_stats = 1; /* the loads' extremes and total, as lbt_field_stats forms them: no pass of the engine's */
 	if (real) {
 		for (int64_t r = 0; r < rows; r++)
-			total += J.rowsum[r];
+			total += tot[r];
 		c->real_max = mx;
 		c->real_min = mn;
 		c->real_total = total;
