@@ -16,14 +16,11 @@
  * chains side by side: the real amount moved is summed per row (each row's
  * flows in the reference's order), the rows' sums added in row order after
  * the parallel loop; the integer one is an exact sum. The per-direction
- * maxima are folds of max(m, f) = m > f ? m : f (glibc's fmax: on +0 and -0
- * the second), which matter to the bit only through the sign of a zero. A
- * row's fold and a thread's fold start at -inf and are combined in row order
- * (rows are shared by threads in contiguous runs, schedule(static)); a fold
- * from -inf combined after the fold of what came before gives exactly the
- * fold of the whole sequence (the later operand wins ties, and the later part
- * holds a zero whenever its maximum is zero). So every thread count gives the
- * reference's bits.
+ * maxima are the reference's folds fmax(m, f) from m = +0, and glibc's fmax
+ * keeps the first of equal operands: the result is the largest value, +0
+ * where that is zero, whatever order the values are visited in (in lanes,
+ * per row, per thread from -inf) as long as the +0 comes first. So every
+ * thread count gives the reference's bits.
  *
  * The step's statistics (extremes and total, has_stats) are measured after
  * the last substep as lbt_field_stats forms them (the real total: each row
@@ -51,9 +48,9 @@ typedef struct {
 	int64_t moved;
 } part;
 
-/* The reference's fmax(a, b) (glibc: maxsd, the second on equal operands),
- * without the library call: no operand is NaN. */
-static inline double maxd(double a, double b) { return a > b ? a : b; }
+/* The reference's fmax(a, b) without the library call (no operand is NaN;
+ * glibc's fmax returns the first of equal operands, +0 of fmax(+0, -0)). */
+static inline double maxd(double a, double b) { return a >= b ? a : b; }
 
 /* Whether an axis of extent n has a pair of colour col. */
 static int has_colour(int64_t n, int torus, int col)
@@ -193,12 +190,11 @@ static void inrow(const job *J, int col, int64_t r0, int g, part *A, double *tot
 /* AVX2: four rows in the lanes of a buffer T (T[i]: the rows' PEs i), so
  * that the last axis's pairs (i, i+1) are vertical: every colour of the
  * last axis, then the step's statistics, one buffer's pass each while it is
- * in cache. Each lane is one row: its chains (amount moved, maxima, total)
- * run in its order, MAXPD(m, f) being the reference's m > f ? m : f. The
- * integer flow trunc(lambda (a - b)) in doubles: a - b is exact (|a - b| <
- * 2^33), the truncation towards zero gives the int64 cast's value, and + 0
- * makes its -0 the cast's +0. */
-enum { LANES = 4 };
+ * in cache. Each lane is one row: its chains (amount moved, total) run in
+ * its order, and MAXPD/MINPD give the extremes as lbt_field_stats does
+ * (w > m ? w : m, ties keep m). The integer flow trunc(lambda (a - b)) in
+ * doubles: a - b is exact (|a - b| < 2^33), and the truncation towards zero
+ * gives the int64 cast's value (its -0 changes no load and no maximum). */
 typedef simde__m256d VD;
 
 static void lanes_in(const job *J, const int64_t *off, VD *T)
@@ -259,8 +255,7 @@ static ALWAYS_INLINE void lanes_pair(VD *a, VD *b, VD L, int real, VD *sum, simd
 	const VD sign = simde_mm256_set1_pd(-0.0), magic = simde_mm256_set1_pd(4503599627370496.0); /* 2^52 */
 	VD f = simde_mm256_mul_pd(L, simde_mm256_sub_pd(*a, *b));
 	if (!real)
-		f = simde_mm256_add_pd(simde_mm256_round_pd(f, SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC),
-		                       simde_mm256_setzero_pd());
+		f = simde_mm256_round_pd(f, SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC);
 	*a = simde_mm256_sub_pd(*a, f);
 	*b = simde_mm256_add_pd(*b, f);
 	const VD af = simde_mm256_andnot_pd(sign, f);
@@ -335,6 +330,52 @@ static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *
 	}
 	lanes_out(J, off, T);
 }
+
+/* Four rows wa[q] with their partner rows wb[q] on an outer axis (real
+ * loads): the pairs four columns at a time as the reference forms them, the
+ * four rows' flows then transposed so that each lane runs one row's chains
+ * in its order. */
+static void lanes_outer(const job *J, double *const *wa, double *const *wb, double *sum, double *rr, double *ll)
+{
+	const lbt_view *v = J->v;
+	const int64_t n = v->ext[v->dims - 1];
+	const VD L = simde_mm256_set1_pd(J->lambda), sign = simde_mm256_set1_pd(-0.0);
+	VD S = simde_mm256_setzero_pd(), R = simde_mm256_set1_pd(-HUGE_VAL), Lf = R;
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		VD f[4];
+		for (int q = 0; q < 4; q++) {
+			const VD a = simde_mm256_loadu_pd(wa[q] + i), b = simde_mm256_loadu_pd(wb[q] + i);
+			f[q] = simde_mm256_mul_pd(L, simde_mm256_sub_pd(a, b));
+			simde_mm256_storeu_pd(wa[q] + i, simde_mm256_sub_pd(a, f[q]));
+			simde_mm256_storeu_pd(wb[q] + i, simde_mm256_add_pd(b, f[q]));
+		}
+		const VD t0 = simde_mm256_unpacklo_pd(f[0], f[1]), t1 = simde_mm256_unpackhi_pd(f[0], f[1]),
+		         t2 = simde_mm256_unpacklo_pd(f[2], f[3]), t3 = simde_mm256_unpackhi_pd(f[2], f[3]);
+		const VD F[4] = {simde_mm256_permute2f128_pd(t0, t2, 0x20), simde_mm256_permute2f128_pd(t1, t3, 0x20),
+		                 simde_mm256_permute2f128_pd(t0, t2, 0x31), simde_mm256_permute2f128_pd(t1, t3, 0x31)};
+		for (int c = 0; c < 4; c++) {
+			S = simde_mm256_add_pd(S, simde_mm256_andnot_pd(sign, F[c]));
+			R = simde_mm256_max_pd(R, F[c]);
+			Lf = simde_mm256_max_pd(Lf, simde_mm256_xor_pd(F[c], sign));
+		}
+	}
+	for (; i < n; i++) {
+		double x[4];
+		for (int q = 0; q < 4; q++) {
+			x[q] = J->lambda * (wa[q][i] - wb[q][i]);
+			wa[q][i] -= x[q];
+			wb[q][i] += x[q];
+		}
+		const VD F = simde_mm256_loadu_pd(x);
+		S = simde_mm256_add_pd(S, simde_mm256_andnot_pd(sign, F));
+		R = simde_mm256_max_pd(R, F);
+		Lf = simde_mm256_max_pd(Lf, simde_mm256_xor_pd(F, sign));
+	}
+	simde_mm256_storeu_pd(sum, S);
+	simde_mm256_storeu_pd(rr, R);
+	simde_mm256_storeu_pd(ll, Lf);
+}
 #endif
 
 /* The rows of block [r0, r0 + k) on outer axis d with a pair of colour col:
@@ -361,6 +402,24 @@ static void outer(const job *J, int d, int col, int64_t r0, int k, double *fb, p
 	for (int a0 = 0; a0 < na; a0 += G) {
 		const int g = na - a0 < G ? na - a0 : G;
 		double sum[G] = {0}, rr[G], ll[G];
+#if W == 8
+		if (J->real && g == 4) {
+			double *wa[4], *wb[4];
+			for (int j = 0; j < 4; j++) {
+				const int64_t r = act[a0 + j], kd = (r / q) % nd;
+				const int64_t row = lbt_fiber_base(v, last, r) - v->load;
+				wa[j] = v->real + row;
+				wb[j] = v->real + row + ((kd + 1) % nd - kd) * v->stride[d];
+			}
+			lanes_outer(J, wa, wb, sum, rr, ll);
+			for (int j = 0; j < 4; j++) {
+				J->rowsum[act[a0 + j]] = sum[j];
+				A->right = maxd(A->right, rr[j]);
+				A->left = maxd(A->left, ll[j]);
+			}
+			continue;
+		}
+#endif
 		for (int j = 0; j < g; j++) {
 			const int64_t r = act[a0 + j], kd = (r / q) % nd;
 			const int64_t row = lbt_fiber_base(v, last, r) - v->load;
@@ -382,7 +441,7 @@ static void outer(const job *J, int d, int col, int64_t r0, int k, double *fb, p
 					wb[i] += f;
 					f_[i] = f;
 				}
-			} else { /* the integer maxima in lanes: of f (+0 for a zero) and of -f (-0 for a zero) */
+			} else { /* the integer maxima in lanes */
 				int32_t *pa = v->load + row, *pb = v->load + partner;
 				V acc = VSET1(0), rm = VSET1(INT32_MIN), lm = VSET1(INT32_MIN);
 				for (; i + W <= n; i += W) {
@@ -405,7 +464,7 @@ static void outer(const job *J, int d, int col, int64_t r0, int k, double *fb, p
 				}
 				A->moved += moved;
 				rr[j] = (double)mr;
-				ll[j] = ml == 0 ? -0.0 : (double)ml;
+				ll[j] = (double)ml;
 			}
 		}
 		if (J->real) {
