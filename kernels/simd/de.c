@@ -3,15 +3,29 @@
  * simd.h); checked bit for bit against the reference by tests/checkasm/de.c.
  *
  * A substep (one axis, one edge colour) exchanges over disjoint pairs, so its
- * rows can run in any order and in parallel. On an outer axis a pair of rows
- * (coordinates k and k+1 on the axis) exchanges W lanes at a time, with the
- * reference's operations: f = lambda (a - b), a - f, b + f (integer:
- * f = trunc(lambda (a - b)) through doubles, see extra.h). Pairs inside a row
- * (the last axis) are neighbouring lanes and run one at a time, as in the
- * reference. The real amount moved is summed per row in the reference's order
- * (a scalar pass over the row's flows), the rows' sums added in row order
- * after the parallel loop; the integer one is an exact sum; shifts and
- * link_max are maxima. So every thread count gives the same bits. */
+ * rows can run in any order and in parallel; a substep without a pair of its
+ * colour is skipped (the reference adds only zeros for it). On an outer axis a
+ * pair of rows (coordinates k and k+1 on the axis) exchanges W lanes at a
+ * time, with the reference's operations: f = lambda (a - b), a - f, b + f
+ * (integer: f = trunc(lambda (a - b)) through doubles, see extra.h). Pairs
+ * inside a row (the last axis) are neighbouring PEs: a row's pairs of one
+ * colour are visited directly (i = col, col + 2, ..., then the wrap-around),
+ * four rows side by side.
+ *
+ * The order-dependent results keep the reference's order, with four rows'
+ * chains side by side: the real amount moved is summed per row (each row's
+ * flows in the reference's order), the rows' sums added in row order after
+ * the parallel loop; the integer one is an exact sum. The per-direction
+ * maxima are the reference's folds fmax(m, f) from m = +0, and glibc's fmax
+ * keeps the first of equal operands: the result is the largest value, +0
+ * where that is zero, whatever order the values are visited in (in lanes,
+ * per row, per thread from -inf) as long as the +0 comes first. So every
+ * thread count gives the reference's bits.
+ *
+ * The step's statistics (extremes and total, has_stats) are measured after
+ * the last substep as lbt_field_stats forms them (the real total: each row
+ * left to right, the rows in order; the extremes' ties keep the first), so the
+ * engine makes no statistics pass of its own. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,113 +33,542 @@
 #include "../fiber.h"
 #include "extra.h"
 
+enum { G = 4, RB = 8 }; /* rows side by side; rows a block of an outer axis */
+
 typedef struct {
 	const lbt_view *v;
 	double lambda;
 	int real;
-	double *rowsum;   /* real amount moved per row */
-	double *fbuf;     /* per thread: one row of flows */
+	double *rowsum; /* real amount moved per row (one substep), then the rows' totals */
 } job;
 
-/* fmax(a, b) without the library call, for the per-pair maxima (a quarter
- * of a step's time went to the calls): no operand is NaN, and on equal
- * operands (+0 and -0) it returns b, as glibc's fmax does (maxsd), so the
- * bits are the reference's. */
-static inline double maxd(double a, double b) { return a > b ? a : b; }
+/* A thread's folds (from -inf) of the per-direction maxima, and its integer amount moved. */
+typedef struct {
+	double right, left;
+	int64_t moved;
+} part;
 
-/* One row's pairs in substep (d, col); returns whether it had any. */
-static int row_exchange(const job *J, int d, int col, int64_t r, double *fb, double *right, double *left,
-                        int64_t *moved)
+/* The reference's fmax(a, b) without the library call (no operand is NaN;
+ * glibc's fmax returns the first of equal operands, +0 of fmax(+0, -0)). */
+static inline double maxd(double a, double b) { return a >= b ? a : b; }
+
+/* Whether an axis of extent n has a pair of colour col. */
+static int has_colour(int64_t n, int torus, int col)
+{
+	for (int64_t i = 0; i < n && i < 3; i++)
+		if (lbt_de_color(i, n, torus) == col)
+			return 1;
+	return n >= 2 && lbt_de_color(n - 1, n, torus) == col;
+}
+
+/* A thread's statistics of the rows it measures: extremes (ties keep the first, as lbt_field_stats) and, for
+ * integer loads, the exact total. */
+typedef struct {
+	double mx, mn;
+	int64_t total;
+} stat;
+
+/* Rows r0 .. r0+g-1 (g <= G), side by side: extremes into S, the real rows' totals (left to right) into
+ * tot. */
+static void row_stats(const job *J, int64_t r0, int g, double *tot, stat *S)
 {
 	const lbt_view *v = J->v;
 	const int last = v->dims - 1;
-	const int64_t n = v->ext[last], row = lbt_fiber_base(v, last, r) - v->load;
+	const int64_t n = v->ext[last];
+	int64_t off[G];
+	for (int q = 0; q < g; q++)
+		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
+	if (J->real) {
+		double s[G] = {0}, mx[G], mn[G];
+		for (int q = 0; q < g; q++) {
+			mx[q] = -HUGE_VAL;
+			mn[q] = HUGE_VAL;
+		}
+		for (int64_t i = 0; i < n; i++)
+			for (int q = 0; q < g; q++) {
+				const double w = v->real[off[q] + i];
+				s[q] += w;
+				mx[q] = w > mx[q] ? w : mx[q];
+				mn[q] = w < mn[q] ? w : mn[q];
+			}
+		for (int q = 0; q < g; q++) {
+			tot[r0 + q] = s[q];
+			S->mx = mx[q] > S->mx ? mx[q] : S->mx;
+			S->mn = mn[q] < S->mn ? mn[q] : S->mn;
+		}
+	} else
+		for (int q = 0; q < g; q++) {
+			const int32_t *p = v->load + off[q];
+			int32_t mx = INT32_MIN, mn = INT32_MAX;
+			int64_t s = 0;
+			for (int64_t i = 0; i < n; i++) {
+				s += p[i];
+				mx = p[i] > mx ? p[i] : mx;
+				mn = p[i] < mn ? p[i] : mn;
+			}
+			S->total += s;
+			S->mx = mx > S->mx ? mx : S->mx;
+			S->mn = mn < S->mn ? mn : S->mn;
+		}
+}
+
+/* One pair (i, j) of G rows at off[0..g-1]: the reference's operations. */
+static ALWAYS_INLINE void pair_real(const lbt_view *v, const int64_t *off, int g, double lam, int64_t i, int64_t j,
+                                    double *sum, double *rr, double *ll)
+{
+	for (int q = 0; q < g; q++) {
+		double *w = v->real + off[q];
+		const double f = lam * (w[i] - w[j]);
+		w[i] -= f;
+		w[j] += f;
+		sum[q] += fabs(f);
+		rr[q] = maxd(rr[q], f);
+		ll[q] = maxd(ll[q], -f);
+	}
+}
+static ALWAYS_INLINE void pair_int(const lbt_view *v, const int64_t *off, int g, double lam, int64_t i, int64_t j,
+                                   int64_t *moved, double *rr, double *ll)
+{
+	for (int q = 0; q < g; q++) {
+		int32_t *p = v->load + off[q];
+		const int64_t f = (int64_t)(lam * (double)((int64_t)p[i] - p[j]));
+		p[i] = (int32_t)(p[i] - f);
+		p[j] = (int32_t)(p[j] + f);
+		*moved += f > 0 ? f : -f;
+		rr[q] = maxd(rr[q], (double)f);
+		ll[q] = maxd(ll[q], -(double)f);
+	}
+}
+
+/* Rows r0 .. r0+g-1 (g <= G): their pairs inside the row of colour col, in
+ * the reference's order (i = col, col + 2, ... < n - 1, then the wrap-around
+ * (n - 1, 0) if it has this colour). */
+static void inrow(const job *J, int col, int64_t r0, int g, part *A, double *tot, stat *X)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last];
+	const int wrap = lbt_de_color(n - 1, n, v->torus[last]) == col;
 	const double lam = J->lambda;
-	double sum = 0;
-	int any = 0;
-	if (d == last) {
-		for (int64_t i = 0; i < n; i++) {
-			if (lbt_de_color(i, n, v->torus[d]) != col)
-				continue;
-			any = 1;
-			const int64_t a = row + i, b = row + (i + 1) % n;
-			double f;
-			if (J->real) {
-				double *w = v->real;
-				f = lam * (w[a] - w[b]);
-				w[a] -= f;
-				w[b] += f;
-			} else {
-				int32_t *p = v->load;
-				int64_t g = (int64_t)(lam * (double)((int64_t)p[a] - p[b]));
-				p[a] = (int32_t)(p[a] - g);
-				p[b] = (int32_t)(p[b] + g);
-				*moved += g > 0 ? g : -g;
-				f = (double)g;
-			}
-			sum += fabs(f);
-			*right = maxd(*right, f);
-			*left = maxd(*left, -f);
-		}
+	double sum[G] = {0}, rr[G], ll[G];
+	int64_t off[G], moved = 0;
+	for (int q = 0; q < g; q++) {
+		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
+		rr[q] = ll[q] = -HUGE_VAL;
+	}
+	const int64_t i0 = col < 2 ? col : n; /* colour 2: only the wrap-around */
+	if (J->real) {
+		if (g == G)
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				pair_real(v, off, G, lam, i, i + 1, sum, rr, ll);
+		else
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				pair_real(v, off, g, lam, i, i + 1, sum, rr, ll);
+		if (wrap)
+			pair_real(v, off, g, lam, n - 1, 0, sum, rr, ll);
 	} else {
-		int64_t q = 1;
-		for (int e = last - 1; e > d; e--)
-			q *= v->ext[e];
-		const int64_t nd = v->ext[d], k = (r / q) % nd;
-		if (lbt_de_color(k, nd, v->torus[d]) != col) {
-			J->rowsum[r] = 0;
-			return 0;
-		}
-		any = 1;
-		const int64_t partner = row + ((k + 1) % nd - k) * v->stride[d];
-		int64_t i = 0;
-		if (J->real) {
-			double *wa = v->real + row, *wb = v->real + partner;
-			const VR L = RSET1(lam);
-			for (; i + WD <= n; i += WD) {
-				VR a = RLOAD(wa + i), b = RLOAD(wb + i), f = RMUL(L, RSUB(a, b));
-				RSTORE(wa + i, RSUB(a, f));
-				RSTORE(wb + i, RADD(b, f));
-				RSTORE(fb + i, f);
-			}
-			for (; i < n; i++) {
-				double f = lam * (wa[i] - wb[i]);
-				wa[i] -= f;
-				wb[i] += f;
-				fb[i] = f;
-			}
-			for (int64_t j = 0; j < n; j++) {
-				sum += fabs(fb[j]);
-				*right = maxd(*right, fb[j]);
-				*left = maxd(*left, -fb[j]);
-			}
-		} else {
-			int32_t *pa = v->load + row, *pb = v->load + partner;
-			V acc = VSET1(0), rm = VSET1(0), lm = VSET1(0);
-			for (; i + W <= n; i += W) {
-				V a = VLOAD(pa + i), b = VLOAD(pb + i), f = vconv(VSUB(a, b), lam, 0);
-				VSTORE(pa + i, VSUB(a, f));
-				VSTORE(pb + i, VADD(b, f));
-				acc = FADD64(acc, VABS(f));
-				rm = VMAX(rm, f);
-				lm = VMAX(lm, VSUB(VSET1(0), f));
-			}
-			*moved += fsum64(acc);
-			*right = fmax(*right, (double)vmax32(rm));
-			*left = fmax(*left, (double)vmax32(lm));
-			for (; i < n; i++) {
-				int64_t g = (int64_t)(lam * (double)((int64_t)pa[i] - pb[i]));
-				pa[i] = (int32_t)(pa[i] - g);
-				pb[i] = (int32_t)(pb[i] + g);
-				*moved += g > 0 ? g : -g;
-				*right = maxd(*right, (double)g);
-				*left = maxd(*left, (double)-g);
-			}
+		if (g == G)
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				pair_int(v, off, G, lam, i, i + 1, &moved, rr, ll);
+		else
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				pair_int(v, off, g, lam, i, i + 1, &moved, rr, ll);
+		if (wrap)
+			pair_int(v, off, g, lam, n - 1, 0, &moved, rr, ll);
+	}
+	for (int q = 0; q < g; q++) {
+		J->rowsum[r0 + q] = sum[q];
+		A->right = maxd(A->right, rr[q]);
+		A->left = maxd(A->left, ll[q]);
+	}
+	A->moved += moved;
+	if (X) /* the step's last substep: the rows' statistics while they are in cache */
+		row_stats(J, r0, g, tot, X);
+}
+
+#if W == 8
+/* AVX2: four rows in the lanes of a buffer T (T[i]: the rows' PEs i), so
+ * that the last axis's pairs (i, i+1) are vertical: every colour of the
+ * last axis, then the step's statistics, one buffer's pass each while it is
+ * in cache. Each lane is one row: its chains (amount moved, total) run in
+ * its order, and MAXPD/MINPD give the extremes as lbt_field_stats does
+ * (w > m ? w : m, ties keep m). The integer flow trunc(lambda (a - b)) in
+ * doubles: a - b is exact (|a - b| < 2^33), and the truncation towards zero
+ * gives the int64 cast's value (its -0 changes no load and no maximum). */
+typedef simde__m256d VD;
+
+static void lanes_in(const job *J, const int64_t *off, VD *T)
+{
+	const lbt_view *v = J->v;
+	const int64_t n = v->ext[v->dims - 1];
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		VD x[4];
+		for (int q = 0; q < 4; q++)
+			x[q] = J->real ? simde_mm256_loadu_pd(v->real + off[q] + i)
+			               : simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)(v->load + off[q] + i)));
+		const VD t0 = simde_mm256_unpacklo_pd(x[0], x[1]), t1 = simde_mm256_unpackhi_pd(x[0], x[1]),
+		         t2 = simde_mm256_unpacklo_pd(x[2], x[3]), t3 = simde_mm256_unpackhi_pd(x[2], x[3]);
+		T[i] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
+		T[i + 1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
+		T[i + 2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
+		T[i + 3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
+	}
+	for (; i < n; i++) {
+		double x[4];
+		for (int q = 0; q < 4; q++)
+			x[q] = J->real ? v->real[off[q] + i] : (double)v->load[off[q] + i];
+		T[i] = simde_mm256_loadu_pd(x);
+	}
+}
+
+static void lanes_out(const job *J, const int64_t *off, const VD *T)
+{
+	const lbt_view *v = J->v;
+	const int64_t n = v->ext[v->dims - 1];
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		const VD t0 = simde_mm256_unpacklo_pd(T[i], T[i + 1]), t1 = simde_mm256_unpackhi_pd(T[i], T[i + 1]),
+		         t2 = simde_mm256_unpacklo_pd(T[i + 2], T[i + 3]), t3 = simde_mm256_unpackhi_pd(T[i + 2], T[i + 3]);
+		const VD x[4] = {simde_mm256_permute2f128_pd(t0, t2, 0x20), simde_mm256_permute2f128_pd(t1, t3, 0x20),
+		                 simde_mm256_permute2f128_pd(t0, t2, 0x31), simde_mm256_permute2f128_pd(t1, t3, 0x31)};
+		for (int q = 0; q < 4; q++)
+			if (J->real)
+				simde_mm256_storeu_pd(v->real + off[q] + i, x[q]);
+			else
+				simde_mm_storeu_si128((void *)(v->load + off[q] + i), simde_mm256_cvtpd_epi32(x[q]));
+	}
+	for (; i < n; i++) {
+		double x[4];
+		simde_mm256_storeu_pd(x, T[i]);
+		for (int q = 0; q < 4; q++)
+			if (J->real)
+				v->real[off[q] + i] = x[q];
+			else
+				v->load[off[q] + i] = (int32_t)x[q];
+	}
+}
+
+/* One pair of columns (a, b) of T: the reference's operations, four rows at once. */
+static ALWAYS_INLINE void lanes_pair(VD *a, VD *b, VD L, int real, VD *sum, simde__m256i *mv, VD *rr, VD *ll)
+{
+	const VD sign = simde_mm256_set1_pd(-0.0), magic = simde_mm256_set1_pd(4503599627370496.0); /* 2^52 */
+	VD f = simde_mm256_mul_pd(L, simde_mm256_sub_pd(*a, *b));
+	if (!real)
+		f = simde_mm256_round_pd(f, SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC);
+	*a = simde_mm256_sub_pd(*a, f);
+	*b = simde_mm256_add_pd(*b, f);
+	const VD af = simde_mm256_andnot_pd(sign, f);
+	if (real)
+		*sum = simde_mm256_add_pd(*sum, af);
+	else /* |f| < 2^33: |f| + 2^52 holds it in its low bits */
+		*mv = simde_mm256_add_epi64(*mv, simde_mm256_sub_epi64(simde_mm256_castpd_si256(simde_mm256_add_pd(af, magic)),
+		                                                       simde_mm256_castpd_si256(magic)));
+	*rr = simde_mm256_max_pd(*rr, f);
+	*ll = simde_mm256_max_pd(*ll, simde_mm256_xor_pd(f, sign));
+}
+
+/* Rows r0 .. r0+3: every colour of the last axis (has[col]: the axis has
+ * pairs of it), each colour's sums into rs[col] and its folds into A[col];
+ * the statistics into tot and X if X. */
+static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *const *rs, part *A, double *tot,
+                       stat *X)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last];
+	int64_t off[4];
+	for (int q = 0; q < 4; q++)
+		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
+	lanes_in(J, off, T);
+	const VD L = simde_mm256_set1_pd(J->lambda);
+	for (int col = 0; col < 3; col++) {
+		if (!has[col])
+			continue;
+		VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), ll = rr;
+		simde__m256i mv = simde_mm256_setzero_si256();
+		const int64_t i0 = col < 2 ? col : n;
+		if (J->real)
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				lanes_pair(&T[i], &T[i + 1], L, 1, &sum, &mv, &rr, &ll);
+		else
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				lanes_pair(&T[i], &T[i + 1], L, 0, &sum, &mv, &rr, &ll);
+		if (lbt_de_color(n - 1, n, v->torus[last]) == col)
+			lanes_pair(&T[n - 1], &T[0], L, J->real, &sum, &mv, &rr, &ll);
+		double s[4], r[4], l[4];
+		int64_t m[4];
+		simde_mm256_storeu_pd(s, sum);
+		simde_mm256_storeu_pd(r, rr);
+		simde_mm256_storeu_pd(l, ll);
+		simde_mm256_storeu_si256((void *)m, mv);
+		for (int q = 0; q < 4; q++) {
+			rs[col][r0 + q] = s[q];
+			A[col].right = maxd(A[col].right, r[q]);
+			A[col].left = maxd(A[col].left, l[q]);
+			A[col].moved += m[q];
 		}
 	}
-	J->rowsum[r] = sum;
-	return any;
+	if (X) {
+		VD s = simde_mm256_setzero_pd(), mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL);
+		for (int64_t i = 0; i < n; i++) {
+			s = simde_mm256_add_pd(s, T[i]);
+			mx = simde_mm256_max_pd(T[i], mx);
+			mn = simde_mm256_min_pd(T[i], mn);
+		}
+		double a[4], b[4], c[4];
+		simde_mm256_storeu_pd(a, s);
+		simde_mm256_storeu_pd(b, mx);
+		simde_mm256_storeu_pd(c, mn);
+		for (int q = 0; q < 4; q++) {
+			tot[r0 + q] = a[q];
+			if (!J->real) /* exact: |a row's total| < n 2^31 <= 2^53 */
+				X->total += (int64_t)a[q];
+			X->mx = b[q] > X->mx ? b[q] : X->mx;
+			X->mn = c[q] < X->mn ? c[q] : X->mn;
+		}
+	}
+	lanes_out(J, off, T);
 }
+
+/* Four rows wa[q] with their partner rows wb[q] on an outer axis (real
+ * loads): the pairs four columns at a time as the reference forms them, the
+ * four rows' flows then transposed so that each lane runs one row's chains
+ * in its order. */
+static void lanes_outer(const job *J, double *const *wa, double *const *wb, double *sum, double *rr, double *ll)
+{
+	const lbt_view *v = J->v;
+	const int64_t n = v->ext[v->dims - 1];
+	const VD L = simde_mm256_set1_pd(J->lambda), sign = simde_mm256_set1_pd(-0.0);
+	VD S = simde_mm256_setzero_pd(), R = simde_mm256_set1_pd(-HUGE_VAL), Lf = R;
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		VD f[4];
+		for (int q = 0; q < 4; q++) {
+			const VD a = simde_mm256_loadu_pd(wa[q] + i), b = simde_mm256_loadu_pd(wb[q] + i);
+			f[q] = simde_mm256_mul_pd(L, simde_mm256_sub_pd(a, b));
+			simde_mm256_storeu_pd(wa[q] + i, simde_mm256_sub_pd(a, f[q]));
+			simde_mm256_storeu_pd(wb[q] + i, simde_mm256_add_pd(b, f[q]));
+		}
+		const VD t0 = simde_mm256_unpacklo_pd(f[0], f[1]), t1 = simde_mm256_unpackhi_pd(f[0], f[1]),
+		         t2 = simde_mm256_unpacklo_pd(f[2], f[3]), t3 = simde_mm256_unpackhi_pd(f[2], f[3]);
+		const VD F[4] = {simde_mm256_permute2f128_pd(t0, t2, 0x20), simde_mm256_permute2f128_pd(t1, t3, 0x20),
+		                 simde_mm256_permute2f128_pd(t0, t2, 0x31), simde_mm256_permute2f128_pd(t1, t3, 0x31)};
+		for (int c = 0; c < 4; c++) {
+			S = simde_mm256_add_pd(S, simde_mm256_andnot_pd(sign, F[c]));
+			R = simde_mm256_max_pd(R, F[c]);
+			Lf = simde_mm256_max_pd(Lf, simde_mm256_xor_pd(F[c], sign));
+		}
+	}
+	for (; i < n; i++) {
+		double x[4];
+		for (int q = 0; q < 4; q++) {
+			x[q] = J->lambda * (wa[q][i] - wb[q][i]);
+			wa[q][i] -= x[q];
+			wb[q][i] += x[q];
+		}
+		const VD F = simde_mm256_loadu_pd(x);
+		S = simde_mm256_add_pd(S, simde_mm256_andnot_pd(sign, F));
+		R = simde_mm256_max_pd(R, F);
+		Lf = simde_mm256_max_pd(Lf, simde_mm256_xor_pd(F, sign));
+	}
+	simde_mm256_storeu_pd(sum, S);
+	simde_mm256_storeu_pd(rr, R);
+	simde_mm256_storeu_pd(ll, Lf);
+}
+#endif
+
+/* The rows of block [r0, r0 + k) on outer axis d with a pair of colour col:
+ * each with its partner row (the next coordinate on d) in lanes; the real
+ * flows of up to G rows go to the thread's buffer fb, whose chains (the
+ * amount moved, the maxima) then run side by side. */
+static void outer(const job *J, int d, int col, int64_t r0, int k, double *fb, part *A)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last], nd = v->ext[d], ns = (n + 7) / 8 * 8; /* fb's rows stay 64-byte aligned */
+	int64_t q = 1;
+	for (int e = last - 1; e > d; e--)
+		q *= v->ext[e];
+	const double lam = J->lambda;
+	int64_t act[RB];
+	int na = 0;
+	for (int j = 0; j < k; j++) {
+		const int64_t r = r0 + j, kd = (r / q) % nd;
+		J->rowsum[r] = 0;
+		if (lbt_de_color(kd, nd, v->torus[d]) == col)
+			act[na++] = r;
+	}
+	for (int a0 = 0; a0 < na; a0 += G) {
+		const int g = na - a0 < G ? na - a0 : G;
+		double sum[G] = {0}, rr[G], ll[G];
+#if W == 8
+		if (J->real && g == 4) {
+			double *wa[4], *wb[4];
+			for (int j = 0; j < 4; j++) {
+				const int64_t r = act[a0 + j], kd = (r / q) % nd;
+				const int64_t row = lbt_fiber_base(v, last, r) - v->load;
+				wa[j] = v->real + row;
+				wb[j] = v->real + row + ((kd + 1) % nd - kd) * v->stride[d];
+			}
+			lanes_outer(J, wa, wb, sum, rr, ll);
+			for (int j = 0; j < 4; j++) {
+				J->rowsum[act[a0 + j]] = sum[j];
+				A->right = maxd(A->right, rr[j]);
+				A->left = maxd(A->left, ll[j]);
+			}
+			continue;
+		}
+#endif
+		for (int j = 0; j < g; j++) {
+			const int64_t r = act[a0 + j], kd = (r / q) % nd;
+			const int64_t row = lbt_fiber_base(v, last, r) - v->load;
+			const int64_t partner = row + ((kd + 1) % nd - kd) * v->stride[d];
+			rr[j] = ll[j] = -HUGE_VAL;
+			int64_t i = 0;
+			if (J->real) {
+				double *wa = v->real + row, *wb = v->real + partner, *f_ = fb + j * ns;
+				const VR L = RSET1(lam);
+				for (; i + WD <= n; i += WD) {
+					VR a = RLOAD(wa + i), b = RLOAD(wb + i), f = RMUL(L, RSUB(a, b));
+					RSTORE(wa + i, RSUB(a, f));
+					RSTORE(wb + i, RADD(b, f));
+					RSTORE(f_ + i, f);
+				}
+				for (; i < n; i++) {
+					double f = lam * (wa[i] - wb[i]);
+					wa[i] -= f;
+					wb[i] += f;
+					f_[i] = f;
+				}
+			} else { /* the integer maxima in lanes */
+				int32_t *pa = v->load + row, *pb = v->load + partner;
+				V acc = VSET1(0), rm = VSET1(INT32_MIN), lm = VSET1(INT32_MIN);
+				for (; i + W <= n; i += W) {
+					V a = VLOAD(pa + i), b = VLOAD(pb + i), f = vconv(VSUB(a, b), lam, 0);
+					VSTORE(pa + i, VSUB(a, f));
+					VSTORE(pb + i, VADD(b, f));
+					acc = FADD64(acc, VABS(f));
+					rm = VMAX(rm, f);
+					lm = VMAX(lm, VSUB(VSET1(0), f));
+				}
+				int64_t moved = fsum64(acc);
+				int32_t mr = vmax32(rm), ml = vmax32(lm);
+				for (; i < n; i++) {
+					int64_t f = (int64_t)(lam * (double)((int64_t)pa[i] - pb[i]));
+					pa[i] = (int32_t)(pa[i] - f);
+					pb[i] = (int32_t)(pb[i] + f);
+					moved += f > 0 ? f : -f;
+					mr = f > mr ? (int32_t)f : mr;
+					ml = -f > ml ? (int32_t)-f : ml;
+				}
+				A->moved += moved;
+				rr[j] = (double)mr;
+				ll[j] = (double)ml;
+			}
+		}
+		if (J->real) {
+			if (g == G)
+				for (int64_t i = 0; i < n; i++)
+					for (int j = 0; j < G; j++) {
+						const double f = fb[j * ns + i];
+						sum[j] += fabs(f);
+						rr[j] = maxd(rr[j], f);
+						ll[j] = maxd(ll[j], -f);
+					}
+			else
+				for (int64_t i = 0; i < n; i++)
+					for (int j = 0; j < g; j++) {
+						const double f = fb[j * ns + i];
+						sum[j] += fabs(f);
+						rr[j] = maxd(rr[j], f);
+						ll[j] = maxd(ll[j], -f);
+					}
+		}
+		for (int j = 0; j < g; j++) {
+			J->rowsum[act[a0 + j]] = sum[j];
+			A->right = maxd(A->right, rr[j]);
+			A->left = maxd(A->left, ll[j]);
+		}
+	}
+}
+
+/* After a substep: its folds (threads in order, from the reference's +0) and sums into c. */
+static void substep_counts(const job *J, const part *pt, int NT, const double *rs, lbt_counts *c)
+{
+	const int64_t rows = lbt_fiber_count(J->v, J->v->dims - 1);
+	double right = 0, left = 0;
+	int64_t moved = 0;
+	for (int t = 0; t < NT; t++) {
+		right = maxd(right, pt[t].right);
+		left = maxd(left, pt[t].left);
+		moved += pt[t].moved;
+	}
+	if (J->real) {
+		for (int64_t r = 0; r < rows; r++)
+			c->real_moved += rs[r];
+		c->real_shifts += right + left;
+	} else {
+		c->moved += moved;
+		c->shifts += (int64_t)(right + left);
+	}
+	c->link_max = fmax(c->link_max, fmax(right, left));
+}
+
+#if W == 8
+/* The last axis, every colour, in lanes (lanes_rows; the rows of a last
+ * group of fewer than four one by one); fin: the statistics too. */
+static void lanes_axis(const job *J, int fin, double *tot, stat *st, lbt_counts *c)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
+	const lbt_scratch *S = v->scratch;
+	const int T = v->threads < S->threads ? v->threads : S->threads, par = rows * n > 16384;
+	const int NT = par ? T : 1;
+	int has[3];
+	double *rs[3];
+	part pt[3][NT];
+	for (int col = 0; col < 3; col++) {
+		has[col] = has_colour(n, v->torus[last], col);
+		rs[col] = (double *)S->link[0] + col * rows; /* cells >= P >= 4 rows */
+		for (int t = 0; t < NT; t++)
+			pt[col][t] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+	}
+#pragma omp parallel num_threads(NT) if (par)
+	{
+		const int t = lbt_thread_id();
+		VD *TB = lbt_scratch_row(S, t);
+		part A[3];
+		for (int col = 0; col < 3; col++)
+			A[col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+		stat X = {-HUGE_VAL, HUGE_VAL, 0};
+#pragma omp for schedule(static)
+		for (int64_t b = 0; b < (rows + 3) / 4; b++) {
+			if (rows - b * 4 >= 4) {
+				lanes_rows(J, b * 4, TB, has, rs, A, tot, fin ? &X : NULL);
+				continue;
+			}
+			const int g = (int)(rows - b * 4);
+			for (int col = 0; col < 3; col++)
+				if (has[col]) {
+					job K = *J;
+					K.rowsum = rs[col];
+					inrow(&K, col, b * 4, g, &A[col], tot, NULL);
+				}
+			if (fin)
+				row_stats(J, b * 4, g, tot, &X);
+		}
+		for (int col = 0; col < 3; col++)
+			pt[col][t] = A[col];
+		if (fin)
+			st[t] = X;
+	}
+	for (int col = 0; col < 3; col++)
+		if (has[col])
+			substep_counts(J, pt[col], NT, rs[col], c);
+}
+#endif
 
 /* Axes d0 .. d1-1 in turn (a sweep: all of them; de-axis: one). */
 static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, lbt_counts *c)
@@ -133,42 +576,84 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last], rows = lbt_fiber_count(v, last);
 	const lbt_scratch *S = v->scratch;
-	const int T = v->threads < S->threads ? v->threads : S->threads;
+	const int T = v->threads < S->threads ? v->threads : S->threads, par = rows * n > 16384;
+	const int NT = par ? T : 1;
 	job J = {.v = v, .lambda = lambda, .real = real, .rowsum = S->rowsum};
+	double *tot = S->rowsum + rows; /* the real rows' totals */
+	part pt[NT];
+	stat st[NT];
+	int fin_d = -1, fin_col = -1; /* the step's last substep */
 	for (int d = d0; d < d1; d++)
-		for (int col = 0; col < 3; col++) {
-			int any = 0;
-			int64_t moved = 0;
-			double right = 0, left = 0;
-#pragma omp parallel num_threads(T) if (rows * n > 16384)
-			{
-				double *fb = lbt_scratch_row(S, lbt_thread_id());
-				double r_ = 0, l_ = 0;
-				int64_t m_ = 0;
-				int a_ = 0;
-#pragma omp for schedule(static)
-				for (int64_t r = 0; r < rows; r++)
-					a_ |= row_exchange(&J, d, col, r, fb, &r_, &l_, &m_);
-#pragma omp critical(lbt_simd_de)
-				{
-					any |= a_;
-					moved += m_;
-					right = fmax(right, r_);
-					left = fmax(left, l_);
-				}
-			}
-			if (!any)
-				continue;
-			if (real) {
-				for (int64_t r = 0; r < rows; r++)
-					c->real_moved += J.rowsum[r];
-				c->real_shifts += right + left;
-			} else {
-				c->moved += moved;
-				c->shifts += (int64_t)(right + left);
-			}
-			c->link_max = fmax(c->link_max, fmax(right, left));
+		for (int col = 0; col < 3; col++)
+			if (has_colour(v->ext[d], v->torus[d], col))
+				fin_d = d, fin_col = col;
+	const int fused = fin_d == last; /* the statistics in the last substep's pass */
+	for (int t = 0; t < NT; t++)
+		st[t] = (stat){-HUGE_VAL, HUGE_VAL, 0};
+	for (int d = d0; d < d1; d++) {
+#if W == 8
+		if (d == last && n >= 4 && n <= ((int64_t)1 << 22)) { /* every colour of the last axis in lanes */
+			lanes_axis(&J, fused, tot, st, c);
+			continue;
 		}
+#endif
+		for (int col = 0; col < 3; col++) {
+			if (!has_colour(v->ext[d], v->torus[d], col))
+				continue; /* no pair: the reference adds only zeros */
+			for (int t = 0; t < NT; t++)
+				pt[t] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+			const int fin = fused && d == fin_d && col == fin_col;
+#pragma omp parallel num_threads(NT) if (par)
+			{
+				const int t = lbt_thread_id();
+				double *fb = lbt_scratch_row(S, t);
+				part A = {-HUGE_VAL, -HUGE_VAL, 0};
+				stat X = {-HUGE_VAL, HUGE_VAL, 0};
+#pragma omp for schedule(static)
+				for (int64_t b = 0; b < (rows + RB - 1) / RB; b++) {
+					const int k = rows - b * RB < RB ? (int)(rows - b * RB) : RB;
+					if (d == last)
+						for (int j = 0; j < k; j += G)
+							inrow(&J, col, b * RB + j, k - j < G ? k - j : G, &A, tot, fin ? &X : NULL);
+					else
+						outer(&J, d, col, b * RB, k, fb, &A);
+				}
+				pt[t] = A;
+				if (fin)
+					st[t] = X;
+			}
+			substep_counts(&J, pt, NT, J.rowsum, c);
+		}
+	}
+	if (!fused) { /* the last substep on an outer axis (de-axis): a pass of its own */
+#pragma omp parallel num_threads(NT) if (par)
+		{
+			stat A = {-HUGE_VAL, HUGE_VAL, 0};
+#pragma omp for schedule(static)
+			for (int64_t b = 0; b < (rows + G - 1) / G; b++)
+				row_stats(&J, b * G, rows - b * G < G ? (int)(rows - b * G) : G, tot, &A);
+			st[lbt_thread_id()] = A;
+		}
+	}
+	double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0;
+	int64_t itotal = 0;
+	for (int t = 0; t < NT; t++) { /* ties keep the first: threads (runs of rows) in order */
+		mx = st[t].mx > mx ? st[t].mx : mx;
+		mn = st[t].mn < mn ? st[t].mn : mn;
+		itotal += st[t].total;
+	}
+	c->has_stats = 1; /* the loads' extremes and total, as lbt_field_stats forms them: no pass of the engine's */
+	if (real) {
+		for (int64_t r = 0; r < rows; r++)
+			total += tot[r];
+		c->real_max = mx;
+		c->real_min = mn;
+		c->real_total = total;
+	} else {
+		c->max = (int32_t)mx;
+		c->min = (int32_t)mn;
+		c->total = itotal;
+	}
 }
 
 /* Without a scratch (a caller that allocated none) the reference does the step. */
