@@ -786,6 +786,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 
 #if W == 16
 #include "lm_avx512_steps.h"
+#elif W == 8
+#include "lm_avx2_steps.h"
 #endif
 
 /* Several steps on a cut view between two halo exchanges (deep halos):
@@ -840,6 +842,8 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 	done = dense_many(v, cond, n, max, stop, cache, c);
 	if (!done)
 		done = ring16_steps(v, cond, n, max, stop, cache, c);
+	if (!done)
+		done = bytes2_steps(v, cond, n, max, stop, cache, c);
 #else
 	(void)n;
 	(void)max;

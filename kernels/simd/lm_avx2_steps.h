@@ -1,0 +1,290 @@
+/* lm_avx2_steps.h — lm_steps with AVX2 (part of lm.c, included for W == 8
+ * after the step's driver): a 2-D grid whose loads all fit bytes, kept in a
+ * byte copy for the call's steps. */
+#ifndef LBT_LM_AVX2_STEPS_H
+#define LBT_LM_AVX2_STEPS_H
+
+/* Byte steps. In a 2-D torus whose loads are all in 0 .. BTOP they stay
+ * there for any number of steps: no condition lifts the maximum above
+ * max(initial maximum, 2) (Henrich's Lemma 1) and none takes a load below
+ * 0 (a PE gives only if its load is at least 1); on a mesh, whose last PE
+ * of an axis gives nothing, a load grows by at most 2 a step, so a call of
+ * n steps takes loads up to 127 - 2n. So lm_steps packs such a grid once into a byte copy, steps it there n times, 32 PEs a vector, one
+ * byte a PE read and written per step instead of four (the int32 and int16
+ * rows of plane_impl pack and widen every row every step), and widens it
+ * back once. A row's two substeps are made in registers as frow_body makes
+ * them (the outer-axis update of chunk j+1 just before the row update of
+ * chunk j; C_i along the outer axis handed on to the next row in cpb). No
+ * byte ever saturates, so every step is exact. Only the conditions that
+ * look at no predecessor's load (C0, C1, C3, C5): C2 and C4 take the rows
+ * of lm_step. Unlike AVX-512's byte copy (lm_avx512_steps.h), every row is
+ * a byte row: a grid with a load above BTOP takes lm_step. Threads take
+ * contiguous ranges of rows; before each step each copies what its first
+ * row needs from the row before the range (cpb) and the row after it
+ * (nx), then all step after a barrier. */
+enum { BW = 4 * W, BTOP = 125, BMAX_N = 4096 };
+#define BSET1(x) simde_mm256_set1_epi8(x)
+#define BGE(a, b) simde_mm256_cmpeq_epi8(simde_mm256_max_epi8((a), (b)), (a))
+/* lane i-1 (prev's last at 0) and lane i+1 (next's first at 31) */
+#define BSHL1(prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 15)
+#define BSHR1(cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), 1)
+
+/* shift_cond in 32 int8 lanes, -1 where it holds (not for C2, C4). */
+static ALWAYS_INLINE V bcond(const int cond, V l, V ln)
+{
+	switch (cond) {
+	case LBT_C0: return simde_mm256_cmpgt_epi8(l, BSET1(0));
+	case LBT_C1: return simde_mm256_cmpgt_epi8(l, BSET1(1));
+	case LBT_C3: return BGE(l, simde_mm256_max_epi8(ln, BSET1(2)));
+	default: return BGE(l, simde_mm256_max_epi8(ln, BSET1(1))); /* C5 */
+	}
+}
+
+/* A thread's counters of one step: max and min in int8 lanes; the shifts
+ * along the outer axis (cv) and along the row (ch) in uint8 lanes, each
+ * gaining at most 1 per lane and chunk, emptied into mv (64-bit lanes)
+ * before they could pass 255; the total in 64-bit lanes. */
+typedef struct {
+	V mx, mn, cv, ch, sum, mv;
+	int64_t adds;
+} bregs;
+#define BREGS_EMPTY {BSET1(INT8_MIN), BSET1(INT8_MAX), BSET1(0), BSET1(0), VSET1(0), VSET1(0), 0}
+
+/* 32 loads of four int32 vectors at p in lane order, saturated to int8. */
+static ALWAYS_INLINE V bpack(const int32_t *p)
+{
+	const V ab = simde_mm256_packs_epi32(VLOAD(p), VLOAD(p + W)), cd = simde_mm256_packs_epi32(VLOAD(p + 2 * W), VLOAD(p + 3 * W));
+	return simde_mm256_permutevar8x32_epi32(simde_mm256_packs_epi16(ab, cd), simde_mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+/* 32 loads in int8 lanes (all >= 0) widened into four int32 vectors at
+ * out; with stream, by streaming stores (the caller fences). */
+static ALWAYS_INLINE void bwiden_store(int32_t *out, V x, const int stream)
+{
+	const simde__m128i lo = simde_mm256_castsi256_si128(x), hi = simde_mm256_extracti128_si256(x, 1);
+	const V w[4] = {simde_mm256_cvtepi8_epi32(lo), simde_mm256_cvtepi8_epi32(simde_mm_srli_si128(lo, 8)),
+	                simde_mm256_cvtepi8_epi32(hi), simde_mm256_cvtepi8_epi32(simde_mm_srli_si128(hi, 8))};
+	for (int k = 0; k < 4; k++)
+		if (stream)
+			simde_mm256_stream_si256((void *)(out + k * W), w[k]);
+		else
+			VSTORE(out + k * W, w[k]);
+}
+
+/* Outer-axis update of byte chunk j of row pl, its successor pn: C_{i-1}
+ * from cpb, C_i (masked by nm) left there. */
+static ALWAYS_INLINE V bvert(const int cond, const int8_t *pl, const int8_t *pn, int64_t j, V nm, V *cpb, bregs *B)
+{
+	const V l = VLOAD(pl + j * BW), d = VLOAD(pn + j * BW);
+	const V cs = simde_mm256_and_si256(bcond(cond, l, d), nm), cp = cpb[j];
+	cpb[j] = cs;
+	B->cv = simde_mm256_sub_epi8(B->cv, cs);
+	return simde_mm256_sub_epi8(simde_mm256_add_epi8(l, cs), cp);
+}
+
+/* Row update of byte chunk cur, stored at out. */
+static ALWAYS_INLINE void bhorz(const int cond, V prev, V cur, V next, V linked, int8_t *out, bregs *B)
+{
+	const V cp = bcond(cond, BSHL1(prev, cur), cur);
+	const V cs = simde_mm256_and_si256(bcond(cond, cur, BSHR1(cur, next)), linked);
+	B->ch = simde_mm256_sub_epi8(B->ch, cs);
+	const V x = simde_mm256_sub_epi8(simde_mm256_add_epi8(cur, cs), cp);
+	B->mx = simde_mm256_max_epi8(B->mx, x);
+	B->mn = simde_mm256_min_epi8(B->mn, x);
+	B->sum = simde_mm256_add_epi64(B->sum, simde_mm256_sad_epu8(x, BSET1(0)));
+	VSTORE(out, x);
+}
+
+/* Both substeps of byte row pl (n PEs, a whole number of byte chunks), in
+ * place: chunk j is stored after chunk j+1 was read; chunks 0 and J-1 are
+ * made first, the torus neighbours of the row's ends. */
+static ALWAYS_INLINE void brow_impl(const int cond, int8_t *pl, const int8_t *pn, int64_t n, int has_next, int torus,
+                                    V *cpb, bregs *B)
+{
+	const int64_t J = n / BW;
+	const V all = VSET1(-1), nm = has_next ? all : VSET1(0);
+	if (B->adds + J > 255) {
+		B->mv = simde_mm256_add_epi64(B->mv, simde_mm256_add_epi64(simde_mm256_sad_epu8(B->cv, BSET1(0)),
+		                                                           simde_mm256_sad_epu8(B->ch, BSET1(0))));
+		B->cv = B->ch = BSET1(0);
+		B->adds = 0;
+	}
+	B->adds += J;
+	const V first = bvert(cond, pl, pn, 0, nm, cpb, B);
+	const V lastv = J > 1 ? bvert(cond, pl, pn, J - 1, nm, cpb, B) : first;
+	V prev = torus ? lastv : VSET1(0), cur = first;
+	int64_t j = 0;
+	for (; j + 2 < J; j++) {
+		const V next = bvert(cond, pl, pn, j + 1, nm, cpb, B);
+		bhorz(cond, prev, cur, next, all, pl + j * BW, B);
+		prev = cur;
+		cur = next;
+		PIN(B->mx, B->mn, B->ch, B->sum, prev);
+	}
+	if (j + 1 < J) {
+		bhorz(cond, prev, cur, lastv, all, pl + j * BW, B);
+		prev = cur;
+		cur = lastv;
+		j++;
+	}
+	bhorz(cond, prev, cur, torus ? first : VSET1(0), torus ? all : simde_mm256_insert_epi8(all, 0, 31), pl + j * BW, B);
+}
+typedef void (*brow_fn)(int8_t *, const int8_t *, int64_t, int, int, V *, bregs *);
+#define BROWS(k)                                                                                     \
+	static void brow_##k(int8_t *pl, const int8_t *pn, int64_t n, int has_next, int torus, V *cpb, bregs *B) \
+	{ brow_impl(k, pl, pn, n, has_next, torus, cpb, B); }
+BROWS(0) BROWS(1) BROWS(3) BROWS(5)
+static const brow_fn brows[LBT_NCOND] = {brow_0, brow_1, NULL, brow_3, NULL, brow_5};
+
+/* The largest and smallest of 32 int8 lanes. */
+static int32_t bmax8(V x)
+{
+	int8_t b[BW] __attribute__((aligned(LBT_ALIGN)));
+	VSTORE(b, x);
+	int32_t m = b[0];
+	for (int i = 1; i < BW; i++)
+		m = b[i] > m ? b[i] : m;
+	return m;
+}
+static int32_t bmin8(V x)
+{
+	int8_t b[BW] __attribute__((aligned(LBT_ALIGN)));
+	VSTORE(b, x);
+	int32_t m = b[0];
+	for (int i = 1; i < BW; i++)
+		m = b[i] < m ? b[i] : m;
+	return m;
+}
+static int64_t bsum64(V x)
+{
+	int64_t q[4] __attribute__((aligned(LBT_ALIGN)));
+	VSTORE(q, x);
+	return q[0] + q[1] + q[2] + q[3];
+}
+
+typedef struct {
+	const lbt_view *v;
+	const lbt_steps_stop *stop;
+	int cond, n, top; /* top: the largest load that lets the copy take the call's steps */
+	int64_t N0, len;
+	int8_t *g;     /* the byte copy, row q at g + q len */
+	char *buf;     /* per thread: bper bytes (nx, then cpb) */
+	int64_t bper;
+	int *fits;     /* per thread: its rows' loads all fit */
+	kresult *res;  /* per step and thread */
+	int go, done;
+} b2ctx;
+
+/* Thread id of the team's T: pack its rows; if every thread's fit, step
+ * them until n steps are done or a step meets the stop, and widen them
+ * back. */
+static void b2steps_thread(void *ctx, const lbt_team *team)
+{
+	b2ctx *x = ctx;
+	const lbt_view *v = x->v;
+	const int id = team->id, T = team->n, torus = v->torus[0], row_torus = v->torus[1];
+	const int64_t N0 = x->N0, n = x->len, J = n / BW, r0 = N0 * id / T, r1 = N0 * (id + 1) / T, s0 = v->stride[0];
+	int8_t *const g = x->g, *const nx = (int8_t *)(x->buf + id * x->bper);
+	V *const cpb = (V *)(nx + n);
+	V top = BSET1(0);
+	for (int64_t q = r0; q < r1; q++)
+		for (int64_t j = 0; j < n; j += BW) {
+			const V d = bpack(v->load + q * s0 + j);
+			VSTORE(g + q * n + j, d);
+			top = simde_mm256_max_epu8(top, d);
+		}
+	const V lim = BSET1((char)x->top);
+	x->fits[id] = simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi8(simde_mm256_max_epu8(top, lim), lim)) == -1;
+	lbt_team_barrier(team);
+	int all = 1; /* each thread sees the same */
+	for (int i = 0; i < T; i++)
+		all &= x->fits[i];
+	if (id == 0)
+		x->go = all;
+	if (!all)
+		return; /* the grid is untouched */
+	const brow_fn f = brows[x->cond];
+	const int before = torus || r0 > 0, after = torus || r1 < N0;
+	const int8_t *const last = g + (r1 - 1) * n;
+	int s = 0;
+	for (;;) {
+		/* what row r0 is handed on from the old row before it, and the old row after the range */
+		const int8_t *pm = g + wrap(r0 - 1, N0) * n, *p0 = g + r0 * n;
+		for (int64_t j = 0; j < J; j++)
+			cpb[j] = before ? bcond(x->cond, VLOAD(pm + j * BW), VLOAD(p0 + j * BW)) : VSET1(0);
+		if (after)
+			memcpy(nx, g + wrap(r1, N0) * n, (size_t)n);
+		lbt_team_barrier(team);
+		bregs B = BREGS_EMPTY;
+		for (int8_t *p = g + r0 * n; p < last; p += n)
+			f(p, p + n, n, 1, row_torus, cpb, &B);
+		f(g + (r1 - 1) * n, nx, n, after, row_torus, cpb, &B);
+		x->res[s * T + id] = (kresult){.moved = bsum64(simde_mm256_add_epi64(B.mv, simde_mm256_add_epi64(
+		                                           simde_mm256_sad_epu8(B.cv, BSET1(0)), simde_mm256_sad_epu8(B.ch, BSET1(0))))),
+		                               .total = bsum64(B.sum), .max = bmax8(B.mx), .min = bmin8(B.mn)};
+		lbt_team_barrier(team);
+		const kresult r = ksum(&x->res[s * T], T);
+		if (++s == x->n || stop_met(x->stop, r.max, r.min))
+			break;
+	}
+	if (id == 0)
+		x->done = s;
+	/* widened back; a grid beyond the second-level cache with streaming stores, whose
+	 * old lines need not be read first (on 4096x4096, a fifth of a call's
+	 * memory traffic) */
+	if (N0 * n >= (1 << 17)) /* 512 KiB of int32: beyond Zen 3's L2 */
+		for (int64_t q = r0; q < r1; q++)
+			for (int64_t j = 0; j < n; j += BW)
+				bwiden_store(v->load + q * s0 + j, VLOAD(g + q * n + j), 1);
+	else
+		for (int64_t q = r0; q < r1; q++)
+			for (int64_t j = 0; j < n; j += BW)
+				bwiden_store(v->load + q * s0 + j, VLOAD(g + q * n + j), 0);
+	simde_mm_sfence();
+}
+
+/* lm_steps in bytes: the steps done (each one's counts into c), or 0 where
+ * the grid does not take them (then nothing was changed). */
+static int bytes2_steps(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop, lbt_lm_cache *cache,
+                        lbt_counts *c)
+{
+	const int64_t N0 = v->ext[0], len = v->dims == 2 ? v->ext[1] : 0;
+	if (n < 2 || !cache || v->dims != 2 || v->cut || !brows[cond] || N0 < 3 || len < BW || len % BW || len > BMAX_N ||
+	    (uintptr_t)v->load % LBT_ALIGN || v->stride[0] % 16 || v->stride[1] != 1 || max > BTOP || cache->wait-- > 0)
+		return 0;
+	enum { MIN_PES = 1 << 16 };
+	int64_t T = v->threads > 1 ? v->threads : 1;
+	T = T < N0 ? T : N0;
+	T = T < N0 * len / MIN_PES ? T : N0 * len / MIN_PES;
+	T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
+	const int64_t bper = round_up(len + (int64_t)sizeof(V) * (len / BW), LBT_ALIGN);
+	const int64_t gsize = round_up(N0 * len, LBT_ALIGN), fsize = round_up(T * (int64_t)sizeof(int), LBT_ALIGN);
+	const size_t need = (size_t)(gsize + fsize + T * bper) + (size_t)(n * T) * sizeof(kresult);
+	if (cache->size < need) {
+		free(cache->mem);
+		cache->mem = lbt_alloc_aligned(need);
+		cache->size = cache->mem ? need : 0;
+	}
+	char *mem = cache->mem;
+	if (!mem)
+		return 0;
+	/* On a torus the loads stay at most BTOP (Lemma 1); the last PE of a
+	 * mesh axis gives nothing and may pile up, by at most 2 a step. */
+	const int top = v->torus[0] && v->torus[1] ? BTOP : INT8_MAX - 2 * n;
+	if (top < 2)
+		return 0;
+	b2ctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .top = top, .N0 = N0, .len = len, .g = (int8_t *)mem,
+	           .fits = (int *)(mem + gsize), .buf = mem + gsize + fsize, .bper = bper,
+	           .res = (kresult *)(mem + gsize + fsize + T * bper)};
+	const int got = lbt_team_run((int)T, b2steps_thread, &x); /* at most T */
+	/* loads that do not fit (a negative one): try again after 1, 2, 4, ... 256 calls */
+	cache->backoff = x.go ? 0 : cache->backoff ? (cache->backoff < 256 ? 2 * cache->backoff : 256) : 1;
+	cache->wait = cache->backoff;
+	const int done = x.go ? x.done : 0;
+	for (int s = 0; s < done; s++) {
+		const kresult r = ksum(&x.res[s * got], got);
+		c[s] = (lbt_counts){.moved = r.moved, .total = r.total, .max = r.max, .min = r.min, .shifts = 2, .has_stats = 1};
+	}
+	return done;
+}
+
+#endif
