@@ -155,7 +155,8 @@ CK_CASE(lm_step, lm_quick, lm_full);
 
 /* lm_steps (several steps a call; AVX-512 keeps the rows of a 2-D grid
  * whose loads fit bytes in a byte copy between them, the others in the
- * grid) against as many reference steps: the loads after every call, and
+ * grid; AVX2 keeps a 2-D grid of conditions C0, C1, C3, C5 whose loads all
+ * fit bytes in a byte copy for the call) against as many reference steps: the loads after every call, and
  * every step's counters and statistics. Calls of 1 to 13 steps; max_hint
  * 0 claims a maximum lower than the grid's, which the kernel must not
  * trust (it checks the loads it packs). With use_stop, each call must end
