@@ -25,7 +25,9 @@ the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
 ranks) into one results file: the same records as one process (timing and
 thread counts aside), resumable. A SIGTERM stops a run on every rank with
-its summary written (exit 3; 1 when mpirun itself is signalled).
+its summary written (exit 3; 1 when mpirun itself is signalled). `bound`,
+`search` and `reproduce` spread their runs over 2 and 3 ranks and write one
+process's files (provenance aside); a SIGINT stops them with nothing written.
 
 usage: mpi_identity.py LBTORUS MPIRUN
 """
