@@ -405,7 +405,7 @@ def spread_bytes(path):
 def spread_run(tmp, name, args, ranks, more=()):
     d = os.path.join(tmp, f'spread_{name}{ranks}')
     os.makedirs(d)
-    cmd = [LBT] + args + (list(more) if ranks else [])
+    cmd = [os.path.abspath(LBT)] + args + (list(more) if ranks else [])  # it runs in d
     if ranks:
         cmd = [MPIRUN, '--oversubscribe', '-np', str(ranks)] + cmd
     p = subprocess.run(cmd, cwd=d, env=ENV, capture_output=True, text=True, timeout=300)
@@ -452,7 +452,7 @@ def spread_signal(tmp, name, args):
     import time
     d = os.path.join(tmp, f'spread_sig_{name}')
     os.makedirs(d)
-    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', LBT] + args, cwd=d, env=ENV,
+    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d, env=ENV,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(3)
     with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
