@@ -271,7 +271,9 @@ LBT_API int lbt_sweep_file(const char *spec, const char *results, const lbt_batc
 LBT_API const char *lbt_experiment(int i);
 /* ... and one run into out_dir, its files published together at the end
  * (an error or the interrupt leaves out_dir as it was); *differs (may be
- * NULL): how many of the paper's exact values ours missed. */
+ * NULL): how many of the paper's exact values ours missed. Under MPI every
+ * rank calls it: rank 0 runs the experiment and writes its files, its
+ * batches of runs spread over all ranks; every rank returns rank 0's outcome. */
 LBT_API int lbt_experiment_run(const char *name, const char *out_dir, const lbt_batch *b, int64_t *differs,
                                lbt_err *e);
 
@@ -324,7 +326,9 @@ typedef struct {
 } lbt_search_spec;
 LBT_API lbt_search_spec lbt_search_default(void);
 /* b: threads (restarts at once; the result is the same on any number),
- * isa, note (a line per restart), interrupt (LBT_EINTR, nothing written). */
+ * isa, note (a line per restart), interrupt (LBT_EINTR, nothing written).
+ * Under MPI every rank calls it: restart r runs on rank r mod R, and rank
+ * 0 writes the .npy and prints; the result is one process's. */
 LBT_API int lbt_search_run(const lbt_search_spec *s, const lbt_batch *b, lbt_err *e);
 
 /* `lbtorus plot`: a figure of results files (.jsonl) and traces (.csv). */
@@ -419,6 +423,9 @@ typedef struct {
 	double reserved[8];
 } lbt_bound_result;
 LBT_API lbt_bound_opts lbt_bound_default(void);
+/* Under MPI every rank calls it: the sweep spreads its runs over the ranks
+ * (lbt_sweep_run), rank 0 fits and writes the files and the summary, and
+ * every rank gets rank 0's result and status. */
 LBT_API int lbt_bound_run(const lbt_bound_opts *o, const lbt_batch *b, lbt_bound_result *r, lbt_err *e);
 
 /* ---- A run's files, its bounds, and what the CLI prints of it --------- */

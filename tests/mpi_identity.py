@@ -28,7 +28,9 @@ the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
 ranks) into one results file: the same records as one process (timing and
 thread counts aside), resumable. A SIGTERM stops a run on every rank with
-its summary written (exit 3; 1 when mpirun itself is signalled).
+its summary written (exit 3; 1 when mpirun itself is signalled). `bound`,
+`search` and `reproduce` spread their runs over 2 and 3 ranks and write one
+process's files (provenance aside); a SIGINT stops them with nothing written.
 
 usage: mpi_identity.py LBTORUS MPIRUN MPI_VERIFY
 """
@@ -479,6 +481,116 @@ def signalled(tmp, to_ranks):
     return None
 
 
+# ---- bound, search and reproduce spread their runs over the ranks (issue 28, item 3) ----
+# Each runs alone and on 2 and 3 ranks, each in a directory of its own (same relative names), and every
+# file and the printed summary must be one process's, byte for byte, provenance aside (date, ranks, command,
+# threads: '# key: value' comment lines of .dat/.gp/.csv, the same keys of a JSON, and a manifest's checksums
+# of the files that carry them). What catches a wrong spread: search's evaluations add up every restart's
+# and its best restart (4, below) is rank 1's of 3, so a restart run twice, lost or taken from the wrong
+# rank changes the JSON or the .npy; bound's rows follow the plan whatever order rank 0 appended the records
+# in, so rows in rank order fail; reproduce's tables hold every run's numbers, each in its place.
+SPREAD_PROV = ('date_utc', 'ranks', 'command', 'threads')
+SPREAD_CASES = [
+    ('search', ['search', '--shape', '5x5', '--ldiff', '12', '--mean', '4', '--restarts', '6', '--moves', '100',
+                '--seed', '5', '--out', 'worst.npy', '--quiet', '--threads', '1']),
+    ('bound', ['bound', '--out', 'b', '--shape', 'ring:8..32*2,torus2:4..8*2', '--init', 'uniform:1:2..64*4,worst:5',
+               '--seed', '1,2', '--quiet'], ['--solo-pes', '64']),  # the 8x8 runs cut over all ranks
+    ('reproduce', ['reproduce', 'fig5', 'cybenko', '--quick', '--quiet', '--out', 'r', '--threads', '1']),
+]
+
+
+def spread_bytes(path):
+    """A file's bytes without its provenance: JSON keys, '# key: value' lines, manifest checksums."""
+    data = open(path, 'rb').read()
+    if path.endswith('.json') or path.endswith('.jsonl'):
+        recs = [json.loads(l) for l in data.splitlines() if l.strip()]
+        for r in recs:
+            for k in list(r):
+                if k in SPREAD_PROV or k in IGNORED or (path.endswith('manifest.json') and
+                                                        k.endswith(('.dat', '.gp', '.json'))):
+                    r.pop(k)
+        if path.endswith('runs.jsonl'):  # a sweep's records: the same set, in the order the runs finished
+            recs.sort(key=lambda r: r['run_key'])
+        return recs
+    return b''.join(l for l in data.splitlines(True)
+                    if not any(l.startswith(f'# {k}:'.encode()) for k in SPREAD_PROV))
+
+
+def spread_run(tmp, name, args, ranks, more=()):
+    d = os.path.join(tmp, f'spread_{name}{ranks}')
+    os.makedirs(d)
+    cmd = [os.path.abspath(LBT)] + args + (list(more) if ranks else [])  # it runs in d
+    if ranks:
+        cmd = [MPIRUN, '--oversubscribe', '-np', str(ranks)] + cmd
+    p = subprocess.run(cmd, cwd=d, env=ENV, capture_output=True, text=True, timeout=300)
+    files = {}
+    for root, _, names in os.walk(d):
+        for n in names:
+            files[os.path.relpath(os.path.join(root, n), d)] = spread_bytes(os.path.join(root, n))
+    out = [l for l in p.stdout.splitlines() if not l.startswith('{')]  # search prints its JSON: compared below
+    if name == 'search' and p.stdout.startswith('{'):
+        files['stdout.json'] = [{k: v for k, v in json.loads(p.stdout).items() if k not in SPREAD_PROV}]
+    return p, files, out
+
+
+def spread_cases(tmp):
+    """Two checks a case (2 and 3 ranks): one entry each, None where it passed."""
+    out = []
+    for name, args, *more in SPREAD_CASES:
+        one, a, said = spread_run(tmp, name, args, 0)
+        if one.returncode:
+            out += [f'{name} alone: exit {one.returncode}: {one.stderr}'] * 2
+            continue
+        wrong = None
+        if name == 'search' and a['stdout.json'][0]['best_restart'] % 3 != 1:
+            wrong = f'search: the best restart is {a["stdout.json"][0]["best_restart"]}, not one of rank 1 of 3'
+        for ranks in (2, 3):
+            many, b, said_many = spread_run(tmp, name, args, ranks, *more)
+            what = f'{name} on {ranks} ranks'
+            bad = wrong
+            if many.returncode:
+                bad = f'{what}: exit {many.returncode}: {many.stderr}'
+            elif sorted(a) != sorted(b):
+                bad = f'{what}: files {sorted(set(a) ^ set(b))} alone or under MPI only'
+            elif said != said_many:
+                bad = f'{what}: prints {said_many} where one process prints {said}'
+            elif any(a[k] != b[k] for k in a):
+                bad = f'{what}: {sorted(k for k in a if a[k] != b[k])} differ from one process\'s'
+            out.append(bad)
+    return out
+
+
+def spread_signal(tmp, name, args):
+    """SIGINT to the ranks of 2 in the middle (as a terminal's ^C to the job's processes): every rank stops,
+    exit 3, rank 0 says so in one line, and nothing is written (no .npy, no experiment, no staging
+    directory, no temporary file)."""
+    import signal
+    import time
+    d = os.path.join(tmp, f'spread_sig_{name}')
+    os.makedirs(d)
+    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d, env=ENV,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
+        ranks = [int(x) for x in f.read().split()]
+    for pid in ranks:
+        os.kill(pid, signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
+    left = sorted(os.path.relpath(os.path.join(r, n), d) for r, ds, ns in os.walk(d) for n in ns + ds)
+    if p.returncode != 3 or len(said) != 1 or 'interrupted' not in said[0] or left:
+        return f'{name}, SIGINT to {len(ranks)} ranks of 2: exit {p.returncode} (want 3), {said}, left {left}'
+    return None
+
+
+SPREAD_SIGNALS = [
+    ('search', ['search', '--shape', '8x8', '--ldiff', '64', '--mean', '40', '--restarts', '4', '--moves', '100000',
+                '--quiet', '--threads', '1']),
+    ('reproduce', ['reproduce', 'trees', '--out', 'r', '--quiet', '--threads', '1']),
+]
+# ---- end of bound, search and reproduce ----
+
+
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -525,6 +637,8 @@ def main():
         failures.append(sweep(tmp, SWEEP + ['--verify'], 'verify'))  # the 8x8 runs cut between all ranks too
         failures.append(signalled(tmp, True))
         failures.append(signalled(tmp, False))
+        failures += spread_cases(tmp)
+        failures += [spread_signal(tmp, *c) for c in SPREAD_SIGNALS]
     checks = len(failures)  # one entry per check: None where it passed
     failures = [f for f in failures if f]
     for f in failures:

@@ -13,6 +13,7 @@
 
 #include "lbtorus/bound.h"
 #include "lbtorus/comm.h"
+#include "comm/comm.h"
 #include "lbtorus/io.h"
 #include "lbtorus/kernels.h"
 #include "lbtorus/number.h"
@@ -296,8 +297,6 @@ typedef struct {
 	lbt_bound_result *r;
 } bound;
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 static int stopped(const bound *t) { return t->s.b->interrupt && *t->s.b->interrupt; }
 
 /* The plan (bound's default axes under the options; dry_run: only listed),
@@ -327,36 +326,65 @@ static int bound_sweep(bound *t, lbt_err *e)
 	if (!st)
 		st = sweep_distinct(&t->s, t->from, outs, 3, e);
 	struct stat sb;
-	if (!st && !stat(o->out_dir, &sb) && !S_ISDIR(sb.st_mode))
+	if (!st && t->s.c.rank == 0 && !stat(o->out_dir, &sb) && !S_ISDIR(sb.st_mode)) /* under MPI rank 0 writes */
 		st = lbt_errf(e, LBT_EINVAL, "bound: --out %s exists and is not a directory", o->out_dir);
-	if (!st && !(t->created = !mkdir(o->out_dir, 0777)) && errno != EEXIST)
+	if (!st && t->s.c.rank == 0 && !(t->created = !mkdir(o->out_dir, 0777)) && errno != EEXIST)
 		st = lbt_errf(e, LBT_EIO, "bound: cannot create directory %s: %s", o->out_dir, strerror(errno));
-	if (st || t->from)
+	if ((st = lbt_comm_agree(st, e)) || t->from)
 		return st;
 	if ((st = sweep_exec(&t->s, t->runs, e)))
 		return st;
+	if (!lbt_comm_min_int(!stopped(t))) /* a signal on some rank cut its runs short */
+		return lbt_errf(e, LBT_EINTR, "interrupted: %lld of %lld runs are in %s", (long long)(t->s.c.done +
+		                t->s.c.skipped), (long long)t->s.c.total, t->runs);
 	t->from = t->runs;
 	t->r->ran = 1;
 	return LBT_OK;
 }
 
-/* Keep of the points only this plan's runs (the file may hold others). */
+/* A plan's run key and its place in the plan. */
+typedef struct {
+	const char *key;
+	int64_t at;
+	lbt_bound_point p;
+} planned;
+
+static int cmp_planned_key(const void *a, const void *b) { return strcmp(((const planned *)a)->key, ((const planned *)b)->key); }
+static int cmp_planned_at(const void *a, const void *b)
+{
+	const int64_t x = ((const planned *)a)->at, y = ((const planned *)b)->at;
+	return (x > y) - (x < y);
+}
+
+/* Keep of the points only this plan's runs (the file may hold others), in
+ * the plan's order: the file's is the order the runs finished in, which
+ * depends on the threads and ranks that ran them. */
 static int bound_this_plan(bound *t, lbt_err *e)
 {
 	const lbt_plan *pl = &t->s.pl;
-	const char **keys = malloc((size_t)pl->n * sizeof *keys);
-	if (!keys)
+	planned *keys = malloc((size_t)pl->n * sizeof *keys), *mine = malloc((size_t)(t->n ? t->n : 1) * sizeof *mine);
+	if (!keys || !mine) {
+		free(keys);
+		free(mine);
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the plan's keys");
+	}
 	for (int64_t j = 0; j < pl->n; j++)
-		keys[j] = pl->run[j].key;
-	qsort(keys, (size_t)pl->n, sizeof *keys, cmp_str);
+		keys[j] = (planned){.key = pl->run[j].key, .at = j};
+	qsort(keys, (size_t)pl->n, sizeof *keys, cmp_planned_key);
 	int64_t k = 0;
-	for (int64_t i = 0; i < t->n; i++)
-		if (bsearch(&t->pts[i].key, keys, (size_t)pl->n, sizeof *keys, cmp_str))
-			t->pts[k++] = t->pts[i];
+	for (int64_t i = 0; i < t->n; i++) {
+		const planned want = {.key = t->pts[i].key}, *hit = bsearch(&want, keys, (size_t)pl->n, sizeof *keys,
+		                                                            cmp_planned_key);
+		if (hit)
+			mine[k++] = (planned){.key = hit->key, .at = hit->at, .p = t->pts[i]};
+	}
+	qsort(mine, (size_t)k, sizeof *mine, cmp_planned_at);
+	for (int64_t i = 0; i < k; i++)
+		t->pts[i] = mine[i].p;
 	t->skipped += t->n - k;
 	t->n = k;
 	free(keys);
+	free(mine);
 	return LBT_OK;
 }
 
@@ -506,18 +534,23 @@ int lbt_bound_run(const lbt_bound_opts *o, const lbt_batch *b, lbt_bound_result 
 		lbt_spec_free(&t.s.cmd); /* the records are given: no sweep */
 	if (!st)
 		st = bound_sweep(&t, e);
-	if (!st && !(o->sweep.dry_run && !o->from)) {
+	const int fit = !st && !(o->sweep.dry_run && !o->from);
+	if (fit && t.s.c.rank == 0) { /* under MPI rank 0 fits, writes and tells */
 		st = bound_fit(&t, e);
 		if (!st)
 			st = bound_publish(&t, e);
 		if (!st && !stopped(&t) && b->note)
 			bound_summary(&t);
 	}
+	if (fit) /* its outcome every rank's */
+		st = lbt_comm_agree(st, e);
 	if (stopped(&t) && !st)
 		st = lbt_errf(e, LBT_EINTR, "bound: interrupted");
 	if (st && t.created)
 		rmdir(o->out_dir);
 	bound_result(&t);
+	if (fit)
+		lbt_comm_bcast(r, sizeof *r);
 	free(t.pts);
 	free(t.method);
 	lbt_jsonl_close(t.recs);

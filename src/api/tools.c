@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <math.h>
 
+#include "lbtorus/comm.h"
 #include "lbtorus/figure.h"
 #include "lbtorus/io.h"
 #include "lbtorus/method.h"
@@ -120,19 +121,29 @@ int lbt_search_run(const lbt_search_spec *s, const lbt_batch *b, lbt_err *e)
 	lbt_workload wl;
 	const char *out = s->out ? s->out : "worst.npy";
 	lbt_outfile f;
-	int st = search_opts(s, b, &so, &wl, e);
-	if (st || (st = lbt_out_open(&f, out, e))) /* a bad path fails before the search */
+	const int writer = lbt_comm_rank() == 0; /* under MPI: the restarts go over the ranks, rank 0 writes */
+	int st = search_opts(s, b, &so, &wl, e), opened = 0;
+	if (!st && writer) /* a bad path fails before the search */
+		opened = !(st = lbt_out_open(&f, out, e));
+	if ((st = lbt_comm_agree(st, e))) {
+		if (opened)
+			lbt_out_abort(&f);
 		return st;
+	}
 	lbt_search_result r;
 	st = lbt_search(&so, &r, e);
-	if (stopped(b)) { /* its runs stopped early: the result is not the search's */
-		lbt_out_abort(&f);
+	if (stopped(b) || st == LBT_EINTR) { /* its runs stopped early: the result is not the search's */
+		if (writer)
+			lbt_out_abort(&f);
 		if (!st)
 			free(r.loads);
 		return lbt_errf(e, LBT_EINTR, "search: interrupted");
 	}
-	if (st) {
-		lbt_out_abort(&f);
+	if (st || !writer) {
+		if (writer)
+			lbt_out_abort(&f);
+		if (!st)
+			free(r.loads);
 		return st;
 	}
 	if (lbt_npy_write_file(f.f, &r.shape, r.loads))

@@ -28,7 +28,9 @@ static void help(void)
 	       "  DIR/bound_d.*, bound_k.*, bound_ldiff.*   plots of T/(D·K·Ldiff) (.png .svg\n"
 	       "                    through gnuplot; .dat .gp always)\n"
 	       "and prints the constants, what the fit says, and a warning for every variable\n"
-	       "that spans less than a factor of 4.\n"
+	       "that spans less than a factor of 4. The rows and the fit follow the sweep's\n"
+	       "plan, whatever order the runs finished in. Under MPI the runs go over the\n"
+	       "ranks as a sweep's do, and rank 0 writes every file.\n"
 	       "\n"
 	       "  --out DIR          where the files go (default bound; created if missing)\n"
 	       "  --from FILE        analyse the records of FILE (e.g. a sweep's) instead of\n"
@@ -129,7 +131,7 @@ int cmd_bound(int argc, char **argv)
 	lbt_bound_result r;
 	lbt_err e;
 	int st = lbt_bound_run(&b->o, &b->c.b, &r, &e);
-	const int stop = *b->c.b.interrupt;
+	const int stop = *b->c.b.interrupt || st == LBT_EINTR; /* under MPI: a signal to any rank stops them all */
 	if (r.sweep.end && r.sweep.status) /* the sweep failed or was interrupted: it says so */
 		rc = cli_sweep_verdict(&b->c, st, &r.sweep, &e);
 	else if (st && st != LBT_EINTR && !stop)
@@ -137,7 +139,7 @@ int cmd_bound(int argc, char **argv)
 	else if (!st && b->o.sweep.dry_run && !b->o.from) {
 		if (r.sweep.rank == 0)
 			fprintf(stderr, "lbtorus: %lld runs\n", (long long)r.sweep.total);
-	} else if (!st && !r.drawn)
+	} else if (!st && !r.drawn && r.sweep.rank == 0)
 		fprintf(stderr, "lbtorus: plots: %s\n", r.plots);
 	if (stop && rc != EXIT_UNCONVERGED)
 		rc = bound_interrupted(b, &r);

@@ -175,9 +175,11 @@ static int dispatch(int argc, char **argv)
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(argv[1], cmds[i].name)) {
 			int rc;
-			if (lbt_comm_size() > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep") && strcmp(argv[1], "info"))
-				rc = cli_fail(LBT_EINVAL, "lbtorus %s runs on one process: under MPI only run and sweep are "
-				              "distributed (started by an MPI launcher with %d ranks)", argv[1], lbt_comm_size());
+			if (lbt_comm_size() > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep") && strcmp(argv[1], "info") &&
+			    strcmp(argv[1], "bound") && strcmp(argv[1], "search") && strcmp(argv[1], "reproduce"))
+				rc = cli_fail(LBT_EINVAL, "lbtorus %s runs on one process: under MPI only run, sweep, bound, search "
+				              "and reproduce are distributed (started by an MPI launcher with %d ranks)", argv[1],
+				              lbt_comm_size());
 			else
 				rc = cmds[i].fn(argc - 1, argv + 1);
 			lbt_comm_finalize();

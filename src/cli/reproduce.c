@@ -57,11 +57,18 @@ static void help(void)
 	       "  --data DIR      the paper's transcribed values (default: %s;\n"
 	       "                  $LBTORUS_DATA if set, else the installed data, or the source\n"
 	       "                  tree's for an lbtorus run from its build directory)\n"
-	       "  --threads N     runs in parallel, one thread each (default: all cores)\n"
+	       "  --threads N     runs in parallel, one thread each (default: all cores; under\n"
+	       "                  MPI on each rank)\n"
 	       "  --isa NAME      kernel target (default auto)\n"
 	       "  --quiet         no progress lines on stderr\n"
 	       "  --titles        put a title on each plot (default none: a paper's figure has\n"
 	       "                  a caption instead)\n"
+	       "\n"
+	       "MPI (a build with MPI, started by mpirun or srun with several ranks): rank 0\n"
+	       "runs each experiment and writes its files; the experiment's batches of runs\n"
+	       "(fig5, fig6, fig7, cybenko, trees) go over all ranks, biggest first, the k-th to\n"
+	       "rank k mod N; the files are one process's, byte for byte (the manifest's\n"
+	       "provenance aside).\n"
 	       "\n"
 	       "exit status: 0 done; 1 Table 3 differs from the paper (a bug); 2 bad usage, or\n"
 	       "something needed is missing (NNA not built in, gnuplot not installed: the data\n"
@@ -143,10 +150,8 @@ int cmd_reproduce(int argc, char **argv)
 				continue;
 			lbt_err err;
 			int64_t differs = 0;
-			if (*stop)
-				return cli_interrupted("reproduce", kept);
-			int st = lbt_experiment_run(n, out_dir, &batch, &differs, &err);
-			if (st && *stop) /* a commit after the signal was refused: this one is not finished */
+			int st = lbt_experiment_run(n, out_dir, &batch, &differs, &err); /* LBT_EINTR: a signal before it */
+			if (st == LBT_EINTR || (st && *stop)) /* a commit after the signal was refused: this one is not finished */
 				return cli_interrupted("reproduce", kept);
 			if (st == LBT_EUNSUP) {
 				cli_fail(st, "%s: %s", n, err.msg);
@@ -158,7 +163,8 @@ int cmd_reproduce(int argc, char **argv)
 				         (long long)differs, out_dir, n);
 				rc = 1;
 			}
-			printf("%s/%s.md\n", out_dir, n);
+			if (lbt_comm_rank() == 0)
+				printf("%s/%s.md\n", out_dir, n);
 		}
 	return rc;
 }

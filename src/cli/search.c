@@ -28,12 +28,16 @@ static void help(void)
 	       "                    seed give the same result on any number of threads\n"
 	       "  --out FILE.npy    the worst configuration (default worst.npy)\n"
 	       "  --max-steps N     cap per simulated run (default 1000 * D*K*L + 1000)\n"
-	       "  --threads N       restarts in parallel (default: all cores)\n"
+	       "  --threads N       restarts in parallel (default: all cores; under MPI per rank)\n"
 	       "  --isa NAME        kernel target (default auto)\n"
 	       "  --workload SPEC   every evaluation runs this workload (as lbtorus run\n"
 	       "                    --workload; not a search tree) from step 0 with --seed,\n"
 	       "                    so every candidate meets the same arrivals\n"
 	       "  --quiet           no progress lines on stderr\n"
+	       "\n"
+	       "MPI (a build with MPI, started by mpirun or srun with several ranks): restart\n"
+	       "r runs on rank r mod N, and rank 0 writes the .npy and prints the JSON; the\n"
+	       "result is one process's, byte for byte.\n"
 	       "\n"
 	       "JSON keys: shape, boundary, method, ldiff, total, min, max, seed, restarts,\n"
 	       "moves, anneal, evaluations, best_restart, steps (until balanced), shifts,\n"
@@ -135,7 +139,7 @@ int cmd_search(int argc, char **argv)
 	b.interrupt = cli_catch_signals();
 	lbt_err err;
 	int st = lbt_search_run(&s, &b, &err);
-	if (st && *b.interrupt)
+	if (st == LBT_EINTR || (st && *b.interrupt)) /* under MPI: a signal to any rank stops them all */
 		return cli_interrupted("search", "nothing written");
 	return st ? cli_fail(st, "%s", err.msg) : 0;
 }

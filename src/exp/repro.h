@@ -32,9 +32,22 @@ typedef struct {
  * the same flag. */
 lbt_run_opts rp_run_opts(const lbt_repro_opts *o);
 
-/* Run n jobs, in parallel (each single-threaded), biggest first. */
-int rp_threads(const lbt_repro_opts *o); /* runs at once: --threads, else every core */
+/* Run n jobs, in parallel (each single-threaded), biggest first; under MPI
+ * spread over the ranks (spread.h). A run cut short by a signal fails with
+ * LBT_EINTR. */
+int rp_threads(const lbt_repro_opts *o); /* runs at once on a rank: --threads, else every core */
 int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
+/* Under MPI rank 0 runs the experiment, writes its files and announces
+ * each batch of runs (rp_run_jobs, rp_run_wjobs) to the other ranks, which
+ * serve them (rp_serve in reproduce.c) until it announces the end with its
+ * outcome. rp_announce: rank 0's word to the others (nothing on one
+ * process); rp_agree_room: LBT_OK on every rank if every rank had room
+ * (ok), else LBT_ENOMEM on all; rp_serve_wjobs: a rank's part of a batch
+ * of n rp_wjobs. */
+enum { RP_END, RP_JOBS, RP_WJOBS };
+void rp_announce(int kind, int64_t n);
+int rp_agree_room(int ok, lbt_err *e);
+int rp_serve_wjobs(int n, const lbt_repro_opts *o, lbt_err *e);
 void rp_note(const lbt_repro_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The papers' stated results (data/henrich1996_claims.csv; ids luling1993_*:
@@ -81,7 +94,8 @@ int rp_fig5(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig6(const lbt_repro_opts *o, lbt_err *e);
 int rp_fig7(const lbt_repro_opts *o, lbt_err *e);
 /* One run with a workload (repro_cybenko.c), single-threaded; rp_run_wjobs
- * runs n of them in parallel. */
+ * runs n of them in parallel, under MPI spread over the ranks (a run cut
+ * short by a signal fails with LBT_EINTR). */
 typedef struct {
 	const char *shape, *method, *pname, *pvalue, *spec, *init; /* pname, pvalue: one method parameter or NULL */
 	lbt_until until;

@@ -25,13 +25,13 @@
  *     (n - 1) t sigma^2 without balancing.
  * Every run is single-threaded; the runs go in parallel. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "repro.h"
+#include "comm/comm.h"
+#include "exp/spread.h"
 
 static void keep_sqdev(void *ctx, const lbt_step_record *r) { ((double *)ctx)[r->step] = r->sqdev; }
 
@@ -70,17 +70,143 @@ static void wjob_run(rp_wjob *j, const lbt_repro_opts *o)
 	lbt_state_close(&st);
 }
 
+/* A batch of rp_wjobs as lbt_spread takes it. */
+typedef struct {
+	rp_wjob *jobs;
+	const lbt_repro_opts *o;
+} wjob_batch;
+
+static void wjob_spread_run(void *ctx, int64_t i)
+{
+	const wjob_batch *b = ctx;
+	rp_wjob *j = &b->jobs[i];
+	wjob_run(j, b->o);
+	if (!j->status && b->o->interrupt && *b->o->interrupt) { /* cut short: not the run's result (on any rank) */
+		j->status = LBT_EINTR;
+		snprintf(j->msg, sizeof j->msg, "interrupted");
+	}
+}
+
+static int wjob_result(void *ctx, int64_t i, void *at[2], size_t n[2])
+{
+	rp_wjob *j = &((const wjob_batch *)ctx)->jobs[i];
+	at[0] = &j->s; /* the results: s to the end of the struct */
+	n[0] = sizeof *j - offsetof(rp_wjob, s);
+	if (!j->trace)
+		return 1;
+	at[1] = j->trace;
+	n[1] = (size_t)(j->until.steps + 1) * sizeof *j->trace;
+	return 2;
+}
+
+/* The text fields of a job, in the order they travel. */
+#define WJOB_TEXT(j) {&(j)->shape, &(j)->method, &(j)->pname, &(j)->pvalue, &(j)->spec, &(j)->init}
+
+/* Rank 0's jobs as bytes for the other ranks (buf NULL: their length):
+ * each job's struct, then its texts, each a length (-1: NULL) and bytes. */
+static size_t wjobs_pack(rp_wjob *jobs, int n, char *buf)
+{
+	size_t len = 0;
+	for (int i = 0; i < n; i++) {
+		if (buf)
+			memcpy(buf + len, &jobs[i], sizeof jobs[i]);
+		len += sizeof jobs[i];
+		const char **text[6] = WJOB_TEXT(&jobs[i]);
+		for (int k = 0; k < 6; k++) {
+			const int32_t l = *text[k] ? (int32_t)strlen(*text[k]) : -1;
+			if (buf) {
+				memcpy(buf + len, &l, sizeof l);
+				memcpy(buf + len + sizeof l, *text[k], l > 0 ? (size_t)l : 0);
+			}
+			len += sizeof l + (l > 0 ? (size_t)l : 0);
+		}
+	}
+	return len;
+}
+
+/* Rank 0's packed jobs into jobs, their texts into text (room for len
+ * bytes) and their traces (zeroed, as rank 0's) into *traces; 0: no memory. */
+static int wjobs_unpack(rp_wjob *jobs, int n, const char *buf, char *text, double **traces)
+{
+	size_t at = 0, room = 0;
+	for (int i = 0; i < n; i++) {
+		memcpy(&jobs[i], buf + at, sizeof jobs[i]);
+		at += sizeof jobs[i];
+		const char **t[6] = WJOB_TEXT(&jobs[i]);
+		for (int k = 0; k < 6; k++) {
+			int32_t l;
+			memcpy(&l, buf + at, sizeof l);
+			at += sizeof l;
+			*t[k] = NULL;
+			if (l < 0)
+				continue;
+			memcpy(text, buf + at, (size_t)l);
+			text[l] = 0;
+			*t[k] = text;
+			text += l + 1;
+			at += (size_t)l;
+		}
+		room += jobs[i].trace ? (size_t)(jobs[i].until.steps + 1) : 0;
+	}
+	if (!(*traces = calloc(room ? room : 1, sizeof **traces)))
+		return 0;
+	for (int i = 0, off = 0; i < n; i++)
+		if (jobs[i].trace) {
+			jobs[i].trace = *traces + off;
+			off += (int)(jobs[i].until.steps + 1);
+		}
+	return 1;
+}
+
+/* The batch on every rank (collective): run over the ranks, every result
+ * on every rank. */
+static int wjobs_spread(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
+{
+	wjob_batch b = {jobs, o};
+	const lbt_spread sp = {.run = wjob_spread_run, .result = wjob_result, .ctx = &b};
+	return lbt_spread_run(&sp, NULL, n, rp_threads(o), e);
+}
+
+int rp_serve_wjobs(int n, const lbt_repro_opts *o, lbt_err *e)
+{
+	int64_t len = 0;
+	lbt_comm_bcast(&len, sizeof len);
+	char *buf = malloc((size_t)len + 1), *text = malloc((size_t)len + 1);
+	rp_wjob *jobs = calloc((size_t)(n > 0 ? n : 1), sizeof *jobs);
+	double *traces = NULL;
+	int st = rp_agree_room(buf && text && jobs, e);
+	if (!st)
+		lbt_comm_bcast(buf, (int)len);
+	if (!st)
+		st = rp_agree_room(wjobs_unpack(jobs, n, buf, text, &traces), e);
+	if (!st)
+		st = wjobs_spread(jobs, n, o, e);
+	free(buf), free(text), free(jobs), free(traces);
+	return st;
+}
+
 int rp_run_wjobs(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 {
-	const int threads = rp_threads(o);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-	for (int i = 0; i < n; i++)
-		wjob_run(&jobs[i], o);
-	for (int i = 0; i < n; i++)
+	int st = LBT_OK;
+	if (lbt_comm_size() > 1) { /* the jobs to the other ranks (rp_serve_wjobs) */
+		rp_announce(RP_WJOBS, n);
+		int64_t len = (int64_t)wjobs_pack(jobs, n, NULL);
+		lbt_comm_bcast(&len, sizeof len);
+		char *buf = malloc((size_t)len + 1);
+		if (!(st = rp_agree_room(buf != NULL, e))) {
+			wjobs_pack(jobs, n, buf);
+			lbt_comm_bcast(buf, (int)len);
+			st = rp_agree_room(1, e);
+		}
+		free(buf);
+	}
+	if (!st)
+		st = wjobs_spread(jobs, n, o, e);
+	for (int i = 0; !st && i < n; i++)
 		if (jobs[i].status)
 			return lbt_errf(e, jobs[i].status, "%s %s %s: %s", jobs[i].method, jobs[i].shape, jobs[i].spec,
 			                jobs[i].msg);
-	return LBT_OK;
+	return st;
 }
 
 typedef struct {

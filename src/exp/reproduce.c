@@ -19,7 +19,9 @@
 #endif
 
 #include "repro.h"
+#include "comm/comm.h"
 #include "core/input.h"
+#include "exp/spread.h"
 #include "out/latex.h"
 #include "lbtorus/provenance.h"
 
@@ -93,43 +95,113 @@ int rp_threads(const lbt_repro_opts *o)
 	return threads < 1 ? 1 : threads;
 }
 
-int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
+void rp_announce(int kind, int64_t n)
+{
+	int64_t h[3] = {kind, n, 0};
+	if (lbt_comm_size() > 1 && lbt_comm_rank() == 0)
+		lbt_comm_bcast(h, sizeof h);
+}
+
+int rp_agree_room(int ok, lbt_err *e)
+{
+	return lbt_comm_min_int(ok) ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for a batch of runs");
+}
+
+/* A batch of jobs as lbt_spread takes it. */
+typedef struct {
+	rp_job *jobs;
+	const lbt_repro_opts *o;
+	int n, mine, done;
+} job_batch;
+
+static void job_run(void *ctx, int64_t i)
+{
+	job_batch *b = ctx;
+	const lbt_repro_opts *o = b->o;
+	rp_job *j = &b->jobs[i];
+	run_one(j, o);
+	if (!j->status && o->interrupt && *o->interrupt) { /* cut short: not the run's result (on any rank) */
+		j->status = LBT_EINTR;
+		snprintf(j->msg, sizeof j->msg, "interrupted");
+	}
+#pragma omp critical(rp_progress)
+	{
+		b->done++;
+		if (j->status)
+			rp_note(o, "  [%d/%d] %s %s %s: %s", b->done, b->mine, j->method, j->shape, j->init, j->msg);
+		else {
+			char sh[32], ba[32];
+			snprintf(sh, sizeof sh, j->shared_step < 0 ? "never" : "%lld", (long long)j->shared_step);
+			snprintf(ba, sizeof ba, j->balanced_step < 0 ? "never" : "%lld", (long long)j->balanced_step);
+			rp_note(o, "  [%d/%d] %-6s %-9s %-14s steps to shared %s, to balanced %s%s", b->done, b->mine, j->method,
+			        j->shape, j->init, sh, ba, j->period ? " (the state recurs)" : j->capped ? " (stopped at the cap)" : "");
+		}
+	}
+}
+
+static int job_result(void *ctx, int64_t i, void *at[2], size_t n[2])
+{
+	job_batch *b = ctx;
+	at[0] = &b->jobs[i]; /* a job is plain data: its inputs travel back unchanged */
+	n[0] = sizeof b->jobs[i];
+	return 1;
+}
+
+/* Rank 0's n jobs (on the others: room for them) to every rank, run over
+ * the ranks biggest first, every result on every rank (collective). */
+static int jobs_spread(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 {
 	int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
-	if (!order)
-		return lbt_errf(e, LBT_ENOMEM, "no memory for %d runs", n);
-	for (int i = 0; i < n; i++) {
+	int st = rp_agree_room(jobs && order, e);
+	if (!st)
+		lbt_comm_bcast(jobs, n * (int)sizeof *jobs);
+	for (int i = 0; !st && i < n; i++) {
 		lbt_shape s;
 		order[i] = i;
 		jobs[i].pes = lbt_shape_parse(&s, jobs[i].shape, NULL) ? 1 : lbt_shape_pes(&s);
 	}
-	qsort_r(order, (size_t)n, sizeof *order, by_size, jobs);
-	const int threads = rp_threads(o);
-	int done = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-	for (int i = 0; i < n; i++) {
-		rp_job *j = &jobs[order[i]];
-		run_one(j, o);
-#pragma omp critical(rp_progress)
-		{
-			done++;
-			if (j->status)
-				rp_note(o, "  [%d/%d] %s %s %s: %s", done, n, j->method, j->shape, j->init, j->msg);
-			else {
-				char sh[32], ba[32];
-				snprintf(sh, sizeof sh, j->shared_step < 0 ? "never" : "%lld", (long long)j->shared_step);
-				snprintf(ba, sizeof ba, j->balanced_step < 0 ? "never" : "%lld", (long long)j->balanced_step);
-				rp_note(o, "  [%d/%d] %-6s %-9s %-14s steps to shared %s, to balanced %s%s", done, n, j->method,
-				        j->shape, j->init, sh, ba,
-				        j->period ? " (the state recurs)" : j->capped ? " (stopped at the cap)" : "");
-			}
-		}
+	if (!st) {
+		qsort_r(order, (size_t)n, sizeof *order, by_size, jobs);
+		job_batch b = {.jobs = jobs, .o = o, .n = n, .mine = (int)lbt_spread_mine(n)};
+		const lbt_spread sp = {.run = job_run, .result = job_result, .ctx = &b};
+		st = lbt_spread_run(&sp, order, n, rp_threads(o), e);
 	}
 	free(order);
-	for (int i = 0; i < n; i++)
+	return st;
+}
+
+int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
+{
+	rp_announce(RP_JOBS, n);
+	int st = jobs_spread(jobs, n, o, e);
+	for (int i = 0; !st && i < n; i++)
 		if (jobs[i].status)
 			return lbt_errf(e, jobs[i].status, "%s", jobs[i].msg);
-	return LBT_OK;
+	return st;
+}
+
+/* Ranks other than 0 under MPI: run the batches rank 0 announces until it
+ * says the experiment is over; then its status, differences and message. */
+static int rp_serve(const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
+{
+	lbt_repro_opts w = *o;
+	w.note = NULL; /* rank 0 tells of its runs */
+	for (;;) {
+		int64_t h[3];
+		lbt_comm_bcast(h, sizeof h);
+		if (h[0] == RP_JOBS) {
+			rp_job *jobs = calloc((size_t)(h[1] > 0 ? h[1] : 1), sizeof *jobs);
+			jobs_spread(jobs, (int)h[1], &w, e);
+			free(jobs);
+		} else if (h[0] == RP_WJOBS)
+			rp_serve_wjobs((int)h[1], &w, e);
+		else {
+			lbt_comm_bcast(e->msg, sizeof e->msg);
+			if (differs)
+				*differs = h[2];
+			return (int)h[1];
+		}
+	}
 }
 
 int rp_path(const lbt_repro_opts *o, const char *name, char *buf, size_t n, lbt_err *e)
@@ -392,24 +464,10 @@ const char *const *lbt_repro_names(void)
 
 typedef int (*experiment)(const lbt_repro_opts *o, lbt_err *e);
 
-int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
+/* One experiment (run NULL: Table 3) into out_dir, its files published
+ * together (rank 0 under MPI). */
+static int run_experiment(experiment run, const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 {
-	static const struct { const char *name; experiment run; } list[] = {
-		{"table3", NULL /* rp_table3 counts differences */}, {"fig5", rp_fig5}, {"fig6", rp_fig6}, {"fig7", rp_fig7}, {"cybenko", rp_cybenko},
-		{"trees", rp_trees}, {"jv-fig1", rp_jv_fig1}, {"jv-fig23", rp_jv_fig23}, {"jv-table1", rp_jv_table1},
-		{"jv-speeds", rp_jv_speeds}, {"jv-calibration", rp_jv_calibration}, {"jv-shake", rp_jv_shake},
-		{"luling-theorems", rp_luling_theorems}, {"luling-cost", rp_luling_cost}, {"luling-figs", rp_luling_figs},
-		{"luling-table1", rp_luling_table1}, {"luling-compare", rp_luling_compare}};
-	size_t k = 0;
-	while (k < sizeof list / sizeof *list && strcmp(name, list[k].name))
-		k++;
-	if (differs)
-		*differs = 0;
-	if (k == sizeof list / sizeof *list)
-		return lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
-		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-cost, luling-figs, luling-table1 "
-		                "or luling-compare",
-		                name);
 	/* the experiment's files are written into a staging directory and
 	 * published together (lbt_outdir): a failure leaves out_dir as it was */
 	lbt_outdir d;
@@ -419,8 +477,9 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	lbt_repro_opts so = *o;
 	so.out_dir = d.stage;
 	int64_t dd = 0;
-	st = list[k].run ? list[k].run(&so, e) : rp_table3(&so, &dd, e);
-	if (o->interrupt && *o->interrupt) { /* its runs stopped early, or never started: nothing is published */
+	st = run ? run(&so, e) : rp_table3(&so, &dd, e);
+	if ((o->interrupt && *o->interrupt) || st == LBT_EINTR) { /* its runs stopped early (on any rank), or never
+	                                                         started: nothing is published */
 		lbt_outdir_abort(&d, NULL);
 		return lbt_errf(e, LBT_EINTR, "interrupted: nothing of %s written to %s", name, d.dir);
 	}
@@ -450,5 +509,36 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 		}
 	} else
 		lbt_outdir_abort(&d, e);
+	return st;
+}
+
+int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
+{
+	static const struct { const char *name; experiment run; } list[] = {
+		{"table3", NULL /* rp_table3 counts differences */}, {"fig5", rp_fig5}, {"fig6", rp_fig6}, {"fig7", rp_fig7}, {"cybenko", rp_cybenko},
+		{"trees", rp_trees}, {"jv-fig1", rp_jv_fig1}, {"jv-fig23", rp_jv_fig23}, {"jv-table1", rp_jv_table1},
+		{"jv-speeds", rp_jv_speeds}, {"jv-calibration", rp_jv_calibration}, {"jv-shake", rp_jv_shake},
+		{"luling-theorems", rp_luling_theorems}, {"luling-cost", rp_luling_cost}, {"luling-figs", rp_luling_figs},
+		{"luling-table1", rp_luling_table1}, {"luling-compare", rp_luling_compare}};
+	size_t k = 0;
+	while (k < sizeof list / sizeof *list && strcmp(name, list[k].name))
+		k++;
+	if (differs)
+		*differs = 0;
+	if (k == sizeof list / sizeof *list)
+		return lbt_errf(e, LBT_EINVAL, "unknown experiment '%s': table3, fig5, fig6, fig7, cybenko, trees, jv-fig1, "
+		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-cost, luling-figs, luling-table1 "
+		                "or luling-compare",
+		                name);
+	if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt))) /* a signal on any rank before it starts */
+		return lbt_errf(e, LBT_EINTR, "interrupted: nothing of %s written", name);
+	if (lbt_comm_size() > 1 && lbt_comm_rank() != 0)
+		return rp_serve(o, differs, e);
+	const int st = run_experiment(list[k].run, name, o, differs, e);
+	int64_t h[3] = {RP_END, st, differs ? *differs : 0};
+	if (lbt_comm_size() > 1) { /* the end of the experiment, its outcome every rank's */
+		lbt_comm_bcast(h, sizeof h);
+		lbt_comm_bcast(e->msg, sizeof e->msg);
+	}
 	return st;
 }

@@ -15,7 +15,10 @@
  *
  * Determinism: restart r draws every random number as lbt_rand(seed, r, i,
  * purpose) with its own counter i, restarts run in parallel on private
- * states, and the best is the highest score with ties to the lowest restart. */
+ * states (spread over the MPI ranks, restart r on rank r mod R, and over
+ * each rank's threads: spread.h), and the best is the highest score with
+ * ties to the lowest restart, chosen once every rank has every restart's
+ * outcome: the same search on any number of threads and ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,8 @@
 #include "lbtorus/rng.h"
 #include "lbtorus/run.h"
 #include "lbtorus/search.h"
+#include "comm/comm.h"
+#include "exp/spread.h"
 
 enum { R_MIN = 0x5ea1, R_PICK, R_FILL, R_SRC, R_DST, R_HOW, R_AMT, R_ACC };
 
@@ -227,7 +232,8 @@ static int search_check(const lbt_search_opts *o, lbt_search_result *r, int64_t 
 	return LBT_OK;
 }
 
-/* Threads for the restarts: o->threads (all cores if <= 0), at most one a restart. */
+/* Threads for this rank's restarts: o->threads (all cores if <= 0), at
+ * most one a restart. */
 static int search_threads(const lbt_search_opts *o)
 {
 	int threads = o->threads;
@@ -235,65 +241,83 @@ static int search_threads(const lbt_search_opts *o)
 	if (threads <= 0)
 		threads = omp_get_num_procs();
 #endif
-	if (threads < 1 || threads > o->restarts)
-		threads = o->restarts < 1 ? 1 : (int)(o->restarts < threads ? o->restarts : threads);
+	const int64_t mine = lbt_spread_mine(o->restarts);
+	if (threads > mine)
+		threads = (int)mine;
 	return threads < 1 ? 1 : threads;
 }
 
-/* Every restart k into outs[k] and its best loads into bests + k*P, a state
- * per thread; 1 (and *e) if a thread could not open its state. */
+/* The restarts as jobs for lbt_spread: a state and scratch per thread. */
+typedef struct {
+	const lbt_search_opts *o;
+	int64_t P, mlo, mhi, cap, done, mine;
+	outcome *outs;
+	int32_t *bests, *work;
+	ranked *ranks;
+	lbt_state *st;
+} restarts;
+
+static void restart_run(void *ctx, int64_t k)
+{
+	restarts *x = ctx;
+	int t = 0;
+#ifdef _OPENMP
+	t = omp_get_thread_num();
+#endif
+	one_restart(x->o, &x->st[t], k, x->mlo, x->mhi, x->cap, x->bests + k * x->P, x->work + (int64_t)t * x->P,
+	            x->ranks + (int64_t)t * x->P, &x->outs[k]);
+#pragma omp critical(search_note)
+	{
+		x->done++;
+		if (x->o->note && lbt_comm_rank() == 0) { /* rank 0 tells of its restarts */
+			char line[200];
+			snprintf(line, sizeof line, "  restart %lld (%lld/%lld done): %lld steps after %lld runs", (long long)k,
+			         (long long)x->done, (long long)x->mine, (long long)x->outs[k].steps,
+			         (long long)x->outs[k].evals);
+			x->o->note(x->o->ctx, line);
+		}
+	}
+}
+
+static int restart_result(void *ctx, int64_t k, void *at[2], size_t n[2])
+{
+	restarts *x = ctx;
+	at[0] = &x->outs[k];
+	n[0] = sizeof x->outs[k];
+	at[1] = x->bests + k * x->P;
+	n[1] = (size_t)x->P * sizeof *x->bests;
+	return 2;
+}
+
+/* Every restart k into outs[k] and its best loads into bests + k*P, the
+ * restarts spread over the ranks (spread.h) and this rank's over its
+ * threads, a state per thread; then every rank has them all. LBT_OK, or
+ * (on every rank) the first rank's failure to open its states. */
 static int search_restarts(const lbt_search_opts *o, int threads, int64_t P, int64_t mlo, int64_t mhi, int64_t cap,
                            outcome *outs, int32_t *bests, int32_t *work, ranked *ranks, lbt_err *e)
 {
 	lbt_setup set = {.shape = o->shape, .boundary = o->boundary, .method = o->method ? o->method : "lm-c5",
 	                 .init = "const:0", .isa = o->isa, .seed = o->seed, .threads = 1};
-	int failed = 0;
-	int64_t done = 0;
-#pragma omp parallel num_threads(threads)
-	{
-		int t = 0;
-#ifdef _OPENMP
-		t = omp_get_thread_num();
-#endif
-		lbt_state st;
-		lbt_err err;
-		int ok = lbt_state_open(&st, &set, &err) == LBT_OK;
-		if (!ok) {
-#pragma omp critical(search_err)
-			if (!failed) {
-				failed = 1;
-				*e = err;
-			}
-		}
-#pragma omp for schedule(dynamic, 1)
-		for (int64_t k = 0; k < o->restarts; k++) {
-			if (!ok)
-				continue;
-			one_restart(o, &st, k, mlo, mhi, cap, bests + k * P, work + (int64_t)t * P,
-			            ranks + (int64_t)t * P, &outs[k]);
-#pragma omp critical(search_note)
-			{
-				done++;
-				if (o->note) {
-					char line[200];
-					snprintf(line, sizeof line, "  restart %lld (%lld/%lld done): %lld steps after %lld runs",
-					         (long long)k, (long long)done, (long long)o->restarts, (long long)outs[k].steps,
-					         (long long)outs[k].evals);
-					o->note(o->ctx, line);
-				}
-			}
-		}
-		if (ok)
-			lbt_state_close(&st);
+	restarts x = {.o = o, .P = P, .mlo = mlo, .mhi = mhi, .cap = cap, .mine = lbt_spread_mine(o->restarts),
+	              .outs = outs, .bests = bests, .work = work, .ranks = ranks, .st = calloc((size_t)threads, sizeof *x.st)};
+	int opened = 0, st = x.st ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "search: no memory");
+	while (!st && opened < threads && !(st = lbt_state_open(&x.st[opened], &set, e)))
+		opened++;
+	if (!(st = lbt_comm_agree(st, e))) {
+		const lbt_spread sp = {.run = restart_run, .result = restart_result, .ctx = &x};
+		st = lbt_spread_run(&sp, NULL, o->restarts, threads, e);
 	}
-	return failed;
+	for (int t = 0; t < opened; t++)
+		lbt_state_close(&x.st[t]);
+	free(x.st);
+	return st;
 }
 
 /* The best of the restarts into r (the first of the longest). */
 static int search_best(const lbt_search_opts *o, const outcome *outs, const int32_t *bests, int64_t P, int64_t cap,
-                       int failed, lbt_search_result *r, lbt_err *e)
+                       lbt_search_result *r, lbt_err *e)
 {
-	int status = LBT_OK;
+	int status = LBT_OK, failed = 0;
 	int64_t best = -1;
 	for (int64_t k = 0; k < o->restarts && !failed; k++) {
 		r->evaluations += outs[k].evals;
@@ -307,7 +331,7 @@ static int search_best(const lbt_search_opts *o, const outcome *outs, const int3
 		return lbt_errf(e, LBT_ERANGE, "search: a candidate did not balance within %lld steps (--max-steps)",
 		                (long long)cap);
 	if (failed)
-		return status ? status : LBT_EINVAL;
+		return status;
 	if (!(r->loads = malloc((size_t)P * sizeof *r->loads)))
 		return lbt_errf(e, LBT_ENOMEM, "search: no memory");
 	memcpy(r->loads, bests + best * P, (size_t)P * sizeof *r->loads);
@@ -339,8 +363,12 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 	if (!outs || !bests || !work || !ranks)
 		status = lbt_errf(e, LBT_ENOMEM, "search: no memory for %lld restarts", (long long)o->restarts);
 	else {
-		int failed = search_restarts(o, threads, P, mlo, mhi, cap, outs, bests, work, ranks, e);
-		status = search_best(o, outs, bests, P, cap, failed, r, e);
+		status = search_restarts(o, threads, P, mlo, mhi, cap, outs, bests, work, ranks, e);
+		/* a signal on any rank: its restarts were cut short, so the search's result is not one process's */
+		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt)))
+			status = lbt_errf(e, LBT_EINTR, "search: interrupted");
+		if (!status)
+			status = search_best(o, outs, bests, P, cap, r, e);
 	}
 	free(outs), free(bests), free(work), free(ranks);
 	return status;

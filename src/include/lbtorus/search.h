@@ -47,8 +47,11 @@ typedef struct {
 
 /* Random restarts, each improved by local moves of load elements (from one
  * PE to a neighbour or to any PE) that keep the total and Ldiff. Results
- * depend only on the options (seed included), never on the thread count:
- * each restart draws from its own stream and ties go to the lowest restart. */
+ * depend only on the options (seed included), never on the thread or rank
+ * count: each restart draws from its own stream and ties go to the lowest
+ * restart. Under MPI every rank calls it (collective): restart r runs on
+ * rank r mod R and every rank gets the result; LBT_EINTR on every rank if a
+ * signal reached any (o->interrupt). */
 int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e);
 
 #endif
