@@ -54,8 +54,9 @@ static int share(const lbt_spread *s, const int *order, int64_t n, int R, int me
 	}
 	for (size_t at = 0; !st && at < total; at += 1 << 30) /* a broadcast counts in int */
 		lbt_comm_bcast(all + at, (int)(total - at < (1u << 30) ? total - at : 1u << 30));
-	for (int r = 0, off = 0; !st && r < R; r++)
-		off += (int)rank_bytes(s, order, n, R, r, all + off, 1);
+	size_t off = 0;
+	for (int r = 0; !st && r < R; r++)
+		off += rank_bytes(s, order, n, R, r, all + off, 1);
 	free(buf);
 	free(all);
 	return st;
