@@ -570,9 +570,13 @@ def spread_signal(tmp, name, args):
     os.makedirs(d)
     p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d, env=ENV,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
-    with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
-        ranks = [int(x) for x in f.read().split()]
+    ranks, waited = [], 0.0
+    while len(ranks) < 2 and waited < 20 and p.poll() is None:  # both ranks started (a loaded machine is slow)
+        time.sleep(0.1)
+        waited += 0.1
+        with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
+            ranks = [int(x) for x in f.read().split()]
+    time.sleep(2)  # past start-up, in the middle: a rank's part takes far longer (search: ~36 s on a Zen 3 core)
     for pid in ranks:
         os.kill(pid, signal.SIGINT)
     _, err = p.communicate(timeout=120)
@@ -584,7 +588,7 @@ def spread_signal(tmp, name, args):
 
 
 SPREAD_SIGNALS = [
-    ('search', ['search', '--shape', '8x8', '--ldiff', '64', '--mean', '40', '--restarts', '4', '--moves', '100000',
+    ('search', ['search', '--shape', '8x8', '--ldiff', '64', '--mean', '40', '--restarts', '4', '--moves', '1000000',
                 '--quiet', '--threads', '1']),
     ('reproduce', ['reproduce', 'trees', '--out', 'r', '--quiet', '--threads', '1']),
 ]
