@@ -1283,6 +1283,16 @@ Test(api, ranks_give_the_grid_of_ranks)
 	c.ranks = "1";
 	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
 	cr_assert(strstr(e.msg, "1 counts for a torus of 2 axes"), "%s", e.msg);
+	cr_assert(!strncmp(e.msg, "ranks '1': ", 11), "%s", e.msg); /* the field's name: no command here */
+	c.as_command = "run";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "--ranks '1': 1 counts"), "%s", e.msg); /* the option, as `lbtorus run` names it */
+	c.ranks = "2y";
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(strstr(e.msg, "--ranks '2y': not a grid of ranks"), "%s", e.msg);
+	c.as_command = NULL;
+	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);
+	cr_assert(!strncmp(e.msg, "ranks '2y': not a grid of ranks", 31), "%s", e.msg);
 	c.shape = "6x1";
 	c.ranks = "1x2";
 	cr_assert_eq(lbt_config_check(&c, &e), LBT_EINVAL);

@@ -55,7 +55,8 @@ static int translate(const lbt_config *c, lbt_setup *set, lbt_workload *wl, lbt_
 		return lbt_errf(e, LBT_EINVAL, "configuration not made by lbt_config_default()");
 	*set = (lbt_setup){.shape = c->shape, .boundary = c->boundary, .method = c->method, .init = c->init,
 	                   .isa = c->isa, .seed = c->seed, .threads = c->threads, .speeds = c->speeds,
-	                   .link = c->link, .interrupt = c->interrupt, .ranks = c->ranks};
+	                   .link = c->link, .interrupt = c->interrupt, .ranks = c->ranks,
+	                   .as_command = c->as_command};
 	for (int i = 0; i < LBT_MAX_PARAMS && c->param[i].name; i++)
 		set->params[i] = (lbt_param_arg){c->param[i].name, c->param[i].value};
 	*ro = lbt_run_opts_default();

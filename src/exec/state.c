@@ -106,14 +106,15 @@ static double memory_available(void)
 /* The grid of ranks s ("4x2x1") of a torus of shape sh, into nr: its
  * counts, one per axis, their product the rank count, none above its
  * axis's extent (lbt_cut_grid); on a torus not cut, one rank. */
-static int ranks_parse(const char *s, const lbt_shape *sh, int cut, int *nr, lbt_err *e)
+static int ranks_parse(const char *s, const lbt_setup *cfg, const lbt_shape *sh, int *nr, lbt_err *e)
 {
+	const char *dash = cfg->as_command ? "--" : ""; /* a command's option, or the field */
 	int D = 0;
 	for (const char *p = s;; p++) {
 		char *end;
 		long k = strtol(p, &end, 10);
 		if (end == p || k < 1 || k > INT32_MAX || D == LBT_MAXD || (*end && *end != 'x'))
-			return lbt_errf(e, LBT_EINVAL, "--ranks '%s': not a grid of ranks of the %d-axis torus (e.g. %s)", s,
+			return lbt_errf(e, LBT_EINVAL, "%sranks '%s': not a grid of ranks of the %d-axis torus (e.g. %s)", dash, s,
 			                sh->dims, sh->dims == 1 ? "4" : sh->dims == 2 ? "2x2" : "2x2x1");
 		if (D < sh->dims)
 			nr[D] = (int)k;
@@ -122,10 +123,10 @@ static int ranks_parse(const char *s, const lbt_shape *sh, int cut, int *nr, lbt
 			break;
 	}
 	if (D != sh->dims)
-		return lbt_errf(e, LBT_EINVAL, "--ranks '%s': %d counts for a torus of %d axes", s, D, sh->dims);
+		return lbt_errf(e, LBT_EINVAL, "%sranks '%s': %d counts for a torus of %d axes", dash, s, D, sh->dims);
 	int want[LBT_MAXD];
 	memcpy(want, nr, sizeof want);
-	return lbt_cut_grid(cut ? lbt_comm_size() : 1, D, sh->ext, want, nr, e);
+	return lbt_cut_grid(cfg->cut ? lbt_comm_size() : 1, D, sh->ext, want, nr, e);
 }
 
 /* The grid of ranks lbt_state_open cuts the torus on, into nr: given
@@ -142,7 +143,7 @@ static const int *ranks_of(const lbt_state *st, const lbt_setup *cfg, const lbt_
 	const int slabs = (cfg->slabs || ((st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step)) &&
 	                  shape->ext[first] >= lbt_comm_size();
 	if (cfg->ranks)
-		return ranks_parse(cfg->ranks, shape, cfg->cut, nr, NULL) ? NULL : nr;
+		return ranks_parse(cfg->ranks, cfg, shape, nr, NULL) ? NULL : nr;
 	for (int d = 0; slabs && d < shape->dims; d++)
 		nr[d] = d == first ? lbt_comm_size() : 1;
 	return slabs ? nr : NULL;
@@ -289,7 +290,7 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 	if ((status = lbt_init_check(&init, &shape, e)))
 		return status;
 	int nr[LBT_MAXD];
-	if (cfg->ranks && (status = ranks_parse(cfg->ranks, &shape, cfg->cut, nr, e)))
+	if (cfg->ranks && (status = ranks_parse(cfg->ranks, cfg, &shape, nr, e)))
 		return status;
 	if (cfg->threads < 0)
 		return lbt_errf(e, LBT_EINVAL, "threads must be positive");

@@ -163,6 +163,8 @@ typedef struct {
 	const char *ranks;    /* NULL, or the grid of ranks of a cut torus, "4x2x1": one count per
 	                         axis, their product the rank count (NULL: the grid with the least
 	                         halo, lbtorus/comm.h) */
+	const char *as_command; /* a command's (lbt_config.as_command): messages name ranks as its
+	                           option --ranks; NULL: as the field ranks */
 	int slabs;            /* without ranks: slabs of the first axis with links when it has a layer
 	                         for every rank (a search tree numbers its nodes across slabs only) */
 	const volatile sig_atomic_t *interrupt; /* non-NULL: lbt_state_open stops within a second once
