@@ -30,9 +30,18 @@
 #include <mpi.h>
 
 #include "comm.h"
+#include "lbtorus/number.h"
 
 static int joined, rank, size = 1;
 static lbt_comm_tally tally;
+/* The most bytes a gather or an exchange of bytes (lbt_comm_gather,
+ * lbt_comm_allgatherv, lbt_comm_alltoallv) moves in one MPI call, whose
+ * counts and offsets are ints: more goes in pieces of at most this many
+ * (LBTORUS_COMM_PIECE=BYTES sets it smaller, to try the pieces on small
+ * data), through `pieces`, MPI_COMM_WORLD's duplicate, so that no other
+ * message of the program (lbt_comm_recv takes any) matches one. */
+static size_t piece = (size_t)1 << 30;
+static MPI_Comm pieces = MPI_COMM_NULL;
 
 void lbt_comm_tally_reset(void) { memset(&tally, 0, sizeof tally); }
 void lbt_comm_tally_get(lbt_comm_tally *t) { *t = tally; }
@@ -65,13 +74,23 @@ int lbt_comm_init(int *argc, char ***argv, lbt_err *e)
 	joined = 1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Comm_dup(MPI_COMM_WORLD, &pieces);
+	const char *p = getenv("LBTORUS_COMM_PIECE");
+	int64_t v;
+	if (p && lbt_parse_i64(p, 1, (int64_t)1 << 30, "LBTORUS_COMM_PIECE (bytes an MPI call moves at most)", &v, e)) {
+		lbt_comm_finalize(); /* every rank refuses it alike; rank 0 says so (its rank kept) */
+		return LBT_EINVAL;
+	}
+	piece = p ? (size_t)v : piece;
 	return LBT_OK;
 }
 
 void lbt_comm_finalize(void)
 {
-	if (joined)
+	if (joined) {
+		MPI_Comm_free(&pieces);
 		MPI_Finalize();
+	}
 	joined = 0;
 }
 
@@ -125,30 +144,52 @@ void lbt_comm_allgather(const void *mine, size_t n, void *all)
 		memmove(all, mine, n);
 }
 
-int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t *counts)
+/* The first byte of each rank's part (at[0..size-1]) and their total, from
+ * the ranks' byte counts; 1 if the total passes the piece (then the parts
+ * go in pieces; else every count and offset fits an int). */
+static int offsets(const int64_t *counts, int64_t *at, int64_t *total)
 {
-	lbt_comm_allgather(&n, sizeof n, counts);
-	int64_t total = 0;
-	int *cnt = malloc((size_t)size * sizeof *cnt), *at = malloc((size_t)size * sizeof *at);
-	for (int r = 0; cnt && at && r < size; r++) {
-		at[r] = (int)total;
-		cnt[r] = (int)counts[r];
-		total += counts[r];
+	*total = 0;
+	for (int r = 0; r < size; r++) {
+		at[r] = *total;
+		*total += counts[r];
 	}
-	*all = malloc((size_t)(total ? total : 1) * sizeof **all);
-	int bad = !cnt || !at || !*all;
-	if (joined)
-		MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (!bad) {
-		if (joined) {
-			double t0 = MPI_Wtime();
-			MPI_Allgatherv(mine, (int)n, MPI_DOUBLE, *all, cnt, at, MPI_DOUBLE, MPI_COMM_WORLD);
-			counted(t0);
-		} else
-			memcpy(*all, mine, (size_t)n * sizeof *mine);
+	return (uint64_t)*total > (uint64_t)piece;
+}
+
+int lbt_comm_allgatherv(const void *mine, size_t n, void **all, int64_t *counts)
+{
+	*all = NULL;
+	if (!joined) {
+		counts[0] = (int64_t)n;
+		if (!(*all = malloc(n ? n : 1)))
+			return LBT_ENOMEM;
+		memcpy(*all, mine, n);
+		return LBT_OK;
 	}
-	free(cnt);
+	const double t0 = MPI_Wtime();
+	int64_t mine_n = (int64_t)n, total;
+	MPI_Allgather(&mine_n, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, MPI_COMM_WORLD);
+	int64_t *at = malloc((size_t)size * sizeof *at);
+	int *c = malloc((size_t)(2 * size) * sizeof *c); /* counts, offsets for one call */
+	const int big = at ? offsets(counts, at, &total) : 0;
+	int bad = !at || !c || !(*all = malloc(at ? (size_t)(total ? total : 1) : 1));
+	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (!bad && !big) {
+		for (int r = 0; r < size; r++)
+			c[r] = (int)counts[r], c[size + r] = (int)at[r];
+		MPI_Allgatherv(mine, (int)n, MPI_BYTE, *all, c, c + size, MPI_BYTE, MPI_COMM_WORLD);
+	} else if (!bad) { /* each rank's part from it to all, a piece at a time */
+		memcpy((char *)*all + at[rank], mine, n);
+		for (int r = 0; r < size; r++)
+			for (int64_t k = 0; k < counts[r]; k += (int64_t)piece) {
+				const int64_t m = counts[r] - k < (int64_t)piece ? counts[r] - k : (int64_t)piece;
+				MPI_Bcast((char *)*all + at[r] + k, (int)m, MPI_BYTE, r, MPI_COMM_WORLD);
+			}
+	}
 	free(at);
+	free(c);
+	counted(t0);
 	if (bad) {
 		free(*all);
 		*all = NULL;
@@ -157,29 +198,46 @@ int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t 
 	return LBT_OK;
 }
 
+int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t *counts)
+{
+	int st = lbt_comm_allgatherv(mine, (size_t)n * sizeof *mine, (void **)all, counts);
+	for (int r = 0; !st && r < size; r++)
+		counts[r] /= (int64_t)sizeof **all;
+	return st;
+}
+
 int lbt_comm_gather(const void *mine, size_t n, void *all)
 {
 	if (!joined) {
 		memmove(all, mine, n);
 		return LBT_OK;
 	}
-	int64_t *counts = malloc((size_t)size * sizeof *counts), mine_n = (int64_t)n;
-	int *cnt = malloc((size_t)size * sizeof *cnt), *at = malloc((size_t)size * sizeof *at);
-	int bad = !counts || !cnt || !at;
+	int64_t *counts = malloc((size_t)size * sizeof *counts), *at = malloc((size_t)size * sizeof *at), mine_n = (int64_t)n,
+	        total;
+	int *c = malloc((size_t)(2 * size) * sizeof *c); /* counts, offsets for one call */
+	int bad = !counts || !at || !c;
 	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (!bad) {
 		MPI_Allgather(&mine_n, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, MPI_COMM_WORLD);
-		int64_t total = 0;
-		for (int r = 0; r < size; r++) {
-			at[r] = (int)total;
-			cnt[r] = (int)counts[r];
-			total += counts[r];
+		if (!offsets(counts, at, &total)) {
+			for (int r = 0; r < size; r++)
+				c[r] = (int)counts[r], c[size + r] = (int)at[r];
+			MPI_Gatherv(mine, (int)n, MPI_BYTE, all, c, c + size, MPI_BYTE, 0, MPI_COMM_WORLD);
+		} else if (rank) { /* in pieces, in order (messages of one pair and tag do not overtake) */
+			for (size_t k = 0; k < n; k += piece)
+				MPI_Send((const char *)mine + k, (int)(n - k < piece ? n - k : piece), MPI_BYTE, 0, 0, pieces);
+		} else {
+			memmove((char *)all + at[0], mine, n);
+			for (int r = 1; r < size; r++)
+				for (int64_t k = 0; k < counts[r]; k += (int64_t)piece) {
+					const int64_t m = counts[r] - k < (int64_t)piece ? counts[r] - k : (int64_t)piece;
+					MPI_Recv((char *)all + at[r] + k, (int)m, MPI_BYTE, r, 0, pieces, MPI_STATUS_IGNORE);
+				}
 		}
-		MPI_Gatherv(mine, (int)n, MPI_BYTE, all, cnt, at, MPI_BYTE, 0, MPI_COMM_WORLD);
 	}
 	free(counts);
-	free(cnt);
 	free(at);
+	free(c);
 	return bad ? LBT_ENOMEM : LBT_OK;
 }
 
@@ -231,26 +289,48 @@ int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int6
 	}
 	const double t0 = MPI_Wtime();
 	MPI_Alltoall(sendn, 1, MPI_INT64_T, recvn, 1, MPI_INT64_T, MPI_COMM_WORLD);
-	int *c = malloc((size_t)(4 * size) * sizeof *c); /* send counts, offsets; receive counts, offsets */
-	int64_t sent = 0, got = 0;
-	for (int r = 0; r < size; r++) {
-		sent += sendn[r];
-		got += recvn[r];
+	int64_t *so = malloc((size_t)(2 * size) * sizeof *so), *ro = so + size, sent, got; /* offsets */
+	int *c = malloc((size_t)(4 * size) * sizeof *c); /* send counts, offsets; receive counts, offsets for one call */
+	int flag[2] = {!so || !c, 0};                   /* no room anywhere; some rank's data in pieces */
+	if (!flag[0]) {
+		flag[1] = offsets(sendn, so, &sent) | offsets(recvn, ro, &got);
+		flag[0] = !(*recv = malloc((size_t)(got ? got : 1)));
 	}
-	int bad = !c || sent > INT32_MAX || got > INT32_MAX || !(*recv = malloc((size_t)(got ? got : 1)));
-	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (!bad) {
-		for (int r = 0, so = 0, ro = 0; r < size; so += c[r], ro += c[2 * size + r], r++) {
-			c[r] = (int)sendn[r];
-			c[size + r] = so;
-			c[2 * size + r] = (int)recvn[r];
-			c[3 * size + r] = ro;
+	MPI_Allreduce(MPI_IN_PLACE, flag, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (!flag[0] && !flag[1]) {
+		for (int r = 0; r < size; r++) {
+			c[r] = (int)sendn[r], c[size + r] = (int)so[r];
+			c[2 * size + r] = (int)recvn[r], c[3 * size + r] = (int)ro[r];
 		}
 		MPI_Alltoallv(send, c, c + size, MPI_BYTE, *recv, c + 2 * size, c + 3 * size, MPI_BYTE, MPI_COMM_WORLD);
+	} else if (!flag[0]) { /* each pair's bytes in pieces, in order (one pair and tag: no overtaking) */
+		int64_t nreq = 0;
+		for (int r = 0; r < size; r++)
+			nreq += r == rank ? 0 : (sendn[r] + (int64_t)piece - 1) / (int64_t)piece + (recvn[r] + (int64_t)piece - 1) / (int64_t)piece;
+		MPI_Request *q = malloc((size_t)(nreq ? nreq : 1) * sizeof *q);
+		flag[0] = !q;
+		MPI_Allreduce(MPI_IN_PLACE, flag, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+		int nq = 0;
+		for (int r = 0; !flag[0] && r < size; r++) {
+			if (r == rank) {
+				memcpy((char *)*recv + ro[r], (const char *)send + so[r], (size_t)sendn[r]);
+				continue;
+			}
+			for (int64_t k = 0; k < recvn[r]; k += (int64_t)piece)
+				MPI_Irecv((char *)*recv + ro[r] + k, (int)(recvn[r] - k < (int64_t)piece ? recvn[r] - k : (int64_t)piece),
+				          MPI_BYTE, r, 0, pieces, &q[nq++]);
+			for (int64_t k = 0; k < sendn[r]; k += (int64_t)piece)
+				MPI_Isend((const char *)send + so[r] + k, (int)(sendn[r] - k < (int64_t)piece ? sendn[r] - k : (int64_t)piece),
+				          MPI_BYTE, r, 0, pieces, &q[nq++]);
+		}
+		if (!flag[0])
+			MPI_Waitall(nq, q, MPI_STATUSES_IGNORE);
+		free(q);
 	}
+	free(so);
 	free(c);
 	counted(t0);
-	if (bad) {
+	if (flag[0]) {
 		free(*recv);
 		*recv = NULL;
 		return LBT_ENOMEM;

@@ -23,6 +23,15 @@ void lbt_comm_sum_i64(int64_t *v, int n) { (void)v, (void)n; }
 void lbt_comm_max_f64(double *v, int n) { (void)v, (void)n; }
 void lbt_comm_allgather(const void *mine, size_t n, void *all) { memmove(all, mine, n); }
 
+int lbt_comm_allgatherv(const void *mine, size_t n, void **all, int64_t *counts)
+{
+	if (!(*all = malloc(n ? n : 1)))
+		return LBT_ENOMEM;
+	memcpy(*all, mine, n);
+	counts[0] = (int64_t)n;
+	return LBT_OK;
+}
+
 int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t *counts)
 {
 	*all = malloc((size_t)(n ? n : 1) * sizeof **all);

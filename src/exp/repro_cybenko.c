@@ -163,7 +163,7 @@ static int wjobs_unpack(rp_wjob *jobs, int n, const char *buf, char *text, doubl
 static int wjobs_spread(rp_wjob *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 {
 	wjob_batch b = {jobs, o};
-	const lbt_spread sp = {.run = wjob_spread_run, .result = wjob_result, .ctx = &b};
+	const lbt_spread sp = {.run = wjob_spread_run, .result = wjob_result, .ctx = &b, .interrupt = o->interrupt};
 	return lbt_spread_run(&sp, NULL, n, rp_threads(o), e);
 }
 

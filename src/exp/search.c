@@ -304,7 +304,7 @@ static int search_restarts(const lbt_search_opts *o, int threads, int64_t P, int
 	while (!st && opened < threads && !(st = lbt_state_open(&x.st[opened], &set, e)))
 		opened++;
 	if (!(st = lbt_comm_agree(st, e))) {
-		const lbt_spread sp = {.run = restart_run, .result = restart_result, .ctx = &x};
+		const lbt_spread sp = {.run = restart_run, .result = restart_result, .ctx = &x, .interrupt = o->interrupt};
 		st = lbt_spread_run(&sp, NULL, o->restarts, threads, e);
 	}
 	for (int t = 0; t < opened; t++)

@@ -3,8 +3,8 @@
  * Invariants: job k of the order runs on rank k mod R, the rule by which a
  * sweep deals its small runs, so big jobs put first are dealt evenly; a
  * job's result is a function of the job alone, so it does not matter which
- * rank or thread ran it; the results are gathered to rank 0 in rank order
- * and broadcast from there, so every rank ends with the same bytes. */
+ * rank or thread ran it; the results go to every rank in rank order (an
+ * allgather of bytes), so every rank ends with the same bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +23,8 @@ static size_t rank_bytes(const lbt_spread *s, const int *order, int64_t n, int R
 {
 	size_t len = 0;
 	for (int64_t k = r; k < n; k += R) {
-		void *at[2];
-		size_t sz[2];
+		void *at[LBT_SPREAD_REGIONS];
+		size_t sz[LBT_SPREAD_REGIONS];
 		const int nr = s->result(s->ctx, order ? order[k] : k, at, sz);
 		for (int j = 0; j < nr; j++) {
 			if (buf && unpack)
@@ -37,27 +37,24 @@ static size_t rank_bytes(const lbt_spread *s, const int *order, int64_t n, int R
 	return len;
 }
 
-/* Every rank's results to every rank: gathered on rank 0, broadcast. */
+/* Every rank's results to every rank (an allgather of their bytes). */
 static int share(const lbt_spread *s, const int *order, int64_t n, int R, int me, lbt_err *e)
 {
-	size_t total = 0, mine = 0;
-	for (int r = 0; r < R; r++) {
-		const size_t b = rank_bytes(s, order, n, R, r, NULL, 0);
-		total += b;
-		mine = r == me ? b : mine;
-	}
-	char *buf = malloc(mine ? mine : 1), *all = malloc(total ? total : 1);
-	int st = lbt_comm_min_int(buf && all) ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory to gather the results");
+	const size_t mine = rank_bytes(s, order, n, R, me, NULL, 0);
+	char *buf = malloc(mine ? mine : 1);
+	int64_t *counts = malloc((size_t)R * sizeof *counts);
+	void *all = NULL;
+	int st = lbt_comm_min_int(buf && counts) ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory to gather the results");
 	if (!st) {
 		rank_bytes(s, order, n, R, me, buf, 0);
-		st = lbt_comm_gather(buf, mine, all) ? lbt_errf(e, LBT_ENOMEM, "no memory to gather the results") : LBT_OK;
+		st = lbt_comm_allgatherv(buf, mine, &all, counts) ? lbt_errf(e, LBT_ENOMEM, "no memory to gather the results")
+		                                                   : LBT_OK;
 	}
-	for (size_t at = 0; !st && at < total; at += 1 << 30) /* a broadcast counts in int */
-		lbt_comm_bcast(all + at, (int)(total - at < (1u << 30) ? total - at : 1u << 30));
 	size_t off = 0;
 	for (int r = 0; !st && r < R; r++)
-		off += rank_bytes(s, order, n, R, r, all + off, 1);
+		off += rank_bytes(s, order, n, R, r, (char *)all + off, 1);
 	free(buf);
+	free(counts);
 	free(all);
 	return st;
 }
@@ -65,13 +62,24 @@ static int share(const lbt_spread *s, const int *order, int64_t n, int R, int me
 int lbt_spread_run(const lbt_spread *s, const int *order, int64_t n, int threads, lbt_err *e)
 {
 	const int R = lbt_comm_size(), me = lbt_comm_rank();
-	const int64_t mine = lbt_spread_mine(n);
+	const int64_t mine = lbt_spread_mine(n), most = (n + R - 1) / R; /* rank 0 runs the most */
 	if (threads < 1)
 		threads = 1;
+	/* one round of all this rank's jobs, or (under MPI with a signal flag)
+	 * rounds of a job a thread (the most threads of a rank: as many rounds
+	 * on every rank), each ended by the ranks' word on whether a signal came */
+	const int64_t round = R > 1 && s->interrupt ? -lbt_comm_min_int(-threads) : most;
+	int stop = 0;
+	for (int64_t from = 0; from < most && !stop; from += round) {
+		const int64_t to = from + round < mine ? from + round : mine;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-	for (int64_t k = 0; k < mine; k++) {
-		const int64_t at = me + k * R;
-		s->run(s->ctx, order ? order[at] : at);
+		for (int64_t k = from; k < to; k++) {
+			const int64_t at = me + k * R;
+			s->run(s->ctx, order ? order[at] : at);
+		}
+		stop = R > 1 && s->interrupt && !lbt_comm_min_int(!*s->interrupt);
 	}
+	if (stop)
+		return lbt_errf(e, LBT_EINTR, "interrupted");
 	return R > 1 ? share(s, order, n, R, me, e) : LBT_OK;
 }

@@ -8,24 +8,35 @@
 #ifndef LBTORUS_SPREAD_H
 #define LBTORUS_SPREAD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lbtorus/status.h"
 
+enum { LBT_SPREAD_REGIONS = 8 };
+
 typedef struct {
 	void (*run)(void *ctx, int64_t i); /* job i, on one of this rank's threads (several at once) */
-	/* job i's result: the regions of memory it fills (1 or 2), at[r] and
-	 * n[r] bytes each; their sizes are the same on every rank */
-	int (*result)(void *ctx, int64_t i, void *at[2], size_t n[2]);
+	/* job i's result: the regions of memory it fills (1 to
+	 * LBT_SPREAD_REGIONS), at[r] and n[r] bytes each; their sizes are the
+	 * same on every rank */
+	int (*result)(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS]);
 	void *ctx;
+	/* the caller's signal flag (the jobs' runs stop at the end of their step
+	 * once it is set) or NULL: under MPI the ranks then run their jobs in
+	 * rounds of one a thread and agree after each whether a signal came to
+	 * any of them, so a signal to one rank stops all after their current
+	 * jobs (LBT_EINTR on every rank, nothing shared) */
+	const volatile sig_atomic_t *interrupt;
 } lbt_spread;
 
 /* The jobs this rank runs of n: ceil((n - rank) / R). */
 int64_t lbt_spread_mine(int64_t n);
 /* Collective: every rank calls it with the same n and order (NULL:
  * 0..n-1). The jobs of this rank run `threads` at once; then the results
- * go to every rank (LBT_ENOMEM on every rank if some rank had no room). */
+ * go to every rank (LBT_ENOMEM on every rank if some rank had no room;
+ * LBT_EINTR on every rank if a signal stopped one: s->interrupt). */
 int lbt_spread_run(const lbt_spread *s, const int *order, int64_t n, int threads, lbt_err *e);
 
 #endif
