@@ -9,6 +9,7 @@
 #include "lbtorus/plot.h"
 #include "lbtorus/run.h"
 #include "lbtorus/reproduce.h"
+#include "exp/spread.h"
 
 /* One run: method on shape from init, until balanced and shared, at most
  * cap steps, through the run engine, which stops a deterministic method
@@ -45,6 +46,14 @@ int rp_run_jobs(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e);
  * (ok), else LBT_ENOMEM on all; rp_serve_wjobs: a rank's part of a batch
  * of n rp_wjobs. */
 enum { RP_END, RP_JOBS, RP_WJOBS };
+/* The jv-* and luling-* experiments run on every rank instead: each rank
+ * plans the same runs and calls rp_spread at the same points (collective:
+ * its share of the n jobs runs, rp_threads(o) at once, then every result is
+ * on every rank), so what follows is the same everywhere; rp_open and rp_plot
+ * write nothing on ranks other than 0 (lbt_reproduce). Such an experiment
+ * makes all its rp_spread calls before it writes, so a failed write on rank 0
+ * leaves no rank waiting. */
+int rp_spread(const lbt_spread *s, int64_t n, const lbt_repro_opts *o, lbt_err *e);
 void rp_announce(int kind, int64_t n);
 int rp_agree_room(int ok, lbt_err *e);
 int rp_serve_wjobs(int n, const lbt_repro_opts *o, lbt_err *e);
@@ -127,8 +136,13 @@ typedef struct {
 	/* results */
 	lbt_summary sum;
 	int64_t used; /* PEs holding load at the end */
+	int status;
+	char msg[sizeof(lbt_err){0}.msg];
 } rp_jv_run;
-int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e);
+/* n runs, in parallel, under MPI spread over the ranks (rp_spread): the
+ * first failure's status and message, LBT_EINTR for a run a signal cut
+ * short. */
+int rp_jv_runs(rp_jv_run *r, int n, const lbt_repro_opts *o, lbt_err *e);
 int rp_jv_calibration(const lbt_repro_opts *o, lbt_err *e); /* repro_jv_calib.c */
 int rp_jv_shake(const lbt_repro_opts *o, lbt_err *e);       /* repro_jv_shake.c */
 int rp_jv_fig1(const lbt_repro_opts *o, lbt_err *e);
@@ -153,9 +167,12 @@ int rp_luling_set_pe0(lbt_state *st, int64_t target, lbt_work_counts *c, lbt_err
 int64_t rp_luling_up(double f, int64_t lold);
 int64_t rp_luling_settle_t(int64_t n, int delta, double f, double rel);
 int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e); /* repro_luling.c */
-/* §5, the variation density and Figure 6: its section of luling-theorems.md
- * into md, and its plots (repro_luling_vd.c). */
-int rp_luling_vd(const lbt_repro_opts *o, FILE *md, lbt_err *e);
+/* §5, the variation density and Figure 6 (repro_luling_vd.c): its runs
+ * (collective: rp_spread), into *out (the caller frees it), then its section
+ * of luling-theorems.md into md, and its plots. */
+typedef struct rp_vd rp_vd;
+int rp_luling_vd(const lbt_repro_opts *o, rp_vd **out, lbt_err *e);
+int rp_luling_vd_write(const lbt_repro_opts *o, FILE *md, const rp_vd *out, lbt_err *e);
 int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e);     /* repro_luling_cost.c */
 int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e);     /* repro_luling_dyn.c */
 int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e);

@@ -13,6 +13,7 @@
  * The paper gives surfaces; we draw one curve per w* (the surface's sections)
  * and say in NAME.md where the shapes agree. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@
 
 typedef rp_jv_run jv_run;
 
-int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e)
+static int jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e)
 {
 	lbt_setup set = {.shape = r->shape ? r->shape : "64", .boundary = r->boundary ? r->boundary : "mesh",
 	                 .method = r->method ? r->method : "fos-speed-int", .init = r->init, .isa = o->isa,
@@ -61,6 +62,42 @@ int rp_jv_one(rp_jv_run *r, const lbt_repro_opts *o, lbt_err *e)
 	return status;
 }
 
+/* A batch of runs as rp_spread takes it. */
+typedef struct {
+	rp_jv_run *r;
+	const lbt_repro_opts *o;
+} jv_batch;
+
+static void jv_job(void *ctx, int64_t i)
+{
+	const jv_batch *b = ctx;
+	rp_jv_run *r = &b->r[i];
+	lbt_err le;
+	if ((r->status = jv_one(r, b->o, &le)))
+		snprintf(r->msg, sizeof r->msg, "%s", le.msg);
+	else if (b->o->interrupt && *b->o->interrupt) /* cut short: not the run's result (on any rank) */
+		r->status = lbt_errf(&le, LBT_EINTR, "interrupted"), snprintf(r->msg, sizeof r->msg, "%s", le.msg);
+}
+
+static int jv_result(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS])
+{
+	rp_jv_run *r = &((const jv_batch *)ctx)->r[i];
+	at[0] = &r->sum; /* the results: sum to the end of the struct */
+	n[0] = sizeof *r - offsetof(rp_jv_run, sum);
+	return 1;
+}
+
+int rp_jv_runs(rp_jv_run *r, int n, const lbt_repro_opts *o, lbt_err *e)
+{
+	jv_batch b = {r, o};
+	const lbt_spread sp = {.run = jv_job, .result = jv_result, .ctx = &b};
+	int st = rp_spread(&sp, n, o, e);
+	for (int i = 0; i < n && !st; i++)
+		if (r[i].status)
+			st = lbt_errf(e, r[i].status, "%s", r[i].msg);
+	return st;
+}
+
 static const double WSTAR[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
 static const int64_t LBITE[] = {0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
 enum { NW = sizeof WSTAR / sizeof WSTAR[0], NL = sizeof LBITE / sizeof LBITE[0] };
@@ -69,19 +106,22 @@ enum { NW = sizeof WSTAR / sizeof WSTAR[0], NL = sizeof LBITE / sizeof LBITE[0] 
 static int jv_grid(const lbt_repro_opts *o, const char *link, const char *cb2, double t1[NW][NL], double t2[NW][NL],
                    double seq[NW], int nw, lbt_err *e)
 {
+	static jv_run r[NW][NL][2];
 	for (int a = 0; a < nw; a++)
 		for (int b = 0; b < NL; b++) {
-			jv_run r1 = {.link = link, .steps = LBITE[b]}, r2 = {.link = link, .cb = cb2, .detect = "1", .steps = LBITE[b]};
-			snprintf(r1.init, sizeof r1.init, "point:%.0f", 64 * WSTAR[a]);
-			snprintf(r2.init, sizeof r2.init, "point:%.0f", 64 * WSTAR[a]);
-			int st = rp_jv_one(&r1, o, e);
-			if (st || (st = rp_jv_one(&r2, o, e)))
-				return st;
-			t1[a][b] = r1.sum.app_time;
-			t2[a][b] = r2.sum.app_time;
-			seq[a] = r1.sum.seq_time;
+			r[a][b][0] = (jv_run){.link = link, .steps = LBITE[b]};
+			r[a][b][1] = (jv_run){.link = link, .cb = cb2, .detect = "1", .steps = LBITE[b]};
+			for (int k = 0; k < 2; k++)
+				snprintf(r[a][b][k].init, sizeof r[a][b][k].init, "point:%.0f", 64 * WSTAR[a]);
 		}
-	return LBT_OK;
+	int st = rp_jv_runs(&r[0][0][0], nw * NL * 2, o, e);
+	for (int a = 0; a < nw && !st; a++)
+		for (int b = 0; b < NL; b++) {
+			t1[a][b] = r[a][b][0].sum.app_time;
+			t2[a][b] = r[a][b][1].sum.app_time;
+			seq[a] = r[a][b][0].sum.seq_time;
+		}
+	return st;
 }
 
 /* The rest of a w* x LB iterations table's header, after its "| w* |". */
@@ -311,6 +351,13 @@ int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e)
 	int st = lbt_link_parse(&net, "dsl", e);
 	if (st)
 		return st;
+	jv_run runs[7];
+	for (int a = 0; a < nw; a++) {
+		runs[a] = (jv_run){.link = "dsl", .cb = "adaptive", .detect = "1", .steps = JV_N};
+		snprintf(runs[a].init, sizeof runs[a].init, "point:%.0f", 64 * W[a]);
+	}
+	if ((st = rp_jv_runs(runs, nw, o, e)))
+		return st;
 	lbt_outfile csv, md;
 	if ((st = rp_open(o, "jv-table1.csv", &csv, e)))
 		return st;
@@ -318,17 +365,12 @@ int rp_jv_table1(const lbt_repro_opts *o, lbt_err *e)
 	int64_t used[7], opt[7];
 	double speedup[7];
 	for (int a = 0; a < nw; a++) {
-		jv_run r = {.link = "dsl", .cb = "adaptive", .detect = "1", .steps = JV_N};
-		snprintf(r.init, sizeof r.init, "point:%.0f", 64 * W[a]);
-		if ((st = rp_jv_one(&r, o, e))) {
-			lbt_out_abort(&csv);
-			return st;
-		}
-		used[a] = r.used;
+		const jv_run *r = &runs[a];
+		used[a] = r->used;
 		opt[a] = jv_optimum(W[a], &net);
-		speedup[a] = r.sum.speedup;
+		speedup[a] = r->sum.speedup;
 		fprintf(csv.f, "%g,%lld,%lld,%d,%d,%lld,%.6g\n", W[a], (long long)used[a], (long long)opt[a], used_paper[a],
-		        opt_paper[a], (long long)r.sum.detected_step, speedup[a]);
+		        opt_paper[a], (long long)r->sum.detected_step, speedup[a]);
 	}
 	if ((st = lbt_out_commit(&csv, e)) || (st = rp_open(o, "jv-table1.md", &md, e)))
 		return st;
@@ -383,15 +425,57 @@ static int jv_trace(const char *method, const char *alpha, int64_t steps, double
 	return status;
 }
 
+/* The two traces of jv-speeds as rp_spread takes them. */
+typedef struct {
+	const char *method, *alpha;
+	int64_t T;
+	double *y; /* T + 1 values */
+	int status;
+	char msg[sizeof(lbt_err){0}.msg];
+} jv_traced;
+
+typedef struct {
+	jv_traced *t;
+	const lbt_repro_opts *o;
+} trace_batch;
+
+static void trace_job(void *ctx, int64_t i)
+{
+	const trace_batch *b = ctx;
+	jv_traced *t = &b->t[i];
+	const lbt_repro_opts *o = b->o;
+	lbt_err le;
+	if ((t->status = jv_trace(t->method, t->alpha, t->T, t->y, &le, o)))
+		snprintf(t->msg, sizeof t->msg, "%s", le.msg);
+	else if (o->interrupt && *o->interrupt) /* cut short: not the run's result (on any rank) */
+		t->status = lbt_errf(&le, LBT_EINTR, "interrupted"), snprintf(t->msg, sizeof t->msg, "%s", le.msg);
+}
+
+static int trace_result(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS])
+{
+	jv_traced *t = &((const trace_batch *)ctx)->t[i];
+	at[0] = t->y;
+	n[0] = (size_t)(t->T + 1) * sizeof *t->y;
+	at[1] = &t->status; /* status and msg */
+	n[1] = sizeof *t - offsetof(jv_traced, status);
+	return 2;
+}
+
 int rp_jv_speeds(const lbt_repro_opts *o, lbt_err *e)
 {
 	const int64_t T = o->quick ? 100 : 400;
 	rp_note(o, "jv-speeds: 16x16 torus, speeds 1, 2, 4 at random, %lld steps", (long long)T);
 	double *x = malloc((size_t)(T + 1) * sizeof *x), *ymr = malloc((size_t)(T + 1) * sizeof *ymr),
 	       *yb = malloc((size_t)(T + 1) * sizeof *yb);
-	int st = x && ymr && yb ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory");
-	if (!st && !(st = jv_trace("fos-speed", NULL, T, ymr, e, o)))
-		st = jv_trace("fos", "boillat", T, yb, e, o);
+	int st = rp_agree_room(x && ymr && yb, e);
+	jv_traced t[2] = {{.method = "fos-speed", .T = T, .y = ymr}, {.method = "fos", .alpha = "boillat", .T = T, .y = yb}};
+	trace_batch b = {t, o};
+	const lbt_spread sp = {.run = trace_job, .result = trace_result, .ctx = &b};
+	if (!st)
+		st = rp_spread(&sp, 2, o, e);
+	for (int i = 0; i < 2 && !st; i++)
+		if (t[i].status)
+			st = lbt_errf(e, t[i].status, "%s", t[i].msg);
 	lbt_outfile csv, md;
 	if (!st && !(st = rp_open(o, "jv-speeds.csv", &csv, e))) {
 		fprintf(csv.f, "step,mr_spread,boillat_spread\n");

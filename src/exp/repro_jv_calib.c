@@ -21,41 +21,46 @@ typedef struct {
 	int64_t used[NWC];
 } calib;
 
-static int measure(const lbt_repro_opts *o, double us, double ub, calib *c, lbt_err *e)
+/* One calibration's runs: per w*, the plain algorithm with each of early[]
+ * LB iterations, then the adaptive k. */
+static void plan(double us, double ub, rp_jv_run r[NWC][NE + 1])
+{
+	for (int a = 0; a < NWC; a++) {
+		for (int b = 0; b < NE; b++)
+			r[a][b] = (rp_jv_run){.link = "dsl", .steps = early[b], .unit_s = us, .unit_bytes = ub};
+		r[a][NE] = (rp_jv_run){.link = "dsl", .cb = "adaptive", .detect = "1", .steps = JV_N, .unit_s = us,
+		                       .unit_bytes = ub};
+		for (int b = 0; b <= NE; b++)
+			snprintf(r[a][b].init, sizeof r[a][b].init, "point:%.0f", 64 * wstar[a]);
+	}
+}
+
+static void measure(rp_jv_run r[NWC][NE + 1], calib *c)
 {
 	for (int a = 0; a < NWC; a++) {
 		double seq = 0, best = INFINITY;
-		for (int b = 0; b < NE; b++) {
-			rp_jv_run r = {.link = "dsl", .steps = early[b], .unit_s = us, .unit_bytes = ub};
-			snprintf(r.init, sizeof r.init, "point:%.0f", 64 * wstar[a]);
-			int st = rp_jv_one(&r, o, e);
-			if (st)
-				return st;
-			best = fmin(best, r.sum.app_time), seq = r.sum.seq_time;
-		}
-		rp_jv_run r = {.link = "dsl", .cb = "adaptive", .detect = "1", .steps = JV_N, .unit_s = us, .unit_bytes = ub};
-		snprintf(r.init, sizeof r.init, "point:%.0f", 64 * wstar[a]);
-		int st = rp_jv_one(&r, o, e);
-		if (st)
-			return st;
-		c->best[a] = r4(best / seq), c->adapt[a] = r4(r.sum.app_time / seq), c->used[a] = r.used;
+		for (int b = 0; b < NE; b++)
+			best = fmin(best, r[a][b].sum.app_time), seq = r[a][b].sum.seq_time;
+		c->best[a] = r4(best / seq), c->adapt[a] = r4(r[a][NE].sum.app_time / seq), c->used[a] = r[a][NE].used;
 	}
-	return LBT_OK;
 }
 
 int rp_jv_calibration(const lbt_repro_opts *o, lbt_err *e)
 {
 	calib c[NS][NB];
+	static rp_jv_run runs[NS][NB][NWC][NE + 1];
 	rp_note(o, "jv-calibration: %d calibrations x %d loads", NS * NB, NWC);
 	for (int i = 0; i < NS; i++)
-		for (int j = 0; j < NB; j++) {
-			int st = measure(o, unit_s[i], unit_bytes[j], &c[i][j], e);
-			if (st)
-				return st;
-		}
-	lbt_outfile csv, md;
-	int st = rp_open(o, "jv-calibration.csv", &csv, e);
+		for (int j = 0; j < NB; j++)
+			plan(unit_s[i], unit_bytes[j], runs[i][j]);
+	int st = rp_jv_runs(&runs[0][0][0][0], NS * NB * NWC * (NE + 1), o, e);
 	if (st)
+		return st;
+	for (int i = 0; i < NS; i++)
+		for (int j = 0; j < NB; j++)
+			measure(runs[i][j], &c[i][j]);
+	lbt_outfile csv, md;
+	if ((st = rp_open(o, "jv-calibration.csv", &csv, e)))
 		return st;
 	fputs("unit_s,unit_bytes,w_star,best_early_plain_over_one_pe,adaptive_over_one_pe,adaptive_used\n", csv.f);
 	for (int i = 0; i < NS; i++)

@@ -2,6 +2,7 @@
  * Jeannot and Vernier (2006), §3.3, measured on integer loads. The paper
  * describes the shake but reports no experiment of it: this one is ours. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "repro.h"
@@ -10,32 +11,75 @@ enum { NV = 5, NSEED = 5 };
 static const char *const shake_p[NV] = {"0", "0.5", "0.5", "0.9", "0.9"};
 static const char *const shake_tau[NV] = {"2", "1", "10", "1", "10"};
 
+/* One run: a variant and a seed. */
+typedef struct {
+	int v, seed;
+	int64_t T;
+	/* results */
+	lbt_summary sum;
+	int status;
+	char msg[sizeof(lbt_err){0}.msg];
+} shake_run;
+
+typedef struct {
+	shake_run *r;
+	const lbt_repro_opts *o;
+} shake_batch;
+
+static void shake_job(void *ctx, int64_t i)
+{
+	const shake_batch *b = ctx;
+	const lbt_repro_opts *o = b->o;
+	shake_run *r = &b->r[i];
+	lbt_setup set = {.shape = "16x16", .method = "fos-speed-int", .init = "uniform:0:100",
+	                 .speeds = "classes:1,2,4", .isa = o->isa, .seed = (uint64_t)r->seed, .threads = 1,
+	                 .params = {{"shake", shake_p[r->v]}, {"shake_tau", shake_tau[r->v]}}, .interrupt = o->interrupt};
+	lbt_state st;
+	lbt_err le;
+	if (!(r->status = lbt_state_open(&st, &set, &le))) {
+		lbt_run_opts ro = rp_run_opts(o);
+		ro.until.kind = LBT_UNTIL_STEPS;
+		ro.until.steps = r->T;
+		r->status = lbt_run(&st, &ro, &r->sum, &le);
+		lbt_state_close(&st);
+		if (!r->status && o->interrupt && *o->interrupt) /* cut short: not the run's result (on any rank) */
+			r->status = lbt_errf(&le, LBT_EINTR, "interrupted");
+	}
+	if (r->status)
+		snprintf(r->msg, sizeof r->msg, "%s", le.msg);
+}
+
+static int shake_result(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS])
+{
+	shake_run *r = &((const shake_batch *)ctx)->r[i];
+	at[0] = &r->sum; /* the results: sum to the end of the struct */
+	n[0] = sizeof *r - offsetof(shake_run, sum);
+	return 1;
+}
+
 int rp_jv_shake(const lbt_repro_opts *o, lbt_err *e)
 {
 	const int64_t T = o->quick ? 300 : 2000;
 	const int seeds = o->quick ? 2 : NSEED;
+	static shake_run runs[NV * NSEED];
 	lbt_summary sum[NV][NSEED];
 	rp_note(o, "jv-shake: 16x16 torus, speeds 1/2/4, %d variants x %d seeds, %lld steps", NV, seeds, (long long)T);
 	for (int v = 0; v < NV; v++)
-		for (int s = 0; s < seeds; s++) {
-			lbt_setup set = {.shape = "16x16", .method = "fos-speed-int", .init = "uniform:0:100",
-			                 .speeds = "classes:1,2,4", .isa = o->isa, .seed = (uint64_t)s + 1, .threads = 1,
-			                 .params = {{"shake", shake_p[v]}, {"shake_tau", shake_tau[v]}}, .interrupt = o->interrupt};
-			lbt_state st;
-			int status = lbt_state_open(&st, &set, e);
-			if (status)
-				return status;
-			lbt_run_opts ro = rp_run_opts(o);
-			ro.until.kind = LBT_UNTIL_STEPS;
-			ro.until.steps = T;
-			status = lbt_run(&st, &ro, &sum[v][s], e);
-			lbt_state_close(&st);
-			if (status)
-				return status;
-		}
-	lbt_outfile csv, md;
-	int st = rp_open(o, "jv-shake.csv", &csv, e);
+		for (int s = 0; s < seeds; s++)
+			runs[v * seeds + s] = (shake_run){.v = v, .seed = s + 1, .T = T};
+	shake_batch b = {runs, o};
+	const lbt_spread sp = {.run = shake_job, .result = shake_result, .ctx = &b};
+	int st = rp_spread(&sp, NV * seeds, o, e);
+	for (int i = 0; i < NV * seeds && !st; i++)
+		if (runs[i].status)
+			st = lbt_errf(e, runs[i].status, "%s", runs[i].msg);
 	if (st)
+		return st;
+	for (int v = 0; v < NV; v++)
+		for (int s = 0; s < seeds; s++)
+			sum[v][s] = runs[v * seeds + s].sum;
+	lbt_outfile csv, md;
+	if ((st = rp_open(o, "jv-shake.csv", &csv, e)))
 		return st;
 	fputs("shake,shake_tau,seed,steps,rel_spread,rel_bound,speed_balanced_step,shaken,moved\n", csv.f);
 	for (int v = 0; v < NV; v++)

@@ -22,11 +22,9 @@
  * PEs; its standard error by the delta method. */
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "repro.h"
 #include "lbtorus/rng.h"
@@ -234,6 +232,7 @@ static void ratio_c_at(thm_rec *runs, int R, int64_t t, double C, double *ratio,
 static void ratio_at(thm_rec *runs, int R, int64_t t, double *ratio, double *se) { ratio_c_at(runs, R, t, 0, ratio, se); }
 
 typedef struct {
+	const volatile sig_atomic_t *interrupt; /* the caller's (lbt_repro_opts); the rest travels (thm_result) */
 	int64_t n;
 	int delta;
 	double f;
@@ -247,7 +246,6 @@ typedef struct {
 	int64_t t4_at;
 	int engine;                            /* also run step by step through the engine (generator:1) */
 	double eng, eng_se;                    /*   its ratio at T */
-	const volatile sig_atomic_t *interrupt; /* the caller's (lbt_repro_opts) */
 	int status;
 	char msg[sizeof(lbt_err){0}.msg];
 } thm_cfg;
@@ -444,6 +442,32 @@ static void thm_md_bounds(FILE *f, const thm_cfg *cfg, int nc, int R, const lbt_
 	}
 }
 
+/* The configurations as rp_spread takes them. */
+typedef struct {
+	thm_cfg *cfg;
+	int mine, R, done; /* mine: the configurations this rank runs */
+	int64_t L0;
+	const lbt_repro_opts *o;
+} thm_batch;
+
+static void thm_job(void *ctx, int64_t i)
+{
+	thm_batch *b = ctx;
+	thm_cfg *x = &b->cfg[i];
+	thm_config_runs(x, b->o, b->R, b->L0);
+#pragma omp critical(rp_progress)
+	rp_note(b->o, "  [%d/%d] n %lld, delta %d, f %g: t = %lld, ratio %.4f (FIX %.4f)", ++b->done, b->mine,
+	        (long long)x->n, x->delta, x->f, (long long)x->T, x->late, lbt_luling_fix(x->n, x->delta, x->f));
+}
+
+static int thm_result(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS])
+{
+	thm_cfg *x = &((thm_batch *)ctx)->cfg[i];
+	at[0] = &x->n; /* all but the interrupt flag's address, this process's own */
+	n[0] = sizeof *x - offsetof(thm_cfg, n);
+	return 1;
+}
+
 /* Theorems 1-4: every configuration (n, δ, f) planned, run in parallel
  * (thm_config_runs), then the CSV and the Markdown with §5's Figure 6 after it. */
 int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
@@ -456,8 +480,10 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 	const int64_t L0 = 100000;
 	int nc = nn * 3 * 3;
 	thm_cfg *cfg = calloc((size_t)nc, sizeof *cfg);
-	if (!cfg)
-		return lbt_errf(e, LBT_ENOMEM, "no memory for the configurations");
+	if (rp_agree_room(cfg != NULL, e)) {
+		free(cfg);
+		return LBT_ENOMEM;
+	}
 	int c = 0;
 	for (int a = 0; a < nn; a++)
 		for (int b = 0; b < 3; b++)
@@ -471,33 +497,29 @@ int rp_luling_theorems(const lbt_repro_opts *o, lbt_err *e)
 				cfg[c].t4 = ns[a] <= (o->quick ? 16 : 64) && k == 2;
 				cfg[c].interrupt = o->interrupt;
 			}
-	const int threads = rp_threads(o);
-	int done = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-	for (int i = 0; i < nc; i++) {
-		thm_cfg *x = &cfg[i];
-		thm_config_runs(x, o, R, L0);
-#pragma omp critical(rp_progress)
-		rp_note(o, "  [%d/%d] n %lld, delta %d, f %g: t = %lld, ratio %.4f (FIX %.4f)", ++done, nc, (long long)x->n,
-		        x->delta, x->f, (long long)x->T, x->late, lbt_luling_fix(x->n, x->delta, x->f));
-	}
-	int status = LBT_OK;
+	thm_batch b = {.cfg = cfg, .mine = (int)lbt_spread_mine(nc), .R = R, .L0 = L0, .o = o};
+	const lbt_spread sp = {.run = thm_job, .result = thm_result, .ctx = &b};
+	int status = rp_spread(&sp, nc, o, e);
 	for (int i = 0; i < nc && !status; i++)
 		if (cfg[i].status)
 			status = lbt_errf(e, cfg[i].status, "%s", cfg[i].msg);
+	/* §5, Figure 6: the variation density (repro_luling_vd.c), its runs before any file is written */
+	rp_vd *vd = NULL;
+	if (!status)
+		status = rp_luling_vd(o, &vd, e);
 	if (!status)
 		status = thm_csv(cfg, nc, R, L0, o, e);
 	lbt_outfile md;
 	if (!status && !(status = rp_open(o, "luling-theorems.md", &md, e))) {
 		thm_md_generator(md.f, cfg, nc, R, L0, o);
 		thm_md_bounds(md.f, cfg, nc, R, o);
-		/* §5, Figure 6: the variation density (repro_luling_vd.c), its section and plots */
-		status = rp_luling_vd(o, md.f, e);
+		status = rp_luling_vd_write(o, md.f, vd, e); /* its section and plots */
 		if (!status)
 			status = lbt_out_commit(&md, e);
 		else
 			lbt_out_abort(&md);
 	}
+	free(vd);
 	free(cfg);
 	return status;
 }

@@ -23,6 +23,7 @@
  * The operations counted are PE 0's, from the first consumption to the one
  * the c-th packet triggers (inclusive). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "repro.h"
@@ -87,13 +88,13 @@ static const lbt_workload consume = {.name = "consume", .summary = "PE 0 consume
                                      .phase = cost_phase};
 
 typedef struct {
+	const volatile sig_atomic_t *interrupt; /* the caller's (lbt_repro_opts); the rest travels (cost_result) */
 	int64_t n;
 	int delta, start;
 	double f, rho;
 	/* results over the runs */
 	double mean, se, xmean, xmin, xmax;
 	int64_t lo5, up5, up6; /* the bounds at x = round(xmean), c = round(rho x): -1 none */
-	const volatile sig_atomic_t *interrupt; /* the caller's (lbt_repro_opts) */
 	int status;
 	char msg[sizeof(lbt_err){0}.msg];
 } cost_cfg;
@@ -178,7 +179,32 @@ static double spread(const cost_cfg *cfg, int nc, int p, int starts, int smalles
 
 static const char *const start_name[NSTART] = {"balanced, x = 1000", "balanced, x = 100000", "generated"};
 
-/* Every configuration's R runs, in parallel (the largest n first). */
+/* The configurations as lbt_spread takes them. */
+typedef struct {
+	cost_cfg *cfg;
+	int R, mine, done; /* mine: the configurations this rank runs */
+	const lbt_repro_opts *o;
+} cost_batch;
+
+static void cost_job(void *ctx, int64_t j)
+{
+	cost_batch *b = ctx;
+	cost_measure(&b->cfg[j], b->R);
+#pragma omp critical(rp_progress)
+	if (++b->done % 27 == 0 || b->done == b->mine)
+		rp_note(b->o, "  luling-cost: %d/%d settings", b->done, b->mine);
+}
+
+static int cost_result(void *ctx, int64_t j, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS])
+{
+	cost_cfg *g = &((cost_batch *)ctx)->cfg[j];
+	at[0] = &g->n; /* all but the interrupt flag's address, this process's own */
+	n[0] = sizeof *g - offsetof(cost_cfg, n);
+	return 1;
+}
+
+/* Every configuration's R runs, in parallel, under MPI over the ranks (the
+ * largest n first; collective). */
 static int cost_runs(cost_cfg *cfg, int nc, int nn, int R, const lbt_repro_opts *o, lbt_err *e)
 {
 	int i = 0;
@@ -189,16 +215,15 @@ static int cost_runs(cost_cfg *cfg, int nc, int nn, int R, const lbt_repro_opts 
 					for (int q = 0; q < NRHO; q++, i++)
 						cfg[i] = (cost_cfg){.n = cost_n[a], .delta = cost_delta[b], .f = cost_f[k], .rho = cost_rho[q],
 						                    .start = s, .interrupt = o->interrupt};
-	const int threads = rp_threads(o);
-	int done = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-	for (int j = nc - 1; j >= 0; j--) { /* the largest n first */
-		cost_measure(&cfg[j], R);
-#pragma omp critical(rp_progress)
-		if (++done % 27 == 0 || done == nc)
-			rp_note(o, "  luling-cost: %d/%d settings", done, nc);
-	}
-	int status = LBT_OK;
+	int *order = malloc((size_t)nc * sizeof *order);
+	int status = rp_agree_room(order != NULL, e);
+	for (int j = 0; j < nc && !status; j++)
+		order[j] = nc - 1 - j; /* the largest n first */
+	cost_batch b = {.cfg = cfg, .R = R, .mine = (int)lbt_spread_mine(nc), .o = o};
+	const lbt_spread sp = {.run = cost_job, .result = cost_result, .ctx = &b, .interrupt = o->interrupt};
+	if (!status)
+		status = lbt_spread_run(&sp, order, nc, rp_threads(o), e);
+	free(order);
 	for (int j = 0; j < nc && !status; j++)
 		if (cfg[j].status)
 			status = lbt_errf(e, cfg[j].status, "%s", cfg[j].msg);
@@ -300,9 +325,9 @@ int rp_luling_cost(const lbt_repro_opts *o, lbt_err *e)
 	const int nn = o->quick ? 2 : NN, R = o->quick ? 20 : 400;
 	const int nc = nn * ND * NF * NRHO * NSTART;
 	cost_cfg *cfg = calloc((size_t)nc, sizeof *cfg);
-	if (!cfg)
-		return lbt_errf(e, LBT_ENOMEM, "no memory for the configurations");
-	int status = cost_runs(cfg, nc, nn, R, o, e);
+	int status = rp_agree_room(cfg != NULL, e);
+	if (!status)
+		status = cost_runs(cfg, nc, nn, R, o, e);
 	if (!status)
 		status = cost_csv(cfg, nc, R, o, e);
 	lbt_outfile md;

@@ -20,11 +20,9 @@
  * independent and single-threaded, so a batch runs in parallel and gives
  * the same numbers for any thread count. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "repro.h"
 #include "method/luling.h"
@@ -99,18 +97,10 @@ static void dyn_one(dyn_run *r, const lbt_repro_opts *o)
 		snprintf(r->msg, sizeof r->msg, "%s", e.msg);
 		return;
 	}
-	r->P = lbt_shape_pes(&st.grid.shape);
-	size_t n = (size_t)(r->steps + 1);
-	r->mean = malloc(3 * n * sizeof *r->mean);
 	dyn_ctx c = {r, &st, malloc((size_t)r->P * sizeof(int32_t))};
-	for (int k = 0; k < 3; k++)
-		r->pe[k] = r->keep_pe ? malloc((size_t)r->P * sizeof(int32_t)) : NULL;
-	r->all = r->keep_all ? malloc(n * (size_t)r->P * sizeof(int32_t)) : NULL;
-	if (!r->mean || !c.buf || (r->keep_pe && (!r->pe[0] || !r->pe[1] || !r->pe[2])) || (r->keep_all && !r->all))
+	if (!c.buf)
 		r->status = lbt_errf(&e, LBT_ENOMEM, "no memory for a run's record");
 	else if (!(r->status = lbt_workload_parse(&w, PHASES, st.method->load, &e))) {
-		r->min = r->mean + n;
-		r->max = r->mean + 2 * n;
 		lbt_run_opts ro = rp_run_opts(o);
 		ro.until.kind = LBT_UNTIL_STEPS;
 		ro.until.steps = r->steps;
@@ -122,6 +112,8 @@ static void dyn_one(dyn_run *r, const lbt_repro_opts *o)
 			r->moved = s.moved;
 			if (!strcmp(r->method, "luling-monien"))
 				r->stats = *lbt_luling_stats_of(&st);
+			if (o->interrupt && *o->interrupt) /* cut short: not the run's result (on any rank) */
+				r->status = lbt_errf(&e, LBT_EINTR, "interrupted");
 		}
 	}
 	if (r->status)
@@ -141,23 +133,71 @@ static void dyn_free(dyn_run *r, int n)
 	free(r);
 }
 
-/* Run them all in parallel, biggest first (they are given biggest first). */
+/* A run's record, allocated on every rank before the runs (dyn_batch): 0 if
+ * there was no room. */
+static int dyn_alloc(dyn_run *r)
+{
+	lbt_shape sh;
+	r->P = lbt_shape_parse(&sh, r->shape, NULL) ? 1 : lbt_shape_pes(&sh); /* a bad shape fails in dyn_one */
+	const size_t n = (size_t)(r->steps + 1);
+	if (!(r->mean = malloc(3 * n * sizeof *r->mean)))
+		return 0;
+	r->min = r->mean + n;
+	r->max = r->mean + 2 * n;
+	for (int k = 0; k < 3; k++)
+		if (r->keep_pe && !(r->pe[k] = malloc((size_t)r->P * sizeof(int32_t))))
+			return 0;
+	return !r->keep_all || (r->all = malloc(n * (size_t)r->P * sizeof(int32_t)));
+}
+
+/* A batch as lbt_spread takes it. */
+typedef struct {
+	dyn_run *runs;
+	const lbt_repro_opts *o;
+	const char *what;
+	int mine, done; /* mine: the runs this rank makes */
+} dyn_spread;
+
+static void dyn_job(void *ctx, int64_t i)
+{
+	dyn_spread *b = ctx;
+	dyn_one(&b->runs[i], b->o);
+#pragma omp critical(rp_progress)
+	if (++b->done % 50 == 0 || b->done == b->mine)
+		rp_note(b->o, "  %s: %d/%d runs", b->what, b->done, b->mine);
+}
+
+static int dyn_result(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS])
+{
+	dyn_run *r = &((dyn_spread *)ctx)->runs[i];
+	const size_t steps = (size_t)(r->steps + 1), pes = (size_t)r->P * sizeof(int32_t);
+	int k = 0;
+	at[k] = &r->P, n[k++] = sizeof *r - offsetof(dyn_run, P); /* P to the end of the struct */
+	at[k] = r->mean, n[k++] = 3 * steps * sizeof *r->mean;    /* mean, min, max */
+	for (int q = 0; q < 3 && r->keep_pe; q++)
+		at[k] = r->pe[q], n[k++] = pes;
+	if (r->keep_all)
+		at[k] = r->all, n[k++] = steps * pes;
+	return k;
+}
+
+/* Run them all in parallel, biggest first (they are given biggest first),
+ * under MPI over the ranks (collective: every record on every rank). */
 static int dyn_batch(dyn_run *runs, int n, const lbt_repro_opts *o, const char *what, lbt_err *e)
 {
-	const int threads = rp_threads(o);
-	int done = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-	for (int i = 0; i < n; i++) {
-		dyn_one(&runs[i], o);
-#pragma omp critical(rp_progress)
-		if (++done % 50 == 0 || done == n)
-			rp_note(o, "  %s: %d/%d runs", what, done, n);
-	}
+	int room = 1;
 	for (int i = 0; i < n; i++)
+		room &= dyn_alloc(&runs[i]);
+	int status = rp_agree_room(room, e);
+	dyn_spread b = {.runs = runs, .o = o, .what = what, .mine = (int)lbt_spread_mine(n)};
+	const lbt_spread sp = {.run = dyn_job, .result = dyn_result, .ctx = &b};
+	if (!status)
+		status = rp_spread(&sp, n, o, e);
+	for (int i = 0; i < n && !status; i++)
 		if (runs[i].status)
 			return lbt_errf(e, runs[i].status, "%s %s seed %llu: %s", runs[i].method, runs[i].shape,
 			                (unsigned long long)runs[i].seed, runs[i].msg);
-	return LBT_OK;
+	return status;
 }
 
 static void lm_params(dyn_run *r, double f, int delta, int C, const char *partners)
@@ -445,11 +485,11 @@ int rp_luling_figs(const lbt_repro_opts *o, lbt_err *e)
 	g.runs = calloc((size_t)g.n, sizeof *g.runs);
 	g.agg = calloc(FIG_CFG + 1, sizeof *g.agg);
 	g.store = malloc((size_t)(FIG_CFG + 1) * 5 * (size_t)(steps + 1) * sizeof *g.store);
-	if (!g.runs || !g.agg || !g.store) {
+	if (rp_agree_room(g.runs && g.agg && g.store, e)) { /* every rank's answer: the runs are collective */
 		free(g.agg);
 		free(g.store);
 		free(g.runs);
-		return lbt_errf(e, LBT_ENOMEM, "no memory for %d runs", g.n);
+		return LBT_ENOMEM;
 	}
 	for (int c = 0; c <= FIG_CFG; c++)
 		for (int k = 0; k < R; k++) {
@@ -502,8 +542,8 @@ int rp_luling_table1(const lbt_repro_opts *o, lbt_err *e)
 	if (status)
 		return status;
 	dyn_run *runs = calloc(4 * (size_t)R, sizeof *runs);
-	if (!runs)
-		return lbt_errf(e, LBT_ENOMEM, "no memory for the runs");
+	if (rp_agree_room(runs != NULL, e)) /* every rank's answer: the runs are collective */
+		return LBT_ENOMEM;
 	for (int c = 0; c < 4; c++)
 		for (int k = 0; k < R; k++) {
 			dyn_run *r = &runs[c * R + k];
@@ -593,8 +633,9 @@ static int cmp_runs(cmp *c, lbt_err *e)
 {
 	for (int s = 0; s < CMP_S; s++)
 		c->n += CMP_M * c->seeds[s];
-	if (!(c->runs = calloc((size_t)c->n, sizeof *c->runs)))
-		return lbt_errf(e, LBT_ENOMEM, "no memory for the runs");
+	c->runs = calloc((size_t)c->n, sizeof *c->runs);
+	if (rp_agree_room(c->runs != NULL, e)) /* every rank's answer: the runs are collective */
+		return LBT_ENOMEM;
 	int k = 0;
 	for (int s = 0; s < CMP_S; s++)
 		for (int m = 0; m < CMP_M; m++)

@@ -92,73 +92,101 @@ static void vd_of(const double *x, int R, int64_t t, double *vd, double *se)
 	*se = sqrt(var > 0 ? var : 0);
 }
 
+/* One configuration (delta and f) on one n: the job rp_spread runs. */
 typedef struct {
-	double vd[VD_CFG][VD_NN], se[VD_CFG][VD_NN];   /* PE 1 at t */
-	double vg[VD_CFG][VD_NN], seg[VD_CFG][VD_NN];  /* PE 0, the generator, at t */
-	int64_t t[VD_CFG][VD_NN];                      /* VD_T, or fewer where the loads would near the int32 range */
-	double curve[VD_CFG][VD_T];                    /* PE 1 against t, n = vd_ns[VD_NN - 1] */
+	double vd, se;   /* PE 1 at t */
+	double vg, seg;  /* PE 0, the generator, at t */
+	int64_t t;       /* VD_T, or fewer where the loads would near the int32 range */
+	int status;
+	char msg[sizeof(lbt_err){0}.msg];
+} vd_cell;
+
+struct rp_vd {
+	int R;                                          /* runs of each cell */
+	const lbt_repro_opts *o;
+	vd_cell cell[VD_CFG][VD_NN];
+	double curve[VD_CFG][VD_T];                     /* PE 1 against t, n = vd_ns[VD_NN - 1] */
 	double gcurve[VD_CFG][VD_T], gse[VD_CFG][VD_T]; /* the generator against t, same n */
-} vd_out;
+};
+typedef rp_vd vd_out;
+
+/* Cell i = c VD_NN + k: its R runs (after a pilot) and their moments. */
+static void vd_job(void *ctx, int64_t i)
+{
+	vd_out *out = ctx;
+	const int c = (int)(i / VD_NN), k = (int)(i % VD_NN), R = out->R;
+	const lbt_repro_opts *o = out->o;
+	vd_cell *x = &out->cell[c][k];
+	x->vd = x->vg = NAN;
+	x->t = 0;
+	if (vd_delta[c] >= vd_ns[k])
+		return;
+	double *v = malloc((size_t)R * VD_T * sizeof *v), *v0 = malloc((size_t)R * VD_T * sizeof *v0);
+	double *pilot = malloc(2 * VD_T * sizeof *pilot);
+	lbt_err le;
+	int st = v && v0 && pilot ? LBT_OK : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
+	/* runs r = -1 (a pilot: how many operations before a load nears 2^27, leaving a factor 16 to
+	 * int32 for the other seeds; small machines grow fast), then 0..R-1 up to that many */
+	int64_t T = VD_T;
+	for (int r = -1; r < R && !st; r++) {
+		vd_rec rec = {.T = T, .f = vd_f[c], .pilot = r < 0, .pe1 = r < 0 ? pilot : v + (size_t)r * VD_T,
+		              .pe0 = r < 0 ? pilot + VD_T : v0 + (size_t)r * VD_T};
+		lbt_state sto;
+		if ((st = rp_luling_open(&sto, vd_ns[k], vd_delta[c], vd_f[c], 0, 7000001ULL + (uint64_t)(r + 1), VD_L0,
+		                         o->interrupt, &le)))
+			break;
+		lbt_luling *w = lbt_luling_of(&sto);
+		w->on_op = vd_on_op;
+		w->on_op_ctx = &rec;
+		st = rp_luling_run_until(&sto, &vd_jump, &rec.stop, &le);
+		T = rec.T;
+		lbt_state_close(&sto);
+	}
+	free(pilot);
+	x->t = T;
+	if (!st) {
+		for (int64_t t = 0; t < T && k == VD_NN - 1; t++) {
+			double s1 = 0, s2 = 0;
+			for (int r = 0; r < R; r++) {
+				double y = v[(size_t)r * VD_T + (size_t)t];
+				s1 += y, s2 += y * y;
+			}
+			double m = s1 / R, var = s2 / R - m * m;
+			out->curve[c][t] = sqrt(var > 0 ? var : 0) / m;
+			vd_of(v0, R, t, &out->gcurve[c][t], &out->gse[c][t]);
+		}
+		vd_of(v, R, T - 1, &x->vd, &x->se);
+		vd_of(v0, R, T - 1, &x->vg, &x->seg);
+	}
+	free(v);
+	free(v0);
+	if ((x->status = st))
+		snprintf(x->msg, sizeof x->msg, "%s", le.msg);
+}
+
+static int vd_result(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS])
+{
+	vd_out *out = ctx;
+	const int c = (int)(i / VD_NN), k = (int)(i % VD_NN);
+	at[0] = &out->cell[c][k];
+	n[0] = sizeof out->cell[c][k];
+	if (k < VD_NN - 1)
+		return 1;
+	at[1] = out->curve[c], at[2] = out->gcurve[c], at[3] = out->gse[c];
+	n[1] = n[2] = n[3] = sizeof out->curve[c];
+	return 4;
+}
 
 static int vd_measure(const lbt_repro_opts *o, int R, vd_out *out, lbt_err *e)
 {
-	int status = LBT_OK;
-	const int threads = rp_threads(o);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) collapse(2)
-	for (int c = 0; c < VD_CFG; c++)
-		for (int k = 0; k < VD_NN; k++) {
-			out->vd[c][k] = out->vg[c][k] = NAN;
-			out->t[c][k] = 0;
-			if (vd_delta[c] >= vd_ns[k])
-				continue;
-			double *v = malloc((size_t)R * VD_T * sizeof *v), *v0 = malloc((size_t)R * VD_T * sizeof *v0);
-			double *pilot = malloc(2 * VD_T * sizeof *pilot);
-			lbt_err le;
-			int st = v && v0 && pilot ? LBT_OK : lbt_errf(&le, LBT_ENOMEM, "no memory for the runs");
-			/* runs r = -1 (a pilot: how many operations before a load nears 2^27, leaving a factor 16 to
-			 * int32 for the other seeds; small machines grow fast), then 0..R-1 up to that many */
-			int64_t T = VD_T;
-			for (int r = -1; r < R && !st; r++) {
-				vd_rec rec = {.T = T, .f = vd_f[c], .pilot = r < 0, .pe1 = r < 0 ? pilot : v + (size_t)r * VD_T,
-				              .pe0 = r < 0 ? pilot + VD_T : v0 + (size_t)r * VD_T};
-				lbt_state sto;
-				if ((st = rp_luling_open(&sto, vd_ns[k], vd_delta[c], vd_f[c], 0, 7000001ULL + (uint64_t)(r + 1), VD_L0,
-				                         o->interrupt, &le)))
-					break;
-				lbt_luling *w = lbt_luling_of(&sto);
-				w->on_op = vd_on_op;
-				w->on_op_ctx = &rec;
-				st = rp_luling_run_until(&sto, &vd_jump, &rec.stop, &le);
-				T = rec.T;
-				lbt_state_close(&sto);
-			}
-			free(pilot);
-			out->t[c][k] = T;
-			if (!st) {
-				for (int64_t t = 0; t < T; t++) {
-					double s1 = 0, s2 = 0;
-					for (int r = 0; r < R; r++) {
-						double x = v[(size_t)r * VD_T + (size_t)t];
-						s1 += x, s2 += x * x;
-					}
-					double m = s1 / R, var = s2 / R - m * m;
-					double d = sqrt(var > 0 ? var : 0) / m;
-					if (k == VD_NN - 1) {
-						out->curve[c][t] = d;
-						vd_of(v0, R, t, &out->gcurve[c][t], &out->gse[c][t]);
-					}
-				}
-				vd_of(v, R, T - 1, &out->vd[c][k], &out->se[c][k]);
-				vd_of(v0, R, T - 1, &out->vg[c][k], &out->seg[c][k]);
-			}
-			free(v);
-			free(v0);
-#pragma omp critical(rp_vd_status)
-			if (st && !status) {
-				status = st;
-				*e = le;
-			}
-		}
+	out->R = R;
+	out->o = o;
+	const lbt_spread sp = {.run = vd_job, .result = vd_result, .ctx = out};
+	int status = rp_spread(&sp, VD_CFG * VD_NN, o, e);
+	for (int c = 0; c < VD_CFG && !status; c++)
+		for (int k = 0; k < VD_NN && !status; k++)
+			if (out->cell[c][k].status)
+				status = lbt_errf(e, out->cell[c][k].status, "%s", out->cell[c][k].msg);
 	return status;
 }
 
@@ -197,10 +225,10 @@ static void vd_md_table(FILE *f, const vd_out *out, int R)
 	for (int c = 0; c < VD_CFG; c++) {
 		fprintf(f, "| %d | %g |", vd_delta[c], vd_f[c]);
 		for (int k = 0; k < VD_NN; k++)
-			if (isfinite(out->vd[c][k]) && out->t[c][k] < VD_T)
-				fprintf(f, " %.3f (t = %lld) |", out->vd[c][k] + 0.0, (long long)out->t[c][k]);
-			else if (isfinite(out->vd[c][k]))
-				fprintf(f, " %.3f |", out->vd[c][k] + 0.0);
+			if (isfinite(out->cell[c][k].vd) && out->cell[c][k].t < VD_T)
+				fprintf(f, " %.3f (t = %lld) |", out->cell[c][k].vd + 0.0, (long long)out->cell[c][k].t);
+			else if (isfinite(out->cell[c][k].vd))
+				fprintf(f, " %.3f |", out->cell[c][k].vd + 0.0);
 			else
 				fprintf(f, " — |");
 		fprintf(f, "\n");
@@ -231,15 +259,15 @@ static void vd_md_fig6(FILE *f, const vd_out *out, int R)
 	double rel_lo = INFINITY, rel_hi = 0, half_lo = INFINITY, half_hi = 0;
 	for (int c = 0; c < VD_CFG; c++)
 		for (int k = 0; k < VD_NN; k++) {
-			if (!isfinite(out->vd[c][k]))
+			if (!isfinite(out->cell[c][k].vd))
 				continue;
-			const int64_t n = vd_ns[k], t = out->t[c][k];
+			const int64_t n = vd_ns[k], t = out->cell[c][k].t;
 			const rp_lm_moments p = exact(n, vd_delta[c], vd_f[c], t, 1), a = exact(n, vd_delta[c], vd_f[c], t, 0);
 			const double pv = rp_lm_vd_generator(&p), av = rp_lm_vd_generator(&a), ao = rp_lm_vd_other(&a);
-			const int ok = agrees(out->vg[c][k], out->seg[c][k], av);
+			const int ok = agrees(out->cell[c][k].vg, out->cell[c][k].seg, av);
 			fprintf(f, "| %d | %g | %lld | %lld | %.4f | %.4f | %.4f ± %.4f | %s | %.4f | %.4f ± %.4f |", vd_delta[c],
-			        vd_f[c], (long long)n, (long long)t, pv + 0.0, av + 0.0, out->vg[c][k] + 0.0, out->seg[c][k],
-			        ok ? "yes" : "no", ao + 0.0, out->vd[c][k] + 0.0, out->se[c][k]);
+			        vd_f[c], (long long)n, (long long)t, pv + 0.0, av + 0.0, out->cell[c][k].vg + 0.0, out->cell[c][k].seg,
+			        ok ? "yes" : "no", ao + 0.0, out->cell[c][k].vd + 0.0, out->cell[c][k].se);
 			if (ao > 1e-6) { /* VD = 0 up to the rounding of E(l^2) - E(l)^2 */
 				fprintf(f, " %.3f |\n", av / ao);
 				half_lo = fmin(half_lo, av / ao), half_hi = fmax(half_hi, av / ao);
@@ -307,15 +335,15 @@ static int vd_plots(const lbt_repro_opts *o, const vd_out *out, lbt_err *e)
 	for (int c = 0; c < VD_CFG; c++) {
 		for (int k = 0; k < VD_NN; k++) {
 			py[c][k] = ay[c][k] = gy[c][k] = gb[c][0][k] = gb[c][1][k] = NAN;
-			if (!isfinite(out->vg[c][k]))
+			if (!isfinite(out->cell[c][k].vg))
 				continue;
-			const rp_lm_moments m = exact(vd_ns[k], vd_delta[c], vd_f[c], out->t[c][k], 1),
-			                    a = exact(vd_ns[k], vd_delta[c], vd_f[c], out->t[c][k], 0);
+			const rp_lm_moments m = exact(vd_ns[k], vd_delta[c], vd_f[c], out->cell[c][k].t, 1),
+			                    a = exact(vd_ns[k], vd_delta[c], vd_f[c], out->cell[c][k].t, 0);
 			py[c][k] = rp_lm_vd_generator(&m);
 			ay[c][k] = rp_lm_vd_generator(&a);
-			gy[c][k] = out->vg[c][k];
-			gb[c][0][k] = gy[c][k] - out->seg[c][k];
-			gb[c][1][k] = gy[c][k] + out->seg[c][k];
+			gy[c][k] = out->cell[c][k].vg;
+			gb[c][0][k] = gy[c][k] - out->cell[c][k].seg;
+			gb[c][1][k] = gy[c][k] + out->cell[c][k].seg;
 		}
 		ser[2 * c].x = ser[2 * c + 1].x = nx;
 		ser[2 * c].y = py[c];
@@ -338,18 +366,18 @@ static int vd_plots(const lbt_repro_opts *o, const vd_out *out, lbt_err *e)
 	return ps && ps != LBT_EUNSUP ? ps : p6 && p6 != LBT_EUNSUP ? p6 : pn && pn != LBT_EUNSUP ? pn : LBT_OK;
 }
 
-int rp_luling_vd(const lbt_repro_opts *o, FILE *f, lbt_err *e)
+int rp_luling_vd(const lbt_repro_opts *o, rp_vd **out, lbt_err *e)
 {
-	const int R = o->quick ? 200 : 2000;
-	vd_out *out = calloc(1, sizeof *out);
-	if (!out)
-		return lbt_errf(e, LBT_ENOMEM, "no memory for the variation density");
-	int status = vd_measure(o, R, out, e);
-	if (!status) {
-		vd_md_table(f, out, R);
-		vd_md_fig6(f, out, R);
-		status = vd_plots(o, out, e);
-	}
-	free(out);
+	*out = calloc(1, sizeof **out);
+	int status = rp_agree_room(*out != NULL, e);
+	if (!status)
+		status = vd_measure(o, o->quick ? 200 : 2000, *out, e);
 	return status;
+}
+
+int rp_luling_vd_write(const lbt_repro_opts *o, FILE *f, const rp_vd *out, lbt_err *e)
+{
+	vd_md_table(f, out, out->R);
+	vd_md_fig6(f, out, out->R);
+	return vd_plots(o, out, e);
 }

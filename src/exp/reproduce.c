@@ -107,6 +107,13 @@ int rp_agree_room(int ok, lbt_err *e)
 	return lbt_comm_min_int(ok) ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for a batch of runs");
 }
 
+int rp_spread(const lbt_spread *s, int64_t n, const lbt_repro_opts *o, lbt_err *e)
+{
+	lbt_spread t = *s;
+	t.interrupt = o->interrupt; /* a signal to one rank stops all after their current runs */
+	return lbt_spread_run(&t, NULL, n, rp_threads(o), e);
+}
+
 /* A batch of jobs as lbt_spread takes it. */
 typedef struct {
 	rp_job *jobs;
@@ -163,7 +170,7 @@ static int jobs_spread(rp_job *jobs, int n, const lbt_repro_opts *o, lbt_err *e)
 	if (!st) {
 		qsort_r(order, (size_t)n, sizeof *order, by_size, jobs);
 		job_batch b = {.jobs = jobs, .o = o, .n = n, .mine = (int)lbt_spread_mine(n)};
-		const lbt_spread sp = {.run = job_run, .result = job_result, .ctx = &b};
+		const lbt_spread sp = {.run = job_run, .result = job_result, .ctx = &b, .interrupt = o->interrupt};
 		st = lbt_spread_run(&sp, order, n, rp_threads(o), e);
 	}
 	free(order);
@@ -216,6 +223,8 @@ int rp_path(const lbt_repro_opts *o, const char *name, char *buf, size_t n, lbt_
 
 int rp_open(const lbt_repro_opts *o, const char *name, lbt_outfile *f, lbt_err *e)
 {
+	if (lbt_comm_rank() != 0) /* an experiment every rank runs: rank 0 writes */
+		return lbt_out_open(f, "/dev/null", e);
 	char path[4096];
 	int st = rp_path(o, name, path, sizeof path, e);
 	return st ? st : lbt_out_open(f, path, e);
@@ -224,6 +233,8 @@ int rp_open(const lbt_repro_opts *o, const char *name, lbt_outfile *f, lbt_err *
 int rp_plot(const lbt_repro_opts *o, const char *stem, const lbt_axes *ax, const lbt_series *s, int ns,
             lbt_err *e)
 {
+	if (lbt_comm_rank() != 0) /* an experiment every rank runs: rank 0 draws */
+		return LBT_OK;
 	char path[4096];
 	lbt_axes a = *ax;
 	if (!o->titles)
@@ -466,12 +477,15 @@ typedef int (*experiment)(const lbt_repro_opts *o, lbt_err *e);
 
 /* One experiment (run NULL: Table 3) into out_dir, its files published
  * together (rank 0 under MPI). */
-static int run_experiment(experiment run, const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
+static int run_experiment(experiment run, int every, const char *name, const lbt_repro_opts *o, int64_t *differs,
+                          lbt_err *e)
 {
 	/* the experiment's files are written into a staging directory and
 	 * published together (lbt_outdir): a failure leaves out_dir as it was */
 	lbt_outdir d;
 	int st = lbt_outdir_open(&d, o->out_dir && *o->out_dir ? o->out_dir : ".", e);
+	if (every) /* the other ranks start its runs only if its files have somewhere to go (rp_follow) */
+		lbt_comm_min_int(st == LBT_OK);
 	if (st)
 		return st;
 	lbt_repro_opts so = *o;
@@ -512,14 +526,35 @@ static int run_experiment(experiment run, const char *name, const lbt_repro_opts
 	return st;
 }
 
+/* Ranks other than 0 in an experiment every rank runs (lbt_reproduce's
+ * `every`): the same runs planned, this rank's share of them run (rp_spread),
+ * nothing written (rp_open, rp_plot), then rank 0's outcome. */
+static int rp_follow(experiment run, const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
+{
+	lbt_repro_opts w = *o;
+	w.note = NULL; /* rank 0 tells of its runs */
+	if (lbt_comm_min_int(1)) /* rank 0 could open the output directory (run_experiment) */
+		run(&w, e);
+	int64_t h[3];
+	lbt_comm_bcast(h, sizeof h);
+	lbt_comm_bcast(e->msg, sizeof e->msg);
+	if (differs)
+		*differs = h[2];
+	return (int)h[1];
+}
+
 int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, lbt_err *e)
 {
-	static const struct { const char *name; experiment run; } list[] = {
-		{"table3", NULL /* rp_table3 counts differences */}, {"fig5", rp_fig5}, {"fig6", rp_fig6}, {"fig7", rp_fig7}, {"cybenko", rp_cybenko},
-		{"trees", rp_trees}, {"jv-fig1", rp_jv_fig1}, {"jv-fig23", rp_jv_fig23}, {"jv-table1", rp_jv_table1},
-		{"jv-speeds", rp_jv_speeds}, {"jv-calibration", rp_jv_calibration}, {"jv-shake", rp_jv_shake},
-		{"luling-theorems", rp_luling_theorems}, {"luling-cost", rp_luling_cost}, {"luling-figs", rp_luling_figs},
-		{"luling-table1", rp_luling_table1}, {"luling-compare", rp_luling_compare}};
+	/* every: each rank plans the experiment's runs itself and runs its share
+	 * (rp_spread); else rank 0 announces its batches (rp_serve) */
+	static const struct { const char *name; experiment run; int every; } list[] = {
+		{"table3", NULL /* rp_table3 counts differences */, 0}, {"fig5", rp_fig5, 0}, {"fig6", rp_fig6, 0},
+		{"fig7", rp_fig7, 0}, {"cybenko", rp_cybenko, 0}, {"trees", rp_trees, 0}, {"jv-fig1", rp_jv_fig1, 1},
+		{"jv-fig23", rp_jv_fig23, 1}, {"jv-table1", rp_jv_table1, 1}, {"jv-speeds", rp_jv_speeds, 1},
+		{"jv-calibration", rp_jv_calibration, 1}, {"jv-shake", rp_jv_shake, 1},
+		{"luling-theorems", rp_luling_theorems, 1}, {"luling-cost", rp_luling_cost, 1},
+		{"luling-figs", rp_luling_figs, 1}, {"luling-table1", rp_luling_table1, 1},
+		{"luling-compare", rp_luling_compare, 1}};
 	size_t k = 0;
 	while (k < sizeof list / sizeof *list && strcmp(name, list[k].name))
 		k++;
@@ -533,8 +568,8 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 	if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt))) /* a signal on any rank before it starts */
 		return lbt_errf(e, LBT_EINTR, "interrupted: nothing of %s written", name);
 	if (lbt_comm_size() > 1 && lbt_comm_rank() != 0)
-		return rp_serve(o, differs, e);
-	const int st = run_experiment(list[k].run, name, o, differs, e);
+		return list[k].every ? rp_follow(list[k].run, o, differs, e) : rp_serve(o, differs, e);
+	const int st = run_experiment(list[k].run, list[k].every, name, o, differs, e);
 	int64_t h[3] = {RP_END, st, differs ? *differs : 0};
 	if (lbt_comm_size() > 1) { /* the end of the experiment, its outcome every rank's */
 		lbt_comm_bcast(h, sizeof h);
