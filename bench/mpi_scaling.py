@@ -11,8 +11,8 @@ MPI_Waitall) and its other collectives (count, seconds). One rank runs cut
 too (LBTORUS_CUT=1: the same code paths, its halo filled from itself).
 Compute is a rank's seconds minus its halo and collective seconds.
 
-    weak:   the torus grows with the ranks (WEAK rows per rank of WEAK's row length)
-    strong: one torus (STRONG) over 1..R ranks
+    weak:   the torus grows with the ranks (each of WEAK: a rank's block, the first axis growing)
+    strong: one torus (each of STRONG) over 1..R ranks
     blocks: tori of 2, 3 and 4 axes on given Cartesian grids of ranks (--ranks
             AxBx...: slabs and blocks of the same torus), each rank's halo bytes
             measured beside the model's
@@ -45,10 +45,14 @@ its form describes what was measured: with more ranks than cores a wait is
 a wait for the scheduler, so the local alpha is the scheduler's, not a
 network's.
 
-usage: mpi_scaling.py LBTORUS [--mpirun M] [--ranks 1,2,3,4] [--steps N] [--weak RxC] [--strong RxC]
+--check makes it a test: exit 1 unless every rank 0 of a run on 2+ ranks sent
+the halo bytes the model counts (the grid's faces, above), every run on 2+
+ranks made fills, and every run on one rank sent nothing.
+
+usage: mpi_scaling.py LBTORUS [--mpirun M] [--ranks 1,2,3,4] [--steps N] [--weak SHAPE,...] [--strong SHAPE,...]
                       [--blocks SHAPE:GRID,...] [--method lm-c5] [--repeat K] [--nodes 64] [--threads 32]
                       [--memory-bandwidth 200e9] [--latency 2e-6] [--bandwidth 12.5e9]
-                      [--target 100000x100000,2155x2155x2155,317x317x317x317] [--json FILE]
+                      [--target 100000x100000,2155x2155x2155,317x317x317x317] [--json FILE] [--check]
 """
 import argparse
 import json
@@ -104,6 +108,18 @@ def grid_of(R, ext):
     return best[1]
 
 
+def chosen_grid(method, R, ext, isa):
+    """The grid the program cuts a torus on without --ranks (src/exec/state.c, ranks_of): slabs of the first
+    axis with links for the Liquid model's vector kernel (it rolls slabs only) when that axis has a layer for
+    every rank, else the grid with the least halo."""
+    first = 0
+    while first < len(ext) - 1 and ext[first] < 2:
+        first += 1
+    if method.startswith('lm-') and isa != 'scalar' and ext[first] >= R:
+        return [R if d == first else 1 for d in range(len(ext))]
+    return grid_of(R, ext)
+
+
 def run(a, ranks, shape, tmp, steps=None, grid=None, isa=None):
     """The best (fastest) of a.repeat runs: the tally of every rank."""
     best, steps = None, steps or a.steps
@@ -121,7 +137,7 @@ def run(a, ranks, shape, tmp, steps=None, grid=None, isa=None):
         if best is None or max(t['seconds']) < max(best['seconds']):
             best = t
     best['shape'] = shape
-    best['grid'] = grid or 'x'.join(map(str, grid_of(ranks, shape)))
+    best['grid'] = grid or 'x'.join(map(str, chosen_grid(a.method, ranks, shape, isa)))
     return best
 
 
@@ -183,8 +199,9 @@ def main():
     ap.add_argument('--mpirun', default='mpirun')
     ap.add_argument('--ranks', default='1,2,3,4')
     ap.add_argument('--steps', type=int, default=200)
-    ap.add_argument('--weak', default='256x2048', help='the block of one rank (its rows grow the first axis)')
-    ap.add_argument('--strong', default='1024x2048')
+    ap.add_argument('--weak', default='256x2048,16x128x128',
+                    help='the blocks of one rank (the first axis grows with the ranks), 2-D and 3-D')
+    ap.add_argument('--strong', default='1024x2048,64x128x128', help='tori run on each rank count, 2-D and 3-D')
     ap.add_argument('--blocks', default='512x512:4x1,512x512:2x2,64x64x64:4x1x1,64x64x64:2x2x1,'
                     '16x16x16x16:4x1x1x1,16x16x16x16:2x2x1x1',
                     help='SHAPE:GRID runs, slabs and blocks of the same tori')
@@ -197,15 +214,16 @@ def main():
     ap.add_argument('--bandwidth', type=float, default=12.5e9, help='the target network, bytes per second per rank')
     ap.add_argument('--target', default='100000x100000,2155x2155x2155,317x317x317x317')
     ap.add_argument('--json')
+    ap.add_argument('--check', action='store_true', help='exit 1 if the halo bytes differ from the model\'s')
     a = ap.parse_args()
     ranks = [int(r) for r in a.ranks.split(',')]
-    weak, strong = shape_of(a.weak), shape_of(a.strong)
+    weak, strong = [shape_of(w) for w in a.weak.split(',')], [shape_of(t) for t in a.strong.split(',')]
     blocks = [(shape_of(b.split(':')[0]), b.split(':')[1]) for b in a.blocks.split(',') if b]
     with tempfile.TemporaryDirectory() as tmp:
-        weak_runs = [run(a, R, [weak[0] * R] + weak[1:], tmp) for R in ranks]
-        strong_runs = [run(a, R, strong, tmp) for R in ranks]
+        weak_runs = [run(a, R, [w[0] * R] + w[1:], tmp) for w in weak for R in ranks]
+        strong_runs = [run(a, R, t, tmp) for t in strong for R in ranks]
         block_runs = [run(a, math.prod(int(k) for k in g.split('x')), sh, tmp, grid=g) for sh, g in blocks]
-        ref_run = run(a, 1, strong, tmp, isa='scalar')  # the reference's rate: what blocks run (see the top)
+        ref_run = run(a, 1, strong[0], tmp, isa='scalar')  # the reference's rate: what blocks run (see the top)
         # probes for the fit: latency (2 rows per rank, nothing to compute) and bandwidth (rows of 2^17 PEs)
         probes = [run(a, 2, [4, 64], tmp, steps=10 * a.steps), run(a, 2, [8, 1 << 17], tmp)]
     print(f'{a.method}, uniform:0:9, {a.steps} steps, 1 thread per rank, best of {a.repeat}; '
@@ -278,6 +296,14 @@ def main():
             weak_runs, strong_runs, block_runs, ref_run, probes
         with open(a.json, 'w') as f:
             json.dump(out, f, indent=1)
+    if a.check:
+        bad = [f"{t['ranks']} ranks, {'x'.join(map(str, t['shape']))} on {t['grid']}: rank 0 sent "
+               f"{per_rank(t)[0]['bytes']:g} bytes a step, the model {model_bytes(t)}"
+               for t in weak_runs + strong_runs + block_runs + probes if per_rank(t)[0]['bytes'] != model_bytes(t)]
+        bad += [f"{t['ranks']} ranks, {'x'.join(map(str, t['shape']))}: no halo fill" for t, x in many if not x['fills']]
+        for b in bad:
+            print('FAIL', b)
+        return 1 if bad else 0
     return 0
 
 
