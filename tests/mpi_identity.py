@@ -595,6 +595,92 @@ SPREAD_SIGNALS = [
 # ---- end of bound, search and reproduce ----
 
 
+# ---- reproduce's jv-* and luling-* experiments over the ranks; gathers in pieces (issue 28, items 3-5) ----
+# Every rank plans the same runs and runs its share (src/exp/reproduce.c, rp_spread): the files must be one
+# process's, checked by spread_cases (2 and 3 ranks) as the experiments above. Their tables hold every run's
+# numbers in its place: a run lost, run twice or taken from the wrong rank changes them. Then the same with
+# the gathers' and exchanges' bytes in pieces of 5 (LBTORUS_COMM_PIECE): the results shared (an allgather
+# of bytes), a Lüling-Monien run's requests and records (alltoallv) and its --dump (gathered on rank 0).
+# (jv-fig23 is left out: its runs are planned by jv-fig1's code, only the link differs.)
+EVERY = ['reproduce', 'jv-fig1', 'jv-table1', 'jv-speeds', 'jv-shake', 'jv-calibration',
+         'luling-theorems', 'luling-cost', 'luling-figs', 'luling-table1', 'luling-compare', '--quick', '--quiet',
+         '--out', 'r', '--threads', '1']
+SPREAD_CASES.append(('reproduce-every', EVERY))
+PIECE = dict(ENV, LBTORUS_COMM_PIECE='5')
+
+
+def pieces(tmp):
+    """Three checks: reproduce's shared results, a Lüling-Monien run, a bad LBTORUS_COMM_PIECE refused."""
+    out = []
+    args = ['reproduce', 'jv-table1', 'luling-table1', '--quick', '--quiet', '--out', 'r', '--threads', '1']
+    one, a, said = spread_run(tmp, 'piece', args, 0)
+    d = os.path.join(tmp, 'piece_mpi')
+    os.makedirs(d)
+    many = subprocess.run([MPIRUN, '--oversubscribe', '-np', '3', os.path.abspath(LBT)] + args, cwd=d, env=PIECE,
+                          capture_output=True, text=True, timeout=300)
+    b = {os.path.relpath(os.path.join(r, n), d): spread_bytes(os.path.join(r, n)) for r, _, ns in os.walk(d)
+         for n in ns}
+    bad = None
+    if one.returncode or many.returncode:
+        bad = f'reproduce in pieces of 5 bytes: exit {one.returncode} alone, {many.returncode} on 3 ranks: {many.stderr}'
+    elif a != b:
+        bad = f'reproduce in pieces of 5 bytes: {sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))} differ'
+    out.append(bad)
+    lm = ['--shape', '9x7', '--method', 'luling-monien', '--init', 'uniform:0:50', '--workload',
+          'phases:0.1:0.9:0.1:0.7:3:9', '--until', 'steps:12', '--max-steps', '12']
+    p1, r1 = run(tmp, 'piece1', 0, lm)
+    p3, r3 = run(tmp, 'piece3', 3, lm, PIECE)
+    rec = [json.load(open(r['json'])) if os.path.exists(r['json']) else {} for r in (r1, r3)]
+    for x in rec:
+        for k in IGNORED:
+            x.pop(k, None)
+    bad = None
+    if p1.returncode or p3.returncode:
+        bad = f'luling-monien in pieces of 5 bytes: exit {p1.returncode} alone, {p3.returncode} on 3 ranks: {p3.stderr}'
+    elif open(r1['npy'], 'rb').read() != open(r3['npy'], 'rb').read() or rec[0] != rec[1]:
+        bad = 'luling-monien in pieces of 5 bytes: the dump or the JSON record differs from one process\'s'
+    elif rec[1]['operations'] < 1:
+        bad = 'luling-monien in pieces of 5 bytes: no operation, so no records were exchanged'
+    out.append(bad)
+    out.append(expect_refusal(tmp, 2, ['--shape', '8x8'], 'LBTORUS_COMM_PIECE', dict(ENV, LBTORUS_COMM_PIECE='0')))
+    return out
+
+
+def one_signal(tmp, name, args):
+    """SIGINT to one rank of 2 (the last started) in the middle: the other learns of it after its current
+    run (the ranks agree after each round of a run a thread, src/exp/spread.c), and as with a signal to both
+    (spread_signal): exit 3, one line from rank 0, nothing written."""
+    import signal
+    import time
+    d = os.path.join(tmp, f'one_sig_{name}')
+    os.makedirs(d)
+    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d, env=ENV,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    ranks, waited = [], 0.0
+    while len(ranks) < 2 and waited < 20 and p.poll() is None:
+        time.sleep(0.1)
+        waited += 0.1
+        with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
+            ranks = [int(x) for x in f.read().split()]
+    time.sleep(2)
+    if ranks:
+        os.kill(ranks[-1], signal.SIGINT)
+    _, err = p.communicate(timeout=300)
+    said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
+    left = sorted(os.path.relpath(os.path.join(r, n), d) for r, ds, ns in os.walk(d) for n in ns + ds)
+    if len(ranks) != 2 or p.returncode != 3 or len(said) != 1 or 'interrupted' not in said[0] or left:
+        return f'{name}, SIGINT to one rank of {len(ranks)}: exit {p.returncode} (want 3), {said}, left {left}'
+    return None
+
+
+ONE_SIGNAL = [
+    ('search', ['search', '--shape', '8x8', '--ldiff', '64', '--mean', '40', '--restarts', '8', '--moves', '200000',
+                '--quiet', '--threads', '1']),
+    ('reproduce', ['reproduce', 'luling-cost', '--out', 'r', '--quiet', '--threads', '1']),
+]
+# ---- end of reproduce's jv-* and luling-*, gathers in pieces ----
+
+
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -643,6 +729,8 @@ def main():
         failures.append(signalled(tmp, False))
         failures += spread_cases(tmp)
         failures += [spread_signal(tmp, *c) for c in SPREAD_SIGNALS]
+        failures += pieces(tmp)
+        failures += [one_signal(tmp, *c) for c in ONE_SIGNAL]
     checks = len(failures)  # one entry per check: None where it passed
     failures = [f for f in failures if f]
     for f in failures:
