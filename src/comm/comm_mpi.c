@@ -168,12 +168,12 @@ int lbt_comm_allgatherv(const void *mine, size_t n, void **all, int64_t *counts)
 		return LBT_OK;
 	}
 	const double t0 = MPI_Wtime();
-	int64_t mine_n = (int64_t)n, total;
+	int64_t mine_n = (int64_t)n, total = 0;
 	MPI_Allgather(&mine_n, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, MPI_COMM_WORLD);
 	int64_t *at = malloc((size_t)size * sizeof *at);
 	int *c = malloc((size_t)(2 * size) * sizeof *c); /* counts, offsets for one call */
 	const int big = at ? offsets(counts, at, &total) : 0;
-	int bad = !at || !c || !(*all = malloc(at ? (size_t)(total ? total : 1) : 1));
+	int bad = !at || !c || !(*all = malloc((size_t)(total ? total : 1)));
 	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (!bad && !big) {
 		for (int r = 0; r < size; r++)
@@ -289,10 +289,11 @@ int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int6
 	}
 	const double t0 = MPI_Wtime();
 	MPI_Alltoall(sendn, 1, MPI_INT64_T, recvn, 1, MPI_INT64_T, MPI_COMM_WORLD);
-	int64_t *so = malloc((size_t)(2 * size) * sizeof *so), *ro = so + size, sent, got; /* offsets */
+	int64_t *so = malloc((size_t)(2 * size) * sizeof *so), *ro = NULL, sent, got; /* send, receive offsets */
 	int *c = malloc((size_t)(4 * size) * sizeof *c); /* send counts, offsets; receive counts, offsets for one call */
 	int flag[2] = {!so || !c, 0};                   /* no room anywhere; some rank's data in pieces */
 	if (!flag[0]) {
+		ro = so + size;
 		flag[1] = offsets(sendn, so, &sent) | offsets(recvn, ro, &got);
 		flag[0] = !(*recv = malloc((size_t)(got ? got : 1)));
 	}
@@ -304,9 +305,10 @@ int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int6
 		}
 		MPI_Alltoallv(send, c, c + size, MPI_BYTE, *recv, c + 2 * size, c + 3 * size, MPI_BYTE, MPI_COMM_WORLD);
 	} else if (!flag[0]) { /* each pair's bytes in pieces, in order (one pair and tag: no overtaking) */
+		const int64_t p = (int64_t)piece;
 		int64_t nreq = 0;
 		for (int r = 0; r < size; r++)
-			nreq += r == rank ? 0 : (sendn[r] + (int64_t)piece - 1) / (int64_t)piece + (recvn[r] + (int64_t)piece - 1) / (int64_t)piece;
+			nreq += r == rank ? 0 : (sendn[r] + p - 1) / p + (recvn[r] + p - 1) / p;
 		MPI_Request *q = malloc((size_t)(nreq ? nreq : 1) * sizeof *q);
 		flag[0] = !q;
 		MPI_Allreduce(MPI_IN_PLACE, flag, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -316,12 +318,12 @@ int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int6
 				memcpy((char *)*recv + ro[r], (const char *)send + so[r], (size_t)sendn[r]);
 				continue;
 			}
-			for (int64_t k = 0; k < recvn[r]; k += (int64_t)piece)
-				MPI_Irecv((char *)*recv + ro[r] + k, (int)(recvn[r] - k < (int64_t)piece ? recvn[r] - k : (int64_t)piece),
-				          MPI_BYTE, r, 0, pieces, &q[nq++]);
-			for (int64_t k = 0; k < sendn[r]; k += (int64_t)piece)
-				MPI_Isend((const char *)send + so[r] + k, (int)(sendn[r] - k < (int64_t)piece ? sendn[r] - k : (int64_t)piece),
-				          MPI_BYTE, r, 0, pieces, &q[nq++]);
+			for (int64_t k = 0; k < recvn[r]; k += p)
+				MPI_Irecv((char *)*recv + ro[r] + k, (int)(recvn[r] - k < p ? recvn[r] - k : p), MPI_BYTE, r, 0, pieces,
+				          &q[nq++]);
+			for (int64_t k = 0; k < sendn[r]; k += p)
+				MPI_Isend((const char *)send + so[r] + k, (int)(sendn[r] - k < p ? sendn[r] - k : p), MPI_BYTE, r, 0,
+				          pieces, &q[nq++]);
 		}
 		if (!flag[0])
 			MPI_Waitall(nq, q, MPI_STATUSES_IGNORE);
