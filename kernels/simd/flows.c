@@ -112,7 +112,7 @@ static int degree(const lbt_view *v)
 }
 
 typedef struct {
-	V rmax[8], lmax[8]; /* per axis, largest flow towards higher / lower index */
+	V rmax[8], lmin[8]; /* per axis, the largest and the smallest flow (-lmin: the largest towards lower index) */
 	V moved;            /* W/2 int64 lanes */
 } acc;
 
@@ -180,7 +180,7 @@ static void pass1_row(const lbt_view *v, const params *q, int32_t *const *F, int
 			}
 			VSTORE(F[d] + off + i, f[d]);
 			A->rmax[d] = VMAX(A->rmax[d], f[d]);
-			A->lmax[d] = VMAX(A->lmax[d], VSUB(zero, f[d]));
+			A->lmin[d] = VMIN(A->lmin[d], f[d]);
 			A->moved = FADD64(A->moved, VABS(f[d]));
 		}
 	}
@@ -253,7 +253,7 @@ static void flows_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 		{
 			moved += fsum64(A.moved);
 			for (int d = 0; d < D; d++) {
-				int32_t a = vmax32(A.rmax[d]), b = vmax32(A.lmax[d]);
+				int32_t a = vmax32(A.rmax[d]), b = -vmin32(A.lmin[d]);
 				rmax[d] = a > rmax[d] ? a : rmax[d];
 				lmax[d] = b > lmax[d] ? b : lmax[d];
 			}
@@ -320,57 +320,78 @@ static void load_row(int32_t *B, const int32_t *p, int64_t n, int tl)
 	memset(B + n + 1, 0, W * sizeof *B);
 }
 
-/* F_0 and F_1 of the row whose old copy is B (B[-1], B[n]: wrap-around),
- * from the old rows up and dn (NULL: no link), into f0[i], f1[i] (0 past
- * the row; f1[-1] the flow arriving at PE 0 over the wrap-around), counted
- * into A. NNA's budget needs up, for F_1 only: the rounded-down amounts
- * P_i owes sum to at most floor(|Δ| L_i / (|Δ|+1)) <= L_i - 1 (L_i >= 1
- * where a flow leaves), so the reference's first round-up, axis 0's, is
- * always affordable, and F_0 depends on the rows r and r+1 alone.
- * Diffusion's flows need no budget. */
+/* F_0 and F_1 of the W PEs from position i of the row whose old copy is B
+ * (B[-1], B[n]: wrap-around), from the old rows up and dn (NULL: no
+ * link), into f0[i], f1[i] (0 past the row), counted into A. `full`: all
+ * W lanes are PEs with a link to i+1 on the last axis (no masks). NNA's
+ * budget needs up, for F_1 only: the rounded-down amounts P_i owes sum to
+ * at most floor(|Δ| L_i / (|Δ|+1)) <= L_i - 1 (L_i >= 1 where a flow
+ * leaves), so the reference's first round-up, axis 0's, is always
+ * affordable, and F_0 depends on the rows r and r+1 alone. Diffusion's
+ * flows need no budget. */
+static ALWAYS_INLINE void flows_chunk(const params *q, int64_t i, int64_t n, int tl, const int32_t *up,
+                                      const int32_t *B, const int32_t *dn, int32_t *f0, int32_t *f1, acc *A,
+                                      const int full)
+{
+	const V zero = VSET1(0);
+	const V pos = full ? zero : VADD(VIOTA(), VSET1((int32_t)i));
+	const M valid = full ? MALL : MFIRST(n - i < W ? n - i : W);
+	const V l = VLOAD(B + i);
+	const M m0 = dn ? valid : MNONE;
+	const M m1 = full || tl ? valid : MAND(valid, MGT(VSET1((int32_t)(n - 1)), pos));
+	const V d0 = dn ? VSUB(l, VLOAD(dn + i)) : zero, d1 = VSUB(l, VLOADU(B + i + 1));
+	V a0 = dn ? quotient(q, d0) : zero, a1 = quotient(q, d1);
+	if (!full) {
+		a0 = VSEL(m0, a0, zero);
+		a1 = VSEL(m1, a1, zero);
+	}
+	if (q->mode == NNA) { /* axis 0's round-up, then axis 1's if P_i can still afford it */
+		const M u0 = MAND(MAND(m0, MGT(d0, zero)), MNE(VMULLO(a0, q->ci), d0));
+		const M ml = full || tl ? valid : MAND(valid, MGT(pos, zero));
+		V sent = VADD(VMAX(a0, zero), VMAX(a1, zero)); /* the rounded-down amounts P_i owes to all four sides */
+		if (up)
+			sent = VADD(sent, VMAX(quotient(q, VSUB(l, VLOAD(up + i))), zero));
+		const V al = VMAX(quotient(q, VSUB(l, VLOADU(B + i - 1))), zero);
+		sent = VADD(sent, full || tl ? al : VSEL(ml, al, zero));
+		a0 = VINC(a0, u0);
+		sent = VINC(sent, u0);
+		const M u1 = MAND(MAND(m1, MGT(d1, zero)), MAND(MNE(VMULLO(a1, q->ci), d1), MGT(l, sent)));
+		a1 = VINC(a1, u1);
+	}
+	VSTORE(f0 + i, a0);
+	VSTORE(f1 + i, a1);
+	A->rmax[0] = VMAX(A->rmax[0], a0);
+	A->lmin[0] = VMIN(A->lmin[0], a0);
+	A->rmax[1] = VMAX(A->rmax[1], a1);
+	A->lmin[1] = VMIN(A->lmin[1], a1);
+	A->moved = FADD64(A->moved, VADD(VABS(a0), VABS(a1))); /* below 2^32: FADD64 reads the lanes unsigned */
+}
+
 static ALWAYS_INLINE void flows_row(const params *q, int64_t n, int tl, const int32_t *up, const int32_t *B,
                                     const int32_t *dn, int32_t *f0, int32_t *f1, acc *A)
 {
-	const V zero = VSET1(0), iota = VIOTA();
-	for (int64_t i = 0; i < n; i += W) {
-		const M valid = MFIRST(n - i < W ? n - i : W);
-		const V pos = VADD(iota, VSET1((int32_t)i));
-		const V l = VLOAD(B + i);
-		const M m0 = dn ? valid : MNONE;
-		const M m1 = tl ? valid : MAND(valid, MGT(VSET1((int32_t)(n - 1)), pos));
-		const V d0 = dn ? VSUB(l, VLOAD(dn + i)) : zero, d1 = VSUB(l, VLOADU(B + i + 1));
-		V a0 = dn ? VSEL(m0, quotient(q, d0), zero) : zero;
-		V a1 = VSEL(m1, quotient(q, d1), zero);
-		if (q->mode == NNA) { /* axis 0's round-up, then axis 1's if P_i can still afford it */
-			const M u0 = MAND(MAND(m0, MGT(d0, zero)), MNE(VMULLO(a0, q->ci), d0));
-			const M ml = tl ? valid : MAND(valid, MGT(pos, zero));
-			V sent = VADD(VMAX(a0, zero), VMAX(a1, zero)); /* the rounded-down amounts P_i owes to all four sides */
-			if (up)
-				sent = VADD(sent, VSEL(valid, VMAX(quotient(q, VSUB(l, VLOAD(up + i))), zero), zero));
-			sent = VADD(sent, VSEL(ml, VMAX(quotient(q, VSUB(l, VLOADU(B + i - 1))), zero), zero));
-			a0 = VINC(a0, u0);
-			sent = VINC(sent, u0);
-			const M u1 = MAND(MAND(m1, MGT(d1, zero)), MAND(MNE(VMULLO(a1, q->ci), d1), MGT(l, sent)));
-			a1 = VINC(a1, u1);
-		}
-		VSTORE(f0 + i, a0);
-		VSTORE(f1 + i, a1);
-		A->rmax[0] = VMAX(A->rmax[0], a0);
-		A->lmax[0] = VMAX(A->lmax[0], VSUB(zero, a0));
-		A->rmax[1] = VMAX(A->rmax[1], a1);
-		A->lmax[1] = VMAX(A->lmax[1], VSUB(zero, a1));
-		A->moved = FADD64(A->moved, VABS(a0));
-		A->moved = FADD64(A->moved, VABS(a1));
-	}
-	f1[-1] = tl ? f1[n - 1] : 0;
+	int64_t i = 0;
+	for (; i + W < n || (i + W == n && tl); i += W)
+		flows_chunk(q, i, n, tl, up, B, dn, f0, f1, A, 1);
+	for (; i < n; i += W)
+		flows_chunk(q, i, n, tl, up, B, dn, f0, f1, A, 0);
+	f1[-1] = tl ? f1[n - 1] : 0; /* the flow arriving at PE 0 over the wrap-around */
 }
 
 /* The new row p: B - f0 - f1 + f1[i-1] + g0 (row r-1's F_0), measured. */
 static ALWAYS_INLINE void apply_row(int32_t *p, const int32_t *B, const int32_t *f0, const int32_t *f1,
                                     const int32_t *g0, int64_t n, stats *St)
 {
-	for (int64_t i = 0; i < n; i += W) {
-		const M valid = MFIRST(n - i < W ? n - i : W);
+	int64_t i = 0;
+	for (; i + W <= n; i += W) {
+		const V x = VADD(VSUB(VSUB(VLOAD(B + i), VLOAD(f0 + i)), VLOAD(f1 + i)), VADD(VLOADU(f1 + i - 1), VLOAD(g0 + i)));
+		VSTORE(p + i, x);
+		St->mx = VMAX(St->mx, x);
+		St->mn = VMIN(St->mn, x);
+		St->su = FADD64(St->su, VSUB(x, VSET1(INT32_MIN)));
+	}
+	if (i < n) {
+		const M valid = MFIRST(n - i);
 		const V x = VADD(VSUB(VSUB(VLOAD(B + i), VLOAD(f0 + i)), VLOAD(f1 + i)), VADD(VLOADU(f1 + i - 1), VLOAD(g0 + i)));
 		VSTORE(p + i, VSEL(valid, x, VLOAD(p + i)));
 		St->mx = VMAX(St->mx, VSEL(valid, x, VSET1(INT32_MIN)));
@@ -453,7 +474,7 @@ static void one_pass_step(const lbt_view *v, const params *q, lbt_counts *cnt)
 		{
 			moved += fsum64(A.moved);
 			for (int d = 0; d < 2; d++) {
-				const int32_t x = vmax32(A.rmax[d]), y = vmax32(A.lmax[d]);
+				const int32_t x = vmax32(A.rmax[d]), y = -vmin32(A.lmin[d]);
 				rmax[d] = x > rmax[d] ? x : rmax[d];
 				lmax[d] = y > lmax[d] ? y : lmax[d];
 			}
