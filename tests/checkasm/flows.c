@@ -67,6 +67,24 @@ static void flows_shape(const lbt_shape *s, int *n, const void *which)
 	}
 }
 
+/* 2-D grids above the kernels' threshold for threads (16384 PEs), on 2
+ * and 3 threads: blocks of rows meet inside the grid and over the
+ * wrap-around, blocks of one row, a thread without rows (2 rows, 3
+ * threads), and a grid of one row. */
+static void flows_threads(const ck_stepper *k, int steps)
+{
+	static const char *const big[] = {"131x127", "128x130", "3x5501", "2x8209", "1x16411", "5x3301"};
+	static const int kinds[] = {L_WIDE, L_POINT, L_NEARMAX, L_PILE};
+	int n = 0;
+	for (size_t i = 0; i < sizeof big / sizeof *big; i++)
+		for (int b = 0; b < 4; b++) {
+			lbt_shape s;
+			if (ck_boundary(&s, big[i], b))
+				for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+					ck_steps(k, &s, kinds[j], 2 + n++ % 2, steps);
+		}
+}
+
 static void nna_quick(void)
 {
 	rows_to_40(&nna_k, L_POINT, 2, 30, &nna_k, L_SMALL, 1, 30);
@@ -77,7 +95,11 @@ static void nna_quick(void)
 	bench_new(nna_step, 100, &p.vv, &c);
 	ck_pair_close(&p);
 }
-static void nna_full(void) { ck_each_shape(flows_shape, &nna_k); }
+static void nna_full(void)
+{
+	//PLANT ck_each_shape(flows_shape, &nna_k);
+	flows_threads(&nna_k, 12);
+}
 CK_CASE(nna_step, nna_quick, nna_full);
 
 static void fos_int_quick(void)
@@ -92,7 +114,16 @@ static void fos_int_quick(void)
 	bench_new(fos_int_step, 100, &p.vv, &weights[3], &c);
 	ck_pair_close(&p);
 }
-static void fos_int_full(void) { ck_each_shape(flows_shape, NULL); }
+static void fos_int_full(void)
+{
+	ck_each_shape(flows_shape, NULL);
+	for (int w = 0; w < NW; w++)
+		if (weights[w].by_degree || weights[w].alpha <= 0.25) {
+			char what[64];
+			const ck_stepper k = fos_int_k(&weights[w], what, sizeof what);
+			flows_threads(&k, 6);
+		}
+}
 CK_CASE(fos_int_step, fos_int_quick, fos_int_full);
 
 /* Real-valued diffusion: loads, amount moved, shifts and link_max equal to
