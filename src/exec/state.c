@@ -371,9 +371,10 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	}
 	if (status)
 		return status;
-	if (st->grid.cut && !st->grid.cut->slab) {
-		/* the Liquid model's vector kernel rolls slabs of its first axis only:
-		   a block cut along several axes (or another) takes the reference */
+	if (st->grid.cut && !lbt_cut_vector(st->grid.cut)) {
+		/* the Liquid model's vector kernel rolls slabs of its first axis with
+		   links, its rows whole: a block whose first axis is not cut, or
+		   whose last is, takes the reference */
 		st->table.lm_step = lbt_ref_lm_step;
 		st->table.lm_steps = lbt_ref_lm_steps;
 	}
