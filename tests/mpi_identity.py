@@ -21,9 +21,10 @@ under it (tests/mpi_verify.c: no hook makes a kernel err);
 byte (rank 0 pictures the whole torus, gathered);
 the grid chosen (slabs for the Liquid model, the least halo for the others)
 sends the halo bytes worked out by hand; deep halos (LBTORUS_HALO=1, 2, 8:
-several Liquid-model steps between exchanges on its slabs; on a grid of
-blocks one step an exchange) equal one process, a fill sends one message a
-side however deep, and LBTORUS_HALO's bad values are refused in one line; a cycle is found on every rank at
+several Liquid-model steps between exchanges on its slabs and on blocks
+whose last axis is whole; one step an exchange on blocks whose last axis
+is cut) equal one process, a fill sends one message a
+side however deep (on slabs and on blocks, counted by hand), and LBTORUS_HALO's bad values are refused in one line; a cycle is found on every rank at
 the same step, a file: init is read into slabs. And `mpirun -np N lbtorus
 sweep` spreads the runs over the ranks (the large ones cut between all
 ranks) into one results file: the same records as one process (timing and
@@ -154,8 +155,9 @@ EXTRA = [
 # Deep halos (issue 28): LBTORUS_HALO=K steps between halo exchanges, each
 # case for K = 1, 2 and 8: byte- and int32-sized loads, tori and meshes, 2-D
 # and 3-D, slabs thinner than the halo, a fixed number of steps (several a
-# call) and to balanced (one a call); and blocks of two cut axes, where K
-# is taken as 1 (lbt_cut_open: deep halos on slabs only).
+# call) and to balanced (one a call); and blocks of two cut axes, the last
+# among them, where K is taken as 1 (lbt_cut_open: deep halos where the
+# last axis is whole, BLOCKS_HALO below).
 HALO = [
     ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:40', 4),
     ('12x16', 'mesh', 'lm-c2', 'uniform:0:100000', 'steps:30', 3),
@@ -165,6 +167,27 @@ HALO = [
     ('8x12', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, None, '--ranks', '2x2'),
 ]
 HALO_STEPS = (1, 2, 8)
+# Cartesian blocks on the Liquid model's vector kernel (issue 28 item 2):
+# the first axis with links cut and more axes before the last ("inner"
+# ones, whose substeps read the 2 layers below and 1 above after the axes
+# before updated them there), with LBTORUS_HALO = 1, 2, 8 (several steps a
+# call; to balanced, one a call): 2x2x1, 3x2x1, 2x2x2x1 and 1x2x2x1 (the
+# first axis of extent 1: the first with links is cut), blocks thinner than
+# the halo, tori, meshes and mixed, rows of whole vectors and not, loads of
+# a byte and of an int32 (worst:5: one pile of 5P); and blocks whose last
+# axis is cut (2x2, 3x2, 2x2x2, 1x2x2: the reference, K taken as 1).
+BLOCKS_HALO = [
+    ('9x6x16', 'torus', 'lm-c5', 'uniform:0:9', 'steps:25', 4, None, '--ranks', '2x2x1'),
+    ('7x8x5', 'mesh', 'lm-c2', 'worst:5', 'steps:30', 6, None, '--ranks', '3x2x1'),
+    ('6x5x32', 'mesh,torus,mesh', 'lm-c3', 'uniform:0:100000', 'steps:20', 4, None, '--ranks', '2x2x1'),
+    ('4x6x5x8', 'torus,mesh,torus,torus', 'lm-c4', 'uniform:0:9', 'steps:18', 8, None, '--ranks', '2x2x2x1'),
+    ('1x5x6x16', 'torus', 'lm-c1', 'worst:5', 'steps:21', 4, None, '--ranks', '1x2x2x1'),
+    ('8x6x8', 'torus', 'lm-c5', 'worst:5', 'balanced', 4, None, '--ranks', '2x2x1'),
+    ('10x32', 'torus', 'lm-c5', 'worst:5', 'steps:20', 4, None, '--ranks', '2x2'),
+    ('9x8', 'mesh', 'lm-c0', 'uniform:0:9', 'steps:20', 6, None, '--ranks', '3x2'),
+    ('4x6x8', 'torus', 'lm-c5', 'uniform:0:100000', 'steps:15', 8, None, '--ranks', '2x2x2'),
+    ('5x6x8', 'mesh', 'lm-c3', 'worst:5', 'steps:15', 4, None, '--ranks', '1x2x2'),
+]
 
 # --verify on a cut torus: each rank steps the scalar reference's copy of its
 # block beside the chosen ISA's kernels and compares; the outputs equal one
@@ -425,6 +448,32 @@ def deep_messages(tmp):
         if got != ([fills] * 2, [2 * fills] * 2, [65536] * 2):
             out.append(f'LBTORUS_HALO={k}, 64x64 on 2 ranks: fills, messages, bytes {got}, want '
                        f'{fills}, {2 * fills}, 65536 a rank')
+    return '; '.join(out) or None
+
+
+def block_messages(tmp):
+    """A block's fills, from LBTORUS_COMM_STATS: 16 steps of lm-c5 on a 32x32x16 torus cut 2x2x1 into
+    blocks of 16x16x16, each rank's neighbours on axes 0 and 1 one rank each side (the same one: 2 a line).
+    A fill of L layers a side sends one message a side: on axis 0 layers of 16x16 cells, on axis 1 layers
+    spanning axis 0's L layers of halo, (16 + 2L)x16 cells. K = 1 (L = 2 every step): 16 steps x 2 fills,
+    2 x 16 x 4 messages, 16 x (2 x 2 x 256 + 2 x 2 x 320) x 4 B = 147456 B; K = 8 (L = 16, two calls of 8
+    steps): 2 x 2 fills, 8 messages, 2 x (2 x 16 x 256 + 2 x 16 x 768) x 4 B = 262144 B."""
+    out = []
+    for k, fills, messages, nbytes in ((1, 32, 64, 147456), (8, 4, 8, 262144)):
+        stats = os.path.join(tmp, f'blockstats{k}.json')
+        p = subprocess.run([MPIRUN, '--oversubscribe', '-np', '4', LBT, 'run', '--shape', '32x32x16', '--ranks',
+                            '2x2x1', '--init', 'uniform:0:100', '--until', 'steps:16', '--max-steps', '16',
+                            '--threads', '1', '--quiet', '--json', os.path.join(tmp, 'blockstats.json')],
+                           env=dict(ENV, LBTORUS_COMM_STATS=stats, LBTORUS_HALO=str(k)), capture_output=True,
+                           text=True, timeout=120)
+        if p.returncode:
+            out.append(f'LBTORUS_HALO={k} on 2x2x1 ranks: exit {p.returncode}: {p.stderr.strip()}')
+            continue
+        t = json.load(open(stats))
+        got = (t['fills'], t['halo_messages'], t['halo_bytes'])
+        if got != ([fills] * 4, [messages] * 4, [nbytes] * 4):
+            out.append(f'LBTORUS_HALO={k}, 32x32x16 on 2x2x1 ranks: fills, messages, bytes {got}, want '
+                       f'{fills}, {messages}, {nbytes} a rank')
     return '; '.join(out) or None
 
 
@@ -703,6 +752,10 @@ def main():
         for k in HALO_STEPS:
             for i, case in enumerate(HALO):
                 failures.append(compare(tmp, f'halo{k}_{i}', case, k))
+        for k in HALO_STEPS:
+            for i, case in enumerate(BLOCKS_HALO):
+                failures.append(compare(tmp, f'blocks{k}_{i}', case, k))
+        failures.append(block_messages(tmp))
         for bad in ('0', '17', 'two'):
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8'], 'LBTORUS_HALO', dict(ENV, LBTORUS_HALO=bad)))
         for i, case in enumerate(VERIFY):

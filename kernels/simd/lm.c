@@ -45,11 +45,18 @@
  * rolled like a thread's range: the old slabs around the block are the
  * halo's, filled by the comm layer before anything is written, and whether
  * a neighbouring slab exists is decided by global coordinates (a mesh ends
- * only at global 0 and N-1). A cut along the last axis (a 1-D torus) takes
- * the reference. The statistics are the block's; the engine reduces them.
- * With a deep halo (lbt_cut.depth), lm_steps takes several steps after one
- * exchange (cut_steps): each step rolls the block and the part of the halo
- * the later steps read, that part's counters dropped (roll_counted).
+ * only at global 0 and N-1). A block cut along more axes before the last
+ * ("inner" axes) has every halo filled before the step too, axis after
+ * axis: the substeps of the axes before an inner one also update the 2
+ * slabs below its range and the 1 above (halo, uncounted), so its roll
+ * reads there what the ranks holding them have when they reach that
+ * substep: one exchange a step, not one a substep (roll_inner). A cut
+ * along the last axis (rows shared; a 1-D torus), or a block whose first
+ * active axis is whole, takes the reference. The statistics are the
+ * block's; the engine reduces them. With a deep halo (lbt_cut.depth),
+ * lm_steps takes several steps after one exchange (cut_steps): each step
+ * rolls the block and the part of the halo the later steps read, that
+ * part's counters dropped (roll_counted, roll_inner).
  *
  * Files. This one is the step's driver (slabs, planes, threads, lm_step and
  * lm_steps); it includes, once per ISA target, the int32 rows (lm_rows.h)
@@ -91,6 +98,14 @@ typedef struct kctx {
 	int cond;
 	int64_t lo[8], N[8]; /* per axis: the global coordinate of local 0, the global extent */
 	int64_t b0, b1;     /* the slabs of the first active axis that count (the block; the rest is halo) */
+	/* A cut view's cut axes after the first (a block's, "inner"): their
+	 * old slabs beyond the range are in place (the halo's); the range
+	 * reaches 2 slabs below the roll's and 1 above (e0, e1), which only the
+	 * substeps of the axes before take, so that the roll reads them as a
+	 * process holding them would; c0 .. c1 - 1: the slabs that count. */
+	unsigned char inner[8];
+	int64_t e0[8], e1[8], c0[8], c1[8];
+	int inners;         /* some axis is inner: rows outside the block count nothing */
 	int next[8];        /* next active axis after a (-1: none) */
 	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
 	vrow_fn vrow, vrow_stats;
@@ -106,6 +121,7 @@ typedef struct kctx {
 typedef struct {
 	int32_t *ring[8][2];
 	int32_t *next[8];
+	int32_t *keep[8][4]; /* an inner axis's old slabs before the block's part and after it (roll_inner) */
 	int32_t *B;
 	M *cpb;          /* a row's C along the outer axis, for the next row (frow) */
 #if W == 16
@@ -203,6 +219,8 @@ static void row_halo(int32_t *B, int64_t n, int torus)
 }
 
 static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, int64_t q1, int direct);
+static void roll_inner(const kctx *k, kthread *t, int a, int32_t *base);
+static acc acc_empty(void);
 /* In 3-D and up, a plane of rows (slab of the axis before the rows' outer
  * axis) gets its update along that axis a row at a time, just before the
  * roll along the plane reads the row: each row is updated along all three
@@ -258,27 +276,32 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 	 * the update along a first, all rows in one call, then the same roll
 	 * (below). */
 	enum { PLANE_AHEAD = 8192 }; /* cells */
-	if (nb == last - 1 && a + 1 == nb && n % W == 0 && n / W <= SEG && v->ext[nb] * v->stride[nb] > PLANE_AHEAD) {
+	if (nb == last - 1 && a + 1 == nb && n % W == 0 && n / W <= SEG && v->ext[nb] * v->stride[nb] > PLANE_AHEAD &&
+	    !k->inners) {
 		const ahead x = {m2, m1, p1, p0, save, v->stride[nb], has_next};
 		plane(k, t, nb, p0, 0, v->ext[nb], 1, &x);
 		return;
 	}
-	if (nb != last && n / W < SEG) /* the slab's rows along a, in one call */
+	if (nb != last && n / W < SEG && !k->inners) /* the slab's rows along a, in one call */
 		(nb < 0 ? k->vslab_stats : k->vslab)(k, a, m2, m1, p0, p1, save, has_next, &t->A);
-	else { /* a row at a time: through B, or rows too long for one segment */
+	else { /* a row at a time: through B, or rows too long for one segment, or rows of inner axes */
 		vrow_fn f = nb < 0 ? k->vrow_stats : k->vrow;
 		int64_t c[8] = {0};
 		for (;;) {
 			int64_t o = 0;
-			for (int d = a + 1; d < last; d++)
+			int in = 1; /* a row of the block on the inner axes: counted */
+			for (int d = a + 1; d < last; d++) {
 				o += c[d] * v->stride[d];
+				in &= !k->inner[d] || (c[d] >= k->c0[d] && c[d] < k->c1[d]);
+			}
+			acc none = acc_empty(), *A = in ? &t->A : &none;
 			const int32_t *r2 = m2 ? m2 + o : k->zrow, *r1 = m1 ? m1 + o : k->zrow, *rp = p1 ? p1 + o : k->zrow;
 			if (nb == last) { /* inner axes of extent 1 between a and the row */
-				k->vrow(r2, r1, p0 + o, rp, save + o, t->B, n, has_next, &t->A);
+				k->vrow(r2, r1, p0 + o, rp, save + o, t->B, n, has_next, A);
 				row_halo(t->B, n, v->torus[last]);
-				k->hrow(t->B, p0 + o, n, v->torus[last], &t->A);
+				k->hrow(t->B, p0 + o, n, v->torus[last], A);
 			} else
-				f(r2, r1, p0 + o, rp, save + o, p0 + o, n, has_next, &t->A);
+				f(r2, r1, p0 + o, rp, save + o, p0 + o, n, has_next, A);
 			int d = last - 1;
 			while (d > a && ++c[d] == v->ext[d])
 				c[d--] = 0;
@@ -286,7 +309,9 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 				break;
 		}
 	}
-	if (nb >= 0 && nb != last) { /* the inner axis, in this slab, from its start */
+	if (nb >= 0 && nb != last && k->inner[nb]) /* the inner axis, in this slab: a cut one */
+		roll_inner(k, t, nb, p0);
+	else if (nb >= 0 && nb != last) { /* from its start */
 		if (v->torus[nb])
 			copy_slab(k, nb, t->next[nb], p0);
 		roll(k, t, nb, p0, 0, v->ext[nb], 1);
@@ -305,7 +330,7 @@ static ALWAYS_INLINE void roll_one(const kctx *k, kthread *t, int a, int32_t *ba
 	for (int h = 0; h < 2; h++) { /* old slabs q-2, q-1 */
 		int64_t x = q - 2 + h;
 		m[h] = x >= q0 || (!direct && exists(k, a, x)) ? t->ring[a][x & 1]
-		     : !exists(k, a, x) ? NULL : base + wrap(x, n) * s;
+		     : !exists(k, a, x) ? NULL : base + (k->inner[a] ? x : wrap(x, n)) * s;
 	}
 	const int has_next = exists(k, a, q + 1);
 	const int32_t *p1 = q + 1 < q1 ? base + (q + 1) * s : has_next ? t->next[a] : NULL;
@@ -468,6 +493,47 @@ static void roll(const kctx *k, kthread *t, int a, int32_t *base, int64_t q0, in
 		roll_one(k, t, a, base, q0, q1, direct, q);
 }
 
+/* The roll along an inner axis a of a slab (origin base): over e0 .. e1-1,
+ * the old slabs around it in place (the substeps of the axes before have
+ * updated them: the halo, or the range's reach); the slabs before the
+ * block's and after them with their counters dropped, as roll_counted
+ * does on the first axis, each part after the first from the two old
+ * slabs before it, copied before anyone writes. */
+static void roll_inner(const kctx *k, kthread *t, int a, int32_t *base)
+{
+	const int64_t s = k->v->stride[a];
+	const int64_t at[4] = {k->e0[a], k->c0[a], k->c1[a], k->e1[a]};
+	int32_t *const next = t->next[a], *const ring0 = t->ring[a][0], *const ring1 = t->ring[a][1];
+	for (int j = 1; j < 3; j++)
+		for (int h = 0; h < 2; h++) {
+			const int64_t q = at[j] - 2 + h;
+			if (at[j] > at[0] && at[j] < at[3] && exists(k, a, q))
+				copy_slab(k, a, t->keep[a][2 * j - 2 + h], base + q * s);
+		}
+	for (int j = 0; j < 3; j++) {
+		const int64_t q0 = at[j], q1 = at[j + 1];
+		if (q0 == q1)
+			continue;
+		if (q0 > at[0]) { /* the old slabs q0-2, q0-1 */
+			t->ring[a][(q0 - 2) & 1] = t->keep[a][2 * j - 2];
+			t->ring[a][(q0 - 1) & 1] = t->keep[a][2 * j - 1];
+		}
+		t->next[a] = base + q1 * s; /* old slab q1 in place: nothing has written it yet */
+		if (j == 1)
+			roll(k, t, a, base, q0, q1, q0 == at[0]);
+		else {
+			const acc A = t->A, Ax = t->Ax;
+			t->A = t->Ax = acc_empty();
+			roll(k, t, a, base, q0, q1, q0 == at[0]);
+			t->A = A;
+			t->Ax = Ax;
+		}
+	}
+	t->next[a] = next;
+	t->ring[a][0] = ring0;
+	t->ring[a][1] = ring1;
+}
+
 /* Copy the rows of PEs of a slab of axis a (whole chunks). */
 static void copy_slab(const kctx *k, int a, int32_t *dst, const int32_t *src)
 {
@@ -612,6 +678,9 @@ static void run_thread(const kctx *k, int a0, int32_t *mem, int64_t per, const l
 	if (v->cut)
 		for (int j = 0; j < 4; j++, p += v->stride[a0])
 			keep[j] = p + k->back[a0];
+	for (int a = a0 + 1; a < last; a++)
+		for (int j = 0; k->inner[a] && j < 4; j++, p += v->stride[a])
+			t.keep[a][j] = p + k->back[a];
 	t.B = p + LBT_ROW_LEAD;
 	t.cpb = (M *)(p + round_up(LBT_ROW_LEAD + v->ext[last] + 2 * W, 16));
 #if W == 16
@@ -665,26 +734,45 @@ static void step_thread(void *ctx, const lbt_team *team)
 	run_thread(j->k, j->a0, j->mem, j->per, team, &j->res[team->id]);
 }
 
-/* One step of slabs rlo .. rhi-1 of axis a0 of v (on a cut view they may
- * reach into its halo: steps to come read them there), counting those of
- * the block, 0 .. n0-1, only. The old slabs around the range are read in
- * place (a cut view's halo, filled before) or, beyond a mesh's end, are
- * none. */
-static void step_range(const lbt_view *view, int cond, int a0, int active, int64_t rlo, int64_t rhi, lbt_counts *c)
+/* One step of the range rlo[d] .. rhi[d]-1 of every cut axis d of v (on a
+ * cut view it may reach into its halo: steps to come read it there; every
+ * other axis whole), counting the block's PEs only. The old slabs around
+ * the range are read in place (a cut view's halo, filled before) or,
+ * beyond a mesh's end, are none. The range of an inner axis (kctx) is
+ * widened by the slabs its roll reads around it. */
+static void step_range(const lbt_view *view, int cond, int a0, int active, const int64_t *rlo, const int64_t *rhi,
+                       lbt_counts *c)
 {
 	const int D = view->dims, last = D - 1;
 	lbt_view w = *view; /* the range as a view of its own */
-	w.ext[a0] = rhi - rlo;
-	w.load = view->load + rlo * view->stride[a0];
-	w.origin[a0] = view->origin[a0] + rlo;
-	const lbt_view *v = &w;
-	kctx k = {.v = v, .last = last, .cond = cond, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
+	kctx k = {.v = &w, .last = last, .cond = cond, .vrow = vrows[cond], .vrow_stats = vrows_stats[cond], .hrow = hrows[cond],
 	          .frow = frows[cond], .frow_cp = frows_cp[cond], .vslab = vslabs[0][cond], .vslab_stats = vslabs[1][cond],
-	          .b0 = -rlo, .b1 = view->ext[a0] - rlo};
+	          .b0 = -rlo[a0], .b1 = view->ext[a0] - rlo[a0]};
 	for (int a = 0; a < D; a++) {
-		k.lo[a] = v->cut && a == v->cut->axis ? v->origin[a] : 0;
-		k.N[a] = lbt_gext(v, a);
+		int64_t lo = rlo[a], hi = rhi[a];
+		const int cut = view->cut && view->cut->on[a];
+		k.inner[a] = cut && a != a0;
+		k.inners |= k.inner[a];
+		if (k.inner[a]) { /* 2 slabs below the roll's range and 1 above, where they exist */
+			const int64_t g0 = view->origin[a], N = lbt_gext(view, a);
+			lo -= 2;
+			hi += 1;
+			if (!view->torus[a]) {
+				lo = g0 + lo < 0 ? -g0 : lo;
+				hi = g0 + hi > N ? N - g0 : hi;
+			}
+			k.e0[a] = rlo[a] - lo;
+			k.e1[a] = rhi[a] - lo;
+			k.c0[a] = -lo;
+			k.c1[a] = view->ext[a] - lo;
+		}
+		w.ext[a] = hi - lo;
+		w.load += lo * view->stride[a];
+		w.origin[a] += lo;
+		k.lo[a] = cut ? w.origin[a] : 0;
+		k.N[a] = lbt_gext(view, a);
 	}
+	const lbt_view *v = &w;
 	for (int a = 0; a < D; a++) {
 		k.next[a] = -1;
 		for (int d = a + 1; d < D; d++)
@@ -692,9 +780,9 @@ static void step_range(const lbt_view *view, int cond, int a0, int active, int64
 				k.next[a] = d;
 				break;
 			}
-		k.back[a] = LBT_ROW_LEAD;
+		k.back[a] = LBT_ROW_LEAD; /* an inner axis's range starts in its halo, which the slab's copy needs no room before */
 		for (int d = a + 1; d < last; d++)
-			k.back[a] += LBT_HALO * v->stride[d];
+			k.back[a] += k.inner[d] ? 0 : LBT_HALO * v->stride[d];
 	}
 	const int64_t n0 = v->ext[a0];
 	int64_t pes = 1;
@@ -722,6 +810,8 @@ static void step_range(const lbt_view *view, int cond, int a0, int active, int64
 			per += 3 * v->stride[a];
 	if (v->cut)
 		per += 4 * v->stride[a0]; /* keep (run_thread) */
+	for (int a = a0 + 1; a < last; a++)
+		per += k.inner[a] ? 4 * v->stride[a] : 0; /* keep (roll_inner) */
 	const int64_t zcells = rowcells;
 	T = T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
 	const int64_t rescells = round_up(T * (int64_t)sizeof(kresult), LBT_ALIGN) / 4;
@@ -766,7 +856,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		}
 	if (!active)
 		return; /* one PE: no links, nothing moves, no statistics */
-	if (v->cut && v->cut->axis == last) { /* a 1-D torus cut between ranks */
+	if (v->cut && (!v->cut->on[a0] || v->cut->on[last])) { /* a block whose first axis is whole or rows shared */
 		lbt_ref_lm_step(v, cond, c);
 		return;
 	}
@@ -779,9 +869,14 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	if (active >= 3 && dense_one(v, cond, c)) /* a small grid in one dense int16 copy (lm_dense.h) */
 		return;
 #endif
-	if (v->cut) /* the neighbouring ranks' old slabs, into the halo */
-		lbt_halo_fill(v, a0);
-	step_range(v, cond, a0, active, 0, v->ext[a0], c);
+	int64_t rlo[8], rhi[8];
+	for (int d = 0; d < D; d++) {
+		rlo[d] = 0;
+		rhi[d] = v->ext[d];
+		if (v->cut && v->cut->on[d]) /* the neighbouring ranks' old slabs, into the halo, axis after axis */
+			lbt_halo_fill(v, d);
+	}
+	step_range(v, cond, a0, active, rlo, rhi, c);
 }
 
 #if W == 16
@@ -790,37 +885,38 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 #include "lm_avx2_steps.h"
 #endif
 
-/* Several steps on a cut view between two halo exchanges (deep halos):
- * with a halo of 2m layers below the block and m above, filled once, step
- * j = 1..m updates the block and the halo's layers within 2(m-j) below it
- * and m-j above it (clipped at a mesh's ends). Each step's range reads old
- * layers 2 below and 1 above it, all inside the last step's range, so every
- * layer it writes holds what the rank owning it computes: the block's last
- * step reads the exact layers a one-step exchange would have filled. Counts
- * are the block's. Only where no stop can end the call early: a stop
- * decides on extremes over all ranks, which no rank knows here. Returns
- * the steps done, 0: none (one step at a time instead). */
-static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_counts *c)
+/* Steps on a cut view between two halo exchanges (deep halos): with a
+ * halo of 2m layers below the block and m above on every cut axis, filled
+ * once, axis after axis, step j = 1..m updates the block and the halo's
+ * layers within 2(m-j) below it and m-j above it on each cut axis (clipped
+ * at a mesh's ends). Each step's range reads old layers 2 below and 1
+ * above it, all inside the last step's range (along an inner axis after
+ * the substeps of the axes before, which step_range takes there too), so
+ * every layer it writes holds what the rank owning it computes: the
+ * block's last step reads the exact layers a one-step exchange would have
+ * filled. Counts are the block's. Returns the steps done: m, fewer if a
+ * step had no memory (its counts say so). */
+static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt_counts *c)
 {
 	const lbt_cut *cut = v->cut;
 	const int D = v->dims, last = D - 1;
-	if (!cut || n < 2 || !cut->slab || cut->axis == last || cut->depth < 2 * LBT_HALO ||
-	    (stop && (stop->ldiff >= 0 || stop->shared || stop->max >= stop->min)))
-		return 0;
-	if ((uintptr_t)v->load % LBT_ALIGN || v->stride[last - 1] % 16 || v->stride[last] != 1)
-		return 0;
-	int active = 0;
-	for (int d = 0; d < D; d++)
-		active += lbt_gext(v, d) >= 2;
-	const int a0 = cut->axis; /* the first active axis: the cut's */
-	const int64_t n0 = v->ext[a0], N = cut->gext[a0], g0 = v->origin[a0];
-	const int m = n < cut->depth / LBT_HALO ? n : cut->depth / LBT_HALO;
-	cut->fill(v, cut, a0, LBT_HALO * m);
+	for (int d = a0; d < last; d++)
+		if (cut->on[d])
+			cut->fill(v, cut, d, LBT_HALO * m);
 	for (int j = 1; j <= m; j++) {
-		int64_t rlo = -(int64_t)LBT_HALO * (m - j), rhi = n0 + (m - j);
-		if (!cut->torus[a0]) {
-			rlo = g0 + rlo < 0 ? -g0 : rlo;
-			rhi = g0 + rhi > N ? N - g0 : rhi;
+		int64_t rlo[8], rhi[8];
+		for (int d = 0; d < D; d++) {
+			rlo[d] = 0;
+			rhi[d] = v->ext[d];
+			if (!cut->on[d])
+				continue;
+			const int64_t N = cut->gext[d], g0 = v->origin[d];
+			rlo[d] = -(int64_t)LBT_HALO * (m - j);
+			rhi[d] += m - j;
+			if (!cut->torus[d]) {
+				rlo[d] = g0 + rlo[d] < 0 ? -g0 : rlo[d];
+				rhi[d] = g0 + rhi[d] > N ? N - g0 : rhi[d];
+			}
 		}
 		c[j - 1] = (lbt_counts){0};
 		step_range(v, cond, a0, active, rlo, rhi, &c[j - 1]);
@@ -828,6 +924,40 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 			return j;
 	}
 	return m;
+}
+
+/* Several steps on a cut view whose blocks the vector kernel steps (the
+ * first active axis cut, the last not), in rounds of as many steps as the
+ * halo is deep for (cut_round; one a round at depth LBT_HALO): a call's
+ * steps then take one reduction of their counters, not one each. Only
+ * where no stop can end the call early: a stop decides on extremes over
+ * all ranks, which no rank knows here. Returns the steps done, 0: none
+ * (one step at a time instead). */
+static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	const lbt_cut *cut = v->cut;
+	const int D = v->dims, last = D - 1;
+	if (!cut || n < 2 || D < 2 || cut->on[last] || (stop && (stop->ldiff >= 0 || stop->shared || stop->max >= stop->min)))
+		return 0;
+	if ((uintptr_t)v->load % LBT_ALIGN || v->stride[last - 1] % 16 || v->stride[last] != 1)
+		return 0;
+	int active = 0, a0 = -1;
+	for (int d = last; d >= 0; d--)
+		if (lbt_gext(v, d) >= 2) {
+			active++;
+			a0 = d;
+		}
+	if (a0 < 0 || !cut->on[a0])
+		return 0;
+	const int k = cut->depth / LBT_HALO;
+	int done = 0;
+	while (done < n) {
+		const int m = n - done < k ? n - done : k, got = cut_round(v, cond, a0, active, m, c + done);
+		done += got;
+		if (got < m)
+			break;
+	}
+	return done;
 }
 
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,

@@ -155,12 +155,22 @@ int lbt_cut_plan(lbt_cut *c, int R, int r, int D, const int64_t *ext, const unsi
 		c->axis++;
 	c->slab = cuts <= 1 && c->axis == first;
 	c->by_pe = c->on[D - 1];
-	/* deep halos on a slab of an axis before the last (the Liquid model's
-	   vector kernel steps those); a cut last axis, or a block of several
-	   cut axes, one step at a time (the reference) */
-	c->depth = c->slab && !c->by_pe ? steps * LBT_HALO : LBT_HALO;
+	/* deep halos on every cut axis of a block the Liquid model's vector
+	   kernel steps: its first axis with links cut (the kernel rolls that
+	   axis's slabs), its last not (rows whole, the row kernels' counters a
+	   row's); a cut last axis (a 1-D torus among them), or a block whose
+	   first axis is whole, one step at a time (the reference) */
+	c->depth = lbt_cut_vector(c) ? steps * LBT_HALO : LBT_HALO;
 	lbt_cut_block(c, c->rank, c->coord, c->lo, c->len);
 	return LBT_OK;
+}
+
+int lbt_cut_vector(const lbt_cut *c)
+{
+	int first = 0;
+	while (first < c->dims - 1 && c->gext[first] < 2)
+		first++;
+	return c->on[first] && !c->on[c->dims - 1];
 }
 
 int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
@@ -176,7 +186,7 @@ int64_t lbt_cut_layer_cells(const lbt_cut *c)
 	for (int d = 0; d < c->dims; d++) {
 		int64_t cells = 1;
 		for (int x = 0; c->on[d] && x < c->dims; x++)
-			cells *= x == d ? 1 : c->len[x] + (c->on[x] && x < d ? 2 * LBT_HALO : 0);
+			cells *= x == d ? 1 : c->len[x] + (c->on[x] && x < d ? 2 * c->depth : 0);
 		layer = c->on[d] && cells > layer ? cells : layer;
 	}
 	return layer;
@@ -452,35 +462,36 @@ int64_t lbt_comm_halo_layer(const lbt_cut *cut, int axis, int q, int h, int laye
 }
 
 /* Layer k of `axis` as a view of its own: that axis of extent 1 at k, the
- * cut axes before it widened by their halo. */
-static void layer_view(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, lbt_view *w)
+ * cut axes before it widened by the `layers` of their halo a fill of as
+ * many layers filled before. */
+static void layer_view(const lbt_view *v, const lbt_cut *cut, int axis, int layers, int64_t k, lbt_view *w)
 {
 	*w = *v;
 	w->ext[axis] = 1;
 	int64_t off = k * v->stride[axis];
 	for (int e = 0; e < axis; e++)
 		if (cut->on[e]) {
-			w->ext[e] += 2 * LBT_HALO;
-			off -= LBT_HALO * v->stride[e];
+			w->ext[e] += 2 * layers;
+			off -= layers * v->stride[e];
 		}
 	w->load = v->load + off;
 	w->real = v->real ? v->real + off : NULL;
 }
 
-size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut, int axis)
+size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 {
 	lbt_view w;
-	layer_view(v, cut, axis, 0, &w);
+	layer_view(v, cut, axis, layers, 0, &w);
 	int64_t cells = 1;
 	for (int d = 0; d < v->dims; d++)
 		cells *= w.ext[d];
 	return (size_t)cells * (sizeof(int32_t) + (v->real ? sizeof(double) : 0));
 }
 
-void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, void *buf)
+void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int axis, int layers, int64_t k, void *buf)
 {
 	lbt_view w;
-	layer_view(v, cut, axis, k, &w);
+	layer_view(v, cut, axis, layers, k, &w);
 	const int last = v->dims - 1;
 	const int64_t n = w.ext[last], rows = lbt_fiber_count(&w, last);
 	int32_t *ld = buf;
@@ -493,10 +504,10 @@ void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int axis, int64_t
 	}
 }
 
-void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, const void *buf)
+void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int axis, int layers, int64_t k, const void *buf)
 {
 	lbt_view w;
-	layer_view(v, cut, axis, k, &w);
+	layer_view(v, cut, axis, layers, k, &w);
 	const int last = v->dims - 1;
 	const int64_t n = w.ext[last], rows = lbt_fiber_count(&w, last);
 	const int32_t *ld = buf;

@@ -31,17 +31,23 @@ int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt
 /* A cut of a torus of D axes with extents ext (wrap[d]: axis d wraps) over
  * all ranks on the grid nr (lbt_cut_grid): this rank's block, its place,
  * the cut axes (those cut into 2 or more; on one rank the first axis with
- * links: a slab of one), a halo deep enough for `steps` steps between
- * exchanges (1 .. LBT_CUT_MAX_STEPS, else LBT_EINVAL; depth = LBT_HALO
- * steps) on a slab whose axis is not the last, for one step (LBT_HALO)
- * otherwise: the several axes of a block are filled one after another and
- * their kernels take one step an exchange. Then lbt_cut_rows allocates the parts of `rows`
+ * links: a slab of one), a halo on every cut axis deep enough for `steps`
+ * steps between exchanges (1 .. LBT_CUT_MAX_STEPS, else LBT_EINVAL; depth
+ * = LBT_HALO steps) where the first axis with links is cut and the last
+ * is not (the Liquid model's vector kernel steps such a block, its halos
+ * filled axis after axis, several steps an exchange), for one step
+ * (LBT_HALO) otherwise. Then lbt_cut_rows allocates the parts of `rows`
  * rows if the loads are real-valued (real; integer sums are reduced
  * exactly, without parts) and the fill's buffers for layers of layer_cells
  * PEs. */
 int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,
                  lbt_err *e);
 int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_err *e);
+/* Does the Liquid model's vector kernel step c's blocks (their first axis
+ * with links cut, their last not)? Then their halos are as deep as the
+ * steps between exchanges ask (lbt_cut_open); else the reference steps
+ * them, one step an exchange. */
+int lbt_cut_vector(const lbt_cut *c);
 /* lbt_cut_open's cut as rank r of R ranks would have it, without a
  * communicator (nothing to close): what a rank will hold, for the memory
  * estimate. */
@@ -168,12 +174,13 @@ int lbt_posix_write_at(int fd, const char *path, int64_t off, const void *buf, s
  * real field if the view has one (lbt_cut.fill). */
 void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers);
 
-/* What the fills share. A layer: the PEs with one coordinate k (local) on
- * the axis, spanning the halo of the cut axes before it, packed (load
- * cells, then real cells if the view has them). */
-size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut, int axis);
-void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, void *buf);
-void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int axis, int64_t k, const void *buf);
+/* What the fills share. A layer of a fill of `layers` layers: the PEs with
+ * one coordinate k (local) on the axis, spanning `layers` layers of the
+ * halo of each cut axis before it (what the same fill filled there),
+ * packed (load cells, then real cells if the view has them). */
+size_t lbt_comm_layer_bytes(const lbt_view *v, const lbt_cut *cut, int axis, int layers);
+void lbt_comm_layer_get(const lbt_view *v, const lbt_cut *cut, int axis, int layers, int64_t k, void *buf);
+void lbt_comm_layer_put(const lbt_view *v, const lbt_cut *cut, int axis, int layers, int64_t k, const void *buf);
 /* Halo layer h (0 .. 2 layers - 1: local -layers .. -1, n .. n + layers -
  * 1) on axis `axis` of the block at place q of that axis: its global
  * layer, or -1 if there is none (beyond a mesh's end); *k its local index. */

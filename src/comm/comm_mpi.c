@@ -602,31 +602,31 @@ static void exchange_make(exchange *x, const lbt_view *v, const lbt_cut *cut, in
 void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 {
 	const double t0 = MPI_Wtime();
-	if (layers < 1 || layers > (axis == cut->axis ? cut->depth : LBT_HALO)) { /* cannot happen: the kernels fill their halo */
+	if (layers < 1 || layers > cut->depth) { /* cannot happen: the kernels fill their halo */
 		fprintf(stderr, "lbtorus: rank %d: a fill of %d layers on axis %d, deeper than its halo\n", rank, layers, axis);
 		lbt_comm_abort(1);
 	}
 	exchange one = {0}, *x = cut->comm ? &((cart *)cut->comm)->x[axis][v->real != NULL][layers - 1] : &one;
 	if (!x->made) {
-		x->bytes = lbt_comm_layer_bytes(v, cut, axis);
+		x->bytes = lbt_comm_layer_bytes(v, cut, axis, layers);
 		exchange_make(x, v, cut, axis, layers, cut->comm ? ((cart *)cut->comm)->comm : MPI_COMM_WORLD);
 	}
 	const int H = 2 * layers;
 	char *recv = cut->halo, *send = cut->halo + (size_t)H * x->bytes;
 	for (int b = 0; b < x->npacked; b++)
-		lbt_comm_layer_get(v, cut, axis, x->packed[b], send + (size_t)b * x->bytes);
+		lbt_comm_layer_get(v, cut, axis, layers, x->packed[b], send + (size_t)b * x->bytes);
 	if (x->nreq)
 		MPI_Startall(x->nreq, x->req);
 	for (int h = 0; h < H; h++)
 		if (x->need[h] >= 0 && x->own[h])
-			lbt_comm_layer_get(v, cut, axis, x->need[h] - v->origin[axis], recv + h * x->bytes);
+			lbt_comm_layer_get(v, cut, axis, layers, x->need[h] - v->origin[axis], recv + h * x->bytes);
 	const double t1 = MPI_Wtime();
 	if (x->nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
 		MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
 	const double t2 = MPI_Wtime();
 	for (int h = 0; h < H; h++)
 		if (x->need[h] >= 0)
-			lbt_comm_layer_put(v, cut, axis, x->k[h], recv + h * x->bytes);
+			lbt_comm_layer_put(v, cut, axis, layers, x->k[h], recv + h * x->bytes);
 	tally.fills++;
 	tally.halo_messages += x->nsends;
 	tally.halo_bytes += x->sent;

@@ -93,8 +93,8 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 		int64_t k, g = lbt_comm_halo_layer(cut, axis, 0, h, layers, &k);
 		if (g < 0)
 			continue;
-		lbt_comm_layer_get(v, cut, axis, g - v->origin[axis], cut->halo);
-		lbt_comm_layer_put(v, cut, axis, k, cut->halo);
+		lbt_comm_layer_get(v, cut, axis, layers, g - v->origin[axis], cut->halo);
+		lbt_comm_layer_put(v, cut, axis, layers, k, cut->halo);
 	}
 }
 

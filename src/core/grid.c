@@ -35,8 +35,8 @@ size_t lbt_type_size(lbt_type t) { return t == LBT_F64 ? sizeof(double) : sizeof
  * with links get a halo: an axis of extent 1 in `whole` has no link in any
  * method, so it takes one layer (span 1) and stride 0 -- its coordinate is
  * always 0, and a kernel reading "the next PE" along it reads the PE itself,
- * which is what a torus's halo held. The slab axis of a cut keeps its halo
- * even when a rank holds one layer of it. */
+ * which is what a torus's halo held. The cut axes of a block keep their
+ * halo even when a rank holds one layer of one. */
 static void layout(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole, const lbt_cut *cut)
 {
 	g->shape = *s;
@@ -49,7 +49,7 @@ static void layout(lbt_grid *g, const lbt_shape *s, const lbt_shape *whole, cons
 	for (int d = D - 2; d >= 0; d--) {
 		const int links = whole->ext[d] >= 2;
 		g->stride[d] = links ? slab : 0;
-		const int64_t halo = cut && d == cut->axis ? cut->depth : LBT_HALO; /* a cut axis: as deep as its cut says */
+		const int64_t halo = cut && cut->on[d] ? cut->depth : LBT_HALO; /* a cut axis: as deep as its cut says */
 		g->span[d] = links ? s->ext[d] + 2 * halo : 1;
 		g->origin += halo * g->stride[d];
 		slab *= g->span[d];

@@ -131,10 +131,11 @@ static int ranks_parse(const char *s, const lbt_setup *cfg, const lbt_shape *sh,
 
 /* The grid of ranks lbt_state_open cuts the torus on, into nr: given
  * (--ranks, checked), or slabs when asked for (a search tree) or for the
- * Liquid model's vector kernel, which rolls slabs only (on blocks its ranks
- * would run the reference, tens of times slower: docs/performance.md),
- * when the first axis with links has a layer for every rank; NULL: the
- * grid with the least halo (lbt_cut_grid chooses). */
+ * Liquid model's vector kernel (which steps blocks only where the first
+ * axis with links is cut and the last is not; elsewhere its ranks would
+ * run the reference, tens of times slower: docs/performance.md), when the
+ * first axis with links has a layer for every rank; NULL: the grid with
+ * the least halo (lbt_cut_grid chooses). */
 static const int *ranks_of(const lbt_state *st, const lbt_setup *cfg, const lbt_shape *shape, int *nr)
 {
 	int first = 0;
@@ -157,9 +158,9 @@ static const int *ranks_of(const lbt_state *st, const lbt_setup *cfg, const lbt_
  * (lbt_npy_read_block). On a torus cut between ranks (cfg->cut: k steps
  * between exchanges) a rank holds the block of the largest rank (rank 0's:
  * lbt_comm_slab gives the extra layers to the first) as lbt_grid_init_cut
- * lays it out, its cut axis's halo as deep as the cut says (2k layers a
- * side on a slab), with the fill's buffers and the parts of real-valued
- * sums (lbt_cut_rows); a real-valued Cybenko workload (cfg->row_sums) adds
+ * lays it out, its cut axes' halos as deep as the cut says (2k layers a
+ * side where the Liquid model's vector kernel steps the blocks), with the
+ * fill's buffers and the parts of real-valued sums (lbt_cut_rows); a real-valued Cybenko workload (cfg->row_sums) adds
  * its rows' sums (4 doubles a row), its rows' lanes where the last axis is
  * cut (lbt_cut_chain), and, on several ranks, every rank's rows' sums
  * gathered (lbt_cut_row_sums: 4 doubles per row of the torus). Refuse
@@ -372,9 +373,10 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 	}
 	if (status)
 		return status;
-	if (st->grid.cut && !st->grid.cut->slab) {
-		/* the Liquid model's vector kernel rolls slabs of its first axis only:
-		   a block cut along several axes (or another) takes the reference */
+	if (st->grid.cut && !lbt_cut_vector(st->grid.cut)) {
+		/* the Liquid model's vector kernel rolls slabs of its first axis with
+		   links, its rows whole: a block whose first axis is not cut, or
+		   whose last is, takes the reference */
 		st->table.lm_step = lbt_ref_lm_step;
 		st->table.lm_steps = lbt_ref_lm_steps;
 	}

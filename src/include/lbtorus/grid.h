@@ -13,7 +13,7 @@
 
 /* Layout, for shape (n0, ..., n_{D-1}):
  *   pitch  = stride[D-1 - 1] = round_up(LEAD + n_{D-1} + LBT_HALO, 16) cells;
- *   outer axes: span[d] = n_d + 2*LBT_HALO (the first cut axis of a rank's
+ *   outer axes: span[d] = n_d + 2*LBT_HALO (a cut axis of a rank's
  *   block: n_d + 2*cut->depth, lbtorus/kernels.h) and stride[d] = the product of
  *   span[e] over e > d (one layer of the axes inside d); but an outer axis
  *   of extent 1 in the whole torus (it has no links) has no halo: span[d] =

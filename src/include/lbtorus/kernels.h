@@ -40,14 +40,15 @@ struct lbt_view;
  * same order; a layer of axis d spans the halo of the cut axes before d,
  * so after fills in axis order the edge and corner cells are the
  * neighbours'). A slab (`slab`: one cut axis, `axis`, the first with links)
- * is the one-axis case. The halo of the cut axis `axis` is `depth` layers
+ * is the one-axis case. The halo of every cut axis is `depth` layers
  * deep on each side: LBT_HALO for one step between exchanges; 2k for k
- * (a Liquid-model step reads old layers i-2..i+1, so a rank that steps its
- * block and a halo shrinking by 2 below and 1 above, k times, needs 2k
- * layers below and k above), on a slab whose axis is not the last only
- * (lbt_cut_open; on any other cut, several axes among them, every halo is
- * LBT_HALO deep and the kernels take one step an exchange). `fill` fills `layers`
- * <= depth of them on each side. A kernel working on a cut view reads its
+ * (a Liquid-model step reads old layers i-2..i+1 along each axis, so a
+ * rank that steps its block and a halo shrinking by 2 below and 1 above on
+ * every cut axis, k times, needs 2k layers below and k above), where the
+ * first axis with links is cut and the last is not only (lbt_cut_open; on
+ * any other cut every halo is LBT_HALO deep and the kernels take one step
+ * an exchange). `fill` fills `layers` <= depth of them on each side, a
+ * layer spanning as many layers of the halo of the cut axes before. A kernel working on a cut view reads its
  * neighbours there, decides every boundary by global coordinates, counts
  * only the links whose lower PE it holds, and hands over what a single
  * process would reduce in a fixed order:
@@ -76,7 +77,7 @@ typedef struct lbt_cut {
 	int axis;              /* the first cut axis */
 	int slab;              /* 1: the only cut axis is the first with links (a slab of one axis) */
 	int rank, ranks;
-	int depth;             /* halo layers on each side of `axis` (>= LBT_HALO, even; LBT_HALO on the others) */
+	int depth;             /* halo layers on each side of every cut axis (>= LBT_HALO, even) */
 	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut, int axis, int layers);
 	double *parts;         /* room for LBT_CUT_SEGMENTS x `rows` parts */
 	int64_t rows;          /* parts per segment and term: rows of the last axis in this block, or,
