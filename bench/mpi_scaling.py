@@ -32,8 +32,8 @@ The model of one step on one rank:
 (the program's own measure of a grid, lbt_cut_grid, which picks the grid
 with the least of it). c (seconds per PE-step) is fitted from the one-rank
 runs: c_fused with the method's vector kernel, c_ref with --isa scalar
-(the Liquid model's vector kernel rolls slabs only: on blocks cut along
-several axes its ranks run the reference); fills per cut axis and
+(the Liquid model's vector kernel steps slabs and blocks whose last axis is
+whole; on a block that cuts the rows its ranks run the reference); fills per cut axis and
 collectives per step are counted in the runs on 2 or more ranks (they
 depend on the method, not on the size);
 alpha (latency) and bandwidth are the target network's, given as
@@ -110,8 +110,8 @@ def grid_of(R, ext):
 
 def chosen_grid(method, R, ext, isa):
     """The grid the program cuts a torus on without --ranks (src/exec/state.c, ranks_of): slabs of the first
-    axis with links for the Liquid model's vector kernel (it rolls slabs only) when that axis has a layer for
-    every rank, else the grid with the least halo."""
+    axis with links for the Liquid model's vector kernel when that axis has a layer for every rank, else the
+    grid with the least halo."""
     first = 0
     while first < len(ext) - 1 and ext[first] < 2:
         first += 1
@@ -223,7 +223,7 @@ def main():
         weak_runs = [run(a, R, [w[0] * R] + w[1:], tmp) for w in weak for R in ranks]
         strong_runs = [run(a, R, t, tmp) for t in strong for R in ranks]
         block_runs = [run(a, math.prod(int(k) for k in g.split('x')), sh, tmp, grid=g) for sh, g in blocks]
-        ref_run = run(a, 1, strong[0], tmp, isa='scalar')  # the reference's rate: what blocks run (see the top)
+        ref_run = run(a, 1, strong[0], tmp, isa='scalar')  # the reference's rate: what blocks cutting the rows run
         # probes for the fit: latency (2 rows per rank, nothing to compute) and bandwidth (rows of 2^17 PEs)
         probes = [run(a, 2, [4, 64], tmp, steps=10 * a.steps), run(a, 2, [8, 1 << 17], tmp)]
     print(f'{a.method}, uniform:0:9, {a.steps} steps, 1 thread per rank, best of {a.repeat}; '
@@ -241,10 +241,11 @@ def main():
     many = [(t, x) for t in weak_runs + strong_runs + block_runs + probes if t['ranks'] > 1 for x in per_rank(t)]
     cut_axes = lambda t: max(1, sum(int(k) > 1 for k in t['grid'].split('x')))
     fills = max(x['fills'] / cut_axes(t) for t, x in many)
-    # collectives per step: on slabs (the vector kernel counts the step's statistics), and on blocks
-    # (the reference does not: the engine reduces them in a pass of its own)
-    colls = max(x['collectives'] for t, x in many if cut_axes(t) == 1)
-    colls_ref = max([x['collectives'] for t, x in many if cut_axes(t) > 1] or [colls])
+    # collectives per step: with the vector kernel (it counts the step's statistics), and on blocks that cut
+    # the rows (the reference does not: the engine reduces them in a pass of its own)
+    rows_cut = lambda t: int(t['grid'].split('x')[-1]) > 1
+    colls = max(x['collectives'] for t, x in many if not rows_cut(t))
+    colls_ref = max([x['collectives'] for t, x in many if rows_cut(t)] or [colls])
     worst = max(abs(x['bytes'] - model_bytes(t)) / model_bytes(t) for t, x in many if x['rank'] == 0)
     # the same form fitted here: comm seconds per step = alpha * (2 fills + collectives * ceil(log2 R)) + bytes / bw
     xs = [(2 * x['fills'] + x['collectives'] * math.ceil(math.log2(t['ranks'])), x['bytes']) for t, x in many]
@@ -256,14 +257,14 @@ def main():
     r2 = 1 - sum((y - p) ** 2 for y, p in zip(ys, pred)) / ss if ss else 1.0
     print(f'\nfitted: compute c = {c * 1e9:.3f} ns per PE-step with the vector kernel, {c_ref * 1e9:.3f} with the '
           f'reference (one rank); per step and rank: {fills:.0f} halo fills a cut axis, {colls:.0f} collectives '
-          f'({colls_ref:.0f} on blocks); halo bytes of rank 0 within {worst:.0%} of the model')
+          f'({colls_ref:.0f} on blocks cutting the rows); halo bytes of rank 0 within {worst:.0%} of the model')
     print(f'this machine: alpha = {alpha_here * 1e6:.1f} us, bandwidth = '
           f'{(1 / inv_bw_here / 1e9 if inv_bw_here else float("inf")):.2f} GB/s (R^2 = {r2:.2f} over {len(ys)} ranks)')
 
     print(f'\nprediction: {a.nodes} nodes, one rank of {a.threads} threads each, {a.memory_bandwidth / 1e9:g} GB/s of '
           f'memory, latency {a.latency * 1e6:g} us, bandwidth {a.bandwidth / 1e9:g} GB/s; slabs along the first '
-          f'axis, and the grid of blocks with the least halo, whose ranks run the reference (the Liquid model\'s '
-          f'vector kernel rolls slabs only), and would run with the vector kernel')
+          f'axis, and the grid of blocks with the least halo (given with --ranks; the Liquid model\'s vector kernel '
+          f'steps it where its last axis is whole, else the reference)')
     print('| torus | grid | PEs per rank | compute ms/step | halo MB/step | comm ms/step | step ms | comm / compute | '
           'site updates/s |')
     print('|---|---|---|---|---|---|---|---|---|')
@@ -278,8 +279,8 @@ def main():
         slab, best = [a.nodes] + [1] * (len(ext) - 1), grid_of(a.nodes, ext)
         rows = [(slab, c, colls, '')]
         if best != slab:
-            rows += [(best, c_ref, colls_ref, ' (the reference)'),
-                     (best, c, colls, ' (if the vector kernel took blocks)')]
+            rows += [(best, c, colls, ' (the vector kernel)') if best[-1] == 1 else
+                     (best, c_ref, colls_ref, ' (the reference: the rows cut)')]
         for nr, cc, nc, what in rows:
             compute = max(cc * pes / a.threads, 8 * pes / a.memory_bandwidth)
             axes = sum(x > 1 for x in nr)
