@@ -18,8 +18,9 @@
  *     same sum one PE at a time;
  *   - the new real loads are (w - out) + in, out and in summed axis by axis
  *     from +0, a missing link adding +0 (as kernels/simd/fos.c);
- *   - the real amount moved is summed link by link in the reference's order
- *     (axis by axis, PEs in row-major order) after the parallel passes;
+ *   - the real amount moved is summed in the reference's order (row by
+ *     row, in a row axis by axis, each row's sum from 0) after the
+ *     parallel passes;
  *   - the shake draws and spends in row-major link order, one link at a time
  *     (a scalar pass over the blocked links, only when the shake is on).
  * What the reference sends in a step (`out`, the shake's budget) is an
@@ -484,7 +485,7 @@ void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a
 		c->link_max = (double)link_max > c->link_max ? (double)link_max : c->link_max;
 		return;
 	}
-	/* real loads: the reference's sums and maxima, in its order (axis by axis, PEs in row-major order) */
+	/* real loads: the reference's sums and maxima, in its order */
 	double rmoved = 0, shifts = 0, link_max = 0;
 	for (int d = 0; d < D; d++) {
 		double right = 0, left = 0;
@@ -498,12 +499,15 @@ void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a
 		shifts += right + left;
 		link_max = fmax(link_max, fmax(right, left));
 	}
-	for (int d = 0; d < D; d++)
-		for (int64_t r = 0; r < J.rows; r++) {
+	for (int64_t r = 0; r < J.rows; r++) { /* row by row, in a row axis by axis */
+		double row = 0;
+		for (int d = 0; d < D; d++) {
 			const double *f = J.F[d] + (lbt_fiber_base(v, last, r) - v->load);
 			for (int64_t x = 0; x < J.n; x++)
-				rmoved += fabs(f[x]);
+				row += fabs(f[x]);
 		}
+		rmoved += row;
+	}
 	c->real_moved += rmoved;
 	c->real_shifts += shifts;
 	c->link_max = fmax(c->link_max, link_max);
