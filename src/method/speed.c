@@ -194,11 +194,13 @@ static void fill_f64(const lbt_state *st, double *pe0, int32_t *buf)
 }
 
 /* The raw speeds at the dense places (1 where there is no PE, or no
- * field "speed"); buf: room for the grid's cells of int32 (a cut grid). */
+ * field "speed"); with buf (room for the grid's cells of int32) on a cut
+ * grid, the halo's from the neighbouring ranks first (collective), else
+ * only the held PEs' are meant. */
 static void raw_speeds(const lbt_state *st, const layout *L, double *C, int32_t *buf)
 {
 	const lbt_field *f = lbt_grid_field(&st->grid, "speed");
-	if (f && st->grid.cut)
+	if (f && st->grid.cut && buf)
 		fill_f64(st, f->pe0, buf);
 	if (f)
 		gather(st, L, f, C);
@@ -408,13 +410,12 @@ double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe)
 	layout_init(st, &L);
 	double *C = malloc((size_t)L.P * sizeof *C), *cn = malloc((size_t)L.P * sizeof *cn),
 	       *w = malloc((size_t)L.P * sizeof *w);
-	int32_t *buf = st->grid.cut ? lbt_alloc_aligned((size_t)st->grid.cells * sizeof *buf) : NULL;
-	int ok = C && cn && w && (buf || !st->grid.cut);
+	int ok = C && cn && w;
 	if (st->grid.cut)
 		ok = lbt_comm_min_int(ok);
 	double t = NAN; /* no memory: the caller's record shows it */
 	if (ok) {
-		raw_speeds(st, &L, C, buf);
+		raw_speeds(st, &L, C, NULL); /* the held PEs' speeds: all iteration reads */
 		normalise(st, &L, C, cn);
 		loads(st, &L, 1, w);
 		t = iteration(st, &L, cn, w, lb, per_pe);
@@ -423,7 +424,6 @@ double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe)
 	free(C);
 	free(cn);
 	free(w);
-	free(buf);
 	return t;
 }
 
@@ -454,13 +454,12 @@ int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bo
 	else
 		layout_init(st, &L);
 	double *cn = sw ? sw->cn : malloc((size_t)L.P * sizeof *cn), *w = sw ? sw->w : malloc((size_t)L.P * sizeof *w);
-	int32_t *buf = !sw && st->grid.cut ? lbt_alloc_aligned((size_t)st->grid.cells * sizeof *buf) : NULL;
-	int ok = cn && w && (sw || buf || !st->grid.cut);
+	int ok = cn && w;
 	if (st->grid.cut)
 		ok = lbt_comm_min_int(ok);
 	if (ok) {
 		if (!sw) {
-			raw_speeds(st, &L, w, buf); /* w: scratch until the loads */
+			raw_speeds(st, &L, w, NULL); /* w: scratch until the loads; the held PEs' */
 			normalise(st, &L, w, cn);
 		}
 		loads(st, &L, 0, w);
@@ -495,7 +494,6 @@ int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bo
 		free(cn);
 		free(w);
 	}
-	free(buf);
 	return ok ? LBT_OK : LBT_ENOMEM;
 }
 
