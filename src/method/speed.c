@@ -338,13 +338,15 @@ static void loads(const lbt_state *st, const layout *L, int halo, double *w)
 }
 
 /* Each held PE's compute, communication and balancing time (§4's model),
- * the largest returned (this rank's). Row by row: a row's neighbours on
+ * the largest returned (this rank's), and in *lbmax (if not NULL) the
+ * largest balancing time lb of a held PE (from 0). Row by row: a row's neighbours on
  * the outer axes are whole rows (found once per row), on the last axis the
  * PEs beside it; a message is added per loaded neighbour (every addend is
  * msg, so the order of the links does not change the sum). */
 static double iteration(const lbt_state *st, const layout *L, const double *cn, const double *w, const double *lb,
-                        double *per_pe)
+                        double *per_pe, double *lbmax)
 {
+	double lbm = 0;
 	const lbt_net *n = &st->net;
 	const int D = L->D, last = D - 1;
 	const int64_t len = L->n[last] - 2 * L->h[last];
@@ -387,6 +389,8 @@ static double iteration(const lbt_state *st, const layout *L, const double *cn, 
 			if (per_pe)
 				per_pe[i0 + x] = t;
 			slowest = slowest > t ? slowest : t; /* no NaN: fmax without the call */
+			if (lb)
+				lbm = lbm > lb[i0 + x] ? lbm : lb[i0 + x];
 		}
 		for (int d = last - 1; d >= 0; d--) { /* the next held row */
 			if (++c[d] < L->n[d] - L->h[d])
@@ -394,6 +398,8 @@ static double iteration(const lbt_state *st, const layout *L, const double *cn, 
 			c[d] = L->h[d];
 		}
 	}
+	if (lbmax)
+		*lbmax = lbm;
 	return slowest;
 }
 
@@ -418,7 +424,7 @@ double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe)
 		raw_speeds(st, &L, C, NULL); /* the held PEs' speeds: all iteration reads */
 		normalise(st, &L, C, cn);
 		loads(st, &L, 1, w);
-		t = iteration(st, &L, cn, w, lb, per_pe);
+		t = iteration(st, &L, cn, w, lb, per_pe, NULL);
 		max_all(st, &t, 1);
 	}
 	free(C);
@@ -442,9 +448,9 @@ typedef struct {
 } ws;
 
 /* Called after every step of a run with speeds: the relative loads'
- * extremes and the bound on their spread. A speed method's workspace has
- * the normalised speeds and room for the loads; any other method's run
- * allocates them per call (collective on a cut grid). */
+ * extremes and the bound on their spread, the loads read from the grid. A
+ * speed method's workspace has the normalised speeds; any other method's
+ * run works them out per call (collective on a cut grid). */
 int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bound)
 {
 	const ws *sw = st->method->open == speed_open ? st->ws : NULL;
@@ -453,8 +459,8 @@ int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bo
 		L = sw->L;
 	else
 		layout_init(st, &L);
-	double *cn = sw ? sw->cn : malloc((size_t)L.P * sizeof *cn), *w = sw ? sw->w : malloc((size_t)L.P * sizeof *w);
-	int ok = cn && w;
+	double *cn = sw ? sw->cn : malloc((size_t)L.P * sizeof *cn), *w = sw ? NULL : malloc((size_t)L.P * sizeof *w);
+	int ok = cn && (sw || w);
 	if (st->grid.cut)
 		ok = lbt_comm_min_int(ok);
 	if (ok) {
@@ -462,22 +468,25 @@ int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bo
 			raw_speeds(st, &L, w, NULL); /* w: scratch until the loads; the held PEs' */
 			normalise(st, &L, w, cn);
 		}
-		loads(st, &L, 0, w);
+		const int real = st->method->load == LBT_LOAD_REAL;
+		const lbt_field *f = lbt_grid_field(&st->grid, real ? "real" : "load");
 		double x[3] = {-INFINITY, -INFINITY, -INFINITY}; /* the largest relative load, minus the least, minus the slowest */
 		int64_t c[8];
 		for (int d = 0; d < L.D; d++)
 			c[d] = L.h[d];
 		const int last = L.D - 1;
 		const int64_t len = L.n[last] - 2 * L.h[last];
-		for (int64_t r = 0; r < L.held / len; r++) {
+		for (int64_t r = 0; r < L.held / len; r++) { /* the loads straight from the grid's rows */
 			int64_t i0 = 0;
 			for (int d = 0; d < L.D; d++)
 				i0 += c[d] * L.ds[d];
-			for (int64_t i = i0; i < i0 + len; i++) { /* no NaN here: compare-and-select instead of fmax/fmin calls */
-				const double q = w[i] / cn[i];
+			const void *row = lbt_field_row(&st->grid, f, r);
+			const double *cr = cn + i0;
+			for (int64_t i = 0; i < len; i++) { /* no NaN here: compare-and-select instead of fmax/fmin calls */
+				const double q = (real ? ((const double *)row)[i] : (double)((const int32_t *)row)[i]) / cr[i];
 				x[0] = x[0] > q ? x[0] : q;
 				x[1] = x[1] > -q ? x[1] : -q;
-				x[2] = x[2] > -cn[i] ? x[2] : -cn[i];
+				x[2] = x[2] > -cr[i] ? x[2] : -cr[i];
 			}
 			for (int d = last - 1; d >= 0; d--) {
 				if (++c[d] < L.n[d] - L.h[d])
@@ -652,11 +661,8 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 	if (c->nomem && !st->grid.cut)
 		return; /* a cut grid: every rank makes the step's collective calls (the engine stops after them) */
 	loads(st, L, 1, w->w);
-	double x[2] = {0, 0}; /* the slowest iteration, the longest balancing */
-	int64_t cc[8] = {0};
-	for (int64_t i = 0; i < P; i++, next_coord(L, cc)) /* held PEs only */
-		x[1] = x[1] > w->lb[i] || !held(L, cc) ? x[1] : w->lb[i]; /* no NaN: fmax without the call */
-	x[0] = iteration(st, L, w->cn, w->w, w->lb, w->times);
+	double x[2]; /* the slowest iteration, the longest balancing */
+	x[0] = iteration(st, L, w->cn, w->w, w->lb, w->times, &x[1]);
 	max_all(st, x, 2);
 	c->app_time = x[0];
 	c->lb_time = x[1];
