@@ -32,6 +32,9 @@ thread counts aside), resumable. A SIGTERM stops a run on every rank with
 its summary written (exit 3; 1 when mpirun itself is signalled). `bound`,
 `search` and `reproduce` spread their runs over 2 and 3 ranks and write one
 process's files (provenance aside); a SIGINT stops them with nothing written.
+fos-speed, fos-speed-int and --speeds (drawn, and read in blocks from a file)
+equal one process on slabs and blocks, with the shake, every cost/benefit
+rule, the detection and the application's times.
 
 usage: mpi_identity.py LBTORUS MPIRUN MPI_VERIFY
 """
@@ -238,6 +241,60 @@ LULING = [
      ('--borrow', '1')),
     (('8x6', 'torus', 'luling-monien', 'uniform:0:9', 'steps:15', 3, 'cybenko:poisson:2:2', '--ranks', '1x3'), ()),
 ]
+
+
+# fos-speed, fos-speed-int and --speeds on a cut torus (issue 28, item 3): each rank keeps the weights Mr,
+# the normalised speeds and k for its block and halo, a boundary link's shake is decided by the rank holding
+# its sender (in one process's order over the links at that PE) and made known to the other side, the times
+# are reduced over the ranks. Slabs and blocks (2x2, 1x2x2, 2x2x1, the last axis cut too), 2-D and 3-D, tori
+# and meshes, 2 to 4 ranks; with the shake, every cost/benefit rule (adaptive k: its halo filled each step),
+# the detection, the application's times (--app), and the Liquid model and fos with --speeds.
+# case, its parameters, must it shake
+SPEEDS = [
+    (('7x5', 'torus', 'fos-speed-int', 'uniform:0:100', 'steps:40', 2, None),
+     ('--speeds', 'uniform:0.5:2', '--cb-k', 'adaptive', '--shake', '0.5', '--app', 'iterations:60'), True),
+    (('9x4', 'mesh', 'fos-speed-int', 'uniform:0:100000', 'steps:30', 3, None),
+     ('--speeds', 'uniform:0.5:2', '--cb-k', 'dec', '--shake', '0.3'), False),
+    (('6x5', 'torus', 'fos-speed', 'uniform:0:9', 'steps:30', 4, None, '--ranks', '2x2'),
+     ('--speeds', 'uniform:0.5:2', '--cb-k', 'adaptive', '--shake', '0.5', '--app', 'iterations:40'), True),
+    (('4x6x5', 'torus', 'fos-speed-int', 'worst:3', 'steps:80', 4, None, '--ranks', '1x2x2'),
+     ('--speeds', 'classes:1,2,4', '--cb-k', 'adaptive', '--shake', '0.6', '--detect', '1', '--app', 'iterations:90'),
+     True),
+    (('4x6x5', 'torus', 'fos-speed-int', 'worst:3', 'steps:200', 4, None, '--ranks', '1x2x2'),  # detected at step 27
+     ('--speeds', 'classes:1,2,4', '--cb-k', 'adaptive', '--detect', '1', '--app', 'iterations:250'), False),
+    (('5x4x6', 'mesh', 'fos-speed', 'uniform:0:100', 'steps:30', 3, None),
+     ('--speeds', 'classes:1,3', '--self', '0', '--cb-k', '2', '--app', 'iterations:30'), False),
+    (('6x4x5', 'torus,mesh,torus', 'fos-speed-int', 'uniform:0:50', 'steps:30', 4, None, '--ranks', '2x2x1'),
+     ('--speeds', 'uniform:1:3', '--shake', '0.8', '--shake-tau', '1', '--link', 'dsl'), True),
+    (('7x5', 'torus', 'lm-c5', 'uniform:0:100', 'balanced', 3, None), ('--speeds', 'uniform:0.5:2'), False),
+    (('4x6x5', 'torus', 'lm-c5', 'worst:3', 'balanced', 2, None), ('--speeds', 'classes:1,2'), False),
+    (('6x6', 'mesh', 'fos', 'uniform:0:100', 'steps:20', 4, None, '--ranks', '2x2'), ('--speeds', 'uniform:0.5:2'),
+     False),
+    (('5x6x4', 'torus', 'fos', 'uniform:0:100', 'steps:20', 3, None), ('--speeds', 'classes:1,5'), False),
+]
+
+
+def speeds(tmp):
+    """SPEEDS's cases, whose shaking ones must shake (else the boundary decisions go untested), and speeds from
+    a float64 file read in blocks (3 slabs, 2x2) with fos-speed-int and lm-c5."""
+    out = []
+    for i, (case, params, shakes) in enumerate(SPEEDS):
+        bad = compare(tmp, f'sp{i}', case, both=params)
+        if not bad and shakes and json.load(open(os.path.join(tmp, f'sp{i}s.json')))['shaken'] < 1:
+            bad = f'{case} {params}: nothing shaken: the shake across ranks is not tested'
+        out.append(bad)
+    path = os.path.join(tmp, 'speeds.npy')
+    values = [0.5 + (7 * k % 11) / 4 for k in range(9 * 6)]
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (9, 6), }"
+    header += ' ' * (-(10 + len(header) + 1) % 64) + '\n'
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode())
+        f.write(struct.pack(f'<{len(values)}d', *values))
+    for j, extra in enumerate((('--ranks', '3x1'), ('--ranks', '2x2'))):
+        for m in ('fos-speed-int', 'lm-c5'):
+            case = ('9x6', 'torus', m, 'uniform:0:100', 'steps:20', 3 if j == 0 else 4, None) + extra
+            out.append(compare(tmp, f'spf{j}{m}', case, both=('--speeds', 'file:' + path)))
+    return out
 
 
 def luling(tmp):
@@ -774,6 +831,7 @@ def main():
         failures.append(grid_choice(tmp))
         failures.append(deep_messages(tmp))
         failures += luling(tmp)
+        failures += speeds(tmp)
         failures.append(pictures(tmp))
         failures.append(sweep(tmp, SWEEP, ''))
         failures.append(sweep(tmp, SWEEP_WL, 'wl'))

@@ -26,7 +26,20 @@
  * A PE's balancing time in the step (one-port: its messages go one after
  * the other): per link an information message Lat + info_bytes/Bw (the loads
  * Mr needs), plus Cost(|F|) for a link that carries F != 0; both ends of a
- * link are busy with it. */
+ * link are busy with it.
+ *
+ * On a block of a torus cut between ranks (links.h: the dense copies span
+ * the halo; the arguments' arrays are laid out as those copies, the
+ * caller's cn and k valid in the halo too) every rank computes pass 1 for
+ * every link in its copy, so both ranks beside a boundary link keep its U.
+ * What depends on an order is worked out per PE this rank holds, over the
+ * links at that PE in one process's order (by the global index of the
+ * link's lower PE, then the axis): a PE's budget for the shake (what it
+ * sends, then its shakes: a shake spends only its sender's budget, so the
+ * decisions for one sender are those of the row-major pass) and its
+ * balancing time. A boundary link's shake is decided by the rank holding
+ * its sender and made known to the other with one halo fill per cut axis
+ * (a flag per PE in the kernels' scratch), which recomputes the same flow. */
 #include <math.h>
 
 #include "links.h"
@@ -34,6 +47,172 @@
 #include "lbtorus/rng.h"
 
 #define LBT_RNG_SHAKE 0x53484bULL /* "SHK": the purpose of the shake's draws */
+
+/* The global row-major index of the PE at dense coordinates c (gs: the
+ * torus's strides). */
+static int64_t global_index(const lbt_links *g, const int64_t *c, const int64_t *gs)
+{
+	int64_t at = 0;
+	for (int d = 0; d < g->D; d++)
+		at += lbt_links_g(g, d, c[d]) * gs[d];
+	return at;
+}
+
+/* A link at a held PE: its index d*P + lower, its lower and upper PEs
+ * (dense) and the lower PE's global index. */
+typedef struct {
+	int64_t l, lower, upper, key;
+	int d;
+} at_link;
+
+/* The links at the held PE i (dense coordinates c) in one process's order:
+ * by the global index of their lower PE, then the axis. Returns how many. */
+static int links_at(const lbt_links *g, int64_t i, const int64_t *c, const int64_t *gs, at_link *o)
+{
+	int n = 0;
+	const int64_t gi = global_index(g, c, gs);
+	for (int d = 0; d < g->D; d++) {
+		if (lbt_link_left(g, d, c[d])) {
+			const int64_t lo = lbt_left_of(g, d, i, c[d]), gd = lbt_links_g(g, d, c[d]);
+			const int64_t below = gd > 0 ? gd - 1 : g->N[d] - 1; /* over the wrap-around */
+			o[n++] = (at_link){d * g->P + lo, lo, i, gi + (below - gd) * gs[d], d};
+		}
+		if (lbt_link_right(g, d, c[d]))
+			o[n++] = (at_link){d * g->P + i, i, lbt_right_of(g, d, i, c[d]), gi, d};
+	}
+	for (int a = 1; a < n; a++) /* insertion sort: at most 16 */
+		for (int b = a; b > 0 && (o[b - 1].key > o[b].key || (o[b - 1].key == o[b].key && o[b - 1].d > o[b].d)); b--) {
+			const at_link t = o[b];
+			o[b] = o[b - 1];
+			o[b - 1] = t;
+		}
+	return n;
+}
+
+/* The flow the shake makes on link l (lower PE i, upper j): the predicted
+ * one, or one unit down the relative load if that truncates to 0. */
+static double shake_flow(const lbt_speed_args *a, const double *w, int64_t l, int64_t i, int64_t j)
+{
+	double x = a->mr_fwd[l] * w[i] - a->mr_bwd[l] * w[j];
+	if (!a->real) {
+		x = trunc(x);
+		if (x == 0)
+			x = w[i] / a->cn[i] > w[j] / a->cn[j] ? 1 : -1;
+	}
+	return x;
+}
+
+/* The shake on a cut view: U for every link of the copy, then per held PE
+ * s its budget and its shakes as sender, in one process's order; then per
+ * cut axis the boundary links' decisions to the other side (a flag in the
+ * kernels' scratch, seen as an int32 field: bit 0 at a PE of the last
+ * layer, its link up the axis shaken here; bit 1 at a PE of the first
+ * layer, its link from below). Returns the links this rank shook; -1 if
+ * it has no scratch for the flags. */
+static int64_t shake_cut(const lbt_links *g, const lbt_view *v, const lbt_speed_args *a, const double *w, double *F,
+                         const unsigned char *blocked, unsigned char *mine)
+{
+	const int D = g->D;
+	const int64_t P = g->P;
+	int64_t gs[8], shaken = 0;
+	gs[D - 1] = 1;
+	for (int d = D - 2; d >= 0; d--)
+		gs[d] = gs[d + 1] * g->N[d + 1];
+	for (int64_t l = 0; l < D * P; l++) {
+		a->U[l] = blocked[l] ? a->U[l] + 1 : 0;
+		mine[l] = 0;
+	}
+	if (!(a->shake_p > 0))
+		return 0;
+	if (!v->scratch)
+		return -1;
+	int64_t coord[8] = {0};
+	at_link o[16];
+	for (int64_t s = 0; s < P; s++, lbt_coord_next(g, coord)) {
+		if (!lbt_links_held(g, coord))
+			continue;
+		const int n = links_at(g, s, coord, gs, o);
+		double out = 0;
+		for (int k = 0; k < n; k++) {
+			const double f = F[o[k].l];
+			if (f != 0 && (f > 0 ? o[k].lower : o[k].upper) == s) /* s sends it */
+				out += fabs(f);
+		}
+		for (int k = 0; k < n; k++) {
+			const int64_t l = o[k].l;
+			if (a->U[l] <= 0)
+				continue;
+			const uint64_t r = lbt_rand(v->seed, (uint64_t)v->step, (uint64_t)(o[k].key * D + o[k].d), LBT_RNG_SHAKE);
+			const double u = (double)(r >> 11) * 0x1p-53;
+			if (!(u < pow(a->shake_p, (double)a->U[l] / a->shake_tau)))
+				continue;
+			const double x = shake_flow(a, w, l, o[k].lower, o[k].upper);
+			if (x == 0 || (x > 0 ? o[k].lower : o[k].upper) != s || out + fabs(x) > w[s])
+				continue; /* nothing to move, another PE's decision, or beyond s's budget */
+			out += fabs(x);
+			F[l] = x;
+			a->U[l] = 0;
+			mine[l] = 1;
+			shaken++;
+		}
+	}
+	lbt_view fv = *v; /* the flags, laid out as the grid */
+	fv.load = (int32_t *)v->scratch->link[0] + v->scratch->origin;
+	fv.real = NULL;
+	for (int ax = 0; ax < D; ax++) {
+		if (!g->on[ax])
+			continue;
+		for (int pass = 0; pass < 2; pass++) { /* the flags out, a fill, the other side's flags in */
+			if (pass)
+				lbt_halo_fill(&fv, ax);
+			memset(coord, 0, sizeof coord);
+			for (int64_t s = 0; s < P; s++, lbt_coord_next(g, coord)) {
+				if (!lbt_links_held(g, coord))
+					continue;
+				int64_t off = 0;
+				for (int d = 0; d < D; d++)
+					off += (coord[d] - (g->on[d] ? LBT_HALO : 0)) * v->stride[d];
+				const int64_t x = coord[ax] - LBT_HALO, up = ax * P + s, below = ax * P + s - g->ds[ax];
+				const int top = x == v->ext[ax] - 1 && lbt_link_right(g, ax, coord[ax]);
+				const int bottom = x == 0 && lbt_link_left(g, ax, coord[ax]);
+				if (!pass) {
+					fv.load[off] = (top && mine[up] ? 1 : 0) | (bottom && mine[below] ? 2 : 0);
+					continue;
+				}
+				if (top && !mine[up] && (fv.load[off + v->stride[ax]] & 2)) { /* shaken by the rank above */
+					F[up] = shake_flow(a, w, up, s, s + g->ds[ax]);
+					a->U[up] = 0;
+				}
+				if (bottom && !mine[below] && (fv.load[off - v->stride[ax]] & 1)) { /* by the rank below */
+					F[below] = shake_flow(a, w, below, s - g->ds[ax], s);
+					a->U[below] = 0;
+				}
+			}
+		}
+	}
+	return shaken;
+}
+
+/* A held PE's balancing time and activity on a cut view: its links in one
+ * process's order. */
+static void times_cut(const lbt_links *g, const lbt_speed_args *a, const double *F, double info)
+{
+	int64_t gs[8], coord[8] = {0};
+	gs[g->D - 1] = 1;
+	for (int d = g->D - 2; d >= 0; d--)
+		gs[d] = gs[d + 1] * g->N[d + 1];
+	at_link o[16];
+	for (int64_t i = 0; i < g->P; i++, lbt_coord_next(g, coord)) {
+		if (!lbt_links_held(g, coord))
+			continue;
+		const int n = links_at(g, i, coord, gs, o);
+		for (int k = 0; k < n; k++) {
+			const double f = F[o[k].l];
+			a->lb[i] += info + (f != 0 ? lbt_net_cost(&a->net, f) : 0);
+			a->active[i] |= f != 0;
+		}
+	}
+}
 
 void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c)
 {
@@ -46,8 +225,9 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 	int64_t *L = malloc((size_t)P * 2 * sizeof *L);       /* integer loads, then the new ones */
 	int64_t *IF = malloc((size_t)(D * P) * sizeof *IF);   /* the integer flows */
 	unsigned char *blocked = malloc((size_t)(D * P));
+	unsigned char *mine = malloc((size_t)(D * P));        /* a cut view: the links whose shake this rank decided */
 	double *out = malloc((size_t)P * sizeof *out);        /* what each PE sends in this step */
-	if (!w || !F || !L || !IF || !blocked || !out) {
+	if (!w || !F || !L || !IF || !blocked || !mine || !out) {
 		c->nomem = 1;
 		goto done;
 	}
@@ -61,17 +241,19 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 	const double *cn = a->cn;
 	const double info = a->net.lat + a->net.info_bytes / a->net.bw;
 
-	/* pass 1: predicted flows, cost/benefit, blocked links */
+	/* pass 1: predicted flows, cost/benefit, blocked links (a cut view:
+	 * where the copy holds both ends) */
 	int64_t coord[8] = {0};
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
 		out[i] = 0;
 		a->lb[i] = 0;
 		a->active[i] = 0;
+		const int here = lbt_links_computable(&g, coord);
 		for (int d = 0; d < D; d++) {
 			const int64_t l = d * P + i;
 			F[l] = 0;
 			blocked[l] = 0;
-			if (!lbt_link_right(&g, d, coord[d]))
+			if (!here || !lbt_link_right(&g, d, coord[d]))
 				continue;
 			const int64_t j = lbt_right_of(&g, d, i, coord[d]);
 			double x = a->mr_fwd[l] * w[i] - a->mr_bwd[l] * w[j];
@@ -91,54 +273,58 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 			                     : lbt_net_benefit(&a->net, w[hi], cn[hi], w[lo], cn[lo], 1) > 0;
 		}
 	}
-	/* pass 2: the annealing shake, in row-major link order */
-	int64_t shaken = 0;
-	memset(coord, 0, sizeof coord);
-	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord))
-		for (int d = 0; d < D; d++) {
-			const int64_t l = d * P + i;
-			if (!blocked[l]) {
+	int64_t shaken = 0, links = 0;
+	if (g.cut) {
+		if ((shaken = shake_cut(&g, v, a, w, F, blocked, mine)) < 0) {
+			c->nomem = 1;
+			goto done;
+		}
+		times_cut(&g, a, F, info);
+		memset(coord, 0, sizeof coord);
+		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord))
+			for (int d = 0; d < D && lbt_links_held(&g, coord); d++)
+				links += F[d * P + i] != 0;
+	} else {
+		/* pass 2: the annealing shake, in row-major link order */
+		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord))
+			for (int d = 0; d < D; d++) {
+				const int64_t l = d * P + i;
+				if (!blocked[l]) {
+					a->U[l] = 0;
+					continue;
+				}
+				a->U[l]++;
+				if (!(a->shake_p > 0))
+					continue;
+				const uint64_t r = lbt_rand(v->seed, (uint64_t)v->step, (uint64_t)(i * D + d), LBT_RNG_SHAKE);
+				const double u = (double)(r >> 11) * 0x1p-53;
+				if (!(u < pow(a->shake_p, (double)a->U[l] / a->shake_tau)))
+					continue;
+				const double x = shake_flow(a, w, l, i, lbt_right_of(&g, d, i, coord[d]));
+				const int64_t s = x > 0 ? i : lbt_right_of(&g, d, i, coord[d]);
+				if (x == 0 || out[s] + fabs(x) > w[s])
+					continue;
+				out[s] += fabs(x);
+				F[l] = x;
 				a->U[l] = 0;
-				continue;
+				shaken++;
 			}
-			a->U[l]++;
-			if (!(a->shake_p > 0))
-				continue;
-			const uint64_t r = lbt_rand(v->seed, (uint64_t)v->step, (uint64_t)(i * D + d), LBT_RNG_SHAKE);
-			const double u = (double)(r >> 11) * 0x1p-53;
-			if (!(u < pow(a->shake_p, (double)a->U[l] / a->shake_tau)))
-				continue;
-			const int64_t j = lbt_right_of(&g, d, i, coord[d]);
-			double x = a->mr_fwd[l] * w[i] - a->mr_bwd[l] * w[j];
-			if (!a->real) {
-				x = trunc(x);
-				if (x == 0) /* one unit down the relative load */
-					x = w[i] / cn[i] > w[j] / cn[j] ? 1 : -1;
+		/* balancing time per PE, and which PEs exchanged */
+		memset(coord, 0, sizeof coord);
+		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord))
+			for (int d = 0; d < D; d++) {
+				if (!lbt_link_right(&g, d, coord[d]))
+					continue;
+				const int64_t l = d * P + i, j = lbt_right_of(&g, d, i, coord[d]);
+				double t = info + (F[l] != 0 ? lbt_net_cost(&a->net, F[l]) : 0);
+				a->lb[i] += t;
+				a->lb[j] += t;
+				if (F[l] != 0) {
+					a->active[i] = a->active[j] = 1;
+					links++;
+				}
 			}
-			const int64_t s = x > 0 ? i : j;
-			if (x == 0 || out[s] + fabs(x) > w[s])
-				continue;
-			out[s] += fabs(x);
-			F[l] = x;
-			a->U[l] = 0;
-			shaken++;
-		}
-	/* balancing time per PE, and which PEs exchanged */
-	int64_t links = 0;
-	memset(coord, 0, sizeof coord);
-	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord))
-		for (int d = 0; d < D; d++) {
-			if (!lbt_link_right(&g, d, coord[d]))
-				continue;
-			const int64_t l = d * P + i, j = lbt_right_of(&g, d, i, coord[d]);
-			double t = info + (F[l] != 0 ? lbt_net_cost(&a->net, F[l]) : 0);
-			a->lb[i] += t;
-			a->lb[j] += t;
-			if (F[l] != 0) {
-				a->active[i] = a->active[j] = 1;
-				links++;
-			}
-		}
+	}
 	c->links_exchanged += links;
 	c->shaken += shaken;
 
@@ -150,19 +336,45 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 		double moved = 0, shifts = 0, link_max = 0;
 		for (int d = 0; d < D; d++) {
 			double right = 0, left = 0;
-			for (int64_t i = 0; i < P; i++) {
+			memset(coord, 0, sizeof coord);
+			for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
+				if (!lbt_links_held(&g, coord))
+					continue;
 				right = fmax(right, F[d * P + i]);
 				left = fmax(left, -F[d * P + i]);
 			}
 			shifts += right + left;
 			link_max = fmax(link_max, fmax(right, left));
+			if (g.cut)
+				lbt_links_slot(c, right, left);
 		}
-		for (int64_t l = 0; l < D * P; l++)
-			moved += fabs(F[l]);
+		/* the amount moved in a fixed order: row by row, in a row axis by
+		 * axis; a cut view hands its rows' sums (or, the last axis cut, their
+		 * terms) to the reducer, which adds them in global row order */
+		const int64_t rows = lbt_fiber_count(v, D - 1), len = v->ext[D - 1];
+		for (int64_t r = 0; r < rows; r++) {
+			const int64_t at = lbt_links_row(&g, r);
+			double row = 0;
+			for (int d = 0; d < D; d++)
+				for (int64_t i = at; i < at + len; i++)
+					if (g.cut && v->cut->by_pe)
+						v->cut->parts[c->nparts++] = fabs(F[d * P + i]);
+					else
+						row += fabs(F[d * P + i]);
+			if (!g.cut)
+				moved += row;
+			else if (!v->cut->by_pe)
+				v->cut->parts[c->nparts++] = row;
+		}
+		if (g.cut && v->cut->by_pe)
+			c->terms = D;
 		memset(coord, 0, sizeof coord);
 		double *N = out; /* no longer needed: the new loads */
 		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
 			double o = 0, in = 0;
+			N[i] = w[i];
+			if (!lbt_links_held(&g, coord))
+				continue;
 			for (int d = 0; d < D; d++) {
 				o += F[d * P + i];
 				if (lbt_link_left(&g, d, coord[d]))
@@ -181,5 +393,6 @@ done:
 	free(L);
 	free(IF);
 	free(blocked);
+	free(mine);
 	free(out);
 }

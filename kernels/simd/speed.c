@@ -18,8 +18,10 @@
  *     same sum one PE at a time;
  *   - the new real loads are (w - out) + in, out and in summed axis by axis
  *     from +0, a missing link adding +0 (as kernels/simd/fos.c);
- *   - the real amount moved is summed link by link in the reference's order
- *     (axis by axis, PEs in row-major order) after the parallel passes;
+ *   - the real amount moved is summed in the reference's order: each
+ *     row's sum (axis by axis, from 0) in pass 3, into the scratch's row
+ *     sums, the rows' sums in row order after the parallel passes; the
+ *     largest flows per axis and direction (maxima: any order) per thread;
  *   - the shake draws and spends in row-major link order, one link at a time
  *     (a scalar pass over the blocked links, only when the shake is on).
  * What the reference sends in a step (`out`, the shake's budget) is an
@@ -100,6 +102,7 @@ typedef struct {
 	double *F[8];              /* the flows at the loads' offsets */
 	double info;               /* an information message's time */
 	int64_t rmax[8], lmax[8];  /* integer flows: the largest each way per axis */
+	double rrmax[8], rlmax[8]; /* real flows: the same */
 	int64_t shaken, links, moved; /* links that carried load; integer loads: the amount moved */
 	int shake;                 /* the shake is on (integer loads) */
 } job;
@@ -280,7 +283,8 @@ static int slot_cmp(const void *p, const void *q)
 }
 
 /* Pass 3 over row r: balancing times, activity, links and the new loads. */
-static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, int64_t *links, int64_t *moved)
+static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, double *rrmax, double *rlmax,
+                      int64_t *links, int64_t *moved)
 {
 	const lbt_view *v = J->v;
 	const lbt_speed_args *a = J->a;
@@ -350,6 +354,7 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, int
 		a->lb[i0 + p] = lb;
 		a->active[i0 + p] = (uint8_t)act;
 	}
+	double row = 0; /* real loads: the amount moved, axis by axis from 0 (the reference's row sum) */
 	for (int d = 0; d < D; d++)
 		for (int64_t p = 0; p < n; p++) {
 			const double f = own[d][p];
@@ -359,8 +364,14 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, int
 				*moved += g > 0 ? g : -g;
 				rmax[d] = g > rmax[d] ? g : rmax[d];
 				lmax[d] = -g > lmax[d] ? -g : lmax[d];
+			} else {
+				row += fabs(f);
+				rrmax[d] = f > rrmax[d] ? f : rrmax[d];
+				rlmax[d] = -f > rlmax[d] ? -f : rlmax[d];
 			}
 		}
+	if (a->real)
+		v->scratch->rowsum[r] = row;
 }
 
 /* The new loads of row r: (w - out) + in, axis by axis from +0 (integer
@@ -423,6 +434,7 @@ static void team_step(void *ctx, const lbt_team *t)
 	const lbt_view *v = J->v;
 	const int last = v->dims - 1;
 	int64_t lo, hi, rmax[8] = {0}, lmax[8] = {0}, links = 0, moved = 0;
+	double rrmax[8] = {0}, rlmax[8] = {0};
 	share(J, t, &lo, &hi);
 	double *w = J->a->lb; /* the dense loads until pass 3 writes the times */
 	for (int64_t r = lo; r < hi; r++) {
@@ -438,7 +450,7 @@ static void team_step(void *ctx, const lbt_team *t)
 		shake(J, J->a->lb);
 	lbt_team_barrier(t);
 	for (int64_t r = lo; r < hi; r++)
-		pass3_row(J, r, rmax, lmax, &links, &moved);
+		pass3_row(J, r, rmax, lmax, rrmax, rlmax, &links, &moved);
 	lbt_team_barrier(t); /* every row's flows are read before the loads change */
 	for (int64_t r = lo; r < hi; r++)
 		apply_row(J, r);
@@ -447,8 +459,10 @@ static void team_step(void *ctx, const lbt_team *t)
 		J->links += links; /* integer sums: any order */
 		J->moved += moved;
 		for (int d = 0; d < v->dims; d++) {
-		J->rmax[d] = rmax[d] > J->rmax[d] ? rmax[d] : J->rmax[d];
+			J->rmax[d] = rmax[d] > J->rmax[d] ? rmax[d] : J->rmax[d];
 			J->lmax[d] = lmax[d] > J->lmax[d] ? lmax[d] : J->lmax[d];
+			J->rrmax[d] = rrmax[d] > J->rrmax[d] ? rrmax[d] : J->rrmax[d]; /* maxima: any order */
+			J->rlmax[d] = rlmax[d] > J->rlmax[d] ? rlmax[d] : J->rlmax[d];
 		}
 	}
 }
@@ -484,27 +498,17 @@ void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a
 		c->link_max = (double)link_max > c->link_max ? (double)link_max : c->link_max;
 		return;
 	}
-	/* real loads: the reference's sums and maxima, in its order (axis by axis, PEs in row-major order) */
+	/* real loads: the rows' sums added in row order (the reference's order),
+	 * the maxima per axis and direction summed axis by axis */
 	double rmoved = 0, shifts = 0, link_max = 0;
+	for (int64_t r = 0; r < J.rows; r++)
+		rmoved += S->rowsum[r];
 	for (int d = 0; d < D; d++) {
-		double right = 0, left = 0;
-		for (int64_t r = 0; r < J.rows; r++) {
-			const double *f = J.F[d] + (lbt_fiber_base(v, last, r) - v->load);
-			for (int64_t x = 0; x < J.n; x++) {
-				right = fmax(right, f[x]);
-				left = fmax(left, -f[x]);
-			}
-		}
-		shifts += right + left;
-		link_max = fmax(link_max, fmax(right, left));
+		shifts += J.rrmax[d] + J.rlmax[d];
+		link_max = J.rrmax[d] > link_max ? J.rrmax[d] : link_max;
+		link_max = J.rlmax[d] > link_max ? J.rlmax[d] : link_max;
 	}
-	for (int d = 0; d < D; d++)
-		for (int64_t r = 0; r < J.rows; r++) {
-			const double *f = J.F[d] + (lbt_fiber_base(v, last, r) - v->load);
-			for (int64_t x = 0; x < J.n; x++)
-				rmoved += fabs(f[x]);
-		}
 	c->real_moved += rmoved;
 	c->real_shifts += shifts;
-	c->link_max = fmax(c->link_max, link_max);
+	c->link_max = link_max > c->link_max ? link_max : c->link_max;
 }

@@ -8,6 +8,8 @@
 #include "lbtorus/number.h"
 #include "lbtorus/rng.h"
 #include "lbtorus/speeds.h"
+#include "comm/comm.h"
+#include "core/npy_stream.h"
 
 /* One field up to sep (or the end) as a text for the one number parser. */
 static int field(const char *s, char sep, char *buf, size_t n, const char **end)
@@ -85,11 +87,42 @@ int lbt_speeds_parse(lbt_speeds *sp, const char *text, lbt_err *e)
 	return lbt_errf(e, LBT_EINVAL, "unknown speeds '%.*s': use const, uniform, classes or file", (int)kw, text);
 }
 
+/* A file's speeds on a torus cut between ranks: each rank reads its block
+ * (lbt_npy_read_block, collective), then checks it; every rank agrees
+ * after each pass on the lowest failing rank's error. */
+static int file_block(const lbt_speeds *sp, lbt_grid *g, lbt_err *e)
+{
+	lbt_npy_info info;
+	int st = lbt_npy_info_read_all(sp->path, &info, 1, e);
+	int same = !st && info.shape.dims == g->whole.dims;
+	for (int d = 0; same && d < g->whole.dims; d++)
+		same = info.shape.ext[d] == g->whole.ext[d];
+	if (!st && !same) {
+		char a[128], b[128];
+		lbt_shape_format(&info.shape, a, sizeof a);
+		lbt_shape_format(&g->whole, b, sizeof b);
+		st = lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", sp->path, a, b);
+	}
+	const lbt_field *f = lbt_grid_field(g, "speed");
+	if (!(st = lbt_comm_agree(st, e)))
+		st = lbt_comm_agree(lbt_npy_read_block(sp->path, &info, g, f, e), e);
+	const int64_t n = g->shape.ext[g->shape.dims - 1], rows = lbt_shape_pes(&g->shape) / n;
+	for (int64_t r = 0; !st && r < rows; r++) {
+		const double *row = lbt_field_row(g, f, r);
+		for (int64_t x = 0; x < n && !st; x++)
+			if (!(row[x] >= SPEED_LO && row[x] <= SPEED_HI))
+				st = lbt_errf(e, LBT_EINVAL, "%s: speed %g at flat index %lld is not a number in [1e-06, 1e+06]",
+				              sp->path, row[x], (long long)(lbt_grid_row_global(g, r) + x));
+	}
+	return lbt_comm_agree(st, e);
+}
+
 /* Speeds reach the field in chunks of whole rows, about CHUNK PEs each,
  * with a look at the stop flag between chunks: a file's from its values
  * read whole, drawn ones from a buffer of one chunk (a 16384^2 torus's
  * speeds once went through a dense copy of 2 GiB and a copy into the
- * field that no signal could stop). */
+ * field that no signal could stop). A PE's draw is by its global index, so
+ * a torus cut between ranks gets one process's speeds. */
 int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, const volatile sig_atomic_t *stop, lbt_err *e)
 {
 	enum { CHUNK = 1 << 16 };
@@ -99,6 +132,8 @@ int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, const vol
 	if (st)
 		return st;
 	const int file = sp->kind == LBT_SPEEDS_FILE;
+	if (file && g->cut)
+		return file_block(sp, g, e);
 	double *buf = malloc((size_t)(file ? P : per * n) * sizeof *buf);
 	if (!buf)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %lld speeds", (long long)(file ? P : per * n));
@@ -117,7 +152,7 @@ int lbt_speeds_apply(const lbt_speeds *sp, lbt_grid *g, uint64_t seed, const vol
 		const int64_t r1 = r0 + per < R ? r0 + per : R;
 		double *src = file ? buf + r0 * n : buf;
 		for (int64_t i = r0 * n; !file && i < r1 * n; i++) {
-			const uint64_t r = lbt_rand(seed, 0, (uint64_t)i, LBT_RNG_SPEED);
+			const uint64_t r = lbt_rand(seed, 0, (uint64_t)(lbt_grid_row_global(g, i / n) + i % n), LBT_RNG_SPEED);
 			double *d = &src[i - r0 * n];
 			switch (sp->kind) {
 			case LBT_SPEEDS_CONST: *d = sp->v[0]; break;

@@ -183,10 +183,8 @@ static int memory_fits(const lbt_state *st, const lbt_setup *cfg, const lbt_spee
 	double shared = (double)cells * field * (1 + copies), fixed = 0;
 	if (scratch)
 		shared += lbt_scratch_bytes(D, s->ext, cells, threads);
-	if (speeds) { /* the field, and the relative loads' dense copies each step (20 bytes a PE) */
-		shared += (double)cells * 8;
-		fixed += (double)lbt_shape_pes(s) * 20;
-	}
+	if (speeds) /* the field, and the relative loads' dense copies each step (20 bytes a PE, of a rank's block) */
+		shared += (double)cells * 8 + (double)lbt_shape_pes(s) * 20;
 	double block = shared / ranks;                  /* a rank's share, or its block's exact bytes: */
 	int64_t rows = lbt_shape_pes(s) / s->ext[last]; /* its rows of the last axis */
 	int shared_rows = 0;                            /* rows cut along the last axis: their lanes passed on */
@@ -200,7 +198,8 @@ static int memory_fits(const lbt_state *st, const lbt_setup *cfg, const lbt_spee
 	    !lbt_cut_plan(&c, ranks, 0, D, s->ext, wrap, nr, cfg->cut, NULL)) { /* else lbt_grid_init_cut says why */
 		const int64_t bc = lbt_grid_block_cells(s, &c);
 		block = (double)bc * field * (1 + copies) + (scratch ? lbt_scratch_bytes(D, c.len, bc, threads) : 0) +
-		        lbt_cut_rows_bytes(&c, lbt_cut_part_rows(&c), real, lbt_cut_layer_cells(&c));
+		        lbt_cut_rows_bytes(&c, lbt_cut_part_rows(&c), real, lbt_cut_layer_cells(&c)) +
+		        (speeds ? (double)bc * 8 + (double)bc * 20 : 0);
 		rows = 1;
 		for (int d = 0; d < last; d++)
 			rows *= c.len[d];
@@ -217,7 +216,7 @@ static int memory_fits(const lbt_state *st, const lbt_setup *cfg, const lbt_spee
 	lbt_shape_format(s, sh, sizeof sh);
 	/* ranks of this memory that would do */
 	const double enough = avail > fixed + beyond ? ceil(shared / (avail - fixed - beyond)) : 0;
-	if (lbt_comm_mpi() && (m->flags & LBT_M_CUT) && !speeds && enough > ranks && enough <= (double)INT32_MAX)
+	if (lbt_comm_mpi() && (m->flags & LBT_M_CUT) && enough > ranks && enough <= (double)INT32_MAX)
 		snprintf(more, sizeof more, "; cut between at least %.0f ranks of this memory (mpirun -np %.0f) it would fit",
 		         enough, enough);
 	return lbt_errf(e, LBT_ENOMEM, "%s on %s needs at least %.1f GiB%s (%s%s%s); %.1f GiB are available "
@@ -300,9 +299,9 @@ static int prepare(lbt_state *st, const lbt_setup *cfg, lbt_init *initp, lbt_sha
 		return status;
 	if (speeds && strlen(speeds) >= sizeof st->speeds)
 		return lbt_errf(e, LBT_EINVAL, "--speeds '%s': longer than %zu bytes", speeds, sizeof st->speeds - 1);
-	if (cfg->cut && (!(st->method->flags & LBT_M_CUT) || speeds))
+	if (cfg->cut && !(st->method->flags & LBT_M_CUT))
 		return lbt_errf(e, LBT_EINVAL, "%s runs on one process only, not on a torus cut between ranks (under MPI: "
-		                "start it without mpirun)", speeds ? "a torus with --speeds" : st->method->name);
+		                "start it without mpirun)", st->method->name);
 	const char *link = cfg->link ? cfg->link : "lan";
 	if (strlen(link) >= sizeof st->link)
 		return lbt_errf(e, LBT_EINVAL, "--link '%s': longer than %zu bytes", link, sizeof st->link - 1);

@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/internal.h" /* lbt_halo_fill, lbt_alloc_aligned */
+#include "comm/comm.h"
 #include "family.h"
 
 #define K0 1000.0 /* k(0) of §4.1 and of the adaptive rule */
+#define HALVED_MAX 1100 /* k(0) 2^-1100 is 0 already */
 
 static const lbt_param params[] = {
 	{"self", NULL, LBT_PARAM_INT, 0, 1, 0, NULL, "1",
@@ -29,60 +32,256 @@ static const lbt_param params[] = {
 };
 enum { P_SELF, P_K, P_SHAKE, P_TAU, P_DETECT };
 
+/* The dense arrays' layout: the grid's block, widened on its cut axes by
+ * LBT_HALO layers a side (kernels/ref/links.h lays out its copies so), in
+ * row-major order; without a cut, the torus itself. A PE's links are
+ * decided by global coordinates (mesh ends, the one link of an axis of
+ * extent 2); the halo holds the neighbouring ranks' PEs after a fill. */
 typedef struct {
-	lbt_scratch sc; /* first: the kernels' scratch (lbt_method_view) */
-	int64_t P;
-	int kmode; /* 0 none, 1 constant, 2 dec, 3 adaptive */
-	double *cn, *mr_fwd, *mr_bwd, *k, *lb, *prev, *times, *w;
-	int32_t *U, *i32;
-	uint8_t *active;
-	lbt_detect det;
-	int64_t quiet; /* successive iterations in which no link exchanged */
-} ws;
+	int D;
+	int64_t n[8], ds[8], h[8]; /* dense extents and strides; the halo's depth (LBT_HALO on a cut axis, else 0) */
+	int64_t N[8], lo[8];       /* the torus's extents; the global coordinate of dense 0 on a cut axis */
+	unsigned char on[8], torus[8];
+	int64_t P, held, whole;    /* dense cells, PEs of the block, PEs of the torus */
+} layout;
 
-/* The links of PE i (coordinates c) as the kernels see them: its neighbour
- * on axis d in direction dir (+1/-1), or -1. */
-static int64_t neighbour(const lbt_shape *s, const int64_t *stride, const int64_t *c, int64_t i, int d, int dir)
+static void layout_init(const lbt_state *st, layout *L)
 {
-	const int64_t n = s->ext[d];
-	const int torus = s->bnd[d] == LBT_TORUS && n > 2;
-	if (n < 2)
-		return -1;
-	if (dir > 0)
-		return c[d] < n - 1 ? i + stride[d] : torus ? i - (n - 1) * stride[d] : -1;
-	return c[d] > 0 ? i - stride[d] : torus ? i + (n - 1) * stride[d] : -1;
+	const lbt_grid *g = &st->grid;
+	L->D = g->shape.dims;
+	L->P = 1;
+	for (int d = L->D - 1; d >= 0; d--) {
+		L->on[d] = g->cut && g->cut->on[d];
+		L->h[d] = L->on[d] ? LBT_HALO : 0;
+		L->n[d] = g->shape.ext[d] + 2 * L->h[d];
+		L->N[d] = g->whole.ext[d];
+		L->lo[d] = lbt_grid_lo(g, d) - L->h[d];
+		L->torus[d] = g->shape.bnd[d] == LBT_TORUS;
+		L->ds[d] = L->P;
+		L->P *= L->n[d];
+	}
+	L->held = lbt_shape_pes(&g->shape);
+	L->whole = lbt_shape_pes(&g->whole);
 }
 
-static void strides(const lbt_shape *s, int64_t *stride)
+/* The global coordinate of dense coordinate c on axis d (on a mesh's cut
+ * axis it may lie beyond the ends: no PE). */
+static int64_t gcoord(const layout *L, int d, int64_t c)
 {
-	stride[s->dims - 1] = 1;
-	for (int d = s->dims - 2; d >= 0; d--)
-		stride[d] = stride[d + 1] * s->ext[d + 1];
+	if (!L->on[d])
+		return c;
+	const int64_t x = L->lo[d] + c;
+	return L->torus[d] ? ((x % L->N[d]) + L->N[d]) % L->N[d] : x;
 }
 
-static void next_coord(const lbt_shape *s, int64_t *c)
+/* Has the PE at dense coordinate c on axis d a link in direction dir (+1/-1)? */
+static int has_link(const layout *L, int d, int64_t c, int dir)
 {
-	for (int d = s->dims - 1; d >= 0; d--) {
-		if (++c[d] < s->ext[d])
+	const int64_t x = gcoord(L, d, c), n = L->N[d];
+	if (x < 0 || x >= n || n < 2)
+		return 0;
+	const int wrap = L->torus[d] && n > 2;
+	return dir > 0 ? x < n - 1 || wrap : x > 0 || wrap;
+}
+
+/* Dense index of the neighbour over that link (-1: beyond the copy). */
+static int64_t across(const layout *L, const int64_t *c, int64_t i, int d, int dir)
+{
+	const int64_t x = c[d] + dir;
+	if (L->on[d])
+		return x >= 0 && x < L->n[d] ? i + dir * L->ds[d] : -1;
+	return x < 0 ? i + (L->n[d] - 1) * L->ds[d] : x >= L->n[d] ? i - (L->n[d] - 1) * L->ds[d] : i + dir * L->ds[d];
+}
+
+/* Is there a PE at dense coordinates c? Are all its neighbours in the copy? */
+static int exists(const layout *L, const int64_t *c)
+{
+	for (int d = 0; d < L->D; d++) {
+		const int64_t x = gcoord(L, d, c[d]);
+		if (x < 0 || x >= L->N[d])
+			return 0;
+	}
+	return 1;
+}
+static int held(const layout *L, const int64_t *c)
+{
+	for (int d = 0; d < L->D; d++)
+		if (L->on[d] && (c[d] < L->h[d] || c[d] >= L->n[d] - L->h[d]))
+			return 0;
+	return 1;
+}
+static int inner(const layout *L, const int64_t *c)
+{
+	for (int d = 0; d < L->D; d++)
+		if (L->on[d] && (c[d] < 1 || c[d] > L->n[d] - 2))
+			return 0;
+	return 1;
+}
+
+static void next_coord(const layout *L, int64_t *c)
+{
+	for (int d = L->D - 1; d >= 0; d--) {
+		if (++c[d] < L->n[d])
 			return;
 		c[d] = 0;
 	}
 }
 
-/* delta_i of §3.2 for every PE. */
-static void deltas(const lbt_shape *s, const double *C, int self, double *delta)
+/* A field's cells at the dense layout's places, as doubles (halo cells
+ * as the grid holds them: filled or not). */
+static void gather(const lbt_state *st, const layout *L, const lbt_field *f, double *out)
 {
-	int64_t stride[8], c[8] = {0};
-	strides(s, stride);
-	const int64_t P = lbt_shape_pes(s);
-	for (int64_t i = 0; i < P; i++, next_coord(s, c)) {
+	const lbt_grid *g = &st->grid;
+	const int last = L->D - 1;
+	const int64_t len = L->n[last];
+	int64_t c[8] = {0};
+	for (int64_t r = 0; r < L->P / len; r++, c[last] = len - 1, next_coord(L, c)) {
+		int64_t off = -L->h[last];
+		for (int d = 0; d < last; d++)
+			off += (c[d] - L->h[d]) * g->stride[d];
+		double *o = out + r * len;
+		if (f->type == LBT_F64)
+			memcpy(o, (const double *)f->pe0 + off, (size_t)len * sizeof *o);
+		else
+			for (int64_t x = 0; x < len; x++)
+				o[x] = ((const int32_t *)f->pe0)[off + x];
+	}
+}
+
+/* The grid's cell offset (from PE 0) of dense coordinates c. */
+static int64_t offset_of(const lbt_state *st, const layout *L, const int64_t *c)
+{
+	int64_t off = 0;
+	for (int d = 0; d < L->D; d++)
+		off += (c[d] - L->h[d]) * st->grid.stride[d];
+	return off;
+}
+
+/* Fill the halo of the cut axes of an int32 field laid out as the grid
+ * (pe0: its PE 0), collectively. */
+static void fill_i32(const lbt_state *st, int32_t *pe0)
+{
+	lbt_view v;
+	lbt_state_view(st, &v);
+	v.load = pe0;
+	v.real = NULL;
+	for (int d = 0; d < v.dims; d++)
+		if (st->grid.cut->on[d])
+			lbt_halo_fill(&v, d);
+}
+
+/* The same for a float64 field, its bits in two int32 halves through buf
+ * (the grid's cells of int32). */
+static void fill_f64(const lbt_state *st, double *pe0, int32_t *buf)
+{
+	const int64_t cells = st->grid.cells, o = st->grid.origin;
+	double *f = pe0 - o;
+	for (int half = 0; half < 2; half++) {
+		const int sh = 32 * half;
+		for (int64_t k = 0; k < cells; k++) {
+			uint64_t b;
+			memcpy(&b, &f[k], sizeof b);
+			buf[k] = (int32_t)(uint32_t)(b >> sh);
+		}
+		fill_i32(st, buf + o);
+		for (int64_t k = 0; k < cells; k++) {
+			uint64_t b;
+			memcpy(&b, &f[k], sizeof b);
+			b = (b & ~((uint64_t)0xffffffffu << sh)) | (uint64_t)(uint32_t)buf[k] << sh;
+			memcpy(&f[k], &b, sizeof b);
+		}
+	}
+}
+
+/* The raw speeds at the dense places (1 where there is no PE, or no
+ * field "speed"); with buf (room for the grid's cells of int32) on a cut
+ * grid, the halo's from the neighbouring ranks first (collective), else
+ * only the held PEs' are meant. */
+static void raw_speeds(const lbt_state *st, const layout *L, double *C, int32_t *buf)
+{
+	const lbt_field *f = lbt_grid_field(&st->grid, "speed");
+	if (f && st->grid.cut && buf)
+		fill_f64(st, f->pe0, buf);
+	if (f)
+		gather(st, L, f, C);
+	int64_t c[8] = {0};
+	for (int64_t i = 0; i < L->P; i++, next_coord(L, c))
+		if (!f || !exists(L, c))
+			C[i] = 1;
+}
+
+/* The speeds' sum over the torus as lbt_field_stats adds a real field
+ * (each row's sum from 0, the rows' sums added in global row order: the
+ * same bits for any rank count) and the largest speed, collective on a cut
+ * grid, with parts of its own (an integer method's cut has none): the sum
+ * is NaN if some rank has no memory for them. */
+static void speed_sum(const lbt_state *st, const lbt_field *f, double *sum, double *max)
+{
+	const lbt_grid *g = &st->grid;
+	const lbt_cut *cut = g->cut;
+	const int64_t n = g->shape.ext[g->shape.dims - 1], R = lbt_shape_pes(&g->shape) / n;
+	const int by_pe = cut && cut->by_pe; /* rows shared by ranks: their terms PE by PE */
+	double *parts = cut ? malloc((size_t)(by_pe ? R * n : R) * sizeof *parts) : NULL;
+	const int ok = cut ? lbt_comm_min_int(parts != NULL) : 1;
+	double s = 0, mx = -HUGE_VAL;
+	for (int64_t r = 0; ok && r < R; r++) {
+		const double *w = lbt_field_row(g, f, r);
+		double row = 0;
+		for (int64_t x = 0; x < n; x++) {
+			row += w[x];
+			mx = w[x] > mx ? w[x] : mx;
+			if (by_pe)
+				parts[r * n + x] = w[x];
+		}
+		if (!cut)
+			s += row;
+		else if (!by_pe)
+			parts[r] = row;
+	}
+	if (cut) {
+		lbt_comm_max_f64(&mx, 1);
+		int nomem = 0;
+		if (ok)
+			s = lbt_cut_sum(cut, parts, by_pe ? R * n : R, 1, 0, &nomem);
+		if (!lbt_comm_min_int(ok && !nomem))
+			s = NAN;
+	}
+	free(parts);
+	*sum = s;
+	*max = mx;
+}
+
+/* Every PE's speed over the mean speed (1 without a field "speed");
+ * collective on a cut grid; C: the raw speeds. */
+static void normalise(const lbt_state *st, const layout *L, const double *C, double *cn)
+{
+	const lbt_field *f = lbt_grid_field(&st->grid, "speed");
+	if (!f) {
+		for (int64_t i = 0; i < L->P; i++)
+			cn[i] = 1;
+		return;
+	}
+	double sum, max;
+	speed_sum(st, f, &sum, &max);
+	for (int64_t i = 0; i < L->P; i++)
+		cn[i] = C[i] / (sum / (double)L->whole);
+}
+
+/* delta_i of §3.2 for every PE whose neighbours are in the copy (0 elsewhere). */
+static void deltas(const layout *L, const double *C, int self, double *delta)
+{
+	int64_t c[8] = {0};
+	for (int64_t i = 0; i < L->P; i++, next_coord(L, c)) {
+		delta[i] = 0;
+		if (!inner(L, c) || !exists(L, c))
+			continue;
 		double sum = self ? 0.5 : 0; /* Cr_ii = C_i / (2 C_i) */
-		for (int d = 0; d < s->dims; d++)
-			for (int dir = -1; dir <= 1; dir += 2) {
-				int64_t j = neighbour(s, stride, c, i, d, dir);
-				if (j >= 0) /* extent 2: one link */
+		for (int d = 0; d < L->D; d++)
+			for (int dir = -1; dir <= 1; dir += 2)
+				if (has_link(L, d, c[d], dir)) { /* extent 2: one link */
+					const int64_t j = across(L, c, i, d, dir);
 					sum += C[j] / (C[i] + C[j]);
-			}
+				}
 		delta[i] = sum > 0 ? 1 / sum : 0;
 	}
 }
@@ -94,188 +293,233 @@ static double mr(const double *C, const double *delta, int64_t i, int64_t j)
 
 int lbt_mr_matrix(const lbt_shape *s, const double *C, int self, double *M, lbt_err *e)
 {
-	const int64_t P = lbt_shape_pes(s);
+	layout L = {.D = s->dims, .P = 1};
+	for (int d = L.D - 1; d >= 0; d--) {
+		L.n[d] = L.N[d] = s->ext[d];
+		L.torus[d] = s->bnd[d] == LBT_TORUS;
+		L.ds[d] = L.P;
+		L.P *= L.n[d];
+	}
+	const int64_t P = L.P;
 	double *delta = malloc((size_t)P * sizeof *delta);
 	if (!delta)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for Mr");
-	deltas(s, C, self, delta);
+	deltas(&L, C, self, delta);
 	memset(M, 0, (size_t)(P * P) * sizeof *M);
-	int64_t stride[8], c[8] = {0};
-	strides(s, stride);
-	for (int64_t i = 0; i < P; i++, next_coord(s, c)) {
+	int64_t c[8] = {0};
+	for (int64_t i = 0; i < P; i++, next_coord(&L, c)) {
 		double row = 0;
 		for (int d = 0; d < s->dims; d++)
-			for (int dir = -1; dir <= 1; dir += 2) {
-				int64_t j = neighbour(s, stride, c, i, d, dir);
-				if (j >= 0) {
+			for (int dir = -1; dir <= 1; dir += 2)
+				if (has_link(&L, d, c[d], dir)) {
+					const int64_t j = across(&L, c, i, d, dir);
 					M[i * P + j] = mr(C, delta, i, j);
 					row += M[i * P + j];
 				}
-			}
 		M[i * P + i] = 1 - row;
 	}
 	free(delta);
 	return LBT_OK;
 }
 
-/* Every PE's speed over the mean speed (1 without a field "speed"). */
-static void normalised(const lbt_state *st, double *cn)
-{
-	const lbt_field *f = lbt_grid_field(&st->grid, "speed");
-	const int64_t P = lbt_shape_pes(&st->grid.shape);
-	if (!f) {
-		for (int64_t i = 0; i < P; i++)
-			cn[i] = 1;
-		return;
-	}
-	lbt_field_export(&st->grid, f, cn);
-	double sum = 0;
-	for (int64_t i = 0; i < P; i++)
-		sum += cn[i];
-	for (int64_t i = 0; i < P; i++)
-		cn[i] /= sum / (double)P;
-}
-
-/* Loads as doubles, dense (i32: P cells of scratch for an integer field). */
-static void loads(const lbt_state *st, double *w, int32_t *i32)
+/* The loads at the dense places as doubles; on a cut grid the halo filled
+ * first (collective) if `halo`. */
+static void loads(const lbt_state *st, const layout *L, int halo, double *w)
 {
 	const int real = st->method->load == LBT_LOAD_REAL;
-	const lbt_field *f = lbt_grid_field(&st->grid, real ? "real" : "load");
-	const int64_t P = lbt_shape_pes(&st->grid.shape);
-	if (real) {
-		lbt_field_export(&st->grid, f, w);
-		return;
+	if (halo && st->grid.cut) {
+		lbt_view v;
+		lbt_state_view(st, &v);
+		for (int d = 0; d < v.dims; d++)
+			if (L->on[d])
+				lbt_halo_fill(&v, d);
 	}
-	lbt_field_export(&st->grid, f, i32);
-	for (int64_t i = 0; i < P; i++)
-		w[i] = i32[i];
+	gather(st, L, lbt_grid_field(&st->grid, real ? "real" : "load"), w);
 }
 
-/* Each PE's compute, communication and balancing time (§4's model), the
- * largest returned. Row by row: a row's neighbours on the outer axes are
- * whole rows (found once per row), on the last axis the PEs beside it; a
- * message is added per loaded neighbour (every addend is msg, so the order
- * of the links does not change the sum). */
-static double iteration(const lbt_state *st, const double *cn, const double *w, const double *lb, double *per_pe)
+/* Each held PE's compute, communication and balancing time (§4's model),
+ * the largest returned (this rank's), and in *lbmax (if not NULL) the
+ * largest balancing time lb of a held PE (from 0). Row by row: a row's neighbours on
+ * the outer axes are whole rows (found once per row), on the last axis the
+ * PEs beside it; a message is added per loaded neighbour (every addend is
+ * msg, so the order of the links does not change the sum). */
+static double iteration(const lbt_state *st, const layout *L, const double *cn, const double *w, const double *lb,
+                        double *per_pe, double *lbmax)
 {
-	const lbt_shape *s = &st->grid.shape;
+	double lbm = 0;
 	const lbt_net *n = &st->net;
-	const int D = s->dims, last = D - 1;
-	const int64_t P = lbt_shape_pes(s), len = s->ext[last];
+	const int D = L->D, last = D - 1;
+	const int64_t len = L->n[last] - 2 * L->h[last];
 	const double msg = n->lat + n->app_bytes / n->bw;
-	int64_t stride[8], c[8] = {0};
-	strides(s, stride);
+	int64_t c[8];
+	for (int d = 0; d < D; d++)
+		c[d] = L->h[d];
 	double slowest = 0;
-	for (int64_t r = 0; r < P; r += len, c[last] = len - 1, next_coord(s, c)) {
-		const double *nb[16]; /* the rows beside this one on the outer axes (NULL: none) */
+	for (int64_t r = 0; r < L->held / len; r++) {
+		int64_t i0 = 0;
+		for (int d = 0; d < D; d++)
+			i0 += c[d] * L->ds[d];
+		const double *nb[16]; /* the rows beside this one on the outer axes */
 		int nnb = 0;
 		for (int d = 0; d < last; d++)
-			for (int dir = -1; dir <= 1; dir += 2) {
-				int64_t j = neighbour(s, stride, c, r, d, dir);
-				if (j >= 0)
-					nb[nnb++] = w + j;
-			}
-		const int64_t left = neighbour(s, stride, c, r, last, -1) - r;                 /* of PE 0 */
-		c[last] = len - 1;
-		const int64_t right = neighbour(s, stride, c, r + len - 1, last, +1) - r; /* of the last PE */
-		c[last] = 0;
-		const double *wr = w + r;
+			for (int dir = -1; dir <= 1; dir += 2)
+				if (has_link(L, d, c[d], dir))
+					nb[nnb++] = w + across(L, c, i0, d, dir);
+		const int has_left = has_link(L, last, c[last], -1);
+		const int64_t left = has_left ? across(L, c, i0, last, -1) - i0 : 0; /* of PE 0 */
+		c[last] += len - 1;
+		const int has_right = has_link(L, last, c[last], +1);
+		const int64_t right = has_right ? across(L, c, i0 + len - 1, last, +1) - i0 : 0; /* of the last PE */
+		c[last] -= len - 1;
+		const double *wr = w + i0;
 		for (int64_t x = 0; x < len; x++) {
-			double t = wr[x] * n->unit_s / cn[r + x] + (lb ? lb[r + x] : 0);
+			double t = wr[x] * n->unit_s / cn[i0 + x] + (lb ? lb[i0 + x] : 0);
 			if (wr[x] > 0) {
 				int k = 0;
 				for (int q = 0; q < nnb; q++)
 					k += nb[q][x] > 0;
-				if (len >= 2) { /* the last axis: x-1 and x+1 (the row's ends: over the wrap-around, if any) */
-					const int64_t lo = x > 0 ? x - 1 : left >= 0 ? left : -1;
-					const int64_t hi = x < len - 1 ? x + 1 : right >= 0 ? right : -1;
-					k += lo >= 0 && wr[lo] > 0;
-					k += hi >= 0 && wr[hi] > 0;
-				}
+				/* the last axis: x-1 and x+1 (the row's ends: over the wrap-around or the halo, if any) */
+				if (x > 0 || has_left)
+					k += wr[x > 0 ? x - 1 : left] > 0;
+				if (x < len - 1 || has_right)
+					k += wr[x < len - 1 ? x + 1 : right] > 0;
 				for (; k > 0; k--)
 					t += msg;
 			}
 			if (per_pe)
-				per_pe[r + x] = t;
+				per_pe[i0 + x] = t;
 			slowest = slowest > t ? slowest : t; /* no NaN: fmax without the call */
+			if (lb)
+				lbm = lbm > lb[i0 + x] ? lbm : lb[i0 + x];
+		}
+		for (int d = last - 1; d >= 0; d--) { /* the next held row */
+			if (++c[d] < L->n[d] - L->h[d])
+				break;
+			c[d] = L->h[d];
 		}
 	}
+	if (lbmax)
+		*lbmax = lbm;
 	return slowest;
+}
+
+/* The largest of each of k values over the ranks (a cut grid). */
+static void max_all(const lbt_state *st, double *x, int k)
+{
+	if (st->grid.cut)
+		lbt_comm_max_f64(x, k);
 }
 
 double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe)
 {
-	const int64_t P = lbt_shape_pes(&st->grid.shape);
-	double *cn = malloc((size_t)P * sizeof *cn), *w = malloc((size_t)P * sizeof *w);
-	int32_t *i32 = malloc((size_t)P * sizeof *i32);
+	layout L;
+	layout_init(st, &L);
+	double *C = malloc((size_t)L.P * sizeof *C), *cn = malloc((size_t)L.P * sizeof *cn),
+	       *w = malloc((size_t)L.P * sizeof *w);
+	int ok = C && cn && w;
+	if (st->grid.cut)
+		ok = lbt_comm_min_int(ok);
 	double t = NAN; /* no memory: the caller's record shows it */
-	if (cn && w && i32) {
-		normalised(st, cn);
-		loads(st, w, i32);
-		t = iteration(st, cn, w, lb, per_pe);
+	if (ok) {
+		raw_speeds(st, &L, C, NULL); /* the held PEs' speeds: all iteration reads */
+		normalise(st, &L, C, cn);
+		loads(st, &L, 1, w);
+		t = iteration(st, &L, cn, w, lb, per_pe, NULL);
+		max_all(st, &t, 1);
 	}
+	free(C);
 	free(cn);
 	free(w);
-	free(i32);
 	return t;
 }
 
 static int speed_open(lbt_state *st, lbt_err *e);
 
-/* Called after every step of a run with speeds: a speed method's
- * workspace has the normalised speeds and room for the loads; any other
- * method's run allocates them per call. */
+typedef struct {
+	lbt_scratch sc; /* first: the kernels' scratch (lbt_method_view) */
+	layout L;
+	int kmode; /* 0 none, 1 constant, 2 dec, 3 adaptive */
+	double *cn, *mr_fwd, *mr_bwd, *k, *lb, *prev, *times, *w;
+	int32_t *U, *halved; /* halved: adaptive k = k(0) 2^-halved, per PE */
+	int32_t *buf;        /* a cut grid: an int32 field laid out as the grid, for the fills */
+	uint8_t *active;
+	lbt_detect det;
+	int64_t quiet; /* successive iterations in which no link exchanged */
+} ws;
+
+/* Called after every step of a run with speeds: the relative loads'
+ * extremes and the bound on their spread, the loads read from the grid. A
+ * speed method's workspace has the normalised speeds; any other method's
+ * run works them out per call (collective on a cut grid). */
 int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bound)
 {
-	const int64_t P = lbt_shape_pes(&st->grid.shape);
 	const ws *sw = st->method->open == speed_open ? st->ws : NULL;
-	double *cn = sw ? NULL : malloc((size_t)P * sizeof *cn), *w = sw ? sw->w : malloc((size_t)P * sizeof *w);
-	int32_t *i32 = sw ? sw->i32 : malloc((size_t)P * sizeof *i32);
-	int status = (sw || cn) && w && i32 ? LBT_OK : LBT_ENOMEM;
-	if (!status) {
-		if (!sw)
-			normalised(st, cn);
-		loads(st, w, i32);
-		const double *c = sw ? sw->cn : cn;
-		double hi = -INFINITY, lo = INFINITY, slow = INFINITY;
-		for (int64_t i = 0; i < P; i++) { /* no NaN here: compare-and-select (inlined) instead of fmax/fmin calls */
-			const double r = w[i] / c[i];
-			hi = hi > r ? hi : r;
-			lo = lo < r ? lo : r;
-			slow = slow < c[i] ? slow : c[i];
+	layout L;
+	if (sw)
+		L = sw->L;
+	else
+		layout_init(st, &L);
+	double *cn = sw ? sw->cn : malloc((size_t)L.P * sizeof *cn), *w = sw ? NULL : malloc((size_t)L.P * sizeof *w);
+	int ok = cn && (sw || w);
+	if (st->grid.cut)
+		ok = lbt_comm_min_int(ok);
+	if (ok) {
+		if (!sw) {
+			raw_speeds(st, &L, w, NULL); /* w: scratch until the loads; the held PEs' */
+			normalise(st, &L, w, cn);
 		}
-		*max = hi;
-		*min = lo;
-		*bound = lbt_shape_active_dims(&st->grid.shape) / slow;
+		const int real = st->method->load == LBT_LOAD_REAL;
+		const lbt_field *f = lbt_grid_field(&st->grid, real ? "real" : "load");
+		double x[3] = {-INFINITY, -INFINITY, -INFINITY}; /* the largest relative load, minus the least, minus the slowest */
+		int64_t c[8];
+		for (int d = 0; d < L.D; d++)
+			c[d] = L.h[d];
+		const int last = L.D - 1;
+		const int64_t len = L.n[last] - 2 * L.h[last];
+		for (int64_t r = 0; r < L.held / len; r++) { /* the loads straight from the grid's rows */
+			int64_t i0 = 0;
+			for (int d = 0; d < L.D; d++)
+				i0 += c[d] * L.ds[d];
+			const void *row = lbt_field_row(&st->grid, f, r);
+			const double *cr = cn + i0;
+			for (int64_t i = 0; i < len; i++) { /* no NaN here: compare-and-select instead of fmax/fmin calls */
+				const double q = (real ? ((const double *)row)[i] : (double)((const int32_t *)row)[i]) / cr[i];
+				x[0] = x[0] > q ? x[0] : q;
+				x[1] = x[1] > -q ? x[1] : -q;
+				x[2] = x[2] > -cr[i] ? x[2] : -cr[i];
+			}
+			for (int d = last - 1; d >= 0; d--) {
+				if (++c[d] < L.n[d] - L.h[d])
+					break;
+				c[d] = L.h[d];
+			}
+		}
+		max_all(st, x, 3);
+		*max = x[0];
+		*min = -x[1];
+		*bound = lbt_shape_active_dims(&st->grid.whole) / -x[2];
 	}
-	free(cn);
 	if (!sw) {
+		free(cn);
 		free(w);
-		free(i32);
 	}
-	return status;
+	return ok ? LBT_OK : LBT_ENOMEM;
 }
 
+/* The whole computation on the fastest PE: the loads' total (in the
+ * order lbt_field_stats adds them) over the largest normalised speed. */
 double lbt_app_sequential(const lbt_state *st, int64_t iterations)
 {
-	const int64_t P = lbt_shape_pes(&st->grid.shape);
-	double *cn = malloc((size_t)P * sizeof *cn), *w = malloc((size_t)P * sizeof *w);
-	int32_t *i32 = malloc((size_t)P * sizeof *i32);
-	double t = NAN;
-	if (cn && w && i32) {
-		normalised(st, cn);
-		loads(st, w, i32);
-		double W = 0, fast = 0;
-		for (int64_t i = 0; i < P; i++) {
-			W += w[i];
-			fast = fmax(fast, cn[i]);
-		}
-		t = (double)iterations * W * st->net.unit_s / fast;
+	const int real = st->method->load == LBT_LOAD_REAL;
+	const lbt_field *f = lbt_grid_field(&st->grid, "speed");
+	lbt_stats w;
+	lbt_field_stats(&st->grid, lbt_grid_field(&st->grid, real ? "real" : "load"), st->threads, &w);
+	double fast = 1, sum, max;
+	if (f) {
+		speed_sum(st, f, &sum, &max);
+		fast = max / (sum / (double)lbt_shape_pes(&st->grid.whole));
 	}
-	free(cn);
-	free(w);
-	free(i32);
-	return t;
+	return (double)iterations * (real ? w.rtotal : (double)w.total) * st->net.unit_s / fast;
 }
 
 static void speed_close(lbt_state *st)
@@ -291,23 +535,41 @@ static void speed_close(lbt_state *st)
 		free(w->prev);
 		free(w->times);
 		free(w->w);
-		free(w->i32);
 		free(w->U);
+		free(w->halved);
+		free(w->buf);
 		free(w->active);
 	}
 	free(w);
 	st->ws = NULL;
 }
 
+/* Adaptive k at every dense place from the halvings (a cut grid: the
+ * halo's from the neighbouring ranks first, collective). */
+static void adaptive_k(lbt_state *st, ws *w)
+{
+	const layout *L = &w->L;
+	if (st->grid.cut) {
+		int64_t c[8] = {0};
+		for (int64_t i = 0; i < L->P; i++, next_coord(L, c)) /* the held PEs' into the grid's layout, the halo's back */
+			w->buf[st->grid.origin + offset_of(st, L, c)] = w->halved[i];
+		fill_i32(st, w->buf + st->grid.origin);
+		memset(c, 0, sizeof c);
+		for (int64_t i = 0; i < L->P; i++, next_coord(L, c))
+			w->halved[i] = w->buf[st->grid.origin + offset_of(st, L, c)];
+	}
+	for (int64_t i = 0; i < L->P; i++)
+		w->k[i] = ldexp(K0, -w->halved[i]);
+}
+
 static int speed_open(lbt_state *st, lbt_err *e)
 {
-	const lbt_shape *s = &st->grid.shape;
-	const int64_t P = lbt_shape_pes(s), D = s->dims;
 	ws *w = calloc(1, sizeof *w);
 	if (!w)
 		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace", st->method->name);
 	st->ws = w;
-	w->P = P;
+	layout_init(st, &w->L);
+	const int64_t P = w->L.P, D = w->L.D;
 	w->cn = malloc((size_t)P * sizeof *w->cn);
 	w->mr_fwd = calloc((size_t)(D * P), sizeof *w->mr_fwd);
 	w->mr_bwd = calloc((size_t)(D * P), sizeof *w->mr_bwd);
@@ -316,38 +578,42 @@ static int speed_open(lbt_state *st, lbt_err *e)
 	w->prev = malloc((size_t)P * sizeof *w->prev);
 	w->times = calloc((size_t)P, sizeof *w->times);
 	w->w = malloc((size_t)P * sizeof *w->w);
-	w->i32 = malloc((size_t)P * sizeof *w->i32);
 	w->U = calloc((size_t)(D * P), sizeof *w->U);
+	w->halved = calloc((size_t)P, sizeof *w->halved);
 	w->active = calloc((size_t)P, 1);
+	if (st->grid.cut)
+		w->buf = lbt_alloc_aligned((size_t)st->grid.cells * sizeof *w->buf);
 	double *delta = malloc((size_t)P * sizeof *delta);
 	lbt_view v;
 	lbt_state_view(st, &v);
-	if (lbt_scratch_open(&w->sc, &v, st->grid.cells, st->grid.origin) || !w->cn || !w->mr_fwd || !w->mr_bwd || !w->k || !w->lb || !w->prev || !w->times || !w->w || !w->i32 || !w->U || !w->active || !delta) {
+	int ok = !lbt_scratch_open(&w->sc, &v, st->grid.cells, st->grid.origin) && w->cn && w->mr_fwd && w->mr_bwd &&
+	         w->k && w->lb && w->prev && w->times && w->w && w->U && w->halved && w->active && delta &&
+	         (w->buf || !st->grid.cut);
+	if (st->grid.cut)
+		ok = lbt_comm_min_int(ok);
+	if (!ok) {
 		free(delta);
 		speed_close(st);
-		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace (%lld PEs)", st->method->name, (long long)P);
+		return lbt_errf(e, LBT_ENOMEM, "no memory for %s's workspace (%lld PEs)", st->method->name,
+		                (long long)w->L.held);
 	}
 	/* Mr from the raw speeds (only ratios matter), the weights per link */
-	const lbt_field *f = lbt_grid_field(&st->grid, "speed");
 	double *C = w->w; /* scratch */
-	if (f)
-		lbt_field_export(&st->grid, f, C);
-	else
-		for (int64_t i = 0; i < P; i++)
-			C[i] = 1;
-	deltas(s, C, (int)st->param[P_SELF].num, delta);
-	int64_t stride[8], c[8] = {0};
-	strides(s, stride);
-	for (int64_t i = 0; i < P; i++, next_coord(s, c))
+	raw_speeds(st, &w->L, C, w->buf);
+	deltas(&w->L, C, (int)st->param[P_SELF].num, delta);
+	int64_t c[8] = {0};
+	for (int64_t i = 0; i < P; i++, next_coord(&w->L, c))
 		for (int d = 0; d < D; d++) {
-			int64_t j = neighbour(s, stride, c, i, d, +1);
-			if (j >= 0) {
+			if (!delta[i] || !has_link(&w->L, d, c[d], +1))
+				continue;
+			const int64_t j = across(&w->L, c, i, d, +1);
+			if (j >= 0 && delta[j]) { /* both ends' deltas known: a link this rank's kernel may use */
 				w->mr_fwd[d * P + i] = mr(C, delta, i, j);
 				w->mr_bwd[d * P + i] = mr(C, delta, j, i);
 			}
 		}
 	free(delta);
-	normalised(st, w->cn);
+	normalise(st, &w->L, C, w->cn);
 	const char *kw = st->param[P_K].word;
 	w->kmode = !kw ? 1 : !strncmp(kw, "none", 4) ? 0 : !strncmp(kw, "dec", 3) ? 2 : 3;
 	for (int64_t i = 0; i < P; i++) {
@@ -355,14 +621,18 @@ static int speed_open(lbt_state *st, lbt_err *e)
 		w->prev[i] = -1;
 	}
 	if (st->param[P_DETECT].num) {
-		int64_t *edges = malloc((size_t)(2 * P) * sizeof *edges), *aux = malloc((size_t)(2 * P) * sizeof *aux);
+		const lbt_shape *s = &st->grid.whole; /* the tree's rounds: of the whole torus, on every rank */
+		const int64_t Pw = w->L.whole;
+		int64_t *edges = malloc((size_t)(2 * Pw) * sizeof *edges), *aux = malloc((size_t)(2 * Pw) * sizeof *aux);
 		int status = edges && aux ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the detection tree");
 		if (!status) {
 			lbt_detect_shape_tree(s, edges);
-			status = lbt_detect_run(P, edges, &w->det, aux, aux + P, e);
+			status = lbt_detect_run(Pw, edges, &w->det, aux, aux + Pw, e);
 		}
 		free(edges);
 		free(aux);
+		if (st->grid.cut)
+			status = lbt_comm_agree(status, e);
 		if (status) {
 			speed_close(st);
 			return status;
@@ -374,7 +644,8 @@ static int speed_open(lbt_state *st, lbt_err *e)
 static void speed_step(lbt_state *st, lbt_counts *c)
 {
 	ws *w = st->ws;
-	const int64_t P = w->P;
+	const layout *L = &w->L;
+	const int64_t P = L->P;
 	if (w->kmode == 2) {
 		const double k = fmax(0, K0 - (double)st->step); /* k(t+1) = k(t) - 1, k(0) = 1000 */
 		for (int64_t i = 0; i < P; i++)
@@ -387,20 +658,31 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 	lbt_view v;
 	lbt_method_view(st, &v);
 	st->kern->speed_step(&v, &a, c);
-	if (c->nomem)
-		return;
-	loads(st, w->w, w->i32);
-	double lbmax = 0;
-	for (int64_t i = 0; i < P; i++)
-		lbmax = lbmax > w->lb[i] ? lbmax : w->lb[i]; /* no NaN: fmax without the call */
-	c->app_time = iteration(st, w->cn, w->w, w->lb, w->times);
-	c->lb_time = lbmax;
-	if (w->kmode == 3) /* §4.2: a PE whose iteration got slower halves its k */
-		for (int64_t i = 0; i < P; i++) {
-			if (w->prev[i] >= 0 && w->times[i] > w->prev[i])
-				w->k[i] /= 2;
+	if (c->nomem && !st->grid.cut)
+		return; /* a cut grid: every rank makes the step's collective calls (the engine stops after them) */
+	loads(st, L, 1, w->w);
+	double x[2]; /* the slowest iteration, the longest balancing */
+	x[0] = iteration(st, L, w->cn, w->w, w->lb, w->times, &x[1]);
+	max_all(st, x, 2);
+	c->app_time = x[0];
+	c->lb_time = x[1];
+	if (st->grid.cut) {
+		int64_t n[2] = {c->links_exchanged, c->shaken};
+		lbt_comm_sum_i64(n, 2);
+		c->links_exchanged = n[0];
+		c->shaken = n[1];
+	}
+	if (w->kmode == 3) { /* §4.2: a PE whose iteration got slower halves its k */
+		int64_t cc2[8] = {0};
+		for (int64_t i = 0; i < P; i++, next_coord(L, cc2)) {
+			if (!held(L, cc2))
+				continue;
+			if (w->prev[i] >= 0 && w->times[i] > w->prev[i] && w->halved[i] < HALVED_MAX)
+				w->halved[i]++;
 			w->prev[i] = w->times[i];
 		}
+		adaptive_k(st, w);
+	}
 	if (st->param[P_DETECT].num) {
 		/* The protocol runs piggybacked on the balancing messages, one round per
 		 * iteration: the wave that starts in the first quiet iteration reaches the
@@ -418,7 +700,7 @@ LBT_METHOD(lbt_fos_speed) = {
 	.summary = "diffusion with the relative-speed matrix Mr, cost/benefit, shake, detection; real loads",
 	.citation = JV "§3.2 Mr, §3.1 eq. (2), §3.3",
 	.load = LBT_LOAD_REAL,
-	.flags = LBT_M_RANDOM | LBT_M_SPEEDS | LBT_M_SCRATCH,
+	.flags = LBT_M_RANDOM | LBT_M_SPEEDS | LBT_M_SCRATCH | LBT_M_CUT | LBT_M_GATHERS,
 	.kernels = LBT_K(SPEED_STEP),
 	.bounded = LBT_UNBOUNDED,
 	.params = params,
@@ -433,7 +715,7 @@ LBT_METHOD(lbt_fos_speed_int) = {
 	.summary = "the same with integer flows truncated towards zero",
 	.citation = JV "§3.2 Mr, §3.1 eq. (2), §3.3",
 	.load = LBT_LOAD_INT,
-	.flags = LBT_M_RANDOM | LBT_M_SPEEDS | LBT_M_SCRATCH,
+	.flags = LBT_M_RANDOM | LBT_M_SPEEDS | LBT_M_SCRATCH | LBT_M_CUT | LBT_M_GATHERS,
 	.kernels = LBT_K(SPEED_STEP),
 	.bounded = LBT_UNBOUNDED,
 	.params = params,

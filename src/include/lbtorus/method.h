@@ -232,7 +232,10 @@ int lbt_mr_matrix(const lbt_shape *s, const double *C, int self, double *M, lbt_
  * PE i takes w_i unit_s / Cn_i (Cn: speeds over their mean; all 1 without a
  * field "speed") plus, if it holds load, Lat + app_bytes/Bw per neighbour
  * that holds load, plus lb[i] (its balancing time; lb NULL: none). Returns
- * the slowest PE's time; per_pe (if not NULL) receives every PE's. */
+ * the slowest PE's time; per_pe (if not NULL) receives every PE's. lb and
+ * per_pe are dense row-major; on a torus cut between ranks (collective)
+ * over the rank's block widened by LBT_HALO layers a side on its cut axes
+ * (kernels/ref/links.h's layout), the time the slowest of all ranks'. */
 double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe);
 /* Relative loads r_i = w_i / Cn_i: their extremes, and the bound D / min Cn
  * under which their spread counts as balanced (D = active dimensions: for
