@@ -19,7 +19,9 @@
  * condition evaluated once (l + cs - cp, the masks -1 and 0). Three kinds
  * by where the neighbour at +-s lies:
  *  - columns (s a multiple of 16): whole vectors s apart, walked along the
- *    axis with the previous vector's C_i in a register;
+ *    axis with the previous vector's C_i in a register (on an axis
+ *    streamed over a copy beyond the caches, slice by slice over a tile of
+ *    columns, the C_i in a buffer: dense_tiles, dense_fused);
  *  - lanes (s = 1, 4 or 8, s e a multiple of 16): the axis's block of
  *    s e PEs is a row of whole vectors, the neighbours shifted across
  *    vectors by s lanes (alignr), as the int16 rows of lm_avx2.h;
@@ -475,7 +477,7 @@ static ALWAYS_INLINE void dtile_slice(const int cond, int16_t *p, int64_t e, int
 }
 /* Units u0 .. u1-1 (as dense_cols's) in tiles of at most DTILE columns and
  * DFLUSH / e (the counts emptied after each). */
-enum { DTILE = 64 };
+enum { DTILE = 256 };
 static ALWAYS_INLINE void dense_tiles(const int cond, int16_t *b, int64_t e, int64_t s, int torus, int64_t u0,
                                       int64_t u1, dregs *R)
 {
@@ -622,7 +624,7 @@ static ALWAYS_INLINE void dense_pass(const int cond, int16_t *b, const dshape *x
  * copy, each thread a range of its units. K is the first axis whose block
  * is at most DBLOCK PEs, with at least 4 blocks a thread for T > 1. A
  * grid beyond the caches is then read and written K + 1 times a step, not
- * D times. */
+ * D times (K where dense_step_part folds axis K-1 into the blocks). */
 enum { DBLOCK = 1 << 17 };
 static void dense_blocks(const dshape *x, int T, int *K, int64_t *blk)
 {

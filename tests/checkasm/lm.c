@@ -298,7 +298,7 @@ static const char *const team_grids[][2] = {{"7x5x940x4", "torus,mesh,torus,mesh
                                             {"3x7x782x8", "mesh,torus,torus,torus"},
                                             {"7x9x101x48", "torus,mesh,torus,torus"}};
 
-/* The streamed axes' columns go slice by slice over tiles of up to 64
+/* The streamed axes' columns go slice by slice over tiles of up to 256
  * columns of a block (lm_dense.h, dense_tiles), at most 16384 / e of them:
  * an axis of 300 on a mesh whose blocks of 55 vectors take a tile of 54
  * and one of 1; a torus of extent 2 (the last slice's C_i from the first)
