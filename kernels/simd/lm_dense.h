@@ -19,7 +19,9 @@
  * condition evaluated once (l + cs - cp, the masks -1 and 0). Three kinds
  * by where the neighbour at +-s lies:
  *  - columns (s a multiple of 16): whole vectors s apart, walked along the
- *    axis with the previous vector's C_i in a register;
+ *    axis with the previous vector's C_i in a register (on an axis
+ *    streamed over a copy beyond the caches, slice by slice over a tile of
+ *    columns, the C_i in a buffer: dense_tiles, dense_fused);
  *  - lanes (s = 1, 4 or 8, s e a multiple of 16): the axis's block of
  *    s e PEs is a row of whole vectors, the neighbours shifted across
  *    vectors by s lanes (alignr), as the int16 rows of lm_avx2.h;
@@ -436,6 +438,64 @@ static ALWAYS_INLINE void dense_cols(const int cond, int16_t *b, int64_t e, int6
 	}
 }
 
+/* Columns of an axis streamed over a copy beyond the caches (dense_step_part's
+ * axes before K): the update of dense_cols, slice by slice over a tile of m
+ * neighbouring columns of one block at p, each column's old load of the
+ * slice before (lp), its C_i (cp) and its old first slice (fv) in buffers.
+ * A tile's slice is m vectors of contiguous memory that the hardware
+ * prefetchers follow, where a column's vectors lie a page or more apart
+ * (64^4: 512 KiB). The same bits as dense_cols: each column's operations in
+ * the same order, counts summed over the tile. dtile_open fills the
+ * buffers, dtile_slice updates slice i (reading the old slice i + 1, or fv
+ * after the last). */
+static ALWAYS_INLINE void dtile_open(const int cond, const int16_t *p, int64_t e, int64_t s, int torus, int64_t m, V *lp,
+                                     V *cp, V *fv)
+{
+	const V zero = VSET1(0);
+	for (int64_t t = 0; t < m; t++) {
+		const V first = VLOAD(p + t * HW), lastv = VLOAD(p + (e - 1) * s + t * HW);
+		fv[t] = first;
+		lp[t] = torus ? lastv : zero;
+		/* C_i of the last slice, handed to the first on a torus */
+		cp[t] = torus ? hcond(cond, HGT1(VLOAD(p + (e - 2) * s + t * HW)), lastv, first) : zero;
+	}
+}
+static ALWAYS_INLINE void dtile_slice(const int cond, int16_t *p, int64_t e, int64_t s, int torus, int64_t m, int64_t i,
+                                      V *lp, V *cp, const V *fv, dregs *R)
+{
+	const V all = VSET1(-1), zero = VSET1(0);
+	int16_t *q = p + i * s;
+	if (i + 1 < e)
+		for (int64_t t = 0; t < m; t++) {
+			const V l = VLOAD(q + t * HW);
+			cp[t] = dense_put(cond, 0, q + t * HW, lp[t], l, VLOAD(q + s + t * HW), cp[t], all, R);
+			lp[t] = l;
+		}
+	else
+		for (int64_t t = 0; t < m; t++)
+			dense_put(cond, 0, q + t * HW, lp[t], VLOAD(q + t * HW), torus ? fv[t] : zero, cp[t], torus ? all : zero, R);
+}
+/* Units u0 .. u1-1 (as dense_cols's) in tiles of at most DTILE columns and
+ * DFLUSH / e (the counts emptied after each). */
+enum { DTILE = 256 };
+static ALWAYS_INLINE void dense_tiles(const int cond, int16_t *b, int64_t e, int64_t s, int torus, int64_t u0,
+                                      int64_t u1, dregs *R)
+{
+	V lp[DTILE], cp[DTILE], fv[DTILE];
+	const int64_t per = s / HW, most = DFLUSH / e < DTILE ? DFLUSH / e : DTILE;
+	for (int64_t u = u0; u < u1;) {
+		int64_t m = per - u % per; /* the tile: to the block's end, the range's, or most */
+		m = m < u1 - u ? m : u1 - u;
+		m = m < most ? m : most;
+		int16_t *p = b + u / per * (s * e) + u % per * HW;
+		dtile_open(cond, p, e, s, torus, m, lp, cp, fv);
+		for (int64_t i = 0; i < e; i++)
+			dtile_slice(cond, p, e, s, torus, m, i, lp, cp, fv, R);
+		dflush(R, 0);
+		u += m;
+	}
+}
+
 /* Lanes: blocks of s e PEs, a whole number J of vectors, neighbours S lanes
  * across (S = s: 1, 4 or 8). alignr's shift must be an integer constant
  * expression to clang even where the inlined S is one to gcc: each S its
@@ -536,12 +596,16 @@ static ALWAYS_INLINE void dense_groups(const int cond, const int stats, int16_t 
 	}
 }
 
-/* Units u0 .. u1-1 of the substep along active axis k. */
-static ALWAYS_INLINE void dense_pass(const int cond, int16_t *b, const dshape *x, int k, int64_t u0, int64_t u1, dregs *R)
+/* Units u0 .. u1-1 of the substep along active axis k (streamed: an axis
+ * before dense_blocks's K). */
+static ALWAYS_INLINE void dense_pass(const int cond, int16_t *b, const dshape *x, int k, int streamed, int64_t u0,
+                                     int64_t u1, dregs *R)
 {
 	const int64_t e = x->e[k], s = x->s[k];
 	const int torus = x->torus[k];
-	if (x->kind[k] == DCOL)
+	if (x->kind[k] == DCOL && streamed)
+		dense_tiles(cond, b, e, s, torus, u0, u1, R);
+	else if (x->kind[k] == DCOL)
 		dense_cols(cond, b, e, s, torus, u0, u1, R);
 	else if (x->kind[k] == DGROUP)
 		(s == 1 ? dense_groups(cond, 1, b, x, k, u0, u1, R) : dense_groups(cond, 0, b, x, k, u0, u1, R));
@@ -560,7 +624,7 @@ static ALWAYS_INLINE void dense_pass(const int cond, int16_t *b, const dshape *x
  * copy, each thread a range of its units. K is the first axis whose block
  * is at most DBLOCK PEs, with at least 4 blocks a thread for T > 1. A
  * grid beyond the caches is then read and written K + 1 times a step, not
- * D times. */
+ * D times (K where dense_step_part folds axis K-1 into the blocks). */
 enum { DBLOCK = 1 << 17 };
 static void dense_blocks(const dshape *x, int T, int *K, int64_t *blk)
 {
@@ -572,29 +636,68 @@ static void dense_blocks(const dshape *x, int T, int *K, int64_t *blk)
 	*blk = B;
 }
 
+/* The last streamed axis K-1 (columns; its slices are the blocks, of at
+ * most DFUSE PEs) folded into the block phase: blocks q0 .. q1-1 of axis
+ * K-2 (s e PEs; the copy for K = 1), each walked slice by slice as one
+ * tile (dtile_slice), each slice, once it holds its loads after the
+ * substep along K-1, taken through the substeps from K while it is in L1.
+ * The substep along K-1 reads only its buffers and the slices after,
+ * which the later substeps have not touched yet; so the grid is streamed
+ * once less a step. */
+enum { DFUSE = 1 << 12 };
+static ALWAYS_INLINE void dense_fused(const int cond, int16_t *b, const dshape *x, int K, int64_t q0, int64_t q1,
+                                      dregs *R)
+{
+	V lp[DFUSE / HW], cp[DFUSE / HW], fv[DFUSE / HW];
+	const int64_t e = x->e[K - 1], s = x->s[K - 1], m = s / HW, nb = x->P / s;
+	const int torus = x->torus[K - 1];
+	for (int64_t q = q0; q < q1; q++) {
+		int16_t *p = b + q * s * e;
+		dtile_open(cond, p, e, s, torus, m, lp, cp, fv);
+		for (int64_t i = 0; i < e; i++) {
+			dtile_slice(cond, p, e, s, torus, m, i, lp, cp, fv, R);
+			dflush(R, 0);
+			for (int k = K; k < x->D; k++) {
+				const int64_t per = x->units[k] / nb;
+				dense_pass(cond, b, x, k, 0, (q * e + i) * per, (q * e + i + 1) * per, R);
+			}
+		}
+	}
+}
+
 /* Thread t's part of one step of the copy (K, blk: dense_blocks's): its
  * range of the units of each substep before K, a barrier before each
  * (a substep reads what the one before wrote in the other threads'
  * ranges), then its range of blocks through the substeps from K; its
- * counts into *out. */
+ * counts into *out. Where axis K-1's slices (blk PEs) are columns of at
+ * most DFUSE PEs and its blocks (of axis K-2) at least one a thread, that
+ * axis goes with the blocks (dense_fused), each thread a range of its
+ * blocks. */
 static ALWAYS_INLINE void dense_step_part(const int cond, int16_t *b, const dshape *x, int K, int64_t blk,
                                           const lbt_team *t, dpart *out)
 {
 	dregs R = {HSET1(0), HSET1(INT16_MIN), HSET1(INT16_MAX), VSET1(0), 0, 0};
-	for (int k = 0; k < K; k++) {
+	const int fuse = K >= 1 && K < x->D && x->kind[K - 1] == DCOL && blk <= DFUSE && x->P / (blk * x->e[K - 1]) >= t->n;
+	const int F = fuse ? K - 1 : K;
+	for (int k = 0; k < F; k++) {
 		const int64_t U = x->units[k];
 		if (k)
 			lbt_team_barrier(t);
-		dense_pass(cond, b, x, k, U * t->id / t->n, U * (t->id + 1) / t->n, &R);
+		dense_pass(cond, b, x, k, 1, U * t->id / t->n, U * (t->id + 1) / t->n, &R);
 	}
-	if (K < x->D) {
+	if (fuse) {
+		const int64_t nb = x->P / (blk * x->e[K - 1]);
+		if (F)
+			lbt_team_barrier(t);
+		dense_fused(cond, b, x, K, nb * t->id / t->n, nb * (t->id + 1) / t->n, &R);
+	} else if (K < x->D) {
 		const int64_t nb = x->P / blk;
 		if (K)
 			lbt_team_barrier(t);
 		for (int64_t q = nb * t->id / t->n; q < nb * (t->id + 1) / t->n; q++)
 			for (int k = K; k < x->D; k++) {
 				const int64_t per = x->units[k] / nb;
-				dense_pass(cond, b, x, k, q * per, (q + 1) * per, &R);
+				dense_pass(cond, b, x, k, 0, q * per, (q + 1) * per, &R);
 			}
 	}
 	*out = (dpart){.moved = R.moved, .total = R.total, .max = vmax32(VMAX(HWIDEN(R.mx, 0), HWIDEN(R.mx, 1))),

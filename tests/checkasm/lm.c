@@ -298,6 +298,20 @@ static const char *const team_grids[][2] = {{"7x5x940x4", "torus,mesh,torus,mesh
                                             {"3x7x782x8", "mesh,torus,torus,torus"},
                                             {"7x9x101x48", "torus,mesh,torus,torus"}};
 
+/* The streamed axes' columns go slice by slice over tiles of up to 256
+ * columns of a block (lm_dense.h, dense_tiles), at most 16384 / e of them:
+ * an axis of 300 on a mesh whose blocks of 55 vectors take a tile of 54
+ * and one of 1; a torus of extent 2 (the last slice's C_i from the first)
+ * with blocks of 4125 vectors (a partial last tile). The last streamed
+ * axis goes with the blocks where its slices are at most 4096 PEs
+ * (dense_fused): 33x16^3 with one thread (the whole copy one block of
+ * axis 0; tiles with more), 3x34x16^3 (blocks of axis 0, two ranges
+ * unequal on 2 threads). 1 to 3 threads, whose ranges cut tiles. */
+static const char *const tile_grids[][2] = {{"300x5x11x16", "mesh,torus,mesh,torus"},
+                                            {"2x3x11x2000", "torus,mesh,torus,mesh"},
+                                            {"33x16x16x16", "torus,mesh,torus,torus"},
+                                            {"3x34x16x16x16", "mesh,torus,mesh,torus,torus"}};
+
 static void team_steps(void)
 {
 	static const int kinds[] = {L_SMALL, L_POINT, L_PILES16, L_EDGE16};
@@ -306,6 +320,12 @@ static void team_steps(void)
 		for (int cond = 0; cond < LBT_NCOND; cond++)
 			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
 				steps_case(cond, &s, kinds[j], 2 + (int)(i + j + cond) % 2, 5, (int)j % 2, (int)(j + cond) % 3);
+	}
+	for (size_t i = 0; i < sizeof tile_grids / sizeof *tile_grids; i++) {
+		const lbt_shape s = ck_grid(tile_grids[i][0], tile_grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j += 2)
+				steps_case(cond, &s, kinds[j + (i + cond) % 2], 1 + (int)(i + j + cond) % 3, 4, (int)j % 4 == 0, (int)(j + cond) % 3);
 	}
 }
 
