@@ -769,9 +769,9 @@ static ALWAYS_INLINE void lanes_pairs(const lanes *X, VD *a, VD *b, int rot, VD 
 	}
 }
 
-/* Substep u: outer axis d, colour col. Group j pairs with its partner if
- * its rows have colour col on d; the rows' sums into rs (0: no pair). */
-static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int NT, int par)
+/* Group j on outer axis d, colour col: paired with its partner if its rows
+ * have colour col on d; the rows' sums into rs (0: no pair), the folds into A. */
+static void outer_group(const lanes *X, int d, int col, int64_t j, double *rs, part *A)
 {
 	const lbt_view *v = X->J.v;
 	const int last = v->dims - 1;
@@ -779,50 +779,55 @@ static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int
 	int64_t qd = 1; /* groups a coordinate of d (d >= 1) */
 	for (int e = last - 1; e > d; e--)
 		qd *= v->ext[e];
-	const VD all = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1)),
-	         wrap = v->torus[0] ? all : simde_mm256_castsi256_pd(simde_mm256_set_epi64x(0, -1, -1, -1));
+	int64_t partner = -1;
+	int rot = 0;
+	if (d == 0) {
+		const int64_t k = j / X->Q; /* the coordinate in the band */
+		if (k + 1 < X->h && k % 2 == col)
+			partner = j + X->Q;
+		else if (k + 1 == X->h && col == 1)
+			partner = j - (X->h - 1) * X->Q, rot = 1;
+	} else {
+		const int64_t k = (j / qd) % nd;
+		if (lbt_de_color(k, nd, v->torus[d]) == col)
+			partner = j + ((k + 1) % nd - k) * qd;
+	}
+	double s[4] = {0, 0, 0, 0}, r[4], l[4];
+	if (partner >= 0) {
+		const VD all = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1)),
+		         wrap = v->torus[0] ? all : simde_mm256_castsi256_pd(simde_mm256_set_epi64x(0, -1, -1, -1));
+		VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), ll = rr;
+		simde__m256i mv = simde_mm256_setzero_si256();
+		VD *a = X->G + j * X->n, *b = X->G + partner * X->n;
+		if (rot)
+			lanes_pairs(X, a, b, 1, wrap, &sum, &mv, &rr, &ll);
+		else
+			lanes_pairs(X, a, b, 0, all, &sum, &mv, &rr, &ll);
+		int64_t m[4];
+		simde_mm256_storeu_pd(s, sum);
+		simde_mm256_storeu_pd(r, rr);
+		simde_mm256_storeu_pd(l, ll);
+		simde_mm256_storeu_si256((void *)m, mv);
+		for (int q = 0; q < 4; q++) {
+			A->right = maxd(A->right, r[q]);
+			A->left = maxd(A->left, l[q]);
+			A->moved += m[q];
+		}
+	}
+	for (int q = 0; q < 4; q++)
+		rs[q * X->B + j] = s[q];
+}
+
+/* Substep u: outer axis d, colour col, every group. */
+static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int NT, int par)
+{
 	double *rs = X->rs + u * X->R;
 #pragma omp parallel num_threads(NT) if (par)
 	{
 		part A = {-HUGE_VAL, -HUGE_VAL, 0};
 #pragma omp for schedule(static)
-		for (int64_t j = 0; j < X->B; j++) {
-			int64_t partner = -1;
-			int rot = 0;
-			if (d == 0) {
-				const int64_t k = j / X->Q; /* the coordinate in the band */
-				if (k + 1 < X->h && k % 2 == col)
-					partner = j + X->Q;
-				else if (k + 1 == X->h && col == 1)
-					partner = j - (X->h - 1) * X->Q, rot = 1;
-			} else {
-				const int64_t k = (j / qd) % nd;
-				if (lbt_de_color(k, nd, v->torus[d]) == col)
-					partner = j + ((k + 1) % nd - k) * qd;
-			}
-			double s[4] = {0, 0, 0, 0}, r[4], l[4];
-			if (partner >= 0) {
-				VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), ll = rr;
-				simde__m256i mv = simde_mm256_setzero_si256();
-				VD *a = X->G + j * X->n, *b = X->G + partner * X->n;
-				if (rot)
-					lanes_pairs(X, a, b, 1, wrap, &sum, &mv, &rr, &ll);
-				else
-					lanes_pairs(X, a, b, 0, all, &sum, &mv, &rr, &ll);
-				int64_t m[4];
-				simde_mm256_storeu_pd(s, sum);
-				simde_mm256_storeu_pd(r, rr);
-				simde_mm256_storeu_pd(l, ll);
-				simde_mm256_storeu_si256((void *)m, mv);
-				for (int q = 0; q < 4; q++) {
-					A.right = maxd(A.right, r[q]);
-					A.left = maxd(A.left, l[q]);
-					A.moved += m[q];
-				}
-			}
-			for (int q = 0; q < 4; q++)
-				rs[q * X->B + j] = s[q];
-		}
+		for (int64_t j = 0; j < X->B; j++)
+			outer_group(X, d, col, j, rs, &A);
 		pt[lbt_thread_id()] = A;
 	}
 }
@@ -864,6 +869,54 @@ static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3],
 	}
 }
 
+/* A sweep of a 2-D grid on one thread, in one pass over the groups (a
+ * group is a row of each band): the first axis's colour 0 pairs (j, j+1),
+ * j even, and colour 1 pairs (j, j+1), j odd, the last band's rows with the
+ * next band's first (rotated), then the last axis of each group as soon as
+ * both its pairs on the first axis are done, while it is in cache; group 0
+ * last (its colour 1 pair is the rotated one). The substeps' sums and folds
+ * go where the passes put them (substeps 0, 1, then the last axis's from
+ * 2), and group 0's extremes are folded in first, as its rows come first in
+ * their lanes. */
+static void lanes_sweep2(const lanes *X, const int *has, part (*pt)[1], part (*pl)[3], lstat *ls)
+{
+	part A0 = {-HUGE_VAL, -HUGE_VAL, 0}, A1 = A0, A[3] = {A0, A0, A0};
+	double *rs[3];
+	for (int col = 0, k = 2; col < 3; col++)
+		rs[col] = X->rs + (has[col] ? k++ : 0) * X->R;
+	VD mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL), mx0 = mx, mn0 = mn;
+	int64_t itot = 0;
+	double *rs0 = X->rs, *rs1 = X->rs + X->R;
+	const int64_t h = X->h;
+#define LAST(j, x, y) \
+	lanes_last(&X->J, X->G + (j) * X->n, (const int64_t[4]){(j), X->B + (j), 2 * X->B + (j), 3 * X->B + (j)}, has, rs, \
+	           A, X->tot, x, y, &itot)
+	outer_group(X, 0, 0, 0, rs0, &A0);
+	for (int64_t m = 1; m + 2 < h; m += 2) {
+		outer_group(X, 0, 0, m + 1, rs0, &A0);
+		outer_group(X, 0, 1, m, rs1, &A1);
+		outer_group(X, 0, 0, m, rs0, &A0); /* no pair: its rows' sums 0 */
+		outer_group(X, 0, 1, m + 1, rs1, &A1);
+		LAST(m, &mx, &mn);
+		LAST(m + 1, &mx, &mn);
+	}
+	outer_group(X, 0, 1, h - 1, rs1, &A1);
+	outer_group(X, 0, 0, h - 1, rs0, &A0);
+	outer_group(X, 0, 1, 0, rs1, &A1);
+	LAST(h - 1, &mx, &mn);
+	LAST(0, &mx0, &mn0);
+#undef LAST
+	mx = simde_mm256_max_pd(mx, mx0); /* ties keep group 0's */
+	mn = simde_mm256_min_pd(mn, mn0);
+	pt[0][0] = A0;
+	pt[1][0] = A1;
+	for (int col = 0; col < 3; col++)
+		pl[0][col] = A[col];
+	simde_mm256_storeu_pd(ls[0].mx, mx);
+	simde_mm256_storeu_pd(ls[0].mn, mn);
+	ls[0].total = itot;
+}
+
 /* Whether a step's counts meet the call's stop (kernels.h; real loads: the
  * extremes truncated, a superset of the engine's exact ones). */
 static int stop_met(const lbt_steps_stop *st, const lbt_counts *c, int real)
@@ -898,9 +951,18 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 		lbt_counts *k = &c[s];
 		*k = (lbt_counts){0};
 		const int axis = kind == LBT_DE_AXIS ? lbt_de_axis_at(v, v->step + s) : -1; /* >= 0: ext[0] >= 8 */
-		const int d0 = kind == LBT_DE_AXIS ? axis : 0, d1 = kind == LBT_DE_AXIS ? axis + 1 : v->dims;
+		int d0 = kind == LBT_DE_AXIS ? axis : 0;
+		const int d1 = kind == LBT_DE_AXIS ? axis + 1 : v->dims;
 		s++;
 		int u = 0;
+		if (v->dims == 2 && kind != LBT_DE_AXIS && NT == 1) { /* one pass */
+			lanes_sweep2(&X, has[last], pt, pl, ls);
+			u = 2;
+			for (int col = 0; col < 3; col++)
+				if (has[last][col])
+					pt[u++][0] = pl[0][col];
+			d0 = d1;
+		}
 		for (int d = d0; d < d1; d++) {
 			if (d == last) {
 				lanes_last_sub(&X, has[d], u, pl, ls, 0, NT, par);
