@@ -65,6 +65,7 @@ static const lbt_kernels reference = {
 	.de_step = lbt_ref_de_step,
 	.de_int_step = lbt_ref_de_int_step,
 	.de_axis_step = lbt_ref_de_axis_step,
+	.de_steps = lbt_ref_de_steps,
 	.wl_poisson_row = lbt_ref_wl_poisson_row,
 	.wl_draw_row = lbt_ref_wl_draw_row,
 	.wl_phases_row = lbt_ref_wl_phases_row,

@@ -40,6 +40,19 @@ static inline int64_t lbt_gcoord(const lbt_view *v, int d, int64_t i)
 	return v->torus[d] ? ((g % n) + n) % n : g;
 }
 
+/* de-axis's axis at step t (Cybenko's eq. (17)): the (t mod D')-th of the
+ * D' axes of global extent >= 2; -1 if there is none. */
+static inline int lbt_de_axis_at(const lbt_view *v, int64_t t)
+{
+	int active = 0;
+	for (int d = 0; d < v->dims; d++)
+		active += lbt_gext(v, d) >= 2;
+	for (int d = 0, k = active ? (int)(t % active) : 0; d < v->dims; d++)
+		if (lbt_gext(v, d) >= 2 && k-- == 0)
+			return d;
+	return -1;
+}
+
 /* Scalar reference kernels (kernels/ref/). */
 void lbt_ref_lm_substep(const lbt_view *v, int axis, int cond, lbt_counts *c);
 void lbt_ref_lm_step(const lbt_view *v, int cond, lbt_counts *c);
@@ -52,6 +65,8 @@ void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts 
 void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
 void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c);
 void lbt_ref_de_axis_step(const lbt_view *v, double lambda, int axis, lbt_counts *c);
+int lbt_ref_de_steps(const lbt_view *v, double lambda, int kind, int n, const lbt_steps_stop *stop,
+                     lbt_counts *c); /* one step */
 void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t rows, int64_t pitch, int64_t i0, uint64_t key,
                             const lbt_poisson *p, int32_t C, uint32_t *m, uint32_t *eta, lbt_wl_counts *c);
 void lbt_ref_wl_draw_row(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d, int32_t C,

@@ -150,3 +150,16 @@ void lbt_ref_de_axis_step(const lbt_view *v, double lambda, int axis, lbt_counts
 {
 	de_step(v, lambda, 1, axis, axis + 1, c);
 }
+
+int lbt_ref_de_steps(const lbt_view *v, double lambda, int kind, int n, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	(void)n;
+	(void)stop;
+	*c = (lbt_counts){0};
+	const int axis = kind == LBT_DE_AXIS ? lbt_de_axis_at(v, v->step) : 0;
+	if (kind != LBT_DE_AXIS)
+		de_step(v, lambda, kind == LBT_DE_REAL, 0, v->dims, c);
+	else if (axis >= 0)
+		de_step(v, lambda, 1, axis, axis + 1, c);
+	return 1;
+}

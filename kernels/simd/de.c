@@ -268,19 +268,18 @@ static ALWAYS_INLINE void lanes_pair(VD *a, VD *b, VD L, int real, VD *sum, simd
 	*ll = simde_mm256_max_pd(*ll, simde_mm256_xor_pd(f, sign));
 }
 
-/* Rows r0 .. r0+3: every colour of the last axis (has[col]: the axis has
- * pairs of it), each colour's sums into rs[col] and its folds into A[col];
- * the statistics into tot and X if X. */
-static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *const *rs, part *A, double *tot,
-                       stat *X)
+/* The lanes of T (lane q: row row[q]): every colour of the last axis
+ * (has[col]: the axis has pairs of it), each colour's row sums into
+ * rs[col][row[q]] and its folds into A[col]; if tot, the statistics too: the
+ * rows' totals into tot[row[q]] (each left to right), the integer ones
+ * (exact) into *itot, and each lane's extremes folded into *mx, *mn (ties
+ * keep the earlier). */
+static void lanes_last(const job *J, VD *T, const int64_t *row, const int *has, double *const *rs, part *A,
+                       double *tot, VD *mx, VD *mn, int64_t *itot)
 {
 	const lbt_view *v = J->v;
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last];
-	int64_t off[4];
-	for (int q = 0; q < 4; q++)
-		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
-	lanes_in(J, off, T);
 	const VD L = simde_mm256_set1_pd(J->lambda);
 	for (int col = 0; col < 3; col++) {
 		if (!has[col])
@@ -303,30 +302,55 @@ static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *
 		simde_mm256_storeu_pd(l, ll);
 		simde_mm256_storeu_si256((void *)m, mv);
 		for (int q = 0; q < 4; q++) {
-			rs[col][r0 + q] = s[q];
+			rs[col][row[q]] = s[q];
 			A[col].right = maxd(A[col].right, r[q]);
 			A[col].left = maxd(A[col].left, l[q]);
 			A[col].moved += m[q];
 		}
 	}
-	if (X) {
-		VD s = simde_mm256_setzero_pd(), mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL);
+	if (tot) {
+		VD s = simde_mm256_setzero_pd(), x = *mx, y = *mn;
 		for (int64_t i = 0; i < n; i++) {
 			s = simde_mm256_add_pd(s, T[i]);
-			mx = simde_mm256_max_pd(T[i], mx);
-			mn = simde_mm256_min_pd(T[i], mn);
+			x = simde_mm256_max_pd(T[i], x);
+			y = simde_mm256_min_pd(T[i], y);
 		}
-		double a[4], b[4], c[4];
+		*mx = x;
+		*mn = y;
+		double a[4];
 		simde_mm256_storeu_pd(a, s);
+		for (int q = 0; q < 4; q++) {
+			tot[row[q]] = a[q];
+			if (!J->real) /* exact: |a row's total| < n 2^31 <= 2^53 */
+				*itot += (int64_t)a[q];
+		}
+	}
+}
+
+/* Rows r0 .. r0+3 through a buffer T: lanes_last, the statistics into tot and X if X. */
+static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *const *rs, part *A, double *tot,
+                       stat *X)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	int64_t off[4], row[4];
+	for (int q = 0; q < 4; q++) {
+		row[q] = r0 + q;
+		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
+	}
+	lanes_in(J, off, T);
+	VD mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL);
+	int64_t itot = 0;
+	lanes_last(J, T, row, has, rs, A, X ? tot : NULL, &mx, &mn, &itot);
+	if (X) {
+		double b[4], c[4];
 		simde_mm256_storeu_pd(b, mx);
 		simde_mm256_storeu_pd(c, mn);
 		for (int q = 0; q < 4; q++) {
-			tot[r0 + q] = a[q];
-			if (!J->real) /* exact: |a row's total| < n 2^31 <= 2^53 */
-				X->total += (int64_t)a[q];
 			X->mx = b[q] > X->mx ? b[q] : X->mx;
 			X->mn = c[q] < X->mn ? c[q] : X->mn;
 		}
+		X->total += itot;
 	}
 	lanes_out(J, off, T);
 }
@@ -656,6 +680,337 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 	}
 }
 
+#if W == 8
+/* Several steps a call, the grid in lanes for the whole call (AVX2). The
+ * rows are four bands of B = R/4 consecutive rows (R rows of the last axis;
+ * the first axis cut in four, its extent a multiple of 8), and group j holds
+ * the band's j-th rows side by side: vector i of group j (G[j n + i]) holds
+ * PE i of rows j, B + j, 2B + j, 3B + j. Every pair of every axis is then a
+ * vertical operation: on the last axis (i, i+1) of a group; on an outer axis
+ * d >= 1 group j with the group of the next coordinate on d; on the first
+ * axis group j with group j + Q (Q = R / ext[0]) inside a band, and the last
+ * groups of the bands with the first ones rotated by a lane (band q's last
+ * row pairs with band q+1's first, band 3's with band 0's: the wrap-around,
+ * colour 1 as every band's last pair, ext[0] / 4 being even). Each lane is
+ * one row at a time, in its band's order, so the chains keep the reference's
+ * order: a row's amount moved and its total, in the lane; the rows' sums
+ * added in row order after each step. The extremes fold per lane through
+ * the band's rows in order, then band by band: row-major order, ties keeping
+ * the first as lbt_field_stats. */
+typedef struct {
+	job J;
+	int64_t n, R, B, Q, h; /* PEs a row, rows, groups, groups a coordinate of the first axis, ext[0] / 4 */
+	VD *G;                 /* the groups */
+	double *rs;            /* rs[u R + r]: row r's amount moved in the step's substep u */
+	double *tot;           /* the rows' totals */
+} lanes;
+
+/* The grid's shapes the lanes take: D >= 2, the first axis's extent a
+ * multiple of 8, rows of 4 to 2^22 PEs, and room in the scratch for a sum per
+ * row and substep. */
+static int lanes_fit(const lbt_view *v)
+{
+	const int last = v->dims - 1;
+	if (v->dims < 2 || v->ext[0] % 8 || v->ext[last] < 4 || v->ext[last] > ((int64_t)1 << 22))
+		return 0;
+	int sub = 0;
+	for (int d = 0; d < v->dims; d++)
+		for (int col = 0; col < 3; col++)
+			sub += has_colour(v->ext[d], v->torus[d], col);
+	return (int64_t)sub * lbt_fiber_count(v, last) <= v->scratch->cells;
+}
+
+/* The grid into the groups (in) or back (!in), groups shared by the threads. */
+static void lanes_move(const lanes *X, int in, int NT, int par)
+{
+	const lbt_view *v = X->J.v;
+	const int last = v->dims - 1;
+#pragma omp parallel for num_threads(NT) if (par) schedule(static)
+	for (int64_t j = 0; j < X->B; j++) {
+		int64_t off[4];
+		for (int q = 0; q < 4; q++)
+			off[q] = lbt_fiber_base(v, last, q * X->B + j) - v->load;
+		if (in)
+			lanes_in(&X->J, off, X->G + j * X->n);
+		else
+			lanes_out(&X->J, off, X->G + j * X->n);
+	}
+}
+
+/* Pair a, b over the group's n vectors (b rotated by a lane if rot; mask:
+ * the lanes that have a pair), the lanes' sums and maxima into sum, rr, ll. */
+static ALWAYS_INLINE void lanes_pairs(const lanes *X, VD *a, VD *b, int rot, VD mask, VD *sum, simde__m256i *mv,
+                                      VD *rr, VD *ll)
+{
+	const VD L = simde_mm256_set1_pd(X->J.lambda), sign = simde_mm256_set1_pd(-0.0),
+	         magic = simde_mm256_set1_pd(4503599627370496.0); /* 2^52 */
+	const int real = X->J.real;
+	for (int64_t i = 0; i < X->n; i++) {
+		if (!rot) {
+			lanes_pair(&a[i], &b[i], L, real, sum, mv, rr, ll);
+			continue;
+		}
+		const VD x = a[i], y = simde_mm256_permute4x64_pd(b[i], 0x39); /* lane q: b's lane q + 1 */
+		VD f = simde_mm256_mul_pd(L, simde_mm256_sub_pd(x, y));
+		if (!real)
+			f = simde_mm256_round_pd(f, SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC);
+		f = simde_mm256_and_pd(f, mask); /* +0 where there is no pair */
+		a[i] = simde_mm256_sub_pd(x, f);
+		const VD yn = simde_mm256_blendv_pd(y, simde_mm256_add_pd(y, f), mask); /* -0 + 0 would be +0 */
+		b[i] = simde_mm256_permute4x64_pd(yn, 0x93);
+		const VD af = simde_mm256_andnot_pd(sign, f);
+		if (real)
+			*sum = simde_mm256_add_pd(*sum, af);
+		else
+			*mv = simde_mm256_add_epi64(*mv, simde_mm256_sub_epi64(simde_mm256_castpd_si256(simde_mm256_add_pd(af, magic)),
+			                                                       simde_mm256_castpd_si256(magic)));
+		*rr = simde_mm256_max_pd(*rr, f);
+		*ll = simde_mm256_max_pd(*ll, simde_mm256_xor_pd(f, sign));
+	}
+}
+
+/* Group j on outer axis d, colour col: paired with its partner if its rows
+ * have colour col on d; the rows' sums into rs (0: no pair), the folds into A. */
+static void outer_group(const lanes *X, int d, int col, int64_t j, double *rs, part *A)
+{
+	const lbt_view *v = X->J.v;
+	const int last = v->dims - 1;
+	const int64_t nd = v->ext[d];
+	int64_t qd = 1; /* groups a coordinate of d (d >= 1) */
+	for (int e = last - 1; e > d; e--)
+		qd *= v->ext[e];
+	int64_t partner = -1;
+	int rot = 0;
+	if (d == 0) {
+		const int64_t k = j / X->Q; /* the coordinate in the band */
+		if (k + 1 < X->h && k % 2 == col)
+			partner = j + X->Q;
+		else if (k + 1 == X->h && col == 1)
+			partner = j - (X->h - 1) * X->Q, rot = 1;
+	} else {
+		const int64_t k = (j / qd) % nd;
+		if (lbt_de_color(k, nd, v->torus[d]) == col)
+			partner = j + ((k + 1) % nd - k) * qd;
+	}
+	double s[4] = {0, 0, 0, 0}, r[4], l[4];
+	if (partner >= 0) {
+		const VD all = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1)),
+		         wrap = v->torus[0] ? all : simde_mm256_castsi256_pd(simde_mm256_set_epi64x(0, -1, -1, -1));
+		VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), ll = rr;
+		simde__m256i mv = simde_mm256_setzero_si256();
+		VD *a = X->G + j * X->n, *b = X->G + partner * X->n;
+		if (rot)
+			lanes_pairs(X, a, b, 1, wrap, &sum, &mv, &rr, &ll);
+		else
+			lanes_pairs(X, a, b, 0, all, &sum, &mv, &rr, &ll);
+		int64_t m[4];
+		simde_mm256_storeu_pd(s, sum);
+		simde_mm256_storeu_pd(r, rr);
+		simde_mm256_storeu_pd(l, ll);
+		simde_mm256_storeu_si256((void *)m, mv);
+		for (int q = 0; q < 4; q++) {
+			A->right = maxd(A->right, r[q]);
+			A->left = maxd(A->left, l[q]);
+			A->moved += m[q];
+		}
+	}
+	for (int q = 0; q < 4; q++)
+		rs[q * X->B + j] = s[q];
+}
+
+/* Substep u: outer axis d, colour col, every group. */
+static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int NT, int par)
+{
+	double *rs = X->rs + u * X->R;
+#pragma omp parallel num_threads(NT) if (par)
+	{
+		part A = {-HUGE_VAL, -HUGE_VAL, 0};
+#pragma omp for schedule(static)
+		for (int64_t j = 0; j < X->B; j++)
+			outer_group(X, d, col, j, rs, &A);
+		pt[lbt_thread_id()] = A;
+	}
+}
+
+/* A thread's extremes per lane (its groups' rows in order) and integer total. */
+typedef struct {
+	double mx[4], mn[4];
+	int64_t total;
+} lstat;
+
+/* The last axis's substeps u .. (every colour, has[col]) and, if ls, the
+ * statistics; or, if only, the statistics alone. */
+static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3], lstat *ls, int only, int NT, int par)
+{
+	double *rs[3];
+	for (int col = 0, k = u; col < 3; col++)
+		rs[col] = X->rs + (has[col] ? k++ : 0) * X->R;
+	const int none[3] = {0, 0, 0};
+#pragma omp parallel num_threads(NT) if (par)
+	{
+		const int t = lbt_thread_id();
+		part A[3];
+		for (int col = 0; col < 3; col++)
+			A[col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+		VD mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL);
+		int64_t itot = 0;
+#pragma omp for schedule(static)
+		for (int64_t j = 0; j < X->B; j++) {
+			const int64_t row[4] = {j, X->B + j, 2 * X->B + j, 3 * X->B + j};
+			lanes_last(&X->J, X->G + j * X->n, row, only ? none : has, rs, A, ls ? X->tot : NULL, &mx, &mn, &itot);
+		}
+		for (int col = 0; col < 3; col++)
+			pt[t][col] = A[col];
+		if (ls) {
+			simde_mm256_storeu_pd(ls[t].mx, mx);
+			simde_mm256_storeu_pd(ls[t].mn, mn);
+			ls[t].total = itot;
+		}
+	}
+}
+
+/* A sweep of a 2-D grid on one thread, in one pass over the groups (a
+ * group is a row of each band): the first axis's colour 0 pairs (j, j+1),
+ * j even, and colour 1 pairs (j, j+1), j odd, the last band's rows with the
+ * next band's first (rotated), then the last axis of each group as soon as
+ * both its pairs on the first axis are done, while it is in cache; group 0
+ * last (its colour 1 pair is the rotated one). The substeps' sums and folds
+ * go where the passes put them (substeps 0, 1, then the last axis's from
+ * 2), and group 0's extremes are folded in first, as its rows come first in
+ * their lanes. */
+static void lanes_sweep2(const lanes *X, const int *has, part (*pt)[1], part (*pl)[3], lstat *ls)
+{
+	part A0 = {-HUGE_VAL, -HUGE_VAL, 0}, A1 = A0, A[3] = {A0, A0, A0};
+	double *rs[3];
+	for (int col = 0, k = 2; col < 3; col++)
+		rs[col] = X->rs + (has[col] ? k++ : 0) * X->R;
+	VD mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL), mx0 = mx, mn0 = mn;
+	int64_t itot = 0;
+	double *rs0 = X->rs, *rs1 = X->rs + X->R;
+	const int64_t h = X->h;
+#define LAST(j, x, y) \
+	lanes_last(&X->J, X->G + (j) * X->n, (const int64_t[4]){(j), X->B + (j), 2 * X->B + (j), 3 * X->B + (j)}, has, rs, \
+	           A, X->tot, x, y, &itot)
+	outer_group(X, 0, 0, 0, rs0, &A0);
+	for (int64_t m = 1; m + 2 < h; m += 2) {
+		outer_group(X, 0, 0, m + 1, rs0, &A0);
+		outer_group(X, 0, 1, m, rs1, &A1);
+		outer_group(X, 0, 0, m, rs0, &A0); /* no pair: its rows' sums 0 */
+		outer_group(X, 0, 1, m + 1, rs1, &A1);
+		LAST(m, &mx, &mn);
+		LAST(m + 1, &mx, &mn);
+	}
+	outer_group(X, 0, 1, h - 1, rs1, &A1);
+	outer_group(X, 0, 0, h - 1, rs0, &A0);
+	outer_group(X, 0, 1, 0, rs1, &A1);
+	LAST(h - 1, &mx, &mn);
+	LAST(0, &mx0, &mn0);
+#undef LAST
+	mx = simde_mm256_max_pd(mx, mx0); /* ties keep group 0's */
+	mn = simde_mm256_min_pd(mn, mn0);
+	pt[0][0] = A0;
+	pt[1][0] = A1;
+	for (int col = 0; col < 3; col++)
+		pl[0][col] = A[col];
+	simde_mm256_storeu_pd(ls[0].mx, mx);
+	simde_mm256_storeu_pd(ls[0].mn, mn);
+	ls[0].total = itot;
+}
+
+/* Whether a step's counts meet the call's stop (kernels.h; real loads: the
+ * extremes truncated, a superset of the engine's exact ones). */
+static int stop_met(const lbt_steps_stop *st, const lbt_counts *c, int real)
+{
+	if (!st)
+		return 0;
+	if (!real)
+		return (int64_t)c->max - c->min <= st->ldiff || (st->shared && c->min > 0) ||
+		       (c->max == st->max && c->min == st->min);
+	return c->real_max - c->real_min <= (double)st->ldiff || (st->shared && c->real_min > 0) ||
+	       (st->max >= st->min && trunc(c->real_max) == st->max && trunc(c->real_min) == st->min);
+}
+
+static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	const int last = v->dims - 1, real = kind != LBT_DE_INT;
+	const lbt_scratch *S = v->scratch;
+	const int64_t rows = lbt_fiber_count(v, last);
+	const int T = v->threads < S->threads ? v->threads : S->threads, par = rows * v->ext[last] > 16384;
+	const int NT = par ? T : 1;
+	lanes X = {.J = {.v = v, .lambda = lambda, .real = real}, .n = v->ext[last], .R = rows, .B = rows / 4,
+	           .Q = rows / v->ext[0], .h = v->ext[0] / 4, .G = S->link[1], .rs = S->link[0], .tot = S->rowsum};
+	int has[8][3];
+	for (int d = 0; d < v->dims; d++)
+		for (int col = 0; col < 3; col++)
+			has[d][col] = has_colour(v->ext[d], v->torus[d], col);
+	part pt[3 * 8][NT], pl[NT][3];
+	lstat ls[NT];
+	lanes_move(&X, 1, NT, par);
+	int s = 0;
+	while (s < n) {
+		lbt_counts *k = &c[s];
+		*k = (lbt_counts){0};
+		const int axis = kind == LBT_DE_AXIS ? lbt_de_axis_at(v, v->step + s) : -1; /* >= 0: ext[0] >= 8 */
+		int d0 = kind == LBT_DE_AXIS ? axis : 0;
+		const int d1 = kind == LBT_DE_AXIS ? axis + 1 : v->dims;
+		s++;
+		int u = 0;
+		if (v->dims == 2 && kind != LBT_DE_AXIS && NT == 1) { /* one pass */
+			lanes_sweep2(&X, has[last], pt, pl, ls);
+			u = 2;
+			for (int col = 0; col < 3; col++)
+				if (has[last][col])
+					pt[u++][0] = pl[0][col];
+			d0 = d1;
+		}
+		for (int d = d0; d < d1; d++) {
+			if (d == last) {
+				lanes_last_sub(&X, has[d], u, pl, ls, 0, NT, par);
+				for (int col = 0; col < 3; col++)
+					if (has[d][col]) {
+						for (int t = 0; t < NT; t++)
+							pt[u][t] = pl[t][col];
+						u++;
+					}
+				continue;
+			}
+			for (int col = 0; col < 3; col++)
+				if (has[d][col])
+					lanes_outer_sub(&X, d, col, u, pt[u], NT, par), u++;
+		}
+		if (d1 - 1 != last) /* the step ends on an outer axis: the statistics alone */
+			lanes_last_sub(&X, has[last], 0, pl, ls, 1, NT, par);
+		for (int w = 0; w < u; w++)
+			substep_counts(&X.J, pt[w], NT, X.rs + w * X.R, k);
+		double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0;
+		int64_t itotal = 0;
+		for (int q = 0; q < 4; q++) /* row-major: band by band, each band's threads in order */
+			for (int t = 0; t < NT; t++) {
+				mx = ls[t].mx[q] > mx ? ls[t].mx[q] : mx;
+				mn = ls[t].mn[q] < mn ? ls[t].mn[q] : mn;
+			}
+		for (int t = 0; t < NT; t++)
+			itotal += ls[t].total;
+		k->has_stats = 1;
+		if (real) {
+			for (int64_t r = 0; r < rows; r++)
+				total += X.tot[r];
+			k->real_max = mx;
+			k->real_min = mn;
+			k->real_total = total;
+		} else {
+			k->max = (int32_t)mx;
+			k->min = (int32_t)mn;
+			k->total = itotal;
+		}
+		if (stop_met(stop, k, real))
+			break;
+	}
+	lanes_move(&X, 0, NT, par);
+	return s;
+}
+#endif
+
 /* Without a scratch (a caller that allocated none) the reference does the step. */
 void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c)
 {
@@ -677,4 +1032,24 @@ void LBT_SIMD_FN(lbt_simd_de_axis_step)(const lbt_view *v, double lambda, int ax
 		de_step(v, lambda, 1, axis, axis + 1, c);
 	else
 		lbt_ref_de_axis_step(v, lambda, axis, c);
+}
+
+int LBT_SIMD_FN(lbt_simd_de_steps)(const lbt_view *v, double lambda, int kind, int n, const lbt_steps_stop *stop,
+                                   lbt_counts *c)
+{
+#if W == 8
+	if (v->scratch && !v->cut && lanes_fit(v))
+		return lane_steps(v, lambda, kind, n, stop, c);
+#endif
+	(void)n;
+	(void)stop;
+	*c = (lbt_counts){0};
+	const int axis = kind == LBT_DE_AXIS ? lbt_de_axis_at(v, v->step) : 0;
+	if (kind == LBT_DE_REAL)
+		LBT_SIMD_FN(lbt_simd_de_step)(v, lambda, c);
+	else if (kind == LBT_DE_INT)
+		LBT_SIMD_FN(lbt_simd_de_int_step)(v, lambda, c);
+	else if (axis >= 0)
+		LBT_SIMD_FN(lbt_simd_de_axis_step)(v, lambda, axis, c);
+	return 1;
 }

@@ -14,6 +14,7 @@ void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 	k->de_step = LBT_SIMD_FN(lbt_simd_de_step);
 	k->de_int_step = LBT_SIMD_FN(lbt_simd_de_int_step);
 	k->de_axis_step = LBT_SIMD_FN(lbt_simd_de_axis_step);
+	k->de_steps = LBT_SIMD_FN(lbt_simd_de_steps);
 	k->speed_step = LBT_SIMD_FN(lbt_simd_speed_step);
 	k->luling_step = LBT_SIMD_FN(lbt_simd_luling_step);
 #if W == 16 && defined(__AVX512F__) /* not in avx512emu, which emulates the AVX-512 code with AVX2 */

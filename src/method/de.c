@@ -42,6 +42,30 @@ static void de_axis_step(lbt_state *st, lbt_counts *c)
 		}
 }
 
+/* Several steps a call (the engine's batch): the kernel keeps the grid in
+ * its own layout between them (kernels/simd/de.c, AVX2). */
+static int steps_of(lbt_state *st, int kind, int n, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	lbt_view v;
+	lbt_method_view(st, &v);
+	return st->kern->de_steps(&v, st->param[0].num, kind, n, stop, c);
+}
+static int de_steps(lbt_state *st, int n, int32_t max, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	(void)max;
+	return steps_of(st, LBT_DE_REAL, n, stop, c);
+}
+static int de_int_steps(lbt_state *st, int n, int32_t max, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	(void)max;
+	return steps_of(st, LBT_DE_INT, n, stop, c);
+}
+static int de_axis_steps(lbt_state *st, int n, int32_t max, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	(void)max;
+	return steps_of(st, LBT_DE_AXIS, n, stop, c);
+}
+
 #define CITE "G. Cybenko, Dynamic load balancing for distributed memory multiprocessors, J. Parallel Distrib. Comput., 1989: "
 
 LBT_METHOD(lbt_de) = {
@@ -50,13 +74,14 @@ LBT_METHOD(lbt_de) = {
 	.citation = CITE "§4 (Theorem 4)",
 	.load = LBT_LOAD_REAL,
 	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
-	.kernels = LBT_K(DE_STEP),
+	.kernels = LBT_K(DE_STEP) | LBT_K(DE_STEPS),
 	.bounded = LBT_UNBOUNDED,
 	.params = lambda,
 	.nparams = sizeof lambda / sizeof *lambda,
 	.open = lbt_scratch_method_open,
 	.step = de_step,
 	.close = lbt_scratch_method_close,
+	.steps = de_steps,
 };
 
 LBT_METHOD(lbt_de_int) = {
@@ -65,13 +90,14 @@ LBT_METHOD(lbt_de_int) = {
 	.citation = CITE "§4",
 	.load = LBT_LOAD_INT,
 	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
-	.kernels = LBT_K(DE_INT_STEP),
+	.kernels = LBT_K(DE_INT_STEP) | LBT_K(DE_STEPS),
 	.bounded = LBT_BOUNDED,
 	.params = lambda,
 	.nparams = sizeof lambda / sizeof *lambda,
 	.open = lbt_scratch_method_open,
 	.step = de_int_step,
 	.close = lbt_scratch_method_close,
+	.steps = de_int_steps,
 };
 
 LBT_METHOD(lbt_de_axis) = {
@@ -80,11 +106,12 @@ LBT_METHOD(lbt_de_axis) = {
 	.citation = CITE "eq. (17), Theorem 5",
 	.load = LBT_LOAD_REAL,
 	.flags = LBT_M_CUT | LBT_M_SCRATCH,
-	.kernels = LBT_K(DE_AXIS_STEP),
+	.kernels = LBT_K(DE_AXIS_STEP) | LBT_K(DE_STEPS),
 	.bounded = LBT_UNBOUNDED,
 	.params = lambda,
 	.nparams = sizeof lambda / sizeof *lambda,
 	.open = lbt_scratch_method_open,
 	.step = de_axis_step,
 	.close = lbt_scratch_method_close,
+	.steps = de_axis_steps,
 };

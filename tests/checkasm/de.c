@@ -2,7 +2,9 @@
  * real and integer, several lambda: loads and counters bit for bit; and
  * de_axis_step (Cybenko's one dimension per step), the same kernel on one
  * axis. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "checkasm.h"
 
@@ -123,3 +125,115 @@ static void de_axis_quick(void)
 }
 static void de_axis_full(void) { ck_each_shape(axis_shape, NULL); }
 CK_CASE(de_axis_step, de_axis_quick, de_axis_full);
+
+/* de_steps (several steps a call; AVX2 keeps the grid in lanes, four bands
+ * of rows side by side, for the call) against as many reference steps: the
+ * loads after every call, and every step's counters and statistics (bits,
+ * as lbt_field_stats forms them). Calls of 1 to 13 steps. With use_stop the
+ * call must end after the first step that meets its stop (the extremes the
+ * reference has after step 3, truncated for real loads, and with use_stop 2
+ * also max - min <= 2) and, if it did more than one, only there. de-axis:
+ * the view's step chooses the axis, so both views carry the step. */
+static int meets(const lbt_steps_stop *st, const lbt_counts *c, int real)
+{
+	if (!real)
+		return (int64_t)c->max - c->min <= st->ldiff || (st->shared && c->min > 0) ||
+		       (c->max == st->max && c->min == st->min);
+	return c->real_max - c->real_min <= (double)st->ldiff || (st->shared && c->real_min > 0) ||
+	       ((double)st->max == trunc(c->real_max) && (double)st->min == trunc(c->real_min));
+}
+
+static const char *const kind_names[] = {"de", "de-int", "de-axis"};
+
+static void steps_case(int dk, const lbt_shape *s, int kind, int threads, int steps, double lambda, int use_stop)
+{
+	const int real = dk != LBT_DE_INT;
+	const uint64_t seed = (uint64_t)lbt_shape_pes(s) * 7 + (uint64_t)kind;
+	ck_pair p, q; /* q: the extremes after step 3 */
+	ck_pair_open(&p, s, kind, threads, seed, real ? CK_REAL : 0);
+	ck_pair_open(&q, s, kind, 1, seed, real ? CK_REAL : 0);
+	for (int i = 0; i < 3; i++) {
+		lbt_counts c;
+		q.vr.step = i;
+		call_ref(de_steps, &q.vr, lambda, dk, 1, NULL, &c);
+	}
+	lbt_stats s3;
+	lbt_field_stats(&q.ref, lbt_grid_field(&q.ref, real ? "real" : "load"), 1, &s3);
+	ck_pair_close(&q);
+	const lbt_steps_stop stop = {use_stop == 2 ? 2 : -1, use_stop == 2 && dk == LBT_DE_INT, (int32_t)s3.max,
+	                             (int32_t)s3.min};
+	for (int t = 0, call = 0; t < steps; call++) {
+		lbt_counts cv[13];
+		memset(cv, 0xa5, sizeof cv); /* set whole by the kernel */
+		const int want = 1 + (call * 5 + dk) % 13 < steps - t ? 1 + (call * 5 + dk) % 13 : steps - t;
+		p.vv.step = t;
+		const int got = call_new(de_steps, &p.vv, lambda, dk, want, use_stop ? &stop : NULL, cv);
+		cr_assert(got >= 1 && got <= want, "%s on %s: de_steps asked for %d did %d", kind_names[dk], ck_new->isa, want,
+		          got);
+		for (int i = 0; use_stop && i + 1 < got; i++)
+			cr_assert(!meets(&stop, &cv[i], real), "%s on %s: shape %s, load %s: a call went on after step %d of %d, "
+			          "which met its stop", kind_names[dk], ck_new->isa, p.sh, ck_load_names[kind], i + 1, got);
+		cr_assert(!use_stop || got == 1 || got == want || meets(&stop, &cv[got - 1], real),
+		          "%s on %s: shape %s, load %s: a call of %d steps ended after %d for nothing", kind_names[dk],
+		          ck_new->isa, p.sh, ck_load_names[kind], want, got);
+		for (int i = 0; i < got; i++, t++) {
+			lbt_counts cr;
+			p.vr.step = t;
+			call_ref(de_steps, &p.vr, lambda, dk, 1, NULL, &cr);
+			lbt_stats st;
+			lbt_field_stats(&p.ref, lbt_grid_field(&p.ref, real ? "real" : "load"), 1, &st);
+			const lbt_counts *c = &cv[i];
+			const int same_counts = cr.moved == c->moved && cr.shifts == c->shifts && cr.link_max == c->link_max &&
+			                        !memcmp(&cr.real_moved, &c->real_moved, sizeof cr.real_moved) &&
+			                        !memcmp(&cr.real_shifts, &c->real_shifts, sizeof cr.real_shifts);
+			const int same_stats = c->has_stats &&
+			                       (real ? !memcmp(&st.max, &c->real_max, sizeof st.max) &&
+			                                   !memcmp(&st.min, &c->real_min, sizeof st.min) &&
+			                                   !memcmp(&st.rtotal, &c->real_total, sizeof st.rtotal)
+			                             : st.max == c->max && st.min == c->min && st.total == c->total);
+			if (!same_counts || !same_stats)
+				cr_assert_fail("%s de_steps (lambda %g) on %s: shape %s (%s), load %s, %d threads: step %d (%d of a "
+				               "call of %d) counts moved %lld shifts %lld link_max %.17g real moved %.17g shifts %.17g, "
+				               "statistics %s max %.17g min %.17g total %.17g; want %lld %lld %.17g %.17g %.17g, %.17g "
+				               "%.17g %.17g",
+				               kind_names[dk], lambda, ck_new->isa, p.sh, p.bd, ck_load_names[kind], threads, t + 1, i + 1,
+				               got, (long long)c->moved, (long long)c->shifts, c->link_max, c->real_moved,
+				               c->real_shifts, c->has_stats ? "given" : "none",
+				               real ? c->real_max : c->max, real ? c->real_min : c->min,
+				               real ? c->real_total : (double)c->total, (long long)cr.moved, (long long)cr.shifts,
+				               cr.link_max, cr.real_moved, cr.real_shifts, st.max, st.min, real ? st.rtotal : (double)st.total);
+		}
+		ck_same_grids(&p, kind_names[dk], kind, t);
+	}
+	ck_pair_close(&p);
+}
+
+/* Grids the lanes take (the first extent a multiple of 8, rows of 4 PEs or
+ * more: 8x4, odd rows, D = 3 and 4, an axis of extent 1 or 2, above the
+ * threads' threshold of 16384 PEs) and grids they do not (the first extent
+ * 12, 7 or 2, a ring, rows of 3), tori, meshes and mixes; 1-3 threads; loads
+ * wide, near INT32_MAX, one pile, zeros, one point. The quick tier: the
+ * first eight. */
+static const char *const steps_grids[][2] = {
+	{"8x4", "torus"}, {"16x7", "mesh"}, {"8x3x6", "torus,mesh,torus"}, {"16x2x3x5", "mesh,torus,mesh,torus"},
+	{"24x33", "torus,mesh"}, {"128x130", "torus"}, {"12x8", "torus"}, {"7x9", "mesh"},
+	{"8x1x9", "torus"}, {"40x64", "mesh,torus"}, {"136x127", "mesh"}, {"8x41x5x43", "torus,torus,mesh,torus"},
+	{"64", "torus"}, {"2x16x8", "torus"}, {"16x3", "torus"}, {"32x32", "torus"}};
+enum { STEPS_QUICK = 8, STEPS_GRIDS = sizeof steps_grids / sizeof *steps_grids };
+
+static void steps_on(size_t from, size_t to)
+{
+	static const int kinds[] = {L_WIDE, L_NEARMAX, L_PILE, L_ZEROS, L_POINT, L_SMALL};
+	static const double lam[] = {0.5, 0.3, 1};
+	int n = 0;
+	for (size_t i = from; i < to; i++) {
+		const lbt_shape s = ck_grid(steps_grids[i][0], steps_grids[i][1]);
+		const int big = lbt_shape_pes(&s) > 16384;
+		for (int dk = 0; dk < 3; dk++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j += 1 + big, n++)
+				steps_case(dk, &s, kinds[j], 1 + n % 3, big ? 8 : 30, lam[n % 3], n % 3);
+	}
+}
+static void steps_quick(void) { steps_on(0, STEPS_QUICK); }
+static void steps_full(void) { steps_on(STEPS_QUICK, STEPS_GRIDS); }
+CK_CASE(de_steps, steps_quick, steps_full);

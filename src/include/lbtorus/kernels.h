@@ -205,6 +205,17 @@ typedef void (*lbt_de_step_fn)(const lbt_view *v, double lambda, lbt_counts *c);
 /* Dimension exchange over one axis only (Cybenko eq. (17): one dimension per
  * step), on v->real. */
 typedef void (*lbt_de_axis_fn)(const lbt_view *v, double lambda, int axis, lbt_counts *c);
+/* Up to n steps (n >= 1) of de (LBT_DE_REAL), de-int (LBT_DE_INT) or
+ * de-axis (LBT_DE_AXIS: step s of the call on the axis (v->step + s) mod D'
+ * of the D' axes of global extent >= 2), each step's counts in c[s] as the
+ * step kernel gives them (c[s] set whole, statistics included), ending after
+ * the first step that meets stop (lbt_steps_stop; real loads: max - min <=
+ * ldiff, min > 0, or both extremes truncated equal to max and min) or
+ * earlier; returns how many it did, at least 1. A kernel may do more than one
+ * where it keeps the grid in its own layout between steps (AVX2). */
+enum { LBT_DE_REAL, LBT_DE_INT, LBT_DE_AXIS };
+typedef int (*lbt_de_steps_fn)(const lbt_view *v, double lambda, int kind, int n, const lbt_steps_stop *stop,
+                               lbt_counts *c);
 
 /* Cybenko's eq. (12) on rows of integer loads (the workload phase of
  * cybenko:poisson:MU:C): `rows` rows of n PEs, row r at x + r pitch; PE j
@@ -373,6 +384,7 @@ typedef struct {
 	lbt_fos_step_fn fos_step, fos_int_step;
 	lbt_de_step_fn de_step, de_int_step;
 	lbt_de_axis_fn de_axis_step;
+	lbt_de_steps_fn de_steps;
 	lbt_wl_poisson_fn wl_poisson_row;
 	lbt_wl_draw_fn wl_draw_row;
 	lbt_wl_phases_fn wl_phases_row;
@@ -386,7 +398,7 @@ typedef struct {
 #define LBT_KERNEL_SLOTS(X) \
 	X(LM_STEP, lm_step) X(LM_STEPS, lm_steps) X(NNA_STEP, nna_step) X(NNA_DEF_STEP, nna_def_step) \
 	X(FOS_STEP, fos_step) X(FOS_INT_STEP, fos_int_step) X(DE_STEP, de_step) X(DE_INT_STEP, de_int_step) \
-	X(DE_AXIS_STEP, de_axis_step) X(WL_POISSON_ROW, wl_poisson_row) X(WL_DRAW_ROW, wl_draw_row) \
+	X(DE_AXIS_STEP, de_axis_step) X(DE_STEPS, de_steps) X(WL_POISSON_ROW, wl_poisson_row) X(WL_DRAW_ROW, wl_draw_row) \
 	X(WL_PHASES_ROW, wl_phases_row) X(WL_REAL_ROW, wl_real_row) X(SPEED_STEP, speed_step) X(LULING_STEP, luling_step)
 enum {
 #define LBT_SLOT_ENUM(id, field) LBT_KS_##id,
