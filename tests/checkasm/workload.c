@@ -135,8 +135,9 @@ CK_CASE(wl_draw_row, draw_quick, draw_full);
  * length to 70 and past two blocks of 64, phases of one step (redrawn every
  * step), of a few and of 10^9 steps, probabilities 0 and 1 at the ends,
  * loads at 0 (idle capacity) and at INT32_MAX (the overflow flag and the -1
- * left there): the phases' state (thresholds and ends) too. Quick: the
- * first set. */
+ * left there), for the last two sets all about 2^20 (every square past 2^32,
+ * in every lane of the vector kernel's 64-bit products): the phases' state
+ * (thresholds and ends) too. Quick: the first set. */
 static void phases(int quick)
 {
 	static const double args[][6] = {{0.1, 0.4, 0.1, 0.4, 2, 9}, {0, 1, 0, 1, 1, 1}, {1, 1, 0, 0, 1, 3},
@@ -151,7 +152,7 @@ static void phases(int quick)
 		memcpy(ph.arg, args[ia], sizeof ph.arg);
 		for (int n = 1; n <= 150; n += n < 70 ? 1 : 19) {
 			for (int j = 0; j < n; j++) {
-				a[j] = b[j] = j == n / 3 ? INT32_MAX - 2 : (int32_t)(j % 3);
+				a[j] = b[j] = j == n / 3 ? INT32_MAX - 2 : (ia >= 3 ? 1 << 20 : 0) + (int32_t)(j % 3);
 				ea[j] = eb[j] = 0;
 			}
 			for (int step = 0; step < 12; step++) {
