@@ -65,6 +65,7 @@ typedef struct {
 	double prob;      /* gw: P */
 	lbt_wl_dense d;   /* the load field after the method's step */
 	int32_t *held;    /* nodes per PE as the counts below know them */
+	int32_t *deep;    /* the deepest level on which each PE holding a node has one */
 	int32_t **cnt;    /* cnt[level][PE] */
 	int64_t levels, cap; /* levels allocated; room in cnt */
 	int64_t used;     /* levels that ever held a node */
@@ -86,6 +87,7 @@ static void tree_close(void *p)
 	free(ws->ranks);
 	free(ws->scan);
 	free(ws->held);
+	free(ws->deep);
 	free(ws->d.buf);
 	free(ws->q);
 	free(ws);
@@ -150,7 +152,8 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 	int32_t roots = ws->complete ? 1 : (int32_t)w->arg[2];
 	ws->P = lbt_shape_pes(&st->grid.whole);
 	status = lbt_wl_dense_open(&ws->d, st, e);
-	if (!status && !(ws->held = calloc((size_t)ws->d.P, sizeof *ws->held)))
+	if (!status && (!(ws->held = calloc((size_t)ws->d.P, sizeof *ws->held)) ||
+	                !(ws->deep = calloc((size_t)ws->d.P, sizeof *ws->deep))))
 		status = lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
 	if (!status)
 		status = need_level(ws, 0, e);
@@ -167,12 +170,35 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 }
 
 /* The deepest level on which PE i holds a node (it holds one), below top. */
-static int64_t deepest(const tree_ws *ws, int64_t i, int64_t top)
+static int32_t deepest(const tree_ws *ws, int64_t i, int64_t top)
 {
 	int64_t l = top - 1;
 	while (ws->cnt[l][i] == 0)
 		l--;
-	return l;
+	return (int32_t)l;
+}
+
+/* The first PE from i on, below n, where a and b differ (b NULL: where a is
+ * not 0): blocks of 16 PEs, which the compiler vectorizes, skip the PEs with
+ * nothing to do (all of them once a tree is searched, most on a balanced one). */
+static int64_t next_diff(const int32_t *a, const int32_t *b, int64_t i, int64_t n)
+{
+	enum { BLK = 16 };
+	for (; i + BLK <= n; i += BLK) {
+		int32_t o = 0;
+		if (b)
+			for (int k = 0; k < BLK; k++)
+				o |= a[i + k] ^ b[i + k];
+		else
+			for (int k = 0; k < BLK; k++)
+				o |= a[i + k];
+		if (o)
+			break;
+	}
+	for (; i < n; i++)
+		if (a[i] != (b ? b[i] : 0))
+			return i;
+	return n;
 }
 
 /* Every PE holding a node expands one of its deepest level. */
@@ -188,21 +214,18 @@ static int tree_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work
 	if (scan) { /* this step's ranks on each level start after those of the ranks below */
 		int64_t *here = ws->scan, *below = here + oc, *all = below + oc;
 		memset(here, 0, (size_t)top * sizeof *here);
-		for (int64_t i = 0; i < ws->d.P; i++)
-			if (ws->held[i])
-				here[deepest(ws, i, top)]++;
+		for (int64_t i = next_diff(ws->held, NULL, 0, ws->d.P); i < ws->d.P; i = next_diff(ws->held, NULL, i + 1, ws->d.P))
+			here[ws->deep[i]]++;
 		lbt_comm_exscan_i64(here, below, all, (int)top);
 		for (int64_t l = 0; l < top; l++)
 			ws->ranks[l] += below[l];
 	}
 	int64_t v[4] = {0, 0, 0, 0}; /* generated, completed, idle capacity; a level was added */
 	int status = LBT_OK;
-	for (int64_t i = 0; i < ws->d.P; i++) {
-		if (ws->held[i] == 0) {
-			v[2]++;
-			continue;
-		}
-		int64_t l = deepest(ws, i, top);
+	int64_t busy = 0; /* PEs that expanded a node */
+	for (int64_t i = next_diff(ws->held, NULL, 0, ws->d.P); i < ws->d.P; i = next_diff(ws->held, NULL, i + 1, ws->d.P)) {
+		busy++;
+		const int32_t l = ws->deep[i];
 		ws->cnt[l][i]--;
 		v[1]++;
 		int32_t kids = 0;
@@ -220,11 +243,14 @@ static int tree_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work
 				break;
 			}
 			ws->cnt[l + 1][i] += kids;
-		}
+			ws->deep[i] = l + 1;
+		} else if (ws->cnt[l][i] == 0 && ws->held[i] > 1)
+			ws->deep[i] = deepest(ws, i, l);
 		ws->held[i] += kids - 1;
 		x[i] += kids - 1;
 		v[0] += kids;
 	}
+	v[2] = ws->d.P - busy;
 	lbt_field_import(&st->grid, ws->d.f, x);
 	if (scan) { /* every rank's expansions counted: each level's ranks go on after all of them */
 		const int64_t *here = ws->scan, *below = here + oc, *all = below + oc;
@@ -325,7 +351,8 @@ static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 	ws->qn = 0;
 	int status = LBT_OK;
 	int64_t gave = 0, want = 0;
-	for (int64_t i = 0; i < ws->d.P && !status; i++) /* senders give their shallowest nodes */
+	/* senders give their shallowest nodes (a PE whose load the step left alone is skipped) */
+	for (int64_t i = next_diff(ws->held, x, 0, ws->d.P); i < ws->d.P && !status; i = next_diff(ws->held, x, i + 1, ws->d.P))
 		for (int32_t give = ws->held[i] - x[i], l = 0; give > 0; l++) {
 			int32_t k = ws->cnt[l][i] < give ? ws->cnt[l][i] : give;
 			if (k) {
@@ -337,14 +364,16 @@ static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 				gave += k;
 			}
 		}
-	for (int64_t i = 0; st->grid.cut && i < ws->d.P; i++)
-		want += x[i] > ws->held[i] ? x[i] - ws->held[i] : 0;
+	if (st->grid.cut)
+		for (int64_t i = next_diff(ws->held, x, 0, ws->d.P); i < ws->d.P; i = next_diff(ws->held, x, i + 1, ws->d.P))
+			want += x[i] > ws->held[i] ? x[i] - ws->held[i] : 0;
 	run_t *in = ws->q; /* the runs this rank's receivers take */
 	int64_t n = ws->qn, head = 0;
 	void *got = NULL;
 	if (st->grid.cut)
 		status = exchange(ws, st, gave, want, status, &in, &n, &got, e);
-	for (int64_t i = 0; i < ws->d.P && !status; i++) /* receivers take them in order */
+	/* receivers take them in order */
+	for (int64_t i = next_diff(ws->held, x, 0, ws->d.P); i < ws->d.P && !status; i = next_diff(ws->held, x, i + 1, ws->d.P))
 		for (int32_t take = x[i] - ws->held[i]; take > 0;) {
 			if (head == n) {
 				status = mismatch(ws, st, 1, e);
@@ -352,6 +381,8 @@ static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 			}
 			run_t *r = &in[head];
 			int32_t k = r->n < take ? r->n : take;
+			if (ws->held[i] == 0 || r->level > ws->deep[i]) /* a sender keeps its deepest level: it gives its shallowest */
+				ws->deep[i] = r->level;
 			ws->cnt[r->level][i] += k;
 			ws->held[i] += k;
 			take -= k;
