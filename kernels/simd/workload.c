@@ -416,6 +416,16 @@ static const int32_t zhi32[16] __attribute__((aligned(64))) = {8, 16, 9, 16, 10,
 #define D_HI(r) simde_mm512_permutex2var_epi32((r), VLOAD(zhi32), VSET1(0))
 #define D_ODD(lo, hi) simde_mm512_permutex2var_epi32((lo), VLOAD(odd32), (hi))
 #define TOMASK(v) MGT(VSET1(0), (v))
+typedef simde__m512d VD;
+#define D_AS_PD(x) simde_mm512_castsi512_pd(x)
+#define D_AS_I(x) simde_mm512_castpd_si512(x)
+#define D_OR(a, b) simde_mm512_or_si512((a), (b))
+#define PD_SET1(x) simde_mm512_set1_pd(x)
+#define PD_ADD(a, b) simde_mm512_add_pd((a), (b))
+#define PD_SUB(a, b) simde_mm512_sub_pd((a), (b))
+#define PD_MUL(a, b) simde_mm512_mul_pd((a), (b))
+#define PD_CEIL(x) simde_mm512_roundscale_pd((x), SIMDE_MM_FROUND_TO_POS_INF)
+#define D_BLEND(m, a, b) simde_mm512_mask_blend_epi64(simde_mm512_cmpgt_epi64_mask(D_SET1(0), (m)), (a), (b))
 #elif W == 8
 #define D_SET1(x) simde_mm256_set1_epi64x((int64_t)(x))
 #define D_SUB(a, b) simde_mm256_sub_epi64((a), (b))
@@ -428,6 +438,16 @@ static const int32_t zhi32[16] __attribute__((aligned(64))) = {8, 16, 9, 16, 10,
 	simde_mm256_permute4x64_epi64(simde_mm256_castps_si256(simde_mm256_shuffle_ps(simde_mm256_castsi256_ps(lo), \
 	                                                                              simde_mm256_castsi256_ps(hi), 0xdd)), 0xd8)
 #define TOMASK(v) (v)
+typedef simde__m256d VD;
+#define D_AS_PD(x) simde_mm256_castsi256_pd(x)
+#define D_AS_I(x) simde_mm256_castpd_si256(x)
+#define D_OR(a, b) simde_mm256_or_si256((a), (b))
+#define PD_SET1(x) simde_mm256_set1_pd(x)
+#define PD_ADD(a, b) simde_mm256_add_pd((a), (b))
+#define PD_SUB(a, b) simde_mm256_sub_pd((a), (b))
+#define PD_MUL(a, b) simde_mm256_mul_pd((a), (b))
+#define PD_CEIL(x) simde_mm256_ceil_pd(x)
+#define D_BLEND(m, a, b) D_AS_I(simde_mm256_blendv_pd(D_AS_PD(a), D_AS_PD(b), D_AS_PD(m)))
 #else
 #define D_SET1(x) simde_mm_set1_epi64x((int64_t)(x))
 #define D_SUB(a, b) simde_mm_sub_epi64((a), (b))
@@ -439,7 +459,18 @@ static const int32_t zhi32[16] __attribute__((aligned(64))) = {8, 16, 9, 16, 10,
 #define D_ODD(lo, hi) \
 	simde_mm_castps_si128(simde_mm_shuffle_ps(simde_mm_castsi128_ps(lo), simde_mm_castsi128_ps(hi), 0xdd))
 #define TOMASK(v) (v)
+typedef simde__m128d VD;
+#define D_AS_PD(x) simde_mm_castsi128_pd(x)
+#define D_AS_I(x) simde_mm_castpd_si128(x)
+#define D_OR(a, b) simde_mm_or_si128((a), (b))
+#define PD_SET1(x) simde_mm_set1_pd(x)
+#define PD_ADD(a, b) simde_mm_add_pd((a), (b))
+#define PD_SUB(a, b) simde_mm_sub_pd((a), (b))
+#define PD_MUL(a, b) simde_mm_mul_pd((a), (b))
+#define PD_CEIL(x) simde_mm_ceil_pd(x)
+#define D_BLEND(m, a, b) D_AS_I(simde_mm_blendv_pd(D_AS_PD(a), D_AS_PD(b), D_AS_PD(m)))
 #endif
+/* D_BLEND(m, a, b): per 64-bit lane, m < 0 ? b : a. */
 
 /* The sums of one call: counters, and the squares' halves (scalar PEs). */
 typedef struct {
@@ -482,6 +513,36 @@ static ALWAYS_INLINE V below64(V rlo, V rhi, const uint64_t *t)
 
 /* A piece of a row: len PEs from x, global index i0 (its low 32 bits lo), the
  * generation draws' round keys g1, g2. */
+/* A phase's threshold ceil((lo + (hi - lo) u) 2^32), u = r 2^-32, for the
+ * W/2 draws r of r64 (zero-extended), in the reference's operations and
+ * order (no fused multiply-add: the intrinsics say each one); r and the
+ * threshold (an integer at most 2^32) pass to and from doubles exactly by
+ * way of 2^52's bits. */
+static ALWAYS_INLINE V threshold(V r64, double lo, double hi)
+{
+	const V two52 = D_SET1(0x4330000000000000);
+	const VD u = PD_MUL(PD_SUB(D_AS_PD(D_OR(r64, two52)), PD_SET1(0x1p52)), PD_SET1(0x1p-32));
+	const VD t = PD_CEIL(PD_MUL(PD_ADD(PD_SET1(lo), PD_MUL(PD_SET1(hi - lo), u)), PD_SET1(0x1p32)));
+	return D_SUB(D_AS_I(PD_ADD(t, PD_SET1(0x1p52))), two52);
+}
+
+/* The next phase of the lanes whose phase ends (d0, d1: end - (step + 1)
+ * of the two halves, negative there), all W drawn in vectors (idx: the
+ * lanes' low indices; k: the round keys of the draws for g, c and the
+ * length; span: the lengths' count, below 2^32), the others kept. */
+static ALWAYS_INLINE void vredraw(V idx, const V k[6], const double *a, V len0, V span, V d0, V d1, uint64_t *tg,
+                                  uint64_t *tc, int64_t *end)
+{
+	const V rg = vhash32(VADD(vhash32(WXOR(idx, k[0])), k[1])), rc = vhash32(VADD(vhash32(WXOR(idx, k[2])), k[3]));
+	const V rl = vhash32(VADD(vhash32(WXOR(idx, k[4])), k[5]));
+	WSTOREU(tg, D_BLEND(d0, VLOADU(tg), threshold(D_LO(rg), a[0], a[1])));
+	WSTOREU(tg + W / 2, D_BLEND(d1, VLOADU(tg + W / 2), threshold(D_HI(rg), a[0], a[1])));
+	WSTOREU(tc, D_BLEND(d0, VLOADU(tc), threshold(D_LO(rc), a[2], a[3])));
+	WSTOREU(tc + W / 2, D_BLEND(d1, VLOADU(tc + W / 2), threshold(D_HI(rc), a[2], a[3])));
+	WSTOREU(end, D_BLEND(d0, VLOADU(end), D_ADD(len0, D_SRL(D_MUL(D_LO(rl), span)))));
+	WSTOREU(end + W / 2, D_BLEND(d1, VLOADU(end + W / 2), D_ADD(len0, D_SRL(D_MUL(D_HI(rl), span)))));
+}
+
 static ALWAYS_INLINE void phases_piece(int32_t *x, int64_t len, uint64_t i0, uint32_t lo, uint32_t g1, uint32_t g2,
                                        int64_t step, const lbt_wl_phases *p, uint64_t *tg, uint64_t *tc, int64_t *end,
                                        psums *s)
@@ -491,13 +552,25 @@ static ALWAYS_INLINE void phases_piece(int32_t *x, int64_t len, uint64_t i0, uin
 	const V top = VSET1(INT32_MAX), zero = VSET1(0), vstep = VSET1(W), m32 = D_SET1(0xffffffffu), s1 = D_SET1(step + 1);
 	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
 	V gen = zero, comp = zero, con = zero, sqlo = zero, sqhi = zero;
+	V k[6]; /* the redraws' round keys */
+	for (int q = 0; q < 3; q++) {
+		k[2 * q] = VSET1((int32_t)(uint32_t)p->key[q]);
+		k[2 * q + 1] = VSET1((int32_t)lbt_rand32_k2(p->key[q], i0));
+	}
+	const uint64_t span = (uint64_t)((int64_t)p->arg[5] - (int64_t)p->arg[4]) + 1; /* as lbt_range32 */
+	const V vspan = D_SET1(span), len0 = D_SET1(step + (int64_t)p->arg[4]);
 	const int64_t nv = len / W;
 	for (int64_t b = 0; b < nv; b++) {
 		const int64_t j = b * W;
-		if (__builtin_expect(VANY(D_ODD(D_SUB(VLOADU(end + j), s1), D_SUB(VLOADU(end + j + W / 2), s1))), 0))
-			for (int l = 0; l < W; l++) /* a phase ends here: its next */
-				if (step >= end[j + l])
-					redraw(p, i0 + (uint64_t)(j + l), step, tg + j + l, tc + j + l, end + j + l);
+		const V d0 = D_SUB(VLOADU(end + j), s1), d1 = D_SUB(VLOADU(end + j + W / 2), s1);
+		if (__builtin_expect(VANY(D_ODD(d0, d1)), 0)) { /* a phase ends here: its next */
+			if (span <= UINT32_MAX)
+				vredraw(idx, k, p->arg, len0, vspan, d0, d1, tg + j, tc + j, end + j);
+			else
+				for (int l = 0; l < W; l++)
+					if (step >= end[j + l])
+						redraw(p, i0 + (uint64_t)(j + l), step, tg + j + l, tc + j + l, end + j + l);
+		}
 		const V rg = vhash32(VADD(vhash32(WXOR(idx, vg1)), vg2)), rc = vhash32(VADD(vhash32(WXOR(idx, vc1)), vc2));
 		idx = VADD(idx, vstep);
 		const M gm = TOMASK(below64(D_LO(rg), D_HI(rg), tg + j)), km = TOMASK(below64(D_LO(rc), D_HI(rc), tc + j));
