@@ -185,9 +185,11 @@ static int32_t deepest(const tree_ws *ws, int64_t i, int64_t top)
 /* The first PE from i on, below n, where a and b differ (b NULL: where a is
  * not 0): blocks of 16 PEs, which the compiler vectorizes, skip the PEs with
  * nothing to do (all of them once a tree is searched, most on a balanced one). */
-static int64_t next_diff(const int32_t *a, const int32_t *b, int64_t i, int64_t n)
+static inline int64_t next_diff(const int32_t *a, const int32_t *b, int64_t i, int64_t n)
 {
 	enum { BLK = 16 };
+	if (i < n && a[i] != (b ? b[i] : 0)) /* the next PE: most are busy in a growing tree */
+		return i;
 	for (; i + BLK <= n; i += BLK) {
 		int32_t o = 0;
 		if (b)
