@@ -392,44 +392,236 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_real_row)(double *x, int64_t n, int64_t i0, i
 	})
 }
 
-/* Phases: the PEs whose phase ends draw the next one (a share 1/length of
- * them: scalar), then one pass of two draws, the update and its sums. */
+/* Phases, in vectors of W PEs. The state is 64 bits a PE (kernels.h:
+ * thresholds in [0, 2^32], steps), W/2 PEs a vector of 64-bit lanes:
+ * r < t and step >= end are each the sign of a 64-bit difference (r - t in
+ * (-2^32, 2^32); end - (step + 1), end and step >= 0, no overflow), whose
+ * high 32-bit halves, gathered in PE order, are the lanes' masks. A vector
+ * holding a PE whose phase ends draws its next phase lane by lane, as the
+ * reference (one PE in about (LENL + LENH) / 2 a step); a vector where a
+ * PE at INT32_MAX generates (the overflow) goes PE by PE. The rest: the two
+ * draws, the update, its counters in 32-bit lanes and the squares of the
+ * new loads as 64-bit products, their halves summed in 64-bit lanes
+ * (exact: a row is shorter than 2^32). */
+#if W == 16
+static const int32_t odd32[16] __attribute__((aligned(64))) = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+static const int32_t zlo32[16] __attribute__((aligned(64))) = {0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16};
+static const int32_t zhi32[16] __attribute__((aligned(64))) = {8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16};
+#define D_SET1(x) simde_mm512_set1_epi64((int64_t)(x))
+#define D_SUB(a, b) simde_mm512_sub_epi64((a), (b))
+#define D_ADD(a, b) simde_mm512_add_epi64((a), (b))
+#define D_SRL(x) simde_mm512_srli_epi64((x), 32)
+#define D_MUL(a, b) simde_mm512_mul_epu32((a), (b))
+#define D_LO(r) simde_mm512_permutex2var_epi32((r), VLOAD(zlo32), VSET1(0)) /* lanes 0..7 zero-extended */
+#define D_HI(r) simde_mm512_permutex2var_epi32((r), VLOAD(zhi32), VSET1(0))
+#define D_ODD(lo, hi) simde_mm512_permutex2var_epi32((lo), VLOAD(odd32), (hi))
+#define TOMASK(v) MGT(VSET1(0), (v))
+typedef simde__m512d VD;
+#define D_AS_PD(x) simde_mm512_castsi512_pd(x)
+#define D_AS_I(x) simde_mm512_castpd_si512(x)
+#define D_OR(a, b) simde_mm512_or_si512((a), (b))
+#define PD_SET1(x) simde_mm512_set1_pd(x)
+#define PD_ADD(a, b) simde_mm512_add_pd((a), (b))
+#define PD_SUB(a, b) simde_mm512_sub_pd((a), (b))
+#define PD_MUL(a, b) simde_mm512_mul_pd((a), (b))
+#define PD_CEIL(x) simde_mm512_roundscale_pd((x), SIMDE_MM_FROUND_TO_POS_INF)
+#define D_BLEND(m, a, b) simde_mm512_mask_blend_epi64(simde_mm512_cmpgt_epi64_mask(D_SET1(0), (m)), (a), (b))
+#elif W == 8
+#define D_SET1(x) simde_mm256_set1_epi64x((int64_t)(x))
+#define D_SUB(a, b) simde_mm256_sub_epi64((a), (b))
+#define D_ADD(a, b) simde_mm256_add_epi64((a), (b))
+#define D_SRL(x) simde_mm256_srli_epi64((x), 32)
+#define D_MUL(a, b) simde_mm256_mul_epu32((a), (b))
+#define D_LO(r) simde_mm256_cvtepu32_epi64(simde_mm256_castsi256_si128(r))
+#define D_HI(r) simde_mm256_cvtepu32_epi64(simde_mm256_extracti128_si256((r), 1))
+#define D_ODD(lo, hi) \
+	simde_mm256_permute4x64_epi64(simde_mm256_castps_si256(simde_mm256_shuffle_ps(simde_mm256_castsi256_ps(lo), \
+	                                                                              simde_mm256_castsi256_ps(hi), 0xdd)), 0xd8)
+#define TOMASK(v) (v)
+typedef simde__m256d VD;
+#define D_AS_PD(x) simde_mm256_castsi256_pd(x)
+#define D_AS_I(x) simde_mm256_castpd_si256(x)
+#define D_OR(a, b) simde_mm256_or_si256((a), (b))
+#define PD_SET1(x) simde_mm256_set1_pd(x)
+#define PD_ADD(a, b) simde_mm256_add_pd((a), (b))
+#define PD_SUB(a, b) simde_mm256_sub_pd((a), (b))
+#define PD_MUL(a, b) simde_mm256_mul_pd((a), (b))
+#define PD_CEIL(x) simde_mm256_ceil_pd(x)
+#define D_BLEND(m, a, b) D_AS_I(simde_mm256_blendv_pd(D_AS_PD(a), D_AS_PD(b), D_AS_PD(m)))
+#else
+#define D_SET1(x) simde_mm_set1_epi64x((int64_t)(x))
+#define D_SUB(a, b) simde_mm_sub_epi64((a), (b))
+#define D_ADD(a, b) simde_mm_add_epi64((a), (b))
+#define D_SRL(x) simde_mm_srli_epi64((x), 32)
+#define D_MUL(a, b) simde_mm_mul_epu32((a), (b))
+#define D_LO(r) simde_mm_cvtepu32_epi64(r)
+#define D_HI(r) simde_mm_cvtepu32_epi64(simde_mm_srli_si128((r), 8))
+#define D_ODD(lo, hi) \
+	simde_mm_castps_si128(simde_mm_shuffle_ps(simde_mm_castsi128_ps(lo), simde_mm_castsi128_ps(hi), 0xdd))
+#define TOMASK(v) (v)
+typedef simde__m128d VD;
+#define D_AS_PD(x) simde_mm_castsi128_pd(x)
+#define D_AS_I(x) simde_mm_castpd_si128(x)
+#define D_OR(a, b) simde_mm_or_si128((a), (b))
+#define PD_SET1(x) simde_mm_set1_pd(x)
+#define PD_ADD(a, b) simde_mm_add_pd((a), (b))
+#define PD_SUB(a, b) simde_mm_sub_pd((a), (b))
+#define PD_MUL(a, b) simde_mm_mul_pd((a), (b))
+#define PD_CEIL(x) simde_mm_ceil_pd(x)
+#define D_BLEND(m, a, b) D_AS_I(simde_mm_blendv_pd(D_AS_PD(a), D_AS_PD(b), D_AS_PD(m)))
+#endif
+/* D_BLEND(m, a, b): per 64-bit lane, m < 0 ? b : a. */
+
+/* The sums of one call: counters, and the squares' halves (scalar PEs). */
+typedef struct {
+	int64_t gen, comp, idle, top;
+	uint64_t hi, lo;
+} psums;
+
+/* PE j's next phase, as the reference draws it. */
+static ALWAYS_INLINE void redraw(const lbt_wl_phases *p, uint64_t i, int64_t step, uint64_t *tg, uint64_t *tc,
+                                 int64_t *end)
+{
+	const double *a = p->arg;
+	*tg = (uint64_t)ceil((a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i))) * 0x1p32);
+	*tc = (uint64_t)ceil((a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i))) * 0x1p32);
+	*end = step + lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]);
+}
+
+/* One PE's step from its two draws rg, rc (branch-free: an overflowing PE counts nothing). */
+static ALWAYS_INLINE void phase1(int32_t *x, uint32_t rg, uint32_t rc, uint64_t tg, uint64_t tc, psums *s)
+{
+	const int64_t g = rg < tg, k = rc < tc;
+	int64_t y = (int64_t)*x + g;
+	const int64_t ok = y <= INT32_MAX, done = k & (y > 0) & ok;
+	s->top = y > s->top ? y : s->top;
+	y = ok ? y - done : -1;
+	*x = (int32_t)y;
+	const uint64_t v = (uint32_t)y, q = v * v & (0 - (uint64_t)ok);
+	s->hi += q >> 32;
+	s->lo += q & 0xffffffffu;
+	s->gen += g & ok;
+	s->comp += done;
+	s->idle += (k & ok) - done;
+}
+
+/* The lanes' masks r < t[l] for t: W thresholds, r: W draws (zero-extended D_LO, D_HI). */
+static ALWAYS_INLINE V below64(V rlo, V rhi, const uint64_t *t)
+{
+	return D_ODD(D_SUB(rlo, VLOADU(t)), D_SUB(rhi, VLOADU(t + W / 2)));
+}
+
+/* A piece of a row: len PEs from x, global index i0 (its low 32 bits lo), the
+ * generation draws' round keys g1, g2. */
+/* A phase's threshold ceil((lo + (hi - lo) u) 2^32), u = r 2^-32, for the
+ * W/2 draws r of r64 (zero-extended), in the reference's operations and
+ * order (no fused multiply-add: the intrinsics say each one); r and the
+ * threshold (an integer at most 2^32) pass to and from doubles exactly by
+ * way of 2^52's bits. */
+static ALWAYS_INLINE V threshold(V r64, double lo, double hi)
+{
+	const V two52 = D_SET1(0x4330000000000000);
+	const VD u = PD_MUL(PD_SUB(D_AS_PD(D_OR(r64, two52)), PD_SET1(0x1p52)), PD_SET1(0x1p-32));
+	const VD t = PD_CEIL(PD_MUL(PD_ADD(PD_SET1(lo), PD_MUL(PD_SET1(hi - lo), u)), PD_SET1(0x1p32)));
+	return D_SUB(D_AS_I(PD_ADD(t, PD_SET1(0x1p52))), two52);
+}
+
+/* The next phase of the lanes whose phase ends (d0, d1: end - (step + 1)
+ * of the two halves, negative there), all W drawn in vectors (idx: the
+ * lanes' low indices; k: the round keys of the draws for g, c and the
+ * length; span: the lengths' count, below 2^32), the others kept. */
+static ALWAYS_INLINE void vredraw(V idx, const V k[6], const double *a, V len0, V span, V d0, V d1, uint64_t *tg,
+                                  uint64_t *tc, int64_t *end)
+{
+	const V rg = vhash32(VADD(vhash32(WXOR(idx, k[0])), k[1])), rc = vhash32(VADD(vhash32(WXOR(idx, k[2])), k[3]));
+	const V rl = vhash32(VADD(vhash32(WXOR(idx, k[4])), k[5]));
+	WSTOREU(tg, D_BLEND(d0, VLOADU(tg), threshold(D_LO(rg), a[0], a[1])));
+	WSTOREU(tg + W / 2, D_BLEND(d1, VLOADU(tg + W / 2), threshold(D_HI(rg), a[0], a[1])));
+	WSTOREU(tc, D_BLEND(d0, VLOADU(tc), threshold(D_LO(rc), a[2], a[3])));
+	WSTOREU(tc + W / 2, D_BLEND(d1, VLOADU(tc + W / 2), threshold(D_HI(rc), a[2], a[3])));
+	WSTOREU(end, D_BLEND(d0, VLOADU(end), D_ADD(len0, D_SRL(D_MUL(D_LO(rl), span)))));
+	WSTOREU(end + W / 2, D_BLEND(d1, VLOADU(end + W / 2), D_ADD(len0, D_SRL(D_MUL(D_HI(rl), span)))));
+}
+
+static ALWAYS_INLINE void phases_piece(int32_t *x, int64_t len, uint64_t i0, uint32_t lo, uint32_t g1, uint32_t g2,
+                                       int64_t step, const lbt_wl_phases *p, uint64_t *tg, uint64_t *tc, int64_t *end,
+                                       psums *s)
+{
+	const uint32_t c1 = (uint32_t)p->key[4], c2 = lbt_rand32_k2(p->key[4], i0);
+	const V vg1 = VSET1((int32_t)g1), vg2 = VSET1((int32_t)g2), vc1 = VSET1((int32_t)c1), vc2 = VSET1((int32_t)c2);
+	const V top = VSET1(INT32_MAX), zero = VSET1(0), vstep = VSET1(W), m32 = D_SET1(0xffffffffu), s1 = D_SET1(step + 1);
+	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
+	V gen = zero, comp = zero, con = zero, sqlo = zero, sqhi = zero;
+	V k[6]; /* the redraws' round keys */
+	for (int q = 0; q < 3; q++) {
+		k[2 * q] = VSET1((int32_t)(uint32_t)p->key[q]);
+		k[2 * q + 1] = VSET1((int32_t)lbt_rand32_k2(p->key[q], i0));
+	}
+	const uint64_t span = (uint64_t)((int64_t)p->arg[5] - (int64_t)p->arg[4]) + 1; /* as lbt_range32 */
+	const V vspan = D_SET1(span), len0 = D_SET1(step + (int64_t)p->arg[4]);
+	const int64_t nv = len / W;
+	for (int64_t b = 0; b < nv; b++) {
+		const int64_t j = b * W;
+		const V d0 = D_SUB(VLOADU(end + j), s1), d1 = D_SUB(VLOADU(end + j + W / 2), s1);
+		if (__builtin_expect(VANY(D_ODD(d0, d1)), 0)) { /* a phase ends here: its next */
+			if (span <= UINT32_MAX)
+				vredraw(idx, k, p->arg, len0, vspan, d0, d1, tg + j, tc + j, end + j);
+			else
+				for (int l = 0; l < W; l++)
+					if (step >= end[j + l])
+						redraw(p, i0 + (uint64_t)(j + l), step, tg + j + l, tc + j + l, end + j + l);
+		}
+		const V rg = vhash32(VADD(vhash32(WXOR(idx, vg1)), vg2)), rc = vhash32(VADD(vhash32(WXOR(idx, vc1)), vc2));
+		idx = VADD(idx, vstep);
+		const M gm = TOMASK(below64(D_LO(rg), D_HI(rg), tg + j)), km = TOMASK(below64(D_LO(rc), D_HI(rc), tc + j));
+		const V xv = VLOADU(x + j);
+		if (__builtin_expect(MANY(MAND(gm, MEQ(xv, top))), 0)) { /* a PE overflows: PE by PE */
+			uint32_t ag[W], ac[W];
+			WSTOREU(ag, rg);
+			WSTOREU(ac, rc);
+			for (int l = 0; l < W; l++)
+				phase1(x + j + l, ag[l], ac[l], tg[j + l], tc[j + l], s);
+			continue;
+		}
+		V y = VINC(xv, gm);
+		const M done = MAND(km, MGT(y, zero));
+		y = VDEC(y, done);
+		WSTOREU(x + j, y);
+		gen = VINC(gen, gm);
+		comp = VINC(comp, done);
+		con = VINC(con, km);
+		const V pe = D_MUL(y, y), yo = D_SRL(y), po = D_MUL(yo, yo);
+		sqlo = D_ADD(sqlo, D_ADD(WAND(pe, m32), WAND(po, m32)));
+		sqhi = D_ADD(sqhi, D_ADD(D_SRL(pe), D_SRL(po)));
+	}
+	const int64_t nc = vsum32(comp);
+	s->gen += vsum32(gen);
+	s->comp += nc;
+	s->idle += vsum32(con) - nc;
+	uint64_t l64[W / 2], h64[W / 2];
+	WSTOREU(l64, sqlo);
+	WSTOREU(h64, sqhi);
+	for (int l = 0; l < W / 2; l++) {
+		s->lo += l64[l];
+		s->hi += h64[l];
+	}
+	for (int64_t j = nv * W; j < len; j++) { /* the piece's tail */
+		if (step >= end[j])
+			redraw(p, i0 + (uint64_t)j, step, tg + j, tc + j, end + j);
+		phase1(x + j, draw32(g1, g2, lo + (uint32_t)j), draw32(c1, c2, lo + (uint32_t)j), tg[j], tc[j], s);
+	}
+}
+
 WL_FN void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p,
                                                uint64_t *restrict tg, uint64_t *restrict tc, int64_t *restrict end,
                                                lbt_wl_counts *c)
 {
-	const double *a = p->arg;
-	for (int64_t j = 0; j < n; j++)
-		if (step >= end[j]) {
-			const uint64_t i = (uint64_t)(i0 + j);
-			tg[j] = (uint64_t)ceil((a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i))) * 0x1p32);
-			tc[j] = (uint64_t)ceil((a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i))) * 0x1p32);
-			end[j] = step + lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]);
-		}
-	int64_t gen = 0, comp = 0, idle = 0, top = 0;
-	uint64_t hi = 0, lo2 = 0;
-	SEGMENTS(n, i0, p->key[3], {
-		const uint32_t c1 = (uint32_t)p->key[4], c2 = lbt_rand32_k2(p->key[4], ig);
-		for (int64_t q = 0; q < len; q++) {
-			const int64_t jj = j + q;
-			const int64_t g = draw32(k1, k2, lo + (uint32_t)q) < tg[jj], k = draw32(c1, c2, lo + (uint32_t)q) < tc[jj];
-			int64_t y = (int64_t)x[jj] + g;
-			const int64_t ok = y <= INT32_MAX, done = k & (y > 0) & ok; /* an overflowing PE counts nothing */
-			top = y > top ? y : top;
-			y = ok ? y - done : -1;
-			x[jj] = (int32_t)y;
-			uint64_t v = (uint32_t)y, qq = v * v & (0 - (uint64_t)ok);
-			hi += qq >> 32;
-			lo2 += qq & 0xffffffffu;
-			gen += g & ok;
-			comp += done;
-			idle += (k & ok) - done;
-		}
-	})
-	c->generated += gen;
-	c->completed += comp;
-	c->idle += idle;
-	c->overflow |= top > INT32_MAX;
-	c->sq_hi += hi;
-	c->sq_lo += lo2;
+	psums s = {0};
+	SEGMENTS(n, i0, p->key[3], phases_piece(x + j, len, ig, lo, k1, k2, step, p, tg + j, tc + j, end + j, &s))
+	c->generated += s.gen;
+	c->completed += s.comp;
+	c->idle += s.idle;
+	c->overflow |= s.top > INT32_MAX;
+	c->sq_hi += s.hi;
+	c->sq_lo += s.lo;
 }

@@ -63,8 +63,11 @@ typedef struct {
 	int B;
 	int64_t depth;    /* tree: the last level with nodes */
 	double prob;      /* gw: P */
-	lbt_wl_dense d;   /* the load field after the method's step */
+	lbt_wl_dense d;   /* the load field (no copy: its rows are worked on in place), this rank's PEs */
+	int64_t n;        /* PEs a row (the last axis) */
 	int32_t *held;    /* nodes per PE as the counts below know them */
+	int32_t *deep;    /* the deepest level on which each PE holding a node has one */
+	int32_t *shal;    /* and the shallowest */
 	int32_t **cnt;    /* cnt[level][PE] */
 	int64_t levels, cap; /* levels allocated; room in cnt */
 	int64_t used;     /* levels that ever held a node */
@@ -86,7 +89,8 @@ static void tree_close(void *p)
 	free(ws->ranks);
 	free(ws->scan);
 	free(ws->held);
-	free(ws->d.buf);
+	free(ws->deep);
+	free(ws->shal);
 	free(ws->q);
 	free(ws);
 }
@@ -149,8 +153,11 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 	ws->prob = ws->complete ? 1 : w->arg[1];
 	int32_t roots = ws->complete ? 1 : (int32_t)w->arg[2];
 	ws->P = lbt_shape_pes(&st->grid.whole);
-	status = lbt_wl_dense_open(&ws->d, st, e);
-	if (!status && !(ws->held = calloc((size_t)ws->d.P, sizeof *ws->held)))
+	ws->d = (lbt_wl_dense){.f = lbt_grid_field(&st->grid, "load"), .P = lbt_shape_pes(&st->grid.shape),
+	                       .first = lbt_wl_first(&st->grid)};
+	ws->n = st->grid.shape.ext[st->grid.shape.dims - 1];
+	if (!(ws->held = calloc((size_t)ws->d.P, sizeof *ws->held)) || !(ws->deep = calloc((size_t)ws->d.P, sizeof *ws->deep)) ||
+	    !(ws->shal = calloc((size_t)ws->d.P, sizeof *ws->shal)))
 		status = lbt_errf(e, LBT_ENOMEM, "no memory for the workload");
 	if (!status)
 		status = need_level(ws, 0, e);
@@ -167,12 +174,37 @@ static int tree_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err *
 }
 
 /* The deepest level on which PE i holds a node (it holds one), below top. */
-static int64_t deepest(const tree_ws *ws, int64_t i, int64_t top)
+static int32_t deepest(const tree_ws *ws, int64_t i, int64_t top)
 {
 	int64_t l = top - 1;
 	while (ws->cnt[l][i] == 0)
 		l--;
-	return l;
+	return (int32_t)l;
+}
+
+/* The first PE from i on, below n, where a and b differ (b NULL: where a is
+ * not 0): blocks of 16 PEs, which the compiler vectorizes, skip the PEs with
+ * nothing to do (all of them once a tree is searched, most on a balanced one). */
+static inline int64_t next_diff(const int32_t *a, const int32_t *b, int64_t i, int64_t n)
+{
+	enum { BLK = 16 };
+	if (i < n && a[i] != (b ? b[i] : 0)) /* the next PE: most are busy in a growing tree */
+		return i;
+	for (; i + BLK <= n; i += BLK) {
+		int32_t o = 0;
+		if (b)
+			for (int k = 0; k < BLK; k++)
+				o |= a[i + k] ^ b[i + k];
+		else
+			for (int k = 0; k < BLK; k++)
+				o |= a[i + k];
+		if (o)
+			break;
+	}
+	for (; i < n; i++)
+		if (a[i] != (b ? b[i] : 0))
+			return i;
+	return n;
 }
 
 /* Every PE holding a node expands one of its deepest level. */
@@ -180,52 +212,54 @@ static int tree_phase(void *p, lbt_state *st, int64_t t, uint64_t seed, lbt_work
 {
 	(void)t; /* a node's fate depends on its level and rank, not on the step */
 	tree_ws *ws = p;
-	int32_t *x = ws->d.buf;
-	lbt_field_export(&st->grid, ws->d.f, x);
 	const int64_t top = ws->levels; /* children made this step land on levels that exist now or one more */
 	const int64_t oc = ws->cap;     /* the scan's stride (need_level may move it, keeping what it holds) */
 	const int scan = st->grid.cut && !ws->complete;
 	if (scan) { /* this step's ranks on each level start after those of the ranks below */
 		int64_t *here = ws->scan, *below = here + oc, *all = below + oc;
 		memset(here, 0, (size_t)top * sizeof *here);
-		for (int64_t i = 0; i < ws->d.P; i++)
-			if (ws->held[i])
-				here[deepest(ws, i, top)]++;
+		for (int64_t i = next_diff(ws->held, NULL, 0, ws->d.P); i < ws->d.P; i = next_diff(ws->held, NULL, i + 1, ws->d.P))
+			here[ws->deep[i]]++;
 		lbt_comm_exscan_i64(here, below, all, (int)top);
 		for (int64_t l = 0; l < top; l++)
 			ws->ranks[l] += below[l];
 	}
 	int64_t v[4] = {0, 0, 0, 0}; /* generated, completed, idle capacity; a level was added */
 	int status = LBT_OK;
-	for (int64_t i = 0; i < ws->d.P; i++) {
-		if (ws->held[i] == 0) {
-			v[2]++;
-			continue;
+	int64_t busy = 0; /* PEs that expanded a node */
+	for (int64_t r = 0, n = ws->n; r < ws->d.P / n && !status; r++) {
+		int32_t *x = lbt_field_row(&st->grid, ws->d.f, r);
+		const int32_t *h = ws->held + r * n;
+		for (int64_t j = next_diff(h, NULL, 0, n); j < n; j = next_diff(h, NULL, j + 1, n)) {
+			const int64_t i = r * n + j;
+			busy++;
+			const int32_t l = ws->deep[i];
+			if (!--ws->cnt[l][i] && l == ws->shal[i]) /* its only level emptied: the children's, if any */
+				ws->shal[i] = l + 1;
+			v[1]++;
+			int32_t kids = 0;
+			if (ws->complete)
+				kids = l < ws->depth ? ws->B : 0;
+			else
+				kids = lbt_wl_unit(lbt_rand(seed, (uint64_t)l, (uint64_t)ws->ranks[l]++, P_CHILDREN)) < ws->prob ? ws->B : 0;
+			if (kids) {
+				if ((status = need_level(ws, l + 1, e)))
+					break;
+				if (x[j] > INT32_MAX - kids) {
+					status = lbt_errf(e, LBT_ERANGE, "workload %s: PE %lld would hold more than 2^31-1 nodes",
+					                  ws->w->spec, (long long)(lbt_grid_row_global(&st->grid, r) + j));
+					break;
+				}
+				ws->cnt[l + 1][i] += kids;
+				ws->deep[i] = l + 1;
+			} else if (ws->cnt[l][i] == 0 && ws->held[i] > 1)
+				ws->deep[i] = deepest(ws, i, l);
+			ws->held[i] += kids - 1;
+			x[j] += kids - 1;
+			v[0] += kids;
 		}
-		int64_t l = deepest(ws, i, top);
-		ws->cnt[l][i]--;
-		v[1]++;
-		int32_t kids = 0;
-		if (ws->complete)
-			kids = l < ws->depth ? ws->B : 0;
-		else
-			kids = lbt_wl_unit(lbt_rand(seed, (uint64_t)l, (uint64_t)ws->ranks[l]++, P_CHILDREN)) < ws->prob ? ws->B : 0;
-		if (kids) {
-			if ((status = need_level(ws, l + 1, e)))
-				break;
-			if (x[i] > INT32_MAX - kids) {
-				status = lbt_errf(e, LBT_ERANGE, "workload %s: PE %lld would hold more than 2^31-1 nodes",
-				                  ws->w->spec, (long long)(lbt_grid_row_global(&st->grid, i / st->grid.shape.ext[st->grid.shape.dims - 1]) +
-				                                                 i % st->grid.shape.ext[st->grid.shape.dims - 1]));
-				break;
-			}
-			ws->cnt[l + 1][i] += kids;
-		}
-		ws->held[i] += kids - 1;
-		x[i] += kids - 1;
-		v[0] += kids;
 	}
-	lbt_field_import(&st->grid, ws->d.f, x);
+	v[2] = ws->d.P - busy;
 	if (scan) { /* every rank's expansions counted: each level's ranks go on after all of them */
 		const int64_t *here = ws->scan, *below = here + oc, *all = below + oc;
 		for (int64_t l = 0; l < top; l++)
@@ -320,46 +354,66 @@ static int exchange(tree_ws *ws, const lbt_state *st, int64_t gave, int64_t want
 static int tree_settle(void *p, lbt_state *st, lbt_err *e)
 {
 	tree_ws *ws = p;
-	int32_t *x = ws->d.buf;
-	lbt_field_export(&st->grid, ws->d.f, x);
+	const int64_t n = ws->n, R = ws->d.P / n;
 	ws->qn = 0;
 	int status = LBT_OK;
 	int64_t gave = 0, want = 0;
-	for (int64_t i = 0; i < ws->d.P && !status; i++) /* senders give their shallowest nodes */
-		for (int32_t give = ws->held[i] - x[i], l = 0; give > 0; l++) {
-			int32_t k = ws->cnt[l][i] < give ? ws->cnt[l][i] : give;
-			if (k) {
-				if ((status = push(ws, l, k, e)))
-					break;
-				ws->cnt[l][i] -= k;
-				ws->held[i] -= k;
-				give -= k;
-				gave += k;
+	/* senders give their shallowest nodes (a PE whose load the step left alone is skipped) */
+	for (int64_t r = 0; r < R && !status; r++) {
+		const int32_t *x = lbt_field_row(&st->grid, ws->d.f, r), *h = ws->held + r * n;
+		for (int64_t j = next_diff(h, x, 0, n), i = r * n + j; j < n && !status; j = next_diff(h, x, j + 1, n), i = r * n + j)
+			for (int32_t give = ws->held[i] - x[j], l = ws->shal[i]; give > 0; l++) {
+				int32_t k = ws->cnt[l][i] < give ? ws->cnt[l][i] : give;
+				if (k) {
+					if ((status = push(ws, l, k, e)))
+						break;
+					ws->cnt[l][i] -= k;
+					ws->held[i] -= k;
+					give -= k;
+					gave += k;
+				}
+				if (give == 0 && ws->held[i]) { /* the shallowest level left */
+					int32_t m = l;
+					while (!ws->cnt[m][i])
+						m++;
+					ws->shal[i] = m;
+				}
 			}
-		}
-	for (int64_t i = 0; st->grid.cut && i < ws->d.P; i++)
-		want += x[i] > ws->held[i] ? x[i] - ws->held[i] : 0;
+	}
+	for (int64_t r = 0; st->grid.cut && r < R; r++) {
+		const int32_t *x = lbt_field_row(&st->grid, ws->d.f, r), *h = ws->held + r * n;
+		for (int64_t j = next_diff(h, x, 0, n); j < n; j = next_diff(h, x, j + 1, n))
+			want += x[j] > h[j] ? x[j] - h[j] : 0;
+	}
 	run_t *in = ws->q; /* the runs this rank's receivers take */
-	int64_t n = ws->qn, head = 0;
+	int64_t nq = ws->qn, head = 0;
 	void *got = NULL;
 	if (st->grid.cut)
-		status = exchange(ws, st, gave, want, status, &in, &n, &got, e);
-	for (int64_t i = 0; i < ws->d.P && !status; i++) /* receivers take them in order */
-		for (int32_t take = x[i] - ws->held[i]; take > 0;) {
-			if (head == n) {
-				status = mismatch(ws, st, 1, e);
-				break;
+		status = exchange(ws, st, gave, want, status, &in, &nq, &got, e);
+	/* receivers take them in order */
+	for (int64_t r = 0; r < R && !status; r++) {
+		const int32_t *x = lbt_field_row(&st->grid, ws->d.f, r), *h = ws->held + r * n;
+		for (int64_t j = next_diff(h, x, 0, n), i = r * n + j; j < n && !status; j = next_diff(h, x, j + 1, n), i = r * n + j)
+			for (int32_t take = x[j] - ws->held[i]; take > 0;) {
+				if (head == nq) {
+					status = mismatch(ws, st, 1, e);
+					break;
+				}
+				run_t *q = &in[head];
+				int32_t k = q->n < take ? q->n : take;
+				if (ws->held[i] == 0 || q->level > ws->deep[i]) /* a sender keeps its deepest level: it gives its shallowest */
+					ws->deep[i] = q->level;
+				if (ws->held[i] == 0 || q->level < ws->shal[i])
+					ws->shal[i] = q->level;
+				ws->cnt[q->level][i] += k;
+				ws->held[i] += k;
+				take -= k;
+				if (!(q->n -= k))
+					head++;
 			}
-			run_t *r = &in[head];
-			int32_t k = r->n < take ? r->n : take;
-			ws->cnt[r->level][i] += k;
-			ws->held[i] += k;
-			take -= k;
-			if (!(r->n -= k))
-				head++;
-		}
+	}
 	free(got);
-	if (!status && head != n)
+	if (!status && head != nq)
 		status = mismatch(ws, st, 0, e);
 	if (st->grid.cut) /* a mismatch is a bug, found on some ranks only: all stop */
 		status = lbt_comm_agree(status, e);

@@ -134,13 +134,17 @@ CK_CASE(wl_draw_row, draw_quick, draw_full);
 /* phases:GL:GH:CL:CH:LENL:LENH over 12 consecutive steps, for rows of every
  * length to 70 and past two blocks of 64, phases of one step (redrawn every
  * step), of a few and of 10^9 steps, probabilities 0 and 1 at the ends,
- * loads at 0 (idle capacity) and at INT32_MAX (the overflow flag and the -1
- * left there): the phases' state (thresholds and ends) too. Quick: the
- * first set. */
+ * lengths of 1 to 2^32 (lbt_range32's widest: the vector kernel's redraws
+ * go lane by lane there), loads at 0 (idle capacity) and at INT32_MAX (the
+ * overflow flag and the -1 left there), for the last three sets all about
+ * 2^20 (every square past 2^32, in every lane of the vector kernel's 64-bit
+ * products): the phases' state (thresholds and ends) too. Quick: the first
+ * set. */
 static void phases(int quick)
 {
 	static const double args[][6] = {{0.1, 0.4, 0.1, 0.4, 2, 9}, {0, 1, 0, 1, 1, 1}, {1, 1, 0, 0, 1, 3},
-	                                 {0.1, 0.9, 0.1, 0.7, 150, 400}, {0.5, 0.5, 1, 1, 1, 1e9}};
+	                                 {0.1, 0.9, 0.1, 0.7, 150, 400}, {0.5, 0.5, 1, 1, 1, 1e9},
+	                                 {0.2, 0.6, 0.3, 0.3, 1, 0x1p32}};
 	int32_t a[160], b[160];
 	uint64_t ga[160], ca[160], gb[160], cb[160];
 	int64_t ea[160], eb[160];
@@ -151,7 +155,7 @@ static void phases(int quick)
 		memcpy(ph.arg, args[ia], sizeof ph.arg);
 		for (int n = 1; n <= 150; n += n < 70 ? 1 : 19) {
 			for (int j = 0; j < n; j++) {
-				a[j] = b[j] = j == n / 3 ? INT32_MAX - 2 : (int32_t)(j % 3);
+				a[j] = b[j] = j == n / 3 ? INT32_MAX - 2 : (ia >= 3 ? 1 << 20 : 0) + (int32_t)(j % 3);
 				ea[j] = eb[j] = 0;
 			}
 			for (int step = 0; step < 12; step++) {
