@@ -128,12 +128,29 @@ static ALWAYS_INLINE void brow_impl(const int cond, int8_t *pl, const int8_t *pn
 	}
 	bhorz(cond, prev, cur, torus ? first : VSET1(0), torus ? all : simde_mm256_insert_epi8(all, 0, 31), pl + j * BW, B);
 }
-typedef void (*brow_fn)(int8_t *, const int8_t *, int64_t, int, int, V *, bregs *);
-#define BROWS(k)                                                                                     \
-	static void brow_##k(int8_t *pl, const int8_t *pn, int64_t n, int has_next, int torus, V *cpb, bregs *B) \
-	{ brow_impl(k, pl, pn, n, has_next, torus, cpb, B); }
-BROWS(0) BROWS(1) BROWS(3) BROWS(5)
-static const brow_fn brows[LBT_NCOND] = {brow_0, brow_1, NULL, brow_3, NULL, brow_5};
+
+/* One step of a thread's rows r0 .. r1-1 of the byte copy g (rows of n
+ * PEs): each row with its successor, the last with nx (after: it has one);
+ * the counters in a local that no store into the rows can alias (through
+ * an int8_t pointer a store may reach any object whose address escaped:
+ * the counters would be loaded and stored at every chunk). */
+static ALWAYS_INLINE void bstep_impl(const int cond, int8_t *g, int64_t r0, int64_t r1, int64_t n, const int8_t *nx,
+                                     int after, int torus, V *cpb, bregs *out)
+{
+	bregs B = BREGS_EMPTY;
+	int8_t *const last = g + (r1 - 1) * n;
+	for (int8_t *p = g + r0 * n; p < last; p += n)
+		brow_impl(cond, p, p + n, n, 1, torus, cpb, &B);
+	brow_impl(cond, last, nx, n, after, torus, cpb, &B);
+	*out = B;
+}
+typedef void (*bstep_fn)(int8_t *, int64_t, int64_t, int64_t, const int8_t *, int, int, V *, bregs *);
+#define BSTEPS(k)                                                                                               \
+	static void bstep_##k(int8_t *g, int64_t r0, int64_t r1, int64_t n, const int8_t *nx, int after, int torus, \
+	                      V *cpb, bregs *out)                                                                   \
+	{ bstep_impl(k, g, r0, r1, n, nx, after, torus, cpb, out); }
+BSTEPS(0) BSTEPS(1) BSTEPS(3) BSTEPS(5)
+static const bstep_fn bsteps[LBT_NCOND] = {bstep_0, bstep_1, NULL, bstep_3, NULL, bstep_5};
 
 /* The largest and smallest of 32 int8 lanes. */
 static int32_t bmax8(V x)
@@ -202,9 +219,8 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 		x->go = all;
 	if (!all)
 		return; /* the grid is untouched */
-	const brow_fn f = brows[x->cond];
+	const bstep_fn f = bsteps[x->cond];
 	const int before = torus || r0 > 0, after = torus || r1 < N0;
-	const int8_t *const last = g + (r1 - 1) * n;
 	int s = 0;
 	for (;;) {
 		/* what row r0 is handed on from the old row before it, and the old row after the range */
@@ -214,10 +230,8 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 		if (after)
 			memcpy(nx, g + wrap(r1, N0) * n, (size_t)n);
 		lbt_team_barrier(team);
-		bregs B = BREGS_EMPTY;
-		for (int8_t *p = g + r0 * n; p < last; p += n)
-			f(p, p + n, n, 1, row_torus, cpb, &B);
-		f(g + (r1 - 1) * n, nx, n, after, row_torus, cpb, &B);
+		bregs B;
+		f(g, r0, r1, n, nx, after, row_torus, cpb, &B);
 		x->res[s * T + id] = (kresult){.moved = bsum64(simde_mm256_add_epi64(B.mv, simde_mm256_add_epi64(
 		                                           simde_mm256_sad_epu8(B.cv, BSET1(0)), simde_mm256_sad_epu8(B.ch, BSET1(0))))),
 		                               .total = bsum64(B.sum), .max = bmax8(B.mx), .min = bmin8(B.mn)};
@@ -248,7 +262,7 @@ static int bytes2_steps(const lbt_view *v, int cond, int n, int32_t max, const l
                         lbt_counts *c)
 {
 	const int64_t N0 = v->ext[0], len = v->dims == 2 ? v->ext[1] : 0;
-	if (n < 2 || !cache || v->dims != 2 || v->cut || !brows[cond] || N0 < 3 || len < BW || len % BW || len > BMAX_N ||
+	if (n < 2 || !cache || v->dims != 2 || v->cut || !bsteps[cond] || N0 < 3 || len < BW || len % BW || len > BMAX_N ||
 	    (uintptr_t)v->load % LBT_ALIGN || v->stride[0] % 16 || v->stride[1] != 1 || max > BTOP || cache->wait-- > 0)
 		return 0;
 	enum { MIN_PES = 1 << 16 };
