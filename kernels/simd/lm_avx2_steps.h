@@ -19,9 +19,9 @@
  * look at no predecessor's load (C0, C1, C3, C5): C2 and C4 take the rows
  * of lm_step. Unlike AVX-512's byte copy (lm_avx512_steps.h), every row is
  * a byte row: a grid with a load above BTOP takes lm_step. Threads take
- * contiguous ranges of rows; before each step each copies what its first
- * row needs from the row before the range (cpb) and the row after it
- * (nx), then all step after a barrier. */
+ * contiguous ranges of rows and meet at one barrier a step; the rows
+ * before and after a range come from copies its neighbours made before
+ * it (b2steps_thread). */
 enum { BW = 4 * W, BTOP = 125, BMAX_N = 4096 };
 #define BSET1(x) simde_mm256_set1_epi8(x)
 #define BGE(a, b) simde_mm256_cmpeq_epi8(simde_mm256_max_epi8((a), (b)), (a))
@@ -184,7 +184,7 @@ typedef struct {
 	int cond, n, top; /* top: the largest load that lets the copy take the call's steps */
 	int64_t N0, len;
 	int8_t *g;     /* the byte copy, row q at g + q len */
-	char *buf;     /* per thread: bper bytes (nx, then cpb) */
+	char *buf;     /* per thread: bper bytes (its first and last rows as the two last steps left them, then cpb) */
 	int64_t bper;
 	int *fits;     /* per thread: its rows' loads all fit */
 	kresult *res;  /* per step and thread */
@@ -193,15 +193,23 @@ typedef struct {
 
 /* Thread id of the team's T: pack its rows; if every thread's fit, step
  * them until n steps are done or a step meets the stop, and widen them
- * back. */
+ * back. After each step (and the packing) a thread copies its first and
+ * last rows into its buffer, by the step's parity, and waits at the one
+ * barrier of the step; then its first row takes what the row before it
+ * hands on from the copy of the thread before, and its last row takes the
+ * next thread's copy as its successor. The other parity's copies, which
+ * the next step reads, are written again only after the next barrier. */
 static void b2steps_thread(void *ctx, const lbt_team *team)
 {
 	b2ctx *x = ctx;
 	const lbt_view *v = x->v;
 	const int id = team->id, T = team->n, torus = v->torus[0], row_torus = v->torus[1];
 	const int64_t N0 = x->N0, n = x->len, J = n / BW, r0 = N0 * id / T, r1 = N0 * (id + 1) / T, s0 = v->stride[0];
-	int8_t *const g = x->g, *const nx = (int8_t *)(x->buf + id * x->bper);
-	V *const cpb = (V *)(nx + n);
+	int8_t *const g = x->g;
+	V *const cpb = (V *)(x->buf + id * x->bper + 4 * n);
+	/* thread t's copy of its first (k = 0) or last (k = 1) row, parity p */
+#define BEDGE(t, p, k) ((int8_t *)(x->buf + (t) * x->bper + (2 * (p) + (k)) * n))
+	const int prev = id > 0 ? id - 1 : T - 1, next = id < T - 1 ? id + 1 : 0;
 	V top = BSET1(0);
 	for (int64_t q = r0; q < r1; q++)
 		for (int64_t j = 0; j < n; j += BW) {
@@ -209,6 +217,8 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 			VSTORE(g + q * n + j, d);
 			top = simde_mm256_max_epu8(top, d);
 		}
+	memcpy(BEDGE(id, 1, 0), g + r0 * n, (size_t)n);
+	memcpy(BEDGE(id, 1, 1), g + (r1 - 1) * n, (size_t)n);
 	const V lim = BSET1((char)x->top);
 	x->fits[id] = simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi8(simde_mm256_max_epu8(top, lim), lim)) == -1;
 	lbt_team_barrier(team);
@@ -223,15 +233,14 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 	const int before = torus || r0 > 0, after = torus || r1 < N0;
 	int s = 0;
 	for (;;) {
-		/* what row r0 is handed on from the old row before it, and the old row after the range */
-		const int8_t *pm = g + wrap(r0 - 1, N0) * n, *p0 = g + r0 * n;
+		const int p = s & 1, q = p ^ 1; /* this step's parity, and the last one's */
+		const int8_t *pm = BEDGE(prev, q, 1), *p0 = g + r0 * n;
 		for (int64_t j = 0; j < J; j++)
 			cpb[j] = before ? bcond(x->cond, VLOAD(pm + j * BW), VLOAD(p0 + j * BW)) : VSET1(0);
-		if (after)
-			memcpy(nx, g + wrap(r1, N0) * n, (size_t)n);
-		lbt_team_barrier(team);
 		bregs B;
-		f(g, r0, r1, n, nx, after, row_torus, cpb, &B);
+		f(g, r0, r1, n, BEDGE(next, q, 0), after, row_torus, cpb, &B);
+		memcpy(BEDGE(id, p, 0), g + r0 * n, (size_t)n);
+		memcpy(BEDGE(id, p, 1), g + (r1 - 1) * n, (size_t)n);
 		x->res[s * T + id] = (kresult){.moved = bsum64(simde_mm256_add_epi64(B.mv, simde_mm256_add_epi64(
 		                                           simde_mm256_sad_epu8(B.cv, BSET1(0)), simde_mm256_sad_epu8(B.ch, BSET1(0))))),
 		                               .total = bsum64(B.sum), .max = bmax8(B.mx), .min = bmin8(B.mn)};
@@ -240,6 +249,7 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 		if (++s == x->n || stop_met(x->stop, r.max, r.min))
 			break;
 	}
+#undef BEDGE
 	if (id == 0)
 		x->done = s;
 	/* widened back; a grid beyond the second-level cache with streaming stores, whose
@@ -270,7 +280,7 @@ static int bytes2_steps(const lbt_view *v, int cond, int n, int32_t max, const l
 	T = T < N0 ? T : N0;
 	T = T < N0 * len / MIN_PES ? T : N0 * len / MIN_PES;
 	T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
-	const int64_t bper = round_up(len + (int64_t)sizeof(V) * (len / BW), LBT_ALIGN);
+	const int64_t bper = round_up(4 * len + (int64_t)sizeof(V) * (len / BW), LBT_ALIGN);
 	const int64_t gsize = round_up(N0 * len, LBT_ALIGN), fsize = round_up(T * (int64_t)sizeof(int), LBT_ALIGN);
 	const size_t need = (size_t)(gsize + fsize + T * bper) + (size_t)(n * T) * sizeof(kresult);
 	if (cache->size < need) {
