@@ -19,9 +19,9 @@
  * look at no predecessor's load (C0, C1, C3, C5): C2 and C4 take the rows
  * of lm_step. Unlike AVX-512's byte copy (lm_avx512_steps.h), every row is
  * a byte row: a grid with a load above BTOP takes lm_step. Threads take
- * contiguous ranges of rows; before each step each copies what its first
- * row needs from the row before the range (cpb) and the row after it
- * (nx), then all step after a barrier. */
+ * contiguous ranges of rows and meet at one barrier a step; the rows
+ * before and after a range come from copies its neighbours made before
+ * it (b2steps_thread). */
 enum { BW = 4 * W, BTOP = 125, BMAX_N = 4096 };
 #define BSET1(x) simde_mm256_set1_epi8(x)
 #define BGE(a, b) simde_mm256_cmpeq_epi8(simde_mm256_max_epi8((a), (b)), (a))
@@ -128,12 +128,29 @@ static ALWAYS_INLINE void brow_impl(const int cond, int8_t *pl, const int8_t *pn
 	}
 	bhorz(cond, prev, cur, torus ? first : VSET1(0), torus ? all : simde_mm256_insert_epi8(all, 0, 31), pl + j * BW, B);
 }
-typedef void (*brow_fn)(int8_t *, const int8_t *, int64_t, int, int, V *, bregs *);
-#define BROWS(k)                                                                                     \
-	static void brow_##k(int8_t *pl, const int8_t *pn, int64_t n, int has_next, int torus, V *cpb, bregs *B) \
-	{ brow_impl(k, pl, pn, n, has_next, torus, cpb, B); }
-BROWS(0) BROWS(1) BROWS(3) BROWS(5)
-static const brow_fn brows[LBT_NCOND] = {brow_0, brow_1, NULL, brow_3, NULL, brow_5};
+
+/* One step of a thread's rows r0 .. r1-1 of the byte copy g (rows of n
+ * PEs): each row with its successor, the last with nx (after: it has one);
+ * the counters in a local that no store into the rows can alias (through
+ * an int8_t pointer a store may reach any object whose address escaped:
+ * the counters would be loaded and stored at every chunk). */
+static ALWAYS_INLINE void bstep_impl(const int cond, int8_t *g, int64_t r0, int64_t r1, int64_t n, const int8_t *nx,
+                                     int after, int torus, V *cpb, bregs *out)
+{
+	bregs B = BREGS_EMPTY;
+	int8_t *const last = g + (r1 - 1) * n;
+	for (int8_t *p = g + r0 * n; p < last; p += n)
+		brow_impl(cond, p, p + n, n, 1, torus, cpb, &B);
+	brow_impl(cond, last, nx, n, after, torus, cpb, &B);
+	*out = B;
+}
+typedef void (*bstep_fn)(int8_t *, int64_t, int64_t, int64_t, const int8_t *, int, int, V *, bregs *);
+#define BSTEPS(k)                                                                                               \
+	static void bstep_##k(int8_t *g, int64_t r0, int64_t r1, int64_t n, const int8_t *nx, int after, int torus, \
+	                      V *cpb, bregs *out)                                                                   \
+	{ bstep_impl(k, g, r0, r1, n, nx, after, torus, cpb, out); }
+BSTEPS(0) BSTEPS(1) BSTEPS(3) BSTEPS(5)
+static const bstep_fn bsteps[LBT_NCOND] = {bstep_0, bstep_1, NULL, bstep_3, NULL, bstep_5};
 
 /* The largest and smallest of 32 int8 lanes. */
 static int32_t bmax8(V x)
@@ -167,7 +184,7 @@ typedef struct {
 	int cond, n, top; /* top: the largest load that lets the copy take the call's steps */
 	int64_t N0, len;
 	int8_t *g;     /* the byte copy, row q at g + q len */
-	char *buf;     /* per thread: bper bytes (nx, then cpb) */
+	char *buf;     /* per thread: bper bytes (its first and last rows as the two last steps left them, then cpb) */
 	int64_t bper;
 	int *fits;     /* per thread: its rows' loads all fit */
 	kresult *res;  /* per step and thread */
@@ -176,15 +193,23 @@ typedef struct {
 
 /* Thread id of the team's T: pack its rows; if every thread's fit, step
  * them until n steps are done or a step meets the stop, and widen them
- * back. */
+ * back. After each step (and the packing) a thread copies its first and
+ * last rows into its buffer, by the step's parity, and waits at the one
+ * barrier of the step; then its first row takes what the row before it
+ * hands on from the copy of the thread before, and its last row takes the
+ * next thread's copy as its successor. The other parity's copies, which
+ * the next step reads, are written again only after the next barrier. */
 static void b2steps_thread(void *ctx, const lbt_team *team)
 {
 	b2ctx *x = ctx;
 	const lbt_view *v = x->v;
 	const int id = team->id, T = team->n, torus = v->torus[0], row_torus = v->torus[1];
 	const int64_t N0 = x->N0, n = x->len, J = n / BW, r0 = N0 * id / T, r1 = N0 * (id + 1) / T, s0 = v->stride[0];
-	int8_t *const g = x->g, *const nx = (int8_t *)(x->buf + id * x->bper);
-	V *const cpb = (V *)(nx + n);
+	int8_t *const g = x->g;
+	V *const cpb = (V *)(x->buf + id * x->bper + 4 * n);
+	/* thread t's copy of its first (k = 0) or last (k = 1) row, parity p */
+#define BEDGE(t, p, k) ((int8_t *)(x->buf + (t) * x->bper + (2 * (p) + (k)) * n))
+	const int prev = id > 0 ? id - 1 : T - 1, next = id < T - 1 ? id + 1 : 0;
 	V top = BSET1(0);
 	for (int64_t q = r0; q < r1; q++)
 		for (int64_t j = 0; j < n; j += BW) {
@@ -192,6 +217,8 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 			VSTORE(g + q * n + j, d);
 			top = simde_mm256_max_epu8(top, d);
 		}
+	memcpy(BEDGE(id, 1, 0), g + r0 * n, (size_t)n);
+	memcpy(BEDGE(id, 1, 1), g + (r1 - 1) * n, (size_t)n);
 	const V lim = BSET1((char)x->top);
 	x->fits[id] = simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi8(simde_mm256_max_epu8(top, lim), lim)) == -1;
 	lbt_team_barrier(team);
@@ -202,22 +229,18 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 		x->go = all;
 	if (!all)
 		return; /* the grid is untouched */
-	const brow_fn f = brows[x->cond];
+	const bstep_fn f = bsteps[x->cond];
 	const int before = torus || r0 > 0, after = torus || r1 < N0;
-	const int8_t *const last = g + (r1 - 1) * n;
 	int s = 0;
 	for (;;) {
-		/* what row r0 is handed on from the old row before it, and the old row after the range */
-		const int8_t *pm = g + wrap(r0 - 1, N0) * n, *p0 = g + r0 * n;
+		const int p = s & 1, q = p ^ 1; /* this step's parity, and the last one's */
+		const int8_t *pm = BEDGE(prev, q, 1), *p0 = g + r0 * n;
 		for (int64_t j = 0; j < J; j++)
 			cpb[j] = before ? bcond(x->cond, VLOAD(pm + j * BW), VLOAD(p0 + j * BW)) : VSET1(0);
-		if (after)
-			memcpy(nx, g + wrap(r1, N0) * n, (size_t)n);
-		lbt_team_barrier(team);
-		bregs B = BREGS_EMPTY;
-		for (int8_t *p = g + r0 * n; p < last; p += n)
-			f(p, p + n, n, 1, row_torus, cpb, &B);
-		f(g + (r1 - 1) * n, nx, n, after, row_torus, cpb, &B);
+		bregs B;
+		f(g, r0, r1, n, BEDGE(next, q, 0), after, row_torus, cpb, &B);
+		memcpy(BEDGE(id, p, 0), g + r0 * n, (size_t)n);
+		memcpy(BEDGE(id, p, 1), g + (r1 - 1) * n, (size_t)n);
 		x->res[s * T + id] = (kresult){.moved = bsum64(simde_mm256_add_epi64(B.mv, simde_mm256_add_epi64(
 		                                           simde_mm256_sad_epu8(B.cv, BSET1(0)), simde_mm256_sad_epu8(B.ch, BSET1(0))))),
 		                               .total = bsum64(B.sum), .max = bmax8(B.mx), .min = bmin8(B.mn)};
@@ -226,6 +249,7 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 		if (++s == x->n || stop_met(x->stop, r.max, r.min))
 			break;
 	}
+#undef BEDGE
 	if (id == 0)
 		x->done = s;
 	/* widened back; a grid beyond the second-level cache with streaming stores, whose
@@ -248,7 +272,7 @@ static int bytes2_steps(const lbt_view *v, int cond, int n, int32_t max, const l
                         lbt_counts *c)
 {
 	const int64_t N0 = v->ext[0], len = v->dims == 2 ? v->ext[1] : 0;
-	if (n < 2 || !cache || v->dims != 2 || v->cut || !brows[cond] || N0 < 3 || len < BW || len % BW || len > BMAX_N ||
+	if (n < 2 || !cache || v->dims != 2 || v->cut || !bsteps[cond] || N0 < 3 || len < BW || len % BW || len > BMAX_N ||
 	    (uintptr_t)v->load % LBT_ALIGN || v->stride[0] % 16 || v->stride[1] != 1 || max > BTOP || cache->wait-- > 0)
 		return 0;
 	enum { MIN_PES = 1 << 16 };
@@ -256,7 +280,7 @@ static int bytes2_steps(const lbt_view *v, int cond, int n, int32_t max, const l
 	T = T < N0 ? T : N0;
 	T = T < N0 * len / MIN_PES ? T : N0 * len / MIN_PES;
 	T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
-	const int64_t bper = round_up(len + (int64_t)sizeof(V) * (len / BW), LBT_ALIGN);
+	const int64_t bper = round_up(4 * len + (int64_t)sizeof(V) * (len / BW), LBT_ALIGN);
 	const int64_t gsize = round_up(N0 * len, LBT_ALIGN), fsize = round_up(T * (int64_t)sizeof(int), LBT_ALIGN);
 	const size_t need = (size_t)(gsize + fsize + T * bper) + (size_t)(n * T) * sizeof(kresult);
 	if (cache->size < need) {
