@@ -615,14 +615,15 @@ static void loop_init(run_loop *l, lbt_state *st, const lbt_run_opts *o, lbt_sum
 	l->batch = o->batch && st->method->steps && !l->wl && !o->verify && !l->full && l->N == 0 &&
 	           (uk == LBT_UNTIL_STEPS || uk == LBT_UNTIL_SHARED || uk == LBT_UNTIL_BALANCED || uk == LBT_UNTIL_FLAT);
 	/* at most 64 steps and about 2^28 site updates a call, an interrupt
-	 * waiting for the call; 2^31 on a 2-D torus of one process, whose calls
-	 * of several steps keep the loads in bytes (else they do one step): 64
+	 * waiting for the call; 2^31 for the Liquid model on a 2-D torus of one
+	 * process, whose calls of several steps keep the loads in bytes: 64
 	 * steps of 4096x4096 in about 0.4 s of a core, packing the grid into
 	 * the byte copy and widening it back once a call instead of every 8 (a
 	 * mesh keeps 2^28: a call of n steps takes its bytes only for loads up
 	 * to 127 - 2n) */
 	const lbt_shape *w = &st->grid.whole;
-	const int big = l->D == 2 && w->dims == 2 && w->bnd[0] == LBT_TORUS && w->bnd[1] == LBT_TORUS && !st->grid.cut;
+	const int big = (st->method->kernels & LBT_K(LM_STEPS)) && l->D == 2 && w->dims == 2 && w->bnd[0] == LBT_TORUS &&
+	                w->bnd[1] == LBT_TORUS && !st->grid.cut;
 	const int64_t per_call = ((int64_t)1 << (big ? 31 : 28)) / (l->P * (l->D > 0 ? l->D : 1));
 	l->cap = per_call < 2 ? 2 : per_call < BATCH ? (int)per_call : BATCH;
 	out->shared_step = out->balanced_step = out->flat_step = out->rel_step = -1;
