@@ -214,6 +214,22 @@ static void times_cut(const lbt_links *g, const lbt_speed_args *a, const double 
 	}
 }
 
+/* A rank that has no memory for a step on a cut view still makes the
+ * shake's fills (shake_cut: one per cut axis), so that its neighbours do
+ * not wait for it; its step's nomem, reduced over the ranks with the
+ * counts, then stops every rank at this step. */
+static void shake_fills_only(const lbt_links *g, const lbt_view *v, const lbt_speed_args *a)
+{
+	if (!g->cut || !(a->shake_p > 0) || !v->scratch)
+		return;
+	lbt_view fv = *v;
+	fv.load = (int32_t *)v->scratch->link[0] + v->scratch->origin;
+	fv.real = NULL;
+	for (int ax = 0; ax < g->D; ax++)
+		if (g->on[ax])
+			lbt_halo_fill(&fv, ax);
+}
+
 void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c)
 {
 	lbt_links g;
@@ -229,6 +245,7 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 	double *out = malloc((size_t)P * sizeof *out);        /* what each PE sends in this step */
 	if (!w || !F || !L || !IF || !blocked || !mine || !out) {
 		c->nomem = 1;
+		shake_fills_only(&g, v, a);
 		goto done;
 	}
 	if (a->real)
