@@ -30,7 +30,6 @@
 #include <mpi.h>
 
 #include "comm.h"
-#include "lbtorus/number.h"
 
 static int joined, rank, size = 1;
 static lbt_comm_tally tally;
@@ -76,12 +75,22 @@ int lbt_comm_init(int *argc, char ***argv, lbt_err *e)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Comm_dup(MPI_COMM_WORLD, &pieces);
 	const char *p = getenv("LBTORUS_COMM_PIECE");
-	int64_t v;
-	if (p && lbt_parse_i64(p, 1, (int64_t)1 << 30, "LBTORUS_COMM_PIECE (bytes an MPI call moves at most)", &v, e)) {
-		lbt_comm_finalize(); /* every rank refuses it alike; rank 0 says so (its rank kept) */
-		return LBT_EINVAL;
+	if (!p)
+		return LBT_OK;
+	/* digits only, 1 .. 2^30 (this layer is below core's number parsers) */
+	size_t v = 0;
+	int ok = *p != '\0';
+	for (const char *c = p; ok && *c; c++) {
+		ok = *c >= '0' && *c <= '9';
+		v = ok ? v * 10 + (size_t)(*c - '0') : v;
+		ok = ok && v <= ((size_t)1 << 30);
 	}
-	piece = p ? (size_t)v : piece;
+	if (!ok || v < 1) {
+		lbt_comm_finalize(); /* every rank refuses it alike; rank 0 says so (its rank kept) */
+		return lbt_errf(e, LBT_EINVAL, "LBTORUS_COMM_PIECE (bytes an MPI call moves at most) '%.40s': give an integer "
+		                "in 1..%d", p, 1 << 30);
+	}
+	piece = v;
 	return LBT_OK;
 }
 
