@@ -76,26 +76,7 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 		if (g.cut)
 			lbt_links_slot(c, right, left);
 	}
-	/* a fixed order: row by row, in a row axis by axis; a cut view hands
-	 * its rows' sums to the reducer, which adds them in global row order
-	 * (if the last axis is cut, the rows' terms: axis by axis, PE by PE) */
-	const int64_t rows = lbt_fiber_count(v, D - 1), len = v->ext[D - 1];
-	for (int64_t r = 0; r < rows; r++) {
-		const int64_t at = lbt_links_row(&g, r);
-		double row = 0;
-		for (int d = 0; d < D; d++)
-			for (int64_t i = at; i < at + len; i++)
-				if (g.cut && v->cut->by_pe)
-					v->cut->parts[c->nparts++] = fabs(F[d * P + i]);
-				else
-					row += fabs(F[d * P + i]);
-		if (!g.cut)
-			moved += row;
-		else if (!v->cut->by_pe)
-			v->cut->parts[c->nparts++] = row;
-	}
-	if (g.cut && v->cut->by_pe)
-		c->terms = D;
+	moved += lbt_links_moved(&g, F, c); /* in a fixed order */
 	memset(coord, 0, sizeof coord);
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
 		double out = 0, in = 0;

@@ -10,6 +10,7 @@
 #ifndef LBTORUS_REF_LINKS_H
 #define LBTORUS_REF_LINKS_H
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +191,36 @@ static inline void lbt_links_slot(lbt_counts *c, double right, double left)
 		c->slot[c->nslots++] = right;
 		c->slot[c->nslots++] = left;
 	}
+}
+
+/* The amount moved, Σ|F| over the links (F: D*P flows in the dense copy),
+ * in a fixed order: row by row, in a row axis by axis. A cut view hands
+ * its rows' sums to the reducer, which adds them in global row order (if
+ * the last axis is cut, the rows' terms: axis by axis, PE by PE); then
+ * the result is 0 and the reducer's sum is the amount. */
+static inline double lbt_links_moved(const lbt_links *g, const double *F, lbt_counts *c)
+{
+	const lbt_view *v = g->v;
+	const int D = g->D;
+	const int64_t P = g->P, rows = lbt_fiber_count(v, D - 1), len = v->ext[D - 1];
+	double moved = 0;
+	for (int64_t r = 0; r < rows; r++) {
+		const int64_t at = lbt_links_row(g, r);
+		double row = 0;
+		for (int d = 0; d < D; d++)
+			for (int64_t i = at; i < at + len; i++)
+				if (g->cut && v->cut->by_pe)
+					v->cut->parts[c->nparts++] = fabs(F[d * P + i]);
+				else
+					row += fabs(F[d * P + i]);
+		if (!g->cut)
+			moved += row;
+		else if (!v->cut->by_pe)
+			v->cut->parts[c->nparts++] = row;
+	}
+	if (g->cut && v->cut->by_pe)
+		c->terms = D;
+	return moved;
 }
 
 /* The references allocate a step's scratch (O(D*P)) before touching the

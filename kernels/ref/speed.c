@@ -365,26 +365,7 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 			if (g.cut)
 				lbt_links_slot(c, right, left);
 		}
-		/* the amount moved in a fixed order: row by row, in a row axis by
-		 * axis; a cut view hands its rows' sums (or, the last axis cut, their
-		 * terms) to the reducer, which adds them in global row order */
-		const int64_t rows = lbt_fiber_count(v, D - 1), len = v->ext[D - 1];
-		for (int64_t r = 0; r < rows; r++) {
-			const int64_t at = lbt_links_row(&g, r);
-			double row = 0;
-			for (int d = 0; d < D; d++)
-				for (int64_t i = at; i < at + len; i++)
-					if (g.cut && v->cut->by_pe)
-						v->cut->parts[c->nparts++] = fabs(F[d * P + i]);
-					else
-						row += fabs(F[d * P + i]);
-			if (!g.cut)
-				moved += row;
-			else if (!v->cut->by_pe)
-				v->cut->parts[c->nparts++] = row;
-		}
-		if (g.cut && v->cut->by_pe)
-			c->terms = D;
+		moved += lbt_links_moved(&g, F, c); /* in a fixed order */
 		memset(coord, 0, sizeof coord);
 		double *N = out; /* no longer needed: the new loads */
 		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {

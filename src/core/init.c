@@ -230,16 +230,7 @@ static int apply_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 {
 	const int all = g->cut != NULL;
 	lbt_npy_info info;
-	int st = lbt_npy_info_read_all(in->path, &info, all, e);
-	int same = !st && info.shape.dims == g->whole.dims;
-	for (int d = 0; same && d < g->whole.dims; d++)
-		same = info.shape.ext[d] == g->whole.ext[d];
-	if (!st && !same) {
-		char a[128], b[128];
-		lbt_shape_format(&info.shape, a, sizeof a);
-		lbt_shape_format(&g->whole, b, sizeof b);
-		st = lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", in->path, a, b);
-	}
+	int st = lbt_npy_info_read_shaped(in->path, &g->whole, &info, all, e);
 	if (!st && info.real)
 		st = lbt_grid_add_real(g, e);
 	if (all) /* the block's read is collective: every rank reaches it, or none */

@@ -250,3 +250,18 @@ int lbt_npy_info_read_all(const char *path, lbt_npy_info *info, int all, lbt_err
 		lbt_comm_bcast(info, (int)sizeof *info);
 	return st;
 }
+
+int lbt_npy_info_read_shaped(const char *path, const lbt_shape *want, lbt_npy_info *info, int all, lbt_err *e)
+{
+	int st = lbt_npy_info_read_all(path, info, all, e);
+	int same = !st && info->shape.dims == want->dims;
+	for (int d = 0; same && d < want->dims; d++)
+		same = info->shape.ext[d] == want->ext[d];
+	if (!st && !same) {
+		char a[128], b[128];
+		lbt_shape_format(&info->shape, a, sizeof a);
+		lbt_shape_format(want, b, sizeof b);
+		st = lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", path, a, b);
+	}
+	return st;
+}

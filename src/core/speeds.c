@@ -93,16 +93,7 @@ int lbt_speeds_parse(lbt_speeds *sp, const char *text, lbt_err *e)
 static int file_block(const lbt_speeds *sp, lbt_grid *g, lbt_err *e)
 {
 	lbt_npy_info info;
-	int st = lbt_npy_info_read_all(sp->path, &info, 1, e);
-	int same = !st && info.shape.dims == g->whole.dims;
-	for (int d = 0; same && d < g->whole.dims; d++)
-		same = info.shape.ext[d] == g->whole.ext[d];
-	if (!st && !same) {
-		char a[128], b[128];
-		lbt_shape_format(&info.shape, a, sizeof a);
-		lbt_shape_format(&g->whole, b, sizeof b);
-		st = lbt_errf(e, LBT_EINVAL, "%s has shape %s but the torus is %s", sp->path, a, b);
-	}
+	int st = lbt_npy_info_read_shaped(sp->path, &g->whole, &info, 1, e);
 	const lbt_field *f = lbt_grid_field(g, "speed");
 	if (!(st = lbt_comm_agree(st, e)))
 		st = lbt_comm_agree(lbt_npy_read_block(sp->path, &info, g, f, e), e);

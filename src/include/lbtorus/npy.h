@@ -25,6 +25,9 @@ int lbt_npy_info_read(const char *path, lbt_npy_info *info, lbt_err *e);
 /* The same, read by rank 0 alone and sent to every rank if `all`
  * (collective: a torus cut between ranks); else lbt_npy_info_read. */
 int lbt_npy_info_read_all(const char *path, lbt_npy_info *info, int all, lbt_err *e);
+/* lbt_npy_info_read_all, and the array's shape must be `want` (else
+ * "PATH has shape A but the torus is B"). */
+int lbt_npy_info_read_shaped(const char *path, const lbt_shape *want, lbt_npy_info *info, int all, lbt_err *e);
 /* Read a little-endian int32 or int64 array whose shape must equal `want`
  * exactly; values converted to int32 (out of range: LBT_ERANGE). out holds P values. */
 int lbt_npy_read(const char *path, const lbt_shape *want, int32_t *out, lbt_err *e);
