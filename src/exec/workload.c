@@ -47,17 +47,6 @@ double lbt_wl_unit(uint64_t r) { return lbt_rand_unit(r); }
 
 int64_t lbt_wl_first(const lbt_grid *g) { return g->cut ? lbt_grid_row_global(g, 0) : 0; }
 
-int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e)
-{
-	const lbt_grid *g = &st->grid;
-	d->P = lbt_shape_pes(&g->shape);
-	d->first = lbt_wl_first(g);
-	d->real = st->method->load == LBT_LOAD_REAL;
-	d->f = lbt_grid_field(&st->grid, d->real ? "real" : "load");
-	d->buf = malloc((size_t)d->P * (d->real ? sizeof(double) : sizeof(int32_t)));
-	return d->buf ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the workload's copy of the loads");
-}
-
 int lbt_wl_done(const lbt_state *st, int64_t *v, int extra, int status, lbt_work_counts *c, lbt_err *e)
 {
 	const int n = 3 + extra;

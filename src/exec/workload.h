@@ -11,17 +11,14 @@
  * (lbt_grid_row_global). */
 int64_t lbt_wl_first(const lbt_grid *g);
 
-/* A dense row-major copy of the method's load field (the search trees
- * export the field into it, work on PE i = its row-major index, and import
- * it back); on a cut torus this rank's slab, from PE `first` on. */
+/* The method's load field as a workload works on it in place, row by row
+ * (the search trees: PE i = this rank's row-major index); on a cut torus
+ * this rank's PEs, from global PE `first` on. */
 typedef struct {
 	const lbt_field *f;
-	void *buf;      /* int32_t[P], or double[P] for a real-valued method */
 	int64_t P;      /* PEs here */
-	int64_t first;  /* the global row-major index of buf[0] */
-	int real;
+	int64_t first;  /* the global row-major index of this rank's PE 0 */
 } lbt_wl_dense;
-int lbt_wl_dense_open(lbt_wl_dense *d, const lbt_state *st, lbt_err *e);
 
 /* The end of a phase: this rank's counters v (generated, completed, idle
  * capacity, then `extra` values of the phase's own) and its status. On a
