@@ -594,6 +594,26 @@ static void lanes_axis(const job *J, int fin, double *tot, stat *st, lbt_counts 
 }
 #endif
 
+/* The step's statistics into c: the loads' extremes and total, as
+ * lbt_field_stats forms them (real: the rows' totals added in row order),
+ * so the engine makes no pass of its own. */
+static void put_stats(lbt_counts *c, int real, double mx, double mn, const double *tot, int64_t rows, int64_t itotal)
+{
+	c->has_stats = 1;
+	if (real) {
+		double total = 0;
+		for (int64_t r = 0; r < rows; r++)
+			total += tot[r];
+		c->real_max = mx;
+		c->real_min = mn;
+		c->real_total = total;
+	} else {
+		c->max = (int32_t)mx;
+		c->min = (int32_t)mn;
+		c->total = itotal;
+	}
+}
+
 /* Axes d0 .. d1-1 in turn (a sweep: all of them; de-axis: one). */
 static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, lbt_counts *c)
 {
@@ -659,25 +679,14 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 			st[lbt_thread_id()] = A;
 		}
 	}
-	double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0;
+	double mx = -HUGE_VAL, mn = HUGE_VAL;
 	int64_t itotal = 0;
 	for (int t = 0; t < NT; t++) { /* ties keep the first: threads (runs of rows) in order */
 		mx = st[t].mx > mx ? st[t].mx : mx;
 		mn = st[t].mn < mn ? st[t].mn : mn;
 		itotal += st[t].total;
 	}
-	c->has_stats = 1; /* the loads' extremes and total, as lbt_field_stats forms them: no pass of the engine's */
-	if (real) {
-		for (int64_t r = 0; r < rows; r++)
-			total += tot[r];
-		c->real_max = mx;
-		c->real_min = mn;
-		c->real_total = total;
-	} else {
-		c->max = (int32_t)mx;
-		c->min = (int32_t)mn;
-		c->total = itotal;
-	}
+	put_stats(c, real, mx, mn, tot, rows, itotal);
 }
 
 #if W == 8
@@ -982,7 +991,7 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 			lanes_last_sub(&X, has[last], 0, pl, ls, 1, NT, par);
 		for (int w = 0; w < u; w++)
 			substep_counts(&X.J, pt[w], NT, X.rs + w * X.R, k);
-		double mx = -HUGE_VAL, mn = HUGE_VAL, total = 0;
+		double mx = -HUGE_VAL, mn = HUGE_VAL;
 		int64_t itotal = 0;
 		for (int q = 0; q < 4; q++) /* row-major: band by band, each band's threads in order */
 			for (int t = 0; t < NT; t++) {
@@ -991,18 +1000,7 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 			}
 		for (int t = 0; t < NT; t++)
 			itotal += ls[t].total;
-		k->has_stats = 1;
-		if (real) {
-			for (int64_t r = 0; r < rows; r++)
-				total += X.tot[r];
-			k->real_max = mx;
-			k->real_min = mn;
-			k->real_total = total;
-		} else {
-			k->max = (int32_t)mx;
-			k->min = (int32_t)mn;
-			k->total = itotal;
-		}
+		put_stats(k, real, mx, mn, X.tot, rows, itotal);
 		if (stop_met(stop, k, real))
 			break;
 	}
