@@ -84,15 +84,20 @@ def halo_cells(ext, nr):
     return cells
 
 
-def grid_of(R, ext):
+def grid_of(R, ext, vector=False):
     """The grid of R ranks with the least halo, as the program chooses it (ties: fewer cut
-    axes, then the outer axes cut more; the last axis cut only if no grid leaves it whole)."""
+    axes, then the outer axes cut more; the last axis cut only if no grid leaves it whole).
+    vector: of the grids whose blocks the Liquid model's vector kernel steps (the first axis
+    with links cut, the last whole; lbt_cut_grid_vector), None if there is none."""
     best = None
+    first = 0
+    while first < len(ext) - 1 and ext[first] < 2:
+        first += 1
 
     def walk(d, n, left, nr):
         nonlocal best
         if d == n:
-            if left == 1:
+            if left == 1 and (not vector or R == 1 or nr[first] > 1):
                 nr = nr + [1] * (len(ext) - n)
                 key = (halo_cells(ext, nr), sum(k > 1 for k in nr), [-k for k in nr])
                 if best is None or key < best[0]:
@@ -102,21 +107,22 @@ def grid_of(R, ext):
             if left % k == 0 and (k == 1 or k <= ext[d]):
                 walk(d + 1, n, left // k, nr + [k])
 
+    if vector and (len(ext) < 2 or first == len(ext) - 1):
+        return None
     walk(0, max(1, len(ext) - 1), R, [])
-    if best is None:
+    if best is None and not vector:
         walk(0, len(ext), R, [])
-    return best[1]
+    return best and best[1]
 
 
 def chosen_grid(method, R, ext, isa):
-    """The grid the program cuts a torus on without --ranks (src/exec/state.c, ranks_of): slabs of the first
-    axis with links for the Liquid model's vector kernel when that axis has a layer for every rank, else the
-    grid with the least halo."""
-    first = 0
-    while first < len(ext) - 1 and ext[first] < 2:
-        first += 1
-    if method.startswith('lm-') and isa != 'scalar' and ext[first] >= R:
-        return [R if d == first else 1 for d in range(len(ext))]
+    """The grid the program cuts a torus on without --ranks (src/exec/state.c, ranks_of): for the Liquid
+    model's vector kernel the least halo of the grids it steps (the first axis with links cut, the last
+    whole), else (and where it has none) the grid with the least halo."""
+    if method.startswith('lm-') and isa != 'scalar':
+        nr = grid_of(R, ext, vector=True)
+        if nr:
+            return nr
     return grid_of(R, ext)
 
 
@@ -263,8 +269,8 @@ def main():
 
     print(f'\nprediction: {a.nodes} nodes, one rank of {a.threads} threads each, {a.memory_bandwidth / 1e9:g} GB/s of '
           f'memory, latency {a.latency * 1e6:g} us, bandwidth {a.bandwidth / 1e9:g} GB/s; slabs along the first '
-          f'axis, and the grid of blocks with the least halo (given with --ranks; the Liquid model\'s vector kernel '
-          f'steps it where its last axis is whole, else the reference)')
+          f'axis, and the grid the program chooses (for the Liquid model the least halo of the grids its vector kernel '
+          f'steps: the first axis cut, the last whole)')
     print('| torus | grid | PEs per rank | compute ms/step | halo MB/step | comm ms/step | step ms | comm / compute | '
           'site updates/s |')
     print('|---|---|---|---|---|---|---|---|---|')
@@ -276,7 +282,7 @@ def main():
         ext = shape_of(spec)
         P = math.prod(ext)
         pes = P / a.nodes
-        slab, best = [a.nodes] + [1] * (len(ext) - 1), grid_of(a.nodes, ext)
+        slab, best = [a.nodes] + [1] * (len(ext) - 1), chosen_grid(a.method, a.nodes, ext, None)
         rows = [(slab, c, colls, '')]
         if best != slab:
             rows += [(best, c, colls, ' (the vector kernel)') if best[-1] == 1 else

@@ -461,26 +461,33 @@ def sweep(tmp, spec, tag):
 
 def grid_choice(tmp):
     """The grid the program chooses, seen in the halo bytes each rank sends a step (LBTORUS_COMM_STATS):
-    on 32x32x32 and 8 ranks the Liquid model gets slabs (8x1x1: 2 sides x 2 layers x 32x32 cells x 4 B =
-    16384 B), whose vector kernel rolls slabs only; nna the grid with the least halo, 4x2x1 (blocks of
-    8x16x32: 2 x 2 x 16x32 + 2 x 2 x (8+4)x32 cells, the second face spanning the first axis's halo,
-    = 3584 cells, 14336 B; slabs would send 16384 B, 2x2x2 15616 B), but slabs under a search tree,
-    which numbers its nodes across slabs."""
+    on 32x32x32 and 8 ranks nna gets the grid with the least halo, 4x2x1 (blocks of 8x16x32: 2 x 2 x
+    16x32 + 2 x 2 x (8+4)x32 cells, the second face spanning the first axis's halo, = 3584 cells,
+    14336 B; slabs 8x1x1 would send 2 x 2 x 32x32 cells = 16384 B, 2x2x2 15616 B, 2x4x1 14336 B: a tie
+    the outer axes cut more take); the Liquid model the same 4x2x1, the least halo of the grids its
+    vector kernel steps (the first axis cut, the last whole: 8x1x1, 4x2x1, 2x4x1); slabs under a search
+    tree, which numbers its nodes across slabs. On 4x32x32 and 4 ranks nna gets 1x4x1 (blocks of 4x8x32:
+    2 x 2 x 4x32 cells = 512 cells, 2048 B), which leaves the first axis whole; the Liquid model 2x2x1
+    (blocks of 2x16x32: 2 x 2 x 16x32 + 2 x 2 x (2+4)x32 cells = 2816 cells, 11264 B), not slabs 4x1x1
+    (2 x 2 x 32x32 cells = 16384 B), which it got before 2026-11-27."""
     out = []
-    for method, want, more in (('lm-c5', 16384, []), ('nna', 14336, []),
-                               ('nna', 16384, ['--workload', 'gw:2:0.45:6', '--init', 'const:0'])):
+    for method, shape, ranks, want, more in (
+            ('lm-c5', '32x32x32', 8, 14336, []), ('nna', '32x32x32', 8, 14336, []),
+            ('nna', '32x32x32', 8, 16384, ['--workload', 'gw:2:0.45:6', '--init', 'const:0']),
+            ('lm-c5', '4x32x32', 4, 11264, []), ('nna', '4x32x32', 4, 2048, [])):
         stats = os.path.join(tmp, f'grid_{method}.json')
-        p = subprocess.run([MPIRUN, '--oversubscribe', '-np', '8', LBT, 'run', '--shape', '32x32x32', '--method', method,
-                            '--init', 'uniform:0:9', '--until', 'steps:2', '--max-steps', '2', '--threads', '1',
-                            '--quiet', '--json', os.path.join(tmp, 'grid.json')] + more,
+        p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'run', '--shape', shape, '--method',
+                            method, '--init', 'uniform:0:9', '--until', 'steps:2', '--max-steps', '2', '--threads',
+                            '1', '--quiet', '--json', os.path.join(tmp, 'grid.json')] + more,
                            env=dict(ENV, LBTORUS_COMM_STATS=stats), capture_output=True, text=True, timeout=120)
         if p.returncode:
-            out.append(f'{method} {" ".join(more)} on 8 ranks: exit {p.returncode}: {p.stderr.strip()}')
+            out.append(f'{method} {" ".join(more)} on {ranks} ranks: exit {p.returncode}: {p.stderr.strip()}')
             continue
         t = json.load(open(stats))
         got = [b // t['steps'] for b in t['halo_bytes']]
-        if got != [want] * 8:
-            out.append(f'{method} {" ".join(more)} on 32x32x32 and 8 ranks: halo bytes a step {got}, want {want}')
+        if got != [want] * ranks:
+            out.append(f'{method} {" ".join(more)} on {shape} and {ranks} ranks: halo bytes a step {got}, '
+                       f'want {want}')
     return '; '.join(out) or None
 
 

@@ -384,6 +384,47 @@ Test(comm, grid_of_ranks)
 	cr_assert_eq(lbt_cut_grid(7, 2, (const int64_t[]){1, 5}, NULL, nr, &e), LBT_EINVAL);
 }
 
+/* The Liquid model's default grid: of the grids whose blocks its vector
+ * kernel steps (the first axis with links cut, the last whole), the least
+ * halo, worked out by hand as above (per cut axis 2 x 2 layers of the
+ * block's face, a later axis's face spanning the earlier cut axes' halo);
+ * none (LBT_EINVAL) where no such grid has R ranks. */
+Test(comm, grid_of_ranks_vector)
+{
+	static const struct {
+		int R, D;
+		int64_t ext[3];
+		int nr[3]; /* {0}: none */
+	} best[] = {
+		/* 2-D: the rows whole and the first axis cut leave slabs only */
+		{4, 2, {64, 64}, {4, 1}},
+		/* 8 on 32^3: 8x1x1 2*2*32*32 = 4096; 4x2x1 (blocks 8x16x32) 2*2*16*32 + 2*2*(8+4)*32 = 3584;
+		   2x4x1 (16x8x32) 2*2*8*32 + 2*2*(16+4)*32 = 3584, a tie the outer axes cut more take */
+		{8, 3, {32, 32, 32}, {4, 2, 1}},
+		/* 4 on 128^3: slabs 4x1x1 2*2*128*128 = 65536 cells; 2x2x1 (64x64x128) 2*2*64*128 +
+		   2*2*(64+4)*128 = 67584: slabs exchange less */
+		{4, 3, {128, 128, 128}, {4, 1, 1}},
+		/* 4 on 2x64x64: lbt_cut_grid's 1x4x1 (2*2*2*64 = 512) leaves the first axis whole; of the
+		   grids that cut it only 2x2x1 (blocks 1x32x64: 2*2*32*64 + 2*2*(1+4)*64 = 9472) */
+		{4, 3, {2, 64, 64}, {2, 2, 1}},
+		/* an axis of extent 1 is not the first with links: 3 on 1x9x4 cut the second */
+		{3, 3, {1, 9, 4}, {1, 3, 1}},
+		/* one rank: nothing cut */
+		{1, 2, {8, 8}, {1, 1}},
+		/* none: 3 on 2x64x64 (the first axis has 2 layers, 3 is prime), 5 on 2x5, a 1-D torus */
+		{3, 3, {2, 64, 64}, {0}},
+		{5, 2, {2, 5}, {0}},
+		{3, 1, {10}, {0}},
+	};
+	for (size_t i = 0; i < sizeof best / sizeof *best; i++) {
+		int nr[3];
+		const int st = lbt_cut_grid_vector(best[i].R, best[i].D, best[i].ext, nr);
+		cr_assert_eq(st, best[i].nr[0] ? LBT_OK : LBT_EINVAL, "case %zu: status %d", i, st);
+		for (int d = 0; best[i].nr[0] && d < best[i].D; d++)
+			cr_assert_eq(nr[d], best[i].nr[d], "case %zu axis %d: %d ranks, want %d", i, d, nr[d], best[i].nr[d]);
+	}
+}
+
 /* A method whose kernels do not take cut views (LBT_M_CUT) is refused on
  * a cut torus, with one message; --speeds opens there (its relative loads
  * are reduced over the ranks: tests/mpi_identity.py compares them). */

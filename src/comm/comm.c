@@ -41,13 +41,12 @@ static double halo_cells(int D, const int64_t *ext, const int *nr)
 	return cells;
 }
 
-/* Every factorization of the ranks left (R) over axes d.. into best. */
 /* Every factorization of the ranks left (R) over axes d .. n-1 of a torus
- * of D axes (the others not cut) into best. */
-static void factor(int R, int d, int n, int D, const int64_t *ext, int *nr, int *best, double *cost)
+ * of D axes (the others not cut) that cuts axis `must` (-1: any) into best. */
+static void factor(int R, int d, int n, int D, const int64_t *ext, int must, int *nr, int *best, double *cost)
 {
 	if (d == n) {
-		if (R != 1)
+		if (R != 1 || (must >= 0 && nr[must] < 2))
 			return;
 		double c = halo_cells(D, ext, nr);
 		int axes = 0, baxes = 0;
@@ -67,7 +66,7 @@ static void factor(int R, int d, int n, int D, const int64_t *ext, int *nr, int 
 	for (int k = 1; k <= R; k++)
 		if (R % k == 0 && (k == 1 || k <= ext[d])) {
 			nr[d] = k;
-			factor(R / k, d + 1, n, D, ext, nr, best, cost);
+			factor(R / k, d + 1, n, D, ext, must, nr, best, cost);
 		}
 	nr[d] = 1;
 }
@@ -93,9 +92,9 @@ int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt
 	for (int d = 0; d < D; d++)
 		cur[d] = nr[d] = 1;
 	/* rows whole first (the last axis not cut: no row shared by ranks); else any grid */
-	factor(R, 0, D > 1 ? D - 1 : D, D, ext, cur, nr, &cost);
+	factor(R, 0, D > 1 ? D - 1 : D, D, ext, -1, cur, nr, &cost);
 	if (cost < 0 && D > 1)
-		factor(R, 0, D, D, ext, cur, nr, &cost);
+		factor(R, 0, D, D, ext, -1, cur, nr, &cost);
 	if (cost < 0) {
 		int64_t most = 1;
 		for (int d = 0; d < D; d++)
@@ -104,6 +103,19 @@ int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt
 		                "use at most %lld ranks, and a count its extents can be cut into)", R, (long long)most);
 	}
 	return LBT_OK;
+}
+
+int lbt_cut_grid_vector(int R, int D, const int64_t *ext, int *nr)
+{
+	int first = 0, cur[LBT_CUT_MAXD];
+	while (first < D - 1 && ext[first] < 2)
+		first++;
+	double cost = -1;
+	for (int d = 0; d < D; d++)
+		cur[d] = nr[d] = 1;
+	if (D > 1 && first < D - 1) /* rows whole, the first axis with links cut (on one rank: not cut, a slab of one) */
+		factor(R, 0, D - 1, D, ext, R > 1 ? first : -1, cur, nr, &cost);
+	return cost < 0 ? LBT_EINVAL : LBT_OK;
 }
 
 void lbt_cut_block(const lbt_cut *c, int r, int *coord, int64_t *lo, int64_t *len)

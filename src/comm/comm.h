@@ -28,6 +28,13 @@ int lbt_comm_owner(int64_t n, int R, int64_t i);
  * method a reduction term per PE, and the Liquid model its vector kernel). An axis cut into more parts than its extent, a grid whose
  * product is not R or whose length is not D: LBT_EINVAL, one line. */
 int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt_err *e);
+/* Of the grids of R ranks whose blocks the Liquid model's vector kernel
+ * steps (lbt_cut_vector: the first axis with links cut, the last whole),
+ * the one lbt_cut_grid would choose among them (the least halo; ties:
+ * fewer cut axes, then the outer axes cut more), into nr; LBT_EINVAL
+ * (nothing said) if there is none: a 1-D torus, or R not a product of
+ * counts the axes before the last can take with the first cut. */
+int lbt_cut_grid_vector(int R, int D, const int64_t *ext, int *nr);
 /* A cut of a torus of D axes with extents ext (wrap[d]: axis d wraps) over
  * all ranks on the grid nr (lbt_cut_grid): this rank's block, its place,
  * the cut axes (those cut into 2 or more; on one rank the first axis with

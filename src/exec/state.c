@@ -130,24 +130,28 @@ static int ranks_parse(const char *s, const lbt_setup *cfg, const lbt_shape *sh,
 }
 
 /* The grid of ranks lbt_state_open cuts the torus on, into nr: given
- * (--ranks, checked), or slabs when asked for (a search tree) or for the
- * Liquid model's vector kernel (which steps blocks only where the first
- * axis with links is cut and the last is not; elsewhere its ranks would
- * run the reference, tens of times slower: docs/performance.md), when the
- * first axis with links has a layer for every rank; NULL: the grid with
- * the least halo (lbt_cut_grid chooses). */
+ * (--ranks, checked), or slabs when asked for (a search tree) and the
+ * first axis with links has a layer for every rank; for the Liquid
+ * model's vector kernel the grid with the least halo of those it steps
+ * (the first axis with links cut, the last whole: lbt_cut_grid_vector;
+ * on other grids its ranks would run the reference, tens of times
+ * slower: docs/performance.md); NULL: the grid with the least halo
+ * (lbt_cut_grid chooses), also where the vector kernel has no grid. */
 static const int *ranks_of(const lbt_state *st, const lbt_setup *cfg, const lbt_shape *shape, int *nr)
 {
+	if (cfg->ranks)
+		return ranks_parse(cfg->ranks, cfg, shape, nr, NULL) ? NULL : nr;
+	const int R = lbt_comm_size();
 	int first = 0;
 	while (first < shape->dims - 1 && shape->ext[first] < 2)
 		first++;
-	const int slabs = (cfg->slabs || ((st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step)) &&
-	                  shape->ext[first] >= lbt_comm_size();
-	if (cfg->ranks)
-		return ranks_parse(cfg->ranks, cfg, shape, nr, NULL) ? NULL : nr;
-	for (int d = 0; slabs && d < shape->dims; d++)
-		nr[d] = d == first ? lbt_comm_size() : 1;
-	return slabs ? nr : NULL;
+	if (cfg->slabs && shape->ext[first] >= R) {
+		for (int d = 0; d < shape->dims; d++)
+			nr[d] = d == first ? R : 1;
+		return nr;
+	}
+	const int vector = (st->method->kernels & LBT_K(LM_STEP)) && st->table.lm_step != lbt_ref_lm_step;
+	return vector && !lbt_cut_grid_vector(R, shape->dims, shape->ext, nr) ? nr : NULL;
 }
 
 /* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
