@@ -35,6 +35,7 @@
 
 #include "../fiber.h"
 #include "extra.h"
+#include <simde/x86/avx.h> /* 256-bit vectors of doubles on every target (the sums' chains, below) */
 
 static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n - 1 || (torus && n > 2)); }
 static int link_left(int64_t c, int64_t n, int torus) { return n >= 2 && (c > 0 || (torus && n > 2)); }
@@ -125,26 +126,84 @@ static void pass1_row(job *J, int64_t r, double *B, maxima *X)
 		}
 }
 
+/* Eight rows' chains in two vectors of four lanes, a row a lane: s[j] +=
+ * p[j][i] (|p[j][i]| if `absolute`) for i = 0 .. n-1 in that order, and
+ * likewise t[j] += q[j][i] in the same loop if q is not NULL (the chains are
+ * independent, so the two sets of adds overlap). The lanes are filled four
+ * PEs at a time by a 4x4 transpose of four rows' loads (unpack, then swap
+ * the 128-bit halves): each lane still takes its row's values in order,
+ * so every add is the scalar chain's add. 256-bit vectors on every target
+ * (SIMDe makes two 128-bit halves of them for SSE4.1). */
+typedef simde__m256d V4;
+
+static ALWAYS_INLINE void tr4(const double *const *p, int64_t i, V4 c[4])
+{
+	const V4 a0 = simde_mm256_loadu_pd(p[0] + i), a1 = simde_mm256_loadu_pd(p[1] + i);
+	const V4 a2 = simde_mm256_loadu_pd(p[2] + i), a3 = simde_mm256_loadu_pd(p[3] + i);
+	const V4 t0 = simde_mm256_unpacklo_pd(a0, a1), t1 = simde_mm256_unpackhi_pd(a0, a1); /* PEs i, i+2 / i+1, i+3 */
+	const V4 t2 = simde_mm256_unpacklo_pd(a2, a3), t3 = simde_mm256_unpackhi_pd(a2, a3);
+	c[0] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
+	c[1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
+	c[2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
+	c[3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+static void chain8(const double *const *p, const double *const *q, int64_t n, int absolute, double *s, double *t)
+{
+	const V4 sign = simde_mm256_set1_pd(-0.0);
+	V4 s0 = simde_mm256_loadu_pd(s), s1 = simde_mm256_loadu_pd(s + 4), t0 = s0, t1 = s1;
+	if (q) {
+		t0 = simde_mm256_loadu_pd(t);
+		t1 = simde_mm256_loadu_pd(t + 4);
+	}
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		V4 c[4], d[4];
+		tr4(p, i, c);
+		tr4(p + 4, i, d);
+		for (int k = 0; k < 4; k++) {
+			s0 = simde_mm256_add_pd(s0, absolute ? simde_mm256_andnot_pd(sign, c[k]) : c[k]);
+			s1 = simde_mm256_add_pd(s1, absolute ? simde_mm256_andnot_pd(sign, d[k]) : d[k]);
+		}
+		if (q) {
+			tr4(q, i, c);
+			tr4(q + 4, i, d);
+			for (int k = 0; k < 4; k++) {
+				t0 = simde_mm256_add_pd(t0, c[k]);
+				t1 = simde_mm256_add_pd(t1, d[k]);
+			}
+		}
+	}
+	for (; i < n; i++) {
+		const V4 c = simde_mm256_setr_pd(p[0][i], p[1][i], p[2][i], p[3][i]);
+		const V4 d = simde_mm256_setr_pd(p[4][i], p[5][i], p[6][i], p[7][i]);
+		s0 = simde_mm256_add_pd(s0, absolute ? simde_mm256_andnot_pd(sign, c) : c);
+		s1 = simde_mm256_add_pd(s1, absolute ? simde_mm256_andnot_pd(sign, d) : d);
+		if (q) {
+			t0 = simde_mm256_add_pd(t0, simde_mm256_setr_pd(q[0][i], q[1][i], q[2][i], q[3][i]));
+			t1 = simde_mm256_add_pd(t1, simde_mm256_setr_pd(q[4][i], q[5][i], q[6][i], q[7][i]));
+		}
+	}
+	simde_mm256_storeu_pd(s, s0);
+	simde_mm256_storeu_pd(s + 4, s1);
+	if (q) {
+		simde_mm256_storeu_pd(t, t0);
+		simde_mm256_storeu_pd(t + 4, t1);
+	}
+}
+
 /* k <= RB rows' sums side by side into s[0..k-1]: s[j] += p[j][i] (or
  * |p[j][i]|) for i = 0 .. n-1 in that order, each row's adds a chain of its
  * own. */
 static void chains(const double *const *p, int k, int64_t n, int absolute, double *s)
 {
-	double t[RB]; /* local: the sums stay in registers (s might alias the rows) */
-	memcpy(t, s, sizeof t);
-	if (k == RB && absolute)
+	if (k == RB) {
+		chain8(p, NULL, n, absolute, s, NULL);
+		return;
+	}
+	for (int j = 0; j < k; j++)
 		for (int64_t i = 0; i < n; i++)
-			for (int j = 0; j < RB; j++)
-				t[j] += fabs(p[j][i]);
-	else if (k == RB)
-		for (int64_t i = 0; i < n; i++)
-			for (int j = 0; j < RB; j++)
-				t[j] += p[j][i];
-	else
-		for (int j = 0; j < k; j++)
-			for (int64_t i = 0; i < n; i++)
-				t[j] += absolute ? fabs(p[j][i]) : p[j][i];
-	memcpy(s, t, sizeof t);
+			s[j] += absolute ? fabs(p[j][i]) : p[j][i];
 }
 
 /* The amount moved on rows r0 .. r0+k-1 (k <= RB) into J->rowsum: each
@@ -347,11 +406,21 @@ static void fused_block(job *J, int t, int nt, double *buf, int64_t rc, double *
 			B = keep;
 		}
 		double s[RB] = {0};
-		chains(f[0], k, n, 1, s);
-		chains(f[1], k, n, 1, s);
+		if (k == RB) { /* the amount moved over F_0 and the loads' totals in one loop, then over F_1 */
+			const double *w[RB];
+			for (int j = 0; j < RB; j++)
+				w[j] = ROW(r0 + j);
+			double u[RB] = {0};
+			chain8(f[0], w, n, 1, s, u);
+			chain8(f[1], NULL, n, 1, s, NULL);
+			memcpy(tot + r0, u, sizeof u);
+		} else {
+			chains(f[0], k, n, 1, s);
+			chains(f[1], k, n, 1, s);
+			row_totals(J, r0, k, tot);
+		}
 		for (int j = 0; j < k; j++)
 			J->rowsum[r0 + j] = s[j];
-		row_totals(J, r0, k, tot);
 	}
 #undef ROW
 }
