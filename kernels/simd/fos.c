@@ -157,21 +157,21 @@ static void chain8(const double *const *p, const double *const *q, int64_t n, in
 		t1 = simde_mm256_loadu_pd(t + 4);
 	}
 	int64_t i = 0;
-	for (; i + 4 <= n; i += 4) {
-		V4 c[4], d[4];
+	for (; i + 4 <= n; i += 4) { /* a group of four rows at a time: fewer vectors live at once */
+		V4 c[4];
 		tr4(p, i, c);
-		tr4(p + 4, i, d);
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 4; k++)
 			s0 = simde_mm256_add_pd(s0, absolute ? simde_mm256_andnot_pd(sign, c[k]) : c[k]);
-			s1 = simde_mm256_add_pd(s1, absolute ? simde_mm256_andnot_pd(sign, d[k]) : d[k]);
-		}
+		tr4(p + 4, i, c);
+		for (int k = 0; k < 4; k++)
+			s1 = simde_mm256_add_pd(s1, absolute ? simde_mm256_andnot_pd(sign, c[k]) : c[k]);
 		if (q) {
 			tr4(q, i, c);
-			tr4(q + 4, i, d);
-			for (int k = 0; k < 4; k++) {
+			for (int k = 0; k < 4; k++)
 				t0 = simde_mm256_add_pd(t0, c[k]);
-				t1 = simde_mm256_add_pd(t1, d[k]);
-			}
+			tr4(q + 4, i, c);
+			for (int k = 0; k < 4; k++)
+				t1 = simde_mm256_add_pd(t1, c[k]);
 		}
 	}
 	for (; i < n; i++) {
