@@ -71,9 +71,12 @@ static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
 }
 
 /* A thread's largest flows per axis towards higher / lower index: in vector
- * lanes, and the row tails' in scalars. */
+ * lanes, and the row tails' in scalars. Towards lower index the lanes keep
+ * the smallest flow, MINPD from +0 (one operation a vector fewer than
+ * MAXPD of -f): it is +0 or -(the largest -f), and with the scalar fold
+ * from +0 below, -(+0) = -0 changes nothing, so lmax is the reference's. */
 typedef struct {
-	VR vr[8], vl[8];
+	VR vr[8], vn[8];
 	double rmax[8], lmax[8];
 } maxima;
 
@@ -106,7 +109,7 @@ static void pass1_row(job *J, int64_t r, double *B, maxima *X)
 				f = nb[d] ? RMUL(a, RSUB(x, RLOAD(nb[d] + i))) : zero;
 			RSTORE(J->F[d] + off + i, f);
 			X->vr[d] = RMAX(f, X->vr[d]);
-			X->vl[d] = RMAX(RSUB(zero, f), X->vl[d]);
+			X->vn[d] = RMIN(f, X->vn[d]);
 		}
 	}
 	const int64_t t0 = i;
@@ -325,9 +328,9 @@ static void fused_row(job *J, int64_t r, const double *up, const double *dn, dou
 		RSTORE(f0 + i, g0);
 		RSTORE(f1 + i, g1);
 		X->vr[0] = RMAX(g0, X->vr[0]);
-		X->vl[0] = RMAX(RSUB(zero, g0), X->vl[0]);
+		X->vn[0] = RMIN(g0, X->vn[0]);
 		X->vr[1] = RMAX(g1, X->vr[1]);
-		X->vl[1] = RMAX(RSUB(zero, g1), X->vl[1]);
+		X->vn[1] = RMIN(g1, X->vn[1]);
 	}
 	const int64_t t0 = i;
 	for (; i < n; i++) {
@@ -452,7 +455,7 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 		maxima X;
 		extremes E = {RSET1(-HUGE_VAL), RSET1(HUGE_VAL), -HUGE_VAL, HUGE_VAL};
 		for (int d = 0; d < D; d++) {
-			X.vr[d] = X.vl[d] = RSET1(0);
+			X.vr[d] = X.vn[d] = RSET1(0);
 			X.rmax[d] = X.lmax[d] = 0;
 		}
 		if (D == 2) {
@@ -484,10 +487,10 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 		}
 		for (int d = 0; d < D; d++) {
 			RSTORE(a[0], X.vr[d]);
-			RSTORE(a[1], X.vl[d]);
+			RSTORE(a[1], X.vn[d]);
 			for (int j = 0; j < WD; j++) {
 				X.rmax[d] = a[0][j] > X.rmax[d] ? a[0][j] : X.rmax[d];
-				X.lmax[d] = a[1][j] > X.lmax[d] ? a[1][j] : X.lmax[d];
+				X.lmax[d] = -a[1][j] > X.lmax[d] ? -a[1][j] : X.lmax[d];
 			}
 		}
 #pragma omp critical(lbt_simd_fos)
