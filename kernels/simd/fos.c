@@ -35,7 +35,6 @@
 
 #include "../fiber.h"
 #include "extra.h"
-#include <simde/x86/avx.h> /* 256-bit vectors of doubles on every target (the sums' chains, below) */
 
 static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n - 1 || (torus && n > 2)); }
 static int link_left(int64_t c, int64_t n, int torus) { return n >= 2 && (c > 0 || (torus && n > 2)); }
@@ -129,69 +128,85 @@ static void pass1_row(job *J, int64_t r, double *B, maxima *X)
 		}
 }
 
-/* Eight rows' chains in two vectors of four lanes, a row a lane: s[j] +=
- * p[j][i] (|p[j][i]| if `absolute`) for i = 0 .. n-1 in that order, and
- * likewise t[j] += q[j][i] in the same loop if q is not NULL (the chains are
- * independent, so the two sets of adds overlap). The lanes are filled four
- * PEs at a time by a 4x4 transpose of four rows' loads (unpack, then swap
- * the 128-bit halves): each lane still takes its row's values in order,
- * so every add is the scalar chain's add. 256-bit vectors on every target
- * (SIMDe makes two 128-bit halves of them for SSE4.1). */
-typedef simde__m256d V4;
-
-static ALWAYS_INLINE void tr4(const double *const *p, int64_t i, V4 c[4])
+/* RB rows' chains in vectors of G lanes, a row a lane: s[j] += p[j][i]
+ * (|p[j][i]| if `absolute`) for i = 0 .. n-1 in that order, and likewise
+ * t[j] += q[j][i] in the same loop if q is not NULL (the chains are
+ * independent, so the two sets of adds overlap). The lanes are filled G PEs
+ * at a time by a GxG transpose of G rows' loads (unpack, and for G = 4 a
+ * swap of the 128-bit halves): each lane still takes its row's values in
+ * order, so every add is the scalar chain's add. G = 4 (256 bits) where
+ * the target has AVX, G = 2 on SSE4.1 (SIMDe's 256-bit emulation there is
+ * several times slower than the scalar chains). */
+#if W == 4
+typedef simde__m128d VG;
+enum { G = 2 };
+#define GLOADU(p) simde_mm_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm_add_pd((a), (b))
+#define GANDN(a, b) simde_mm_andnot_pd((a), (b))
+#define GSET1(x) simde_mm_set1_pd(x)
+static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
 {
-	const V4 a0 = simde_mm256_loadu_pd(p[0] + i), a1 = simde_mm256_loadu_pd(p[1] + i);
-	const V4 a2 = simde_mm256_loadu_pd(p[2] + i), a3 = simde_mm256_loadu_pd(p[3] + i);
-	const V4 t0 = simde_mm256_unpacklo_pd(a0, a1), t1 = simde_mm256_unpackhi_pd(a0, a1); /* PEs i, i+2 / i+1, i+3 */
-	const V4 t2 = simde_mm256_unpacklo_pd(a2, a3), t3 = simde_mm256_unpackhi_pd(a2, a3);
+	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i);
+	c[0] = simde_mm_unpacklo_pd(a0, a1);
+	c[1] = simde_mm_unpackhi_pd(a0, a1);
+}
+#else
+typedef simde__m256d VG;
+enum { G = 4 };
+#define GLOADU(p) simde_mm256_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm256_add_pd((a), (b))
+#define GANDN(a, b) simde_mm256_andnot_pd((a), (b))
+#define GSET1(x) simde_mm256_set1_pd(x)
+static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
+{
+	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i), a2 = GLOADU(p[2] + i), a3 = GLOADU(p[3] + i);
+	const VG t0 = simde_mm256_unpacklo_pd(a0, a1), t1 = simde_mm256_unpackhi_pd(a0, a1); /* PEs i, i+2 / i+1, i+3 */
+	const VG t2 = simde_mm256_unpacklo_pd(a2, a3), t3 = simde_mm256_unpackhi_pd(a2, a3);
 	c[0] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
 	c[1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
 	c[2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
 	c[3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
 }
+#endif
 
 static void chain8(const double *const *p, const double *const *q, int64_t n, int absolute, double *s, double *t)
 {
-	const V4 sign = simde_mm256_set1_pd(-0.0);
-	V4 s0 = simde_mm256_loadu_pd(s), s1 = simde_mm256_loadu_pd(s + 4), t0 = s0, t1 = s1;
-	if (q) {
-		t0 = simde_mm256_loadu_pd(t);
-		t1 = simde_mm256_loadu_pd(t + 4);
+	const VG sign = GSET1(-0.0);
+	VG S[RB / G], T[RB / G];
+	for (int g = 0; g < RB / G; g++) {
+		S[g] = GLOADU(s + g * G);
+		T[g] = q ? GLOADU(t + g * G) : S[g];
 	}
 	int64_t i = 0;
-	for (; i + 4 <= n; i += 4) { /* a group of four rows at a time: fewer vectors live at once */
-		V4 c[4];
-		tr4(p, i, c);
-		for (int k = 0; k < 4; k++)
-			s0 = simde_mm256_add_pd(s0, absolute ? simde_mm256_andnot_pd(sign, c[k]) : c[k]);
-		tr4(p + 4, i, c);
-		for (int k = 0; k < 4; k++)
-			s1 = simde_mm256_add_pd(s1, absolute ? simde_mm256_andnot_pd(sign, c[k]) : c[k]);
-		if (q) {
-			tr4(q, i, c);
-			for (int k = 0; k < 4; k++)
-				t0 = simde_mm256_add_pd(t0, c[k]);
-			tr4(q + 4, i, c);
-			for (int k = 0; k < 4; k++)
-				t1 = simde_mm256_add_pd(t1, c[k]);
+	for (; i + G <= n; i += G)
+		for (int g = 0; g < RB / G; g++) { /* a group of G rows at a time: fewer vectors live at once */
+			VG c[G];
+			trg(p + g * G, i, c);
+			for (int k = 0; k < G; k++)
+				S[g] = GADD(S[g], absolute ? GANDN(sign, c[k]) : c[k]);
+			if (q) {
+				trg(q + g * G, i, c);
+				for (int k = 0; k < G; k++)
+					T[g] = GADD(T[g], c[k]);
+			}
 		}
-	}
-	for (; i < n; i++) {
-		const V4 c = simde_mm256_setr_pd(p[0][i], p[1][i], p[2][i], p[3][i]);
-		const V4 d = simde_mm256_setr_pd(p[4][i], p[5][i], p[6][i], p[7][i]);
-		s0 = simde_mm256_add_pd(s0, absolute ? simde_mm256_andnot_pd(sign, c) : c);
-		s1 = simde_mm256_add_pd(s1, absolute ? simde_mm256_andnot_pd(sign, d) : d);
-		if (q) {
-			t0 = simde_mm256_add_pd(t0, simde_mm256_setr_pd(q[0][i], q[1][i], q[2][i], q[3][i]));
-			t1 = simde_mm256_add_pd(t1, simde_mm256_setr_pd(q[4][i], q[5][i], q[6][i], q[7][i]));
+	for (; i < n; i++)
+		for (int g = 0; g < RB / G; g++) {
+			double a[G], b[G];
+			for (int j = 0; j < G; j++) {
+				a[j] = p[g * G + j][i];
+				b[j] = q ? q[g * G + j][i] : 0;
+			}
+			S[g] = GADD(S[g], absolute ? GANDN(sign, GLOADU(a)) : GLOADU(a));
+			if (q)
+				T[g] = GADD(T[g], GLOADU(b));
 		}
-	}
-	simde_mm256_storeu_pd(s, s0);
-	simde_mm256_storeu_pd(s + 4, s1);
-	if (q) {
-		simde_mm256_storeu_pd(t, t0);
-		simde_mm256_storeu_pd(t + 4, t1);
+	for (int g = 0; g < RB / G; g++) {
+		GSTOREU(s + g * G, S[g]);
+		if (q)
+			GSTOREU(t + g * G, T[g]);
 	}
 }
 
