@@ -117,9 +117,9 @@ typedef struct {
 } acc;
 
 /* The flow quotient of a difference x on one link. */
-static ALWAYS_INLINE V quotient(const params *q, V x)
+static ALWAYS_INLINE V quotient(const params *q, V x, const int mode)
 {
-	return q->mode == FOS_ALPHA ? vconv(x, q->alpha, 0) : vdivc(x, q->magic, q->sh);
+	return mode == FOS_ALPHA ? vconv(x, q->alpha, 0) : vdivc(x, q->magic, q->sh);
 }
 
 /* Pass 1 on row r: F_d for its PEs. B holds the row with B[-1], B[n] its
@@ -164,10 +164,10 @@ static void pass1_row(const lbt_view *v, const params *q, int32_t *const *F, int
 				ml = link_left(c[d], v->ext[d], v->torus[d]) ? valid : MNONE;
 			}
 			right[d] = mr;
-			f[d] = VSEL(mr, quotient(q, VSUB(l, ln)), zero);
+			f[d] = VSEL(mr, quotient(q, VSUB(l, ln), q->mode), zero);
 			if (q->mode == NNA) { /* rounded-down amounts P_i owes to both sides */
 				sent = VADD(sent, VMAX(f[d], zero));
-				sent = VADD(sent, VSEL(ml, VMAX(quotient(q, VSUB(l, lp)), zero), zero));
+				sent = VADD(sent, VSEL(ml, VMAX(quotient(q, VSUB(l, lp), q->mode), zero), zero));
 			}
 		}
 		for (int d = 0; d < D; d++) {
@@ -330,8 +330,8 @@ static void load_row(int32_t *B, const int32_t *p, int64_t n, int tl)
  * affordable, and F_0 depends on the rows r and r+1 alone. Diffusion's
  * flows need no budget. */
 static ALWAYS_INLINE void flows_chunk(const params *q, int64_t i, int64_t n, int tl, const int32_t *up,
-                                      const int32_t *B, const int32_t *dn, int32_t *f0, int32_t *f1, acc *A,
-                                      const int full)
+                                      const int32_t *B, const int32_t *dn, int32_t *f0, int32_t *f1, V *A,
+                                      const int full, const int mode)
 {
 	const V zero = VSET1(0);
 	const V pos = full ? zero : VADD(VIOTA(), VSET1((int32_t)i));
@@ -340,18 +340,18 @@ static ALWAYS_INLINE void flows_chunk(const params *q, int64_t i, int64_t n, int
 	const M m0 = dn ? valid : MNONE;
 	const M m1 = full || tl ? valid : MAND(valid, MGT(VSET1((int32_t)(n - 1)), pos));
 	const V d0 = dn ? VSUB(l, VLOAD(dn + i)) : zero, d1 = VSUB(l, VLOADU(B + i + 1));
-	V a0 = dn ? quotient(q, d0) : zero, a1 = quotient(q, d1);
+	V a0 = dn ? quotient(q, d0, mode) : zero, a1 = quotient(q, d1, mode);
 	if (!full) {
 		a0 = VSEL(m0, a0, zero);
 		a1 = VSEL(m1, a1, zero);
 	}
-	if (q->mode == NNA) { /* axis 0's round-up, then axis 1's if P_i can still afford it */
+	if (mode == NNA) { /* axis 0's round-up, then axis 1's if P_i can still afford it */
 		const M u0 = MAND(MAND(m0, MGT(d0, zero)), MNE(VMULLO(a0, q->ci), d0));
 		const M ml = full || tl ? valid : MAND(valid, MGT(pos, zero));
 		V sent = VADD(VMAX(a0, zero), VMAX(a1, zero)); /* the rounded-down amounts P_i owes to all four sides */
 		if (up)
-			sent = VADD(sent, VMAX(quotient(q, VSUB(l, VLOAD(up + i))), zero));
-		const V al = VMAX(quotient(q, VSUB(l, VLOADU(B + i - 1))), zero);
+			sent = VADD(sent, VMAX(quotient(q, VSUB(l, VLOAD(up + i)), mode), zero));
+		const V al = VMAX(quotient(q, VSUB(l, VLOADU(B + i - 1)), mode), zero);
 		sent = VADD(sent, full || tl ? al : VSEL(ml, al, zero));
 		a0 = VINC(a0, u0);
 		sent = VINC(sent, u0);
@@ -360,44 +360,80 @@ static ALWAYS_INLINE void flows_chunk(const params *q, int64_t i, int64_t n, int
 	}
 	VSTORE(f0 + i, a0);
 	VSTORE(f1 + i, a1);
-	A->rmax[0] = VMAX(A->rmax[0], a0);
-	A->lmin[0] = VMIN(A->lmin[0], a0);
-	A->rmax[1] = VMAX(A->rmax[1], a1);
-	A->lmin[1] = VMIN(A->lmin[1], a1);
-	A->moved = FADD64(A->moved, VADD(VABS(a0), VABS(a1))); /* below 2^32: FADD64 reads the lanes unsigned */
+	A[0] = VMAX(A[0], a0);
+	A[1] = VMIN(A[1], a0);
+	A[2] = VMAX(A[2], a1);
+	A[3] = VMIN(A[3], a1);
+	A[4] = FADD64(A[4], VADD(VABS(a0), VABS(a1))); /* below 2^32: FADD64 reads the lanes unsigned */
 }
 
-static ALWAYS_INLINE void flows_row(const params *q, int64_t n, int tl, const int32_t *up, const int32_t *B,
-                                    const int32_t *dn, int32_t *f0, int32_t *f1, acc *A)
+/* The counters in a local copy, as apply_row's statistics (f0, f1 may alias
+ * the vectors behind A): a small array, which GCC keeps in registers. */
+static ALWAYS_INLINE void flows_row_m(const params *q, int64_t n, int tl, const int32_t *up, const int32_t *B,
+                                    const int32_t *dn, int32_t *f0, int32_t *f1, acc *A,
+                                      const int mode)
 {
+	V a[5] = {A->rmax[0], A->lmin[0], A->rmax[1], A->lmin[1], A->moved};
 	int64_t i = 0;
 	for (; i + W < n || (i + W == n && tl); i += W)
-		flows_chunk(q, i, n, tl, up, B, dn, f0, f1, A, 1);
+		flows_chunk(q, i, n, tl, up, B, dn, f0, f1, a, 1, mode);
 	for (; i < n; i += W)
-		flows_chunk(q, i, n, tl, up, B, dn, f0, f1, A, 0);
+		flows_chunk(q, i, n, tl, up, B, dn, f0, f1, a, 0, mode);
 	f1[-1] = tl ? f1[n - 1] : 0; /* the flow arriving at PE 0 over the wrap-around */
+	A->rmax[0] = a[0];
+	A->lmin[0] = a[1];
+	A->rmax[1] = a[2];
+	A->lmin[1] = a[3];
+	A->moved = a[4];
 }
 
-/* The new row p: B - f0 - f1 + f1[i-1] + g0 (row r-1's F_0), measured. */
-static ALWAYS_INLINE void apply_row(int32_t *p, const int32_t *B, const int32_t *f0, const int32_t *f1,
+/* flows_row_m once per method, each a function of its own: with the method
+ * a constant, its loop needs fewer vector registers (NNA's budget is not
+ * there for diffusion), and every counter stays in one. */
+#define FLOWS_ROW(name, mode)                                                                                     \
+	static __attribute__((noinline)) void name(const params *q, int64_t n, int tl, const int32_t *up,         \
+	                                           const int32_t *B, const int32_t *dn, int32_t *f0, int32_t *f1, \
+	                                           acc *A)                                                        \
+	{                                                                                                         \
+		flows_row_m(q, n, tl, up, B, dn, f0, f1, A, mode);                                                \
+	}
+FLOWS_ROW(flows_row_nna, NNA)
+FLOWS_ROW(flows_row_alpha, FOS_ALPHA)
+FLOWS_ROW(flows_row_div, FOS_DIV)
+#undef FLOWS_ROW
+
+static void flows_row(const params *q, int64_t n, int tl, const int32_t *up, const int32_t *B, const int32_t *dn,
+                      int32_t *f0, int32_t *f1, acc *A)
+{
+	(q->mode == NNA ? flows_row_nna : q->mode == FOS_ALPHA ? flows_row_alpha : flows_row_div)(q, n, tl, up, B, dn, f0,
+	                                                                                         f1, A);
+}
+
+/* The new row p: B - f0 - f1 + f1[i-1] + g0 (row r-1's F_0), measured.
+ * The statistics go through a local copy: p is an int32_t *, which may
+ * alias the vectors behind St (vector types may alias anything), so with St
+ * itself every vector would wait on the last one's store and reload. */
+static __attribute__((noinline)) void apply_row(int32_t *p, const int32_t *B, const int32_t *f0, const int32_t *f1,
                                     const int32_t *g0, int64_t n, stats *St)
 {
+	V mx = St->mx, mn = St->mn, su = St->su; /* not a struct: GCC keeps these in registers */
 	int64_t i = 0;
 	for (; i + W <= n; i += W) {
 		const V x = VADD(VSUB(VSUB(VLOAD(B + i), VLOAD(f0 + i)), VLOAD(f1 + i)), VADD(VLOADU(f1 + i - 1), VLOAD(g0 + i)));
 		VSTORE(p + i, x);
-		St->mx = VMAX(St->mx, x);
-		St->mn = VMIN(St->mn, x);
-		St->su = FADD64(St->su, VSUB(x, VSET1(INT32_MIN)));
+		mx = VMAX(mx, x);
+		mn = VMIN(mn, x);
+		su = FADD64(su, VSUB(x, VSET1(INT32_MIN)));
 	}
 	if (i < n) {
 		const M valid = MFIRST(n - i);
 		const V x = VADD(VSUB(VSUB(VLOAD(B + i), VLOAD(f0 + i)), VLOAD(f1 + i)), VADD(VLOADU(f1 + i - 1), VLOAD(g0 + i)));
 		VSTORE(p + i, VSEL(valid, x, VLOAD(p + i)));
-		St->mx = VMAX(St->mx, VSEL(valid, x, VSET1(INT32_MIN)));
-		St->mn = VMIN(St->mn, VSEL(valid, x, VSET1(INT32_MAX)));
-		St->su = FADD64(St->su, VSEL(valid, VSUB(x, VSET1(INT32_MIN)), VSET1(0)));
+		mx = VMAX(mx, VSEL(valid, x, VSET1(INT32_MIN)));
+		mn = VMIN(mn, VSEL(valid, x, VSET1(INT32_MAX)));
+		su = FADD64(su, VSEL(valid, VSUB(x, VSET1(INT32_MIN)), VSET1(0)));
 	}
+	*St = (stats){mx, mn, su};
 }
 
 /* A thread's row buffers, X int32 cells apart (64-byte aligned, room for

@@ -70,9 +70,12 @@ static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
 }
 
 /* A thread's largest flows per axis towards higher / lower index: in vector
- * lanes, and the row tails' in scalars. */
+ * lanes, and the row tails' in scalars. Towards lower index the lanes keep
+ * the smallest flow, MINPD from +0 (one operation a vector fewer than
+ * MAXPD of -f): it is +0 or -(the largest -f), and with the scalar fold
+ * from +0 below, -(+0) = -0 changes nothing, so lmax is the reference's. */
 typedef struct {
-	VR vr[8], vl[8];
+	VR vr[8], vn[8];
 	double rmax[8], lmax[8];
 } maxima;
 
@@ -105,7 +108,7 @@ static void pass1_row(job *J, int64_t r, double *B, maxima *X)
 				f = nb[d] ? RMUL(a, RSUB(x, RLOAD(nb[d] + i))) : zero;
 			RSTORE(J->F[d] + off + i, f);
 			X->vr[d] = RMAX(f, X->vr[d]);
-			X->vl[d] = RMAX(RSUB(zero, f), X->vl[d]);
+			X->vn[d] = RMIN(f, X->vn[d]);
 		}
 	}
 	const int64_t t0 = i;
@@ -125,26 +128,100 @@ static void pass1_row(job *J, int64_t r, double *B, maxima *X)
 		}
 }
 
+/* RB rows' chains in vectors of G lanes, a row a lane: s[j] += p[j][i]
+ * (|p[j][i]| if `absolute`) for i = 0 .. n-1 in that order, and likewise
+ * t[j] += q[j][i] in the same loop if q is not NULL (the chains are
+ * independent, so the two sets of adds overlap). The lanes are filled G PEs
+ * at a time by a GxG transpose of G rows' loads (unpack, and for G = 4 a
+ * swap of the 128-bit halves): each lane still takes its row's values in
+ * order, so every add is the scalar chain's add. G = 4 (256 bits) where
+ * the target has AVX, G = 2 on SSE4.1 (SIMDe's 256-bit emulation there is
+ * several times slower than the scalar chains). */
+#if W == 4
+typedef simde__m128d VG;
+enum { G = 2 };
+#define GLOADU(p) simde_mm_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm_add_pd((a), (b))
+#define GANDN(a, b) simde_mm_andnot_pd((a), (b))
+#define GSET1(x) simde_mm_set1_pd(x)
+static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
+{
+	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i);
+	c[0] = simde_mm_unpacklo_pd(a0, a1);
+	c[1] = simde_mm_unpackhi_pd(a0, a1);
+}
+#else
+typedef simde__m256d VG;
+enum { G = 4 };
+#define GLOADU(p) simde_mm256_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm256_add_pd((a), (b))
+#define GANDN(a, b) simde_mm256_andnot_pd((a), (b))
+#define GSET1(x) simde_mm256_set1_pd(x)
+static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
+{
+	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i), a2 = GLOADU(p[2] + i), a3 = GLOADU(p[3] + i);
+	const VG t0 = simde_mm256_unpacklo_pd(a0, a1), t1 = simde_mm256_unpackhi_pd(a0, a1); /* PEs i, i+2 / i+1, i+3 */
+	const VG t2 = simde_mm256_unpacklo_pd(a2, a3), t3 = simde_mm256_unpackhi_pd(a2, a3);
+	c[0] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
+	c[1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
+	c[2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
+	c[3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
+}
+#endif
+
+static void chain8(const double *const *p, const double *const *q, int64_t n, int absolute, double *s, double *t)
+{
+	const VG sign = GSET1(-0.0);
+	VG S[RB / G], T[RB / G];
+	for (int g = 0; g < RB / G; g++) {
+		S[g] = GLOADU(s + g * G);
+		T[g] = q ? GLOADU(t + g * G) : S[g];
+	}
+	int64_t i = 0;
+	for (; i + G <= n; i += G)
+		for (int g = 0; g < RB / G; g++) { /* a group of G rows at a time: fewer vectors live at once */
+			VG c[G];
+			trg(p + g * G, i, c);
+			for (int k = 0; k < G; k++)
+				S[g] = GADD(S[g], absolute ? GANDN(sign, c[k]) : c[k]);
+			if (q) {
+				trg(q + g * G, i, c);
+				for (int k = 0; k < G; k++)
+					T[g] = GADD(T[g], c[k]);
+			}
+		}
+	for (; i < n; i++)
+		for (int g = 0; g < RB / G; g++) {
+			double a[G], b[G];
+			for (int j = 0; j < G; j++) {
+				a[j] = p[g * G + j][i];
+				b[j] = q ? q[g * G + j][i] : 0;
+			}
+			S[g] = GADD(S[g], absolute ? GANDN(sign, GLOADU(a)) : GLOADU(a));
+			if (q)
+				T[g] = GADD(T[g], GLOADU(b));
+		}
+	for (int g = 0; g < RB / G; g++) {
+		GSTOREU(s + g * G, S[g]);
+		if (q)
+			GSTOREU(t + g * G, T[g]);
+	}
+}
+
 /* k <= RB rows' sums side by side into s[0..k-1]: s[j] += p[j][i] (or
  * |p[j][i]|) for i = 0 .. n-1 in that order, each row's adds a chain of its
  * own. */
 static void chains(const double *const *p, int k, int64_t n, int absolute, double *s)
 {
-	double t[RB]; /* local: the sums stay in registers (s might alias the rows) */
-	memcpy(t, s, sizeof t);
-	if (k == RB && absolute)
+	if (k == RB) {
+		chain8(p, NULL, n, absolute, s, NULL);
+		return;
+	}
+	for (int j = 0; j < k; j++)
 		for (int64_t i = 0; i < n; i++)
-			for (int j = 0; j < RB; j++)
-				t[j] += fabs(p[j][i]);
-	else if (k == RB)
-		for (int64_t i = 0; i < n; i++)
-			for (int j = 0; j < RB; j++)
-				t[j] += p[j][i];
-	else
-		for (int j = 0; j < k; j++)
-			for (int64_t i = 0; i < n; i++)
-				t[j] += absolute ? fabs(p[j][i]) : p[j][i];
-	memcpy(s, t, sizeof t);
+			s[j] += absolute ? fabs(p[j][i]) : p[j][i];
 }
 
 /* The amount moved on rows r0 .. r0+k-1 (k <= RB) into J->rowsum: each
@@ -266,9 +343,9 @@ static void fused_row(job *J, int64_t r, const double *up, const double *dn, dou
 		RSTORE(f0 + i, g0);
 		RSTORE(f1 + i, g1);
 		X->vr[0] = RMAX(g0, X->vr[0]);
-		X->vl[0] = RMAX(RSUB(zero, g0), X->vl[0]);
+		X->vn[0] = RMIN(g0, X->vn[0]);
 		X->vr[1] = RMAX(g1, X->vr[1]);
-		X->vl[1] = RMAX(RSUB(zero, g1), X->vl[1]);
+		X->vn[1] = RMIN(g1, X->vn[1]);
 	}
 	const int64_t t0 = i;
 	for (; i < n; i++) {
@@ -347,11 +424,21 @@ static void fused_block(job *J, int t, int nt, double *buf, int64_t rc, double *
 			B = keep;
 		}
 		double s[RB] = {0};
-		chains(f[0], k, n, 1, s);
-		chains(f[1], k, n, 1, s);
+		if (k == RB) { /* the amount moved over F_0 and the loads' totals in one loop, then over F_1 */
+			const double *w[RB];
+			for (int j = 0; j < RB; j++)
+				w[j] = ROW(r0 + j);
+			double u[RB] = {0};
+			chain8(f[0], w, n, 1, s, u);
+			chain8(f[1], NULL, n, 1, s, NULL);
+			memcpy(tot + r0, u, sizeof u);
+		} else {
+			chains(f[0], k, n, 1, s);
+			chains(f[1], k, n, 1, s);
+			row_totals(J, r0, k, tot);
+		}
 		for (int j = 0; j < k; j++)
 			J->rowsum[r0 + j] = s[j];
-		row_totals(J, r0, k, tot);
 	}
 #undef ROW
 }
@@ -383,7 +470,7 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 		maxima X;
 		extremes E = {RSET1(-HUGE_VAL), RSET1(HUGE_VAL), -HUGE_VAL, HUGE_VAL};
 		for (int d = 0; d < D; d++) {
-			X.vr[d] = X.vl[d] = RSET1(0);
+			X.vr[d] = X.vn[d] = RSET1(0);
 			X.rmax[d] = X.lmax[d] = 0;
 		}
 		if (D == 2) {
@@ -415,10 +502,10 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 		}
 		for (int d = 0; d < D; d++) {
 			RSTORE(a[0], X.vr[d]);
-			RSTORE(a[1], X.vl[d]);
+			RSTORE(a[1], X.vn[d]);
 			for (int j = 0; j < WD; j++) {
 				X.rmax[d] = a[0][j] > X.rmax[d] ? a[0][j] : X.rmax[d];
-				X.lmax[d] = a[1][j] > X.lmax[d] ? a[1][j] : X.lmax[d];
+				X.lmax[d] = -a[1][j] > X.lmax[d] ? -a[1][j] : X.lmax[d];
 			}
 		}
 #pragma omp critical(lbt_simd_fos)
