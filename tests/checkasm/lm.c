@@ -168,7 +168,9 @@ static int meets(const lbt_steps_stop *st, const lbt_counts *c)
 	return (int64_t)c->max - c->min <= st->ldiff || (st->shared && c->min > 0) || (c->max == st->max && c->min == st->min);
 }
 
-static void steps_case(int cond, const lbt_shape *s, int kind, int threads, int steps, int max_hint, int use_stop)
+enum { LONGEST = 64 }; /* the engine's longest call (src/exec/run.c, BATCH) */
+static void steps_calls(int cond, const lbt_shape *s, int kind, int threads, int steps, int max_hint, int use_stop,
+                        int most)
 {
 	const uint64_t seed = (uint64_t)lbt_shape_pes(s) * 131 + (uint64_t)kind;
 	ck_pair p, q; /* q: the extremes after step 3 */
@@ -186,9 +188,9 @@ static void steps_case(int cond, const lbt_shape *s, int kind, int threads, int 
 	const lbt_steps_stop stop = {use_stop == 2 ? 2 + cond : -1, use_stop == 2 && cond % 2, (int32_t)s3.max, (int32_t)s3.min};
 	lbt_lm_cache cache = {0};
 	for (int t = 0, call = 0; t < steps; call++) {
-		lbt_counts cv[13];
+		lbt_counts cv[LONGEST];
 		memset(cv, 0xa5, sizeof cv); /* set whole by the kernel */
-		const int want = 1 + (call * 5 + cond) % 13 < steps - t ? 1 + (call * 5 + cond) % 13 : steps - t;
+		const int want = 1 + (call * 5 + cond) % most < steps - t ? 1 + (call * 5 + cond) % most : steps - t;
 		const int got = call_new(lm_steps, &p.vv, cond, want, max_hint ? max : 0, use_stop ? &stop : NULL, &cache, cv);
 		cr_assert(got >= 1 && got <= want, "lm-c%d on %s: lm_steps asked for %d did %d", cond, ck_new->isa, want, got);
 		for (int i = 0; use_stop && i + 1 < got; i++)
@@ -217,6 +219,12 @@ static void steps_case(int cond, const lbt_shape *s, int kind, int threads, int 
 	}
 	free(cache.mem);
 	ck_pair_close(&p);
+}
+
+/* Calls of 1 to 13 steps. */
+static void steps_case(int cond, const lbt_shape *s, int kind, int threads, int steps, int max_hint, int use_stop)
+{
+	steps_calls(cond, s, kind, threads, steps, max_hint, use_stop, 13);
 }
 
 /* Loads in 0..125 and at and beyond it (told the true maximum, or not:
@@ -326,6 +334,18 @@ static void team_steps(void)
 		for (int cond = 0; cond < LBT_NCOND; cond++)
 			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j += 2)
 				steps_case(cond, &s, kinds[j + (i + cond) % 2], 1 + (int)(i + j + cond) % 3, 4, (int)j % 4 == 0, (int)(j + cond) % 3);
+	}
+	/* Calls of up to 16 + cond steps (1 + cond, 6 + cond, 11 + cond, 16 +
+	 * cond, then the rest), as the engine makes them on grids of 2^24 PEs
+	 * at D >= 3 (2^30 site updates a call): the copy's counts of every step
+	 * of a long call, the stand-ins' window for n D up to 84. Folded and
+	 * team grids, 1 and 2 threads. */
+	static const int longkinds[] = {L_SMALL, L_POINT};
+	for (size_t i = 0; i < 2; i++) {
+		const lbt_shape s = ck_grid(tile_grids[2][0], tile_grids[2][1]), t = ck_grid(team_grids[0][0], team_grids[0][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			steps_calls(cond, i ? &t : &s, longkinds[(i + cond) % 2], 1 + (int)(i + cond) % 2, 40, cond % 2, cond % 3,
+			            LONGEST);
 	}
 }
 
