@@ -139,6 +139,7 @@ typedef struct {
 	double rrmax[8], rlmax[8]; /* real flows: the same */
 	int64_t shaken, links, moved; /* links that carried load; integer loads: the amount moved */
 	int shake;                 /* the shake is on (integer loads) */
+	int64_t lag;               /* rows from a row to its neighbour on axis 0 (1-D: 0, one row) */
 	int32_t max, min;          /* integer loads: the new loads' extremes */
 	int64_t total;             /*   and their total */
 	double rmx, rmn;           /* real loads: the new loads' extremes */
@@ -572,18 +573,34 @@ static void team_step(void *ctx, const lbt_team *t)
 	double rrmax[8] = {0}, rlmax[8] = {0}, rmx = -HUGE_VAL, rmn = HUGE_VAL;
 	int32_t mx = INT32_MIN, mn = INT32_MAX;
 	share(J, t, &lo, &hi);
-	for (int64_t r = lo; r < hi; r++)
+	/* Without the shake a row is counted and updated `lag` rows behind its flows, while they are in
+	   cache: by then no flows' pass reads its loads again (axis 0 reads `lag` rows ahead, an inner
+	   axis's wrap-around at most lag - 1 rows back) and the flows into it are formed (from lag rows
+	   back, an inner wrap-around's from less than lag rows ahead). The rows whose readers or flows
+	   another thread may have, a block's first and last lag rows, wait for the barrier (the first
+	   block's first rows are those axis 0's wrap-around reads). With the shake every flow is formed
+	   first. */
+	const int64_t lag = J->shake ? hi - lo : J->lag;
+#define WAITS(r) ((r) < lo + lag || (r) >= hi - lag)
+	for (int64_t r = lo; r < hi; r++) {
 		pass1_row(J, r);
+		if (r - lag >= lo && !WAITS(r - lag)) {
+			pass3_row(J, r - lag, rmax, lmax, rrmax, rlmax, &links, &moved);
+			apply_row(J, r - lag, &mx, &mn, &total, &rmx, &rmn);
+		}
+	}
 	lbt_team_barrier(t); /* every row's flows are formed, every load read */
 	if (J->shake) {
 		if (t->id == 0)
 			shake(J, J->a->lb); /* the budgets: lb is given with the shake, its times come after */
 		lbt_team_barrier(t);
 	}
-	for (int64_t r = lo; r < hi; r++) { /* the flows are final: a row's loads change once it is counted */
-		pass3_row(J, r, rmax, lmax, rrmax, rlmax, &links, &moved);
-		apply_row(J, r, &mx, &mn, &total, &rmx, &rmn);
-	}
+	for (int64_t r = lo; r < hi; r++) /* the flows are final: a row's loads change once it is counted */
+		if (WAITS(r)) {
+			pass3_row(J, r, rmax, lmax, rrmax, rlmax, &links, &moved);
+			apply_row(J, r, &mx, &mn, &total, &rmx, &rmn);
+		}
+#undef WAITS
 #pragma omp critical(lbt_simd_speed)
 	{
 		J->links += links; /* integer sums: any order */
@@ -614,6 +631,7 @@ void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a
 	         .info = a->net.lat + a->net.info_bytes / a->net.bw, .shake = a->shake_p > 0, .max = INT32_MIN,
 	         .min = INT32_MAX, .rmx = -HUGE_VAL, .rmn = HUGE_VAL};
 	J.P = J.n * J.rows;
+	J.lag = D == 1 ? 0 : J.rows / v->ext[0];
 	for (int d = D - 1, s = 1; d >= 0; s *= (int)v->ext[d], d--)
 		J.ds[d] = s;
 	for (int d = 0; d < D; d++)
