@@ -385,6 +385,35 @@ Test(speeds, detection_round_count_on_a_torus)
 	}
 }
 
+/* What the method uses, the rounds from the comb's diameter, is the
+ * protocol's count on the comb itself, for 1-D to 4-D shapes with extents 1
+ * to 5 on each axis (extent 1 and 2 included: a lone PE, one link). */
+Test(speeds, detection_rounds_from_the_diameter_are_the_protocols)
+{
+	for (int D = 1; D <= 4; D++) {
+		int64_t shapes = 1;
+		for (int d = 0; d < D; d++)
+			shapes *= 5;
+		for (int64_t k = 0; k < shapes; k++) {
+			char text[64] = "";
+			int64_t x = k;
+			for (int d = 0; d < D; d++, x /= 5)
+				snprintf(text + strlen(text), sizeof text - strlen(text), "%s%lld", d ? "x" : "", (long long)(x % 5 + 1));
+			lbt_shape s;
+			lbt_err e;
+			cr_assert_eq(lbt_shape_parse(&s, text, &e), LBT_OK, "%s", e.msg);
+			const int64_t P = lbt_shape_pes(&s);
+			int64_t *edges = malloc((size_t)(2 * P) * sizeof *edges);
+			cr_assert_eq(lbt_detect_shape_tree(&s, edges), P - 1);
+			lbt_detect r;
+			check_protocol(P, edges, &r);
+			cr_assert_eq(lbt_detect_shape_rounds(&s), r.rounds, "%s: %lld rounds, the protocol %lld", text,
+			             (long long)lbt_detect_shape_rounds(&s), (long long)r.rounds);
+			free(edges);
+		}
+	}
+}
+
 /* Detection stops balancing `rounds` iterations after the last exchange: on a
  * 16-PE line with cost/benefit k = 1000 - t, k reaches 0 by step 1000 at the
  * latest, so the run stops before its cap, and the stop is at least 16

@@ -26,7 +26,8 @@
  * A PE's balancing time in the step (one-port: its messages go one after
  * the other): per link an information message Lat + info_bytes/Bw (the loads
  * Mr needs), plus Cost(|F|) for a link that carries F != 0; both ends of a
- * link are busy with it.
+ * link are busy with it. Formed only if asked for (lb); the blocked counts
+ * only with the shake (U), the one reader of them.
  *
  * On a block of a torus cut between ranks (links.h: the dense copies span
  * the halo; the arguments' arrays are laid out as those copies, the
@@ -118,12 +119,12 @@ static int64_t shake_cut(const lbt_links *g, const lbt_view *v, const lbt_speed_
 	gs[D - 1] = 1;
 	for (int d = D - 2; d >= 0; d--)
 		gs[d] = gs[d + 1] * g->N[d + 1];
-	for (int64_t l = 0; l < D * P; l++) {
-		a->U[l] = blocked[l] ? a->U[l] + 1 : 0;
+	for (int64_t l = 0; l < D * P; l++)
 		mine[l] = 0;
-	}
 	if (!(a->shake_p > 0))
 		return 0;
+	for (int64_t l = 0; l < D * P; l++)
+		a->U[l] = blocked[l] ? a->U[l] + 1 : 0;
 	if (!v->scratch)
 		return -1;
 	int64_t coord[8] = {0};
@@ -193,8 +194,8 @@ static int64_t shake_cut(const lbt_links *g, const lbt_view *v, const lbt_speed_
 	return shaken;
 }
 
-/* A held PE's balancing time and activity on a cut view: its links in one
- * process's order. */
+/* A held PE's balancing time on a cut view: its links in one process's
+ * order. */
 static void times_cut(const lbt_links *g, const lbt_speed_args *a, const double *F, double info)
 {
 	int64_t gs[8], coord[8] = {0};
@@ -209,7 +210,6 @@ static void times_cut(const lbt_links *g, const lbt_speed_args *a, const double 
 		for (int k = 0; k < n; k++) {
 			const double f = F[o[k].l];
 			a->lb[i] += info + (f != 0 ? lbt_net_cost(&a->net, f) : 0);
-			a->active[i] |= f != 0;
 		}
 	}
 }
@@ -263,8 +263,8 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 	int64_t coord[8] = {0};
 	for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord)) {
 		out[i] = 0;
-		a->lb[i] = 0;
-		a->active[i] = 0;
+		if (a->lb)
+			a->lb[i] = 0;
 		const int here = lbt_links_computable(&g, coord);
 		for (int d = 0; d < D; d++) {
 			const int64_t l = d * P + i;
@@ -296,7 +296,8 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 			c->nomem = 1;
 			goto done;
 		}
-		times_cut(&g, a, F, info);
+		if (a->lb)
+			times_cut(&g, a, F, info);
 		memset(coord, 0, sizeof coord);
 		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord))
 			for (int d = 0; d < D && lbt_links_held(&g, coord); d++)
@@ -306,13 +307,13 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord))
 			for (int d = 0; d < D; d++) {
 				const int64_t l = d * P + i;
+				if (!(a->shake_p > 0))
+					continue;
 				if (!blocked[l]) {
 					a->U[l] = 0;
 					continue;
 				}
 				a->U[l]++;
-				if (!(a->shake_p > 0))
-					continue;
 				const uint64_t r = lbt_rand(v->seed, (uint64_t)v->step, (uint64_t)(i * D + d), LBT_RNG_SHAKE);
 				const double u = (double)(r >> 11) * 0x1p-53;
 				if (!(u < pow(a->shake_p, (double)a->U[l] / a->shake_tau)))
@@ -326,20 +327,19 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 				a->U[l] = 0;
 				shaken++;
 			}
-		/* balancing time per PE, and which PEs exchanged */
+		/* balancing time per PE (if asked for), and the links that carried load */
 		memset(coord, 0, sizeof coord);
 		for (int64_t i = 0; i < P; i++, lbt_coord_next(&g, coord))
 			for (int d = 0; d < D; d++) {
 				if (!lbt_link_right(&g, d, coord[d]))
 					continue;
 				const int64_t l = d * P + i, j = lbt_right_of(&g, d, i, coord[d]);
-				double t = info + (F[l] != 0 ? lbt_net_cost(&a->net, F[l]) : 0);
-				a->lb[i] += t;
-				a->lb[j] += t;
-				if (F[l] != 0) {
-					a->active[i] = a->active[j] = 1;
-					links++;
+				if (a->lb) {
+					const double t = info + (F[l] != 0 ? lbt_net_cost(&a->net, F[l]) : 0);
+					a->lb[i] += t;
+					a->lb[j] += t;
 				}
+				links += F[l] != 0;
 			}
 	}
 	c->links_exchanged += links;

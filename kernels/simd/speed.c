@@ -30,11 +30,14 @@
  * the order of a real sum.
  *
  * Passes over rows in a team (kernels/team.h; one thread up to 16384 PEs),
- * a barrier between each: the loads as dense doubles (into the balancing
- * times' array, free until their pass); the flows and each link's blocked
+ * a barrier between each: the flows, read from the grid's loads (integer
+ * loads converted in lanes), and, with the shake on, each link's blocked
  * count (U: +1 if blocked, else 0, the reference's pass 2 without the
  * shake) into the scratch grids, in the loads' layout; the shake, on one
- * thread; balancing times and activity; the new loads. */
+ * thread; then per row the balancing times (if asked for), the counters
+ * and the new loads, with integer loads their extremes and exact total
+ * (has_stats). What nothing reads is not formed: without the shake no
+ * blocked test (its divisions), without lb no balancing times. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +98,37 @@ typedef simde__m128d MR;
 #endif
 #define RMAX(a, b) RSEL(RGT((a), (b)), (a), (b)) /* a > b ? a : b */
 
+#if W == 16
+#define RLOADI(p) simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(simde_mm256_cvtepi32_pd(simde_mm_loadu_si128( \
+                      (const void *)(p)))), simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)((p) + 4))), 1)
+#define RCVTI(x) simde_mm256_set_m128i(simde_mm256_cvttpd_epi32(simde_mm512_extractf64x4_pd((x), 1)), \
+                                      simde_mm256_cvttpd_epi32(simde_mm512_extractf64x4_pd((x), 0)))
+typedef simde__m256i VH;
+#define HLOADU(p) simde_mm256_loadu_si256((const void *)(p))
+#define HSTOREU(p, x) simde_mm256_storeu_si256((void *)(p), (x))
+#define HMAX(a, b) simde_mm256_max_epi32((a), (b))
+#define HMIN(a, b) simde_mm256_min_epi32((a), (b))
+#define HSET1(x) simde_mm256_set1_epi32(x)
+#elif W == 8
+#define RLOADI(p) simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)(p)))
+#define RCVTI(x) simde_mm256_cvttpd_epi32(x) /* WD int32 lanes, exact: x holds integers */
+typedef simde__m128i VH;
+#define HLOADU(p) simde_mm_loadu_si128((const void *)(p))
+#define HSTOREU(p, x) simde_mm_storeu_si128((void *)(p), (x))
+#define HMAX(a, b) simde_mm_max_epi32((a), (b))
+#define HMIN(a, b) simde_mm_min_epi32((a), (b))
+#define HSET1(x) simde_mm_set1_epi32(x)
+#else
+#define RLOADI(p) simde_mm_cvtepi32_pd(simde_mm_loadl_epi64((const void *)(p)))
+#define RCVTI(x) simde_mm_cvttpd_epi32(x) /* two int32 lanes in the low half */
+typedef simde__m128i VH;
+#define HLOADU(p) simde_mm_loadl_epi64((const void *)(p))
+#define HSTOREU(p, x) simde_mm_storel_epi64((void *)(p), (x))
+#define HMAX(a, b) simde_mm_max_epi32((a), (b))
+#define HMIN(a, b) simde_mm_min_epi32((a), (b))
+#define HSET1(x) simde_mm_set1_epi32(x)
+#endif
+
 typedef struct {
 	const lbt_view *v;
 	const lbt_speed_args *a;
@@ -105,7 +139,21 @@ typedef struct {
 	double rrmax[8], rlmax[8]; /* real flows: the same */
 	int64_t shaken, links, moved; /* links that carried load; integer loads: the amount moved */
 	int shake;                 /* the shake is on (integer loads) */
+	int64_t lag;               /* rows from a row to its neighbour on axis 0 (1-D: 0, one row) */
+	int32_t max, min;          /* integer loads: the new loads' extremes */
+	int64_t total;             /*   and their total */
+	double rmx, rmn;           /* real loads: the new loads' extremes */
 } job;
+
+/* The loads at grid offset off, as doubles: one, or WD from there. */
+static double load_at(const job *J, int64_t off)
+{
+	return J->a->real ? J->v->real[off] : (double)J->v->load[off];
+}
+static VR loads_at(const job *J, int64_t off)
+{
+	return J->a->real ? RLOADU(J->v->real + off) : RLOADI(J->v->load + off);
+}
 
 /* Row r's coordinates on the outer axes. */
 static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
@@ -138,9 +186,9 @@ static double link1(const job *J, int64_t l, int64_t i, int64_t j, double wi, do
 	return 0;
 }
 
-/* Pass 1 over row r: the flow and blocked count of every link (i, i+1_d)
- * of its PEs, from the dense loads w. */
-static void pass1_row(const job *J, int64_t r, const double *w)
+/* Pass 1 over row r: the flow of every link (i, i+1_d) of its PEs, and
+ * its blocked count if the shake keeps them, from the grid's loads. */
+static void pass1_row(const job *J, int64_t r)
 {
 	const lbt_view *v = J->v;
 	const lbt_speed_args *a = J->a;
@@ -152,26 +200,33 @@ static void pass1_row(const job *J, int64_t r, const double *w)
 	const lbt_net net = a->net;
 	const VR lat = RSET1(net.lat), pack = RSET1(net.pack_s), ub = RSET1(net.unit_bytes), bw = RSET1(net.bw),
 	         us = RSET1(net.unit_s), zero = RSET1(0), one = RSET1(1);
+	const int sym = a->mr_bwd == a->mr_fwd; /* a symmetric Mr passed as one array: read once */
 	for (int d = 0; d < D; d++) {
 		double *F = J->F[d] + off;
-		int32_t *U = a->U + (int64_t)d * P + i0;
+		int32_t *U = a->U ? a->U + (int64_t)d * P + i0 : NULL;
 		const int64_t l0 = (int64_t)d * P + i0;
-		int64_t step = 1, end = n - 1; /* dense offset of the neighbour; links x < end in vectors, the rest below */
+		int64_t step = 1, gstep = 1, end = n - 1; /* the neighbour's dense and grid offsets; links x < end in
+		                                            vectors, the rest below */
 		if (d != last) {
 			if (!link_right(c[d], v->ext[d], v->torus[d])) {
 				memset(F, 0, (size_t)n * sizeof *F);
-				memset(U, 0, (size_t)n * sizeof *U);
+				if (U)
+					memset(U, 0, (size_t)n * sizeof *U);
 				continue;
 			}
-			step = (c[d] < v->ext[d] - 1 ? 1 : -(v->ext[d] - 1)) * J->ds[d];
+			const int64_t by = c[d] < v->ext[d] - 1 ? 1 : -(v->ext[d] - 1);
+			step = by * J->ds[d];
+			gstep = by * v->stride[d];
 			end = n;
 		}
-		const double *wi_ = w + i0, *wj_ = w + i0 + step, *ci_ = a->cn + i0, *cj_ = a->cn + i0 + step,
-		             *ki_ = a->k + i0, *kj_ = a->k + i0 + step, *mf = a->mr_fwd + l0, *mb = a->mr_bwd + l0;
+		const double *ci_ = a->cn + i0, *cj_ = a->cn + i0 + step, *ki_ = a->k + i0, *kj_ = a->k + i0 + step,
+		             *mf = a->mr_fwd + l0, *mb = a->mr_bwd + l0;
 		int64_t x = 0;
 		for (; x + WD <= end; x += WD) {
-			const VR wi = RLOADU(wi_ + x), wj = RLOADU(wj_ + x), cni = RLOADU(ci_ + x), cnj = RLOADU(cj_ + x);
-			VR f = RSUB(RMUL(RLOADU(mf + x), wi), RMUL(RLOADU(mb + x), wj));
+			const VR wi = loads_at(J, off + x), wj = loads_at(J, off + gstep + x), cni = RLOADU(ci_ + x),
+			         cnj = RLOADU(cj_ + x);
+			const VR m = RLOADU(mf + x);
+			VR f = RSUB(RMUL(m, wi), RMUL(sym ? m : RLOADU(mb + x), wj));
 			if (!a->real)
 				f = RTRUNC(f);
 			MR keep = RNE(f, zero);
@@ -184,6 +239,9 @@ static void pass1_row(const job *J, int64_t r, const double *w)
 				         after = RMAX(RDIV(RSUB(ws, ax), cs), RDIV(RADD(wr, ax), cr));
 				keep = RAND(keep, RLT(cst, RMUL(k, RMUL(RSUB(before, after), us))));
 			}
+			RSTORE(F + x, RSEL(keep, f, zero));
+			if (!U)
+				continue;
 			MR blocked = RNE(zero, zero); /* none, if every lane kept its flow */
 			if (RBITS(keep) != (1u << WD) - 1) {
 				const VR ri = RDIV(wi, cni), rj = RDIV(wj, cnj);
@@ -198,7 +256,6 @@ static void pass1_row(const job *J, int64_t r, const double *w)
 					blocked = RANDN(keep, RGT(RMUL(RSUB(before, after), us), zero));
 				}
 			}
-			RSTORE(F + x, RSEL(keep, f, zero));
 			const unsigned bits = RBITS(blocked);
 			for (int q = 0; q < WD; q++)
 				U[x + q] = (U[x + q] + 1) & -(int32_t)(bits >> q & 1);
@@ -207,11 +264,13 @@ static void pass1_row(const job *J, int64_t r, const double *w)
 			int blocked = 0;
 			double f = 0;
 			if (d != last || x < n - 1 || tl) {
-				const int64_t j = d == last && x == n - 1 ? i0 : i0 + x + step;
-				f = link1(J, l0 + x, i0 + x, j, w[i0 + x], w[j], &blocked);
+				const int wrap = d == last && x == n - 1;
+				f = link1(J, l0 + x, i0 + x, wrap ? i0 : i0 + x + step, load_at(J, off + x),
+				          load_at(J, wrap ? off : off + x + gstep), &blocked);
 			}
 			F[x] = f;
-			U[x] = blocked ? U[x] + 1 : 0;
+			if (U)
+				U[x] = blocked ? U[x] + 1 : 0;
 		}
 	}
 }
@@ -282,7 +341,8 @@ static int slot_cmp(const void *p, const void *q)
 	return a->at < b->at ? -1 : a->at > b->at ? 1 : a->d - b->d;
 }
 
-/* Pass 3 over row r: balancing times, activity, links and the new loads. */
+/* Pass 3 over row r: balancing times (if asked for), links, the amount moved
+ * and the largest flows. */
 static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, double *rrmax, double *rlmax,
                       int64_t *links, int64_t *moved)
 {
@@ -320,9 +380,8 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, dou
 	const VR zero = RSET1(0), info = RSET1(J->info), lat = RSET1(net->lat), pack = RSET1(net->pack_s),
 	         ub = RSET1(net->unit_bytes), bw = RSET1(net->bw);
 	int64_t x = 1;
-	for (; x + WD <= n - 1; x += WD) { /* PEs 1 .. n-2: every link of the order is there */
+	for (; a->lb && x + WD <= n - 1; x += WD) { /* PEs 1 .. n-2: every link of the order is there */
 		VR lb = zero;
-		MR act = RNE(zero, zero);
 		for (int s = 0; s < ns; s++) {
 			const VR f = RLOADU((S[s].kind ? from[S[s].d] : own[S[s].d]) + x);
 			const MR nz = RNE(f, zero);
@@ -332,51 +391,84 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, dou
 			}
 			const VR ax = RABS(f), cst = RADD(RADD(RMUL(ax, pack), lat), RDIV(RMUL(ax, ub), bw));
 			lb = RADD(lb, RADD(info, RSEL(nz, cst, zero)));
-			act = ROR(act, nz);
 		}
 		RSTOREU(a->lb + i0 + x, lb);
-		const unsigned bits = RBITS(act);
-		for (int q = 0; q < WD; q++)
-			a->active[i0 + x + q] = bits >> q & 1;
 	}
-	for (int64_t p = 0; p < n; p = p ? p + 1 : x) { /* PE 0, then the PEs the vectors left */
+	for (int64_t p = 0; a->lb && p < n; p = p ? p + 1 : x) { /* PE 0, then the PEs the vectors left */
 		const slot *o = p ? S : S0;
 		double lb = 0;
-		int act = 0;
 		for (int s = 0; s < (p ? ns : ns0); s++) {
 			const int d = o[s].d;
 			if (d == last && !tl && ((o[s].kind == 0 && p == n - 1) || (o[s].kind == 1 && p == 0)))
 				continue; /* a row without a wrap-around: its ends */
 			const double f = o[s].kind == 0 ? own[d][p] : d == last && p == 0 ? own[d][n - 1] : from[d][p];
 			lb += J->info + (f != 0 ? lbt_net_cost(net, f) : 0);
-			act |= f != 0;
 		}
 		a->lb[i0 + p] = lb;
-		a->active[i0 + p] = (uint8_t)act;
 	}
-	double row = 0; /* real loads: the amount moved, axis by axis from 0 (the reference's row sum) */
-	for (int d = 0; d < D; d++)
-		for (int64_t p = 0; p < n; p++) {
-			const double f = own[d][p];
-			*links += f != 0;
+	/* the counters per axis in lanes: links that carry load, the largest flow each way (integer
+	   values, or real ones from +0, whose maxima do not depend on the order), integer loads' amount
+	   moved (integers in doubles, exact below 2^53: converted every 2^20 lanes' worth) */
+	for (int d = 0; d < D; d++) {
+		const double *f = own[d];
+		VR vr = zero, vl = zero;
+		int64_t p = 0;
+		while (p + WD <= n) {
+			VR vs = zero;
+			const int64_t stop = n - p > ((int64_t)1 << 20) ? p + ((int64_t)1 << 20) : n;
+			for (; p + WD <= stop; p += WD) {
+				const VR x = RLOADU(f + p);
+				*links += __builtin_popcount(RBITS(RNE(x, zero)));
+				vr = RMAX(x, vr);
+				vl = RMAX(RSUB(zero, x), vl);
+				vs = RADD(vs, RABS(x));
+			}
+			double sum[WD];
+			RSTOREU(sum, vs);
+			for (int k = 0; k < WD && !a->real; k++)
+				*moved += (int64_t)sum[k];
+		}
+		double q[2][WD];
+		RSTOREU(q[0], vr);
+		RSTOREU(q[1], vl);
+		for (int k = 0; k < WD; k++) {
+			if (a->real) {
+				rrmax[d] = q[0][k] > rrmax[d] ? q[0][k] : rrmax[d];
+				rlmax[d] = q[1][k] > rlmax[d] ? q[1][k] : rlmax[d];
+			} else {
+				rmax[d] = (int64_t)q[0][k] > rmax[d] ? (int64_t)q[0][k] : rmax[d];
+				lmax[d] = (int64_t)q[1][k] > lmax[d] ? (int64_t)q[1][k] : lmax[d];
+			}
+		}
+		for (; p < n; p++) {
+			*links += f[p] != 0;
 			if (!a->real) {
-				const int64_t g = (int64_t)f;
+				const int64_t g = (int64_t)f[p];
 				*moved += g > 0 ? g : -g;
 				rmax[d] = g > rmax[d] ? g : rmax[d];
 				lmax[d] = -g > lmax[d] ? -g : lmax[d];
 			} else {
-				row += fabs(f);
-				rrmax[d] = f > rrmax[d] ? f : rrmax[d];
-				rlmax[d] = -f > rlmax[d] ? -f : rlmax[d];
+				rrmax[d] = f[p] > rrmax[d] ? f[p] : rrmax[d];
+				rlmax[d] = -f[p] > rlmax[d] ? -f[p] : rlmax[d];
 			}
 		}
-	if (a->real)
+	}
+	if (a->real) { /* the amount moved, axis by axis from 0: the reference's row sum, one add after another */
+		double row = 0;
+		for (int d = 0; d < D; d++)
+			for (int64_t p = 0; p < n; p++)
+				row += fabs(own[d][p]);
 		v->scratch->rowsum[r] = row;
+	}
 }
 
 /* The new loads of row r: (w - out) + in, axis by axis from +0 (integer
- * flows: exact sums of integers in doubles). */
-static void apply_row(const job *J, int64_t r)
+ * flows: exact sums of integers in doubles, so the new load is exact too),
+ * and their statistics: integer loads' extremes into *mx, *mn and their
+ * total into *tot; real loads' extremes into *rmx, *rmn (`w > m ? w : m`,
+ * lbt_field_stats's comparisons) and the row's total, left to right from 0,
+ * into the scratch's second row sums. */
+static void apply_row(const job *J, int64_t r, int32_t *mx, int32_t *mn, int64_t *tot, double *rmx, double *rmn)
 {
 	const lbt_view *v = J->v;
 	const int D = v->dims, last = D - 1;
@@ -405,6 +497,30 @@ static void apply_row(const job *J, int64_t r)
 			}
 			RSTOREU(v->real + off + x, RADD(RSUB(RLOADU(v->real + off + x), out), in));
 		}
+	else {
+		VH hmx = HSET1(INT32_MIN), hmn = HSET1(INT32_MAX);
+		for (; x + WD <= n; x += WD) {
+			VR out = RSET1(0), in = RSET1(0);
+			for (int d = 0; d < D; d++) {
+				out = RADD(out, RLOADU(J->F[d] + off + x));
+				if (d == last)
+					in = RADD(in, RLOADU(fl + x - 1));
+				else if (from[d])
+					in = RADD(in, RLOADU(from[d] + x));
+			}
+			const VH l = RCVTI(RADD(RSUB(RLOADI(v->load + off + x), out), in));
+			HSTOREU(v->load + off + x, l);
+			hmx = HMAX(hmx, l);
+			hmn = HMIN(hmn, l);
+		}
+		int32_t a[2][WD];
+		HSTOREU(a[0], hmx);
+		HSTOREU(a[1], hmn);
+		for (int q = 0; q < WD; q++) {
+			*mx = a[0][q] > *mx ? a[0][q] : *mx;
+			*mn = a[1][q] < *mn ? a[1][q] : *mn;
+		}
+	}
 	for (int64_t p = 0; p < n; p = p ? p + 1 : x) {
 		double out = 0, in = 0;
 		for (int d = 0; d < D; d++) {
@@ -416,8 +532,29 @@ static void apply_row(const job *J, int64_t r)
 		}
 		if (J->a->real)
 			v->real[off + p] = v->real[off + p] - out + in;
-		else
-			v->load[off + p] = (int32_t)((double)v->load[off + p] - out + in);
+		else {
+			const int32_t l = (int32_t)((double)v->load[off + p] - out + in);
+			v->load[off + p] = l;
+			*mx = l > *mx ? l : *mx;
+			*mn = l < *mn ? l : *mn;
+		}
+	}
+	if (J->a->real) {
+		double sum = 0, hi = *rmx, lo = *rmn;
+		for (int64_t p = 0; p < n; p++) {
+			const double w = v->real[off + p];
+			sum += w;
+			hi = w > hi ? w : hi;
+			lo = w < lo ? w : lo;
+		}
+		v->scratch->rowsum[J->rows + r] = sum;
+		*rmx = hi;
+		*rmn = lo;
+	} else {
+		int64_t sum = 0; /* exact; GCC adds it in lanes */
+		for (int64_t p = 0; p < n; p++)
+			sum += v->load[off + p];
+		*tot += sum;
 	}
 }
 
@@ -432,32 +569,47 @@ static void team_step(void *ctx, const lbt_team *t)
 {
 	job *J = ctx;
 	const lbt_view *v = J->v;
-	const int last = v->dims - 1;
-	int64_t lo, hi, rmax[8] = {0}, lmax[8] = {0}, links = 0, moved = 0;
-	double rrmax[8] = {0}, rlmax[8] = {0};
+	int64_t lo, hi, rmax[8] = {0}, lmax[8] = {0}, links = 0, moved = 0, total = 0;
+	double rrmax[8] = {0}, rlmax[8] = {0}, rmx = -HUGE_VAL, rmn = HUGE_VAL;
+	int32_t mx = INT32_MIN, mn = INT32_MAX;
 	share(J, t, &lo, &hi);
-	double *w = J->a->lb; /* the dense loads until pass 3 writes the times */
+	/* Without the shake a row is counted and updated `lag` rows behind its flows, while they are in
+	   cache: by then no flows' pass reads its loads again (axis 0 reads `lag` rows ahead, an inner
+	   axis's wrap-around at most lag - 1 rows back) and the flows into it are formed (from lag rows
+	   back, an inner wrap-around's from less than lag rows ahead). The rows whose readers or flows
+	   another thread may have, a block's first and last lag rows, wait for the barrier (the first
+	   block's first rows are those axis 0's wrap-around reads). With the shake every flow is formed
+	   first. */
+	const int64_t lag = J->shake ? hi - lo : J->lag;
+#define WAITS(r) ((r) < lo + lag || (r) >= hi - lag)
 	for (int64_t r = lo; r < hi; r++) {
-		const int64_t off = lbt_fiber_base(v, last, r) - v->load;
-		for (int64_t x = 0; x < J->n; x++)
-			w[r * J->n + x] = J->a->real ? v->real[off + x] : v->load[off + x];
+		pass1_row(J, r);
+		if (r - lag >= lo && !WAITS(r - lag)) {
+			pass3_row(J, r - lag, rmax, lmax, rrmax, rlmax, &links, &moved);
+			apply_row(J, r - lag, &mx, &mn, &total, &rmx, &rmn);
+		}
 	}
-	lbt_team_barrier(t);
-	for (int64_t r = lo; r < hi; r++)
-		pass1_row(J, r, w);
-	lbt_team_barrier(t);
-	if (J->shake && t->id == 0)
-		shake(J, J->a->lb);
-	lbt_team_barrier(t);
-	for (int64_t r = lo; r < hi; r++)
-		pass3_row(J, r, rmax, lmax, rrmax, rlmax, &links, &moved);
-	lbt_team_barrier(t); /* every row's flows are read before the loads change */
-	for (int64_t r = lo; r < hi; r++)
-		apply_row(J, r);
+	lbt_team_barrier(t); /* every row's flows are formed, every load read */
+	if (J->shake) {
+		if (t->id == 0)
+			shake(J, J->a->lb); /* the budgets: lb is given with the shake, its times come after */
+		lbt_team_barrier(t);
+	}
+	for (int64_t r = lo; r < hi; r++) /* the flows are final: a row's loads change once it is counted */
+		if (WAITS(r)) {
+			pass3_row(J, r, rmax, lmax, rrmax, rlmax, &links, &moved);
+			apply_row(J, r, &mx, &mn, &total, &rmx, &rmn);
+		}
+#undef WAITS
 #pragma omp critical(lbt_simd_speed)
 	{
 		J->links += links; /* integer sums: any order */
 		J->moved += moved;
+		J->total += total;
+		J->max = mx > J->max ? mx : J->max;
+		J->min = mn < J->min ? mn : J->min;
+		J->rmx = fmax(J->rmx, rmx); /* lbt_field_stats's combination of its threads' extremes */
+		J->rmn = fmin(J->rmn, rmn);
 		for (int d = 0; d < v->dims; d++) {
 			J->rmax[d] = rmax[d] > J->rmax[d] ? rmax[d] : J->rmax[d];
 			J->lmax[d] = lmax[d] > J->lmax[d] ? lmax[d] : J->lmax[d];
@@ -476,8 +628,10 @@ void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a
 	}
 	const int D = v->dims, last = D - 1;
 	job J = {.v = v, .a = a, .n = v->ext[last], .rows = lbt_fiber_count(v, last),
-	         .info = a->net.lat + a->net.info_bytes / a->net.bw, .shake = a->shake_p > 0};
+	         .info = a->net.lat + a->net.info_bytes / a->net.bw, .shake = a->shake_p > 0, .max = INT32_MIN,
+	         .min = INT32_MAX, .rmx = -HUGE_VAL, .rmn = HUGE_VAL};
 	J.P = J.n * J.rows;
+	J.lag = D == 1 ? 0 : J.rows / v->ext[0];
 	for (int d = D - 1, s = 1; d >= 0; s *= (int)v->ext[d], d--)
 		J.ds[d] = s;
 	for (int d = 0; d < D; d++)
@@ -495,19 +649,29 @@ void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a
 		}
 		c->moved += J.moved;
 		c->shifts += shifts;
+		c->has_stats = 1; /* exact: any order */
+		c->max = J.max;
+		c->min = J.min;
+		c->total = J.total;
 		c->link_max = (double)link_max > c->link_max ? (double)link_max : c->link_max;
 		return;
 	}
 	/* real loads: the rows' sums added in row order (the reference's order),
 	 * the maxima per axis and direction summed axis by axis */
-	double rmoved = 0, shifts = 0, link_max = 0;
-	for (int64_t r = 0; r < J.rows; r++)
+	double rmoved = 0, total = 0, shifts = 0, link_max = 0;
+	for (int64_t r = 0; r < J.rows; r++) {
 		rmoved += S->rowsum[r];
+		total += S->rowsum[J.rows + r];
+	}
 	for (int d = 0; d < D; d++) {
 		shifts += J.rrmax[d] + J.rlmax[d];
 		link_max = J.rrmax[d] > link_max ? J.rrmax[d] : link_max;
 		link_max = J.rlmax[d] > link_max ? J.rlmax[d] : link_max;
 	}
+	c->has_stats = 1; /* the loads' extremes and total, as lbt_field_stats forms them */
+	c->real_max = J.rmx;
+	c->real_min = J.rmn;
+	c->real_total = total;
 	c->real_moved += rmoved;
 	c->real_shifts += shifts;
 	c->link_max = link_max > c->link_max ? link_max : c->link_max;

@@ -604,6 +604,7 @@ static void loop_init(run_loop *l, lbt_state *st, const lbt_run_opts *o, lbt_sum
 {
 	memset(out, 0, sizeof *out);
 	*l = (run_loop){.st = st, .o = o, .out = out, .e = e, .N = o->app_iterations};
+	st->app = l->N > 0; /* the application's times are read: a speed method forms them */
 	l->wl = o->workload && o->workload->phase ? o->workload : NULL;
 	l->D = lbt_shape_active_dims(&st->grid.whole);
 	l->P = lbt_shape_pes(&st->grid.whole);
@@ -672,6 +673,7 @@ int lbt_run(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_err *e)
 	int status = run_check(st, o, e);
 	if (status)
 		return status;
+	st->app = 0; /* bare timing reads no application's times */
 	if (o->bare)
 		return run_bare(st, o, out, e);
 	run_loop *l = calloc(1, sizeof *l);

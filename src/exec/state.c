@@ -157,8 +157,8 @@ static const int *ranks_of(const lbt_state *st, const lbt_setup *cfg, const lbt_
 /* A run needs at least its fields (4 bytes per cell of integer loads, 8 more
  * for real-valued ones, 8 for speeds), the kernels' scratch if its method
  * opens one, the copies of the loads the caller holds beside the run
- * (`copies`: bench's restart copy), and for speeds the dense copies of the
- * relative loads (whole, on every rank); an init file is read in pieces
+ * (`copies`: bench's restart copy), and for speeds what lbt_speeds_bytes
+ * counts (a speed method's workspace); an init file is read in pieces
  * (lbt_npy_read_block). On a torus cut between ranks (cfg->cut: k steps
  * between exchanges) a rank holds the block of the largest rank (rank 0's:
  * lbt_comm_slab gives the extra layers to the first) as lbt_grid_init_cut
@@ -187,8 +187,8 @@ static int memory_fits(const lbt_state *st, const lbt_setup *cfg, const lbt_spee
 	double shared = (double)cells * field * (1 + copies), fixed = 0;
 	if (scratch)
 		shared += lbt_scratch_bytes(D, s->ext, cells, threads);
-	if (speeds) /* the field, and the relative loads' dense copies each step (20 bytes a PE, of a rank's block) */
-		shared += (double)cells * 8 + (double)lbt_shape_pes(s) * 20;
+	if (speeds) /* the field, and the method's workspace or the relative loads' dense copies */
+		shared += (double)cells * 8 + lbt_speeds_bytes(st, D, 0, lbt_shape_pes(s));
 	double block = shared / ranks;                  /* a rank's share, or its block's exact bytes: */
 	int64_t rows = lbt_shape_pes(s) / s->ext[last]; /* its rows of the last axis */
 	int shared_rows = 0;                            /* rows cut along the last axis: their lanes passed on */
@@ -203,7 +203,7 @@ static int memory_fits(const lbt_state *st, const lbt_setup *cfg, const lbt_spee
 		const int64_t bc = lbt_grid_block_cells(s, &c);
 		block = (double)bc * field * (1 + copies) + (scratch ? lbt_scratch_bytes(D, c.len, bc, threads) : 0) +
 		        lbt_cut_rows_bytes(&c, lbt_cut_part_rows(&c), real, lbt_cut_layer_cells(&c)) +
-		        (speeds ? (double)bc * 8 + (double)bc * 20 : 0);
+		        (speeds ? (double)bc * 8 + lbt_speeds_bytes(st, D, 1, bc) : 0);
 		rows = 1;
 		for (int d = 0; d < last; d++)
 			rows *= c.len[d];

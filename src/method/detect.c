@@ -60,6 +60,23 @@ int64_t lbt_detect_shape_tree(const lbt_shape *s, int64_t *edges)
 	return n;
 }
 
+/* The comb's diameter joins two PEs that differ on its first axis of
+ * extent > 1, each the farthest from the middle on every later axis:
+ * (n_first - 1) + 2 sum over the later axes of ceil((n_d - 1)/2); the
+ * protocol takes ceil(d/2) rounds each way (above). */
+int64_t lbt_detect_shape_rounds(const lbt_shape *s)
+{
+	int64_t diameter = 0;
+	int first = 1;
+	for (int d = 0; d < s->dims; d++) {
+		if (s->ext[d] < 2)
+			continue;
+		diameter += first ? s->ext[d] - 1 : 2 * (s->ext[d] / 2); /* ceil((n-1)/2) = floor(n/2) */
+		first = 0;
+	}
+	return 2 * ((diameter + 1) / 2);
+}
+
 /* The tree as adjacency lists (start[i]..start[i+1] in adj) and the
  * protocol's per-PE and per-slot state. */
 typedef struct {

@@ -439,12 +439,14 @@ typedef struct {
 	lbt_scratch sc; /* first: the kernels' scratch (lbt_method_view) */
 	layout L;
 	int kmode; /* 0 none, 1 constant, 2 dec, 3 adaptive */
-	double *cn, *mr_fwd, *mr_bwd, *k, *lb, *prev, *times, *w;
-	int32_t *U, *halved; /* halved: adaptive k = k(0) 2^-halved, per PE */
-	int32_t *buf;        /* a cut grid: an int32 field laid out as the grid, for the fills */
-	uint8_t *active;
-	lbt_detect det;
-	int64_t quiet; /* successive iterations in which no link exchanged */
+	double *cn, *mr_fwd, *mr_bwd, *k, *lb, *w;
+	double *prev, *times; /* adaptive k: each PE's iteration time, the last and this one */
+	int32_t *U;           /* the shake: each link's blocked iterations */
+	int32_t *halved;      /* adaptive k = k(0) 2^-halved, per PE */
+	int32_t *buf;         /* a cut grid: an int32 field laid out as the grid, for the fills */
+	int64_t rounds;       /* the detection's rounds on the whole torus */
+	int unit;             /* every normalised speed is 1: a relative load is the load itself */
+	int64_t quiet;        /* successive iterations in which no link exchanged */
 } ws;
 
 /* Called after every step of a run with speeds: the relative loads'
@@ -482,12 +484,25 @@ int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bo
 				i0 += c[d] * L.ds[d];
 			const void *row = lbt_field_row(&st->grid, f, r);
 			const double *cr = cn + i0;
-			for (int64_t i = 0; i < len; i++) { /* no NaN here: compare-and-select instead of fmax/fmin calls */
-				const double q = (real ? ((const double *)row)[i] : (double)((const int32_t *)row)[i]) / cr[i];
-				x[0] = x[0] > q ? x[0] : q;
-				x[1] = x[1] > -q ? x[1] : -q;
-				x[2] = x[2] > -cr[i] ? x[2] : -cr[i];
-			}
+			if (sw && sw->unit && !real) { /* q = L / 1 = L: the row's integer extremes (in lanes), exact */
+				const int32_t *l = row;
+				int32_t hi = INT32_MIN, lo = INT32_MAX;
+				for (int64_t i = 0; i < len; i++) {
+					hi = l[i] > hi ? l[i] : hi;
+					lo = l[i] < lo ? l[i] : lo;
+				}
+				/* the same values, and no zero of two signs to choose between: -q of L = 0 is -0 */
+				x[0] = x[0] > (double)hi ? x[0] : (double)hi;
+				x[1] = x[1] > -(double)lo ? x[1] : -(double)lo;
+				x[2] = -1;
+			} else
+				for (int64_t i = 0; i < len; i++) { /* no NaN here: compare-and-select instead of fmax/fmin calls */
+					const double v = real ? ((const double *)row)[i] : (double)((const int32_t *)row)[i];
+					const double q = sw && sw->unit ? v : v / cr[i]; /* v / 1 = v */
+					x[0] = x[0] > q ? x[0] : q;
+					x[1] = x[1] > -q ? x[1] : -q;
+					x[2] = x[2] > -cr[i] ? x[2] : -cr[i];
+				}
 			for (int d = last - 1; d >= 0; d--) {
 				if (++c[d] < L.n[d] - L.h[d])
 					break;
@@ -528,8 +543,9 @@ static void speed_close(lbt_state *st)
 	if (w) {
 		lbt_scratch_close(&w->sc);
 		free(w->cn);
+		if (w->mr_bwd != w->mr_fwd)
+			free(w->mr_bwd);
 		free(w->mr_fwd);
-		free(w->mr_bwd);
 		free(w->k);
 		free(w->lb);
 		free(w->prev);
@@ -538,7 +554,6 @@ static void speed_close(lbt_state *st)
 		free(w->U);
 		free(w->halved);
 		free(w->buf);
-		free(w->active);
 	}
 	free(w);
 	st->ws = NULL;
@@ -573,22 +588,27 @@ static int speed_open(lbt_state *st, lbt_err *e)
 	w->cn = malloc((size_t)P * sizeof *w->cn);
 	w->mr_fwd = calloc((size_t)(D * P), sizeof *w->mr_fwd);
 	w->mr_bwd = calloc((size_t)(D * P), sizeof *w->mr_bwd);
+	const char *kw = st->param[P_K].word;
+	w->kmode = !kw ? 1 : !strncmp(kw, "none", 4) ? 0 : !strncmp(kw, "dec", 3) ? 2 : 3;
+	const int adaptive = w->kmode == 3, shake = st->param[P_SHAKE].num > 0;
 	w->k = malloc((size_t)P * sizeof *w->k);
 	w->lb = calloc((size_t)P, sizeof *w->lb);
-	w->prev = malloc((size_t)P * sizeof *w->prev);
-	w->times = calloc((size_t)P, sizeof *w->times);
 	w->w = malloc((size_t)P * sizeof *w->w);
-	w->U = calloc((size_t)(D * P), sizeof *w->U);
-	w->halved = calloc((size_t)P, sizeof *w->halved);
-	w->active = calloc((size_t)P, 1);
+	if (adaptive) {
+		w->prev = malloc((size_t)P * sizeof *w->prev);
+		w->times = calloc((size_t)P, sizeof *w->times);
+		w->halved = calloc((size_t)P, sizeof *w->halved);
+	}
+	if (shake)
+		w->U = calloc((size_t)(D * P), sizeof *w->U);
 	if (st->grid.cut)
 		w->buf = lbt_alloc_aligned((size_t)st->grid.cells * sizeof *w->buf);
 	double *delta = malloc((size_t)P * sizeof *delta);
 	lbt_view v;
 	lbt_state_view(st, &v);
 	int ok = !lbt_scratch_open(&w->sc, &v, st->grid.cells, st->grid.origin) && w->cn && w->mr_fwd && w->mr_bwd &&
-	         w->k && w->lb && w->prev && w->times && w->w && w->U && w->halved && w->active && delta &&
-	         (w->buf || !st->grid.cut);
+	         w->k && w->lb && w->w && (!adaptive || (w->prev && w->times && w->halved)) && (!shake || w->U) &&
+	         delta && (w->buf || !st->grid.cut);
 	if (st->grid.cut)
 		ok = lbt_comm_min_int(ok);
 	if (!ok) {
@@ -613,32 +633,40 @@ static int speed_open(lbt_state *st, lbt_err *e)
 			}
 		}
 	free(delta);
+	if (!memcmp(w->mr_fwd, w->mr_bwd, (size_t)(D * P) * sizeof *w->mr_fwd)) { /* Mr symmetric (equal speeds on
+		                                                                      a torus): one array, read once */
+		free(w->mr_bwd);
+		w->mr_bwd = w->mr_fwd;
+	}
 	normalise(st, &w->L, C, w->cn);
-	const char *kw = st->param[P_K].word;
-	w->kmode = !kw ? 1 : !strncmp(kw, "none", 4) ? 0 : !strncmp(kw, "dec", 3) ? 2 : 3;
+	w->unit = 1;
+	for (int64_t i = 0; i < P; i++)
+		w->unit &= w->cn[i] == 1;
 	for (int64_t i = 0; i < P; i++) {
 		w->k[i] = w->kmode == 1 ? st->param[P_K].num : K0;
-		w->prev[i] = -1;
+		if (adaptive)
+			w->prev[i] = -1;
 	}
-	if (st->param[P_DETECT].num) {
-		const lbt_shape *s = &st->grid.whole; /* the tree's rounds: of the whole torus, on every rank */
-		const int64_t Pw = w->L.whole;
-		int64_t *edges = malloc((size_t)(2 * Pw) * sizeof *edges), *aux = malloc((size_t)(2 * Pw) * sizeof *aux);
-		int status = edges && aux ? LBT_OK : lbt_errf(e, LBT_ENOMEM, "no memory for the detection tree");
-		if (!status) {
-			lbt_detect_shape_tree(s, edges);
-			status = lbt_detect_run(Pw, edges, &w->det, aux, aux + Pw, e);
-		}
-		free(edges);
-		free(aux);
-		if (st->grid.cut)
-			status = lbt_comm_agree(status, e);
-		if (status) {
-			speed_close(st);
-			return status;
-		}
-	}
+	w->rounds = lbt_detect_shape_rounds(&st->grid.whole); /* the comb tree of the whole torus: its diameter */
 	return LBT_OK;
+}
+
+double lbt_speeds_bytes(const lbt_state *st, int dims, int cut, int64_t pes)
+{
+	const lbt_method *m = st->method;
+	if (!(m->flags & LBT_M_SPEEDS))
+		return (double)pes * 2 * sizeof(double); /* lbt_rel_load_stats: the normalised speeds and the loads */
+	const char *kw = st->param[P_K].word;
+	const int adaptive = kw && strncmp(kw, "none", 4) && strncmp(kw, "dec", 3), shake = st->param[P_SHAKE].num > 0;
+	const int real = m->load == LBT_LOAD_REAL;
+	/* speed_open: cn, k, lb, w; Mr both ways per link; prev, times, halved; U; a cut grid's int32 buffer */
+	double per = 4 * 8 + 2 * 8 * dims + (adaptive ? 8 + 8 + 4 : 0) + (shake ? 4 * dims : 0) + (cut ? 4 : 0);
+	/* beside it: the deltas at open, or a step of the reference (kernels/ref/speed.c: w, F, the integer
+	   loads twice, the integer flows, blocked, mine, out), which the vector kernel calls on a cut grid or
+	   for real loads with the shake */
+	const int ref = cut || !strcmp(st->kern->isa, "scalar") || (real && shake);
+	per += ref ? 8 + 8 * dims + 16 + 8 * dims + 2 * dims + 8 : 8;
+	return (double)pes * per;
 }
 
 static void speed_step(lbt_state *st, lbt_counts *c)
@@ -651,21 +679,26 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 		for (int64_t i = 0; i < P; i++)
 			w->k[i] = k;
 	}
+	/* the balancing times and the application's iteration only where they are read: the run's
+	   application (st->app) or the adaptive k; on a cut grid the same on every rank */
+	const int times = st->app || w->kmode == 3;
 	lbt_speed_args a = {
 		.real = st->method->load == LBT_LOAD_REAL, .cn = w->cn, .mr_fwd = w->mr_fwd, .mr_bwd = w->mr_bwd,
 		.cb = w->kmode != 0, .k = w->k, .shake_p = st->param[P_SHAKE].num, .shake_tau = st->param[P_TAU].num,
-		.U = w->U, .net = st->net, .lb = w->lb, .active = w->active};
+		.U = w->U, .net = st->net, .lb = times || w->U ? w->lb : NULL};
 	lbt_view v;
 	lbt_method_view(st, &v);
 	st->kern->speed_step(&v, &a, c);
 	if (c->nomem && !st->grid.cut)
 		return; /* a cut grid: every rank makes the step's collective calls (the engine stops after them) */
-	loads(st, L, 1, w->w);
-	double x[2]; /* the slowest iteration, the longest balancing */
-	x[0] = iteration(st, L, w->cn, w->w, w->lb, w->times, &x[1]);
-	max_all(st, x, 2);
-	c->app_time = x[0];
-	c->lb_time = x[1];
+	if (times) {
+		loads(st, L, 1, w->w);
+		double x[2]; /* the slowest iteration, the longest balancing */
+		x[0] = iteration(st, L, w->cn, w->w, w->lb, w->times, &x[1]);
+		max_all(st, x, 2);
+		c->app_time = x[0];
+		c->lb_time = x[1];
+	}
 	if (st->grid.cut) {
 		int64_t n[2] = {c->links_exchanged, c->shaken};
 		lbt_comm_sum_i64(n, 2);
@@ -689,7 +722,7 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 		 * root after up_rounds and every PE after rounds iterations; if no PE
 		 * exchanged in between, balancing stops. */
 		w->quiet = c->links_exchanged ? 0 : w->quiet + 1;
-		c->detected = w->quiet >= w->det.rounds;
+		c->detected = w->quiet >= w->rounds;
 	}
 }
 

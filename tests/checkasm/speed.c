@@ -1,9 +1,10 @@
 /* speed.c — relative-speed diffusion with cost/benefit and the annealing
  * shake (kernels/ref/speed.c; Jeannot and Vernier 2006) against its vector
  * kernel (kernels/simd/speed.c) on every ISA, on 1 to 3 threads, integer and
- * real loads, with and without cost/benefit and shake, every shape x
- * boundary x every third load: loads, counters, each PE's balancing time and
- * activity and the links' blocked counts. */
+ * real loads, with and without cost/benefit and shake, with and without
+ * the balancing times, every shape x boundary x every third load: loads,
+ * counters, the statistics a kernel gives, each PE's balancing time and the
+ * links' blocked counts (kept with the shake only, as the method keeps them). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,8 @@
 typedef struct {
 	int real, cb;
 	double shake_p;
+	int times; /* the balancing times asked for (the shake asks for them: its budgets) */
+	int sym;   /* Mr symmetric, passed as one array (the method's equal speeds on a torus) */
 } speed_mode;
 
 /* One side's state: what a step updates (U, lb, active) is per side. */
@@ -26,26 +29,30 @@ static void side_open(side *s, const lbt_shape *sh, const speed_mode *m)
 	s->cn = malloc((size_t)P * sizeof *s->cn);
 	s->k = malloc((size_t)P * sizeof *s->k);
 	s->fwd = malloc((size_t)L * sizeof *s->fwd);
-	s->bwd = malloc((size_t)L * sizeof *s->bwd);
+	s->bwd = m->sym ? s->fwd : malloc((size_t)L * sizeof *s->bwd);
 	for (int64_t i = 0; i < P; i++) {
 		s->cn[i] = (double)(1 + i % 3) / 2; /* speeds 0.5, 1, 1.5: mean 1 over whole periods */
 		s->k[i] = 1 + (double)(i % 5);
 	}
 	for (int64_t l = 0; l < L; l++) { /* weights of a few links of each PE: at most 1 in all */
 		s->fwd[l] = (double)(1 + l % 4) / (4.0 * (2 * sh->dims + 1));
-		s->bwd[l] = (double)(1 + (l + 1) % 4) / (4.0 * (2 * sh->dims + 1));
+		if (!m->sym)
+			s->bwd[l] = (double)(1 + (l + 1) % 4) / (4.0 * (2 * sh->dims + 1));
 	}
 	s->a = (lbt_speed_args){.real = m->real, .cn = s->cn, .mr_fwd = s->fwd, .mr_bwd = s->bwd, .cb = m->cb, .k = s->k,
-	                        .shake_p = m->shake_p, .shake_tau = 3, .U = calloc((size_t)L, sizeof(int32_t)),
+	                        .shake_p = m->shake_p, .shake_tau = 3,
+	                        .U = m->shake_p > 0 ? calloc((size_t)L, sizeof(int32_t)) : NULL,
 	                        .net = {.lat = 1e-5, .bw = 1e8, .unit_bytes = 1e3, .unit_s = 1e-4, .pack_s = 1e-6,
 	                                .info_bytes = 16, .app_bytes = 1e3},
-	                        .lb = calloc((size_t)P, sizeof(double)), .active = calloc((size_t)P, 1)};
+	                        .lb = m->times || m->shake_p > 0 ? calloc((size_t)P, sizeof(double)) : NULL};
 }
 
 static void side_close(side *s)
 {
-	free(s->cn), free(s->k), free(s->fwd), free(s->bwd);
-	free(s->a.U), free(s->a.lb), free(s->a.active);
+	if (s->bwd != s->fwd)
+		free(s->bwd);
+	free(s->cn), free(s->k), free(s->fwd);
+	free(s->a.U), free(s->a.lb);
 }
 
 static void speed_case(const lbt_shape *s, const speed_mode *m, int kind, int threads, int steps)
@@ -68,20 +75,39 @@ static void speed_case(const lbt_shape *s, const speed_mode *m, int kind, int th
 		          !memcmp(&cr.real_shifts, &cv.real_shifts, sizeof cr.real_shifts) && cr.link_max == cv.link_max,
 		          "speed (real %d, cb %d, shake %g) on %s: shape %s (%s), load %s, %d threads: step %d counters differ",
 		          m->real, m->cb, m->shake_p, ck_new->isa, p.sh, p.bd, ck_load_names[kind], threads, t);
-		cr_assert(!memcmp(r.a.U, v.a.U, (size_t)L * sizeof *r.a.U) && !memcmp(r.a.lb, v.a.lb, (size_t)P * sizeof *r.a.lb) &&
-		          !memcmp(r.a.active, v.a.active, (size_t)P),
-		          "speed (real %d, cb %d, shake %g) on %s: shape %s (%s), load %s: step %d: blocked counts, balancing "
-		          "times or activity differ", m->real, m->cb, m->shake_p, ck_new->isa, p.sh, p.bd, ck_load_names[kind], t);
+		cr_assert((!r.a.U || !memcmp(r.a.U, v.a.U, (size_t)L * sizeof *r.a.U)) &&
+		          (!r.a.lb || !memcmp(r.a.lb, v.a.lb, (size_t)P * sizeof *r.a.lb)),
+		          "speed (real %d, cb %d, shake %g) on %s: shape %s (%s), load %s: step %d: blocked counts or balancing "
+		          "times differ", m->real, m->cb, m->shake_p, ck_new->isa, p.sh, p.bd, ck_load_names[kind], t);
+		lbt_stats st; /* a kernel that measured the state it left measured it as the engine would */
+		if (m->real) {
+			lbt_field_stats(&p.ref, lbt_grid_field(&p.ref, "real"), 1, &st);
+			cr_assert(!cv.has_stats || (!memcmp(&st.max, &cv.real_max, sizeof st.max) &&
+			                            !memcmp(&st.min, &cv.real_min, sizeof st.min) &&
+			                            !memcmp(&st.rtotal, &cv.real_total, sizeof st.rtotal)),
+			          "speed (real) on %s: shape %s (%s), load %s, %d threads: step %d statistics max %.17g min %.17g "
+			          "total %.17g, want %.17g %.17g %.17g", ck_new->isa, p.sh, p.bd, ck_load_names[kind], threads, t,
+			          cv.real_max, cv.real_min, cv.real_total, st.max, st.min, st.rtotal);
+		} else {
+			lbt_grid_stats(&p.ref, &st);
+			cr_assert(!cv.has_stats || (st.max == cv.max && st.min == cv.min && st.total == cv.total),
+			          "speed on %s: shape %s (%s), load %s, %d threads: step %d statistics max %d min %d total %lld, "
+			          "want %d %d %lld", ck_new->isa, p.sh, p.bd, ck_load_names[kind], threads, t, cv.max, cv.min,
+			          (long long)cv.total, (int)st.max, (int)st.min, (long long)st.total);
+		}
 	}
 	side_close(&r);
 	side_close(&v);
 	ck_pair_close(&p);
 }
 
-/* integer and real loads, each with neither, cost/benefit, the shake and both
- * (real loads with the shake: the reference's own path, compared all the same) */
-static const speed_mode modes[] = {{0, 0, 0}, {0, 1, 0.5}, {1, 0, 0}, {1, 1, 0.5},
-                                   {0, 1, 0}, {0, 0, 0.5}, {1, 1, 0}, {1, 0, 0.5}};
+/* integer and real loads, each with neither, cost/benefit, the shake and both,
+ * without the shake with and without the balancing times, Mr in two arrays
+ * or one (real loads with the shake: the reference's own path, compared all
+ * the same) */
+static const speed_mode modes[] = {{0, 0, 0, 1, 0},   {0, 1, 0.5, 1, 0}, {1, 0, 0, 0, 1}, {1, 1, 0.5, 1, 0},
+                                   {0, 1, 0, 0, 1},   {0, 0, 0.5, 1, 1}, {1, 1, 0, 1, 0}, {1, 0, 0.5, 1, 0},
+                                   {0, 0, 0, 0, 1},   {1, 0, 0, 1, 0},   {0, 1, 0, 1, 0}, {1, 1, 0, 0, 1}};
 enum { NMODES = sizeof modes / sizeof *modes };
 
 static void speed_shape(const lbt_shape *s, int *n, const void *arg)

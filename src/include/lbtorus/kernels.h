@@ -356,10 +356,11 @@ typedef struct {
 	int cb;               /* 0: f_ij = 1 always; 1: cost/benefit with k of the sender */
 	const double *k;      /* [P] each PE's k (cb = 1) */
 	double shake_p, shake_tau; /* shake_p > 0: exchange with probability p^(U/tau) when blocked */
-	int32_t *U;           /* [D*P] successive blocked iterations per link (updated) */
+	int32_t *U;           /* [D*P] successive blocked iterations per link (updated); NULL without the shake
+	                         (shake_p = 0), whose draws alone read them: not kept */
 	lbt_net net;
-	double *lb;           /* [P] out: each PE's balancing time in this step (seconds) */
-	uint8_t *active;      /* [P] out: 1 if the PE exchanged load in this step */
+	double *lb;           /* [P] out: each PE's balancing time in this step (seconds); NULL: not wanted (only
+	                         without the shake: the vector kernel keeps the shake's budgets there first) */
 } lbt_speed_args;
 typedef void (*lbt_speed_step_fn)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c);
 

@@ -60,6 +60,8 @@ typedef struct lbt_state {
 	char speeds[128];               /* the --speeds spec of the field "speed" ("": no such field) */
 	char link[64];                  /* the --link spec of net */
 	lbt_net net;                    /* the network and application model (LBT_M_SPEEDS methods) */
+	int app;                        /* the run reads the application's times (lbt_run sets it: app_iterations
+	                                   > 0); an LBT_M_SPEEDS method forms them only then */
 } lbt_state;
 
 /* What a method is (flags). Every method conserves load exactly (integer
@@ -244,6 +246,12 @@ double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe);
 int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bound);
 /* One PE doing all the work: N iterations of W unit_s / max_i Cn_i (the fastest PE). */
 double lbt_app_sequential(const lbt_state *st, int64_t iterations);
+/* What a run with speeds allocates beside its grid's fields, for `pes` PEs
+ * of `dims` axes (a rank's block and its halo on a cut torus, `cut`): a speed method's
+ * workspace (st's method and parameters) and its kernel's arrays of a step,
+ * any other method's dense copies for the relative loads (a memory estimate,
+ * allocating nothing). */
+double lbt_speeds_bytes(const lbt_state *st, int dims, int cut, int64_t pes);
 
 /* The convergence detection of Jeannot and Vernier (2006, §3.3), emulated
  * round by round on a spanning tree (src/method/detect.c). */
@@ -258,6 +266,9 @@ typedef struct {
 /* The comb spanning tree of a shape: P-1 edges (pairs of row-major PE
  * indices) into edges[2*(P-1)]; returns how many. */
 int64_t lbt_detect_shape_tree(const lbt_shape *s, int64_t *edges);
+/* The protocol's rounds on that tree (lbt_detect_run's rounds) from its
+ * diameter, allocating nothing: 2 ceil(d/2). */
+int64_t lbt_detect_shape_rounds(const lbt_shape *s);
 /* Run the protocol on a tree of P nodes given as P-1 edges: parent[i] (-1 for
  * the root), reached[i] the round at which the decision reached i. An error
  * if the edges are not a spanning tree. */
