@@ -799,8 +799,8 @@ def one_signal(tmp, name, args, runs=None):
         ran = said[0].split('interrupted: ')[1].split(' runs are in')[0].split(' of ')
         bad = len(open(os.path.join(d, runs)).readlines()) != int(ran[0]) or 2 * int(ran[0]) >= int(ran[1])
     if bad:
-        return f'{name}, SIGINT to rank 1 of {len(ranks)}: exit {p.returncode} (want 3), {said} (want "{want}", ' \
-               f'and under half the runs), left {left}'
+        return f'{name}, SIGINT to rank 1 of {len(ranks)}: exit {p.returncode} (want 3), {said} (want "{want}"' \
+               f'{", under half the runs" if runs else ""}), left {left}'
     return None
 
 
