@@ -442,8 +442,8 @@ static int spread_queue(const lbt_plan *pl, const char *results, lbt_sweep_progr
 }
 
 /* The end of a round of `ranks` small runs (ranks 0 .. ranks-1 ran one
- * each): rank 0 takes the others' n - 1 messages; then whether every rank
- * goes on (no signal anywhere, rank 0's appends all made; collective). */
+ * each): rank 0 takes the others' ranks - 1 messages; then whether every
+ * rank goes on (no signal anywhere, rank 0's appends all made; collective). */
 static int round_end(exec_ctx *x, const lbt_plan *pl, int ranks)
 {
 	char *msg;
