@@ -294,6 +294,11 @@ LBT_API void lbt_comm_finalize(void);
 LBT_API int lbt_comm_rank(void);
 LBT_API int lbt_comm_size(void);
 LBT_API int lbt_comm_mpi(void);
+/* Under MPI, after a sweep, bound, search or reproduce stopped because a
+ * rank was signalled (its interrupt flag set to the signal's number): that
+ * number as the ranks agreed it between their runs, also on a rank that
+ * was not signalled itself (0: none was found). */
+LBT_API int lbt_comm_signal(void);
 /* lbt_set_call for a command line: argv joined, quoted as a shell needs. */
 LBT_API void lbt_set_argv(int argc, char *const argv[]);
 /* For a program that catches signals: from now on, once *flag is set, the

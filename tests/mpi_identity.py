@@ -48,7 +48,7 @@ import tempfile
 LBT, MPIRUN, PROBE = sys.argv[1], sys.argv[2], sys.argv[3]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
            OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
-IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'command', 'date_utc') # timing; the provenance of the call
+IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'threads', 'command', 'date_utc') # timing; the provenance of the call
 
 # Awkward shapes to run on, with a rank count each: extents not divisible by
 # the ranks, D = 1..4, torus, mesh and mixed boundaries, axes of extent 1
@@ -316,8 +316,8 @@ def luling(tmp):
 
 def run(tmp, tag, ranks, args, env=None):
     out = {k: os.path.join(tmp, f'{tag}.{k}') for k in ('json', 'csv', 'npy')}
-    cmd = [LBT, 'run'] + args + ['--threads', '1', '--quiet', '--json', out['json'], '--trace', out['csv'],
-                                 '--dump', out['npy']]
+    cmd = [LBT, 'run', '--threads', '1'] + args + ['--quiet', '--json', out['json'], '--trace', out['csv'],
+                                                   '--dump', out['npy']]  # args may give other --threads
     if ranks:
         cmd = [MPIRUN, '--oversubscribe', '-np', str(ranks)] + cmd
     p = subprocess.run(cmd, env=env or ENV, capture_output=True, text=True, timeout=120)
@@ -759,10 +759,21 @@ def pieces(tmp):
     return out
 
 
-def one_signal(tmp, name, args):
-    """SIGINT to one rank of 2 (the last started) in the middle: the other learns of it after its current
-    run (the ranks agree after each round of a run a thread, src/exp/spread.c), and as with a signal to both
-    (spread_signal): exit 3, one line from rank 0, nothing written."""
+def rank_of(pid):
+    """The MPI rank of a process mpirun started (Open MPI's environment says it)."""
+    with open(f'/proc/{pid}/environ', 'rb') as f:
+        env = dict(v.split(b'=', 1) for v in f.read().split(b'\0') if b'=' in v)
+    return int(env.get(b'OMPI_COMM_WORLD_RANK', b'-1'))
+
+
+def one_signal(tmp, name, args, runs=None):
+    """SIGINT to rank 1 of 2 in the middle: rank 0 learns of it after its current run (the ranks agree after
+    each round of a run a thread, src/exp/spread.c, or of a run a rank, a sweep's: src/exp/sweep.c), and as
+    with a signal to both (spread_signal): exit 3, one line from rank 0, nothing written. The line names the
+    signal rank 1 got, as the ranks agreed it ("interrupted on another rank (signal 2)"; rank 0 has none).
+    runs: bound's records file, signalled once it holds a record (the sweep under way), and kept with the
+    finished runs, fewer than half the plan's: rank 0 does not run its share (half) to the end; its line is
+    the sweep's ("interrupted: N of M runs are in ..."), which names no signal."""
     import signal
     import time
     d = os.path.join(tmp, f'one_sig_{name}')
@@ -775,14 +786,28 @@ def one_signal(tmp, name, args):
         waited += 0.1
         with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
             ranks = [int(x) for x in f.read().split()]
-    time.sleep(2)
-    if ranks:
-        os.kill(ranks[-1], signal.SIGINT)
+    if runs:
+        at = os.path.join(d, runs)
+        while waited < 120 and p.poll() is None and not (os.path.exists(at) and open(at).readline().endswith('\n')):
+            time.sleep(0.05)
+            waited += 0.05
+    else:
+        time.sleep(2)
+    one = [r for r in ranks if rank_of(r) == 1]
+    if one:
+        os.kill(one[0], signal.SIGINT)
     _, err = p.communicate(timeout=300)
     said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
     left = sorted(os.path.relpath(os.path.join(r, n), d) for r, ds, ns in os.walk(d) for n in ns + ds)
-    if len(ranks) != 2 or p.returncode != 3 or len(said) != 1 or 'interrupted' not in said[0] or left:
-        return f'{name}, SIGINT to one rank of {len(ranks)}: exit {p.returncode} (want 3), {said}, left {left}'
+    want = 'interrupted: ' if runs else 'interrupted on another rank (signal 2); '
+    kept = sorted({runs, os.path.dirname(runs)}) if runs else []
+    bad = len(ranks) != 2 or not one or p.returncode != 3 or len(said) != 1 or want not in said[0] or left != kept
+    if not bad and runs:
+        ran = said[0].split('interrupted: ')[1].split(' runs are in')[0].split(' of ')
+        bad = len(open(os.path.join(d, runs)).readlines()) != int(ran[0]) or 2 * int(ran[0]) >= int(ran[1])
+    if bad:
+        return f'{name}, SIGINT to rank 1 of {len(ranks)}: exit {p.returncode} (want 3), {said} (want "{want}"' \
+               f'{", under half the runs" if runs else ""}), left {left}'
     return None
 
 
@@ -790,8 +815,74 @@ ONE_SIGNAL = [
     ('search', ['search', '--shape', '8x8', '--ldiff', '64', '--mean', '40', '--restarts', '8', '--moves', '200000',
                 '--quiet', '--threads', '1']),
     ('reproduce', ['reproduce', 'luling-cost', '--out', 'r', '--quiet', '--threads', '1']),
+    # 25 small runs (5 rings x 5 worst cases), 0.04-0.7 s each on a Zen 3 core, 6 s in all: half of it is
+    # rank 0's share
+    ('bound', ['bound', '--out', 'b', '--shape', 'ring:4096..8192+1024', '--init', 'worst:2..6+1', '--quiet'],
+     'b/runs.jsonl'),
 ]
 # ---- end of reproduce's jv-* and luling-*, gathers in pieces ----
+
+
+# ---- a file's first bad value on blocks; two threads a rank (issue 28's small faults) ----
+def first_bad_value(tmp):
+    """Two checks. A file: init's bad value on blocks that cut the last axis is named as one process names it:
+    the first in flat order. 4x4 on 2x2: rank 0 holds rows 0-1 x columns 0-1, rank 1 rows 0-1 x columns 2-3;
+    a negative load at (0, 3), flat index 3, is rank 1's, and one at (1, 0), flat index 4, rank 0's: the
+    lowest failing rank's would be index 4, one process names 3. The gathers in pieces of 5 bytes
+    (LBTORUS_COMM_PIECE: lbt_comm_allgather of the ranks' 8-byte indices and totals), then a good file
+    read so equals one process's run."""
+    out = []
+    bad = os.path.join(tmp, 'two_bad.npy')
+    write_npy(bad, 4, 4, [1, 1, 1, -7, -5] + [1] * 11)
+    lines = []
+    for cmd, env in (([LBT], ENV), ([MPIRUN, '--oversubscribe', '-np', '4', LBT], PIECE)):
+        p = subprocess.run(cmd + ['run', '--shape', '4x4', '--init', 'file:' + bad, '--until', 'steps:2', '--quiet',
+                                  '--json', os.path.join(tmp, 'two_bad.json')] + (['--ranks', '2x2'] if env is PIECE
+                                                                                  else []),
+                           env=env, capture_output=True, text=True, timeout=120)
+        said = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
+        lines.append((p.returncode, said))
+    if lines[0] != lines[1] or lines[0][0] != 2 or 'flat index 3 ' not in lines[0][1][0]:
+        out.append(f'a file with bad values at flat indices 3 (rank 1 of 2x2) and 4 (rank 0): {lines[0]} alone, '
+                   f'{lines[1]} on 4 ranks (want exit 2, one line naming index 3, the same)')
+    else:
+        out.append(None)
+    good = os.path.join(tmp, 'good16.npy')
+    write_npy(good, 4, 4, [3 * i % 11 for i in range(16)])
+    args = ['--shape', '4x4', '--init', 'file:' + good, '--until', 'steps:5', '--method', 'nna']
+    p1, r1 = run(tmp, 'good1', 0, args)
+    p4, r4 = run(tmp, 'good4', 4, args + ['--ranks', '2x2'], PIECE)
+    rec = [json.load(open(r['json'])) if os.path.exists(r['json']) else {} for r in (r1, r4)]
+    for x in rec:
+        for k in IGNORED:
+            x.pop(k, None)
+    if p1.returncode or p4.returncode or rec[0] != rec[1] or open(r1['npy'], 'rb').read() != open(r4['npy'], 'rb').read():
+        out.append(f'a file on 2x2 in pieces of 5 bytes: exit {p1.returncode} alone, {p4.returncode} on 4 ranks '
+                   f'({p4.stderr.strip()}), or the dump or the JSON record differs from one process\'s')
+    else:
+        out.append(None)
+    return out
+
+
+# Two threads a rank against one process on one thread (each case: its halo depth LBTORUS_HALO, or None; the
+# case as compare takes it, case[7:] going to the MPI run only). A block or slab must hold 2^17 PEs for the
+# Liquid model's kernel to take 2 threads (one per 2^16 PEs, kernels/simd/lm.c): 128x128x32 on 2x2x1 (blocks
+# of 64x64x32), 512x512 on 2 slabs (256x512). Cybenko's Poisson arrivals share a rank's rows among all its
+# threads (src/exec/workload.c, rows_phase). lm-c2 and lm-c4 read their predecessor's load: a thread's
+# range must take the two old slabs before it (a planted error that copied one on a cut view's later threads
+# failed both on byte loads; lm-c5, and int32 loads, passed it).
+THREADED = [
+    (1, ('128x128x32', 'torus', 'lm-c5', 'uniform:0:100000', 'steps:12', 4, '', '--ranks', '2x2x1', '--threads',
+         '2')),
+    (4, ('128x128x32', 'torus', 'lm-c2', 'uniform:0:9', 'steps:12', 4, '', '--ranks', '2x2x1', '--threads', '2')),
+    (None, ('512x512', 'torus', 'lm-c4', 'uniform:0:9', 'steps:12', 2, '', '--threads', '2')),
+    (None, ('512x512', 'torus', 'nna', 'const:0', 'steps:10', 2, 'cybenko:poisson:1:1', '--threads', '2')),
+]
+
+
+def threaded(tmp):
+    return [compare(tmp, f'thr{i}', case, halo) for i, (halo, case) in enumerate(THREADED)]
+# ---- end of a file's first bad value, two threads a rank ----
 
 
 def main():
@@ -849,6 +940,8 @@ def main():
         failures += [spread_signal(tmp, *c) for c in SPREAD_SIGNALS]
         failures += pieces(tmp)
         failures += [one_signal(tmp, *c) for c in ONE_SIGNAL]
+        failures += first_bad_value(tmp)
+        failures += threaded(tmp)
     checks = len(failures)  # one entry per check: None where it passed
     failures = [f for f in failures if f]
     for f in failures:

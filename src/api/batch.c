@@ -201,7 +201,8 @@ static void on_progress(void *ctx, const lbt_sweep_progress *p)
 }
 
 /* The plan's runs into results; the last progress call has end set.
- * LBT_EINTR: stopped by the batch's interrupt. */
+ * LBT_EINTR: stopped by the batch's interrupt (under MPI: some rank's, on
+ * every rank; the sweep's outcome is already every rank's). */
 static int sweep_exec(sweep *s, const char *results, lbt_err *e)
 {
 	const lbt_sweep_opts *o = s->o;
@@ -210,7 +211,7 @@ static int sweep_exec(sweep *s, const char *results, lbt_err *e)
 	                    .on_progress = o->progress ? on_progress : NULL, .ctx = s};
 	lbt_sweep_progress p;
 	int st = lbt_sweep_exec(&s->pl, results, &so, &p, e);
-	if (!st && s->b->interrupt && *s->b->interrupt)
+	if (!st && lbt_comm_stop(s->b->interrupt, 0))
 		st = lbt_errf(e, LBT_EINTR, "interrupted: %lld of %lld runs are in %s", (long long)(p.done + p.skipped),
 		              (long long)p.total, results);
 	counts_of(&s->c, &p);
@@ -332,11 +333,8 @@ static int bound_sweep(bound *t, lbt_err *e)
 		st = lbt_errf(e, LBT_EIO, "bound: cannot create directory %s: %s", o->out_dir, strerror(errno));
 	if ((st = lbt_comm_agree(st, e)) || t->from)
 		return st;
-	if ((st = sweep_exec(&t->s, t->runs, e)))
+	if ((st = sweep_exec(&t->s, t->runs, e))) /* LBT_EINTR: a signal on some rank cut its runs short */
 		return st;
-	if (!lbt_comm_min_int(!stopped(t))) /* a signal on some rank cut its runs short */
-		return lbt_errf(e, LBT_EINTR, "interrupted: %lld of %lld runs are in %s", (long long)(t->s.c.done +
-		                t->s.c.skipped), (long long)t->s.c.total, t->runs);
 	t->from = t->runs;
 	t->r->ran = 1;
 	return LBT_OK;

@@ -57,7 +57,9 @@ const volatile sig_atomic_t *cli_catch_signals(void);
  * after the signal (lbt_interrupt_all), so what is published was finished
  * before it; temporaries are removed. */
 const volatile sig_atomic_t *cli_stop_cleanly(void);
-/* "lbtorus: CMD: interrupted by signal N; KEPT" on stderr; returns EXIT_UNCONVERGED (3). */
+/* On rank 0: "lbtorus: CMD: interrupted by signal N; KEPT" on stderr, or
+ * "interrupted on another rank (signal N)" when only another rank was
+ * signalled (lbt_comm_signal); returns EXIT_UNCONVERGED (3). */
 int cli_interrupted(const char *cmd, const char *kept);
 /* --progress [SECONDS]: the optional value, also as the next argument when
  * it is a number (getopt takes it only as --progress=S); default 60. */

@@ -123,8 +123,14 @@ const volatile sig_atomic_t *cli_stop_cleanly(void)
 
 int cli_interrupted(const char *cmd, const char *kept)
 {
-	if (lbt_comm_rank() == 0)
+	if (lbt_comm_rank() != 0)
+		return EXIT_UNCONVERGED;
+	if (interrupted) /* this rank's own */
 		fprintf(stderr, "lbtorus: %s: interrupted by signal %d; %s\n", cmd, (int)interrupted, kept);
+	else if (lbt_comm_signal()) /* another rank's, as the ranks agreed it */
+		fprintf(stderr, "lbtorus: %s: interrupted on another rank (signal %d); %s\n", cmd, lbt_comm_signal(), kept);
+	else
+		fprintf(stderr, "lbtorus: %s: interrupted on another rank; %s\n", cmd, kept);
 	return EXIT_UNCONVERGED;
 }
 

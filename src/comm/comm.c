@@ -621,3 +621,18 @@ int lbt_comm_tally_write(const char *path, double seconds, int64_t pes, int64_t 
 	free(all);
 	return lbt_comm_agree(st, e);
 }
+
+/* The signal the last lbt_comm_stop found (0: none yet). */
+static int agreed_signal;
+
+int lbt_comm_stop(const volatile sig_atomic_t *flag, int stop)
+{
+	/* one reduction: a signal s (>= 1) counts s + 1, a stop alone 1; the largest wins */
+	const int sig = flag ? (int)*flag : 0, mine = sig > 0 ? sig + 1 : stop != 0 || sig != 0;
+	const int most = -lbt_comm_min_int(-mine);
+	if (most > 1)
+		agreed_signal = most - 1;
+	return most > 0;
+}
+
+int lbt_comm_signal(void) { return agreed_signal; }

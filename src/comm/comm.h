@@ -111,12 +111,13 @@ void lbt_comm_bcast(void *buf, int n);
 /* Reductions over all ranks (collective). */
 void lbt_comm_sum_i64(int64_t *v, int n);
 void lbt_comm_max_f64(double *v, int n);
-/* Every rank's n bytes at mine, in rank order, into all (R * n bytes). */
+/* The gathers and the exchange below move any number of bytes (more than
+ * an int counts: in pieces, comm_mpi.c). Every rank's n bytes at mine (the
+ * same n on every rank), in rank order, into all (R * n bytes). */
 void lbt_comm_allgather(const void *mine, size_t n, void *all);
 /* Every rank's n_r bytes, in rank order, into *all (allocated; on no
  * memory anywhere LBT_ENOMEM on every rank, *all NULL); counts[r]: n_r
- * (counts: room for lbt_comm_size() entries). The gathers and the exchange
- * below move any number of bytes (more than an int counts: in pieces). */
+ * (counts: room for lbt_comm_size() entries). */
 int lbt_comm_allgatherv(const void *mine, size_t n, void **all, int64_t *counts);
 /* The same of n_r doubles (counts[r]: n_r). */
 int lbt_comm_allgather_f64(const double *mine, int64_t n, double **all, int64_t *counts);

@@ -33,12 +33,13 @@
 
 static int joined, rank, size = 1;
 static lbt_comm_tally tally;
-/* The most bytes a gather or an exchange of bytes (lbt_comm_gather,
- * lbt_comm_allgatherv, lbt_comm_alltoallv) moves in one MPI call, whose
- * counts and offsets are ints: more goes in pieces of at most this many
- * (LBTORUS_COMM_PIECE=BYTES sets it smaller, to try the pieces on small
- * data), through `pieces`, MPI_COMM_WORLD's duplicate, so that no other
- * message of the program (lbt_comm_recv takes any) matches one. */
+/* The most bytes a gather or an exchange of bytes (lbt_comm_allgather,
+ * lbt_comm_gather, lbt_comm_allgatherv, lbt_comm_alltoallv) moves in one
+ * MPI call, whose counts and offsets are ints: more goes in pieces of at
+ * most this many (LBTORUS_COMM_PIECE=BYTES sets it smaller, to try the
+ * pieces on small data), through `pieces`, MPI_COMM_WORLD's duplicate, so
+ * that no other message of the program (lbt_comm_recv takes any) matches
+ * one. */
 static size_t piece = (size_t)1 << 30;
 static MPI_Comm pieces = MPI_COMM_NULL;
 
@@ -145,12 +146,21 @@ void lbt_comm_max_f64(double *v, int n)
 
 void lbt_comm_allgather(const void *mine, size_t n, void *all)
 {
-	if (joined) {
-		double t0 = MPI_Wtime();
-		MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
-		counted(t0);
-	} else
+	if (!joined) {
 		memmove(all, mine, n);
+		return;
+	}
+	const double t0 = MPI_Wtime();
+	if ((uint64_t)n * (uint64_t)size <= (uint64_t)piece) /* every count and offset fits an int */
+		MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
+	else { /* each rank's part from it to all, a piece at a time (as lbt_comm_allgatherv) */
+		memmove((char *)all + (size_t)rank * n, mine, n);
+		for (int r = 0; r < size; r++)
+			for (size_t k = 0; k < n; k += piece)
+				MPI_Bcast((char *)all + (size_t)r * n + k, (int)(n - k < piece ? n - k : piece), MPI_BYTE, r,
+				          MPI_COMM_WORLD);
+	}
+	counted(t0);
 }
 
 /* The first byte of each rank's part (at[0..size-1]) and their total, from

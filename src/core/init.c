@@ -167,12 +167,13 @@ int lbt_init_total(const lbt_init *in, const lbt_shape *s, uint64_t seed, int64_
 /* The values of a file's loads, n of them from flat index `first` on:
  * integer ones (int32 by the reader) non-negative with an int64 total
  * (*itotal, added to), real ones (finite by the reader) non-negative, at
- * most 2^53, with a finite total (*rtotal): the first bad one named. */
+ * most 2^53, with a finite total (*rtotal): the first bad one named, *at
+ * its flat index. */
 static int check_loads(const lbt_init *in, const int32_t *iv, const double *rv, int64_t first, int64_t n, int64_t *itotal,
-                       double *rtotal, lbt_err *e)
+                       double *rtotal, int64_t *at, lbt_err *e)
 {
 	for (int64_t j = 0; j < n; j++) {
-		const long long i = (long long)(first + j);
+		const long long i = (long long)(*at = first + j);
 		if (iv ? iv[j] < 0 : rv[j] < 0)
 			return iv ? lbt_errf(e, LBT_EINVAL, "%s: load %d at flat index %lld is negative", in->path, iv[j], i)
 			          : lbt_errf(e, LBT_EINVAL, "%s: load %g at flat index %lld is negative", in->path, rv[j], i);
@@ -201,8 +202,9 @@ typedef struct {
 static int check_piece(void *ctx, int64_t first, int64_t n, const int32_t *iv, const double *dv)
 {
 	check_ctx *c = ctx;
+	int64_t at;
 	if (!c->st)
-		c->st = check_loads(c->in, iv, dv, first, n, &c->itotal, &c->rtotal, &c->e);
+		c->st = check_loads(c->in, iv, dv, first, n, &c->itotal, &c->rtotal, &at, &c->e);
 	return LBT_OK;
 }
 
@@ -220,12 +222,14 @@ int lbt_init_check_values(const lbt_init *in, const lbt_shape *w, lbt_err *e)
 }
 
 /* A file's loads into the grid: rank 0 reads the header, and each rank
- * only its block (lbt_npy_read_block), then checks it (check_loads); on a cut grid every
- * rank agrees after each pass on the first failure in global order (the
- * lowest failing rank's: slabs lie in row-major order), so the message is
- * one process's, and on the total, summed exactly over the ranks. A
- * float32/float64 file fills the real-valued field, added here; the integer
- * loads stay 0. */
+ * only its block (lbt_npy_read_block), then checks it (check_loads); on a
+ * cut grid every rank agrees after each pass on the first failure: of the
+ * reading, the lowest failing rank's; of the values, the one at the lowest
+ * flat index (a block's rows go in flat order, but blocks of a grid that
+ * cuts a later axis do not: rank 1's first row comes before rank 0's
+ * second), so the message is one process's; and on the total, summed
+ * exactly over the ranks. A float32/float64 file fills the real-valued
+ * field, added here; the integer loads stay 0. */
 static int apply_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 {
 	const int all = g->cut != NULL;
@@ -243,16 +247,22 @@ static int apply_file(const lbt_init *in, lbt_grid *g, lbt_err *e)
 	if (st)
 		return st;
 	const int64_t n = g->shape.ext[g->shape.dims - 1], rows = lbt_shape_pes(&g->shape) / n;
-	int64_t itotal = 0;
+	int64_t itotal = 0, at = INT64_MAX; /* at: the flat index of this rank's first bad value */
 	double rtotal = 0;
 	for (int64_t r = 0; !st && r < rows; r++) {
 		const void *row = lbt_field_row(g, f, r);
 		st = check_loads(in, info.real ? NULL : row, info.real ? row : NULL, lbt_grid_row_global(g, r), n, &itotal,
-		                 &rtotal, e);
+		                 &rtotal, &at, e);
 	}
-	if (!all || (st = lbt_comm_agree(st, e)) || info.real)
+	if (!all)
 		return st;
-	int64_t sums[g->cut->ranks], total = 0; /* each rank's exact; their sum too */
+	int64_t ats[g->cut->ranks], sums[g->cut->ranks], total = 0; /* sums: each rank's exact total; theirs too */
+	lbt_comm_allgather(st ? &at : &(int64_t){INT64_MAX}, sizeof at, ats);
+	int first = 0; /* the rank holding the first bad value (none: rank 0, whose status is LBT_OK) */
+	for (int r = 1; r < g->cut->ranks; r++)
+		first = ats[r] < ats[first] ? r : first;
+	if ((st = lbt_comm_agree(lbt_comm_rank() == first ? st : LBT_OK, e)) || info.real)
+		return st;
 	lbt_comm_allgather(&itotal, sizeof itotal, sums);
 	for (int r = 0; !st && r < g->cut->ranks; r++)
 		if (__builtin_add_overflow(total, sums[r], &total))

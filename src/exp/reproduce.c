@@ -565,7 +565,7 @@ int lbt_reproduce(const char *name, const lbt_repro_opts *o, int64_t *differs, l
 		                "jv-fig23, jv-table1, jv-speeds, jv-calibration, jv-shake, luling-theorems, luling-cost, luling-figs, luling-table1 "
 		                "or luling-compare",
 		                name);
-	if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt))) /* a signal on any rank before it starts */
+	if (lbt_comm_stop(o->interrupt, 0)) /* a signal on any rank before it starts */
 		return lbt_errf(e, LBT_EINTR, "interrupted: nothing of %s written", name);
 	if (lbt_comm_size() > 1 && lbt_comm_rank() != 0)
 		return list[k].every ? rp_follow(list[k].run, o, differs, e) : rp_serve(o, differs, e);

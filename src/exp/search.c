@@ -365,7 +365,7 @@ int lbt_search(const lbt_search_opts *o, lbt_search_result *r, lbt_err *e)
 	else {
 		status = search_restarts(o, threads, P, mlo, mhi, cap, outs, bests, work, ranks, e);
 		/* a signal on any rank: its restarts were cut short, so the search's result is not one process's */
-		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt)))
+		if (lbt_comm_stop(o->interrupt, 0))
 			status = lbt_errf(e, LBT_EINTR, "search: interrupted");
 		if (!status)
 			status = search_best(o, outs, bests, P, cap, r, e);

@@ -77,7 +77,7 @@ int lbt_spread_run(const lbt_spread *s, const int *order, int64_t n, int threads
 			const int64_t at = me + k * R;
 			s->run(s->ctx, order ? order[at] : at);
 		}
-		stop = R > 1 && s->interrupt && !lbt_comm_min_int(!*s->interrupt);
+		stop = R > 1 && s->interrupt && lbt_comm_stop(s->interrupt, 0);
 	}
 	if (stop)
 		return lbt_errf(e, LBT_EINTR, "interrupted");

@@ -359,16 +359,18 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 /* A sweep spread over MPI ranks (lbt_exec_opts.mpi). Rank 0 holds the
  * results file: it locks it, reads what is done, and appends every record.
  * The small runs not yet done go round-robin in plan order — the i-th to
- * rank i mod R — one at a time per rank (threads as in one process: 1, or
- * o->threads from solo_pes PEs on). A rank sends each finished run to rank
- * 0 as one message ("INDEX REACHED STATUS\n" and the record line, or the
- * error); rank 0 appends the records between its own runs and, when its
- * share is done, until every rank has said it is done. Then the large runs
- * (whole() below) go one after the other over all ranks, each torus cut
- * between them, rank 0 appending the record. The records are those of one
- * process (a record is a function of its run key), in another order; a
- * killed sweep resumes as ever. Every rank returns rank 0's counts. */
-enum { MSG_RUN = 1, MSG_DONE = 2 };
+ * rank i mod R — in rounds of one run a rank (threads as in one process: 1,
+ * or o->threads from solo_pes PEs on). A rank sends each finished run to
+ * rank 0 as one message ("INDEX REACHED STATUS\n" and the record line, or
+ * the error); rank 0 appends the round's records after its own run, and
+ * then the ranks agree whether to go on (lbt_comm_stop), so a signal to
+ * one rank, or an append that failed on rank 0, stops every rank after its
+ * current run. Then the large runs (whole() below) go one after the other
+ * over all ranks, each torus cut between them, rank 0 appending the record.
+ * The records are those of one process (a record is a function of its run
+ * key), in another order; a killed sweep resumes as ever. Every rank
+ * returns rank 0's counts. */
+enum { MSG_RUN = 1 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
  * kernels take cut views, extents that a grid of R ranks cuts (a search
@@ -439,21 +441,19 @@ static int spread_queue(const lbt_plan *pl, const char *results, lbt_sweep_progr
 	return st;
 }
 
-/* Rank 0: take the other ranks' messages until none is waiting or, if
- * `block`, until every rank has said it is done (*working: those that have
- * not). */
-static void spread_take(exec_ctx *x, const lbt_plan *pl, int block, int *working)
+/* The end of a round of `ranks` small runs (ranks 0 .. ranks-1 ran one
+ * each): rank 0 takes the others' ranks - 1 messages; then whether every
+ * rank goes on (no signal anywhere, rank 0's appends all made; collective). */
+static int round_end(exec_ctx *x, const lbt_plan *pl, int ranks)
 {
 	char *msg;
 	size_t n;
 	int from, tag;
-	while ((!block || *working > 0) && lbt_comm_recv(block, &from, &tag, &msg, &n)) {
-		if (tag == MSG_DONE)
-			--*working;
-		else
-			take_message(x, pl, msg, n);
+	for (int k = 1; lbt_comm_rank() == 0 && k < ranks && lbt_comm_recv(1, &from, &tag, &msg, &n); k++) {
+		take_message(x, pl, msg, n);
 		free(msg);
 	}
+	return lbt_comm_stop(x->o->interrupt, x->stop);
 }
 
 /* Another rank's small run: run it and send rank 0 its record or error. */
@@ -467,7 +467,7 @@ static void spread_send(const lbt_plan_run *r, int64_t index, int threads, const
 	FILE *m = open_memstream(&msg, &mlen);
 	if (m) {
 		fprintf(m, "%lld %d %d %d\n", (long long)index, reached, intr, rs);
-		fputs(rs ? re.msg : line, m);
+		fputs(rs ? re.msg : line ? line : "", m); /* no line: interrupted, no record */
 		fclose(m);
 	}
 	if (!msg || lbt_comm_send(0, MSG_RUN, msg, mlen))
@@ -476,33 +476,34 @@ static void spread_send(const lbt_plan_run *r, int64_t index, int threads, const
 	free(line);
 }
 
-/* The small runs round-robin, one at a time per rank; rank 0 appends the
- * others' records between its own runs and then until all have said they
- * are done. */
+/* The small runs round-robin in rounds of one a rank, each round ended
+ * by round_end: every rank makes the same rounds (the same queue), and
+ * every rank's run of a round sends its message (a run started after a
+ * signal stops at once, interrupted), so rank 0 waits for no message that
+ * does not come. */
 static void spread_small(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, int64_t nt)
 {
 	const lbt_exec_opts *o = x->o;
 	const int R = lbt_comm_size(), me = lbt_comm_rank();
-	int working = R - 1; /* ranks that have not said they are done */
-	for (int64_t k = 0, i = 0; k < nt; k++) {
+	int64_t i = 0; /* small runs dealt */
+	for (int64_t k = 0; k < nt; k++) {
 		const lbt_plan_run *r = &pl->run[todo[k]];
-		if ((o->interrupt && *o->interrupt) || x->stop)
-			break; /* this rank starts nothing more (rank 0 could not append) */
-		if (whole(r, o, R) || i++ % R != me)
-			continue; /* a large run, or another rank's small one */
-		const int threads = r->pes >= o->solo_pes ? o->threads : 1;
-		if (me != 0) {
-			spread_send(r, todo[k], threads, o);
+		if (whole(r, o, R))
 			continue;
+		if (i++ % R == me) {
+			const int threads = r->pes >= o->solo_pes ? o->threads : 1;
+			if (me != 0)
+				spread_send(r, todo[k], threads, o);
+			else {
+				x->p->in_flight++;
+				do_run(x, r, threads);
+			}
 		}
-		x->p->in_flight++;
-		do_run(x, r, threads);
-		spread_take(x, pl, 0, &working); /* what the others finished meanwhile */
+		if (i % R == 0 && round_end(x, pl, R))
+			return;
 	}
-	if (me != 0)
-		lbt_comm_send(0, MSG_DONE, "", 0);
-	else
-		spread_take(x, pl, 1, &working);
+	if (i % R)
+		round_end(x, pl, (int)(i % R));
 }
 
 /* The large runs, one after the other, each over all ranks (all stop
@@ -515,7 +516,7 @@ static void spread_whole(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, i
 		const lbt_plan_run *r = &pl->run[todo[k]];
 		if (!whole(r, o, R))
 			continue;
-		if (!lbt_comm_min_int(!(o->interrupt && *o->interrupt) && !x->stop))
+		if (lbt_comm_stop(o->interrupt, x->stop))
 			break;
 		char *line = NULL;
 		size_t len = 0;

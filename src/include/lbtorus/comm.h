@@ -15,6 +15,7 @@
 #ifndef LBTORUS_COMM_H
 #define LBTORUS_COMM_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "lbtorus/status.h"
@@ -34,6 +35,14 @@ int lbt_comm_min_int(int v);
  * is, else, on every rank, the status and message (in e) of the lowest
  * rank that failed. */
 int lbt_comm_agree(int status, lbt_err *e);
+/* Whether to stop, agreed by every rank in one reduction (collective): 1 on
+ * every rank if some rank's *flag is set (flag NULL: not; the command
+ * line's flag holds the signal's number) or its `stop` is, else 0. The
+ * largest signal number found is kept for lbt_comm_signal. */
+int lbt_comm_stop(const volatile sig_atomic_t *flag, int stop);
+/* The signal the last lbt_comm_stop that found one found (0: none did):
+ * what stopped a rank that was not signalled itself. */
+int lbt_comm_signal(void);
 
 /* What this rank spent communicating since the last reset (all zero on one
  * process): halo fills of the cut axes (calls; messages and bytes sent;
