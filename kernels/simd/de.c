@@ -249,8 +249,10 @@ static void lanes_out(const job *J, const int64_t *off, const VD *T)
 	}
 }
 
-/* One pair of columns (a, b) of T: the reference's operations, four rows at once. */
-static ALWAYS_INLINE void lanes_pair(VD *a, VD *b, VD L, int real, VD *sum, simde__m256i *mv, VD *rr, VD *ll)
+/* One pair of columns (a, b) of T: the reference's operations, four rows at once. The left maximum is
+ * folded as the least flow lo (max(-f) = -min(f); -0 or +0 where it is zero, which the +0 folded in first
+ * makes +0 either way): one operation a pair less. */
+static ALWAYS_INLINE void lanes_pair(VD *a, VD *b, VD L, int real, VD *sum, simde__m256i *mv, VD *rr, VD *lo)
 {
 	const VD sign = simde_mm256_set1_pd(-0.0), magic = simde_mm256_set1_pd(4503599627370496.0); /* 2^52 */
 	VD f = simde_mm256_mul_pd(L, simde_mm256_sub_pd(*a, *b));
@@ -265,17 +267,18 @@ static ALWAYS_INLINE void lanes_pair(VD *a, VD *b, VD L, int real, VD *sum, simd
 		*mv = simde_mm256_add_epi64(*mv, simde_mm256_sub_epi64(simde_mm256_castpd_si256(simde_mm256_add_pd(af, magic)),
 		                                                       simde_mm256_castpd_si256(magic)));
 	*rr = simde_mm256_max_pd(*rr, f);
-	*ll = simde_mm256_max_pd(*ll, simde_mm256_xor_pd(f, sign));
+	*lo = simde_mm256_min_pd(*lo, f);
 }
 
-/* The lanes of T (lane q: row row[q]): every colour of the last axis
- * (has[col]: the axis has pairs of it), each colour's row sums into
- * rs[col][row[q]] and its folds into A[col]; if tot, the statistics too: the
- * rows' totals into tot[row[q]] (each left to right), the integer ones
- * (exact) into *itot, and each lane's extremes folded into *mx, *mn (ties
- * keep the earlier). */
-static void lanes_last(const job *J, VD *T, const int64_t *row, const int *has, double *const *rs, part *A,
-                       double *tot, VD *mx, VD *mn, int64_t *itot)
+/* The lanes of K groups T[g] (K = 1 or 2; lane q: row row[g][q]): every
+ * colour of the last axis (has[col]: the axis has pairs of it), each
+ * colour's row sums into rs[col][row[g][q]] and its folds into A[col]; if
+ * tot, the statistics too: the rows' totals into tot[row[g][q]] (each left
+ * to right), the integer ones (exact) into *itot, and each lane's extremes
+ * folded into mx[g], mn[g] (ties keep the earlier). Two groups side by side
+ * run two independent chains (a lane's sum is an add's latency a pair). */
+static ALWAYS_INLINE void lanes_last_k(const job *J, int K, VD *const *T, const int64_t *const *row, const int *has,
+                                       double *const *rs, part *A, double *tot, VD *mx, VD *mn, int64_t *itot)
 {
 	const lbt_view *v = J->v;
 	const int last = v->dims - 1;
@@ -284,47 +287,78 @@ static void lanes_last(const job *J, VD *T, const int64_t *row, const int *has, 
 	for (int col = 0; col < 3; col++) {
 		if (!has[col])
 			continue;
-		VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), ll = rr;
-		simde__m256i mv = simde_mm256_setzero_si256();
+		VD sum[2], rr[2], lo[2];
+		simde__m256i mv[2];
+		for (int g = 0; g < K; g++) {
+			sum[g] = simde_mm256_setzero_pd();
+			rr[g] = simde_mm256_set1_pd(-HUGE_VAL);
+			lo[g] = simde_mm256_set1_pd(HUGE_VAL);
+			mv[g] = simde_mm256_setzero_si256();
+		}
 		const int64_t i0 = col < 2 ? col : n;
 		if (J->real)
 			for (int64_t i = i0; i + 1 < n; i += 2)
-				lanes_pair(&T[i], &T[i + 1], L, 1, &sum, &mv, &rr, &ll);
+				for (int g = 0; g < K; g++)
+					lanes_pair(&T[g][i], &T[g][i + 1], L, 1, &sum[g], &mv[g], &rr[g], &lo[g]);
 		else
 			for (int64_t i = i0; i + 1 < n; i += 2)
-				lanes_pair(&T[i], &T[i + 1], L, 0, &sum, &mv, &rr, &ll);
+				for (int g = 0; g < K; g++)
+					lanes_pair(&T[g][i], &T[g][i + 1], L, 0, &sum[g], &mv[g], &rr[g], &lo[g]);
 		if (lbt_de_color(n - 1, n, v->torus[last]) == col)
-			lanes_pair(&T[n - 1], &T[0], L, J->real, &sum, &mv, &rr, &ll);
-		double s[4], r[4], l[4];
-		int64_t m[4];
-		simde_mm256_storeu_pd(s, sum);
-		simde_mm256_storeu_pd(r, rr);
-		simde_mm256_storeu_pd(l, ll);
-		simde_mm256_storeu_si256((void *)m, mv);
-		for (int q = 0; q < 4; q++) {
-			rs[col][row[q]] = s[q];
-			A[col].right = maxd(A[col].right, r[q]);
-			A[col].left = maxd(A[col].left, l[q]);
-			A[col].moved += m[q];
+			for (int g = 0; g < K; g++)
+				lanes_pair(&T[g][n - 1], &T[g][0], L, J->real, &sum[g], &mv[g], &rr[g], &lo[g]);
+		for (int g = 0; g < K; g++) {
+			double s[4], r[4], l[4];
+			int64_t m[4];
+			simde_mm256_storeu_pd(s, sum[g]);
+			simde_mm256_storeu_pd(r, rr[g]);
+			simde_mm256_storeu_pd(l, lo[g]);
+			simde_mm256_storeu_si256((void *)m, mv[g]);
+			for (int q = 0; q < 4; q++) {
+				rs[col][row[g][q]] = s[q];
+				A[col].right = maxd(A[col].right, r[q]);
+				A[col].left = maxd(A[col].left, -l[q]);
+				A[col].moved += m[q];
+			}
 		}
 	}
 	if (tot) {
-		VD s = simde_mm256_setzero_pd(), x = *mx, y = *mn;
-		for (int64_t i = 0; i < n; i++) {
-			s = simde_mm256_add_pd(s, T[i]);
-			x = simde_mm256_max_pd(T[i], x);
-			y = simde_mm256_min_pd(T[i], y);
+		VD s[2], x[2], y[2];
+		for (int g = 0; g < K; g++) {
+			s[g] = simde_mm256_setzero_pd();
+			x[g] = mx[g];
+			y[g] = mn[g];
 		}
-		*mx = x;
-		*mn = y;
-		double a[4];
-		simde_mm256_storeu_pd(a, s);
-		for (int q = 0; q < 4; q++) {
-			tot[row[q]] = a[q];
-			if (!J->real) /* exact: |a row's total| < n 2^31 <= 2^53 */
-				*itot += (int64_t)a[q];
+		for (int64_t i = 0; i < n; i++)
+			for (int g = 0; g < K; g++) {
+				s[g] = simde_mm256_add_pd(s[g], T[g][i]);
+				x[g] = simde_mm256_max_pd(T[g][i], x[g]);
+				y[g] = simde_mm256_min_pd(T[g][i], y[g]);
+			}
+		for (int g = 0; g < K; g++) {
+			mx[g] = x[g];
+			mn[g] = y[g];
+			double a[4];
+			simde_mm256_storeu_pd(a, s[g]);
+			for (int q = 0; q < 4; q++) {
+				tot[row[g][q]] = a[q];
+				if (!J->real) /* exact: |a row's total| < n 2^31 <= 2^53 */
+					*itot += (int64_t)a[q];
+			}
 		}
 	}
+}
+static void lanes_last(const job *J, VD *T, const int64_t *row, const int *has, double *const *rs, part *A,
+                       double *tot, VD *mx, VD *mn, int64_t *itot)
+{
+	lanes_last_k(J, 1, &T, &row, has, rs, A, tot, mx, mn, itot);
+}
+static void lanes_last2(const job *J, VD *T0, VD *T1, const int64_t *row0, const int64_t *row1, const int *has,
+                        double *const *rs, part *A, double *tot, VD *mx, VD *mn, int64_t *itot)
+{
+	VD *const T[2] = {T0, T1};
+	const int64_t *const row[2] = {row0, row1};
+	lanes_last_k(J, 2, T, row, has, rs, A, tot, mx, mn, itot);
 }
 
 /* Rows r0 .. r0+3 through a buffer T: lanes_last, the statistics into tot and X if X. */
@@ -747,16 +781,16 @@ static void lanes_move(const lanes *X, int in, int NT, int par)
 }
 
 /* Pair a, b over the group's n vectors (b rotated by a lane if rot; mask:
- * the lanes that have a pair), the lanes' sums and maxima into sum, rr, ll. */
+ * the lanes that have a pair), the lanes' sums, maxima and least flows into sum, rr, lo. */
 static ALWAYS_INLINE void lanes_pairs(const lanes *X, VD *a, VD *b, int rot, VD mask, VD *sum, simde__m256i *mv,
-                                      VD *rr, VD *ll)
+                                      VD *rr, VD *lo)
 {
 	const VD L = simde_mm256_set1_pd(X->J.lambda), sign = simde_mm256_set1_pd(-0.0),
 	         magic = simde_mm256_set1_pd(4503599627370496.0); /* 2^52 */
 	const int real = X->J.real;
 	for (int64_t i = 0; i < X->n; i++) {
 		if (!rot) {
-			lanes_pair(&a[i], &b[i], L, real, sum, mv, rr, ll);
+			lanes_pair(&a[i], &b[i], L, real, sum, mv, rr, lo);
 			continue;
 		}
 		const VD x = a[i], y = simde_mm256_permute4x64_pd(b[i], 0x39); /* lane q: b's lane q + 1 */
@@ -774,7 +808,24 @@ static ALWAYS_INLINE void lanes_pairs(const lanes *X, VD *a, VD *b, int rot, VD 
 			*mv = simde_mm256_add_epi64(*mv, simde_mm256_sub_epi64(simde_mm256_castpd_si256(simde_mm256_add_pd(af, magic)),
 			                                                       simde_mm256_castpd_si256(magic)));
 		*rr = simde_mm256_max_pd(*rr, f);
-		*ll = simde_mm256_max_pd(*ll, simde_mm256_xor_pd(f, sign));
+		*lo = simde_mm256_min_pd(*lo, f);
+	}
+}
+
+/* A group j's lanes after its pairs of one colour: the rows' sums into rs, the folds into A. */
+static void group_fold(const lanes *X, int64_t j, VD sum, VD rr, VD lo, simde__m256i mv, double *rs, part *A)
+{
+	double s[4], r[4], l[4];
+	int64_t m[4];
+	simde_mm256_storeu_pd(s, sum);
+	simde_mm256_storeu_pd(r, rr);
+	simde_mm256_storeu_pd(l, lo);
+	simde_mm256_storeu_si256((void *)m, mv);
+	for (int q = 0; q < 4; q++) {
+		rs[q * X->B + j] = s[q];
+		A->right = maxd(A->right, r[q]);
+		A->left = maxd(A->left, -l[q]);
+		A->moved += m[q];
 	}
 }
 
@@ -801,30 +852,50 @@ static void outer_group(const lanes *X, int d, int col, int64_t j, double *rs, p
 		if (lbt_de_color(k, nd, v->torus[d]) == col)
 			partner = j + ((k + 1) % nd - k) * qd;
 	}
-	double s[4] = {0, 0, 0, 0}, r[4], l[4];
 	if (partner >= 0) {
 		const VD all = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1)),
 		         wrap = v->torus[0] ? all : simde_mm256_castsi256_pd(simde_mm256_set_epi64x(0, -1, -1, -1));
-		VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), ll = rr;
+		VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), lo = simde_mm256_set1_pd(HUGE_VAL);
 		simde__m256i mv = simde_mm256_setzero_si256();
 		VD *a = X->G + j * X->n, *b = X->G + partner * X->n;
 		if (rot)
-			lanes_pairs(X, a, b, 1, wrap, &sum, &mv, &rr, &ll);
+			lanes_pairs(X, a, b, 1, wrap, &sum, &mv, &rr, &lo);
 		else
-			lanes_pairs(X, a, b, 0, all, &sum, &mv, &rr, &ll);
-		int64_t m[4];
-		simde_mm256_storeu_pd(s, sum);
-		simde_mm256_storeu_pd(r, rr);
-		simde_mm256_storeu_pd(l, ll);
-		simde_mm256_storeu_si256((void *)m, mv);
-		for (int q = 0; q < 4; q++) {
-			A->right = maxd(A->right, r[q]);
-			A->left = maxd(A->left, l[q]);
-			A->moved += m[q];
-		}
+			lanes_pairs(X, a, b, 0, all, &sum, &mv, &rr, &lo);
+		group_fold(X, j, sum, rr, lo, mv, rs, A);
+		return;
 	}
 	for (int q = 0; q < 4; q++)
-		rs[q * X->B + j] = s[q];
+		rs[q * X->B + j] = 0;
+}
+
+/* The first axis's pairs (ja, ja + Q) of one colour and (jb, jb + Q) of the
+ * next, none rotated, side by side (two independent chains): the second
+ * colour's pair at PE i after the first's, which is all it reads of it. */
+static void outer_two(const lanes *X, int64_t ja, int64_t jb, double *rsa, part *Aa, double *rsb, part *Ab)
+{
+	const VD L = simde_mm256_set1_pd(X->J.lambda);
+	VD sum[2], rr[2], lo[2];
+	simde__m256i mv[2];
+	for (int g = 0; g < 2; g++) {
+		sum[g] = simde_mm256_setzero_pd();
+		rr[g] = simde_mm256_set1_pd(-HUGE_VAL);
+		lo[g] = simde_mm256_set1_pd(HUGE_VAL);
+		mv[g] = simde_mm256_setzero_si256();
+	}
+	VD *a0 = X->G + ja * X->n, *b0 = X->G + (ja + X->Q) * X->n, *a1 = X->G + jb * X->n, *b1 = X->G + (jb + X->Q) * X->n;
+	if (X->J.real)
+		for (int64_t i = 0; i < X->n; i++) {
+			lanes_pair(&a0[i], &b0[i], L, 1, &sum[0], &mv[0], &rr[0], &lo[0]);
+			lanes_pair(&a1[i], &b1[i], L, 1, &sum[1], &mv[1], &rr[1], &lo[1]);
+		}
+	else
+		for (int64_t i = 0; i < X->n; i++) {
+			lanes_pair(&a0[i], &b0[i], L, 0, &sum[0], &mv[0], &rr[0], &lo[0]);
+			lanes_pair(&a1[i], &b1[i], L, 0, &sum[1], &mv[1], &rr[1], &lo[1]);
+		}
+	group_fold(X, ja, sum[0], rr[0], lo[0], mv[0], rsa, Aa);
+	group_fold(X, jb, sum[1], rr[1], lo[1], mv[1], rsb, Ab);
 }
 
 /* Substep u: outer axis d, colour col, every group. */
@@ -864,9 +935,14 @@ static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3],
 		VD mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL);
 		int64_t itot = 0;
 #pragma omp for schedule(static)
-		for (int64_t j = 0; j < X->B; j++) {
-			const int64_t row[4] = {j, X->B + j, 2 * X->B + j, 3 * X->B + j};
-			lanes_last(&X->J, X->G + j * X->n, row, only ? none : has, rs, A, ls ? X->tot : NULL, &mx, &mn, &itot);
+		for (int64_t j2 = 0; j2 < X->B / 2; j2++) { /* two groups side by side (B = Q ext[0] / 4 is even) */
+			const int64_t j = 2 * j2, row[4] = {j, X->B + j, 2 * X->B + j, 3 * X->B + j};
+			const int64_t row1[4] = {j + 1, X->B + j + 1, 2 * X->B + j + 1, 3 * X->B + j + 1};
+			VD x[2] = {mx, simde_mm256_set1_pd(-HUGE_VAL)}, y[2] = {mn, simde_mm256_set1_pd(HUGE_VAL)};
+			lanes_last2(&X->J, X->G + j * X->n, X->G + (j + 1) * X->n, row, row1, only ? none : has, rs, A,
+			            ls ? X->tot : NULL, x, y, &itot);
+			mx = simde_mm256_max_pd(x[1], x[0]); /* ties keep group j's */
+			mn = simde_mm256_min_pd(y[1], y[0]);
 		}
 		for (int col = 0; col < 3; col++)
 			pt[t][col] = A[col];
@@ -886,7 +962,8 @@ static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3],
  * last (its colour 1 pair is the rotated one). The substeps' sums and folds
  * go where the passes put them (substeps 0, 1, then the last axis's from
  * 2), and group 0's extremes are folded in first, as its rows come first in
- * their lanes. */
+ * their lanes. has: the last axis's colours; none for a de-axis step on the
+ * first axis, whose statistics the pass measures all the same. */
 static void lanes_sweep2(const lanes *X, const int *has, part (*pt)[1], part (*pl)[3], lstat *ls)
 {
 	part A0 = {-HUGE_VAL, -HUGE_VAL, 0}, A1 = A0, A[3] = {A0, A0, A0};
@@ -897,24 +974,29 @@ static void lanes_sweep2(const lanes *X, const int *has, part (*pt)[1], part (*p
 	int64_t itot = 0;
 	double *rs0 = X->rs, *rs1 = X->rs + X->R;
 	const int64_t h = X->h;
-#define LAST(j, x, y) \
-	lanes_last(&X->J, X->G + (j) * X->n, (const int64_t[4]){(j), X->B + (j), 2 * X->B + (j), 3 * X->B + (j)}, has, rs, \
-	           A, X->tot, x, y, &itot)
+#define ROW(j) ((const int64_t[4]){(j), X->B + (j), 2 * X->B + (j), 3 * X->B + (j)})
+#define LAST2(j, k, x, y) \
+	lanes_last2(&X->J, X->G + (j) * X->n, X->G + (k) * X->n, ROW(j), ROW(k), has, rs, A, X->tot, x, y, &itot)
 	outer_group(X, 0, 0, 0, rs0, &A0);
 	for (int64_t m = 1; m + 2 < h; m += 2) {
-		outer_group(X, 0, 0, m + 1, rs0, &A0);
-		outer_group(X, 0, 1, m, rs1, &A1);
+		outer_two(X, m + 1, m, rs0, &A0, rs1, &A1);
 		outer_group(X, 0, 0, m, rs0, &A0); /* no pair: its rows' sums 0 */
 		outer_group(X, 0, 1, m + 1, rs1, &A1);
-		LAST(m, &mx, &mn);
-		LAST(m + 1, &mx, &mn);
+		VD x[2] = {mx, simde_mm256_set1_pd(-HUGE_VAL)}, y[2] = {mn, simde_mm256_set1_pd(HUGE_VAL)};
+		LAST2(m, m + 1, x, y);
+		mx = simde_mm256_max_pd(x[1], x[0]); /* ties keep group m's */
+		mn = simde_mm256_min_pd(y[1], y[0]);
 	}
 	outer_group(X, 0, 1, h - 1, rs1, &A1);
 	outer_group(X, 0, 0, h - 1, rs0, &A0);
 	outer_group(X, 0, 1, 0, rs1, &A1);
-	LAST(h - 1, &mx, &mn);
-	LAST(0, &mx0, &mn0);
-#undef LAST
+	{
+		VD x[2] = {mx, mx0}, y[2] = {mn, mn0};
+		LAST2(h - 1, 0, x, y);
+		mx = x[0], mn = y[0], mx0 = x[1], mn0 = y[1];
+	}
+#undef LAST2
+#undef ROW
 	mx = simde_mm256_max_pd(mx, mx0); /* ties keep group 0's */
 	mn = simde_mm256_min_pd(mn, mn0);
 	pt[0][0] = A0;
@@ -963,14 +1045,17 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 		int d0 = kind == LBT_DE_AXIS ? axis : 0;
 		const int d1 = kind == LBT_DE_AXIS ? axis + 1 : v->dims;
 		s++;
-		int u = 0;
-		if (v->dims == 2 && kind != LBT_DE_AXIS && NT == 1) { /* one pass */
-			lanes_sweep2(&X, has[last], pt, pl, ls);
+		int u = 0, measured = 0;
+		if (v->dims == 2 && NT == 1 && d0 == 0) { /* one pass (de-axis on the first axis: its statistics in it) */
+			static const int none[3] = {0, 0, 0};
+			const int *hl = kind == LBT_DE_AXIS ? none : has[last];
+			lanes_sweep2(&X, hl, pt, pl, ls);
 			u = 2;
 			for (int col = 0; col < 3; col++)
-				if (has[last][col])
+				if (hl[col])
 					pt[u++][0] = pl[0][col];
 			d0 = d1;
+			measured = 1;
 		}
 		for (int d = d0; d < d1; d++) {
 			if (d == last) {
@@ -987,7 +1072,7 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 				if (has[d][col])
 					lanes_outer_sub(&X, d, col, u, pt[u], NT, par), u++;
 		}
-		if (d1 - 1 != last) /* the step ends on an outer axis: the statistics alone */
+		if (d1 - 1 != last && !measured) /* the step ends on an outer axis: the statistics alone */
 			lanes_last_sub(&X, has[last], 0, pl, ls, 1, NT, par);
 		for (int w = 0; w < u; w++)
 			substep_counts(&X.J, pt[w], NT, X.rs + w * X.R, k);
