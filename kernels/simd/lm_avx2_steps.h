@@ -329,6 +329,7 @@ typedef struct {
 	lbt_lm_cache *cache;
 	int cond, active, top, held, off; /* held: the block's loads are in the copy, not the grid */
 	int32_t omax;                     /* the block's largest load after the last round */
+	int Tr;                           /* the threads a round asks for */
 	int m;                            /* this round's steps */
 	int64_t k, len, rows, ext0, T;
 	int64_t lo[LBT_CUT_MAX_STEPS], hi[LBT_CUT_MAX_STEPS]; /* step j+1's copy rows */
@@ -452,9 +453,11 @@ static void bcut_thread(void *ctx, const lbt_team *team)
 	int8_t *const g = b->g;
 	V *const cpb = (V *)(b->buf + id * b->bper + 4 * n);
 #define BEDGE(t, p, k) ((int8_t *)(b->buf + (t) * b->bper + (2 * (p) + (k)) * n))
-	if (T > 1) {
-		memcpy(BEDGE(id, 1, 0), g + r0 * n, (size_t)n);
-		memcpy(BEDGE(id, 1, 1), g + (r1 - 1) * n, (size_t)n);
+	if (T != b->Tr) { /* fewer threads than bcut_round made the first copies for: its rows are others' */
+		if (T > 1) {
+			memcpy(BEDGE(id, 1, 0), g + r0 * n, (size_t)n);
+			memcpy(BEDGE(id, 1, 1), g + (r1 - 1) * n, (size_t)n);
+		}
 		lbt_team_barrier(team);
 	}
 	const bstep_fn f = bsteps[b->cond];
@@ -487,7 +490,7 @@ static void bcut_thread(void *ctx, const lbt_team *team)
 			}
 		}
 		b->res[s * T + id] = r;
-		if (T > 1) {
+		if (T > 1 && s + 1 < b->m) { /* after the round's last step the team's join waits */
 			memcpy(BEDGE(id, p, 0), g + r0 * n, (size_t)n);
 			memcpy(BEDGE(id, p, 1), g + (r1 - 1) * n, (size_t)n);
 			lbt_team_barrier(team);
@@ -541,6 +544,13 @@ static int bcut_round(bcut *b, int m, lbt_counts *c)
 	}
 	b->held = 1;
 	const int64_t T = b->T < b->hi[0] - b->lo[0] ? b->T : b->hi[0] - b->lo[0];
+	/* the copies of each thread's first and last rows its neighbours read in the first step */
+	b->Tr = (int)T;
+	for (int64_t t = 0; T > 1 && t < T; t++) {
+		const int64_t r0 = b->lo[0] + (b->hi[0] - b->lo[0]) * t / T, r1 = b->lo[0] + (b->hi[0] - b->lo[0]) * (t + 1) / T;
+		memcpy(b->buf + t * b->bper + 2 * b->len, b->g + r0 * b->len, (size_t)b->len);
+		memcpy(b->buf + t * b->bper + 3 * b->len, b->g + (r1 - 1) * b->len, (size_t)b->len);
+	}
 	const int got = lbt_team_run((int)T, bcut_thread, b);
 	for (int s = 0; s < m; s++) {
 		const kresult r = ksum(&b->res[s * got], got);
