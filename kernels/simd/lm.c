@@ -941,8 +941,10 @@ static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt
  * halo is deep for (cut_round; one a round at depth LBT_HALO): a call's
  * steps then take one reduction of their counters, not one each. Only
  * where no stop can end the call early: a stop decides on extremes over
- * all ranks, which no rank knows here. Returns the steps done, 0: none
- * (one step at a time instead). */
+ * all ranks, which no rank knows here. With AVX2 a 2-D block whose rows
+ * are whole byte vectors keeps its loads in the byte copy for all the
+ * call's rounds while they fit (bcut_*, lm_avx2_steps.h). Returns the steps
+ * done, 0: none (one step at a time instead). */
 static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_lm_cache *cache, lbt_counts *c)
 {
 	const lbt_cut *cut = v->cut;
