@@ -158,7 +158,10 @@ EXTRA = [
 # Deep halos (issue 28): LBTORUS_HALO=K steps between halo exchanges, each
 # case for K = 1, 2 and 8: byte- and int32-sized loads, tori and meshes, 2-D
 # and 3-D, slabs thinner than the halo, a fixed number of steps (several a
-# call) and to balanced (one a call); and blocks of two cut axes, the last
+# call) and to balanced (one a call); 2-D slabs of rows of whole byte vectors
+# (AVX2 keeps them in bytes for a call: kernels/simd/lm_avx2_steps.h), one
+# whose pile keeps a rank out of bytes and, as it spreads, its neighbours'
+# halos (they widen back mid-call); and blocks of two cut axes, the last
 # among them, where K is taken as 1 (lbt_cut_open: deep halos where the
 # last axis is whole, BLOCKS_HALO below).
 HALO = [
@@ -168,6 +171,8 @@ HALO = [
     ('7x5x8', 'mesh', 'lm-c3', 'uniform:0:9', 'steps:33', 4),
     ('8x32', 'torus', 'lm-c5', 'worst:3', 'balanced', 3),
     ('8x12', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, None, '--ranks', '2x2'),
+    ('12x64', 'mesh', 'lm-c0', 'uniform:0:9', 'steps:30', 3),
+    ('16x32', 'torus', 'lm-c5', 'worst:5', 'steps:40', 4),
 ]
 HALO_STEPS = (1, 2, 8)
 # Cartesian blocks on the Liquid model's vector kernel (issue 28 item 2):

@@ -896,13 +896,23 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
  * block's last step reads the exact layers a one-step exchange would have
  * filled. Counts are the block's. Returns the steps done: m, fewer if a
  * step had no memory (its counts say so). */
-static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt_counts *c)
+static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt_counts *c, void *bytes)
 {
 	const lbt_cut *cut = v->cut;
 	const int D = v->dims, last = D - 1;
+#if W == 8
+	if (bytes) /* the block's rows the fill sends, from the byte copy */
+		bcut_edges(bytes, LBT_HALO * m);
+#endif
 	for (int d = a0; d < last; d++)
 		if (cut->on[d])
 			cut->fill(v, cut, d, LBT_HALO * m);
+#if W == 8
+	if (bytes && bcut_round(bytes, m, c)) /* a 2-D block whose loads fit bytes (lm_avx2_steps.h) */
+		return m;
+#else
+	(void)bytes;
+#endif
 	for (int j = 1; j <= m; j++) {
 		int64_t rlo[8], rhi[8];
 		for (int d = 0; d < D; d++) {
@@ -931,9 +941,11 @@ static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt
  * halo is deep for (cut_round; one a round at depth LBT_HALO): a call's
  * steps then take one reduction of their counters, not one each. Only
  * where no stop can end the call early: a stop decides on extremes over
- * all ranks, which no rank knows here. Returns the steps done, 0: none
- * (one step at a time instead). */
-static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_counts *c)
+ * all ranks, which no rank knows here. With AVX2 a 2-D block whose rows
+ * are whole byte vectors keeps its loads in the byte copy for all the
+ * call's rounds while they fit (bcut_*, lm_avx2_steps.h). Returns the steps
+ * done, 0: none (one step at a time instead). */
+static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_lm_cache *cache, lbt_counts *c)
 {
 	const lbt_cut *cut = v->cut;
 	const int D = v->dims, last = D - 1;
@@ -950,20 +962,31 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 	if (a0 < 0 || !cut->on[a0])
 		return 0;
 	const int k = cut->depth / LBT_HALO;
+	void *bytes = NULL; /* the byte copy of a 2-D block, kept for all the call's rounds (AVX2) */
+#if W == 8
+	bcut b;
+	bytes = bcut_open(v, cond, active, cache, &b) ? &b : NULL;
+#else
+	(void)cache;
+#endif
 	int done = 0;
 	while (done < n) {
-		const int m = n - done < k ? n - done : k, got = cut_round(v, cond, a0, active, m, c + done);
+		const int m = n - done < k ? n - done : k, got = cut_round(v, cond, a0, active, m, c + done, bytes);
 		done += got;
 		if (got < m)
 			break;
 	}
+#if W == 8
+	if (bytes)
+		bcut_drop(bytes);
+#endif
 	return done;
 }
 
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                                    lbt_lm_cache *cache, lbt_counts *c)
 {
-	int done = cut_steps(v, cond, n, stop, c);
+	int done = cut_steps(v, cond, n, stop, cache, c);
 	if (done)
 		return done;
 #if W == 16

@@ -349,10 +349,105 @@ static void team_steps(void)
 	}
 }
 
+/* lm_steps on a cut view: a slab of one rank holding the whole first axis
+ * (what LBTORUS_CUT=1 runs), its halo deep enough for K steps between fills
+ * (cut_steps; with AVX2 a 2-D slab of rows of whole byte vectors stays in
+ * the byte copy for the call, the halo rows packed after each fill), calls
+ * of several steps against as many reference steps on the whole torus:
+ * every step's counters and the loads after every call. The fill copies
+ * the slab's own rows into its halo (a torus; a mesh's is never read). */
+static void slab_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
+{
+	const int64_t n = v->ext[axis], s = v->stride[axis], cells = v->ext[v->dims - 1];
+	if (!cut->torus[axis])
+		return;
+	for (int64_t h = 1; h <= layers; h++) {
+		memcpy(v->load - h * s, v->load + ((n - h) % n + n) % n * s, (size_t)cells * sizeof *v->load);
+		memcpy(v->load + (n + h - 1) * s, v->load + (h - 1) % n * s, (size_t)cells * sizeof *v->load);
+	}
+}
+
+static void cut_case(int cond, const lbt_shape *s, int kind, int threads, int K, int steps)
+{
+	ck_pair p;
+	ck_pair_open(&p, s, kind, 1, (uint64_t)lbt_shape_pes(s) * 7 + (uint64_t)kind, CK_MESHTOP);
+	const int64_t n = s->ext[0], len = s->ext[1], P = n * len, depth = (int64_t)LBT_HALO * K,
+	              stride = (len + LBT_ROW_LEAD + 15) / 16 * 16;
+	lbt_cut cut = {.dims = 2, .on = {1, 0}, .nr = {1, 1}, .gext = {n, len}, .len = {n, len},
+	               .torus = {s->bnd[0] == LBT_TORUS, s->bnd[1] == LBT_TORUS}, .ranks = 1, .depth = (int)depth,
+	               .fill = slab_fill};
+	int32_t *mem = lbt_alloc_aligned((size_t)((n + 2 * depth) * stride) * sizeof *mem), *want = malloc((size_t)P * 4);
+	cr_assert(mem && want);
+	memset(mem, 0, (size_t)((n + 2 * depth) * stride) * sizeof *mem);
+	lbt_view v = {.load = mem + depth * stride, .dims = 2, .ext = {n, len}, .stride = {stride, 1},
+	              .torus = {cut.torus[0], cut.torus[1]}, .threads = threads, .cut = &cut};
+	lbt_grid_export(&p.ref, want);
+	for (int64_t q = 0; q < n; q++)
+		memcpy(v.load + q * stride, want + q * len, (size_t)len * sizeof *want);
+	lbt_lm_cache cache = {0};
+	for (int t = 0, call = 0; t < steps; call++) {
+		lbt_counts cv[16];
+		memset(cv, 0xa5, sizeof cv);
+		const int want_n = 2 + (call * 3 + cond) % 13 < steps - t ? 2 + (call * 3 + cond) % 13 : steps - t;
+		const int got = call_new(lm_steps, &v, cond, want_n, 0, NULL, &cache, cv);
+		cr_assert(got >= 1 && got <= want_n, "lm-c%d on %s, a cut slab: lm_steps asked for %d did %d", cond,
+		          ck_new->isa, want_n, got);
+		for (int i = 0; i < got; i++, t++) {
+			lbt_counts cr = {0};
+			lbt_stats st;
+			call_ref(lm_step, &p.vr, cond, &cr);
+			lbt_grid_stats(&p.ref, &st);
+			if (cr.moved != cv[i].moved || cr.shifts != cv[i].shifts || !cv[i].has_stats || st.max != cv[i].max ||
+			    st.min != cv[i].min || st.total != cv[i].total)
+				cr_assert_fail("lm-c%d lm_steps on %s, a cut slab (halo of %d steps): shape %s (%s), load %s, %d "
+				               "threads: step %d counts moved %lld shifts %lld max %d min %d total %lld, want %lld "
+				               "%lld %d %d %lld", cond, ck_new->isa, K, p.sh, p.bd, ck_load_names[kind], threads,
+				               t + 1, (long long)cv[i].moved, (long long)cv[i].shifts, cv[i].max, cv[i].min,
+				               (long long)cv[i].total, (long long)cr.moved, (long long)cr.shifts, (int)st.max,
+				               (int)st.min, (long long)st.total);
+		}
+		lbt_grid_export(&p.ref, want);
+		for (int64_t q = 0; q < n; q++)
+			cr_assert(!memcmp(v.load + q * stride, want + q * len, (size_t)len * sizeof *want),
+			          "lm-c%d lm_steps on %s, a cut slab (halo of %d steps): shape %s (%s), load %s, %d threads: "
+			          "row %lld differs after step %d", cond, ck_new->isa, K, p.sh, p.bd, ck_load_names[kind], threads,
+			          (long long)q, t);
+	}
+	free(cache.mem);
+	free(mem);
+	free(want);
+	ck_pair_close(&p);
+}
+
+/* Tori, meshes and mixed, rows of whole byte vectors and not (96 and 40
+ * PEs: 3 and 1.25 vectors), slabs thinner than the halo (3 rows, K = 3),
+ * loads in bytes, beyond them (a pile: the slab stays out of the byte copy
+ * or leaves it mid-call as the pile spreads into rows it holds), halos of
+ * 1, 2 and 3 steps; the full tier adds 2 threads on 512x256. */
+static void cut_on(int full)
+{
+	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x128", "mesh,torus"}, {"20x96", "torus,mesh"},
+	                                       {"3x64", "torus"}, {"12x40", "mesh"}};
+	static const int kinds[] = {L_UPTO125, L_SMALL, L_PILE, L_BYTE};
+	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+		const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+				cut_case(cond, &s, kinds[j], 1, 1 + (int)(i + j + (size_t)cond) % 3, full ? 40 : 20);
+	}
+	if (full) {
+		const lbt_shape s = ck_grid("512x256", "torus");
+		for (int cond = 0; cond < LBT_NCOND; cond += 5)
+			for (int K = 1; K <= 2; K++)
+				cut_case(cond, &s, K == 1 ? L_UPTO125 : L_PILE, 2, K, 12);
+	}
+}
+
 static void steps_quick(void)
 {
 	steps_on(0, STEPS_QUICK);
 	rings_on(0, RINGS_QUICK);
+	cut_on(0);
 }
 
 static void steps_full(void)
@@ -361,6 +456,7 @@ static void steps_full(void)
 	rings_on(RINGS_QUICK, RING_GRIDS);
 	dense_steps_on();
 	team_steps();
+	cut_on(1);
 	/* planes of more than 8192 cells (the rows run ahead of the roll) and
 	 * 4-D slabs of more rows than one segment of counts holds (16900 rows
 	 * of 8: emptied on the way) */
