@@ -159,13 +159,26 @@ static ALWAYS_INLINE void flush(pass *q, sums *s)
 	q->since = 0;
 }
 
-/* A piece of a row: len PEs from x, low index lo, round keys k1 (in q) and k2. */
+/* The draw of the vector at idx (lanes idx .. idx + W - 1). */
+static ALWAYS_INLINE V vdraw(V idx, V vk1, V vk2) { return vhash32(VADD(vhash32(WXOR(idx, vk1)), vk2)); }
+
+/* A piece of a row: len PEs from x, low index lo, round keys k1 (in q) and
+ * k2. The draws run two vectors ahead of the update (software pipelined):
+ * a draw is a chain of some 30 cycles of latency, and with the next two
+ * vectors' draws issued before this one's count and update the core
+ * overlaps them (on Zen 3, AVX2: a quarter fewer cycles per PE). */
 static ALWAYS_INLINE void piece(pass *q, int32_t *x, int64_t len, uint32_t lo, uint32_t k1, uint32_t k2,
                                 const lbt_poisson *p, int32_t C, sums *s, const int L)
 {
 	const V vk2 = VSET1((int32_t)k2), step = VSET1(W);
 	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
 	const int64_t nv = len / W;
+	V ra = VSET1(0), rb = VSET1(0); /* the draws of vectors v and v + 1 */
+	if (nv > 0)
+		ra = vdraw(idx, q->vk1, vk2);
+	if (nv > 1)
+		rb = vdraw(VADD(idx, step), q->vk1, vk2);
+	idx = VADD(idx, VADD(step, step));
 	for (int64_t v0 = 0; v0 < nv; v0 += BV) {
 		const int64_t vb = nv - v0 < BV ? nv - v0 : BV;
 		if (q->since + vb > RV)
@@ -174,8 +187,12 @@ static ALWAYS_INLINE void piece(pass *q, int32_t *x, int64_t len, uint32_t lo, u
 		int32_t *xb = x + v0 * W;
 		V any = VSET1(0), bsq = VSET1(0), gen = q->gen, comp = q->comp;
 		for (int64_t b = 0; b < vb; b++) {
-			const V r = vhash32(VADD(vhash32(WXOR(idx, q->vk1)), vk2)), rs = WXOR(r, q->sign);
-			idx = VADD(idx, step);
+			const V r = ra, rs = WXOR(r, q->sign);
+			ra = rb;
+			if (v0 + b + 2 < nv) {
+				rb = vdraw(idx, q->vk1, vk2);
+				idx = VADD(idx, step);
+			}
 			V e = VSET1(0);
 			for (int k = 0; k < L - 1; k++)
 				e = VINC(e, MGT(rs, q->S[k]));
