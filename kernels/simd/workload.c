@@ -577,8 +577,20 @@ static ALWAYS_INLINE void phases_piece(int32_t *x, int64_t len, uint64_t i0, uin
 	const uint64_t span = (uint64_t)((int64_t)p->arg[5] - (int64_t)p->arg[4]) + 1; /* as lbt_range32 */
 	const V vspan = D_SET1(span), len0 = D_SET1(step + (int64_t)p->arg[4]);
 	const int64_t nv = len / W;
+	/* the draws run a vector ahead of the update (as the Poisson pass's) */
+	V ahead = VADD(idx, vstep), rg1 = zero, rc1 = zero;
+	if (nv > 0) {
+		rg1 = vhash32(VADD(vhash32(WXOR(idx, vg1)), vg2));
+		rc1 = vhash32(VADD(vhash32(WXOR(idx, vc1)), vc2));
+	}
 	for (int64_t b = 0; b < nv; b++) {
 		const int64_t j = b * W;
+		const V rg = rg1, rc = rc1;
+		if (b + 1 < nv) {
+			rg1 = vhash32(VADD(vhash32(WXOR(ahead, vg1)), vg2));
+			rc1 = vhash32(VADD(vhash32(WXOR(ahead, vc1)), vc2));
+			ahead = VADD(ahead, vstep);
+		}
 		const V d0 = D_SUB(VLOADU(end + j), s1), d1 = D_SUB(VLOADU(end + j + W / 2), s1);
 		if (__builtin_expect(VANY(D_ODD(d0, d1)), 0)) { /* a phase ends here: its next */
 			if (span <= UINT32_MAX)
@@ -588,7 +600,6 @@ static ALWAYS_INLINE void phases_piece(int32_t *x, int64_t len, uint64_t i0, uin
 					if (step >= end[j + l])
 						redraw(p, i0 + (uint64_t)(j + l), step, tg + j + l, tc + j + l, end + j + l);
 		}
-		const V rg = vhash32(VADD(vhash32(WXOR(idx, vg1)), vg2)), rc = vhash32(VADD(vhash32(WXOR(idx, vc1)), vc2));
 		idx = VADD(idx, vstep);
 		const M gm = TOMASK(below64(D_LO(rg), D_HI(rg), tg + j)), km = TOMASK(below64(D_LO(rc), D_HI(rc), tc + j));
 		const V xv = VLOADU(x + j);
