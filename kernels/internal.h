@@ -71,8 +71,8 @@ void lbt_ref_wl_poisson_row(int32_t *x, int64_t n, int64_t rows, int64_t pitch, 
                             const lbt_poisson *p, int32_t C, uint32_t *m, uint32_t *eta, lbt_wl_counts *c);
 void lbt_ref_wl_draw_row(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d, int32_t C,
                          lbt_wl_counts *c);
-void lbt_ref_wl_phases_row(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p, uint64_t *tg,
-                           uint64_t *tc, int64_t *end, lbt_wl_counts *c);
+void lbt_ref_wl_phases_row(int32_t *x, int64_t n, int64_t i0, const lbt_wl_phases *p, uint32_t *tg,
+                           uint32_t *tc, uint32_t *left, lbt_wl_counts *c);
 void lbt_ref_wl_real_row(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
                          const lbt_wl_real *d, double shift, lbt_wl_rsums *s);
 void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c); /* kernels/ref/speed.c */

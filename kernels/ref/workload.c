@@ -104,19 +104,24 @@ void lbt_ref_wl_real_row(double *x, int64_t n, int64_t i0, int lane0, uint64_t k
 /* The threshold of u < g for u = lbt_unit32(r): r < ceil(g 2^32). */
 static uint64_t below(double g) { return (uint64_t)ceil(g * 0x1p32); }
 
-void lbt_ref_wl_phases_row(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p, uint64_t *tg,
-                           uint64_t *tc, int64_t *end, lbt_wl_counts *c)
+/* A threshold kept mod 2^32 (kernels.h), with lo its phase's low bound: a 0
+ * is 2^32 if lo > 0. */
+static uint64_t kept(uint32_t t, double lo) { return t || !(lo > 0) ? t : (uint64_t)1 << 32; }
+
+void lbt_ref_wl_phases_row(int32_t *x, int64_t n, int64_t i0, const lbt_wl_phases *p, uint32_t *tg,
+                           uint32_t *tc, uint32_t *left, lbt_wl_counts *c)
 {
 	const double *a = p->arg;
 	for (int64_t j = 0; j < n; j++) {
 		const uint64_t i = (uint64_t)(i0 + j);
-		if (step >= end[j]) {
-			tg[j] = below(a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i)));
-			tc[j] = below(a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i)));
-			end[j] = step + lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]);
-		}
-		int gen = lbt_rand32(p->key[3], i) < tg[j];
-		int con = lbt_rand32(p->key[4], i) < tc[j];
+		if (!left[j]) {
+			tg[j] = (uint32_t)below(a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i)));
+			tc[j] = (uint32_t)below(a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i)));
+			left[j] = (uint32_t)(lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]) - 1);
+		} else
+			left[j]--;
+		int gen = lbt_rand32(p->key[3], i) < kept(tg[j], a[0]);
+		int con = lbt_rand32(p->key[4], i) < kept(tc[j], a[2]);
 		if (gen && x[j] == INT32_MAX) {
 			c->overflow = 1;
 			x[j] = -1;

@@ -186,8 +186,8 @@ void LBT_SIMD_FN(lbt_simd_wl_poisson_row)(int32_t *x, int64_t n, int64_t rows, i
                                           lbt_wl_counts *c);
 void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d, int32_t C,
                                        lbt_wl_counts *c);
-void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p,
-                                         uint64_t *tg, uint64_t *tc, int64_t *end, lbt_wl_counts *c);
+void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, const lbt_wl_phases *p,
+                                         uint32_t *tg, uint32_t *tc, uint32_t *left, lbt_wl_counts *c);
 void LBT_SIMD_FN(lbt_simd_wl_real_row)(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
                                        const lbt_wl_real *d, double shift, lbt_wl_rsums *s); /* workload.c */
 void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c);     /* speed.c */

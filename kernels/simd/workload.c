@@ -159,13 +159,26 @@ static ALWAYS_INLINE void flush(pass *q, sums *s)
 	q->since = 0;
 }
 
-/* A piece of a row: len PEs from x, low index lo, round keys k1 (in q) and k2. */
+/* The draw of the vector at idx (lanes idx .. idx + W - 1). */
+static ALWAYS_INLINE V vdraw(V idx, V vk1, V vk2) { return vhash32(VADD(vhash32(WXOR(idx, vk1)), vk2)); }
+
+/* A piece of a row: len PEs from x, low index lo, round keys k1 (in q) and
+ * k2. The draws run two vectors ahead of the update (software pipelined):
+ * a draw is a chain of some 30 cycles of latency, and with the next two
+ * vectors' draws issued before this one's count and update the core
+ * overlaps them (on Zen 3, AVX2: a quarter fewer cycles per PE). */
 static ALWAYS_INLINE void piece(pass *q, int32_t *x, int64_t len, uint32_t lo, uint32_t k1, uint32_t k2,
                                 const lbt_poisson *p, int32_t C, sums *s, const int L)
 {
 	const V vk2 = VSET1((int32_t)k2), step = VSET1(W);
 	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
 	const int64_t nv = len / W;
+	V ra = VSET1(0), rb = VSET1(0); /* the draws of vectors v and v + 1 */
+	if (nv > 0)
+		ra = vdraw(idx, q->vk1, vk2);
+	if (nv > 1)
+		rb = vdraw(VADD(idx, step), q->vk1, vk2);
+	idx = VADD(idx, VADD(step, step));
 	for (int64_t v0 = 0; v0 < nv; v0 += BV) {
 		const int64_t vb = nv - v0 < BV ? nv - v0 : BV;
 		if (q->since + vb > RV)
@@ -174,8 +187,12 @@ static ALWAYS_INLINE void piece(pass *q, int32_t *x, int64_t len, uint32_t lo, u
 		int32_t *xb = x + v0 * W;
 		V any = VSET1(0), bsq = VSET1(0), gen = q->gen, comp = q->comp;
 		for (int64_t b = 0; b < vb; b++) {
-			const V r = vhash32(VADD(vhash32(WXOR(idx, q->vk1)), vk2)), rs = WXOR(r, q->sign);
-			idx = VADD(idx, step);
+			const V r = ra, rs = WXOR(r, q->sign);
+			ra = rb;
+			if (v0 + b + 2 < nv) {
+				rb = vdraw(idx, q->vk1, vk2);
+				idx = VADD(idx, step);
+			}
 			V e = VSET1(0);
 			for (int k = 0; k < L - 1; k++)
 				e = VINC(e, MGT(rs, q->S[k]));
@@ -392,30 +409,24 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_real_row)(double *x, int64_t n, int64_t i0, i
 	})
 }
 
-/* Phases, in vectors of W PEs. The state is 64 bits a PE (kernels.h:
- * thresholds in [0, 2^32], steps), W/2 PEs a vector of 64-bit lanes:
- * r < t and step >= end are each the sign of a 64-bit difference (r - t in
- * (-2^32, 2^32); end - (step + 1), end and step >= 0, no overflow), whose
- * high 32-bit halves, gathered in PE order, are the lanes' masks. A vector
- * holding a PE whose phase ends draws its next phase lane by lane, as the
- * reference (one PE in about (LENL + LENH) / 2 a step); a vector where a
- * PE at INT32_MAX generates (the overflow) goes PE by PE. The rest: the two
- * draws, the update, its counters in 32-bit lanes and the squares of the
- * new loads as 64-bit products, their halves summed in 64-bit lanes
- * (exact: a row is shorter than 2^32). */
+/* Phases, in vectors of W PEs. The state is 12 bytes a PE (kernels.h: two
+ * thresholds mod 2^32 and the steps left), all in 32-bit lanes, a PE a lane:
+ * r < t is an unsigned compare, or'ed with t = 0 where a kept 0 stands for
+ * 2^32. A vector holding a PE whose phase ends (left = 0) draws the next
+ * phases of all its lanes in vectors, the thresholds in doubles in 64-bit
+ * lanes (the even PEs, then the odd, joined back into 32-bit lanes), and
+ * keeps the others; a vector where a PE at INT32_MAX generates (the
+ * overflow) goes PE by PE. The rest: the two draws, the update, its counters
+ * in 32-bit lanes and the squares of the new loads as 64-bit products, their
+ * halves summed in 64-bit lanes (exact: a row is shorter than 2^32). */
 #if W == 16
-static const int32_t odd32[16] __attribute__((aligned(64))) = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
-static const int32_t zlo32[16] __attribute__((aligned(64))) = {0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16};
-static const int32_t zhi32[16] __attribute__((aligned(64))) = {8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16};
 #define D_SET1(x) simde_mm512_set1_epi64((int64_t)(x))
 #define D_SUB(a, b) simde_mm512_sub_epi64((a), (b))
 #define D_ADD(a, b) simde_mm512_add_epi64((a), (b))
 #define D_SRL(x) simde_mm512_srli_epi64((x), 32)
+#define D_SLL(x) simde_mm512_slli_epi64((x), 32)
 #define D_MUL(a, b) simde_mm512_mul_epu32((a), (b))
-#define D_LO(r) simde_mm512_permutex2var_epi32((r), VLOAD(zlo32), VSET1(0)) /* lanes 0..7 zero-extended */
-#define D_HI(r) simde_mm512_permutex2var_epi32((r), VLOAD(zhi32), VSET1(0))
-#define D_ODD(lo, hi) simde_mm512_permutex2var_epi32((lo), VLOAD(odd32), (hi))
-#define TOMASK(v) MGT(VSET1(0), (v))
+#define BELOWU(r, t) ((M)~simde_mm512_cmple_epu32_mask((t), (r)))
 typedef simde__m512d VD;
 #define D_AS_PD(x) simde_mm512_castsi512_pd(x)
 #define D_AS_I(x) simde_mm512_castpd_si512(x)
@@ -425,19 +436,14 @@ typedef simde__m512d VD;
 #define PD_SUB(a, b) simde_mm512_sub_pd((a), (b))
 #define PD_MUL(a, b) simde_mm512_mul_pd((a), (b))
 #define PD_CEIL(x) simde_mm512_roundscale_pd((x), SIMDE_MM_FROUND_TO_POS_INF)
-#define D_BLEND(m, a, b) simde_mm512_mask_blend_epi64(simde_mm512_cmpgt_epi64_mask(D_SET1(0), (m)), (a), (b))
 #elif W == 8
 #define D_SET1(x) simde_mm256_set1_epi64x((int64_t)(x))
 #define D_SUB(a, b) simde_mm256_sub_epi64((a), (b))
 #define D_ADD(a, b) simde_mm256_add_epi64((a), (b))
 #define D_SRL(x) simde_mm256_srli_epi64((x), 32)
+#define D_SLL(x) simde_mm256_slli_epi64((x), 32)
 #define D_MUL(a, b) simde_mm256_mul_epu32((a), (b))
-#define D_LO(r) simde_mm256_cvtepu32_epi64(simde_mm256_castsi256_si128(r))
-#define D_HI(r) simde_mm256_cvtepu32_epi64(simde_mm256_extracti128_si256((r), 1))
-#define D_ODD(lo, hi) \
-	simde_mm256_permute4x64_epi64(simde_mm256_castps_si256(simde_mm256_shuffle_ps(simde_mm256_castsi256_ps(lo), \
-	                                                                              simde_mm256_castsi256_ps(hi), 0xdd)), 0xd8)
-#define TOMASK(v) (v)
+#define BELOWU(r, t) simde_mm256_xor_si256(MEQ(WMINU((r), (t)), (t)), VSET1(-1))
 typedef simde__m256d VD;
 #define D_AS_PD(x) simde_mm256_castsi256_pd(x)
 #define D_AS_I(x) simde_mm256_castpd_si256(x)
@@ -447,18 +453,14 @@ typedef simde__m256d VD;
 #define PD_SUB(a, b) simde_mm256_sub_pd((a), (b))
 #define PD_MUL(a, b) simde_mm256_mul_pd((a), (b))
 #define PD_CEIL(x) simde_mm256_ceil_pd(x)
-#define D_BLEND(m, a, b) D_AS_I(simde_mm256_blendv_pd(D_AS_PD(a), D_AS_PD(b), D_AS_PD(m)))
 #else
 #define D_SET1(x) simde_mm_set1_epi64x((int64_t)(x))
 #define D_SUB(a, b) simde_mm_sub_epi64((a), (b))
 #define D_ADD(a, b) simde_mm_add_epi64((a), (b))
 #define D_SRL(x) simde_mm_srli_epi64((x), 32)
+#define D_SLL(x) simde_mm_slli_epi64((x), 32)
 #define D_MUL(a, b) simde_mm_mul_epu32((a), (b))
-#define D_LO(r) simde_mm_cvtepu32_epi64(r)
-#define D_HI(r) simde_mm_cvtepu32_epi64(simde_mm_srli_si128((r), 8))
-#define D_ODD(lo, hi) \
-	simde_mm_castps_si128(simde_mm_shuffle_ps(simde_mm_castsi128_ps(lo), simde_mm_castsi128_ps(hi), 0xdd))
-#define TOMASK(v) (v)
+#define BELOWU(r, t) simde_mm_xor_si128(MEQ(WMINU((r), (t)), (t)), VSET1(-1))
 typedef simde__m128d VD;
 #define D_AS_PD(x) simde_mm_castsi128_pd(x)
 #define D_AS_I(x) simde_mm_castpd_si128(x)
@@ -468,9 +470,8 @@ typedef simde__m128d VD;
 #define PD_SUB(a, b) simde_mm_sub_pd((a), (b))
 #define PD_MUL(a, b) simde_mm_mul_pd((a), (b))
 #define PD_CEIL(x) simde_mm_ceil_pd(x)
-#define D_BLEND(m, a, b) D_AS_I(simde_mm_blendv_pd(D_AS_PD(a), D_AS_PD(b), D_AS_PD(m)))
 #endif
-/* D_BLEND(m, a, b): per 64-bit lane, m < 0 ? b : a. */
+/* BELOWU(r, t): the lanes' masks r < t, unsigned. */
 
 /* The sums of one call: counters, and the squares' halves (scalar PEs). */
 typedef struct {
@@ -478,14 +479,20 @@ typedef struct {
 	uint64_t hi, lo;
 } psums;
 
-/* PE j's next phase, as the reference draws it. */
-static ALWAYS_INLINE void redraw(const lbt_wl_phases *p, uint64_t i, int64_t step, uint64_t *tg, uint64_t *tc,
-                                 int64_t *end)
+/* A threshold kept mod 2^32, lo its phase's low bound: a 0 is 2^32 if lo > 0 (kernels.h). */
+static ALWAYS_INLINE uint64_t kept(uint32_t t, double lo) { return t || !(lo > 0) ? t : (uint64_t)1 << 32; }
+
+/* PE j's state at a step, as the reference keeps it: its next phase if this one ends, else a step less left. */
+static ALWAYS_INLINE void next1(const lbt_wl_phases *p, uint64_t i, uint32_t *tg, uint32_t *tc, uint32_t *left)
 {
 	const double *a = p->arg;
-	*tg = (uint64_t)ceil((a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i))) * 0x1p32);
-	*tc = (uint64_t)ceil((a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i))) * 0x1p32);
-	*end = step + lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]);
+	if (*left) {
+		--*left;
+		return;
+	}
+	*tg = (uint32_t)ceil((a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i))) * 0x1p32);
+	*tc = (uint32_t)ceil((a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i))) * 0x1p32);
+	*left = (uint32_t)(lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]) - 1);
 }
 
 /* One PE's step from its two draws rg, rc (branch-free: an overflowing PE counts nothing). */
@@ -505,14 +512,6 @@ static ALWAYS_INLINE void phase1(int32_t *x, uint32_t rg, uint32_t rc, uint64_t 
 	s->idle += (k & ok) - done;
 }
 
-/* The lanes' masks r < t[l] for t: W thresholds, r: W draws (zero-extended D_LO, D_HI). */
-static ALWAYS_INLINE V below64(V rlo, V rhi, const uint64_t *t)
-{
-	return D_ODD(D_SUB(rlo, VLOADU(t)), D_SUB(rhi, VLOADU(t + W / 2)));
-}
-
-/* A piece of a row: len PEs from x, global index i0 (its low 32 bits lo), the
- * generation draws' round keys g1, g2. */
 /* A phase's threshold ceil((lo + (hi - lo) u) 2^32), u = r 2^-32, for the
  * W/2 draws r of r64 (zero-extended), in the reference's operations and
  * order (no fused multiply-add: the intrinsics say each one); r and the
@@ -526,30 +525,39 @@ static ALWAYS_INLINE V threshold(V r64, double lo, double hi)
 	return D_SUB(D_AS_I(PD_ADD(t, PD_SET1(0x1p52))), two52);
 }
 
-/* The next phase of the lanes whose phase ends (d0, d1: end - (step + 1)
- * of the two halves, negative there), all W drawn in vectors (idx: the
- * lanes' low indices; k: the round keys of the draws for g, c and the
- * length; span: the lengths' count, below 2^32), the others kept. */
-static ALWAYS_INLINE void vredraw(V idx, const V k[6], const double *a, V len0, V span, V d0, V d1, uint64_t *tg,
-                                  uint64_t *tc, int64_t *end)
+/* The thresholds of the W draws r, mod 2^32, a PE a 32-bit lane: the even
+ * lanes' in the low halves of 64-bit lanes, the odd lanes' shifted up. */
+static ALWAYS_INLINE V threshold32(V r, double lo, double hi)
+{
+	const V m32 = D_SET1(0xffffffffu);
+	return WOR(WAND(threshold(WAND(r, m32), lo, hi), m32), D_SLL(threshold(D_SRL(r), lo, hi)));
+}
+
+/* The next state of the W PEs of tg, tc, left whose phase ends (ends, lv:
+ * their steps left), all drawn in vectors (idx: the lanes' low indices; k:
+ * the round keys of the draws for g, c and the length; len1: LENL - 1;
+ * span: the lengths' count, below 2^32: L - 1 = LENL - 1 + the high half of
+ * r span, per lane); the others a step less left. */
+static ALWAYS_INLINE void vnext(V idx, const V k[6], const double *a, V len1, V span, M ends, V lv, uint32_t *tg,
+                                uint32_t *tc, uint32_t *left)
 {
 	const V rg = vhash32(VADD(vhash32(WXOR(idx, k[0])), k[1])), rc = vhash32(VADD(vhash32(WXOR(idx, k[2])), k[3]));
 	const V rl = vhash32(VADD(vhash32(WXOR(idx, k[4])), k[5]));
-	WSTOREU(tg, D_BLEND(d0, VLOADU(tg), threshold(D_LO(rg), a[0], a[1])));
-	WSTOREU(tg + W / 2, D_BLEND(d1, VLOADU(tg + W / 2), threshold(D_HI(rg), a[0], a[1])));
-	WSTOREU(tc, D_BLEND(d0, VLOADU(tc), threshold(D_LO(rc), a[2], a[3])));
-	WSTOREU(tc + W / 2, D_BLEND(d1, VLOADU(tc + W / 2), threshold(D_HI(rc), a[2], a[3])));
-	WSTOREU(end, D_BLEND(d0, VLOADU(end), D_ADD(len0, D_SRL(D_MUL(D_LO(rl), span)))));
-	WSTOREU(end + W / 2, D_BLEND(d1, VLOADU(end + W / 2), D_ADD(len0, D_SRL(D_MUL(D_HI(rl), span)))));
+	WSTOREU(tg, VSEL(ends, threshold32(rg, a[0], a[1]), VLOADU(tg)));
+	WSTOREU(tc, VSEL(ends, threshold32(rc, a[2], a[3]), VLOADU(tc)));
+	const V hi = WOR(D_SRL(D_MUL(rl, span)), WAND(D_MUL(D_SRL(rl), span), D_SET1(0xffffffff00000000u)));
+	WSTOREU(left, VSEL(ends, VADD(len1, hi), VADD(lv, VSET1(-1))));
 }
 
+/* A piece of a row: len PEs from x, global index i0 (its low 32 bits lo), the
+ * generation draws' round keys g1, g2. */
 static ALWAYS_INLINE void phases_piece(int32_t *x, int64_t len, uint64_t i0, uint32_t lo, uint32_t g1, uint32_t g2,
-                                       int64_t step, const lbt_wl_phases *p, uint64_t *tg, uint64_t *tc, int64_t *end,
-                                       psums *s)
+                                       const lbt_wl_phases *p, uint32_t *tg, uint32_t *tc, uint32_t *left, psums *s)
 {
 	const uint32_t c1 = (uint32_t)p->key[4], c2 = lbt_rand32_k2(p->key[4], i0);
 	const V vg1 = VSET1((int32_t)g1), vg2 = VSET1((int32_t)g2), vc1 = VSET1((int32_t)c1), vc2 = VSET1((int32_t)c2);
-	const V top = VSET1(INT32_MAX), zero = VSET1(0), vstep = VSET1(W), m32 = D_SET1(0xffffffffu), s1 = D_SET1(step + 1);
+	const V top = VSET1(INT32_MAX), zero = VSET1(0), vstep = VSET1(W), m32 = D_SET1(0xffffffffu), one = VSET1(1);
+	const M gfull = p->arg[0] > 0 ? MALL : MNONE, cfull = p->arg[2] > 0 ? MALL : MNONE; /* a kept 0 is 2^32 */
 	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
 	V gen = zero, comp = zero, con = zero, sqlo = zero, sqhi = zero;
 	V k[6]; /* the redraws' round keys */
@@ -558,29 +566,42 @@ static ALWAYS_INLINE void phases_piece(int32_t *x, int64_t len, uint64_t i0, uin
 		k[2 * q + 1] = VSET1((int32_t)lbt_rand32_k2(p->key[q], i0));
 	}
 	const uint64_t span = (uint64_t)((int64_t)p->arg[5] - (int64_t)p->arg[4]) + 1; /* as lbt_range32 */
-	const V vspan = D_SET1(span), len0 = D_SET1(step + (int64_t)p->arg[4]);
+	const V vspan = D_SET1(span), len1 = VSET1((int32_t)(uint32_t)((int64_t)p->arg[4] - 1));
 	const int64_t nv = len / W;
+	/* the draws run a vector ahead of the update (as the Poisson pass's) */
+	V ahead = VADD(idx, vstep), rg1 = zero, rc1 = zero;
+	if (nv > 0) {
+		rg1 = vhash32(VADD(vhash32(WXOR(idx, vg1)), vg2));
+		rc1 = vhash32(VADD(vhash32(WXOR(idx, vc1)), vc2));
+	}
 	for (int64_t b = 0; b < nv; b++) {
 		const int64_t j = b * W;
-		const V d0 = D_SUB(VLOADU(end + j), s1), d1 = D_SUB(VLOADU(end + j + W / 2), s1);
-		if (__builtin_expect(VANY(D_ODD(d0, d1)), 0)) { /* a phase ends here: its next */
-			if (span <= UINT32_MAX)
-				vredraw(idx, k, p->arg, len0, vspan, d0, d1, tg + j, tc + j, end + j);
-			else
-				for (int l = 0; l < W; l++)
-					if (step >= end[j + l])
-						redraw(p, i0 + (uint64_t)(j + l), step, tg + j + l, tc + j + l, end + j + l);
+		const V rg = rg1, rc = rc1;
+		if (b + 1 < nv) {
+			rg1 = vhash32(VADD(vhash32(WXOR(ahead, vg1)), vg2));
+			rc1 = vhash32(VADD(vhash32(WXOR(ahead, vc1)), vc2));
+			ahead = VADD(ahead, vstep);
 		}
-		const V rg = vhash32(VADD(vhash32(WXOR(idx, vg1)), vg2)), rc = vhash32(VADD(vhash32(WXOR(idx, vc1)), vc2));
+		const V lv = VLOADU(left + j);
+		const M ends = MEQ(lv, zero);
+		if (__builtin_expect(!MANY(ends), 1))
+			WSTOREU(left + j, WSUB(lv, one));
+		else if (span <= UINT32_MAX) /* a phase ends here: its next */
+			vnext(idx, k, p->arg, len1, vspan, ends, lv, tg + j, tc + j, left + j);
+		else
+			for (int l = 0; l < W; l++)
+				next1(p, i0 + (uint64_t)(j + l), tg + j + l, tc + j + l, left + j + l);
 		idx = VADD(idx, vstep);
-		const M gm = TOMASK(below64(D_LO(rg), D_HI(rg), tg + j)), km = TOMASK(below64(D_LO(rc), D_HI(rc), tc + j));
+		const V tgv = VLOADU(tg + j), tcv = VLOADU(tc + j);
+		const M gm = MOR(BELOWU(rg, tgv), MAND(MEQ(tgv, zero), gfull));
+		const M km = MOR(BELOWU(rc, tcv), MAND(MEQ(tcv, zero), cfull));
 		const V xv = VLOADU(x + j);
 		if (__builtin_expect(MANY(MAND(gm, MEQ(xv, top))), 0)) { /* a PE overflows: PE by PE */
 			uint32_t ag[W], ac[W];
 			WSTOREU(ag, rg);
 			WSTOREU(ac, rc);
 			for (int l = 0; l < W; l++)
-				phase1(x + j + l, ag[l], ac[l], tg[j + l], tc[j + l], s);
+				phase1(x + j + l, ag[l], ac[l], kept(tg[j + l], p->arg[0]), kept(tc[j + l], p->arg[2]), s);
 			continue;
 		}
 		V y = VINC(xv, gm);
@@ -606,18 +627,18 @@ static ALWAYS_INLINE void phases_piece(int32_t *x, int64_t len, uint64_t i0, uin
 		s->hi += h64[l];
 	}
 	for (int64_t j = nv * W; j < len; j++) { /* the piece's tail */
-		if (step >= end[j])
-			redraw(p, i0 + (uint64_t)j, step, tg + j, tc + j, end + j);
-		phase1(x + j, draw32(g1, g2, lo + (uint32_t)j), draw32(c1, c2, lo + (uint32_t)j), tg[j], tc[j], s);
+		next1(p, i0 + (uint64_t)j, tg + j, tc + j, left + j);
+		phase1(x + j, draw32(g1, g2, lo + (uint32_t)j), draw32(c1, c2, lo + (uint32_t)j), kept(tg[j], p->arg[0]),
+		       kept(tc[j], p->arg[2]), s);
 	}
 }
 
-WL_FN void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p,
-                                               uint64_t *restrict tg, uint64_t *restrict tc, int64_t *restrict end,
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0, const lbt_wl_phases *p,
+                                               uint32_t *restrict tg, uint32_t *restrict tc, uint32_t *restrict left,
                                                lbt_wl_counts *c)
 {
 	psums s = {0};
-	SEGMENTS(n, i0, p->key[3], phases_piece(x + j, len, ig, lo, k1, k2, step, p, tg + j, tc + j, end + j, &s))
+	SEGMENTS(n, i0, p->key[3], phases_piece(x + j, len, ig, lo, k1, k2, p, tg + j, tc + j, left + j, &s))
 	c->generated += s.gen;
 	c->completed += s.comp;
 	c->idle += s.idle;

@@ -74,8 +74,8 @@ typedef struct {
 	double *rows4;    /* cybenko on real loads: each row's sums gen, C n, dev, sq */
 	double *lanes;    /*   each row's lanes (lbt_wl_rsums) if the last axis is cut, not one row */
 	lbt_wl_real rd;   /*   its distribution */
-	uint64_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
-	int64_t *end;     /* phases: the step at which the current phase ends */
+	uint32_t *g, *c;  /* phases: the current phase's probabilities per PE, as thresholds (kernels.h) */
+	uint32_t *left;   /* phases: the steps the current phase has left after this one */
 	lbt_wl_phases ph; /* phases: the row kernel's parameters */
 	int rows;         /* the row kernel on integer loads (ROW_*); cybenko:poisson's with */
 	lbt_poisson pt;   /*   its thresholds and */
@@ -94,7 +94,7 @@ static void simple_close(void *p)
 	free(ws->lanes);
 	free(ws->g);
 	free(ws->c);
-	free(ws->end);
+	free(ws->left);
 	free(ws->scratch);
 	free(ws);
 }
@@ -158,8 +158,8 @@ static int simple_open(void **out, const lbt_workload *w, lbt_state *st, lbt_err
 		ws->rows = ROW_PHASES;
 		ws->g = malloc(P * sizeof *ws->g);
 		ws->c = malloc(P * sizeof *ws->c);
-		ws->end = calloc(P, sizeof *ws->end); /* every phase ends at step 0: the first is drawn then */
-		if (!ws->g || !ws->c || !ws->end)
+		ws->left = calloc(P, sizeof *ws->left); /* every phase ends at the first step: the first is drawn then */
+		if (!ws->g || !ws->c || !ws->left)
 			s = lbt_errf(e, LBT_ENOMEM, "no memory for the workload's phases");
 		memcpy(ws->ph.arg, w->arg, sizeof ws->ph.arg);
 	}
@@ -272,7 +272,7 @@ static int rows_phase(simple_ws *ws, lbt_state *st, int64_t t, uint64_t seed, lb
 			int32_t *x = g->load + row_offset(g, r);
 			const int64_t i0 = lbt_grid_row_global(g, r);
 			if (ws->rows == ROW_PHASES)
-				st->kern->wl_phases_row(x, n, i0, t, &ws->ph, ws->g + r * n, ws->c + r * n, ws->end + r * n, &k);
+				st->kern->wl_phases_row(x, n, i0, &ws->ph, ws->g + r * n, ws->c + r * n, ws->left + r * n, &k);
 			else
 				st->kern->wl_draw_row(x, n, i0, key, &ws->dt, C, &k);
 			wl_add(&sum, &k);

@@ -138,16 +138,19 @@ CK_CASE(wl_draw_row, draw_quick, draw_full);
  * go lane by lane there), loads at 0 (idle capacity) and at INT32_MAX (the
  * overflow flag and the -1 left there), for the last three sets all about
  * 2^20 (every square past 2^32, in every lane of the vector kernel's 64-bit
- * products): the phases' state (thresholds and ends) too. Quick: the first
- * set. */
+ * products): the phases' state (thresholds and steps left) too. The state
+ * starts at its edges, lane by lane: steps left 0 (a phase ends at once), 1
+ * (one step more), 2 and 2^32 - 1 (no end in 12 steps), thresholds kept as
+ * 0 (2^32 where the low bound is above 0, as in the first set, else 0, as
+ * in the second and the last), 1, 2^31 and 2^32 - 1. Quick: the first set. */
 static void phases(int quick)
 {
 	static const double args[][6] = {{0.1, 0.4, 0.1, 0.4, 2, 9}, {0, 1, 0, 1, 1, 1}, {1, 1, 0, 0, 1, 3},
 	                                 {0.1, 0.9, 0.1, 0.7, 150, 400}, {0.5, 0.5, 1, 1, 1, 1e9},
-	                                 {0.2, 0.6, 0.3, 0.3, 1, 0x1p32}};
+	                                 {0.2, 0.6, 0.3, 0.3, 1, 0x1p32}, {0, 0.3, 0, 1, 2, 5}};
+	static const uint32_t lefts[4] = {0, 1, 2, UINT32_MAX}, ts[4] = {0, 1, 1u << 31, UINT32_MAX};
 	int32_t a[160], b[160];
-	uint64_t ga[160], ca[160], gb[160], cb[160];
-	int64_t ea[160], eb[160];
+	uint32_t ga[160], ca[160], gb[160], cb[160], ea[160], eb[160];
 	for (size_t ia = 0; ia < sizeof args / sizeof *args; ia++) {
 		if ((ia == 0) != quick)
 			continue;
@@ -155,16 +158,18 @@ static void phases(int quick)
 		memcpy(ph.arg, args[ia], sizeof ph.arg);
 		for (int n = 1; n <= 150; n += n < 70 ? 1 : 19) {
 			for (int j = 0; j < n; j++) {
-				a[j] = b[j] = j == n / 3 ? INT32_MAX - 2 : (ia >= 3 ? 1 << 20 : 0) + (int32_t)(j % 3);
-				ea[j] = eb[j] = 0;
+				a[j] = b[j] = j == n / 3 ? INT32_MAX - 2 : (ia >= 3 && ia < 6 ? 1 << 20 : 0) + (int32_t)(j % 3);
+				ea[j] = eb[j] = lefts[j % 4];
+				ga[j] = gb[j] = ts[j / 4 % 4];
+				ca[j] = cb[j] = ts[(j + j / 16) % 4];
 			}
 			for (int step = 0; step < 12; step++) {
 				lbt_wl_counts cr = {0}, cv = {0};
 				for (int k = 0; k < 5; k++)
 					ph.key[k] = lbt_rand_key(99 + (uint64_t)n, (uint64_t)step, 102 + (uint64_t)k);
 				const int64_t i0 = ia % 2 ? ((int64_t)1 << 32) - n / 2 : 1000 * n + 3;
-				call_ref(wl_phases_row, a, n, i0, step, &ph, ga, ca, ea, &cr);
-				call_new(wl_phases_row, b, n, i0, step, &ph, gb, cb, eb, &cv);
+				call_ref(wl_phases_row, a, n, i0, &ph, ga, ca, ea, &cr);
+				call_new(wl_phases_row, b, n, i0, &ph, gb, cb, eb, &cv);
 				cr_assert(!memcmp(ga, gb, (size_t)n * sizeof *ga) && !memcmp(ca, cb, (size_t)n * sizeof *ca) &&
 				          !memcmp(ea, eb, (size_t)n * sizeof *ea), "phases %zu on %s, n %d, step %d: the phases' "
 				          "state differs", ia, ck_new->isa, n, step);

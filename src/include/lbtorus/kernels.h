@@ -259,23 +259,30 @@ void lbt_wl_bernoulli_init(lbt_wl_draw *d, double p);            /* 0 <= p <= 1 
 typedef void (*lbt_wl_draw_fn)(int32_t *x, int64_t n, int64_t i0, uint64_t key, const lbt_wl_draw *d, int32_t C,
                                lbt_wl_counts *c);
 /* Lüling and Monien's phases (phases:GL:GH:CL:CH:LENL:LENH) on a row of
- * integer loads: at the step its phase ends (step >= end[j]) PE j (global
- * index i0 + j) draws g = GL + (GH - GL) u, c = CL + (CH - CL) u' and the
- * phase's length lbt_range32(r'', LENL, LENH), keeping g and c as the
- * thresholds tg[j] = ceil(g 2^32), tc[j] = ceil(c 2^32) (u < g iff r < tg,
- * as for Bernoulli); then every step it generates a task if
- * its draw for `gen` is below tg[j] and consumes one, if it has one, if its
- * draw for `con` is below tc[j] (a consumption that finds no task is idle
- * capacity). Every draw is lbt_rand32(key[k], i0 + j) with key[k] =
- * lbt_rand_key(seed, step, purpose) of the draws for g, c, the length, gen,
- * con. arg: GL, GH, CL, CH, LENL, LENH. A PE that would hold more than
- * INT32_MAX is flagged and left at -1. */
+ * integer loads, 12 bytes of state a PE: when its phase ends (left[j] = 0,
+ * the steps it has left after this one) PE j (global index i0 + j) draws
+ * g = GL + (GH - GL) u, c = CL + (CH - CL) u' and the phase's length
+ * L = lbt_range32(r'', LENL, LENH), keeping g and c as the thresholds
+ * ceil(g 2^32), ceil(c 2^32) in [0, 2^32] (u < g iff r < ceil(g 2^32), as for
+ * Bernoulli), each mod 2^32 in tg[j], tc[j], and left[j] = L - 1; otherwise
+ * left[j] goes down by one. A kept 0 stands for 2^32 where the low bound
+ * (GL, CL) is above 0 and for 0 where it is 0: with 0 <= GL <= GH <= 1 a
+ * threshold is 0 only if GL = 0 (g >= GL in floating point) and 2^32 only if
+ * GL > 0 (GL = 0: g = GH u <= u <= 1 - 2^-32). Then every step it generates
+ * a task if its draw for `gen` is below its g threshold and consumes one, if
+ * it has one, if its draw for `con` is below its c threshold (a consumption
+ * that finds no task is idle capacity). Every draw is lbt_rand32(key[k],
+ * i0 + j) with key[k] = lbt_rand_key(seed, step, purpose) of the draws for g,
+ * c, the length, gen, con. arg: GL, GH, CL, CH, LENL, LENH, with 0 <= GL <=
+ * GH <= 1, 0 <= CL <= CH <= 1, 1 <= LENL <= LENH <= 2^32 (L - 1 fits 32 bits).
+ * The state starts at 0 (every phase ends at the first step). A PE that would
+ * hold more than INT32_MAX is flagged and left at -1. */
 typedef struct {
 	double arg[6];
 	uint64_t key[5];
 } lbt_wl_phases;
-typedef void (*lbt_wl_phases_fn)(int32_t *x, int64_t n, int64_t i0, int64_t step, const lbt_wl_phases *p, uint64_t *tg,
-                                 uint64_t *tc, int64_t *end, lbt_wl_counts *c);
+typedef void (*lbt_wl_phases_fn)(int32_t *x, int64_t n, int64_t i0, const lbt_wl_phases *p, uint32_t *tg,
+                                 uint32_t *tc, uint32_t *left, lbt_wl_counts *c);
 
 /* Cybenko's eq. (12) on a row of real-valued loads, as it stands (loads may
  * go negative: his interpretation (b)): PE j (global index i0 + j) gets
