@@ -266,6 +266,42 @@ static void b2steps_thread(void *ctx, const lbt_team *team)
 	simde_mm_sfence();
 }
 
+/* The byte steps' memory in the cache: a copy of `rows` rows of len
+ * bytes, a flag a thread, each thread's bper bytes (its edge rows' copies,
+ * then cpb) and `steps` steps' counters a thread, for T threads over ext0
+ * rows (at least 2^16 PEs a thread). 0: no memory. */
+typedef struct {
+	int64_t T, bper;
+	int8_t *g;
+	int *fits;
+	char *buf;
+	kresult *res;
+} bspace;
+
+static int bspace_get(const lbt_view *v, lbt_lm_cache *cache, int64_t ext0, int64_t rows, int64_t len, int64_t steps,
+                      bspace *S)
+{
+	enum { MIN_PES = 1 << 16 };
+	int64_t T = v->threads > 1 ? v->threads : 1;
+	T = T < ext0 ? T : ext0;
+	T = T < ext0 * len / MIN_PES ? T : ext0 * len / MIN_PES;
+	T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
+	const int64_t bper = round_up(4 * len + (int64_t)sizeof(V) * (len / BW), LBT_ALIGN);
+	const int64_t gsize = round_up(rows * len, LBT_ALIGN), fsize = round_up(T * (int64_t)sizeof(int), LBT_ALIGN);
+	const size_t need = (size_t)(gsize + fsize + T * bper) + (size_t)(steps * T) * sizeof(kresult);
+	if (cache->size < need) {
+		free(cache->mem);
+		cache->mem = lbt_alloc_aligned(need);
+		cache->size = cache->mem ? need : 0;
+	}
+	char *mem = cache->mem;
+	if (!mem)
+		return 0;
+	*S = (bspace){.T = T, .bper = bper, .g = (int8_t *)mem, .fits = (int *)(mem + gsize), .buf = mem + gsize + fsize,
+	              .res = (kresult *)(mem + gsize + fsize + T * bper)};
+	return 1;
+}
+
 /* lm_steps in bytes: the steps done (each one's counts into c), or 0 where
  * the grid does not take them (then nothing was changed). */
 static int bytes2_steps(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop, lbt_lm_cache *cache,
@@ -275,31 +311,17 @@ static int bytes2_steps(const lbt_view *v, int cond, int n, int32_t max, const l
 	if (n < 2 || !cache || v->dims != 2 || v->cut || !bsteps[cond] || N0 < 3 || len < BW || len % BW || len > BMAX_N ||
 	    (uintptr_t)v->load % LBT_ALIGN || v->stride[0] % 16 || v->stride[1] != 1 || max > BTOP || cache->wait-- > 0)
 		return 0;
-	enum { MIN_PES = 1 << 16 };
-	int64_t T = v->threads > 1 ? v->threads : 1;
-	T = T < N0 ? T : N0;
-	T = T < N0 * len / MIN_PES ? T : N0 * len / MIN_PES;
-	T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
-	const int64_t bper = round_up(4 * len + (int64_t)sizeof(V) * (len / BW), LBT_ALIGN);
-	const int64_t gsize = round_up(N0 * len, LBT_ALIGN), fsize = round_up(T * (int64_t)sizeof(int), LBT_ALIGN);
-	const size_t need = (size_t)(gsize + fsize + T * bper) + (size_t)(n * T) * sizeof(kresult);
-	if (cache->size < need) {
-		free(cache->mem);
-		cache->mem = lbt_alloc_aligned(need);
-		cache->size = cache->mem ? need : 0;
-	}
-	char *mem = cache->mem;
-	if (!mem)
+	bspace S;
+	if (!bspace_get(v, cache, N0, N0, len, n, &S))
 		return 0;
 	/* On a torus the loads stay at most BTOP (Lemma 1); the last PE of a
 	 * mesh axis gives nothing and may pile up, by at most 2 a step. */
 	const int top = v->torus[0] && v->torus[1] ? BTOP : INT8_MAX - 2 * n;
 	if (top < 2)
 		return 0;
-	b2ctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .top = top, .N0 = N0, .len = len, .g = (int8_t *)mem,
-	           .fits = (int *)(mem + gsize), .buf = mem + gsize + fsize, .bper = bper,
-	           .res = (kresult *)(mem + gsize + fsize + T * bper)};
-	const int got = lbt_team_run((int)T, b2steps_thread, &x); /* at most T */
+	b2ctx x = {.v = v, .stop = stop, .cond = cond, .n = n, .top = top, .N0 = N0, .len = len, .g = S.g,
+	           .fits = S.fits, .buf = S.buf, .bper = S.bper, .res = S.res};
+	const int got = lbt_team_run((int)S.T, b2steps_thread, &x); /* at most S.T */
 	/* loads that do not fit (a negative one): try again after 1, 2, 4, ... 256 calls */
 	cache->backoff = x.go ? 0 : cache->backoff ? (cache->backoff < 256 ? 2 * cache->backoff : 256) : 1;
 	cache->wait = cache->backoff;
@@ -350,26 +372,12 @@ static int bcut_open(const lbt_view *v, int cond, int active, lbt_lm_cache *cach
 	if (!cache || !cut || v->dims != 2 || !cut->on[0] || cut->on[1] || !bsteps[cond] || len < BW || len % BW ||
 	    len > BMAX_N || k < 1 || k > LBT_CUT_MAX_STEPS || cache->wait-- > 0)
 		return 0;
-	enum { MIN_PES = 1 << 16 };
 	const int64_t rows = ext0 + 3 * k;
-	int64_t T = v->threads > 1 ? v->threads : 1;
-	T = T < ext0 ? T : ext0;
-	T = T < ext0 * len / MIN_PES ? T : ext0 * len / MIN_PES;
-	T = T < 1 ? 1 : T < LBT_SIMD_MAXT ? T : LBT_SIMD_MAXT;
-	const int64_t bper = round_up(4 * len + (int64_t)sizeof(V) * (len / BW), LBT_ALIGN);
-	const int64_t gsize = round_up(rows * len, LBT_ALIGN), fsize = round_up(T * (int64_t)sizeof(int), LBT_ALIGN);
-	const size_t need = (size_t)(gsize + fsize + T * bper) + (size_t)(k * T) * sizeof(kresult);
-	if (cache->size < need) {
-		free(cache->mem);
-		cache->mem = lbt_alloc_aligned(need);
-		cache->size = cache->mem ? need : 0;
-	}
-	char *mem = cache->mem;
-	if (!mem)
+	bspace S;
+	if (!bspace_get(v, cache, ext0, rows, len, k, &S))
 		return 0;
-	*b = (bcut){.v = v, .cache = cache, .cond = cond, .active = active, .k = k, .len = len, .rows = rows, .ext0 = ext0, .T = T,
-	            .g = (int8_t *)mem, .fits = (int *)(mem + gsize), .buf = mem + gsize + fsize, .bper = bper,
-	            .res = (kresult *)(mem + gsize + fsize + T * bper)};
+	*b = (bcut){.v = v, .cache = cache, .cond = cond, .active = active, .k = k, .len = len, .rows = rows, .ext0 = ext0, .T = S.T,
+	            .g = S.g, .fits = S.fits, .buf = S.buf, .bper = S.bper, .res = S.res};
 	return 1;
 }
 

@@ -462,6 +462,22 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, dou
 	}
 }
 
+/* The flows out of and into the WD PEs from off + x of a row, axis by axis
+ * from +0 (the in-flow along the last axis from its left neighbour in fl,
+ * along another axis from its row `from`, NULL where no link). */
+static ALWAYS_INLINE void flows_at(const job *J, int D, int64_t off, int64_t x, const double *fl,
+                                   const double *const *from, VR *out, VR *in)
+{
+	*out = *in = RSET1(0);
+	for (int d = 0; d < D; d++) {
+		*out = RADD(*out, RLOADU(J->F[d] + off + x));
+		if (d == D - 1)
+			*in = RADD(*in, RLOADU(fl + x - 1));
+		else if (from[d])
+			*in = RADD(*in, RLOADU(from[d] + x));
+	}
+}
+
 /* The new loads of row r: (w - out) + in, axis by axis from +0 (integer
  * flows: exact sums of integers in doubles, so the new load is exact too),
  * and their statistics: integer loads' extremes into *mx, *mn and their
@@ -487,27 +503,15 @@ static void apply_row(const job *J, int64_t r, int32_t *mx, int32_t *mn, int64_t
 	int64_t x = 1;
 	if (J->a->real)
 		for (; x + WD <= n; x += WD) {
-			VR out = RSET1(0), in = RSET1(0);
-			for (int d = 0; d < D; d++) {
-				out = RADD(out, RLOADU(J->F[d] + off + x));
-				if (d == last)
-					in = RADD(in, RLOADU(fl + x - 1));
-				else if (from[d])
-					in = RADD(in, RLOADU(from[d] + x));
-			}
+			VR out, in;
+			flows_at(J, D, off, x, fl, from, &out, &in);
 			RSTOREU(v->real + off + x, RADD(RSUB(RLOADU(v->real + off + x), out), in));
 		}
 	else {
 		VH hmx = HSET1(INT32_MIN), hmn = HSET1(INT32_MAX);
 		for (; x + WD <= n; x += WD) {
-			VR out = RSET1(0), in = RSET1(0);
-			for (int d = 0; d < D; d++) {
-				out = RADD(out, RLOADU(J->F[d] + off + x));
-				if (d == last)
-					in = RADD(in, RLOADU(fl + x - 1));
-				else if (from[d])
-					in = RADD(in, RLOADU(from[d] + x));
-			}
+			VR out, in;
+			flows_at(J, D, off, x, fl, from, &out, &in);
 			const VH l = RCVTI(RADD(RSUB(RLOADI(v->load + off + x), out), in));
 			HSTOREU(v->load + off + x, l);
 			hmx = HMAX(hmx, l);
