@@ -902,6 +902,8 @@ static void outer_two(const lanes *X, int64_t ja, int64_t jb, double *rsa, part 
 static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int NT, int par)
 {
 	double *rs = X->rs + u * X->R;
+	for (int t = 0; t < NT; t++) /* a team smaller than NT (in a caller's region) leaves its other parts empty */
+		pt[t] = (part){-HUGE_VAL, -HUGE_VAL, 0};
 #pragma omp parallel num_threads(NT) if (par)
 	{
 		part A = {-HUGE_VAL, -HUGE_VAL, 0};
@@ -926,6 +928,14 @@ static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3],
 	for (int col = 0, k = u; col < 3; col++)
 		rs[col] = X->rs + (has[col] ? k++ : 0) * X->R;
 	const int none[3] = {0, 0, 0};
+	for (int t = 0; t < NT; t++) { /* a team smaller than NT (in a caller's region) leaves its other parts empty */
+		for (int col = 0; col < 3; col++)
+			pt[t][col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+		for (int q = 0; ls && q < 4; q++)
+			ls[t].mx[q] = -HUGE_VAL, ls[t].mn[q] = HUGE_VAL;
+		if (ls)
+			ls[t].total = 0;
+	}
 #pragma omp parallel num_threads(NT) if (par)
 	{
 		const int t = lbt_thread_id();
