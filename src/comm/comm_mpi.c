@@ -144,6 +144,15 @@ void lbt_comm_max_f64(double *v, int n)
 	}
 }
 
+/* Rank root's n bytes at p to every rank, in pieces of at most `piece`. */
+static void bcast_part(char *p, int64_t n, int root)
+{
+	for (int64_t k = 0; k < n; k += (int64_t)piece) {
+		const int64_t m = n - k < (int64_t)piece ? n - k : (int64_t)piece;
+		MPI_Bcast(p + k, (int)m, MPI_BYTE, root, MPI_COMM_WORLD);
+	}
+}
+
 void lbt_comm_allgather(const void *mine, size_t n, void *all)
 {
 	if (!joined) {
@@ -153,12 +162,10 @@ void lbt_comm_allgather(const void *mine, size_t n, void *all)
 	const double t0 = MPI_Wtime();
 	if ((uint64_t)n * (uint64_t)size <= (uint64_t)piece) /* every count and offset fits an int */
 		MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
-	else { /* each rank's part from it to all, a piece at a time (as lbt_comm_allgatherv) */
+	else { /* each rank's part from it to all, a piece at a time */
 		memmove((char *)all + (size_t)rank * n, mine, n);
 		for (int r = 0; r < size; r++)
-			for (size_t k = 0; k < n; k += piece)
-				MPI_Bcast((char *)all + (size_t)r * n + k, (int)(n - k < piece ? n - k : piece), MPI_BYTE, r,
-				          MPI_COMM_WORLD);
+			bcast_part((char *)all + (size_t)r * n, (int64_t)n, r);
 	}
 	counted(t0);
 }
@@ -201,10 +208,7 @@ int lbt_comm_allgatherv(const void *mine, size_t n, void **all, int64_t *counts)
 	} else if (!bad) { /* each rank's part from it to all, a piece at a time */
 		memcpy((char *)*all + at[rank], mine, n);
 		for (int r = 0; r < size; r++)
-			for (int64_t k = 0; k < counts[r]; k += (int64_t)piece) {
-				const int64_t m = counts[r] - k < (int64_t)piece ? counts[r] - k : (int64_t)piece;
-				MPI_Bcast((char *)*all + at[r] + k, (int)m, MPI_BYTE, r, MPI_COMM_WORLD);
-			}
+			bcast_part((char *)*all + at[r], counts[r], r);
 	}
 	free(at);
 	free(c);
