@@ -577,6 +577,13 @@ static void adaptive_k(lbt_state *st, ws *w)
 		w->k[i] = ldexp(K0, -w->halved[i]);
 }
 
+/* The cost/benefit k as --k gives it: 0 none, 1 constant, 2 dec, 3 adaptive. */
+static int k_mode(const lbt_state *st)
+{
+	const char *kw = st->param[P_K].word;
+	return !kw ? 1 : !strncmp(kw, "none", 4) ? 0 : !strncmp(kw, "dec", 3) ? 2 : 3;
+}
+
 static int speed_open(lbt_state *st, lbt_err *e)
 {
 	ws *w = calloc(1, sizeof *w);
@@ -588,8 +595,7 @@ static int speed_open(lbt_state *st, lbt_err *e)
 	w->cn = malloc((size_t)P * sizeof *w->cn);
 	w->mr_fwd = calloc((size_t)(D * P), sizeof *w->mr_fwd);
 	w->mr_bwd = calloc((size_t)(D * P), sizeof *w->mr_bwd);
-	const char *kw = st->param[P_K].word;
-	w->kmode = !kw ? 1 : !strncmp(kw, "none", 4) ? 0 : !strncmp(kw, "dec", 3) ? 2 : 3;
+	w->kmode = k_mode(st);
 	const int adaptive = w->kmode == 3, shake = st->param[P_SHAKE].num > 0;
 	w->k = malloc((size_t)P * sizeof *w->k);
 	w->lb = calloc((size_t)P, sizeof *w->lb);
@@ -656,8 +662,7 @@ double lbt_speeds_bytes(const lbt_state *st, int dims, int cut, int64_t pes)
 	const lbt_method *m = st->method;
 	if (!(m->flags & LBT_M_SPEEDS))
 		return (double)pes * 2 * sizeof(double); /* lbt_rel_load_stats: the normalised speeds and the loads */
-	const char *kw = st->param[P_K].word;
-	const int adaptive = kw && strncmp(kw, "none", 4) && strncmp(kw, "dec", 3), shake = st->param[P_SHAKE].num > 0;
+	const int adaptive = k_mode(st) == 3, shake = st->param[P_SHAKE].num > 0;
 	const int real = m->load == LBT_LOAD_REAL;
 	/* speed_open: cn, k, lb, w; Mr both ways per link; prev, times, halved; U; a cut grid's int32 buffer */
 	double per = 4 * 8 + 2 * 8 * dims + (adaptive ? 8 + 8 + 4 : 0) + (shake ? 4 * dims : 0) + (cut ? 4 : 0);
