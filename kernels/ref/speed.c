@@ -90,11 +90,18 @@ static int links_at(const lbt_links *g, int64_t i, const int64_t *c, const int64
 	return n;
 }
 
+/* The predicted flow on link l from loads wi (its lower PE) and wj:
+ * Mr_ij wi - Mr_ji wj, Mr per link or one number. */
+static double predicted(const lbt_speed_args *a, int64_t l, double wi, double wj)
+{
+	return a->mr_fwd ? a->mr_fwd[l] * wi - a->mr_bwd[l] * wj : a->mr * wi - a->mr * wj;
+}
+
 /* The flow the shake makes on link l (lower PE i, upper j): the predicted
  * one, or one unit down the relative load if that truncates to 0. */
 static double shake_flow(const lbt_speed_args *a, const double *w, int64_t l, int64_t i, int64_t j)
 {
-	double x = a->mr_fwd[l] * w[i] - a->mr_bwd[l] * w[j];
+	double x = predicted(a, l, w[i], w[j]);
 	if (!a->real) {
 		x = trunc(x);
 		if (x == 0)
@@ -273,7 +280,7 @@ void lbt_ref_speed_step(const lbt_view *v, const lbt_speed_args *a, lbt_counts *
 			if (!here || !lbt_link_right(&g, d, coord[d]))
 				continue;
 			const int64_t j = lbt_right_of(&g, d, i, coord[d]);
-			double x = a->mr_fwd[l] * w[i] - a->mr_bwd[l] * w[j];
+			double x = predicted(a, l, w[i], w[j]);
 			if (!a->real)
 				x = trunc(x);
 			const int64_t s = x > 0 ? i : j, r = x > 0 ? j : i;

@@ -19,9 +19,11 @@
  *   - the new real loads are (w - out) + in, out and in summed axis by axis
  *     from +0, a missing link adding +0 (as kernels/simd/fos.c);
  *   - the real amount moved is summed in the reference's order: each
- *     row's sum (axis by axis, from 0) in pass 3, into the scratch's row
- *     sums, the rows' sums in row order after the parallel passes; the
- *     largest flows per axis and direction (maxima: any order) per thread;
+ *     row's sum (axis by axis, from 0) into the scratch's row sums, the
+ *     rows' sums in row order after the parallel passes; the rows' sums
+ *     (and the new loads' totals and extremes) run RB rows side by side,
+ *     a row a vector lane (rows_real); the largest flows per axis and
+ *     direction (maxima: any order) per thread;
  *   - the shake draws and spends in row-major link order, one link at a time
  *     (a scalar pass over the blocked links, only when the shake is on).
  * What the reference sends in a step (`out`, the shake's budget) is an
@@ -36,9 +38,17 @@
  * shake) into the scratch grids, in the loads' layout; the shake, on one
  * thread; then per row the balancing times (if asked for), the counters
  * and the new loads, with integer loads their extremes and exact total
- * (has_stats). What nothing reads is not formed: without the shake no
- * blocked test (its divisions), without lb no balancing times. */
+ * (has_stats). Without the shake (ring_step) the flows go to a ring of
+ * row buffers per thread instead of the grids, and a row is counted and
+ * updated as soon as the flows into it are formed, while they are in
+ * cache: no grid of flows is written and read back (the grids' path,
+ * team_step, stays for the shake and for grids too small to hold the
+ * buffers). What nothing reads is not formed: without the shake no
+ * blocked test (its divisions), without lb no balancing times, without
+ * cost/benefit or the shake no speeds read, and Mr given as one number
+ * (equal speeds on a torus) is not read per link. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +150,8 @@ typedef struct {
 	int64_t shaken, links, moved; /* links that carried load; integer loads: the amount moved */
 	int shake;                 /* the shake is on (integer loads) */
 	int64_t lag;               /* rows from a row to its neighbour on axis 0 (1-D: 0, one row) */
+	int64_t R, rc;             /* row buffers (ring_step; R = 0: the scratch grids): rows a thread keeps,
+	                              doubles a row */
 	int32_t max, min;          /* integer loads: the new loads' extremes */
 	int64_t total;             /*   and their total */
 	double rmx, rmn;           /* real loads: the new loads' extremes */
@@ -155,6 +167,16 @@ static VR loads_at(const job *J, int64_t off)
 	return J->a->real ? RLOADU(J->v->real + off) : RLOADI(J->v->load + off);
 }
 
+/* The same from a row of loads at p (the grid's or a copy's). */
+static double load_p(const job *J, const void *p, int64_t x)
+{
+	return J->a->real ? ((const double *)p)[x] : (double)((const int32_t *)p)[x];
+}
+static VR loads_p(const job *J, const void *p, int64_t x)
+{
+	return J->a->real ? RLOADU((const double *)p + x) : RLOADI((const int32_t *)p + x);
+}
+
 /* Row r's coordinates on the outer axes. */
 static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
 {
@@ -165,13 +187,20 @@ static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
 }
 
 
+/* The predicted flow on link l from loads wi (its lower PE) and wj, as
+ * the reference forms it: Mr per link or one number. */
+static double predicted(const lbt_speed_args *a, int64_t l, double wi, double wj)
+{
+	return a->mr_fwd ? a->mr_fwd[l] * wi - a->mr_bwd[l] * wj : a->mr * wi - a->mr * wj;
+}
+
 /* One link, the reference's pass 1 for PEs i and j = i+1_d (dense) with
  * loads wi, wj: returns the flow kept, sets *blocked. */
 static double link1(const job *J, int64_t l, int64_t i, int64_t j, double wi, double wj, int *blocked)
 {
 	const lbt_speed_args *a = J->a;
 	const double *cn = a->cn;
-	double x = a->mr_fwd[l] * wi - a->mr_bwd[l] * wj;
+	double x = predicted(a, l, wi, wj);
 	if (!a->real)
 		x = trunc(x);
 	const int fwd = x > 0;
@@ -186,9 +215,10 @@ static double link1(const job *J, int64_t l, int64_t i, int64_t j, double wi, do
 	return 0;
 }
 
-/* Pass 1 over row r: the flow of every link (i, i+1_d) of its PEs, and
- * its blocked count if the shake keeps them, from the grid's loads. */
-static void pass1_row(const job *J, int64_t r)
+/* Pass 1 over row r: the flow of every link (i, i+1_d) of its PEs into
+ * dst[d], and its blocked count if the shake keeps them, from the grid's
+ * loads (its neighbour row on axis 0 from nb0 if not NULL). */
+static void pass1_row(const job *J, int64_t r, double *const *dst, const void *nb0)
 {
 	const lbt_view *v = J->v;
 	const lbt_speed_args *a = J->a;
@@ -200,9 +230,10 @@ static void pass1_row(const job *J, int64_t r)
 	const lbt_net net = a->net;
 	const VR lat = RSET1(net.lat), pack = RSET1(net.pack_s), ub = RSET1(net.unit_bytes), bw = RSET1(net.bw),
 	         us = RSET1(net.unit_s), zero = RSET1(0), one = RSET1(1);
-	const int sym = a->mr_bwd == a->mr_fwd; /* a symmetric Mr passed as one array: read once */
+	const int uni = !a->mr_fwd, sym = a->mr_bwd == a->mr_fwd; /* Mr one number; symmetric, one array: read once */
+	const VR mr = RSET1(a->mr);
 	for (int d = 0; d < D; d++) {
-		double *F = J->F[d] + off;
+		double *F = dst[d];
 		int32_t *U = a->U ? a->U + (int64_t)d * P + i0 : NULL;
 		const int64_t l0 = (int64_t)d * P + i0;
 		int64_t step = 1, gstep = 1, end = n - 1; /* the neighbour's dense and grid offsets; links x < end in
@@ -219,18 +250,20 @@ static void pass1_row(const job *J, int64_t r)
 			gstep = by * v->stride[d];
 			end = n;
 		}
+		const void *nb = d == 0 && nb0 && d != last ? nb0 : a->real ? (const void *)(v->real + off + gstep)
+		                                                            : (const void *)(v->load + off + gstep);
 		const double *ci_ = a->cn + i0, *cj_ = a->cn + i0 + step, *ki_ = a->k + i0, *kj_ = a->k + i0 + step,
-		             *mf = a->mr_fwd + l0, *mb = a->mr_bwd + l0;
+		             *mf = uni ? NULL : a->mr_fwd + l0, *mb = uni ? NULL : a->mr_bwd + l0;
 		int64_t x = 0;
 		for (; x + WD <= end; x += WD) {
-			const VR wi = loads_at(J, off + x), wj = loads_at(J, off + gstep + x), cni = RLOADU(ci_ + x),
-			         cnj = RLOADU(cj_ + x);
-			const VR m = RLOADU(mf + x);
+			const VR wi = loads_at(J, off + x), wj = loads_p(J, nb, x);
+			const VR m = uni ? mr : RLOADU(mf + x);
 			VR f = RSUB(RMUL(m, wi), RMUL(sym ? m : RLOADU(mb + x), wj));
 			if (!a->real)
 				f = RTRUNC(f);
 			MR keep = RNE(f, zero);
 			if (a->cb) {
+				const VR cni = RLOADU(ci_ + x), cnj = RLOADU(cj_ + x);
 				const MR fwd = RGT(f, zero);
 				const VR ax = RABS(f), ws = RSEL(fwd, wi, wj), wr = RSEL(fwd, wj, wi), cs = RSEL(fwd, cni, cnj),
 				         cr = RSEL(fwd, cnj, cni), k = RSEL(fwd, RLOADU(ki_ + x), RLOADU(kj_ + x));
@@ -244,7 +277,7 @@ static void pass1_row(const job *J, int64_t r)
 				continue;
 			MR blocked = RNE(zero, zero); /* none, if every lane kept its flow */
 			if (RBITS(keep) != (1u << WD) - 1) {
-				const VR ri = RDIV(wi, cni), rj = RDIV(wj, cnj);
+				const VR cni = RLOADU(ci_ + x), cnj = RLOADU(cj_ + x), ri = RDIV(wi, cni), rj = RDIV(wj, cnj);
 				if (a->real)
 					blocked = RANDN(keep, RNE(ri, rj));
 				else {
@@ -266,7 +299,7 @@ static void pass1_row(const job *J, int64_t r)
 			if (d != last || x < n - 1 || tl) {
 				const int wrap = d == last && x == n - 1;
 				f = link1(J, l0 + x, i0 + x, wrap ? i0 : i0 + x + step, load_at(J, off + x),
-				          load_at(J, wrap ? off : off + x + gstep), &blocked);
+				          wrap ? load_at(J, off) : load_p(J, nb, x), &blocked);
 			}
 			F[x] = f;
 			if (U)
@@ -314,7 +347,7 @@ static void shake(job *J, double *out)
 					continue;
 				const int64_t j = right_of(J, d, i);
 				const double wi = v->load[off + x], wj = v->load[lbt_fiber_base(v, last, j / n) - v->load + j % n];
-				double f = trunc(a->mr_fwd[l] * wi - a->mr_bwd[l] * wj);
+				double f = trunc(predicted(a, l, wi, wj));
 				if (f == 0) /* one unit down the relative load */
 					f = wi / a->cn[i] > wj / a->cn[j] ? 1 : -1;
 				const int64_t s = f > 0 ? i : j;
@@ -341,25 +374,50 @@ static int slot_cmp(const void *p, const void *q)
 	return a->at < b->at ? -1 : a->at > b->at ? 1 : a->d - b->d;
 }
 
-/* Pass 3 over row r: balancing times (if asked for), links, the amount moved
- * and the largest flows. */
-static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, double *rrmax, double *rlmax,
-                      int64_t *links, int64_t *moved)
+/* A row's flows: own[d] those of its PEs' links on axis d (to i+1_d),
+ * from[d] (d < last) those of the links into them from i-1_d, NULL where
+ * there is none; along the last axis a PE's in-flow is own[last][x - 1],
+ * PE 0's over the wrap-around own[last][n - 1]. */
+typedef struct {
+	double *own[8];
+	const double *from[8];
+} rowf;
+
+/* Row r's flows in the scratch grids. */
+static void grid_rowf(const job *J, int64_t r, rowf *f)
+{
+	const lbt_view *v = J->v;
+	const int last = v->dims - 1;
+	const int64_t off = lbt_fiber_base(v, last, r) - v->load;
+	int64_t c[8];
+	row_coords(v, r, c);
+	for (int d = 0; d <= last; d++) {
+		f->own[d] = J->F[d] + off;
+		const int64_t e = v->ext[d];
+		f->from[d] = d == last || !link_left(c[d], e, v->torus[d]) ? NULL
+		           : c[d] > 0 ? J->F[d] + off - v->stride[d] : J->F[d] + off + (e - 1) * v->stride[d];
+	}
+}
+
+/* Pass 3 over row r (flows f): balancing times (if asked for), links, the
+ * largest flows, and integer flows' amount moved. */
+static void pass3_row(const job *J, int64_t r, const rowf *f, int64_t *rmax, int64_t *lmax, double *rrmax,
+                      double *rlmax, int64_t *links, int64_t *moved)
 {
 	const lbt_view *v = J->v;
 	const lbt_speed_args *a = J->a;
 	const int D = v->dims, last = D - 1;
-	const int64_t n = J->n, off = lbt_fiber_base(v, last, r) - v->load, i0 = r * n;
+	const int64_t n = J->n, i0 = r * n;
 	const int tl = v->torus[last] && n > 2;
-	int64_t c[8];
-	row_coords(v, r, c);
-	const double *own[8], *from[8]; /* each axis's flows out of the row's PEs and into them (NULL: no link) */
+	double *const *own = f->own;
+	const double *from[8] = {0}; /* each axis's flows into the row's PEs (NULL: no link) */
 	int ns = 0, ns0 = 0;
 	slot S[16], S0[16]; /* the order for PEs 1..n-1 and for PE 0 */
-	for (int d = 0; d < D; d++) {
-		own[d] = J->F[d] + off;
+	int64_t c[8];
+	row_coords(v, r, c);
+	for (int d = 0; a->lb && d < D; d++) {
 		if (d == last) {
-			from[d] = J->F[d] + off - 1;
+			from[d] = own[d] - 1;
 			S[ns++] = (slot){1, d, -1};
 			if (tl)
 				S0[ns0++] = (slot){1, d, n - 1};
@@ -367,15 +425,16 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, dou
 			continue;
 		}
 		const int64_t e = v->ext[d];
-		from[d] = !link_left(c[d], e, v->torus[d]) ? NULL
-		        : c[d] > 0 ? J->F[d] + off - v->stride[d] : J->F[d] + off + (e - 1) * v->stride[d];
+		from[d] = f->from[d];
 		if (from[d])
 			S[ns++] = S0[ns0++] = (slot){1, d, c[d] > 0 ? -J->ds[d] : (e - 1) * J->ds[d]};
 		if (link_right(c[d], e, v->torus[d]))
 			S[ns++] = S0[ns0++] = (slot){0, d, 0};
 	}
-	qsort(S, (size_t)ns, sizeof *S, slot_cmp);
-	qsort(S0, (size_t)ns0, sizeof *S0, slot_cmp);
+	if (a->lb) {
+		qsort(S, (size_t)ns, sizeof *S, slot_cmp);
+		qsort(S0, (size_t)ns0, sizeof *S0, slot_cmp);
+	}
 	const lbt_net *net = &a->net;
 	const VR zero = RSET1(0), info = RSET1(J->info), lat = RSET1(net->lat), pack = RSET1(net->pack_s),
 	         ub = RSET1(net->unit_bytes), bw = RSET1(net->bw);
@@ -383,13 +442,13 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, dou
 	for (; a->lb && x + WD <= n - 1; x += WD) { /* PEs 1 .. n-2: every link of the order is there */
 		VR lb = zero;
 		for (int s = 0; s < ns; s++) {
-			const VR f = RLOADU((S[s].kind ? from[S[s].d] : own[S[s].d]) + x);
-			const MR nz = RNE(f, zero);
+			const VR g = RLOADU((S[s].kind ? from[S[s].d] : own[S[s].d]) + x);
+			const MR nz = RNE(g, zero);
 			if (!RBITS(nz)) { /* no lane carries load: the information message alone */
 				lb = RADD(lb, RADD(info, zero));
 				continue;
 			}
-			const VR ax = RABS(f), cst = RADD(RADD(RMUL(ax, pack), lat), RDIV(RMUL(ax, ub), bw));
+			const VR ax = RABS(g), cst = RADD(RADD(RMUL(ax, pack), lat), RDIV(RMUL(ax, ub), bw));
 			lb = RADD(lb, RADD(info, RSEL(nz, cst, zero)));
 		}
 		RSTOREU(a->lb + i0 + x, lb);
@@ -401,8 +460,8 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, dou
 			const int d = o[s].d;
 			if (d == last && !tl && ((o[s].kind == 0 && p == n - 1) || (o[s].kind == 1 && p == 0)))
 				continue; /* a row without a wrap-around: its ends */
-			const double f = o[s].kind == 0 ? own[d][p] : d == last && p == 0 ? own[d][n - 1] : from[d][p];
-			lb += J->info + (f != 0 ? lbt_net_cost(net, f) : 0);
+			const double g = o[s].kind == 0 ? own[d][p] : d == last && p == 0 ? own[d][n - 1] : from[d][p];
+			lb += J->info + (g != 0 ? lbt_net_cost(net, g) : 0);
 		}
 		a->lb[i0 + p] = lb;
 	}
@@ -410,14 +469,14 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, dou
 	   values, or real ones from +0, whose maxima do not depend on the order), integer loads' amount
 	   moved (integers in doubles, exact below 2^53: converted every 2^20 lanes' worth) */
 	for (int d = 0; d < D; d++) {
-		const double *f = own[d];
+		const double *fd = own[d];
 		VR vr = zero, vl = zero;
 		int64_t p = 0;
 		while (p + WD <= n) {
 			VR vs = zero;
 			const int64_t stop = n - p > ((int64_t)1 << 20) ? p + ((int64_t)1 << 20) : n;
 			for (; p + WD <= stop; p += WD) {
-				const VR x = RLOADU(f + p);
+				const VR x = RLOADU(fd + p);
 				*links += __builtin_popcount(RBITS(RNE(x, zero)));
 				vr = RMAX(x, vr);
 				vl = RMAX(RSUB(zero, x), vl);
@@ -441,77 +500,58 @@ static void pass3_row(const job *J, int64_t r, int64_t *rmax, int64_t *lmax, dou
 			}
 		}
 		for (; p < n; p++) {
-			*links += f[p] != 0;
+			*links += fd[p] != 0;
 			if (!a->real) {
-				const int64_t g = (int64_t)f[p];
+				const int64_t g = (int64_t)fd[p];
 				*moved += g > 0 ? g : -g;
 				rmax[d] = g > rmax[d] ? g : rmax[d];
 				lmax[d] = -g > lmax[d] ? -g : lmax[d];
 			} else {
-				rrmax[d] = f[p] > rrmax[d] ? f[p] : rrmax[d];
-				rlmax[d] = -f[p] > rlmax[d] ? -f[p] : rlmax[d];
+				rrmax[d] = fd[p] > rrmax[d] ? fd[p] : rrmax[d];
+				rlmax[d] = -fd[p] > rlmax[d] ? -fd[p] : rlmax[d];
 			}
 		}
 	}
-	if (a->real) { /* the amount moved, axis by axis from 0: the reference's row sum, one add after another */
-		double row = 0;
-		for (int d = 0; d < D; d++)
-			for (int64_t p = 0; p < n; p++)
-				row += fabs(own[d][p]);
-		v->scratch->rowsum[r] = row;
-	}
 }
 
-/* The flows out of and into the WD PEs from off + x of a row, axis by axis
- * from +0 (the in-flow along the last axis from its left neighbour in fl,
- * along another axis from its row `from`, NULL where no link). */
-static ALWAYS_INLINE void flows_at(const job *J, int D, int64_t off, int64_t x, const double *fl,
-                                   const double *const *from, VR *out, VR *in)
+/* The flows out of and into the WD PEs from x of a row (flows f), axis by
+ * axis from +0. */
+static ALWAYS_INLINE void flows_at(int D, const rowf *f, int64_t x, VR *out, VR *in)
 {
 	*out = *in = RSET1(0);
 	for (int d = 0; d < D; d++) {
-		*out = RADD(*out, RLOADU(J->F[d] + off + x));
+		*out = RADD(*out, RLOADU(f->own[d] + x));
 		if (d == D - 1)
-			*in = RADD(*in, RLOADU(fl + x - 1));
-		else if (from[d])
-			*in = RADD(*in, RLOADU(from[d] + x));
+			*in = RADD(*in, RLOADU(f->own[d] + x - 1));
+		else if (f->from[d])
+			*in = RADD(*in, RLOADU(f->from[d] + x));
 	}
 }
 
 /* The new loads of row r: (w - out) + in, axis by axis from +0 (integer
  * flows: exact sums of integers in doubles, so the new load is exact too),
- * and their statistics: integer loads' extremes into *mx, *mn and their
- * total into *tot; real loads' extremes into *rmx, *rmn (`w > m ? w : m`,
- * lbt_field_stats's comparisons) and the row's total, left to right from 0,
- * into the scratch's second row sums. */
-static void apply_row(const job *J, int64_t r, int32_t *mx, int32_t *mn, int64_t *tot, double *rmx, double *rmn)
+ * and integer loads' statistics: their extremes into *mx, *mn and their
+ * total into *tot (real loads': rows_real). */
+static void apply_row(const job *J, int64_t r, const rowf *f, int32_t *mx, int32_t *mn, int64_t *tot)
 {
 	const lbt_view *v = J->v;
 	const int D = v->dims, last = D - 1;
 	const int64_t n = J->n, off = lbt_fiber_base(v, last, r) - v->load;
 	const int tl = v->torus[last] && n > 2;
-	int64_t c[8];
-	row_coords(v, r, c);
-	const double *from[8];
-	for (int d = 0; d < last; d++) {
-		const int64_t e = v->ext[d];
-		from[d] = !link_left(c[d], e, v->torus[d]) ? NULL
-		        : c[d] > 0 ? J->F[d] + off - v->stride[d] : J->F[d] + off + (e - 1) * v->stride[d];
-	}
-	const double *fl = J->F[last] + off;
+	const double *const *from = f->from, *fl = f->own[last];
 	const double wrap = tl ? fl[n - 1] : 0; /* the flow arriving at PE 0 over the wrap-around */
 	int64_t x = 1;
 	if (J->a->real)
 		for (; x + WD <= n; x += WD) {
 			VR out, in;
-			flows_at(J, D, off, x, fl, from, &out, &in);
+			flows_at(D, f, x, &out, &in);
 			RSTOREU(v->real + off + x, RADD(RSUB(RLOADU(v->real + off + x), out), in));
 		}
 	else {
 		VH hmx = HSET1(INT32_MIN), hmn = HSET1(INT32_MAX);
 		for (; x + WD <= n; x += WD) {
 			VR out, in;
-			flows_at(J, D, off, x, fl, from, &out, &in);
+			flows_at(D, f, x, &out, &in);
 			const VH l = RCVTI(RADD(RSUB(RLOADI(v->load + off + x), out), in));
 			HSTOREU(v->load + off + x, l);
 			hmx = HMAX(hmx, l);
@@ -528,7 +568,7 @@ static void apply_row(const job *J, int64_t r, int32_t *mx, int32_t *mn, int64_t
 	for (int64_t p = 0; p < n; p = p ? p + 1 : x) {
 		double out = 0, in = 0;
 		for (int d = 0; d < D; d++) {
-			out += J->F[d][off + p];
+			out += f->own[d][p];
 			if (d == last)
 				in += p ? fl[p - 1] : wrap;
 			else if (from[d])
@@ -543,23 +583,172 @@ static void apply_row(const job *J, int64_t r, int32_t *mx, int32_t *mn, int64_t
 			*mn = l < *mn ? l : *mn;
 		}
 	}
-	if (J->a->real) {
-		double sum = 0, hi = *rmx, lo = *rmn;
-		for (int64_t p = 0; p < n; p++) {
-			const double w = v->real[off + p];
-			sum += w;
-			hi = w > hi ? w : hi;
-			lo = w < lo ? w : lo;
-		}
-		v->scratch->rowsum[J->rows + r] = sum;
-		*rmx = hi;
-		*rmn = lo;
-	} else {
+	if (!J->a->real) {
 		int64_t sum = 0; /* exact; GCC adds it in lanes */
 		for (int64_t p = 0; p < n; p++)
 			sum += v->load[off + p];
 		*tot += sum;
 	}
+}
+
+/* Real loads: rows whose sums run side by side, RB at a time (as
+ * kernels/simd/fos.c's chains). Each row's amount moved (|F_d| axis by
+ * axis, left to right, from 0) and total (its new loads left to right
+ * from 0) is a chain of dependent adds, and its extremes (`w > m ? w : m`,
+ * lbt_field_stats's comparison, from -inf) a chain of compare-and-selects;
+ * a row is a lane, filled G PEs at a time by a GxG transpose of G rows'
+ * values, so each lane takes its row's values in order and every add and
+ * selection is the scalar chain's (MAXPD(w, m) is w > m ? w : m, MINPD(w,
+ * m) w < m ? w : m). G = 4 (256 bits) where the target has AVX, 2 on
+ * SSE4.1. */
+enum { RB = 8 };
+#if W == 4
+typedef simde__m128d VG;
+enum { G = 2 };
+#define GLOADU(p) simde_mm_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm_add_pd((a), (b))
+#define GMAX(a, b) simde_mm_max_pd((a), (b))
+#define GMIN(a, b) simde_mm_min_pd((a), (b))
+#define GANDN(a, b) simde_mm_andnot_pd((a), (b))
+#define GSET1(x) simde_mm_set1_pd(x)
+static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
+{
+	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i);
+	c[0] = simde_mm_unpacklo_pd(a0, a1);
+	c[1] = simde_mm_unpackhi_pd(a0, a1);
+}
+#else
+typedef simde__m256d VG;
+enum { G = 4 };
+#define GLOADU(p) simde_mm256_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm256_add_pd((a), (b))
+#define GMAX(a, b) simde_mm256_max_pd((a), (b))
+#define GMIN(a, b) simde_mm256_min_pd((a), (b))
+#define GANDN(a, b) simde_mm256_andnot_pd((a), (b))
+#define GSET1(x) simde_mm256_set1_pd(x)
+static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
+{
+	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i), a2 = GLOADU(p[2] + i), a3 = GLOADU(p[3] + i);
+	const VG t0 = simde_mm256_unpacklo_pd(a0, a1), t1 = simde_mm256_unpackhi_pd(a0, a1); /* PEs i, i+2 / i+1, i+3 */
+	const VG t2 = simde_mm256_unpacklo_pd(a2, a3), t3 = simde_mm256_unpackhi_pd(a2, a3);
+	c[0] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
+	c[1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
+	c[2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
+	c[3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
+}
+#endif
+
+/* RB rows' chains, a row a lane: s[j] += |p[j][i]| for i = 0 .. n-1 in
+ * that order, or with `loads` s[j] += p[j][i] and the extremes hi[j], lo[j]
+ * of the same values. */
+static void chains(const double *const *p, int64_t n, int loads, double *s, double *hi, double *lo)
+{
+	const VG sign = GSET1(-0.0);
+	VG S[RB / G], H[RB / G], L[RB / G];
+	for (int g = 0; g < RB / G; g++) {
+		S[g] = GLOADU(s + g * G);
+		H[g] = GLOADU(hi + g * G);
+		L[g] = GLOADU(lo + g * G);
+	}
+	int64_t i = 0;
+	for (; i + G <= n; i += G)
+		for (int g = 0; g < RB / G; g++) { /* a group of G rows at a time: fewer vectors live at once */
+			VG c[G];
+			trg(p + g * G, i, c);
+			for (int k = 0; k < G; k++) {
+				S[g] = GADD(S[g], loads ? c[k] : GANDN(sign, c[k]));
+				if (loads) {
+					H[g] = GMAX(c[k], H[g]);
+					L[g] = GMIN(c[k], L[g]);
+				}
+			}
+		}
+	for (; i < n; i++)
+		for (int g = 0; g < RB / G; g++) {
+			double a[G];
+			for (int j = 0; j < G; j++)
+				a[j] = p[g * G + j][i];
+			const VG c = GLOADU(a);
+			S[g] = GADD(S[g], loads ? c : GANDN(sign, c));
+			if (loads) {
+				H[g] = GMAX(c, H[g]);
+				L[g] = GMIN(c, L[g]);
+			}
+		}
+	for (int g = 0; g < RB / G; g++) {
+		GSTOREU(s + g * G, S[g]);
+		GSTOREU(hi + g * G, H[g]);
+		GSTOREU(lo + g * G, L[g]);
+	}
+}
+
+/* Real loads, rows r0 .. r0+k-1 (k <= RB, counted and updated; flows f):
+ * each row's amount moved and total into the scratch's row sums, and the
+ * rows' extremes, row after row, into *rmx, *rmn. */
+static void rows_real(const job *J, int64_t r0, int k, const rowf *f, double *rmx, double *rmn)
+{
+	const lbt_view *v = J->v;
+	const int D = v->dims, last = D - 1;
+	const int64_t n = J->n;
+	double moved[RB] = {0}, tot[RB] = {0}, hi[RB], lo[RB];
+	const double *p[RB];
+	for (int j = 0; j < RB; j++) {
+		hi[j] = -HUGE_VAL;
+		lo[j] = HUGE_VAL;
+	}
+	for (int d = 0; d <= D; d++) { /* the flows axis by axis, then the loads */
+		for (int j = 0; j < k; j++)
+			p[j] = d < D ? f[j].own[d] : v->real + (lbt_fiber_base(v, last, r0 + j) - v->load);
+		double *s = d < D ? moved : tot;
+		if (k == RB)
+			chains(p, n, d == D, s, hi, lo);
+		else
+			for (int j = 0; j < k; j++)
+				for (int64_t i = 0; i < n; i++) {
+					const double w = p[j][i];
+					s[j] += d < D ? fabs(w) : w;
+					if (d == D) {
+						hi[j] = w > hi[j] ? w : hi[j];
+						lo[j] = w < lo[j] ? w : lo[j];
+					}
+				}
+	}
+	for (int j = 0; j < k; j++) {
+		v->scratch->rowsum[r0 + j] = moved[j];
+		v->scratch->rowsum[J->rows + r0 + j] = tot[j];
+		*rmx = hi[j] > *rmx ? hi[j] : *rmx; /* the first of the largest in row order, as one chain over the rows */
+		*rmn = lo[j] < *rmn ? lo[j] : *rmn;
+	}
+}
+
+/* A thread's run of rows counted and updated one after another, given to
+ * rows_real RB at a time (real loads): as soon as it has RB, or when the
+ * next row does not follow, or at the end (flush). */
+typedef struct {
+	int64_t r0;
+	int k;
+	rowf f[RB];
+	double rmx, rmn;
+} pending;
+static void flush(const job *J, pending *q)
+{
+	if (q->k)
+		rows_real(J, q->r0, q->k, q->f, &q->rmx, &q->rmn);
+	q->k = 0;
+}
+static void real_row(const job *J, pending *q, int64_t r, const rowf *f)
+{
+	if (!J->a->real)
+		return;
+	if (q->k && q->r0 + q->k != r)
+		flush(J, q);
+	if (!q->k)
+		q->r0 = r;
+	q->f[q->k++] = *f;
+	if (q->k == RB)
+		flush(J, q);
 }
 
 /* Rows [lo, hi) of thread t of n. */
@@ -569,13 +758,61 @@ static void share(const job *J, const lbt_team *t, int64_t *lo, int64_t *hi)
 	*hi = J->rows * (t->id + 1) / t->n;
 }
 
+/* A thread's counters, combined into the job at its end. */
+typedef struct {
+	int64_t rmax[8], lmax[8], links, moved, total;
+	double rrmax[8], rlmax[8];
+	int32_t mx, mn;
+	pending q;
+} part;
+
+static void part_open(part *p)
+{
+	memset(p, 0, offsetof(part, q));
+	p->mx = INT32_MIN;
+	p->mn = INT32_MAX;
+	p->q.k = 0;
+	p->q.rmx = -HUGE_VAL;
+	p->q.rmn = HUGE_VAL;
+}
+
+/* Row r counted and updated (flows f). */
+static void finish_row(const job *J, int64_t r, const rowf *f, part *p)
+{
+	pass3_row(J, r, f, p->rmax, p->lmax, p->rrmax, p->rlmax, &p->links, &p->moved);
+	apply_row(J, r, f, &p->mx, &p->mn, &p->total);
+	real_row(J, &p->q, r, f);
+}
+
+static void part_close(job *J, part *p)
+{
+	flush(J, &p->q);
+#pragma omp critical(lbt_simd_speed)
+	{
+		J->links += p->links; /* integer sums: any order */
+		J->moved += p->moved;
+		J->total += p->total;
+		J->max = p->mx > J->max ? p->mx : J->max;
+		J->min = p->mn < J->min ? p->mn : J->min;
+		J->rmx = fmax(J->rmx, p->q.rmx); /* lbt_field_stats's combination of its threads' extremes */
+		J->rmn = fmin(J->rmn, p->q.rmn);
+		for (int d = 0; d < J->v->dims; d++) {
+			J->rmax[d] = p->rmax[d] > J->rmax[d] ? p->rmax[d] : J->rmax[d];
+			J->lmax[d] = p->lmax[d] > J->lmax[d] ? p->lmax[d] : J->lmax[d];
+			J->rrmax[d] = p->rrmax[d] > J->rrmax[d] ? p->rrmax[d] : J->rrmax[d]; /* maxima: any order */
+			J->rlmax[d] = p->rlmax[d] > J->rlmax[d] ? p->rlmax[d] : J->rlmax[d];
+		}
+	}
+}
+
+/* The flows in the scratch grids (with the shake, or where the row
+ * buffers do not fit). */
 static void team_step(void *ctx, const lbt_team *t)
 {
 	job *J = ctx;
-	const lbt_view *v = J->v;
-	int64_t lo, hi, rmax[8] = {0}, lmax[8] = {0}, links = 0, moved = 0, total = 0;
-	double rrmax[8] = {0}, rlmax[8] = {0}, rmx = -HUGE_VAL, rmn = HUGE_VAL;
-	int32_t mx = INT32_MIN, mn = INT32_MAX;
+	int64_t lo, hi;
+	part p;
+	part_open(&p);
 	share(J, t, &lo, &hi);
 	/* Without the shake a row is counted and updated `lag` rows behind its flows, while they are in
 	   cache: by then no flows' pass reads its loads again (axis 0 reads `lag` rows ahead, an inner
@@ -587,10 +824,12 @@ static void team_step(void *ctx, const lbt_team *t)
 	const int64_t lag = J->shake ? hi - lo : J->lag;
 #define WAITS(r) ((r) < lo + lag || (r) >= hi - lag)
 	for (int64_t r = lo; r < hi; r++) {
-		pass1_row(J, r);
+		rowf f;
+		grid_rowf(J, r, &f);
+		pass1_row(J, r, f.own, NULL);
 		if (r - lag >= lo && !WAITS(r - lag)) {
-			pass3_row(J, r - lag, rmax, lmax, rrmax, rlmax, &links, &moved);
-			apply_row(J, r - lag, &mx, &mn, &total, &rmx, &rmn);
+			grid_rowf(J, r - lag, &f);
+			finish_row(J, r - lag, &f, &p);
 		}
 	}
 	lbt_team_barrier(t); /* every row's flows are formed, every load read */
@@ -601,26 +840,76 @@ static void team_step(void *ctx, const lbt_team *t)
 	}
 	for (int64_t r = lo; r < hi; r++) /* the flows are final: a row's loads change once it is counted */
 		if (WAITS(r)) {
-			pass3_row(J, r, rmax, lmax, rrmax, rlmax, &links, &moved);
-			apply_row(J, r, &mx, &mn, &total, &rmx, &rmn);
+			rowf f;
+			grid_rowf(J, r, &f);
+			finish_row(J, r, &f, &p);
 		}
 #undef WAITS
-#pragma omp critical(lbt_simd_speed)
-	{
-		J->links += links; /* integer sums: any order */
-		J->moved += moved;
-		J->total += total;
-		J->max = mx > J->max ? mx : J->max;
-		J->min = mn < J->min ? mn : J->min;
-		J->rmx = fmax(J->rmx, rmx); /* lbt_field_stats's combination of its threads' extremes */
-		J->rmn = fmin(J->rmn, rmn);
-		for (int d = 0; d < v->dims; d++) {
-			J->rmax[d] = rmax[d] > J->rmax[d] ? rmax[d] : J->rmax[d];
-			J->lmax[d] = lmax[d] > J->lmax[d] ? lmax[d] : J->lmax[d];
-			J->rrmax[d] = rrmax[d] > J->rrmax[d] ? rrmax[d] : J->rrmax[d]; /* maxima: any order */
-			J->rlmax[d] = rlmax[d] > J->rlmax[d] ? rlmax[d] : J->rlmax[d];
-		}
+	part_close(J, &p);
+}
+
+/* Without the shake, the flows in row buffers: a thread takes whole slabs
+ * of axis 0 (lag rows each; 1-D: its one row), [lo, hi), and keeps the
+ * flows of its last R rows in a ring of row buffers (R >= 2 lag + 1: a row
+ * is counted and updated lag rows behind its flows, and reads the flows
+ * of the rows up to lag before and after it; real loads, R >= lag + RB:
+ * rows_real's RB rows). Before a barrier, while no load has changed, it
+ * forms the flows of the slab before its block (lo - lag .. lo - 1, over
+ * the torus's wrap-around: the flows into its first slab) and copies the
+ * loads of the slab after it (hi .. hi + lag - 1, which its last slab's
+ * flows read and their thread changes); after it, no thread reads a row
+ * another may change: an inner axis's neighbours are in the row's slab. */
+static void ring_step(void *ctx, const lbt_team *t)
+{
+	job *J = ctx;
+	const lbt_view *v = J->v;
+	const lbt_scratch *S = v->scratch;
+	const int D = v->dims, last = D - 1;
+	const int64_t lag = J->lag, unit = lag ? lag : 1, slabs = J->rows / unit, R = J->R, rc = J->rc;
+	const int64_t lo = slabs * t->id / t->n * unit, hi = slabs * (t->id + 1) / t->n * unit;
+	double *ring[8];
+	for (int d = 0; d < D; d++)
+		ring[d] = (double *)S->link[d] + t->id * (R + lag) * rc;
+	char *copy = (char *)(ring[0] + R * rc); /* the loads of rows hi .. hi + lag - 1, a row every rc doubles */
+	const size_t cell = J->a->real ? sizeof(double) : sizeof(int32_t);
+#define SLOT(d, r) (ring[d] + (((r) - lo + lag) % R) * rc) /* the flows of row r (lo - lag <= r < hi) */
+	double *dst[8];
+	for (int64_t r = lo - lag; r < lo && lo < hi; r++) { /* the slab before the block, from the loads before the step */
+		for (int d = 0; d < D; d++)
+			dst[d] = SLOT(d, r);
+		pass1_row(J, (r + J->rows) % J->rows, dst, NULL);
 	}
+	for (int64_t r = hi; r < hi + lag && lo < hi; r++) {
+		const int64_t g = lbt_fiber_base(v, last, r % J->rows) - v->load;
+		memcpy(copy + (r - hi) * rc * 8, J->a->real ? (const void *)(v->real + g) : (const void *)(v->load + g),
+		       (size_t)J->n * cell);
+	}
+	lbt_team_barrier(t); /* no load changes before every thread has read what it needs of others' */
+	part p;
+	part_open(&p);
+	int64_t c[8];
+	for (int64_t r = lo; r < hi + lag; r++) {
+		if (r < hi) {
+			for (int d = 0; d < D; d++)
+				dst[d] = SLOT(d, r);
+			pass1_row(J, r, dst, r + lag >= hi ? copy + (r + lag - hi) * rc * 8 : NULL);
+		}
+		const int64_t q = r - lag; /* counted and updated: its flows and those into it are formed */
+		if (q < lo || q >= hi)
+			continue;
+		rowf f;
+		row_coords(v, q, c);
+		for (int d = 0; d < D; d++) {
+			f.own[d] = SLOT(d, q);
+			const int64_t e = v->ext[d], by = J->ds[d] / J->n; /* rows between neighbours on axis d */
+			f.from[d] = d == last || !link_left(c[d], e, v->torus[d]) ? NULL
+			          : d == 0 ? SLOT(0, q - lag) /* the slab before, or its ring slot over the wrap-around */
+			          : SLOT(d, c[d] > 0 ? q - by : q + (e - 1) * by);
+		}
+		finish_row(J, q, &f, &p);
+	}
+#undef SLOT
+	part_close(J, &p);
 }
 
 void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c)
@@ -641,7 +930,12 @@ void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a
 	for (int d = 0; d < D; d++)
 		J.F[d] = (double *)S->link[d] + S->origin; /* F_d at the loads' offsets */
 	const int T = v->threads < S->threads ? v->threads : S->threads;
-	lbt_team_run(J.P > 16384 ? T : 1, team_step, &J);
+	const int64_t rc = (J.n + 7) / 8 * 8, R = a->real && RB > J.lag + 1 ? J.lag + RB : 2 * J.lag + 1;
+	if (!J.shake && S->threads * (R + J.lag) * rc <= S->cells) { /* the row buffers fit in the scratch grids */
+		J.R = R;
+		J.rc = rc;
+	}
+	lbt_team_run(J.P > 16384 ? T : 1, J.R ? ring_step : team_step, &J);
 	c->links_exchanged += J.links;
 	c->shaken += J.shaken;
 	if (!a->real) {

@@ -440,6 +440,7 @@ typedef struct {
 	layout L;
 	int kmode; /* 0 none, 1 constant, 2 dec, 3 adaptive */
 	double *cn, *mr_fwd, *mr_bwd, *k, *lb, *w;
+	double mr; /* mr_fwd = mr_bwd = NULL: Mr of every link */
 	double *prev, *times; /* adaptive k: each PE's iteration time, the last and this one */
 	int32_t *U;           /* the shake: each link's blocked iterations */
 	int32_t *halved;      /* adaptive k = k(0) 2^-halved, per PE */
@@ -584,6 +585,31 @@ static int k_mode(const lbt_state *st)
 	return !kw ? 1 : !strncmp(kw, "none", 4) ? 0 : !strncmp(kw, "dec", 3) ? 2 : 3;
 }
 
+/* A symmetric Mr whose every link the kernel reads has one weight (equal
+ * speeds on a torus) as that number, the array freed; not on a cut grid,
+ * whose copies hold links of unknown weight. */
+static void one_mr(const lbt_state *st, ws *w)
+{
+	const layout *L = &w->L;
+	if (st->grid.cut)
+		return;
+	double m = NAN;
+	int64_t c[8] = {0};
+	for (int64_t i = 0; i < L->P; i++, next_coord(L, c))
+		for (int d = 0; d < L->D; d++) {
+			if (!has_link(L, d, c[d], +1))
+				continue;
+			const double x = w->mr_fwd[d * L->P + i];
+			if (isnan(m))
+				m = x;
+			else if (x != m)
+				return;
+		}
+	free(w->mr_fwd);
+	w->mr_fwd = w->mr_bwd = NULL;
+	w->mr = m;
+}
+
 static int speed_open(lbt_state *st, lbt_err *e)
 {
 	ws *w = calloc(1, sizeof *w);
@@ -643,6 +669,7 @@ static int speed_open(lbt_state *st, lbt_err *e)
 		                                                                      a torus): one array, read once */
 		free(w->mr_bwd);
 		w->mr_bwd = w->mr_fwd;
+		one_mr(st, w);
 	}
 	normalise(st, &w->L, C, w->cn);
 	w->unit = 1;
@@ -689,7 +716,7 @@ static void speed_step(lbt_state *st, lbt_counts *c)
 	const int times = st->app || w->kmode == 3;
 	lbt_speed_args a = {
 		.real = st->method->load == LBT_LOAD_REAL, .cn = w->cn, .mr_fwd = w->mr_fwd, .mr_bwd = w->mr_bwd,
-		.cb = w->kmode != 0, .k = w->k, .shake_p = st->param[P_SHAKE].num, .shake_tau = st->param[P_TAU].num,
+		.mr = w->mr, .cb = w->kmode != 0, .k = w->k, .shake_p = st->param[P_SHAKE].num, .shake_tau = st->param[P_TAU].num,
 		.U = w->U, .net = st->net, .lb = times || w->U ? w->lb : NULL};
 	lbt_view v;
 	lbt_method_view(st, &v);

@@ -14,7 +14,7 @@ typedef struct {
 	int real, cb;
 	double shake_p;
 	int times; /* the balancing times asked for (the shake asks for them: its budgets) */
-	int sym;   /* Mr symmetric, passed as one array (the method's equal speeds on a torus) */
+	int sym;   /* Mr symmetric, passed as one array (1) or as one number (2: the method's equal speeds on a torus) */
 } speed_mode;
 
 /* One side's state: what a step updates (U, lb, active) is per side. */
@@ -28,18 +28,19 @@ static void side_open(side *s, const lbt_shape *sh, const speed_mode *m)
 	const int64_t P = lbt_shape_pes(sh), L = sh->dims * P;
 	s->cn = malloc((size_t)P * sizeof *s->cn);
 	s->k = malloc((size_t)P * sizeof *s->k);
-	s->fwd = malloc((size_t)L * sizeof *s->fwd);
+	s->fwd = m->sym == 2 ? NULL : malloc((size_t)L * sizeof *s->fwd);
 	s->bwd = m->sym ? s->fwd : malloc((size_t)L * sizeof *s->bwd);
 	for (int64_t i = 0; i < P; i++) {
 		s->cn[i] = (double)(1 + i % 3) / 2; /* speeds 0.5, 1, 1.5: mean 1 over whole periods */
 		s->k[i] = 1 + (double)(i % 5);
 	}
-	for (int64_t l = 0; l < L; l++) { /* weights of a few links of each PE: at most 1 in all */
+	for (int64_t l = 0; l < L && s->fwd; l++) { /* weights of a few links of each PE: at most 1 in all */
 		s->fwd[l] = (double)(1 + l % 4) / (4.0 * (2 * sh->dims + 1));
 		if (!m->sym)
 			s->bwd[l] = (double)(1 + (l + 1) % 4) / (4.0 * (2 * sh->dims + 1));
 	}
 	s->a = (lbt_speed_args){.real = m->real, .cn = s->cn, .mr_fwd = s->fwd, .mr_bwd = s->bwd, .cb = m->cb, .k = s->k,
+	                        .mr = 3.0 / (7.0 * (2 * sh->dims + 1)), /* sym 2: one weight, an awkward one */
 	                        .shake_p = m->shake_p, .shake_tau = 3,
 	                        .U = m->shake_p > 0 ? calloc((size_t)L, sizeof(int32_t)) : NULL,
 	                        .net = {.lat = 1e-5, .bw = 1e8, .unit_bytes = 1e3, .unit_s = 1e-4, .pack_s = 1e-6,
@@ -102,12 +103,14 @@ static void speed_case(const lbt_shape *s, const speed_mode *m, int kind, int th
 }
 
 /* integer and real loads, each with neither, cost/benefit, the shake and both,
- * without the shake with and without the balancing times, Mr in two arrays
- * or one (real loads with the shake: the reference's own path, compared all
- * the same) */
+ * without the shake with and without the balancing times, Mr in two arrays,
+ * one or one number (real loads with the shake: the reference's own path,
+ * compared all the same) */
 static const speed_mode modes[] = {{0, 0, 0, 1, 0},   {0, 1, 0.5, 1, 0}, {1, 0, 0, 0, 1}, {1, 1, 0.5, 1, 0},
                                    {0, 1, 0, 0, 1},   {0, 0, 0.5, 1, 1}, {1, 1, 0, 1, 0}, {1, 0, 0.5, 1, 0},
-                                   {0, 0, 0, 0, 1},   {1, 0, 0, 1, 0},   {0, 1, 0, 1, 0}, {1, 1, 0, 0, 1}};
+                                   {0, 0, 0, 0, 1},   {1, 0, 0, 1, 0},   {0, 1, 0, 1, 0}, {1, 1, 0, 0, 1},
+                                   {0, 0, 0, 0, 2},   {1, 0, 0, 0, 2},   {0, 1, 0.5, 1, 2}, {1, 1, 0, 1, 2},
+                                   {1, 0, 0.5, 0, 2}, {0, 1, 0, 1, 2}};
 enum { NMODES = sizeof modes / sizeof *modes };
 
 static void speed_shape(const lbt_shape *s, int *n, const void *arg)
@@ -122,7 +125,10 @@ static void speed_shape(const lbt_shape *s, int *n, const void *arg)
 static void speed_quick(void)
 {
 	static const char *const grids[][2] = {{"8x8", "torus"}, {"5x7", "mesh"}, {"17", "torus"}, {"3x4x5", "mesh,torus,mesh"},
-	                                       {"130x131", "mesh,torus"}}; /* the last: above the kernel's one-thread size */
+	                                       {"21x9", "torus"}, {"6x5x7", "torus,mesh,torus"}, /* rows side by side, */
+	                                       {"70x9", "mesh,torus"}, {"16x5x7", "torus,mesh,torus"}, /* in row buffers */
+	                                       {"130x131", "mesh,torus"}, {"5x61x57", "torus,torus,mesh"},
+	                                       {"16411", "torus"}}; /* the last three: above the kernel's one-thread size */
 	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++)
 		for (size_t m = 0; m < NMODES; m++) {
 			const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);

@@ -360,6 +360,7 @@ typedef struct {
 	const double *cn;     /* [P] speeds normalised to mean 1 */
 	const double *mr_fwd; /* [D*P] Mr_{i, i+1_d} (0 where there is no link) */
 	const double *mr_bwd; /* [D*P] Mr_{i+1_d, i} */
+	double mr;            /* mr_fwd = mr_bwd = NULL: Mr_ij of every link (equal speeds on a torus) */
 	int cb;               /* 0: f_ij = 1 always; 1: cost/benefit with k of the sender */
 	const double *k;      /* [P] each PE's k (cb = 1) */
 	double shake_p, shake_tau; /* shake_p > 0: exchange with probability p^(U/tau) when blocked */
