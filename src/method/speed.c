@@ -450,6 +450,36 @@ typedef struct {
 	int64_t quiet;        /* successive iterations in which no link exchanged */
 } ws;
 
+/* A row of real loads w[0..len-1] folded into the chains x[0] = x[0] > q ?
+ * x[0] : q and x[1] = x[1] > -q ? x[1] : -q over q = w[i] in order (the
+ * loop below), in four chains side by side: the largest value of each is
+ * the same in any order, and so are its bits unless it is a zero (+0 and -0
+ * compare equal; a chain keeps the last one). Returns 0, folding nothing,
+ * for a row whose extreme is a zero: the caller's loop then decides. */
+static int rel_extremes(const double *w, int64_t len, double *x)
+{
+	double h[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, m[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+	int64_t i = 0;
+	for (; i + 4 <= len; i += 4)
+		for (int k = 0; k < 4; k++) {
+			h[k] = h[k] > w[i + k] ? h[k] : w[i + k];
+			m[k] = m[k] > -w[i + k] ? m[k] : -w[i + k];
+		}
+	for (; i < len; i++) {
+		h[0] = h[0] > w[i] ? h[0] : w[i];
+		m[0] = m[0] > -w[i] ? m[0] : -w[i];
+	}
+	for (int k = 1; k < 4; k++) {
+		h[0] = h[0] > h[k] ? h[0] : h[k];
+		m[0] = m[0] > m[k] ? m[0] : m[k];
+	}
+	if (h[0] == 0 || m[0] == 0)
+		return 0;
+	x[0] = x[0] > h[0] ? x[0] : h[0];
+	x[1] = x[1] > m[0] ? x[1] : m[0];
+	return 1;
+}
+
 /* Called after every step of a run with speeds: the relative loads'
  * extremes and the bound on their spread, the loads read from the grid. A
  * speed method's workspace has the normalised speeds; any other method's
@@ -496,7 +526,9 @@ int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bo
 				x[0] = x[0] > (double)hi ? x[0] : (double)hi;
 				x[1] = x[1] > -(double)lo ? x[1] : -(double)lo;
 				x[2] = -1;
-			} else
+			} else if (sw && sw->unit && rel_extremes(row, len, x)) /* q = w / 1 = w */
+				x[2] = -1;
+			else
 				for (int64_t i = 0; i < len; i++) { /* no NaN here: compare-and-select instead of fmax/fmin calls */
 					const double v = real ? ((const double *)row)[i] : (double)((const int32_t *)row)[i];
 					const double q = sw && sw->unit ? v : v / cr[i]; /* v / 1 = v */
