@@ -215,6 +215,27 @@ static double link1(const job *J, int64_t l, int64_t i, int64_t j, double wi, do
 	return 0;
 }
 
+/* The predicted flows alone (no cost/benefit, no blocked counts, Mr one
+ * number or one array m) of the links x < end whole vectors cover, from
+ * the loads at pi (the lower PEs) and pj: F = m wi - m wj, truncated for
+ * integer loads, + 0 (a flow of -0 is kept as the reference's +0: it
+ * keeps no flow of 0). Returns the first link left. Inlined with constant
+ * real and uni, so the loop holds nothing but the arithmetic. */
+static ALWAYS_INLINE int64_t plain_links(const void *pi, const void *pj, const double *m, VR mr, double *F,
+                                         int64_t end, int real, int uni)
+{
+	const VR zero = RSET1(0);
+	int64_t x = 0;
+	for (; x + WD <= end; x += WD) {
+		const VR wi = real ? RLOADU((const double *)pi + x) : RLOADI((const int32_t *)pi + x);
+		const VR wj = real ? RLOADU((const double *)pj + x) : RLOADI((const int32_t *)pj + x);
+		const VR mx = uni ? mr : RLOADU(m + x);
+		const VR f = RSUB(RMUL(mx, wi), RMUL(mx, wj));
+		RSTORE(F + x, RADD(real ? f : RTRUNC(f), zero));
+	}
+	return x;
+}
+
 /* Pass 1 over row r: the flow of every link (i, i+1_d) of its PEs into
  * dst[d], and its blocked count if the shake keeps them, from the grid's
  * loads (its neighbour row on axis 0 from nb0 if not NULL). */
@@ -255,6 +276,12 @@ static void pass1_row(const job *J, int64_t r, double *const *dst, const void *n
 		const double *ci_ = a->cn + i0, *cj_ = a->cn + i0 + step, *ki_ = a->k + i0, *kj_ = a->k + i0 + step,
 		             *mf = uni ? NULL : a->mr_fwd + l0, *mb = uni ? NULL : a->mr_bwd + l0;
 		int64_t x = 0;
+		if (!a->cb && !U && sym) {
+			const void *pi = a->real ? (const void *)(v->real + off) : (const void *)(v->load + off);
+			x = a->real ? uni ? plain_links(pi, nb, mf, mr, F, end, 1, 1) : plain_links(pi, nb, mf, mr, F, end, 1, 0)
+			    : uni   ? plain_links(pi, nb, mf, mr, F, end, 0, 1)
+			            : plain_links(pi, nb, mf, mr, F, end, 0, 0);
+		}
 		for (; x + WD <= end; x += WD) {
 			const VR wi = loads_at(J, off + x), wj = loads_p(J, nb, x);
 			const VR m = uni ? mr : RLOADU(mf + x);
