@@ -174,7 +174,7 @@ def per_rank(t):
                      'compute': (t['seconds'][r] - comm) / S, 'fills': t['fills'][r] / S,
                      'messages': t['halo_messages'][r] / S, 'bytes': t['halo_bytes'][r] / S,
                      'halo': t['halo_seconds'][r] / S, 'wait': t['halo_wait_seconds'][r] / S,
-                     'overlapped': t['overlapped_fills'][r] / S,
+                     'overlapped': t.get('overlapped_fills', [0] * t['ranks'])[r] / S,  # none before (0.2.0)
                      'collectives': t['collectives'][r] / S, 'collective': t['collective_seconds'][r] / S})
     return rows
 
