@@ -34,7 +34,9 @@ its summary written (exit 3; 1 when mpirun itself is signalled). `bound`,
 process's files (provenance aside); a SIGINT stops them with nothing written.
 fos-speed, fos-speed-int and --speeds (drawn, and read in blocks from a file)
 equal one process on slabs and blocks, with the shake, every cost/benefit
-rule, the detection and the application's times.
+rule, the detection and the application's times. A slab's halo fill overlapped
+with its interior's step (one step an exchange) gives one process's bits,
+and every fill of a slab is overlapped (the tally's counts).
 
 usage: mpi_identity.py LBTORUS MPIRUN MPI_VERIFY
 """
