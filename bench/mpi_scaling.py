@@ -7,9 +7,11 @@ scaling", states the assumptions).
 Every run is `mpirun -np R lbtorus run --threads 1 ...` with
 LBTORUS_COMM_STATS set: each rank reports its run's seconds, its halo fills
 (messages and bytes sent, seconds in them and of those waiting in
-MPI_Waitall) and its other collectives (count, seconds). One rank runs cut
-too (LBTORUS_CUT=1: the same code paths, its halo filled from itself).
-Compute is a rank's seconds minus its halo and collective seconds.
+MPI_Waitall; the fills overlapped with the interior's step, whose wait is
+what the interior did not cover) and its other collectives (count,
+seconds). One rank runs cut too (LBTORUS_CUT=1: the same code paths, its
+halo filled from itself). Compute is a rank's seconds minus its halo and
+collective seconds.
 
     weak:   the torus grows with the ranks (each of WEAK: a rank's block, the first axis growing)
     strong: one torus (each of STRONG) over 1..R ranks
@@ -30,7 +32,17 @@ The model of one step on one rank:
              axis e < d: a layer carries the corners)
 
 (the program's own measure of a grid, lbt_cut_grid, which picks the grid
-with the least of it). c (seconds per PE-step) is fitted from the one-rank
+with the least of it). Overlapped (the Liquid model's vector kernel on a
+slab, one step an exchange: its fill started, the interior stepped, the
+fill finished, the rim of 3 layers stepped), the halo's part hides behind
+the interior's compute:
+
+    t_step = t_compute * 3 / n + max(t_compute * (n - 3) / n, t_halo) + t_collectives
+
+with n the slab's layers (blocks of several cut axes are not overlapped);
+this assumes the messages progress while the rank computes (a network that
+moves them without the CPU, or MPI's progress thread), which Open MPI over
+shared memory does only inside MPI calls. c (seconds per PE-step) is fitted from the one-rank
 runs: c_fused with the method's vector kernel, c_ref with --isa scalar
 (the Liquid model's vector kernel steps slabs and blocks whose last axis is
 whole; on a block that cuts the rows its ranks run the reference); fills per cut axis and
@@ -47,12 +59,16 @@ network's.
 
 --check makes it a test: exit 1 unless every rank 0 of a run on 2+ ranks sent
 the halo bytes the model counts (the grid's faces, above), every run on 2+
-ranks made fills, and every run on one rank sent nothing.
+ranks made fills, every run on one rank sent nothing, and every rank of the
+Liquid model's runs on slabs of 3 and more axes at least 4 layers thick
+overlapped every fill with its interior (2-D slabs of small loads take the
+byte copy, whose fill is not overlapped).
 
 usage: mpi_scaling.py LBTORUS [--mpirun M] [--ranks 1,2,3,4] [--steps N] [--weak SHAPE,...] [--strong SHAPE,...]
                       [--blocks SHAPE:GRID,...] [--method lm-c5] [--repeat K] [--nodes 64] [--threads 32]
                       [--memory-bandwidth 200e9] [--latency 2e-6] [--bandwidth 12.5e9]
-                      [--target 100000x100000,2155x2155x2155,317x317x317x317] [--json FILE] [--check]
+                      [--target 100000x100000,2155x2155x2155,317x317x317x317] [--init uniform:0:9]
+                      [--json FILE] [--check]
 """
 import argparse
 import json
@@ -133,7 +149,7 @@ def run(a, ranks, shape, tmp, steps=None, grid=None, isa=None):
         stats = os.path.join(tmp, 'stats.json')
         env = dict(ENV, LBTORUS_COMM_STATS=stats, LBTORUS_CUT='1')
         cmd = [a.mpirun, '--oversubscribe', '--bind-to', 'none', '-np', str(ranks), a.lbtorus, 'run',
-               '--shape', 'x'.join(map(str, shape)), '--method', a.method, '--init', 'uniform:0:9',
+               '--shape', 'x'.join(map(str, shape)), '--method', a.method, '--init', a.init,
                '--until', f'steps:{steps}', '--max-steps', str(steps), '--threads', '1', '--quiet',
                '--json', os.devnull] + (['--ranks', grid] if grid else []) + (['--isa', isa] if isa else [])
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
@@ -148,7 +164,8 @@ def run(a, ranks, shape, tmp, steps=None, grid=None, isa=None):
 
 
 def per_rank(t):
-    """Per rank and step: compute s, halo bytes, messages, halo s, wait s, collectives, collective s."""
+    """Per rank and step: compute s, halo bytes, messages, halo s, wait s, overlapped fills, collectives,
+    collective s."""
     S = t['steps']
     rows = []
     for r in range(t['ranks']):
@@ -157,6 +174,7 @@ def per_rank(t):
                      'compute': (t['seconds'][r] - comm) / S, 'fills': t['fills'][r] / S,
                      'messages': t['halo_messages'][r] / S, 'bytes': t['halo_bytes'][r] / S,
                      'halo': t['halo_seconds'][r] / S, 'wait': t['halo_wait_seconds'][r] / S,
+                     'overlapped': t.get('overlapped_fills', [0] * t['ranks'])[r] / S,  # none before (0.2.0)
                      'collectives': t['collectives'][r] / S, 'collective': t['collective_seconds'][r] / S})
     return rows
 
@@ -164,14 +182,15 @@ def per_rank(t):
 def table(title, runs):
     print(f'\n{title}')
     print('| ranks | shape | grid | rank | PEs | compute ms/step | halo KiB/step | model KiB/step | msgs/step | '
-          'halo ms/step | wait ms/step | collectives/step | collective ms/step | run s |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+          'halo ms/step | wait ms/step | overlapped/step | collectives/step | collective ms/step | run s |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for t in runs:
         model = model_bytes(t)
         for x in per_rank(t):
             print(f"| {t['ranks']} | {'x'.join(map(str, t['shape']))} | {t['grid']} | {x['rank']} | {x['pes']} | "
                   f"{1e3 * x['compute']:.3f} | {x['bytes'] / 1024:.1f} | {model / 1024:.1f} | {x['messages']:.0f} | "
-                  f"{1e3 * x['halo']:.3f} | {1e3 * x['wait']:.3f} | {x['collectives']:.1f} | {1e3 * x['collective']:.3f} | "
+                  f"{1e3 * x['halo']:.3f} | {1e3 * x['wait']:.3f} | {x['overlapped']:.1f} | {x['collectives']:.1f} | "
+                  f"{1e3 * x['collective']:.3f} | "
                   f"{x['seconds']:.3f} |")
 
 
@@ -219,6 +238,7 @@ def main():
     ap.add_argument('--latency', type=float, default=2e-6, help='the target network, seconds per message')
     ap.add_argument('--bandwidth', type=float, default=12.5e9, help='the target network, bytes per second per rank')
     ap.add_argument('--target', default='100000x100000,2155x2155x2155,317x317x317x317')
+    ap.add_argument('--init', default='uniform:0:9', help='the loads (uniform:0:100000: int32 rows, not the byte copy)')
     ap.add_argument('--json')
     ap.add_argument('--check', action='store_true', help='exit 1 if the halo bytes differ from the model\'s')
     a = ap.parse_args()
@@ -232,7 +252,7 @@ def main():
         ref_run = run(a, 1, strong[0], tmp, isa='scalar')  # the reference's rate: what blocks cutting the rows run
         # probes for the fit: latency (2 rows per rank, nothing to compute) and bandwidth (rows of 2^17 PEs)
         probes = [run(a, 2, [4, 64], tmp, steps=10 * a.steps), run(a, 2, [8, 1 << 17], tmp)]
-    print(f'{a.method}, uniform:0:9, {a.steps} steps, 1 thread per rank, best of {a.repeat}; '
+    print(f'{a.method}, {a.init}, {a.steps} steps, 1 thread per rank, best of {a.repeat}; '
           f'{os.cpu_count()} cores here, ranks oversubscribed beyond them')
     table('weak scaling (the torus grows with the ranks)', weak_runs)
     table('strong scaling (one torus)', strong_runs)
@@ -272,8 +292,8 @@ def main():
           f'axis, and the grid the program chooses (for the Liquid model the least halo of the grids its vector kernel '
           f'steps: the first axis cut, the last whole)')
     print('| torus | grid | PEs per rank | compute ms/step | halo MB/step | comm ms/step | step ms | comm / compute | '
-          'site updates/s |')
-    print('|---|---|---|---|---|---|---|---|---|')
+          'site updates/s | step ms, overlapped | site updates/s, overlapped |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|')
     out = {'c': c, 'c_ref': c_ref, 'fills_per_axis': fills, 'collectives': colls, 'collectives_blocks': colls_ref,
            'halo_model_error': worst,
            'alpha_here': alpha_here, 'bandwidth_here': 1 / inv_bw_here if inv_bw_here else None, 'r2': r2,
@@ -291,13 +311,21 @@ def main():
             compute = max(cc * pes / a.threads, 8 * pes / a.memory_bandwidth)
             axes = sum(x > 1 for x in nr)
             halo = 4 * halo_cells(ext, nr)
-            comm = fills * axes * 2 * a.latency + halo / a.bandwidth + nc * a.latency * math.ceil(math.log2(a.nodes))
+            t_halo = fills * axes * 2 * a.latency + halo / a.bandwidth
+            t_coll = nc * a.latency * math.ceil(math.log2(a.nodes))
+            comm = t_halo + t_coll
             step = compute + comm
+            # overlapped: a slab of the vector kernel (one cut axis, the rows whole) hides its halo behind the
+            # interior (its layers but the rim's 3); blocks of more cut axes are not overlapped
+            n = ext[0] / nr[0]
+            inner = compute * max(n - 3, 0) / n if axes == 1 and nr[-1] == 1 and cc == c else 0
+            step_ov = compute - inner + max(inner, t_halo) + t_coll
             grid = 'x'.join(map(str, nr)) + what
             print(f'| {spec} | {grid} | {pes:.3g} | {compute * 1e3:.2f} | {halo / 1e6:.2f} | {comm * 1e3:.2f} | '
-                  f'{step * 1e3:.2f} | {comm / compute:.0%} | {P / step:.3g} |')
+                  f'{step * 1e3:.2f} | {comm / compute:.0%} | {P / step:.3g} | {step_ov * 1e3:.2f} | '
+                  f'{P / step_ov:.3g} |')
             out['predictions'].append({'torus': spec, 'grid': nr, 'c': cc, 'compute': compute, 'halo_bytes': halo,
-                                       'comm': comm, 'step': step})
+                                       'comm': comm, 'step': step, 'step_overlapped': step_ov})
     if a.json:
         out['weak'], out['strong'], out['blocks'], out['reference'], out['probes'] = \
             weak_runs, strong_runs, block_runs, ref_run, probes
@@ -308,6 +336,11 @@ def main():
                f"{per_rank(t)[0]['bytes']:g} bytes a step, the model {model_bytes(t)}"
                for t in weak_runs + strong_runs + block_runs + probes if per_rank(t)[0]['bytes'] != model_bytes(t)]
         bad += [f"{t['ranks']} ranks, {'x'.join(map(str, t['shape']))}: no halo fill" for t, x in many if not x['fills']]
+        slabs = lambda t: [int(k) > 1 for k in t['grid'].split('x')] == [True] + [False] * (len(t['shape']) - 1)
+        bad += [f"{t['ranks']} ranks, {'x'.join(map(str, t['shape']))} on {t['grid']}: rank {x['rank']} overlapped "
+                f"{x['overlapped']:g} fills a step of {x['fills']:g}" for t, x in many
+                if a.method.startswith('lm-') and len(t['shape']) >= 3 and slabs(t) and t['shape'][0] >= 4 * t['ranks']
+                and x['overlapped'] != x['fills']]
         for b in bad:
             print('FAIL', b)
         return 1 if bad else 0

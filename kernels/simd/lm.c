@@ -845,6 +845,100 @@ static void step_range(const lbt_view *view, int cond, int a0, int active, const
 }
 
 
+/* Slab q of axis a0 (its PEs' rows, axes a0+1 .. D-1) to or from a buffer of as many packed rows. */
+static void slab_move(const lbt_view *v, int a0, int64_t q, int32_t *buf, int to_grid)
+{
+	const int last = v->dims - 1;
+	const int64_t n = v->ext[last];
+	int64_t c[8] = {0};
+	for (int32_t *b = buf;; b += n) {
+		int32_t *p = v->load + q * v->stride[a0];
+		for (int d = a0 + 1; d < last; d++)
+			p += c[d] * v->stride[d];
+		memcpy(to_grid ? p : b, to_grid ? b : p, (size_t)n * sizeof *p);
+		int d = last - 1;
+		while (d > a0 && ++c[d] == v->ext[d])
+			c[d--] = 0;
+		if (d <= a0)
+			break;
+	}
+}
+
+/* One step of a slab (a0 its only cut axis) with the fill of its halo
+ * (`layers` deep) overlapped: the fill started, the interior (local slabs
+ * 2 .. n-2, which read old slabs 0 .. n-1 only) stepped while the
+ * messages travel, the fill finished, then the rim (slabs n-1, then 0 and
+ * 1) from the halo and the old slabs 2, n-3, n-2 it reads, saved before
+ * the interior wrote them and put back for the rim's step (the interior's
+ * new ones kept aside meanwhile). The same PEs, the same old slabs, the
+ * same step as one range: the bits of the step unsplit. 0 where it does
+ * not apply (a block of more cut axes, a slab thinner than 4, no split
+ * fill, no memory): nothing was done. */
+static int step_overlap(const lbt_view *v, int cond, int a0, int active, int layers, lbt_counts *c)
+{
+	const lbt_cut *cut = v->cut;
+	const int D = v->dims;
+	const int64_t n = v->ext[a0];
+	if (!cut->start || !cut->finish || n < 4)
+		return 0;
+	int64_t slab_pes = 1;
+	for (int d = 0; d < D; d++) {
+		if (cut->on[d] && d != a0)
+			return 0;
+		slab_pes *= d == a0 ? 1 : v->ext[d];
+	}
+	int64_t save[3];
+	int ns = 0;
+	for (int i = 0; i < 3; i++) { /* the interior's old slabs the rim reads, each once */
+		const int64_t q = i == 0 ? 2 : n - 4 + i;
+		if (q >= 2 && q <= n - 2 && (ns == 0 || save[ns - 1] != q))
+			save[ns++] = q;
+	}
+	int32_t *keep = malloc((size_t)(2 * ns * slab_pes) * sizeof *keep); /* old slabs, then the interior's new ones */
+	if (!keep)
+		return 0;
+	for (int i = 0; i < ns; i++)
+		slab_move(v, a0, save[i], keep + i * slab_pes, 0);
+	cut->start(v, cut, a0, layers);
+	int64_t rlo[8], rhi[8];
+	for (int d = 0; d < D; d++) {
+		rlo[d] = 0;
+		rhi[d] = v->ext[d];
+	}
+	lbt_counts part[3] = {{0}}; /* the interior, the rim above, the rim below */
+	rlo[a0] = 2;
+	rhi[a0] = n - 1;
+	step_range(v, cond, a0, active, rlo, rhi, &part[0]);
+	cut->finish(v, cut, a0, layers, part[0].nomem ? 0 : (n - 3) * slab_pes);
+	for (int i = 0; i < ns; i++) {
+		slab_move(v, a0, save[i], keep + (ns + i) * slab_pes, 0);
+		slab_move(v, a0, save[i], keep + i * slab_pes, 1);
+	}
+	rlo[a0] = n - 1; /* first: n - 3 may be slab 1, which the rim below writes */
+	rhi[a0] = n;
+	step_range(v, cond, a0, active, rlo, rhi, &part[1]);
+	rlo[a0] = 0;
+	rhi[a0] = 2;
+	step_range(v, cond, a0, active, rlo, rhi, &part[2]);
+	for (int i = 0; i < ns; i++)
+		slab_move(v, a0, save[i], keep + (ns + i) * slab_pes, 1);
+	free(keep);
+	c->shifts += active;
+	c->has_stats = 1;
+	c->max = INT32_MIN;
+	c->min = INT32_MAX;
+	c->total = 0;
+	for (int i = 0; i < 3; i++) {
+		c->moved += part[i].moved;
+		c->total += part[i].total;
+		c->max = part[i].max > c->max ? part[i].max : c->max;
+		c->min = part[i].min < c->min ? part[i].min : c->min;
+		c->nomem |= part[i].nomem;
+	}
+	return 1;
+}
+
+
 void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 {
 	const int D = v->dims, last = D - 1;
@@ -869,6 +963,8 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 	if (active >= 3 && dense_one(v, cond, c)) /* a small grid in one dense int16 copy (lm_dense.h) */
 		return;
 #endif
+	if (v->cut && step_overlap(v, cond, a0, active, LBT_HALO, c)) /* a slab: its fill overlapped */
+		return;
 	int64_t rlo[8], rhi[8];
 	for (int d = 0; d < D; d++) {
 		rlo[d] = 0;
@@ -900,6 +996,11 @@ static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt
 {
 	const lbt_cut *cut = v->cut;
 	const int D = v->dims, last = D - 1;
+	if (m == 1 && !bytes) { /* one step a round: a slab's fill overlapped with its interior */
+		c[0] = (lbt_counts){0};
+		if (step_overlap(v, cond, a0, active, LBT_HALO, c))
+			return 1; /* a step without memory: its counts say so */
+	}
 #if W == 8
 	if (bytes) /* the block's rows the fill sends, from the byte copy */
 		bcut_edges(bytes, LBT_HALO * m);
@@ -975,6 +1076,10 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 		done += got;
 		if (got < m)
 			break;
+#if W == 8
+		if (bytes && b.off) /* the loads left the bytes for the call: the int32 rows, overlapped */
+			bytes = NULL;
+#endif
 	}
 #if W == 8
 	if (bytes)

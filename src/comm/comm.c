@@ -147,6 +147,8 @@ int lbt_cut_plan(lbt_cut *c, int R, int r, int D, const int64_t *ext, const unsi
 	c->ranks = R;
 	c->rank = r;
 	c->fill = lbt_comm_fill;
+	c->start = lbt_comm_fill_start;
+	c->finish = lbt_comm_fill_finish;
 	c->dims = D;
 	int first = 0;
 	while (first < D - 1 && ext[first] < 2)
@@ -611,6 +613,8 @@ int lbt_comm_tally_write(const char *path, double seconds, int64_t pes, int64_t 
 		ROW("halo_bytes", "%lld", (long long)all[r].t.halo_bytes);
 		ROW("halo_seconds", "%.9g", all[r].t.halo_seconds);
 		ROW("halo_wait_seconds", "%.9g", all[r].t.halo_wait_seconds);
+		ROW("overlapped_fills", "%lld", (long long)all[r].t.overlapped_fills);
+		ROW("overlap_pes", "%lld", (long long)all[r].t.overlap_pes);
 		ROW("collectives", "%lld", (long long)all[r].t.collectives);
 		ROW("collective_seconds", "%.9g", all[r].t.collective_seconds);
 #undef ROW

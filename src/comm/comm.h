@@ -181,6 +181,15 @@ int lbt_posix_write_at(int fd, const char *path, int64_t off, const void *buf, s
  * `layers` on each side (at most the axis's halo): the load field, and the
  * real field if the view has one (lbt_cut.fill). */
 void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers);
+/* The same in two halves (lbt_cut.start, .finish): start takes the layers
+ * it sends from the block (and, on a short axis, the block's own layers
+ * its halo takes) and sets the messages on their way; finish waits for
+ * them and writes the halo. In between the caller may change its block's
+ * PEs, not its halo, and makes no other fill. `stepped`: the PEs the
+ * caller stepped in between (tallied: overlapped_fills, overlap_pes).
+ * Without messages (one process) start does the whole fill. */
+void lbt_comm_fill_start(const lbt_view *v, const lbt_cut *cut, int axis, int layers);
+void lbt_comm_fill_finish(const lbt_view *v, const lbt_cut *cut, int axis, int layers, int64_t stepped);
 
 /* What the fills share. A layer of a fill of `layers` layers: the PEs with
  * one coordinate k (local) on the axis, spanning `layers` layers of the

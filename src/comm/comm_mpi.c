@@ -21,7 +21,10 @@
  * at the first (MPI_Send_init, MPI_Recv_init), sized by its layers, and
  * started at each (MPI_Startall). The
  * owner of a layer may be two ranks away on a short axis, which is why the
- * exchange is not MPI_Cart_shift's neighbours' (MPI_Neighbor_alltoallw). */
+ * exchange is not MPI_Cart_shift's neighbours' (MPI_Neighbor_alltoallw).
+ * A fill comes in two halves (lbt_comm_fill_start: pack, MPI_Startall;
+ * lbt_comm_fill_finish: MPI_Waitall, unpack), between which a kernel
+ * steps the PEs that read no halo. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -622,43 +625,76 @@ static void exchange_make(exchange *x, const lbt_view *v, const lbt_cut *cut, in
 	x->made = 1;
 }
 
-void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
+/* The exchange of a fill of `layers` layers on `axis` for a view like v
+ * (made at its first fill); one: the caller's, where there is no
+ * communicator (one process: nothing is kept). */
+static exchange *exchange_of(const lbt_view *v, const lbt_cut *cut, int axis, int layers, exchange *one)
 {
-	const double t0 = MPI_Wtime();
 	if (layers < 1 || layers > cut->depth) { /* cannot happen: the kernels fill their halo */
 		fprintf(stderr, "lbtorus: rank %d: a fill of %d layers on axis %d, deeper than its halo\n", rank, layers, axis);
 		lbt_comm_abort(1);
 	}
-	exchange one = {0}, *x = cut->comm ? &((cart *)cut->comm)->x[axis][v->real != NULL][layers - 1] : &one;
+	exchange *x = cut->comm ? &((cart *)cut->comm)->x[axis][v->real != NULL][layers - 1] : one;
 	if (!x->made) {
 		x->bytes = lbt_comm_layer_bytes(v, cut, axis, layers);
 		exchange_make(x, v, cut, axis, layers, cut->comm ? ((cart *)cut->comm)->comm : MPI_COMM_WORLD);
 	}
+	return x;
+}
+
+/* Received (and my own layers, taken at the start) into the halo. */
+static void fill_put(const lbt_view *v, const lbt_cut *cut, int axis, int layers, const exchange *x)
+{
+	const char *recv = cut->halo;
+	for (int h = 0; h < 2 * layers; h++)
+		if (x->need[h] >= 0)
+			lbt_comm_layer_put(v, cut, axis, layers, x->k[h], recv + h * x->bytes);
+}
+
+void lbt_comm_fill_start(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
+{
+	const double t0 = MPI_Wtime();
+	exchange one = {0}, *x = exchange_of(v, cut, axis, layers, &one);
 	const int H = 2 * layers;
 	char *recv = cut->halo, *send = cut->halo + (size_t)H * x->bytes;
 	for (int b = 0; b < x->npacked; b++)
 		lbt_comm_layer_get(v, cut, axis, layers, x->packed[b], send + (size_t)b * x->bytes);
 	if (x->nreq)
 		MPI_Startall(x->nreq, x->req);
-	for (int h = 0; h < H; h++)
+	for (int h = 0; h < H; h++) /* my own layers as they are now: the block may change before the finish */
 		if (x->need[h] >= 0 && x->own[h])
 			lbt_comm_layer_get(v, cut, axis, layers, x->need[h] - v->origin[axis], recv + h * x->bytes);
-	const double t1 = MPI_Wtime();
-	if (x->nreq) /* none on one rank (LBTORUS_CUT=1 without a launcher) */
-		MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
-	const double t2 = MPI_Wtime();
-	for (int h = 0; h < H; h++)
-		if (x->need[h] >= 0)
-			lbt_comm_layer_put(v, cut, axis, layers, x->k[h], recv + h * x->bytes);
 	tally.fills++;
 	tally.halo_messages += x->nsends;
 	tally.halo_bytes += x->sent;
-	if (x == &one) { /* no communicator (one process): no requests either, nothing kept */
+	if (x == &one) { /* no communicator (one process): no requests, nothing to wait for, nothing kept */
+		fill_put(v, cut, axis, layers, x);
 		free(one.need);
 		free(one.req);
 	}
-	tally.halo_wait_seconds += t2 - t1;
 	tally.halo_seconds += MPI_Wtime() - t0;
+}
+
+void lbt_comm_fill_finish(const lbt_view *v, const lbt_cut *cut, int axis, int layers, int64_t stepped)
+{
+	if (!cut->comm) /* the start did it all */
+		return;
+	const double t0 = MPI_Wtime();
+	exchange *x = exchange_of(v, cut, axis, layers, NULL);
+	if (x->nreq)
+		MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE);
+	const double t1 = MPI_Wtime();
+	fill_put(v, cut, axis, layers, x);
+	tally.overlapped_fills += stepped > 0;
+	tally.overlap_pes += stepped;
+	tally.halo_wait_seconds += t1 - t0;
+	tally.halo_seconds += MPI_Wtime() - t0;
+}
+
+void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
+{
+	lbt_comm_fill_start(v, cut, axis, layers);
+	lbt_comm_fill_finish(v, cut, axis, layers, 0);
 }
 
 /* A file's MPI-IO handle (opened by all ranks or by this one: MPI_COMM_SELF),

@@ -98,6 +98,17 @@ void lbt_comm_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
 	}
 }
 
+/* No messages: all of it at the start. */
+void lbt_comm_fill_start(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
+{
+	lbt_comm_fill(v, cut, axis, layers);
+}
+
+void lbt_comm_fill_finish(const lbt_view *v, const lbt_cut *cut, int axis, int layers, int64_t stepped)
+{
+	(void)v, (void)cut, (void)axis, (void)layers, (void)stepped;
+}
+
 int lbt_comm_cart_open(lbt_cut *c, lbt_err *e)
 {
 	(void)c, (void)e;

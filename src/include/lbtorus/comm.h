@@ -47,11 +47,14 @@ int lbt_comm_signal(void);
 /* What this rank spent communicating since the last reset (all zero on one
  * process): halo fills of the cut axes (calls; messages and bytes sent;
  * seconds in them, and of those seconds waiting for the messages), and
- * every other collective (calls, seconds). For the scaling harness
- * (bench/mpi_scaling.py). */
+ * every other collective (calls, seconds); of the fills, those overlapped
+ * with the kernel's work (started, PEs stepped, then finished), and the
+ * PEs stepped while their messages were under way. For the scaling
+ * harness (bench/mpi_scaling.py). */
 typedef struct {
 	int64_t fills, halo_messages, halo_bytes, collectives;
 	double halo_seconds, halo_wait_seconds, collective_seconds;
+	int64_t overlapped_fills, overlap_pes;
 } lbt_comm_tally;
 void lbt_comm_tally_reset(void);
 void lbt_comm_tally_get(lbt_comm_tally *t);

@@ -79,6 +79,14 @@ typedef struct lbt_cut {
 	int rank, ranks;
 	int depth;             /* halo layers on each side of every cut axis (>= LBT_HALO, even) */
 	void (*fill)(const struct lbt_view *v, const struct lbt_cut *cut, int axis, int layers);
+	/* `fill` in two halves, so that a kernel steps what reads no halo
+	   while the messages travel: start (the layers sent taken from the
+	   block, the messages on their way) and finish (received, into the
+	   halo; `stepped`: the PEs the caller stepped in between, for the
+	   tally). Between them the caller may change its block's PEs but not
+	   the halo. NULL: none (then `fill`). */
+	void (*start)(const struct lbt_view *v, const struct lbt_cut *cut, int axis, int layers);
+	void (*finish)(const struct lbt_view *v, const struct lbt_cut *cut, int axis, int layers, int64_t stepped);
 	double *parts;         /* room for LBT_CUT_SEGMENTS x `rows` parts */
 	int64_t rows;          /* parts per segment and term: rows of the last axis in this block, or,
 	                          if the last axis is cut (by_pe), its PEs (segments x terms <= LBT_CUT_SEGMENTS) */
