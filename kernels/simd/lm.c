@@ -979,6 +979,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 #include "lm_avx512_steps.h"
 #elif W == 8
 #include "lm_avx2_steps.h"
+#include "lm_avx2_rows8.h"
 #endif
 
 /* Steps on a cut view between two halo exchanges (deep halos): with a
@@ -1102,6 +1103,8 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 		done = ring16_steps(v, cond, n, max, stop, cache, c);
 	if (!done)
 		done = bytes2_steps(v, cond, n, max, stop, cache, c);
+	if (!done)
+		done = rows8_steps(v, cond, n, stop, cache, c);
 #else
 	(void)n;
 	(void)max;

@@ -169,7 +169,9 @@ static int meets(const lbt_steps_stop *st, const lbt_counts *c)
 }
 
 enum { LONGEST = 64 }; /* the engine's longest call (src/exec/run.c, BATCH) */
-static void steps_calls(int cond, const lbt_shape *s, int kind, int threads, int steps, int max_hint, int use_stop,
+/* Returns the calls that did several steps from a grid with a load beyond
+ * bytes (above 125). */
+static int steps_calls(int cond, const lbt_shape *s, int kind, int threads, int steps, int max_hint, int use_stop,
                         int most)
 {
 	const uint64_t seed = (uint64_t)lbt_shape_pes(s) * 131 + (uint64_t)kind;
@@ -187,6 +189,7 @@ static void steps_calls(int cond, const lbt_shape *s, int kind, int threads, int
 	ck_pair_close(&q);
 	const lbt_steps_stop stop = {use_stop == 2 ? 2 + cond : -1, use_stop == 2 && cond % 2, (int32_t)s3.max, (int32_t)s3.min};
 	lbt_lm_cache cache = {0};
+	int several = 0;
 	for (int t = 0, call = 0; t < steps; call++) {
 		lbt_counts cv[LONGEST];
 		memset(cv, 0xa5, sizeof cv); /* set whole by the kernel */
@@ -199,6 +202,7 @@ static void steps_calls(int cond, const lbt_shape *s, int kind, int threads, int
 		cr_assert(!use_stop || got == 1 || got == want || meets(&stop, &cv[got - 1]),
 		          "lm-c%d on %s: shape %s, load %s: a call of %d steps ended after %d for nothing", cond, ck_new->isa,
 		          p.sh, ck_load_names[kind], want, got);
+		several += got > 1 && max > 125;
 		for (int i = 0; i < got; i++, t++) {
 			lbt_counts cr = {0};
 			call_ref(lm_step, &p.vr, cond, &cr);
@@ -219,6 +223,7 @@ static void steps_calls(int cond, const lbt_shape *s, int kind, int threads, int
 	}
 	free(cache.mem);
 	ck_pair_close(&p);
+	return several;
 }
 
 /* Calls of 1 to 13 steps. */
@@ -385,6 +390,7 @@ static void cut_case(int cond, const lbt_shape *s, int kind, int threads, int K,
 	for (int64_t q = 0; q < n; q++)
 		memcpy(v.load + q * stride, want + q * len, (size_t)len * sizeof *want);
 	lbt_lm_cache cache = {0};
+	int several = 0;
 	for (int t = 0, call = 0; t < steps; call++) {
 		lbt_counts cv[16];
 		memset(cv, 0xa5, sizeof cv);
@@ -443,8 +449,55 @@ static void cut_on(int full)
 	}
 }
 
+/* Byte rows beside int32 rows (AVX2: lm_avx2_rows8.h; AVX-512: its byte
+ * copy): the worst case's point (worst:5, whose pile keeps one row beyond
+ * bytes for the whole run), rows whose loads cross 125 both ways during a
+ * call (L_ROWS8, L_SPOTS: rows leave the byte copy and come back), a pile
+ * near INT32_MAX; tori, meshes and mixed; rows of 1, 2, 3 and 4 byte
+ * vectors and rows that are not whole byte vectors (40, 37 and 16 PEs: the
+ * old paths), 3 rows; calls of up to 13 steps and of the engine's 64. The
+ * full tier adds 2 threads (2 x 65536 PEs and more: a thread's range
+ * starting at the pile's row, and between rows beyond bytes). The calls
+ * that did several steps while a load was beyond bytes are counted per
+ * condition: with AVX2 every C0, C1, C3, C5 case set takes some, C2 and C4
+ * none (one step a call: lm_step); SSE4.1 none. */
+static void rows8_on(int full)
+{
+	static const char *const grids[][2] = {{"128x128", "torus"}, {"37x64", "mesh"}, {"33x96", "torus,mesh"},
+	                                       {"3x32", "torus"},     {"20x128", "mesh,torus"}, {"21x40", "torus"},
+	                                       {"100x37", "mesh"},     {"9x16", "mesh,torus"}};
+	static const int kinds[] = {L_POINT, L_ROWS8, L_SPOTS, L_PILE};
+	int several[LBT_NCOND] = {0};
+	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+		const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+				several[cond] += steps_calls(cond, &s, kinds[j], 1, full ? 150 : 70, (int)(i + j) % 2,
+				                             (int)(i + j + (size_t)cond) % 3, (i + j) % 2 ? LONGEST : 13);
+	}
+	if (full) {
+		static const char *const big[][2] = {{"256x512", "torus"}, {"300x512", "mesh,torus"}, {"257x1024", "torus,mesh"}};
+		for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+			const lbt_shape s = ck_grid(big[i][0], big[i][1]);
+			for (int cond = 0; cond < LBT_NCOND; cond++)
+				for (size_t j = 0; j < 2; j++)
+					several[cond] += steps_calls(cond, &s, kinds[(i + j) % 4], 2, 40, (int)j, (int)(i + (size_t)cond) % 3,
+					                             LONGEST);
+		}
+	}
+	cr_log_info("lm_steps on %s, calls of several steps beyond bytes per condition C0..C5: %d %d %d %d %d %d",
+	            ck_new->isa, several[0], several[1], several[2], several[3], several[4], several[5]);
+	for (int cond = 0; cond < LBT_NCOND; cond++)
+		if (!strcmp(ck_new->isa, "avx2") || !strcmp(ck_new->isa, "sse41"))
+			cr_assert(!strcmp(ck_new->isa, "avx2") && cond != LBT_C2 && cond != LBT_C4 ? several[cond] > 0
+			                                                                          : several[cond] == 0,
+			          "lm-c%d lm_steps on %s: %d calls of several steps beyond bytes", cond, ck_new->isa,
+			          several[cond]);
+}
+
 static void steps_quick(void)
 {
+	rows8_on(0);
 	steps_on(0, STEPS_QUICK);
 	rings_on(0, RINGS_QUICK);
 	cut_on(0);
@@ -452,6 +505,7 @@ static void steps_quick(void)
 
 static void steps_full(void)
 {
+	rows8_on(1);
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
 	rings_on(RINGS_QUICK, RING_GRIDS);
 	dense_steps_on();

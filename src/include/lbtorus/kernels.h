@@ -179,6 +179,7 @@ typedef struct {
 	void *mem;
 	size_t size;
 	int wait, backoff; /* calls to do one step in before trying again, and the next such wait */
+	int rows_wait, rows_backoff; /* the same for AVX2's byte rows beside int32 rows (lm_avx2_rows8.h) */
 } lbt_lm_cache;
 /* Where a call of several steps must end early, so that the caller finds
  * the grid at a step it has to look at: after a step whose extremes have
