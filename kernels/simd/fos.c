@@ -588,7 +588,7 @@ static int lanes_fit(const lbt_view *v)
 	if (!S || v->cut || v->dims != 2 || !v->torus[0] || !v->torus[1] || v->ext[0] % WD || v->ext[0] < 3 || v->ext[1] < 3)
 		return 0;
 	const int64_t P = v->ext[0] * v->ext[1], n = v->ext[1];
-	return (v->threads == 1 || P <= 16384) && P <= S->cells && 2 * WD * n <= S->cells && WD * n <= S->row_cells;
+	return (v->threads == 1 || P <= 16384) && P <= S->cells && 3 * WD * n <= S->cells;
 }
 
 /* The rows into the groups (in) or back. */
@@ -713,7 +713,7 @@ static int lane_steps(const lbt_view *v, const lbt_diffusion *p, int n, const lb
 	const lbt_scratch *S = v->scratch;
 	const int64_t R = v->ext[0], m = v->ext[1];
 	lanes X = {.v = v, .alpha = p->by_degree ? 1.0 / (4 + p->k) : p->alpha, .n = m, .R = R, .B = R / WD,
-	           .G = S->link[0], .F0 = S->link[1], .F1 = (double *)S->link[1] + m * WD, .S0 = lbt_scratch_row(S, 0),
+	           .G = S->link[0], .F0 = S->link[1], .F1 = (double *)S->link[1] + m * WD, .S0 = (double *)S->link[1] + 2 * m * WD,
 	           .rs = S->rowsum, .tot = S->rowsum + R};
 	lanes_move(&X, 1);
 	int s = 0;
