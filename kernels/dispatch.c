@@ -62,6 +62,7 @@ static const lbt_kernels reference = {
 	.nna_def_step = lbt_ref_nna_def_step,
 	.fos_step = lbt_ref_fos_step,
 	.fos_int_step = lbt_ref_fos_int_step,
+	.fos_steps = lbt_ref_fos_steps,
 	.de_step = lbt_ref_de_step,
 	.de_int_step = lbt_ref_de_int_step,
 	.de_axis_step = lbt_ref_de_axis_step,

@@ -62,6 +62,8 @@ void lbt_ref_nna_step(const lbt_view *v, lbt_counts *c);
 void lbt_ref_nna_def_step(const lbt_view *v, lbt_counts *c); /* eq. (4), kernels/ref/nna_def.c */
 void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
 void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
+int lbt_ref_fos_steps(const lbt_view *v, const lbt_diffusion *p, int n, const lbt_steps_stop *stop,
+                      lbt_counts *c); /* one step */
 void lbt_ref_de_step(const lbt_view *v, double lambda, lbt_counts *c);
 void lbt_ref_de_int_step(const lbt_view *v, double lambda, lbt_counts *c);
 void lbt_ref_de_axis_step(const lbt_view *v, double lambda, int axis, lbt_counts *c);

@@ -99,6 +99,16 @@ void lbt_ref_fos_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 	c->link_max = fmax(c->link_max, link_max);
 }
 
+/* One step a call (the vector kernels may do several). */
+int lbt_ref_fos_steps(const lbt_view *v, const lbt_diffusion *p, int n, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	(void)n;
+	(void)stop;
+	*c = (lbt_counts){0};
+	lbt_ref_fos_step(v, p, c);
+	return 1;
+}
+
 void lbt_ref_fos_int_step(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c)
 {
 	lbt_links g;

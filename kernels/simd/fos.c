@@ -535,3 +535,203 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
 	cnt->real_shifts += shifts;
 	cnt->link_max = fmax(cnt->link_max, link_max);
 }
+
+/* ---- Several steps a call: a 2-D torus in lanes --------------------------
+ * On a 2-D torus of R x n PEs (R >= 3 a multiple of WD, n >= 3) on one thread, a
+ * call of several steps moves the loads once into groups of WD rows side by
+ * side (group j's vector i holds PE i of rows j, B + j, 2B + j, ..., B =
+ * R/WD: one band of rows a lane) and back once at its end. Every link is
+ * then a vertical operation: along a row vector i with i + 1; down, group j
+ * with j + 1, and the bands' last group with the first rotated by one lane
+ * (lane k of group B-1 is row (k+1)B - 1, whose row below is lane k+1 of
+ * group 0; the last lane wraps to row 0). A step is one pass over the groups
+ * in order, each updated in place: its flows down need the next group's old
+ * loads (group 0's, for the last, saved before the pass), and its in-flows
+ * from above are the previous group's flows down, left in a buffer of one
+ * group (for group 0 those of group B-1 against the old group 0, formed
+ * before the pass: the same products). The in-flow from the left is the
+ * last vector's flow along the row, in a register. Each lane is one row, so
+ * the rows' chains of adds — the amount moved, |F_0| left to right then
+ * |F_1| left to right, and the new loads' total — run in the reference's
+ * order with no transposes; the rows' sums are then added in row order, as
+ * the one-step kernel does. The maxima are order-free (see the top of the
+ * file), and the extremes too: no load a step leaves is -0 (in = (+0 + F_0)
+ * + F_1 is never -0, so neither is (w - out) + in) and none is NaN. */
+#if W == 16
+#define RANDN(a, b) simde_mm512_andnot_pd((a), (b))
+static ALWAYS_INLINE VR rot_down(VR x) { return simde_mm512_permutexvar_pd(simde_mm512_set_epi64(0, 7, 6, 5, 4, 3, 2, 1), x); }
+static ALWAYS_INLINE VR rot_up(VR x) { return simde_mm512_permutexvar_pd(simde_mm512_set_epi64(6, 5, 4, 3, 2, 1, 0, 7), x); }
+#elif W == 8
+#define RANDN(a, b) simde_mm256_andnot_pd((a), (b))
+static ALWAYS_INLINE VR rot_down(VR x) { return simde_mm256_permute4x64_pd(x, SIMDE_MM_SHUFFLE(0, 3, 2, 1)); }
+static ALWAYS_INLINE VR rot_up(VR x) { return simde_mm256_permute4x64_pd(x, SIMDE_MM_SHUFFLE(2, 1, 0, 3)); }
+#else
+#define RANDN(a, b) simde_mm_andnot_pd((a), (b))
+static ALWAYS_INLINE VR rot_down(VR x) { return simde_mm_shuffle_pd(x, x, 1); }
+static ALWAYS_INLINE VR rot_up(VR x) { return simde_mm_shuffle_pd(x, x, 1); }
+#endif
+/* rot_down: lane k of the result is lane k + 1 of x; rot_up: lane k - 1 (cyclically). */
+
+typedef struct {
+	const lbt_view *v;
+	double alpha;
+	int64_t n, R, B;
+	double *G;        /* the groups, n vectors each */
+	double *F0, *F1;  /* a group's flows down (the in-flows of the next) and along the rows */
+	double *S0;       /* group 0's loads before the step */
+	double *rs, *tot; /* per row: the amount moved, the total */
+} lanes;
+
+static int lanes_fit(const lbt_view *v)
+{
+	const lbt_scratch *S = v->scratch;
+	if (!S || v->cut || v->dims != 2 || !v->torus[0] || !v->torus[1] || v->ext[0] % WD || v->ext[0] < 3 || v->ext[1] < 3)
+		return 0;
+	const int64_t P = v->ext[0] * v->ext[1], n = v->ext[1];
+	return (v->threads == 1 || P <= 16384) && P <= S->cells && 3 * WD * n <= S->cells;
+}
+
+/* The rows into the groups (in) or back. */
+static void lanes_move(const lanes *X, int in)
+{
+	const lbt_view *v = X->v;
+	const int64_t n = X->n;
+	for (int64_t j = 0; j < X->B; j++)
+		for (int q = 0; q < WD; q++) {
+			double *w = v->real + (lbt_fiber_base(v, 1, q * X->B + j) - v->load), *g = X->G + j * n * WD + q;
+			if (in)
+				for (int64_t i = 0; i < n; i++)
+					g[i * WD] = w[i];
+			else
+				for (int64_t i = 0; i < n; i++)
+					w[i] = g[i * WD];
+		}
+}
+
+typedef struct {
+	VR rr[2], ln[2]; /* per axis the largest and the least flow */
+	VR mx, mn;       /* the new loads' extremes */
+} lstat;
+
+/* Group j's step: its rows' flows, new loads and chains. last: the group
+ * below is group 0 rotated (its old loads in S0). */
+static ALWAYS_INLINE void lanes_group(const lanes *X, int64_t j, int last, lstat *L)
+{
+	const int64_t n = X->n;
+	const VR a = RSET1(X->alpha), zero = RSET1(0), sign = RSET1(-0.0);
+	double *x = X->G + j * n * WD, *F0 = X->F0, *F1 = X->F1;
+	const double *dn = last ? X->S0 : x + n * WD;
+	const VR x0 = RLOAD(x);
+	VR prev = RMUL(a, RSUB(RLOAD(x + (n - 1) * WD), x0)); /* F_1 of PE n-1: PE 0's in-flow */
+	VR s = zero, t = zero, rr0 = L->rr[0], ln0 = L->ln[0], rr1 = L->rr[1], ln1 = L->ln[1], mx = L->mx, mn = L->mn;
+	for (int64_t i = 0; i < n; i++) {
+		const VR xi = RLOAD(x + i * WD), xr = i + 1 < n ? RLOAD(x + (i + 1) * WD) : x0;
+		const VR d = last ? rot_down(RLOAD(dn + i * WD)) : RLOAD(dn + i * WD);
+		const VR g0 = RMUL(a, RSUB(xi, d)), g1 = RMUL(a, RSUB(xi, xr));
+		const VR fu = RLOAD(F0 + i * WD);
+		RSTORE(F0 + i * WD, g0);
+		RSTORE(F1 + i * WD, g1);
+		s = RADD(s, RANDN(sign, g0));
+		rr0 = RMAX(g0, rr0);
+		ln0 = RMIN(g0, ln0);
+		rr1 = RMAX(g1, rr1);
+		ln1 = RMIN(g1, ln1);
+		const VR out = RADD(RADD(zero, g0), g1), in = RADD(RADD(zero, fu), prev);
+		const VR y = RADD(RSUB(xi, out), in);
+		prev = g1;
+		RSTORE(x + i * WD, y);
+		t = RADD(t, y);
+		mx = RMAX(y, mx);
+		mn = RMIN(y, mn);
+	}
+	for (int64_t i = 0; i < n; i++)
+		s = RADD(s, RANDN(sign, RLOAD(F1 + i * WD)));
+	double sv[WD] __attribute__((aligned(64))), tv[WD] __attribute__((aligned(64)));
+	RSTORE(sv, s);
+	RSTORE(tv, t);
+	for (int q = 0; q < WD; q++) {
+		X->rs[q * X->B + j] = sv[q];
+		X->tot[q * X->B + j] = tv[q];
+	}
+	L->rr[0] = rr0, L->ln[0] = ln0, L->rr[1] = rr1, L->ln[1] = ln1, L->mx = mx, L->mn = mn;
+}
+
+/* One step over the groups; its counts as the one-step kernel gives them. */
+static void lanes_step(const lanes *X, lbt_counts *k)
+{
+	const int64_t n = X->n, B = X->B;
+	memcpy(X->S0, X->G, (size_t)(n * WD) * sizeof *X->S0);
+	const VR a = RSET1(X->alpha);
+	const double *xl = X->G + (B - 1) * n * WD;
+	for (int64_t i = 0; i < n; i++) /* group B-1's flows down, rotated to the rows below them: group 0's in-flows */
+		RSTORE(X->F0 + i * WD, rot_up(RMUL(a, RSUB(RLOAD(xl + i * WD), rot_down(RLOAD(X->S0 + i * WD))))));
+	lstat L = {{RSET1(0), RSET1(0)}, {RSET1(0), RSET1(0)}, RSET1(-HUGE_VAL), RSET1(HUGE_VAL)};
+	for (int64_t j = 0; j + 1 < B; j++)
+		lanes_group(X, j, 0, &L);
+	lanes_group(X, B - 1, 1, &L);
+	double v[6][WD] __attribute__((aligned(64))), rmax[2] = {0, 0}, lmax[2] = {0, 0}, mx = -HUGE_VAL, mn = HUGE_VAL;
+	RSTORE(v[0], L.rr[0]);
+	RSTORE(v[1], L.ln[0]);
+	RSTORE(v[2], L.rr[1]);
+	RSTORE(v[3], L.ln[1]);
+	RSTORE(v[4], L.mx);
+	RSTORE(v[5], L.mn);
+	for (int q = 0; q < WD; q++) {
+		for (int d = 0; d < 2; d++) {
+			rmax[d] = v[2 * d][q] > rmax[d] ? v[2 * d][q] : rmax[d];
+			lmax[d] = -v[2 * d + 1][q] > lmax[d] ? -v[2 * d + 1][q] : lmax[d];
+		}
+		mx = v[4][q] > mx ? v[4][q] : mx;
+		mn = v[5][q] < mn ? v[5][q] : mn;
+	}
+	double moved = 0, total = 0, shifts = 0, link_max = 0;
+	for (int64_t r = 0; r < X->R; r++) { /* row order, as the one-step kernel */
+		moved += X->rs[r];
+		total += X->tot[r];
+	}
+	for (int d = 0; d < 2; d++) {
+		shifts += rmax[d] + lmax[d];
+		link_max = fmax(link_max, fmax(rmax[d], lmax[d]));
+	}
+	*k = (lbt_counts){.has_stats = 1, .real_max = mx, .real_min = mn, .real_total = total};
+	k->real_moved += moved;
+	k->real_shifts += shifts;
+	k->link_max = fmax(k->link_max, link_max);
+}
+
+/* Whether a step's counts meet the call's stop (kernels.h; the extremes
+ * truncated, as de_steps does). */
+static int stop_met(const lbt_steps_stop *st, const lbt_counts *c)
+{
+	return st && (c->real_max - c->real_min <= (double)st->ldiff || (st->shared && c->real_min > 0) ||
+	              (st->max >= st->min && trunc(c->real_max) == st->max && trunc(c->real_min) == st->min));
+}
+
+/* On a torus every PE has degree 4, so by-degree weights are one number. */
+static int lane_steps(const lbt_view *v, const lbt_diffusion *p, int n, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	const lbt_scratch *S = v->scratch;
+	const int64_t R = v->ext[0], m = v->ext[1];
+	lanes X = {.v = v, .alpha = p->by_degree ? 1.0 / (4 + p->k) : p->alpha, .n = m, .R = R, .B = R / WD,
+	           .G = S->link[0], .F0 = S->link[1], .F1 = (double *)S->link[1] + m * WD, .S0 = (double *)S->link[1] + 2 * m * WD,
+	           .rs = S->rowsum, .tot = S->rowsum + R};
+	lanes_move(&X, 1);
+	int s = 0;
+	while (s < n) {
+		lanes_step(&X, &c[s]);
+		if (stop_met(stop, &c[s++]))
+			break;
+	}
+	lanes_move(&X, 0);
+	return s;
+}
+
+int LBT_SIMD_FN(lbt_simd_fos_steps)(const lbt_view *v, const lbt_diffusion *p, int n, const lbt_steps_stop *stop,
+                                    lbt_counts *c)
+{
+	if (lanes_fit(v))
+		return lane_steps(v, p, n, stop, c);
+	*c = (lbt_counts){0};
+	LBT_SIMD_FN(lbt_simd_fos_step)(v, p, c);
+	return 1;
+}

@@ -11,6 +11,7 @@ void LBT_SIMD_FN(lbt_simd_init)(lbt_kernels *k)
 	k->nna_def_step = LBT_SIMD_FN(lbt_simd_nna_def_step);
 	k->fos_int_step = LBT_SIMD_FN(lbt_simd_fos_int_step);
 	k->fos_step = LBT_SIMD_FN(lbt_simd_fos_step);
+	k->fos_steps = LBT_SIMD_FN(lbt_simd_fos_steps);
 	k->de_step = LBT_SIMD_FN(lbt_simd_de_step);
 	k->de_int_step = LBT_SIMD_FN(lbt_simd_de_int_step);
 	k->de_axis_step = LBT_SIMD_FN(lbt_simd_de_axis_step);

@@ -176,6 +176,8 @@ void LBT_SIMD_FN(lbt_simd_nna_step)(const lbt_view *v, lbt_counts *c);          
 void LBT_SIMD_FN(lbt_simd_nna_def_step)(const lbt_view *v, lbt_counts *c);                               /* nnadef.c */
 void LBT_SIMD_FN(lbt_simd_fos_int_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);     /* flows.c */
 void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);         /* fos.c */
+int LBT_SIMD_FN(lbt_simd_fos_steps)(const lbt_view *v, const lbt_diffusion *p, int n, const lbt_steps_stop *stop,
+                                    lbt_counts *c); /* fos.c */
 void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c);                     /* de.c */
 void LBT_SIMD_FN(lbt_simd_de_int_step)(const lbt_view *v, double lambda, lbt_counts *c);                 /* de.c */
 void LBT_SIMD_FN(lbt_simd_de_axis_step)(const lbt_view *v, double lambda, int axis, lbt_counts *c);      /* de.c */

@@ -103,6 +103,16 @@ static void fos_step(lbt_state *st, lbt_counts *c)
 	st->kern->fos_step(&v, &((const ws *)st->ws)->diff, c);
 }
 
+/* Several steps a call (the engine's batch): the kernel may keep the grid in
+ * its own layout between them (kernels/simd/fos.c, AVX2). */
+static int fos_steps(lbt_state *st, int n, int32_t max, const lbt_steps_stop *stop, lbt_counts *c)
+{
+	(void)max;
+	lbt_view v;
+	lbt_method_view(st, &v);
+	return st->kern->fos_steps(&v, &((const ws *)st->ws)->diff, n, stop, c);
+}
+
 static void fos_int_step(lbt_state *st, lbt_counts *c)
 {
 	lbt_view v;
@@ -118,7 +128,7 @@ LBT_METHOD(lbt_fos) = {
 	.citation = CYBENKO "eq. (1)/(2)",
 	.load = LBT_LOAD_REAL,
 	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
-	.kernels = LBT_K(FOS_STEP),
+	.kernels = LBT_K(FOS_STEP) | LBT_K(FOS_STEPS),
 	.bounded = LBT_UNBOUNDED,
 	.params = alpha,
 	.nparams = sizeof alpha / sizeof *alpha,
@@ -127,6 +137,7 @@ LBT_METHOD(lbt_fos) = {
 	.step = fos_step,
 	.close = diffusion_close,
 	.gamma = gamma_of,
+	.steps = fos_steps,
 };
 
 LBT_METHOD(lbt_fos_int) = {
@@ -152,7 +163,7 @@ LBT_METHOD(lbt_ca) = {
 	.citation = "B. Dickens, Load balancing on massively parallel networks: a cellular automaton approach, 1992: §4.0",
 	.load = LBT_LOAD_REAL,
 	.flags = LBT_M_DETERMINISTIC | LBT_M_CUT | LBT_M_SCRATCH,
-	.kernels = LBT_K(FOS_STEP),
+	.kernels = LBT_K(FOS_STEP) | LBT_K(FOS_STEPS),
 	.bounded = LBT_UNBOUNDED,
 	.params = ca_k,
 	.nparams = sizeof ca_k / sizeof *ca_k,
@@ -160,4 +171,5 @@ LBT_METHOD(lbt_ca) = {
 	.step = fos_step,
 	.close = diffusion_close,
 	.gamma = gamma_of,
+	.steps = fos_steps,
 };

@@ -208,6 +208,14 @@ typedef struct {
 /* One step of the first-order scheme, seed 002 eq. (2), on v->real (fos_step)
  * or, with integer flows, on v->load (fos_int_step). See kernels/ref/diffusion.c. */
 typedef void (*lbt_fos_step_fn)(const lbt_view *v, const lbt_diffusion *p, lbt_counts *c);
+/* Up to n steps (n >= 1) of the real-valued scheme (fos, ca), each step's
+ * counts in c[s] as fos_step gives them (c[s] set whole, statistics
+ * included), ending after the first step that meets stop (as lbt_de_steps_fn
+ * for real loads) or earlier; returns how many it did, at least 1. A kernel
+ * may do more than one where it keeps the grid in its own layout between
+ * steps (AVX2: a 2-D torus on one thread). */
+typedef int (*lbt_fos_steps_fn)(const lbt_view *v, const lbt_diffusion *p, int n, const lbt_steps_stop *stop,
+                                lbt_counts *c);
 /* One sweep of dimension exchange (seed 002 §4) with exchange parameter lambda,
  * on v->real (de_step) or v->load (de_int_step). See kernels/ref/de.c. */
 typedef void (*lbt_de_step_fn)(const lbt_view *v, double lambda, lbt_counts *c);
@@ -400,6 +408,7 @@ typedef struct {
 	lbt_nna_step_fn nna_step;
 	lbt_nna_step_fn nna_def_step;
 	lbt_fos_step_fn fos_step, fos_int_step;
+	lbt_fos_steps_fn fos_steps;
 	lbt_de_step_fn de_step, de_int_step;
 	lbt_de_axis_fn de_axis_step;
 	lbt_de_steps_fn de_steps;
@@ -415,7 +424,9 @@ typedef struct {
  * to the struct but not here fails to compile (kernels/dispatch.c). */
 #define LBT_KERNEL_SLOTS(X) \
 	X(LM_STEP, lm_step) X(LM_STEPS, lm_steps) X(NNA_STEP, nna_step) X(NNA_DEF_STEP, nna_def_step) \
-	X(FOS_STEP, fos_step) X(FOS_INT_STEP, fos_int_step) X(DE_STEP, de_step) X(DE_INT_STEP, de_int_step) \
+	X(FOS_STEP, fos_step) X(FOS_INT_STEP, fos_int_step) \
+	X(FOS_STEPS, fos_steps) \
+	X(DE_STEP, de_step) X(DE_INT_STEP, de_int_step) \
 	X(DE_AXIS_STEP, de_axis_step) X(DE_STEPS, de_steps) X(WL_POISSON_ROW, wl_poisson_row) X(WL_DRAW_ROW, wl_draw_row) \
 	X(WL_PHASES_ROW, wl_phases_row) X(WL_REAL_ROW, wl_real_row) X(SPEED_STEP, speed_step) X(LULING_STEP, luling_step)
 enum {
