@@ -137,7 +137,7 @@ EXTRA = [
     ('7x3x16', 'mesh', 'lm-c2', 'uniform:0:9', 'steps:20', 3, None),
     ('1x4x1x1x32', 'mesh,torus,torus,mesh,torus', 'lm-c5', 'uniform:0:9', 'steps:10', 4, None),
     ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'steps:20', 4, 'cybenko:poisson:2:2'),  # the vector row kernel
-    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4, None, '--ranks', '2x2'),  # blocks: the reference
+    ('10x32', 'torus', 'lm-c5', 'uniform:0:9', 'balanced', 4, None, '--ranks', '2x2'),  # blocks, rows cut: the vector kernel
     # each of Cybenko's distributions (the integer row kernels, the real-valued sums in global order)
     ('10', 'mesh', 'nna', 'uniform:0:9', 'steps:20', 4, 'cybenko:uniform:0:3:1'),
     ('5x4x3', 'torus', 'fos-int', 'uniform:0:9', 'steps:15', 2, 'cybenko:bernoulli:0.4:1'),
@@ -185,7 +185,8 @@ HALO_STEPS = (1, 2, 8)
 # first axis of extent 1: the first with links is cut), blocks thinner than
 # the halo, tori, meshes and mixed, rows of whole vectors and not, loads of
 # a byte and of an int32 (worst:5: one pile of 5P); and blocks whose last
-# axis is cut (2x2, 3x2, 2x2x2, 1x2x2: the reference, K taken as 1).
+# axis is cut (2x2, 3x2, 2x2x2: the vector kernel, ROWCUT below; 1x2x2:
+# the reference; K taken as 1).
 BLOCKS_HALO = [
     ('9x6x16', 'torus', 'lm-c5', 'uniform:0:9', 'steps:25', 4, None, '--ranks', '2x2x1'),
     ('7x8x5', 'mesh', 'lm-c2', 'worst:5', 'steps:30', 6, None, '--ranks', '3x2x1'),
@@ -198,6 +199,27 @@ BLOCKS_HALO = [
     ('4x6x8', 'torus', 'lm-c5', 'uniform:0:100000', 'steps:15', 8, None, '--ranks', '2x2x2'),
     ('5x6x8', 'mesh', 'lm-c3', 'worst:5', 'steps:15', 4, None, '--ranks', '1x2x2'),
 ]
+# Blocks whose rows are cut on the Liquid model's vector kernel (issue 28
+# item 2): the first axis with links cut and the last (rows shared by
+# ranks), the rows' ends read from the halo's columns stepped along the
+# outer axes (kernels/simd/lm.c, row_ends), one step an exchange
+# (LBTORUS_HALO=K taken as 1): 2x2, 3x2 and 2x3 on 2-D tori, meshes and
+# mixed, 2x2x2 and 2x1x2 on 3-D, odd extents, rows of whole vectors (the
+# int16 rows) and not, blocks narrower than a vector (5 and 2 columns),
+# every condition, loads of a byte, of int16 and of an int32, worst:5.
+ROWCUT = [
+    ('16x64', 'torus', 'lm-c5', 'uniform:0:100', 'steps:20', 4, None, '--ranks', '2x2'),
+    ('13x37', 'mesh', 'lm-c0', 'uniform:0:9', 'steps:20', 4, None, '--ranks', '2x2'),
+    ('12x40', 'torus', 'lm-c1', 'worst:5', 'steps:25', 6, None, '--ranks', '3x2'),
+    ('9x10', 'mesh,torus', 'lm-c2', 'uniform:0:100000', 'steps:20', 6, None, '--ranks', '3x2'),
+    ('8x7', 'torus,mesh', 'lm-c3', 'worst:5', 'steps:20', 6, None, '--ranks', '2x3'),
+    ('6x8x32', 'torus', 'lm-c4', 'uniform:0:9', 'steps:15', 8, None, '--ranks', '2x2x2'),
+    ('5x6x9', 'mesh', 'lm-c5', 'worst:5', 'balanced', 8, None, '--ranks', '2x2x2'),
+    ('8x64', 'torus', 'lm-c4', 'uniform:0:30000', 'steps:20', 4, None, '--ranks', '2x2'),
+    ('8x16x64', 'torus,mesh,torus', 'lm-c5', 'uniform:0:100', 'steps:12', 4, None, '--ranks', '2x1x2'),
+    ('10x32', 'torus', 'lm-c2', 'worst:5', 'balanced', 4, None, '--ranks', '2x2'),
+]
+ROWCUT_HALO = (1, 2)
 
 # --verify on a cut torus: each rank steps the scalar reference's copy of its
 # block beside the chosen ISA's kernels and compares; the outputs equal one
@@ -971,6 +993,9 @@ def main():
         for k in HALO_STEPS:
             for i, case in enumerate(BLOCKS_HALO):
                 failures.append(compare(tmp, f'blocks{k}_{i}', case, k))
+        for k in ROWCUT_HALO:
+            for i, case in enumerate(ROWCUT):
+                failures.append(compare(tmp, f'rowcut{k}_{i}', case, k))
         failures.append(block_messages(tmp))
         for bad in ('0', '17', 'two'):
             failures.append(expect_refusal(tmp, 2, ['--shape', '8x8'], 'LBTORUS_HALO', dict(ENV, LBTORUS_HALO=bad)))

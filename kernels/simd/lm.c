@@ -50,9 +50,14 @@
  * axis: the substeps of the axes before an inner one also update the 2
  * slabs below its range and the 1 above (halo, uncounted), so its roll
  * reads there what the ranks holding them have when they reach that
- * substep: one exchange a step, not one a substep (roll_inner). A cut
- * along the last axis (rows shared; a 1-D torus), or a block whose first
- * active axis is whole, takes the reference. The statistics are the
+ * substep: one exchange a step, not one a substep (roll_inner). A block
+ * whose last axis is cut too (rows shared between ranks) rolls its own
+ * columns only: before the roll, the halo's columns next to them (L_{-2},
+ * L_{-1}, L_n of every row) are stepped along the outer axes by the
+ * reference, and the rows' ends read them (row_ends, ROW_CUT), so no lane
+ * outside the block is updated or counted; such a block takes one step an
+ * exchange. A cut ring (1-D), or a block whose first active axis is
+ * whole, takes the reference. The statistics are the
  * block's; the engine reduces them. With a deep halo (lbt_cut.depth),
  * lm_steps takes several steps after one exchange (cut_steps): each step
  * rolls the block and the part of the halo the later steps read, that
@@ -106,6 +111,7 @@ typedef struct kctx {
 	unsigned char inner[8];
 	int64_t e0[8], e1[8], c0[8], c1[8];
 	int inners;         /* some axis is inner: rows outside the block count nothing */
+	int rmode;          /* how rows end (ROW_*, lm_rows.h): a mesh, a torus, or cut between ranks */
 	int next[8];        /* next active axis after a (-1: none) */
 	int64_t back[8];    /* cells from slab origin back to the slab's first cell */
 	vrow_fn vrow, vrow_stats;
@@ -207,10 +213,15 @@ static const vslab_fn vslabs[2][LBT_NCOND] = {{vslab_0, vslab_1, vslab_2, vslab_
                                                vslab_stats_4, vslab_stats_5}};
 
 /* The row buffer's halo, for a torus whose n is not a whole number of
- * chunks (hrow_impl makes the others in registers). */
-static void row_halo(int32_t *B, int64_t n, int torus)
+ * chunks (hrow_impl makes the others in registers) and a cut row (torus:
+ * ROW_*). */
+static void row_halo(int32_t *B, const int32_t *row, int64_t n, int torus)
 {
-	if (torus && n % W) {
+	if (torus >= ROW_CUT) { /* a cut row: its neighbours, which row_ends left around it */
+		B[-2] = row[-2];
+		B[-1] = row[-1];
+		B[n] = row[n];
+	} else if (torus && n % W) {
 		B[-1] = B[n - 1];
 		B[-2] = B[n >= 2 ? n - 2 : 0];
 		B[n] = B[0];
@@ -261,13 +272,13 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 	/* NULL: an old slab beyond a mesh edge, read as rows of zeros */
 	const int32_t *z2 = m2 ? m2 : k->zrow, *z1 = m1 ? m1 : k->zrow, *zp = p1 ? p1 : k->zrow;
 	if (nb == last && a + 1 == last && n % W == 0 && n / W <= SEG) { /* one row of whole chunks: in registers */
-		(have_cp ? k->frow_cp : k->frow)(z2, z1, p0, zp, save, n, has_next, v->torus[last], t->cpb, &t->A);
+		(have_cp ? k->frow_cp : k->frow)(z2, z1, p0, zp, save, n, has_next, k->rmode, t->cpb, &t->A);
 		return;
 	}
 	if (nb == last && a + 1 == last) { /* the slab is one row: through B, then along the row */
 		k->vrow(z2, z1, p0, zp, save, t->B, n, has_next, &t->A);
-		row_halo(t->B, n, v->torus[last]);
-		k->hrow(t->B, p0, n, v->torus[last], &t->A);
+		row_halo(t->B, p0, n, k->rmode);
+		k->hrow(t->B, p0, n, k->rmode, &t->A);
 		return;
 	}
 	/* A plane of whole-chunk rows beyond the first level's cache:
@@ -298,8 +309,8 @@ static void slab(const kctx *k, kthread *t, int a, const int32_t *m2, const int3
 			const int32_t *r2 = m2 ? m2 + o : k->zrow, *r1 = m1 ? m1 + o : k->zrow, *rp = p1 ? p1 + o : k->zrow;
 			if (nb == last) { /* inner axes of extent 1 between a and the row */
 				k->vrow(r2, r1, p0 + o, rp, save + o, t->B, n, has_next, A);
-				row_halo(t->B, n, v->torus[last]);
-				k->hrow(t->B, p0 + o, n, v->torus[last], A);
+				row_halo(t->B, p0 + o, n, k->rmode);
+				k->hrow(t->B, p0 + o, n, k->rmode, A);
 			} else
 				f(r2, r1, p0 + o, rp, save + o, p0 + o, n, has_next, A);
 			int d = last - 1;
@@ -345,7 +356,7 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 {
 	const lbt_view *v = k->v;
 	const int64_t s = v->stride[a], len = v->ext[k->last], J = len / W;
-	const int row_torus = v->torus[k->last];
+	const int row_torus = k->rmode;
 	if (x) { /* a whole plane (q0 = 0, q1 = its rows): the rows the roll reads first (0, 1 and, on a torus, q1-2, q1-1) go first */
 		ahead_row(k, t, x, 0);
 		ahead_row(k, t, x, 1);
@@ -368,7 +379,8 @@ static ALWAYS_INLINE void plane_impl(const int cond, const kctx *k, kthread *t, 
 	 * measured as fast or faster on every size (256^3, C0, 60 steps: 0.61
 	 * -> 0.45 s). */
 	enum { NARROW_BUF = 2048 };
-	const int buf = len <= NARROW_BUF && !x, bytes = narrow && len % BW == 0 && len <= BMAX_N;
+	/* byte rows take no cut row's neighbours */
+	const int buf = len <= NARROW_BUF && !x, bytes = narrow && len % BW == 0 && len <= BMAX_N && row_torus < ROW_CUT;
 	/* the class of row q (row_class); own8: pk[q & 1] holds it as bytes */
 	int cls = narrow && q0 + 1 < q1 ? row_class(base + (q0 + 1) * s, buf ? t->pk[(q0 + 1) & 1] : NULL, len, bytes) : 0;
 	int own8 = 0;
@@ -583,7 +595,7 @@ static void lone_row(const kctx *k, kthread *t)
 	}
 	for (int64_t i = 0; i < n; i += W)
 		VSTORE(t->B + i, VLOAD(v->load + i));
-	row_halo(t->B, n, v->torus[k->last]);
+	row_halo(t->B, v->load, n, v->torus[k->last]);
 	k->hrow(t->B, v->load, n, v->torus[k->last], &t->A);
 }
 
@@ -734,6 +746,89 @@ static void step_thread(void *ctx, const lbt_team *team)
 	run_thread(j->k, j->a0, j->mem, j->per, team, &j->res[team->id]);
 }
 
+/* How the rows of v end (ROW_*, lm_rows.h). */
+static int row_mode(const lbt_view *v)
+{
+	const int last = v->dims - 1;
+	if (!lbt_cut_on(v, last))
+		return v->torus[last] ? ROW_TORUS : ROW_MESH;
+	return v->torus[last] || v->origin[last] + v->ext[last] < v->cut->gext[last] ? ROW_CUT : ROW_CUT_END;
+}
+
+/* A block whose rows are cut between ranks (its last axis cut, every halo
+ * filled): the neighbours of its rows' ends, L_{-2}, L_{-1} and L_n, after
+ * this step's substeps of the outer axes, into their halo cells, where the
+ * row kernels read them (ROW_CUT); zeros before a mesh's first PE. Each of
+ * the three columns is copied over the block's rows and, on every cut
+ * outer axis, the 2 layers below them and the 1 above (clipped at a
+ * mesh's ends), stepped by the reference along the outer axes one after
+ * the other, its copy's ends open (a mesh's, or the halo's: their errors
+ * stay in those 3 layers, as in cut_round), and written back at the
+ * block's rows. A (D-1)-dimensional face: little work beside the block's.
+ * Returns 0 if out of memory. */
+static int row_ends(const lbt_view *v, int cond)
+{
+	const int last = v->dims - 1;
+	const lbt_cut *cut = v->cut;
+	lbt_view e = {.dims = last, .threads = 1}; /* a column's copy, with a halo of its own */
+	int64_t x0[8] = {0}, cells = 1, o = 0;
+	for (int d = last - 1; d >= 0; d--) {
+		int64_t lo = 0, hi = v->ext[d];
+		if (cut->on[d]) {
+			const int64_t g0 = v->origin[d], N = cut->gext[d];
+			lo = v->torus[d] || g0 >= 2 ? -2 : -g0;
+			hi = v->torus[d] || g0 + hi + 1 <= N ? hi + 1 : N - g0;
+		}
+		x0[d] = lo;
+		e.ext[d] = hi - lo;
+		e.torus[d] = !cut->on[d] && v->torus[d]; /* a whole axis wraps in the copy too */
+		e.stride[d] = cells;
+		o += LBT_HALO * cells;
+		cells *= e.ext[d] + 2 * LBT_HALO;
+	}
+	int32_t *mem = malloc((size_t)cells * sizeof *mem);
+	if (!mem)
+		return 0;
+	e.load = mem + o;
+	const int64_t n = v->ext[last], col[3] = {-2, -1, n};
+	for (int j = 0; j < 3; j++) {
+		/* beyond a mesh's end: no neighbour (zeros; the last PE's link is masked) */
+		const int none = !v->torus[last] && (j < 2 ? v->origin[last] == 0 : v->origin[last] + n == cut->gext[last]);
+		lbt_counts dropped = {0};
+		for (int out = none; out < 2; out++) { /* 0: the copy in, stepped; 1: the block's rows out */
+			int64_t c[8] = {0};
+			for (;;) {
+				int64_t oe = 0, ov = col[j], in = 1;
+				for (int d = 0; d < last; d++) {
+					oe += c[d] * e.stride[d];
+					ov += (c[d] + x0[d]) * v->stride[d];
+					in &= c[d] + x0[d] >= 0 && c[d] + x0[d] < v->ext[d];
+				}
+				if (!out)
+					e.load[oe] = v->load[ov];
+				else if (in)
+					v->load[ov] = none ? 0 : e.load[oe];
+				int d = last - 1;
+				while (d >= 0 && ++c[d] == e.ext[d])
+					c[d--] = 0;
+				if (d < 0)
+					break;
+			}
+			for (int d = 0; !out && d < last; d++)
+				if (lbt_gext(v, d) >= 2) {
+					lbt_halo_fill(&e, d);
+					lbt_ref_lm_substep(&e, d, cond, &dropped);
+				}
+		}
+		if (dropped.nomem) {
+			free(mem);
+			return 0;
+		}
+	}
+	free(mem);
+	return 1;
+}
+
 /* One step of the range rlo[d] .. rhi[d]-1 of every cut axis d of v (on a
  * cut view it may reach into its halo: steps to come read it there; every
  * other axis whole), counting the block's PEs only. The old slabs around
@@ -751,7 +846,7 @@ static void step_range(const lbt_view *view, int cond, int a0, int active, const
 	for (int a = 0; a < D; a++) {
 		int64_t lo = rlo[a], hi = rhi[a];
 		const int cut = view->cut && view->cut->on[a];
-		k.inner[a] = cut && a != a0;
+		k.inner[a] = cut && a != a0 && a != last; /* a cut last axis: its rows' ends (row_ends) */
 		k.inners |= k.inner[a];
 		if (k.inner[a]) { /* 2 slabs below the roll's range and 1 above, where they exist */
 			const int64_t g0 = view->origin[a], N = lbt_gext(view, a);
@@ -830,6 +925,13 @@ static void step_range(const lbt_view *view, int cond, int a0, int active, const
 	}
 	memset(mem, 0, (size_t)zcells * sizeof *mem);
 	k.zrow = mem + LBT_ROW_LEAD;
+	k.rmode = row_mode(view);
+	if (k.rmode >= ROW_CUT && !row_ends(view, cond)) {
+		if (mem != stack)
+			free(mem);
+		c->nomem = 1;
+		return;
+	}
 
 	kresult *res = (kresult *)(mem + zcells + T * per);
 	step_job job = {&k, a0, mem + zcells, per, res};
@@ -950,7 +1052,7 @@ void LBT_SIMD_FN(lbt_simd_lm_step)(const lbt_view *v, int cond, lbt_counts *c)
 		}
 	if (!active)
 		return; /* one PE: no links, nothing moves, no statistics */
-	if (v->cut && (!v->cut->on[a0] || v->cut->on[last])) { /* a block whose first axis is whole or rows shared */
+	if (v->cut && (!v->cut->on[a0] || a0 == last)) { /* a block whose first axis is whole, or a cut ring */
 		lbt_ref_lm_step(v, cond, c);
 		return;
 	}

@@ -116,7 +116,8 @@ static ALWAYS_INLINE int frow16_body(const int cond, const lrow *r, hregs *H, re
 	H->used = 1;
 	const V first = fchunk16(cond, p0, p1, 0, nm, cpb, gtb, &H->cnt, &top);
 	const V lastv = J > 1 ? fchunk16(cond, p0, p1, J - 1, nm, cpb, gtb, &H->cnt, &top) : first;
-	V prev = torus ? lastv : VSET1(0), cur = first;
+	/* a cut row's neighbours saturated to int16: the same comparisons with its own loads, which fit */
+	V prev = torus == ROW_TORUS ? lastv : torus ? hpack(VSET1(0), vlanes(p0 - 2, W - 2, 2)) : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
 		V next = fchunk16(cond, p0, p1, j + 1, nm, cpb, gtb, &H->cnt, &top);
@@ -131,8 +132,8 @@ static ALWAYS_INLINE int frow16_body(const int cond, const lrow *r, hregs *H, re
 		cur = lastv;
 		j++;
 	}
-	hchunk16(cond, prev, cur, torus ? first : VSET1(0), torus ? all : simde_mm256_insert_epi16(all, 0, 15),
-	         p0 + j * HW, H, R);
+	hchunk16(cond, prev, cur, torus == ROW_TORUS ? first : torus ? hpack(vlanes(p0 + n, 0, 1), VSET1(0)) : VSET1(0),
+	         torus == ROW_TORUS || torus == ROW_CUT ? all : simde_mm256_insert_epi16(all, 0, 15), p0 + j * HW, H, R);
 	return top_class(top);
 }
 

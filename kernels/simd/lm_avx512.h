@@ -190,7 +190,8 @@ static ALWAYS_INLINE int frow16_body(const int cond, const int buf, const lrow *
 	H->used = 1;
 	V first = fchunk16(cond, buf, r, 0, nm, &H->cnt, &top);
 	V lastv = J > 1 ? fchunk16(cond, buf, r, J - 1, nm, &H->cnt, &top) : first;
-	V prev = torus ? lastv : VSET1(0), cur = first;
+	/* a cut row's neighbours saturated to int16: the same comparisons with its own loads, which fit */
+	V prev = torus == ROW_TORUS ? lastv : torus ? hpack(VSET1(0), vlanes(p0 - 2, W - 2, 2)) : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 2 < J; j++) {
 		V next = fchunk16(cond, buf, r, j + 1, nm, &H->cnt, &top);
@@ -205,7 +206,8 @@ static ALWAYS_INLINE int frow16_body(const int cond, const int buf, const lrow *
 		cur = lastv;
 		j++;
 	}
-	hchunk16(cond, prev, cur, torus ? first : VSET1(0), torus ? (HM)0xffffffffu : (HM)0x7fffffffu, p0 + j * HW, H, R);
+	hchunk16(cond, prev, cur, torus == ROW_TORUS ? first : torus ? hpack(vlanes(p0 + n, 0, 1), VSET1(0)) : VSET1(0),
+	         torus == ROW_TORUS || torus == ROW_CUT ? (HM)0xffffffffu : (HM)0x7fffffffu, p0 + j * HW, H, R);
 	return top_class(top, bytes);
 }
 

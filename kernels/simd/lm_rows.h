@@ -45,6 +45,24 @@ static __attribute__((noinline)) void regs_flush(V s, V h, V cnt, acc *A)
 #define PREFETCH(p, ahead) __builtin_prefetch((const void *)((uintptr_t)(p) + (uintptr_t)(ahead) * sizeof *(p)))
 #define SEG_FLUSH(R, A) (regs_flush((R).s, (R).h, (R).cnt, (A)), (R).s = (R).h = (R).cnt = VSET1(0))
 
+/* How a row ends (the rows' `torus` argument): as its axis does, a mesh
+ * (ROW_MESH, 0) or a torus (ROW_TORUS, 1), or cut between ranks: its
+ * neighbours L_{-2}, L_{-1} and L_n, after the outer axes' substeps, in the
+ * cells around it (row_ends in lm.c puts them there; zeros before a mesh's
+ * first PE), its last PE linked to L_n (ROW_CUT) or a mesh's last
+ * (ROW_CUT_END). */
+enum { ROW_MESH, ROW_TORUS, ROW_CUT, ROW_CUT_END };
+
+/* A vector of zeros with lanes at .. at+k-1 from x[0 .. k-1]: a cut row's
+ * neighbours before it (at W - 2, k 2) or after it (at 0, k 1). */
+static ALWAYS_INLINE V vlanes(const int32_t *x, int at, int k)
+{
+	int32_t t[W] = {0};
+	for (int i = 0; i < k; i++)
+		t[at + i] = x[i];
+	return VLOADU(t);
+}
+
 /* C_i given (L_{i-1}, L_i, L_{i+1}), lane by lane; cond is a constant after inlining. */
 static ALWAYS_INLINE M shift_cond(const int cond, V lp, V l, V ln)
 {
@@ -150,12 +168,13 @@ static ALWAYS_INLINE void vrow_impl(const int cond, const int stats, const int32
 
 /* Substep of the last (contiguous) axis from B to out. The neighbours of
  * the row's ends: for a torus whose n is a whole number of chunks, the
- * row's own last and first chunks (in registers); for other tori, B's halo
- * cells B[-2], B[-1], B[n], B[n+1] (filled by the caller); for a mesh, zeros. */
+ * row's own last and first chunks (in registers); for other tori and a cut
+ * row (torus: ROW_*), B's halo cells B[-2], B[-1], B[n], B[n+1] (filled by
+ * the caller); for a mesh, zeros. */
 static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *out, int64_t n, int torus, acc *A)
 {
 	regs R = REGS_IN(A);
-	const int whole = n % W == 0;
+	const int whole = n % W == 0 && torus == ROW_TORUS;
 	V prev = !torus ? VSET1(0) : whole ? VLOAD(B + n - W) : VLOAD(B - W);
 	V cur = VLOAD(B), first = cur; /* kept: B may be out itself (lone_row) */
 	int64_t i = 0;
@@ -173,7 +192,7 @@ static ALWAYS_INLINE void hrow_impl(const int cond, const int32_t *B, int32_t *o
 		if (i + W < n)
 			SEG_FLUSH(R, A);
 	}
-	const M valid = MFIRST(n - i), linked = torus ? valid : MFIRST(n - 1 - i);
+	const M valid = MFIRST(n - i), linked = torus == ROW_TORUS || torus == ROW_CUT ? valid : MFIRST(n - 1 - i);
 	V next = !torus ? VSET1(0) : whole ? first : VLOAD(B + i + W);
 	V x = VSEL(valid, hchunk(cond, prev, cur, next, linked, &R), VLOAD(out + i));
 	VSTORE(out + i, x);
@@ -249,7 +268,7 @@ static ALWAYS_INLINE void frow_body(const int cond, const int have_cp, const lro
 	const int64_t J = n / W;
 	V first = fchunk(cond, have_cp, r, 0, nm, &R);
 	V lastv = J > 1 ? fchunk(cond, have_cp, r, J - 1, nm, &R) : first;
-	V prev = torus ? lastv : VSET1(0), cur = first;
+	V prev = torus == ROW_TORUS ? lastv : torus ? vlanes(p0 - 2, W - 2, 2) : VSET1(0), cur = first;
 	int64_t j = 0;
 	for (; j + 4 < J; j += 3) { /* by three: prev, cur, next rotate without copies */
 		V n1 = fchunk(cond, have_cp, r, j + 1, nm, &R);
@@ -285,7 +304,8 @@ static ALWAYS_INLINE void frow_body(const int cond, const int have_cp, const lro
 		cur = lastv;
 		j++;
 	}
-	V x = hchunk(cond, prev, cur, torus ? first : VSET1(0), torus ? MALL : MFIRST(W - 1), &R);
+	V x = hchunk(cond, prev, cur, torus == ROW_TORUS ? first : torus ? vlanes(p0 + n, 0, 1) : VSET1(0),
+	             torus == ROW_TORUS || torus == ROW_CUT ? MALL : MFIRST(W - 1), &R);
 	VSTORE(p0 + j * W, x);
 	stats_add(&R, x);
 	*RR = R;

@@ -172,9 +172,10 @@ int lbt_cut_plan(lbt_cut *c, int R, int r, int D, const int64_t *ext, const unsi
 	/* deep halos on every cut axis of a block the Liquid model's vector
 	   kernel steps: its first axis with links cut (the kernel rolls that
 	   axis's slabs), its last not (rows whole, the row kernels' counters a
-	   row's); a cut last axis (a 1-D torus among them), or a block whose
-	   first axis is whole, one step at a time (the reference) */
-	c->depth = lbt_cut_vector(c) ? steps * LBT_HALO : LBT_HALO;
+	   row's); a block whose rows are cut too, one step an exchange (the
+	   vector kernel, its rows' ends from the halo); a cut ring, or a block
+	   whose first axis is whole, one step at a time (the reference) */
+	c->depth = lbt_cut_vector(c) && !c->on[D - 1] ? steps * LBT_HALO : LBT_HALO;
 	lbt_cut_block(c, c->rank, c->coord, c->lo, c->len);
 	return LBT_OK;
 }
@@ -184,7 +185,7 @@ int lbt_cut_vector(const lbt_cut *c)
 	int first = 0;
 	while (first < c->dims - 1 && c->gext[first] < 2)
 		first++;
-	return c->on[first] && !c->on[c->dims - 1];
+	return c->on[first] && first < c->dims - 1;
 }
 
 int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wrap, const int *nr, int steps,

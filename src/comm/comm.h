@@ -29,7 +29,7 @@ int lbt_comm_owner(int64_t n, int R, int64_t i);
  * product is not R or whose length is not D: LBT_EINVAL, one line. */
 int lbt_cut_grid(int R, int D, const int64_t *ext, const int *want, int *nr, lbt_err *e);
 /* Of the grids of R ranks whose blocks the Liquid model's vector kernel
- * steps (lbt_cut_vector: the first axis with links cut, the last whole),
+ * steps with deep halos (lbt_cut_vector: the first axis with links cut; and the last whole),
  * the one lbt_cut_grid would choose among them (the least halo; ties:
  * fewer cut axes, then the outer axes cut more), into nr; LBT_EINVAL
  * (nothing said) if there is none: a 1-D torus, or R not a product of
@@ -43,7 +43,8 @@ int lbt_cut_grid_vector(int R, int D, const int64_t *ext, int *nr);
  * = LBT_HALO steps) where the first axis with links is cut and the last
  * is not (the Liquid model's vector kernel steps such a block, its halos
  * filled axis after axis, several steps an exchange), for one step
- * (LBT_HALO) otherwise. Then lbt_cut_rows allocates the parts of `rows`
+ * (LBT_HALO) otherwise (a block whose last axis is cut too: the vector
+ * kernel, one step an exchange). Then lbt_cut_rows allocates the parts of `rows`
  * rows if the loads are real-valued (real; integer sums are reduced
  * exactly, without parts) and the fill's buffers for layers of layer_cells
  * PEs. */
@@ -51,9 +52,10 @@ int lbt_cut_open(lbt_cut *c, int D, const int64_t *ext, const unsigned char *wra
                  lbt_err *e);
 int lbt_cut_rows(lbt_cut *c, int64_t rows, int real, int64_t layer_cells, lbt_err *e);
 /* Does the Liquid model's vector kernel step c's blocks (their first axis
- * with links cut, their last not)? Then their halos are as deep as the
- * steps between exchanges ask (lbt_cut_open); else the reference steps
- * them, one step an exchange. */
+ * with links cut, and not the last: a ring is the reference's)? Then
+ * their halos are as deep as the steps between exchanges ask where their
+ * last axis is whole (lbt_cut_open), one step deep where it is cut; else
+ * the reference steps them, one step an exchange. */
 int lbt_cut_vector(const lbt_cut *c);
 /* lbt_cut_open's cut as rank r of R ranks would have it, without a
  * communicator (nothing to close): what a rank will hold, for the memory

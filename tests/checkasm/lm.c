@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checkasm.h"
+#include "comm/comm.h" /* lbt_comm_slab, the hand-made cuts' buffers */
 
 static void lm(const lbt_kernels *k, const lbt_view *v, const void *cond, lbt_counts *c)
 {
@@ -495,12 +496,209 @@ static void rows8_on(int full)
 			          several[cond]);
 }
 
+/* lm_step and lm_steps on blocks whose rows are cut too (2x2, 3x2, 2x3,
+ * 2x2x2, 2x1x2 grids of blocks on one process): every block of the grid
+ * stepped by the kernel, its halo filled from the reference's whole torus
+ * at the same step (rowcut_fill: what the ranks holding them send, the
+ * halos of the cut axes before included), then the reference's step; the
+ * blocks' loads must be the torus's, their counters summed (moved, total)
+ * and reduced (extremes) the reference's. lm_steps steps such a block one
+ * step a call (one exchange a step). */
+static const lbt_view *rowcut_whole; /* the reference's torus, at the step the blocks take */
+static void rowcut_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layers)
+{
+	const int D = v->dims;
+	int64_t from[8] = {0}, to[8], c[8];
+	for (int d = 0; d < D; d++) {
+		const int wide = cut->on[d] && d < axis;
+		from[d] = wide ? -layers : 0;
+		to[d] = v->ext[d] + (wide ? layers : 0);
+	}
+	for (int h = 0; h < 2 * layers; h++) {
+		from[axis] = h < layers ? h - layers : v->ext[axis] + h - layers;
+		to[axis] = from[axis] + 1;
+		memcpy(c, from, sizeof c);
+		for (;;) {
+			int64_t off = 0, goff = 0, in = 1;
+			for (int d = 0; d < D; d++) {
+				int64_t g = v->origin[d] + c[d];
+				const int64_t N = cut->gext[d];
+				in &= cut->torus[d] || (g >= 0 && g < N);
+				g = (g % N + N) % N;
+				off += c[d] * v->stride[d];
+				goff += g * rowcut_whole->stride[d];
+			}
+			if (in)
+				v->load[off] = rowcut_whole->load[goff];
+			int d = D - 1;
+			while (d >= 0 && ++c[d] == to[d])
+				c[d] = from[d], d--;
+			if (d < 0)
+				break;
+		}
+	}
+}
+
+/* Every PE of block v against the torus w: 0 if they are the same, else 1 + the PE's index in the block. */
+static int64_t rowcut_diff(const lbt_view *v, const lbt_view *w)
+{
+	int64_t c[8] = {0}, i = 0;
+	for (;; i++) {
+		int64_t off = 0, goff = 0;
+		for (int d = 0; d < v->dims; d++) {
+			off += c[d] * v->stride[d];
+			goff += (v->origin[d] + c[d]) * w->stride[d];
+		}
+		if (v->load[off] != w->load[goff])
+			return 1 + i;
+		int d = v->dims - 1;
+		while (d >= 0 && ++c[d] == v->ext[d])
+			c[d--] = 0;
+		if (d < 0)
+			return 0;
+	}
+}
+
+static void rowcut_case(int cond, const lbt_shape *s, const int *nr, int kind, int threads, int steps)
+{
+	enum { MAXB = 8 };
+	const int D = s->dims;
+	ck_pair p;
+	ck_pair_open(&p, s, kind, 1, (uint64_t)lbt_shape_pes(s) * 11 + (uint64_t)kind, CK_MESHTOP);
+	rowcut_whole = &p.vr;
+	int nb = 1;
+	unsigned char on[8];
+	for (int d = 0; d < D; d++) {
+		nb *= nr[d];
+		on[d] = nr[d] > 1;
+	}
+	cr_assert(nb <= MAXB);
+	lbt_cut cut[MAXB];
+	lbt_view v[MAXB];
+	int32_t *mem[MAXB];
+	char grid[32] = "";
+	for (int d = 0; d < D; d++)
+		snprintf(grid + strlen(grid), sizeof grid - strlen(grid), "%s%d", d ? "x" : "", nr[d]);
+	for (int b = 0; b < nb; b++) { /* block b of the grid, laid out as lbt_grid lays out a rank's */
+		int64_t lo[8], len[8], cells = 1, origin = LBT_ROW_LEAD;
+		for (int d = D - 1, r = b; d >= 0; d--) {
+			lbt_comm_slab(s->ext[d], nr[d], r % nr[d], &lo[d], &len[d]);
+			r /= nr[d];
+		}
+		th_cut_block(&cut[b], s, lo, len, on, rowcut_fill);
+		v[b] = (lbt_view){.dims = D, .threads = threads, .cut = &cut[b]};
+		for (int d = D - 1; d >= 0; d--) {
+			v[b].ext[d] = len[d];
+			v[b].origin[d] = lo[d];
+			v[b].torus[d] = s->bnd[d] == LBT_TORUS;
+			v[b].stride[d] = d == D - 1 ? 1 : s->ext[d] >= 2 ? cells : 0;
+			const int64_t span = d == D - 1 ? (LBT_ROW_LEAD + len[d] + LBT_HALO + 15) / 16 * 16
+			                   : s->ext[d] >= 2 ? len[d] + 2 * LBT_HALO : 1;
+			origin += d < D - 1 ? LBT_HALO * v[b].stride[d] : 0;
+			cells *= span;
+		}
+		mem[b] = lbt_alloc_aligned((size_t)cells * sizeof *mem[b]);
+		cr_assert(mem[b]);
+		memset(mem[b], 0, (size_t)cells * sizeof *mem[b]);
+		v[b].load = mem[b] + origin;
+		for (int64_t c[8] = {0};;) { /* the block's loads from the torus */
+			int64_t off = 0, goff = 0;
+			for (int d = 0; d < D; d++) {
+				off += c[d] * v[b].stride[d];
+				goff += (lo[d] + c[d]) * p.vr.stride[d];
+			}
+			v[b].load[off] = p.vr.load[goff];
+			int d = D - 1;
+			while (d >= 0 && ++c[d] == len[d])
+				c[d--] = 0;
+			if (d < 0)
+				break;
+		}
+	}
+	lbt_lm_cache cache = {0};
+	for (int t = 0; t < steps; t++) {
+		lbt_counts sum = {.max = INT32_MIN, .min = INT32_MAX}, cr = {0};
+		for (int b = 0; b < nb; b++) {
+			lbt_counts cv[4];
+			memset(cv, 0, sizeof cv);
+			if (t % 2)
+				cr_assert_eq(call_new(lm_steps, &v[b], cond, 3, 0, NULL, &cache, cv), 1,
+				             "lm-c%d lm_steps on %s, blocks %s with rows cut: more than a step a call", cond,
+				             ck_new->isa, grid);
+			else
+				call_new(lm_step, &v[b], cond, &cv[0]);
+			cr_assert(cv[0].has_stats && !cv[0].nomem, "lm-c%d on %s, blocks %s with rows cut: no statistics", cond,
+			          ck_new->isa, grid);
+			sum.moved += cv[0].moved;
+			sum.shifts = cv[0].shifts;
+			sum.total += cv[0].total;
+			sum.max = cv[0].max > sum.max ? cv[0].max : sum.max;
+			sum.min = cv[0].min < sum.min ? cv[0].min : sum.min;
+		}
+		lbt_stats st;
+		call_ref(lm_step, &p.vr, cond, &cr);
+		lbt_grid_stats(&p.ref, &st);
+		for (int b = 0; b < nb; b++) {
+			const int64_t at = rowcut_diff(&v[b], &p.vr);
+			if (at)
+				cr_assert_fail("lm-c%d on %s, blocks %s with rows cut: shape %s (%s), load %s, %d threads: block %d's "
+				               "PE %lld (row-major in the block) differs after step %d", cond, ck_new->isa, grid, p.sh,
+				               p.bd, ck_load_names[kind], threads, b, (long long)at - 1, t + 1);
+		}
+		if (cr.moved != sum.moved || cr.shifts != sum.shifts || st.max != sum.max || st.min != sum.min ||
+		    st.total != sum.total)
+			cr_assert_fail("lm-c%d on %s, blocks %s with rows cut: shape %s (%s), load %s, %d threads: step %d counts "
+			               "moved %lld shifts %lld max %d min %d total %lld, want %lld %lld %d %d %lld", cond,
+			               ck_new->isa, grid, p.sh, p.bd, ck_load_names[kind], threads, t + 1, (long long)sum.moved,
+			               (long long)sum.shifts, sum.max, sum.min, (long long)sum.total, (long long)cr.moved,
+			               (long long)cr.shifts, (int)st.max, (int)st.min, (long long)st.total);
+	}
+	free(cache.mem);
+	for (int b = 0; b < nb; b++) {
+		free(mem[b]);
+		lbt_cut_close(&cut[b]);
+	}
+	ck_pair_close(&p);
+}
+
+/* Tori, meshes and mixed; rows of whole vectors (the int32 and int16
+ * rows, a plane run ahead on 2x1x2) and not, rows narrower than a vector
+ * (5 PEs), a block of 1 column (3 ranks on 5); loads of every size. The
+ * full tier adds more loads and blocks of 2 threads. */
+static void rowcut_on(int full)
+{
+	static const struct {
+		const char *shape, *bnd;
+		int nr[3];
+	} grids[] = {{"16x64", "torus", {2, 2}},        {"13x37", "torus", {2, 2}},        {"12x64", "mesh", {3, 2}},
+	             {"9x48", "torus,mesh", {2, 2}},    {"10x10", "mesh,torus", {2, 2}},  {"8x30", "torus", {2, 3}},
+	             {"7x5", "mesh", {2, 3}},           {"6x8x32", "torus", {2, 2, 2}},  {"5x6x40", "mesh,torus,mesh", {2, 2, 2}},
+	             {"8x64x256", "torus", {2, 1, 2}}, {"4x3x64", "torus,mesh,torus", {2, 1, 2}}};
+	static const int kinds[] = {L_SMALL, L_UPTO125, L_PILE, L_BYTE, L_POINT, L_NEARMAX, L_EDGE16, L_RUNS};
+	const int nk = full ? 8 : 3;
+	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+		const lbt_shape s = ck_grid(grids[i].shape, grids[i].bnd);
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (int j = 0; j < nk; j++)
+				if (full || (j + cond + (int)i) % 2 == 0)
+					rowcut_case(cond, &s, grids[i].nr, kinds[(j + cond + (int)i) % 8], 1, full ? 12 : 6);
+	}
+	if (full) { /* blocks of 2 threads (a thread per 65536 PEs at least) */
+		static const int two[][2] = {{2, 2}, {2, 3}};
+		const lbt_shape s = ck_grid("520x1030", "torus,mesh");
+		for (int cond = 0; cond < LBT_NCOND; cond += 5)
+			for (int g = 0; g < 2; g++)
+				rowcut_case(cond, &s, two[g], g ? L_PILE : L_UPTO125, 2, 4);
+	}
+}
+
 static void steps_quick(void)
 {
 	rows8_on(0);
 	steps_on(0, STEPS_QUICK);
 	rings_on(0, RINGS_QUICK);
 	cut_on(0);
+	rowcut_on(0);
 }
 
 static void steps_full(void)
@@ -511,6 +709,7 @@ static void steps_full(void)
 	dense_steps_on();
 	team_steps();
 	cut_on(1);
+	rowcut_on(1);
 	/* planes of more than 8192 cells (the rows run ahead of the roll) and
 	 * 4-D slabs of more rows than one segment of counts holds (16900 rows
 	 * of 8: emptied on the way) */
