@@ -36,7 +36,10 @@ fos-speed, fos-speed-int and --speeds (drawn, and read in blocks from a file)
 equal one process on slabs and blocks, with the shake, every cost/benefit
 rule, the detection and the application's times. A slab's halo fill overlapped
 with its interior's step (one step an exchange) gives one process's bits,
-and every fill of a slab is overlapped (the tally's counts).
+and every fill of a slab is overlapped (the tally's counts). A SIGINT to
+one rank of a `run` (in its set-up or at a step) is named on rank 0's line;
+a sweep's ranks do not wait for each other's runs (rank 1's runs all done
+while rank 0 is in its first).
 
 usage: mpi_identity.py LBTORUS MPIRUN MPI_VERIFY
 """
@@ -968,6 +971,88 @@ def overlap(tmp):
     return [compare(tmp, f'ovl{i}', case, halo) for i, (halo, case) in enumerate(OVERLAP)] + [overlap_order(tmp)]
 
 
+# ---- stops agreed without waiting, and the signal named (issue 28's leftovers) ----
+def catching(pid):
+    """Whether process pid catches SIGINT (its handler is installed: lbtorus's, once its command started)."""
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            return any(l.startswith('SigCgt:') and int(l.split()[1], 16) & 2 for l in f)
+    except OSError:
+        return False
+
+
+def launch(d, args):
+    """mpirun -np 2 LBT args in d; then the pids of ranks 0 and 1 once both catch SIGINT (None: they did not)."""
+    import time
+    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d, env=ENV,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    waited, pids = 0.0, []
+    while waited < 60 and p.poll() is None:
+        with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
+            pids = [int(x) for x in f.read().split()]
+        if len(pids) == 2 and all(catching(x) for x in pids):
+            return p, sorted(pids, key=rank_of)
+        time.sleep(0.01)
+        waited += 0.01
+    return p, None
+
+
+def run_signal_named(tmp, when):
+    """SIGINT to rank 1 of 2 of a `run`, in its set-up (as soon as it catches signals: filling 2^27 PEs a rank
+    takes seconds) or at a step (3 s later, a 4096x4096 worst case far from balanced): every rank stops, exit 3,
+    and rank 0's one line names the signal rank 1 got, as the ranks agreed it (src/exec/state.c, run.c:
+    lbt_comm_stop; rank 0 has none of its own)."""
+    import signal
+    import time
+    d = os.path.join(tmp, f'run_sig_{when}')
+    os.makedirs(d)
+    setup = when == 'setup'
+    args = ['run', '--shape', '16384x16384' if setup else '4096x4096', '--init', 'uniform:0:100' if setup else 'worst:5',
+            '--until', 'steps:1000000', '--threads', '1', '--quiet', '--json', 's.json']
+    p, pids = launch(d, args)
+    if pids:
+        if not setup:
+            time.sleep(3)
+        os.kill(pids[1], signal.SIGINT)
+    _, err = p.communicate(timeout=300)
+    said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
+    want = ('run: interrupted on another rank (signal 2); it stopped in its set-up' if setup
+            else 'interrupted on another rank (signal 2) after step')
+    if not pids or p.returncode != 3 or len(said) != 1 or want not in said[0]:
+        return f'run, SIGINT to rank 1 of 2 in its {when}: exit {p.returncode} (want 3), {said} (want "{want}")'
+    return None
+
+
+def sweep_no_lockstep(tmp):
+    """A sweep's ranks run their runs at their own pace (src/exp/sweep.c, lbt_comm_watch): rank 0's first run
+    is a 2048x2048 worst case that never ends here, the 13 of rank 1 (16x16, 18x18, ... 40x40) take well under a
+    second. SIGINT to rank 0 3 s in: rank 1 has done all its runs, and their 13 records are in the file, rank 0's
+    none; in rounds of a run a rank (the ranks agreeing after each) rank 1 would have done one."""
+    import signal
+    import time
+    d = os.path.join(tmp, 'sweep_pace')
+    os.makedirs(d)
+    p, pids = launch(d, ['sweep', '--results', 'r.jsonl', '--shape', '2048x2048,torus2:16..40', '--init', 'worst:5',
+                         '--solo-pes', '100000000', '--quiet'])
+    if pids:
+        time.sleep(3)
+        os.kill(pids[0], signal.SIGINT)
+    _, err = p.communicate(timeout=300)
+    recs = [json.loads(l) for l in open(os.path.join(d, 'r.jsonl'))] if os.path.exists(os.path.join(d, 'r.jsonl')) else []
+    shapes = sorted(r['shape'] for r in recs)
+    want = sorted(f'{k}x{k}' for k in range(16, 41, 2))
+    said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
+    if not pids or p.returncode != 3 or shapes != want or len(said) != 1 or 'interrupted: 13 of 26 runs' not in said[0]:
+        return f'sweep, SIGINT to rank 0 in its first run: exit {p.returncode} (want 3), records of {shapes} ' \
+               f'(want rank 1\'s {want}), {said}'
+    return None
+
+
+def stops(tmp):
+    return [run_signal_named(tmp, 'setup'), run_signal_named(tmp, 'step'), sweep_no_lockstep(tmp)]
+# ---- end of the stops ----
+
+
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -1029,6 +1114,7 @@ def main():
         failures += first_bad_value(tmp)
         failures += threaded(tmp)
         failures += overlap(tmp)
+        failures += stops(tmp)
     checks = len(failures)  # one entry per check: None where it passed
     failures = [f for f in failures if f]
     for f in failures:

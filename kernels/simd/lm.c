@@ -1104,15 +1104,15 @@ static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt
 		if (step_overlap(v, cond, a0, active, LBT_HALO, c))
 			return 1; /* a step without memory: its counts say so */
 	}
-#if W == 8
+#if W == 8 || W == 16
 	if (bytes) /* the block's rows the fill sends, from the byte copy */
 		bcut_edges(bytes, LBT_HALO * m);
 #endif
 	for (int d = a0; d < last; d++)
 		if (cut->on[d])
 			cut->fill(v, cut, d, LBT_HALO * m);
-#if W == 8
-	if (bytes && bcut_round(bytes, m, c)) /* a 2-D block whose loads fit bytes (lm_avx2_steps.h) */
+#if W == 8 || W == 16
+	if (bytes && bcut_round(bytes, m, c)) /* a 2-D block whose loads fit bytes (lm_avx2_steps.h, lm_avx512_steps.h) */
 		return m;
 #else
 	(void)bytes;
@@ -1147,8 +1147,9 @@ static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt
  * where no stop can end the call early: a stop decides on extremes over
  * all ranks, which no rank knows here. With AVX2 a 2-D block whose rows
  * are whole byte vectors keeps its loads in the byte copy for all the
- * call's rounds while they fit (bcut_*, lm_avx2_steps.h). Returns the steps
- * done, 0: none (one step at a time instead). */
+ * call's rounds while they fit (bcut_*, lm_avx2_steps.h; AVX-512's in
+ * lm_avx512_steps.h). Returns the steps done, 0: none (one step at a time
+ * instead). */
 static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_lm_cache *cache, lbt_counts *c)
 {
 	const lbt_cut *cut = v->cut;
@@ -1166,8 +1167,8 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 	if (a0 < 0 || !cut->on[a0])
 		return 0;
 	const int k = cut->depth / LBT_HALO;
-	void *bytes = NULL; /* the byte copy of a 2-D block, kept for all the call's rounds (AVX2) */
-#if W == 8
+	void *bytes = NULL; /* the byte copy of a 2-D block, kept for all the call's rounds (AVX2, AVX-512) */
+#if W == 8 || W == 16
 	bcut b;
 	bytes = bcut_open(v, cond, active, cache, &b) ? &b : NULL;
 #else
@@ -1184,7 +1185,7 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 			bytes = NULL;
 #endif
 	}
-#if W == 8
+#if W == 8 || W == 16
 	if (bytes)
 		bcut_drop(bytes);
 #endif

@@ -171,10 +171,10 @@ static void on_step(void *ctx, const lbt_step_record *r)
 		                      .generated = r->generated, .completed = r->completed,
 		                      .idle_capacity = r->idle_capacity, .sqdev = r->sqdev};
 		if (s->observe(s->octx, &p))
-			s->halt = 1;
+			s->halt = -1; /* a stop without a signal (lbt_comm_stop) */
 	}
 	if (s->interrupt && *s->interrupt)
-		s->halt = 1;
+		s->halt = *s->interrupt; /* the signal's number, for the ranks' agreement on a cut torus */
 }
 
 /* The run's hooks: the caller's observer (NULL: none) and interrupt flag. */

@@ -61,6 +61,9 @@ const volatile sig_atomic_t *cli_stop_cleanly(void);
  * "interrupted on another rank (signal N)" when only another rank was
  * signalled (lbt_comm_signal); returns EXIT_UNCONVERGED (3). */
 int cli_interrupted(const char *cmd, const char *kept);
+/* What stopped the run, into buf: "by signal N" (this process's own),
+ * "on another rank (signal N)" (lbt_comm_signal), or "on another rank". */
+const char *cli_signal_said(char *buf, size_t n);
 /* --progress [SECONDS]: the optional value, also as the next argument when
  * it is a number (getopt takes it only as --progress=S); default 60. */
 int cli_progress_option(int argc, char **argv, double *every);

@@ -121,16 +121,22 @@ const volatile sig_atomic_t *cli_stop_cleanly(void)
 	return flag;
 }
 
+const char *cli_signal_said(char *buf, size_t n)
+{
+	if (interrupted) /* this rank's own */
+		snprintf(buf, n, "by signal %d", (int)interrupted);
+	else if (lbt_comm_signal()) /* another rank's, as the ranks agreed it */
+		snprintf(buf, n, "on another rank (signal %d)", lbt_comm_signal());
+	else
+		snprintf(buf, n, "on another rank");
+	return buf;
+}
+
 int cli_interrupted(const char *cmd, const char *kept)
 {
-	if (lbt_comm_rank() != 0)
-		return EXIT_UNCONVERGED;
-	if (interrupted) /* this rank's own */
-		fprintf(stderr, "lbtorus: %s: interrupted by signal %d; %s\n", cmd, (int)interrupted, kept);
-	else if (lbt_comm_signal()) /* another rank's, as the ranks agreed it */
-		fprintf(stderr, "lbtorus: %s: interrupted on another rank (signal %d); %s\n", cmd, lbt_comm_signal(), kept);
-	else
-		fprintf(stderr, "lbtorus: %s: interrupted on another rank; %s\n", cmd, kept);
+	char by[64];
+	if (lbt_comm_rank() == 0)
+		fprintf(stderr, "lbtorus: %s: interrupted %s; %s\n", cmd, cli_signal_said(by, sizeof by), kept);
 	return EXIT_UNCONVERGED;
 }
 

@@ -403,9 +403,11 @@ static int exit_status(const run_args *a, const lbt_result *sum, const char *met
 	else if (!strcmp(sum->stop, "stalled"))
 		fprintf(stderr, "lbtorus: stalled at step %lld, a fixed point of %s, before '%s' was reached (final ldiff %.17g)\n",
 		        (long long)sum->steps, method, until, ldiff);
-	else if (!strcmp(sum->stop, "interrupted"))
-		fprintf(stderr, "lbtorus: interrupted after step %lld, before '%s' was reached (final ldiff %.17g)\n",
-		        (long long)sum->steps, until, ldiff);
+	else if (!strcmp(sum->stop, "interrupted")) {
+		char by[64];
+		fprintf(stderr, "lbtorus: interrupted %s after step %lld, before '%s' was reached (final ldiff %.17g)\n",
+		        cli_signal_said(by, sizeof by), (long long)sum->steps, until, ldiff);
+	}
 	else
 		fprintf(stderr, "lbtorus: stopped at --max-steps %lld before '%s' was reached (final ldiff %.17g)\n",
 		        (long long)a->cfg.max_steps, until, ldiff);
@@ -427,7 +429,7 @@ int cmd_run(int argc, char **argv)
 	a.cfg.interrupt = stop;
 	lbt_err err;
 	lbt_sim *sim;
-	if ((st = lbt_sim_open(&sim, &a.cfg, &err)) && *stop)
+	if ((st = lbt_sim_open(&sim, &a.cfg, &err)) && (*stop || st == LBT_EINTR)) /* EINTR: another rank's signal */
 		return cli_interrupted("run", "it stopped in its set-up, before the first step: nothing written");
 	if (st)
 		return cli_fail(st, "%s", err.msg);

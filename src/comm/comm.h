@@ -7,6 +7,7 @@
 #ifndef LBTORUS_COMM_PRIV_H
 #define LBTORUS_COMM_PRIV_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -141,6 +142,30 @@ int lbt_comm_alltoallv(const void *send, const int64_t *sendn, void **recv, int6
  * talk to: send fails (LBT_EINVAL), receive finds nothing. */
 int lbt_comm_send(int to, int tag, const void *buf, size_t n);
 int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n);
+
+/* A stop agreement that never waits (a sweep's or a spread's runs, each
+ * rank at its own pace). A rank whose flag is set (the command line's
+ * holds the signal's number) or that asks to stop tells every other rank
+ * at once, by a message of its own (on a communicator of the watch's, so
+ * that no other message matches it); a rank hears of it at its next poll,
+ * between two of its runs, so a signal to any rank stops every rank
+ * within about one run, and no rank waits for another's runs until the
+ * end (close). On one process: the flag and the stop alone.
+ * open and close are collective; poll is not, and never waits; on a
+ * thread other than MPI's main one it only reads what the main thread
+ * heard last and the flag. */
+typedef struct lbt_comm_watch lbt_comm_watch;
+/* A watch of flag (NULL: none); LBT_ENOMEM on every rank if some rank had no memory. */
+int lbt_comm_watch_open(lbt_comm_watch **w, const volatile sig_atomic_t *flag);
+/* 1 once this rank's flag or `stop` is set or another rank's word came. */
+int lbt_comm_watch_poll(lbt_comm_watch *w, int stop);
+/* n bytes to rank `to` with a tag, as lbt_comm_send, without waiting for
+ * the receiver (copied; the send completes by close at the latest). */
+int lbt_comm_watch_send(lbt_comm_watch *w, int to, int tag, const void *buf, size_t n);
+/* Wait until every rank closes (polling: a signal meanwhile still stops
+ * the ranks still running); then whether any rank stopped, the same on
+ * every rank, with the largest signal for lbt_comm_signal. Frees w. */
+int lbt_comm_watch_close(lbt_comm_watch *w, int stop);
 
 /* A file each rank reads or writes its own byte ranges of: MPI-IO under a
  * launcher, pread/pwrite otherwise. all: every rank opens it together

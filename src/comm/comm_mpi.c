@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -404,6 +405,154 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 	*tag = s.MPI_TAG;
 	*n = (size_t)count;
 	return 1;
+}
+
+/* The watch (comm.h): its own communicator for the stop words (a word:
+ * the signal + 1, or 1 for a stop without one), sent at most once a rank,
+ * to every other; the sends not yet known complete (words and
+ * lbt_comm_watch_send's copies), tested at each poll. At close an
+ * Ibarrier, polled, ends the ranks' runs; then the ranks count the words
+ * sent (each rank receives those it has not heard yet) and agree on the
+ * largest (lbt_comm_stop). */
+struct lbt_comm_watch {
+	const volatile sig_atomic_t *flag;
+	MPI_Comm comm;
+	int word, told, heard, stopped, loudest; /* loudest: the largest word heard */
+	int n, cap;
+	MPI_Request *req;
+	char **buf;
+};
+
+int lbt_comm_watch_open(lbt_comm_watch **w, const volatile sig_atomic_t *flag)
+{
+	*w = calloc(1, sizeof **w);
+	if (!lbt_comm_min_int(*w != NULL)) {
+		free(*w);
+		*w = NULL;
+		return LBT_ENOMEM;
+	}
+	(*w)->flag = flag;
+	(*w)->comm = MPI_COMM_NULL;
+	if (joined)
+		MPI_Comm_dup(MPI_COMM_WORLD, &(*w)->comm);
+	return LBT_OK;
+}
+
+/* A send started (buf: its bytes, freed when it completes); 0: no memory for its place. */
+static int watch_keep(lbt_comm_watch *w, MPI_Request r, char *buf)
+{
+	if (w->n == w->cap) {
+		const int c = w->cap ? 2 * w->cap : 16;
+		MPI_Request *q = realloc(w->req, (size_t)c * sizeof *q);
+		if (q)
+			w->req = q;
+		char **b = q ? realloc(w->buf, (size_t)c * sizeof *b) : NULL;
+		if (!b) {
+			MPI_Wait(&r, MPI_STATUS_IGNORE);
+			free(buf);
+			return 0;
+		}
+		w->buf = b;
+		w->cap = c;
+	}
+	w->req[w->n] = r;
+	w->buf[w->n++] = buf;
+	return 1;
+}
+
+int lbt_comm_watch_poll(lbt_comm_watch *w, int stop)
+{
+	const int sig = w->flag ? (int)*w->flag : 0;
+	int is_main = 1;
+	if (joined)
+		MPI_Is_thread_main(&is_main);
+	if (!is_main || !joined)
+		return stop || sig || __atomic_load_n(&w->stopped, __ATOMIC_RELAXED);
+	if ((sig || stop) && !w->told) { /* tell every other rank */
+		w->word = sig > 0 ? sig + 1 : 1;
+		w->told = 1;
+		for (int r = 0; r < size; r++) {
+			MPI_Request q;
+			if (r != rank && MPI_Isend(&w->word, 1, MPI_INT, r, 0, w->comm, &q) == MPI_SUCCESS)
+				watch_keep(w, q, NULL);
+		}
+	}
+	int stopped = w->told, there = 1;
+	while (there) { /* the others' words */
+		MPI_Status st;
+		MPI_Iprobe(MPI_ANY_SOURCE, 0, w->comm, &there, &st);
+		if (there) {
+			int word;
+			MPI_Recv(&word, 1, MPI_INT, st.MPI_SOURCE, 0, w->comm, MPI_STATUS_IGNORE);
+			w->heard++;
+			w->loudest = word > w->loudest ? word : w->loudest;
+		}
+	}
+	stopped |= w->heard > 0;
+	for (int i = 0; i < w->n;) { /* the sends done: their bytes go */
+		int done = 0;
+		MPI_Test(&w->req[i], &done, MPI_STATUS_IGNORE);
+		if (!done) {
+			i++;
+			continue;
+		}
+		free(w->buf[i]);
+		w->req[i] = w->req[--w->n];
+		w->buf[i] = w->buf[w->n];
+	}
+	__atomic_store_n(&w->stopped, stopped, __ATOMIC_RELAXED);
+	return stopped;
+}
+
+int lbt_comm_watch_send(lbt_comm_watch *w, int to, int tag, const void *buf, size_t n)
+{
+	char *copy = malloc(n ? n : 1);
+	if (!joined || !copy) {
+		free(copy);
+		return lbt_comm_send(to, tag, buf, n); /* waits for the receiver instead */
+	}
+	memcpy(copy, buf, n);
+	MPI_Request q;
+	if (MPI_Isend(copy, (int)n, MPI_BYTE, to, tag, MPI_COMM_WORLD, &q) != MPI_SUCCESS) {
+		free(copy);
+		return LBT_EIO;
+	}
+	watch_keep(w, q, copy);
+	return LBT_OK;
+}
+
+int lbt_comm_watch_close(lbt_comm_watch *w, int stop)
+{
+	if (!joined) {
+		stop = stop || (w->flag && *w->flag);
+		free(w);
+		return stop;
+	}
+	const double t0 = MPI_Wtime();
+	MPI_Request all;
+	MPI_Ibarrier(w->comm, &all);
+	for (int done = 0; lbt_comm_watch_poll(w, stop), MPI_Test(&all, &done, MPI_STATUS_IGNORE), !done;)
+		nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL); /* 1 ms: a waiting rank does not spin */
+	lbt_comm_watch_poll(w, stop); /* told is final from here */
+	int told = w->told;
+	MPI_Allreduce(MPI_IN_PLACE, &told, 1, MPI_INT, MPI_SUM, w->comm);
+	for (told -= w->told; w->heard < told; w->heard++) { /* the words not heard yet (all were sent) */
+		int word;
+		MPI_Recv(&word, 1, MPI_INT, MPI_ANY_SOURCE, 0, w->comm, MPI_STATUS_IGNORE);
+		w->loudest = word > w->loudest ? word : w->loudest;
+	}
+	MPI_Waitall(w->n, w->req, MPI_STATUSES_IGNORE);
+	for (int i = 0; i < w->n; i++)
+		free(w->buf[i]);
+	MPI_Comm_free(&w->comm);
+	counted(t0);
+	/* every rank has heard every word: the largest is every rank's, for lbt_comm_signal */
+	const int loudest = w->word > w->loudest ? w->word : w->loudest;
+	const volatile sig_atomic_t sig = loudest > 1 ? loudest - 1 : 0;
+	free(w->req);
+	free(w->buf);
+	free(w);
+	return lbt_comm_stop(&sig, loudest > 0);
 }
 
 /* One axis's exchange of `layers` layers a side as persistent requests

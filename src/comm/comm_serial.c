@@ -81,6 +81,33 @@ int lbt_comm_recv(int wait, int *from, int *tag, char **buf, size_t *n)
 	return 0;
 }
 
+struct lbt_comm_watch {
+	const volatile sig_atomic_t *flag;
+};
+
+int lbt_comm_watch_open(lbt_comm_watch **w, const volatile sig_atomic_t *flag)
+{
+	if (!(*w = malloc(sizeof **w)))
+		return LBT_ENOMEM;
+	(*w)->flag = flag;
+	return LBT_OK;
+}
+
+int lbt_comm_watch_poll(lbt_comm_watch *w, int stop) { return stop || (w->flag && *w->flag); }
+
+int lbt_comm_watch_send(lbt_comm_watch *w, int to, int tag, const void *buf, size_t n)
+{
+	(void)w;
+	return lbt_comm_send(to, tag, buf, n);
+}
+
+int lbt_comm_watch_close(lbt_comm_watch *w, int stop)
+{
+	stop = lbt_comm_watch_poll(w, stop);
+	free(w);
+	return stop;
+}
+
 void lbt_cut_chain(const lbt_cut *cut, int axis, double *acc, int64_t n, void (*add)(void *ctx, double *acc), void *ctx)
 {
 	(void)cut, (void)axis, (void)n;

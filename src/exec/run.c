@@ -277,8 +277,8 @@ static int run_bare(lbt_state *st, const lbt_run_opts *o, lbt_summary *out, lbt_
 	int64_t done = 0;
 	for (; done < o->until.steps && !status; done++) {
 		int interrupted = o->interrupt && *o->interrupt;
-		if (st->grid.cut && o->interrupt) /* every rank stops at the same step */
-			interrupted = !lbt_comm_min_int(!interrupted);
+		if (st->grid.cut && o->interrupt) /* every rank stops at the same step, and knows the signal */
+			interrupted = lbt_comm_stop(o->interrupt, 0);
 		if (interrupted)
 			break;
 		lbt_work_counts w = {0};
@@ -407,8 +407,8 @@ static int loop_ends(run_loop *l)
 	if (r->step >= o->max_steps || (l->N > 0 && r->step >= l->N))
 		return 1;
 	int interrupted = l->ipend == l->npend && o->interrupt && *o->interrupt; /* the grid is at this step */
-	if (l->st->grid.cut && o->interrupt) /* every rank stops at the same step */
-		interrupted = !lbt_comm_min_int(!interrupted);
+	if (l->st->grid.cut && o->interrupt) /* every rank stops at the same step, and knows the signal */
+		interrupted = lbt_comm_stop(interrupted ? o->interrupt : NULL, 0);
 	if (interrupted)
 		out->stop = LBT_STOP_INTERRUPTED;
 	return interrupted;

@@ -394,6 +394,8 @@ int lbt_state_open(lbt_state *st, const lbt_setup *cfg, lbt_err *e)
 		if (all && !status)
 			lbt_state_close(st); /* opened here, not everywhere */
 		status = all;
+		if (status == LBT_EINTR) /* every rank's: all learn the signal (lbt_comm_signal) */
+			lbt_comm_stop(stop, 0);
 	}
 	return status;
 }

@@ -4,7 +4,9 @@
  * sweep deals its small runs, so big jobs put first are dealt evenly; a
  * job's result is a function of the job alone, so it does not matter which
  * rank or thread ran it; the results go to every rank in rank order (an
- * allgather of bytes), so every rank ends with the same bytes. */
+ * allgather of bytes), so every rank ends with the same bytes. A signal
+ * to any rank (the caller's flag) reaches the others between their jobs
+ * (lbt_comm_watch), no rank waiting for another's jobs until the end. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,24 +64,31 @@ static int share(const lbt_spread *s, const int *order, int64_t n, int R, int me
 int lbt_spread_run(const lbt_spread *s, const int *order, int64_t n, int threads, lbt_err *e)
 {
 	const int R = lbt_comm_size(), me = lbt_comm_rank();
-	const int64_t mine = lbt_spread_mine(n), most = (n + R - 1) / R; /* rank 0 runs the most */
+	const int64_t mine = lbt_spread_mine(n);
 	if (threads < 1)
 		threads = 1;
-	/* one round of all this rank's jobs, or (under MPI with a signal flag)
-	 * rounds of a job a thread (the most threads of a rank: as many rounds
-	 * on every rank), each ended by the ranks' word on whether a signal came */
-	const int64_t round = R > 1 && s->interrupt ? -lbt_comm_min_int(-threads) : most;
+	/* under MPI with a signal flag, the ranks watch for a signal to any of
+	 * them between jobs without waiting for each other (lbt_comm_watch):
+	 * jobs not started when one came are skipped, and every rank stops */
+	lbt_comm_watch *w = NULL;
+	if (R > 1 && s->interrupt && lbt_comm_watch_open(&w, s->interrupt))
+		return lbt_errf(e, LBT_ENOMEM, "no memory to watch for signals");
 	int stop = 0;
-	for (int64_t from = 0; from < most && !stop; from += round) {
-		const int64_t to = from + round < mine ? from + round : mine;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-		for (int64_t k = from; k < to; k++) {
-			const int64_t at = me + k * R;
-			s->run(s->ctx, order ? order[at] : at);
+	for (int64_t k = 0; k < mine; k++) {
+		int halt;
+#pragma omp atomic read
+		halt = stop;
+		if (halt)
+			continue;
+		const int64_t at = me + k * R;
+		s->run(s->ctx, order ? order[at] : at);
+		if (w && lbt_comm_watch_poll(w, 0)) {
+#pragma omp atomic write
+			stop = 1;
 		}
-		stop = R > 1 && s->interrupt && lbt_comm_stop(s->interrupt, 0);
 	}
-	if (stop)
+	if (w && lbt_comm_watch_close(w, 0))
 		return lbt_errf(e, LBT_EINTR, "interrupted");
 	return R > 1 ? share(s, order, n, R, me, e) : LBT_OK;
 }

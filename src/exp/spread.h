@@ -24,10 +24,10 @@ typedef struct {
 	int (*result)(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS]);
 	void *ctx;
 	/* the caller's signal flag (the jobs' runs stop at the end of their step
-	 * once it is set) or NULL: under MPI the ranks then run their jobs in
-	 * rounds of one a thread and agree after each whether a signal came to
-	 * any of them, so a signal to one rank stops all after their current
-	 * jobs (LBT_EINTR on every rank, nothing shared) */
+	 * once it is set) or NULL: under MPI a rank signalled tells the others
+	 * at once and each hears of it after its current job, without waiting
+	 * for the others' jobs (lbt_comm_watch), so a signal to one rank stops
+	 * all after their current jobs (LBT_EINTR on every rank, nothing shared) */
 	const volatile sig_atomic_t *interrupt;
 } lbt_spread;
 

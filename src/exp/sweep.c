@@ -359,18 +359,21 @@ static int open_locked(const char *results, int *fd, lbt_err *e)
 /* A sweep spread over MPI ranks (lbt_exec_opts.mpi). Rank 0 holds the
  * results file: it locks it, reads what is done, and appends every record.
  * The small runs not yet done go round-robin in plan order — the i-th to
- * rank i mod R — in rounds of one run a rank (threads as in one process: 1,
- * or o->threads from solo_pes PEs on). A rank sends each finished run to
- * rank 0 as one message ("INDEX REACHED STATUS\n" and the record line, or
- * the error); rank 0 appends the round's records after its own run, and
- * then the ranks agree whether to go on (lbt_comm_stop), so a signal to
- * one rank, or an append that failed on rank 0, stops every rank after its
- * current run. Then the large runs (whole() below) go one after the other
- * over all ranks, each torus cut between them, rank 0 appending the record.
- * The records are those of one process (a record is a function of its run
- * key), in another order; a killed sweep resumes as ever. Every rank
- * returns rank 0's counts. */
-enum { MSG_RUN = 1 };
+ * rank i mod R — each rank running its own one after the other (threads as
+ * in one process: 1, or o->threads from solo_pes PEs on) at its own pace.
+ * A rank sends each finished run to rank 0 as one message ("INDEX REACHED
+ * INTERRUPTED STATUS\n" and the record line, or the error) without waiting
+ * for it to be received, and after its last run a message that it is done;
+ * rank 0 appends the records that came before each of its own runs, and
+ * after its last waits for the rest. A signal to one rank, or an append
+ * that failed on rank 0, reaches every rank before its next run
+ * (lbt_comm_watch): each stops after its current run, and no rank waits
+ * for another's runs but at the end. Then the large runs (whole() below) go
+ * one after the other over all ranks, each torus cut between them, rank 0
+ * appending the record. The records are those of one process (a record is
+ * a function of its run key), in another order; a killed sweep resumes as
+ * ever. Every rank returns rank 0's counts. */
+enum { MSG_RUN = 1, MSG_DONE = 2 };
 
 /* A run for all R ranks at once: at least solo_pes PEs, a method whose
  * kernels take cut views, extents that a grid of R ranks cuts (a search
@@ -441,23 +444,32 @@ static int spread_queue(const lbt_plan *pl, const char *results, lbt_sweep_progr
 	return st;
 }
 
-/* The end of a round of `ranks` small runs (ranks 0 .. ranks-1 ran one
- * each): rank 0 takes the others' ranks - 1 messages; then whether every
- * rank goes on (no signal anywhere, rank 0's appends all made; collective). */
-static int round_end(exec_ctx *x, const lbt_plan *pl, int ranks)
+/* Rank 0: the other ranks' messages that came (wait: until every rank
+ * said it is done); *left: the ranks not done yet. A rank signalled while
+ * rank 0 waits tells the ranks still running (lbt_comm_watch_poll). */
+static void take_all(exec_ctx *x, const lbt_plan *pl, lbt_comm_watch *w, int wait, int *left)
 {
 	char *msg;
 	size_t n;
 	int from, tag;
-	for (int k = 1; lbt_comm_rank() == 0 && k < ranks && lbt_comm_recv(1, &from, &tag, &msg, &n); k++) {
-		take_message(x, pl, msg, n);
+	for (;;) {
+		if (!lbt_comm_recv(0, &from, &tag, &msg, &n)) {
+			if (!wait || !*left)
+				return;
+			lbt_comm_watch_poll(w, x->stop);
+			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL); /* 1 ms: waiting, not spinning */
+			continue;
+		}
+		if (tag == MSG_DONE)
+			--*left;
+		else
+			take_message(x, pl, msg, n);
 		free(msg);
 	}
-	return lbt_comm_stop(x->o->interrupt, x->stop);
 }
 
 /* Another rank's small run: run it and send rank 0 its record or error. */
-static void spread_send(const lbt_plan_run *r, int64_t index, int threads, const lbt_exec_opts *o)
+static void spread_send(lbt_comm_watch *w, const lbt_plan_run *r, int64_t index, int threads, const lbt_exec_opts *o)
 {
 	char *line = NULL, *msg = NULL;
 	size_t len = 0, mlen = 0;
@@ -470,40 +482,43 @@ static void spread_send(const lbt_plan_run *r, int64_t index, int threads, const
 		fputs(rs ? re.msg : line ? line : "", m); /* no line: interrupted, no record */
 		fclose(m);
 	}
-	if (!msg || lbt_comm_send(0, MSG_RUN, msg, mlen))
-		lbt_comm_send(0, MSG_RUN, "-1 0 0 0\n", 9); /* rank 0 counts it failed */
+	if (!msg || lbt_comm_watch_send(w, 0, MSG_RUN, msg, mlen))
+		lbt_comm_watch_send(w, 0, MSG_RUN, "-1 0 0 0\n", 9); /* rank 0 counts it failed */
 	free(msg);
 	free(line);
 }
 
-/* The small runs round-robin in rounds of one a rank, each round ended
- * by round_end: every rank makes the same rounds (the same queue), and
- * every rank's run of a round sends its message (a run started after a
- * signal stops at once, interrupted), so rank 0 waits for no message that
- * does not come. */
-static void spread_small(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, int64_t nt)
+/* The small runs round-robin, each rank its own, looking before each
+ * whether some rank stopped (w); then the other ranks say they are done
+ * and rank 0 takes their messages until all did. Returns whether the
+ * sweep stopped (the same on every rank). */
+static int spread_small(exec_ctx *x, const lbt_plan *pl, const int64_t *todo, int64_t nt, lbt_comm_watch *w)
 {
 	const lbt_exec_opts *o = x->o;
 	const int R = lbt_comm_size(), me = lbt_comm_rank();
 	int64_t i = 0; /* small runs dealt */
+	int left = R - 1;
 	for (int64_t k = 0; k < nt; k++) {
 		const lbt_plan_run *r = &pl->run[todo[k]];
-		if (whole(r, o, R))
+		if (whole(r, o, R) || i++ % R != me)
 			continue;
-		if (i++ % R == me) {
-			const int threads = r->pes >= o->solo_pes ? o->threads : 1;
-			if (me != 0)
-				spread_send(r, todo[k], threads, o);
-			else {
-				x->p->in_flight++;
-				do_run(x, r, threads);
-			}
+		if (me == 0)
+			take_all(x, pl, w, 0, &left);
+		if (lbt_comm_watch_poll(w, x->stop))
+			break;
+		const int threads = r->pes >= o->solo_pes ? o->threads : 1;
+		if (me != 0)
+			spread_send(w, r, todo[k], threads, o);
+		else {
+			x->p->in_flight++;
+			do_run(x, r, threads);
 		}
-		if (i % R == 0 && round_end(x, pl, R))
-			return;
 	}
-	if (i % R)
-		round_end(x, pl, (int)(i % R));
+	if (me != 0)
+		lbt_comm_watch_send(w, 0, MSG_DONE, "", 0);
+	else
+		take_all(x, pl, w, 1, &left);
+	return lbt_comm_watch_close(w, x->stop);
 }
 
 /* The large runs, one after the other, each over all ranks (all stop
@@ -541,8 +556,15 @@ static int spread_exec(const lbt_plan *pl, const char *results, const lbt_exec_o
 	const int me = lbt_comm_rank();
 	if (me == 0 && o->on_progress)
 		o->on_progress(o->ctx, out);
-	spread_small(&x, pl, todo, nt);
-	spread_whole(&x, pl, todo, nt);
+	lbt_comm_watch *w;
+	if (lbt_comm_watch_open(&w, o->interrupt)) {
+		free(todo);
+		if (me == 0)
+			close(fd);
+		return lbt_errf(e, LBT_ENOMEM, "no memory to watch for signals");
+	}
+	if (!spread_small(&x, pl, todo, nt, w))
+		spread_whole(&x, pl, todo, nt);
 	free(todo);
 	if (me == 0)
 		close(fd); /* releases the lock */

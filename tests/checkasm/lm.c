@@ -357,8 +357,9 @@ static void team_steps(void)
 
 /* lm_steps on a cut view: a slab of one rank holding the whole first axis
  * (what LBTORUS_CUT=1 runs), its halo deep enough for K steps between fills
- * (cut_steps; with AVX2 a 2-D slab of rows of whole byte vectors stays in
- * the byte copy for the call, the halo rows packed after each fill), calls
+ * (cut_steps; with AVX2 and AVX-512 a 2-D slab of rows of whole byte
+ * vectors stays in the byte copy for the call, the halo rows packed after
+ * each fill), calls
  * of several steps against as many reference steps on the whole torus:
  * every step's counters and the loads after every call. The fill copies
  * the slab's own rows into its halo (a torus; a mesh's is never read). */
@@ -426,15 +427,15 @@ static void cut_case(int cond, const lbt_shape *s, int kind, int threads, int K,
 	ck_pair_close(&p);
 }
 
-/* Tori, meshes and mixed, rows of whole byte vectors and not (96 and 40
- * PEs: 3 and 1.25 vectors), slabs thinner than the halo (3 rows, K = 3),
+/* Tori, meshes and mixed, rows of whole byte vectors and not (AVX2: 96
+ * and 40 PEs, 3 and 1.25 vectors; AVX-512: 192 and 96, 3 and 1.5), slabs thinner than the halo (3 rows, K = 3),
  * loads in bytes, beyond them (a pile: the slab stays out of the byte copy
  * or leaves it mid-call as the pile spreads into rows it holds), halos of
  * 1, 2 and 3 steps; the full tier adds 2 threads on 512x256. */
 static void cut_on(int full)
 {
 	static const char *const grids[][2] = {{"64x64", "torus"}, {"33x128", "mesh,torus"}, {"20x96", "torus,mesh"},
-	                                       {"3x64", "torus"}, {"12x40", "mesh"}};
+	                                       {"3x64", "torus"}, {"12x40", "mesh"}, {"9x192", "torus,mesh"}};
 	static const int kinds[] = {L_UPTO125, L_SMALL, L_PILE, L_BYTE};
 	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
 		const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);
