@@ -59,6 +59,7 @@ typedef struct {
 	int64_t e[8], s[8];                  /* per active axis: extent, stride in PEs */
 	int64_t units[8], per[8];            /* per active axis: a substep's units, and a unit's vectors */
 	int torus[8], kind[8];
+	int top;                             /* the byte copy: the largest load a step takes */
 	simde__m256i next[8], prev[8];        /* groups: the byte shuffles to the PE s after and s before */
 	simde__m256i edge[8], first[8];       /* groups: -1 in lanes with a link (a successor), with a predecessor */
 } dshape;
@@ -797,6 +798,477 @@ static int dense_steps(const lbt_view *v, const dshape *x, int cond, int n, cons
 	return j.ok ? j.done : 0;
 }
 
+/* Byte steps at D >= 3. Where the conditions look at no predecessor's load
+ * (C0, C1, C3, C5: lm_avx2_steps.h's bcond) and every load fits, the copy
+ * is int8, 32 PEs a vector: half the int16 copy's memory streamed per
+ * substep. A substep along a torus axis leaves every load at most
+ * max(old maximum, 2) (Henrich's Lemma 1, ring by ring) and takes none
+ * below 0; along a mesh axis only the last PE of a line, which gives
+ * nothing, may pass the old maximum, by 1. So a step of a grid with m
+ * mesh axes whose loads are at most 126 - m (D8LIM; 127 is where the
+ * packing saturates a larger load) keeps them in int8 and every substep
+ * is exact. The copy has the int16 copy's order and the same
+ * kinds of axis in 32 lanes: columns (s a multiple of 32), lanes (s = 1,
+ * 4, 8 or 16, s e a multiple of 32), groups (s e = 4, 8 or 16 inside each
+ * 128-bit lane); the units, blocks, tiles and fused axis of dense_step_part
+ * with the same team and barriers. A step after which the maximum is
+ * above the limit ends the bytes: the loads are widened back and the call
+ * goes on in the int16 copy (dense_many). */
+enum { D8 = 32, D8TILE = 128 };
+static V bcond(int cond, V l, V ln); /* lm_avx2_steps.h: the conditions in int8 lanes, the 32 loads of four int32 vectors */
+static V bpack(const int32_t *p);
+static void bwiden_store(int32_t *out, V x, int stream);
+#define D8LIM(m) (INT8_MAX - 1 - (m))
+
+/* The byte copy's kinds of axis for the int16 copy's shape x (cond one of
+ * bcond's): 1 and y filled, else 0. y->n holds the largest load a step
+ * takes (y->top: D8LIM). */
+static int d8_shape(const dshape *x, int cond, dshape *y)
+{
+	if (!(cond == LBT_C0 || cond == LBT_C1 || cond == LBT_C3 || cond == LBT_C5) || x->P % D8 ||
+	    !(x->n == 4 || x->n == 8 || x->n == 16 || x->n % D8 == 0))
+		return 0;
+	*y = *x;
+	int mesh = 0;
+	for (int k = 0; k < x->D; k++) {
+		const int64_t s = x->s[k], B = s * x->e[k];
+		mesh += !x->torus[k];
+		if (s % D8 == 0) {
+			y->kind[k] = DCOL;
+			y->per[k] = x->e[k];
+		} else if ((s == 1 || s == 4 || s == 8 || s == 16) && B % D8 == 0) {
+			y->kind[k] = DLANE;
+			y->per[k] = B / D8;
+		} else if (B == 4 || B == 8 || B == 16) {
+			y->kind[k] = DGROUP;
+			y->per[k] = 1;
+			int8_t nx[32], pv[32], ed[32];
+			for (int i = 0; i < 32; i++) {
+				const int pos = (int)(i % B), base = i - pos;
+				nx[i] = (int8_t)((base + (pos + s) % B) % 16);
+				pv[i] = (int8_t)((base + (pos - s + B) % B) % 16);
+				ed[i] = (int8_t)(x->torus[k] || pos < B - s ? -1 : 0);
+			}
+			y->next[k] = simde_mm256_loadu_si256((const void *)nx);
+			y->prev[k] = simde_mm256_loadu_si256((const void *)pv);
+			y->edge[k] = simde_mm256_loadu_si256((const void *)ed);
+		} else
+			return 0;
+		y->units[k] = x->P / (y->per[k] * D8);
+	}
+	y->top = D8LIM(mesh);
+	return 1;
+}
+
+/* Copy vectors i0/32 .. i1/32 - 1 of the grid packed (with signed
+ * saturation) into b: the unsigned maximum of the bytes (a negative load
+ * is above 127). Rows of fewer than 32 PEs through a buffer. */
+static int d8_pack(const lbt_view *v, int64_t n, int8_t *b, int64_t i0, int64_t i1)
+{
+	int32_t t[D8] __attribute__((aligned(LBT_ALIGN)));
+	V top = VSET1(0);
+	drows o = drows_at(v, i0 / n);
+	for (int64_t i = i0; i < i1; i += D8) {
+		V d;
+		if (n >= D8) {
+			const int64_t j = i % n;
+			d = bpack(v->load + o.off + j);
+			if (j + D8 == n)
+				drows_next(&o, v);
+		} else {
+			for (int64_t k = 0; k < D8; k += n) {
+				memcpy(t + k, v->load + o.off, (size_t)n * sizeof *t);
+				drows_next(&o, v);
+			}
+			d = bpack(t);
+		}
+		top = simde_mm256_max_epu8(top, d);
+		VSTORE(b + i, d);
+	}
+	int8_t m[D8] __attribute__((aligned(LBT_ALIGN)));
+	VSTORE(m, top);
+	int most = 0;
+	for (int k = 0; k < D8; k++)
+		most = (uint8_t)m[k] > most ? (uint8_t)m[k] : most;
+	return most;
+}
+
+/* Copy vectors i0/32 .. i1/32 - 1 widened back into the grid (a grid
+ * beyond the second-level cache by streaming stores: the caller fences). */
+static void d8_unpack(const lbt_view *v, int64_t n, const int8_t *b, int64_t i0, int64_t i1)
+{
+	int32_t t[D8] __attribute__((aligned(LBT_ALIGN)));
+	const int stream = i1 - i0 >= (1 << 17);
+	drows o = drows_at(v, i0 / n);
+	for (int64_t i = i0; i < i1; i += D8) {
+		if (n >= D8) {
+			const int64_t j = i % n;
+			bwiden_store(v->load + o.off + j, VLOAD(b + i), stream);
+			if (j + D8 == n)
+				drows_next(&o, v);
+		} else {
+			bwiden_store(t, VLOAD(b + i), 0);
+			for (int64_t k = 0; k < D8; k += n) {
+				memcpy(v->load + o.off, t + k, (size_t)n * sizeof *t);
+				drows_next(&o, v);
+			}
+		}
+	}
+}
+
+/* A thread's counters: C_i counted in uint8 lanes (-1 each), emptied into
+ * 64-bit lanes (mv) before a lane could pass 255; with stats, max and min
+ * (int8) and the total (64-bit lanes). */
+typedef struct {
+	V cnt, mx, mn, sum, mv;
+	int adds;
+} d8regs;
+static ALWAYS_INLINE void d8count(d8regs *R, V cs)
+{
+	if (R->adds == 255) {
+		R->mv = simde_mm256_add_epi64(R->mv, simde_mm256_sad_epu8(R->cnt, VSET1(0)));
+		R->cnt = VSET1(0);
+		R->adds = 0;
+	}
+	R->adds++;
+	R->cnt = simde_mm256_sub_epi8(R->cnt, cs);
+}
+static ALWAYS_INLINE void d8stats(d8regs *R, V x)
+{
+	R->mx = simde_mm256_max_epi8(R->mx, x);
+	R->mn = simde_mm256_min_epi8(R->mn, x);
+	R->sum = simde_mm256_add_epi64(R->sum, simde_mm256_sad_epu8(x, VSET1(0)));
+}
+
+/* The update of vector l (its successors' loads ln; cp the C_i of the PEs
+ * before it), counted: stores l's new loads at p and returns its C_i
+ * (masked by linked). */
+static ALWAYS_INLINE V d8_put(const int cond, int8_t *p, V l, V ln, V cp, V linked, d8regs *R)
+{
+	const V cs = simde_mm256_and_si256(bcond(cond, l, ln), linked);
+	d8count(R, cs);
+	VSTORE(p, simde_mm256_sub_epi8(simde_mm256_add_epi8(l, cs), cp));
+	return cs;
+}
+
+/* Columns (dense_cols in bytes): units u0 .. u1-1, a unit the column of
+ * one vector of a block. */
+static ALWAYS_INLINE void d8_cols(const int cond, int8_t *b, int64_t e, int64_t s, int torus, int64_t u0, int64_t u1,
+                                  d8regs *R)
+{
+	const V all = VSET1(-1), zero = VSET1(0);
+	const int64_t per = s / D8;
+	for (int64_t u = u0; u < u1; u++) {
+		int8_t *p = b + u / per * (s * e) + u % per * D8;
+		const V first = VLOAD(p), lastv = VLOAD(p + (e - 1) * s);
+		V l = first, cp = torus ? bcond(cond, lastv, first) : zero; /* the last slice's C_i, handed to the first on a torus */
+		int64_t i = 0;
+		for (; i + 1 < e; i++) {
+			const V ln = VLOAD(p + (i + 1) * s);
+			cp = d8_put(cond, p + i * s, l, ln, cp, all, R);
+			l = ln;
+		}
+		d8_put(cond, p + i * s, l, torus ? first : zero, cp, torus ? all : zero, R);
+	}
+}
+
+/* Columns of a streamed axis (dense_tiles in bytes): slice by slice over
+ * tiles of at most D8TILE columns of a block, each column's C_i (cp) and
+ * old first slice (fv) in buffers. d8tile_open fills them, d8tile_slice
+ * updates slice i of the tile at p. */
+static ALWAYS_INLINE void d8tile_open(const int cond, const int8_t *p, int64_t e, int64_t s, int torus, int64_t m, V *cp,
+                                      V *fv)
+{
+	for (int64_t t = 0; t < m; t++) {
+		const V first = VLOAD(p + t * D8);
+		fv[t] = first;
+		cp[t] = torus ? bcond(cond, VLOAD(p + (e - 1) * s + t * D8), first) : VSET1(0);
+	}
+}
+static ALWAYS_INLINE void d8tile_slice(const int cond, int8_t *p, int64_t e, int64_t s, int torus, int64_t m, int64_t i,
+                                       V *cp, const V *fv, d8regs *R)
+{
+	const V all = VSET1(-1), zero = VSET1(0);
+	int8_t *q = p + i * s;
+	if (i + 1 < e)
+		for (int64_t t = 0; t < m; t++)
+			cp[t] = d8_put(cond, q + t * D8, VLOAD(q + t * D8), VLOAD(q + s + t * D8), cp[t], all, R);
+	else
+		for (int64_t t = 0; t < m; t++)
+			d8_put(cond, q + t * D8, VLOAD(q + t * D8), torus ? fv[t] : zero, cp[t], torus ? all : zero, R);
+}
+static ALWAYS_INLINE void d8_tiles(const int cond, int8_t *b, int64_t e, int64_t s, int torus, int64_t u0, int64_t u1,
+                                   d8regs *R)
+{
+	V cp[D8TILE], fv[D8TILE];
+	const int64_t per = s / D8;
+	for (int64_t u = u0; u < u1;) {
+		int64_t m = per - u % per; /* the tile: to the block's end, the range's, or D8TILE */
+		m = m < u1 - u ? m : u1 - u;
+		m = m < D8TILE ? m : D8TILE;
+		int8_t *p = b + u / per * (s * e) + u % per * D8;
+		d8tile_open(cond, p, e, s, torus, m, cp, fv);
+		for (int64_t i = 0; i < e; i++)
+			d8tile_slice(cond, p, e, s, torus, m, i, cp, fv, R);
+		u += m;
+	}
+}
+
+/* Lanes: blocks of s e PEs, J whole vectors, neighbours S bytes across (S =
+ * s: 1, 4, 8 or 16; each its literal for alignr, as dshl). */
+#define D8SHL_N(N, prev, cur) simde_mm256_alignr_epi8((cur), simde_mm256_permute2x128_si256((prev), (cur), 0x21), 16 - (N))
+#define D8SHR_N(N, cur, next) simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256((cur), (next), 0x21), (cur), (N))
+static ALWAYS_INLINE V d8shl(const int S, V prev, V cur)
+{
+	switch (S) {
+	case 1: return D8SHL_N(1, prev, cur);
+	case 4: return D8SHL_N(4, prev, cur);
+	case 8: return D8SHL_N(8, prev, cur);
+	default: return simde_mm256_permute2x128_si256(prev, cur, 0x21);
+	}
+}
+static ALWAYS_INLINE V d8shr(const int S, V cur, V next)
+{
+	switch (S) {
+	case 1: return D8SHR_N(1, cur, next);
+	case 4: return D8SHR_N(4, cur, next);
+	case 8: return D8SHR_N(8, cur, next);
+	default: return simde_mm256_permute2x128_si256(cur, next, 0x21);
+	}
+}
+/* The update of vector cur of a lanes block (next the vector after it, csp
+ * the C_i of the one before), counted, with the statistics on the row's
+ * axis (S = 1): stores its new loads at p and returns its C_i (masked by
+ * linked). */
+static ALWAYS_INLINE V d8_lane(const int cond, const int S, int8_t *p, V cur, V next, V csp, V linked, d8regs *R)
+{
+	const V cs = simde_mm256_and_si256(bcond(cond, cur, d8shr(S, cur, next)), linked);
+	const V x = simde_mm256_sub_epi8(simde_mm256_add_epi8(cur, cs), d8shl(S, csp, cs));
+	d8count(R, cs);
+	if (S == 1)
+		d8stats(R, x);
+	VSTORE(p, x);
+	return cs;
+}
+static ALWAYS_INLINE void d8_lanes(const int cond, const int S, int8_t *b, int64_t e, int torus, int64_t u0, int64_t u1,
+                                   d8regs *R)
+{
+	const int64_t J = S * e / D8;
+	const V all = VSET1(-1), zero = VSET1(0);
+	/* the last vector of a mesh block: its last S lanes have no link */
+	const V tail = simde_mm256_cmpgt_epi8(simde_mm256_set1_epi8((char)(D8 - S)),
+	                                      simde_mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+	                                                            17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31));
+	for (int64_t u = u0; u < u1; u++) {
+		int8_t *p = b + u * S * e;
+		const V first = VLOAD(p), lastv = VLOAD(p + (J - 1) * D8);
+		/* C_i of the last vector, whose lanes hand it to the first on a torus */
+		V cur = first, csp = torus ? bcond(cond, lastv, d8shr(S, lastv, first)) : zero;
+		int64_t j = 0;
+		for (; j + 1 < J; j++) {
+			const V next = VLOAD(p + (j + 1) * D8);
+			csp = d8_lane(cond, S, p + j * D8, cur, next, csp, all, R);
+			cur = next;
+		}
+		d8_lane(cond, S, p + j * D8, cur, torus ? first : zero, csp, torus ? all : tail, R);
+	}
+}
+
+/* Groups: blocks of 4, 8 or 16 PEs inside each 128-bit lane, the
+ * successor by a byte shuffle (x->next) and the C_i of the predecessor by
+ * another (x->prev); on a mesh, edge masks the last slice's C. */
+static ALWAYS_INLINE void d8_groups(const int cond, const int stats, int8_t *b, const dshape *x, int k, int64_t u0,
+                                    int64_t u1, d8regs *R)
+{
+	const V nx = x->next[k], pv = x->prev[k], edge = x->edge[k];
+	for (int64_t u = u0; u < u1; u++) {
+		int8_t *p = b + u * D8;
+		const V l = VLOAD(p);
+		const V cs = simde_mm256_and_si256(bcond(cond, l, simde_mm256_shuffle_epi8(l, nx)), edge);
+		const V y = simde_mm256_sub_epi8(simde_mm256_add_epi8(l, cs), simde_mm256_shuffle_epi8(cs, pv));
+		d8count(R, cs);
+		if (stats)
+			d8stats(R, y);
+		VSTORE(p, y);
+	}
+}
+
+/* Units u0 .. u1-1 of the substep along active axis k (dense_pass). */
+static ALWAYS_INLINE void d8_pass(const int cond, int8_t *b, const dshape *x, int k, int streamed, int64_t u0, int64_t u1,
+                                  d8regs *R)
+{
+	const int64_t e = x->e[k], s = x->s[k];
+	const int torus = x->torus[k];
+	if (x->kind[k] == DCOL && streamed)
+		d8_tiles(cond, b, e, s, torus, u0, u1, R);
+	else if (x->kind[k] == DCOL)
+		d8_cols(cond, b, e, s, torus, u0, u1, R);
+	else if (x->kind[k] == DGROUP)
+		(s == 1 ? d8_groups(cond, 1, b, x, k, u0, u1, R) : d8_groups(cond, 0, b, x, k, u0, u1, R));
+	else
+		switch (s) {
+		case 1: d8_lanes(cond, 1, b, e, torus, u0, u1, R); break;
+		case 4: d8_lanes(cond, 4, b, e, torus, u0, u1, R); break;
+		case 8: d8_lanes(cond, 8, b, e, torus, u0, u1, R); break;
+		default: d8_lanes(cond, 16, b, e, torus, u0, u1, R); break;
+		}
+}
+
+/* The last streamed axis K-1 folded into the block phase (dense_fused). */
+static ALWAYS_INLINE void d8_fused(const int cond, int8_t *b, const dshape *x, int K, int64_t q0, int64_t q1, d8regs *R)
+{
+	V cp[DFUSE / D8], fv[DFUSE / D8];
+	const int64_t e = x->e[K - 1], s = x->s[K - 1], m = s / D8, nb = x->P / s;
+	const int torus = x->torus[K - 1];
+	for (int64_t q = q0; q < q1; q++) {
+		int8_t *p = b + q * s * e;
+		d8tile_open(cond, p, e, s, torus, m, cp, fv);
+		for (int64_t i = 0; i < e; i++) {
+			d8tile_slice(cond, p, e, s, torus, m, i, cp, fv, R);
+			for (int k = K; k < x->D; k++) {
+				const int64_t per = x->units[k] / nb;
+				d8_pass(cond, b, x, k, 0, (q * e + i) * per, (q * e + i + 1) * per, R);
+			}
+		}
+	}
+}
+
+/* Thread t's part of one step of the byte copy (dense_step_part). */
+static ALWAYS_INLINE void d8_step_part(const int cond, int8_t *b, const dshape *x, int K, int64_t blk, const lbt_team *t,
+                                       dpart *out)
+{
+	d8regs R = {VSET1(0), simde_mm256_set1_epi8(INT8_MIN), simde_mm256_set1_epi8(INT8_MAX), VSET1(0), VSET1(0), 0};
+	const int fuse = K >= 1 && K < x->D && x->kind[K - 1] == DCOL && blk <= DFUSE && x->P / (blk * x->e[K - 1]) >= t->n;
+	const int F = fuse ? K - 1 : K;
+	for (int k = 0; k < F; k++) {
+		const int64_t U = x->units[k];
+		if (k)
+			lbt_team_barrier(t);
+		d8_pass(cond, b, x, k, 1, U * t->id / t->n, U * (t->id + 1) / t->n, &R);
+	}
+	if (fuse) {
+		const int64_t nb = x->P / (blk * x->e[K - 1]);
+		if (F)
+			lbt_team_barrier(t);
+		d8_fused(cond, b, x, K, nb * t->id / t->n, nb * (t->id + 1) / t->n, &R);
+	} else if (K < x->D) {
+		const int64_t nb = x->P / blk;
+		if (K)
+			lbt_team_barrier(t);
+		for (int64_t q = nb * t->id / t->n; q < nb * (t->id + 1) / t->n; q++)
+			for (int k = K; k < x->D; k++) {
+				const int64_t per = x->units[k] / nb;
+				d8_pass(cond, b, x, k, 0, q * per, (q + 1) * per, &R);
+			}
+	}
+	int8_t mx[D8] __attribute__((aligned(LBT_ALIGN))), mn[D8] __attribute__((aligned(LBT_ALIGN)));
+	int64_t q[8] __attribute__((aligned(LBT_ALIGN)));
+	VSTORE(mx, R.mx);
+	VSTORE(mn, R.mn);
+	VSTORE(q, simde_mm256_add_epi64(R.mv, simde_mm256_sad_epu8(R.cnt, VSET1(0))));
+	VSTORE(q + 4, R.sum);
+	*out = (dpart){.moved = q[0] + q[1] + q[2] + q[3], .total = q[4] + q[5] + q[6] + q[7], .max = INT8_MIN, .min = INT8_MAX};
+	for (int i = 0; i < D8; i++) {
+		out->max = mx[i] > out->max ? mx[i] : out->max;
+		out->min = mn[i] < out->min ? mn[i] : out->min;
+	}
+}
+
+/* A call in the byte copy (djob's): the grid, the copy b and its shape x,
+ * the call's steps and stop, the steps' counts; per
+ * thread its part of a step and whether its range fits; whether all did,
+ * the steps done, and whether they ended for a load beyond the bytes. */
+typedef struct {
+	const lbt_view *v;
+	const dshape *x;
+	int n;
+	const lbt_steps_stop *stop;
+	int8_t *b;
+	lbt_counts *c;
+	dpart *part;
+	int *fits;
+	int go, done, left;
+} d8job;
+
+/* Thread t's share (dense_run_impl's): pack its range; if every range
+ * fits, the steps until n are done, a step meets the stop or leaves a
+ * load above the limit; its range widened back. */
+static ALWAYS_INLINE void d8_run_impl(const int cond, d8job *j, const lbt_team *t)
+{
+	const dshape *x = j->x;
+	const int64_t nv = x->P / D8, i0 = nv * t->id / t->n * D8, i1 = nv * (t->id + 1) / t->n * D8;
+	int K;
+	int64_t blk;
+	dense_blocks(x, t->n, &K, &blk);
+	for (int k = K; k < x->D; k++) /* a block of whole units on every axis from K (every thread the same) */
+		if (x->units[k] % (x->P / blk))
+			return;
+	j->fits[t->id] = d8_pack(j->v, x->n, j->b, i0, i1) <= x->top;
+	lbt_team_barrier(t);
+	for (int q = 0; q < t->n; q++)
+		if (!j->fits[q])
+			return; /* every thread the same: the grid untouched */
+	int s = 0, left = 0;
+	while (s < j->n) {
+		d8_step_part(cond, j->b, x, K, blk, t, &j->part[t->id]);
+		lbt_team_barrier(t);
+		lbt_counts r = {.max = INT32_MIN, .min = INT32_MAX, .shifts = x->D, .has_stats = 1};
+		for (int q = 0; q < t->n; q++) {
+			const dpart *p = &j->part[q];
+			r.moved += p->moved;
+			r.total += p->total;
+			r.max = r.max > p->max ? r.max : p->max;
+			r.min = r.min < p->min ? r.min : p->min;
+		}
+		if (t->id == 0)
+			j->c[s] = r;
+		s++;
+		if (stop_met(j->stop, r.max, r.min))
+			break;
+		if (r.max > x->top) { /* the next step might not fit */
+			left = s < j->n;
+			break;
+		}
+	}
+	d8_unpack(j->v, x->n, j->b, i0, i1);
+	simde_mm_sfence();
+	if (t->id == 0) {
+		j->go = 1;
+		j->done = s;
+		j->left = left;
+	}
+}
+#define D8_RUNS(k) \
+	static void d8_run_##k(void *j, const lbt_team *t) { d8_run_impl(k, j, t); }
+D8_RUNS(0) D8_RUNS(1) D8_RUNS(3) D8_RUNS(5)
+static const lbt_team_fn d8_runs[LBT_NCOND] = {d8_run_0, d8_run_1, NULL, d8_run_3, NULL, d8_run_5};
+
+/* Up to n steps of a grid that takes the byte copy (y: d8_shape's), in the
+ * copy b (P bytes), on a thread per DTHREAD PEs (at most v->threads): the
+ * steps done (each one's counts into c), *left set where they ended for a
+ * load beyond the bytes before n; 0 where the loads do not fit (the grid
+ * unchanged). */
+static int d8_steps(const lbt_view *v, const dshape *y, int cond, int n, const lbt_steps_stop *stop, int8_t *b,
+                    lbt_counts *c, int *left)
+{
+	int64_t T = v->threads > 1 ? v->threads : 1;
+	T = T < y->P / DTHREAD ? T : y->P / DTHREAD;
+	T = T > 1 ? T : 1;
+	dpart one;
+	int fit1;
+	dpart *part = T == 1 ? &one : lbt_alloc_aligned((size_t)T * sizeof *part);
+	int *fits = T == 1 ? &fit1 : lbt_alloc_aligned((size_t)T * sizeof *fits);
+	d8job j = {.v = v, .x = y, .n = n, .stop = stop, .b = b, .c = c, .part = part, .fits = fits};
+	if (part && fits)
+		lbt_team_run((int)T, d8_runs[cond], &j);
+	if (T > 1) {
+		free(part);
+		free(fits);
+	}
+	*left = j.go && j.left;
+	return j.go ? j.done : 0;
+}
+
 /* Is the copy worth it for calls of `steps` steps? The roll serves worst
  * rows of 4 or 8 PEs (no narrow rows there) and four axes and more; a 3-D
  * grid of long rows takes the copy only for several steps a call and while
@@ -831,20 +1303,22 @@ static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_
 	return 1;
 }
 
-/* lm_steps on a grid that takes the copy, kept for the call (on a team).
- * max, the caller's maximum of the loads, may be too low (the packing
- * checks them); where it is too high for the lanes (a pile: stand-ins, or
+/* lm_steps on a grid that takes the copy, kept for the call (on a team):
+ * the byte copy where the condition and the loads allow (for any number
+ * of steps a call: a byte step is cheaper than the roll's), else the int16
+ * copy where it is worth it. max, the caller's maximum of the loads, may
+ * be too low (the packing checks them); where it is too high for the lanes (a pile: stand-ins, or
  * no copy), a copy that failed is tried again only after a wait that
  * doubles (with one thread, 8^6 ran 15-25 % slower when its cache was
  * allocated and the packing tried every call). */
 static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                       lbt_lm_cache *cache, lbt_counts *c)
 {
-	dshape x;
-	if (n < 2 || !cache || !dense_shape(v, DENSE_BIG, &x) || !dense_worth(&x, n))
+	dshape x, y;
+	if (n < 2 || !cache || !dense_shape(v, DENSE_BIG, &x))
 		return 0;
-	const int pile = (int64_t)max > DSTAND((int64_t)(n < DNMAX ? n : DNMAX) * x.D);
-	if (pile && cache->wait-- > 0)
+	const int bytes = d8_shape(&x, cond, &y) && max <= y.top;
+	if (!bytes && !dense_worth(&x, n))
 		return 0;
 	const size_t need = (size_t)x.P * sizeof(int16_t);
 	if (cache->size < need) {
@@ -852,7 +1326,18 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
 		cache->mem = lbt_alloc_aligned(need);
 		cache->size = cache->mem ? need : 0;
 	}
-	const int done = cache->mem ? dense_steps(v, &x, cond, n, stop, cache->mem, c) : 0;
+	if (!cache->mem)
+		return 0;
+	int left;
+	const int got = bytes ? d8_steps(v, &y, cond, n, stop, cache->mem, c, &left) : 0;
+	if (got && left) /* a load beyond the bytes: the rest of the call in the int16 copy (its loads fit) */
+		return got + dense_steps(v, &x, cond, n - got, stop, cache->mem, c + got);
+	if (got || !dense_worth(&x, n))
+		return got;
+	const int pile = (int64_t)max > DSTAND((int64_t)(n < DNMAX ? n : DNMAX) * x.D);
+	if (pile && cache->wait-- > 0)
+		return 0;
+	const int done = dense_steps(v, &x, cond, n, stop, cache->mem, c);
 	if (pile) { /* a pile that did not take stand-ins: tried again after 1, 2, 4 ... 256 calls */
 		cache->backoff = done ? 0 : cache->backoff ? (cache->backoff < 256 ? 2 * cache->backoff : 256) : 1;
 		cache->wait = cache->backoff;

@@ -693,11 +693,47 @@ static void rowcut_on(int full)
 	}
 }
 
+/* lm_steps on grids of 3-D and up whose loads fit bytes (AVX2 steps C0,
+ * C1, C3 and C5 there in a dense int8 copy while every load is at most 126
+ * minus the grid's mesh axes, lm_dense.h d8_*): rows of 4, 8, 16, 32 and 96
+ * PEs, axes of every byte kind (groups of 4, 8 and 16 PEs, lanes 1, 4, 8
+ * and 16 bytes across, columns), odd extents, D = 3, 4 and 6, tori,
+ * meshes and mixed; loads at the limit and one above it (L_BANDS8's 126
+ * on a torus, L_UPTO125's 125 with one mesh axis; L_BANDS8 with one,
+ * L_UPTO125 with two, L_BYTE's 127-129 and L_TAIL8's 128 on tori, which
+ * the packing saturates to 127), loads that grow beyond it on a mesh during a call
+ * (which then goes on in the int16 copy), piles; 1 and 2 threads, the
+ * last three grids on a team of 2 (67x3x7x96 with odd extents, 33x16^3
+ * with axis 0 folded into the blocks). The quick tier: the first three. */
+static const char *const byte_grids[][2] = {{"5x3x64", "torus,mesh,torus"}, {"3x7x4x8", "torus"},
+                                            {"2x3x4x4x4x4", "mesh,torus,torus,mesh,torus,torus"},
+                                            {"9x5x32", "mesh"}, {"3x2x16x16", "torus,torus,mesh,torus"},
+                                            {"4x4x4x4x4x4", "torus"}, {"7x5x96", "mesh,torus,torus"},
+                                            {"2x2x2x2x2x32", "torus,mesh,torus,torus,torus,torus"},
+                                            {"16x16x16x16", "torus,torus,mesh,torus"}, {"67x3x7x96", "torus,mesh,torus,torus"},
+                                            {"33x16x16x16", "mesh,torus,torus,torus"}, {"9x16x16x64", "torus"}};
+enum { BYTES_QUICK = 3, BYTE_GRIDS = sizeof byte_grids / sizeof *byte_grids };
+
+static void bytes_on(size_t from, size_t to)
+{
+	static const int kinds[] = {L_UPTO125, L_BANDS8, L_SMALL, L_BYTE, L_ONES, L_TAIL8, L_ZEROS, L_PILE};
+	for (size_t i = from; i < to; i++) {
+		const lbt_shape s = ck_grid(byte_grids[i][0], byte_grids[i][1]);
+		const int big = lbt_shape_pes(&s) > 65536;
+		for (int cond = 0; cond < LBT_NCOND; cond++)
+			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j += 1 + big)
+				steps_case(cond, &s, kinds[(j + (size_t)big * (i + (size_t)cond)) % (sizeof kinds / sizeof *kinds)],
+				           big ? 2 : 1 + (int)(i + j + (size_t)cond) % 2, big ? 6 : 40, (int)(i + j) % 2,
+				           (int)(j + (size_t)cond) % 3);
+	}
+}
+
 static void steps_quick(void)
 {
 	rows8_on(0);
 	steps_on(0, STEPS_QUICK);
 	rings_on(0, RINGS_QUICK);
+	bytes_on(0, BYTES_QUICK);
 	cut_on(0);
 	rowcut_on(0);
 }
@@ -708,6 +744,7 @@ static void steps_full(void)
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
 	rings_on(RINGS_QUICK, RING_GRIDS);
 	dense_steps_on();
+	bytes_on(BYTES_QUICK, BYTE_GRIDS);
 	team_steps();
 	cut_on(1);
 	rowcut_on(1);
