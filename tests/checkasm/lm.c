@@ -392,7 +392,6 @@ static void cut_case(int cond, const lbt_shape *s, int kind, int threads, int K,
 	for (int64_t q = 0; q < n; q++)
 		memcpy(v.load + q * stride, want + q * len, (size_t)len * sizeof *want);
 	lbt_lm_cache cache = {0};
-	int several = 0;
 	for (int t = 0, call = 0; t < steps; call++) {
 		lbt_counts cv[16];
 		memset(cv, 0xa5, sizeof cv);
