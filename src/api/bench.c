@@ -201,17 +201,22 @@ static double bandwidth(int64_t cells, int threads, double budget, int in_place,
 }
 
 /* The best bandwidth of 1, 2, 4, ... and T threads; memo[k]: what 2^k
- * threads measured on this size so far (0: not yet). */
+ * threads measured on this size so far (0: not yet), so that a thread
+ * count's bound is at least every smaller power of two's, as measured for
+ * its own row. */
 static double bandwidth_upto(int64_t cells, int T, double budget, int in_place, double memo[32],
                              const volatile sig_atomic_t *stop)
 {
 	double best = 0;
-	for (int k = 0; k < 31 && (1 << k) < T; k++) {
+	int k = 0;
+	for (; k < 31 && (1 << k) < T; k++) {
 		if (memo[k] == 0)
 			memo[k] = bandwidth(cells, 1 << k, budget, in_place, stop);
 		best = memo[k] > best ? memo[k] : best;
 	}
-	const double own = bandwidth(cells, T, budget, in_place, stop);
+	if (k < 31 && (1 << k) == T && memo[k] == 0)
+		memo[k] = bandwidth(cells, T, budget, in_place, stop);
+	const double own = k < 31 && (1 << k) == T ? memo[k] : bandwidth(cells, T, budget, in_place, stop);
 	return own > best ? own : best;
 }
 
