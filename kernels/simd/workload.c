@@ -490,8 +490,11 @@ static ALWAYS_INLINE void next1(const lbt_wl_phases *p, uint64_t i, uint32_t *tg
 		--*left;
 		return;
 	}
-	*tg = (uint32_t)ceil((a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i))) * 0x1p32);
-	*tc = (uint32_t)ceil((a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i))) * 0x1p32);
+	/* ceil(...) may be 2^32: through 64 bits, then mod 2^32 (a double beyond
+	 * uint32_t converted to it is undefined: AVX-512's vcvttsd2usi gives
+	 * 2^32 - 1 where the 64-bit conversion gives 0) */
+	*tg = (uint32_t)(uint64_t)ceil((a[0] + (a[1] - a[0]) * lbt_unit32(lbt_rand32(p->key[0], i))) * 0x1p32);
+	*tc = (uint32_t)(uint64_t)ceil((a[2] + (a[3] - a[2]) * lbt_unit32(lbt_rand32(p->key[1], i))) * 0x1p32);
 	*left = (uint32_t)(lbt_range32(lbt_rand32(p->key[2], i), (int64_t)a[4], (int64_t)a[5]) - 1);
 }
 
