@@ -725,7 +725,8 @@ typedef struct {
  * barrier after which every thread sums the same parts into the same
  * counts and so makes the same choice to stop (a part is rewritten only
  * after the next step's first barrier, which every thread reaches after
- * reading it); then widen its range back. */
+ * reading it; the piles' places in the copy, with a second barrier); then
+ * widen its range back. */
 static ALWAYS_INLINE void dense_run_impl(const int cond, djob *j, const lbt_team *t)
 {
 	const dshape *x = j->x;
@@ -758,6 +759,12 @@ static ALWAYS_INLINE void dense_run_impl(const int cond, djob *j, const lbt_team
 			r.max = r.max > l ? r.max : (int32_t)l;
 		}
 		r.total += j->B.total;
+		/* the piles' places are read in the copy, which the next step
+		 * rewrites: every thread reads them before any goes on (without
+		 * this a thread read a pile already stepped again, and threads
+		 * could disagree on the stop) */
+		if (j->B.n && t->n > 1)
+			lbt_team_barrier(t);
 		if (t->id == 0)
 			j->c[s] = r;
 		s++;
