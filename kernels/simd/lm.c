@@ -67,9 +67,11 @@
  * lm_steps); it includes, once per ISA target, the int32 rows (lm_rows.h)
  * and the narrow rows of its ISA: AVX-512's int16 and byte rows
  * (lm_avx512.h; lm_steps's byte copy, lm_avx512_steps.h) or AVX2's int16
- * rows and rings (lm_avx2.h) and its dense int16 copy of small grids of
- * three and more dimensions (lm_dense.h), with what the two share
- * (lm_narrow.h). */
+ * rows and rings (lm_avx2.h), its dense int16 and int8 copies of small
+ * grids of three and more dimensions (lm_dense.h), its byte steps of a
+ * 2-D grid (lm_avx2_steps.h) and its byte rows beside int32 rows
+ * (lm_avx2_rows8.h), with what the two share (lm_narrow.h; a cut slab's
+ * byte steps, lm_bcut.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -1112,7 +1114,7 @@ static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt
 		if (cut->on[d])
 			cut->fill(v, cut, d, LBT_HALO * m);
 #if W == 8 || W == 16
-	if (bytes && bcut_round(bytes, m, c)) /* a 2-D block whose loads fit bytes (lm_avx2_steps.h, lm_avx512_steps.h) */
+	if (bytes && bcut_round(bytes, m, c)) /* a 2-D block whose loads fit bytes (lm_bcut.h) */
 		return m;
 #else
 	(void)bytes;
@@ -1145,11 +1147,10 @@ static int cut_round(const lbt_view *v, int cond, int a0, int active, int m, lbt
  * halo is deep for (cut_round; one a round at depth LBT_HALO): a call's
  * steps then take one reduction of their counters, not one each. Only
  * where no stop can end the call early: a stop decides on extremes over
- * all ranks, which no rank knows here. With AVX2 a 2-D block whose rows
- * are whole byte vectors keeps its loads in the byte copy for all the
- * call's rounds while they fit (bcut_*, lm_avx2_steps.h; AVX-512's in
- * lm_avx512_steps.h). Returns the steps done, 0: none (one step at a time
- * instead). */
+ * all ranks, which no rank knows here. With AVX2 and AVX-512 a 2-D block
+ * whose rows are whole byte vectors keeps its loads in the byte copy for
+ * all the call's rounds while they fit (bcut_*, lm_bcut.h). Returns the
+ * steps done, 0: none (one step at a time instead). */
 static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *stop, lbt_lm_cache *cache, lbt_counts *c)
 {
 	const lbt_cut *cut = v->cut;
