@@ -764,8 +764,9 @@ static int row_mode(const lbt_view *v)
  * the three columns is copied over the block's rows and, on every cut
  * outer axis, the 2 layers below them and the 1 above (clipped at a
  * mesh's ends), stepped by the reference along the outer axes one after
- * the other, its copy's ends open (a mesh's, or the halo's: their errors
- * stay in those 3 layers, as in cut_round), and written back at the
+ * the other, its copy's ends a mesh's or the halo's (open on a mesh, a
+ * ring on a torus: their errors stay in those 3 layers, as in
+ * cut_round), and written back at the
  * block's rows. A (D-1)-dimensional face: little work beside the block's.
  * Returns 0 if out of memory. */
 static int row_ends(const lbt_view *v, int cond)
@@ -783,7 +784,12 @@ static int row_ends(const lbt_view *v, int cond)
 		}
 		x0[d] = lo;
 		e.ext[d] = hi - lo;
-		e.torus[d] = !cut->on[d] && v->torus[d]; /* a whole axis wraps in the copy too */
+		/* a torus axis wraps in the copy too: cut, its copy's ends are the
+		 * halo's, which, open, could only receive (past INT32_MAX on loads
+		 * near it); closed into a ring of 3 layers more than the block's,
+		 * no block PE reads across the seam, and on a ring LM never raises
+		 * the maximum */
+		e.torus[d] = v->torus[d];
 		e.stride[d] = cells;
 		o += LBT_HALO * cells;
 		cells *= e.ext[d] + 2 * LBT_HALO;
