@@ -88,7 +88,11 @@ typedef struct {
 	lbt_scratch sc;
 	char sh[128], bd[128];
 } ck_pair;
-enum { CK_MESHTOP = 1, CK_REAL = 2, CK_BELOW_MAX = 4 }; /* pair_open flags; CK_BELOW_MAX: loads <= INT32_MAX - 1024 */
+/* pair_open flags; CK_BELOW_MAX: loads <= INT32_MAX - 1024; CK_NOSCRATCH:
+ * the vector view without lbt_scratch (the Liquid model's kernels use
+ * none, and the 8 bytes a cell per axis, zeroed, were half of their
+ * cases' time; a kernel that started to use it would read NULL) */
+enum { CK_MESHTOP = 1, CK_REAL = 2, CK_BELOW_MAX = 4, CK_NOSCRATCH = 8 };
 void ck_pair_open(ck_pair *p, const lbt_shape *s, int kind, int threads, uint64_t seed, int flags);
 void ck_pair_close(ck_pair *p);
 /* Fail naming `what` and the step if the two grids' loads (and real loads)

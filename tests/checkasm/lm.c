@@ -21,7 +21,7 @@ static void lm_case(int cond, const lbt_shape *s, int kind, int threads, int ste
 {
 	char what[16];
 	snprintf(what, sizeof what, "lm-c%d", cond);
-	const ck_stepper k = {what, lm, &cond, C_MOVED | C_SHIFTS | C_STATS, 131, CK_MESHTOP};
+	const ck_stepper k = {what, lm, &cond, C_MOVED | C_SHIFTS | C_STATS, 131, CK_MESHTOP | CK_NOSCRATCH};
 	ck_steps(&k, s, kind, threads, steps);
 }
 
@@ -51,7 +51,7 @@ static void lm_quick(void)
 	}
 	ck_pair p;
 	const lbt_shape big = ck_grid("256x256", "torus");
-	ck_pair_open(&p, &big, L_SMALL, 1, 1, 0);
+	ck_pair_open(&p, &big, L_SMALL, 1, 1, CK_NOSCRATCH);
 	int cond = LBT_C4;
 	lbt_counts c = {0};
 	bench_new(lm_step, 200, &p.vv, cond, &c);
@@ -177,8 +177,8 @@ static int steps_calls(int cond, const lbt_shape *s, int kind, int threads, int 
 {
 	const uint64_t seed = (uint64_t)lbt_shape_pes(s) * 131 + (uint64_t)kind;
 	ck_pair p, q; /* q: the extremes after step 3 */
-	ck_pair_open(&p, s, kind, threads, seed, CK_MESHTOP);
-	ck_pair_open(&q, s, kind, 1, seed, CK_MESHTOP);
+	ck_pair_open(&p, s, kind, threads, seed, CK_MESHTOP | CK_NOSCRATCH);
+	ck_pair_open(&q, s, kind, 1, seed, CK_MESHTOP | CK_NOSCRATCH);
 	lbt_stats st, s3;
 	lbt_grid_stats(&p.vec, &st);
 	int32_t max = (int32_t)st.max;
@@ -377,7 +377,7 @@ static void slab_fill(const lbt_view *v, const lbt_cut *cut, int axis, int layer
 static void cut_case(int cond, const lbt_shape *s, int kind, int threads, int K, int steps)
 {
 	ck_pair p;
-	ck_pair_open(&p, s, kind, 1, (uint64_t)lbt_shape_pes(s) * 7 + (uint64_t)kind, CK_MESHTOP);
+	ck_pair_open(&p, s, kind, 1, (uint64_t)lbt_shape_pes(s) * 7 + (uint64_t)kind, CK_MESHTOP | CK_NOSCRATCH);
 	const int64_t n = s->ext[0], len = s->ext[1], P = n * len, depth = (int64_t)LBT_HALO * K,
 	              stride = (len + LBT_ROW_LEAD + 15) / 16 * 16;
 	lbt_cut cut = {.dims = 2, .on = {1, 0}, .nr = {1, 1}, .gext = {n, len}, .len = {n, len},
@@ -564,7 +564,7 @@ static void rowcut_case(int cond, const lbt_shape *s, const int *nr, int kind, i
 	enum { MAXB = 8 };
 	const int D = s->dims;
 	ck_pair p;
-	ck_pair_open(&p, s, kind, 1, (uint64_t)lbt_shape_pes(s) * 11 + (uint64_t)kind, CK_MESHTOP);
+	ck_pair_open(&p, s, kind, 1, (uint64_t)lbt_shape_pes(s) * 11 + (uint64_t)kind, CK_MESHTOP | CK_NOSCRATCH);
 	rowcut_whole = &p.vr;
 	int nb = 1;
 	unsigned char on[8];
