@@ -43,7 +43,10 @@
  * updated as soon as the flows into it are formed, while they are in
  * cache: no grid of flows is written and read back (the grids' path,
  * team_step, stays for the shake and for grids too small to hold the
- * buffers). What nothing reads is not formed: without the shake no
+ * buffers); on one or two axes without cost/benefit, blocked counts or
+ * times (Mr symmetric), a row's flows, counters and new loads are one
+ * pass (fused_row), the row updated as its flows are formed. What nothing
+ * reads is not formed: without the shake no
  * blocked test (its divisions), without lb no balancing times, without
  * cost/benefit or the shake no speeds read, and Mr given as one number
  * (equal speeds on a torus) is not read per link. */
