@@ -43,7 +43,10 @@
  * updated as soon as the flows into it are formed, while they are in
  * cache: no grid of flows is written and read back (the grids' path,
  * team_step, stays for the shake and for grids too small to hold the
- * buffers). What nothing reads is not formed: without the shake no
+ * buffers); on one or two axes without cost/benefit, blocked counts or
+ * times (Mr symmetric), a row's flows, counters and new loads are one
+ * pass (fused_row), the row updated as its flows are formed. What nothing
+ * reads is not formed: without the shake no
  * blocked test (its divisions), without lb no balancing times, without
  * cost/benefit or the shake no speeds read, and Mr given as one number
  * (equal speeds on a torus) is not read per link. */
@@ -107,6 +110,13 @@ typedef simde__m128d MR;
 #define RBITS(m) ((unsigned)simde_mm_movemask_pd(m))
 #endif
 #define RMAX(a, b) RSEL(RGT((a), (b)), (a), (b)) /* a > b ? a : b */
+#if W == 16 /* the lanes (prev's last, cur's but its last): a row's flows at x - 1 */
+#define RSHL1(prev, cur) simde_mm512_castsi512_pd(SHL2(simde_mm512_castpd_si512(prev), simde_mm512_castpd_si512(cur)))
+#elif W == 8
+#define RSHL1(prev, cur) simde_mm256_castsi256_pd(SHL2(simde_mm256_castpd_si256(prev), simde_mm256_castpd_si256(cur)))
+#else
+#define RSHL1(prev, cur) simde_mm_castsi128_pd(SHL2(simde_mm_castpd_si128(prev), simde_mm_castpd_si128(cur)))
+#endif
 
 #if W == 16
 #define RLOADI(p) simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(simde_mm256_cvtepi32_pd(simde_mm_loadu_si128( \
@@ -149,6 +159,7 @@ typedef struct {
 	double rrmax[8], rlmax[8]; /* real flows: the same */
 	int64_t shaken, links, moved; /* links that carried load; integer loads: the amount moved */
 	int shake;                 /* the shake is on (integer loads) */
+	int fused;                 /* ring_step forms, counts and updates a row in one pass (fused_row) */
 	int64_t lag;               /* rows from a row to its neighbour on axis 0 (1-D: 0, one row) */
 	int64_t R, rc;             /* row buffers (ring_step; R = 0: the scratch grids): rows a thread keeps,
 	                              doubles a row */
@@ -832,6 +843,182 @@ static void part_close(job *J, part *p)
 	}
 }
 
+/* A flow as plain_links forms it, one link. */
+static ALWAYS_INLINE double flow1(double m, double wi, double wj, int real)
+{
+	const double f = m * wi - m * wj;
+	return (real ? f : trunc(f)) + 0;
+}
+
+/* One or two axes without cost/benefit, blocked counts or balancing times, Mr symmetric (ring_step, J->fused):
+ * row r in one pass, WD PEs a vector: its links' flows (axis 0's into f0, the next row's in-flows; real
+ * loads' along the row into fl, for rows_real), counted (links, the largest each way, integer flows' amount
+ * moved), and its new loads (w - out) + in, integer loads' extremes and total. On two axes no later row's
+ * flows read row r's loads (axis 0's read the row below: from the grid before it changes, or the copy nb0),
+ * and the flows into it from the row above are formed (from0; NULL: none). Along the row a PE's in-flow is
+ * the flow at x - 1, the previous vector's last lane; PE 0's, over the wrap-around, is formed first, from
+ * the old loads. The operations of pass1_row (plain_links), pass3_row and apply_row: a flow is never -0 (the
+ * + 0 gives the reference's +0), so flows_at's 0 + F is F and its sums are out = F0 + Fl, in = from0 +
+ * Fl(x - 1) (without from0: Fl(x - 1)). Integer sums in doubles are exact: flushed every 2^20 PEs. */
+static ALWAYS_INLINE void fused_row_k(const job *J, int64_t r, double *f0, double *fl, const double *from0,
+                                      const void *nb0, part *p, int real, int uni)
+{
+	const lbt_view *v = J->v;
+	const lbt_speed_args *a = J->a;
+	const int D = v->dims, last = D - 1, two = D == 2;
+	const int64_t n = J->n, off = lbt_fiber_base(v, last, r) - v->load;
+	const int tl = v->torus[last] && n > 2;
+	double *wr = real ? v->real + off : NULL;
+	int32_t *wl = real ? NULL : v->load + off;
+	const void *nb = NULL; /* axis 0: the loads of the row below (2-D: row r is at r on axis 0) */
+	const int has0 = two && link_right(r, v->ext[0], v->torus[0]);
+	if (has0) {
+		const int64_t g = off + (r < v->ext[0] - 1 ? 1 : -(v->ext[0] - 1)) * v->stride[0];
+		nb = nb0 ? nb0 : real ? (const void *)(v->real + g) : (const void *)(v->load + g);
+	}
+	const double *m0 = uni ? NULL : a->mr_fwd + r * n, *ml = uni ? NULL : a->mr_fwd + (int64_t)last * J->P + r * n;
+#define LD(x) (real ? wr[x] : (double)wl[x])
+#define LDV(q, x) (real ? RLOADU((const double *)(q) + (x)) : RLOADI((const int32_t *)(q) + (x)))
+	const double wrap = tl ? flow1(uni ? a->mr : ml[n - 1], LD(n - 1), LD(0), real) : 0; /* PE n-1 -> PE 0 */
+	const VR zero = RSET1(0), mr = RSET1(a->mr);
+	VR prev = RSET1(wrap), r0 = zero, l0 = zero, rl = zero, ll = zero;
+	VH hmx = HSET1(INT32_MIN), hmn = HSET1(INT32_MAX);
+	int64_t links = 0, moved = 0, total = 0, x = 0;
+	while (x + WD <= n - 1) { /* the links x .. x+WD-1 < n-1 along the row, and the PEs x .. x+WD-1 */
+		const int64_t stop = n - 1 - x > ((int64_t)1 << 20) ? x + ((int64_t)1 << 20) : n - 1;
+		VR vs = zero, vt = zero;
+		for (; x + WD <= stop; x += WD) {
+			const VR wi = real ? LDV(wr, x) : LDV(wl, x), wj = real ? LDV(wr, x + 1) : LDV(wl, x + 1);
+			const VR mx = uni ? mr : RLOADU(ml + x), g = RSUB(RMUL(mx, wi), RMUL(mx, wj));
+			const VR fx = RADD(real ? g : RTRUNC(g), zero);
+			VR out = fx, in = RSHL1(prev, fx);
+			prev = fx;
+			links += __builtin_popcount(RBITS(RNE(fx, zero)));
+			rl = RMAX(fx, rl);
+			ll = RMAX(RSUB(zero, fx), ll);
+			if (!real)
+				vs = RADD(vs, RABS(fx));
+			if (two) {
+				VR f = zero;
+				if (has0) {
+					const VR m = uni ? mr : RLOADU(m0 + x), h = RSUB(RMUL(m, wi), RMUL(m, LDV(nb, x)));
+					f = RADD(real ? h : RTRUNC(h), zero);
+					links += __builtin_popcount(RBITS(RNE(f, zero)));
+					r0 = RMAX(f, r0);
+					l0 = RMAX(RSUB(zero, f), l0);
+					if (!real)
+						vs = RADD(vs, RABS(f));
+				}
+				RSTORE(f0 + x, f);
+				out = RADD(f, fx);
+				in = RADD(from0 ? RLOADU(from0 + x) : zero, in);
+			}
+			const VR w = RADD(RSUB(wi, out), in);
+			if (real) {
+				RSTORE(fl + x, fx);
+				RSTOREU(wr + x, w);
+			} else {
+				const VH l = RCVTI(w);
+				HSTOREU(wl + x, l);
+				hmx = HMAX(hmx, l);
+				hmn = HMIN(hmn, l);
+				vt = RADD(vt, w);
+			}
+		}
+		double q[2][WD];
+		RSTOREU(q[0], vs);
+		RSTOREU(q[1], vt);
+		for (int k = 0; k < WD && !real; k++) {
+			moved += (int64_t)q[0][k];
+			total += (int64_t)q[1][k];
+		}
+	}
+	double q[5][WD];
+	RSTOREU(q[0], prev);
+	double inl = q[0][WD - 1], sr0 = 0, sl0 = 0, srl = 0, sll = 0; /* the flow into PE x along the row */
+	for (; x < n; x++) { /* the rest, one PE at a time */
+		const double wi = LD(x), fx = x < n - 1 ? flow1(uni ? a->mr : ml[x], wi, LD(x + 1), real) : wrap;
+		double f = 0;
+		if (has0)
+			f = flow1(uni ? a->mr : m0[x], wi, real ? ((const double *)nb)[x] : (double)((const int32_t *)nb)[x], real);
+		if (two)
+			f0[x] = f;
+		links += (fx != 0) + (f != 0);
+		srl = fx > srl ? fx : srl;
+		sll = -fx > sll ? -fx : sll;
+		sr0 = f > sr0 ? f : sr0;
+		sl0 = -f > sl0 ? -f : sl0;
+		const double w = (wi - (two ? f + fx : fx)) + (two ? (from0 ? from0[x] : 0) + inl : inl);
+		inl = fx;
+		if (real) {
+			fl[x] = fx;
+			wr[x] = w;
+			continue;
+		}
+		const int32_t l = (int32_t)w;
+		wl[x] = l;
+		moved += (int64_t)fabs(f) + (int64_t)fabs(fx);
+		total += l;
+		p->mx = l > p->mx ? l : p->mx;
+		p->mn = l < p->mn ? l : p->mn;
+	}
+#undef LD
+#undef LDV
+	RSTOREU(q[1], r0);
+	RSTOREU(q[2], l0);
+	RSTOREU(q[3], rl);
+	RSTOREU(q[4], ll);
+	for (int k = 0; k < WD; k++) {
+		sr0 = q[1][k] > sr0 ? q[1][k] : sr0;
+		sl0 = q[2][k] > sl0 ? q[2][k] : sl0;
+		srl = q[3][k] > srl ? q[3][k] : srl;
+		sll = q[4][k] > sll ? q[4][k] : sll;
+	}
+	p->links += links;
+	if (real) {
+		p->rrmax[last] = srl > p->rrmax[last] ? srl : p->rrmax[last];
+		p->rlmax[last] = sll > p->rlmax[last] ? sll : p->rlmax[last];
+		if (two) {
+			p->rrmax[0] = sr0 > p->rrmax[0] ? sr0 : p->rrmax[0];
+			p->rlmax[0] = sl0 > p->rlmax[0] ? sl0 : p->rlmax[0];
+		}
+		return;
+	}
+	int32_t e[2][WD];
+	HSTOREU(e[0], hmx);
+	HSTOREU(e[1], hmn);
+	for (int k = 0; k < WD; k++) {
+		p->mx = e[0][k] > p->mx ? e[0][k] : p->mx;
+		p->mn = e[1][k] < p->mn ? e[1][k] : p->mn;
+	}
+	p->moved += moved;
+	p->total += total;
+	p->rmax[last] = (int64_t)srl > p->rmax[last] ? (int64_t)srl : p->rmax[last];
+	p->lmax[last] = (int64_t)sll > p->lmax[last] ? (int64_t)sll : p->lmax[last];
+	if (two) {
+		p->rmax[0] = (int64_t)sr0 > p->rmax[0] ? (int64_t)sr0 : p->rmax[0];
+		p->lmax[0] = (int64_t)sl0 > p->lmax[0] ? (int64_t)sl0 : p->lmax[0];
+	}
+}
+
+/* Row r by fused_row_k, inlined per load kind and Mr (one number or one array); real loads' rows then to
+ * rows_real. */
+static void fused_row(const job *J, int64_t r, double *f0, double *fl, const double *from0, const void *nb0, part *p)
+{
+	const int uni = !J->a->mr_fwd;
+	if (J->a->real) {
+		if (uni)
+			fused_row_k(J, r, f0, fl, from0, nb0, p, 1, 1);
+		else
+			fused_row_k(J, r, f0, fl, from0, nb0, p, 1, 0);
+		const rowf f = {.own = {J->v->dims == 2 ? f0 : fl, fl}};
+		real_row(J, &p->q, r, &f);
+	} else if (uni)
+		fused_row_k(J, r, f0, fl, from0, nb0, p, 0, 1);
+	else
+		fused_row_k(J, r, f0, fl, from0, nb0, p, 0, 0);
+}
+
 /* The flows in the scratch grids (with the shake, or where the row
  * buffers do not fit). */
 static void team_step(void *ctx, const lbt_team *t)
@@ -914,8 +1101,11 @@ static void ring_step(void *ctx, const lbt_team *t)
 	lbt_team_barrier(t); /* no load changes before every thread has read what it needs of others' */
 	part p;
 	part_open(&p);
+	for (int64_t r = lo; r < hi && J->fused; r++) /* 2-D: the row above is lag = 1 back */
+		fused_row(J, r, SLOT(0, r), SLOT(last, r), D == 2 && link_left(r, v->ext[0], v->torus[0]) ? SLOT(0, r - lag) : NULL,
+		          r + lag >= hi ? copy + (r + lag - hi) * rc * 8 : NULL, &p);
 	int64_t c[8];
-	for (int64_t r = lo; r < hi + lag; r++) {
+	for (int64_t r = lo; r < hi + lag && !J->fused; r++) {
 		if (r < hi) {
 			for (int d = 0; d < D; d++)
 				dst[d] = SLOT(d, r);
@@ -961,6 +1151,7 @@ void LBT_SIMD_FN(lbt_simd_speed_step)(const lbt_view *v, const lbt_speed_args *a
 	if (!J.shake && S->threads * (R + J.lag) * rc <= S->cells) { /* the row buffers fit in the scratch grids */
 		J.R = R;
 		J.rc = rc;
+		J.fused = D <= 2 && !a->lb && !a->cb && a->mr_bwd == a->mr_fwd;
 	}
 	lbt_team_run(J.P > 16384 ? T : 1, J.R ? ring_step : team_step, &J);
 	c->links_exchanged += J.links;

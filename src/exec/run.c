@@ -229,12 +229,16 @@ static double sqdev_known(const lbt_work_counts *w, int64_t total, int64_t P)
 	return s * s * (double)P;
 }
 
-/* With a field "speed": the relative loads' extremes, and the first step they were speed-balanced. */
-static int note_speed(const lbt_state *st, lbt_summary *out, int64_t step, lbt_err *e)
+/* With a field "speed": the relative loads' extremes, and the first step they were speed-balanced. k: the
+ * step's counts where nothing changed the grid after the method's step (NULL: step 0, or a workload settled):
+ * where its kernel measured the loads' extremes and they are the relative loads' (lbt_rel_load_known), the
+ * grid is not read again. */
+static int note_speed(const lbt_state *st, const lbt_counts *k, lbt_summary *out, int64_t step, lbt_err *e)
 {
 	if (!lbt_grid_field(&st->grid, "speed"))
 		return LBT_OK;
-	if (lbt_rel_load_stats(st, &out->rel_load_max, &out->rel_load_min, &out->rel_load_bound))
+	double *hi = &out->rel_load_max, *lo = &out->rel_load_min, *bound = &out->rel_load_bound;
+	if (!(k && k->has_stats && lbt_rel_load_known(st, k, hi, lo, bound)) && lbt_rel_load_stats(st, hi, lo, bound))
 		return lbt_errf(e, LBT_ENOMEM, "no memory for the relative loads");
 	if (out->speed_balanced_step < 0 && out->rel_load_max - out->rel_load_min <= out->rel_load_bound)
 		out->speed_balanced_step = step;
@@ -364,7 +368,7 @@ static int loop_open(run_loop *l)
 	l->r.real = l->real;
 	measure(st, &l->r, 0, &l->total);
 	if ((status = lbt_total_check(st->method, &st->grid.whole, l->total, l->e)) ||
-	    (status = note_speed(st, out, 0, l->e)) ||
+	    (status = note_speed(st, NULL, out, 0, l->e)) ||
 	    (o->verify && (status = open_reference(&l->ref, st, &l->scalar, l->e))))
 		goto fail;
 	l->ref_open = o->verify;
@@ -532,7 +536,7 @@ static int observe(run_loop *l, const lbt_counts *k, int *stop)
 	int status;
 	if (l->wl && l->wl->settle && (status = l->wl->settle(l->wws, st, l->e)))
 		return status;
-	if ((status = note_speed(st, out, l->r.step, l->e)))
+	if ((status = note_speed(st, l->wl && l->wl->settle ? NULL : k, out, l->r.step, l->e)))
 		return status;
 	if (l->ref_open && (status = verify_step(&l->ref, st, k, l->r.step, l->e)))
 		return status;

@@ -554,6 +554,23 @@ int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bo
 	return ok ? LBT_OK : LBT_ENOMEM;
 }
 
+/* After a step whose kernel measured the loads' extremes (k->has_stats) and nothing changed the grid since:
+ * with unit speeds the relative loads are the loads (q = L / 1), so their extremes are the kernel's, as
+ * lbt_rel_load_stats would read them: integer loads exactly (its -(-(double)0) is +0 too); real loads where
+ * neither extreme is a zero (a nonzero double's bits are its value; of a zero, the sign lbt_rel_load_stats
+ * keeps depends on its order). Not on a cut grid (every rank takes lbt_rel_load_stats's collective). */
+int lbt_rel_load_known(const lbt_state *st, const lbt_counts *k, double *max, double *min, double *bound)
+{
+	const ws *sw = st->method->open == speed_open ? st->ws : NULL;
+	const int real = st->method->load == LBT_LOAD_REAL;
+	if (!sw || !sw->unit || st->grid.cut || !k->has_stats || (real && (k->real_max == 0 || k->real_min == 0)))
+		return 0;
+	*max = real ? k->real_max : (double)k->max;
+	*min = real ? k->real_min : (double)k->min;
+	*bound = (double)lbt_shape_active_dims(&st->grid.whole); /* D / min Cn, min Cn = 1 */
+	return 1;
+}
+
 /* The whole computation on the fastest PE: the loads' total (in the
  * order lbt_field_stats adds them) over the largest normalised speed. */
 double lbt_app_sequential(const lbt_state *st, int64_t iterations)

@@ -127,8 +127,9 @@ static void speed_quick(void)
 	static const char *const grids[][2] = {{"8x8", "torus"}, {"5x7", "mesh"}, {"17", "torus"}, {"3x4x5", "mesh,torus,mesh"},
 	                                       {"21x9", "torus"}, {"6x5x7", "torus,mesh,torus"}, /* rows side by side, */
 	                                       {"70x9", "mesh,torus"}, {"16x5x7", "torus,mesh,torus"}, /* in row buffers */
-	                                       {"130x131", "mesh,torus"}, {"5x61x57", "torus,torus,mesh"},
-	                                       {"16411", "torus"}}; /* the last three: above the kernel's one-thread size */
+	                                       {"130x131", "mesh,torus"}, {"131x130", "torus,mesh"}, /* the last four: */
+	                                       {"5x61x57", "torus,torus,mesh"}, {"16411", "torus"}}; /* above the kernel's
+	                                                                                            one-thread size */
 	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++)
 		for (size_t m = 0; m < NMODES; m++) {
 			const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);

@@ -244,6 +244,10 @@ double lbt_app_iteration(const lbt_state *st, const double *lb, double *per_pe);
  * equal speeds the Definition 2 of Henrich 1996 that --until balanced uses;
  * one load unit moves a PE's relative load by 1/Cn_i). LBT_ENOMEM or LBT_OK. */
 int lbt_rel_load_stats(const lbt_state *st, double *max, double *min, double *bound);
+/* The same from the loads' extremes a speed method's kernel measured after its step (k->has_stats; the grid
+ * unchanged since), where they are the same numbers (every normalised speed 1, no cut); returns 0, setting
+ * nothing, where they are not known so. */
+int lbt_rel_load_known(const lbt_state *st, const lbt_counts *k, double *max, double *min, double *bound);
 /* One PE doing all the work: N iterations of W unit_s / max_i Cn_i (the fastest PE). */
 double lbt_app_sequential(const lbt_state *st, int64_t iterations);
 /* What a run with speeds allocates beside its grid's fields, for `pes` PEs
