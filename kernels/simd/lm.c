@@ -1199,6 +1199,10 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 	return done;
 }
 
+#if W == 16
+int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                           lbt_lm_cache *cache, lbt_counts *c); /* lm_dense.h, in the AVX2 kernels */
+#endif
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                                    lbt_lm_cache *cache, lbt_counts *c)
 {
@@ -1206,7 +1210,9 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 	if (done)
 		return done;
 #if W == 16
-	done = bytes_steps(v, cond, n, max, stop, cache, c);
+	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c); /* three axes and more: AVX2's dense copy */
+	if (!done)
+		done = bytes_steps(v, cond, n, max, stop, cache, c);
 #elif W == 8
 	done = dense_many(v, cond, n, max, stop, cache, c);
 	if (!done)

@@ -1,5 +1,6 @@
 /* lm_dense.h — grids of three and more dimensions in one dense int16
- * copy (AVX2; part of lm.c, included for W == 8 after lm_avx2.h).
+ * copy (AVX2; part of lm.c, included for W == 8 after lm_avx2.h; AVX-512's
+ * lm_steps calls it too: lbt_simd_lm_dense_avx2, at the end).
  *
  * In 3-D and up the fused roll of lm.c makes a pass per outer axis in int32
  * lanes over a grid whose rows are padded to a whole-vector pitch with halo
@@ -1350,6 +1351,16 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
 		cache->wait = cache->backoff;
 	}
 	return done;
+}
+
+/* dense_many for AVX-512's lm_steps (lm.c, W == 16), whose kernels have
+ * no dense copy: a CPU with AVX-512 runs AVX2's; the same bits. */
+int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                           lbt_lm_cache *cache, lbt_counts *c);
+int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
+                           lbt_lm_cache *cache, lbt_counts *c)
+{
+	return dense_many(v, cond, n, max, stop, cache, c);
 }
 
 #endif
