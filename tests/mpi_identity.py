@@ -41,18 +41,44 @@ one rank of a `run` (in its set-up or at a step) is named on rank 0's line;
 a sweep's ranks do not wait for each other's runs (rank 1's runs all done
 while rank 0 is in its first).
 
+A signal is sent once the ranks catch it (their handlers installed) and
+what else its check needs holds (a step in the trace, a rank done), never
+after a fixed time; the other checks run two at a time, and a one-process
+run compared with several MPI runs is run once.
+
 usage: mpi_identity.py LBTORUS MPIRUN MPI_VERIFY
 """
+import itertools
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+import threading
+import time
 
 LBT, MPIRUN, PROBE = sys.argv[1], sys.argv[2], sys.argv[3]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
            OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
+# The ranks of a job share one node: Open MPI's ob1 over shared memory (vader) and self, not UCX, OFI or PSM
+# probed and opened at every start (a sixth less CPU a launch of 4 ranks here; the environment may say
+# otherwise).
+for key, value in (('OMPI_MCA_pml', 'ob1'), ('OMPI_MCA_btl', 'self,vader'), ('OMPI_MCA_mtl', '^ofi,psm,psm2'),
+                   ('OMPI_MCA_osc', '^ucx')):
+    ENV.setdefault(key, value)
+# Checks run two at a time (those that signal a job alone, after them): an mpirun's start waits far more than
+# it computes, and the suite is some 250 of them.
+JOBS = 2
+
+
+def parallel(calls):
+    """The results of calls (functions of no argument), run JOBS at a time, in order."""
+    with ThreadPoolExecutor(JOBS) as pool:
+        return list(pool.map(lambda f: f(), calls))
 IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'threads', 'command', 'date_utc') # timing; the provenance of the call
 
 # Awkward shapes to run on, with a rank count each: extents not divisible by
@@ -91,7 +117,7 @@ def registries():
 
 
 def registry_cases(reg):
-    """Every method that runs cut (flag "cut") on two of the shapes (the grid
+    """Every method that runs cut (flag "cut") on one of the shapes (the grid
     chosen) and on a grid of GRIDS, and every workload's example with
     methods whose loads it takes (one real-valued if it takes those; a
     search tree until no node is left) on two shapes and a grid (a search
@@ -101,13 +127,16 @@ def registry_cases(reg):
     torus, and the workloads refused on blocks."""
     cut = [m for m in reg['methods'] if 'cut' in m['flags']]
     cases, k, g = [], 0, 0
-    for m in cut:
-        for _ in range(2):
-            shape, bnd, ranks = SHAPES[k % len(SHAPES)]
-            cases.append((shape, bnd, m['name'], INITS[k % 2], 'steps:12', ranks, None))
-            k += 1
+    # A method on one shape (the grid chosen) and one grid, a byte load on one and an int32 load on the other;
+    # SHAPES go round over the methods, each at least once. (Until 2026-11-27 two shapes a method: the Liquid
+    # model's conditions, six of the methods, take many more shapes in HALO, BLOCKS_HALO, ROWCUT and OVERLAP,
+    # nna, fos and de in EXTRA and VERIFY, the others' kernels go through the same halo and slab code.)
+    for j, m in enumerate(cut):
+        shape, bnd, ranks = SHAPES[k % len(SHAPES)]
+        cases.append((shape, bnd, m['name'], INITS[j % 2], 'steps:12', ranks, None))
+        k += 1
         shape, bnd, grid = GRIDS[g % len(GRIDS)]
-        cases.append((shape, bnd, m['name'], INITS[g % 2], 'steps:12', grid_ranks(grid), None, '--ranks', grid))
+        cases.append((shape, bnd, m['name'], INITS[(j + 1) % 2], 'steps:12', grid_ranks(grid), None, '--ranks', grid))
         g += 1
     turn = {'int': 0, 'real': 0}
     slabs_only = []
@@ -222,7 +251,12 @@ ROWCUT = [
     ('8x16x64', 'torus,mesh,torus', 'lm-c5', 'uniform:0:100', 'steps:12', 4, None, '--ranks', '2x1x2'),
     ('10x32', 'torus', 'lm-c2', 'worst:5', 'balanced', 4, None, '--ranks', '2x2'),
 ]
-ROWCUT_HALO = (1, 2)
+ROWCUT_HALO = (1, 2)  # in turn over ROWCUT's cases: both are taken as 1 on blocks whose last axis is cut
+
+
+def last_cut(case):
+    """Whether case's --ranks grid cuts the last axis (LBTORUS_HALO taken as 1: K = 2 and 8 the same run)."""
+    return '--ranks' in case and case[case.index('--ranks') + 1].split('x')[-1] != '1'
 
 # --verify on a cut torus: each rank steps the scalar reference's copy of its
 # block beside the chosen ISA's kernels and compares; the outputs equal one
@@ -309,12 +343,10 @@ SPEEDS = [
 def speeds(tmp):
     """SPEEDS's cases, whose shaking ones must shake (else the boundary decisions go untested), and speeds from
     a float64 file read in blocks (3 slabs, 2x2) with fos-speed-int and lm-c5."""
-    out = []
-    for i, (case, params, shakes) in enumerate(SPEEDS):
-        bad = compare(tmp, f'sp{i}', case, both=params)
-        if not bad and shakes and json.load(open(os.path.join(tmp, f'sp{i}s.json')))['shaken'] < 1:
-            bad = f'{case} {params}: nothing shaken: the shake across ranks is not tested'
-        out.append(bad)
+    out = parallel([partial(compare, tmp, f'sp{i}', case, both=params) for i, (case, params, _) in enumerate(SPEEDS)])
+    for i, (case, params, shakes) in enumerate(SPEEDS):  # the MPI run's record: one process's where it passed
+        if not out[i] and shakes and json.load(open(os.path.join(tmp, f'sp{i}m.json')))['shaken'] < 1:
+            out[i] = f'{case} {params}: nothing shaken: the shake across ranks is not tested'
     path = os.path.join(tmp, 'speeds.npy')
     values = [0.5 + (7 * k % 11) / 4 for k in range(9 * 6)]
     header = "{'descr': '<f8', 'fortran_order': False, 'shape': (9, 6), }"
@@ -322,26 +354,26 @@ def speeds(tmp):
     with open(path, 'wb') as f:
         f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode())
         f.write(struct.pack(f'<{len(values)}d', *values))
-    for j, extra in enumerate((('--ranks', '3x1'), ('--ranks', '2x2'))):
-        for m in ('fos-speed-int', 'lm-c5'):
-            case = ('9x6', 'torus', m, 'uniform:0:100', 'steps:20', 3 if j == 0 else 4, None) + extra
-            out.append(compare(tmp, f'spf{j}{m}', case, both=('--speeds', 'file:' + path)))
+    out += parallel([partial(compare, tmp, f'spf{j}{m}', ('9x6', 'torus', m, 'uniform:0:100', 'steps:20',
+                                                           3 if j == 0 else 4, None) + extra,
+                             both=('--speeds', 'file:' + path))
+                     for j, extra in enumerate((('--ranks', '3x1'), ('--ranks', '2x2')))
+                     for m in ('fos-speed-int', 'lm-c5')])
     return out
 
 
 def luling(tmp):
     """LULING's cases; each must make operations whose sets overlap (conflicts: their order shows in the
     loads), and some cancelled (an initiator's trigger undone by an earlier operation of its step)."""
-    out, cancelled = [], 0
+    out, cancelled = parallel([partial(compare, tmp, f'lm{i}', case, both=params) for i, (case, params) in
+                               enumerate(LULING)]), 0
     for i, (case, params) in enumerate(LULING):
-        bad = compare(tmp, f'lm{i}', case, both=params)
-        if not bad:
-            rec = json.load(open(os.path.join(tmp, f'lm{i}s.json')))
+        if not out[i]:  # the MPI run's record: one process's where it passed
+            rec = json.load(open(os.path.join(tmp, f'lm{i}m.json')))
             cancelled += rec['cancelled']
             if rec['conflicts'] < 1:
-                bad = f'luling-monien {params} {case}: {rec["operations"]} operations, none conflicting: ' \
-                      'the order is not tested'
-        out.append(bad)
+                out[i] = f'luling-monien {params} {case}: {rec["operations"]} operations, none conflicting: ' \
+                         'the order is not tested'
     out.append(None if cancelled else 'luling-monien: no operation cancelled in LULING: the trigger re-test is not tested')
     return out
 
@@ -354,6 +386,23 @@ def run(tmp, tag, ranks, args, env=None):
         cmd = [MPIRUN, '--oversubscribe', '-np', str(ranks)] + cmd
     p = subprocess.run(cmd, env=env or ENV, capture_output=True, text=True, timeout=120)
     return p, out
+
+
+REFS = {}
+REFS_LOCK = threading.Lock()
+
+
+def reference(tmp, args):
+    """One process's run of args, run once for the cases compared with it (a deep halo's K = 1, 2 and 8, an
+    overlapped case and the same deep); the run's outputs are not written again."""
+    with REFS_LOCK:
+        if tuple(args) not in REFS:
+            REFS[tuple(args)] = (threading.Lock(), [], f'ref{len(REFS)}')
+        lock, got, tag = REFS[tuple(args)]
+    with lock:
+        if not got:
+            got.append(run(tmp, tag, 0, args))
+    return got[0]
 
 
 def npy_sum(path):
@@ -373,7 +422,7 @@ def compare(tmp, i, case, halo=None, both=(), verify=False):
             '--max-steps', '200'] + list(both) + (['--verify'] if verify else [])
     if len(case) > 6 and case[6]:
         args += ['--workload', case[6]]
-    one, a = run(tmp, f'{i}s', 0, args)
+    one, a = reference(tmp, args)
     many, b = run(tmp, f'{i}m', ranks, args + list(case[7:]), env)
     what = f'{method} {" ".join(both)} {shape} {bnd} {init} {until} {" ".join(x for x in case[6:] if x)} on {ranks} ranks'
     if halo:
@@ -421,9 +470,13 @@ def verify_fails(case):
     return None
 
 
+NAMES = itertools.count()  # a file name each for records of checks run at once
+
+
 def expect_refusal(tmp, ranks, args, words, env=None):
     p = subprocess.run([MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'run'] + args + ['--quiet', '--json',
-                       os.path.join(tmp, 'refused.json')], env=env or ENV, capture_output=True, text=True, timeout=120)
+                       os.path.join(tmp, f'refused{next(NAMES)}.json')], env=env or ENV, capture_output=True,
+                       text=True, timeout=120)
     lines = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
     if p.returncode != 2 or len(lines) != 1 or words not in lines[0]:
         return f'{args} on {ranks} ranks: want exit 2 and one line with "{words}", got {p.returncode}: {p.stderr!r}'
@@ -434,7 +487,7 @@ def same_failure(tmp, ranks, args):
     """A failure inside a step on some ranks only stops every rank, with one process's message."""
     lines = []
     for cmd in ([LBT, 'run'], [MPIRUN, '--oversubscribe', '-np', str(ranks), LBT, 'run']):
-        p = subprocess.run(cmd + args + ['--quiet', '--json', os.path.join(tmp, 'failed.json')], env=ENV,
+        p = subprocess.run(cmd + args + ['--quiet', '--json', os.path.join(tmp, f'failed{next(NAMES)}.json')], env=ENV,
                            capture_output=True, text=True, timeout=120)
         mine = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
         if p.returncode != 2 or len(mine) != 1:
@@ -599,30 +652,144 @@ def pictures(tmp):
     return '; '.join(out) or None
 
 
+# ---- signals, each sent once the ranks catch it ----
+# A check that signals a job waits until its ranks' handlers are installed (and what else it needs: a step
+# taken, a rank done), never a fixed time: on a loaded machine the ranks took 7-9 s to start, and checks that
+# slept 2-4 s first signalled them before lbtorus caught anything. READY seconds at most, then the check
+# fails saying which wait ran out.
+READY = 240
+
+
+def catching(pid, sig):
+    """Whether process pid catches signal sig (its handler installed: lbtorus's, once its command started)."""
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            return any(l.startswith('SigCgt:') and int(l.split()[1], 16) >> (sig - 1) & 1 for l in f)
+    except OSError:
+        return False
+
+
+def asleep(pid):
+    """Whether process pid's main thread sleeps in nanosleep: a sweep's rank other than 0 does only once its
+    runs are done, waiting for the others 1 ms at a time (src/comm/comm_mpi.c, lbt_comm_watch_close)."""
+    try:
+        with open(f'/proc/{pid}/wchan') as f:
+            return 'nanosleep' in f.read()
+    except OSError:
+        return False
+
+
+def rank_of(pid):
+    """The MPI rank of a process mpirun started (Open MPI's environment says it)."""
+    with open(f'/proc/{pid}/environ', 'rb') as f:
+        env = dict(v.split(b'=', 1) for v in f.read().split(b'\0') if b'=' in v)
+    return int(env.get(b'OMPI_COMM_WORLD_RANK', b'-1'))
+
+
+class Job:
+    """mpirun -np 2 LBT ARGS in directory d (the current one if None), its stderr read as it comes."""
+
+    def __init__(self, d, args):
+        self.p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d,
+                                  env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        self.reader = threading.Thread(target=self.read)
+        self.reader.start()
+
+    def read(self):
+        for line in self.p.stderr:
+            self.lines.append(line.rstrip('\n'))
+
+    def ready(self, sig, until=None):
+        """The ranks' pids in rank order once both catch sig and until(pids) holds (if given); None if they
+        were not within READY seconds or the job ended first: the job is then killed, and why() says so."""
+        t0, self.waited = time.monotonic(), None
+        while time.monotonic() - t0 < READY and self.p.poll() is None:
+            try:
+                with open(f'/proc/{self.p.pid}/task/{self.p.pid}/children') as f:
+                    pids = [int(x) for x in f.read().split()]
+            except OSError:
+                break
+            if len(pids) == 2 and all(catching(x, sig) for x in pids):
+                pids = sorted(pids, key=rank_of)
+                if until is None or until(pids):
+                    return pids
+                self.waited = until.__doc__.strip()
+            time.sleep(0.02)
+        self.kill()
+        return None
+
+    def why(self, sig):
+        if self.waited:
+            return f'the ranks caught signal {sig}, but not "{self.waited}" within {READY} s'
+        return f'the ranks did not catch signal {sig} within {READY} s (exit {self.p.returncode})'
+
+    def kill(self):
+        """The ranks and mpirun, by their pids."""
+        try:
+            with open(f'/proc/{self.p.pid}/task/{self.p.pid}/children') as f:
+                pids = [int(x) for x in f.read().split()]
+        except OSError:
+            pids = []
+        for pid in pids + [self.p.pid]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def finish(self, timeout=300):
+        """The exit status and rank 0's lines, once the job ended."""
+        self.p.wait(timeout=timeout)
+        self.reader.join()
+        return self.p.returncode, [l for l in self.lines if l.startswith('lbtorus:')]
+
+
+def stepping(trace):
+    """A condition for Job.ready: the --trace file being written (.NAME.tmp.HOST.PID beside it, renamed at the
+    end) holds a row of a step after step 0 (rows reach it 4 KiB at a time). (--progress would say so sooner,
+    but under MPI it stops the job: the progress line is rank 0's alone, and rank 0 then takes one step a call
+    where the others take several.)"""
+    d, name = os.path.split(trace)
+
+    def stepped(pids):
+        """a step in the trace"""
+        rows = []
+        for n in os.listdir(d):
+            if n.startswith(f'.{name}.tmp.'):
+                try:
+                    with open(os.path.join(d, n)) as f:
+                        rows += f.read().split('\n')[:-1]  # whole lines
+                except OSError:
+                    pass
+        return any(r[:1].isdigit() and int(r.split(',')[0]) >= 1 for r in rows)
+    return stepped
+
+
 def signalled(tmp, to_ranks):
     """Issue 31, item 14 (docs/usage.md, "Signals under MPI"): SIGTERM stops
     every rank at one step and rank 0 writes the interrupted summary; the
     job's status is rank 0's, 3, when the ranks get the signal, but 1 when
-    mpirun does (Open MPI then reports the job as aborted)."""
-    import signal
-    import time
+    mpirun does (Open MPI then reports the job as aborted). Sent once the
+    ranks catch it and their run took a step (a row of its trace)."""
     out = os.path.join(tmp, f'sig{int(to_ranks)}.json')
-    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', LBT, 'run', '--shape', '4096x4096', '--init', 'worst:5',
-                          '--threads', '1', '--json', out], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True)
-    time.sleep(4)
-    with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
-        ranks = [int(x) for x in f.read().split()]
-    for pid in ranks if to_ranks else [p.pid]:
-        os.kill(pid, signal.SIGTERM)
-    _, err = p.communicate(timeout=60)
+    trace = os.path.join(tmp, f'sig{int(to_ranks)}.csv')
+    job = Job(None, ['run', '--shape', '4096x4096', '--init', 'worst:5', '--threads', '1', '--json', out,
+                     '--trace', trace])
+    what = f'SIGTERM to {"the ranks" if to_ranks else "mpirun"}'
+    ranks = job.ready(signal.SIGTERM, stepping(trace))
+    if ranks:
+        for pid in ranks if to_ranks else [job.p.pid]:
+            os.kill(pid, signal.SIGTERM)
+    status, said = job.finish()
+    if not ranks:
+        return f'{what}: {job.why(signal.SIGTERM)}'
     want = 3 if to_ranks else 1
-    if p.returncode != want or len(ranks) != 2:
-        return f'SIGTERM to {"the ranks" if to_ranks else "mpirun"}: exit {p.returncode}, want {want} ({err})'
+    if status != want:
+        return f'{what}: exit {status}, want {want} ({said})'
     with open(out) as f:
         rec = json.load(f)
     if rec['stop_reason'] != 'interrupted' or rec['steps'] < 1:
-        return f'SIGTERM to {"the ranks" if to_ranks else "mpirun"}: stop_reason {rec["stop_reason"]}, steps {rec["steps"]}'
+        return f'{what}: stop_reason {rec["stop_reason"]}, steps {rec["steps"]}'
     return None
 
 
@@ -680,55 +847,50 @@ def spread_run(tmp, name, args, ranks, more=()):
 
 def spread_cases(tmp):
     """Two checks a case (2 and 3 ranks): one entry each, None where it passed."""
+    return [bad for got in parallel([partial(spread_case, tmp, *c) for c in SPREAD_CASES]) for bad in got]
+
+
+def spread_case(tmp, name, args, *more):
+    """SPREAD_CASES's case: alone, then on 2 and 3 ranks."""
     out = []
-    for name, args, *more in SPREAD_CASES:
-        one, a, said = spread_run(tmp, name, args, 0)
-        if one.returncode:
-            out += [f'{name} alone: exit {one.returncode}: {one.stderr}'] * 2
-            continue
-        wrong = None
-        if name == 'search' and a['stdout.json'][0]['best_restart'] % 3 != 1:
-            wrong = f'search: the best restart is {a["stdout.json"][0]["best_restart"]}, not one of rank 1 of 3'
-        for ranks in (2, 3):
-            many, b, said_many = spread_run(tmp, name, args, ranks, *more)
-            what = f'{name} on {ranks} ranks'
-            bad = wrong
-            if many.returncode:
-                bad = f'{what}: exit {many.returncode}: {many.stderr}'
-            elif sorted(a) != sorted(b):
-                bad = f'{what}: files {sorted(set(a) ^ set(b))} alone or under MPI only'
-            elif said != said_many:
-                bad = f'{what}: prints {said_many} where one process prints {said}'
-            elif any(a[k] != b[k] for k in a):
-                bad = f'{what}: {sorted(k for k in a if a[k] != b[k])} differ from one process\'s'
-            out.append(bad)
+    one, a, said = spread_run(tmp, name, args, 0)
+    if one.returncode:
+        return [f'{name} alone: exit {one.returncode}: {one.stderr}'] * 2
+    wrong = None
+    if name == 'search' and a['stdout.json'][0]['best_restart'] % 3 != 1:
+        wrong = f'search: the best restart is {a["stdout.json"][0]["best_restart"]}, not one of rank 1 of 3'
+    for ranks in (2, 3):
+        many, b, said_many = spread_run(tmp, name, args, ranks, *more)
+        what = f'{name} on {ranks} ranks'
+        bad = wrong
+        if many.returncode:
+            bad = f'{what}: exit {many.returncode}: {many.stderr}'
+        elif sorted(a) != sorted(b):
+            bad = f'{what}: files {sorted(set(a) ^ set(b))} alone or under MPI only'
+        elif said != said_many:
+            bad = f'{what}: prints {said_many} where one process prints {said}'
+        elif any(a[k] != b[k] for k in a):
+            bad = f'{what}: {sorted(k for k in a if a[k] != b[k])} differ from one process\'s'
+        out.append(bad)
     return out
 
 
 def spread_signal(tmp, name, args):
-    """SIGINT to the ranks of 2 in the middle (as a terminal's ^C to the job's processes): every rank stops,
-    exit 3, rank 0 says so in one line, and nothing is written (no .npy, no experiment, no staging
+    """SIGINT to the ranks of 2 once both catch it (as a terminal's ^C to the job's processes): every rank
+    stops, exit 3, rank 0 says so in one line, and nothing is written (no .npy, no experiment, no staging
     directory, no temporary file)."""
-    import signal
-    import time
     d = os.path.join(tmp, f'spread_sig_{name}')
     os.makedirs(d)
-    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d, env=ENV,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    ranks, waited = [], 0.0
-    while len(ranks) < 2 and waited < 20 and p.poll() is None:  # both ranks started (a loaded machine is slow)
-        time.sleep(0.1)
-        waited += 0.1
-        with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
-            ranks = [int(x) for x in f.read().split()]
-    time.sleep(2)  # past start-up, in the middle: a rank's part takes far longer (search: ~36 s on a Zen 3 core)
-    for pid in ranks:
+    job = Job(d, args)
+    ranks = job.ready(signal.SIGINT)
+    for pid in ranks or []:
         os.kill(pid, signal.SIGINT)
-    _, err = p.communicate(timeout=120)
-    said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
+    status, said = job.finish()
+    if not ranks:
+        return f'{name}: {job.why(signal.SIGINT)}'
     left = sorted(os.path.relpath(os.path.join(r, n), d) for r, ds, ns in os.walk(d) for n in ns + ds)
-    if p.returncode != 3 or len(said) != 1 or 'interrupted' not in said[0] or left:
-        return f'{name}, SIGINT to {len(ranks)} ranks of 2: exit {p.returncode} (want 3), {said}, left {left}'
+    if status != 3 or len(said) != 1 or 'interrupted' not in said[0] or left:
+        return f'{name}, SIGINT to 2 ranks of 2: exit {status} (want 3), {said}, left {left}'
     return None
 
 
@@ -791,54 +953,38 @@ def pieces(tmp):
     return out
 
 
-def rank_of(pid):
-    """The MPI rank of a process mpirun started (Open MPI's environment says it)."""
-    with open(f'/proc/{pid}/environ', 'rb') as f:
-        env = dict(v.split(b'=', 1) for v in f.read().split(b'\0') if b'=' in v)
-    return int(env.get(b'OMPI_COMM_WORLD_RANK', b'-1'))
-
-
 def one_signal(tmp, name, args, runs=None):
-    """SIGINT to rank 1 of 2 in the middle: rank 0 learns of it after its current run (the ranks agree after
-    each round of a run a thread, src/exp/spread.c, or of a run a rank, a sweep's: src/exp/sweep.c), and as
-    with a signal to both (spread_signal): exit 3, one line from rank 0, nothing written. The line names the
+    """SIGINT to rank 1 of 2 once both catch it: rank 0 learns of it after its current run (the ranks agree
+    after each round of a run a thread, src/exp/spread.c, or of a run a rank, a sweep's: src/exp/sweep.c), and
+    as with a signal to both (spread_signal): exit 3, one line from rank 0, nothing written. The line names the
     signal rank 1 got, as the ranks agreed it ("interrupted on another rank (signal 2)"; rank 0 has none).
     runs: bound's records file, signalled once it holds a record (the sweep under way), and kept with the
     finished runs, fewer than half the plan's: rank 0 does not run its share (half) to the end; its line is
     the sweep's ("interrupted: N of M runs are in ..."), which names no signal."""
-    import signal
-    import time
     d = os.path.join(tmp, f'one_sig_{name}')
     os.makedirs(d)
-    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d, env=ENV,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    ranks, waited = [], 0.0
-    while len(ranks) < 2 and waited < 20 and p.poll() is None:
-        time.sleep(0.1)
-        waited += 0.1
-        with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
-            ranks = [int(x) for x in f.read().split()]
-    if runs:
+    job = Job(d, args)
+
+    def a_record(pids):
+        """the records file holds a record"""
         at = os.path.join(d, runs)
-        while waited < 120 and p.poll() is None and not (os.path.exists(at) and open(at).readline().endswith('\n')):
-            time.sleep(0.05)
-            waited += 0.05
-    else:
-        time.sleep(2)
-    one = [r for r in ranks if rank_of(r) == 1]
-    if one:
-        os.kill(one[0], signal.SIGINT)
-    _, err = p.communicate(timeout=300)
-    said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
+        return os.path.exists(at) and open(at).readline().endswith('\n')
+
+    ranks = job.ready(signal.SIGINT, a_record if runs else None)
+    if ranks:
+        os.kill(ranks[1], signal.SIGINT)
+    status, said = job.finish()
+    if not ranks:
+        return f'{name}: {job.why(signal.SIGINT)}'
     left = sorted(os.path.relpath(os.path.join(r, n), d) for r, ds, ns in os.walk(d) for n in ns + ds)
     want = 'interrupted: ' if runs else 'interrupted on another rank (signal 2); '
     kept = sorted({runs, os.path.dirname(runs)}) if runs else []
-    bad = len(ranks) != 2 or not one or p.returncode != 3 or len(said) != 1 or want not in said[0] or left != kept
+    bad = status != 3 or len(said) != 1 or want not in said[0] or left != kept
     if not bad and runs:
         ran = said[0].split('interrupted: ')[1].split(' runs are in')[0].split(' of ')
         bad = len(open(os.path.join(d, runs)).readlines()) != int(ran[0]) or 2 * int(ran[0]) >= int(ran[1])
     if bad:
-        return f'{name}, SIGINT to rank 1 of {len(ranks)}: exit {p.returncode} (want 3), {said} (want "{want}"' \
+        return f'{name}, SIGINT to rank 1 of 2: exit {status} (want 3), {said} (want "{want}"' \
                f'{", under half the runs" if runs else ""}), left {left}'
     return None
 
@@ -912,8 +1058,6 @@ THREADED = [
 ]
 
 
-def threaded(tmp):
-    return [compare(tmp, f'thr{i}', case, halo) for i, (halo, case) in enumerate(THREADED)]
 # ---- end of a file's first bad value, two threads a rank ----
 
 
@@ -967,83 +1111,57 @@ def overlap_order(tmp):
     return '; '.join(out) or None
 
 
-def overlap(tmp):
-    return [compare(tmp, f'ovl{i}', case, halo) for i, (halo, case) in enumerate(OVERLAP)] + [overlap_order(tmp)]
-
-
 # ---- stops agreed without waiting, and the signal named (issue 28's leftovers) ----
-def catching(pid):
-    """Whether process pid catches SIGINT (its handler is installed: lbtorus's, once its command started)."""
-    try:
-        with open(f'/proc/{pid}/status') as f:
-            return any(l.startswith('SigCgt:') and int(l.split()[1], 16) & 2 for l in f)
-    except OSError:
-        return False
-
-
-def launch(d, args):
-    """mpirun -np 2 LBT args in d; then the pids of ranks 0 and 1 once both catch SIGINT (None: they did not)."""
-    import time
-    p = subprocess.Popen([MPIRUN, '--oversubscribe', '-np', '2', os.path.abspath(LBT)] + args, cwd=d, env=ENV,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    waited, pids = 0.0, []
-    while waited < 60 and p.poll() is None:
-        with open(f'/proc/{p.pid}/task/{p.pid}/children') as f:
-            pids = [int(x) for x in f.read().split()]
-        if len(pids) == 2 and all(catching(x) for x in pids):
-            return p, sorted(pids, key=rank_of)
-        time.sleep(0.01)
-        waited += 0.01
-    return p, None
-
-
 def run_signal_named(tmp, when):
     """SIGINT to rank 1 of 2 of a `run`, in its set-up (as soon as it catches signals: filling 2^27 PEs a rank
-    takes seconds) or at a step (3 s later, a 4096x4096 worst case far from balanced): every rank stops, exit 3,
-    and rank 0's one line names the signal rank 1 got, as the ranks agreed it (src/exec/state.c, run.c:
-    lbt_comm_stop; rank 0 has none of its own)."""
-    import signal
-    import time
+    takes seconds) or at a step (once the run took one, a row of its trace; a 4096x4096 worst case far from
+    balanced): every rank stops, exit 3, and rank 0's one line names the signal rank 1 got, as the ranks agreed
+    it (src/exec/state.c, run.c: lbt_comm_stop; rank 0 has none of its own)."""
     d = os.path.join(tmp, f'run_sig_{when}')
     os.makedirs(d)
     setup = when == 'setup'
     args = ['run', '--shape', '16384x16384' if setup else '4096x4096', '--init', 'uniform:0:100' if setup else 'worst:5',
             '--until', 'steps:1000000', '--threads', '1', '--quiet', '--json', 's.json']
-    p, pids = launch(d, args)
+    job = Job(d, args if setup else args + ['--trace', os.path.join(d, 's.csv')])
+    pids = job.ready(signal.SIGINT, None if setup else stepping(os.path.join(d, 's.csv')))
     if pids:
-        if not setup:
-            time.sleep(3)
         os.kill(pids[1], signal.SIGINT)
-    _, err = p.communicate(timeout=300)
-    said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
+    status, said = job.finish()
+    if not pids:
+        return f'run, SIGINT to rank 1 of 2 in its {when}: {job.why(signal.SIGINT)}'
     want = ('run: interrupted on another rank (signal 2); it stopped in its set-up' if setup
             else 'interrupted on another rank (signal 2) after step')
-    if not pids or p.returncode != 3 or len(said) != 1 or want not in said[0]:
-        return f'run, SIGINT to rank 1 of 2 in its {when}: exit {p.returncode} (want 3), {said} (want "{want}")'
+    if status != 3 or len(said) != 1 or want not in said[0]:
+        return f'run, SIGINT to rank 1 of 2 in its {when}: exit {status} (want 3), {said} (want "{want}")'
     return None
 
 
 def sweep_no_lockstep(tmp):
     """A sweep's ranks run their runs at their own pace (src/exp/sweep.c, lbt_comm_watch): rank 0's first run
     is a 2048x2048 worst case that never ends here, the 13 of rank 1 (16x16, 18x18, ... 40x40) take well under a
-    second. SIGINT to rank 0 3 s in: rank 1 has done all its runs, and their 13 records are in the file, rank 0's
-    none; in rounds of a run a rank (the ranks agreeing after each) rank 1 would have done one."""
-    import signal
-    import time
+    second. SIGINT to rank 0 once rank 1 waits for it (asleep: its runs done): their 13 records are in the file,
+    rank 0's none; in rounds of a run a rank (the ranks agreeing after each) rank 1 would have done one and
+    would wait in the round's agreement, never asleep."""
     d = os.path.join(tmp, 'sweep_pace')
     os.makedirs(d)
-    p, pids = launch(d, ['sweep', '--results', 'r.jsonl', '--shape', '2048x2048,torus2:16..40', '--init', 'worst:5',
-                         '--solo-pes', '100000000', '--quiet'])
+    job = Job(d, ['sweep', '--results', 'r.jsonl', '--shape', '2048x2048,torus2:16..40', '--init', 'worst:5',
+                  '--solo-pes', '100000000', '--quiet'])
+
+    def rank_1_waits(pids):
+        """rank 1 waits (asleep)"""
+        return asleep(pids[1])
+
+    pids = job.ready(signal.SIGINT, rank_1_waits)
     if pids:
-        time.sleep(3)
         os.kill(pids[0], signal.SIGINT)
-    _, err = p.communicate(timeout=300)
+    status, said = job.finish()
+    if not pids:
+        return f'sweep, SIGINT to rank 0 in its first run: {job.why(signal.SIGINT)}'
     recs = [json.loads(l) for l in open(os.path.join(d, 'r.jsonl'))] if os.path.exists(os.path.join(d, 'r.jsonl')) else []
     shapes = sorted(r['shape'] for r in recs)
     want = sorted(f'{k}x{k}' for k in range(16, 41, 2))
-    said = [l for l in err.splitlines() if l.startswith('lbtorus:')]
-    if not pids or p.returncode != 3 or shapes != want or len(said) != 1 or 'interrupted: 13 of 26 runs' not in said[0]:
-        return f'sweep, SIGINT to rank 0 in its first run: exit {p.returncode} (want 3), records of {shapes} ' \
+    if status != 3 or shapes != want or len(said) != 1 or 'interrupted: 13 of 26 runs' not in said[0]:
+        return f'sweep, SIGINT to rank 0 in its first run: exit {status} (want 3), records of {shapes} ' \
                f'(want rank 1\'s {want}), {said}'
     return None
 
@@ -1057,63 +1175,60 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         cases, uncut, slabs_only = registry_cases(registries())
-        for i, case in enumerate(cases + EXTRA):
-            failures.append(compare(tmp, i, case))
         # a file: init cut into slabs
         _, a = run(tmp, 'src', 0, ['--shape', '9x5', '--init', 'uniform:0:7', '--until', 'steps:3', '--max-steps', '3'])
-        failures.append(compare(tmp, 'file', ('9x5', 'torus', 'nna', 'file:' + a['npy'], 'steps:8', 3)))
-        # a cycle (lm-c0 never balances the worst case) is found on every rank at the same step: exit 3
-        failures.append(compare(tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)))
-        failures.append(expect_refusal(tmp, 4, ['--shape', '3x1'], 'cannot be cut into 4 blocks'))
-        # a grid of ranks that does not match the rank count, or does not divide the torus
-        failures.append(expect_refusal(tmp, 4, ['--shape', '8x8', '--ranks', '3x1'], '3 ranks, but 4 are running'))
-        failures.append(expect_refusal(tmp, 4, ['--shape', '3x4', '--ranks', '4x1'], 'does not divide the torus'))
-        failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--ranks', '2x1x1'], '3 counts for a torus of 2'))
-        for w in slabs_only:
-            failures.append(expect_refusal(tmp, 4, ['--shape', '6x6', '--ranks', '2x2', '--init', 'const:0',
-                                                    '--workload', w], 'runs on a torus cut into slabs'))
-        for k in HALO_STEPS:
-            for i, case in enumerate(HALO):
-                failures.append(compare(tmp, f'halo{k}_{i}', case, k))
-        for k in HALO_STEPS:
-            for i, case in enumerate(BLOCKS_HALO):
-                failures.append(compare(tmp, f'blocks{k}_{i}', case, k))
-        for k in ROWCUT_HALO:
-            for i, case in enumerate(ROWCUT):
-                failures.append(compare(tmp, f'rowcut{k}_{i}', case, k))
-        failures.append(block_messages(tmp))
-        for bad in ('0', '17', 'two'):
-            failures.append(expect_refusal(tmp, 2, ['--shape', '8x8'], 'LBTORUS_HALO', dict(ENV, LBTORUS_HALO=bad)))
-        for i, case in enumerate(VERIFY):
-            failures.append(compare(tmp, f'verify{i}', case, verify=True))
-        failures.append(compare(tmp, 'verify_halo', VERIFY_HALO, 2, verify=True))
-        failures += [verify_fails(case) for case in VERIFY_FAILS]
-        for m in uncut:
-            failures.append(expect_refusal(tmp, 2, ['--shape', '8x8', '--method', m], 'runs on one process only'))
-        failures.append(expect_refusal(tmp, 3, ['--shape', '6x5', '--workload', 'tree:2:3', '--init', 'const:1'],
-                                       'a search starts on an empty machine'))
         # rows 2 and 3 of 4 near 2^31-1: arrivals overflow a PE on the last ranks only
         high = os.path.join(tmp, 'high.npy')
         write_npy(high, 4, 3, [0] * 6 + [2147483000] * 6)
-        failures.append(same_failure(tmp, 4, ['--init', 'file:' + high, '--method', 'none', '--workload',
-                                              'cybenko:uniform:0:1000:0', '--until', 'steps:5']))
-        failures.append(grid_choice(tmp))
-        failures.append(deep_messages(tmp))
+        calls = [partial(compare, tmp, i, case) for i, case in enumerate(cases + EXTRA)]
+        calls += [
+            partial(compare, tmp, 'file', ('9x5', 'torus', 'nna', 'file:' + a['npy'], 'steps:8', 3)),
+            # a cycle (lm-c0 never balances the worst case) is found on every rank at the same step: exit 3
+            partial(compare, tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)),
+            partial(expect_refusal, tmp, 4, ['--shape', '3x1'], 'cannot be cut into 4 blocks'),
+            # a grid of ranks that does not match the rank count, or does not divide the torus
+            partial(expect_refusal, tmp, 4, ['--shape', '8x8', '--ranks', '3x1'], '3 ranks, but 4 are running'),
+            partial(expect_refusal, tmp, 4, ['--shape', '3x4', '--ranks', '4x1'], 'does not divide the torus'),
+            partial(expect_refusal, tmp, 2, ['--shape', '8x8', '--ranks', '2x1x1'], '3 counts for a torus of 2')]
+        calls += [partial(expect_refusal, tmp, 4, ['--shape', '6x6', '--ranks', '2x2', '--init', 'const:0',
+                                                   '--workload', w], 'runs on a torus cut into slabs')
+                  for w in slabs_only]
+        calls += [partial(compare, tmp, f'halo{k}_{i}', case, k) for k in HALO_STEPS for i, case in enumerate(HALO)]
+        # K = 2 where the last axis is cut: taken as 1, as K = 8 is (the same run)
+        calls += [partial(compare, tmp, f'blocks{k}_{i}', case, k) for k in HALO_STEPS
+                  for i, case in enumerate(BLOCKS_HALO) if k != 2 or not last_cut(case)]
+        calls += [partial(compare, tmp, f'rowcut{i}', case, ROWCUT_HALO[i % len(ROWCUT_HALO)])
+                  for i, case in enumerate(ROWCUT)]
+        calls += [partial(block_messages, tmp)]
+        calls += [partial(expect_refusal, tmp, 2, ['--shape', '8x8'], 'LBTORUS_HALO', dict(ENV, LBTORUS_HALO=bad))
+                  for bad in ('0', '17', 'two')]
+        calls += [partial(compare, tmp, f'verify{i}', case, verify=True) for i, case in enumerate(VERIFY)]
+        calls += [partial(compare, tmp, 'verify_halo', VERIFY_HALO, 2, verify=True)]
+        calls += [partial(verify_fails, case) for case in VERIFY_FAILS]
+        calls += [partial(expect_refusal, tmp, 2, ['--shape', '8x8', '--method', m], 'runs on one process only')
+                  for m in uncut]
+        calls += [
+            partial(expect_refusal, tmp, 3, ['--shape', '6x5', '--workload', 'tree:2:3', '--init', 'const:1'],
+                    'a search starts on an empty machine'),
+            partial(same_failure, tmp, 4, ['--init', 'file:' + high, '--method', 'none', '--workload',
+                                           'cybenko:uniform:0:1000:0', '--until', 'steps:5']),
+            partial(grid_choice, tmp), partial(deep_messages, tmp), partial(pictures, tmp),
+            partial(sweep, tmp, SWEEP, ''), partial(sweep, tmp, SWEEP_WL, 'wl'),
+            partial(sweep, tmp, SWEEP + ['--verify'], 'verify')]  # the 8x8 runs cut between all ranks too
+        calls += [partial(compare, tmp, f'thr{i}', case, halo) for i, (halo, case) in enumerate(THREADED)]
+        calls += [partial(compare, tmp, f'ovl{i}', case, halo) for i, (halo, case) in enumerate(OVERLAP)]
+        calls += [partial(overlap_order, tmp)]
+        failures += parallel(calls)
         failures += luling(tmp)
         failures += speeds(tmp)
-        failures.append(pictures(tmp))
-        failures.append(sweep(tmp, SWEEP, ''))
-        failures.append(sweep(tmp, SWEEP_WL, 'wl'))
-        failures.append(sweep(tmp, SWEEP + ['--verify'], 'verify'))  # the 8x8 runs cut between all ranks too
+        failures += spread_cases(tmp)
+        failures += pieces(tmp)
+        failures += first_bad_value(tmp)
+        # the signals: one job at a time, nothing else running
         failures.append(signalled(tmp, True))
         failures.append(signalled(tmp, False))
-        failures += spread_cases(tmp)
         failures += [spread_signal(tmp, *c) for c in SPREAD_SIGNALS]
-        failures += pieces(tmp)
         failures += [one_signal(tmp, *c) for c in ONE_SIGNAL]
-        failures += first_bad_value(tmp)
-        failures += threaded(tmp)
-        failures += overlap(tmp)
         failures += stops(tmp)
     checks = len(failures)  # one entry per check: None where it passed
     failures = [f for f in failures if f]

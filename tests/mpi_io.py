@@ -39,10 +39,16 @@ import struct
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 LBT, MPIRUN = sys.argv[1], sys.argv[2]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
            OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
+# The ranks share one node: ob1 over shared memory and self, not UCX, OFI or PSM probed at every start (as
+# tests/mpi_identity.py; the environment may say otherwise).
+for key, value in (('OMPI_MCA_pml', 'ob1'), ('OMPI_MCA_btl', 'self,vader'), ('OMPI_MCA_mtl', '^ofi,psm,psm2'),
+                   ('OMPI_MCA_osc', '^ucx')):
+    ENV.setdefault(key, value)
 IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'command', 'date_utc')  # timing; the call's provenance
 FORMAT = {'<i4': 'i', '<i8': 'q', '<f4': 'f', '<f8': 'd'}
 
@@ -75,6 +81,12 @@ GRIDS = {2: ('2x2', '1x3', '3x2'), 3: ('2x1x2', '1x2x2', '2x2x2')}
 
 def ranks_of(shape):
     return RANKS + GRIDS.get(len(shape), ())
+
+
+def each(f, ranks):
+    """f(r) for each r of ranks, two at a time (an mpirun's start waits far more than it computes), in order."""
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(f, ranks))
 
 
 def lbtorus(ranks, args, limit_kib=None):
@@ -116,16 +128,18 @@ def loading(tmp):
         src = os.path.join(tmp, f'load{k}.npy')
         write_npy(src, shape, descr, vals)
         want = struct.pack(f'<{P}{FORMAT[out]}', *vals)
-        for ranks in ranks_of(shape):
+
+        def load(ranks):
             dump = os.path.join(tmp, f'load{k}.{ranks}.npy')
             p = lbtorus(ranks, ['--init', 'file:' + src, '--method', method, '--until', 'steps:0', '--json',
-                                os.path.join(tmp, 'load.json'), '--dump', dump])
+                                os.path.join(tmp, f'load{k}.{ranks}.json'), '--dump', dump])
             if p.returncode:
-                failures.append(f'{descr} {shape} on {ranks} ranks: exit {p.returncode}: {p.stderr.strip()}')
-                continue
+                return f'{descr} {shape} on {ranks} ranks: exit {p.returncode}: {p.stderr.strip()}'
             got_descr, got = npy_data(dump)
             if got_descr != out or got != want:
-                failures.append(f'{descr} {shape} read on {ranks} ranks: the dump ({got_descr}) is not the input')
+                return f'{descr} {shape} read on {ranks} ranks: the dump ({got_descr}) is not the input'
+            return None
+        failures += [f for f in each(load, ranks_of(shape)) if f]
     return failures
 
 
@@ -142,17 +156,19 @@ def runs(tmp):
         src = os.path.join(tmp, f'run{k}.npy')
         write_npy(src, shape, descr, [v / 4 for v in ints] if descr == '<f8' else ints)
         out = {}
-        for ranks in ranks_of(shape):
+
+        def one_run(ranks):
             dump, js = os.path.join(tmp, f'run{k}.{ranks}.npy'), os.path.join(tmp, f'run{k}.{ranks}.json')
             p = lbtorus(ranks, ['--init', 'file:' + src, '--boundary', bnd, '--method', method, '--until', until,
                                 '--json', js, '--dump', dump])
             if p.returncode:
-                failures.append(f'{method} {shape} on {ranks} ranks: exit {p.returncode}: {p.stderr.strip()}')
-                continue
+                return f'{method} {shape} on {ranks} ranks: exit {p.returncode}: {p.stderr.strip()}'
             rec = json.load(open(js))
             for key in IGNORED:
                 rec.pop(key, None)
             out[ranks] = (open(dump, 'rb').read(), rec)
+            return None
+        failures += [f for f in each(one_run, ranks_of(shape)) if f]
         for ranks in out:
             if ranks != 0 and 0 in out and out[ranks][0] != out[0][0]:
                 failures.append(f'{method} {shape} {descr}: the dump on {ranks} ranks differs from one process\'s')
@@ -176,12 +192,15 @@ def bad_files(tmp):
                                      ('both', '<i8', both, 'load 1099511627776 at flat index 31 does not fit in int32')):
         src = os.path.join(tmp, f'bad_{name}.npy')
         write_npy(src, (8, 5), descr, vals)
-        for ranks in (0, 2, 3, 4):
-            p = lbtorus(ranks, ['--init', 'file:' + src, '--until', 'steps:3', '--json', os.path.join(tmp, 'bad.json')])
+        def bad(ranks):
+            p = lbtorus(ranks, ['--init', 'file:' + src, '--until', 'steps:3', '--json',
+                                os.path.join(tmp, f'bad_{name}.{ranks}.json')])
             lines = [l for l in p.stderr.splitlines() if l.startswith('lbtorus:')]
             if p.returncode != 2 or len(lines) != 1 or words not in lines[0]:
-                failures.append(f'{name} on {ranks} ranks: want exit 2 and one line with "{words}", '
-                                f'got {p.returncode}: {p.stderr!r}')
+                return f'{name} on {ranks} ranks: want exit 2 and one line with "{words}", got {p.returncode}: ' \
+                       f'{p.stderr!r}'
+            return None
+        failures += [f for f in each(bad, (0, 2, 3, 4)) if f]
     return failures
 
 
