@@ -1185,6 +1185,10 @@ def main():
             partial(compare, tmp, 'file', ('9x5', 'torus', 'nna', 'file:' + a['npy'], 'steps:8', 3)),
             # a cycle (lm-c0 never balances the worst case) is found on every rank at the same step: exit 3
             partial(compare, tmp, 'cycle', ('8x8', 'torus', 'lm-c0', 'worst:5', 'balanced', 3)),
+            # rank 0 alone watches every step for its progress line; the others' calls must be its calls
+            # (they took several steps a call, rank 0 one: the ranks' exchanges never met, a hang)
+            partial(compare, tmp, 'progress', ('64x64', 'torus', 'lm-c5', 'uniform:0:100', 'steps:150', 3),
+                    both=('--progress', '0.001')),
             partial(expect_refusal, tmp, 4, ['--shape', '3x1'], 'cannot be cut into 4 blocks'),
             # a grid of ranks that does not match the rank count, or does not divide the torus
             partial(expect_refusal, tmp, 4, ['--shape', '8x8', '--ranks', '3x1'], '3 ranks, but 4 are running'),

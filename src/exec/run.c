@@ -619,6 +619,11 @@ static void loop_init(run_loop *l, lbt_state *st, const lbt_run_opts *o, lbt_sum
 	const lbt_until_kind uk = o->until.kind;
 	l->batch = o->batch && st->method->steps && !l->wl && !o->verify && !l->full && l->N == 0 &&
 	           (uk == LBT_UNTIL_STEPS || uk == LBT_UNTIL_SHARED || uk == LBT_UNTIL_BALANCED || uk == LBT_UNTIL_FLAT);
+	if (st->grid.cut) { /* every rank's calls the same: rank 0 alone may watch each step (a progress line) */
+		int64_t watching = !l->batch;
+		lbt_comm_sum_i64(&watching, 1);
+		l->batch = watching == 0;
+	}
 	/* at most 64 steps and about 2^28 site updates a call, an interrupt
 	 * waiting for the call; 2^31 for the Liquid model on a 2-D torus of one
 	 * process, whose calls of several steps keep the loads in bytes: 64
