@@ -76,9 +76,19 @@ JOBS = 2
 
 
 def parallel(calls):
-    """The results of calls (functions of no argument), run JOBS at a time, in order."""
+    """The results of calls (functions of no argument), run JOBS at a time, in order; a line every 50 done."""
+    done = itertools.count(1)
+    lock = threading.Lock()
+
+    def one(f):
+        result = f()
+        with lock:
+            n = next(done)
+        if n % 50 == 0:
+            stage(f'{n} of {len(calls)} done')
+        return result
     with ThreadPoolExecutor(JOBS) as pool:
-        return list(pool.map(lambda f: f(), calls))
+        return list(pool.map(one, calls))
 IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'threads', 'command', 'date_utc') # timing; the provenance of the call
 
 # Awkward shapes to run on, with a rank count each: extents not divisible by
@@ -1171,6 +1181,14 @@ def stops(tmp):
 # ---- end of the stops ----
 
 
+START = time.monotonic()
+
+
+def stage(name):
+    """A line as each block of checks starts, with the time since the start: a timeout's log says where it stopped."""
+    print(f'[{time.monotonic() - START:7.1f} s] {name}', flush=True)
+
+
 def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -1222,18 +1240,21 @@ def main():
         calls += [partial(compare, tmp, f'thr{i}', case, halo) for i, (halo, case) in enumerate(THREADED)]
         calls += [partial(compare, tmp, f'ovl{i}', case, halo) for i, (halo, case) in enumerate(OVERLAP)]
         calls += [partial(overlap_order, tmp)]
+        stage(f'{len(calls)} checks, {JOBS} at a time')
         failures += parallel(calls)
-        failures += luling(tmp)
-        failures += speeds(tmp)
-        failures += spread_cases(tmp)
-        failures += pieces(tmp)
-        failures += first_bad_value(tmp)
+        for name, block in (('luling', luling), ('speeds', speeds), ('spread_cases', spread_cases),
+                            ('pieces', pieces), ('first_bad_value', first_bad_value)):
+            stage(name)
+            failures += block(tmp)
         # the signals: one job at a time, nothing else running
+        stage('signals')
         failures.append(signalled(tmp, True))
         failures.append(signalled(tmp, False))
         failures += [spread_signal(tmp, *c) for c in SPREAD_SIGNALS]
         failures += [one_signal(tmp, *c) for c in ONE_SIGNAL]
+        stage('stops')
         failures += stops(tmp)
+        stage('done')
     checks = len(failures)  # one entry per check: None where it passed
     failures = [f for f in failures if f]
     for f in failures:
