@@ -711,15 +711,46 @@ static ALWAYS_INLINE void vadd_pe(double *x, VD eta, VD C, VD shift, VD *g, VD *
 	*sq = PD_ADD(*sq, PD_MUL(dd, dd));
 }
 
-/* nb blocks of LBT_WL_LANES PEs from x (low index lo, round keys k1, k2),
- * in units of U PEs: one draw vector at W = 16 (two blocks), one or two
- * below (one block); at W = 16 an odd last block takes the low half of a
- * draw vector. */
+/* The draws of a piece, vector after vector, two ahead of their use (as
+ * the Poisson pass's: a draw's chain of multiplies overlaps the arrivals
+ * and updates of the two vectors before it). */
+typedef struct {
+	V a, b, idx, vk1, vk2;
+	int64_t t, nd; /* the next vector's number; how many there are */
+} draws;
+
+static ALWAYS_INLINE draws draws_open(uint32_t lo, uint32_t k1, uint32_t k2, int64_t nd)
+{
+	draws q = {.idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota)), .vk1 = VSET1((int32_t)k1),
+	           .vk2 = VSET1((int32_t)k2), .t = 0, .nd = nd};
+	q.a = q.b = vdraw(q.idx, q.vk1, q.vk2);
+	q.idx = VADD(q.idx, VSET1(W));
+	if (nd > 1)
+		q.b = vdraw(q.idx, q.vk1, q.vk2);
+	q.idx = VADD(q.idx, VSET1(W));
+	return q;
+}
+
+static ALWAYS_INLINE V draws_next(draws *q)
+{
+	const V r = q->a;
+	q->a = q->b;
+	if (q->t + 2 < q->nd) {
+		q->b = vdraw(q->idx, q->vk1, q->vk2);
+		q->idx = VADD(q->idx, VSET1(W));
+	}
+	q->t++;
+	return r;
+}
+
+/* nb >= 1 blocks of LBT_WL_LANES PEs from x (low index lo, round keys k1,
+ * k2), in units of U PEs: one draw vector at W = 16 (two blocks), one or
+ * two below (one block); at W = 16 an odd last block takes the low half of
+ * a draw vector. */
 static ALWAYS_INLINE void vblocks(double *x, int64_t nb, uint32_t lo, uint32_t k1, uint32_t k2, const lbt_wl_real *d,
                                   const rdist *k, double shift, lbt_wl_rsums *s, const int dist)
 {
 	enum { NL = LBT_WL_LANES, U = W > NL ? W : NL };
-	const V vk1 = VSET1((int32_t)k1), vk2 = VSET1((int32_t)k2), step = VSET1(W);
 	const VD vC = PD_SET1(d->C), vsh = PD_SET1(shift);
 	VD g[NS], dv[NS], sq[NS];
 	for (int h = 0; h < NS; h++) {
@@ -727,21 +758,20 @@ static ALWAYS_INLINE void vblocks(double *x, int64_t nb, uint32_t lo, uint32_t k
 		dv[h] = PD_LOADU(s->dev + h * WD);
 		sq[h] = PD_LOADU(s->sq + h * WD);
 	}
-	V idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota));
+	draws q = draws_open(lo, k1, k2, (nb * NL + W - 1) / W);
 	const int64_t nu = nb / (U / NL);
 	for (int64_t u = 0; u < nu; u++) {
 		double *xu = x + u * U;
 		for (int v = 0; v < U / W; v++) {
 			VD e0, e1;
-			varrivals(d, k, vdraw(idx, vk1, vk2), &e0, &e1, dist);
-			idx = VADD(idx, step);
+			varrivals(d, k, draws_next(&q), &e0, &e1, dist);
 			vadd_pe(xu + v * W, e0, vC, vsh, &g[2 * v % NS], &dv[2 * v % NS], &sq[2 * v % NS]);
 			vadd_pe(xu + v * W + WD, e1, vC, vsh, &g[(2 * v + 1) % NS], &dv[(2 * v + 1) % NS], &sq[(2 * v + 1) % NS]);
 		}
 	}
 	if (U > NL && nb % 2) { /* W = 16 (NS = 1): the last block */
 		VD e0, e1;
-		varrivals(d, k, vdraw(idx, vk1, vk2), &e0, &e1, dist);
+		varrivals(d, k, draws_next(&q), &e0, &e1, dist);
 		vadd_pe(x + nu * U, e0, vC, vsh, &g[0], &dv[0], &sq[0]);
 	}
 	for (int h = 0; h < NS; h++) {
@@ -766,7 +796,7 @@ static ALWAYS_INLINE void real_pieces(double *x, int64_t n, int64_t i0, int lane
 			add_pe(x + j + q, arrival(d, draw32(k1, k2, lo + (uint32_t)q), draw32(k21, k22, lo + (uint32_t)q)), C, shift,
 			       (int)((lane0 + j + q) % NL), s);
 		const int64_t nb = (len - q) / NL;
-		if (vec)
+		if (vec && nb)
 			vblocks(x + j + q, nb, lo + (uint32_t)q, k1, k2, d, k, shift, s, dist);
 		else
 			for (int64_t b = 0; b < nb; b++)

@@ -193,7 +193,8 @@ CK_CASE(wl_phases_row, phases_quick, phases_full);
  * The edges: exp's mean tiny (arrivals below the normal range) and the
  * largest allowed, C = 0 and 10^6; uniform's widest span (2^32: the draw
  * itself) and a low bound at 2^53 (lo + q rounded, where the vector kernel
- * adds in doubles) and past it (PE by PE there); Bernoulli's 0, 1 and the
+ * adds in doubles) and past it, odd (a bound no double holds: PE by PE
+ * there); Bernoulli's 0, 1 and the
  * smallest double above 0; Poisson's smallest and largest means. Quick: the
  * first set of each distribution from lane 0. */
 static void real(int quick)
@@ -217,7 +218,7 @@ static void real(int quick)
 			continue;
 		lbt_wl_real d = {.dist = sets[id].dist, .mu = sets[id].a0, .sigma = sets[id].a1, .C = sets[id].C};
 		if (d.dist == LBT_DIST_UNIFORM)
-			lbt_wl_draw_init(&d.draw, (int64_t)sets[id].a0, (int64_t)sets[id].a1);
+			lbt_wl_draw_init(&d.draw, (int64_t)sets[id].a0 | (sets[id].a0 > 0x1p53), (int64_t)sets[id].a1);
 		else if (d.dist == LBT_DIST_BERNOULLI)
 			lbt_wl_bernoulli_init(&d.draw, sets[id].a0);
 		else if (d.dist == LBT_DIST_POISSON)
