@@ -1,8 +1,9 @@
 /* workload.c — the workload phase's kernels for one ISA target: Cybenko's
  * eq. (12) on a row of integer loads with Poisson arrivals, and with uniform
- * or Bernoulli arrivals, on a row of real-valued loads with every
- * distribution, and Lüling and Monien's phases (at the end), bit for bit the
- * references (kernels/ref/workload.c). The draws are the workloads' 32-bit
+ * or Bernoulli arrivals, Lüling and Monien's phases, and eq. (12) on a row
+ * of real-valued loads with every distribution (at the end: it uses the
+ * phases' words for doubles), bit for bit the references
+ * (kernels/ref/workload.c). The draws are the workloads' 32-bit
  * stream (lbt_rand32: four 32-bit multiplies a PE, one PE a 32-bit lane).
  * Poisson's inversion is a count of integer thresholds (eta = #{k < K : r >=
  * T_k}, no floating point: the same k as the reference's loop, see
@@ -568,8 +569,8 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0
  * uniform, Bernoulli and Poisson go in vectors of WD doubles (8, 4, 2), the
  * W draws of a vector of 32-bit lanes (a PE a lane) in two of them, each
  * arrival in the reference's IEEE operations and order (no fused
- * multiply-add: the intrinsics say each one, and the project's C11 leaves
- * contraction off), so every lane is the reference's bits; the sums are
+ * multiply-add: the project's -std=c11 leaves GCC's contraction off, which
+ * would fuse the intrinsics' too), so every lane is the reference's bits; the sums are
  * NS = LBT_WL_LANES / WD vectors, vector h of a block adding to lanes
  * h WD .. h WD + WD - 1. The normal's cosine is libm's, called per PE as
  * the reference does. */
