@@ -1,8 +1,9 @@
 /* workload.c — the workload phase's kernels for one ISA target: Cybenko's
  * eq. (12) on a row of integer loads with Poisson arrivals, and with uniform
- * or Bernoulli arrivals, on a row of real-valued loads with every
- * distribution, and Lüling and Monien's phases (at the end), bit for bit the
- * references (kernels/ref/workload.c). The draws are the workloads' 32-bit
+ * or Bernoulli arrivals, Lüling and Monien's phases, and eq. (12) on a row
+ * of real-valued loads with every distribution (at the end: it uses the
+ * phases' words for doubles), bit for bit the references
+ * (kernels/ref/workload.c). The draws are the workloads' 32-bit
  * stream (lbt_rand32: four 32-bit multiplies a PE, one PE a 32-bit lane).
  * Poisson's inversion is a count of integer thresholds (eta = #{k < K : r >=
  * T_k}, no floating point: the same k as the reference's loop, see
@@ -321,94 +322,6 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_draw_row)(int32_t *x, int64_t n, int64_t i0, 
 	add_sums(c, &s, n, C);
 }
 
-/* Real-valued loads, every distribution: one pass of blocks of
- * LBT_WL_LANES PEs, lane l of a block adding to the sums' lane l, as the
- * reference does PE by PE; a start off lane 0 (lane0) and the row's tail
- * go one PE at a time. Exp's logarithm is lbt_log_unit, basic operations
- * the compiler vectorizes; Poisson counts its thresholds (no early exit);
- * the normal's cosine is libm's, called per PE as the reference does. */
-static ALWAYS_INLINE double arrival(const lbt_wl_real *d, uint32_t r, uint32_t r2)
-{
-	switch (d->dist) {
-	case LBT_DIST_POISSON: {
-		uint32_t e = 0;
-		for (int k = 0; k < d->pt.K; k++)
-			e += r >= d->pt.T[k];
-		return (double)e;
-	}
-	case LBT_DIST_UNIFORM: return (double)(d->draw.lo + (int64_t)(((uint64_t)r * d->draw.span) >> 32));
-	case LBT_DIST_BERNOULLI: return (double)((uint64_t)r < d->draw.below);
-	case LBT_DIST_EXP: return -d->mu * lbt_log_unit(1.0 - lbt_unit32(r));
-	default:
-		return d->mu + d->sigma * sqrt(-2.0 * lbt_log_unit(1.0 - lbt_unit32(r))) * cos(2.0 * M_PI * lbt_unit32(r2));
-	}
-}
-
-static ALWAYS_INLINE void add_pe(double *x, double eta, double C, double shift, int l, lbt_wl_rsums *s)
-{
-	*x += eta - C;
-	const double dv = *x - shift;
-	s->gen[l] += eta;
-	s->dev[l] += dv;
-	s->sq[l] += dv * dv;
-}
-
-/* Exp: the blocks with the logarithm inlined, so that they vectorize. */
-static ALWAYS_INLINE void exp_blocks(double *x, int64_t nb, uint32_t lo, uint32_t k1, uint32_t k2, double mu, double C,
-                                     double shift, lbt_wl_rsums *s)
-{
-	enum { NL = LBT_WL_LANES };
-	double g[NL], dv[NL], sq[NL];
-	for (int l = 0; l < NL; l++) {
-		g[l] = s->gen[l];
-		dv[l] = s->dev[l];
-		sq[l] = s->sq[l];
-	}
-	for (int64_t b = 0; b < nb; b++) {
-		double *xb = x + b * NL;
-		const uint32_t ib = lo + (uint32_t)(b * NL);
-		for (int l = 0; l < NL; l++) {
-			const double eta = -mu * lbt_log_unit(1.0 - lbt_unit32(draw32(k1, k2, ib + (uint32_t)l)));
-			xb[l] += eta - C;
-			const double d = xb[l] - shift;
-			g[l] += eta;
-			dv[l] += d;
-			sq[l] += d * d;
-		}
-	}
-	for (int l = 0; l < NL; l++) {
-		s->gen[l] = g[l];
-		s->dev[l] = dv[l];
-		s->sq[l] = sq[l];
-	}
-}
-
-WL_FN void LBT_SIMD_FN(lbt_simd_wl_real_row)(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
-                                             const lbt_wl_real *d, double shift, lbt_wl_rsums *s)
-{
-	enum { NL = LBT_WL_LANES };
-	const double C = d->C;
-	SEGMENTS(n, i0, key, {
-		const uint32_t k21 = (uint32_t)key2, k22 = lbt_rand32_k2(key2, ig);
-		int64_t q = 0;
-		for (; q < len && (lane0 + j + q) % NL; q++) /* up to lane 0 */
-			add_pe(x + j + q, arrival(d, draw32(k1, k2, lo + (uint32_t)q), draw32(k21, k22, lo + (uint32_t)q)), C, shift,
-			       (int)((lane0 + j + q) % NL), s);
-		const int64_t nb = (len - q) / NL;
-		if (d->dist == LBT_DIST_EXP)
-			exp_blocks(x + j + q, nb, lo + (uint32_t)q, k1, k2, d->mu, C, shift, s);
-		else
-			for (int64_t b = 0; b < nb; b++)
-				for (int l = 0; l < NL; l++) {
-					const uint32_t i = lo + (uint32_t)(q + b * NL + l);
-					add_pe(x + j + q + b * NL + l, arrival(d, draw32(k1, k2, i), draw32(k21, k22, i)), C, shift, l, s);
-				}
-		for (q += nb * NL; q < len; q++) /* the tail, from lane 0 */
-			add_pe(x + j + q, arrival(d, draw32(k1, k2, lo + (uint32_t)q), draw32(k21, k22, lo + (uint32_t)q)), C, shift,
-			       (int)((lane0 + j + q) % NL), s);
-	})
-}
-
 /* Phases, in vectors of W PEs. The state is 12 bytes a PE (kernels.h: two
  * thresholds mod 2^32 and the steps left), all in 32-bit lanes, a PE a lane:
  * r < t is an unsigned compare, or'ed with t = 0 where a kept 0 stands for
@@ -648,4 +561,274 @@ WL_FN void LBT_SIMD_FN(lbt_simd_wl_phases_row)(int32_t *x, int64_t n, int64_t i0
 	c->overflow |= s.top > INT32_MAX;
 	c->sq_hi += s.hi;
 	c->sq_lo += s.lo;
+}
+
+/* Real-valued loads: blocks of LBT_WL_LANES PEs, lane l of a block adding
+ * to the sums' lane l, as the reference does PE by PE; a start off lane 0
+ * (lane0) and the row's tail go one PE at a time (arrival, add_pe). Exp,
+ * uniform, Bernoulli and Poisson go in vectors of WD doubles (8, 4, 2), the
+ * W draws of a vector of 32-bit lanes (a PE a lane) in two of them, each
+ * arrival in the reference's IEEE operations and order (no fused
+ * multiply-add: the project's -std=c11 leaves GCC's contraction off, which
+ * would fuse the intrinsics' too), so every lane is the reference's bits; the sums are
+ * NS = LBT_WL_LANES / WD vectors, vector h of a block adding to lanes
+ * h WD .. h WD + WD - 1. The normal's cosine is libm's, called per PE as
+ * the reference does. */
+static ALWAYS_INLINE double arrival(const lbt_wl_real *d, uint32_t r, uint32_t r2)
+{
+	switch (d->dist) {
+	case LBT_DIST_POISSON: {
+		uint32_t e = 0;
+		for (int k = 0; k < d->pt.K; k++)
+			e += r >= d->pt.T[k];
+		return (double)e;
+	}
+	case LBT_DIST_UNIFORM: return (double)(d->draw.lo + (int64_t)(((uint64_t)r * d->draw.span) >> 32));
+	case LBT_DIST_BERNOULLI: return (double)((uint64_t)r < d->draw.below);
+	case LBT_DIST_EXP: return -d->mu * lbt_log_unit(1.0 - lbt_unit32(r));
+	default:
+		return d->mu + d->sigma * sqrt(-2.0 * lbt_log_unit(1.0 - lbt_unit32(r))) * cos(2.0 * M_PI * lbt_unit32(r2));
+	}
+}
+
+static ALWAYS_INLINE void add_pe(double *x, double eta, double C, double shift, int l, lbt_wl_rsums *s)
+{
+	*x += eta - C;
+	const double dv = *x - shift;
+	s->gen[l] += eta;
+	s->dev[l] += dv;
+	s->sq[l] += dv * dv;
+}
+
+#if W == 16
+#define PD_LOADU(p) simde_mm512_loadu_pd(p)
+#define PD_STOREU(p, x) simde_mm512_storeu_pd((p), (x))
+#define PD_DIV(a, b) simde_mm512_div_pd((a), (b))
+#define D_SRL52(x) simde_mm512_srli_epi64((x), 52)
+#elif W == 8
+#define PD_LOADU(p) simde_mm256_loadu_pd(p)
+#define PD_STOREU(p, x) simde_mm256_storeu_pd((p), (x))
+#define PD_DIV(a, b) simde_mm256_div_pd((a), (b))
+#define D_SRL52(x) simde_mm256_srli_epi64((x), 52)
+#else
+#define PD_LOADU(p) simde_mm_loadu_pd(p)
+#define PD_STOREU(p, x) simde_mm_storeu_pd((p), (x))
+#define PD_DIV(a, b) simde_mm_div_pd((a), (b))
+#define D_SRL52(x) simde_mm_srli_epi64((x), 52)
+#endif
+enum { WD = W / 2, NS = LBT_WL_LANES / WD };
+
+/* The W 32-bit lanes of r (unsigned) as doubles, exact: lanes 0 .. WD - 1
+ * in *lo, the others in *hi (AVX-512: lane l below 2^52's high word, less
+ * 2^52; below: r - 2^31 as a signed lane, plus 2^31). */
+static ALWAYS_INLINE void u32_pd(V r, VD *lo, VD *hi)
+{
+#if W == 16
+	static const int32_t up[2][16] __attribute__((aligned(64))) = {
+		{0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16}, {8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16}};
+	const V two52 = VSET1(0x43300000);
+	*lo = PD_SUB(D_AS_PD(simde_mm512_permutex2var_epi32(r, VLOAD(up[0]), two52)), PD_SET1(0x1p52));
+	*hi = PD_SUB(D_AS_PD(simde_mm512_permutex2var_epi32(r, VLOAD(up[1]), two52)), PD_SET1(0x1p52));
+#else
+	const V s = WXOR(r, VSET1(INT32_MIN));
+#if W == 8
+	*lo = PD_ADD(simde_mm256_cvtepi32_pd(simde_mm256_castsi256_si128(s)), PD_SET1(0x1p31));
+	*hi = PD_ADD(simde_mm256_cvtepi32_pd(simde_mm256_extracti128_si256(s, 1)), PD_SET1(0x1p31));
+#else
+	*lo = PD_ADD(simde_mm_cvtepi32_pd(s), PD_SET1(0x1p31));
+	*hi = PD_ADD(simde_mm_cvtepi32_pd(simde_mm_unpackhi_epi64(s, s)), PD_SET1(0x1p31));
+#endif
+#endif
+}
+
+/* lbt_log_unit in every lane, its operations in its order: the high word's
+ * arithmetic in 64-bit lanes (adding c 2^32 adds c to the high word, the
+ * low word kept), k from the exponent's bits by way of 2^52's. */
+static ALWAYS_INLINE VD vlog_unit(VD v)
+{
+	const V b = D_ADD(D_AS_I(v), D_SET1((uint64_t)(0x3ff00000u - 0x3fe6a09eu) << 32));
+	const VD dk = PD_SUB(D_AS_PD(D_OR(D_SRL52(b), D_SET1(0x4330000000000000))), PD_SET1(0x1p52 + 0x3ff));
+	const VD f = PD_SUB(D_AS_PD(D_ADD(WAND(b, D_SET1(0x000fffffffffffff)), D_SET1((uint64_t)0x3fe6a09eu << 32))),
+	                    PD_SET1(1.0));
+	const VD hfsq = PD_MUL(PD_MUL(PD_SET1(0.5), f), f), s = PD_DIV(f, PD_ADD(PD_SET1(2.0), f));
+	const VD z = PD_MUL(s, s), w = PD_MUL(z, z);
+	const VD t1 = PD_MUL(w, PD_ADD(PD_SET1(3.999999999940941908e-01),
+	                               PD_MUL(w, PD_ADD(PD_SET1(2.222219843214978396e-01),
+	                                                PD_MUL(w, PD_SET1(1.531383769920937332e-01))))));
+	const VD t2 = PD_MUL(z, PD_ADD(PD_SET1(6.666666666666735130e-01),
+	                               PD_MUL(w, PD_ADD(PD_SET1(2.857142874366239149e-01),
+	                                                PD_MUL(w, PD_ADD(PD_SET1(1.818357216161805012e-01),
+	                                                                 PD_MUL(w, PD_SET1(1.479819860511658591e-01))))))));
+	const VD R = PD_ADD(t2, t1);
+	const VD a = PD_ADD(PD_MUL(s, PD_ADD(hfsq, R)), PD_MUL(dk, PD_SET1(1.90821492927058770002e-10)));
+	return PD_ADD(PD_ADD(PD_SUB(a, hfsq), f), PD_MUL(dk, PD_SET1(6.93147180369123816490e-01)));
+}
+
+/* What a row's vectors need of its distribution, set once a call. */
+typedef struct {
+	V sign, vspan, vbelow;
+	VD nmu, dlo;
+	int wide, all; /* uniform: span 2^32 (the draw itself); Bernoulli: every draw below */
+} rdist;
+
+/* The arrivals of the W PEs of the draws r, in the lanes of *lo and *hi. */
+static ALWAYS_INLINE void varrivals(const lbt_wl_real *d, const rdist *k, V r, VD *lo, VD *hi, const int dist)
+{
+	if (dist == LBT_DIST_EXP) {
+		u32_pd(r, lo, hi);
+		*lo = PD_MUL(k->nmu, vlog_unit(PD_SUB(PD_SET1(1.0), PD_MUL(*lo, PD_SET1(0x1p-32)))));
+		*hi = PD_MUL(k->nmu, vlog_unit(PD_SUB(PD_SET1(1.0), PD_MUL(*hi, PD_SET1(0x1p-32)))));
+		return;
+	}
+	V e = VSET1(0);
+	if (dist == LBT_DIST_POISSON) { /* #{k : r >= T_k}: T is nondecreasing, the count stops where no lane is */
+		const V rs = WXOR(r, k->sign);
+		for (int j = 0; j < d->pt.K; j++) {
+			const M ge = MGT(rs, VSET1((int32_t)((d->pt.T[j] - 1) ^ 0x80000000u))); /* T_j >= 1 */
+			if (!MANY(ge))
+				break;
+			e = VINC(e, ge);
+		}
+	}
+	else if (dist == LBT_DIST_BERNOULLI)
+		e = VINC(e, k->all ? MALL : BELOWU(r, k->vbelow));
+	else /* uniform: the high halves of r span, lo + that exact in doubles (|lo| <= 2^53) */
+		e = k->wide ? r
+		            : WOR(D_SRL(D_MUL(r, k->vspan)), WAND(D_MUL(D_SRL(r), k->vspan), D_SET1(0xffffffff00000000u)));
+	u32_pd(e, lo, hi);
+	if (dist == LBT_DIST_UNIFORM) {
+		*lo = PD_ADD(k->dlo, *lo);
+		*hi = PD_ADD(k->dlo, *hi);
+	}
+}
+
+/* WD PEs from x: the new loads, and the sums' vector h. */
+static ALWAYS_INLINE void vadd_pe(double *x, VD eta, VD C, VD shift, VD *g, VD *dv, VD *sq)
+{
+	const VD y = PD_ADD(PD_LOADU(x), PD_SUB(eta, C)), dd = PD_SUB(y, shift);
+	PD_STOREU(x, y);
+	*g = PD_ADD(*g, eta);
+	*dv = PD_ADD(*dv, dd);
+	*sq = PD_ADD(*sq, PD_MUL(dd, dd));
+}
+
+/* The draws of a piece, vector after vector, two ahead of their use (as
+ * the Poisson pass's: a draw's chain of multiplies overlaps the arrivals
+ * and updates of the two vectors before it). */
+typedef struct {
+	V a, b, idx, vk1, vk2;
+	int64_t t, nd; /* the next vector's number; how many there are */
+} draws;
+
+static ALWAYS_INLINE draws draws_open(uint32_t lo, uint32_t k1, uint32_t k2, int64_t nd)
+{
+	draws q = {.idx = VADD(VSET1((int32_t)lo), VLOADU(lbt_simd_iota)), .vk1 = VSET1((int32_t)k1),
+	           .vk2 = VSET1((int32_t)k2), .t = 0, .nd = nd};
+	q.a = q.b = vdraw(q.idx, q.vk1, q.vk2);
+	q.idx = VADD(q.idx, VSET1(W));
+	if (nd > 1)
+		q.b = vdraw(q.idx, q.vk1, q.vk2);
+	q.idx = VADD(q.idx, VSET1(W));
+	return q;
+}
+
+static ALWAYS_INLINE V draws_next(draws *q)
+{
+	const V r = q->a;
+	q->a = q->b;
+	if (q->t + 2 < q->nd) {
+		q->b = vdraw(q->idx, q->vk1, q->vk2);
+		q->idx = VADD(q->idx, VSET1(W));
+	}
+	q->t++;
+	return r;
+}
+
+/* nb >= 1 blocks of LBT_WL_LANES PEs from x (low index lo, round keys k1,
+ * k2), in units of U PEs: one draw vector at W = 16 (two blocks), one or
+ * two below (one block); at W = 16 an odd last block takes the low half of
+ * a draw vector. */
+static ALWAYS_INLINE void vblocks(double *x, int64_t nb, uint32_t lo, uint32_t k1, uint32_t k2, const lbt_wl_real *d,
+                                  const rdist *k, double shift, lbt_wl_rsums *s, const int dist)
+{
+	enum { NL = LBT_WL_LANES, U = W > NL ? W : NL };
+	const VD vC = PD_SET1(d->C), vsh = PD_SET1(shift);
+	VD g[NS], dv[NS], sq[NS];
+	for (int h = 0; h < NS; h++) {
+		g[h] = PD_LOADU(s->gen + h * WD);
+		dv[h] = PD_LOADU(s->dev + h * WD);
+		sq[h] = PD_LOADU(s->sq + h * WD);
+	}
+	draws q = draws_open(lo, k1, k2, (nb * NL + W - 1) / W);
+	const int64_t nu = nb / (U / NL);
+	for (int64_t u = 0; u < nu; u++) {
+		double *xu = x + u * U;
+		for (int v = 0; v < U / W; v++) {
+			VD e0, e1;
+			varrivals(d, k, draws_next(&q), &e0, &e1, dist);
+			vadd_pe(xu + v * W, e0, vC, vsh, &g[2 * v % NS], &dv[2 * v % NS], &sq[2 * v % NS]);
+			vadd_pe(xu + v * W + WD, e1, vC, vsh, &g[(2 * v + 1) % NS], &dv[(2 * v + 1) % NS], &sq[(2 * v + 1) % NS]);
+		}
+	}
+	if (U > NL && nb % 2) { /* W = 16 (NS = 1): the last block */
+		VD e0, e1;
+		varrivals(d, k, draws_next(&q), &e0, &e1, dist);
+		vadd_pe(x + nu * U, e0, vC, vsh, &g[0], &dv[0], &sq[0]);
+	}
+	for (int h = 0; h < NS; h++) {
+		PD_STOREU(s->gen + h * WD, g[h]);
+		PD_STOREU(s->dev + h * WD, dv[h]);
+		PD_STOREU(s->sq + h * WD, sq[h]);
+	}
+}
+
+/* A row's pieces (SEGMENTS): from lane0 to lane 0 and the tail PE by PE,
+ * the blocks between in vectors (vec) or PE by PE. */
+static ALWAYS_INLINE void real_pieces(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
+                                      const lbt_wl_real *d, const rdist *k, double shift, lbt_wl_rsums *s,
+                                      const int dist, const int vec)
+{
+	enum { NL = LBT_WL_LANES };
+	const double C = d->C;
+	SEGMENTS(n, i0, key, {
+		const uint32_t k21 = (uint32_t)key2, k22 = lbt_rand32_k2(key2, ig);
+		int64_t q = 0;
+		for (; q < len && (lane0 + j + q) % NL; q++) /* up to lane 0 */
+			add_pe(x + j + q, arrival(d, draw32(k1, k2, lo + (uint32_t)q), draw32(k21, k22, lo + (uint32_t)q)), C, shift,
+			       (int)((lane0 + j + q) % NL), s);
+		const int64_t nb = (len - q) / NL;
+		if (vec && nb)
+			vblocks(x + j + q, nb, lo + (uint32_t)q, k1, k2, d, k, shift, s, dist);
+		else
+			for (int64_t b = 0; b < nb; b++)
+				for (int l = 0; l < NL; l++) {
+					const uint32_t i = lo + (uint32_t)(q + b * NL + l);
+					add_pe(x + j + q + b * NL + l, arrival(d, draw32(k1, k2, i), draw32(k21, k22, i)), C, shift, l, s);
+				}
+		for (q += nb * NL; q < len; q++) /* the tail, from lane 0 */
+			add_pe(x + j + q, arrival(d, draw32(k1, k2, lo + (uint32_t)q), draw32(k21, k22, lo + (uint32_t)q)), C, shift,
+			       (int)((lane0 + j + q) % NL), s);
+	})
+}
+
+WL_FN void LBT_SIMD_FN(lbt_simd_wl_real_row)(double *x, int64_t n, int64_t i0, int lane0, uint64_t key, uint64_t key2,
+                                             const lbt_wl_real *d, double shift, lbt_wl_rsums *s)
+{
+	const rdist k = {.sign = VSET1(INT32_MIN),
+	                 .vspan = D_SET1(d->draw.span),
+	                 .vbelow = VSET1((int32_t)(uint32_t)d->draw.below),
+	                 .nmu = PD_SET1(-d->mu),
+	                 .dlo = PD_SET1((double)d->draw.lo),
+	                 .wide = d->draw.span > UINT32_MAX,
+	                 .all = d->draw.below > UINT32_MAX};
+	switch (d->dist) {
+	case LBT_DIST_EXP: real_pieces(x, n, i0, lane0, key, key2, d, &k, shift, s, LBT_DIST_EXP, 1); break;
+	case LBT_DIST_POISSON: real_pieces(x, n, i0, lane0, key, key2, d, &k, shift, s, LBT_DIST_POISSON, 1); break;
+	case LBT_DIST_BERNOULLI: real_pieces(x, n, i0, lane0, key, key2, d, &k, shift, s, LBT_DIST_BERNOULLI, 1); break;
+	case LBT_DIST_UNIFORM: /* lo + q in doubles is the reference's (double)(lo + q) where lo is exact */
+		real_pieces(x, n, i0, lane0, key, key2, d, &k, shift, s, LBT_DIST_UNIFORM,
+		            d->draw.lo >= -((int64_t)1 << 53) && d->draw.lo <= (int64_t)1 << 53);
+		break;
+	default: real_pieces(x, n, i0, lane0, key, key2, d, &k, shift, s, LBT_DIST_NORMAL, 0);
+	}
 }

@@ -187,25 +187,42 @@ CK_CASE(wl_phases_row, phases_quick, phases_full);
 /* cybenko:DIST:C on real-valued loads, every distribution (exp and normal:
  * the logarithm lbt_log_unit, lane by lane; Poisson's means on both sides
  * of its fused paths), rows of every length to 70 and past two blocks of 8
- * lanes, every lane the row may start on (a ring cut between ranks), loads
- * of both signs, and the sums of the arrivals, deviations and squares lane
- * by lane, bit for bit. Quick: exp:1 and normal:0:1 from lane 0. */
+ * lanes (an odd count of blocks: half of an AVX-512 vector), every lane the
+ * row may start on (a ring cut between ranks), loads of both signs, and the
+ * sums of the arrivals, deviations and squares lane by lane, bit for bit.
+ * The edges: exp's mean tiny (arrivals below the normal range) and the
+ * largest allowed, C = 0 and 10^6; uniform's widest span (2^32: the draw
+ * itself) and a low bound at 2^53 (lo + q rounded, where the vector kernel
+ * adds in doubles) and past it, odd (a bound no double holds: PE by PE
+ * there); Bernoulli's 0, 1 and the
+ * smallest double above 0; Poisson's smallest and largest means. Quick: the
+ * first set of each distribution from lane 0. */
 static void real(int quick)
 {
-	static const double args[][3] = {{1, 0, 1}, {0.5, 0, 2}, {0, 1, 0.5}, {5, 2.5, 5}, {3, 9, 4}, {0.3, 0, 0}, {100, 0, 99}};
-	static const int dists[] = {LBT_DIST_EXP, LBT_DIST_EXP, LBT_DIST_NORMAL, LBT_DIST_NORMAL, LBT_DIST_UNIFORM,
-	                            LBT_DIST_BERNOULLI, LBT_DIST_POISSON};
+	static const struct {
+		int dist;
+		double a0, a1, C;
+	} sets[] = {{LBT_DIST_EXP, 1, 0, 1},         {LBT_DIST_EXP, 0.5, 0, 2},
+	            {LBT_DIST_EXP, 1e-300, 0, 0},   {LBT_DIST_EXP, 1e6, 0, 1e6},
+	            {LBT_DIST_NORMAL, 0, 1, 0.5},   {LBT_DIST_NORMAL, 5, 2.5, 5},
+	            {LBT_DIST_UNIFORM, 3, 9, 4},    {LBT_DIST_UNIFORM, 0, 0, 0},
+	            {LBT_DIST_UNIFORM, 0, 1e6, 1e6}, {LBT_DIST_UNIFORM, 5, 5 + 0x1p32 - 1, 1},
+	            {LBT_DIST_UNIFORM, 0x1p53, 0x1p53 + 1e6, 3}, {LBT_DIST_UNIFORM, 0x1p60, 0x1p60 + 0x1p20, 3},
+	            {LBT_DIST_BERNOULLI, 0.3, 0, 0}, {LBT_DIST_BERNOULLI, 0, 0, 1},
+	            {LBT_DIST_BERNOULLI, 1, 0, 1},  {LBT_DIST_BERNOULLI, 0x1p-1074, 0, 0.5},
+	            {LBT_DIST_POISSON, 100, 0, 99}, {LBT_DIST_POISSON, 0.01, 0, 0},
+	            {LBT_DIST_POISSON, 2.5, 0, 1e6}};
 	double a[160], b[160];
-	for (int id = 0; id < 7; id++) {
-		if ((id == 0 || id == 2) != quick)
+	for (size_t id = 0; id < sizeof sets / sizeof *sets; id++) {
+		if ((id == 0 || sets[id].dist != sets[id - 1].dist) != quick)
 			continue;
-		lbt_wl_real d = {.dist = dists[id], .mu = args[id][0], .sigma = args[id][1], .C = args[id][2]};
+		lbt_wl_real d = {.dist = sets[id].dist, .mu = sets[id].a0, .sigma = sets[id].a1, .C = sets[id].C};
 		if (d.dist == LBT_DIST_UNIFORM)
-			lbt_wl_draw_init(&d.draw, (int64_t)args[id][0], (int64_t)args[id][1]);
+			lbt_wl_draw_init(&d.draw, (int64_t)sets[id].a0 | (sets[id].a0 > 0x1p53), (int64_t)sets[id].a1);
 		else if (d.dist == LBT_DIST_BERNOULLI)
-			lbt_wl_bernoulli_init(&d.draw, args[id][0]);
+			lbt_wl_bernoulli_init(&d.draw, sets[id].a0);
 		else if (d.dist == LBT_DIST_POISSON)
-			cr_assert_eq(lbt_poisson_init(&d.pt, args[id][0]), LBT_OK);
+			cr_assert_eq(lbt_poisson_init(&d.pt, sets[id].a0), LBT_OK);
 		for (int n = 1; n <= 150; n += n < 70 ? 1 : 19)
 			for (int lane0 = 0; lane0 < (quick ? 1 : LBT_WL_LANES); lane0++)
 				for (int step = 0; step < 3; step++) {
@@ -218,7 +235,7 @@ static void real(int quick)
 					call_ref(wl_real_row, a, n, i0, lane0, key, key2, &d, 0.75, &sr);
 					call_new(wl_real_row, b, n, i0, lane0, key, key2, &d, 0.75, &sv);
 					cr_assert(!memcmp(a, b, (size_t)n * sizeof *a) && !memcmp(&sr, &sv, sizeof sr),
-					          "real %d on %s, n %d, lane0 %d, step %d: %s differ", id, ck_new->isa, n, lane0, step,
+					          "real %zu on %s, n %d, lane0 %d, step %d: %s differ", id, ck_new->isa, n, lane0, step,
 					          memcmp(a, b, (size_t)n * sizeof *a) ? "loads" : "sums");
 				}
 	}
