@@ -7,7 +7,7 @@
  *
  * Bit for bit: every link's predicted flow, its truncation, cost, benefit
  * and blocked test are the reference's IEEE operations in its order, W/2
- * links at a time (fmax of the reference becomes a compare-and-select: its
+ * links at a time (fmax of the reference becomes MAXPD, a > b ? a : b: its
  * operands are never NaN, and only the sign of a zero could differ, which
  * no comparison sees). What depends on an order keeps the reference's:
  *   - a PE's balancing time is the sum of its links' times in the order the
@@ -45,9 +45,10 @@
  * team_step, stays for the shake and for grids too small to hold the
  * buffers); on one or two axes without cost/benefit, blocked counts or
  * times (Mr symmetric), a row's flows, counters and new loads are one
- * pass (fused_row), the row updated as its flows are formed. What nothing
- * reads is not formed: without the shake no
- * blocked test (its divisions), without lb no balancing times, without
+ * pass (fused_row), the row updated as its flows are formed, its last
+ * vector too, and the counters kept in the thread's lanes until its
+ * end. What nothing reads is not formed: without the shake no blocked
+ * test (its divisions), without lb no balancing times, without
  * cost/benefit or the shake no speeds read, and Mr given as one number
  * (equal speeds on a torus) is not read per link. */
 #include <math.h>
