@@ -7,7 +7,7 @@
  *
  * Bit for bit: every link's predicted flow, its truncation, cost, benefit
  * and blocked test are the reference's IEEE operations in its order, W/2
- * links at a time (fmax of the reference becomes a compare-and-select: its
+ * links at a time (fmax of the reference becomes MAXPD, a > b ? a : b: its
  * operands are never NaN, and only the sign of a zero could differ, which
  * no comparison sees). What depends on an order keeps the reference's:
  *   - a PE's balancing time is the sum of its links' times in the order the
@@ -45,9 +45,10 @@
  * team_step, stays for the shake and for grids too small to hold the
  * buffers); on one or two axes without cost/benefit, blocked counts or
  * times (Mr symmetric), a row's flows, counters and new loads are one
- * pass (fused_row), the row updated as its flows are formed. What nothing
- * reads is not formed: without the shake no
- * blocked test (its divisions), without lb no balancing times, without
+ * pass (fused_row), the row updated as its flows are formed, its last
+ * vector too, and the counters kept in the thread's lanes until its
+ * end. What nothing reads is not formed: without the shake no blocked
+ * test (its divisions), without lb no balancing times, without
  * cost/benefit or the shake no speeds read, and Mr given as one number
  * (equal speeds on a torus) is not read per link. */
 #include <math.h>
@@ -109,20 +110,58 @@ typedef simde__m128d MR;
 #define RSEL(m, a, b) simde_mm_blendv_pd((b), (a), (m))
 #define RBITS(m) ((unsigned)simde_mm_movemask_pd(m))
 #endif
-#define RMAX(a, b) RSEL(RGT((a), (b)), (a), (b)) /* a > b ? a : b */
-#if W == 16 /* the lanes (prev's last, cur's but its last): a row's flows at x - 1 */
+/* RMAX(a, b): a > b ? a : b, RMIN(a, b): a < b ? a : b (x86's MAXPD and MINPD: the second operand when equal
+   or unordered); RI: W/2 int64 lanes, RCOUNT(c, m): c + 1 in m's lanes */
+#if W == 16
+#define RMAX(a, b) simde_mm512_max_pd((a), (b))
+#define RMIN(a, b) simde_mm512_min_pd((a), (b))
+typedef simde__m512i RI;
+#define RCOUNT(c, m) simde_mm512_mask_add_epi64((c), (m), (c), simde_mm512_set1_epi64(1))
+#define RIZERO() simde_mm512_setzero_si512()
+#define RISTOREU(p, x) simde_mm512_storeu_si512((void *)(p), (x))
+#elif W == 8
+#define RMAX(a, b) simde_mm256_max_pd((a), (b))
+#define RMIN(a, b) simde_mm256_min_pd((a), (b))
+typedef simde__m256i RI;
+#define RCOUNT(c, m) simde_mm256_sub_epi64((c), simde_mm256_castpd_si256(m)) /* m's lanes: -1 or 0 */
+#define RIZERO() simde_mm256_setzero_si256()
+#define RISTOREU(p, x) simde_mm256_storeu_si256((void *)(p), (x))
+#else
+#define RMAX(a, b) simde_mm_max_pd((a), (b))
+#define RMIN(a, b) simde_mm_min_pd((a), (b))
+typedef simde__m128i RI;
+#define RCOUNT(c, m) simde_mm_sub_epi64((c), simde_mm_castpd_si128(m))
+#define RIZERO() simde_mm_setzero_si128()
+#define RISTOREU(p, x) simde_mm_storeu_si128((void *)(p), (x))
+#endif
+/* RSHL1: the lanes (prev's last, cur's but its last), a row's flows at x - 1; RSHR1: the lanes (cur's but
+   its first, next's first), a row's loads at x + 1; RLAST: the last lane */
+#if W == 16
 #define RSHL1(prev, cur) simde_mm512_castsi512_pd(SHL2(simde_mm512_castpd_si512(prev), simde_mm512_castpd_si512(cur)))
+#define RSHR1(cur, next) simde_mm512_castsi512_pd(simde_mm512_permutex2var_epi32( \
+	simde_mm512_castpd_si512(cur), VLOADU(lbt_simd_iota + 2), simde_mm512_castpd_si512(next)))
+#define RLAST ((MR)(1u << (WD - 1)))
 #elif W == 8
 #define RSHL1(prev, cur) simde_mm256_castsi256_pd(SHL2(simde_mm256_castpd_si256(prev), simde_mm256_castpd_si256(cur)))
+#define RSHR1(cur, next) simde_mm256_castsi256_pd(simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256( \
+	simde_mm256_castpd_si256(cur), simde_mm256_castpd_si256(next), 0x21), simde_mm256_castpd_si256(cur), 8))
+#define RLAST simde_mm256_castsi256_pd(simde_mm256_set_epi64x(-1, 0, 0, 0))
 #else
 #define RSHL1(prev, cur) simde_mm_castsi128_pd(SHL2(simde_mm_castpd_si128(prev), simde_mm_castpd_si128(cur)))
+#define RSHR1(cur, next) simde_mm_shuffle_pd((cur), (next), 1)
+#define RLAST simde_mm_castsi128_pd(simde_mm_set_epi64x(-1, 0))
 #endif
 
-#if W == 16
+#if W == 16 && defined(SIMDE_X86_AVX512F_NATIVE) /* Debian's SIMDe has no 512-bit int32 <-> double conversions */
+#define RLOADI(p) _mm512_cvtepi32_pd(_mm256_loadu_si256((const void *)(p)))
+#define RCVTI(x) _mm512_cvttpd_epi32(x) /* WD int32 lanes, exact: x holds integers */
+#elif W == 16 /* emulated: through the 256-bit halves */
 #define RLOADI(p) simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(simde_mm256_cvtepi32_pd(simde_mm_loadu_si128( \
                       (const void *)(p)))), simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)((p) + 4))), 1)
 #define RCVTI(x) simde_mm256_set_m128i(simde_mm256_cvttpd_epi32(simde_mm512_extractf64x4_pd((x), 1)), \
                                       simde_mm256_cvttpd_epi32(simde_mm512_extractf64x4_pd((x), 0)))
+#endif
+#if W == 16
 typedef simde__m256i VH;
 #define HLOADU(p) simde_mm256_loadu_si256((const void *)(p))
 #define HSTOREU(p, x) simde_mm256_storeu_si256((void *)(p), (x))
@@ -198,11 +237,15 @@ static void row_coords(const lbt_view *v, int64_t r, int64_t *c)
 }
 
 
-/* The predicted flow on link l from loads wi (its lower PE) and wj, as
- * the reference forms it: Mr per link or one number. */
-static double predicted(const lbt_speed_args *a, int64_t l, double wi, double wj)
+/* The flow predicted on link l from loads wi (its lower PE) and wj, as
+ * the reference forms it (Mr per link or one number), truncated for
+ * integer loads, + 0: a flow of -0 is the reference's +0 (it keeps no
+ * flow of 0), so a flow is never -0. The vector passes form the same in
+ * lanes (plain_links, fused_vec). */
+static double flow_of(const lbt_speed_args *a, int64_t l, double wi, double wj)
 {
-	return a->mr_fwd ? a->mr_fwd[l] * wi - a->mr_bwd[l] * wj : a->mr * wi - a->mr * wj;
+	const double x = a->mr_fwd ? a->mr_fwd[l] * wi - a->mr_bwd[l] * wj : a->mr * wi - a->mr * wj;
+	return (a->real ? x : trunc(x)) + 0;
 }
 
 /* One link, the reference's pass 1 for PEs i and j = i+1_d (dense) with
@@ -211,9 +254,7 @@ static double link1(const job *J, int64_t l, int64_t i, int64_t j, double wi, do
 {
 	const lbt_speed_args *a = J->a;
 	const double *cn = a->cn;
-	double x = predicted(a, l, wi, wj);
-	if (!a->real)
-		x = trunc(x);
+	const double x = flow_of(a, l, wi, wj);
 	const int fwd = x > 0;
 	const double ws = fwd ? wi : wj, wr = fwd ? wj : wi, cs = fwd ? cn[i] : cn[j], cr = fwd ? cn[j] : cn[i];
 	*blocked = 0;
@@ -385,7 +426,7 @@ static void shake(job *J, double *out)
 					continue;
 				const int64_t j = right_of(J, d, i);
 				const double wi = v->load[off + x], wj = v->load[lbt_fiber_base(v, last, j / n) - v->load + j % n];
-				double f = trunc(predicted(a, l, wi, wj));
+				double f = flow_of(a, l, wi, wj);
 				if (f == 0) /* one unit down the relative load */
 					f = wi / a->cn[i] > wj / a->cn[j] ? 1 : -1;
 				const int64_t s = f > 0 ? i : j;
@@ -421,6 +462,71 @@ typedef struct {
 	const double *from[8];
 } rowf;
 
+enum { RB = 8 }; /* real loads: the rows whose sums run side by side (rows_real) */
+/* A thread's run of rows counted and updated one after another, given to
+ * rows_real RB at a time (real loads): as soon as it has RB, or when the
+ * next row does not follow, or at the end (flush). */
+typedef struct {
+	int64_t r0;
+	int k;
+	rowf f[RB];
+	double rmx, rmn;
+} pending;
+
+/* fused_row's counters in lanes, a thread's rows' (folded into its part at its end): the largest flow and
+ * the least (from +0) on axis 0 and along the row, the links that carry load, and integer loads' amount
+ * moved and new loads' total (exact integers in doubles: flushed every 2^20 PEs, acc since the last) and
+ * the new loads' extremes. */
+typedef struct {
+	VR r0, n0, rl, nl, vs, vt;
+	RI links;
+	VH hmx, hmn;
+	int64_t acc;
+} lanes;
+
+/* A thread's counters, combined into the job at its end. */
+typedef struct {
+	int64_t rmax[8], lmax[8], links, moved, total;
+	double rrmax[8], rlmax[8];
+	int32_t mx, mn;
+	pending q;
+	lanes ln;
+} part;
+
+/* Axis d's largest flows each way into the part's: the lanes of vr and
+ * vl and the scalars sr and sl (the flows the vectors left). Maxima from
+ * +0, in any order: a flow is never -0 and never NaN. */
+static void fold_max(part *p, int real, int d, VR vr, VR vl, double sr, double sl)
+{
+	double q[2][WD];
+	RSTOREU(q[0], vr);
+	RSTOREU(q[1], vl);
+	for (int k = 0; k < WD; k++) {
+		sr = q[0][k] > sr ? q[0][k] : sr;
+		sl = q[1][k] > sl ? q[1][k] : sl;
+	}
+	if (real) {
+		p->rrmax[d] = sr > p->rrmax[d] ? sr : p->rrmax[d];
+		p->rlmax[d] = sl > p->rlmax[d] ? sl : p->rlmax[d];
+	} else {
+		p->rmax[d] = (int64_t)sr > p->rmax[d] ? (int64_t)sr : p->rmax[d];
+		p->lmax[d] = (int64_t)sl > p->lmax[d] ? (int64_t)sl : p->lmax[d];
+	}
+}
+
+/* Integer loads: the new loads' extremes in the lanes of hmx and hmn into
+ * the part's. */
+static void fold_ext(part *p, VH hmx, VH hmn)
+{
+	int32_t e[2][WD];
+	HSTOREU(e[0], hmx);
+	HSTOREU(e[1], hmn);
+	for (int k = 0; k < WD; k++) {
+		p->mx = e[0][k] > p->mx ? e[0][k] : p->mx;
+		p->mn = e[1][k] < p->mn ? e[1][k] : p->mn;
+	}
+}
+
 /* Row r's flows in the scratch grids. */
 static void grid_rowf(const job *J, int64_t r, rowf *f)
 {
@@ -437,10 +543,9 @@ static void grid_rowf(const job *J, int64_t r, rowf *f)
 	}
 }
 
-/* Pass 3 over row r (flows f): balancing times (if asked for), links, the
- * largest flows, and integer flows' amount moved. */
-static void pass3_row(const job *J, int64_t r, const rowf *f, int64_t *rmax, int64_t *lmax, double *rrmax,
-                      double *rlmax, int64_t *links, int64_t *moved)
+/* Pass 3 over row r (flows f): balancing times (if asked for), and into
+ * the part links, the largest flows, and integer flows' amount moved. */
+static void pass3_row(const job *J, int64_t r, const rowf *f, part *pt)
 {
 	const lbt_view *v = J->v;
 	const lbt_speed_args *a = J->a;
@@ -515,7 +620,7 @@ static void pass3_row(const job *J, int64_t r, const rowf *f, int64_t *rmax, int
 			const int64_t stop = n - p > ((int64_t)1 << 20) ? p + ((int64_t)1 << 20) : n;
 			for (; p + WD <= stop; p += WD) {
 				const VR x = RLOADU(fd + p);
-				*links += __builtin_popcount(RBITS(RNE(x, zero)));
+				pt->links += __builtin_popcount(RBITS(RNE(x, zero)));
 				vr = RMAX(x, vr);
 				vl = RMAX(RSUB(zero, x), vl);
 				vs = RADD(vs, RABS(x));
@@ -523,32 +628,17 @@ static void pass3_row(const job *J, int64_t r, const rowf *f, int64_t *rmax, int
 			double sum[WD];
 			RSTOREU(sum, vs);
 			for (int k = 0; k < WD && !a->real; k++)
-				*moved += (int64_t)sum[k];
+				pt->moved += (int64_t)sum[k];
 		}
-		double q[2][WD];
-		RSTOREU(q[0], vr);
-		RSTOREU(q[1], vl);
-		for (int k = 0; k < WD; k++) {
-			if (a->real) {
-				rrmax[d] = q[0][k] > rrmax[d] ? q[0][k] : rrmax[d];
-				rlmax[d] = q[1][k] > rlmax[d] ? q[1][k] : rlmax[d];
-			} else {
-				rmax[d] = (int64_t)q[0][k] > rmax[d] ? (int64_t)q[0][k] : rmax[d];
-				lmax[d] = (int64_t)q[1][k] > lmax[d] ? (int64_t)q[1][k] : lmax[d];
-			}
-		}
+		double sr = 0, sl = 0;
 		for (; p < n; p++) {
-			*links += fd[p] != 0;
-			if (!a->real) {
-				const int64_t g = (int64_t)fd[p];
-				*moved += g > 0 ? g : -g;
-				rmax[d] = g > rmax[d] ? g : rmax[d];
-				lmax[d] = -g > lmax[d] ? -g : lmax[d];
-			} else {
-				rrmax[d] = fd[p] > rrmax[d] ? fd[p] : rrmax[d];
-				rlmax[d] = -fd[p] > rlmax[d] ? -fd[p] : rlmax[d];
-			}
+			pt->links += fd[p] != 0;
+			if (!a->real)
+				pt->moved += (int64_t)fabs(fd[p]);
+			sr = fd[p] > sr ? fd[p] : sr;
+			sl = -fd[p] > sl ? -fd[p] : sl;
 		}
+		fold_max(pt, a->real, d, vr, vl, sr, sl);
 	}
 }
 
@@ -568,9 +658,9 @@ static ALWAYS_INLINE void flows_at(int D, const rowf *f, int64_t x, VR *out, VR 
 
 /* The new loads of row r: (w - out) + in, axis by axis from +0 (integer
  * flows: exact sums of integers in doubles, so the new load is exact too),
- * and integer loads' statistics: their extremes into *mx, *mn and their
- * total into *tot (real loads': rows_real). */
-static void apply_row(const job *J, int64_t r, const rowf *f, int32_t *mx, int32_t *mn, int64_t *tot)
+ * and integer loads' statistics into the part: their extremes and their
+ * total (real loads': rows_real). */
+static void apply_row(const job *J, int64_t r, const rowf *f, part *pt)
 {
 	const lbt_view *v = J->v;
 	const int D = v->dims, last = D - 1;
@@ -595,13 +685,7 @@ static void apply_row(const job *J, int64_t r, const rowf *f, int32_t *mx, int32
 			hmx = HMAX(hmx, l);
 			hmn = HMIN(hmn, l);
 		}
-		int32_t a[2][WD];
-		HSTOREU(a[0], hmx);
-		HSTOREU(a[1], hmn);
-		for (int q = 0; q < WD; q++) {
-			*mx = a[0][q] > *mx ? a[0][q] : *mx;
-			*mn = a[1][q] < *mn ? a[1][q] : *mn;
-		}
+		fold_ext(pt, hmx, hmn);
 	}
 	for (int64_t p = 0; p < n; p = p ? p + 1 : x) {
 		double out = 0, in = 0;
@@ -617,15 +701,15 @@ static void apply_row(const job *J, int64_t r, const rowf *f, int32_t *mx, int32
 		else {
 			const int32_t l = (int32_t)((double)v->load[off + p] - out + in);
 			v->load[off + p] = l;
-			*mx = l > *mx ? l : *mx;
-			*mn = l < *mn ? l : *mn;
+			pt->mx = l > pt->mx ? l : pt->mx;
+			pt->mn = l < pt->mn ? l : pt->mn;
 		}
 	}
 	if (!J->a->real) {
 		int64_t sum = 0; /* exact; GCC adds it in lanes */
 		for (int64_t p = 0; p < n; p++)
 			sum += v->load[off + p];
-		*tot += sum;
+		pt->total += sum;
 	}
 }
 
@@ -639,7 +723,6 @@ static void apply_row(const job *J, int64_t r, const rowf *f, int32_t *mx, int32
  * selection is the scalar chain's (MAXPD(w, m) is w > m ? w : m, MINPD(w,
  * m) w < m ? w : m). G = 4 (256 bits) where the target has AVX, 2 on
  * SSE4.1. */
-enum { RB = 8 };
 #if W == 4
 typedef simde__m128d VG;
 enum { G = 2 };
@@ -761,15 +844,6 @@ static void rows_real(const job *J, int64_t r0, int k, const rowf *f, double *rm
 	}
 }
 
-/* A thread's run of rows counted and updated one after another, given to
- * rows_real RB at a time (real loads): as soon as it has RB, or when the
- * next row does not follow, or at the end (flush). */
-typedef struct {
-	int64_t r0;
-	int k;
-	rowf f[RB];
-	double rmx, rmn;
-} pending;
 static void flush(const job *J, pending *q)
 {
 	if (q->k)
@@ -796,14 +870,6 @@ static void share(const job *J, const lbt_team *t, int64_t *lo, int64_t *hi)
 	*hi = J->rows * (t->id + 1) / t->n;
 }
 
-/* A thread's counters, combined into the job at its end. */
-typedef struct {
-	int64_t rmax[8], lmax[8], links, moved, total;
-	double rrmax[8], rlmax[8];
-	int32_t mx, mn;
-	pending q;
-} part;
-
 static void part_open(part *p)
 {
 	memset(p, 0, offsetof(part, q));
@@ -812,19 +878,46 @@ static void part_open(part *p)
 	p->q.k = 0;
 	p->q.rmx = -HUGE_VAL;
 	p->q.rmn = HUGE_VAL;
+	const VR zero = RSET1(0);
+	p->ln = (lanes){.r0 = zero, .n0 = zero, .rl = zero, .nl = zero, .vs = zero, .vt = zero, .links = RIZERO(),
+	                .hmx = HSET1(INT32_MIN), .hmn = HSET1(INT32_MAX), .acc = 0};
+}
+
+/* The lanes' amount moved and total into the part's (integer loads; real
+ * loads' lanes hold 0), the lanes from 0 again. */
+static void flush_sums(lanes *s, part *p)
+{
+	double q[2][WD];
+	RSTOREU(q[0], s->vs);
+	RSTOREU(q[1], s->vt);
+	for (int k = 0; k < WD; k++) {
+		p->moved += (int64_t)q[0][k];
+		p->total += (int64_t)q[1][k];
+	}
+	s->vs = s->vt = RSET1(0);
+	s->acc = 0;
 }
 
 /* Row r counted and updated (flows f). */
 static void finish_row(const job *J, int64_t r, const rowf *f, part *p)
 {
-	pass3_row(J, r, f, p->rmax, p->lmax, p->rrmax, p->rlmax, &p->links, &p->moved);
-	apply_row(J, r, f, &p->mx, &p->mn, &p->total);
+	pass3_row(J, r, f, p);
+	apply_row(J, r, f, p);
 	real_row(J, &p->q, r, f);
 }
 
 static void part_close(job *J, part *p)
 {
 	flush(J, &p->q);
+	lanes *s = &p->ln; /* fused_row's lanes (a largest flow each way: 0 - the least) */
+	int64_t c[WD];
+	flush_sums(s, p);
+	RISTOREU(c, s->links);
+	for (int k = 0; k < WD; k++)
+		p->links += c[k];
+	fold_max(p, J->a->real, 0, s->r0, RSUB(RSET1(0), s->n0), 0, 0);
+	fold_max(p, J->a->real, J->v->dims - 1, s->rl, RSUB(RSET1(0), s->nl), 0, 0);
+	fold_ext(p, s->hmx, s->hmn);
 #pragma omp critical(lbt_simd_speed)
 	{
 		J->links += p->links; /* integer sums: any order */
@@ -843,23 +936,72 @@ static void part_close(job *J, part *p)
 	}
 }
 
-/* A flow as plain_links forms it, one link. */
-static ALWAYS_INLINE double flow1(double m, double wi, double wj, int real)
+/* WD loads from q + x (a row's), as doubles. */
+static ALWAYS_INLINE VR ldv(const void *q, int64_t x, int real)
 {
-	const double f = m * wi - m * wj;
-	return (real ? f : trunc(f)) + 0;
+	return real ? RLOADU((const double *)q + x) : RLOADI((const int32_t *)q + x);
+}
+
+/* fused_row_k's PEs x .. x+WD-1, loads wi, their neighbours' along the row wj: their flows formed and
+ * counted, their new loads written; prev: the flows along the row of the vector before. At the row's end
+ * (end) the last lane's link is the wrap-around, whose flow wrap is formed first (0 without the link),
+ * whatever wj's last lane holds. Integer flows are left as trunc gives them: a -0 is 0 in every count,
+ * sum and conversion they reach. */
+static ALWAYS_INLINE void fused_vec(lanes *s, VR *prev, int64_t x, VR wi, VR wj, int end, VR wrap, VR mr,
+                                    const double *ml, const double *m0, const void *nb, const double *from0,
+                                    double *f0, double *fl, double *wr, int32_t *wl, int real, int uni, int two,
+                                    int has0)
+{
+	const VR zero = RSET1(0);
+	const VR mx = uni ? mr : RLOADU(ml + x), g = RSUB(RMUL(mx, wi), RMUL(mx, wj));
+	VR fx = real ? RADD(g, zero) : RTRUNC(g);
+	if (end)
+		fx = RSEL(RLAST, wrap, fx);
+	VR out = fx, in = RSHL1(*prev, fx), moved = real ? zero : RABS(fx);
+	*prev = fx;
+	s->links = RCOUNT(s->links, RNE(fx, zero));
+	s->rl = RMAX(fx, s->rl);
+	s->nl = RMIN(fx, s->nl);
+	if (two) {
+		VR f = zero;
+		if (has0) {
+			const VR m = uni ? mr : RLOADU(m0 + x), h = RSUB(RMUL(m, wi), RMUL(m, ldv(nb, x, real)));
+			f = real ? RADD(h, zero) : RTRUNC(h);
+			s->links = RCOUNT(s->links, RNE(f, zero));
+			s->r0 = RMAX(f, s->r0);
+			s->n0 = RMIN(f, s->n0);
+			if (!real)
+				moved = RADD(moved, RABS(f));
+		}
+		RSTORE(f0 + x, f);
+		out = RADD(f, fx);
+		in = RADD(from0 ? RLOADU(from0 + x) : zero, in);
+	}
+	const VR w = RADD(RSUB(wi, out), in);
+	if (real) {
+		RSTORE(fl + x, fx);
+		RSTOREU(wr + x, w);
+	} else {
+		const VH l = RCVTI(w);
+		HSTOREU(wl + x, l);
+		s->hmx = HMAX(s->hmx, l);
+		s->hmn = HMIN(s->hmn, l);
+		s->vs = RADD(s->vs, moved);
+		s->vt = RADD(s->vt, w);
+	}
 }
 
 /* One or two axes without cost/benefit, blocked counts or balancing times, Mr symmetric (ring_step, J->fused):
- * row r in one pass, WD PEs a vector: its links' flows (axis 0's into f0, the next row's in-flows; real
- * loads' along the row into fl, for rows_real), counted (links, the largest each way, integer flows' amount
- * moved), and its new loads (w - out) + in, integer loads' extremes and total. On two axes no later row's
- * flows read row r's loads (axis 0's read the row below: from the grid before it changes, or the copy nb0),
- * and the flows into it from the row above are formed (from0; NULL: none). Along the row a PE's in-flow is
- * the flow at x - 1, the previous vector's last lane; PE 0's, over the wrap-around, is formed first, from
- * the old loads. The operations of pass1_row (plain_links), pass3_row and apply_row: a flow is never -0 (the
- * + 0 gives the reference's +0), so flows_at's 0 + F is F and its sums are out = F0 + Fl, in = from0 +
- * Fl(x - 1) (without from0: Fl(x - 1)). Integer sums in doubles are exact: flushed every 2^20 PEs. */
+ * row r in one pass, WD PEs a vector (fused_vec): its links' flows (axis 0's into f0, the next row's
+ * in-flows; real loads' along the row into fl, for rows_real), counted (links, the largest each way, integer
+ * flows' amount moved) in the part's lanes, and its new loads (w - out) + in, integer loads' extremes and
+ * total. On two axes no later row's flows read row r's loads (axis 0's read the row below: from the grid
+ * before it changes, or the copy nb0), and the flows into it from the row above are formed (from0; NULL:
+ * none). Along the row a PE's in-flow is the flow at x - 1, the previous vector's last lane; PE 0's, over the
+ * wrap-around, is formed first, from the old loads, and is also the last vector's last flow. The operations
+ * of pass1_row (plain_links), pass3_row and apply_row: a real flow is never -0, so flows_at's 0 + F is F and
+ * its sums are out = F0 + Fl, in = from0 + Fl(x - 1) (without from0: Fl(x - 1)). The PEs a row's vectors
+ * leave (n not a multiple of WD), one at a time. */
 static ALWAYS_INLINE void fused_row_k(const job *J, int64_t r, double *f0, double *fl, const double *from0,
                                       const void *nb0, part *p, int real, int uni)
 {
@@ -867,138 +1009,75 @@ static ALWAYS_INLINE void fused_row_k(const job *J, int64_t r, double *f0, doubl
 	const lbt_speed_args *a = J->a;
 	const int D = v->dims, last = D - 1, two = D == 2;
 	const int64_t n = J->n, off = lbt_fiber_base(v, last, r) - v->load;
+	const int64_t lr = (int64_t)last * J->P + r * n; /* link lr + x: PE x's along the row; r n + x: on axis 0 */
 	const int tl = v->torus[last] && n > 2;
 	double *wr = real ? v->real + off : NULL;
 	int32_t *wl = real ? NULL : v->load + off;
+	const void *w = real ? (const void *)wr : (const void *)wl;
 	const void *nb = NULL; /* axis 0: the loads of the row below (2-D: row r is at r on axis 0) */
 	const int has0 = two && link_right(r, v->ext[0], v->torus[0]);
 	if (has0) {
 		const int64_t g = off + (r < v->ext[0] - 1 ? 1 : -(v->ext[0] - 1)) * v->stride[0];
 		nb = nb0 ? nb0 : real ? (const void *)(v->real + g) : (const void *)(v->load + g);
 	}
-	const double *m0 = uni ? NULL : a->mr_fwd + r * n, *ml = uni ? NULL : a->mr_fwd + (int64_t)last * J->P + r * n;
-#define LD(x) (real ? wr[x] : (double)wl[x])
-#define LDV(q, x) (real ? RLOADU((const double *)(q) + (x)) : RLOADI((const int32_t *)(q) + (x)))
-	const double wrap = tl ? flow1(uni ? a->mr : ml[n - 1], LD(n - 1), LD(0), real) : 0; /* PE n-1 -> PE 0 */
-	const VR zero = RSET1(0), mr = RSET1(a->mr);
-	VR prev = RSET1(wrap), r0 = zero, l0 = zero, rl = zero, ll = zero;
-	VH hmx = HSET1(INT32_MIN), hmn = HSET1(INT32_MAX);
-	int64_t links = 0, moved = 0, total = 0, x = 0;
-	while (x + WD <= n - 1) { /* the links x .. x+WD-1 < n-1 along the row, and the PEs x .. x+WD-1 */
-		const int64_t stop = n - 1 - x > ((int64_t)1 << 20) ? x + ((int64_t)1 << 20) : n - 1;
-		VR vs = zero, vt = zero;
-		for (; x + WD <= stop; x += WD) {
-			const VR wi = real ? LDV(wr, x) : LDV(wl, x), wj = real ? LDV(wr, x + 1) : LDV(wl, x + 1);
-			const VR mx = uni ? mr : RLOADU(ml + x), g = RSUB(RMUL(mx, wi), RMUL(mx, wj));
-			const VR fx = RADD(real ? g : RTRUNC(g), zero);
-			VR out = fx, in = RSHL1(prev, fx);
-			prev = fx;
-			links += __builtin_popcount(RBITS(RNE(fx, zero)));
-			rl = RMAX(fx, rl);
-			ll = RMAX(RSUB(zero, fx), ll);
-			if (!real)
-				vs = RADD(vs, RABS(fx));
-			if (two) {
-				VR f = zero;
-				if (has0) {
-					const VR m = uni ? mr : RLOADU(m0 + x), h = RSUB(RMUL(m, wi), RMUL(m, LDV(nb, x)));
-					f = RADD(real ? h : RTRUNC(h), zero);
-					links += __builtin_popcount(RBITS(RNE(f, zero)));
-					r0 = RMAX(f, r0);
-					l0 = RMAX(RSUB(zero, f), l0);
-					if (!real)
-						vs = RADD(vs, RABS(f));
-				}
-				RSTORE(f0 + x, f);
-				out = RADD(f, fx);
-				in = RADD(from0 ? RLOADU(from0 + x) : zero, in);
-			}
-			const VR w = RADD(RSUB(wi, out), in);
-			if (real) {
-				RSTORE(fl + x, fx);
-				RSTOREU(wr + x, w);
-			} else {
-				const VH l = RCVTI(w);
-				HSTOREU(wl + x, l);
-				hmx = HMAX(hmx, l);
-				hmn = HMIN(hmn, l);
-				vt = RADD(vt, w);
-			}
+	const double *m0 = uni ? NULL : a->mr_fwd + r * n, *ml = uni ? NULL : a->mr_fwd + lr;
+#define LD(q, x) (real ? ((const double *)(q))[x] : (double)((const int32_t *)(q))[x])
+	const double wrap = tl ? flow_of(a, lr + n - 1, LD(w, n - 1), LD(w, 0)) : 0; /* PE n-1 -> PE 0 */
+	const VR mr = RSET1(a->mr), vwrap = RSET1(wrap);
+	VR prev = vwrap;
+	lanes s; /* the part's lanes, field by field (a copy of the whole struct goes through memory) */
+#define LANES(to, from) (to).r0 = (from).r0, (to).n0 = (from).n0, (to).rl = (from).rl, (to).nl = (from).nl, \
+	                    (to).vs = (from).vs, (to).vt = (from).vt, (to).links = (from).links, (to).hmx = (from).hmx, \
+	                    (to).hmn = (from).hmn, (to).acc = (from).acc
+	LANES(s, p->ln);
+	int64_t x = 0;
+	while (x + WD <= n) { /* the PEs x .. x+WD-1, as many as the sums in lanes may still take */
+		const int64_t room = ((int64_t)1 << 20) - s.acc, x0 = x, stop = n - 1 - x > room ? x + room : n - 1;
+		for (; x + WD <= stop; x += WD) /* their links along the row, x .. x+WD-1 < n-1 */
+			fused_vec(&s, &prev, x, ldv(w, x, real), ldv(w, x + 1, real), 0, vwrap, mr, ml, m0, nb, from0, f0,
+			          fl, wr, wl, real, uni, two, has0);
+		if (x + WD == n && n - x0 <= room) { /* the row's last vector: its last lane's link is the wrap-around */
+			const VR wi = ldv(w, x, real);
+			fused_vec(&s, &prev, x, wi, RSHR1(wi, wi), 1, vwrap, mr, ml, m0, nb, from0, f0, fl, wr, wl, real, uni,
+			          two, has0);
+			x += WD;
 		}
-		double q[2][WD];
-		RSTOREU(q[0], vs);
-		RSTOREU(q[1], vt);
-		for (int k = 0; k < WD && !real; k++) {
-			moved += (int64_t)q[0][k];
-			total += (int64_t)q[1][k];
-		}
+		s.acc += x - x0;
+		if (x == x0)
+			flush_sums(&s, p);
 	}
-	double q[5][WD];
-	RSTOREU(q[0], prev);
-	double inl = q[0][WD - 1], sr0 = 0, sl0 = 0, srl = 0, sll = 0; /* the flow into PE x along the row */
-	for (; x < n; x++) { /* the rest, one PE at a time */
-		const double wi = LD(x), fx = x < n - 1 ? flow1(uni ? a->mr : ml[x], wi, LD(x + 1), real) : wrap;
-		double f = 0;
-		if (has0)
-			f = flow1(uni ? a->mr : m0[x], wi, real ? ((const double *)nb)[x] : (double)((const int32_t *)nb)[x], real);
-		if (two)
-			f0[x] = f;
-		links += (fx != 0) + (f != 0);
-		srl = fx > srl ? fx : srl;
-		sll = -fx > sll ? -fx : sll;
-		sr0 = f > sr0 ? f : sr0;
-		sl0 = -f > sl0 ? -f : sl0;
-		const double w = (wi - (two ? f + fx : fx)) + (two ? (from0 ? from0[x] : 0) + inl : inl);
-		inl = fx;
-		if (real) {
-			fl[x] = fx;
-			wr[x] = w;
-			continue;
+	if (x < n) { /* the PEs the vectors left, one at a time */
+		double q[WD];
+		RSTOREU(q, prev);
+		double inl = q[WD - 1]; /* the flow into PE x along the row */
+		for (; x < n; x++) {
+			const double wi = LD(w, x), fx = x < n - 1 ? flow_of(a, lr + x, wi, LD(w, x + 1)) : wrap;
+			const double f = has0 ? flow_of(a, r * n + x, wi, LD(nb, x)) : 0;
+			if (two)
+				f0[x] = f;
+			p->links += (fx != 0) + (f != 0);
+			s.rl = RMAX(RSET1(fx), s.rl);
+			s.nl = RMIN(RSET1(fx), s.nl);
+			s.r0 = RMAX(RSET1(f), s.r0);
+			s.n0 = RMIN(RSET1(f), s.n0);
+			const double wn = (wi - (two ? f + fx : fx)) + (two ? (from0 ? from0[x] : 0) + inl : inl);
+			inl = fx;
+			if (real) {
+				fl[x] = fx;
+				wr[x] = wn;
+				continue;
+			}
+			const int32_t l = (int32_t)wn;
+			wl[x] = l;
+			p->moved += (int64_t)fabs(f) + (int64_t)fabs(fx);
+			p->total += l;
+			p->mx = l > p->mx ? l : p->mx;
+			p->mn = l < p->mn ? l : p->mn;
 		}
-		const int32_t l = (int32_t)w;
-		wl[x] = l;
-		moved += (int64_t)fabs(f) + (int64_t)fabs(fx);
-		total += l;
-		p->mx = l > p->mx ? l : p->mx;
-		p->mn = l < p->mn ? l : p->mn;
 	}
 #undef LD
-#undef LDV
-	RSTOREU(q[1], r0);
-	RSTOREU(q[2], l0);
-	RSTOREU(q[3], rl);
-	RSTOREU(q[4], ll);
-	for (int k = 0; k < WD; k++) {
-		sr0 = q[1][k] > sr0 ? q[1][k] : sr0;
-		sl0 = q[2][k] > sl0 ? q[2][k] : sl0;
-		srl = q[3][k] > srl ? q[3][k] : srl;
-		sll = q[4][k] > sll ? q[4][k] : sll;
-	}
-	p->links += links;
-	if (real) {
-		p->rrmax[last] = srl > p->rrmax[last] ? srl : p->rrmax[last];
-		p->rlmax[last] = sll > p->rlmax[last] ? sll : p->rlmax[last];
-		if (two) {
-			p->rrmax[0] = sr0 > p->rrmax[0] ? sr0 : p->rrmax[0];
-			p->rlmax[0] = sl0 > p->rlmax[0] ? sl0 : p->rlmax[0];
-		}
-		return;
-	}
-	int32_t e[2][WD];
-	HSTOREU(e[0], hmx);
-	HSTOREU(e[1], hmn);
-	for (int k = 0; k < WD; k++) {
-		p->mx = e[0][k] > p->mx ? e[0][k] : p->mx;
-		p->mn = e[1][k] < p->mn ? e[1][k] : p->mn;
-	}
-	p->moved += moved;
-	p->total += total;
-	p->rmax[last] = (int64_t)srl > p->rmax[last] ? (int64_t)srl : p->rmax[last];
-	p->lmax[last] = (int64_t)sll > p->lmax[last] ? (int64_t)sll : p->lmax[last];
-	if (two) {
-		p->rmax[0] = (int64_t)sr0 > p->rmax[0] ? (int64_t)sr0 : p->rmax[0];
-		p->lmax[0] = (int64_t)sl0 > p->lmax[0] ? (int64_t)sl0 : p->lmax[0];
-	}
+	LANES(p->ln, s);
+#undef LANES
 }
 
 /* Row r by fused_row_k, inlined per load kind and Mr (one number or one array); real loads' rows then to
@@ -1101,15 +1180,19 @@ static void ring_step(void *ctx, const lbt_team *t)
 	lbt_team_barrier(t); /* no load changes before every thread has read what it needs of others' */
 	part p;
 	part_open(&p);
-	for (int64_t r = lo; r < hi && J->fused; r++) /* 2-D: the row above is lag = 1 back */
-		fused_row(J, r, SLOT(0, r), SLOT(last, r), D == 2 && link_left(r, v->ext[0], v->torus[0]) ? SLOT(0, r - lag) : NULL,
-		          r + lag >= hi ? copy + (r + lag - hi) * rc * 8 : NULL, &p);
 	int64_t c[8];
-	for (int64_t r = lo; r < hi + lag && !J->fused; r++) {
+	for (int64_t r = lo; r < hi + (J->fused ? 0 : lag); r++) {
+		/* axis 0's next row's loads: the copy where another thread changes them */
+		const void *nb0 = r < hi && r + lag >= hi ? copy + (r + lag - hi) * rc * 8 : NULL;
+		if (J->fused) { /* formed, counted and updated at once; 2-D: the row above is lag = 1 back */
+			fused_row(J, r, SLOT(0, r), SLOT(last, r),
+			          D == 2 && link_left(r, v->ext[0], v->torus[0]) ? SLOT(0, r - lag) : NULL, nb0, &p);
+			continue;
+		}
 		if (r < hi) {
 			for (int d = 0; d < D; d++)
 				dst[d] = SLOT(d, r);
-			pass1_row(J, r, dst, r + lag >= hi ? copy + (r + lag - hi) * rc * 8 : NULL);
+			pass1_row(J, r, dst, nb0);
 		}
 		const int64_t q = r - lag; /* counted and updated: its flows and those into it are formed */
 		if (q < lo || q >= hi)

@@ -127,7 +127,9 @@ static void speed_quick(void)
 	static const char *const grids[][2] = {{"8x8", "torus"}, {"5x7", "mesh"}, {"17", "torus"}, {"3x4x5", "mesh,torus,mesh"},
 	                                       {"21x9", "torus"}, {"6x5x7", "torus,mesh,torus"}, /* rows side by side, */
 	                                       {"70x9", "mesh,torus"}, {"16x5x7", "torus,mesh,torus"}, /* in row buffers */
-	                                       {"130x131", "mesh,torus"}, {"131x130", "torus,mesh"}, /* the last four: */
+	                                       {"9x16", "torus,mesh"}, {"6x32", "mesh,torus"}, /* rows whose last */
+	                                       {"24", "torus"}, {"5x2", "torus"},            /* vector ends them */
+	                                       {"123x136", "mesh,torus"}, {"131x130", "torus,mesh"}, /* the last four: */
 	                                       {"5x61x57", "torus,torus,mesh"}, {"16411", "torus"}}; /* above the kernel's
 	                                                                                            one-thread size */
 	for (size_t i = 0; i < sizeof grids / sizeof *grids; i++)
