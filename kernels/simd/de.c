@@ -186,8 +186,10 @@ static void inrow(const job *J, int col, int64_t r0, int g, part *A, double *tot
 		row_stats(J, r0, g, tot, X);
 }
 
-#if W == 8
-/* AVX2: four rows in the lanes of a buffer T (T[i]: the rows' PEs i), so
+#if W >= 8
+/* AVX2 and AVX-512 (W = 16 runs these 256-bit kernels: its generic paths, a
+ * row's pairs one by one in scalars, were 2-4x slower on a native AVX-512
+ * CPU): four rows in the lanes of a buffer T (T[i]: the rows' PEs i), so
  * that the last axis's pairs (i, i+1) are vertical: every colour of the
  * last axis, then the step's statistics, one buffer's pass each while it is
  * in cache. Each lane is one row: its chains (amount moved, total) run in
@@ -460,7 +462,7 @@ static void outer(const job *J, int d, int col, int64_t r0, int k, double *fb, p
 	for (int a0 = 0; a0 < na; a0 += G) {
 		const int g = na - a0 < G ? na - a0 : G;
 		double sum[G] = {0}, rr[G], ll[G];
-#if W == 8
+#if W >= 8
 		if (J->real && g == 4) {
 			double *wa[4], *wb[4];
 			for (int j = 0; j < 4; j++) {
@@ -573,7 +575,7 @@ static void substep_counts(const job *J, const part *pt, int NT, const double *r
 	c->link_max = fmax(c->link_max, fmax(right, left));
 }
 
-#if W == 8
+#if W >= 8
 /* The last axis, every colour, in lanes (lanes_rows; the rows of a last
  * group of fewer than four one by one); fin: the statistics too. */
 static void lanes_axis(const job *J, int fin, double *tot, stat *st, lbt_counts *c)
@@ -669,7 +671,7 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 	for (int t = 0; t < NT; t++)
 		st[t] = (stat){-HUGE_VAL, HUGE_VAL, 0};
 	for (int d = d0; d < d1; d++) {
-#if W == 8
+#if W >= 8
 		if (d == last && n >= 4 && n <= ((int64_t)1 << 22)) { /* every colour of the last axis in lanes */
 			lanes_axis(&J, fused, tot, st, c);
 			continue;
@@ -723,8 +725,8 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 	put_stats(c, real, mx, mn, tot, rows, itotal);
 }
 
-#if W == 8
-/* Several steps a call, the grid in lanes for the whole call (AVX2). The
+#if W >= 8
+/* Several steps a call, the grid in lanes for the whole call (AVX2, AVX-512). The
  * rows are four bands of B = R/4 consecutive rows (R rows of the last axis;
  * the first axis cut in four, its extent a multiple of 8), and group j holds
  * the band's j-th rows side by side: vector i of group j (G[j n + i]) holds
@@ -1130,7 +1132,7 @@ void LBT_SIMD_FN(lbt_simd_de_axis_step)(const lbt_view *v, double lambda, int ax
 int LBT_SIMD_FN(lbt_simd_de_steps)(const lbt_view *v, double lambda, int kind, int n, const lbt_steps_stop *stop,
                                    lbt_counts *c)
 {
-#if W == 8
+#if W >= 8
 	if (v->scratch && !v->cut && lanes_fit(v))
 		return lane_steps(v, lambda, kind, n, stop, c);
 #endif

@@ -126,7 +126,7 @@ static void de_axis_quick(void)
 static void de_axis_full(void) { ck_each_shape(axis_shape, NULL); }
 CK_CASE(de_axis_step, de_axis_quick, de_axis_full);
 
-/* de_steps (several steps a call; AVX2 keeps the grid in lanes, four bands
+/* de_steps (several steps a call; AVX2 and AVX-512 keep the grid in lanes, four bands
  * of rows side by side, for the call) against as many reference steps: the
  * loads after every call, and every step's counters and statistics (bits,
  * as lbt_field_stats forms them). Calls of 1 to 13 steps. With use_stop the
