@@ -252,6 +252,37 @@ Test(cli, bench_peers_agree_with_the_plain_c_loop, .timeout = 300)
 	th_rm_tree(dir);
 }
 
+/* bench --peers --methods runs the peers of those methods only (it once ran
+ * them all, silently), refuses a method without a peer, and says which
+ * options of the measurements its fixed cases ignore. */
+Test(cli, bench_peers_runs_the_methods_asked_for)
+{
+	char dir[64];
+	th_tmpdir(dir, sizeof dir);
+	char *out, *err;
+	int rc = th_cli(dir, TH_ARGS("bench", "--peers", "--quick", "--methods", "nna,de", "--threads", "1"), &out, &err);
+	cr_assert_eq(rc, 0, "exited %d: %s", rc, err);
+	int nna = 0, de = 0;
+	for (const char *p = out; (p = strstr(p, "\nnna ")); p++)
+		nna++;
+	for (const char *p = out; (p = strstr(p, "\nde ")); p++)
+		de++;
+	cr_assert(nna == 2 && de == 2 && !strstr(out, "\nfos ") && !strstr(out, "\n128x128 "),
+	          "want nna's and de's rows on 128x128 and 1024x1024 only:\n%s", out);
+	cr_assert(strstr(err, "--threads does not apply to the peers' fixed cases (ignored)"), "%s", err);
+	free(out);
+	free(err);
+	rc = th_cli(dir, TH_ARGS("bench", "--peers", "--methods", "lm-c4", "--json", "p.json"), &out, &err);
+	cr_assert_eq(rc, 2, "exited %d: %s", rc, err);
+	cr_assert(strstr(err, "lbtorus: bench --peers: no peer for method 'lm-c4' (peers: lm-c5, nna,"), "%s", err);
+	char path[128];
+	snprintf(path, sizeof path, "%s/p.json", dir);
+	cr_assert(access(path, F_OK) != 0, "a refused run left %s", path);
+	free(out);
+	free(err);
+	th_rm_tree(dir);
+}
+
 /* Issue 14 item 13: a Liquid-model run that cannot balance within
  * --max-steps says so in one line. The bound by hand (Henrich 1996: the
  * most loaded PE gives away at most one element per substep, D per step;

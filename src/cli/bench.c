@@ -42,7 +42,11 @@ static void help(void)
 	       "  --workload SPEC  also time each case with this workload's phase before every step\n"
 	       "                   (e.g. cybenko:poisson:1:1), beside the static run: \"of static\"\n"
 	       "  --peers          instead: lbtorus against a plain C loop and NumPy on the same\n"
-	       "                   LM-C5 cases, with the ratios (--quick: 4096x4096 for 20 steps)\n"
+	       "                   LM-C5 cases, with the ratios (--quick: 4096x4096 for 20 steps),\n"
+	       "                   then every other method but luling-monien beside its plain C loop;\n"
+	       "                   its cases are fixed: --methods picks among them (lm-c5 for the\n"
+	       "                   first table), --quick shortens them, --json writes them;\n"
+	       "                   --sizes, --isa, --threads, --init, --seconds, --workload do not apply\n"
 	       "  --json FILE      also write the results as one JSON object\n");
 }
 
@@ -73,6 +77,7 @@ typedef struct {
 	char threads_buf[128];
 	const char *json;
 	int head, peers;
+	const char *measured_only; /* an option given that --peers does not apply (NULL: none) */
 	FILE *js;  /* the JSON being written, NULL: none */
 	int first; /* no row of the current JSON array yet */
 } bench_args;
@@ -95,6 +100,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
 	opterr = 0;
 	optind = 0; /* glibc: a fresh scan (cli_no_empty_values scanned first) */
 	while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (!a->measured_only && (o == O_SIZES || o == O_ISA || o == O_THREADS || o == O_INIT || o == O_SECONDS ||
+		                          o == O_WORKLOAD))
+			a->measured_only = opts[o - O_SIZES].name;
 		switch (o) {
 		case O_SIZES: a->b.sizes = optarg; break;
 		case O_METHODS: a->b.methods = optarg; break;
@@ -244,7 +252,10 @@ int cmd_bench(int argc, char **argv)
 		return measure(&a, stop, out);
 	if (a.js) /* the headline array stays empty */
 		fprintf(a.js, "]");
-	status = cli_bench_peers(a.b.quick, info.cores, stop, a.js);
+	if (a.measured_only)
+		fprintf(stderr, "lbtorus: bench --peers: --%s does not apply to the peers' fixed cases (ignored)\n",
+		        a.measured_only);
+	status = cli_bench_peers(a.b.quick, a.b.methods, info.cores, stop, a.js);
 	if (a.js) {
 		fprintf(a.js, "}\n");
 		if (status)

@@ -372,21 +372,32 @@ static void print_method_row(const mcase *m, const msize *z, double lbt, double 
 		        cl / lbt);
 }
 
-static int bench_methods(int quick, const volatile sig_atomic_t *stop, FILE *js)
+static const mcase ms[] = {
+	{"nna", NULL, NULL, PEER_NNA, 0, 0},
+	{"nna-def", NULL, NULL, PEER_NNA_DEF, 0, 0},
+	{"fos", "alpha", "0.2", PEER_FOS, 1, 0.2},
+	{"fos-int", "alpha", "0.2", PEER_FOS_INT, 0, 0.2},
+	{"ca", NULL, NULL, PEER_FOS, 1, 1.0 / 5}, /* Dickens's 1/(max(y,n)+k), k = 1, |Δ| = 4 */
+	{"de", NULL, NULL, PEER_DE, 1, 0.5},
+	{"de-int", NULL, NULL, PEER_DE_INT, 0, 0.5},
+	{"de-axis", NULL, NULL, PEER_DE_AXIS, 1, 0.5},
+	/* uniform speeds: Mr_ij = 1/2 min(delta_i, delta_j), delta = 1 / (1/2 + 4 * 1/2) (src/method/speed.c) */
+	{"fos-speed", NULL, NULL, PEER_FOS_SPEED, 1, 0.5 * (1 / 2.5)},
+	{"fos-speed-int", NULL, NULL, PEER_FOS_SPEED_INT, 0, 0.5 * (1 / 2.5)},
+};
+
+/* Whether the comma-separated list `methods` names `name` (NULL: every method). */
+static int wanted(const char *methods, const char *name)
 {
-	const mcase ms[] = {
-		{"nna", NULL, NULL, PEER_NNA, 0, 0},
-		{"nna-def", NULL, NULL, PEER_NNA_DEF, 0, 0},
-		{"fos", "alpha", "0.2", PEER_FOS, 1, 0.2},
-		{"fos-int", "alpha", "0.2", PEER_FOS_INT, 0, 0.2},
-		{"ca", NULL, NULL, PEER_FOS, 1, 1.0 / 5}, /* Dickens's 1/(max(y,n)+k), k = 1, |Δ| = 4 */
-		{"de", NULL, NULL, PEER_DE, 1, 0.5},
-		{"de-int", NULL, NULL, PEER_DE_INT, 0, 0.5},
-		{"de-axis", NULL, NULL, PEER_DE_AXIS, 1, 0.5},
-		/* uniform speeds: Mr_ij = 1/2 min(delta_i, delta_j), delta = 1 / (1/2 + 4 * 1/2) (src/method/speed.c) */
-		{"fos-speed", NULL, NULL, PEER_FOS_SPEED, 1, 0.5 * (1 / 2.5)},
-		{"fos-speed-int", NULL, NULL, PEER_FOS_SPEED_INT, 0, 0.5 * (1 / 2.5)},
-	};
+	const size_t n = strlen(name);
+	for (const char *p = methods; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return 1;
+	return !methods;
+}
+
+static int bench_methods(int quick, const char *methods, const volatile sig_atomic_t *stop, FILE *js)
+{
 	const msize sizes[] = {{"128x128", 128, 128, quick ? 50 : 400}, {"1024x1024", 1024, 1024, quick ? 5 : 20}};
 	const int reps = quick ? 2 : 3;
 	printf("\npeers of the other methods: lbtorus run (1 thread) against the plain C loop (bench/peer_methods.c,\n"
@@ -401,6 +412,8 @@ static int bench_methods(int quick, const volatile sig_atomic_t *stop, FILE *js)
 		for (size_t k = 0; k < sizeof ms / sizeof *ms && !status; k++) {
 			const mcase *m = &ms[k];
 			const msize *z = &sizes[zi];
+			if (!wanted(methods, m->method))
+				continue;
 			const size_t bytes = (size_t)(z->R * z->C * (m->real ? 8 : 4));
 			char *init = malloc(bytes), *want = malloc(bytes), *grid = malloc(bytes);
 			double lbt = 1e300, cl = 1e300;
@@ -425,8 +438,24 @@ static int bench_methods(int quick, const volatile sig_atomic_t *stop, FILE *js)
 	return status;
 }
 
-int cli_bench_peers(int quick, int ncores, const volatile sig_atomic_t *stop, FILE *js)
+int cli_bench_peers(int quick, const char *methods, int ncores, const volatile sig_atomic_t *stop, FILE *js)
 {
-	int status = bench_lm(quick, ncores, stop, js);
-	return status ? status : bench_methods(quick, stop, js);
+	for (const char *p = methods; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		const size_t n = strcspn(p, ",");
+		int known = n == 5 && !strncmp(p, "lm-c5", 5);
+		for (size_t k = 0; k < sizeof ms / sizeof *ms && !known; k++)
+			known = strlen(ms[k].method) == n && !strncmp(p, ms[k].method, n);
+		if (!known) {
+			char list[256] = "lm-c5";
+			for (size_t k = 0; k < sizeof ms / sizeof *ms; k++)
+				snprintf(list + strlen(list), sizeof list - strlen(list), ", %s", ms[k].method);
+			return cli_fail(LBT_EINVAL, "bench --peers: no peer for method '%.*s' (peers: %s)", (int)n, p, list);
+		}
+	}
+	int status = 0;
+	if (wanted(methods, "lm-c5"))
+		status = bench_lm(quick, ncores, stop, js);
+	else if (js)
+		fprintf(js, ",\"peers\":[]");
+	return status ? status : bench_methods(quick, methods, stop, js);
 }

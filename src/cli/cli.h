@@ -22,8 +22,9 @@ int cmd_report(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 /* `bench --peers` (src/cli/bench_peers.c): the tables, and their JSON arrays
  * as the members "peers" and "method_peers" of the object open in js (NULL:
- * none); stop: the runs' interrupt flag (cli_stop_cleanly). */
-int cli_bench_peers(int quick, int ncores, const volatile sig_atomic_t *stop, FILE *js);
+ * none); methods: --methods, the peers' methods to run (NULL: all; a name
+ * with no peer is refused); stop: the runs' interrupt flag (cli_stop_cleanly). */
+int cli_bench_peers(int quick, const char *methods, int ncores, const volatile sig_atomic_t *stop, FILE *js);
 
 /* Print "lbtorus: MESSAGE" on stderr; return EXIT_USAGE (or 1 for a bug). */
 int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
