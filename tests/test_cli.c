@@ -272,10 +272,20 @@ Test(cli, bench_peers_runs_the_methods_asked_for)
 	cr_assert(strstr(err, "--threads does not apply to the peers' fixed cases (ignored)"), "%s", err);
 	free(out);
 	free(err);
+	/* lm-c5 alone: its table, and no header of the other methods' */
+	rc = th_cli(dir, TH_ARGS("bench", "--peers", "--quick", "--methods", "lm-c5", "--json", "l.json"), &out, &err);
+	cr_assert_eq(rc, 0, "exited %d: %s", rc, err);
+	cr_assert(strstr(out, "\n128x128 ") && !strstr(out, "peers of the other methods"), "%s", out);
+	char path[128];
+	snprintf(path, sizeof path, "%s/l.json", dir);
+	char *js = th_read(path, NULL);
+	cr_assert(js && strstr(js, "\"method_peers\":[]}"), "%s", js ? js : "no l.json");
+	free(js);
+	free(out);
+	free(err);
 	rc = th_cli(dir, TH_ARGS("bench", "--peers", "--methods", "lm-c4", "--json", "p.json"), &out, &err);
 	cr_assert_eq(rc, 2, "exited %d: %s", rc, err);
 	cr_assert(strstr(err, "lbtorus: bench --peers: no peer for method 'lm-c4' (peers: lm-c5, nna,"), "%s", err);
-	char path[128];
 	snprintf(path, sizeof path, "%s/p.json", dir);
 	cr_assert(access(path, F_OK) != 0, "a refused run left %s", path);
 	free(out);

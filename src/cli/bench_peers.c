@@ -452,10 +452,14 @@ int cli_bench_peers(int quick, const char *methods, int ncores, const volatile s
 			return cli_fail(LBT_EINVAL, "bench --peers: no peer for method '%.*s' (peers: %s)", (int)n, p, list);
 		}
 	}
-	int status = 0;
+	int status = 0, others = 0;
 	if (wanted(methods, "lm-c5"))
 		status = bench_lm(quick, ncores, stop, js);
 	else if (js)
 		fprintf(js, ",\"peers\":[]");
-	return status ? status : bench_methods(quick, methods, stop, js);
+	for (size_t k = 0; k < sizeof ms / sizeof *ms; k++)
+		others |= wanted(methods, ms[k].method);
+	if (!others && js)
+		fprintf(js, ",\"method_peers\":[]");
+	return status || !others ? status : bench_methods(quick, methods, stop, js);
 }
