@@ -186,6 +186,62 @@ static void inrow(const job *J, int col, int64_t r0, int g, part *A, double *tot
 		row_stats(J, r0, g, tot, X);
 }
 
+/* After a substep: its folds (threads in order, from the reference's +0) and sums into c. */
+static void substep_counts(const job *J, const part *pt, int NT, const double *rs, lbt_counts *c)
+{
+	const int64_t rows = lbt_fiber_count(J->v, J->v->dims - 1);
+	double right = 0, left = 0;
+	int64_t moved = 0;
+	for (int t = 0; t < NT; t++) {
+		right = maxd(right, pt[t].right);
+		left = maxd(left, pt[t].left);
+		moved += pt[t].moved;
+	}
+	if (J->real) {
+		for (int64_t r = 0; r < rows; r++)
+			c->real_moved += rs[r];
+		c->real_shifts += right + left;
+	} else {
+		c->moved += moved;
+		c->shifts += (int64_t)(right + left);
+	}
+	c->link_max = fmax(c->link_max, fmax(right, left));
+}
+
+/* The step's statistics into c: the loads' extremes and total, as
+ * lbt_field_stats forms them (real: the rows' totals added in row order),
+ * so the engine makes no pass of its own. */
+static void put_stats(lbt_counts *c, int real, double mx, double mn, const double *tot, int64_t rows, int64_t itotal)
+{
+	c->has_stats = 1;
+	if (real) {
+		double total = 0;
+		for (int64_t r = 0; r < rows; r++)
+			total += tot[r];
+		c->real_max = mx;
+		c->real_min = mn;
+		c->real_total = total;
+	} else {
+		c->max = (int32_t)mx;
+		c->min = (int32_t)mn;
+		c->total = itotal;
+	}
+}
+
+
+/* Whether a step's counts meet the call's stop (kernels.h; real loads: the
+ * extremes truncated, a superset of the engine's exact ones). */
+static int stop_met(const lbt_steps_stop *st, const lbt_counts *c, int real)
+{
+	if (!st)
+		return 0;
+	if (!real)
+		return (int64_t)c->max - c->min <= st->ldiff || (st->shared && c->min > 0) ||
+		       (c->max == st->max && c->min == st->min);
+	return c->real_max - c->real_min <= (double)st->ldiff || (st->shared && c->real_min > 0) ||
+	       (st->max >= st->min && trunc(c->real_max) == st->max && trunc(c->real_min) == st->min);
+}
+
 #if W >= 8
 /* AVX2 and AVX-512 (W = 16 runs these 256-bit kernels: its generic paths, a
  * row's pairs one by one in scalars, were 2-4x slower on a native AVX-512
@@ -199,168 +255,245 @@ static void inrow(const job *J, int col, int64_t r0, int g, part *A, double *tot
  * gives the int64 cast's value (its -0 changes no load and no maximum). */
 typedef simde__m256d VD;
 
-static void lanes_in(const job *J, const int64_t *off, VD *T)
+/* PEs i .. i+3 of the four rows at off[0..3], transposed: x[k] holds the rows' PE i + k. */
+static ALWAYS_INLINE void tr_in4(const job *J, const int64_t *off, int64_t i, VD *x)
 {
 	const lbt_view *v = J->v;
-	const int64_t n = v->ext[v->dims - 1];
+	VD y[4];
+	for (int q = 0; q < 4; q++)
+		y[q] = J->real ? simde_mm256_loadu_pd(v->real + off[q] + i)
+		               : simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)(v->load + off[q] + i)));
+	const VD t0 = simde_mm256_unpacklo_pd(y[0], y[1]), t1 = simde_mm256_unpackhi_pd(y[0], y[1]),
+	         t2 = simde_mm256_unpacklo_pd(y[2], y[3]), t3 = simde_mm256_unpackhi_pd(y[2], y[3]);
+	x[0] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
+	x[1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
+	x[2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
+	x[3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+/* tr_in4's inverse: x[k] (the rows' PE i + k) back into the four rows at off[0..3]. */
+static ALWAYS_INLINE void tr_out4(const job *J, const int64_t *off, int64_t i, const VD *x)
+{
+	const lbt_view *v = J->v;
+	const VD t0 = simde_mm256_unpacklo_pd(x[0], x[1]), t1 = simde_mm256_unpackhi_pd(x[0], x[1]),
+	         t2 = simde_mm256_unpacklo_pd(x[2], x[3]), t3 = simde_mm256_unpackhi_pd(x[2], x[3]);
+	const VD y[4] = {simde_mm256_permute2f128_pd(t0, t2, 0x20), simde_mm256_permute2f128_pd(t1, t3, 0x20),
+	                 simde_mm256_permute2f128_pd(t0, t2, 0x31), simde_mm256_permute2f128_pd(t1, t3, 0x31)};
+	for (int q = 0; q < 4; q++)
+		if (J->real)
+			simde_mm256_storeu_pd(v->real + off[q] + i, y[q]);
+		else
+			simde_mm_storeu_si128((void *)(v->load + off[q] + i), simde_mm256_cvtpd_epi32(y[q]));
+}
+
+/* A row's last PEs (fewer than four left) one by one: PE i of k rows at off into x[0..k-1], or back (!in). */
+static ALWAYS_INLINE void lane_pe(const job *J, const int64_t *off, int k, int64_t i, double *x, int in)
+{
+	const lbt_view *v = J->v;
+	for (int q = 0; q < k; q++)
+		if (in)
+			x[q] = J->real ? v->real[off[q] + i] : (double)v->load[off[q] + i];
+		else if (J->real)
+			v->real[off[q] + i] = x[q];
+		else
+			v->load[off[q] + i] = (int32_t)x[q];
+}
+
+/* Four rows at off into the lanes of T (T[i]: the rows' PEs i). */
+static void lanes_in(const job *J, const int64_t *off, VD *T)
+{
+	const int64_t n = J->v->ext[J->v->dims - 1];
 	int64_t i = 0;
-	for (; i + 4 <= n; i += 4) {
-		VD x[4];
-		for (int q = 0; q < 4; q++)
-			x[q] = J->real ? simde_mm256_loadu_pd(v->real + off[q] + i)
-			               : simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)(v->load + off[q] + i)));
-		const VD t0 = simde_mm256_unpacklo_pd(x[0], x[1]), t1 = simde_mm256_unpackhi_pd(x[0], x[1]),
-		         t2 = simde_mm256_unpacklo_pd(x[2], x[3]), t3 = simde_mm256_unpackhi_pd(x[2], x[3]);
-		T[i] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
-		T[i + 1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
-		T[i + 2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
-		T[i + 3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
-	}
+	for (; i + 4 <= n; i += 4)
+		tr_in4(J, off, i, T + i);
 	for (; i < n; i++) {
 		double x[4];
-		for (int q = 0; q < 4; q++)
-			x[q] = J->real ? v->real[off[q] + i] : (double)v->load[off[q] + i];
+		lane_pe(J, off, 4, i, x, 1);
 		T[i] = simde_mm256_loadu_pd(x);
 	}
 }
 
 static void lanes_out(const job *J, const int64_t *off, const VD *T)
 {
-	const lbt_view *v = J->v;
-	const int64_t n = v->ext[v->dims - 1];
+	const int64_t n = J->v->ext[J->v->dims - 1];
 	int64_t i = 0;
-	for (; i + 4 <= n; i += 4) {
-		const VD t0 = simde_mm256_unpacklo_pd(T[i], T[i + 1]), t1 = simde_mm256_unpackhi_pd(T[i], T[i + 1]),
-		         t2 = simde_mm256_unpacklo_pd(T[i + 2], T[i + 3]), t3 = simde_mm256_unpackhi_pd(T[i + 2], T[i + 3]);
-		const VD x[4] = {simde_mm256_permute2f128_pd(t0, t2, 0x20), simde_mm256_permute2f128_pd(t1, t3, 0x20),
-		                 simde_mm256_permute2f128_pd(t0, t2, 0x31), simde_mm256_permute2f128_pd(t1, t3, 0x31)};
-		for (int q = 0; q < 4; q++)
-			if (J->real)
-				simde_mm256_storeu_pd(v->real + off[q] + i, x[q]);
-			else
-				simde_mm_storeu_si128((void *)(v->load + off[q] + i), simde_mm256_cvtpd_epi32(x[q]));
-	}
+	for (; i + 4 <= n; i += 4)
+		tr_out4(J, off, i, T + i);
 	for (; i < n; i++) {
 		double x[4];
 		simde_mm256_storeu_pd(x, T[i]);
-		for (int q = 0; q < 4; q++)
-			if (J->real)
-				v->real[off[q] + i] = x[q];
-			else
-				v->load[off[q] + i] = (int32_t)x[q];
+		lane_pe(J, off, 4, i, x, 0);
 	}
 }
 
-/* One pair of columns (a, b) of T: the reference's operations, four rows at once. The left maximum is
- * folded as the least flow lo (max(-f) = -min(f); -0 or +0 where it is zero, which the +0 folded in first
- * makes +0 either way): one operation a pair less. */
-static ALWAYS_INLINE void lanes_pair(VD *a, VD *b, VD L, int real, VD *sum, simde__m256i *mv, VD *rr, VD *lo)
+#define NL 4
+#define VL VD
+#define VLI simde__m256i
+#define LMASK VD
+#define LN(x) x##_4
+#define L_SET1(x) simde_mm256_set1_pd(x)
+#define L_ZERO() simde_mm256_setzero_pd()
+#define L_ADD(a, b) simde_mm256_add_pd((a), (b))
+#define L_SUB(a, b) simde_mm256_sub_pd((a), (b))
+#define L_MUL(a, b) simde_mm256_mul_pd((a), (b))
+#define L_MAX(a, b) simde_mm256_max_pd((a), (b))
+#define L_MIN(a, b) simde_mm256_min_pd((a), (b))
+#define L_ABS(a) simde_mm256_andnot_pd(simde_mm256_set1_pd(-0.0), (a))
+#define L_TRUNC(a) simde_mm256_round_pd((a), SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC)
+#define L_STOREU(p, a) simde_mm256_storeu_pd((p), (a))
+#define L_IZERO() simde_mm256_setzero_si256()
+#define L_IADD(a, b) simde_mm256_add_epi64((a), (b))
+#define L_ISUB(a, b) simde_mm256_sub_epi64((a), (b))
+#define L_CASTI(a) simde_mm256_castpd_si256(a)
+#define L_ISTOREU(p, a) simde_mm256_storeu_si256((void *)(p), (a))
+#define L_ROTDN(a) simde_mm256_permute4x64_pd((a), 0x39) /* lane q: lane q + 1's */
+#define L_ROTUP(a) simde_mm256_permute4x64_pd((a), 0x93) /* lane q: lane q - 1's */
+#define L_MASKALL simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1))
+#define L_MASKMESH simde_mm256_castsi256_pd(simde_mm256_set_epi64x(0, -1, -1, -1)) /* the last lane off */
+#define L_MASKZ(m, a) simde_mm256_and_pd((a), (m))                                 /* +0 where m is off */
+#define L_MASKADD(y, m, a) simde_mm256_blendv_pd((y), simde_mm256_add_pd((y), (a)), (m)) /* y where m is off */
+#define L_IN lanes_in
+#define L_OUT lanes_out
+#include "de_lanes.h"
+#undef NL
+#undef VL
+#undef VLI
+#undef LMASK
+#undef LN
+#undef L_SET1
+#undef L_ZERO
+#undef L_ADD
+#undef L_SUB
+#undef L_MUL
+#undef L_MAX
+#undef L_MIN
+#undef L_ABS
+#undef L_TRUNC
+#undef L_STOREU
+#undef L_IZERO
+#undef L_IADD
+#undef L_ISUB
+#undef L_CASTI
+#undef L_ISTOREU
+#undef L_ROTDN
+#undef L_ROTUP
+#undef L_MASKALL
+#undef L_MASKMESH
+#undef L_MASKZ
+#undef L_MASKADD
+#undef L_IN
+#undef L_OUT
+
+#if W == 16
+/* AVX-512: the grid in lanes of eight doubles (de_lanes.h with NL = 8, the
+ * first extent a multiple of 16): half the vector operations a pair of the
+ * four lanes. Eight rows go into lanes as two 4x4 transposes, rows 0-3 in
+ * the low half and 4-7 in the high one. */
+typedef simde__m512d VD8;
+
+static void lanes_in8(const job *J, const int64_t *off, VD8 *T)
 {
-	const VD sign = simde_mm256_set1_pd(-0.0), magic = simde_mm256_set1_pd(4503599627370496.0); /* 2^52 */
-	VD f = simde_mm256_mul_pd(L, simde_mm256_sub_pd(*a, *b));
-	if (!real)
-		f = simde_mm256_round_pd(f, SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC);
-	*a = simde_mm256_sub_pd(*a, f);
-	*b = simde_mm256_add_pd(*b, f);
-	const VD af = simde_mm256_andnot_pd(sign, f);
-	if (real)
-		*sum = simde_mm256_add_pd(*sum, af);
-	else /* |f| < 2^33: |f| + 2^52 holds it in its low bits */
-		*mv = simde_mm256_add_epi64(*mv, simde_mm256_sub_epi64(simde_mm256_castpd_si256(simde_mm256_add_pd(af, magic)),
-		                                                       simde_mm256_castpd_si256(magic)));
-	*rr = simde_mm256_max_pd(*rr, f);
-	*lo = simde_mm256_min_pd(*lo, f);
+	const int64_t n = J->v->ext[J->v->dims - 1];
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		VD lo[4], hi[4];
+		tr_in4(J, off, i, lo);
+		tr_in4(J, off + 4, i, hi);
+		for (int k = 0; k < 4; k++)
+			T[i + k] = simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(lo[k]), hi[k], 1);
+	}
+	for (; i < n; i++) {
+		double x[8];
+		lane_pe(J, off, 8, i, x, 1);
+		T[i] = simde_mm512_loadu_pd(x);
+	}
 }
 
-/* The lanes of K groups T[g] (K = 1 or 2; lane q: row row[g][q]): every
- * colour of the last axis (has[col]: the axis has pairs of it), each
- * colour's row sums into rs[col][row[g][q]] and its folds into A[col]; if
- * tot, the statistics too: the rows' totals into tot[row[g][q]] (each left
- * to right), the integer ones (exact) into *itot, and each lane's extremes
- * folded into mx[g], mn[g] (ties keep the earlier). Two groups side by side
- * run two independent chains (a lane's sum is an add's latency a pair). */
-static ALWAYS_INLINE void lanes_last_k(const job *J, int K, VD *const *T, const int64_t *const *row, const int *has,
-                                       double *const *rs, part *A, double *tot, VD *mx, VD *mn, int64_t *itot)
+static void lanes_out8(const job *J, const int64_t *off, const VD8 *T)
 {
-	const lbt_view *v = J->v;
-	const int last = v->dims - 1;
-	const int64_t n = v->ext[last];
-	const VD L = simde_mm256_set1_pd(J->lambda);
-	for (int col = 0; col < 3; col++) {
-		if (!has[col])
-			continue;
-		VD sum[2], rr[2], lo[2];
-		simde__m256i mv[2];
-		for (int g = 0; g < K; g++) {
-			sum[g] = simde_mm256_setzero_pd();
-			rr[g] = simde_mm256_set1_pd(-HUGE_VAL);
-			lo[g] = simde_mm256_set1_pd(HUGE_VAL);
-			mv[g] = simde_mm256_setzero_si256();
+	const int64_t n = J->v->ext[J->v->dims - 1];
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		VD lo[4], hi[4];
+		for (int k = 0; k < 4; k++) {
+			lo[k] = simde_mm512_castpd512_pd256(T[i + k]);
+			hi[k] = simde_mm512_extractf64x4_pd(T[i + k], 1);
 		}
-		const int64_t i0 = col < 2 ? col : n;
-		if (J->real)
-			for (int64_t i = i0; i + 1 < n; i += 2)
-				for (int g = 0; g < K; g++)
-					lanes_pair(&T[g][i], &T[g][i + 1], L, 1, &sum[g], &mv[g], &rr[g], &lo[g]);
-		else
-			for (int64_t i = i0; i + 1 < n; i += 2)
-				for (int g = 0; g < K; g++)
-					lanes_pair(&T[g][i], &T[g][i + 1], L, 0, &sum[g], &mv[g], &rr[g], &lo[g]);
-		if (lbt_de_color(n - 1, n, v->torus[last]) == col)
-			for (int g = 0; g < K; g++)
-				lanes_pair(&T[g][n - 1], &T[g][0], L, J->real, &sum[g], &mv[g], &rr[g], &lo[g]);
-		for (int g = 0; g < K; g++) {
-			double s[4], r[4], l[4];
-			int64_t m[4];
-			simde_mm256_storeu_pd(s, sum[g]);
-			simde_mm256_storeu_pd(r, rr[g]);
-			simde_mm256_storeu_pd(l, lo[g]);
-			simde_mm256_storeu_si256((void *)m, mv[g]);
-			for (int q = 0; q < 4; q++) {
-				rs[col][row[g][q]] = s[q];
-				A[col].right = maxd(A[col].right, r[q]);
-				A[col].left = maxd(A[col].left, -l[q]);
-				A[col].moved += m[q];
-			}
-		}
+		tr_out4(J, off, i, lo);
+		tr_out4(J, off + 4, i, hi);
 	}
-	if (tot) {
-		VD s[2], x[2], y[2];
-		for (int g = 0; g < K; g++) {
-			s[g] = simde_mm256_setzero_pd();
-			x[g] = mx[g];
-			y[g] = mn[g];
-		}
-		for (int64_t i = 0; i < n; i++)
-			for (int g = 0; g < K; g++) {
-				s[g] = simde_mm256_add_pd(s[g], T[g][i]);
-				x[g] = simde_mm256_max_pd(T[g][i], x[g]);
-				y[g] = simde_mm256_min_pd(T[g][i], y[g]);
-			}
-		for (int g = 0; g < K; g++) {
-			mx[g] = x[g];
-			mn[g] = y[g];
-			double a[4];
-			simde_mm256_storeu_pd(a, s[g]);
-			for (int q = 0; q < 4; q++) {
-				tot[row[g][q]] = a[q];
-				if (!J->real) /* exact: |a row's total| < n 2^31 <= 2^53 */
-					*itot += (int64_t)a[q];
-			}
-		}
+	for (; i < n; i++) {
+		double x[8];
+		simde_mm512_storeu_pd(x, T[i]);
+		lane_pe(J, off, 8, i, x, 0);
 	}
 }
+
+#define NL 8
+#define VL VD8
+#define VLI simde__m512i
+#define LMASK simde__mmask8
+#define LN(x) x##_8
+#define L_SET1(x) simde_mm512_set1_pd(x)
+#define L_ZERO() simde_mm512_setzero_pd()
+#define L_ADD(a, b) simde_mm512_add_pd((a), (b))
+#define L_SUB(a, b) simde_mm512_sub_pd((a), (b))
+#define L_MUL(a, b) simde_mm512_mul_pd((a), (b))
+#define L_MAX(a, b) simde_mm512_max_pd((a), (b))
+#define L_MIN(a, b) simde_mm512_min_pd((a), (b))
+#define L_ABS(a) simde_mm512_abs_pd(a)
+/* Truncation (imm 3; with SIMDE_MM_FROUND_NO_EXC, SIMDe's emulation of
+ * VRNDSCALEPD, avx512emu's, rounds to eighths instead). */
+#define L_TRUNC(a) simde_mm512_roundscale_pd((a), SIMDE_MM_FROUND_TO_ZERO)
+#define L_STOREU(p, a) simde_mm512_storeu_pd((p), (a))
+#define L_IZERO() simde_mm512_setzero_si512()
+#define L_IADD(a, b) simde_mm512_add_epi64((a), (b))
+#define L_ISUB(a, b) simde_mm512_sub_epi64((a), (b))
+#define L_CASTI(a) simde_mm512_castpd_si512(a)
+#define L_ISTOREU(p, a) simde_mm512_storeu_si512((void *)(p), (a))
+#define L_ROTDN(a) simde_mm512_permutexvar_pd(simde_mm512_set_epi64(0, 7, 6, 5, 4, 3, 2, 1), (a))
+#define L_ROTUP(a) simde_mm512_permutexvar_pd(simde_mm512_set_epi64(6, 5, 4, 3, 2, 1, 0, 7), (a))
+#define L_MASKALL ((simde__mmask8)0xff)
+#define L_MASKMESH ((simde__mmask8)0x7f)
+#define L_MASKZ(m, a) simde_mm512_maskz_mov_pd((m), (a))
+#define L_MASKADD(y, m, a) simde_mm512_mask_add_pd((y), (m), (y), (a))
+#define L_IN lanes_in8
+#define L_OUT lanes_out8
+#include "de_lanes.h"
+#undef NL
+#undef VL
+#undef VLI
+#undef LMASK
+#undef LN
+#undef L_SET1
+#undef L_ZERO
+#undef L_ADD
+#undef L_SUB
+#undef L_MUL
+#undef L_MAX
+#undef L_MIN
+#undef L_ABS
+#undef L_TRUNC
+#undef L_STOREU
+#undef L_IZERO
+#undef L_IADD
+#undef L_ISUB
+#undef L_CASTI
+#undef L_ISTOREU
+#undef L_ROTDN
+#undef L_ROTUP
+#undef L_MASKALL
+#undef L_MASKMESH
+#undef L_MASKZ
+#undef L_MASKADD
+#undef L_IN
+#undef L_OUT
+#endif
+
 static void lanes_last(const job *J, VD *T, const int64_t *row, const int *has, double *const *rs, part *A,
                        double *tot, VD *mx, VD *mn, int64_t *itot)
 {
-	lanes_last_k(J, 1, &T, &row, has, rs, A, tot, mx, mn, itot);
-}
-static void lanes_last2(const job *J, VD *T0, VD *T1, const int64_t *row0, const int64_t *row1, const int *has,
-                        double *const *rs, part *A, double *tot, VD *mx, VD *mn, int64_t *itot)
-{
-	VD *const T[2] = {T0, T1};
-	const int64_t *const row[2] = {row0, row1};
-	lanes_last_k(J, 2, T, row, has, rs, A, tot, mx, mn, itot);
+	lanes_last_k_4(J, 1, &T, &row, has, rs, A, tot, mx, mn, itot);
 }
 
 /* Rows r0 .. r0+3 through a buffer T: lanes_last, the statistics into tot and X if X. */
@@ -553,28 +686,6 @@ static void outer(const job *J, int d, int col, int64_t r0, int k, double *fb, p
 	}
 }
 
-/* After a substep: its folds (threads in order, from the reference's +0) and sums into c. */
-static void substep_counts(const job *J, const part *pt, int NT, const double *rs, lbt_counts *c)
-{
-	const int64_t rows = lbt_fiber_count(J->v, J->v->dims - 1);
-	double right = 0, left = 0;
-	int64_t moved = 0;
-	for (int t = 0; t < NT; t++) {
-		right = maxd(right, pt[t].right);
-		left = maxd(left, pt[t].left);
-		moved += pt[t].moved;
-	}
-	if (J->real) {
-		for (int64_t r = 0; r < rows; r++)
-			c->real_moved += rs[r];
-		c->real_shifts += right + left;
-	} else {
-		c->moved += moved;
-		c->shifts += (int64_t)(right + left);
-	}
-	c->link_max = fmax(c->link_max, fmax(right, left));
-}
-
 #if W >= 8
 /* The last axis, every colour, in lanes (lanes_rows; the rows of a last
  * group of fewer than four one by one); fin: the statistics too. */
@@ -629,26 +740,6 @@ static void lanes_axis(const job *J, int fin, double *tot, stat *st, lbt_counts 
 			substep_counts(J, pt[col], NT, rs[col], c);
 }
 #endif
-
-/* The step's statistics into c: the loads' extremes and total, as
- * lbt_field_stats forms them (real: the rows' totals added in row order),
- * so the engine makes no pass of its own. */
-static void put_stats(lbt_counts *c, int real, double mx, double mn, const double *tot, int64_t rows, int64_t itotal)
-{
-	c->has_stats = 1;
-	if (real) {
-		double total = 0;
-		for (int64_t r = 0; r < rows; r++)
-			total += tot[r];
-		c->real_max = mx;
-		c->real_min = mn;
-		c->real_total = total;
-	} else {
-		c->max = (int32_t)mx;
-		c->min = (int32_t)mn;
-		c->total = itotal;
-	}
-}
 
 /* Axes d0 .. d1-1 in turn (a sweep: all of them; de-axis: one). */
 static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, lbt_counts *c)
@@ -725,386 +816,6 @@ static void de_step(const lbt_view *v, double lambda, int real, int d0, int d1, 
 	put_stats(c, real, mx, mn, tot, rows, itotal);
 }
 
-#if W >= 8
-/* Several steps a call, the grid in lanes for the whole call (AVX2, AVX-512). The
- * rows are four bands of B = R/4 consecutive rows (R rows of the last axis;
- * the first axis cut in four, its extent a multiple of 8), and group j holds
- * the band's j-th rows side by side: vector i of group j (G[j n + i]) holds
- * PE i of rows j, B + j, 2B + j, 3B + j. Every pair of every axis is then a
- * vertical operation: on the last axis (i, i+1) of a group; on an outer axis
- * d >= 1 group j with the group of the next coordinate on d; on the first
- * axis group j with group j + Q (Q = R / ext[0]) inside a band, and the last
- * groups of the bands with the first ones rotated by a lane (band q's last
- * row pairs with band q+1's first, band 3's with band 0's: the wrap-around,
- * colour 1 as every band's last pair, ext[0] / 4 being even). Each lane is
- * one row at a time, in its band's order, so the chains keep the reference's
- * order: a row's amount moved and its total, in the lane; the rows' sums
- * added in row order after each step. The extremes fold per lane through
- * the band's rows in order, then band by band: row-major order, ties keeping
- * the first as lbt_field_stats. */
-typedef struct {
-	job J;
-	int64_t n, R, B, Q, h; /* PEs a row, rows, groups, groups a coordinate of the first axis, ext[0] / 4 */
-	VD *G;                 /* the groups */
-	double *rs;            /* rs[u R + r]: row r's amount moved in the step's substep u */
-	double *tot;           /* the rows' totals */
-} lanes;
-
-/* The grid's shapes the lanes take: D >= 2, the first axis's extent a
- * multiple of 8, rows of 4 to 2^22 PEs, and room in the scratch for a sum per
- * row and substep. */
-static int lanes_fit(const lbt_view *v)
-{
-	const int last = v->dims - 1;
-	if (v->dims < 2 || v->ext[0] % 8 || v->ext[last] < 4 || v->ext[last] > ((int64_t)1 << 22))
-		return 0;
-	int sub = 0;
-	for (int d = 0; d < v->dims; d++)
-		for (int col = 0; col < 3; col++)
-			sub += has_colour(v->ext[d], v->torus[d], col);
-	return (int64_t)sub * lbt_fiber_count(v, last) <= v->scratch->cells;
-}
-
-/* The grid into the groups (in) or back (!in), groups shared by the threads. */
-static void lanes_move(const lanes *X, int in, int NT, int par)
-{
-	const lbt_view *v = X->J.v;
-	const int last = v->dims - 1;
-#pragma omp parallel for num_threads(NT) if (par) schedule(static)
-	for (int64_t j = 0; j < X->B; j++) {
-		int64_t off[4];
-		for (int q = 0; q < 4; q++)
-			off[q] = lbt_fiber_base(v, last, q * X->B + j) - v->load;
-		if (in)
-			lanes_in(&X->J, off, X->G + j * X->n);
-		else
-			lanes_out(&X->J, off, X->G + j * X->n);
-	}
-}
-
-/* Pair a, b over the group's n vectors (b rotated by a lane if rot; mask:
- * the lanes that have a pair), the lanes' sums, maxima and least flows into sum, rr, lo. */
-static ALWAYS_INLINE void lanes_pairs(const lanes *X, VD *a, VD *b, int rot, VD mask, VD *sum, simde__m256i *mv,
-                                      VD *rr, VD *lo)
-{
-	const VD L = simde_mm256_set1_pd(X->J.lambda), sign = simde_mm256_set1_pd(-0.0),
-	         magic = simde_mm256_set1_pd(4503599627370496.0); /* 2^52 */
-	const int real = X->J.real;
-	for (int64_t i = 0; i < X->n; i++) {
-		if (!rot) {
-			lanes_pair(&a[i], &b[i], L, real, sum, mv, rr, lo);
-			continue;
-		}
-		const VD x = a[i], y = simde_mm256_permute4x64_pd(b[i], 0x39); /* lane q: b's lane q + 1 */
-		VD f = simde_mm256_mul_pd(L, simde_mm256_sub_pd(x, y));
-		if (!real)
-			f = simde_mm256_round_pd(f, SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC);
-		f = simde_mm256_and_pd(f, mask); /* +0 where there is no pair */
-		a[i] = simde_mm256_sub_pd(x, f);
-		const VD yn = simde_mm256_blendv_pd(y, simde_mm256_add_pd(y, f), mask); /* -0 + 0 would be +0 */
-		b[i] = simde_mm256_permute4x64_pd(yn, 0x93);
-		const VD af = simde_mm256_andnot_pd(sign, f);
-		if (real)
-			*sum = simde_mm256_add_pd(*sum, af);
-		else
-			*mv = simde_mm256_add_epi64(*mv, simde_mm256_sub_epi64(simde_mm256_castpd_si256(simde_mm256_add_pd(af, magic)),
-			                                                       simde_mm256_castpd_si256(magic)));
-		*rr = simde_mm256_max_pd(*rr, f);
-		*lo = simde_mm256_min_pd(*lo, f);
-	}
-}
-
-/* A group j's lanes after its pairs of one colour: the rows' sums into rs, the folds into A. */
-static void group_fold(const lanes *X, int64_t j, VD sum, VD rr, VD lo, simde__m256i mv, double *rs, part *A)
-{
-	double s[4], r[4], l[4];
-	int64_t m[4];
-	simde_mm256_storeu_pd(s, sum);
-	simde_mm256_storeu_pd(r, rr);
-	simde_mm256_storeu_pd(l, lo);
-	simde_mm256_storeu_si256((void *)m, mv);
-	for (int q = 0; q < 4; q++) {
-		rs[q * X->B + j] = s[q];
-		A->right = maxd(A->right, r[q]);
-		A->left = maxd(A->left, -l[q]);
-		A->moved += m[q];
-	}
-}
-
-/* Group j on outer axis d, colour col: paired with its partner if its rows
- * have colour col on d; the rows' sums into rs (0: no pair), the folds into A. */
-static void outer_group(const lanes *X, int d, int col, int64_t j, double *rs, part *A)
-{
-	const lbt_view *v = X->J.v;
-	const int last = v->dims - 1;
-	const int64_t nd = v->ext[d];
-	int64_t qd = 1; /* groups a coordinate of d (d >= 1) */
-	for (int e = last - 1; e > d; e--)
-		qd *= v->ext[e];
-	int64_t partner = -1;
-	int rot = 0;
-	if (d == 0) {
-		const int64_t k = j / X->Q; /* the coordinate in the band */
-		if (k + 1 < X->h && k % 2 == col)
-			partner = j + X->Q;
-		else if (k + 1 == X->h && col == 1)
-			partner = j - (X->h - 1) * X->Q, rot = 1;
-	} else {
-		const int64_t k = (j / qd) % nd;
-		if (lbt_de_color(k, nd, v->torus[d]) == col)
-			partner = j + ((k + 1) % nd - k) * qd;
-	}
-	if (partner >= 0) {
-		const VD all = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1)),
-		         wrap = v->torus[0] ? all : simde_mm256_castsi256_pd(simde_mm256_set_epi64x(0, -1, -1, -1));
-		VD sum = simde_mm256_setzero_pd(), rr = simde_mm256_set1_pd(-HUGE_VAL), lo = simde_mm256_set1_pd(HUGE_VAL);
-		simde__m256i mv = simde_mm256_setzero_si256();
-		VD *a = X->G + j * X->n, *b = X->G + partner * X->n;
-		if (rot)
-			lanes_pairs(X, a, b, 1, wrap, &sum, &mv, &rr, &lo);
-		else
-			lanes_pairs(X, a, b, 0, all, &sum, &mv, &rr, &lo);
-		group_fold(X, j, sum, rr, lo, mv, rs, A);
-		return;
-	}
-	for (int q = 0; q < 4; q++)
-		rs[q * X->B + j] = 0;
-}
-
-/* The first axis's pairs (ja, ja + Q) of one colour and (jb, jb + Q) of the
- * next, none rotated, side by side (two independent chains): the second
- * colour's pair at PE i after the first's, which is all it reads of it. */
-static void outer_two(const lanes *X, int64_t ja, int64_t jb, double *rsa, part *Aa, double *rsb, part *Ab)
-{
-	const VD L = simde_mm256_set1_pd(X->J.lambda);
-	VD sum[2], rr[2], lo[2];
-	simde__m256i mv[2];
-	for (int g = 0; g < 2; g++) {
-		sum[g] = simde_mm256_setzero_pd();
-		rr[g] = simde_mm256_set1_pd(-HUGE_VAL);
-		lo[g] = simde_mm256_set1_pd(HUGE_VAL);
-		mv[g] = simde_mm256_setzero_si256();
-	}
-	VD *a0 = X->G + ja * X->n, *b0 = X->G + (ja + X->Q) * X->n, *a1 = X->G + jb * X->n, *b1 = X->G + (jb + X->Q) * X->n;
-	if (X->J.real)
-		for (int64_t i = 0; i < X->n; i++) {
-			lanes_pair(&a0[i], &b0[i], L, 1, &sum[0], &mv[0], &rr[0], &lo[0]);
-			lanes_pair(&a1[i], &b1[i], L, 1, &sum[1], &mv[1], &rr[1], &lo[1]);
-		}
-	else
-		for (int64_t i = 0; i < X->n; i++) {
-			lanes_pair(&a0[i], &b0[i], L, 0, &sum[0], &mv[0], &rr[0], &lo[0]);
-			lanes_pair(&a1[i], &b1[i], L, 0, &sum[1], &mv[1], &rr[1], &lo[1]);
-		}
-	group_fold(X, ja, sum[0], rr[0], lo[0], mv[0], rsa, Aa);
-	group_fold(X, jb, sum[1], rr[1], lo[1], mv[1], rsb, Ab);
-}
-
-/* Substep u: outer axis d, colour col, every group. */
-static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int NT, int par)
-{
-	double *rs = X->rs + u * X->R;
-	for (int t = 0; t < NT; t++) /* a team smaller than NT (in a caller's region) leaves its other parts empty */
-		pt[t] = (part){-HUGE_VAL, -HUGE_VAL, 0};
-#pragma omp parallel num_threads(NT) if (par)
-	{
-		part A = {-HUGE_VAL, -HUGE_VAL, 0};
-#pragma omp for schedule(static)
-		for (int64_t j = 0; j < X->B; j++)
-			outer_group(X, d, col, j, rs, &A);
-		pt[lbt_thread_id()] = A;
-	}
-}
-
-/* A thread's extremes per lane (its groups' rows in order) and integer total. */
-typedef struct {
-	double mx[4], mn[4];
-	int64_t total;
-} lstat;
-
-/* The last axis's substeps u .. (every colour, has[col]) and, if ls, the
- * statistics; or, if only, the statistics alone. */
-static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3], lstat *ls, int only, int NT, int par)
-{
-	double *rs[3];
-	for (int col = 0, k = u; col < 3; col++)
-		rs[col] = X->rs + (has[col] ? k++ : 0) * X->R;
-	const int none[3] = {0, 0, 0};
-	for (int t = 0; t < NT; t++) { /* a team smaller than NT (in a caller's region) leaves its other parts empty */
-		for (int col = 0; col < 3; col++)
-			pt[t][col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
-		for (int q = 0; ls && q < 4; q++)
-			ls[t].mx[q] = -HUGE_VAL, ls[t].mn[q] = HUGE_VAL;
-		if (ls)
-			ls[t].total = 0;
-	}
-#pragma omp parallel num_threads(NT) if (par)
-	{
-		const int t = lbt_thread_id();
-		part A[3];
-		for (int col = 0; col < 3; col++)
-			A[col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
-		VD mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL);
-		int64_t itot = 0;
-#pragma omp for schedule(static)
-		for (int64_t j2 = 0; j2 < X->B / 2; j2++) { /* two groups side by side (B = Q ext[0] / 4 is even) */
-			const int64_t j = 2 * j2, row[4] = {j, X->B + j, 2 * X->B + j, 3 * X->B + j};
-			const int64_t row1[4] = {j + 1, X->B + j + 1, 2 * X->B + j + 1, 3 * X->B + j + 1};
-			VD x[2] = {mx, simde_mm256_set1_pd(-HUGE_VAL)}, y[2] = {mn, simde_mm256_set1_pd(HUGE_VAL)};
-			lanes_last2(&X->J, X->G + j * X->n, X->G + (j + 1) * X->n, row, row1, only ? none : has, rs, A,
-			            ls ? X->tot : NULL, x, y, &itot);
-			mx = simde_mm256_max_pd(x[1], x[0]); /* ties keep group j's */
-			mn = simde_mm256_min_pd(y[1], y[0]);
-		}
-		for (int col = 0; col < 3; col++)
-			pt[t][col] = A[col];
-		if (ls) {
-			simde_mm256_storeu_pd(ls[t].mx, mx);
-			simde_mm256_storeu_pd(ls[t].mn, mn);
-			ls[t].total = itot;
-		}
-	}
-}
-
-/* A sweep of a 2-D grid on one thread, in one pass over the groups (a
- * group is a row of each band): the first axis's colour 0 pairs (j, j+1),
- * j even, and colour 1 pairs (j, j+1), j odd, the last band's rows with the
- * next band's first (rotated), then the last axis of each group as soon as
- * both its pairs on the first axis are done, while it is in cache; group 0
- * last (its colour 1 pair is the rotated one). The substeps' sums and folds
- * go where the passes put them (substeps 0, 1, then the last axis's from
- * 2), and group 0's extremes are folded in first, as its rows come first in
- * their lanes. has: the last axis's colours; none for a de-axis step on the
- * first axis, whose statistics the pass measures all the same. */
-static void lanes_sweep2(const lanes *X, const int *has, part (*pt)[1], part (*pl)[3], lstat *ls)
-{
-	part A0 = {-HUGE_VAL, -HUGE_VAL, 0}, A1 = A0, A[3] = {A0, A0, A0};
-	double *rs[3];
-	for (int col = 0, k = 2; col < 3; col++)
-		rs[col] = X->rs + (has[col] ? k++ : 0) * X->R;
-	VD mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL), mx0 = mx, mn0 = mn;
-	int64_t itot = 0;
-	double *rs0 = X->rs, *rs1 = X->rs + X->R;
-	const int64_t h = X->h;
-#define ROW(j) ((const int64_t[4]){(j), X->B + (j), 2 * X->B + (j), 3 * X->B + (j)})
-#define LAST2(j, k, x, y) \
-	lanes_last2(&X->J, X->G + (j) * X->n, X->G + (k) * X->n, ROW(j), ROW(k), has, rs, A, X->tot, x, y, &itot)
-	outer_group(X, 0, 0, 0, rs0, &A0);
-	for (int64_t m = 1; m + 2 < h; m += 2) {
-		outer_two(X, m + 1, m, rs0, &A0, rs1, &A1);
-		outer_group(X, 0, 0, m, rs0, &A0); /* no pair: its rows' sums 0 */
-		outer_group(X, 0, 1, m + 1, rs1, &A1);
-		VD x[2] = {mx, simde_mm256_set1_pd(-HUGE_VAL)}, y[2] = {mn, simde_mm256_set1_pd(HUGE_VAL)};
-		LAST2(m, m + 1, x, y);
-		mx = simde_mm256_max_pd(x[1], x[0]); /* ties keep group m's */
-		mn = simde_mm256_min_pd(y[1], y[0]);
-	}
-	outer_group(X, 0, 1, h - 1, rs1, &A1);
-	outer_group(X, 0, 0, h - 1, rs0, &A0);
-	outer_group(X, 0, 1, 0, rs1, &A1);
-	{
-		VD x[2] = {mx, mx0}, y[2] = {mn, mn0};
-		LAST2(h - 1, 0, x, y);
-		mx = x[0], mn = y[0], mx0 = x[1], mn0 = y[1];
-	}
-#undef LAST2
-#undef ROW
-	mx = simde_mm256_max_pd(mx, mx0); /* ties keep group 0's */
-	mn = simde_mm256_min_pd(mn, mn0);
-	pt[0][0] = A0;
-	pt[1][0] = A1;
-	for (int col = 0; col < 3; col++)
-		pl[0][col] = A[col];
-	simde_mm256_storeu_pd(ls[0].mx, mx);
-	simde_mm256_storeu_pd(ls[0].mn, mn);
-	ls[0].total = itot;
-}
-
-/* Whether a step's counts meet the call's stop (kernels.h; real loads: the
- * extremes truncated, a superset of the engine's exact ones). */
-static int stop_met(const lbt_steps_stop *st, const lbt_counts *c, int real)
-{
-	if (!st)
-		return 0;
-	if (!real)
-		return (int64_t)c->max - c->min <= st->ldiff || (st->shared && c->min > 0) ||
-		       (c->max == st->max && c->min == st->min);
-	return c->real_max - c->real_min <= (double)st->ldiff || (st->shared && c->real_min > 0) ||
-	       (st->max >= st->min && trunc(c->real_max) == st->max && trunc(c->real_min) == st->min);
-}
-
-static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const lbt_steps_stop *stop, lbt_counts *c)
-{
-	const int last = v->dims - 1, real = kind != LBT_DE_INT;
-	const lbt_scratch *S = v->scratch;
-	const int64_t rows = lbt_fiber_count(v, last);
-	const int T = v->threads < S->threads ? v->threads : S->threads, par = rows * v->ext[last] > 16384;
-	const int NT = par ? T : 1;
-	lanes X = {.J = {.v = v, .lambda = lambda, .real = real}, .n = v->ext[last], .R = rows, .B = rows / 4,
-	           .Q = rows / v->ext[0], .h = v->ext[0] / 4, .G = S->link[1], .rs = S->link[0], .tot = S->rowsum};
-	int has[8][3];
-	for (int d = 0; d < v->dims; d++)
-		for (int col = 0; col < 3; col++)
-			has[d][col] = has_colour(v->ext[d], v->torus[d], col);
-	part pt[3 * 8][NT], pl[NT][3];
-	lstat ls[NT];
-	lanes_move(&X, 1, NT, par);
-	int s = 0;
-	while (s < n) {
-		lbt_counts *k = &c[s];
-		*k = (lbt_counts){0};
-		const int axis = kind == LBT_DE_AXIS ? lbt_de_axis_at(v, v->step + s) : -1; /* >= 0: ext[0] >= 8 */
-		int d0 = kind == LBT_DE_AXIS ? axis : 0;
-		const int d1 = kind == LBT_DE_AXIS ? axis + 1 : v->dims;
-		s++;
-		int u = 0, measured = 0;
-		if (v->dims == 2 && NT == 1 && d0 == 0) { /* one pass (de-axis on the first axis: its statistics in it) */
-			static const int none[3] = {0, 0, 0};
-			const int *hl = kind == LBT_DE_AXIS ? none : has[last];
-			lanes_sweep2(&X, hl, pt, pl, ls);
-			u = 2;
-			for (int col = 0; col < 3; col++)
-				if (hl[col])
-					pt[u++][0] = pl[0][col];
-			d0 = d1;
-			measured = 1;
-		}
-		for (int d = d0; d < d1; d++) {
-			if (d == last) {
-				lanes_last_sub(&X, has[d], u, pl, ls, 0, NT, par);
-				for (int col = 0; col < 3; col++)
-					if (has[d][col]) {
-						for (int t = 0; t < NT; t++)
-							pt[u][t] = pl[t][col];
-						u++;
-					}
-				continue;
-			}
-			for (int col = 0; col < 3; col++)
-				if (has[d][col])
-					lanes_outer_sub(&X, d, col, u, pt[u], NT, par), u++;
-		}
-		if (d1 - 1 != last && !measured) /* the step ends on an outer axis: the statistics alone */
-			lanes_last_sub(&X, has[last], 0, pl, ls, 1, NT, par);
-		for (int w = 0; w < u; w++)
-			substep_counts(&X.J, pt[w], NT, X.rs + w * X.R, k);
-		double mx = -HUGE_VAL, mn = HUGE_VAL;
-		int64_t itotal = 0;
-		for (int q = 0; q < 4; q++) /* row-major: band by band, each band's threads in order */
-			for (int t = 0; t < NT; t++) {
-				mx = ls[t].mx[q] > mx ? ls[t].mx[q] : mx;
-				mn = ls[t].mn[q] < mn ? ls[t].mn[q] : mn;
-			}
-		for (int t = 0; t < NT; t++)
-			itotal += ls[t].total;
-		put_stats(k, real, mx, mn, X.tot, rows, itotal);
-		if (stop_met(stop, k, real))
-			break;
-	}
-	lanes_move(&X, 0, NT, par);
-	return s;
-}
-#endif
 
 /* Without a scratch (a caller that allocated none) the reference does the step. */
 void LBT_SIMD_FN(lbt_simd_de_step)(const lbt_view *v, double lambda, lbt_counts *c)
@@ -1132,9 +843,13 @@ void LBT_SIMD_FN(lbt_simd_de_axis_step)(const lbt_view *v, double lambda, int ax
 int LBT_SIMD_FN(lbt_simd_de_steps)(const lbt_view *v, double lambda, int kind, int n, const lbt_steps_stop *stop,
                                    lbt_counts *c)
 {
+#if W == 16
+	if (v->scratch && !v->cut && lanes_fit_8(v))
+		return lane_steps_8(v, lambda, kind, n, stop, c);
+#endif
 #if W >= 8
-	if (v->scratch && !v->cut && lanes_fit(v))
-		return lane_steps(v, lambda, kind, n, stop, c);
+	if (v->scratch && !v->cut && lanes_fit_4(v))
+		return lane_steps_4(v, lambda, kind, n, stop, c);
 #endif
 	(void)n;
 	(void)stop;
