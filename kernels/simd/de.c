@@ -25,7 +25,12 @@
  * The step's statistics (extremes and total, has_stats) are measured after
  * the last substep as lbt_field_stats forms them (the real total: each row
  * left to right, the rows in order; the extremes' ties keep the first), so the
- * engine makes no statistics pass of its own. */
+ * engine makes no statistics pass of its own.
+ *
+ * With AVX2 and AVX-512 the last axis's pairs run in lanes (four rows a
+ * 256-bit vector), and `de_steps` keeps the whole grid in lanes for a call
+ * (de_lanes.h: four rows a 256-bit vector, or on AVX-512 eight a 512-bit
+ * one where the first extent is a multiple of 16). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,7 +232,6 @@ static void put_stats(lbt_counts *c, int real, double mx, double mn, const doubl
 		c->total = itotal;
 	}
 }
-
 
 /* Whether a step's counts meet the call's stop (kernels.h; real loads: the
  * extremes truncated, a superset of the engine's exact ones). */
