@@ -25,8 +25,9 @@
  * the driver needs no extra pass. With AVX-512, a roll over rows takes each
  * row whose loads fit in int16 or int8 lanes that way ("Narrow rows" below),
  * and a ring (1-D) whose loads all fit does too (lone_top); with AVX2, int16
- * lanes only, and lm_steps keeps such a ring in them for several steps
- * (ring16_impl).
+ * lanes only. lm_steps keeps a ring of whole 16-lane vectors for several
+ * steps in the dense copy of lm_dense.h (bytes, or int16 with its piles
+ * out of the lanes), with AVX2 and AVX-512.
  *
  * Conditions. With integer loads, "l > 0 and l >= l_next" is l >= max(l_next, 1)
  * (C5), and C3 is l >= max(l_next, 2); a PE's new load is l - C_i + C_{i-1}.
@@ -67,8 +68,8 @@
  * lm_steps); it includes, once per ISA target, the int32 rows (lm_rows.h)
  * and the narrow rows of its ISA: AVX-512's int16 and byte rows
  * (lm_avx512.h; lm_steps's byte copy, lm_avx512_steps.h) or AVX2's int16
- * rows and rings (lm_avx2.h), its dense int16 and int8 copies of small
- * grids of three and more dimensions (lm_dense.h), its byte steps of a
+ * rows and rings (lm_avx2.h), its dense int16 and int8 copies of grids
+ * of three and more dimensions and of rings (lm_dense.h), its byte steps of a
  * 2-D grid (lm_avx2_steps.h) and its byte rows beside int32 rows
  * (lm_avx2_rows8.h), with what the two share (lm_narrow.h; a cut slab's
  * byte steps, lm_bcut.h). */
@@ -1210,13 +1211,11 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 	if (done)
 		return done;
 #if W == 16
-	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c); /* three axes and more: AVX2's dense copy */
+	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c); /* three axes and more, and rings: AVX2's dense copy */
 	if (!done)
 		done = bytes_steps(v, cond, n, max, stop, cache, c);
 #elif W == 8
-	done = dense_many(v, cond, n, max, stop, cache, c);
-	if (!done)
-		done = ring16_steps(v, cond, n, max, stop, cache, c);
+	done = dense_many(v, cond, n, max, stop, cache, c); /* three axes and more, and rings */
 	if (!done)
 		done = bytes2_steps(v, cond, n, max, stop, cache, c);
 	if (!done)

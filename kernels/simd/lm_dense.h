@@ -1,6 +1,14 @@
-/* lm_dense.h — grids of three and more dimensions in one dense int16
- * copy (AVX2; part of lm.c, included for W == 8 after lm_avx2.h; AVX-512's
- * lm_steps calls it too: lbt_simd_lm_dense_avx2, at the end).
+/* lm_dense.h — grids of three and more dimensions, and rings, in one dense
+ * int16 copy (AVX2; part of lm.c, included for W == 8 after lm_avx2.h;
+ * AVX-512's lm_steps calls it too: lbt_simd_lm_dense_avx2, at the end).
+ *
+ * A ring (one active axis) of whole 16-lane vectors is the copy's one
+ * lanes block (lm_steps only): for a call in bytes where they fit, in
+ * int16 with its piles out of the lanes where not, up to 2^24 PEs, on one
+ * thread (one unit, and a step of one pass has no barrier before the next
+ * step rewrites its counts); its block empties its counts inside
+ * (dense_lanes). The 2-D grids have their own kernels (lm_avx2*.h,
+ * lm_avx512*.h).
  *
  * In 3-D and up the fused roll of lm.c makes a pass per outer axis in int32
  * lanes over a grid whose rows are padded to a whole-vector pitch with halo
@@ -95,7 +103,7 @@ static int dense_shape(const lbt_view *v, int64_t most, dshape *x)
 			return 0;
 	}
 	x->P = P;
-	if (x->D < 3 || P % HW)
+	if (x->D == 2 || P % HW) /* a ring (one active axis) or three and more */
 		return 0;
 	for (int k = 0; k < x->D; k++) {
 		const int64_t s = x->s[k], B = s * x->e[k];
@@ -126,7 +134,7 @@ static int dense_shape(const lbt_view *v, int64_t most, dshape *x)
 			x->first[k] = simde_mm256_loadu_si256((const void *)fi);
 		} else
 			return 0;
-		if (x->per[k] > DFLUSH) /* a unit's counts must fit between two emptyings */
+		if (x->per[k] > DFLUSH && x->kind[k] != DLANE) /* a unit's counts must fit between two emptyings (a lanes block empties them inside) */
 			return 0;
 		x->units[k] = P / (x->per[k] * HW);
 	}
@@ -141,6 +149,8 @@ typedef struct {
 /* ... starting at row r of that order */
 static drows drows_at(const lbt_view *v, int64_t r)
 {
+	if (v->dims == 1) /* a ring: one row */
+		return (drows){.E = 1};
 	drows o = {.E = v->ext[v->dims - 2], .S2 = v->stride[v->dims - 2]};
 	o.j = r % o.E;
 	o.off = o.j * o.S2;
@@ -544,7 +554,7 @@ static ALWAYS_INLINE V dense_lane(const int cond, const int S, int16_t *p, V pre
 static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, int64_t e, int torus, int64_t u0,
                                       int64_t u1, dregs *R)
 {
-	const int64_t J = S * e / HW, chunk = DFLUSH / J;
+	const int64_t J = S * e / HW, chunk = J < DFLUSH ? DFLUSH / J : 1;
 	const V all = VSET1(-1), zero = VSET1(0);
 	/* the last vector of a mesh block: its last S lanes have no link */
 	const V tail = simde_mm256_cmpgt_epi16(HSET1((int16_t)(HW - S)),
@@ -559,11 +569,15 @@ static ALWAYS_INLINE void dense_lanes(const int cond, const int S, int16_t *b, i
 				csp = hcond(cond, HGT1(DSHL(S, before, lastv)), lastv, DSHR(S, lastv, first));
 			}
 			int64_t j = 0;
-			for (; j + 1 < J; j++) {
-				const V next = VLOAD(p + (j + 1) * HW);
-				csp = dense_lane(cond, S, p + j * HW, prev, cur, next, csp, all, R);
-				prev = cur;
-				cur = next;
+			while (j + 1 < J) { /* a block of more than DFLUSH vectors (a long ring) empties its counts inside */
+				for (const int64_t end = J - 1 - j > DFLUSH ? j + DFLUSH : J - 1; j < end; j++) {
+					const V next = VLOAD(p + (j + 1) * HW);
+					csp = dense_lane(cond, S, p + j * HW, prev, cur, next, csp, all, R);
+					prev = cur;
+					cur = next;
+				}
+				if (j + 1 < J)
+					dflush(R, S == 1);
 			}
 			dense_lane(cond, S, p + j * HW, prev, cur, torus ? first : zero, csp, torus ? all : tail, R);
 		}
@@ -791,7 +805,7 @@ static const lbt_team_fn dense_runs[LBT_NCOND] = {dense_run_0, dense_run_1, dens
 static int dense_steps(const lbt_view *v, const dshape *x, int cond, int n, const lbt_steps_stop *stop, int16_t *b,
                        lbt_counts *c)
 {
-	int64_t T = v->threads > 1 ? v->threads : 1;
+	int64_t T = v->threads > 1 && x->D > 1 ? v->threads : 1; /* a ring is one unit: one thread */
 	T = T < x->P / DTHREAD ? T : x->P / DTHREAD;
 	T = T > 1 ? T : 1;
 	dthread one, *th = T == 1 ? &one : lbt_alloc_aligned((size_t)T * sizeof *th);
@@ -1259,7 +1273,7 @@ static const lbt_team_fn d8_runs[LBT_NCOND] = {d8_run_0, d8_run_1, NULL, d8_run_
 static int d8_steps(const lbt_view *v, const dshape *y, int cond, int n, const lbt_steps_stop *stop, int8_t *b,
                     lbt_counts *c, int *left)
 {
-	int64_t T = v->threads > 1 ? v->threads : 1;
+	int64_t T = v->threads > 1 && y->D > 1 ? v->threads : 1; /* a ring is one unit: one thread */
 	T = T < y->P / DTHREAD ? T : y->P / DTHREAD;
 	T = T > 1 ? T : 1;
 	dpart one;
@@ -1277,7 +1291,8 @@ static int d8_steps(const lbt_view *v, const dshape *y, int cond, int n, const l
 	return j.go ? j.done : 0;
 }
 
-/* Is the copy worth it for calls of `steps` steps? The roll serves worst
+/* Is the copy worth it for calls of `steps` steps? A ring for several
+ * (one step a call packs and widens it for nothing). The roll serves worst
  * rows of 4 or 8 PEs (no narrow rows there) and four axes and more; a 3-D
  * grid of long rows takes the copy only for several steps a call and while
  * the copy stays in L1 (DENSE_L1 PEs: 16 KiB). Measured on LM-C5, CPU time,
@@ -1288,7 +1303,7 @@ static int d8_steps(const lbt_view *v, const dshape *y, int cond, int n, const l
  * second in the copy against 2.3-3.1e9 in the roll. */
 static int dense_worth(const dshape *x, int steps)
 {
-	return x->n < HW || x->D >= 4 || (steps > 1 && x->P <= DENSE_L1);
+	return x->n < HW || x->D >= 4 || (steps > 1 && (x->D == 1 || x->P <= DENSE_L1));
 }
 
 /* lm_step on a grid that takes the copy: 1 if done, else 0 (the grid

@@ -264,9 +264,10 @@ static void steps_on(size_t from, size_t to)
 	}
 }
 
-/* Rings (with AVX2, lm_steps keeps a ring of whole 16-lane vectors and at
- * most 65536 PEs in int16 lanes if its loads are at most 32767 - n for a
- * call of n steps): tori and meshes, whole vectors or not, one beyond the
+/* Rings (with AVX2 and AVX-512, lm_steps keeps a ring of whole 16-lane
+ * vectors in the dense copy, lm_dense.h: bytes where they fit, int16 lanes
+ * if its loads are at most 32767 - n for a call of n steps, piles out of
+ * them): tori and meshes, whole vectors or not, one beyond the
  * limit, 1-D and as the last axis of a 3-D shape; loads at int16's edge
  * (L_EDGE16's maximum 32760 takes calls of up to 7 steps, the others not),
  * piles beyond it, zeros. The quick tier: the first two. */
@@ -284,6 +285,23 @@ static void rings_on(size_t from, size_t to)
 			for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
 				steps_case(cond, &s, kinds[j], 1, i < 6 ? 60 : 15, j % 2, j % 3);
 	}
+}
+
+/* Rings in the dense copy (lm_dense.h: a ring of whole 16-lane vectors is
+ * one lanes block, AVX2's and AVX-512's lm_steps, on one thread): a mesh
+ * ring of 131 088 PEs asked for 2 threads (a team of 2 there read a step's
+ * counts after the one thread had rewritten them with the next step's) in
+ * int16 (L_WIDE), in int16 with a pile out of the lanes (L_POINT) and in
+ * bytes (L_UPTO125: not a whole number of byte vectors, so int16 too); a ring of 2^20 PEs whose block empties its int16 counts inside
+ * (65 536 vectors: LM-C0 on L_WIDE moves almost every PE, beyond a count
+ * lane's -32768 if it did not). */
+static void big_rings(void)
+{
+	static const int kinds[] = {L_UPTO125, L_WIDE, L_POINT};
+	const lbt_shape mesh = ck_grid("131088", "mesh"), ring = ck_grid("1048576", "torus");
+	for (int cond = 0; cond < LBT_NCOND; cond++)
+		steps_calls(cond, &mesh, kinds[cond % 3], 2, 4, cond % 2, 0, 4);
+	steps_calls(LBT_C0, &ring, L_WIDE, 1, 3, 1, 0, 3); /* a call of 1 step, then one of 2 */
 }
 
 /* lm_steps on the grids of the dense int16 copy: calls of up to 13 steps in
@@ -742,6 +760,7 @@ static void steps_full(void)
 	rows8_on(1);
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
 	rings_on(RINGS_QUICK, RING_GRIDS);
+	big_rings();
 	dense_steps_on();
 	bytes_on(BYTES_QUICK, BYTE_GRIDS);
 	team_steps();
