@@ -292,9 +292,10 @@ static void rings_on(size_t from, size_t to)
  * ring of 131 088 PEs asked for 2 threads (a team of 2 there read a step's
  * counts after the one thread had rewritten them with the next step's) in
  * int16 (L_WIDE), in int16 with a pile out of the lanes (L_POINT) and in
- * bytes (L_UPTO125: not a whole number of byte vectors, so int16 too); a ring of 2^20 PEs whose block empties its int16 counts inside
- * (65 536 vectors: LM-C0 on L_WIDE moves almost every PE, beyond a count
- * lane's -32768 if it did not). */
+ * bytes (L_UPTO125: not a whole number of byte vectors, so int16 too);
+ * a ring of 2^20 PEs whose block empties its int16 counts inside (65 536
+ * vectors: LM-C0 on L_WIDE moves almost every PE, beyond a count lane's
+ * -32768 if it did not). */
 static void big_rings(void)
 {
 	static const int kinds[] = {L_UPTO125, L_WIDE, L_POINT};
