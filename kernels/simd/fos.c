@@ -591,21 +591,72 @@ static int lanes_fit(const lbt_view *v)
 	return (v->threads == 1 || P <= 16384) && P <= S->cells && 3 * WD * n <= S->cells;
 }
 
-/* The rows into the groups (in) or back. */
+/* A WD x WD transpose: c[k] lane q = p[q][i + k]. For W = 4 and 8 that is
+ * trg (G = WD there); for W = 16 unpacks of pairs, then of 128-bit, then
+ * of 256-bit blocks. */
+#if W == 16
+#define RSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
+static ALWAYS_INLINE VR pick(VR a, VR b, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{ /* lanes i0, i0+1, i1, i1+1, i2, i2+1, i3, i3+1 of the pair (a: 0-7, b: 8-15) */
+	return simde_mm512_permutex2var_pd(a, simde_mm512_setr_epi64(i0, i0 + 1, i1, i1 + 1, i2, i2 + 1, i3, i3 + 1), b);
+}
+static ALWAYS_INLINE void trw(const double *const *p, int64_t i, VR c[WD])
+{
+	VR t[WD], u[WD];
+	for (int k = 0; k < WD; k += 2) { /* t[k]: PEs i, i+2, ... of rows k, k+1; t[k+1]: PEs i+1, i+3, ... */
+		const VR a = RLOADU(p[k] + i), b = RLOADU(p[k + 1] + i);
+		t[k] = simde_mm512_unpacklo_pd(a, b);
+		t[k + 1] = simde_mm512_unpackhi_pd(a, b);
+	}
+	for (int h = 0; h < WD; h += 4) /* u[h + e]: rows h .. h+3 of PEs i + e and i + e + 4 */
+		for (int e = 0; e < 2; e++) {
+			u[h + e] = pick(t[h + e], t[h + e + 2], 0, 8, 4, 12);
+			u[h + e + 2] = pick(t[h + e], t[h + e + 2], 2, 10, 6, 14);
+		}
+	for (int e = 0; e < 4; e++) {
+		c[e] = pick(u[e], u[e + 4], 0, 2, 8, 10);
+		c[e + 4] = pick(u[e], u[e + 4], 4, 6, 12, 14);
+	}
+}
+#else
+#define RSTOREU(p, x) GSTOREU((p), (x))
+static ALWAYS_INLINE void trw(const double *const *p, int64_t i, VR c[WD]) { trg(p, i, c); }
+#endif
+
+/* The rows into the groups (in) or back, WD PEs of WD rows at a time by a
+ * transpose (it is its own inverse), the rows' tails one PE at a time. */
 static void lanes_move(const lanes *X, int in)
 {
 	const lbt_view *v = X->v;
 	const int64_t n = X->n;
-	for (int64_t j = 0; j < X->B; j++)
-		for (int q = 0; q < WD; q++) {
-			double *w = v->real + (lbt_fiber_base(v, 1, q * X->B + j) - v->load), *g = X->G + j * n * WD + q;
-			if (in)
-				for (int64_t i = 0; i < n; i++)
-					g[i * WD] = w[i];
-			else
-				for (int64_t i = 0; i < n; i++)
-					w[i] = g[i * WD];
+	for (int64_t j = 0; j < X->B; j++) {
+		double *w[WD], *g = X->G + j * n * WD;
+		for (int q = 0; q < WD; q++)
+			w[q] = v->real + (lbt_fiber_base(v, 1, q * X->B + j) - v->load);
+		int64_t i = 0;
+		for (; i + WD <= n; i += WD) {
+			VR c[WD];
+			if (in) {
+				trw((const double *const *)w, i, c);
+				for (int k = 0; k < WD; k++)
+					RSTORE(g + (i + k) * WD, c[k]);
+			} else {
+				const double *h[WD];
+				for (int k = 0; k < WD; k++)
+					h[k] = g + (i + k) * WD;
+				trw(h, 0, c);
+				for (int q = 0; q < WD; q++)
+					RSTOREU(w[q] + i, c[q]);
+			}
 		}
+		for (; i < n; i++)
+			for (int q = 0; q < WD; q++) {
+				if (in)
+					g[i * WD + q] = w[q][i];
+				else
+					w[q][i] = g[i * WD + q];
+			}
+	}
 }
 
 typedef struct {
