@@ -17,8 +17,9 @@ static inline int lbt_team_size(void) { return 1; }
 
 /* What simd.h does not spell: 64-bit sums, int32 sub/mullo/abs, lane indices, and
  * trunc(x / c) or trunc(a * x) through doubles, per width. (Debian's SIMDe
- * has no 512-bit int32 <-> double conversions: the 16 lanes go through four
- * 256-bit ones.) */
+ * has no 512-bit int32 <-> double conversions: with native AVX-512 the 16
+ * lanes go through two native 512-bit ones, emulated through four 256-bit
+ * ones; the same IEEE operations on every lane either way.) */
 #if W == 16
 #define FADD64(acc, x) /* acc (W/2 int64 lanes) += the W non-negative int32 lanes of x */ \
 	simde_mm512_add_epi64(simde_mm512_add_epi64((acc), simde_mm512_srli_epi64((x), 32)), simde_mm512_and_si512((x), simde_mm512_set1_epi64(0xffffffff)))
@@ -27,6 +28,18 @@ static inline int lbt_team_size(void) { return 1; }
 #define VABS(a) simde_mm512_abs_epi32(a)
 #define VIOTA() simde_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define MNE(a, b) ((M)~simde_mm512_cmpeq_epi32_mask((a), (b)))
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+static ALWAYS_INLINE __m256i half(__m256i x, double a, int div)
+{
+	const __m512d d = _mm512_cvtepi32_pd(x), k = _mm512_set1_pd(a);
+	return _mm512_cvttpd_epi32(div ? _mm512_div_pd(d, k) : _mm512_mul_pd(k, d));
+}
+static ALWAYS_INLINE V vconv(V x, double a, int div)
+{
+	return _mm512_inserti64x4(_mm512_castsi256_si512(half(_mm512_castsi512_si256(x), a, div)),
+	                          half(_mm512_extracti64x4_epi64(x, 1), a, div), 1);
+}
+#else /* avx512emu: compiled for AVX2 */
 static ALWAYS_INLINE simde__m128i quarter(simde__m128i x, double a, int div)
 {
 	simde__m256d d = simde_mm256_cvtepi32_pd(x), k = simde_mm256_set1_pd(a);
@@ -39,6 +52,7 @@ static ALWAYS_INLINE V vconv(V x, double a, int div)
 	r = simde_mm512_inserti32x4(r, quarter(simde_mm512_extracti32x4_epi32(x, 2), a, div), 2);
 	return simde_mm512_inserti32x4(r, quarter(simde_mm512_extracti32x4_epi32(x, 3), a, div), 3);
 }
+#endif
 #elif W == 8
 #define FADD64(acc, x) /* acc (W/2 int64 lanes) += the W non-negative int32 lanes of x */ \
 	simde_mm256_add_epi64(simde_mm256_add_epi64((acc), simde_mm256_srli_epi64((x), 32)), simde_mm256_and_si256((x), simde_mm256_set1_epi64x(0xffffffff)))

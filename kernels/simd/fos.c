@@ -540,7 +540,10 @@ void LBT_SIMD_FN(lbt_simd_fos_step)(const lbt_view *v, const lbt_diffusion *p, l
  * On a 2-D torus of R x n PEs (R >= 3 a multiple of WD, n >= 3) on one thread, a
  * call of several steps moves the loads once into groups of WD rows side by
  * side (group j's vector i holds PE i of rows j, B + j, 2B + j, ..., B =
- * R/WD: one band of rows a lane) and back once at its end. Every link is
+ * R/WD: one band of rows a lane) and back once at its end, each group by
+ * WD x WD transposes within the first and the last step's pass, just
+ * before and after that group's step (so those steps read and write it in
+ * cache). Every link is
  * then a vertical operation: along a row vector i with i + 1; down, group j
  * with j + 1, and the bands' last group with the first rotated by one lane
  * (lane k of group B-1 is row (k+1)B - 1, whose row below is lane k+1 of
@@ -591,20 +594,69 @@ static int lanes_fit(const lbt_view *v)
 	return (v->threads == 1 || P <= 16384) && P <= S->cells && 3 * WD * n <= S->cells;
 }
 
-/* The rows into the groups (in) or back. */
-static void lanes_move(const lanes *X, int in)
+/* A WD x WD transpose: c[k] lane q = p[q][i + k]. For W = 4 and 8 that is
+ * trg (G = WD there); for W = 16 unpacks of pairs, then of 128-bit, then
+ * of 256-bit blocks. */
+#if W == 16
+#define RSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
+static ALWAYS_INLINE VR pick(VR a, VR b, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{ /* lanes i0, i0+1, i1, i1+1, i2, i2+1, i3, i3+1 of the pair (a: 0-7, b: 8-15) */
+	return simde_mm512_permutex2var_pd(a, simde_mm512_setr_epi64(i0, i0 + 1, i1, i1 + 1, i2, i2 + 1, i3, i3 + 1), b);
+}
+static ALWAYS_INLINE void trw(const double *const *p, int64_t i, VR c[WD])
+{
+	VR t[WD], u[WD];
+	for (int k = 0; k < WD; k += 2) { /* t[k]: PEs i, i+2, ... of rows k, k+1; t[k+1]: PEs i+1, i+3, ... */
+		const VR a = RLOADU(p[k] + i), b = RLOADU(p[k + 1] + i);
+		t[k] = simde_mm512_unpacklo_pd(a, b);
+		t[k + 1] = simde_mm512_unpackhi_pd(a, b);
+	}
+	for (int h = 0; h < WD; h += 4) /* u[h + e]: rows h .. h+3 of PEs i + e and i + e + 4 */
+		for (int e = 0; e < 2; e++) {
+			u[h + e] = pick(t[h + e], t[h + e + 2], 0, 8, 4, 12);
+			u[h + e + 2] = pick(t[h + e], t[h + e + 2], 2, 10, 6, 14);
+		}
+	for (int e = 0; e < 4; e++) {
+		c[e] = pick(u[e], u[e + 4], 0, 2, 8, 10);
+		c[e + 4] = pick(u[e], u[e + 4], 4, 6, 12, 14);
+	}
+}
+#else
+#define RSTOREU(p, x) GSTOREU((p), (x))
+static ALWAYS_INLINE void trw(const double *const *p, int64_t i, VR c[WD]) { trg(p, i, c); }
+#endif
+
+/* Group j's rows into the group (in) or back, WD PEs of WD rows at a time
+ * by a transpose (it is its own inverse), the rows' tails one PE at a time. */
+static void lanes_move(const lanes *X, int64_t j, int in)
 {
 	const lbt_view *v = X->v;
 	const int64_t n = X->n;
-	for (int64_t j = 0; j < X->B; j++)
+	double *w[WD], *g = X->G + j * n * WD;
+	for (int q = 0; q < WD; q++)
+		w[q] = v->real + (lbt_fiber_base(v, 1, q * X->B + j) - v->load);
+	int64_t i = 0;
+	for (; i + WD <= n; i += WD) {
+		VR c[WD];
+		if (in) {
+			trw((const double *const *)w, i, c);
+			for (int k = 0; k < WD; k++)
+				RSTORE(g + (i + k) * WD, c[k]);
+		} else {
+			const double *h[WD];
+			for (int k = 0; k < WD; k++)
+				h[k] = g + (i + k) * WD;
+			trw(h, 0, c);
+			for (int q = 0; q < WD; q++)
+				RSTOREU(w[q] + i, c[q]);
+		}
+	}
+	for (; i < n; i++)
 		for (int q = 0; q < WD; q++) {
-			double *w = v->real + (lbt_fiber_base(v, 1, q * X->B + j) - v->load), *g = X->G + j * n * WD + q;
 			if (in)
-				for (int64_t i = 0; i < n; i++)
-					g[i * WD] = w[i];
+				g[i * WD + q] = w[q][i];
 			else
-				for (int64_t i = 0; i < n; i++)
-					w[i] = g[i * WD];
+				w[q][i] = g[i * WD + q];
 		}
 }
 
@@ -656,19 +708,37 @@ static ALWAYS_INLINE void lanes_group(const lanes *X, int64_t j, int last, lstat
 	L->rr[0] = rr0, L->ln[0] = ln0, L->rr[1] = rr1, L->ln[1] = ln1, L->mx = mx, L->mn = mn;
 }
 
-/* One step over the groups; its counts as the one-step kernel gives them. */
-static void lanes_step(const lanes *X, lbt_counts *k)
+/* One step over the groups; its counts as the one-step kernel gives them.
+ * first: the call's first step, which moves each group's rows into it just
+ * before the group is read (groups 0 and B-1 before the pass, group j + 1
+ * before group j's step, which reads it), so the step reads them from
+ * cache; out: each group's rows go back to the grid as soon as its step is
+ * done (no later group of the pass reads it: group B-1 reads group 0's
+ * old loads from S0). */
+static void lanes_step(const lanes *X, int first, int out, lbt_counts *k)
 {
 	const int64_t n = X->n, B = X->B;
+	if (first) {
+		lanes_move(X, 0, 1);
+		if (B > 1)
+			lanes_move(X, B - 1, 1);
+	}
 	memcpy(X->S0, X->G, (size_t)(n * WD) * sizeof *X->S0);
 	const VR a = RSET1(X->alpha);
 	const double *xl = X->G + (B - 1) * n * WD;
 	for (int64_t i = 0; i < n; i++) /* group B-1's flows down, rotated to the rows below them: group 0's in-flows */
 		RSTORE(X->F0 + i * WD, rot_up(RMUL(a, RSUB(RLOAD(xl + i * WD), rot_down(RLOAD(X->S0 + i * WD))))));
 	lstat L = {{RSET1(0), RSET1(0)}, {RSET1(0), RSET1(0)}, RSET1(-HUGE_VAL), RSET1(HUGE_VAL)};
-	for (int64_t j = 0; j + 1 < B; j++)
+	for (int64_t j = 0; j + 1 < B; j++) {
+		if (first && j + 2 < B)
+			lanes_move(X, j + 1, 1);
 		lanes_group(X, j, 0, &L);
+		if (out)
+			lanes_move(X, j, 0);
+	}
 	lanes_group(X, B - 1, 1, &L);
+	if (out)
+		lanes_move(X, B - 1, 0);
 	double v[6][WD] __attribute__((aligned(64))), rmax[2] = {0, 0}, lmax[2] = {0, 0}, mx = -HUGE_VAL, mn = HUGE_VAL;
 	RSTORE(v[0], L.rr[0]);
 	RSTORE(v[1], L.ln[0]);
@@ -715,14 +785,15 @@ static int lane_steps(const lbt_view *v, const lbt_diffusion *p, int n, const lb
 	lanes X = {.v = v, .alpha = p->by_degree ? 1.0 / (4 + p->k) : p->alpha, .n = m, .R = R, .B = R / WD,
 	           .G = S->link[0], .F0 = S->link[1], .F1 = (double *)S->link[1] + m * WD, .S0 = (double *)S->link[1] + 2 * m * WD,
 	           .rs = S->rowsum, .tot = S->rowsum + R};
-	lanes_move(&X, 1);
-	int s = 0;
-	while (s < n) {
-		lanes_step(&X, &c[s]);
+	int s = 0, out = 1; /* out: the rows are back in the grid (none moved yet) */
+	while (s < n) { /* the rows back in the last step asked for; after a step that meets the stop, in a pass of their own */
+		out = s + 1 == n;
+		lanes_step(&X, s == 0, out, &c[s]);
 		if (stop_met(stop, &c[s++]))
 			break;
 	}
-	lanes_move(&X, 0);
+	for (int64_t j = 0; !out && j < X.B; j++)
+		lanes_move(&X, j, 0);
 	return s;
 }
 
