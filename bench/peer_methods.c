@@ -8,7 +8,6 @@
  * each beside lbtorus and checks the final grid bit for bit before it
  * compares the times: the operations are the methods' own (the kernels'
  * references, kernels/ref/), in the order on which the bits depend. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "peer_methods.h"
@@ -170,18 +169,10 @@ static void de_axis(double *w, int32_t *L, int64_t R, int64_t C, double lam, int
 		}
 }
 
-int peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps, double param)
+void peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps, double param, int64_t *ws)
 {
 	const int64_t P = R * C;
-	int64_t *f[4];
-	int ok = 1;
-	for (int k = 0; k < 4; k++)
-		ok &= (f[k] = malloc((size_t)P * sizeof *f[k])) != NULL;
-	if (!ok) {
-		for (int k = 0; k < 4; k++)
-			free(f[k]);
-		return -1;
-	}
+	int64_t *f[4] = {ws, ws + P, ws + 2 * P, ws + 3 * P};
 	int64_t *f0 = f[0], *f1 = f[1];
 	double *w = grid;
 	int32_t *L = grid;
@@ -197,7 +188,4 @@ int peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps,
 		case PEER_DE_INT: de_axis(NULL, L, R, C, param, 0), de_axis(NULL, L, R, C, param, 1); break;
 		case PEER_DE_AXIS: de_axis(w, NULL, R, C, param, (int)(t % 2)); break;
 		}
-	for (int k = 0; k < 4; k++)
-		free(f[k]);
-	return 0;
 }
