@@ -358,35 +358,7 @@ static void lanes_out(const job *J, const int64_t *off, const VD *T)
 #define L_MASKADD(y, m, a) simde_mm256_blendv_pd((y), simde_mm256_add_pd((y), (a)), (m)) /* y where m is off */
 #define L_IN lanes_in
 #define L_OUT lanes_out
-#include "de_lanes.h"
-#undef NL
-#undef VL
-#undef VLI
-#undef LMASK
-#undef LN
-#undef L_SET1
-#undef L_ZERO
-#undef L_ADD
-#undef L_SUB
-#undef L_MUL
-#undef L_MAX
-#undef L_MIN
-#undef L_ABS
-#undef L_TRUNC
-#undef L_STOREU
-#undef L_IZERO
-#undef L_IADD
-#undef L_ISUB
-#undef L_CASTI
-#undef L_ISTOREU
-#undef L_ROTDN
-#undef L_ROTUP
-#undef L_MASKALL
-#undef L_MASKMESH
-#undef L_MASKZ
-#undef L_MASKADD
-#undef L_IN
-#undef L_OUT
+#include "de_lanes.h" /* which undefines NL and the L_* it was given */
 
 #if W == 16
 /* AVX-512: the grid in lanes of eight doubles (de_lanes.h with NL = 8, the
@@ -463,35 +435,7 @@ static void lanes_out8(const job *J, const int64_t *off, const VD8 *T)
 #define L_MASKADD(y, m, a) simde_mm512_mask_add_pd((y), (m), (y), (a))
 #define L_IN lanes_in8
 #define L_OUT lanes_out8
-#include "de_lanes.h"
-#undef NL
-#undef VL
-#undef VLI
-#undef LMASK
-#undef LN
-#undef L_SET1
-#undef L_ZERO
-#undef L_ADD
-#undef L_SUB
-#undef L_MUL
-#undef L_MAX
-#undef L_MIN
-#undef L_ABS
-#undef L_TRUNC
-#undef L_STOREU
-#undef L_IZERO
-#undef L_IADD
-#undef L_ISUB
-#undef L_CASTI
-#undef L_ISTOREU
-#undef L_ROTDN
-#undef L_ROTUP
-#undef L_MASKALL
-#undef L_MASKMESH
-#undef L_MASKZ
-#undef L_MASKADD
-#undef L_IN
-#undef L_OUT
+#include "de_lanes.h" /* which undefines NL and the L_* it was given */
 #endif
 
 static void lanes_last(const job *J, VD *T, const int64_t *row, const int *has, double *const *rs, part *A,

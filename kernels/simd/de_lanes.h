@@ -4,8 +4,9 @@
  * first extent is 8 mod 16) and NL = 8 (512-bit vectors, AVX-512). The
  * includer defines NL, the vector types VL (NL doubles), VLI (NL int64),
  * LMASK (a lane mask), the operations L_* below, L_IN and L_OUT (NL rows
- * into lanes and back) and LN(x) (a name per lane count); every function
- * here gets LN's name, so the two inclusions link side by side. */
+ * into lanes and back) and LN(x) (a name per lane count), which this file
+ * undefines at its end; every function here gets LN's name, so the two
+ * inclusions link side by side. */
 #define lanes_pair LN(lanes_pair)
 #define lanes_last_k LN(lanes_last_k)
 #define lanes_last2 LN(lanes_last2)
@@ -512,3 +513,31 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 #undef lanes_last_sub
 #undef lanes_sweep2
 #undef lane_steps
+#undef NL
+#undef VL
+#undef VLI
+#undef LMASK
+#undef LN
+#undef L_SET1
+#undef L_ZERO
+#undef L_ADD
+#undef L_SUB
+#undef L_MUL
+#undef L_MAX
+#undef L_MIN
+#undef L_ABS
+#undef L_TRUNC
+#undef L_STOREU
+#undef L_IZERO
+#undef L_IADD
+#undef L_ISUB
+#undef L_CASTI
+#undef L_ISTOREU
+#undef L_ROTDN
+#undef L_ROTUP
+#undef L_MASKALL
+#undef L_MASKMESH
+#undef L_MASKZ
+#undef L_MASKADD
+#undef L_IN
+#undef L_OUT
