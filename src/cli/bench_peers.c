@@ -335,7 +335,8 @@ static int run_method(const mcase *m, const msize *z, const volatile sig_atomic_
 
 /* Method m on size z `reps` times, lbtorus and its C loop interleaved: the
  * least CPU seconds of each into *lbt, *cl; *same: the loop ended in
- * lbtorus's state every time. init, want, grid: room for the grid. */
+ * lbtorus's state every time. init, want, grid: room for the grid; ws: the
+ * C loop's workspace (peer_method_run), touched before. */
 static int time_method_case(const mcase *m, const msize *z, int reps, const volatile sig_atomic_t *stop, char *init,
                             char *want, char *grid, int64_t *ws, double *lbt, double *cl, int *same)
 {
