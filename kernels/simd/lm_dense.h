@@ -796,6 +796,15 @@ DENSE_RUNS(0) DENSE_RUNS(1) DENSE_RUNS(2) DENSE_RUNS(3) DENSE_RUNS(4) DENSE_RUNS
 static const lbt_team_fn dense_runs[LBT_NCOND] = {dense_run_0, dense_run_1, dense_run_2, dense_run_3, dense_run_4,
                                                  dense_run_5};
 
+/* The copy's team: a thread per DTHREAD PEs, at most v->threads, at least
+ * one; a ring is one unit, so one thread. */
+static int64_t dense_team(const lbt_view *v, const dshape *x)
+{
+	int64_t T = v->threads > 1 && x->D > 1 ? v->threads : 1;
+	T = T < x->P / DTHREAD ? T : x->P / DTHREAD;
+	return T > 1 ? T : 1;
+}
+
 /* Up to n steps of a grid that takes the copy (x), in the copy b (P
  * int16), on a thread per DTHREAD PEs (at most v->threads): the steps
  * done, each one's counts into c, a call ending after a step that meets
@@ -805,9 +814,7 @@ static const lbt_team_fn dense_runs[LBT_NCOND] = {dense_run_0, dense_run_1, dens
 static int dense_steps(const lbt_view *v, const dshape *x, int cond, int n, const lbt_steps_stop *stop, int16_t *b,
                        lbt_counts *c)
 {
-	int64_t T = v->threads > 1 && x->D > 1 ? v->threads : 1; /* a ring is one unit: one thread */
-	T = T < x->P / DTHREAD ? T : x->P / DTHREAD;
-	T = T > 1 ? T : 1;
+	const int64_t T = dense_team(v, x);
 	dthread one, *th = T == 1 ? &one : lbt_alloc_aligned((size_t)T * sizeof *th);
 	if (!th)
 		return 0;
@@ -1273,9 +1280,7 @@ static const lbt_team_fn d8_runs[LBT_NCOND] = {d8_run_0, d8_run_1, NULL, d8_run_
 static int d8_steps(const lbt_view *v, const dshape *y, int cond, int n, const lbt_steps_stop *stop, int8_t *b,
                     lbt_counts *c, int *left)
 {
-	int64_t T = v->threads > 1 && y->D > 1 ? v->threads : 1; /* a ring is one unit: one thread */
-	T = T < y->P / DTHREAD ? T : y->P / DTHREAD;
-	T = T > 1 ? T : 1;
+	const int64_t T = dense_team(v, y);
 	dpart one;
 	int fit1;
 	dpart *part = T == 1 ? &one : lbt_alloc_aligned((size_t)T * sizeof *part);
