@@ -58,11 +58,6 @@ Test(checkasm, run_verify_and_dumps_agree_across_isa_and_threads)
 	th_rm_tree(dir);
 }
 
-/* `run --verify` on runs whose loads cross 127 and 32767 while they run,
- * on rows of 80 PEs (int16 rows with AVX-512) and 128 (byte rows too), in
- * 2-D, 3-D and 4-D, and on a ring of 4096, for every condition of Henrich's
- * Table 1; and with Cybenko's Poisson arrivals, whose loads wander across
- * 127 both ways, on the ring, in 2-D and in 4-D. */
 /* One `run --verify` of 400 steps, which must pass. */
 static void verify_run(const char *dir, const char *grid, const char *init, const char *method, const char *workload)
 {
@@ -74,6 +69,11 @@ static void verify_run(const char *dir, const char *grid, const char *init, cons
 	free(err);
 }
 
+/* `run --verify` on runs whose loads cross 127 and 32767 while they run,
+ * on rows of 80 PEs (int16 rows with AVX-512) and 128 (byte rows too), in
+ * 2-D, 3-D and 4-D, and on a ring of 4096, for every condition of Henrich's
+ * Table 1; and with Cybenko's Poisson arrivals, whose loads wander across
+ * 127 both ways, on the ring, in 2-D and in 4-D. */
 Test(checkasm, run_verify_across_narrow_edges)
 {
 	char dir[64];
