@@ -225,20 +225,21 @@ Test(cli, demo_prints_the_paper_beside_ours, .timeout = 120)
 	free(err);
 }
 
-/* The manual page and the bash completion are made from --help at build
- * time: every command's help text is in the page, verbatim, and every
- * option its help names completes. */
 /* bench --peers: lbtorus, the plain C loop of bench/ and (when present)
  * NumPy run the same LM-C5 cases; the C loop must end in the same state
  * after the same number of steps as lbtorus (else the row says "ended
  * elsewhere"), on all five cases. It once failed outright: its run options
- * were not made by lbt_run_opts_default(). */
+ * were not made by lbt_run_opts_default(). A case of N fixed steps times
+ * the N - 1 after the first; the case until balanced, the whole run of
+ * 40957 steps (the worst case's lower bound on 128x128, which LM-C5 meets:
+ * the 5 * 16384 = 81920 elements on one PE, less the mean 5 and D = 2,
+ * over D links a step: ceil(81913 / 2)). */
 Test(cli, bench_peers_agree_with_the_plain_c_loop, .timeout = 300)
 {
 	char dir[64];
 	th_tmpdir(dir, sizeof dir);
 	char *out, *err;
-	int rc = th_cli(dir, TH_ARGS("bench", "--peers", "--quick"), &out, &err);
+	int rc = th_cli(dir, TH_ARGS("bench", "--peers", "--quick", "--json", "p.json"), &out, &err);
 	cr_assert_eq(rc, 0, "bench --peers --quick exited %d: %s", rc, err);
 	int rows = 0;
 	for (const char *p = out; (p = strstr(p, "\n128x128 ")); p++)
@@ -247,6 +248,14 @@ Test(cli, bench_peers_agree_with_the_plain_c_loop, .timeout = 300)
 		rows++;
 	cr_assert_eq(rows, 5, "want 5 peer rows, got %d:\n%s", rows, out);
 	cr_assert(!strstr(out, "ended elsewhere"), "the C loop and lbtorus disagree:\n%s", out);
+	char path[128];
+	snprintf(path, sizeof path, "%s/p.json", dir);
+	char *js = th_read(path, NULL);
+	cr_assert(js && strstr(js, "\"init\":\"worst:5\",\"steps\":40957,\"timed\":\"the run\""), "%s", js ? js : "no p.json");
+	cr_assert(strstr(js, "\"init\":\"uniform:0:100\",\"steps\":1999,\"timed\":\"after the first\""), "%s", js);
+	cr_assert(strstr(js, "\"shape\":\"4096x4096\",\"init\":\"uniform:0:100\",\"steps\":19,\"timed\":\"after the first\""),
+	          "%s", js);
+	free(js);
 	free(out);
 	free(err);
 	th_rm_tree(dir);
@@ -315,6 +324,9 @@ Test(cli, a_bound_beyond_max_steps_is_warned)
 	free(err);
 }
 
+/* The manual page and the bash completion are made from --help at build
+ * time: every command's help text is in the page, verbatim, and every
+ * option its help names completes. */
 Test(cli, man_page_and_completion_are_the_help_texts)
 {
 	const char *man = getenv("LBTORUS_MAN"), *comp = getenv("LBTORUS_COMPLETION");

@@ -45,7 +45,9 @@ static void help(void)
 	       "                   LM-C5 cases, with the ratios (--quick: 4096x4096 for 20 steps),\n"
 	       "                   then every other method but luling-monien beside its plain C loop;\n"
 	       "                   its cases are fixed: --methods picks among them (lm-c5 for the\n"
-	       "                   first table), --quick shortens them, --json writes them;\n"
+	       "                   first table), --quick shortens them, --json writes them; a case\n"
+	       "                   of N steps times the N-1 after the first on each side (a run of N\n"
+	       "                   less a run of one: allocation and first touch left out);\n"
 	       "                   --sizes, --isa, --threads, --init, --seconds, --workload do not apply\n"
 	       "  --json FILE      also write the results as one JSON object\n");
 }

@@ -8,9 +8,14 @@
  * run` does) and the C loop `reps` times, interleaved, and keeps the minimum
  * of each: on a shared machine the minimum is the least disturbed run. The C
  * loop must end in the same state, bit for bit, or the row says so (so must
- * the strong peer). NumPy runs once, under a time budget; when it stops
- * early, its time per step is what is compared. Ratios (peer time / lbtorus
- * time, per step) are the figures to quote.
+ * the strong peer). A case of N fixed steps times the N - 1 steps after the
+ * first on each side: the least run of N steps less the least run of one
+ * (as docs/performance.md's CPU-time tables do), so that what a run does
+ * once (allocating and first touching its buffers, the statistics at its
+ * ends) is in neither side's figure; a case until balanced times the whole
+ * run. NumPy runs once, under a time budget; when it stops early, its time
+ * per step is what is compared. Ratios (peer time / lbtorus time, per step)
+ * are the figures to quote.
  *
  * Then every other method (but luling-monien, whose random partner choice
  * has no plain loop of a few lines) beside its plain C loop
@@ -103,36 +108,38 @@ typedef struct {
 	int32_t *init, *want, *grid;
 } pgrids;
 
-/* One run of the plain C loop (strong = 0) or the strong peer from init,
- * left in grid; its steps (negative: out of memory) and time into *t. */
-static int64_t time_peer(int strong, const pcase *c, const pgrids *g, int thr, ptime *t)
+/* One run of the plain C loop (strong = 0) or the strong peer from init for
+ * `steps` steps (0: until balanced), left in grid; its steps (negative: out
+ * of memory) and time into *t. */
+static int64_t time_peer(int strong, const pcase *c, int64_t steps, const pgrids *g, int thr, ptime *t)
 {
 	memcpy(g->grid, g->init, (size_t)(c->R * c->C) * sizeof *g->grid);
-	const int64_t cap = c->steps ? c->steps : INT64_MAX;
+	const int64_t cap = steps ? steps : INT64_MAX;
 	double t0 = seconds(CLOCK_MONOTONIC);
-	t->steps = strong ? peer_lm_c5_strong(g->grid, c->R, c->C, cap, !c->steps, thr)
-	                  : peer_lm_c5(g->grid, c->R, c->C, cap, !c->steps);
+	t->steps = strong ? peer_lm_c5_strong(g->grid, c->R, c->C, cap, !steps, thr)
+	                  : peer_lm_c5(g->grid, c->R, c->C, cap, !steps);
 	t->seconds = seconds(CLOCK_MONOTONIC) - t0;
 	return t->steps;
 }
 
-/* One lbtorus run of case c: its grids into g, its time (the run's own) into *t. */
-static int time_lbtorus(const pcase *c, int threads, const volatile sig_atomic_t *stop, ptime *t, const pgrids *g,
-                        lbt_err *e)
+/* One lbtorus run of case c for `steps` steps (0: until balanced) from
+ * g->init, its final grid into out, its time (the run's own) into *t. */
+static int time_lbtorus(const pcase *c, int64_t steps, int threads, const volatile sig_atomic_t *stop, ptime *t,
+                        const pgrids *g, int32_t *out, lbt_err *e)
 {
 	char until[40];
-	snprintf(until, sizeof until, c->steps ? "steps:%lld" : "balanced", (long long)c->steps);
+	snprintf(until, sizeof until, steps ? "steps:%lld" : "balanced", (long long)steps);
 	lbt_config cf = lbt_config_default();
 	cf.shape = c->shape;
 	cf.method = "lm-c5";
 	cf.init = c->init;
 	cf.threads = threads;
 	cf.until = until;
-	cf.max_steps = c->steps ? c->steps : INT64_MAX;
+	cf.max_steps = steps ? steps : INT64_MAX;
 	cf.interrupt = stop;
 	lbt_result r;
 	double cpu;
-	int s = run_lbtorus(&cf, "load", c->R, c->C, g->init, g->want, &r, &cpu, e);
+	int s = run_lbtorus(&cf, "load", c->R, c->C, g->init, out, &r, &cpu, e);
 	if (!s) {
 		t->seconds = r.seconds;
 		t->steps = r.steps;
@@ -140,28 +147,37 @@ static int time_lbtorus(const pcase *c, int threads, const volatile sig_atomic_t
 	return s;
 }
 
-/* Case c `reps` times, lbtorus and the two peers interleaved: the least of
- * each into lbt, cl, sp; *same: both peers ended in lbtorus's state. */
+/* Case c `reps` times, lbtorus and the two peers interleaved, each its run
+ * of the case and (a case of N > 1 fixed steps) its run of one step: the
+ * least of each side's runs, less the least of its one-step runs, into lbt,
+ * cl, sp; *same: both peers' runs of the case ended in lbtorus's state. */
 static int time_lm_case(const pcase *c, int thr, int reps, const volatile sig_atomic_t *stop, const pgrids *g,
                         ptime *lbt, ptime *cl, ptime *sp, int *same)
 {
-	for (int r = 0; r < reps; r++) {
-		ptime t;
-		lbt_err e;
-		int s = time_lbtorus(c, thr, stop, &t, g, &e);
-		if (s)
-			return cli_fail(s, "bench --peers: %s", e.msg);
-		*lbt = t.seconds < lbt->seconds ? t : *lbt;
-		for (int strong = 0; strong < 2; strong++) {
-			const int64_t steps = time_peer(strong, c, g, thr, &t);
-			if (steps < 0)
-				return cli_fail(LBT_ENOMEM, "bench --peers: out of memory in %s",
-				                strong ? "the strong peer" : "the C loop");
-			ptime *best = strong ? sp : cl;
-			*best = t.seconds < best->seconds ? t : *best;
-			*same &= steps == lbt->steps && !memcmp(g->grid, g->want, (size_t)(c->R * c->C) * sizeof *g->grid);
+	ptime one[3] = {{1e300, 0}, {1e300, 0}, {1e300, 0}}; /* lbtorus, C loop, strong peer: one step */
+	ptime *best[3] = {lbt, cl, sp};
+	const int warm = c->steps > 1;
+	for (int r = 0; r < reps; r++)
+		for (int w = 0; w <= warm; w++) {
+			const int64_t steps = w ? 1 : c->steps;
+			ptime t;
+			lbt_err e;
+			int s = time_lbtorus(c, steps, thr, stop, &t, g, w ? g->grid : g->want, &e);
+			if (s)
+				return cli_fail(s, "bench --peers: %s", e.msg);
+			const int64_t ran = t.steps;
+			for (int i = 0; i < 3; i++) { /* i = 1 + strong */
+				if (i && time_peer(i - 1, c, steps, g, thr, &t) < 0)
+					return cli_fail(LBT_ENOMEM, "bench --peers: out of memory in %s",
+					                i == 2 ? "the strong peer" : "the C loop");
+				ptime *k = w ? &one[i] : best[i];
+				*k = t.seconds < k->seconds ? t : *k;
+				if (i && !w)
+					*same &= t.steps == ran && !memcmp(g->grid, g->want, (size_t)(c->R * c->C) * sizeof *g->grid);
+			}
 		}
-	}
+	for (int i = 0; i < 3 && warm; i++)
+		*best[i] = (ptime){best[i]->seconds - one[i].seconds, best[i]->steps - one[i].steps};
 	return 0;
 }
 
@@ -232,11 +248,13 @@ static void print_lm_row(size_t ci, const pcase *c, int thr, const ptime *lbt, c
 	       (long long)lbt->steps, thr, lbt->seconds, cl->seconds, sp->seconds, nps, npn, rc, rs, rns,
 	       same ? "" : "  (a C loop ended elsewhere!)");
 	if (js)
-		fprintf(js, "%s{\"shape\":\"%s\",\"init\":\"%s\",\"steps\":%lld,\"threads\":%d,\"lbtorus_seconds\":%.6f,"
+		fprintf(js, "%s{\"shape\":\"%s\",\"init\":\"%s\",\"steps\":%lld,\"timed\":\"%s\",\"threads\":%d,"
+		            "\"lbtorus_seconds\":%.6f,"
 		            "\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,\"c_loop_ratio\":%.4f,"
 		            "\"strong_seconds\":%.6f,\"strong_ratio\":%.4f,"
 		            "\"numpy_seconds\":%.6f,\"numpy_steps\":%lld,\"numpy_ratio\":%.4f}",
-		        ci ? "," : "", c->shape, c->init, (long long)lbt->steps, thr, lbt->seconds, cl->seconds,
+		        ci ? "," : "", c->shape, c->init, (long long)lbt->steps, c->steps > 1 ? "after the first" : "the run",
+		        thr, lbt->seconds, cl->seconds,
 		        same ? "true" : "false", rc, sp->seconds, rs, np ? np->seconds : 0, np ? (long long)np->steps : 0, rn);
 }
 
@@ -251,12 +269,14 @@ static int bench_lm(int quick, int ncores, const volatile sig_atomic_t *stop, FI
 		{"4096x4096", 4096, 4096, "uniform:0:100", big_steps, 1},
 		{"4096x4096", 4096, 4096, "uniform:0:100", big_steps, 0},
 	};
-	const int reps = quick ? 1 : 3;
+	const int reps = quick ? 2 : 3;
 	const double np_budget = quick ? 5 : 30;
 	const int numpy = have_numpy();
 	printf("\npeers: lm-c5 on a torus, lbtorus (%s) against a plain C loop (bench/peer_lm_c5.c, one thread),\n"
 	       "the strong peer (bench/peer_lm_c5_strong.c, the case's threads)%s;\n"
-	       "minimum of %d runs each; ratio = peer time / lbtorus time per step\n",
+	       "minimum of %d runs each; ratio = peer time / lbtorus time per step; a case of N fixed steps\n"
+	       "times the N-1 after the first (the least run of N less the least of 1, each side), one until\n"
+	       "balanced the whole run\n",
 	       "lbtorus run", numpy ? " and NumPy (bench/peer_numpy.py, once)" : " (no NumPy: python3 -c 'import numpy' failed)",
 	       reps);
 	printf("%-10s %-14s %6s %3s %10s %10s %10s %10s %7s %8s %8s %8s\n", "shape", "init", "steps", "thr", "lbtorus s",
@@ -308,68 +328,78 @@ typedef struct {
 /* lbtorus on one method case for `steps` steps, one thread (as lbtorus run
  * does it), its initial and final grids dense (int32 or double) into init,
  * out; the run's CPU seconds into *sec. */
-static int run_method(const mcase *m, const msize *z, const volatile sig_atomic_t *stop, void *init, void *out,
-                      double *sec, lbt_err *e)
+static int run_method(const mcase *m, const msize *z, int64_t steps, const volatile sig_atomic_t *stop, void *init,
+                      void *out, double *sec, lbt_err *e)
 {
 	char until[40];
-	snprintf(until, sizeof until, "steps:%lld", (long long)z->steps);
+	snprintf(until, sizeof until, "steps:%lld", (long long)steps);
 	lbt_config cf = lbt_config_default();
 	cf.shape = z->shape;
 	cf.method = m->method;
 	cf.init = "uniform:0:100";
 	cf.threads = 1;
 	cf.until = until;
-	cf.max_steps = z->steps;
+	cf.max_steps = steps;
 	cf.interrupt = stop;
 	int s = m->pname ? lbt_config_param(&cf, m->pname, m->pvalue, e) : 0;
 	lbt_result r;
 	if (!s)
 		s = run_lbtorus(&cf, m->real ? "real" : "load", z->R, z->C, init, out, &r, sec, e);
-	if (!s && r.steps != z->steps)
+	if (!s && r.steps != steps)
 		s = cli_fail(LBT_EINTERNAL, "bench --peers: %s stopped after %lld of %lld steps", m->method,
-		             (long long)r.steps, (long long)z->steps);
+		             (long long)r.steps, (long long)steps);
 	else if (s)
 		s = cli_fail(s, "bench --peers: %s", e->msg);
 	return s;
 }
 
-/* Method m on size z `reps` times, lbtorus and its C loop interleaved: the
- * least CPU seconds of each into *lbt, *cl; *same: the loop ended in
- * lbtorus's state every time. init, want, grid: room for the grid; ws: the
- * C loop's workspace (peer_method_run), touched before. */
+/* Method m on size z `reps` times, lbtorus and its C loop interleaved, each
+ * a run of z->steps and a run of one step: the least CPU seconds of each
+ * kind into run[0] (lbtorus) and run[1] (the C loop), and of one step into
+ * one[0], one[1]; *same: the loop's runs of z->steps ended in lbtorus's
+ * state every time. init, want, grid: room for the grid; ws: the C loop's
+ * workspace (peer_method_run), touched before. */
 static int time_method_case(const mcase *m, const msize *z, int reps, const volatile sig_atomic_t *stop, char *init,
-                            char *want, char *grid, int64_t *ws, double *lbt, double *cl, int *same)
+                            char *want, char *grid, int64_t *ws, double run[2], double one[2], int *same)
 {
 	const size_t bytes = (size_t)(z->R * z->C * (m->real ? 8 : 4));
-	for (int r = 0; r < reps; r++) {
-		double t;
-		lbt_err e;
-		int s = run_method(m, z, stop, init, want, &t, &e);
-		if (s)
-			return s;
-		*lbt = t < *lbt ? t : *lbt;
-		memcpy(grid, init, bytes);
-		const double t0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
-		peer_method_run(m->peer, grid, z->R, z->C, z->steps, m->param, ws);
-		t = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
-		*cl = t < *cl ? t : *cl;
-		*same &= !memcmp(grid, want, bytes);
-	}
+	for (int r = 0; r < reps; r++)
+		for (int w = 0; w < 2; w++) {
+			const int64_t steps = w ? 1 : z->steps;
+			double *best = w ? one : run, t;
+			lbt_err e;
+			int s = run_method(m, z, steps, stop, init, w ? grid : want, &t, &e);
+			if (s)
+				return s;
+			best[0] = t < best[0] ? t : best[0];
+			memcpy(grid, init, bytes);
+			const double t0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
+			peer_method_run(m->peer, grid, z->R, z->C, steps, m->param, ws);
+			t = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
+			best[1] = t < best[1] ? t : best[1];
+			if (!w)
+				*same &= !memcmp(grid, want, bytes);
+		}
 	return 0;
 }
 
-/* The table's row and the element of the JSON array "method_peers". */
-static void print_method_row(const mcase *m, const msize *z, double lbt, double cl, int same, int first, FILE *js)
+/* The table's row and the element of the JSON array "method_peers": the
+ * steps after the first (a run of z->steps less a run of one, each side),
+ * and the whole runs' ratio beside. */
+static void print_method_row(const mcase *m, const msize *z, const double run[2], const double one[2], int same,
+                             int first, FILE *js)
 {
-	const double rate = (double)(z->R * z->C * 2 * z->steps) / lbt; /* site updates: PEs x D per step */
-	printf("%-14s %-10s %6lld %11.4f %11.4f %12.3g %8.2f%s\n", m->method, z->shape, (long long)z->steps, lbt, cl, rate,
-	       cl / lbt, same ? "" : "  (C loop ended elsewhere!)");
+	const double lbt = run[0] - one[0], cl = run[1] - one[1];
+	const double rate = (double)(z->R * z->C * 2 * (z->steps - 1)) / lbt; /* site updates: PEs x D per step */
+	printf("%-14s %-10s %6lld %11.4f %11.4f %12.3g %8.2f %8.2f%s\n", m->method, z->shape, (long long)(z->steps - 1),
+	       lbt, cl, rate, cl / lbt, run[1] / run[0], same ? "" : "  (C loop ended elsewhere!)");
 	if (js)
-		fprintf(js, "%s{\"method\":\"%s\",\"shape\":\"%s\",\"steps\":%lld,\"threads\":1,\"lbtorus_seconds\":%.6f,"
-		            "\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,\"site_updates_per_second\":%.6g,"
-		            "\"c_loop_ratio\":%.4f}",
-		        first ? "" : ",", m->method, z->shape, (long long)z->steps, lbt, cl, same ? "true" : "false", rate,
-		        cl / lbt);
+		fprintf(js, "%s{\"method\":\"%s\",\"shape\":\"%s\",\"steps\":%lld,\"timed\":\"after the first\","
+		            "\"threads\":1,\"lbtorus_seconds\":%.6f,\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,"
+		            "\"site_updates_per_second\":%.6g,\"c_loop_ratio\":%.4f,\"run_steps\":%lld,"
+		            "\"lbtorus_run_seconds\":%.6f,\"c_loop_run_seconds\":%.6f,\"c_loop_run_ratio\":%.4f}",
+		        first ? "" : ",", m->method, z->shape, (long long)(z->steps - 1), lbt, cl, same ? "true" : "false",
+		        rate, cl / lbt, (long long)z->steps, run[0], run[1], run[1] / run[0]);
 }
 
 static const mcase ms[] = {
@@ -398,13 +428,15 @@ static int wanted(const char *methods, const char *name)
 
 static int bench_methods(int quick, const char *methods, const volatile sig_atomic_t *stop, FILE *js)
 {
-	const msize sizes[] = {{"128x128", 128, 128, quick ? 50 : 400}, {"1024x1024", 1024, 1024, quick ? 5 : 20}};
+	const msize sizes[] = {{"128x128", 128, 128, quick ? 51 : 401}, {"1024x1024", 1024, 1024, quick ? 11 : 21}};
 	const int reps = quick ? 2 : 3;
 	printf("\npeers of the other methods: lbtorus run (1 thread) against the plain C loop (bench/peer_methods.c,\n"
 	       "-O3 -march=native, 1 thread), 2-D torus, uniform:0:100, the same final state bit for bit;\n"
-	       "CPU seconds, minimum of %d runs each; ratio = C loop time / lbtorus time\n", reps);
-	printf("%-14s %-10s %6s %11s %11s %12s %8s\n", "method", "shape", "steps", "lbtorus cpu", "C loop cpu", "lbt upd/s",
-	       "C/lbt");
+	       "CPU seconds of the steps after the first: the least of %d runs of steps + 1 less the least of\n"
+	       "%d runs of one step, each side (what a run does once left out); C/lbt = C loop time / lbtorus\n"
+	       "time; whole runs: the same of the whole runs of steps + 1\n", reps, reps);
+	printf("%-14s %-10s %6s %11s %11s %12s %8s %8s\n", "method", "shape", "steps", "lbtorus cpu", "C loop cpu",
+	       "lbt upd/s", "C/lbt", "whole runs");
 	if (js)
 		fprintf(js, ",\"method_peers\":[");
 	int status = 0, first = 1;
@@ -417,13 +449,13 @@ static int bench_methods(int quick, const char *methods, const volatile sig_atom
 			const size_t bytes = (size_t)(z->R * z->C * (m->real ? 8 : 4));
 			char *init = malloc(bytes), *want = malloc(bytes), *grid = malloc(bytes);
 			int64_t *ws = malloc((size_t)(4 * z->R * z->C) * sizeof *ws); /* the C loop's flows, touched here */
-			double lbt = 1e300, cl = 1e300;
+			double run[2] = {1e300, 1e300}, one[2] = {1e300, 1e300};
 			int same = 1;
 			if (!init || !want || !grid || !ws)
 				status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", z->shape);
 			else {
 				memset(ws, 0, (size_t)(4 * z->R * z->C) * sizeof *ws);
-				status = time_method_case(m, z, reps, stop, init, want, grid, ws, &lbt, &cl, &same);
+				status = time_method_case(m, z, reps, stop, init, want, grid, ws, run, one, &same);
 			}
 			free(init);
 			free(want);
@@ -431,7 +463,7 @@ static int bench_methods(int quick, const char *methods, const volatile sig_atom
 			free(ws);
 			if (status)
 				break;
-			print_method_row(m, z, lbt, cl, same, first, js);
+			print_method_row(m, z, run, one, same, first, js);
 			first = 0;
 			if (!same)
 				status = cli_fail(LBT_EINTERNAL, "bench --peers: the C loop and lbtorus disagree on %s %s", m->method,
