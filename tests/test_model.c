@@ -2,6 +2,7 @@
  * halo, initial loads and their overflow checks, .npy files, the
  * counter-based generator and the bounds of seed 000's Theorem 3. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,48 @@ Test(grid, rows_are_aligned_and_halo_wraps)
 	lbt_grid_stats(&g, &st2);
 	cr_assert(st2.max == 104 && st2.min == 0 && st2.total == 104 * 105 / 2 && st2.idle == 1);
 	lbt_grid_free(&g);
+}
+
+/* The statistics walk a grid's rows in blocks of 256, each block's row
+ * offsets carried axis by axis (no division per row), and square integer
+ * loads in 64 bits when every |load| < 2^16, else flushing into 128 bits
+ * before a wrap. Against the dense array summed here, exactly: 5x7x9x6 has
+ * 315 rows of 6 (a block boundary inside axis 2, carries over axes 1 and
+ * 0); loads i mod 97 (the 64-bit squares), then +-2e9 (4e18 a square: four
+ * wrap 64 bits). P * var = sumsq - total^2 / P (grid.c's int_stddev). */
+Test(grid, statistics_are_exact_over_blocks_of_rows)
+{
+	lbt_shape s;
+	lbt_err e;
+	cr_assert_eq(lbt_shape_parse(&s, "5x7x9x6", &e), LBT_OK);
+	enum { P = 5 * 7 * 9 * 6 };
+	static int32_t dense[P];
+	for (int big = 0; big < 2; big++) {
+		lbt_grid g;
+		cr_assert_eq(lbt_grid_init(&g, &s, &e), LBT_OK);
+		int64_t total = 0, idle = 0;
+		int32_t mx = INT32_MIN, mn = INT32_MAX;
+		unsigned __int128 sumsq = 0;
+		for (int i = 0; i < P; i++) {
+			dense[i] = big ? (i % 3 ? 2000000000 : -2000000000) + i : i % 97;
+			total += dense[i];
+			idle += dense[i] == 0;
+			mx = dense[i] > mx ? dense[i] : mx;
+			mn = dense[i] < mn ? dense[i] : mn;
+			sumsq += (unsigned __int128)((int64_t)dense[i] * dense[i]);
+		}
+		lbt_grid_import(&g, dense);
+		lbt_stats st;
+		for (int threads = 1; threads <= 2; threads++) {
+			lbt_field_stats(&g, &g.field[0], threads, &st);
+			long double var = ((long double)sumsq - (long double)total * total / P) / P;
+			cr_assert(st.total == total && st.idle == idle && st.max == mx && st.min == mn, "big %d: total %lld want %lld",
+			          big, (long long)st.total, (long long)total);
+			cr_assert_eq(st.stddev, (double)sqrtl(var), "big %d: stddev %.17g want %.17g", big, st.stddev,
+			             (double)sqrtl(var));
+		}
+		lbt_grid_free(&g);
+	}
 }
 
 /* Issue 14 item 12: an axis of extent 1 has no links, so the layout gives it

@@ -215,15 +215,36 @@ int64_t lbt_grid_offset(const lbt_grid *g, const int64_t *coord)
 	return off;
 }
 
-/* The cell offset of row r (0 <= r < P / n_last) of the last axis, in row-major order. */
-static int64_t row_off(const lbt_grid *g, int64_t r)
+/* From a row's offset and coordinates c[0 .. D-2] (row_first) to the next
+ * row's, carried like a counter's digits: no division per row. */
+static void row_next(const lbt_grid *g, int64_t *c, int64_t *off)
+{
+	for (int d = g->shape.dims - 2; d >= 0; d--) {
+		*off += g->stride[d];
+		if (++c[d] < g->shape.ext[d])
+			return;
+		c[d] = 0;
+		*off -= g->shape.ext[d] * g->stride[d];
+	}
+}
+
+/* Row r's coordinates along axes 0 .. D-2 into c; its offset returned (row_off's). */
+static int64_t row_first(const lbt_grid *g, int64_t r, int64_t *c)
 {
 	int64_t off = 0;
 	for (int d = g->shape.dims - 2; d >= 0; d--) {
-		off += (r % g->shape.ext[d]) * g->stride[d];
+		c[d] = r % g->shape.ext[d];
+		off += c[d] * g->stride[d];
 		r /= g->shape.ext[d];
 	}
 	return off;
+}
+
+/* The cell offset of row r (0 <= r < P / n_last) of the last axis, in row-major order. */
+static int64_t row_off(const lbt_grid *g, int64_t r)
+{
+	int64_t c[LBT_MAXD];
+	return row_first(g, r, c);
 }
 
 static void *row_at(const lbt_field *f, int64_t off) { return (char *)f->pe0 + off * (int64_t)lbt_type_size(f->type); }
@@ -320,23 +341,28 @@ static void row_stats(const lbt_field *f, int64_t off, int64_t n, row_acc *a)
 		const int32_t *w = row_at(f, off);
 		int32_t mx = INT32_MIN, mn = INT32_MAX;
 		int64_t sum = 0, idle = 0;
-		uint64_t sq = 0; /* flushed before it could wrap */
 		for (int64_t i = 0; i < n; i++) {
-			int32_t v = w[i];
-			mx = v > mx ? v : mx;
-			mn = v < mn ? v : mn;
-			sum += v;
-			idle += v == 0;
-			uint64_t s2 = (uint64_t)((int64_t)v * v);
-			if (sq > UINT64_MAX - s2) {
-				a->sumsq += sq;
-				sq = 0;
-			}
-			sq += s2;
+			mx = w[i] > mx ? w[i] : mx;
+			mn = w[i] < mn ? w[i] : mn;
+			sum += w[i];
+			idle += w[i] == 0;
 		}
+		uint64_t sq = 0;
+		if (mx < 65536 && mn > -65536 && n < INT64_C(1) << 32) /* each square < 2^32: n of them fit */
+			for (int64_t i = 0; i < n; i++)
+				sq += (uint64_t)((int64_t)w[i] * w[i]);
+		else /* flushed before it could wrap */
+			for (int64_t i = 0; i < n; i++) {
+				uint64_t s2 = (uint64_t)((int64_t)w[i] * w[i]);
+				if (sq > UINT64_MAX - s2) {
+					a->sumsq += sq;
+					sq = 0;
+				}
+				sq += s2;
+			}
 		a->sumsq += sq;
-		a->max = fmax(a->max, mx);
-		a->min = fmin(a->min, mn);
+		a->max = mx > a->max ? mx : a->max;
+		a->min = mn < a->min ? mn : a->min;
 		a->sum += sum;
 		a->rsum = (double)sum;
 		a->idle += idle;
@@ -395,16 +421,23 @@ void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_sta
 	row_acc part[SLOTS];
 	for (int t = 0; t < T; t++)
 		part[t] = (row_acc){-HUGE_VAL, HUGE_VAL, 0, 0, 0, 0};
+	/* rows in blocks of BLOCK, each block's rows' offsets by row_next (a grid of short rows,
+	   16^6, spent more in row_off's divisions than in its rows) */
+	enum { BLOCK = 256 };
+	const int64_t blocks = (R + BLOCK - 1) / BLOCK;
 #pragma omp parallel num_threads(T) if (R * n > 65536)
 	{
 		row_acc a = {-HUGE_VAL, HUGE_VAL, 0, 0, 0, 0};
 #pragma omp for schedule(static)
-		for (int64_t r = 0; r < R; r++) {
-			row_stats(f, row_off(g, r), n, &a);
-			if (rs)
-				rs[r] = a.rsum;
-			else if (real)
-				rtotal += a.rsum; /* one thread, row order */
+		for (int64_t b = 0; b < blocks; b++) {
+			int64_t c[LBT_MAXD], off = row_first(g, b * BLOCK, c);
+			for (int64_t r = b * BLOCK; r < R && r < (b + 1) * BLOCK; r++, row_next(g, c, &off)) {
+				row_stats(f, off, n, &a);
+				if (rs)
+					rs[r] = a.rsum;
+				else if (real)
+					rtotal += a.rsum; /* one thread, row order */
+			}
 		}
 		part[THREAD_NUM()] = a;
 	}
@@ -445,12 +478,15 @@ void lbt_field_stats(const lbt_grid *g, const lbt_field *f, int threads, lbt_sta
 			rtotal += rs[r];
 		const double mean = rtotal / (double)P;
 #pragma omp parallel for schedule(static) num_threads(T) if (R * n > 65536)
-		for (int64_t r = 0; r < (by_pe ? 0 : R); r++) {
-			double d = row_sqdev(f, row_off(g, r), n, mean);
-			if (rs)
-				rs[r] = d;
-			else
-				sq += d;
+		for (int64_t b = 0; b < (by_pe ? 0 : blocks); b++) {
+			int64_t c[LBT_MAXD], off = row_first(g, b * BLOCK, c);
+			for (int64_t r = b * BLOCK; r < R && r < (b + 1) * BLOCK; r++, row_next(g, c, &off)) {
+				double d = row_sqdev(f, off, n, mean);
+				if (rs)
+					rs[r] = d;
+				else
+					sq += d; /* one thread, row order */
+			}
 		}
 		for (int64_t r = 0; by_pe && r < R; r++) {
 			const double *w = row_at(f, row_off(g, r));
