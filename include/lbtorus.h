@@ -520,11 +520,13 @@ typedef struct {
 	double reserved[8];
 } lbt_bench_info;
 
-/* One timing. The bound: a step reads and writes every PE's int32 load (8
- * bytes) for D site updates, so a bandwidth B allows B / 8 x D site updates
- * per second; B is measured on the size with the case's threads (the best of
- * 1, 2, 4, ... and them) copying between two arrays, and updating one in
- * place. A site update is one PE in one substep. */
+/* One timing. The bound: a step reads and writes every PE's load (int32,
+ * or float64 for a real-valued method: 2 x cell_bytes bytes) for D site
+ * updates, so a bandwidth B allows B / (2 x cell_bytes) x D site updates per
+ * second; B is measured on arrays of the size's PEs x cell_bytes bytes with
+ * the case's threads (the best of 1, 2, 4, ... and them) copying between
+ * two arrays, and updating one in place. A site update is one PE in one
+ * substep. */
 typedef struct {
 	const char *size, *method, *isa;
 	const char *workload; /* the workload's spec, NULL: the static case */
@@ -535,7 +537,9 @@ typedef struct {
 	double static_rate;   /* with a workload: the same case's without it */
 	double copy_bw, in_place_bw;  /* bytes read + written per second */
 	double bound, in_place_bound; /* site updates per second */
-	double reserved[8];
+	int cell_bytes;               /* a PE's load: 4 (int32), 8 (float64); 0 in the headline's rows */
+	int reserved_int;
+	double reserved[7];
 } lbt_bench_row;
 /* Called with each row as it is measured (its strings live until it
  * returns); a non-zero return stops the measuring (LBT_EINTR). */

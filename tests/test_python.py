@@ -755,7 +755,7 @@ def test_bench_rows_are_the_clis_plan(tmp_path):
     run_cli(tmp_path, 'bench', '--no-headline', '--sizes', '16x16,8x8x8', '--methods', 'lm-c5', '--isa', 'scalar',
             '--threads', '1', '--seconds', '0.01', '--workload', 'cybenko:poisson:1:1', '--json', 'b.json')
     theirs = json.load(open(tmp_path / 'b.json'))
-    key = ('workload', 'size', 'dims', 'pes', 'method', 'isa', 'threads')
+    key = ('workload', 'size', 'dims', 'pes', 'method', 'isa', 'threads', 'cell_bytes')
     assert [tuple(r[k] or '' if k == 'workload' else r[k] for k in key) for r in theirs['results']] == \
         [tuple(r[k] for k in key) for r in rows.tolist() for r in [dict(zip(rows.dtype.names, r))]]
     assert list(rows['pes']) == [256, 256, 512, 512] and list(rows['dims']) == [2, 2, 3, 3]

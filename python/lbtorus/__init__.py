@@ -191,11 +191,11 @@ _BENCH_ROW_FIELDS = [('size', _c.c_char_p), ('method', _c.c_char_p), ('isa', _c.
                      ('workload', _c.c_char_p), ('dims', _c.c_int), ('threads', _c.c_int), ('pes', _i64),
                      ('steps', _i64), ('seconds', _f64), ('rate', _f64), ('scalar_rate', _f64),
                      ('static_rate', _f64), ('copy_bw', _f64), ('in_place_bw', _f64), ('bound', _f64),
-                     ('in_place_bound', _f64)]
+                     ('in_place_bound', _f64), ('cell_bytes', _c.c_int)]
 
 
 class _BenchRow(_c.Structure):
-    _fields_ = _BENCH_ROW_FIELDS + [('reserved', _f64 * 8)]
+    _fields_ = _BENCH_ROW_FIELDS + [('reserved_int', _c.c_int), ('reserved', _f64 * 7)]
 
 
 _BENCH_FN = _c.CFUNCTYPE(_c.c_int, _c.c_void_p, _c.POINTER(_BenchRow))
@@ -1089,7 +1089,8 @@ def bench(sizes=None, methods=None, isa=None, threads=None, init=None, workload=
     (BENCH_COLUMNS: size, method, isa, workload ("" static), dims, threads,
     pes, steps, seconds, rate (site updates per second), scalar_rate,
     static_rate, copy_bw, in_place_bw (bytes per second), bound,
-    in_place_bound (site updates per second the bandwidths allow)); its
+    in_place_bound (site updates per second the bandwidths allow),
+    cell_bytes (a PE's load: 4 int32, 8 float64, the bounds' bytes)); its
     dtype.metadata the machine: cpu, cores, instrumented (built with
     sanitizers), seconds and init. headline=True: instead, the headline
     `lbtorus bench` prints first, a row for each ISA: 128x128, lm-c5,
@@ -1137,6 +1138,6 @@ def bench(sizes=None, methods=None, isa=None, threads=None, init=None, workload=
             'seconds': info.seconds, 'init': _text(info.init)}
     width = max([len(x) for r in rows for x in r[:4]] + [1])
     dtype = np.dtype([(n, 'U%d' % width if n in ('size', 'method', 'isa', 'workload') else
-                       np.int32 if n in ('dims', 'threads') else np.int64 if n in ('pes', 'steps') else np.float64)
+                       np.int32 if n in ('dims', 'threads', 'cell_bytes') else np.int64 if n in ('pes', 'steps') else np.float64)
                       for n in BENCH_COLUMNS], metadata=meta)
     return np.array(rows, dtype=dtype)

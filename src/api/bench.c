@@ -4,11 +4,13 @@
  * memory-bandwidth bound measured in the same run; and output files
  * written whole (lbt_output_*, around the engine's lbt_out_*).
  *
- * The bound: a step must read and write every PE's load at least once, 8
- * bytes, and makes D site updates, so bandwidth / 8 x D site updates/s is
- * the most a kernel can reach without blocking several steps in cache. The
- * bandwidth is a STREAM-like copy (bytes read + bytes written per second)
- * between two arrays the size of the grid, with the same thread count.
+ * The bound: a step must read and write every PE's load at least once, 2 x
+ * its cell bytes (8 for int32 loads, 16 for a real-valued method's float64),
+ * and makes D site updates, so bandwidth / (2 x cell bytes) x D site
+ * updates/s is the most a kernel can reach without blocking several steps in
+ * cache. The bandwidth is a STREAM-like copy (bytes read + bytes written per
+ * second) between two arrays of the grid's bytes (PEs x cell bytes), with
+ * the same thread count.
  * A copy also pays for reading each destination line before writing it
  * (write-allocate), which an in-place step does not, so an in-place kernel
  * can pass that bound by up to 1.5x without blocking steps; the in-place
@@ -152,7 +154,8 @@ static int stopped(const volatile sig_atomic_t *stop) { return stop && *stop; }
 /* Read + write bytes per second of a parallel copy of `cells` int32 (or
  * of an in-place increment, in_place): at most 2^26 of them (256 MiB an
  * array, far beyond any cache: a larger copy runs at the same rate). Stops
- * when *stop is set (0 then). */
+ * when *stop is set (0 then). A grid of float64 is timed as twice its PEs
+ * in int32: the same bytes. */
 static double bandwidth(int64_t cells, int threads, double budget, int in_place, const volatile sig_atomic_t *stop)
 {
 	if (stopped(stop))
@@ -292,18 +295,35 @@ int lbt_bench_headline(const lbt_bench *b, lbt_bench_fn row, void *ctx, lbt_err 
 	return s;
 }
 
-/* One size's bounds, for each thread count: copy and in-place bandwidth. */
+/* One size's bounds, for each thread count: copy and in-place bandwidth,
+ * over the bytes of int32 loads ([0]) and of float64 ones ([1], measured
+ * when a real-valued method first needs them). */
 typedef struct {
 	const char *size;
 	int64_t P;
 	int D;
-	double bw[16], rmw[16];
+	int have[2];
+	double bw[2][16], rmw[2][16];
 } bench_size;
+
+/* z's bandwidths for loads of `real` ? 8 : 4 bytes, measured once. */
+static void size_bounds(const plan *p, bench_size *z, int real)
+{
+	if (z->have[real])
+		return;
+	double memo[2][32] = {{0}};
+	const int64_t cells = z->P * (real ? 2 : 1); /* in int32 */
+	for (int ti = 0; ti < p->nthreads; ti++) {
+		z->bw[real][ti] = bandwidth_upto(cells, p->threads[ti], p->budget, 0, memo[0], p->b->interrupt);
+		z->rmw[real][ti] = bandwidth_upto(cells, p->threads[ti], p->budget, 1, memo[1], p->b->interrupt);
+	}
+	z->have[real] = 1;
+}
 
 /* One method on one size: a state made for it (its parameters, its real
  * field) and a copy to restart from, timed on every ISA and thread count,
  * statically and (with a workload) under the workload. */
-static int bench_method(const plan *p, const bench_size *z, const char *method, lbt_bench_fn row, void *ctx,
+static int bench_method(const plan *p, bench_size *z, const char *method, lbt_bench_fn row, void *ctx,
                         lbt_err *e)
 {
 	lbt_setup set = {.shape = z->size, .method = method, .init = p->init, .isa = "scalar", .seed = 1,
@@ -320,6 +340,8 @@ static int bench_method(const plan *p, const bench_size *z, const char *method, 
 		return status;
 	}
 	lbt_grid_copy(&start, &st.grid);
+	const int real = st.method->load == LBT_LOAD_REAL, cell = real ? 8 : 4;
+	size_bounds(p, z, real);
 	lbt_workload wl;
 	if (p->b->workload)
 		lbt_workload_parse(&wl, p->b->workload, st.method->load, e); /* checked in plan_make */
@@ -334,9 +356,9 @@ static int bench_method(const plan *p, const bench_size *z, const char *method, 
 			st.kern = &st.table;
 			st.threads = p->threads[ti];
 			lbt_bench_row r = {.size = z->size, .method = method, .isa = p->isas[ii], .workload = dyn ? wl.spec : NULL,
-			                   .dims = z->D, .threads = p->threads[ti], .pes = z->P, .copy_bw = z->bw[ti],
-			                   .in_place_bw = z->rmw[ti], .bound = z->bw[ti] / 8.0 * z->D,
-			                   .in_place_bound = z->rmw[ti] / 8.0 * z->D};
+			                   .dims = z->D, .threads = p->threads[ti], .pes = z->P, .copy_bw = z->bw[real][ti],
+			                   .in_place_bw = z->rmw[real][ti], .bound = z->bw[real][ti] / (2.0 * cell) * z->D,
+			                   .in_place_bound = z->rmw[real][ti] / (2.0 * cell) * z->D, .cell_bytes = cell};
 			if ((status = time_steps(&st, &start, dyn ? &wl : NULL, p, &r, e)))
 				break;
 			if (!strcmp(p->isas[ii], "scalar") && scalar_rate == 0 && !dyn)
@@ -364,11 +386,6 @@ int lbt_bench_run(const lbt_bench *b, lbt_bench_fn row, void *ctx, lbt_err *e)
 		lbt_shape_parse(&sh, z.size, e); /* checked in plan_make */
 		z.P = lbt_shape_pes(&sh);
 		z.D = lbt_shape_active_dims(&sh);
-		double memo[2][32] = {{0}};
-		for (int ti = 0; ti < p.nthreads; ti++) {
-			z.bw[ti] = bandwidth_upto(z.P, p.threads[ti], p.budget, 0, memo[0], b->interrupt);
-			z.rmw[ti] = bandwidth_upto(z.P, p.threads[ti], p.budget, 1, memo[1], b->interrupt);
-		}
 		for (int mi = 0; mi < p.nmethods && !status; mi++)
 			status = bench_method(&p, &z, p.methods[mi], row, ctx, e);
 	}

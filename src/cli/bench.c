@@ -16,11 +16,13 @@ static void help(void)
 	       "Measure the kernels: site updates per second (one PE in one substep) for\n"
 	       "each method x ISA x thread count x size, with the scalar reference's rate\n"
 	       "and a STREAM-like copy bandwidth measured in the same run, and the ratios\n"
-	       "vector/scalar and achieved/bound (bound = bandwidth / 8 bytes x D). \"of r+w\"\n"
+	       "vector/scalar and achieved/bound (bound = bandwidth / 2 x cell bytes x D:\n"
+	       "a step reads and writes each PE's load, 4 bytes an int32, 8 a real-valued\n"
+	       "method's float64; the bandwidth measured over the grid's bytes). \"of r+w\"\n"
 	       "is the same ratio against an in-place read+write bandwidth (a[i] += 1),\n"
-	       "the tighter bound for a kernel that updates the grid in place. Both bounds\n"
-	       "are of int32 loads: a kernel that keeps a grid in bytes for several steps,\n"
-	       "in the cache, can pass them (a fraction above 1). The bandwidth\n"
+	       "the tighter bound for a kernel that updates the grid in place. A kernel\n"
+	       "that keeps a grid in bytes for several steps, in the cache, can pass\n"
+	       "them (a fraction above 1). The bandwidth\n"
 	       "for T threads is the best of 1, 2, 4, ... and T threads (a kernel may use\n"
 	       "fewer than it is given: one thread for a grid below 65536 PEs).\n"
 	       "Every size must fit in memory twice (the run and the copy each measurement\n"
@@ -30,7 +32,6 @@ static void help(void)
 	       "\n"
 	       "  --sizes LIST     shapes (default 128x128,1024x1024,4096x4096,256x256x256)\n"
 	       "  --methods LIST   default lm-c0,...,lm-c5; any method of lbtorus run --help\n"
-	       "                   (the bound assumes int32 loads: 8 bytes per PE and step)\n"
 	       "  --isa LIST       default: every compiled target this CPU runs natively, scalar\n"
 	       "                   first (avx512emu, the AVX-512 kernels emulated, only if named)\n"
 	       "  --threads LIST   default: 1 and all cores\n"
@@ -177,9 +178,9 @@ static int result_row(void *ctx, const lbt_bench_row *r)
 		        r->rate);
 		fprintf(js, "\"scalar_site_updates_per_second\":%.6g,\"vs_scalar\":%.6g,"
 		            "\"copy_bytes_per_second\":%.6g,\"bound_site_updates_per_second\":%.6g,\"of_bound\":%.6g,"
-		            "\"in_place_bytes_per_second\":%.6g,\"of_in_place_bound\":%.6g}",
+		            "\"in_place_bytes_per_second\":%.6g,\"of_in_place_bound\":%.6g,\"cell_bytes\":%d}",
 		        r->scalar_rate, ratio(r->rate, r->scalar_rate), r->copy_bw, r->bound, ratio(r->rate, r->bound),
-		        r->in_place_bw, ratio(r->rate, r->in_place_bound));
+		        r->in_place_bw, ratio(r->rate, r->in_place_bound), r->cell_bytes);
 	}
 	a->first = 0;
 	return 0;
