@@ -152,35 +152,21 @@ typedef simde__m128i RI;
 #define RLAST simde_mm_castsi128_pd(simde_mm_set_epi64x(-1, 0))
 #endif
 
-#if W == 16 && defined(SIMDE_X86_AVX512F_NATIVE) /* Debian's SIMDe has no 512-bit int32 <-> double conversions */
-#define RLOADI(p) _mm512_cvtepi32_pd(_mm256_loadu_si256((const void *)(p)))
-#define RCVTI(x) _mm512_cvttpd_epi32(x) /* WD int32 lanes, exact: x holds integers */
-#elif W == 16 /* emulated: through the 256-bit halves */
-#define RLOADI(p) simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(simde_mm256_cvtepi32_pd(simde_mm_loadu_si128( \
-                      (const void *)(p)))), simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)((p) + 4))), 1)
-#define RCVTI(x) simde_mm256_set_m128i(simde_mm256_cvttpd_epi32(simde_mm512_extractf64x4_pd((x), 1)), \
-                                      simde_mm256_cvttpd_epi32(simde_mm512_extractf64x4_pd((x), 0)))
-#endif
+/* WD int32 loads from p as doubles (extra.h's RCVT; RCVTT takes doubles that hold integers back, exact) */
+#define RLOADI(p) RCVT(HLOADU(p))
 #if W == 16
-typedef simde__m256i VH;
 #define HLOADU(p) simde_mm256_loadu_si256((const void *)(p))
 #define HSTOREU(p, x) simde_mm256_storeu_si256((void *)(p), (x))
 #define HMAX(a, b) simde_mm256_max_epi32((a), (b))
 #define HMIN(a, b) simde_mm256_min_epi32((a), (b))
 #define HSET1(x) simde_mm256_set1_epi32(x)
 #elif W == 8
-#define RLOADI(p) simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)(p)))
-#define RCVTI(x) simde_mm256_cvttpd_epi32(x) /* WD int32 lanes, exact: x holds integers */
-typedef simde__m128i VH;
 #define HLOADU(p) simde_mm_loadu_si128((const void *)(p))
 #define HSTOREU(p, x) simde_mm_storeu_si128((void *)(p), (x))
 #define HMAX(a, b) simde_mm_max_epi32((a), (b))
 #define HMIN(a, b) simde_mm_min_epi32((a), (b))
 #define HSET1(x) simde_mm_set1_epi32(x)
-#else
-#define RLOADI(p) simde_mm_cvtepi32_pd(simde_mm_loadl_epi64((const void *)(p)))
-#define RCVTI(x) simde_mm_cvttpd_epi32(x) /* two int32 lanes in the low half */
-typedef simde__m128i VH;
+#else /* two int32 lanes in the low half */
 #define HLOADU(p) simde_mm_loadl_epi64((const void *)(p))
 #define HSTOREU(p, x) simde_mm_storel_epi64((void *)(p), (x))
 #define HMAX(a, b) simde_mm_max_epi32((a), (b))
@@ -680,7 +666,7 @@ static void apply_row(const job *J, int64_t r, const rowf *f, part *pt)
 		for (; x + WD <= n; x += WD) {
 			VR out, in;
 			flows_at(D, f, x, &out, &in);
-			const VH l = RCVTI(RADD(RSUB(RLOADI(v->load + off + x), out), in));
+			const VH l = RCVTT(RADD(RSUB(RLOADI(v->load + off + x), out), in));
 			HSTOREU(v->load + off + x, l);
 			hmx = HMAX(hmx, l);
 			hmn = HMIN(hmn, l);
@@ -982,7 +968,7 @@ static ALWAYS_INLINE void fused_vec(lanes *s, VR *prev, int64_t x, VR wi, VR wj,
 		RSTORE(fl + x, fx);
 		RSTOREU(wr + x, w);
 	} else {
-		const VH l = RCVTI(w);
+		const VH l = RCVTT(w);
 		HSTOREU(wl + x, l);
 		s->hmx = HMAX(s->hmx, l);
 		s->hmn = HMIN(s->hmn, l);
