@@ -152,35 +152,21 @@ typedef simde__m128i RI;
 #define RLAST simde_mm_castsi128_pd(simde_mm_set_epi64x(-1, 0))
 #endif
 
-#if W == 16 && defined(SIMDE_X86_AVX512F_NATIVE) /* Debian's SIMDe has no 512-bit int32 <-> double conversions */
-#define RLOADI(p) _mm512_cvtepi32_pd(_mm256_loadu_si256((const void *)(p)))
-#define RCVTI(x) _mm512_cvttpd_epi32(x) /* WD int32 lanes, exact: x holds integers */
-#elif W == 16 /* emulated: through the 256-bit halves */
-#define RLOADI(p) simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(simde_mm256_cvtepi32_pd(simde_mm_loadu_si128( \
-                      (const void *)(p)))), simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)((p) + 4))), 1)
-#define RCVTI(x) simde_mm256_set_m128i(simde_mm256_cvttpd_epi32(simde_mm512_extractf64x4_pd((x), 1)), \
-                                      simde_mm256_cvttpd_epi32(simde_mm512_extractf64x4_pd((x), 0)))
-#endif
+/* WD int32 loads from p as doubles (extra.h's RCVT; RCVTT takes doubles that hold integers back, exact) */
+#define RLOADI(p) RCVT(HLOADU(p))
 #if W == 16
-typedef simde__m256i VH;
 #define HLOADU(p) simde_mm256_loadu_si256((const void *)(p))
 #define HSTOREU(p, x) simde_mm256_storeu_si256((void *)(p), (x))
 #define HMAX(a, b) simde_mm256_max_epi32((a), (b))
 #define HMIN(a, b) simde_mm256_min_epi32((a), (b))
 #define HSET1(x) simde_mm256_set1_epi32(x)
 #elif W == 8
-#define RLOADI(p) simde_mm256_cvtepi32_pd(simde_mm_loadu_si128((const void *)(p)))
-#define RCVTI(x) simde_mm256_cvttpd_epi32(x) /* WD int32 lanes, exact: x holds integers */
-typedef simde__m128i VH;
 #define HLOADU(p) simde_mm_loadu_si128((const void *)(p))
 #define HSTOREU(p, x) simde_mm_storeu_si128((void *)(p), (x))
 #define HMAX(a, b) simde_mm_max_epi32((a), (b))
 #define HMIN(a, b) simde_mm_min_epi32((a), (b))
 #define HSET1(x) simde_mm_set1_epi32(x)
-#else
-#define RLOADI(p) simde_mm_cvtepi32_pd(simde_mm_loadl_epi64((const void *)(p)))
-#define RCVTI(x) simde_mm_cvttpd_epi32(x) /* two int32 lanes in the low half */
-typedef simde__m128i VH;
+#else /* two int32 lanes in the low half */
 #define HLOADU(p) simde_mm_loadl_epi64((const void *)(p))
 #define HSTOREU(p, x) simde_mm_storel_epi64((void *)(p), (x))
 #define HMAX(a, b) simde_mm_max_epi32((a), (b))
@@ -462,7 +448,9 @@ typedef struct {
 	const double *from[8];
 } rowf;
 
-enum { RB = 8 }; /* real loads: the rows whose sums run side by side (rows_real) */
+/* real loads: the rows whose sums run side by side (rows_real): two groups of G = 8 in 512-bit lanes, 8 rows
+   in narrower ones (16 rows in 256-bit lanes were slower: more live vectors, a longer ring) */
+enum { RB = W == 16 ? 16 : 8 };
 /* A thread's run of rows counted and updated one after another, given to
  * rows_real RB at a time (real loads): as soon as it has RB, or when the
  * next row does not follow, or at the end (flush). */
@@ -680,7 +668,7 @@ static void apply_row(const job *J, int64_t r, const rowf *f, part *pt)
 		for (; x + WD <= n; x += WD) {
 			VR out, in;
 			flows_at(D, f, x, &out, &in);
-			const VH l = RCVTI(RADD(RSUB(RLOADI(v->load + off + x), out), in));
+			const VH l = RCVTT(RADD(RSUB(RLOADI(v->load + off + x), out), in));
 			HSTOREU(v->load + off + x, l);
 			hmx = HMAX(hmx, l);
 			hmn = HMIN(hmn, l);
@@ -721,8 +709,8 @@ static void apply_row(const job *J, int64_t r, const rowf *f, part *pt)
  * a row is a lane, filled G PEs at a time by a GxG transpose of G rows'
  * values, so each lane takes its row's values in order and every add and
  * selection is the scalar chain's (MAXPD(w, m) is w > m ? w : m, MINPD(w,
- * m) w < m ? w : m). G = 4 (256 bits) where the target has AVX, 2 on
- * SSE4.1. */
+ * m) w < m ? w : m). G = 8 (512 bits) on AVX-512, 4 (256 bits) on AVX2,
+ * 2 on SSE4.1. */
 #if W == 4
 typedef simde__m128d VG;
 enum { G = 2 };
@@ -738,6 +726,39 @@ static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
 	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i);
 	c[0] = simde_mm_unpacklo_pd(a0, a1);
 	c[1] = simde_mm_unpackhi_pd(a0, a1);
+}
+#elif W == 16
+typedef simde__m512d VG;
+enum { G = 8 };
+#define GLOADU(p) simde_mm512_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm512_add_pd((a), (b))
+#define GMAX(a, b) simde_mm512_max_pd((a), (b))
+#define GMIN(a, b) simde_mm512_min_pd((a), (b))
+#define GANDN(a, b) simde_mm512_castsi512_pd(simde_mm512_andnot_si512(simde_mm512_castpd_si512(a), \
+                                                                        simde_mm512_castpd_si512(b)))
+#define GSET1(x) simde_mm512_set1_pd(x)
+static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
+{
+	VG t[G], u[G];
+	for (int k = 0; k < G; k += 2) { /* t[k]: PEs i, i+2, i+4, i+6 of rows k, k+1, a 128-bit block each; t[k+1]:
+	                                    PEs i+1, i+3, i+5, i+7 */
+		const VG a0 = GLOADU(p[k] + i), a1 = GLOADU(p[k + 1] + i);
+		t[k] = simde_mm512_unpacklo_pd(a0, a1);
+		t[k + 1] = simde_mm512_unpackhi_pd(a0, a1);
+	}
+	for (int e = 0; e < 2; e++) /* u[e + 4h]: blocks 0 and 2 of t[e + 4h], then of t[e + 4h + 2] (rows 4h .. 4h+3,
+	                               PEs i + e, i + e + 4); u[e + 4h + 2]: blocks 1 and 3 (PEs i + e + 2, i + e + 6) */
+		for (int h = 0; h < 2; h++) {
+			u[e + 4 * h] = simde_mm512_shuffle_f64x2(t[e + 4 * h], t[e + 4 * h + 2], 0x88);
+			u[e + 4 * h + 2] = simde_mm512_shuffle_f64x2(t[e + 4 * h], t[e + 4 * h + 2], 0xdd);
+		}
+	for (int e = 0; e < 2; e++) { /* c[q]: PE i + q of rows 0-3 (from u[.]) and 4-7 (from u[. + 4]) */
+		c[e] = simde_mm512_shuffle_f64x2(u[e], u[e + 4], 0x88);
+		c[e + 4] = simde_mm512_shuffle_f64x2(u[e], u[e + 4], 0xdd);
+		c[e + 2] = simde_mm512_shuffle_f64x2(u[e + 2], u[e + 6], 0x88);
+		c[e + 6] = simde_mm512_shuffle_f64x2(u[e + 2], u[e + 6], 0xdd);
+	}
 }
 #else
 typedef simde__m256d VG;
@@ -982,7 +1003,7 @@ static ALWAYS_INLINE void fused_vec(lanes *s, VR *prev, int64_t x, VR wi, VR wj,
 		RSTORE(fl + x, fx);
 		RSTOREU(wr + x, w);
 	} else {
-		const VH l = RCVTI(w);
+		const VH l = RCVTT(w);
 		HSTOREU(wl + x, l);
 		s->hmx = HMAX(s->hmx, l);
 		s->hmn = HMIN(s->hmn, l);
@@ -1021,6 +1042,9 @@ static ALWAYS_INLINE void fused_row_k(const job *J, int64_t r, double *f0, doubl
 		nb = nb0 ? nb0 : real ? (const void *)(v->real + g) : (const void *)(v->load + g);
 	}
 	const double *m0 = uni ? NULL : a->mr_fwd + r * n, *ml = uni ? NULL : a->mr_fwd + lr;
+	/* a prefetch's address, made as an integer (it may lie past the grid: a prefetch never faults) */
+	const uintptr_t cell = real ? sizeof(double) : sizeof(int32_t);
+	const uintptr_t pf = (uintptr_t)nb + (uintptr_t)v->stride[0] * cell;
 #define LD(q, x) (real ? ((const double *)(q))[x] : (double)((const int32_t *)(q))[x])
 	const double wrap = tl ? flow_of(a, lr + n - 1, LD(w, n - 1), LD(w, 0)) : 0; /* PE n-1 -> PE 0 */
 	const VR mr = RSET1(a->mr), vwrap = RSET1(wrap);
@@ -1033,9 +1057,12 @@ static ALWAYS_INLINE void fused_row_k(const job *J, int64_t r, double *f0, doubl
 	int64_t x = 0;
 	while (x + WD <= n) { /* the PEs x .. x+WD-1, as many as the sums in lanes may still take */
 		const int64_t room = ((int64_t)1 << 20) - s.acc, x0 = x, stop = n - 1 - x > room ? x + room : n - 1;
-		for (; x + WD <= stop; x += WD) /* their links along the row, x .. x+WD-1 < n-1 */
+		for (; x + WD <= stop; x += WD) { /* their links along the row, x .. x+WD-1 < n-1 */
+			if (has0) /* the loads a row below nb, which the next row reads first: from memory at 1024² */
+				__builtin_prefetch((const void *)(pf + (uintptr_t)x * cell));
 			fused_vec(&s, &prev, x, ldv(w, x, real), ldv(w, x + 1, real), 0, vwrap, mr, ml, m0, nb, from0, f0,
 			          fl, wr, wl, real, uni, two, has0);
+		}
 		if (x + WD == n && n - x0 <= room) { /* the row's last vector: its last lane's link is the wrap-around */
 			const VR wi = ldv(w, x, real);
 			fused_vec(&s, &prev, x, wi, RSHR1(wi, wi), 1, vwrap, mr, ml, m0, nb, from0, f0, fl, wr, wl, real, uni,
