@@ -174,9 +174,8 @@ enum { LONGEST = 64 }; /* the engine's longest call (src/exec/run.c, BATCH) */
 /* This file's own load (beyond checkasm.c's kinds), for the byte copy's
  * piles (lm_dense.h): on a torus of 3-D and up, a pile of 2^20 at PE
  * 3P/4 + 5 with a cone of loads around it (117, the others' bound at D =
- * 3, up to 3 steps from it, then 6 less a step: under C3 and C5 the PEs
- * before it, which give it nothing, pass the bound after a step), a pile
- * of 134 at P/4 + 7 (below 128 after a few steps), every other load 0..3. */
+ * 3, up to 3 steps from it, then 6 less a step), a pile of 134 at P/4 + 7
+ * (below 128 after a few steps), every other load 0..3. */
 enum { L_CONE = NLOADS };
 static const char *load_name(int kind)
 {
@@ -349,8 +348,8 @@ static void big_rings(void)
  * and is read again; the other loads pass it; the pile falls below 128 and
  * the call goes on in the int16 copy), torus and mesh; the cone on
  * 64x32x64 asked for 2 threads (a team of 2, each with a pile in its
- * range; the others read again every step, under LM-C5 above D8LO after
- * one; under LM-C1, told no maximum, the small pile below 128). */
+ * range; the others read again every step; under LM-C1, told no maximum,
+ * the small pile falls below 128). */
 static void byte_piles(void)
 {
 	const lbt_shape small[] = {ck_grid("4x4x8", "torus"), ck_grid("4x4x8", "mesh,torus,torus")},
