@@ -359,7 +359,6 @@ static void byte_piles(void)
 		for (int b = 0; b < 2; b++)
 			steps_calls(conds[i], &small[b], L_POINT, 1, 200, 1, 0, LONGEST);
 	steps_calls(LBT_C1, &cone, L_CONE, 2, 12, 0, 0, LONGEST);
-	steps_calls(LBT_C5, &cone, L_CONE, 2, 4, 1, 0, LONGEST);
 }
 
 /* lm_steps on the grids of the dense int16 copy: calls of up to 13 steps in
