@@ -4,7 +4,7 @@
  *
  * A ring (one active axis) of whole 16-lane vectors is the copy's one
  * lanes block (lm_steps only): for a call in bytes where they fit, in
- * int16 with its piles out of the lanes where not, up to 2^24 PEs, on one
+ * either with its piles out of the lanes where not, up to 2^24 PEs, on one
  * thread (one unit, and a step of one pass has no barrier before the next
  * step rewrites its counts); its block empties its counts inside
  * (dense_lanes). The 2-D grids have their own kernels (lm_avx2*.h,
