@@ -4,7 +4,7 @@
  *
  * A ring (one active axis) of whole 16-lane vectors is the copy's one
  * lanes block (lm_steps only): for a call in bytes where they fit, in
- * int16 with its piles out of the lanes where not, up to 2^24 PEs, on one
+ * either with its piles out of the lanes where not, up to 2^24 PEs, on one
  * thread (one unit, and a step of one pass has no barrier before the next
  * step rewrites its counts); its block empties its counts inside
  * (dense_lanes). The 2-D grids have their own kernels (lm_avx2*.h,
@@ -322,9 +322,9 @@ typedef struct {
 
 /* The piles of the team's nt ranges as one set in B: 1 if all packed and
  * the set is valid — at most DBIG piles; where there are any, every other
- * load at most DLO(nd) (a range without piles took loads up to
- * DSTAND(nd) into its lanes) and no two piles neighbours. */
-static int dense_piles(const dshape *x, int64_t nd, const dthread *th, int nt, dbig *B)
+ * load at most lo (DLO(nd); the byte copy's D8LO: a range without piles
+ * took loads above it into its lanes) and no two piles neighbours. */
+static int dense_piles(const dshape *x, int32_t lo, const dthread *th, int nt, dbig *B)
 {
 	int piles = 0;
 	for (int q = 0; q < nt; q++) {
@@ -337,7 +337,7 @@ static int dense_piles(const dshape *x, int64_t nd, const dthread *th, int nt, d
 	if (piles > DBIG)
 		return 0;
 	for (int q = 0; q < nt; q++) {
-		if (piles && !th[q].B.n && th[q].top > DLO(nd))
+		if (piles && !th[q].B.n && th[q].top > lo)
 			return 0;
 		for (int k = 0; k < th[q].B.n; k++, B->n++) {
 			B->at[B->n] = th[q].B.at[k];
@@ -751,7 +751,7 @@ static ALWAYS_INLINE void dense_run_impl(const int cond, djob *j, const lbt_team
 	me->ok = dense_pack(j->v, x, j->b, nd, i0, i1, &me->B, &me->top);
 	lbt_team_barrier(t);
 	if (t->id == 0)
-		j->ok = dense_piles(x, nd, j->th, t->n, &j->B);
+		j->ok = dense_piles(x, (int32_t)DLO(nd), j->th, t->n, &j->B);
 	lbt_team_barrier(t);
 	if (!j->ok)
 		return;
@@ -842,12 +842,28 @@ static int dense_steps(const lbt_view *v, const dshape *x, int cond, int n, cons
  * 128-bit lane); the units, blocks, tiles and fused axis of dense_step_part
  * with the same team and barriers. A step after which the maximum is
  * above the limit ends the bytes: the loads are widened back and the call
- * goes on in the int16 copy (dense_many). */
-enum { D8 = 32, D8TILE = 128 };
+ * goes on in the int16 copy (dense_many).
+ *
+ * Piles beyond the bytes (the worst case's point: a load of at least
+ * D8HI = 128) stay out of the lanes as in the int16 copy (dbig), up to
+ * DBIG of them, no two neighbours, every other load at most
+ * D8LO(D) = 126 - 3 D: a pile's lane holds the stand-in D8STAND(D) =
+ * 127 - D at the start of every step (after it, the lane's change goes
+ * into the pile's excess), so within a step a pile's lane is in
+ * 127 - 2 D .. 127 and its load above 127 - D, any other load at most
+ * 126 - 2 D (a substep changes a load by at most 1): every condition
+ * (bcond: a load against 0, 1, 2 and its successor's) has the bits of the
+ * true loads. The others' maximum is bounded by its value at the packing
+ * plus D a step, and read again in the copy (d8_top) when the bound passes
+ * D8LO(D); a step that leaves it above, or a pile below D8HI, ends the
+ * bytes as the limit does. */
+enum { D8 = 32, D8TILE = 128, D8HI = INT8_MAX + 1 };
 static V bcond(int cond, V l, V ln); /* lm_avx2_steps.h: the conditions in int8 lanes, the 32 loads of four int32 vectors */
 static V bpack(const int32_t *p);
 static void bwiden_store(int32_t *out, V x, int stream);
 #define D8LIM(m) (INT8_MAX - 1 - (m))
+#define D8STAND(D) (INT8_MAX - (D))
+#define D8LO(D) (INT8_MAX - 1 - 3 * (D))
 
 /* The byte copy's kinds of axis for the int16 copy's shape x (cond one of
  * bcond's): 1 and y filled, else 0. y->n holds the largest load a step
@@ -889,37 +905,101 @@ static int d8_shape(const dshape *x, int cond, dshape *y)
 	return 1;
 }
 
+/* The unsigned maximum of the 32 bytes of x. */
+static int32_t d8_umax(V x)
+{
+	uint8_t m[D8] __attribute__((aligned(LBT_ALIGN)));
+	VSTORE(m, x);
+	int32_t most = 0;
+	for (int k = 0; k < D8; k++)
+		most = m[k] > most ? m[k] : most;
+	return most;
+}
+
 /* Copy vectors i0/32 .. i1/32 - 1 of the grid packed (with signed
- * saturation) into b: the unsigned maximum of the bytes (a negative load
- * is above 127). Rows of fewer than 32 PEs through a buffer. */
-static int d8_pack(const lbt_view *v, int64_t n, int8_t *b, int64_t i0, int64_t i1)
+ * saturation) into b (dense_pack in bytes; rows of fewer than 32 PEs
+ * through a buffer): 1 if every load there is at most x->top, or a pile
+ * out of the lanes (B, the range's: at least D8HI, and every other load
+ * at most D8LO(D) from the first pile on), else 0. *top: the largest load
+ * it put in the lanes. */
+static int d8_pack(const lbt_view *v, const dshape *x, int8_t *b, int64_t i0, int64_t i1, dbig *B, int32_t *top)
 {
 	int32_t t[D8] __attribute__((aligned(LBT_ALIGN)));
-	V top = VSET1(0);
+	int32_t *r[D8];
+	const int64_t n = x->n;
+	int32_t lim = x->top;
+	V most = VSET1(0), lv = simde_mm256_set1_epi8((int8_t)lim);
+	B->n = 0;
+	B->total = 0;
 	drows o = drows_at(v, i0 / n);
 	for (int64_t i = i0; i < i1; i += D8) {
-		V d;
+		const int32_t *g = t;
 		if (n >= D8) {
 			const int64_t j = i % n;
-			d = bpack(v->load + o.off + j);
+			g = r[0] = v->load + o.off + j;
 			if (j + D8 == n)
 				drows_next(&o, v);
-		} else {
+		} else
 			for (int64_t k = 0; k < D8; k += n) {
-				memcpy(t + k, v->load + o.off, (size_t)n * sizeof *t);
+				r[k / n] = v->load + o.off;
+				memcpy(t + k, r[k / n], (size_t)n * sizeof *t);
 				drows_next(&o, v);
 			}
-			d = bpack(t);
+		const V d = bpack(g); /* a negative load is above lim (unsigned) */
+		if (simde_mm256_movemask_epi8(simde_mm256_cmpeq_epi8(simde_mm256_max_epu8(d, lv), lv)) == -1) {
+			most = simde_mm256_max_epu8(most, d);
+			VSTORE(b + i, d);
+			continue;
 		}
-		top = simde_mm256_max_epu8(top, d);
-		VSTORE(b + i, d);
+		int32_t m = d8_umax(most);
+		for (int l = 0; l < D8; l++) {
+			if (g[l] < 0)
+				return 0;
+			if (g[l] <= lim) {
+				b[i + l] = (int8_t)g[l];
+				m = g[l] > m ? g[l] : m;
+				continue;
+			}
+			if (g[l] < D8HI || B->n == DBIG || m > D8LO(x->D))
+				return 0;
+			lim = D8LO(x->D);
+			B->at[B->n] = i + l;
+			B->excess[B->n] = (int64_t)g[l] - D8STAND(x->D);
+			B->total += B->excess[B->n];
+			B->to[B->n++] = n >= D8 ? r[0] + l : r[l / n] + l % n;
+			b[i + l] = (int8_t)D8STAND(x->D);
+		}
+		lv = simde_mm256_set1_epi8((int8_t)lim);
+		most = simde_mm256_set1_epi8((int8_t)m);
 	}
-	int8_t m[D8] __attribute__((aligned(LBT_ALIGN)));
-	VSTORE(m, top);
-	int most = 0;
-	for (int k = 0; k < D8; k++)
-		most = (uint8_t)m[k] > most ? (uint8_t)m[k] : most;
-	return most;
+	*top = d8_umax(most);
+	return 1;
+}
+
+/* The largest load in the copy's vectors i0/32 .. i1/32 - 1 but at the
+ * piles' places (B's, in increasing order). */
+static int32_t d8_top(const int8_t *b, int64_t i0, int64_t i1, const dbig *B)
+{
+	V most = VSET1(0);
+	int32_t m = 0;
+	int k = 0;
+	for (int64_t i = i0; i < i1; i += D8) {
+		while (k < B->n && B->at[k] < i)
+			k++;
+		if (k == B->n || B->at[k] >= i + D8) {
+			most = simde_mm256_max_epu8(most, VLOAD(b + i));
+			continue;
+		}
+		for (int l = 0, q = k; l < D8; l++) {
+			if (q < B->n && B->at[q] == i + l) {
+				q++;
+				continue;
+			}
+			m = (uint8_t)b[i + l] > m ? (uint8_t)b[i + l] : m;
+		}
+	}
+	const int32_t mv = d8_umax(most);
+	return mv > m ? mv : m;
 }
 
 /* Copy vectors i0/32 .. i1/32 - 1 widened back into the grid (a grid
@@ -1204,9 +1284,11 @@ static ALWAYS_INLINE void d8_step_part(const int cond, int8_t *b, const dshape *
 }
 
 /* A call in the byte copy (djob's): the grid, the copy b and its shape x,
- * the call's steps and stop, the steps' counts; per
- * thread its part of a step and whether its range fits; whether all did,
- * the steps done, and whether they ended for a load beyond the bytes. */
+ * the call's steps and stop, the steps' counts; per thread its share
+ * (th: its range's piles and largest load in the lanes, then the others'
+ * largest load read again); the piles (B), whether the copy took the
+ * grid, the steps done, and whether they ended for a load beyond the
+ * bytes. */
 typedef struct {
 	const lbt_view *v;
 	const dshape *x;
@@ -1214,14 +1296,18 @@ typedef struct {
 	const lbt_steps_stop *stop;
 	int8_t *b;
 	lbt_counts *c;
-	dpart *part;
-	int *fits;
-	int go, done, left;
+	dthread *th;
+	dbig B;
+	int ok, go, done, left;
 } d8job;
 
 /* Thread t's share (dense_run_impl's): pack its range; if every range
- * fits, the steps until n are done, a step meets the stop or leaves a
- * load above the limit; its range widened back. */
+ * fits (the piles one valid set), the steps until n are done, a step meets
+ * the stop or leaves a load beyond the bytes (above the limit; with piles,
+ * another load above D8LO(D) or a pile below D8HI); its range widened
+ * back. With piles, after each step every thread reads the piles' loads
+ * and (where the bound has passed D8LO) its range's largest other load,
+ * then thread 0 puts the stand-ins back, a barrier before and after it. */
 static ALWAYS_INLINE void d8_run_impl(const int cond, d8job *j, const lbt_team *t)
 {
 	const dshape *x = j->x;
@@ -1232,29 +1318,66 @@ static ALWAYS_INLINE void d8_run_impl(const int cond, d8job *j, const lbt_team *
 	for (int k = K; k < x->D; k++) /* a block of whole units on every axis from K (every thread the same) */
 		if (x->units[k] % (x->P / blk))
 			return;
-	j->fits[t->id] = d8_pack(j->v, x->n, j->b, i0, i1) <= x->top;
+	dthread *me = &j->th[t->id];
+	me->ok = d8_pack(j->v, x, j->b, i0, i1, &me->B, &me->top);
 	lbt_team_barrier(t);
+	if (t->id == 0)
+		j->ok = dense_piles(x, D8LO(x->D), j->th, t->n, &j->B);
+	lbt_team_barrier(t);
+	if (!j->ok)
+		return; /* every thread the same: the grid untouched */
+	dbig *B = &j->B;
+	const int piles = B->n > 0, sync = piles && t->n > 1;
+	int32_t others = 0; /* with piles: a bound on the other loads */
 	for (int q = 0; q < t->n; q++)
-		if (!j->fits[q])
-			return; /* every thread the same: the grid untouched */
+		others = others > j->th[q].top ? others : j->th[q].top;
 	int s = 0, left = 0;
 	while (s < j->n) {
-		d8_step_part(cond, j->b, x, K, blk, t, &j->part[t->id]);
+		d8_step_part(cond, j->b, x, K, blk, t, &me->part);
 		lbt_team_barrier(t);
 		lbt_counts r = {.max = INT32_MIN, .min = INT32_MAX, .shifts = x->D, .has_stats = 1};
 		for (int q = 0; q < t->n; q++) {
-			const dpart *p = &j->part[q];
+			const dpart *p = &j->th[q].part;
 			r.moved += p->moved;
 			r.total += p->total;
 			r.max = r.max > p->max ? r.max : p->max;
 			r.min = r.min < p->min ? r.min : p->min;
 		}
+		int low = 0;
+		if (piles) { /* the maximum is a pile's (above every other load); their excess in the total */
+			r.max = INT32_MIN;
+			for (int k = 0; k < B->n; k++) {
+				const int64_t l = j->b[B->at[k]] + B->excess[k];
+				r.max = r.max > l ? r.max : (int32_t)l;
+				low |= l < D8HI;
+			}
+			r.total += B->total;
+			others += x->D;
+			if (others > D8LO(x->D))
+				me->top = d8_top(j->b, i0, i1, B);
+			if (sync)
+				lbt_team_barrier(t);
+			if (others > D8LO(x->D)) {
+				others = 0;
+				for (int q = 0; q < t->n; q++)
+					others = others > j->th[q].top ? others : j->th[q].top;
+			}
+			if (t->id == 0)
+				for (int k = 0; k < B->n; k++) { /* the stand-ins back, their change into the excess */
+					const int64_t d = j->b[B->at[k]] - D8STAND(x->D);
+					B->excess[k] += d;
+					B->total += d;
+					j->b[B->at[k]] = (int8_t)D8STAND(x->D);
+				}
+		}
 		if (t->id == 0)
 			j->c[s] = r;
+		if (sync)
+			lbt_team_barrier(t);
 		s++;
 		if (stop_met(j->stop, r.max, r.min))
 			break;
-		if (r.max > x->top) { /* the next step might not fit */
+		if (piles ? low || others > D8LO(x->D) : r.max > x->top) { /* the next step might not fit */
 			left = s < j->n;
 			break;
 		}
@@ -1281,17 +1404,15 @@ static int d8_steps(const lbt_view *v, const dshape *y, int cond, int n, const l
                     lbt_counts *c, int *left)
 {
 	const int64_t T = dense_team(v, y);
-	dpart one;
-	int fit1;
-	dpart *part = T == 1 ? &one : lbt_alloc_aligned((size_t)T * sizeof *part);
-	int *fits = T == 1 ? &fit1 : lbt_alloc_aligned((size_t)T * sizeof *fits);
-	d8job j = {.v = v, .x = y, .n = n, .stop = stop, .b = b, .c = c, .part = part, .fits = fits};
-	if (part && fits)
-		lbt_team_run((int)T, d8_runs[cond], &j);
-	if (T > 1) {
-		free(part);
-		free(fits);
-	}
+	dthread one, *th = T == 1 ? &one : lbt_alloc_aligned((size_t)T * sizeof *th);
+	if (!th)
+		return 0;
+	d8job j = {.v = v, .x = y, .n = n, .stop = stop, .b = b, .c = c, .th = th};
+	lbt_team_run((int)T, d8_runs[cond], &j);
+	for (int k = 0; j.go && k < j.B.n; k++) /* the piles' PEs hold their stand-ins */
+		*j.B.to[k] = (int32_t)(b[j.B.at[k]] + j.B.excess[k]);
+	if (th != &one)
+		free(th);
 	*left = j.go && j.left;
 	return j.go ? j.done : 0;
 }
@@ -1345,7 +1466,7 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
 	dshape x, y;
 	if (n < 2 || !cache || !dense_shape(v, DENSE_BIG, &x))
 		return 0;
-	const int bytes = d8_shape(&x, cond, &y) && max <= y.top;
+	const int bytes = d8_shape(&x, cond, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
 	if (!bytes && !dense_worth(&x, n))
 		return 0;
 	const size_t need = (size_t)x.P * sizeof(int16_t);

@@ -170,6 +170,40 @@ static int meets(const lbt_steps_stop *st, const lbt_counts *c)
 }
 
 enum { LONGEST = 64 }; /* the engine's longest call (src/exec/run.c, BATCH) */
+
+/* This file's own load (beyond checkasm.c's kinds), for the byte copy's
+ * piles (lm_dense.h): on a torus of 3-D and up, a pile of 2^20 at PE
+ * 3P/4 + 5 with a cone of loads around it (117, the others' bound at D =
+ * 3, up to 3 steps from it, then 6 less a step), a pile of 134 at P/4 + 7
+ * (below 128 after a few steps), every other load 0..3. */
+enum { L_CONE = NLOADS };
+static const char *load_name(int kind)
+{
+	return kind == L_CONE ? "cone" : ck_load_names[kind];
+}
+static void cone_fill(ck_pair *p, const lbt_shape *s)
+{
+	const int64_t P = lbt_shape_pes(s), c = 3 * P / 4 + 5;
+	int32_t *d = malloc((size_t)P * sizeof *d);
+	cr_assert(d);
+	ck_fill(d, P, L_SMALL, (uint64_t)P, 0);
+	for (int64_t i = 0; i < P; i++) {
+		int64_t dist = 0, a = i, b = c;
+		for (int k = s->dims - 1; k >= 0; k--) {
+			const int64_t x = a % s->ext[k], y = b % s->ext[k], e = x > y ? x - y : y - x;
+			dist += e < s->ext[k] - e ? e : s->ext[k] - e;
+			a /= s->ext[k];
+			b /= s->ext[k];
+		}
+		const int64_t cone = dist <= 3 ? 117 : 117 - 6 * (dist - 3);
+		d[i] = dist ? (cone > d[i] ? (int32_t)cone : d[i]) : 1 << 20;
+	}
+	d[P / 4 + 7] = 134;
+	lbt_grid_import(&p->ref, d);
+	lbt_grid_import(&p->vec, d);
+	free(d);
+}
+
 /* Returns the calls that did several steps from a grid with a load beyond
  * bytes (above 125). */
 static int steps_calls(int cond, const lbt_shape *s, int kind, int threads, int steps, int max_hint, int use_stop,
@@ -177,8 +211,12 @@ static int steps_calls(int cond, const lbt_shape *s, int kind, int threads, int 
 {
 	const uint64_t seed = (uint64_t)lbt_shape_pes(s) * 131 + (uint64_t)kind;
 	ck_pair p, q; /* q: the extremes after step 3 */
-	ck_pair_open(&p, s, kind, threads, seed, CK_MESHTOP | CK_NOSCRATCH);
-	ck_pair_open(&q, s, kind, 1, seed, CK_MESHTOP | CK_NOSCRATCH);
+	ck_pair_open(&p, s, kind == L_CONE ? L_ZEROS : kind, threads, seed, CK_MESHTOP | CK_NOSCRATCH);
+	ck_pair_open(&q, s, kind == L_CONE ? L_ZEROS : kind, 1, seed, CK_MESHTOP | CK_NOSCRATCH);
+	if (kind == L_CONE) {
+		cone_fill(&p, s);
+		cone_fill(&q, s);
+	}
 	lbt_stats st, s3;
 	lbt_grid_stats(&p.vec, &st);
 	int32_t max = (int32_t)st.max;
@@ -199,10 +237,10 @@ static int steps_calls(int cond, const lbt_shape *s, int kind, int threads, int 
 		cr_assert(got >= 1 && got <= want, "lm-c%d on %s: lm_steps asked for %d did %d", cond, ck_new->isa, want, got);
 		for (int i = 0; use_stop && i + 1 < got; i++)
 			cr_assert(!meets(&stop, &cv[i]), "lm-c%d on %s: shape %s, load %s: a call went on after step %d of %d, "
-			          "which met its stop", cond, ck_new->isa, p.sh, ck_load_names[kind], i + 1, got);
+			          "which met its stop", cond, ck_new->isa, p.sh, load_name(kind), i + 1, got);
 		cr_assert(!use_stop || got == 1 || got == want || meets(&stop, &cv[got - 1]),
 		          "lm-c%d on %s: shape %s, load %s: a call of %d steps ended after %d for nothing", cond, ck_new->isa,
-		          p.sh, ck_load_names[kind], want, got);
+		          p.sh, load_name(kind), want, got);
 		several += got > 1 && max > 125;
 		for (int i = 0; i < got; i++, t++) {
 			lbt_counts cr = {0};
@@ -212,15 +250,15 @@ static int steps_calls(int cond, const lbt_shape *s, int kind, int threads, int 
 			    st.min != cv[i].min || st.total != cv[i].total)
 				cr_assert_fail("lm-c%d lm_steps on %s: shape %s (%s), load %s, %d threads: step %d (%d of a call of "
 				               "%d) counts moved %lld shifts %lld max %d min %d total %lld, want %lld %lld %d %d %lld",
-				               cond, ck_new->isa, p.sh, p.bd, ck_load_names[kind], threads, t + 1, i + 1, got,
+				               cond, ck_new->isa, p.sh, p.bd, load_name(kind), threads, t + 1, i + 1, got,
 				               (long long)cv[i].moved, (long long)cv[i].shifts, cv[i].max, cv[i].min,
 				               (long long)cv[i].total, (long long)cr.moved, (long long)cr.shifts, (int)st.max,
 				               (int)st.min, (long long)st.total);
 			max = cv[i].max;
 		}
-		char what[32];
-		snprintf(what, sizeof what, "lm-c%d lm_steps", cond);
-		ck_same_grids(&p, what, kind, t);
+		char what[40];
+		snprintf(what, sizeof what, kind == L_CONE ? "lm-c%d lm_steps (cone, not zeros)" : "lm-c%d lm_steps", cond);
+		ck_same_grids(&p, what, kind == L_CONE ? L_ZEROS : kind, t);
 	}
 	free(cache.mem);
 	ck_pair_close(&p);
@@ -303,6 +341,24 @@ static void big_rings(void)
 	for (int cond = 0; cond < LBT_NCOND; cond++)
 		steps_calls(cond, &mesh, kinds[cond % 3], 2, 4, cond % 2, 0, 4);
 	steps_calls(LBT_C0, &ring, L_WIDE, 1, 3, 1, 0, 3); /* a call of 1 step, then one of 2 */
+}
+
+/* Piles out of the byte copy's lanes (lm_dense.h), in calls of up to 64
+ * steps: L_POINT on 4x4x8 (the others' bound passes D8LO within a call
+ * and is read again; the other loads pass it; the pile falls below 128 and
+ * the call goes on in the int16 copy), torus and mesh; the cone on
+ * 64x32x64 asked for 2 threads (a team of 2, each with a pile in its
+ * range; the others read again every step; under LM-C1, told no maximum,
+ * the small pile falls below 128). */
+static void byte_piles(void)
+{
+	const lbt_shape small[] = {ck_grid("4x4x8", "torus"), ck_grid("4x4x8", "mesh,torus,torus")},
+	                cone = ck_grid("64x32x64", "torus");
+	static const int conds[] = {LBT_C0, LBT_C1, LBT_C3, LBT_C5}; /* the byte copy's */
+	for (size_t i = 0; i < sizeof conds / sizeof *conds; i++)
+		for (int b = 0; b < 2; b++)
+			steps_calls(conds[i], &small[b], L_POINT, 1, 200, 1, 0, LONGEST);
+	steps_calls(LBT_C1, &cone, L_CONE, 2, 12, 0, 0, LONGEST);
 }
 
 /* lm_steps on the grids of the dense int16 copy: calls of up to 13 steps in
@@ -762,6 +818,7 @@ static void steps_full(void)
 	steps_on(STEPS_QUICK, STEPS_GRIDS);
 	rings_on(RINGS_QUICK, RING_GRIDS);
 	big_rings();
+	byte_piles();
 	dense_steps_on();
 	bytes_on(BYTES_QUICK, BYTE_GRIDS);
 	team_steps();
