@@ -10,7 +10,6 @@
 #define lanes_in LN(lanes_in)
 #define lanes_out LN(lanes_out)
 #define lanes_pair LN(lanes_pair)
-#define lanes_col1_stats LN(lanes_col1_stats)
 #define lanes_last_k LN(lanes_last_k)
 #define lanes_last2 LN(lanes_last2)
 #define lanes LN(lanes)
@@ -76,53 +75,13 @@ static ALWAYS_INLINE void lanes_pair(VL *a, VL *b, VL L, int real, VL *sum, VLI 
 	*lo = L_MIN(*lo, f);
 }
 
-/* Colour 1 of the last axis for K groups with the step's statistics in the
- * same loop (lanes_last_k's fused case: no colour 2, so that every PE is
- * final once its colour 1 pair is done): the wrap-around pair (n - 1, 0)
- * first, if it has colour 1, its |f| added to the row's sum after the
- * others, as the reference adds it (the maxima and the integer amount do not
- * depend on the order); then each row's total and extremes run left to
- * right, PE 0 first, each PE as soon as it is final. */
-static ALWAYS_INLINE void lanes_col1_stats(int K, VL *const *T, int64_t n, int wrap, VL L, int real, VL *sum, VLI *mv,
-                                           VL *rr, VL *lo, VL *s, VL *x, VL *y)
-{
-	VL ws[2];
-	for (int g = 0; g < K; g++) {
-		ws[g] = L_ZERO();
-		if (wrap)
-			lanes_pair(&T[g][n - 1], &T[g][0], L, real, &ws[g], &mv[g], &rr[g], &lo[g]);
-		s[g] = L_ADD(L_ZERO(), T[g][0]);
-		x[g] = L_MAX(T[g][0], x[g]);
-		y[g] = L_MIN(T[g][0], y[g]);
-	}
-	int64_t i = 1;
-	for (; i + 1 < n; i += 2)
-		for (int g = 0; g < K; g++) {
-			lanes_pair(&T[g][i], &T[g][i + 1], L, real, &sum[g], &mv[g], &rr[g], &lo[g]);
-			s[g] = L_ADD(L_ADD(s[g], T[g][i]), T[g][i + 1]);
-			x[g] = L_MAX(T[g][i + 1], L_MAX(T[g][i], x[g]));
-			y[g] = L_MIN(T[g][i + 1], L_MIN(T[g][i], y[g]));
-		}
-	for (int g = 0; g < K; g++) {
-		for (int64_t j = i; j < n; j++) { /* an even row's last PE: final since colour 0 */
-			s[g] = L_ADD(s[g], T[g][j]);
-			x[g] = L_MAX(T[g][j], x[g]);
-			y[g] = L_MIN(T[g][j], y[g]);
-		}
-		if (wrap)
-			sum[g] = L_ADD(sum[g], ws[g]);
-	}
-}
-
 /* The lanes of K groups T[g] (K = 1 or 2; lane q: row row[g][q]): every
  * colour of the last axis (has[col]: the axis has pairs of it), each
  * colour's row sums into rs[col][row[g][q]] and its folds into A[col]; if
  * tot, the statistics too: the rows' totals into tot[row[g][q]] (each left
  * to right), the integer ones (exact) into *itot, and each lane's extremes
- * folded into mx[g], mn[g] (ties keep the earlier); in colour 1's loop where
- * colour 1 is the last (lanes_col1_stats), else in a pass of their own. Two
- * groups side by side run two independent chains (a lane's sum is an add's
- * latency a pair). */
+ * folded into mx[g], mn[g] (ties keep the earlier). Two groups side by side
+ * run two independent chains (a lane's sum is an add's latency a pair). */
 static ALWAYS_INLINE void lanes_last_k(const job *J, int K, VL *const *T, const int64_t *const *row, const int *has,
                                        double *const *rs, part *A, double *tot, VL *mx, VL *mn, int64_t *itot)
 {
@@ -130,13 +89,6 @@ static ALWAYS_INLINE void lanes_last_k(const job *J, int K, VL *const *T, const 
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last];
 	const VL L = L_SET1(J->lambda);
-	const int fused = tot && has[1] && !has[2];
-	VL s[2], x[2], y[2];
-	for (int g = 0; g < K; g++) {
-		s[g] = L_ZERO();
-		x[g] = mx[g];
-		y[g] = mn[g];
-	}
 	for (int col = 0; col < 3; col++) {
 		if (!has[col])
 			continue;
@@ -149,34 +101,26 @@ static ALWAYS_INLINE void lanes_last_k(const job *J, int K, VL *const *T, const 
 			mv[g] = L_IZERO();
 		}
 		const int64_t i0 = col < 2 ? col : n;
-		const int wrap = lbt_de_color(n - 1, n, v->torus[last]) == col;
-		if (fused && col == 1) {
-			if (J->real)
-				lanes_col1_stats(K, T, n, wrap, L, 1, sum, mv, rr, lo, s, x, y);
-			else
-				lanes_col1_stats(K, T, n, wrap, L, 0, sum, mv, rr, lo, s, x, y);
-		} else {
-			if (J->real)
-				for (int64_t i = i0; i + 1 < n; i += 2)
-					for (int g = 0; g < K; g++)
-						lanes_pair(&T[g][i], &T[g][i + 1], L, 1, &sum[g], &mv[g], &rr[g], &lo[g]);
-			else
-				for (int64_t i = i0; i + 1 < n; i += 2)
-					for (int g = 0; g < K; g++)
-						lanes_pair(&T[g][i], &T[g][i + 1], L, 0, &sum[g], &mv[g], &rr[g], &lo[g]);
-			if (wrap)
+		if (J->real)
+			for (int64_t i = i0; i + 1 < n; i += 2)
 				for (int g = 0; g < K; g++)
-					lanes_pair(&T[g][n - 1], &T[g][0], L, J->real, &sum[g], &mv[g], &rr[g], &lo[g]);
-		}
+					lanes_pair(&T[g][i], &T[g][i + 1], L, 1, &sum[g], &mv[g], &rr[g], &lo[g]);
+		else
+			for (int64_t i = i0; i + 1 < n; i += 2)
+				for (int g = 0; g < K; g++)
+					lanes_pair(&T[g][i], &T[g][i + 1], L, 0, &sum[g], &mv[g], &rr[g], &lo[g]);
+		if (lbt_de_color(n - 1, n, v->torus[last]) == col)
+			for (int g = 0; g < K; g++)
+				lanes_pair(&T[g][n - 1], &T[g][0], L, J->real, &sum[g], &mv[g], &rr[g], &lo[g]);
 		for (int g = 0; g < K; g++) {
-			double sv[NL], r[NL], l[NL];
+			double s[NL], r[NL], l[NL];
 			int64_t m[NL];
-			L_STOREU(sv, sum[g]);
+			L_STOREU(s, sum[g]);
 			L_STOREU(r, rr[g]);
 			L_STOREU(l, lo[g]);
 			L_ISTOREU((void *)m, mv[g]);
 			for (int q = 0; q < NL; q++) {
-				rs[col][row[g][q]] = sv[q];
+				rs[col][row[g][q]] = s[q];
 				A[col].right = maxd(A[col].right, r[q]);
 				A[col].left = maxd(A[col].left, -l[q]);
 				A[col].moved += m[q];
@@ -184,13 +128,18 @@ static ALWAYS_INLINE void lanes_last_k(const job *J, int K, VL *const *T, const 
 		}
 	}
 	if (tot) {
-		if (!fused)
-			for (int64_t i = 0; i < n; i++)
-				for (int g = 0; g < K; g++) {
-					s[g] = L_ADD(s[g], T[g][i]);
-					x[g] = L_MAX(T[g][i], x[g]);
-					y[g] = L_MIN(T[g][i], y[g]);
-				}
+		VL s[2], x[2], y[2];
+		for (int g = 0; g < K; g++) {
+			s[g] = L_ZERO();
+			x[g] = mx[g];
+			y[g] = mn[g];
+		}
+		for (int64_t i = 0; i < n; i++)
+			for (int g = 0; g < K; g++) {
+				s[g] = L_ADD(s[g], T[g][i]);
+				x[g] = L_MAX(T[g][i], x[g]);
+				y[g] = L_MIN(T[g][i], y[g]);
+			}
 		for (int g = 0; g < K; g++) {
 			mx[g] = x[g];
 			mn[g] = y[g];
@@ -582,7 +531,6 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 #undef lanes_in
 #undef lanes_out
 #undef lanes_pair
-#undef lanes_col1_stats
 #undef lanes_last_k
 #undef lanes_last2
 #undef lanes
