@@ -303,33 +303,6 @@ static ALWAYS_INLINE void lane_pe(const job *J, const int64_t *off, int k, int64
 			v->load[off[q] + i] = (int32_t)x[q];
 }
 
-/* Four rows at off into the lanes of T (T[i]: the rows' PEs i). */
-static void lanes_in(const job *J, const int64_t *off, VD *T)
-{
-	const int64_t n = J->v->ext[J->v->dims - 1];
-	int64_t i = 0;
-	for (; i + 4 <= n; i += 4)
-		tr_in4(J, off, i, T + i);
-	for (; i < n; i++) {
-		double x[4];
-		lane_pe(J, off, 4, i, x, 1);
-		T[i] = simde_mm256_loadu_pd(x);
-	}
-}
-
-static void lanes_out(const job *J, const int64_t *off, const VD *T)
-{
-	const int64_t n = J->v->ext[J->v->dims - 1];
-	int64_t i = 0;
-	for (; i + 4 <= n; i += 4)
-		tr_out4(J, off, i, T + i);
-	for (; i < n; i++) {
-		double x[4];
-		simde_mm256_storeu_pd(x, T[i]);
-		lane_pe(J, off, 4, i, x, 0);
-	}
-}
-
 #define NL 4
 #define VL VD
 #define VLI simde__m256i
@@ -356,8 +329,9 @@ static void lanes_out(const job *J, const int64_t *off, const VD *T)
 #define L_MASKMESH simde_mm256_castsi256_pd(simde_mm256_set_epi64x(0, -1, -1, -1)) /* the last lane off */
 #define L_MASKZ(m, a) simde_mm256_and_pd((a), (m))                                 /* +0 where m is off */
 #define L_MASKADD(y, m, a) simde_mm256_blendv_pd((y), simde_mm256_add_pd((y), (a)), (m)) /* y where m is off */
-#define L_IN lanes_in
-#define L_OUT lanes_out
+#define L_LOADU(p) simde_mm256_loadu_pd(p)
+#define L_TR_IN tr_in4
+#define L_TR_OUT tr_out4
 #include "de_lanes.h" /* which undefines NL and the L_* it was given */
 
 #if W == 16
@@ -367,42 +341,25 @@ static void lanes_out(const job *J, const int64_t *off, const VD *T)
  * the low half and 4-7 in the high one. */
 typedef simde__m512d VD8;
 
-static void lanes_in8(const job *J, const int64_t *off, VD8 *T)
+/* PEs i .. i+3 of the eight rows at off into x[0..3] (tr_in4's rows 0-3 the low half, 4-7 the high one),
+ * or back. */
+static ALWAYS_INLINE void tr_in8(const job *J, const int64_t *off, int64_t i, VD8 *x)
 {
-	const int64_t n = J->v->ext[J->v->dims - 1];
-	int64_t i = 0;
-	for (; i + 4 <= n; i += 4) {
-		VD lo[4], hi[4];
-		tr_in4(J, off, i, lo);
-		tr_in4(J, off + 4, i, hi);
-		for (int k = 0; k < 4; k++)
-			T[i + k] = simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(lo[k]), hi[k], 1);
-	}
-	for (; i < n; i++) {
-		double x[8];
-		lane_pe(J, off, 8, i, x, 1);
-		T[i] = simde_mm512_loadu_pd(x);
-	}
+	VD lo[4], hi[4];
+	tr_in4(J, off, i, lo);
+	tr_in4(J, off + 4, i, hi);
+	for (int k = 0; k < 4; k++)
+		x[k] = simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(lo[k]), hi[k], 1);
 }
-
-static void lanes_out8(const job *J, const int64_t *off, const VD8 *T)
+static ALWAYS_INLINE void tr_out8(const job *J, const int64_t *off, int64_t i, const VD8 *x)
 {
-	const int64_t n = J->v->ext[J->v->dims - 1];
-	int64_t i = 0;
-	for (; i + 4 <= n; i += 4) {
-		VD lo[4], hi[4];
-		for (int k = 0; k < 4; k++) {
-			lo[k] = simde_mm512_castpd512_pd256(T[i + k]);
-			hi[k] = simde_mm512_extractf64x4_pd(T[i + k], 1);
-		}
-		tr_out4(J, off, i, lo);
-		tr_out4(J, off + 4, i, hi);
+	VD lo[4], hi[4];
+	for (int k = 0; k < 4; k++) {
+		lo[k] = simde_mm512_castpd512_pd256(x[k]);
+		hi[k] = simde_mm512_extractf64x4_pd(x[k], 1);
 	}
-	for (; i < n; i++) {
-		double x[8];
-		simde_mm512_storeu_pd(x, T[i]);
-		lane_pe(J, off, 8, i, x, 0);
-	}
+	tr_out4(J, off, i, lo);
+	tr_out4(J, off + 4, i, hi);
 }
 
 #define NL 8
@@ -433,8 +390,9 @@ static void lanes_out8(const job *J, const int64_t *off, const VD8 *T)
 #define L_MASKMESH ((simde__mmask8)0x7f)
 #define L_MASKZ(m, a) simde_mm512_maskz_mov_pd((m), (a))
 #define L_MASKADD(y, m, a) simde_mm512_mask_add_pd((y), (m), (y), (a))
-#define L_IN lanes_in8
-#define L_OUT lanes_out8
+#define L_LOADU(p) simde_mm512_loadu_pd(p)
+#define L_TR_IN tr_in8
+#define L_TR_OUT tr_out8
 #include "de_lanes.h" /* which undefines NL and the L_* it was given */
 #endif
 
@@ -455,7 +413,7 @@ static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *
 		row[q] = r0 + q;
 		off[q] = lbt_fiber_base(v, last, r0 + q) - v->load;
 	}
-	lanes_in(J, off, T);
+	lanes_in_4(J, off, T);
 	VD mx = simde_mm256_set1_pd(-HUGE_VAL), mn = simde_mm256_set1_pd(HUGE_VAL);
 	int64_t itot = 0;
 	lanes_last(J, T, row, has, rs, A, X ? tot : NULL, &mx, &mn, &itot);
@@ -469,7 +427,7 @@ static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *
 		}
 		X->total += itot;
 	}
-	lanes_out(J, off, T);
+	lanes_out_4(J, off, T);
 }
 
 /* Four rows wa[q] with their partner rows wb[q] on an outer axis (real

@@ -3,10 +3,12 @@
  * once per lane count: NL = 4 (256-bit vectors: AVX2, and AVX-512 where the
  * first extent is 8 mod 16) and NL = 8 (512-bit vectors, AVX-512). The
  * includer defines NL, the vector types VL (NL doubles), VLI (NL int64),
- * LMASK (a lane mask), the operations L_* below, L_IN and L_OUT (NL rows
- * into lanes and back) and LN(x) (a name per lane count), which this file
- * undefines at its end; every function here gets LN's name, so the two
+ * LMASK (a lane mask), the operations L_* below, L_TR_IN and L_TR_OUT (PEs
+ * i .. i+3 of NL rows into four vectors and back) and LN(x) (a name per lane
+ * count), which this file undefines at its end; every function here gets LN's name, so the two
  * inclusions link side by side. */
+#define lanes_in LN(lanes_in)
+#define lanes_out LN(lanes_out)
 #define lanes_pair LN(lanes_pair)
 #define lanes_last_k LN(lanes_last_k)
 #define lanes_last2 LN(lanes_last2)
@@ -23,6 +25,35 @@
 #define lanes_last_sub LN(lanes_last_sub)
 #define lanes_sweep2 LN(lanes_sweep2)
 #define lane_steps LN(lane_steps)
+
+/* NL rows at off into the lanes of T (T[i]: the rows' PEs i), four PEs at a
+ * time, a row's last ones (fewer than four) one by one. */
+static void lanes_in(const job *J, const int64_t *off, VL *T)
+{
+	const int64_t n = J->v->ext[J->v->dims - 1];
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4)
+		L_TR_IN(J, off, i, T + i);
+	for (; i < n; i++) {
+		double x[NL];
+		lane_pe(J, off, NL, i, x, 1);
+		T[i] = L_LOADU(x);
+	}
+}
+
+/* lanes_in's inverse: T back into the NL rows at off. */
+static void lanes_out(const job *J, const int64_t *off, const VL *T)
+{
+	const int64_t n = J->v->ext[J->v->dims - 1];
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4)
+		L_TR_OUT(J, off, i, T + i);
+	for (; i < n; i++) {
+		double x[NL];
+		L_STOREU(x, T[i]);
+		lane_pe(J, off, NL, i, x, 0);
+	}
+}
 
 /* One pair of columns (a, b) of T: the reference's operations, NL rows at once. The left maximum is
  * folded as the least flow lo (max(-f) = -min(f); -0 or +0 where it is zero, which the +0 folded in first
@@ -180,9 +211,9 @@ static void lanes_move(const lanes *X, int in, int NT, int par)
 		for (int q = 0; q < NL; q++)
 			off[q] = lbt_fiber_base(v, last, q * X->B + j) - v->load;
 		if (in)
-			L_IN(&X->J, off, X->G + j * X->n);
+			lanes_in(&X->J, off, X->G + j * X->n);
 		else
-			L_OUT(&X->J, off, X->G + j * X->n);
+			lanes_out(&X->J, off, X->G + j * X->n);
 	}
 }
 
@@ -497,6 +528,8 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 	return s;
 }
 
+#undef lanes_in
+#undef lanes_out
 #undef lanes_pair
 #undef lanes_last_k
 #undef lanes_last2
@@ -539,5 +572,6 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 #undef L_MASKMESH
 #undef L_MASKZ
 #undef L_MASKADD
-#undef L_IN
-#undef L_OUT
+#undef L_LOADU
+#undef L_TR_IN
+#undef L_TR_OUT
