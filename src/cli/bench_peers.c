@@ -103,6 +103,28 @@ typedef struct {
 	int64_t steps;
 } ptime;
 
+/* One side's least runs (lbtorus or a peer): of the case, and of one step
+ * (its steps 0 where the case does not time one). */
+typedef struct {
+	ptime whole, one;
+} pside;
+
+#define PSIDE_NONE ((pside){{1e300, 0}, {1e300, 0}})
+
+static void keep_least(ptime *k, ptime t)
+{
+	if (t.seconds < k->seconds)
+		*k = t;
+}
+
+/* The steps after the first: the least run of the case less the least run
+ * of one step (what a run does once left out); a case that timed no
+ * one-step run (until balanced) is its whole run. */
+static ptime warm(const pside *s)
+{
+	return s->one.steps ? (ptime){s->whole.seconds - s->one.seconds, s->whole.steps - s->one.steps} : s->whole;
+}
+
 /* A case's grids (dense int32): the initial one, lbtorus's final one, the peers'. */
 typedef struct {
 	int32_t *init, *want, *grid;
@@ -148,17 +170,16 @@ static int time_lbtorus(const pcase *c, int64_t steps, int threads, const volati
 }
 
 /* Case c `reps` times, lbtorus and the two peers interleaved, each its run
- * of the case and (a case of N > 1 fixed steps) its run of one step: the
- * least of each side's runs, less the least of its one-step runs, into lbt,
- * cl, sp; *same: both peers' runs of the case ended in lbtorus's state. */
+ * of the case and (a case of N > 1 fixed steps) its run of one step, the
+ * least of each kind into side[0] (lbtorus), side[1] (the C loop) and
+ * side[2] (the strong peer); *same: both peers' runs of the case ended in
+ * lbtorus's state. */
 static int time_lm_case(const pcase *c, int thr, int reps, const volatile sig_atomic_t *stop, const pgrids *g,
-                        ptime *lbt, ptime *cl, ptime *sp, int *same)
+                        pside side[3], int *same)
 {
-	ptime one[3] = {{1e300, 0}, {1e300, 0}, {1e300, 0}}; /* lbtorus, C loop, strong peer: one step */
-	ptime *best[3] = {lbt, cl, sp};
-	const int warm = c->steps > 1;
+	const int warm_too = c->steps > 1;
 	for (int r = 0; r < reps; r++)
-		for (int w = 0; w <= warm; w++) {
+		for (int w = 0; w <= warm_too; w++) {
 			const int64_t steps = w ? 1 : c->steps;
 			ptime t;
 			lbt_err e;
@@ -170,14 +191,11 @@ static int time_lm_case(const pcase *c, int thr, int reps, const volatile sig_at
 				if (i && time_peer(i - 1, c, steps, g, thr, &t) < 0)
 					return cli_fail(LBT_ENOMEM, "bench --peers: out of memory in %s",
 					                i == 2 ? "the strong peer" : "the C loop");
-				ptime *k = w ? &one[i] : best[i];
-				*k = t.seconds < k->seconds ? t : *k;
+				keep_least(w ? &side[i].one : &side[i].whole, t);
 				if (i && !w)
 					*same &= t.steps == ran && !memcmp(g->grid, g->want, (size_t)(c->R * c->C) * sizeof *g->grid);
 			}
 		}
-	for (int i = 0; i < 3 && warm; i++)
-		*best[i] = (ptime){best[i]->seconds - one[i].seconds, best[i]->steps - one[i].steps};
 	return 0;
 }
 
@@ -232,9 +250,9 @@ static int have_numpy(void)
 
 /* The table's row of case ci and its element of the JSON array "peers";
  * np: NULL if NumPy did not run. */
-static void print_lm_row(size_t ci, const pcase *c, int thr, const ptime *lbt, const ptime *cl, const ptime *sp,
-                         const ptime *np, int same, FILE *js)
+static void print_lm_row(size_t ci, const pcase *c, int thr, const pside side[3], const ptime *np, int same, FILE *js)
 {
+	const ptime l = warm(&side[0]), k = warm(&side[1]), p = warm(&side[2]), *lbt = &l, *cl = &k, *sp = &p;
 	const double per = lbt->seconds / (double)lbt->steps;
 	const double rc = cl->seconds / (double)cl->steps / per, rs = sp->seconds / (double)sp->steps / per;
 	const double rn = np ? np->seconds / (double)np->steps / per : 0;
@@ -289,12 +307,13 @@ static int bench_lm(int quick, int ncores, const volatile sig_atomic_t *stop, FI
 		const int thr = c->threads ? c->threads : ncores;
 		const size_t bytes = (size_t)(c->R * c->C) * sizeof(int32_t);
 		pgrids g = {malloc(bytes), malloc(bytes), malloc(bytes)};
-		ptime lbt = {1e300, 0}, cl = {1e300, 0}, sp = {1e300, 0}, np = {0, 0};
+		pside side[3] = {PSIDE_NONE, PSIDE_NONE, PSIDE_NONE};
+		ptime np = {0, 0};
 		int same = 1, have_np = 0;
 		if (!g.init || !g.want || !g.grid)
 			status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", c->shape);
 		if (!status)
-			status = time_lm_case(c, thr, reps, stop, &g, &lbt, &cl, &sp, &same);
+			status = time_lm_case(c, thr, reps, stop, &g, side, &same);
 		if (!status && numpy)
 			have_np = !time_numpy(c, g.init, np_budget, &np);
 		free(g.init);
@@ -302,7 +321,7 @@ static int bench_lm(int quick, int ncores, const volatile sig_atomic_t *stop, FI
 		free(g.grid);
 		if (status)
 			break;
-		print_lm_row(ci, c, thr, &lbt, &cl, &sp, have_np ? &np : NULL, same, js);
+		print_lm_row(ci, c, thr, side, have_np ? &np : NULL, same, js);
 		if (!same)
 			status = cli_fail(LBT_EINTERNAL, "bench --peers: the C loop and lbtorus disagree on %s %s", c->shape, c->init);
 	}
@@ -354,29 +373,29 @@ static int run_method(const mcase *m, const msize *z, int64_t steps, const volat
 }
 
 /* Method m on size z `reps` times, lbtorus and its C loop interleaved, each
- * a run of z->steps and a run of one step: the least CPU seconds of each
- * kind into run[0] (lbtorus) and run[1] (the C loop), and of one step into
- * one[0], one[1]; *same: the loop's runs of z->steps ended in lbtorus's
- * state every time. init, want, grid: room for the grid; ws: the C loop's
- * workspace (peer_method_run), touched before. */
+ * a run of z->steps and a run of one step, the least CPU seconds of each
+ * kind into side[0] (lbtorus) and side[1] (the C loop); *same: the loop's
+ * runs of z->steps ended in lbtorus's state every time. init, want, grid:
+ * room for the grid; ws: the C loop's workspace (peer_method_run), touched
+ * before. */
 static int time_method_case(const mcase *m, const msize *z, int reps, const volatile sig_atomic_t *stop, char *init,
-                            char *want, char *grid, int64_t *ws, double run[2], double one[2], int *same)
+                            char *want, char *grid, int64_t *ws, pside side[2], int *same)
 {
 	const size_t bytes = (size_t)(z->R * z->C * (m->real ? 8 : 4));
 	for (int r = 0; r < reps; r++)
 		for (int w = 0; w < 2; w++) {
 			const int64_t steps = w ? 1 : z->steps;
-			double *best = w ? one : run, t;
+			ptime t = {0, steps};
 			lbt_err e;
-			int s = run_method(m, z, steps, stop, init, w ? grid : want, &t, &e);
+			int s = run_method(m, z, steps, stop, init, w ? grid : want, &t.seconds, &e);
 			if (s)
 				return s;
-			best[0] = t < best[0] ? t : best[0];
+			keep_least(w ? &side[0].one : &side[0].whole, t);
 			memcpy(grid, init, bytes);
 			const double t0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
 			peer_method_run(m->peer, grid, z->R, z->C, steps, m->param, ws);
-			t = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
-			best[1] = t < best[1] ? t : best[1];
+			t.seconds = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
+			keep_least(w ? &side[1].one : &side[1].whole, t);
 			if (!w)
 				*same &= !memcmp(grid, want, bytes);
 		}
@@ -384,21 +403,20 @@ static int time_method_case(const mcase *m, const msize *z, int reps, const vola
 }
 
 /* The table's row and the element of the JSON array "method_peers": the
- * steps after the first (a run of z->steps less a run of one, each side),
- * and the whole runs' ratio beside. */
-static void print_method_row(const mcase *m, const msize *z, const double run[2], const double one[2], int same,
-                             int first, FILE *js)
+ * steps after the first, each side, and the whole runs' ratio beside. */
+static void print_method_row(const mcase *m, const msize *z, const pside side[2], int same, int first, FILE *js)
 {
-	const double lbt = run[0] - one[0], cl = run[1] - one[1];
-	const double rate = (double)(z->R * z->C * 2 * (z->steps - 1)) / lbt; /* site updates: PEs x D per step */
-	printf("%-14s %-10s %6lld %11.4f %11.4f %12.3g %8.2f %8.2f%s\n", m->method, z->shape, (long long)(z->steps - 1),
+	const ptime l = warm(&side[0]), k = warm(&side[1]);
+	const double lbt = l.seconds, cl = k.seconds, run[2] = {side[0].whole.seconds, side[1].whole.seconds};
+	const double rate = (double)(z->R * z->C * 2 * l.steps) / lbt; /* site updates: PEs x D per step */
+	printf("%-14s %-10s %6lld %11.4f %11.4f %12.3g %8.2f %8.2f%s\n", m->method, z->shape, (long long)l.steps,
 	       lbt, cl, rate, cl / lbt, run[1] / run[0], same ? "" : "  (C loop ended elsewhere!)");
 	if (js)
 		fprintf(js, "%s{\"method\":\"%s\",\"shape\":\"%s\",\"steps\":%lld,\"timed\":\"after the first\","
 		            "\"threads\":1,\"lbtorus_seconds\":%.6f,\"c_loop_seconds\":%.6f,\"c_loop_same_state\":%s,"
 		            "\"site_updates_per_second\":%.6g,\"c_loop_ratio\":%.4f,\"run_steps\":%lld,"
 		            "\"lbtorus_run_seconds\":%.6f,\"c_loop_run_seconds\":%.6f,\"c_loop_run_ratio\":%.4f}",
-		        first ? "" : ",", m->method, z->shape, (long long)(z->steps - 1), lbt, cl, same ? "true" : "false",
+		        first ? "" : ",", m->method, z->shape, (long long)l.steps, lbt, cl, same ? "true" : "false",
 		        rate, cl / lbt, (long long)z->steps, run[0], run[1], run[1] / run[0]);
 }
 
@@ -449,13 +467,13 @@ static int bench_methods(int quick, const char *methods, const volatile sig_atom
 			const size_t bytes = (size_t)(z->R * z->C * (m->real ? 8 : 4));
 			char *init = malloc(bytes), *want = malloc(bytes), *grid = malloc(bytes);
 			int64_t *ws = malloc((size_t)(4 * z->R * z->C) * sizeof *ws); /* the C loop's flows, touched here */
-			double run[2] = {1e300, 1e300}, one[2] = {1e300, 1e300};
+			pside side[2] = {PSIDE_NONE, PSIDE_NONE};
 			int same = 1;
 			if (!init || !want || !grid || !ws)
 				status = cli_fail(LBT_ENOMEM, "bench --peers: out of memory for %s", z->shape);
 			else {
 				memset(ws, 0, (size_t)(4 * z->R * z->C) * sizeof *ws);
-				status = time_method_case(m, z, reps, stop, init, want, grid, ws, run, one, &same);
+				status = time_method_case(m, z, reps, stop, init, want, grid, ws, side, &same);
 			}
 			free(init);
 			free(want);
@@ -463,7 +481,7 @@ static int bench_methods(int quick, const char *methods, const volatile sig_atom
 			free(ws);
 			if (status)
 				break;
-			print_method_row(m, z, run, one, same, first, js);
+			print_method_row(m, z, side, same, first, js);
 			first = 0;
 			if (!same)
 				status = cli_fail(LBT_EINTERNAL, "bench --peers: the C loop and lbtorus disagree on %s %s", m->method,
