@@ -1,5 +1,5 @@
-/* peer_methods.c — what a researcher writes first for each method but the
- * Liquid model (whose loop is bench/peer_lm_c5.c), on a 2-D torus of R x C
+/* peer_methods.c — what a researcher writes first for each method (the
+ * Liquid model's loop is bench/peer_lm_c5.c's, stepped from here), on a 2-D torus of R x C
  * PEs (R, C >= 3, so that every PE has four links): plain loops over a dense
  * row-major grid, a copy where the method reads the old state, the same
  * arithmetic as the method's definition (the paper's equation as a flow per
@@ -10,6 +10,7 @@
  * references, kernels/ref/), in the order on which the bits depend. */
 #include <string.h>
 
+#include "peer_lm_c5.h"
 #include "peer_methods.h"
 
 #define UP(i) ((i) + R - 1) % R
@@ -187,5 +188,6 @@ void peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps
 		case PEER_DE: de_axis(w, NULL, R, C, param, 0), de_axis(w, NULL, R, C, param, 1); break;
 		case PEER_DE_INT: de_axis(NULL, L, R, C, param, 0), de_axis(NULL, L, R, C, param, 1); break;
 		case PEER_DE_AXIS: de_axis(w, NULL, R, C, param, (int)(t % 2)); break;
+		case PEER_LM: peer_lm_step((int)param, L, (int32_t *)f[0], (int32_t *)f[1], R, C); break;
 		}
 }
