@@ -1,5 +1,6 @@
-/* peer_methods.c — what a researcher writes first for each method (the
- * Liquid model's loop is bench/peer_lm_c5.c's, stepped from here), on a 2-D torus of R x C
+/* peer_methods.c — what a researcher writes first for each method but
+ * LM-C5 (whose loop is bench/peer_lm_c5.c, kept as its figures were
+ * measured), on a 2-D torus of R x C
  * PEs (R, C >= 3, so that every PE has four links): plain loops over a dense
  * row-major grid, a copy where the method reads the old state, the same
  * arithmetic as the method's definition (the paper's equation as a flow per
@@ -10,7 +11,6 @@
  * references, kernels/ref/), in the order on which the bits depend. */
 #include <string.h>
 
-#include "peer_lm_c5.h"
 #include "peer_methods.h"
 
 #define UP(i) ((i) + R - 1) % R
@@ -144,6 +144,57 @@ static void nna_def(int32_t *L, int64_t *r[4], int64_t R, int64_t C)
 		}
 }
 
+/* Henrich's Liquid model (Table 1, Definition 1) under condition `cond`:
+ * P_i shifts one element to P_{i+1}, given L_{i-1}, L_i, L_{i+1}. */
+static inline int32_t shift(int cond, int32_t prev, int32_t l, int32_t next)
+{
+	const int32_t c1 = l > 1, c2 = c1 | ((l == 1) & (prev > 1)); /* & and |: branch-free, so the loops vectorize */
+	switch (cond) {
+	case 0: return l > 0;
+	case 1: return c1;
+	case 2: return c2;
+	case 3: return c1 & (l >= next);
+	default: return c2 & (l >= next); /* C4 */
+	}
+}
+
+/* One step: L_i += C(i-1) - C(i) along the columns from a copy of the
+ * grid (old), then along each row from a copy with two cells of its wrap
+ * before it and one after (row: C + 3); C(i-1) reads L_{i-2}. */
+static inline __attribute__((always_inline)) void lm(int cond, int32_t *L, int32_t *old, int32_t *row, int64_t R,
+                                                     int64_t C)
+{
+	memcpy(old, L, (size_t)(R * C) * sizeof *old);
+	for (int64_t i = 0; i < R; i++) {
+		const int32_t *up2 = old + (i + R - 2) % R * C, *up = old + UP(i) * C, *me = old + i * C,
+		              *dn = old + DN(i) * C;
+		int32_t *out = L + i * C;
+		for (int64_t j = 0; j < C; j++)
+			out[j] = me[j] - shift(cond, up[j], me[j], dn[j]) + shift(cond, up2[j], up[j], me[j]);
+	}
+	for (int64_t i = 0; i < R; i++) {
+		int32_t *r = L + i * C, *w = row + 2; /* w[-2 .. C]: the row and its wrap */
+		memcpy(w, r, (size_t)C * sizeof *row);
+		w[-2] = r[C - 2];
+		w[-1] = r[C - 1];
+		w[C] = r[0];
+		for (int64_t j = 0; j < C; j++)
+			r[j] = w[j] - shift(cond, w[j - 1], w[j], w[j + 1]) + shift(cond, w[j - 2], w[j - 1], w[j]);
+	}
+}
+
+/* The condition a constant in each loop, as one writes it. */
+static void lm_step(int cond, int32_t *L, int32_t *old, int32_t *row, int64_t R, int64_t C)
+{
+	switch (cond) {
+	case 0: lm(0, L, old, row, R, C); break;
+	case 1: lm(1, L, old, row, R, C); break;
+	case 2: lm(2, L, old, row, R, C); break;
+	case 3: lm(3, L, old, row, R, C); break;
+	default: lm(4, L, old, row, R, C); break;
+	}
+}
+
 /* Cybenko's dimension exchange: per axis (the first axis first), per edge
  * colour (link (k, k+1): k mod 2; the wrap-around: 1 if the extent is even,
  * else 2), each pair moves lambda (a - b). Real or truncated integer flows. */
@@ -188,6 +239,6 @@ void peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps
 		case PEER_DE: de_axis(w, NULL, R, C, param, 0), de_axis(w, NULL, R, C, param, 1); break;
 		case PEER_DE_INT: de_axis(NULL, L, R, C, param, 0), de_axis(NULL, L, R, C, param, 1); break;
 		case PEER_DE_AXIS: de_axis(w, NULL, R, C, param, (int)(t % 2)); break;
-		case PEER_LM: peer_lm_step((int)param, L, (int32_t *)f[0], (int32_t *)f[1], R, C); break;
+		case PEER_LM: lm_step((int)param, L, (int32_t *)f[0], (int32_t *)f[1], R, C); break;
 		}
 }
