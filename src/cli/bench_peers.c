@@ -17,10 +17,10 @@
  * per step is what is compared. Ratios (peer time / lbtorus time, per step)
  * are the figures to quote.
  *
- * Then every other method (but luling-monien, whose random partner choice
- * has no plain loop of a few lines) beside its plain C loop
- * (bench/peer_methods.c) on 2-D tori from uniform:0:100, one thread each,
- * a fixed number of steps; the loop must end in lbtorus's state, bit for
+ * Then every other method (the Liquid model's C0-C4 too; but luling-monien,
+ * whose random partner choice has no plain loop of a few lines) beside its
+ * plain C loop (bench/peer_methods.c) on 2-D tori from uniform:0:100, one
+ * thread each, a fixed number of steps (method_steps); the loop must end in lbtorus's state, bit for
  * bit, or the run fails. Both are timed in CPU time of the process (one
  * thread each), which a machine shared with other work disturbs far less
  * than the wall clock.
