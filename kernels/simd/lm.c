@@ -79,6 +79,15 @@
 #include "simd.h"
 #include "../team.h"
 
+/* The byte copy's pass along the row (lm_dense.h, d8_lanes with s = 1) in
+ * 64 byte lanes, for AVX-512's lm_steps, which calls AVX2's dense copy
+ * (lm_avx512_steps.h, d8row64): blocks u0 .. u1-1 of e PEs (e a multiple
+ * of 64) at b, their counts into out (moved, total, max, min). */
+typedef void (*lbt_d8row_fn)(int cond, int8_t *b, int64_t e, int torus, int64_t u0, int64_t u1, int64_t *out);
+/* The same for the int16 copy (dense_lanes with s = 1) in 32 int16 lanes,
+ * e a multiple of 32 (d16row64). */
+typedef void (*lbt_d16row_fn)(int cond, int16_t *b, int64_t e, int torus, int64_t u0, int64_t u1, int64_t *out);
+
 /* Has a step with these extremes met the stop of an lm_steps call (NULL: none)? */
 static inline int stop_met(const lbt_steps_stop *st, int32_t max, int32_t min)
 {
@@ -1202,7 +1211,8 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 
 #if W == 16
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
-                           lbt_lm_cache *cache, lbt_counts *c); /* lm_dense.h, in the AVX2 kernels */
+                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64,
+                           lbt_d16row_fn row16); /* lm_dense.h, in the AVX2 kernels */
 #endif
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                                    lbt_lm_cache *cache, lbt_counts *c)
@@ -1211,11 +1221,11 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 	if (done)
 		return done;
 #if W == 16
-	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c); /* three axes and more, and rings: AVX2's dense copy */
+	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c, d8row64, d16row64); /* three axes and more, and rings: AVX2's dense copy, its rows' pass in 512-bit vectors */
 	if (!done)
 		done = bytes_steps(v, cond, n, max, stop, cache, c);
 #elif W == 8
-	done = dense_many(v, cond, n, max, stop, cache, c); /* three axes and more, and rings */
+	done = dense_many(v, cond, n, max, stop, cache, c, NULL, NULL); /* three axes and more, and rings */
 	if (!done)
 		done = bytes2_steps(v, cond, n, max, stop, cache, c);
 	if (!done)

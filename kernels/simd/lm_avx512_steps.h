@@ -349,4 +349,164 @@ static void bcut_widen(int32_t *at, int64_t s0, const int8_t *g, int64_t n, int6
 }
 #include "lm_bcut.h"
 
+/* lm_dense.h's byte copy (AVX2's, which AVX-512's lm_steps calls) along
+ * the row: d8_lanes with s = 1 in 64 byte lanes, a block of e PEs (a
+ * multiple of 64) J vectors, the successor's loads one lane across vectors
+ * (BSHR1) and the C_i of the predecessor the mask shifted by one (the
+ * previous vector's last bit in its first); a torus wraps inside the
+ * block, a mesh block's last PE has no link. d8row64_vec updates vector
+ * cur (at p; next the vector after it, csp the previous vector's C_i),
+ * counted, with the statistics, and returns its C_i. */
+typedef struct {
+	V mx, mn, sum;
+	int64_t moved;
+} d8row_regs;
+static ALWAYS_INLINE uint64_t d8row64_vec(const int cond, int8_t *p, V cur, V next, uint64_t csp, uint64_t linked,
+                                          d8row_regs *R)
+{
+	const uint64_t cs = nshift_cond(cond, 1, 0, cur, BSHR1(cur, next)) & linked;
+	const V x = BINC(BDEC(cur, cs), cs << 1 | csp >> 63);
+	R->moved += __builtin_popcountll(cs);
+	R->mx = simde_mm512_max_epi8(R->mx, x);
+	R->mn = simde_mm512_min_epi8(R->mn, x);
+	R->sum = simde_mm512_add_epi64(R->sum, simde_mm512_sad_epu8(x, BSET1(0)));
+	VSTORE(p, x);
+	return cs;
+}
+/* The largest (max) or smallest int8 lane of x. */
+static int64_t d8row_reduce(V x, const int max)
+{
+	const simde__m128i a = simde_mm512_castsi512_si128(x), b = simde_mm512_extracti32x4_epi32(x, 1),
+	                   c = simde_mm512_extracti32x4_epi32(x, 2), d = simde_mm512_extracti32x4_epi32(x, 3);
+	simde__m128i m = max ? simde_mm_max_epi8(simde_mm_max_epi8(a, b), simde_mm_max_epi8(c, d))
+	                     : simde_mm_min_epi8(simde_mm_min_epi8(a, b), simde_mm_min_epi8(c, d));
+	int8_t q[16];
+	simde_mm_storeu_si128((void *)q, m);
+	int64_t r = q[0];
+	for (int i = 1; i < 16; i++)
+		r = max ? (q[i] > r ? q[i] : r) : (q[i] < r ? q[i] : r);
+	return r;
+}
+static ALWAYS_INLINE void d8row64_impl(const int cond, int8_t *b, int64_t e, int torus, int64_t u0, int64_t u1,
+                                       int64_t *out)
+{
+	const int64_t J = e / BW;
+	d8row_regs R = {BSET1(INT8_MIN), BSET1(INT8_MAX), VSET1(0), 0};
+	for (int64_t u = u0; u < u1; u++) {
+		int8_t *p = b + u * e;
+		const V first = VLOAD(p), lastv = VLOAD(p + (J - 1) * BW);
+		/* C_i of the last vector, whose last lane hands it to the first on a torus */
+		uint64_t csp = torus ? nshift_cond(cond, 1, 0, lastv, BSHR1(lastv, first)) : 0;
+		V cur = first;
+		int64_t j = 0;
+		for (; j + 1 < J; j++) {
+			const V next = VLOAD(p + (j + 1) * BW);
+			csp = d8row64_vec(cond, p + j * BW, cur, next, csp, ~(uint64_t)0, &R);
+			cur = next;
+		}
+		d8row64_vec(cond, p + j * BW, cur, torus ? first : BSET1(0), csp, torus ? ~(uint64_t)0 : ~(uint64_t)0 >> 1, &R);
+	}
+	out[0] = R.moved;
+	out[1] = simde_mm512_reduce_add_epi64(R.sum);
+	out[2] = d8row_reduce(R.mx, 1);
+	out[3] = d8row_reduce(R.mn, 0);
+}
+/* lbt_d8row_fn (lm.c), for C0, C1, C3, C5 (the byte copy's) */
+static void d8row64(int cond, int8_t *b, int64_t e, int torus, int64_t u0, int64_t u1, int64_t *out)
+{
+	switch (cond) {
+	case LBT_C0: d8row64_impl(LBT_C0, b, e, torus, u0, u1, out); break;
+	case LBT_C1: d8row64_impl(LBT_C1, b, e, torus, u0, u1, out); break;
+	case LBT_C3: d8row64_impl(LBT_C3, b, e, torus, u0, u1, out); break;
+	default: d8row64_impl(LBT_C5, b, e, torus, u0, u1, out); break;
+	}
+}
+
+/* The int16 copy's pass along the row (lm_dense.h, dense_lanes with s =
+ * 1) in 32 int16 lanes, every condition: a block of e PEs (a multiple of
+ * 32), the neighbours one lane across vectors (HSHL1, HSHR1), the C_i of
+ * the predecessor the mask shifted by one; the sum in int32 pairs emptied
+ * every D16FLUSH vectors (a pair's lane gains at most 65534 a vector). */
+enum { D16FLUSH = 1 << 14 };
+typedef struct {
+	V mx, mn, sum;
+	int64_t moved, total, k;
+} d16row_regs;
+static int64_t d16row_sum(V x)
+{
+	int32_t q[W] __attribute__((aligned(64)));
+	VSTORE(q, x);
+	int64_t t = 0;
+	for (int i = 0; i < W; i++)
+		t += q[i];
+	return t;
+}
+static ALWAYS_INLINE uint32_t d16row64_vec(const int cond, int16_t *p, V prev, V cur, V next, uint32_t csp,
+                                           uint32_t linked, d16row_regs *R)
+{
+	const uint64_t pg = cond == LBT_C2 || cond == LBT_C4 ? ngt1(0, HSHL1(prev, cur)) : 0;
+	const uint32_t cs = (uint32_t)nshift_cond(cond, 0, pg, cur, HSHR1(cur, next)) & linked;
+	const V x = HINC(HDEC(cur, cs), cs << 1 | csp >> 31);
+	R->moved += __builtin_popcount(cs);
+	R->mx = HMAX(R->mx, x);
+	R->mn = HMIN(R->mn, x);
+	R->sum = VADD(R->sum, HPAIRS(x));
+	if (++R->k == D16FLUSH) {
+		R->total += d16row_sum(R->sum);
+		R->sum = VSET1(0);
+		R->k = 0;
+	}
+	VSTORE(p, x);
+	return cs;
+}
+static ALWAYS_INLINE void d16row64_impl(const int cond, int16_t *b, int64_t e, int torus, int64_t u0, int64_t u1,
+                                        int64_t *out)
+{
+	const int64_t J = e / (2 * W);
+	d16row_regs R = {HSET1(INT16_MIN), HSET1(INT16_MAX), VSET1(0), 0, 0, 0};
+	for (int64_t u = u0; u < u1; u++) {
+		int16_t *p = b + u * e;
+		const V first = VLOAD(p), lastv = VLOAD(p + (J - 1) * 2 * W);
+		V prev = torus ? lastv : VSET1(0), cur = first;
+		uint32_t csp = 0;
+		if (torus) { /* C_i of the last vector, whose last lane hands it to the first */
+			const V before = J > 1 ? VLOAD(p + (J - 2) * 2 * W) : lastv;
+			const uint64_t pg = cond == LBT_C2 || cond == LBT_C4 ? ngt1(0, HSHL1(before, lastv)) : 0;
+			csp = (uint32_t)nshift_cond(cond, 0, pg, lastv, HSHR1(lastv, first));
+		}
+		int64_t j = 0;
+		for (; j + 1 < J; j++) {
+			const V next = VLOAD(p + (j + 1) * 2 * W);
+			csp = d16row64_vec(cond, p + j * 2 * W, prev, cur, next, csp, ~(uint32_t)0, &R);
+			prev = cur;
+			cur = next;
+		}
+		d16row64_vec(cond, p + j * 2 * W, prev, cur, torus ? first : VSET1(0), csp,
+		             torus ? ~(uint32_t)0 : ~(uint32_t)0 >> 1, &R);
+	}
+	int16_t mx[2 * W] __attribute__((aligned(64))), mn[2 * W] __attribute__((aligned(64)));
+	VSTORE(mx, R.mx);
+	VSTORE(mn, R.mn);
+	out[0] = R.moved;
+	out[1] = R.total + d16row_sum(R.sum);
+	out[2] = INT16_MIN;
+	out[3] = INT16_MAX;
+	for (int i = 0; i < 2 * W; i++) {
+		out[2] = mx[i] > out[2] ? mx[i] : out[2];
+		out[3] = mn[i] < out[3] ? mn[i] : out[3];
+	}
+}
+/* lbt_d16row_fn (lm.c) */
+static void d16row64(int cond, int16_t *b, int64_t e, int torus, int64_t u0, int64_t u1, int64_t *out)
+{
+	switch (cond) {
+	case LBT_C0: d16row64_impl(LBT_C0, b, e, torus, u0, u1, out); break;
+	case LBT_C1: d16row64_impl(LBT_C1, b, e, torus, u0, u1, out); break;
+	case LBT_C2: d16row64_impl(LBT_C2, b, e, torus, u0, u1, out); break;
+	case LBT_C3: d16row64_impl(LBT_C3, b, e, torus, u0, u1, out); break;
+	case LBT_C4: d16row64_impl(LBT_C4, b, e, torus, u0, u1, out); break;
+	default: d16row64_impl(LBT_C5, b, e, torus, u0, u1, out); break;
+	}
+}
+
 #endif

@@ -1,6 +1,8 @@
 /* lm_dense.h — grids of three and more dimensions, and rings, in one dense
  * int16 copy (AVX2; part of lm.c, included for W == 8 after lm_avx2.h;
- * AVX-512's lm_steps calls it too: lbt_simd_lm_dense_avx2, at the end).
+ * AVX-512's lm_steps calls it too: lbt_simd_lm_dense_avx2, at the end,
+ * with the pass along rows of whole 512-bit vectors in AVX-512's lanes:
+ * dshape's row64 and row16, lm_avx512_steps.h).
  *
  * A ring (one active axis) of whole 16-lane vectors is the copy's one
  * lanes block (lm_steps only): for a call in bytes where they fit, in
@@ -69,6 +71,8 @@ typedef struct {
 	int64_t units[8], per[8];            /* per active axis: a substep's units, and a unit's vectors */
 	int torus[8], kind[8];
 	int top;                             /* the byte copy: the largest load a step takes */
+	lbt_d8row_fn row64;                  /* the byte copy on AVX-512: its pass along rows of whole 64-byte vectors (else NULL) */
+	lbt_d16row_fn row16;                 /* the int16 copy on AVX-512: the same, rows of whole 32-lane vectors */
 	simde__m256i next[8], prev[8];        /* groups: the byte shuffles to the PE s after and s before */
 	simde__m256i edge[8], first[8];       /* groups: -1 in lanes with a link (a successor), with a predecessor */
 } dshape;
@@ -103,6 +107,8 @@ static int dense_shape(const lbt_view *v, int64_t most, dshape *x)
 			return 0;
 	}
 	x->P = P;
+	x->row64 = NULL;
+	x->row16 = NULL;
 	if (x->D == 2 || P % HW) /* a ring (one active axis) or three and more */
 		return 0;
 	for (int k = 0; k < x->D; k++) {
@@ -625,7 +631,14 @@ static ALWAYS_INLINE void dense_pass(const int cond, int16_t *b, const dshape *x
 		dense_cols(cond, b, e, s, torus, u0, u1, R);
 	else if (x->kind[k] == DGROUP)
 		(s == 1 ? dense_groups(cond, 1, b, x, k, u0, u1, R) : dense_groups(cond, 0, b, x, k, u0, u1, R));
-	else
+	else if (s == 1 && x->row16) { /* AVX-512's 32 int16 lanes, its counts into R */
+		int64_t o[4];
+		x->row16(cond, b, e, torus, u0, u1, o);
+		R->moved += o[0];
+		R->total += o[1];
+		R->mx = simde_mm256_max_epi16(R->mx, HSET1((int16_t)o[2]));
+		R->mn = simde_mm256_min_epi16(R->mn, HSET1((int16_t)o[3]));
+	} else
 		switch (s) {
 		case 1: dense_lanes(cond, 1, b, e, torus, u0, u1, R); break;
 		case 4: dense_lanes(cond, 4, b, e, torus, u0, u1, R); break;
@@ -866,9 +879,10 @@ static void bwiden_store(int32_t *out, V x, int stream);
 #define D8LO(D) (INT8_MAX - 1 - 3 * (D))
 
 /* The byte copy's kinds of axis for the int16 copy's shape x (cond one of
- * bcond's): 1 and y filled, else 0. y->n holds the largest load a step
- * takes (y->top: D8LIM). */
-static int d8_shape(const dshape *x, int cond, dshape *y)
+ * bcond's): 1 and y filled, else 0. y->top holds the largest load a step
+ * takes (D8LIM); y->row64 (AVX-512's, or NULL) takes the rows' pass where
+ * a row is whole 64-byte vectors. */
+static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, dshape *y)
 {
 	if (!(cond == LBT_C0 || cond == LBT_C1 || cond == LBT_C3 || cond == LBT_C5) || x->P % D8 ||
 	    !(x->n == 4 || x->n == 8 || x->n == 16 || x->n % D8 == 0))
@@ -902,6 +916,7 @@ static int d8_shape(const dshape *x, int cond, dshape *y)
 		y->units[k] = x->P / (y->per[k] * D8);
 	}
 	y->top = D8LIM(mesh);
+	y->row64 = x->n % 64 ? NULL : row64;
 	return 1;
 }
 
@@ -1214,7 +1229,14 @@ static ALWAYS_INLINE void d8_pass(const int cond, int8_t *b, const dshape *x, in
 		d8_cols(cond, b, e, s, torus, u0, u1, R);
 	else if (x->kind[k] == DGROUP)
 		(s == 1 ? d8_groups(cond, 1, b, x, k, u0, u1, R) : d8_groups(cond, 0, b, x, k, u0, u1, R));
-	else
+	else if (s == 1 && x->row64) { /* AVX-512's 64 lanes, its counts into R */
+		int64_t o[4];
+		x->row64(cond, b, e, torus, u0, u1, o);
+		R->mv = simde_mm256_add_epi64(R->mv, simde_mm256_set_epi64x(0, 0, 0, o[0]));
+		R->sum = simde_mm256_add_epi64(R->sum, simde_mm256_set_epi64x(0, 0, 0, o[1]));
+		R->mx = simde_mm256_max_epi8(R->mx, simde_mm256_set1_epi8((int8_t)o[2]));
+		R->mn = simde_mm256_min_epi8(R->mn, simde_mm256_set1_epi8((int8_t)o[3]));
+	} else
 		switch (s) {
 		case 1: d8_lanes(cond, 1, b, e, torus, u0, u1, R); break;
 		case 4: d8_lanes(cond, 4, b, e, torus, u0, u1, R); break;
@@ -1461,12 +1483,13 @@ static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_
  * doubles (with one thread, 8^6 ran 15-25 % slower when its cache was
  * allocated and the packing tried every call). */
 static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
-                      lbt_lm_cache *cache, lbt_counts *c)
+                      lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16)
 {
 	dshape x, y;
 	if (n < 2 || !cache || !dense_shape(v, DENSE_BIG, &x))
 		return 0;
-	const int bytes = d8_shape(&x, cond, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
+	x.row16 = x.n % 32 ? NULL : row16;
+	const int bytes = d8_shape(&x, cond, row64, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
 	if (!bytes && !dense_worth(&x, n))
 		return 0;
 	const size_t need = (size_t)x.P * sizeof(int16_t);
@@ -1495,13 +1518,14 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
 }
 
 /* dense_many for AVX-512's lm_steps (lm.c, W == 16), whose kernels have
- * no dense copy: a CPU with AVX-512 runs AVX2's; the same bits. */
+ * no dense copy: a CPU with AVX-512 runs AVX2's, the copies' passes
+ * along the rows in AVX-512's vectors (row64, row16); the same bits. */
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
-                           lbt_lm_cache *cache, lbt_counts *c);
+                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16);
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
-                           lbt_lm_cache *cache, lbt_counts *c)
+                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16)
 {
-	return dense_many(v, cond, n, max, stop, cache, c);
+	return dense_many(v, cond, n, max, stop, cache, c, row64, row16);
 }
 
 #endif

@@ -210,22 +210,24 @@ static int steps_calls(int cond, const lbt_shape *s, int kind, int threads, int 
                         int most)
 {
 	const uint64_t seed = (uint64_t)lbt_shape_pes(s) * 131 + (uint64_t)kind;
-	ck_pair p, q; /* q: the extremes after step 3 */
+	ck_pair p, q; /* q: the extremes after step 3 (for a stop) */
 	ck_pair_open(&p, s, kind == L_CONE ? L_ZEROS : kind, threads, seed, CK_MESHTOP | CK_NOSCRATCH);
-	ck_pair_open(&q, s, kind == L_CONE ? L_ZEROS : kind, 1, seed, CK_MESHTOP | CK_NOSCRATCH);
-	if (kind == L_CONE) {
+	if (kind == L_CONE)
 		cone_fill(&p, s);
-		cone_fill(&q, s);
-	}
-	lbt_stats st, s3;
+	lbt_stats st, s3 = {0};
 	lbt_grid_stats(&p.vec, &st);
 	int32_t max = (int32_t)st.max;
-	for (int i = 0; i < 3; i++) {
-		lbt_counts c = {0};
-		call_ref(lm_step, &q.vr, cond, &c);
+	if (use_stop) {
+		ck_pair_open(&q, s, kind == L_CONE ? L_ZEROS : kind, 1, seed, CK_MESHTOP | CK_NOSCRATCH);
+		if (kind == L_CONE)
+			cone_fill(&q, s);
+		for (int i = 0; i < 3; i++) {
+			lbt_counts c = {0};
+			call_ref(lm_step, &q.vr, cond, &c);
+		}
+		lbt_grid_stats(&q.ref, &s3);
+		ck_pair_close(&q);
 	}
-	lbt_grid_stats(&q.ref, &s3);
-	ck_pair_close(&q);
 	const lbt_steps_stop stop = {use_stop == 2 ? 2 + cond : -1, use_stop == 2 && cond % 2, (int32_t)s3.max, (int32_t)s3.min};
 	lbt_lm_cache cache = {0};
 	int several = 0;
@@ -348,8 +350,10 @@ static void big_rings(void)
  * and is read again; the other loads pass it; the pile falls below 128 and
  * the call goes on in the int16 copy), torus and mesh; the cone on
  * 64x32x64 asked for 2 threads (a team of 2, each with a pile in its
- * range; the others read again every step; under LM-C1, told no maximum,
- * the small pile falls below 128). */
+ * range; the others read again every step; told no maximum, 4 steps:
+ * LM-C1 a call of 2 in bytes, then one whose first step leaves the small
+ * pile below 128; LM-C5 a call of 4 that leaves the bytes after its third
+ * step, the small pile below 128). */
 static void byte_piles(void)
 {
 	const lbt_shape small[] = {ck_grid("4x4x8", "torus"), ck_grid("4x4x8", "mesh,torus,torus")},
@@ -358,7 +362,8 @@ static void byte_piles(void)
 	for (size_t i = 0; i < sizeof conds / sizeof *conds; i++)
 		for (int b = 0; b < 2; b++)
 			steps_calls(conds[i], &small[b], L_POINT, 1, 200, 1, 0, LONGEST);
-	steps_calls(LBT_C1, &cone, L_CONE, 2, 12, 0, 0, LONGEST);
+	steps_calls(LBT_C1, &cone, L_CONE, 2, 4, 0, 0, LONGEST);
+	steps_calls(LBT_C5, &cone, L_CONE, 2, 4, 0, 0, LONGEST);
 }
 
 /* lm_steps on the grids of the dense int16 copy: calls of up to 13 steps in
