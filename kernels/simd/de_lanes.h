@@ -22,6 +22,7 @@
 #define lanes_outer_sub LN(lanes_outer_sub)
 #define groups_last2 LN(groups_last2)
 #define lstat LN(lstat)
+#define lanes_last_run LN(lanes_last_run)
 #define lanes_last_sub LN(lanes_last_sub)
 #define lanes_sweep2 LN(lanes_sweep2)
 #define lane_steps LN(lane_steps)
@@ -335,12 +336,17 @@ static void outer_two(const lanes *X, int64_t ja, int64_t jb, double *rsa, part 
 }
 
 /* Substep u: outer axis d, colour col, every group. */
-static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int NT, int par)
+static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int NT)
 {
 	double *rs = X->rs + u * X->R;
 	for (int t = 0; t < NT; t++) /* a team smaller than NT (in a caller's region) leaves its other parts empty */
 		pt[t] = (part){-HUGE_VAL, -HUGE_VAL, 0};
-#pragma omp parallel num_threads(NT) if (par)
+	if (NT == 1) { /* one thread: no region (its opening cost a tenth of a 128x128 de-axis step) */
+		for (int64_t j = 0; j < X->B; j++)
+			outer_group(X, d, col, j, rs, &pt[0]);
+		return;
+	}
+#pragma omp parallel num_threads(NT)
 	{
 		part A = {-HUGE_VAL, -HUGE_VAL, 0};
 #pragma omp for schedule(static)
@@ -366,9 +372,31 @@ typedef struct {
 	int64_t total;
 } lstat;
 
+/* The group pairs j2 = j0 .. j1-1 (groups 2 j2 and 2 j2 + 1 side by side; B = Q ext[0] / NL is even): the last
+ * axis's colours has[col] (row sums into rs[col], folds into A[col]) and, if ls, the statistics into *ls. */
+static void lanes_last_run(const lanes *X, const int *has, double *const *rs, int64_t j0, int64_t j1, part *A,
+                           lstat *ls)
+{
+	VL mx = L_SET1(-HUGE_VAL), mn = L_SET1(HUGE_VAL);
+	int64_t itot = 0;
+	for (int col = 0; col < 3; col++)
+		A[col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+	for (int64_t j2 = j0; j2 < j1; j2++) {
+		VL x[2] = {mx, L_SET1(-HUGE_VAL)}, y[2] = {mn, L_SET1(HUGE_VAL)};
+		groups_last2(X, 2 * j2, 2 * j2 + 1, has, rs, A, ls ? X->tot : NULL, x, y, &itot);
+		mx = L_MAX(x[1], x[0]); /* ties keep group 2 j2's */
+		mn = L_MIN(y[1], y[0]);
+	}
+	if (ls) {
+		L_STOREU(ls->mx, mx);
+		L_STOREU(ls->mn, mn);
+		ls->total = itot;
+	}
+}
+
 /* The last axis's substeps u .. (every colour, has[col]) and, if ls, the
  * statistics; or, if only, the statistics alone. */
-static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3], lstat *ls, int only, int NT, int par)
+static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3], lstat *ls, int only, int NT)
 {
 	double *rs[3];
 	for (int col = 0, k = u; col < 3; col++)
@@ -382,28 +410,15 @@ static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3],
 		if (ls)
 			ls[t].total = 0;
 	}
-#pragma omp parallel num_threads(NT) if (par)
+	if (NT == 1) { /* one thread: no region (its opening cost a tenth of a 128x128 de-axis step) */
+		lanes_last_run(X, only ? none : has, rs, 0, X->B / 2, pt[0], ls);
+		return;
+	}
+#pragma omp parallel num_threads(NT)
 	{
-		const int t = lbt_thread_id();
-		part A[3];
-		for (int col = 0; col < 3; col++)
-			A[col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
-		VL mx = L_SET1(-HUGE_VAL), mn = L_SET1(HUGE_VAL);
-		int64_t itot = 0;
-#pragma omp for schedule(static)
-		for (int64_t j2 = 0; j2 < X->B / 2; j2++) { /* two groups side by side (B = Q ext[0] / NL is even) */
-			VL x[2] = {mx, L_SET1(-HUGE_VAL)}, y[2] = {mn, L_SET1(HUGE_VAL)};
-			groups_last2(X, 2 * j2, 2 * j2 + 1, only ? none : has, rs, A, ls ? X->tot : NULL, x, y, &itot);
-			mx = L_MAX(x[1], x[0]); /* ties keep group j's */
-			mn = L_MIN(y[1], y[0]);
-		}
-		for (int col = 0; col < 3; col++)
-			pt[t][col] = A[col];
-		if (ls) {
-			L_STOREU(ls[t].mx, mx);
-			L_STOREU(ls[t].mn, mn);
-			ls[t].total = itot;
-		}
+		const int t = lbt_thread_id(), nt = lbt_team_size();
+		lanes_last_run(X, only ? none : has, rs, X->B / 2 * t / nt, X->B / 2 * (t + 1) / nt, pt[t],
+		               ls ? &ls[t] : NULL);
 	}
 }
 
@@ -494,7 +509,7 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 		}
 		for (int d = d0; d < d1; d++) {
 			if (d == last) {
-				lanes_last_sub(&X, has[d], u, pl, ls, 0, NT, par);
+				lanes_last_sub(&X, has[d], u, pl, ls, 0, NT);
 				for (int col = 0; col < 3; col++)
 					if (has[d][col]) {
 						for (int t = 0; t < NT; t++)
@@ -505,10 +520,10 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 			}
 			for (int col = 0; col < 3; col++)
 				if (has[d][col])
-					lanes_outer_sub(&X, d, col, u, pt[u], NT, par), u++;
+					lanes_outer_sub(&X, d, col, u, pt[u], NT), u++;
 		}
 		if (d1 - 1 != last && !measured) /* the step ends on an outer axis: the statistics alone */
-			lanes_last_sub(&X, has[last], 0, pl, ls, 1, NT, par);
+			lanes_last_sub(&X, has[last], 0, pl, ls, 1, NT);
 		for (int w = 0; w < u; w++)
 			substep_counts(&X.J, pt[w], NT, X.rs + w * X.R, k);
 		double mx = -HUGE_VAL, mn = HUGE_VAL;
@@ -543,6 +558,7 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 #undef lanes_outer_sub
 #undef groups_last2
 #undef lstat
+#undef lanes_last_run
 #undef lanes_last_sub
 #undef lanes_sweep2
 #undef lane_steps
