@@ -50,6 +50,7 @@ typedef simde__m512d VR;
 #define RLOAD(p) simde_mm512_load_pd(p)
 #define RLOADU(p) simde_mm512_loadu_pd(p)
 #define RSTORE(p, x) simde_mm512_store_pd((p), (x))
+#define RSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
 #define RSET1(x) simde_mm512_set1_pd(x)
 #define RADD(a, b) simde_mm512_add_pd((a), (b))
 #define RSUB(a, b) simde_mm512_sub_pd((a), (b))
@@ -60,6 +61,7 @@ typedef simde__m256d VR;
 #define RLOAD(p) simde_mm256_load_pd(p)
 #define RLOADU(p) simde_mm256_loadu_pd(p)
 #define RSTORE(p, x) simde_mm256_store_pd((p), (x))
+#define RSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
 #define RSET1(x) simde_mm256_set1_pd(x)
 #define RADD(a, b) simde_mm256_add_pd((a), (b))
 #define RSUB(a, b) simde_mm256_sub_pd((a), (b))
@@ -70,6 +72,7 @@ typedef simde__m128d VR;
 #define RLOAD(p) simde_mm_load_pd(p)
 #define RLOADU(p) simde_mm_loadu_pd(p)
 #define RSTORE(p, x) simde_mm_store_pd((p), (x))
+#define RSTOREU(p, x) simde_mm_storeu_pd((p), (x))
 #define RSET1(x) simde_mm_set1_pd(x)
 #define RADD(a, b) simde_mm_add_pd((a), (b))
 #define RSUB(a, b) simde_mm_sub_pd((a), (b))
@@ -134,6 +137,111 @@ static inline int64_t fsum64(V x)
 		t += a[i];
 	return t;
 }
+
+/* GxG transposes of doubles, a row a lane: G rows' loads p[0..G-1] + i
+ * (unaligned) to G vectors, c[k] lane q = p[q][i + k], PE i + k of row q.
+ * A chain of adds or compare-and-selects down a lane then takes its row's
+ * values in order, so it is the scalar row's chain; and a transpose is its
+ * own inverse. tr2x2: one unpack pair; tr4x4: unpacks, then the 128-bit
+ * halves swapped (permute2f128); tr8x8: unpacks, then 128-bit blocks twice
+ * (shuffle_f64x2). Each is compiled where a kernel uses it:
+ *   fos.c   chain8 (rows' sums of the amount moved, CHAIN_G below):
+ *           tr2x2 on SSE4.1, tr4x4 on AVX2 and AVX-512;
+ *   fos.c   lanes_move (rows into and out of lanes of WD, RTRANSPOSE):
+ *           tr2x2, tr4x4, tr8x8 on SSE4.1, AVX2, AVX-512;
+ *   speed.c chains (rows' amount moved, totals and extremes, CHAIN_G = WD):
+ *           tr2x2, tr4x4, tr8x8 on SSE4.1, AVX2, AVX-512. */
+#if W == 4
+static ALWAYS_INLINE void tr2x2(const double *const *p, int64_t i, simde__m128d c[2])
+{
+	const simde__m128d a0 = simde_mm_loadu_pd(p[0] + i), a1 = simde_mm_loadu_pd(p[1] + i);
+	c[0] = simde_mm_unpacklo_pd(a0, a1);
+	c[1] = simde_mm_unpackhi_pd(a0, a1);
+}
+#define RTRANSPOSE tr2x2
+#else
+static ALWAYS_INLINE void tr4x4(const double *const *p, int64_t i, simde__m256d c[4])
+{
+	const simde__m256d a0 = simde_mm256_loadu_pd(p[0] + i), a1 = simde_mm256_loadu_pd(p[1] + i),
+	                   a2 = simde_mm256_loadu_pd(p[2] + i), a3 = simde_mm256_loadu_pd(p[3] + i);
+	const simde__m256d t0 = simde_mm256_unpacklo_pd(a0, a1), t1 = simde_mm256_unpackhi_pd(a0, a1); /* PEs i, i+2 / i+1, i+3 */
+	const simde__m256d t2 = simde_mm256_unpacklo_pd(a2, a3), t3 = simde_mm256_unpackhi_pd(a2, a3);
+	c[0] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
+	c[1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
+	c[2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
+	c[3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
+}
+#if W == 8
+#define RTRANSPOSE tr4x4
+#endif
+#endif
+#if W == 16
+static ALWAYS_INLINE void tr8x8(const double *const *p, int64_t i, simde__m512d c[8])
+{
+	simde__m512d t[8], u[8];
+	for (int k = 0; k < 8; k += 2) { /* t[k]: PEs i, i+2, i+4, i+6 of rows k, k+1, a 128-bit block each; t[k+1]:
+	                                    PEs i+1, i+3, i+5, i+7 */
+		const simde__m512d a0 = simde_mm512_loadu_pd(p[k] + i), a1 = simde_mm512_loadu_pd(p[k + 1] + i);
+		t[k] = simde_mm512_unpacklo_pd(a0, a1);
+		t[k + 1] = simde_mm512_unpackhi_pd(a0, a1);
+	}
+	for (int e = 0; e < 2; e++) /* u[e + 4h]: blocks 0 and 2 of t[e + 4h], then of t[e + 4h + 2] (rows 4h .. 4h+3,
+	                               PEs i + e, i + e + 4); u[e + 4h + 2]: blocks 1 and 3 (PEs i + e + 2, i + e + 6) */
+		for (int h = 0; h < 2; h++) {
+			u[e + 4 * h] = simde_mm512_shuffle_f64x2(t[e + 4 * h], t[e + 4 * h + 2], 0x88);
+			u[e + 4 * h + 2] = simde_mm512_shuffle_f64x2(t[e + 4 * h], t[e + 4 * h + 2], 0xdd);
+		}
+	for (int e = 0; e < 2; e++) { /* c[q]: PE i + q of rows 0-3 (from u[.]) and 4-7 (from u[. + 4]) */
+		c[e] = simde_mm512_shuffle_f64x2(u[e], u[e + 4], 0x88);
+		c[e + 4] = simde_mm512_shuffle_f64x2(u[e], u[e + 4], 0xdd);
+		c[e + 2] = simde_mm512_shuffle_f64x2(u[e + 2], u[e + 6], 0x88);
+		c[e + 6] = simde_mm512_shuffle_f64x2(u[e + 2], u[e + 6], 0xdd);
+	}
+}
+#define RTRANSPOSE tr8x8
+#endif
+
+/* Vectors of G doubles for rows' chains side by side, a row a lane, filled
+ * by the GxG transpose GTRANSPOSE: G is the includer's, CHAIN_G defined
+ * before it includes this file (2 where W = 4, at most WD). fos.c takes
+ * G = 4 where the target has AVX (on AVX-512 too), 2 on SSE4.1 (SIMDe's
+ * 256-bit emulation there is several times slower than the scalar chains);
+ * speed.c takes G = WD. */
+#ifdef CHAIN_G
+enum { G = CHAIN_G };
+#if CHAIN_G == 2
+typedef simde__m128d VG;
+#define GLOADU(p) simde_mm_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm_add_pd((a), (b))
+#define GMAX(a, b) simde_mm_max_pd((a), (b))
+#define GMIN(a, b) simde_mm_min_pd((a), (b))
+#define GANDN(a, b) simde_mm_andnot_pd((a), (b))
+#define GSET1(x) simde_mm_set1_pd(x)
+#define GTRANSPOSE tr2x2
+#elif CHAIN_G == 4
+typedef simde__m256d VG;
+#define GLOADU(p) simde_mm256_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm256_add_pd((a), (b))
+#define GMAX(a, b) simde_mm256_max_pd((a), (b))
+#define GMIN(a, b) simde_mm256_min_pd((a), (b))
+#define GANDN(a, b) simde_mm256_andnot_pd((a), (b))
+#define GSET1(x) simde_mm256_set1_pd(x)
+#define GTRANSPOSE tr4x4
+#elif CHAIN_G == 8
+typedef simde__m512d VG;
+#define GLOADU(p) simde_mm512_loadu_pd(p)
+#define GSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
+#define GADD(a, b) simde_mm512_add_pd((a), (b))
+#define GMAX(a, b) simde_mm512_max_pd((a), (b))
+#define GMIN(a, b) simde_mm512_min_pd((a), (b))
+#define GANDN(a, b) simde_mm512_castsi512_pd(simde_mm512_andnot_si512(simde_mm512_castpd_si512(a), \
+                                                                        simde_mm512_castpd_si512(b)))
+#define GSET1(x) simde_mm512_set1_pd(x)
+#define GTRANSPOSE tr8x8
+#endif
+#endif
 
 enum { NNA, FOS_ALPHA, FOS_DIV };
 

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "../fiber.h"
+#define CHAIN_G (W == 4 ? 2 : 4) /* chain8's rows side by side: see extra.h */
 #include "extra.h"
 
 static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n - 1 || (torus && n > 2)); }
@@ -136,41 +137,7 @@ static void pass1_row(job *J, int64_t r, double *B, maxima *X)
  * swap of the 128-bit halves): each lane still takes its row's values in
  * order, so every add is the scalar chain's add. G = 4 (256 bits) where
  * the target has AVX, G = 2 on SSE4.1 (SIMDe's 256-bit emulation there is
- * several times slower than the scalar chains). */
-#if W == 4
-typedef simde__m128d VG;
-enum { G = 2 };
-#define GLOADU(p) simde_mm_loadu_pd(p)
-#define GSTOREU(p, x) simde_mm_storeu_pd((p), (x))
-#define GADD(a, b) simde_mm_add_pd((a), (b))
-#define GANDN(a, b) simde_mm_andnot_pd((a), (b))
-#define GSET1(x) simde_mm_set1_pd(x)
-static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
-{
-	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i);
-	c[0] = simde_mm_unpacklo_pd(a0, a1);
-	c[1] = simde_mm_unpackhi_pd(a0, a1);
-}
-#else
-typedef simde__m256d VG;
-enum { G = 4 };
-#define GLOADU(p) simde_mm256_loadu_pd(p)
-#define GSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
-#define GADD(a, b) simde_mm256_add_pd((a), (b))
-#define GANDN(a, b) simde_mm256_andnot_pd((a), (b))
-#define GSET1(x) simde_mm256_set1_pd(x)
-static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
-{
-	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i), a2 = GLOADU(p[2] + i), a3 = GLOADU(p[3] + i);
-	const VG t0 = simde_mm256_unpacklo_pd(a0, a1), t1 = simde_mm256_unpackhi_pd(a0, a1); /* PEs i, i+2 / i+1, i+3 */
-	const VG t2 = simde_mm256_unpacklo_pd(a2, a3), t3 = simde_mm256_unpackhi_pd(a2, a3);
-	c[0] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
-	c[1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
-	c[2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
-	c[3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
-}
-#endif
-
+ * several times slower than the scalar chains; extra.h). */
 static void chain8(const double *const *p, const double *const *q, int64_t n, int absolute, double *s, double *t)
 {
 	const VG sign = GSET1(-0.0);
@@ -183,11 +150,11 @@ static void chain8(const double *const *p, const double *const *q, int64_t n, in
 	for (; i + G <= n; i += G)
 		for (int g = 0; g < RB / G; g++) { /* a group of G rows at a time: fewer vectors live at once */
 			VG c[G];
-			trg(p + g * G, i, c);
+			GTRANSPOSE(p + g * G, i, c);
 			for (int k = 0; k < G; k++)
 				S[g] = GADD(S[g], absolute ? GANDN(sign, c[k]) : c[k]);
 			if (q) {
-				trg(q + g * G, i, c);
+				GTRANSPOSE(q + g * G, i, c);
 				for (int k = 0; k < G; k++)
 					T[g] = GADD(T[g], c[k]);
 			}
@@ -594,38 +561,6 @@ static int lanes_fit(const lbt_view *v)
 	return (v->threads == 1 || P <= 16384) && P <= S->cells && 3 * WD * n <= S->cells;
 }
 
-/* A WD x WD transpose: c[k] lane q = p[q][i + k]. For W = 4 and 8 that is
- * trg (G = WD there); for W = 16 unpacks of pairs, then of 128-bit, then
- * of 256-bit blocks. */
-#if W == 16
-#define RSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
-static ALWAYS_INLINE VR pick(VR a, VR b, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
-{ /* lanes i0, i0+1, i1, i1+1, i2, i2+1, i3, i3+1 of the pair (a: 0-7, b: 8-15) */
-	return simde_mm512_permutex2var_pd(a, simde_mm512_setr_epi64(i0, i0 + 1, i1, i1 + 1, i2, i2 + 1, i3, i3 + 1), b);
-}
-static ALWAYS_INLINE void trw(const double *const *p, int64_t i, VR c[WD])
-{
-	VR t[WD], u[WD];
-	for (int k = 0; k < WD; k += 2) { /* t[k]: PEs i, i+2, ... of rows k, k+1; t[k+1]: PEs i+1, i+3, ... */
-		const VR a = RLOADU(p[k] + i), b = RLOADU(p[k + 1] + i);
-		t[k] = simde_mm512_unpacklo_pd(a, b);
-		t[k + 1] = simde_mm512_unpackhi_pd(a, b);
-	}
-	for (int h = 0; h < WD; h += 4) /* u[h + e]: rows h .. h+3 of PEs i + e and i + e + 4 */
-		for (int e = 0; e < 2; e++) {
-			u[h + e] = pick(t[h + e], t[h + e + 2], 0, 8, 4, 12);
-			u[h + e + 2] = pick(t[h + e], t[h + e + 2], 2, 10, 6, 14);
-		}
-	for (int e = 0; e < 4; e++) {
-		c[e] = pick(u[e], u[e + 4], 0, 2, 8, 10);
-		c[e + 4] = pick(u[e], u[e + 4], 4, 6, 12, 14);
-	}
-}
-#else
-#define RSTOREU(p, x) GSTOREU((p), (x))
-static ALWAYS_INLINE void trw(const double *const *p, int64_t i, VR c[WD]) { trg(p, i, c); }
-#endif
-
 /* Group j's rows into the group (in) or back, WD PEs of WD rows at a time
  * by a transpose (it is its own inverse), the rows' tails one PE at a time. */
 static void lanes_move(const lanes *X, int64_t j, int in)
@@ -639,14 +574,14 @@ static void lanes_move(const lanes *X, int64_t j, int in)
 	for (; i + WD <= n; i += WD) {
 		VR c[WD];
 		if (in) {
-			trw((const double *const *)w, i, c);
+			RTRANSPOSE((const double *const *)w, i, c);
 			for (int k = 0; k < WD; k++)
 				RSTORE(g + (i + k) * WD, c[k]);
 		} else {
 			const double *h[WD];
 			for (int k = 0; k < WD; k++)
 				h[k] = g + (i + k) * WD;
-			trw(h, 0, c);
+			RTRANSPOSE(h, 0, c);
 			for (int q = 0; q < WD; q++)
 				RSTOREU(w[q] + i, c[q]);
 		}

@@ -59,6 +59,7 @@
 #include "../fiber.h"
 #include "../net.h"
 #include "../team.h"
+#define CHAIN_G WD /* chains' rows side by side: see extra.h */
 #include "extra.h"
 #include "lbtorus/rng.h"
 
@@ -68,8 +69,6 @@ static int link_right(int64_t c, int64_t n, int torus) { return n >= 2 && (c < n
 static int link_left(int64_t c, int64_t n, int torus) { return n >= 2 && (c > 0 || (torus && n > 2)); }
 
 #if W == 16
-#define RDIV(a, b) simde_mm512_div_pd((a), (b))
-#define RSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
 #define RABS(a) simde_mm512_abs_pd(a)
 #define RTRUNC(a) simde_mm512_roundscale_pd((a), SIMDE_MM_FROUND_TO_ZERO) /* imm 3: keep no fraction bit, truncate */
 typedef simde__mmask8 MR;
@@ -82,8 +81,6 @@ typedef simde__mmask8 MR;
 #define RSEL(m, a, b) simde_mm512_mask_blend_pd((m), (b), (a))
 #define RBITS(m) ((unsigned)(m))
 #elif W == 8
-#define RDIV(a, b) simde_mm256_div_pd((a), (b))
-#define RSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
 #define RABS(a) simde_mm256_andnot_pd(simde_mm256_set1_pd(-0.0), (a))
 #define RTRUNC(a) simde_mm256_round_pd((a), SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC)
 typedef simde__m256d MR;
@@ -96,8 +93,6 @@ typedef simde__m256d MR;
 #define RSEL(m, a, b) simde_mm256_blendv_pd((b), (a), (m))
 #define RBITS(m) ((unsigned)simde_mm256_movemask_pd(m))
 #else
-#define RDIV(a, b) simde_mm_div_pd((a), (b))
-#define RSTOREU(p, x) simde_mm_storeu_pd((p), (x))
 #define RABS(a) simde_mm_andnot_pd(simde_mm_set1_pd(-0.0), (a))
 #define RTRUNC(a) simde_mm_round_pd((a), SIMDE_MM_FROUND_TO_ZERO | SIMDE_MM_FROUND_NO_EXC)
 typedef simde__m128d MR;
@@ -710,77 +705,7 @@ static void apply_row(const job *J, int64_t r, const rowf *f, part *pt)
  * values, so each lane takes its row's values in order and every add and
  * selection is the scalar chain's (MAXPD(w, m) is w > m ? w : m, MINPD(w,
  * m) w < m ? w : m). G = 8 (512 bits) on AVX-512, 4 (256 bits) on AVX2,
- * 2 on SSE4.1. */
-#if W == 4
-typedef simde__m128d VG;
-enum { G = 2 };
-#define GLOADU(p) simde_mm_loadu_pd(p)
-#define GSTOREU(p, x) simde_mm_storeu_pd((p), (x))
-#define GADD(a, b) simde_mm_add_pd((a), (b))
-#define GMAX(a, b) simde_mm_max_pd((a), (b))
-#define GMIN(a, b) simde_mm_min_pd((a), (b))
-#define GANDN(a, b) simde_mm_andnot_pd((a), (b))
-#define GSET1(x) simde_mm_set1_pd(x)
-static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
-{
-	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i);
-	c[0] = simde_mm_unpacklo_pd(a0, a1);
-	c[1] = simde_mm_unpackhi_pd(a0, a1);
-}
-#elif W == 16
-typedef simde__m512d VG;
-enum { G = 8 };
-#define GLOADU(p) simde_mm512_loadu_pd(p)
-#define GSTOREU(p, x) simde_mm512_storeu_pd((p), (x))
-#define GADD(a, b) simde_mm512_add_pd((a), (b))
-#define GMAX(a, b) simde_mm512_max_pd((a), (b))
-#define GMIN(a, b) simde_mm512_min_pd((a), (b))
-#define GANDN(a, b) simde_mm512_castsi512_pd(simde_mm512_andnot_si512(simde_mm512_castpd_si512(a), \
-                                                                        simde_mm512_castpd_si512(b)))
-#define GSET1(x) simde_mm512_set1_pd(x)
-static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
-{
-	VG t[G], u[G];
-	for (int k = 0; k < G; k += 2) { /* t[k]: PEs i, i+2, i+4, i+6 of rows k, k+1, a 128-bit block each; t[k+1]:
-	                                    PEs i+1, i+3, i+5, i+7 */
-		const VG a0 = GLOADU(p[k] + i), a1 = GLOADU(p[k + 1] + i);
-		t[k] = simde_mm512_unpacklo_pd(a0, a1);
-		t[k + 1] = simde_mm512_unpackhi_pd(a0, a1);
-	}
-	for (int e = 0; e < 2; e++) /* u[e + 4h]: blocks 0 and 2 of t[e + 4h], then of t[e + 4h + 2] (rows 4h .. 4h+3,
-	                               PEs i + e, i + e + 4); u[e + 4h + 2]: blocks 1 and 3 (PEs i + e + 2, i + e + 6) */
-		for (int h = 0; h < 2; h++) {
-			u[e + 4 * h] = simde_mm512_shuffle_f64x2(t[e + 4 * h], t[e + 4 * h + 2], 0x88);
-			u[e + 4 * h + 2] = simde_mm512_shuffle_f64x2(t[e + 4 * h], t[e + 4 * h + 2], 0xdd);
-		}
-	for (int e = 0; e < 2; e++) { /* c[q]: PE i + q of rows 0-3 (from u[.]) and 4-7 (from u[. + 4]) */
-		c[e] = simde_mm512_shuffle_f64x2(u[e], u[e + 4], 0x88);
-		c[e + 4] = simde_mm512_shuffle_f64x2(u[e], u[e + 4], 0xdd);
-		c[e + 2] = simde_mm512_shuffle_f64x2(u[e + 2], u[e + 6], 0x88);
-		c[e + 6] = simde_mm512_shuffle_f64x2(u[e + 2], u[e + 6], 0xdd);
-	}
-}
-#else
-typedef simde__m256d VG;
-enum { G = 4 };
-#define GLOADU(p) simde_mm256_loadu_pd(p)
-#define GSTOREU(p, x) simde_mm256_storeu_pd((p), (x))
-#define GADD(a, b) simde_mm256_add_pd((a), (b))
-#define GMAX(a, b) simde_mm256_max_pd((a), (b))
-#define GMIN(a, b) simde_mm256_min_pd((a), (b))
-#define GANDN(a, b) simde_mm256_andnot_pd((a), (b))
-#define GSET1(x) simde_mm256_set1_pd(x)
-static ALWAYS_INLINE void trg(const double *const *p, int64_t i, VG c[G])
-{
-	const VG a0 = GLOADU(p[0] + i), a1 = GLOADU(p[1] + i), a2 = GLOADU(p[2] + i), a3 = GLOADU(p[3] + i);
-	const VG t0 = simde_mm256_unpacklo_pd(a0, a1), t1 = simde_mm256_unpackhi_pd(a0, a1); /* PEs i, i+2 / i+1, i+3 */
-	const VG t2 = simde_mm256_unpacklo_pd(a2, a3), t3 = simde_mm256_unpackhi_pd(a2, a3);
-	c[0] = simde_mm256_permute2f128_pd(t0, t2, 0x20);
-	c[1] = simde_mm256_permute2f128_pd(t1, t3, 0x20);
-	c[2] = simde_mm256_permute2f128_pd(t0, t2, 0x31);
-	c[3] = simde_mm256_permute2f128_pd(t1, t3, 0x31);
-}
-#endif
+ * 2 on SSE4.1 (extra.h). */
 
 /* RB rows' chains, a row a lane: s[j] += |p[j][i]| for i = 0 .. n-1 in
  * that order, or with `loads` s[j] += p[j][i] and the extremes hi[j], lo[j]
@@ -798,7 +723,7 @@ static void chains(const double *const *p, int64_t n, int loads, double *s, doub
 	for (; i + G <= n; i += G)
 		for (int g = 0; g < RB / G; g++) { /* a group of G rows at a time: fewer vectors live at once */
 			VG c[G];
-			trg(p + g * G, i, c);
+			GTRANSPOSE(p + g * G, i, c);
 			for (int k = 0; k < G; k++) {
 				S[g] = GADD(S[g], loads ? c[k] : GANDN(sign, c[k]));
 				if (loads) {
