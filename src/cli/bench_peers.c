@@ -460,7 +460,7 @@ static int wanted(const char *methods, const char *name)
 
 static int bench_methods(int quick, const char *methods, const volatile sig_atomic_t *stop, FILE *js)
 {
-	const msize sizes[] = {{"128x128", 128, 128, quick ? 51 : 401}, {"1024x1024", 1024, 1024, quick ? 11 : 21}};
+	const msize sizes[] = {{"128x128", 128, 128, quick ? 51 : 401}, {"1024x1024", 1024, 1024, quick ? 41 : 101}};
 	const int reps = quick ? 2 : 3;
 	printf("\npeers of the other methods: lbtorus run (1 thread) against the plain C loop (bench/peer_methods.c,\n"
 	       "-O3 -march=native, 1 thread), 2-D torus, uniform:0:100, the same final state bit for bit;\n"
