@@ -432,15 +432,6 @@ typedef struct {
 	V mx, mn, sum;
 	int64_t moved, total, k;
 } d16row_regs;
-static int64_t d16row_sum(V x)
-{
-	int32_t q[W] __attribute__((aligned(64)));
-	VSTORE(q, x);
-	int64_t t = 0;
-	for (int i = 0; i < W; i++)
-		t += q[i];
-	return t;
-}
 static ALWAYS_INLINE uint32_t d16row64_vec(const int cond, int16_t *p, V prev, V cur, V next, uint32_t csp,
                                            uint32_t linked, d16row_regs *R)
 {
@@ -452,7 +443,7 @@ static ALWAYS_INLINE uint32_t d16row64_vec(const int cond, int16_t *p, V prev, V
 	R->mn = HMIN(R->mn, x);
 	R->sum = VADD(R->sum, HPAIRS(x));
 	if (++R->k == D16FLUSH) {
-		R->total += d16row_sum(R->sum);
+		R->total += vsum32(R->sum);
 		R->sum = VSET1(0);
 		R->k = 0;
 	}
@@ -488,7 +479,7 @@ static ALWAYS_INLINE void d16row64_impl(const int cond, int16_t *b, int64_t e, i
 	VSTORE(mx, R.mx);
 	VSTORE(mn, R.mn);
 	out[0] = R.moved;
-	out[1] = R.total + d16row_sum(R.sum);
+	out[1] = R.total + vsum32(R.sum);
 	out[2] = INT16_MIN;
 	out[3] = INT16_MAX;
 	for (int i = 0; i < 2 * W; i++) {
