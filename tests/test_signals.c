@@ -18,6 +18,7 @@
 
 #include "helpers.h"
 #include "lbtorus/reproduce.h"
+#include "exp/spread.h" /* independent jobs, as reproduce and search deal them */
 
 /* A new temporary root and the directory root/w the spawned command runs
  * in (its stdout and stderr go to root/out and root/err). */
@@ -285,6 +286,55 @@ Test(signals, an_interrupted_luling_experiment_answers_at_once, .timeout = 120)
 		tried++;
 	}
 	cr_assert_geq(tried, 5, "the Lüling-Monien experiments are named luling-*");
+}
+
+/* lbt_spread_run on one process: a signal's flag stops the jobs not yet
+ * begun, and the call fails with LBT_EINTR (spread.h). It once read the
+ * flag only under MPI, so one process went on through every job left
+ * (luling-theorems: a configuration's buffers each, 0.5 s under
+ * AddressSanitizer after the signal). */
+typedef struct {
+	volatile sig_atomic_t flag;
+	int64_t signal_at;
+	int ran[100];
+} spread_jobs;
+
+static void spread_job(void *ctx, int64_t i)
+{
+	spread_jobs *j = ctx;
+	j->ran[i] = 1;
+	if (i == j->signal_at)
+		j->flag = 1;
+}
+
+static int spread_result(void *ctx, int64_t i, void *at[LBT_SPREAD_REGIONS], size_t n[LBT_SPREAD_REGIONS])
+{
+	at[0] = &((spread_jobs *)ctx)->ran[i];
+	n[0] = sizeof(int);
+	return 1;
+}
+
+Test(signals, a_signal_skips_the_jobs_not_begun)
+{
+	for (int threads = 1; threads <= 2; threads++)
+		for (int64_t at = -1; at < 100; at += 37) { /* -1: no signal */
+			spread_jobs j = {.signal_at = at};
+			const lbt_spread s = {.run = spread_job, .result = spread_result, .ctx = &j, .interrupt = &j.flag};
+			lbt_err e;
+			const int rc = lbt_spread_run(&s, NULL, 100, threads, &e);
+			int ran = 0;
+			for (int i = 0; i < 100; i++)
+				ran += j.ran[i];
+			if (at < 0) {
+				cr_assert_eq(rc, LBT_OK, "threads %d: %s", threads, e.msg);
+				cr_assert_eq(ran, 100, "threads %d: %d of 100 jobs ran", threads, ran);
+				continue;
+			}
+			cr_assert_eq(rc, LBT_EINTR, "threads %d, signal in job %lld: exit %d", threads, (long long)at, rc);
+			/* the jobs before it, it, and at most one other thread's current job */
+			cr_assert(ran >= at + 1 - (threads - 1) && ran <= at + threads,
+			          "threads %d, signal in job %lld: %d jobs ran", threads, (long long)at, ran);
+		}
 }
 
 Test(signals, an_interrupted_search_writes_nothing, .timeout = 120)

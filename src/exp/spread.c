@@ -6,7 +6,9 @@
  * rank or thread ran it; the results go to every rank in rank order (an
  * allgather of bytes), so every rank ends with the same bytes. A signal
  * to any rank (the caller's flag) reaches the others between their jobs
- * (lbt_comm_watch), no rank waiting for another's jobs until the end. */
+ * (lbt_comm_watch), no rank waiting for another's jobs until the end; on
+ * one rank the flag itself stops the jobs not yet begun. Either way the
+ * call then fails with LBT_EINTR, the skipped jobs' results unwritten. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,7 +81,7 @@ int lbt_spread_run(const lbt_spread *s, const int *order, int64_t n, int threads
 		int halt;
 #pragma omp atomic read
 		halt = stop;
-		if (halt)
+		if (halt || (!w && s->interrupt && *s->interrupt)) /* one rank: its own flag */
 			continue;
 		const int64_t at = me + k * R;
 		s->run(s->ctx, order ? order[at] : at);
@@ -88,7 +90,7 @@ int lbt_spread_run(const lbt_spread *s, const int *order, int64_t n, int threads
 			stop = 1;
 		}
 	}
-	if (w && lbt_comm_watch_close(w, 0))
+	if (w ? lbt_comm_watch_close(w, 0) : s->interrupt && *s->interrupt)
 		return lbt_errf(e, LBT_EINTR, "interrupted");
 	return R > 1 ? share(s, order, n, R, me, e) : LBT_OK;
 }
