@@ -99,7 +99,7 @@ static void nna_quick(void)
 }
 static void nna_full(void)
 {
-	//PLANT ck_each_shape(flows_shape, &nna_k);
+	ck_each_shape(flows_shape, &nna_k);
 	flows_threads(&nna_k, 12);
 }
 CK_CASE(nna_step, nna_quick, nna_full);
