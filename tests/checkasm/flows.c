@@ -154,6 +154,12 @@ static void fos_quick(void)
 {
 	const ck_stepper a = fos_k(&fos_weights[2]), b = fos_k(&fos_weights[0]);
 	rows_to_40(&a, L_WIDE, 2, 10, &b, L_POINT, 1, 10);
+	/* grids of 8 rows and more, whose amount moved fos.c sums 8 rows side
+	 * by side (chain8, its rows in lanes by a transpose): a transpose that
+	 * mixes rows shows only in the rounding of the total */
+	const lbt_shape s1 = ck_grid("17x37", "torus"), s2 = ck_grid("9x21", "mesh");
+	ck_steps(&a, &s1, L_WIDE, 1, 6);
+	ck_steps(&b, &s2, L_WIDE, 2, 6);
 }
 static void fos_full(void) { ck_each_shape(fos_shape, NULL); }
 CK_CASE(fos_step, fos_quick, fos_full);
