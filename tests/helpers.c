@@ -134,6 +134,27 @@ pid_t th_spawn(const char *dir, const char *const *argv)
 	return pid;
 }
 
+void th_wait_caught(pid_t pid, int sig)
+{
+	char p[64], line[256];
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	for (int i = 0; i < 3000; i++) {
+		FILE *f = fopen(p, "r");
+		int named = 0;
+		unsigned long long caught = 0;
+		while (f && fgets(line, sizeof line, f)) {
+			named |= !strcmp(line, "Name:\tlbtorus\n");
+			sscanf(line, "SigCgt: %llx", &caught);
+		}
+		if (f)
+			fclose(f);
+		if (named && (caught >> (sig - 1) & 1))
+			return;
+		usleep(10000);
+	}
+	cr_assert_fail("process %d did not catch signal %d within 30 s", (int)pid, sig);
+}
+
 void th_tmpdir(char *buf, size_t n)
 {
 	snprintf(buf, n, "/tmp/lbt_testXXXXXX");

@@ -29,6 +29,12 @@ int th_cli(const char *dir, const char *const *argv, char **out, char **err);
 /* Start the lbtorus binary with argv in dir (NULL: here), its input and
  * output /dev/null, and return at once: its pid, to signal and wait for. */
 pid_t th_spawn(const char *dir, const char *const *argv);
+/* Wait (up to 30 s) until pid, exec'd as lbtorus, catches sig (its handler
+ * installed: SigCgt of /proc/PID/status), so a signal sent next meets the
+ * handler and not a process still starting: AddressSanitizer's start alone
+ * took over the 0.3 s a test waited, on a loaded machine, and the signal's
+ * default action ended the run (exit 130). */
+void th_wait_caught(pid_t pid, int sig);
 /* A fresh empty temporary directory. */
 void th_tmpdir(char *buf, size_t n);
 int th_count_files(const char *dir);

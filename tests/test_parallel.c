@@ -364,6 +364,7 @@ Test(parallel, a_two_job_sweep_answers_the_first_signal, .timeout = 600)
 			pid_t pid = th_spawn(dir, TH_ARGS("sweep", "--results", "s.jsonl", "--jobs", "2", "--isa", *isa, "--quiet",
 			                                   "--shape", "64x64,128x128", "--init", "uniform:1:2048,uniform:0:100",
 			                                   "--until", "steps:200000", "--seed", "1..20"));
+			th_wait_caught(pid, sigs[k]);
 			usleep(1500000);
 			kill(pid, sigs[k]);
 			const int rc = wait_within(pid, 10);

@@ -103,32 +103,6 @@ static void wait_started(const char *dir)
 	cr_assert(size >= 2000, "the run did not start writing its trace");
 }
 
-/* Wait until pid, exec'd as lbtorus, catches sig (its handler installed:
- * SigCgt of /proc/PID/status), so a signal sent next meets the handler, not
- * a process still starting: AddressSanitizer's start alone took over the
- * 0.3 s a test waited, on a loaded machine (the signal's default action then
- * ended the run, exit 130). */
-static void wait_caught(pid_t pid, int sig)
-{
-	char p[64], line[256];
-	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-	for (int i = 0; i < 3000; i++) {
-		FILE *f = fopen(p, "r");
-		int named = 0;
-		unsigned long long caught = 0;
-		while (f && fgets(line, sizeof line, f)) {
-			named |= !strcmp(line, "Name:\tlbtorus\n");
-			sscanf(line, "SigCgt: %llx", &caught);
-		}
-		if (f)
-			fclose(f);
-		if (named && (caught >> (sig - 1) & 1))
-			return;
-		usleep(10000);
-	}
-	cr_assert_fail("process %d did not catch signal %d within 30 s", (int)pid, sig);
-}
-
 static int finish(pid_t pid)
 {
 	int status;
@@ -292,7 +266,7 @@ Test(signals, an_interrupted_luling_experiment_answers_at_once, .timeout = 120)
 		char root[64], dir[96], p[200];
 		work_dirs(root, sizeof root, dir, sizeof dir);
 		pid_t pid = spawn(dir, TH_ARGS("reproduce", *n, "--out", "o", "--threads", "1", "--quiet"));
-		wait_caught(pid, SIGTERM);
+		th_wait_caught(pid, SIGTERM);
 		usleep(500000); /* its runs have begun (each experiment takes minutes) */
 		kill(pid, SIGTERM);
 		double took;
@@ -469,7 +443,7 @@ Test(signals, a_signal_during_set_up_is_answered, .timeout = 120)
 		char root[64], dir[96], p[160];
 		work_dirs(root, sizeof root, dir, sizeof dir);
 		pid_t pid = spawn(dir, rows[k].argv);
-		wait_caught(pid, rows[k].sig);
+		th_wait_caught(pid, rows[k].sig);
 		usleep(rows[k].after);
 		kill(pid, rows[k].sig);
 		int rc;
@@ -554,7 +528,7 @@ Test(signals, bench_answers_within_a_second, .timeout = 120)
 	work_dirs(root, sizeof root, dir, sizeof dir);
 	pid_t pid = spawn(dir, TH_ARGS("bench", "--sizes", "4096x4096", "--methods", "lm-c5", "--isa", "scalar", "--threads",
 	                               "1", "--no-headline", "--seconds", "20"));
-	wait_caught(pid, SIGTERM);
+	th_wait_caught(pid, SIGTERM);
 	usleep(1500000);
 	kill(pid, SIGTERM);
 	int rc;
