@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-enum { PEER_FOS, PEER_FOS_INT, PEER_FOS_SPEED, PEER_FOS_SPEED_INT, PEER_NNA, PEER_NNA_DEF, PEER_DE, PEER_DE_INT, PEER_DE_AXIS, PEER_LM, PEER_LULING };
+enum { PEER_FOS, PEER_FOS_INT, PEER_FOS_SPEED, PEER_FOS_SPEED_INT, PEER_NNA, PEER_NNA_DEF, PEER_DE, PEER_DE_INT, PEER_DE_AXIS, PEER_LM, PEER_LULING /* peer_luling_run's, below */ };
 
 /* `steps` steps of a method on an R x C torus (R, C >= 3), grid dense
  * row-major (double for fos, fos-speed, de, de-axis; int32_t for the
