@@ -242,3 +242,105 @@ void peer_method_run(int method, void *grid, int64_t R, int64_t C, int64_t steps
 		case PEER_LM: lm_step((int)param, L, (int32_t *)f[0], (int32_t *)f[1], R, C); break;
 		}
 }
+
+/* Lüling and Monien's randomized balancing (SPAA 1993, §2; the Appendix's
+ * algorithm without load classes), on loads that a workload changes: every
+ * step each PE receives 0, 1 or 2 tasks (uniformly) and completes one if it
+ * has one (Cybenko's eq. (12), PEER_LULING_WORKLOAD); then every PE whose
+ * load has reached f l_old or l_old / f initiates an operation, the
+ * initiators (listed in PE order) in a random order, each in its turn again
+ * only if its trigger still holds: it draws delta distinct partners among
+ * the other PEs and the delta + 1 loads are equalized, total / (delta + 1)
+ * each and the remainder one unit a member from a member drawn at random
+ * on (in the order drawn), and each member's l_old becomes its new load.
+ * The draws are lbtorus's (docs/methods.md): a pure function of (seed,
+ * step, PE, purpose), SplitMix64 rounds (src/include/lbtorus/rng.h,
+ * copied: bench/ reaches lbtorus through its public API only), the
+ * workload's a 32-bit hash of the PE on a key of (seed, step, purpose). */
+static uint64_t mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t key(uint64_t seed, int64_t t, uint64_t purpose)
+{
+	return mix(mix(seed + 0x9e3779b97f4a7c15ULL * (purpose + 1)) ^ ((uint64_t)t + 0x632be59bd9b4e019ULL));
+}
+
+/* A 64-bit draw for PE i, purpose p (the method's: p << 32 | k, its k-th draw of that purpose). */
+static uint64_t draw(uint64_t seed, int64_t t, int64_t i, uint64_t p, uint64_t k)
+{
+	return mix(key(seed, t, p << 32 | k) ^ ((uint64_t)i * 0xd1b54a32d192ed03ULL + 0x8cb92ba72f3d8dd7ULL));
+}
+
+/* Uniform in lo..hi from the draw's high 32 bits (multiply-shift). */
+static int64_t uniform(uint64_t r, int64_t lo, int64_t hi) { return lo + (int64_t)(((r >> 32) * (uint64_t)(hi - lo + 1)) >> 32); }
+
+static uint32_t hash32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	return x ^ (x >> 16);
+}
+
+/* The workload's 32-bit draw for PE i (i < 2^32) on key k. */
+static uint32_t draw32(uint64_t k, int64_t i) { return hash32(hash32((uint32_t)i ^ (uint32_t)k) + (uint32_t)(k >> 32)); }
+
+/* The trigger: l reached f l_old or l_old / f, up to rounding (10 <= 11 / 1.1). */
+static int triggered(int32_t l, int32_t lold, double f)
+{
+	const double x = l, o = lold;
+	return x != o && (x >= f * o * (1 - 1e-12) || x <= o * (1 / f) * (1 + 1e-12));
+}
+
+enum { WL_ARRIVE = 101, LM_ORDER = 201, LM_PARTNER, LM_REMAINDER }; /* the draws' purposes */
+
+void peer_luling_run(int32_t *L, int64_t R, int64_t C, int64_t steps, uint64_t seed, double f, int delta, int64_t *ws)
+{
+	const int64_t P = R * C;
+	const int m = delta + 1;
+	int32_t *lold = (int32_t *)ws;
+	int64_t *init = ws + P, set[64];
+	for (int64_t i = 0; i < P; i++)
+		lold[i] = L[i];
+	for (int64_t t = 0; t < steps; t++) {
+		const uint64_t arrive = key(seed, t, WL_ARRIVE);
+		for (int64_t i = 0; i < P; i++) {
+			const int32_t have = L[i] + (int32_t)(((uint64_t)draw32(arrive, i) * 3) >> 32);
+			L[i] = have - (have > 0);
+		}
+		int64_t n = 0;
+		for (int64_t i = 0; i < P; i++)
+			if (triggered(L[i], lold[i], f))
+				init[n++] = i;
+		for (int64_t a = n - 1; a > 0; a--) { /* Fisher-Yates */
+			const int64_t r = uniform(draw(seed, t, a, LM_ORDER, 0), 0, a), x = init[a];
+			init[a] = init[r];
+			init[r] = x;
+		}
+		for (int64_t a = 0; a < n; a++) {
+			const int64_t i = set[0] = init[a];
+			if (!triggered(L[i], lold[i], f))
+				continue;
+			for (int got = 1, k = 0; got <= delta; k++) {
+				int64_t x = uniform(draw(seed, t, i, LM_PARTNER, (uint64_t)k), 0, P - 2);
+				x += x >= i; /* any PE but i */
+				int dup = 0;
+				for (int b = 1; b < got; b++)
+					dup |= set[b] == x;
+				if (!dup)
+					set[got++] = x;
+			}
+			int64_t total = 0;
+			for (int b = 0; b < m; b++)
+				total += L[set[b]];
+			const int ptr = (int)uniform(draw(seed, t, i, LM_REMAINDER, 0), 0, m - 1);
+			for (int b = 0; b < m; b++)
+				L[set[b]] = lold[set[b]] = (int32_t)(total / m + ((b - ptr + m) % m < total % m));
+		}
+	}
+}

@@ -17,11 +17,12 @@
  * per step is what is compared. Ratios (peer time / lbtorus time, per step)
  * are the figures to quote.
  *
- * Then every other method (the Liquid model's C0-C4 too; but luling-monien,
- * whose random partner choice has no plain loop of a few lines) beside its
- * plain C loop (bench/peer_methods.c) on 2-D tori from uniform:0:100, one
- * thread each, a fixed number of steps (method_steps); the loop must end in lbtorus's state, bit for
- * bit, or the run fails. Both are timed in CPU time of the process (one
+ * Then every other method (the Liquid model's C0-C4 too) beside its plain C
+ * loop (bench/peer_methods.c) on 2-D tori from uniform:0:100 (luling-monien,
+ * which acts only on a change of a PE's load, with the workload
+ * PEER_LULING_WORKLOAD, which its loop runs too), one thread each, a fixed
+ * number of steps (method_steps); the loop must end in lbtorus's state, bit
+ * for bit, or the run fails. Both are timed in CPU time of the process (one
  * thread each), which a machine shared with other work disturbs far less
  * than the wall clock.
  *
@@ -360,6 +361,7 @@ static int run_method(const mcase *m, const msize *z, int64_t steps, const volat
 	cf.until = until;
 	cf.max_steps = steps;
 	cf.interrupt = stop;
+	cf.workload = m->peer == PEER_LULING ? PEER_LULING_WORKLOAD : NULL;
 	int s = m->pname ? lbt_config_param(&cf, m->pname, m->pvalue, e) : 0;
 	lbt_result r;
 	if (!s)
@@ -401,7 +403,10 @@ static int time_method_case(const mcase *m, const msize *z, int reps, const vola
 			keep_least(w ? &side[0].one : &side[0].whole, t);
 			memcpy(grid, init, bytes);
 			const double t0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
-			peer_method_run(m->peer, grid, z->R, z->C, steps, m->param, ws);
+			if (m->peer == PEER_LULING) /* lbtorus's draws: the run's seed, the default delta */
+				peer_luling_run((int32_t *)grid, z->R, z->C, steps, lbt_config_default().seed, m->param, 1, ws);
+			else
+				peer_method_run(m->peer, grid, z->R, z->C, steps, m->param, ws);
 			t.seconds = seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
 			keep_least(w ? &side[1].one : &side[1].whole, t);
 			if (!w)
@@ -446,6 +451,7 @@ static const mcase ms[] = {
 	/* uniform speeds: Mr_ij = 1/2 min(delta_i, delta_j), delta = 1 / (1/2 + 4 * 1/2) (src/method/speed.c) */
 	{"fos-speed", NULL, NULL, PEER_FOS_SPEED, 1, 0.5 * (1 / 2.5)},
 	{"fos-speed-int", NULL, NULL, PEER_FOS_SPEED_INT, 0, 0.5 * (1 / 2.5)},
+	{"luling-monien", NULL, NULL, PEER_LULING, 0, 1.1}, /* the defaults: f = 1.1, delta 1, partners anywhere */
 };
 
 /* Whether the comma-separated list `methods` names `name` (NULL: every method). */
@@ -463,10 +469,11 @@ static int bench_methods(int quick, const char *methods, const volatile sig_atom
 	const msize sizes[] = {{"128x128", 128, 128, quick ? 51 : 401}, {"1024x1024", 1024, 1024, quick ? 41 : 101}};
 	const int reps = quick ? 2 : 3;
 	printf("\npeers of the other methods: lbtorus run (1 thread) against the plain C loop (bench/peer_methods.c,\n"
-	       "-O3 -march=native, 1 thread), 2-D torus, uniform:0:100, the same final state bit for bit;\n"
+	       "-O3 -march=native, 1 thread), 2-D torus, uniform:0:100 (luling-monien with the workload\n"
+	       "%s), the same final state bit for bit;\n"
 	       "CPU seconds of the steps after the first: the least of %d runs of steps + 1 less the least of\n"
 	       "%d runs of one step, each side (what a run does once left out); C/lbt = C loop time / lbtorus\n"
-	       "time; whole runs: the same of the whole runs of steps + 1\n", reps, reps);
+	       "time; whole runs: the same of the whole runs of steps + 1\n", PEER_LULING_WORKLOAD, reps, reps);
 	printf("%-14s %-10s %6s %11s %11s %12s %8s %8s\n", "method", "shape", "steps", "lbtorus cpu", "C loop cpu",
 	       "lbt upd/s", "C/lbt", "whole runs");
 	if (js)
