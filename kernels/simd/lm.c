@@ -87,6 +87,19 @@ typedef void (*lbt_d8row_fn)(int cond, int8_t *b, int64_t e, int torus, int64_t 
 /* The same for the int16 copy (dense_lanes with s = 1) in 32 int16 lanes,
  * e a multiple of 32 (d16row64). */
 typedef void (*lbt_d16row_fn)(int cond, int16_t *b, int64_t e, int torus, int64_t u0, int64_t u1, int64_t *out);
+/* The byte copy's other passes (lm_dense.h, d8_pass: columns, lanes 4, 8
+ * or 16 bytes across, groups) in 64 byte lanes (lm_avx512_steps.h,
+ * d8pass64): units u0 .. u1-1 of axis a as d8_pass counts them (32 PEs
+ * each), streamed or not, their counts into out as lbt_d8row_fn's (max
+ * and min only where the axis is the row's, s = 1). */
+enum { DCOL = 0, DLANE = 1, DGROUP = 2 }; /* an axis's kind: columns, lanes, groups (lm_dense.h) */
+typedef struct {
+	int64_t e, s;                        /* extent, stride in PEs */
+	int torus, kind;
+	int8_t next[16], prev[16], edge[16]; /* groups: the byte shuffles to the PE s after and s before, -1 where linked */
+} lbt_d8axis;
+typedef void (*lbt_d8pass_fn)(int cond, int8_t *b, const lbt_d8axis *a, int streamed, int64_t u0, int64_t u1,
+                              int64_t *out);
 
 /* Has a step with these extremes met the stop of an lm_steps call (NULL: none)? */
 static inline int stop_met(const lbt_steps_stop *st, int32_t max, int32_t min)
@@ -1211,8 +1224,8 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 
 #if W == 16
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
-                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64,
-                           lbt_d16row_fn row16); /* lm_dense.h, in the AVX2 kernels */
+                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
+                           lbt_d8pass_fn pass64); /* lm_dense.h, in the AVX2 kernels */
 #endif
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                                    lbt_lm_cache *cache, lbt_counts *c)
@@ -1221,11 +1234,11 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 	if (done)
 		return done;
 #if W == 16
-	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c, d8row64, d16row64); /* three axes and more, and rings: AVX2's dense copy, its rows' pass in 512-bit vectors */
+	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c, d8row64, d16row64, d8pass64); /* three axes and more, and rings: AVX2's dense copy, its passes in 512-bit vectors */
 	if (!done)
 		done = bytes_steps(v, cond, n, max, stop, cache, c);
 #elif W == 8
-	done = dense_many(v, cond, n, max, stop, cache, c, NULL, NULL); /* three axes and more, and rings */
+	done = dense_many(v, cond, n, max, stop, cache, c, NULL, NULL, NULL); /* three axes and more, and rings */
 	if (!done)
 		done = bytes2_steps(v, cond, n, max, stop, cache, c);
 	if (!done)

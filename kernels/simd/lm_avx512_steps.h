@@ -422,6 +422,197 @@ static void d8row64(int cond, int8_t *b, int64_t e, int torus, int64_t u0, int64
 	}
 }
 
+/* The byte copy's other passes (lm_dense.h, d8_pass) in 64 byte lanes:
+ * columns (d8_cols, and d8_tiles on a streamed axis), lanes S = 4, 8 or
+ * 16 bytes across (d8_lanes, a block of whole 64-byte vectors) and groups
+ * (d8_groups, blocks of 4, 8 or 16 PEs inside each 128-bit lane, the
+ * shuffles of a 128-bit lane the same in all four). Units are d8_pass's,
+ * 32 PEs: two units side by side in memory (a block's two neighbouring
+ * columns, two vectors of groups) make one 64-byte vector; a unit alone
+ * (a range that starts or ends between the two, a block 32 PEs wide) is
+ * the low half of one, its high half masked off (h) and never stored. A
+ * column's or a lanes block's C_i goes to the next slice or vector as a
+ * mask, a lane's C_{i-1} being the mask shifted by S (the previous
+ * vector's last S bits first). */
+enum { D8U = 32 }; /* d8_pass's unit (lm_dense.h's D8) */
+typedef struct {
+	V mx, mn, sum;
+	int64_t moved;
+} d8pass_regs;
+/* A vector at p, or (half) its low 32 bytes, the high ones zero. */
+static ALWAYS_INLINE V d8load(const int half, const int8_t *p)
+{
+	return half ? simde_mm512_inserti64x4(simde_mm512_setzero_si512(), simde_mm256_loadu_si256((const void *)p), 0)
+	            : VLOADU(p);
+}
+static ALWAYS_INLINE void d8store(const int half, int8_t *p, V x)
+{
+	if (half)
+		simde_mm256_storeu_si256((void *)p, simde_mm512_castsi512_si256(x));
+	else
+		simde_mm512_storeu_si512((void *)p, x);
+}
+/* One column of e slices s PEs apart at p (half: its low 32 lanes). */
+static ALWAYS_INLINE void d8col64(const int cond, const int half, int8_t *p, int64_t e, int64_t s, int torus,
+                                  d8pass_regs *R)
+{
+	const uint64_t h = half ? 0xffffffffu : ~(uint64_t)0;
+	const V first = d8load(half, p);
+	/* the last slice's C_i, handed to the first on a torus */
+	uint64_t cp = torus ? nshift_cond(cond, 1, 0, d8load(half, p + (e - 1) * s), first) & h : 0;
+	V l = first;
+	int64_t i = 0;
+	for (; i + 1 < e; i++) {
+		const V ln = d8load(half, p + (i + 1) * s);
+		const uint64_t cs = nshift_cond(cond, 1, 0, l, ln) & h;
+		R->moved += __builtin_popcountll(cs);
+		d8store(half, p + i * s, BINC(BDEC(l, cs), cp));
+		cp = cs;
+		l = ln;
+	}
+	const uint64_t cs = torus ? nshift_cond(cond, 1, 0, l, first) & h : 0;
+	R->moved += __builtin_popcountll(cs);
+	d8store(half, p + i * s, BINC(BDEC(l, cs), cp));
+}
+/* m whole 64-byte columns side by side at p, slice by slice (d8_tiles:
+ * the prefetchers follow a slice), each column's C_i and old first slice
+ * in buffers. */
+enum { D8TILE64 = 64 };
+static ALWAYS_INLINE void d8tile64(const int cond, int8_t *p, int64_t e, int64_t s, int torus, int64_t m,
+                                   d8pass_regs *R)
+{
+	uint64_t cp[D8TILE64];
+	V fv[D8TILE64];
+	for (int64_t t = 0; t < m; t++) {
+		fv[t] = VLOADU(p + t * BW);
+		cp[t] = torus ? nshift_cond(cond, 1, 0, VLOADU(p + (e - 1) * s + t * BW), fv[t]) : 0;
+	}
+	for (int64_t i = 0; i < e; i++) {
+		int8_t *q = p + i * s;
+		for (int64_t t = 0; t < m; t++) {
+			const V l = VLOADU(q + t * BW);
+			const uint64_t cs = i + 1 < e ? nshift_cond(cond, 1, 0, l, VLOADU(q + s + t * BW))
+			                              : torus ? nshift_cond(cond, 1, 0, l, fv[t]) : 0;
+			R->moved += __builtin_popcountll(cs);
+			simde_mm512_storeu_si512((void *)(q + t * BW), BINC(BDEC(l, cs), cp[t]));
+			cp[t] = cs;
+		}
+	}
+}
+/* Units u0 .. u1-1 of columns (per units a block): pairs in one vector,
+ * streamed in tiles of up to D8TILE64 vectors of one block. */
+static ALWAYS_INLINE void d8cols64(const int cond, int8_t *b, int64_t e, int64_t s, int torus, int streamed,
+                                   int64_t u0, int64_t u1, d8pass_regs *R)
+{
+	const int64_t per = s / D8U;
+	for (int64_t u = u0; u < u1;) {
+		int8_t *p = b + u / per * (s * e) + u % per * D8U;
+		int64_t m = per - u % per; /* units to the block's end or the range's */
+		m = m < u1 - u ? m : u1 - u;
+		if (m == 1) {
+			d8col64(cond, 1, p, e, s, torus, R);
+			u++;
+		} else if (streamed) {
+			m = m / 2 < D8TILE64 ? m / 2 : D8TILE64;
+			d8tile64(cond, p, e, s, torus, m, R);
+			u += 2 * m;
+		} else {
+			d8col64(cond, 0, p, e, s, torus, R);
+			u += 2;
+		}
+	}
+}
+/* The lanes S across: bytes i + S (the next vector's first in the last S). */
+static ALWAYS_INLINE V d8shr64(const int S, V cur, V next)
+{
+	const V t = simde_mm512_alignr_epi64(next, cur, 2); /* 128-bit lane k + 1 of cur:next */
+	switch (S) {
+	case 4: return simde_mm512_alignr_epi8(t, cur, 4);
+	case 8: return simde_mm512_alignr_epi8(t, cur, 8);
+	default: return t;
+	}
+}
+/* Blocks u0 .. u1-1 of e PEs S apart, S e a multiple of 64: a mesh block's
+ * last S lanes have no link. */
+static ALWAYS_INLINE void d8lanes64(const int cond, const int S, int8_t *b, int64_t e, int torus, int64_t u0,
+                                    int64_t u1, d8pass_regs *R)
+{
+	const int64_t J = S * e / BW;
+	for (int64_t u = u0; u < u1; u++) {
+		int8_t *p = b + u * S * e;
+		const V first = VLOADU(p), lastv = VLOADU(p + (J - 1) * BW);
+		/* C_i of the last vector, whose last S lanes hand it to the first on a torus */
+		uint64_t csp = torus ? nshift_cond(cond, 1, 0, lastv, d8shr64(S, lastv, first)) : 0;
+		V cur = first;
+		for (int64_t j = 0; j < J; j++) {
+			const int last = j + 1 == J;
+			const V next = last ? (torus ? first : BSET1(0)) : VLOADU(p + (j + 1) * BW);
+			const uint64_t cs =
+			    nshift_cond(cond, 1, 0, cur, d8shr64(S, cur, next)) & (last && !torus ? ~(uint64_t)0 >> S : ~(uint64_t)0);
+			R->moved += __builtin_popcountll(cs);
+			simde_mm512_storeu_si512((void *)(p + j * BW), BINC(BDEC(cur, cs), cs << S | csp >> (64 - S)));
+			csp = cs;
+			cur = next;
+		}
+	}
+}
+/* Vectors of groups, units u0 .. u1-1 (contiguous), the statistics on the
+ * row's axis. */
+static ALWAYS_INLINE void d8groups64(const int cond, const int stats, int8_t *b, const lbt_d8axis *a, int64_t u0,
+                                     int64_t u1, d8pass_regs *R)
+{
+	const V nx = simde_mm512_broadcast_i32x4(simde_mm_loadu_si128((const void *)a->next));
+	const V pv = simde_mm512_broadcast_i32x4(simde_mm_loadu_si128((const void *)a->prev));
+	const uint64_t edge = simde_mm512_movepi8_mask(simde_mm512_broadcast_i32x4(simde_mm_loadu_si128((const void *)a->edge)));
+	for (int64_t i = u0 * D8U; i < u1 * D8U; i += BW) {
+		const int half = i + BW > u1 * D8U;
+		const uint64_t h = half ? 0xffffffffu : ~(uint64_t)0;
+		const V l = half ? d8load(1, b + i) : d8load(0, b + i);
+		const uint64_t cs = nshift_cond(cond, 1, 0, l, simde_mm512_shuffle_epi8(l, nx)) & edge & h;
+		/* y = l - C_i + C_{i-1}, the predecessor's C_i by the shuffle back */
+		const V y = simde_mm512_sub_epi8(BDEC(l, cs), simde_mm512_shuffle_epi8(simde_mm512_movm_epi8(cs), pv));
+		R->moved += __builtin_popcountll(cs);
+		if (stats) {
+			R->mx = simde_mm512_mask_max_epi8(R->mx, h, R->mx, y);
+			R->mn = simde_mm512_mask_min_epi8(R->mn, h, R->mn, y);
+			R->sum = simde_mm512_add_epi64(R->sum, simde_mm512_sad_epu8(y, BSET1(0))); /* a half's high lanes are 0 */
+		}
+		if (half)
+			d8store(1, b + i, y);
+		else
+			d8store(0, b + i, y);
+	}
+}
+static ALWAYS_INLINE void d8pass64_impl(const int cond, int8_t *b, const lbt_d8axis *a, int streamed, int64_t u0,
+                                        int64_t u1, int64_t *out)
+{
+	d8pass_regs R = {BSET1(INT8_MIN), BSET1(INT8_MAX), VSET1(0), 0};
+	if (a->kind == DCOL)
+		d8cols64(cond, b, a->e, a->s, a->torus, streamed, u0, u1, &R);
+	else if (a->kind == DGROUP)
+		(a->s == 1 ? d8groups64(cond, 1, b, a, u0, u1, &R) : d8groups64(cond, 0, b, a, u0, u1, &R));
+	else
+		switch (a->s) {
+		case 4: d8lanes64(cond, 4, b, a->e, a->torus, u0, u1, &R); break;
+		case 8: d8lanes64(cond, 8, b, a->e, a->torus, u0, u1, &R); break;
+		default: d8lanes64(cond, 16, b, a->e, a->torus, u0, u1, &R); break;
+		}
+	out[0] = R.moved;
+	out[1] = a->s == 1 ? simde_mm512_reduce_add_epi64(R.sum) : 0;
+	out[2] = a->s == 1 ? d8row_reduce(R.mx, 1) : INT8_MIN;
+	out[3] = a->s == 1 ? d8row_reduce(R.mn, 0) : INT8_MAX;
+}
+/* lbt_d8pass_fn (lm.c), for C0, C1, C3, C5 (the byte copy's) */
+static void d8pass64(int cond, int8_t *b, const lbt_d8axis *a, int streamed, int64_t u0, int64_t u1, int64_t *out)
+{
+	switch (cond) {
+	case LBT_C0: d8pass64_impl(LBT_C0, b, a, streamed, u0, u1, out); break;
+	case LBT_C1: d8pass64_impl(LBT_C1, b, a, streamed, u0, u1, out); break;
+	case LBT_C3: d8pass64_impl(LBT_C3, b, a, streamed, u0, u1, out); break;
+	default: d8pass64_impl(LBT_C5, b, a, streamed, u0, u1, out); break;
+	}
+}
+
 /* The int16 copy's pass along the row (lm_dense.h, dense_lanes with s =
  * 1) in 32 int16 lanes, every condition: a block of e PEs (a multiple of
  * 32), the neighbours one lane across vectors (HSHL1, HSHR1), the C_i of

@@ -1,8 +1,9 @@
 /* lm_dense.h — grids of three and more dimensions, and rings, in one dense
  * int16 copy (AVX2; part of lm.c, included for W == 8 after lm_avx2.h;
  * AVX-512's lm_steps calls it too: lbt_simd_lm_dense_avx2, at the end,
- * with the pass along rows of whole 512-bit vectors in AVX-512's lanes:
- * dshape's row64 and row16, lm_avx512_steps.h).
+ * with the pass along rows of whole 512-bit vectors in AVX-512's lanes,
+ * and the byte copy's other passes: dshape's row64, row16 and pass64,
+ * lm_avx512_steps.h).
  *
  * A ring (one active axis) of whole 16-lane vectors is the copy's one
  * lanes block (lm_steps only): for a call in bytes where they fit, in
@@ -61,7 +62,6 @@
  * emptying of its counts; DTHREAD: PEs a thread (a substep of 2^16 PEs
  * takes a few microseconds, about what a barrier costs) */
 enum { DENSE_MAX = 1 << 16, DENSE_BIG = 1 << 24, DENSE_L1 = 1 << 13, DFLUSH = 1 << 14, DTHREAD = 1 << 16 };
-enum { DCOL = 0, DLANE = 1, DGROUP = 2 };
 
 /* The copy's shape: its active axes in the grid's order. */
 typedef struct {
@@ -73,6 +73,8 @@ typedef struct {
 	int top;                             /* the byte copy: the largest load a step takes */
 	lbt_d8row_fn row64;                  /* the byte copy on AVX-512: its pass along rows of whole 64-byte vectors (else NULL) */
 	lbt_d16row_fn row16;                 /* the int16 copy on AVX-512: the same, rows of whole 32-lane vectors */
+	lbt_d8pass_fn pass64;                /* the byte copy on AVX-512: its other passes in 64 byte lanes (else NULL) */
+	lbt_d8axis ax[8];                    /* the byte copy: each axis as pass64 reads it */
 	simde__m256i next[8], prev[8];        /* groups: the byte shuffles to the PE s after and s before */
 	simde__m256i edge[8], first[8];       /* groups: -1 in lanes with a link (a successor), with a predecessor */
 } dshape;
@@ -109,6 +111,7 @@ static int dense_shape(const lbt_view *v, int64_t most, dshape *x)
 	x->P = P;
 	x->row64 = NULL;
 	x->row16 = NULL;
+	x->pass64 = NULL;
 	if (x->D == 2 || P % HW) /* a ring (one active axis) or three and more */
 		return 0;
 	for (int k = 0; k < x->D; k++) {
@@ -881,8 +884,9 @@ static void bwiden_store(int32_t *out, V x, int stream);
 /* The byte copy's kinds of axis for the int16 copy's shape x (cond one of
  * bcond's): 1 and y filled, else 0. y->top holds the largest load a step
  * takes (D8LIM); y->row64 (AVX-512's, or NULL) takes the rows' pass where
- * a row is whole 64-byte vectors. */
-static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, dshape *y)
+ * a row is whole 64-byte vectors, y->pass64 (AVX-512's, or NULL) the
+ * others (d8_pass says which). */
+static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn pass64, dshape *y)
 {
 	if (!(cond == LBT_C0 || cond == LBT_C1 || cond == LBT_C3 || cond == LBT_C5) || x->P % D8 ||
 	    !(x->n == 4 || x->n == 8 || x->n == 16 || x->n % D8 == 0))
@@ -911,12 +915,20 @@ static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, dshape *y)
 			y->next[k] = simde_mm256_loadu_si256((const void *)nx);
 			y->prev[k] = simde_mm256_loadu_si256((const void *)pv);
 			y->edge[k] = simde_mm256_loadu_si256((const void *)ed);
+			memcpy(y->ax[k].next, nx, 16); /* the same in every 128-bit lane */
+			memcpy(y->ax[k].prev, pv, 16);
+			memcpy(y->ax[k].edge, ed, 16);
 		} else
 			return 0;
 		y->units[k] = x->P / (y->per[k] * D8);
+		y->ax[k].e = x->e[k];
+		y->ax[k].s = s;
+		y->ax[k].torus = x->torus[k];
+		y->ax[k].kind = y->kind[k];
 	}
 	y->top = D8LIM(mesh);
 	y->row64 = x->n % 64 ? NULL : row64;
+	y->pass64 = pass64;
 	return 1;
 }
 
@@ -1223,7 +1235,16 @@ static ALWAYS_INLINE void d8_pass(const int cond, int8_t *b, const dshape *x, in
 {
 	const int64_t e = x->e[k], s = x->s[k];
 	const int torus = x->torus[k];
-	if (x->kind[k] == DCOL && streamed)
+	if (x->pass64 && (x->kind[k] != DLANE || (s > 1 && s * e % 64 == 0))) { /* AVX-512's 64 lanes, its counts into R */
+		int64_t o[4];
+		x->pass64(cond, b, &x->ax[k], streamed, u0, u1, o);
+		R->mv = simde_mm256_add_epi64(R->mv, simde_mm256_set_epi64x(0, 0, 0, o[0]));
+		if (s == 1) {
+			R->sum = simde_mm256_add_epi64(R->sum, simde_mm256_set_epi64x(0, 0, 0, o[1]));
+			R->mx = simde_mm256_max_epi8(R->mx, simde_mm256_set1_epi8((int8_t)o[2]));
+			R->mn = simde_mm256_min_epi8(R->mn, simde_mm256_set1_epi8((int8_t)o[3]));
+		}
+	} else if (x->kind[k] == DCOL && streamed)
 		d8_tiles(cond, b, e, s, torus, u0, u1, R);
 	else if (x->kind[k] == DCOL)
 		d8_cols(cond, b, e, s, torus, u0, u1, R);
@@ -1483,13 +1504,14 @@ static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_
  * doubles (with one thread, 8^6 ran 15-25 % slower when its cache was
  * allocated and the packing tried every call). */
 static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
-                      lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16)
+                      lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
+                      lbt_d8pass_fn pass64)
 {
 	dshape x, y;
 	if (n < 2 || !cache || !dense_shape(v, DENSE_BIG, &x))
 		return 0;
 	x.row16 = x.n % 32 ? NULL : row16;
-	const int bytes = d8_shape(&x, cond, row64, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
+	const int bytes = d8_shape(&x, cond, row64, pass64, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
 	if (!bytes && !dense_worth(&x, n))
 		return 0;
 	const size_t need = (size_t)x.P * sizeof(int16_t);
@@ -1519,13 +1541,16 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
 
 /* dense_many for AVX-512's lm_steps (lm.c, W == 16), whose kernels have
  * no dense copy: a CPU with AVX-512 runs AVX2's, the copies' passes
- * along the rows in AVX-512's vectors (row64, row16); the same bits. */
+ * along the rows in AVX-512's vectors (row64, row16), the byte copy's
+ * others too (pass64); the same bits. */
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
-                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16);
+                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
+                           lbt_d8pass_fn pass64);
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
-                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16)
+                           lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
+                           lbt_d8pass_fn pass64)
 {
-	return dense_many(v, cond, n, max, stop, cache, c, row64, row16);
+	return dense_many(v, cond, n, max, stop, cache, c, row64, row16, pass64);
 }
 
 #endif

@@ -807,12 +807,27 @@ static void bytes_on(size_t from, size_t to)
 	}
 }
 
+/* Groups and lanes on mesh axes in the byte copy (quick; AVX-512 steps
+ * them in 64 byte lanes, d8pass64): 3x4x4x4, rows of 4 PEs (groups of 4,
+ * with the statistics) and axis 2 (groups of 16 PEs 4 apart) mesh, axis 1
+ * a lanes block of one 64-byte vector, mesh: a block's last PE has no
+ * link. */
+static void bytes_mesh_groups(void)
+{
+	static const int kinds[] = {L_SMALL, L_UPTO125, L_PILE};
+	const lbt_shape s = ck_grid("3x4x4x4", "torus,mesh,mesh,mesh");
+	for (int cond = 0; cond < LBT_NCOND; cond++)
+		for (size_t j = 0; j < sizeof kinds / sizeof *kinds; j++)
+			steps_case(cond, &s, kinds[j], 1 + (cond + (int)j) % 2, 40, (int)j % 2, 0);
+}
+
 static void steps_quick(void)
 {
 	rows8_on(0);
 	steps_on(0, STEPS_QUICK);
 	rings_on(0, RINGS_QUICK);
 	bytes_on(0, BYTES_QUICK);
+	bytes_mesh_groups();
 	cut_on(0);
 	rowcut_on(0);
 }
