@@ -17,6 +17,7 @@
  *
  * All draws depend on (seed, step, PE, purpose) only, and the operations run
  * one after another in the drawn order: the same bits for any thread count. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,8 +265,9 @@ static void carry(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t
 	const int m = w->delta + 1;
 	int overlap = 0;
 	for (int x = 0; x < m; x++) {
-		overlap |= w->pe[at[x]].stamp == (uint32_t)(step + 1);
-		w->pe[at[x]].stamp = (uint32_t)(step + 1);
+		uint64_t *word = &w->seen[at[x] >> 6], bit = (uint64_t)1 << (at[x] & 63);
+		overlap |= (*word & bit) != 0;
+		*word |= bit;
 	}
 	w->stats.conflicts += overlap;
 	w->stats.operations++;
@@ -314,6 +316,7 @@ void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step)
 void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
 {
 	const int64_t P = w->P;
+	memset(w->seen, 0, (size_t)((P + 63) / 64) * sizeof *w->seen);
 	if (w->C)
 		account(w, load, seed, step, packets, hops);
 	else
@@ -326,6 +329,13 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 	lbt_luling_shuffle(w->init, n, seed, step);
 	for (int64_t a = 0; a < n; a++)
 		lbt_luling_operate(w, w->init[a], seed, step, packets, hops);
-	for (int64_t i = 0; i < P; i++)
+	w->max = INT32_MIN;
+	w->min = INT32_MAX;
+	w->total = 0;
+	for (int64_t i = 0; i < P; i++) {
 		load[i] = w->pe[i].cur;
+		w->max = load[i] > w->max ? load[i] : w->max;
+		w->min = load[i] < w->min ? load[i] : w->min;
+		w->total += load[i];
+	}
 }

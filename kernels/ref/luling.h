@@ -31,12 +31,10 @@ typedef struct {
 	int64_t decrease_sim; /* Table 1: simulated load decreases that consumed borrowed packets */
 } lbt_luling_stats;
 
-/* The per-PE state. */
+/* The per-PE state: 8 bytes, aligned, so a random PE costs one cache line. */
 typedef struct {
 	int32_t cur;    /* the load as the step goes (class version: sum_j d_{i,j}) */
 	int32_t lold;   /* l_old: the own load after the PE's last operation */
-	uint32_t stamp; /* (step + 1) mod 2^32 of the PE's last operation */
-	int32_t pad;
 } lbt_luling_pe;
 
 typedef struct lbt_luling_s {
@@ -51,11 +49,14 @@ typedef struct lbt_luling_s {
 	int64_t noff;           /* local partners: the offsets with 1 <= |o|_1 <= R, each distinct PE once */
 	int32_t *off;           /*   noff x dims */
 	lbt_luling_pe *pe;      /* per PE, together: a random partner costs one cache line */
+	uint64_t *seen;         /* a bit per record of pe: an operation of this step touched it (conflicts; the step clears it) */
 	int32_t *d;             /* class version: d[i*P + j] = d_{i,j} */
 	uint8_t *b;             /*   b[i*P + j] = b_{i,j} (0 or 1) */
 	int32_t *bsum;          /*   sum_j b_{i,j} */
 	int64_t *init;          /* scratch: the step's initiators */
 	lbt_luling_stats stats;
+	int32_t max, min;       /* the loads the last step left: their extremes */
+	int64_t total;          /*   and their sum (the engine's reductions, taken in the step's last pass) */
 	/* Called after every operation with its set (set[0] the initiator), m =
 	 * delta + 1 members; NULL: nothing (the tests and Theorem 1's measurement
 	 * look at the loads right after an operation). */
@@ -69,7 +70,8 @@ enum { LBT_LULING_ORDER = 201, LBT_LULING_PARTNER, LBT_LULING_REMAINDER, LBT_LUL
 /* One step on the dense loads (row-major, P entries, already changed by the
  * workload phase): the workload's changes entered into the class counters,
  * then every triggered operation in an order drawn from (seed, step). Adds
- * the packets and packet-hops of this step to *packets and *hops. */
+ * the packets and packet-hops of this step to *packets and *hops; the new
+ * loads' extremes and sum into w->max, w->min, w->total. */
 void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops);
 
 /* The operations of a step, one initiator at a time (the step's third part,
@@ -88,7 +90,8 @@ void lbt_luling_partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64
 void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step);
 /* the operation of initiator set[0] with its partners set[1..delta] (flat
  * indices of the whole torus), as lbt_luling_operate makes it, the record
- * of PE set[x] at w->pe[at[x]] (the basic version only, w->C = 0). */
+ * of PE set[x] at w->pe[at[x]], its bit of w->seen bit at[x] (the basic
+ * version only, w->C = 0). */
 void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step,
                       int64_t *packets, int64_t *hops);
 

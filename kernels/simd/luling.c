@@ -103,6 +103,7 @@ void LBT_SIMD_FN(lbt_simd_luling_step)(lbt_luling *w, int32_t *load, uint64_t se
 		lbt_ref_luling_step(w, load, seed, step, packets, hops);
 		return;
 	}
+	memset(w->seen, 0, (size_t)((w->P + 63) / 64) * sizeof *w->seen);
 	const int64_t n = initiators(w, load);
 	shuffle(w, n, seed, step);
 	uint64_t pkey[64]; /* the partner draws' keys, k = 0 .. delta - 1 */
@@ -116,6 +117,16 @@ void LBT_SIMD_FN(lbt_simd_luling_step)(lbt_luling *w, int32_t *load, uint64_t se
 		lbt_luling_operate(w, w->init[a], seed, step, packets, hops);
 	}
 	const int64_t P = w->P;
-	for (int64_t i = 0; i < P; i++)
-		load[i] = w->pe[i].cur;
+	int32_t mx = INT32_MIN, mn = INT32_MAX;
+	int64_t total = 0;
+	for (int64_t i = 0; i < P; i++) { /* the loads back, and the engine's reductions on the way */
+		const int32_t v = w->pe[i].cur;
+		load[i] = v;
+		mx = v > mx ? v : mx;
+		mn = v < mn ? v : mn;
+		total += v;
+	}
+	w->max = mx;
+	w->min = mn;
+	w->total = total;
 }

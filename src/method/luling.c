@@ -86,6 +86,7 @@ static void close_ws(lbt_state *st)
 		return;
 	free(w->k.off);
 	free(w->k.pe);
+	free(w->k.seen);
 	free(w->k.d);
 	free(w->k.b);
 	free(w->k.bsum);
@@ -218,8 +219,9 @@ static int luling_open(lbt_state *st, lbt_err *e)
 		w->dense = malloc(p * sizeof *w->dense);
 		w->block = cut ? malloc(mine * sizeof *w->block) : NULL;
 		k->pe = calloc(p, sizeof *k->pe);
+		k->seen = malloc((p + 63) / 64 * sizeof *k->seen);
 		k->init = malloc(p * sizeof *k->init);
-		ok = w->dense && k->pe && k->init && (w->block || !cut);
+		ok = w->dense && k->pe && k->seen && k->init && (w->block || !cut);
 	}
 	if (ok && k->R) {
 		int64_t most = 1;
@@ -342,7 +344,8 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 		reqs = malloc((size_t)(U + 1) * sizeof *reqs);
 		owner = malloc((size_t)(U + 1) * sizeof *owner);
 		k->pe = malloc((size_t)(U + 1) * sizeof *k->pe);
-		ok = ok && slot && reqs && owner && k->pe;
+		k->seen = calloc((size_t)(U + 64) / 64, sizeof *k->seen);
+		ok = ok && slot && reqs && owner && k->pe && k->seen;
 		if (ok) { /* the requests grouped by rank: each PE's index in its rank's block */
 			memset(cnt, 0, sizeof cnt);
 			for (int64_t u = 0; u < U; u++) {
@@ -417,7 +420,9 @@ done:
 	free(idx);
 	free(back);
 	free(k->pe);
+	free(k->seen);
 	k->pe = NULL;
+	k->seen = NULL;
 }
 
 static void luling_step(lbt_state *st, lbt_counts *c)
@@ -444,6 +449,12 @@ static void luling_step(lbt_state *st, lbt_counts *c)
 		lbt_grid_import(&st->grid, w->dense);
 	w->k.stats.packets += packets;
 	w->k.stats.hops += hops;
+	if (!cut) { /* the step's last pass measured the loads: no pass of the engine's */
+		c->has_stats = 1;
+		c->max = w->k.max;
+		c->min = w->k.min;
+		c->total = w->k.total;
+	}
 	c->moved = cut && cut->rank ? 0 : hops; /* packet-hops: one per packet and link crossed, as the local methods count */
 	c->shifts = w->k.stats.operations > ops; /* §2: an operation takes constant time; a step's run concurrently */
 }

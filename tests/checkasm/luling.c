@@ -7,8 +7,9 @@
  * state, stepped with another run's step between each of its own (a kernel
  * that kept anything between calls outside its state, or read beyond it,
  * would carry the other run into this one). Loads, the step's packets and
- * packet-hops, and every counter of the state (operations, conflicts,
- * cancelled, borrowing) equal, step by step, for both algorithms, local and
+ * packet-hops, every counter of the state (operations, conflicts,
+ * cancelled, borrowing) and the loads' extremes and sum the step measured
+ * equal, step by step, for both algorithms, local and
  * global partners, on rings, tori and meshes of 1 to 3 axes, odd extents,
  * and more PEs than the kernel's blocks and prefetch distance. The
  * workload's one-packet changes put PEs exactly at the factor f, where
@@ -72,7 +73,9 @@ static void luling_case(const luling_run *r, int steps)
 		step(&other, dx, 0, &px, &hx);
 		step(&b, db, 0, &pb, &hb);
 		const lbt_luling_stats *sa = lbt_luling_stats_of(&a), *sb = lbt_luling_stats_of(&b);
-		cr_assert(!memcmp(da, db, (size_t)P * sizeof *da) && pa == pb && ha == hb && !memcmp(sa, sb, sizeof *sa),
+		const lbt_luling *ka = lbt_luling_of(&a), *kb = lbt_luling_of(&b);
+		cr_assert(!memcmp(da, db, (size_t)P * sizeof *da) && pa == pb && ha == hb && !memcmp(sa, sb, sizeof *sa) &&
+		              ka->max == kb->max && ka->min == kb->min && ka->total == kb->total,
 		          "luling_step on %s: %s %s, f %s, delta %s, borrow %s, partners %s, init %s: step %d differs from the reference "
 		          "stepping alone (packets %lld/%lld, hops %lld/%lld, operations %lld/%lld)", ck_new->isa, r->shape,
 		          r->boundary, r->f, r->delta, r->borrow, r->partners, r->init, t, (long long)pa, (long long)pb,
