@@ -89,8 +89,9 @@ static void shuffle(lbt_luling *w, int64_t n, uint64_t seed, int64_t step)
 }
 
 /* The PE records operation a will touch first: its initiator's and (global
- * partners) those of its first delta partner draws. */
-static void prefetch_op(const lbt_luling *w, int64_t i, const uint64_t *pkey)
+ * partners) those of its first delta partner draws. Inlined always: GCC
+ * takes a function of prefetches alone for a const one and drops its calls. */
+static ALWAYS_INLINE void prefetch_op(const lbt_luling *w, int64_t i, const uint64_t *pkey)
 {
 	__builtin_prefetch(&w->pe[i], 1);
 	if (w->R)
