@@ -567,7 +567,7 @@ static ALWAYS_INLINE void d8groups64(const int cond, const int stats, int8_t *b,
 	for (int64_t i = u0 * D8U; i < u1 * D8U; i += BW) {
 		const int half = i + BW > u1 * D8U;
 		const uint64_t h = half ? 0xffffffffu : ~(uint64_t)0;
-		const V l = half ? d8load(1, b + i) : d8load(0, b + i);
+		const V l = d8load(half, b + i);
 		const uint64_t cs = nshift_cond(cond, 1, 0, l, simde_mm512_shuffle_epi8(l, nx)) & edge & h;
 		/* y = l - C_i + C_{i-1}, the predecessor's C_i by the shuffle back */
 		const V y = simde_mm512_sub_epi8(BDEC(l, cs), simde_mm512_shuffle_epi8(simde_mm512_movm_epi8(cs), pv));
@@ -577,10 +577,7 @@ static ALWAYS_INLINE void d8groups64(const int cond, const int stats, int8_t *b,
 			R->mn = simde_mm512_mask_min_epi8(R->mn, h, R->mn, y);
 			R->sum = simde_mm512_add_epi64(R->sum, simde_mm512_sad_epu8(y, BSET1(0))); /* a half's high lanes are 0 */
 		}
-		if (half)
-			d8store(1, b + i, y);
-		else
-			d8store(0, b + i, y);
+		d8store(half, b + i, y);
 	}
 }
 static ALWAYS_INLINE void d8pass64_impl(const int cond, int8_t *b, const lbt_d8axis *a, int streamed, int64_t u0,

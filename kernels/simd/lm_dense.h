@@ -74,9 +74,9 @@ typedef struct {
 	lbt_d8row_fn row64;                  /* the byte copy on AVX-512: its pass along rows of whole 64-byte vectors (else NULL) */
 	lbt_d16row_fn row16;                 /* the int16 copy on AVX-512: the same, rows of whole 32-lane vectors */
 	lbt_d8pass_fn pass64;                /* the byte copy on AVX-512: its other passes in 64 byte lanes (else NULL) */
-	lbt_d8axis ax[8];                    /* the byte copy: each axis as pass64 reads it */
-	simde__m256i next[8], prev[8];        /* groups: the byte shuffles to the PE s after and s before */
-	simde__m256i edge[8], first[8];       /* groups: -1 in lanes with a link (a successor), with a predecessor */
+	lbt_d8axis ax[8];                    /* the byte copy: each axis as d8_pass and pass64 read it */
+	simde__m256i next[8], prev[8];        /* the int16 copy's groups: the byte shuffles to the PE s after and s before */
+	simde__m256i edge[8], first[8];       /* the int16 copy's groups: -1 in lanes with a link (a successor), with a predecessor */
 } dshape;
 
 /* Does the grid take the dense copy, of at most `most` PEs? Fills x. */
@@ -905,19 +905,12 @@ static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn
 		} else if (B == 4 || B == 8 || B == 16) {
 			y->kind[k] = DGROUP;
 			y->per[k] = 1;
-			int8_t nx[32], pv[32], ed[32];
-			for (int i = 0; i < 32; i++) {
+			for (int i = 0; i < 16; i++) { /* one 128-bit lane's, the same in all */
 				const int pos = (int)(i % B), base = i - pos;
-				nx[i] = (int8_t)((base + (pos + s) % B) % 16);
-				pv[i] = (int8_t)((base + (pos - s + B) % B) % 16);
-				ed[i] = (int8_t)(x->torus[k] || pos < B - s ? -1 : 0);
+				y->ax[k].next[i] = (int8_t)(base + (pos + s) % B);
+				y->ax[k].prev[i] = (int8_t)(base + (pos - s + B) % B);
+				y->ax[k].edge[i] = (int8_t)(x->torus[k] || pos < B - s ? -1 : 0);
 			}
-			y->next[k] = simde_mm256_loadu_si256((const void *)nx);
-			y->prev[k] = simde_mm256_loadu_si256((const void *)pv);
-			y->edge[k] = simde_mm256_loadu_si256((const void *)ed);
-			memcpy(y->ax[k].next, nx, 16); /* the same in every 128-bit lane */
-			memcpy(y->ax[k].prev, pv, 16);
-			memcpy(y->ax[k].edge, ed, 16);
 		} else
 			return 0;
 		y->units[k] = x->P / (y->per[k] * D8);
@@ -1211,12 +1204,17 @@ static ALWAYS_INLINE void d8_lanes(const int cond, const int S, int8_t *b, int64
 }
 
 /* Groups: blocks of 4, 8 or 16 PEs inside each 128-bit lane, the
- * successor by a byte shuffle (x->next) and the C_i of the predecessor by
- * another (x->prev); on a mesh, edge masks the last slice's C. */
+ * successor by a byte shuffle (x->ax[k].next) and the C_i of the
+ * predecessor by another (prev); on a mesh, edge masks the last slice's C.
+ * Each is one 128-bit lane's, broadcast. */
+static ALWAYS_INLINE V d8bcast(const int8_t *p)
+{
+	return simde_mm256_broadcastsi128_si256(simde_mm_loadu_si128((const void *)p));
+}
 static ALWAYS_INLINE void d8_groups(const int cond, const int stats, int8_t *b, const dshape *x, int k, int64_t u0,
                                     int64_t u1, d8regs *R)
 {
-	const V nx = x->next[k], pv = x->prev[k], edge = x->edge[k];
+	const V nx = d8bcast(x->ax[k].next), pv = d8bcast(x->ax[k].prev), edge = d8bcast(x->ax[k].edge);
 	for (int64_t u = u0; u < u1; u++) {
 		int8_t *p = b + u * D8;
 		const V l = VLOAD(p);
