@@ -556,6 +556,47 @@ static ALWAYS_INLINE void d8lanes64(const int cond, const int S, int8_t *b, int6
 		}
 	}
 }
+/* Slice i of d8_fused's tile of m units at p (lbt_d8slice_fn): vector t
+ * (half: a unit alone, the tile's last) of it, slice 0 first opening the
+ * tile's buffers. */
+static ALWAYS_INLINE int64_t d8slice64_vec(const int cond, const int half, int8_t *p, int64_t e, int64_t s, int torus,
+                                           int64_t i, int64_t t, uint64_t *cp, int8_t *fv)
+{
+	const uint64_t h = half ? 0xffffffffu : ~(uint64_t)0;
+	int8_t *q = p + i * s + t * BW;
+	const V l = d8load(half, q);
+	if (i == 0) {
+		d8store(half, fv + t * BW, l);
+		cp[t] = torus ? nshift_cond(cond, 1, 0, d8load(half, p + (e - 1) * s + t * BW), l) & h : 0;
+	}
+	const uint64_t cs = i + 1 < e ? nshift_cond(cond, 1, 0, l, d8load(half, q + s)) & h
+	                    : torus   ? nshift_cond(cond, 1, 0, l, d8load(half, fv + t * BW)) & h
+	                              : 0;
+	d8store(half, q, BINC(BDEC(l, cs), cp[t]));
+	cp[t] = cs;
+	return __builtin_popcountll(cs);
+}
+static ALWAYS_INLINE void d8slice64_impl(const int cond, int8_t *p, int64_t e, int64_t s, int torus, int64_t m, int64_t i,
+                                         uint64_t *cp, int8_t *fv, int64_t *moved)
+{
+	int64_t t = 0;
+	for (; 2 * t + 1 < m; t++)
+		*moved += d8slice64_vec(cond, 0, p, e, s, torus, i, t, cp, fv);
+	if (2 * t < m)
+		*moved += d8slice64_vec(cond, 1, p, e, s, torus, i, t, cp, fv);
+}
+/* lbt_d8slice_fn (lm.c), for C0, C1, C3, C5 */
+static void d8slice64(int cond, int8_t *p, int64_t e, int64_t s, int torus, int64_t m, int64_t i, uint64_t *cp, int8_t *fv,
+                      int64_t *moved)
+{
+	switch (cond) {
+	case LBT_C0: d8slice64_impl(LBT_C0, p, e, s, torus, m, i, cp, fv, moved); break;
+	case LBT_C1: d8slice64_impl(LBT_C1, p, e, s, torus, m, i, cp, fv, moved); break;
+	case LBT_C3: d8slice64_impl(LBT_C3, p, e, s, torus, m, i, cp, fv, moved); break;
+	default: d8slice64_impl(LBT_C5, p, e, s, torus, m, i, cp, fv, moved); break;
+	}
+}
+
 /* Vectors of groups, units u0 .. u1-1 (contiguous), the statistics on the
  * row's axis. */
 static ALWAYS_INLINE void d8groups64(const int cond, const int stats, int8_t *b, const lbt_d8axis *a, int64_t u0,

@@ -74,6 +74,7 @@ typedef struct {
 	lbt_d8row_fn row64;                  /* the byte copy on AVX-512: its pass along rows of whole 64-byte vectors (else NULL) */
 	lbt_d16row_fn row16;                 /* the int16 copy on AVX-512: the same, rows of whole 32-lane vectors */
 	lbt_d8pass_fn pass64;                /* the byte copy on AVX-512: its other passes in 64 byte lanes (else NULL) */
+	lbt_d8slice_fn slice64;              /* the byte copy on AVX-512: its folded axis in 64 byte lanes (else NULL) */
 	lbt_d8axis ax[8];                    /* the byte copy: each axis as d8_pass and pass64 read it */
 	simde__m256i next[8], prev[8];        /* the int16 copy's groups: the byte shuffles to the PE s after and s before */
 	simde__m256i edge[8], first[8];       /* the int16 copy's groups: -1 in lanes with a link (a successor), with a predecessor */
@@ -886,7 +887,8 @@ static void bwiden_store(int32_t *out, V x, int stream);
  * takes (D8LIM); y->row64 (AVX-512's, or NULL) takes the rows' pass where
  * a row is whole 64-byte vectors, y->pass64 (AVX-512's, or NULL) the
  * others (d8_pass says which). */
-static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn pass64, dshape *y)
+static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn pass64, lbt_d8slice_fn slice64,
+                    dshape *y)
 {
 	if (!(cond == LBT_C0 || cond == LBT_C1 || cond == LBT_C3 || cond == LBT_C5) || x->P % D8 ||
 	    !(x->n == 4 || x->n == 8 || x->n == 16 || x->n % D8 == 0))
@@ -922,6 +924,7 @@ static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn
 	y->top = D8LIM(mesh);
 	y->row64 = x->n % 64 ? NULL : row64;
 	y->pass64 = pass64;
+	y->slice64 = slice64;
 	return 1;
 }
 
@@ -1264,31 +1267,44 @@ static ALWAYS_INLINE void d8_pass(const int cond, int8_t *b, const dshape *x, in
 		}
 }
 
-/* The last streamed axis K-1 folded into the block phase (dense_fused). */
-static ALWAYS_INLINE void d8_fused(const int cond, int8_t *b, const dshape *x, int K, int64_t q0, int64_t q1, d8regs *R)
+/* The last streamed axis K-1 folded into the block phase (dense_fused).
+ * On AVX-512 its slices go in 64 byte lanes (x->slice64), of up to
+ * DBLOCK PEs (16^6's axis 1: 64 KiB), their buffers in buf (d8_step_part). */
+static ALWAYS_INLINE void d8_fused(const int cond, int8_t *b, const dshape *x, int K, int64_t q0, int64_t q1, int8_t *buf,
+                                   d8regs *R)
 {
 	V cp[DFUSE / D8], fv[DFUSE / D8];
 	const int64_t e = x->e[K - 1], s = x->s[K - 1], m = s / D8, nb = x->P / s;
 	const int torus = x->torus[K - 1];
 	for (int64_t q = q0; q < q1; q++) {
 		int8_t *p = b + q * s * e;
-		d8tile_open(cond, p, e, s, torus, m, cp, fv);
+		int64_t moved = 0;
+		if (!x->slice64)
+			d8tile_open(cond, p, e, s, torus, m, cp, fv);
 		for (int64_t i = 0; i < e; i++) {
-			d8tile_slice(cond, p, e, s, torus, m, i, cp, fv, R);
+			if (x->slice64) /* the old first slice, then the C_i masks */
+				x->slice64(cond, p, e, s, torus, m, i, (uint64_t *)(void *)(buf + s), buf, &moved);
+			else
+				d8tile_slice(cond, p, e, s, torus, m, i, cp, fv, R);
 			for (int k = K; k < x->D; k++) {
 				const int64_t per = x->units[k] / nb;
 				d8_pass(cond, b, x, k, 0, (q * e + i) * per, (q * e + i + 1) * per, R);
 			}
 		}
+		R->mv = simde_mm256_add_epi64(R->mv, simde_mm256_set_epi64x(0, 0, 0, moved));
 	}
 }
 
-/* Thread t's part of one step of the byte copy (dense_step_part). */
+/* Thread t's part of one step of the byte copy (dense_step_part; with
+ * x->slice64 the folded axis's slices of up to DBLOCK PEs, each thread's
+ * buffers in its share of the copy's second half, the int16 copy's room:
+ * a block a thread is at least 2 blk bytes, the buffers 9/8 blk and 8). */
 static ALWAYS_INLINE void d8_step_part(const int cond, int8_t *b, const dshape *x, int K, int64_t blk, const lbt_team *t,
                                        dpart *out)
 {
 	d8regs R = {VSET1(0), simde_mm256_set1_epi8(INT8_MIN), simde_mm256_set1_epi8(INT8_MAX), VSET1(0), VSET1(0), 0};
-	const int fuse = K >= 1 && K < x->D && x->kind[K - 1] == DCOL && blk <= DFUSE && x->P / (blk * x->e[K - 1]) >= t->n;
+	const int fuse = K >= 1 && K < x->D && x->kind[K - 1] == DCOL && (blk <= DFUSE || x->slice64) &&
+	                 x->P / (blk * x->e[K - 1]) >= t->n;
 	const int F = fuse ? K - 1 : K;
 	for (int k = 0; k < F; k++) {
 		const int64_t U = x->units[k];
@@ -1300,7 +1316,8 @@ static ALWAYS_INLINE void d8_step_part(const int cond, int8_t *b, const dshape *
 		const int64_t nb = x->P / (blk * x->e[K - 1]);
 		if (F)
 			lbt_team_barrier(t);
-		d8_fused(cond, b, x, K, nb * t->id / t->n, nb * (t->id + 1) / t->n, &R);
+		d8_fused(cond, b, x, K, nb * t->id / t->n, nb * (t->id + 1) / t->n, b + x->P + (x->P / t->n & ~(int64_t)63) * t->id,
+		         &R);
 	} else if (K < x->D) {
 		const int64_t nb = x->P / blk;
 		if (K)
@@ -1503,13 +1520,13 @@ static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_
  * allocated and the packing tried every call). */
 static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                       lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
-                      lbt_d8pass_fn pass64)
+                      lbt_d8pass_fn pass64, lbt_d8slice_fn slice64)
 {
 	dshape x, y;
 	if (n < 2 || !cache || !dense_shape(v, DENSE_BIG, &x))
 		return 0;
 	x.row16 = x.n % 32 ? NULL : row16;
-	const int bytes = d8_shape(&x, cond, row64, pass64, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
+	const int bytes = d8_shape(&x, cond, row64, pass64, slice64, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
 	if (!bytes && !dense_worth(&x, n))
 		return 0;
 	const size_t need = (size_t)x.P * sizeof(int16_t);
@@ -1543,12 +1560,12 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
  * others too (pass64); the same bits. */
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                            lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
-                           lbt_d8pass_fn pass64);
+                           lbt_d8pass_fn pass64, lbt_d8slice_fn slice64);
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                            lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
-                           lbt_d8pass_fn pass64)
+                           lbt_d8pass_fn pass64, lbt_d8slice_fn slice64)
 {
-	return dense_many(v, cond, n, max, stop, cache, c, row64, row16, pass64);
+	return dense_many(v, cond, n, max, stop, cache, c, row64, row16, pass64, slice64);
 }
 
 #endif
