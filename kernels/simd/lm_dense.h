@@ -886,7 +886,8 @@ static void bwiden_store(int32_t *out, V x, int stream);
  * bcond's): 1 and y filled, else 0. y->top holds the largest load a step
  * takes (D8LIM); y->row64 (AVX-512's, or NULL) takes the rows' pass where
  * a row is whole 64-byte vectors, y->pass64 (AVX-512's, or NULL) the
- * others (d8_pass says which). */
+ * others (d8_pass says which), y->slice64 (AVX-512's, or NULL) the folded
+ * axis's slices (d8_fused). */
 static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn pass64, lbt_d8slice_fn slice64,
                     dshape *y)
 {
