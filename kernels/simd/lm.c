@@ -100,6 +100,14 @@ typedef struct {
 } lbt_d8axis;
 typedef void (*lbt_d8pass_fn)(int cond, int8_t *b, const lbt_d8axis *a, int streamed, int64_t u0, int64_t u1,
                               int64_t *out);
+/* The byte copy's folded axis (lm_dense.h, d8_fused) in 64 byte lanes
+ * (lm_avx512_steps.h, d8slice64): slice i of a tile of m units of 32 PEs
+ * side by side at p, a column of e slices s PEs apart; slice 0 opens the
+ * tile (each vector's C_i into cp, m 64-bit masks at most, the old first
+ * slice into fv, 32 m bytes), the later ones read and update them; the
+ * slice's moved count added to *moved. */
+typedef void (*lbt_d8slice_fn)(int cond, int8_t *p, int64_t e, int64_t s, int torus, int64_t m, int64_t i, uint64_t *cp,
+                               int8_t *fv, int64_t *moved);
 
 /* Has a step with these extremes met the stop of an lm_steps call (NULL: none)? */
 static inline int stop_met(const lbt_steps_stop *st, int32_t max, int32_t min)
@@ -1225,7 +1233,7 @@ static int cut_steps(const lbt_view *v, int cond, int n, const lbt_steps_stop *s
 #if W == 16
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                            lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
-                           lbt_d8pass_fn pass64); /* lm_dense.h, in the AVX2 kernels */
+                           lbt_d8pass_fn pass64, lbt_d8slice_fn slice64); /* lm_dense.h, in the AVX2 kernels */
 #endif
 int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                                    lbt_lm_cache *cache, lbt_counts *c)
@@ -1234,11 +1242,11 @@ int LBT_SIMD_FN(lbt_simd_lm_steps)(const lbt_view *v, int cond, int n, int32_t m
 	if (done)
 		return done;
 #if W == 16
-	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c, d8row64, d16row64, d8pass64); /* three axes and more, and rings: AVX2's dense copy, its passes in 512-bit vectors */
+	done = lbt_simd_lm_dense_avx2(v, cond, n, max, stop, cache, c, d8row64, d16row64, d8pass64, d8slice64); /* three axes and more, and rings: AVX2's dense copy, its passes in 512-bit vectors */
 	if (!done)
 		done = bytes_steps(v, cond, n, max, stop, cache, c);
 #elif W == 8
-	done = dense_many(v, cond, n, max, stop, cache, c, NULL, NULL, NULL); /* three axes and more, and rings */
+	done = dense_many(v, cond, n, max, stop, cache, c, NULL, NULL, NULL, NULL); /* three axes and more, and rings */
 	if (!done)
 		done = bytes2_steps(v, cond, n, max, stop, cache, c);
 	if (!done)

@@ -556,6 +556,47 @@ static ALWAYS_INLINE void d8lanes64(const int cond, const int S, int8_t *b, int6
 		}
 	}
 }
+/* Slice i of d8_fused's tile of m units at p (lbt_d8slice_fn): vector t
+ * (half: a unit alone, the tile's last) of it, slice 0 first opening the
+ * tile's buffers. */
+static ALWAYS_INLINE int64_t d8slice64_vec(const int cond, const int half, int8_t *p, int64_t e, int64_t s, int torus,
+                                           int64_t i, int64_t t, uint64_t *cp, int8_t *fv)
+{
+	const uint64_t h = half ? 0xffffffffu : ~(uint64_t)0;
+	int8_t *q = p + i * s + t * BW;
+	const V l = d8load(half, q);
+	if (i == 0) {
+		d8store(half, fv + t * BW, l);
+		cp[t] = torus ? nshift_cond(cond, 1, 0, d8load(half, p + (e - 1) * s + t * BW), l) & h : 0;
+	}
+	const uint64_t cs = i + 1 < e ? nshift_cond(cond, 1, 0, l, d8load(half, q + s)) & h
+	                    : torus   ? nshift_cond(cond, 1, 0, l, d8load(half, fv + t * BW)) & h
+	                              : 0;
+	d8store(half, q, BINC(BDEC(l, cs), cp[t]));
+	cp[t] = cs;
+	return __builtin_popcountll(cs);
+}
+static ALWAYS_INLINE void d8slice64_impl(const int cond, int8_t *p, int64_t e, int64_t s, int torus, int64_t m, int64_t i,
+                                         uint64_t *cp, int8_t *fv, int64_t *moved)
+{
+	int64_t t = 0;
+	for (; 2 * t + 1 < m; t++)
+		*moved += d8slice64_vec(cond, 0, p, e, s, torus, i, t, cp, fv);
+	if (2 * t < m)
+		*moved += d8slice64_vec(cond, 1, p, e, s, torus, i, t, cp, fv);
+}
+/* lbt_d8slice_fn (lm.c), for C0, C1, C3, C5 */
+static void d8slice64(int cond, int8_t *p, int64_t e, int64_t s, int torus, int64_t m, int64_t i, uint64_t *cp, int8_t *fv,
+                      int64_t *moved)
+{
+	switch (cond) {
+	case LBT_C0: d8slice64_impl(LBT_C0, p, e, s, torus, m, i, cp, fv, moved); break;
+	case LBT_C1: d8slice64_impl(LBT_C1, p, e, s, torus, m, i, cp, fv, moved); break;
+	case LBT_C3: d8slice64_impl(LBT_C3, p, e, s, torus, m, i, cp, fv, moved); break;
+	default: d8slice64_impl(LBT_C5, p, e, s, torus, m, i, cp, fv, moved); break;
+	}
+}
+
 /* Vectors of groups, units u0 .. u1-1 (contiguous), the statistics on the
  * row's axis. */
 static ALWAYS_INLINE void d8groups64(const int cond, const int stats, int8_t *b, const lbt_d8axis *a, int64_t u0,
@@ -567,7 +608,7 @@ static ALWAYS_INLINE void d8groups64(const int cond, const int stats, int8_t *b,
 	for (int64_t i = u0 * D8U; i < u1 * D8U; i += BW) {
 		const int half = i + BW > u1 * D8U;
 		const uint64_t h = half ? 0xffffffffu : ~(uint64_t)0;
-		const V l = half ? d8load(1, b + i) : d8load(0, b + i);
+		const V l = d8load(half, b + i);
 		const uint64_t cs = nshift_cond(cond, 1, 0, l, simde_mm512_shuffle_epi8(l, nx)) & edge & h;
 		/* y = l - C_i + C_{i-1}, the predecessor's C_i by the shuffle back */
 		const V y = simde_mm512_sub_epi8(BDEC(l, cs), simde_mm512_shuffle_epi8(simde_mm512_movm_epi8(cs), pv));
@@ -577,10 +618,7 @@ static ALWAYS_INLINE void d8groups64(const int cond, const int stats, int8_t *b,
 			R->mn = simde_mm512_mask_min_epi8(R->mn, h, R->mn, y);
 			R->sum = simde_mm512_add_epi64(R->sum, simde_mm512_sad_epu8(y, BSET1(0))); /* a half's high lanes are 0 */
 		}
-		if (half)
-			d8store(1, b + i, y);
-		else
-			d8store(0, b + i, y);
+		d8store(half, b + i, y);
 	}
 }
 static ALWAYS_INLINE void d8pass64_impl(const int cond, int8_t *b, const lbt_d8axis *a, int streamed, int64_t u0,

@@ -74,9 +74,10 @@ typedef struct {
 	lbt_d8row_fn row64;                  /* the byte copy on AVX-512: its pass along rows of whole 64-byte vectors (else NULL) */
 	lbt_d16row_fn row16;                 /* the int16 copy on AVX-512: the same, rows of whole 32-lane vectors */
 	lbt_d8pass_fn pass64;                /* the byte copy on AVX-512: its other passes in 64 byte lanes (else NULL) */
-	lbt_d8axis ax[8];                    /* the byte copy: each axis as pass64 reads it */
-	simde__m256i next[8], prev[8];        /* groups: the byte shuffles to the PE s after and s before */
-	simde__m256i edge[8], first[8];       /* groups: -1 in lanes with a link (a successor), with a predecessor */
+	lbt_d8slice_fn slice64;              /* the byte copy on AVX-512: its folded axis in 64 byte lanes (else NULL) */
+	lbt_d8axis ax[8];                    /* the byte copy: each axis as d8_pass and pass64 read it */
+	simde__m256i next[8], prev[8];        /* the int16 copy's groups: the byte shuffles to the PE s after and s before */
+	simde__m256i edge[8], first[8];       /* the int16 copy's groups: -1 in lanes with a link (a successor), with a predecessor */
 } dshape;
 
 /* Does the grid take the dense copy, of at most `most` PEs? Fills x. */
@@ -885,8 +886,10 @@ static void bwiden_store(int32_t *out, V x, int stream);
  * bcond's): 1 and y filled, else 0. y->top holds the largest load a step
  * takes (D8LIM); y->row64 (AVX-512's, or NULL) takes the rows' pass where
  * a row is whole 64-byte vectors, y->pass64 (AVX-512's, or NULL) the
- * others (d8_pass says which). */
-static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn pass64, dshape *y)
+ * others (d8_pass says which), y->slice64 (AVX-512's, or NULL) the folded
+ * axis's slices (d8_fused). */
+static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn pass64, lbt_d8slice_fn slice64,
+                    dshape *y)
 {
 	if (!(cond == LBT_C0 || cond == LBT_C1 || cond == LBT_C3 || cond == LBT_C5) || x->P % D8 ||
 	    !(x->n == 4 || x->n == 8 || x->n == 16 || x->n % D8 == 0))
@@ -905,19 +908,12 @@ static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn
 		} else if (B == 4 || B == 8 || B == 16) {
 			y->kind[k] = DGROUP;
 			y->per[k] = 1;
-			int8_t nx[32], pv[32], ed[32];
-			for (int i = 0; i < 32; i++) {
+			for (int i = 0; i < 16; i++) { /* one 128-bit lane's, the same in all */
 				const int pos = (int)(i % B), base = i - pos;
-				nx[i] = (int8_t)((base + (pos + s) % B) % 16);
-				pv[i] = (int8_t)((base + (pos - s + B) % B) % 16);
-				ed[i] = (int8_t)(x->torus[k] || pos < B - s ? -1 : 0);
+				y->ax[k].next[i] = (int8_t)(base + (pos + s) % B);
+				y->ax[k].prev[i] = (int8_t)(base + (pos - s + B) % B);
+				y->ax[k].edge[i] = (int8_t)(x->torus[k] || pos < B - s ? -1 : 0);
 			}
-			y->next[k] = simde_mm256_loadu_si256((const void *)nx);
-			y->prev[k] = simde_mm256_loadu_si256((const void *)pv);
-			y->edge[k] = simde_mm256_loadu_si256((const void *)ed);
-			memcpy(y->ax[k].next, nx, 16); /* the same in every 128-bit lane */
-			memcpy(y->ax[k].prev, pv, 16);
-			memcpy(y->ax[k].edge, ed, 16);
 		} else
 			return 0;
 		y->units[k] = x->P / (y->per[k] * D8);
@@ -929,6 +925,7 @@ static int d8_shape(const dshape *x, int cond, lbt_d8row_fn row64, lbt_d8pass_fn
 	y->top = D8LIM(mesh);
 	y->row64 = x->n % 64 ? NULL : row64;
 	y->pass64 = pass64;
+	y->slice64 = slice64;
 	return 1;
 }
 
@@ -1211,12 +1208,17 @@ static ALWAYS_INLINE void d8_lanes(const int cond, const int S, int8_t *b, int64
 }
 
 /* Groups: blocks of 4, 8 or 16 PEs inside each 128-bit lane, the
- * successor by a byte shuffle (x->next) and the C_i of the predecessor by
- * another (x->prev); on a mesh, edge masks the last slice's C. */
+ * successor by a byte shuffle (x->ax[k].next) and the C_i of the
+ * predecessor by another (prev); on a mesh, edge masks the last slice's C.
+ * Each is one 128-bit lane's, broadcast. */
+static ALWAYS_INLINE V d8bcast(const int8_t *p)
+{
+	return simde_mm256_broadcastsi128_si256(simde_mm_loadu_si128((const void *)p));
+}
 static ALWAYS_INLINE void d8_groups(const int cond, const int stats, int8_t *b, const dshape *x, int k, int64_t u0,
                                     int64_t u1, d8regs *R)
 {
-	const V nx = x->next[k], pv = x->prev[k], edge = x->edge[k];
+	const V nx = d8bcast(x->ax[k].next), pv = d8bcast(x->ax[k].prev), edge = d8bcast(x->ax[k].edge);
 	for (int64_t u = u0; u < u1; u++) {
 		int8_t *p = b + u * D8;
 		const V l = VLOAD(p);
@@ -1266,31 +1268,44 @@ static ALWAYS_INLINE void d8_pass(const int cond, int8_t *b, const dshape *x, in
 		}
 }
 
-/* The last streamed axis K-1 folded into the block phase (dense_fused). */
-static ALWAYS_INLINE void d8_fused(const int cond, int8_t *b, const dshape *x, int K, int64_t q0, int64_t q1, d8regs *R)
+/* The last streamed axis K-1 folded into the block phase (dense_fused).
+ * On AVX-512 its slices go in 64 byte lanes (x->slice64), of up to
+ * DBLOCK PEs (16^6's axis 1: 64 KiB), their buffers in buf (d8_step_part). */
+static ALWAYS_INLINE void d8_fused(const int cond, int8_t *b, const dshape *x, int K, int64_t q0, int64_t q1, int8_t *buf,
+                                   d8regs *R)
 {
 	V cp[DFUSE / D8], fv[DFUSE / D8];
 	const int64_t e = x->e[K - 1], s = x->s[K - 1], m = s / D8, nb = x->P / s;
 	const int torus = x->torus[K - 1];
 	for (int64_t q = q0; q < q1; q++) {
 		int8_t *p = b + q * s * e;
-		d8tile_open(cond, p, e, s, torus, m, cp, fv);
+		int64_t moved = 0;
+		if (!x->slice64)
+			d8tile_open(cond, p, e, s, torus, m, cp, fv);
 		for (int64_t i = 0; i < e; i++) {
-			d8tile_slice(cond, p, e, s, torus, m, i, cp, fv, R);
+			if (x->slice64) /* the old first slice, then the C_i masks */
+				x->slice64(cond, p, e, s, torus, m, i, (uint64_t *)(void *)(buf + s), buf, &moved);
+			else
+				d8tile_slice(cond, p, e, s, torus, m, i, cp, fv, R);
 			for (int k = K; k < x->D; k++) {
 				const int64_t per = x->units[k] / nb;
 				d8_pass(cond, b, x, k, 0, (q * e + i) * per, (q * e + i + 1) * per, R);
 			}
 		}
+		R->mv = simde_mm256_add_epi64(R->mv, simde_mm256_set_epi64x(0, 0, 0, moved));
 	}
 }
 
-/* Thread t's part of one step of the byte copy (dense_step_part). */
+/* Thread t's part of one step of the byte copy (dense_step_part; with
+ * x->slice64 the folded axis's slices of up to DBLOCK PEs, each thread's
+ * buffers in its share of the copy's second half, the int16 copy's room:
+ * a block a thread is at least 2 blk bytes, the buffers 9/8 blk and 8). */
 static ALWAYS_INLINE void d8_step_part(const int cond, int8_t *b, const dshape *x, int K, int64_t blk, const lbt_team *t,
                                        dpart *out)
 {
 	d8regs R = {VSET1(0), simde_mm256_set1_epi8(INT8_MIN), simde_mm256_set1_epi8(INT8_MAX), VSET1(0), VSET1(0), 0};
-	const int fuse = K >= 1 && K < x->D && x->kind[K - 1] == DCOL && blk <= DFUSE && x->P / (blk * x->e[K - 1]) >= t->n;
+	const int fuse = K >= 1 && K < x->D && x->kind[K - 1] == DCOL && (blk <= DFUSE || x->slice64) &&
+	                 x->P / (blk * x->e[K - 1]) >= t->n;
 	const int F = fuse ? K - 1 : K;
 	for (int k = 0; k < F; k++) {
 		const int64_t U = x->units[k];
@@ -1302,7 +1317,8 @@ static ALWAYS_INLINE void d8_step_part(const int cond, int8_t *b, const dshape *
 		const int64_t nb = x->P / (blk * x->e[K - 1]);
 		if (F)
 			lbt_team_barrier(t);
-		d8_fused(cond, b, x, K, nb * t->id / t->n, nb * (t->id + 1) / t->n, &R);
+		d8_fused(cond, b, x, K, nb * t->id / t->n, nb * (t->id + 1) / t->n, b + x->P + (x->P / t->n & ~(int64_t)63) * t->id,
+		         &R);
 	} else if (K < x->D) {
 		const int64_t nb = x->P / blk;
 		if (K)
@@ -1505,13 +1521,13 @@ static __attribute__((noinline)) int dense_one(const lbt_view *v, int cond, lbt_
  * allocated and the packing tried every call). */
 static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                       lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
-                      lbt_d8pass_fn pass64)
+                      lbt_d8pass_fn pass64, lbt_d8slice_fn slice64)
 {
 	dshape x, y;
 	if (n < 2 || !cache || !dense_shape(v, DENSE_BIG, &x))
 		return 0;
 	x.row16 = x.n % 32 ? NULL : row16;
-	const int bytes = d8_shape(&x, cond, row64, pass64, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
+	const int bytes = d8_shape(&x, cond, row64, pass64, slice64, &y) && (max <= y.top || max >= D8HI); /* the lanes, or piles out of them */
 	if (!bytes && !dense_worth(&x, n))
 		return 0;
 	const size_t need = (size_t)x.P * sizeof(int16_t);
@@ -1545,12 +1561,12 @@ static int dense_many(const lbt_view *v, int cond, int n, int32_t max, const lbt
  * others too (pass64); the same bits. */
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                            lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
-                           lbt_d8pass_fn pass64);
+                           lbt_d8pass_fn pass64, lbt_d8slice_fn slice64);
 int lbt_simd_lm_dense_avx2(const lbt_view *v, int cond, int n, int32_t max, const lbt_steps_stop *stop,
                            lbt_lm_cache *cache, lbt_counts *c, lbt_d8row_fn row64, lbt_d16row_fn row16,
-                           lbt_d8pass_fn pass64)
+                           lbt_d8pass_fn pass64, lbt_d8slice_fn slice64)
 {
-	return dense_many(v, cond, n, max, stop, cache, c, row64, row16, pass64);
+	return dense_many(v, cond, n, max, stop, cache, c, row64, row16, pass64, slice64);
 }
 
 #endif

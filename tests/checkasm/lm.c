@@ -821,6 +821,24 @@ static void bytes_mesh_groups(void)
 			steps_case(cond, &s, kinds[j], 1 + (cond + (int)j) % 2, 40, (int)j % 2, 0);
 }
 
+/* The byte copy's folded axis (d8_fused; AVX-512 steps its slices in 64
+ * byte lanes, d8slice64, and folds slices beyond 4096 PEs too): grids
+ * beyond one block (2^17 PEs) whose slices are vectors and a unit alone:
+ * 1400x3x32 with one thread (axis 0, mesh, slices of 96 PEs; C0, C3),
+ * 2x9x9x15x96 on a team of 2 (axis 1, slices of 12960 PEs, a block a
+ * thread; C1, C5). */
+static void bytes_fused(void)
+{
+	static const char *const grids[][2] = {{"1400x3x32", "mesh,torus,torus"},
+	                                       {"2x9x9x15x96", "torus,torus,mesh,torus,torus"}};
+	static const int conds[] = {LBT_C0, LBT_C3, LBT_C1, LBT_C5};
+	for (size_t i = 0; i < 2; i++) {
+		const lbt_shape s = ck_grid(grids[i][0], grids[i][1]);
+		for (size_t c = 2 * i; c < 2 * i + 2; c++)
+			steps_case(conds[c], &s, L_SMALL, 1 + (int)i, 4, (int)c % 2, 0);
+	}
+}
+
 static void steps_quick(void)
 {
 	rows8_on(0);
@@ -828,6 +846,7 @@ static void steps_quick(void)
 	rings_on(0, RINGS_QUICK);
 	bytes_on(0, BYTES_QUICK);
 	bytes_mesh_groups();
+	bytes_fused();
 	cut_on(0);
 	rowcut_on(0);
 }
