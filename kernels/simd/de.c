@@ -396,14 +396,14 @@ static ALWAYS_INLINE void tr_out8(const job *J, const int64_t *off, int64_t i, c
 #include "de_lanes.h" /* which undefines NL and the L_* it was given */
 #endif
 
-static void lanes_last(const job *J, VD *T, const int64_t *row, const int *has, double *const *rs, part *A,
+static void lanes_last(const job *J, VD *T, const int64_t *row, const int *has, double *const *rs, lpart_4 *A,
                        double *tot, VD *mx, VD *mn, int64_t *itot)
 {
 	lanes_last_k_4(J, 1, &T, &row, has, rs, A, tot, mx, mn, itot);
 }
 
 /* Rows r0 .. r0+3 through a buffer T: lanes_last, the statistics into tot and X if X. */
-static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *const *rs, part *A, double *tot,
+static void lanes_rows(const job *J, int64_t r0, VD *T, const int *has, double *const *rs, lpart_4 *A, double *tot,
                        stat *X)
 {
 	const lbt_view *v = J->v;
@@ -617,13 +617,14 @@ static void lanes_axis(const job *J, int fin, double *tot, stat *st, lbt_counts 
 		const int t = lbt_thread_id();
 		VD *TB = lbt_scratch_row(S, t);
 		part A[3];
+		lpart_4 LA[3] = {lpart_none_4(), lpart_none_4(), lpart_none_4()}; /* the rows in lanes */
 		for (int col = 0; col < 3; col++)
 			A[col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
 		stat X = {-HUGE_VAL, HUGE_VAL, 0};
 #pragma omp for schedule(static)
 		for (int64_t b = 0; b < (rows + 3) / 4; b++) {
 			if (rows - b * 4 >= 4) {
-				lanes_rows(J, b * 4, TB, has, rs, A, tot, fin ? &X : NULL);
+				lanes_rows(J, b * 4, TB, has, rs, LA, tot, fin ? &X : NULL);
 				continue;
 			}
 			const int g = (int)(rows - b * 4);
@@ -636,8 +637,11 @@ static void lanes_axis(const job *J, int fin, double *tot, stat *st, lbt_counts 
 			if (fin)
 				row_stats(J, b * 4, g, tot, &X);
 		}
-		for (int col = 0; col < 3; col++)
-			pt[col][t] = A[col];
+		for (int col = 0; col < 3; col++) {
+			part P;
+			lpart_put_4(&LA[col], &P);
+			pt[col][t] = (part){maxd(P.right, A[col].right), maxd(P.left, A[col].left), P.moved + A[col].moved};
+		}
 		if (fin)
 			st[t] = X;
 	}

@@ -10,6 +10,12 @@
 #define lanes_in LN(lanes_in)
 #define lanes_out LN(lanes_out)
 #define lanes_pair LN(lanes_pair)
+#define lpart LN(lpart)
+#define lpart_none LN(lpart_none)
+#define lpart_put LN(lpart_put)
+#define lchain LN(lchain)
+#define lchain_init LN(lchain_init)
+#define lchain_fold LN(lchain_fold)
 #define lanes_last_k LN(lanes_last_k)
 #define lanes_last2 LN(lanes_last2)
 #define lanes LN(lanes)
@@ -76,57 +82,121 @@ static ALWAYS_INLINE void lanes_pair(VL *a, VL *b, VL L, int real, VL *sum, VLI 
 	*lo = L_MIN(*lo, f);
 }
 
+/* A substep's folds kept in lanes over its groups (the maxima, the least
+ * flows, the integer amount moved), into a part once at its end: the
+ * maxima are order-free (de.c), the amount exact. */
+typedef struct {
+	VL rr, lo;
+	VLI mv;
+} lpart;
+
+static ALWAYS_INLINE lpart lpart_none(void) { return (lpart){L_SET1(-HUGE_VAL), L_SET1(HUGE_VAL), L_IZERO()}; }
+
+/* The lanes of a into the part A (from -inf: a thread's). */
+static void lpart_put(const lpart *a, part *A)
+{
+	double r[NL], l[NL];
+	int64_t m[NL];
+	L_STOREU(r, a->rr);
+	L_STOREU(l, a->lo);
+	L_ISTOREU((void *)m, a->mv);
+	*A = (part){-HUGE_VAL, -HUGE_VAL, 0};
+	for (int q = 0; q < NL; q++) {
+		A->right = maxd(A->right, r[q]);
+		A->left = maxd(A->left, -l[q]);
+		A->moved += m[q];
+	}
+}
+
+/* A colour's chains in the lanes of K groups (the amount moved, the maxima, the least flows), folded into
+ * the rows' sums rs[row[g][q]] and A once its pairs are done. */
+typedef struct {
+	VL sum[2], rr[2], lo[2];
+	VLI mv[2];
+} lchain;
+
+static ALWAYS_INLINE void lchain_init(lchain *c, int K)
+{
+	for (int g = 0; g < K; g++) {
+		c->sum[g] = L_ZERO();
+		c->rr[g] = L_SET1(-HUGE_VAL);
+		c->lo[g] = L_SET1(HUGE_VAL);
+		c->mv[g] = L_IZERO();
+	}
+}
+
+static ALWAYS_INLINE void lchain_fold(const lchain *c, int K, const int64_t *const *row, double *rs, lpart *A)
+{
+	for (int g = 0; g < K; g++) {
+		double s[NL];
+		L_STOREU(s, c->sum[g]);
+		for (int q = 0; q < NL; q++)
+			rs[row[g][q]] = s[q];
+		A->rr = L_MAX(A->rr, c->rr[g]);
+		A->lo = L_MIN(A->lo, c->lo[g]);
+		A->mv = L_IADD(A->mv, c->mv[g]);
+	}
+}
+
 /* The lanes of K groups T[g] (K = 1 or 2; lane q: row row[g][q]): every
  * colour of the last axis (has[col]: the axis has pairs of it), each
  * colour's row sums into rs[col][row[g][q]] and its folds into A[col]; if
  * tot, the statistics too: the rows' totals into tot[row[g][q]] (each left
  * to right), the integer ones (exact) into *itot, and each lane's extremes
  * folded into mx[g], mn[g] (ties keep the earlier). Two groups side by side
- * run two independent chains (a lane's sum is an add's latency a pair). */
+ * run two independent chains (a lane's sum is an add's latency a pair).
+ * Colours 0 and 1 (a row of n >= 4 PEs has both) run in one pass over the
+ * row: colour 1's pair (i - 1, i) as soon as colour 0's pairs (i - 2, i - 1)
+ * and (i, i + 1) are done, which is all it reads of them; each colour's
+ * chains keep the reference's order (i ascending, the wrap-around last). */
 static ALWAYS_INLINE void lanes_last_k(const job *J, int K, VL *const *T, const int64_t *const *row, const int *has,
-                                       double *const *rs, part *A, double *tot, VL *mx, VL *mn, int64_t *itot)
+                                       double *const *rs, lpart *A, double *tot, VL *mx, VL *mn, int64_t *itot)
 {
 	const lbt_view *v = J->v;
 	const int last = v->dims - 1;
 	const int64_t n = v->ext[last];
 	const VL L = L_SET1(J->lambda);
-	for (int col = 0; col < 3; col++) {
-		if (!has[col])
-			continue;
-		VL sum[2], rr[2], lo[2];
-		VLI mv[2];
+	const int real = J->real, wrap = lbt_de_color(n - 1, n, v->torus[last]);
+	if (has[0]) { /* and has[1]: n >= 4 */
+		lchain c0, c1;
+		lchain_init(&c0, K);
+		lchain_init(&c1, K);
+		VL p[2]; /* PE i - 1 after colour 0, before colour 1 */
 		for (int g = 0; g < K; g++) {
-			sum[g] = L_ZERO();
-			rr[g] = L_SET1(-HUGE_VAL);
-			lo[g] = L_SET1(HUGE_VAL);
-			mv[g] = L_IZERO();
+			VL a = T[g][0], b = T[g][1];
+			lanes_pair(&a, &b, L, real, &c0.sum[g], &c0.mv[g], &c0.rr[g], &c0.lo[g]);
+			T[g][0] = a;
+			p[g] = b;
 		}
-		const int64_t i0 = col < 2 ? col : n;
-		if (J->real)
-			for (int64_t i = i0; i + 1 < n; i += 2)
-				for (int g = 0; g < K; g++)
-					lanes_pair(&T[g][i], &T[g][i + 1], L, 1, &sum[g], &mv[g], &rr[g], &lo[g]);
-		else
-			for (int64_t i = i0; i + 1 < n; i += 2)
-				for (int g = 0; g < K; g++)
-					lanes_pair(&T[g][i], &T[g][i + 1], L, 0, &sum[g], &mv[g], &rr[g], &lo[g]);
-		if (lbt_de_color(n - 1, n, v->torus[last]) == col)
-			for (int g = 0; g < K; g++)
-				lanes_pair(&T[g][n - 1], &T[g][0], L, J->real, &sum[g], &mv[g], &rr[g], &lo[g]);
-		for (int g = 0; g < K; g++) {
-			double s[NL], r[NL], l[NL];
-			int64_t m[NL];
-			L_STOREU(s, sum[g]);
-			L_STOREU(r, rr[g]);
-			L_STOREU(l, lo[g]);
-			L_ISTOREU((void *)m, mv[g]);
-			for (int q = 0; q < NL; q++) {
-				rs[col][row[g][q]] = s[q];
-				A[col].right = maxd(A[col].right, r[q]);
-				A[col].left = maxd(A[col].left, -l[q]);
-				A[col].moved += m[q];
+		int64_t i = 2;
+		for (; i + 1 < n; i += 2)
+			for (int g = 0; g < K; g++) {
+				VL a = T[g][i], b = T[g][i + 1];
+				lanes_pair(&a, &b, L, real, &c0.sum[g], &c0.mv[g], &c0.rr[g], &c0.lo[g]);
+				lanes_pair(&p[g], &a, L, real, &c1.sum[g], &c1.mv[g], &c1.rr[g], &c1.lo[g]);
+				T[g][i - 1] = p[g];
+				T[g][i] = a;
+				p[g] = b;
 			}
+		for (int g = 0; g < K; g++) {
+			if (i < n) { /* n odd: PE n - 1 has no colour 0 pair, its colour 1 pair is (n - 2, n - 1) */
+				VL a = T[g][i];
+				lanes_pair(&p[g], &a, L, real, &c1.sum[g], &c1.mv[g], &c1.rr[g], &c1.lo[g]);
+				T[g][i] = a;
+			}
+			T[g][i - 1] = p[g];
+			if (wrap == 1)
+				lanes_pair(&T[g][n - 1], &T[g][0], L, real, &c1.sum[g], &c1.mv[g], &c1.rr[g], &c1.lo[g]);
 		}
+		lchain_fold(&c0, K, row, rs[0], &A[0]);
+		lchain_fold(&c1, K, row, rs[1], &A[1]);
+	}
+	if (has[2]) { /* colour 2: only the wrap-around (an odd torus) */
+		lchain c2;
+		lchain_init(&c2, K);
+		for (int g = 0; g < K; g++)
+			lanes_pair(&T[g][n - 1], &T[g][0], L, real, &c2.sum[g], &c2.mv[g], &c2.rr[g], &c2.lo[g]);
+		lchain_fold(&c2, K, row, rs[2], &A[2]);
 	}
 	if (tot) {
 		VL s[2], x[2], y[2];
@@ -155,7 +225,7 @@ static ALWAYS_INLINE void lanes_last_k(const job *J, int K, VL *const *T, const 
 	}
 }
 static void lanes_last2(const job *J, VL *T0, VL *T1, const int64_t *row0, const int64_t *row1, const int *has,
-                        double *const *rs, part *A, double *tot, VL *mx, VL *mn, int64_t *itot)
+                        double *const *rs, lpart *A, double *tot, VL *mx, VL *mn, int64_t *itot)
 {
 	VL *const T[2] = {T0, T1};
 	const int64_t *const row[2] = {row0, row1};
@@ -251,25 +321,20 @@ static ALWAYS_INLINE void lanes_pairs(const lanes *X, VL *a, VL *b, int rot, LMA
 }
 
 /* A group j's lanes after its pairs of one colour: the rows' sums into rs, the folds into A. */
-static void group_fold(const lanes *X, int64_t j, VL sum, VL rr, VL lo, VLI mv, double *rs, part *A)
+static void group_fold(const lanes *X, int64_t j, VL sum, VL rr, VL lo, VLI mv, double *rs, lpart *A)
 {
-	double s[NL], r[NL], l[NL];
-	int64_t m[NL];
+	double s[NL];
 	L_STOREU(s, sum);
-	L_STOREU(r, rr);
-	L_STOREU(l, lo);
-	L_ISTOREU((void *)m, mv);
-	for (int q = 0; q < NL; q++) {
+	for (int q = 0; q < NL; q++)
 		rs[q * X->B + j] = s[q];
-		A->right = maxd(A->right, r[q]);
-		A->left = maxd(A->left, -l[q]);
-		A->moved += m[q];
-	}
+	A->rr = L_MAX(A->rr, rr);
+	A->lo = L_MIN(A->lo, lo);
+	A->mv = L_IADD(A->mv, mv);
 }
 
 /* Group j on outer axis d, colour col: paired with its partner if its rows
  * have colour col on d; the rows' sums into rs (0: no pair), the folds into A. */
-static void outer_group(const lanes *X, int d, int col, int64_t j, double *rs, part *A)
+static void outer_group(const lanes *X, int d, int col, int64_t j, double *rs, lpart *A)
 {
 	const lbt_view *v = X->J.v;
 	const int last = v->dims - 1;
@@ -309,7 +374,7 @@ static void outer_group(const lanes *X, int d, int col, int64_t j, double *rs, p
 /* The first axis's pairs (ja, ja + Q) of one colour and (jb, jb + Q) of the
  * next, none rotated, side by side (two independent chains): the second
  * colour's pair at PE i after the first's, which is all it reads of it. */
-static void outer_two(const lanes *X, int64_t ja, int64_t jb, double *rsa, part *Aa, double *rsb, part *Ab)
+static void outer_two(const lanes *X, int64_t ja, int64_t jb, double *rsa, lpart *Aa, double *rsb, lpart *Ab)
 {
 	const VL L = L_SET1(X->J.lambda);
 	VL sum[2], rr[2], lo[2];
@@ -342,23 +407,25 @@ static void lanes_outer_sub(const lanes *X, int d, int col, int u, part *pt, int
 	for (int t = 0; t < NT; t++) /* a team smaller than NT (in a caller's region) leaves its other parts empty */
 		pt[t] = (part){-HUGE_VAL, -HUGE_VAL, 0};
 	if (NT == 1) { /* one thread: no region (its opening cost a tenth of a 128x128 de-axis step) */
+		lpart A = lpart_none();
 		for (int64_t j = 0; j < X->B; j++)
-			outer_group(X, d, col, j, rs, &pt[0]);
+			outer_group(X, d, col, j, rs, &A);
+		lpart_put(&A, &pt[0]);
 		return;
 	}
 #pragma omp parallel num_threads(NT)
 	{
-		part A = {-HUGE_VAL, -HUGE_VAL, 0};
+		lpart A = lpart_none();
 #pragma omp for schedule(static)
 		for (int64_t j = 0; j < X->B; j++)
 			outer_group(X, d, col, j, rs, &A);
-		pt[lbt_thread_id()] = A;
+		lpart_put(&A, &pt[lbt_thread_id()]);
 	}
 }
 
 /* Groups j and k side by side (lanes_last2): their rows, band by band. */
 static ALWAYS_INLINE void groups_last2(const lanes *X, int64_t j, int64_t k, const int *has, double *const *rs,
-                                       part *A, double *tot, VL *mx, VL *mn, int64_t *itot)
+                                       lpart *A, double *tot, VL *mx, VL *mn, int64_t *itot)
 {
 	int64_t rj[NL], rk[NL];
 	for (int q = 0; q < NL; q++)
@@ -379,14 +446,15 @@ static void lanes_last_run(const lanes *X, const int *has, double *const *rs, in
 {
 	VL mx = L_SET1(-HUGE_VAL), mn = L_SET1(HUGE_VAL);
 	int64_t itot = 0;
-	for (int col = 0; col < 3; col++)
-		A[col] = (part){-HUGE_VAL, -HUGE_VAL, 0};
+	lpart LA[3] = {lpart_none(), lpart_none(), lpart_none()};
 	for (int64_t j2 = j0; j2 < j1; j2++) {
 		VL x[2] = {mx, L_SET1(-HUGE_VAL)}, y[2] = {mn, L_SET1(HUGE_VAL)};
-		groups_last2(X, 2 * j2, 2 * j2 + 1, has, rs, A, ls ? X->tot : NULL, x, y, &itot);
+		groups_last2(X, 2 * j2, 2 * j2 + 1, has, rs, LA, ls ? X->tot : NULL, x, y, &itot);
 		mx = L_MAX(x[1], x[0]); /* ties keep group 2 j2's */
 		mn = L_MIN(y[1], y[0]);
 	}
+	for (int col = 0; col < 3; col++)
+		lpart_put(&LA[col], &A[col]);
 	if (ls) {
 		L_STOREU(ls->mx, mx);
 		L_STOREU(ls->mn, mn);
@@ -434,7 +502,7 @@ static void lanes_last_sub(const lanes *X, const int *has, int u, part (*pt)[3],
  * first axis, whose statistics the pass measures all the same. */
 static void lanes_sweep2(const lanes *X, const int *has, part (*pt)[1], part (*pl)[3], lstat *ls)
 {
-	part A0 = {-HUGE_VAL, -HUGE_VAL, 0}, A1 = A0, A[3] = {A0, A0, A0};
+	lpart A0 = lpart_none(), A1 = A0, A[3] = {A0, A0, A0};
 	double *rs[3];
 	for (int col = 0, k = 2; col < 3; col++)
 		rs[col] = X->rs + (has[col] ? k++ : 0) * X->R;
@@ -462,10 +530,10 @@ static void lanes_sweep2(const lanes *X, const int *has, part (*pt)[1], part (*p
 	}
 	mx = L_MAX(mx, mx0); /* ties keep group 0's */
 	mn = L_MIN(mn, mn0);
-	pt[0][0] = A0;
-	pt[1][0] = A1;
+	lpart_put(&A0, &pt[0][0]);
+	lpart_put(&A1, &pt[1][0]);
 	for (int col = 0; col < 3; col++)
-		pl[0][col] = A[col];
+		lpart_put(&A[col], &pl[0][col]);
 	L_STOREU(ls[0].mx, mx);
 	L_STOREU(ls[0].mn, mn);
 	ls[0].total = itot;
@@ -546,6 +614,12 @@ static int lane_steps(const lbt_view *v, double lambda, int kind, int n, const l
 #undef lanes_in
 #undef lanes_out
 #undef lanes_pair
+#undef lpart
+#undef lpart_none
+#undef lpart_put
+#undef lchain
+#undef lchain_init
+#undef lchain_fold
 #undef lanes_last_k
 #undef lanes_last2
 #undef lanes
