@@ -57,19 +57,14 @@ import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+from mpi_launch import ENV, launcher
 from functools import partial
 import threading
 import time
 
 LBT, MPIRUN, PROBE = sys.argv[1], sys.argv[2], sys.argv[3]
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
-           OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
-# The ranks of a job share one node: Open MPI's ob1 over shared memory (vader) and self, not UCX, OFI or PSM
-# probed and opened at every start (a sixth less CPU a launch of 4 ranks here; the environment may say
-# otherwise).
-for key, value in (('OMPI_MCA_pml', 'ob1'), ('OMPI_MCA_btl', 'self,vader'), ('OMPI_MCA_mtl', '^ofi,psm,psm2'),
-                   ('OMPI_MCA_osc', '^ucx')):
-    ENV.setdefault(key, value)
+MPIRUN = launcher(MPIRUN)  # a session directory of its own each launch (mpi_launch.py)
 # Checks run two at a time (those that signal a job alone, after them): an mpirun's start waits far more than
 # it computes, and the suite is some 250 of them.
 JOBS = 2

@@ -41,14 +41,10 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from mpi_launch import ENV, launcher
+
 LBT, MPIRUN = sys.argv[1], sys.argv[2]
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1',
-           OMPI_MCA_rmaps_base_oversubscribe='1', OMPI_MCA_btl_vader_single_copy_mechanism='none')
-# The ranks share one node: ob1 over shared memory and self, not UCX, OFI or PSM probed at every start (as
-# tests/mpi_identity.py; the environment may say otherwise).
-for key, value in (('OMPI_MCA_pml', 'ob1'), ('OMPI_MCA_btl', 'self,vader'), ('OMPI_MCA_mtl', '^ofi,psm,psm2'),
-                   ('OMPI_MCA_osc', '^ucx')):
-    ENV.setdefault(key, value)
+MPIRUN = launcher(MPIRUN)  # a session directory of its own each launch (mpi_launch.py)
 IGNORED = ('seconds', 'site_updates_per_second', 'ranks', 'command', 'date_utc')  # timing; the call's provenance
 FORMAT = {'<i4': 'i', '<i8': 'q', '<f4': 'f', '<f8': 'd'}
 
