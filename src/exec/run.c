@@ -329,6 +329,7 @@ typedef struct {
 	lbt_step_record r;
 	int64_t total, expect; /* integer loads: the exact total, and what it must be after this step */
 	double rexpect;        /* real-valued loads: the same to within rounding */
+	double rvolume;        /* real-valued loads: |initial total| + every step's |generated| + |completed| */
 	double stddev0;
 	int64_t shifts, moved_total; /* integer methods' counters, exact */
 	lbt_counts pend[BATCH];      /* steps done by the last call of steps() ... */
@@ -386,6 +387,7 @@ static int loop_open(run_loop *l)
 	out->initial_stddev = l->stddev0;
 	l->expect = l->total;
 	l->rexpect = l->r.total;
+	l->rvolume = fabs(l->r.total);
 	return LBT_OK;
 fail:
 	l->watch = 0; /* the detector is the last opened: it failed, or was not asked for */
@@ -433,6 +435,7 @@ static int workload_phase(run_loop *l)
 	out->idle_capacity += w.idle_capacity;
 	l->expect += (int64_t)w.generated - (int64_t)w.completed;
 	l->rexpect += w.generated - w.completed;
+	l->rvolume += fabs(w.generated) + fabs(w.completed);
 	if (l->wl) {
 		l->r.generated = w.generated;
 		l->r.completed = w.completed;
@@ -518,7 +521,7 @@ static int reduce(run_loop *l, const lbt_counts *k)
 		return lbt_errf(l->e, LBT_EINTERNAL, "%s lost load at step %lld: total %lld became %lld (ISA %s)",
 		                st->method->name, (long long)r->step, (long long)l->expect, (long long)l->total,
 		                st->kern->isa);
-	if (l->real && !(fabs(r->total - l->rexpect) <= LBT_REAL_TOTAL_TOL * fmax(1, fabs(l->out->total))))
+	if (l->real && !(fabs(r->total - l->rexpect) <= LBT_REAL_TOTAL_TOL * fmax(1, l->rvolume)))
 		return lbt_errf(l->e, LBT_EINTERNAL, "%s lost load at step %lld: total %.17g became %.17g (ISA %s)",
 		                st->method->name, (long long)r->step, l->rexpect, r->total, st->kern->isa);
 	return LBT_OK;

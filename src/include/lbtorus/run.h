@@ -221,8 +221,11 @@ typedef struct {
  * and unless until is steps:N — a step moved nothing or the state recurs
  * (opts->detect_cycles). Checks after every step that total after = total before +
  * generated - completed: exactly for integer loads; for real-valued loads to
- * within LBT_REAL_TOTAL_TOL relative to the initial total (each step's
- * rounding of w_i - out + in perturbs the sum by a few ulps). */
+ * within LBT_REAL_TOTAL_TOL relative to the load the run has handled:
+ * the initial total plus every step's generated and completed, in absolute
+ * value (each step's rounding of w_i - out + in, and of the workload's
+ * sums, perturbs the total by a few ulps of what it adds up; a workload's
+ * load can cross zero, so the present total is no measure of it). */
 int lbt_run(lbt_state *st, const lbt_run_opts *opts, lbt_summary *out, lbt_err *e);
 
 /* The same run kept open between calls, N steps a call (the public
