@@ -635,7 +635,7 @@ static void loop_init(run_loop *l, lbt_state *st, const lbt_run_opts *o, lbt_sum
 	 * or int16; lm_dense.h; elsewhere a call there is one step): 64 steps
 	 * of 64^4 or 42 of 16^6, packing and widening the grid once in those
 	 * steps (at 16^6, 2026-11-28, Zen 5: the packing and widening of 64 MiB
-	 * of rows of 16 PEs took about as long as 7 byte steps, in a call of
+	 * of rows of 16 PEs took about as long as 7 to 11 byte steps, in a call of
 	 * 10 steps at 2^30) */
 	const lbt_shape *w = &st->grid.whole;
 	const int big = (st->method->kernels & LBT_K(LM_STEPS)) && l->D == 2 && w->dims == 2 && w->bnd[0] == LBT_TORUS &&
