@@ -633,16 +633,18 @@ static void loop_init(run_loop *l, lbt_state *st, const lbt_run_opts *o, lbt_sum
 	 * steps of 4096x4096 in about 0.4 s of a core, packing the grid into
 	 * the byte copy and widening it back once a call instead of every 8 (a
 	 * mesh keeps 2^28: a call of n steps takes its bytes only for loads up
-	 * to 127 - 2n); 2^30 for it at three axes and more on one process,
-	 * whose calls of several steps keep the grid in the dense int16 copy
-	 * (lm_dense.h; elsewhere a call there is one step): 16 steps of 64^4 or
-	 * 10 of 16^6, in 0.25-0.35 s of a core (AVX2, Zen 3), packing and
-	 * widening the grid once in those steps instead of every 4 or 2 */
+	 * to 127 - 2n); 2^32 for it at three axes and more on one process,
+	 * whose calls of several steps keep the grid in the dense copy (bytes
+	 * or int16; lm_dense.h; elsewhere a call there is one step): 64 steps
+	 * of 64^4 or 42 of 16^6, packing and widening the grid once in those
+	 * steps (at 16^6, 2026-11-28, Zen 5: the packing and widening of 64 MiB
+	 * of rows of 16 PEs took about as long as 7 to 11 byte steps, in a call of
+	 * 10 steps at 2^30) */
 	const lbt_shape *w = &st->grid.whole;
 	const int big = (st->method->kernels & LBT_K(LM_STEPS)) && l->D == 2 && w->dims == 2 && w->bnd[0] == LBT_TORUS &&
 	                w->bnd[1] == LBT_TORUS && !st->grid.cut;
 	const int dense = (st->method->kernels & LBT_K(LM_STEPS)) && l->D >= 3 && !st->grid.cut;
-	const int64_t per_call = ((int64_t)1 << (big ? 31 : dense ? 30 : 28)) / (l->P * (l->D > 0 ? l->D : 1));
+	const int64_t per_call = ((int64_t)1 << (big ? 31 : dense ? 32 : 28)) / (l->P * (l->D > 0 ? l->D : 1));
 	l->cap = per_call < 2 ? 2 : per_call < BATCH ? (int)per_call : BATCH;
 	out->shared_step = out->balanced_step = out->flat_step = out->rel_step = -1;
 	out->speed_balanced_step = out->detected_step = -1;
