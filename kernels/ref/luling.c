@@ -66,12 +66,15 @@ static int64_t offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
 /* set[1..delta]: delta distinct PEs other than set[0], uniformly among all
  * PEs (R = 0) or among those within distance R; draws k = 0, 1, ... until
  * delta are distinct (a function of the draws alone, not of the loads). */
-void lbt_luling_partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64_t step)
+void lbt_luling_partners(const lbt_luling *w, int64_t *set, const lbt_luling_keys *keys)
 {
 	int64_t i = set[0];
 	uint64_t k = 0;
 	for (int got = 1; got <= w->delta; k++) {
-		uint64_t r = draw(seed, step, i, LBT_LULING_PARTNER, k);
+		uint64_t key = k < (uint64_t)w->delta
+		                   ? keys->partner[k]
+		                   : lbt_rand_key(keys->seed, (uint64_t)keys->step, (uint64_t)LBT_LULING_PARTNER << 32 | k);
+		uint64_t r = lbt_rand_at(key, (uint64_t)i);
 		int64_t x;
 		if (w->R == 0) {
 			x = lbt_rand_range(r, 0, w->P - 2);
@@ -109,11 +112,12 @@ static void transport(lbt_luling *w, const int64_t *set, const int64_t *at, cons
 		}
 }
 
-/* Member a's share when `total` units are dealt over the m members: each
- * total/m, the remainder one by one in turn from member ptr on. */
-static inline int64_t share(int64_t total, int m, int a, int ptr)
+/* Member a's share when q m + rem units are dealt over the m members: q
+ * each, and one more for the first rem in turn from member ptr on. */
+static inline int64_t share(int64_t q, int64_t rem, int m, int a, int ptr)
 {
-	return total / m + ((a - ptr + m) % m < total % m);
+	const int turn = a < ptr ? a - ptr + m : a - ptr;
+	return q + (turn < rem);
 }
 
 /* Equalize the set (set[0] the initiator). Basic version: the loads;
@@ -121,22 +125,22 @@ static inline int64_t share(int64_t total, int m, int a, int ptr)
  * totals within 1 (units dealt in turn across the classes: the paper's
  * "snake like distribution"), and a member holding a borrowed packet of its
  * own class consumes it (a simulated decrease). */
-static void equalize(lbt_luling *w, const int64_t *set, const int64_t *at, int m, uint64_t seed, int64_t step,
+static void equalize(lbt_luling *w, const int64_t *set, const int64_t *at, int m, const lbt_luling_keys *keys,
                      int64_t *packets, int64_t *hops)
 {
 	int64_t before[64];
 	for (int a = 0; a < m; a++)
 		before[a] = w->pe[at[a]].cur;
-	int ptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 0), 0, m - 1);
+	int ptr = (int)lbt_rand_range(lbt_rand_at(keys->remainder[0], (uint64_t)set[0]), 0, m - 1);
 	if (w->C == 0) {
 		int64_t total = 0;
 		for (int a = 0; a < m; a++)
 			total += before[a];
 		for (int a = 0; a < m; a++)
-			w->pe[at[a]].cur = (int32_t)share(total, m, a, ptr);
+			w->pe[at[a]].cur = (int32_t)share(total / m, total % m, m, a, ptr);
 	} else {
 		const int64_t P = w->P;
-		int bptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 1), 0, m - 1);
+		int bptr = (int)lbt_rand_range(lbt_rand_at(keys->remainder[1], (uint64_t)set[0]), 0, m - 1);
 		for (int a = 0; a < m; a++) {
 			w->pe[at[a]].cur = 0;
 			w->bsum[set[a]] = 0;
@@ -148,7 +152,7 @@ static void equalize(lbt_luling *w, const int64_t *set, const int64_t *at, int m
 				B += w->b[set[a] * P + j];
 			}
 			for (int a = 0; a < m; a++) {
-				int64_t x = share(D, m, a, ptr), y = share(B, m, a, bptr);
+				int64_t x = share(D / m, D % m, m, a, ptr), y = share(B / m, B % m, m, a, bptr);
 				w->d[set[a] * P + j] = (int32_t)x;
 				w->b[set[a] * P + j] = (uint8_t)y;
 				w->pe[at[a]].cur += (int32_t)x;
@@ -258,7 +262,7 @@ static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t s
 
 /* The operation of a triggered initiator on its set, the records of the
  * set's PEs at w->pe[at[x]]. */
-static void carry(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step, int64_t *packets,
+static void carry(lbt_luling *w, const int64_t *set, const int64_t *at, const lbt_luling_keys *keys, int64_t *packets,
                   int64_t *hops)
 {
 	const int64_t P = w->P;
@@ -271,7 +275,7 @@ static void carry(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t
 	}
 	w->stats.conflicts += overlap;
 	w->stats.operations++;
-	equalize(w, set, at, m, seed, step, packets, hops);
+	equalize(w, set, at, m, keys, packets, hops);
 	if (w->C)
 		w->pe[at[0]].lold = w->d[set[0] * P + set[0]];
 	else
@@ -281,7 +285,17 @@ static void carry(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t
 		w->on_op(w->on_op_ctx, w, set, m);
 }
 
-void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
+void lbt_luling_keys_init(lbt_luling_keys *keys, const lbt_luling *w, uint64_t seed, int64_t step)
+{
+	keys->seed = seed;
+	keys->step = step;
+	for (int k = 0; k < w->delta; k++)
+		keys->partner[k] = lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_PARTNER << 32 | (uint64_t)k);
+	for (int k = 0; k < 2; k++)
+		keys->remainder[k] = lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_REMAINDER << 32 | (uint64_t)k);
+}
+
+void lbt_luling_operate(lbt_luling *w, int64_t i, const lbt_luling_keys *keys, int64_t *packets, int64_t *hops)
 {
 	int64_t set[64];
 	set[0] = i;
@@ -289,18 +303,18 @@ void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, i
 		w->stats.cancelled++;
 		return;
 	}
-	lbt_luling_partners(w, set, seed, step);
-	carry(w, set, set, seed, step, packets, hops);
+	lbt_luling_partners(w, set, keys);
+	carry(w, set, set, keys, packets, hops);
 }
 
-void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step,
+void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, const lbt_luling_keys *keys,
                       int64_t *packets, int64_t *hops)
 {
 	if (!lbt_luling_trigger(w, w->pe[at[0]].cur, w->pe[at[0]].lold)) {
 		w->stats.cancelled++;
 		return;
 	}
-	carry(w, set, at, seed, step, packets, hops);
+	carry(w, set, at, keys, packets, hops);
 }
 
 void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step)
@@ -327,8 +341,10 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 		if (triggered(w, i))
 			w->init[n++] = i;
 	lbt_luling_shuffle(w->init, n, seed, step);
+	lbt_luling_keys keys;
+	lbt_luling_keys_init(&keys, w, seed, step);
 	for (int64_t a = 0; a < n; a++)
-		lbt_luling_operate(w, w->init[a], seed, step, packets, hops);
+		lbt_luling_operate(w, w->init[a], &keys, packets, hops);
 	w->max = INT32_MIN;
 	w->min = INT32_MAX;
 	w->total = 0;

@@ -67,6 +67,18 @@ typedef struct lbt_luling_s {
 /* Purposes of the method's draws: lbt_rand(seed, step, PE, purpose << 32 | k). */
 enum { LBT_LULING_ORDER = 201, LBT_LULING_PARTNER, LBT_LULING_REMAINDER, LBT_LULING_BORROW, LBT_LULING_DEBT };
 
+/* The keys of the draws an operation makes, taken once a step:
+ * lbt_rand(seed, step, i, p << 32 | k) = lbt_rand_at(key, i) with key =
+ * lbt_rand_key(seed, step, p << 32 | k) (lbtorus/rng.h). */
+typedef struct {
+	uint64_t seed;
+	int64_t step;
+	uint64_t partner[63];  /* the partner draws k < delta (a further draw, after a duplicate, takes its own) */
+	uint64_t remainder[2]; /* the remainder draws: k = 0, and k = 1 (the class version's borrowed packets) */
+} lbt_luling_keys;
+
+void lbt_luling_keys_init(lbt_luling_keys *keys, const lbt_luling *w, uint64_t seed, int64_t step);
+
 /* One step on the dense loads (row-major, P entries, already changed by the
  * workload phase): the workload's changes entered into the class counters,
  * then every triggered operation in an order drawn from (seed, step). Adds
@@ -78,21 +90,21 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
  * shared with the vector kernel kernels/simd/luling.c): initiator i, if its
  * trigger still holds (else `cancelled`), draws its partners, and the set
  * is equalized. */
-void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops);
+void lbt_luling_operate(lbt_luling *w, int64_t i, const lbt_luling_keys *keys, int64_t *packets, int64_t *hops);
 
 /* The parts of a step, for a torus cut between ranks (src/method/luling.c),
  * whose PE records are not all in one place:
  * whether a PE whose own load is `own` and l_old `lold` is triggered; */
 int lbt_luling_trigger(const lbt_luling *w, int64_t own, int64_t lold);
 /* set[1..delta]: the partners initiator set[0] draws (from the draws alone); */
-void lbt_luling_partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64_t step);
+void lbt_luling_partners(const lbt_luling *w, int64_t *set, const lbt_luling_keys *keys);
 /* the step's order of its n initiators (list: in PE order), drawn in place; */
 void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step);
 /* the operation of initiator set[0] with its partners set[1..delta] (flat
  * indices of the whole torus), as lbt_luling_operate makes it, the record
  * of PE set[x] at w->pe[at[x]], its bit of w->seen bit at[x] (the basic
  * version only, w->C = 0). */
-void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step,
+void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, const lbt_luling_keys *keys,
                       int64_t *packets, int64_t *hops);
 
 /* Torus (or mesh) hop distance between the PEs of flat indices a and b. */

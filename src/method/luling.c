@@ -287,6 +287,7 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 	int64_t *slot = NULL, *reqs = NULL, *hkey = NULL, *hval = NULL;
 	int *owner = NULL;
 	lbt_luling_pe *recs = NULL;
+	lbt_luling_keys keys; /* rank 0's */
 	void *list = NULL, *got = NULL, *idx = NULL, *back = NULL;
 	int ok = trig != NULL;
 	/* 1. this block's initiators, in PE order */
@@ -322,9 +323,10 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 		hkey = malloc((size_t)cap * sizeof *hkey);
 		hval = malloc((size_t)cap * sizeof *hval);
 		ok = sets && uniq && at && hkey && hval;
+		lbt_luling_keys_init(&keys, k, st->seed, st->step);
 		for (int64_t a = 0; ok && a < N; a++) {
 			sets[a * m] = init[a];
-			lbt_luling_partners(k, sets + a * m, st->seed, st->step);
+			lbt_luling_partners(k, sets + a * m, &keys);
 		}
 		if (ok) { /* the PEs touched, numbered as first met (an open-addressing table) */
 			memset(hkey, 0xff, (size_t)cap * sizeof *hkey);
@@ -381,7 +383,7 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 		for (int64_t j = 0; j < U; j++)
 			k->pe[slot[j]] = in[j];
 		for (int64_t a = 0; a < N; a++)
-			lbt_luling_apply(k, sets + a * m, at + a * m, st->seed, st->step, &packets, &hops);
+			lbt_luling_apply(k, sets + a * m, at + a * m, &keys, &packets, &hops);
 		lbt_luling_pe *out = (lbt_luling_pe *)got;
 		for (int64_t j = 0; j < U; j++)
 			out[j] = k->pe[slot[j]];
