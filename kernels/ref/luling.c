@@ -231,10 +231,10 @@ static void borrow(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, uint64
 /* Class version: enter the workload's changes since the last step. */
 static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
 {
-	const int64_t P = w->P;
+	const int64_t P = w->P, n = w->ext[w->dims - 1];
 	int64_t *need = w->init; /* consumptions still to enter, per PE */
 	for (int64_t i = 0; i < P; i++) {
-		int64_t delta = load[i] - w->pe[i].cur;
+		int64_t delta = load[lbt_luling_row(w, i / n) + i % n] - w->pe[i].cur;
 		need[i] = delta < 0 ? -delta : 0;
 		for (; delta > 0; delta--) { /* x = +1: repay a borrowed packet (lowest class first), else own class */
 			int64_t j = i;
@@ -329,29 +329,29 @@ void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step)
 
 void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
 {
-	const int64_t P = w->P;
+	const int64_t P = w->P, n = w->ext[w->dims - 1];
 	memset(w->seen, 0, (size_t)((P + 63) / 64) * sizeof *w->seen);
 	if (w->C)
 		account(w, load, seed, step, packets, hops);
 	else
 		for (int64_t i = 0; i < P; i++)
-			w->pe[i].cur = load[i];
-	int64_t n = 0;
+			w->pe[i].cur = load[lbt_luling_row(w, i / n) + i % n];
+	int64_t ops = 0;
 	for (int64_t i = 0; i < P; i++)
 		if (triggered(w, i))
-			w->init[n++] = i;
-	lbt_luling_shuffle(w->init, n, seed, step);
+			w->init[ops++] = i;
+	lbt_luling_shuffle(w->init, ops, seed, step);
 	lbt_luling_keys keys;
 	lbt_luling_keys_init(&keys, w, seed, step);
-	for (int64_t a = 0; a < n; a++)
+	for (int64_t a = 0; a < ops; a++)
 		lbt_luling_operate(w, w->init[a], &keys, packets, hops);
 	w->max = INT32_MIN;
 	w->min = INT32_MAX;
 	w->total = 0;
 	for (int64_t i = 0; i < P; i++) {
-		load[i] = w->pe[i].cur;
-		w->max = load[i] > w->max ? load[i] : w->max;
-		w->min = load[i] < w->min ? load[i] : w->min;
-		w->total += load[i];
+		const int32_t v = load[lbt_luling_row(w, i / n) + i % n] = w->pe[i].cur;
+		w->max = v > w->max ? v : w->max;
+		w->min = v < w->min ? v : w->min;
+		w->total += v;
 	}
 }

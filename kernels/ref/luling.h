@@ -2,9 +2,9 @@
  * dynamic load balancing (R. Lüling, B. Monien, "A dynamic distributed load
  * balancing algorithm with provable good performance", SPAA 1993): §2's
  * basic algorithm and the Appendix's algorithm with load classes d_{i,j} and
- * borrowed packets b_{i,j}. The step works on a dense row-major copy of the
- * loads; docs/methods.md states the semantics, including what the paper
- * leaves open. Kernel-layer private: src/method/luling.c owns the set-up. */
+ * borrowed packets b_{i,j}. The step works on the loads where the state's
+ * strides say (the grid's rows, in place); docs/methods.md states the
+ * semantics, including what the paper leaves open. Kernel-layer private: src/method/luling.c owns the set-up. */
 #ifndef LBTORUS_KERNELS_REF_LULING_H
 #define LBTORUS_KERNELS_REF_LULING_H
 
@@ -42,6 +42,7 @@ typedef struct lbt_luling_s {
 	int dims;
 	int64_t ext[LBT_LULING_MAXD];
 	int torus[LBT_LULING_MAXD];
+	int64_t stride[LBT_LULING_MAXD]; /* the step's loads: PE (x_0, ..., x_{D-1}) at load[sum_d x_d stride[d]], stride[dims-1] = 1 */
 	int delta;              /* partners per operation */
 	double f, finv;         /* the trigger factor and 1/f */
 	int C;                  /* 0: §2's algorithm; >= 1: the Appendix's, at most C borrowed packets per PE */
@@ -79,7 +80,20 @@ typedef struct {
 
 void lbt_luling_keys_init(lbt_luling_keys *keys, const lbt_luling *w, uint64_t seed, int64_t step);
 
-/* One step on the dense loads (row-major, P entries, already changed by the
+/* Where row r of the loads starts (the PEs of flat index r n .. r n + n - 1,
+ * n = ext[dims-1], in a row-major order of the whole torus): load[row + c]
+ * is PE r n + c. */
+static inline int64_t lbt_luling_row(const lbt_luling *w, int64_t r)
+{
+	int64_t at = 0;
+	for (int d = w->dims - 2; d >= 0; d--) {
+		at += r % w->ext[d] * w->stride[d];
+		r /= w->ext[d];
+	}
+	return at;
+}
+
+/* One step on the loads (laid out as w->stride says, already changed by the
  * workload phase): the workload's changes entered into the class counters,
  * then every triggered operation in an order drawn from (seed, step). Adds
  * the packets and packet-hops of this step to *packets and *hops; the new

@@ -42,27 +42,30 @@ enum { BLOCK = 64, AHEAD = 8 };
  * order, into w->init; returns how many. */
 static int64_t initiators(lbt_luling *w, const int32_t *load)
 {
-	const int64_t P = w->P;
+	const int64_t P = w->P, n = w->ext[w->dims - 1];
 	const DV f = DSET1(w->f), finv = DSET1(w->finv), lo = DSET1(1 - 1e-12), hi = DSET1(1 + 1e-12);
 	int32_t l[BLOCK + DW], old[BLOCK + DW];
-	int64_t n = 0;
-	for (int64_t b = 0; b < P; b += BLOCK) {
-		const int64_t len = P - b < BLOCK ? P - b : BLOCK;
-		for (int64_t k = 0; k < len; k++) {
-			l[k] = load[b + k];
-			old[k] = w->pe[b + k].lold;
-			w->pe[b + k].cur = l[k];
-		}
-		for (int64_t k = len; k < len + DW; k++)
-			l[k] = old[k] = 0; /* no trigger: l = l_old */
-		for (int64_t k = 0; k < len; k += DW) {
-			const DV x = DLOADI(l + k), o = DLOADI(old + k); /* triggered() of the reference */
-			const DV t = DAND(DNE(x, o), DOR(DGE(x, DMUL(DMUL(f, o), lo)), DLE(x, DMUL(DMUL(o, finv), hi))));
-			for (unsigned bits = (unsigned)DANY(t); bits; bits &= bits - 1)
-				w->init[n++] = b + k + __builtin_ctz(bits);
+	int64_t cnt = 0;
+	for (int64_t r = 0; r < P / n; r++) {
+		const int32_t *row = load + lbt_luling_row(w, r);
+		for (int64_t c0 = 0; c0 < n; c0 += BLOCK) {
+			const int64_t b = r * n + c0, len = n - c0 < BLOCK ? n - c0 : BLOCK;
+			for (int64_t k = 0; k < len; k++) {
+				l[k] = row[c0 + k];
+				old[k] = w->pe[b + k].lold;
+				w->pe[b + k].cur = l[k];
+			}
+			for (int64_t k = len; k < len + DW; k++)
+				l[k] = old[k] = 0; /* no trigger: l = l_old */
+			for (int64_t k = 0; k < len; k += DW) {
+				const DV x = DLOADI(l + k), o = DLOADI(old + k); /* triggered() of the reference */
+				const DV t = DAND(DNE(x, o), DOR(DGE(x, DMUL(DMUL(f, o), lo)), DLE(x, DMUL(DMUL(o, finv), hi))));
+				for (unsigned bits = (unsigned)DANY(t); bits; bits &= bits - 1)
+					w->init[cnt++] = b + k + __builtin_ctz(bits);
+			}
 		}
 	}
-	return n;
+	return cnt;
 }
 
 /* Part 2: the reference's Fisher-Yates, position a swapped with
@@ -108,26 +111,30 @@ void LBT_SIMD_FN(lbt_simd_luling_step)(lbt_luling *w, int32_t *load, uint64_t se
 		return;
 	}
 	memset(w->seen, 0, (size_t)((w->P + 63) / 64) * sizeof *w->seen);
-	const int64_t n = initiators(w, load);
-	shuffle(w, n, seed, step);
+	const int64_t ops = initiators(w, load);
+	shuffle(w, ops, seed, step);
 	lbt_luling_keys keys;
 	lbt_luling_keys_init(&keys, w, seed, step);
-	for (int64_t a = 0; a < n && a < AHEAD; a++)
+	for (int64_t a = 0; a < ops && a < AHEAD; a++)
 		prefetch_op(w, w->init[a], &keys);
-	for (int64_t a = 0; a < n; a++) {
-		if (a + AHEAD < n)
+	for (int64_t a = 0; a < ops; a++) {
+		if (a + AHEAD < ops)
 			prefetch_op(w, w->init[a + AHEAD], &keys);
 		lbt_luling_operate(w, w->init[a], &keys, packets, hops);
 	}
-	const int64_t P = w->P;
+	const int64_t P = w->P, n = w->ext[w->dims - 1];
 	int32_t mx = INT32_MIN, mn = INT32_MAX;
 	int64_t total = 0;
-	for (int64_t i = 0; i < P; i++) { /* the loads back, and the engine's reductions on the way */
-		const int32_t v = w->pe[i].cur;
-		load[i] = v;
-		mx = v > mx ? v : mx;
-		mn = v < mn ? v : mn;
-		total += v;
+	for (int64_t r = 0; r < P / n; r++) { /* the loads back, and the engine's reductions on the way */
+		int32_t *row = load + lbt_luling_row(w, r);
+		const lbt_luling_pe *pe = w->pe + r * n;
+		for (int64_t c = 0; c < n; c++) {
+			const int32_t v = pe[c].cur;
+			row[c] = v;
+			mx = v > mx ? v : mx;
+			mn = v < mn ? v : mn;
+			total += v;
+		}
 	}
 	w->max = mx;
 	w->min = mn;
