@@ -43,8 +43,7 @@ int64_t lbt_luling_distance(const lbt_luling *w, int64_t a, int64_t b)
 	return dist;
 }
 
-/* The PE at offset o of PE i, or -1 off a mesh edge. */
-static int64_t offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
+int64_t lbt_luling_offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
 {
 	int64_t c[LBT_LULING_MAXD], r = i;
 	for (int d = w->dims - 1; d >= 0; d--) {
@@ -63,114 +62,43 @@ static int64_t offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
 	return pe;
 }
 
-/* set[1..delta]: delta distinct PEs other than set[0], uniformly among all
- * PEs (R = 0) or among those within distance R; draws k = 0, 1, ... until
- * delta are distinct (a function of the draws alone, not of the loads). */
-void lbt_luling_partners(const lbt_luling *w, int64_t *set, const lbt_luling_keys *keys)
-{
-	int64_t i = set[0];
-	uint64_t k = 0;
-	for (int got = 1; got <= w->delta; k++) {
-		uint64_t key = k < (uint64_t)w->delta
-		                   ? keys->partner[k]
-		                   : lbt_rand_key(keys->seed, (uint64_t)keys->step, (uint64_t)LBT_LULING_PARTNER << 32 | k);
-		uint64_t r = lbt_rand_at(key, (uint64_t)i);
-		int64_t x;
-		if (w->R == 0) {
-			x = lbt_rand_range(r, 0, w->P - 2);
-			x += x >= i;
-		} else if ((x = offset_pe(w, i, w->off + lbt_rand_range(r, 0, w->noff - 1) * w->dims)) < 0)
-			continue;
-		int dup = 0;
-		for (int m = 1; m < got; m++)
-			dup |= set[m] == x;
-		if (!dup)
-			set[got++] = x;
-	}
-}
 
-/* Move the loads of the set from before[] to cur[]: surplus members send to
- * deficit members, both in set order; counts packets and packet-hops. */
-static void transport(lbt_luling *w, const int64_t *set, const int64_t *at, const int64_t *before, int m,
-                      int64_t *packets, int64_t *hops)
+
+
+
+void lbt_luling_classes(lbt_luling *w, const int64_t *set, const int64_t *at, int m, const lbt_luling_keys *keys,
+                        int ptr)
 {
-	int64_t give[64], take[64];
+	const int64_t P = w->P;
+	int bptr = (int)lbt_rand_range(lbt_rand_at(keys->remainder[1], (uint64_t)set[0]), 0, m - 1);
 	for (int a = 0; a < m; a++) {
-		int64_t diff = before[a] - w->pe[at[a]].cur;
-		give[a] = diff > 0 ? diff : 0;
-		take[a] = diff < 0 ? -diff : 0;
+		w->pe[at[a]].cur = 0;
+		w->bsum[set[a]] = 0;
 	}
-	for (int a = 0, r = 0; a < m; a++)
-		while (give[a] > 0) {
-			while (take[r] == 0)
-				r++;
-			int64_t x = give[a] < take[r] ? give[a] : take[r];
-			give[a] -= x;
-			take[r] -= x;
-			*packets += x;
-			*hops += x * lbt_luling_distance(w, set[a], set[r]);
-		}
-}
-
-/* Member a's share when q m + rem units are dealt over the m members: q
- * each, and one more for the first rem in turn from member ptr on. */
-static inline int64_t share(int64_t q, int64_t rem, int m, int a, int ptr)
-{
-	const int turn = a < ptr ? a - ptr + m : a - ptr;
-	return q + (turn < rem);
-}
-
-/* Equalize the set (set[0] the initiator). Basic version: the loads;
- * class version: every class d_{.,j} and b_{.,j} within 1 over the set, the
- * totals within 1 (units dealt in turn across the classes: the paper's
- * "snake like distribution"), and a member holding a borrowed packet of its
- * own class consumes it (a simulated decrease). */
-static void equalize(lbt_luling *w, const int64_t *set, const int64_t *at, int m, const lbt_luling_keys *keys,
-                     int64_t *packets, int64_t *hops)
-{
-	int64_t before[64];
-	for (int a = 0; a < m; a++)
-		before[a] = w->pe[at[a]].cur;
-	int ptr = (int)lbt_rand_range(lbt_rand_at(keys->remainder[0], (uint64_t)set[0]), 0, m - 1);
-	if (w->C == 0) {
-		int64_t total = 0;
-		for (int a = 0; a < m; a++)
-			total += before[a];
-		for (int a = 0; a < m; a++)
-			w->pe[at[a]].cur = (int32_t)share(total / m, total % m, m, a, ptr);
-	} else {
-		const int64_t P = w->P;
-		int bptr = (int)lbt_rand_range(lbt_rand_at(keys->remainder[1], (uint64_t)set[0]), 0, m - 1);
+	for (int64_t j = 0; j < P; j++) {
+		int64_t D = 0, B = 0;
 		for (int a = 0; a < m; a++) {
-			w->pe[at[a]].cur = 0;
-			w->bsum[set[a]] = 0;
-		}
-		for (int64_t j = 0; j < P; j++) {
-			int64_t D = 0, B = 0;
-			for (int a = 0; a < m; a++) {
-				D += w->d[set[a] * P + j];
-				B += w->b[set[a] * P + j];
-			}
-			for (int a = 0; a < m; a++) {
-				int64_t x = share(D / m, D % m, m, a, ptr), y = share(B / m, B % m, m, a, bptr);
-				w->d[set[a] * P + j] = (int32_t)x;
-				w->b[set[a] * P + j] = (uint8_t)y;
-				w->pe[at[a]].cur += (int32_t)x;
-				w->bsum[set[a]] += (int32_t)y;
-			}
-			ptr = (int)((ptr + D % m) % m);
-			bptr = (int)((bptr + B % m) % m);
+			D += w->d[set[a] * P + j];
+			B += w->b[set[a] * P + j];
 		}
 		for (int a = 0; a < m; a++) {
-			int64_t p = set[a];
-			if (w->b[p * P + p]) { /* the Appendix's last line: simulate a decrease of b_{i,i} on i */
-				w->b[p * P + p] = 0;
-				w->bsum[p]--;
-				w->stats.decrease_sim++;
-			}
+			int64_t x = lbt_luling_share(D / m, D % m, m, a, ptr), y = lbt_luling_share(B / m, B % m, m, a, bptr);
+			w->d[set[a] * P + j] = (int32_t)x;
+			w->b[set[a] * P + j] = (uint8_t)y;
+			w->pe[at[a]].cur += (int32_t)x;
+			w->bsum[set[a]] += (int32_t)y;
+		}
+		ptr = (int)((ptr + D % m) % m);
+		bptr = (int)((bptr + B % m) % m);
+	}
+	for (int a = 0; a < m; a++) {
+		int64_t p = set[a];
+		if (w->b[p * P + p]) { /* the Appendix's last line: simulate a decrease of b_{i,i} on i */
+			w->b[p * P + p] = 0;
+			w->bsum[p]--;
+			w->stats.decrease_sim++;
 		}
 	}
-	transport(w, set, at, before, m, packets, hops);
 }
 
 int lbt_luling_trigger(const lbt_luling *w, int64_t own, int64_t lold)
@@ -180,9 +108,7 @@ int lbt_luling_trigger(const lbt_luling *w, int64_t own, int64_t lold)
 	return l != old && (l >= w->f * old * (1 - 1e-12) || l <= old * w->finv * (1 + 1e-12));
 }
 
-static int64_t own(const lbt_luling *w, int64_t i) { return w->C ? w->d[i * w->P + i] : w->pe[i].cur; }
 
-static int triggered(const lbt_luling *w, int64_t i) { return lbt_luling_trigger(w, own(w, i), w->pe[i].lold); }
 
 /* Class version: PE i consumes one packet although d_{i,i} = 0 (the
  * Appendix's x = -1 branch with d_{i,i} = 0). */
@@ -260,30 +186,6 @@ static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t s
 	}
 }
 
-/* The operation of a triggered initiator on its set, the records of the
- * set's PEs at w->pe[at[x]]. */
-static void carry(lbt_luling *w, const int64_t *set, const int64_t *at, const lbt_luling_keys *keys, int64_t *packets,
-                  int64_t *hops)
-{
-	const int64_t P = w->P;
-	const int m = w->delta + 1;
-	int overlap = 0;
-	for (int x = 0; x < m; x++) {
-		uint64_t *word = &w->seen[at[x] >> 6], bit = (uint64_t)1 << (at[x] & 63);
-		overlap |= (*word & bit) != 0;
-		*word |= bit;
-	}
-	w->stats.conflicts += overlap;
-	w->stats.operations++;
-	equalize(w, set, at, m, keys, packets, hops);
-	if (w->C)
-		w->pe[at[0]].lold = w->d[set[0] * P + set[0]];
-	else
-		for (int x = 0; x < m; x++)
-			w->pe[at[x]].lold = w->pe[at[x]].cur;
-	if (w->on_op)
-		w->on_op(w->on_op_ctx, w, set, m);
-}
 
 void lbt_luling_keys_init(lbt_luling_keys *keys, const lbt_luling *w, uint64_t seed, int64_t step)
 {
@@ -295,17 +197,6 @@ void lbt_luling_keys_init(lbt_luling_keys *keys, const lbt_luling *w, uint64_t s
 		keys->remainder[k] = lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_REMAINDER << 32 | (uint64_t)k);
 }
 
-void lbt_luling_operate(lbt_luling *w, int64_t i, const lbt_luling_keys *keys, int64_t *packets, int64_t *hops)
-{
-	int64_t set[64];
-	set[0] = i;
-	if (!triggered(w, set[0])) {
-		w->stats.cancelled++;
-		return;
-	}
-	lbt_luling_partners(w, set, keys);
-	carry(w, set, set, keys, packets, hops);
-}
 
 void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, const lbt_luling_keys *keys,
                       int64_t *packets, int64_t *hops)
@@ -314,7 +205,7 @@ void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, cons
 		w->stats.cancelled++;
 		return;
 	}
-	carry(w, set, at, keys, packets, hops);
+	lbt_luling_carry(w, set, at, keys, packets, hops);
 }
 
 void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step)
@@ -338,7 +229,7 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 			w->pe[i].cur = load[lbt_luling_row(w, i / n) + i % n];
 	int64_t ops = 0;
 	for (int64_t i = 0; i < P; i++)
-		if (triggered(w, i))
+		if (lbt_luling_triggered(w, i))
 			w->init[ops++] = i;
 	lbt_luling_shuffle(w->init, ops, seed, step);
 	lbt_luling_keys keys;
