@@ -14,14 +14,16 @@
  *   3. the operations, one initiator at a time: each reads the loads every
  *      earlier operation of the step left (its trigger is tested again, its
  *      partners may have been equalized a moment ago), so their order is
- *      the bits' and they run one after another, through the reference's
- *      lbt_luling_operate (on the draws' keys, taken once a step). What
- *      this part waits for is memory: initiators and partners are PEs
- *      drawn at random over the torus, a cache miss each. Their PEs are known before their turn (the order is
- *      drawn, and a partner draw is a function of (seed, step, PE, k)
- *      alone), so this kernel prefetches the PE records of the operations a
- *      few turns ahead, and the list cells the shuffle's swaps are about to
- *      touch.
+ *      the bits' and they run one after another, the reference's
+ *      lbt_luling_operate (static inline in kernels/ref/luling.h: inlined
+ *      in this loop; the draws' keys taken once a step). What this part
+ *      waits for is memory: initiators and partners are PEs drawn at
+ *      random over the torus, a cache miss each. Their PEs are known
+ *      before their turn (the order is drawn, and a partner draw is a
+ *      function of (seed, step, PE, k) alone), so this kernel prefetches
+ *      the PE records of the operations a few turns ahead, and the list
+ *      cells the shuffle's swaps are about to touch.
+ * The loads are the grid's rows, read and written in place.
  * The step's last pass writes the loads back and measures their extremes
  * and sum on the way (the engine's reductions).
  * The class version (the Appendix's d_{i,j}, b_{i,j}: --borrow C >= 1, at
