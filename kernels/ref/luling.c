@@ -14,6 +14,8 @@
  *     delta distinct partners != itself, and equalizes the delta + 1 loads;
  *     the remainder units go to consecutive members (in the drawn order of
  *     the set) from a member drawn at random, so no member is favoured.
+ *     That operation is in luling.h (lbt_luling_operate, static inline),
+ *     written once for this file and the vector kernel.
  *
  * All draws depend on (seed, step, PE, purpose) only, and the operations run
  * one after another in the drawn order: the same bits for any thread count. */
