@@ -14,6 +14,8 @@
  *     delta distinct partners != itself, and equalizes the delta + 1 loads;
  *     the remainder units go to consecutive members (in the drawn order of
  *     the set) from a member drawn at random, so no member is favoured.
+ *     That operation is in luling.h (lbt_luling_operate, static inline),
+ *     written once for this file and the vector kernel.
  *
  * All draws depend on (seed, step, PE, purpose) only, and the operations run
  * one after another in the drawn order: the same bits for any thread count. */
@@ -43,8 +45,7 @@ int64_t lbt_luling_distance(const lbt_luling *w, int64_t a, int64_t b)
 	return dist;
 }
 
-/* The PE at offset o of PE i, or -1 off a mesh edge. */
-static int64_t offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
+int64_t lbt_luling_offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
 {
 	int64_t c[LBT_LULING_MAXD], r = i;
 	for (int d = w->dims - 1; d >= 0; d--) {
@@ -63,110 +64,43 @@ static int64_t offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
 	return pe;
 }
 
-/* set[1..delta]: delta distinct PEs other than set[0], uniformly among all
- * PEs (R = 0) or among those within distance R; draws k = 0, 1, ... until
- * delta are distinct (a function of the draws alone, not of the loads). */
-void lbt_luling_partners(const lbt_luling *w, int64_t *set, uint64_t seed, int64_t step)
-{
-	int64_t i = set[0];
-	uint64_t k = 0;
-	for (int got = 1; got <= w->delta; k++) {
-		uint64_t r = draw(seed, step, i, LBT_LULING_PARTNER, k);
-		int64_t x;
-		if (w->R == 0) {
-			x = lbt_rand_range(r, 0, w->P - 2);
-			x += x >= i;
-		} else if ((x = offset_pe(w, i, w->off + lbt_rand_range(r, 0, w->noff - 1) * w->dims)) < 0)
-			continue;
-		int dup = 0;
-		for (int m = 1; m < got; m++)
-			dup |= set[m] == x;
-		if (!dup)
-			set[got++] = x;
-	}
-}
 
-/* Move the loads of the set from before[] to cur[]: surplus members send to
- * deficit members, both in set order; counts packets and packet-hops. */
-static void transport(lbt_luling *w, const int64_t *set, const int64_t *at, const int64_t *before, int m,
-                      int64_t *packets, int64_t *hops)
+
+
+
+void lbt_luling_classes(lbt_luling *w, const int64_t *set, const int64_t *at, int m, const lbt_luling_keys *keys,
+                        int ptr)
 {
-	int64_t give[64], take[64];
+	const int64_t P = w->P;
+	int bptr = (int)lbt_rand_range(lbt_rand_at(keys->remainder[1], (uint64_t)set[0]), 0, m - 1);
 	for (int a = 0; a < m; a++) {
-		int64_t diff = before[a] - w->pe[at[a]].cur;
-		give[a] = diff > 0 ? diff : 0;
-		take[a] = diff < 0 ? -diff : 0;
+		w->pe[at[a]].cur = 0;
+		w->bsum[set[a]] = 0;
 	}
-	for (int a = 0, r = 0; a < m; a++)
-		while (give[a] > 0) {
-			while (take[r] == 0)
-				r++;
-			int64_t x = give[a] < take[r] ? give[a] : take[r];
-			give[a] -= x;
-			take[r] -= x;
-			*packets += x;
-			*hops += x * lbt_luling_distance(w, set[a], set[r]);
-		}
-}
-
-/* Member a's share when `total` units are dealt over the m members: each
- * total/m, the remainder one by one in turn from member ptr on. */
-static inline int64_t share(int64_t total, int m, int a, int ptr)
-{
-	return total / m + ((a - ptr + m) % m < total % m);
-}
-
-/* Equalize the set (set[0] the initiator). Basic version: the loads;
- * class version: every class d_{.,j} and b_{.,j} within 1 over the set, the
- * totals within 1 (units dealt in turn across the classes: the paper's
- * "snake like distribution"), and a member holding a borrowed packet of its
- * own class consumes it (a simulated decrease). */
-static void equalize(lbt_luling *w, const int64_t *set, const int64_t *at, int m, uint64_t seed, int64_t step,
-                     int64_t *packets, int64_t *hops)
-{
-	int64_t before[64];
-	for (int a = 0; a < m; a++)
-		before[a] = w->pe[at[a]].cur;
-	int ptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 0), 0, m - 1);
-	if (w->C == 0) {
-		int64_t total = 0;
-		for (int a = 0; a < m; a++)
-			total += before[a];
-		for (int a = 0; a < m; a++)
-			w->pe[at[a]].cur = (int32_t)share(total, m, a, ptr);
-	} else {
-		const int64_t P = w->P;
-		int bptr = (int)lbt_rand_range(draw(seed, step, set[0], LBT_LULING_REMAINDER, 1), 0, m - 1);
+	for (int64_t j = 0; j < P; j++) {
+		int64_t D = 0, B = 0;
 		for (int a = 0; a < m; a++) {
-			w->pe[at[a]].cur = 0;
-			w->bsum[set[a]] = 0;
-		}
-		for (int64_t j = 0; j < P; j++) {
-			int64_t D = 0, B = 0;
-			for (int a = 0; a < m; a++) {
-				D += w->d[set[a] * P + j];
-				B += w->b[set[a] * P + j];
-			}
-			for (int a = 0; a < m; a++) {
-				int64_t x = share(D, m, a, ptr), y = share(B, m, a, bptr);
-				w->d[set[a] * P + j] = (int32_t)x;
-				w->b[set[a] * P + j] = (uint8_t)y;
-				w->pe[at[a]].cur += (int32_t)x;
-				w->bsum[set[a]] += (int32_t)y;
-			}
-			ptr = (int)((ptr + D % m) % m);
-			bptr = (int)((bptr + B % m) % m);
+			D += w->d[set[a] * P + j];
+			B += w->b[set[a] * P + j];
 		}
 		for (int a = 0; a < m; a++) {
-			int64_t p = set[a];
-			if (w->b[p * P + p]) { /* the Appendix's last line: simulate a decrease of b_{i,i} on i */
-				w->b[p * P + p] = 0;
-				w->bsum[p]--;
-				w->stats.decrease_sim++;
-			}
+			int64_t x = lbt_luling_share(D / m, D % m, m, a, ptr), y = lbt_luling_share(B / m, B % m, m, a, bptr);
+			w->d[set[a] * P + j] = (int32_t)x;
+			w->b[set[a] * P + j] = (uint8_t)y;
+			w->pe[at[a]].cur += (int32_t)x;
+			w->bsum[set[a]] += (int32_t)y;
+		}
+		ptr = (int)((ptr + D % m) % m);
+		bptr = (int)((bptr + B % m) % m);
+	}
+	for (int a = 0; a < m; a++) {
+		int64_t p = set[a];
+		if (w->b[p * P + p]) { /* the Appendix's last line: simulate a decrease of b_{i,i} on i */
+			w->b[p * P + p] = 0;
+			w->bsum[p]--;
+			w->stats.decrease_sim++;
 		}
 	}
-	transport(w, set, at, before, m, packets, hops);
 }
 
 int lbt_luling_trigger(const lbt_luling *w, int64_t own, int64_t lold)
@@ -176,9 +110,7 @@ int lbt_luling_trigger(const lbt_luling *w, int64_t own, int64_t lold)
 	return l != old && (l >= w->f * old * (1 - 1e-12) || l <= old * w->finv * (1 + 1e-12));
 }
 
-static int64_t own(const lbt_luling *w, int64_t i) { return w->C ? w->d[i * w->P + i] : w->pe[i].cur; }
 
-static int triggered(const lbt_luling *w, int64_t i) { return lbt_luling_trigger(w, own(w, i), w->pe[i].lold); }
 
 /* Class version: PE i consumes one packet although d_{i,i} = 0 (the
  * Appendix's x = -1 branch with d_{i,i} = 0). */
@@ -227,10 +159,10 @@ static void borrow(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, uint64
 /* Class version: enter the workload's changes since the last step. */
 static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
 {
-	const int64_t P = w->P;
+	const int64_t P = w->P, n = w->ext[w->dims - 1];
 	int64_t *need = w->init; /* consumptions still to enter, per PE */
 	for (int64_t i = 0; i < P; i++) {
-		int64_t delta = load[i] - w->pe[i].cur;
+		int64_t delta = load[lbt_luling_row(w, i / n) + i % n] - w->pe[i].cur;
 		need[i] = delta < 0 ? -delta : 0;
 		for (; delta > 0; delta--) { /* x = +1: repay a borrowed packet (lowest class first), else own class */
 			int64_t j = i;
@@ -256,51 +188,26 @@ static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t s
 	}
 }
 
-/* The operation of a triggered initiator on its set, the records of the
- * set's PEs at w->pe[at[x]]. */
-static void carry(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step, int64_t *packets,
-                  int64_t *hops)
+
+void lbt_luling_keys_init(lbt_luling_keys *keys, const lbt_luling *w, uint64_t seed, int64_t step)
 {
-	const int64_t P = w->P;
-	const int m = w->delta + 1;
-	int overlap = 0;
-	for (int x = 0; x < m; x++) {
-		uint64_t *word = &w->seen[at[x] >> 6], bit = (uint64_t)1 << (at[x] & 63);
-		overlap |= (*word & bit) != 0;
-		*word |= bit;
-	}
-	w->stats.conflicts += overlap;
-	w->stats.operations++;
-	equalize(w, set, at, m, seed, step, packets, hops);
-	if (w->C)
-		w->pe[at[0]].lold = w->d[set[0] * P + set[0]];
-	else
-		for (int x = 0; x < m; x++)
-			w->pe[at[x]].lold = w->pe[at[x]].cur;
-	if (w->on_op)
-		w->on_op(w->on_op_ctx, w, set, m);
+	keys->seed = seed;
+	keys->step = step;
+	for (int k = 0; k < w->delta; k++)
+		keys->partner[k] = lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_PARTNER << 32 | (uint64_t)k);
+	for (int k = 0; k < 2; k++)
+		keys->remainder[k] = lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_REMAINDER << 32 | (uint64_t)k);
 }
 
-void lbt_luling_operate(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
-{
-	int64_t set[64];
-	set[0] = i;
-	if (!triggered(w, set[0])) {
-		w->stats.cancelled++;
-		return;
-	}
-	lbt_luling_partners(w, set, seed, step);
-	carry(w, set, set, seed, step, packets, hops);
-}
 
-void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, uint64_t seed, int64_t step,
+void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, const lbt_luling_keys *keys,
                       int64_t *packets, int64_t *hops)
 {
 	if (!lbt_luling_trigger(w, w->pe[at[0]].cur, w->pe[at[0]].lold)) {
 		w->stats.cancelled++;
 		return;
 	}
-	carry(w, set, at, seed, step, packets, hops);
+	lbt_luling_carry(w, set, at, keys, packets, hops);
 }
 
 void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step)
@@ -315,27 +222,29 @@ void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step)
 
 void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
 {
-	const int64_t P = w->P;
+	const int64_t P = w->P, n = w->ext[w->dims - 1];
 	memset(w->seen, 0, (size_t)((P + 63) / 64) * sizeof *w->seen);
 	if (w->C)
 		account(w, load, seed, step, packets, hops);
 	else
 		for (int64_t i = 0; i < P; i++)
-			w->pe[i].cur = load[i];
-	int64_t n = 0;
+			w->pe[i].cur = load[lbt_luling_row(w, i / n) + i % n];
+	int64_t ops = 0;
 	for (int64_t i = 0; i < P; i++)
-		if (triggered(w, i))
-			w->init[n++] = i;
-	lbt_luling_shuffle(w->init, n, seed, step);
-	for (int64_t a = 0; a < n; a++)
-		lbt_luling_operate(w, w->init[a], seed, step, packets, hops);
+		if (lbt_luling_triggered(w, i))
+			w->init[ops++] = i;
+	lbt_luling_shuffle(w->init, ops, seed, step);
+	lbt_luling_keys keys;
+	lbt_luling_keys_init(&keys, w, seed, step);
+	for (int64_t a = 0; a < ops; a++)
+		lbt_luling_operate(w, w->init[a], &keys, packets, hops);
 	w->max = INT32_MIN;
 	w->min = INT32_MAX;
 	w->total = 0;
 	for (int64_t i = 0; i < P; i++) {
-		load[i] = w->pe[i].cur;
-		w->max = load[i] > w->max ? load[i] : w->max;
-		w->min = load[i] < w->min ? load[i] : w->min;
-		w->total += load[i];
+		const int32_t v = load[lbt_luling_row(w, i / n) + i % n] = w->pe[i].cur;
+		w->max = v > w->max ? v : w->max;
+		w->min = v < w->min ? v : w->min;
+		w->total += v;
 	}
 }

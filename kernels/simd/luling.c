@@ -14,16 +14,16 @@
  *   3. the operations, one initiator at a time: each reads the loads every
  *      earlier operation of the step left (its trigger is tested again, its
  *      partners may have been equalized a moment ago), so their order is
- *      the bits' and they run one after another: with global partners
- *      (the paper's model) through this file's operate(), the reference's
- *      lbt_luling_operate on the draws' hoisted keys; with local partners
- *      through the reference's own. What this part waits for is memory:
- *      initiators and partners are PEs drawn at random over the torus, a
- *      cache miss each. Their PEs are known before their turn (the order is
- *      drawn, and a partner draw is a function of (seed, step, PE, k)
- *      alone), so this kernel prefetches the PE records of the operations a
- *      few turns ahead, and the list cells the shuffle's swaps are about to
- *      touch.
+ *      the bits' and they run one after another, the reference's
+ *      lbt_luling_operate (static inline in kernels/ref/luling.h: inlined
+ *      in this loop; the draws' keys taken once a step). What this part
+ *      waits for is memory: initiators and partners are PEs drawn at
+ *      random over the torus, a cache miss each. Their PEs are known
+ *      before their turn (the order is drawn, and a partner draw is a
+ *      function of (seed, step, PE, k) alone), so this kernel prefetches
+ *      the PE records of the operations a few turns ahead, and the list
+ *      cells the shuffle's swaps are about to touch.
+ * The loads are the grid's rows, read and written in place.
  * The step's last pass writes the loads back and measures their extremes
  * and sum on the way (the engine's reductions).
  * The class version (the Appendix's d_{i,j}, b_{i,j}: --borrow C >= 1, at
@@ -44,27 +44,30 @@ enum { BLOCK = 64, AHEAD = 8 };
  * order, into w->init; returns how many. */
 static int64_t initiators(lbt_luling *w, const int32_t *load)
 {
-	const int64_t P = w->P;
+	const int64_t P = w->P, n = w->ext[w->dims - 1];
 	const DV f = DSET1(w->f), finv = DSET1(w->finv), lo = DSET1(1 - 1e-12), hi = DSET1(1 + 1e-12);
 	int32_t l[BLOCK + DW], old[BLOCK + DW];
-	int64_t n = 0;
-	for (int64_t b = 0; b < P; b += BLOCK) {
-		const int64_t len = P - b < BLOCK ? P - b : BLOCK;
-		for (int64_t k = 0; k < len; k++) {
-			l[k] = load[b + k];
-			old[k] = w->pe[b + k].lold;
-			w->pe[b + k].cur = l[k];
-		}
-		for (int64_t k = len; k < len + DW; k++)
-			l[k] = old[k] = 0; /* no trigger: l = l_old */
-		for (int64_t k = 0; k < len; k += DW) {
-			const DV x = DLOADI(l + k), o = DLOADI(old + k); /* triggered() of the reference */
-			const DV t = DAND(DNE(x, o), DOR(DGE(x, DMUL(DMUL(f, o), lo)), DLE(x, DMUL(DMUL(o, finv), hi))));
-			for (unsigned bits = (unsigned)DANY(t); bits; bits &= bits - 1)
-				w->init[n++] = b + k + __builtin_ctz(bits);
+	int64_t cnt = 0;
+	for (int64_t r = 0; r < P / n; r++) {
+		const int32_t *row = load + lbt_luling_row(w, r);
+		for (int64_t c0 = 0; c0 < n; c0 += BLOCK) {
+			const int64_t b = r * n + c0, len = n - c0 < BLOCK ? n - c0 : BLOCK;
+			for (int64_t k = 0; k < len; k++) {
+				l[k] = row[c0 + k];
+				old[k] = w->pe[b + k].lold;
+				w->pe[b + k].cur = l[k];
+			}
+			for (int64_t k = len; k < len + DW; k++)
+				l[k] = old[k] = 0; /* no trigger: l = l_old */
+			for (int64_t k = 0; k < len; k += DW) {
+				const DV x = DLOADI(l + k), o = DLOADI(old + k); /* triggered() of the reference */
+				const DV t = DAND(DNE(x, o), DOR(DGE(x, DMUL(DMUL(f, o), lo)), DLE(x, DMUL(DMUL(o, finv), hi))));
+				for (unsigned bits = (unsigned)DANY(t); bits; bits &= bits - 1)
+					w->init[cnt++] = b + k + __builtin_ctz(bits);
+			}
 		}
 	}
-	return n;
+	return cnt;
 }
 
 /* Part 2: the reference's Fisher-Yates, position a swapped with
@@ -91,76 +94,15 @@ static void shuffle(lbt_luling *w, int64_t n, uint64_t seed, int64_t step)
 /* The PE records operation a will touch first: its initiator's and (global
  * partners) those of its first delta partner draws. Inlined always: GCC
  * takes a function of prefetches alone for a const one and drops its calls. */
-static ALWAYS_INLINE void prefetch_op(const lbt_luling *w, int64_t i, const uint64_t *pkey)
+static ALWAYS_INLINE void prefetch_op(const lbt_luling *w, int64_t i, const lbt_luling_keys *keys)
 {
 	__builtin_prefetch(&w->pe[i], 1);
 	if (w->R)
 		return;
 	for (int k = 0; k < w->delta; k++) {
-		int64_t x = lbt_rand_range(lbt_rand_at(pkey[k], (uint64_t)i), 0, w->P - 2);
+		int64_t x = lbt_rand_range(lbt_rand_at(keys->partner[k], (uint64_t)i), 0, w->P - 2);
 		__builtin_prefetch(&w->pe[x + (x >= i)], 1);
 	}
-}
-
-/* Part 3's operation of initiator i with global partners: the reference's
- * lbt_luling_operate (its trigger, partners, conflict bits, equalizing,
- * transport, l_old), draw for draw, on the hoisted keys of the partner
- * draws (pkey[k], k < delta; a further draw after a duplicate makes its
- * own) and of the remainder draw (rkey), and with the set's shares from
- * one division. */
-static void operate(lbt_luling *w, int64_t i, const uint64_t *pkey, uint64_t rkey, uint64_t seed, int64_t step,
-                    int64_t *packets, int64_t *hops)
-{
-	lbt_luling_pe *pe = w->pe;
-	if (!lbt_luling_trigger(w, pe[i].cur, pe[i].lold)) {
-		w->stats.cancelled++;
-		return;
-	}
-	const int m = w->delta + 1;
-	int64_t set[64], before[64], give[64], take[64], total = 0;
-	set[0] = i;
-	for (int got = 1, k = 0; got < m; k++) {
-		const uint64_t key = k < w->delta ? pkey[k]
-		                                  : lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_PARTNER << 32 | (uint64_t)k);
-		int64_t x = lbt_rand_range(lbt_rand_at(key, (uint64_t)i), 0, w->P - 2);
-		x += x >= i;
-		int dup = 0;
-		for (int b = 1; b < got; b++)
-			dup |= set[b] == x;
-		if (!dup)
-			set[got++] = x;
-	}
-	int overlap = 0;
-	for (int a = 0; a < m; a++) {
-		uint64_t *word = &w->seen[set[a] >> 6], bit = (uint64_t)1 << (set[a] & 63);
-		overlap |= (*word & bit) != 0;
-		*word |= bit;
-		before[a] = pe[set[a]].cur;
-		total += before[a];
-	}
-	w->stats.conflicts += overlap;
-	w->stats.operations++;
-	const int ptr = (int)lbt_rand_range(lbt_rand_at(rkey, (uint64_t)i), 0, m - 1);
-	const int64_t q = total / m, rem = total % m;
-	for (int a = 0; a < m; a++) { /* share(): q, and one unit more for the first rem in turn from ptr on */
-		const int turn = a < ptr ? a - ptr + m : a - ptr;
-		const int32_t v = (int32_t)(q + (turn < rem));
-		pe[set[a]].cur = pe[set[a]].lold = v;
-		give[a] = before[a] > v ? before[a] - v : 0;
-		take[a] = before[a] < v ? v - before[a] : 0;
-	}
-	for (int a = 0, r = 0; a < m; a++) /* transport(): surplus to deficit, both in set order */
-		while (give[a] > 0) {
-			while (take[r] == 0)
-				r++;
-			const int64_t x = give[a] < take[r] ? give[a] : take[r];
-			give[a] -= x;
-			take[r] -= x;
-			*packets += x;
-			*hops += x * lbt_luling_distance(w, set[a], set[r]);
-		}
-	if (w->on_op)
-		w->on_op(w->on_op_ctx, w, set, m);
 }
 
 void LBT_SIMD_FN(lbt_simd_luling_step)(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets,
@@ -171,31 +113,30 @@ void LBT_SIMD_FN(lbt_simd_luling_step)(lbt_luling *w, int32_t *load, uint64_t se
 		return;
 	}
 	memset(w->seen, 0, (size_t)((w->P + 63) / 64) * sizeof *w->seen);
-	const int64_t n = initiators(w, load);
-	shuffle(w, n, seed, step);
-	uint64_t pkey[64]; /* the partner draws' keys, k = 0 .. delta - 1 */
-	for (int k = 0; k < w->delta; k++)
-		pkey[k] = lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_PARTNER << 32 | (uint64_t)k);
-	for (int64_t a = 0; a < n && a < AHEAD; a++)
-		prefetch_op(w, w->init[a], pkey);
-	const uint64_t rkey = lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_REMAINDER << 32);
-	for (int64_t a = 0; a < n; a++) {
-		if (a + AHEAD < n)
-			prefetch_op(w, w->init[a + AHEAD], pkey);
-		if (w->R)
-			lbt_luling_operate(w, w->init[a], seed, step, packets, hops);
-		else
-			operate(w, w->init[a], pkey, rkey, seed, step, packets, hops);
+	const int64_t ops = initiators(w, load);
+	shuffle(w, ops, seed, step);
+	lbt_luling_keys keys;
+	lbt_luling_keys_init(&keys, w, seed, step);
+	for (int64_t a = 0; a < ops && a < AHEAD; a++)
+		prefetch_op(w, w->init[a], &keys);
+	for (int64_t a = 0; a < ops; a++) {
+		if (a + AHEAD < ops)
+			prefetch_op(w, w->init[a + AHEAD], &keys);
+		lbt_luling_operate(w, w->init[a], &keys, packets, hops);
 	}
-	const int64_t P = w->P;
+	const int64_t P = w->P, n = w->ext[w->dims - 1];
 	int32_t mx = INT32_MIN, mn = INT32_MAX;
 	int64_t total = 0;
-	for (int64_t i = 0; i < P; i++) { /* the loads back, and the engine's reductions on the way */
-		const int32_t v = w->pe[i].cur;
-		load[i] = v;
-		mx = v > mx ? v : mx;
-		mn = v < mn ? v : mn;
-		total += v;
+	for (int64_t r = 0; r < P / n; r++) { /* the loads back, and the engine's reductions on the way */
+		int32_t *row = load + lbt_luling_row(w, r);
+		const lbt_luling_pe *pe = w->pe + r * n;
+		for (int64_t c = 0; c < n; c++) {
+			const int32_t v = pe[c].cur;
+			row[c] = v;
+			mx = v > mx ? v : mx;
+			mn = v < mn ? v : mn;
+			total += v;
+		}
 	}
 	w->max = mx;
 	w->min = mn;

@@ -3,8 +3,10 @@
  * good performance", SPAA 1993): a PE whose own load has grown or shrunk by
  * the factor f since its last operation equalizes its load with delta random
  * partners. The step is the dispatch table's luling_step (kernels/ref/luling.c,
- * kernels/simd/luling.c) on a dense copy of the loads; this file holds the schema, the set-up, the counters in
- * the JSON record, and Lemma 1's operator G with its fixed point FIX. */
+ * kernels/simd/luling.c) on the grid's loads in place (on a torus cut between
+ * ranks, the class version: a dense copy of the whole torus); this file holds
+ * the schema, the set-up, the counters in the JSON record, and Lemma 1's
+ * operator G with its fixed point FIX. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,7 @@ _Static_assert(LBT_LULING_MAXD == LBT_MAXD, "the kernel's axes are the shape's")
  * every rank, each rank stepping it as one process does. */
 typedef struct {
 	lbt_luling k;
-	int32_t *dense;      /* the loads, row-major: this rank's block (cut, basic), else the whole torus */
+	int32_t *dense;      /* cut: the loads, row-major: this rank's block (basic), else the whole torus */
 	lbt_luling_pe *mine; /* cut, basic: the records of this rank's block, row-major */
 	int32_t *block;      /* cut, class version: this rank's block of the loads */
 } ws;
@@ -200,9 +202,10 @@ static int luling_open(lbt_state *st, lbt_err *e)
 	lbt_luling *k = &w->k;
 	int64_t P = k->P = lbt_shape_pes(s);
 	k->dims = s->dims;
-	for (int d = 0; d < s->dims; d++) {
+	for (int d = s->dims - 1; d >= 0; d--) { /* the step's loads: the grid's, or on a cut the dense whole torus */
 		k->ext[d] = s->ext[d];
 		k->torus[d] = s->bnd[d] == LBT_TORUS;
+		k->stride[d] = !cut ? st->grid.stride[d] : d == s->dims - 1 ? 1 : k->stride[d + 1] * s->ext[d + 1];
 	}
 	k->f = st->param[0].num;
 	k->finv = 1 / k->f;
@@ -216,12 +219,12 @@ static int luling_open(lbt_state *st, lbt_err *e)
 		w->mine = calloc(mine, sizeof *w->mine);
 		ok = w->dense && w->mine;
 	} else {
-		w->dense = malloc(p * sizeof *w->dense);
+		w->dense = cut ? malloc(p * sizeof *w->dense) : NULL;
 		w->block = cut ? malloc(mine * sizeof *w->block) : NULL;
 		k->pe = calloc(p, sizeof *k->pe);
 		k->seen = malloc((p + 63) / 64 * sizeof *k->seen);
 		k->init = malloc(p * sizeof *k->init);
-		ok = w->dense && k->pe && k->seen && k->init && (w->block || !cut);
+		ok = k->pe && k->seen && k->init && ((w->dense && w->block) || !cut);
 	}
 	if (ok && k->R) {
 		int64_t most = 1;
@@ -257,12 +260,11 @@ static int luling_open(lbt_state *st, lbt_err *e)
 		close_ws(st);
 		return lbt_errf(e, LBT_ENOMEM, "no memory to gather %s's loads", st->method->name);
 	}
-	if (!cut)
-		lbt_grid_export(&st->grid, w->dense);
-	for (int64_t i = 0; i < P; i++) {
-		k->pe[i].cur = k->pe[i].lold = w->dense[i];
+	const int32_t *load = cut ? w->dense : st->grid.load;
+	for (int64_t i = 0, n = s->ext[s->dims - 1]; i < P; i++) {
+		k->pe[i].cur = k->pe[i].lold = load[lbt_luling_row(k, i / n) + i % n];
 		if (k->C)
-			k->d[i * P + i] = w->dense[i];
+			k->d[i * P + i] = k->pe[i].cur;
 	}
 	return LBT_OK;
 }
@@ -287,6 +289,7 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 	int64_t *slot = NULL, *reqs = NULL, *hkey = NULL, *hval = NULL;
 	int *owner = NULL;
 	lbt_luling_pe *recs = NULL;
+	lbt_luling_keys keys; /* rank 0's */
 	void *list = NULL, *got = NULL, *idx = NULL, *back = NULL;
 	int ok = trig != NULL;
 	/* 1. this block's initiators, in PE order */
@@ -322,9 +325,10 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 		hkey = malloc((size_t)cap * sizeof *hkey);
 		hval = malloc((size_t)cap * sizeof *hval);
 		ok = sets && uniq && at && hkey && hval;
+		lbt_luling_keys_init(&keys, k, st->seed, st->step);
 		for (int64_t a = 0; ok && a < N; a++) {
 			sets[a * m] = init[a];
-			lbt_luling_partners(k, sets + a * m, st->seed, st->step);
+			lbt_luling_partners(k, sets + a * m, &keys);
 		}
 		if (ok) { /* the PEs touched, numbered as first met (an open-addressing table) */
 			memset(hkey, 0xff, (size_t)cap * sizeof *hkey);
@@ -381,7 +385,7 @@ static void cut_step(lbt_state *st, ws *w, lbt_counts *c)
 		for (int64_t j = 0; j < U; j++)
 			k->pe[slot[j]] = in[j];
 		for (int64_t a = 0; a < N; a++)
-			lbt_luling_apply(k, sets + a * m, at + a * m, st->seed, st->step, &packets, &hops);
+			lbt_luling_apply(k, sets + a * m, at + a * m, &keys, &packets, &hops);
 		lbt_luling_pe *out = (lbt_luling_pe *)got;
 		for (int64_t j = 0; j < U; j++)
 			out[j] = k->pe[slot[j]];
@@ -438,15 +442,12 @@ static void luling_step(lbt_state *st, lbt_counts *c)
 		c->nomem = 1;
 		return;
 	}
-	if (!cut)
-		lbt_grid_export(&st->grid, w->dense);
-	st->kern->luling_step(&w->k, w->dense, st->seed, st->step, &packets, &hops);
+	st->kern->luling_step(&w->k, cut ? w->dense : st->grid.load, st->seed, st->step, &packets, &hops);
 	if (cut) { /* every rank stepped the whole torus: its block back, its packets counted once */
 		for (int64_t i = 0, n = lbt_shape_pes(&st->grid.shape); i < n; i++)
 			w->block[i] = w->dense[to_global(cut, cut->lo, cut->len, i)];
 		lbt_grid_import(&st->grid, w->block);
-	} else
-		lbt_grid_import(&st->grid, w->dense);
+	}
 	w->k.stats.packets += packets;
 	w->k.stats.hops += hops;
 	if (!cut) { /* the step's last pass measured the loads: no pass of the engine's */

@@ -8,8 +8,9 @@
  * that kept anything between calls outside its state, or read beyond it,
  * would carry the other run into this one). Loads, the step's packets and
  * packet-hops, every counter of the state (operations, conflicts,
- * cancelled, borrowing) and the loads' extremes and sum the step measured
- * equal, step by step, for both algorithms, local and
+ * cancelled, borrowing), the loads' extremes and sum the step measured,
+ * and the grid's every cell (padding and halo too: the step works on the
+ * grid's rows in place) equal, step by step, for both algorithms, local and
  * global partners, on rings, tori and meshes of 1 to 3 axes, odd extents,
  * and more PEs than the kernel's blocks and prefetch distance. The
  * workload's one-packet changes put PEs exactly at the factor f, where
@@ -34,11 +35,12 @@ static void open_run(lbt_state *st, const luling_run *r, uint64_t seed)
 	cr_assert_eq(lbt_state_open(st, &set, &e), LBT_OK, "%s", e.msg);
 }
 
-/* One step of the run in st: its loads exported, changed as a workload
- * would change them (without it the loads never leave l_old by the factor
- * f, and no operation is ever triggered: PE i consumes one packet where
- * (i + t) mod 4 = 0 and it has one, else gains one where (5i + t) mod 3 = 0;
- * the same change in every run), stepped, imported. */
+/* One step of the run in st: its loads changed as a workload would change
+ * them (without it the loads never leave l_old by the factor f, and no
+ * operation is ever triggered: PE i consumes one packet where (i + t) mod 4
+ * = 0 and it has one, else gains one where (5i + t) mod 3 = 0; the same
+ * change in every run), stepped on the grid's rows in place (rows padded,
+ * a halo around), exported into dense. */
 static void step(lbt_state *st, int32_t *dense, int ref, int64_t *packets, int64_t *hops)
 {
 	lbt_grid_export(&st->grid, dense);
@@ -49,11 +51,12 @@ static void step(lbt_state *st, int32_t *dense, int ref, int64_t *packets, int64
 		else if ((5 * i + t) % 3 == 0)
 			dense[i]++;
 	}
-	if (ref)
-		call_ref(luling_step, lbt_luling_of(st), dense, st->seed, st->step, packets, hops);
-	else
-		call_new(luling_step, lbt_luling_of(st), dense, st->seed, st->step, packets, hops);
 	lbt_grid_import(&st->grid, dense);
+	if (ref)
+		call_ref(luling_step, lbt_luling_of(st), st->grid.load, st->seed, st->step, packets, hops);
+	else
+		call_new(luling_step, lbt_luling_of(st), st->grid.load, st->seed, st->step, packets, hops);
+	lbt_grid_export(&st->grid, dense);
 	st->step++;
 }
 
@@ -75,6 +78,7 @@ static void luling_case(const luling_run *r, int steps)
 		const lbt_luling_stats *sa = lbt_luling_stats_of(&a), *sb = lbt_luling_stats_of(&b);
 		const lbt_luling *ka = lbt_luling_of(&a), *kb = lbt_luling_of(&b);
 		cr_assert(!memcmp(da, db, (size_t)P * sizeof *da) && pa == pb && ha == hb && !memcmp(sa, sb, sizeof *sa) &&
+		              !memcmp(a.grid.load - a.grid.origin, b.grid.load - b.grid.origin, (size_t)a.grid.cells * sizeof *da) &&
 		              ka->max == kb->max && ka->min == kb->min && ka->total == kb->total,
 		          "luling_step on %s: %s %s, f %s, delta %s, borrow %s, partners %s, init %s: step %d differs from the reference "
 		          "stepping alone (packets %lld/%lld, hops %lld/%lld, operations %lld/%lld)", ck_new->isa, r->shape,

@@ -390,7 +390,7 @@ typedef struct {
 typedef void (*lbt_speed_step_fn)(const lbt_view *v, const lbt_speed_args *a, lbt_counts *c);
 
 /* One step of Lüling and Monien's randomized balancing (SPAA 1993) on the
- * dense row-major loads of the whole torus, with its state w (kernels/ref/
+ * loads of the whole torus, laid out as its state w says (kernels/ref/
  * luling.h): adds the step's packets and packet-hops to *packets, *hops. */
 struct lbt_luling_s;
 typedef void (*lbt_luling_step_fn)(struct lbt_luling_s *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets,
