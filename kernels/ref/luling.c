@@ -64,10 +64,6 @@ int64_t lbt_luling_offset_pe(const lbt_luling *w, int64_t i, const int32_t *o)
 	return pe;
 }
 
-
-
-
-
 void lbt_luling_classes(lbt_luling *w, const int64_t *set, const int64_t *at, int m, const lbt_luling_keys *keys,
                         int ptr)
 {
@@ -109,8 +105,6 @@ int lbt_luling_trigger(const lbt_luling *w, int64_t own, int64_t lold)
 	double l = (double)own, old = (double)lold;
 	return l != old && (l >= w->f * old * (1 - 1e-12) || l <= old * w->finv * (1 + 1e-12));
 }
-
-
 
 /* Class version: PE i consumes one packet although d_{i,i} = 0 (the
  * Appendix's x = -1 branch with d_{i,i} = 0). */
@@ -159,10 +153,10 @@ static void borrow(lbt_luling *w, int64_t i, uint64_t seed, int64_t step, uint64
 /* Class version: enter the workload's changes since the last step. */
 static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
 {
-	const int64_t P = w->P, n = w->ext[w->dims - 1];
+	const int64_t P = w->P;
 	int64_t *need = w->init; /* consumptions still to enter, per PE */
 	for (int64_t i = 0; i < P; i++) {
-		int64_t delta = load[lbt_luling_row(w, i / n) + i % n] - w->pe[i].cur;
+		int64_t delta = load[lbt_luling_at(w, i)] - w->pe[i].cur;
 		need[i] = delta < 0 ? -delta : 0;
 		for (; delta > 0; delta--) { /* x = +1: repay a borrowed packet (lowest class first), else own class */
 			int64_t j = i;
@@ -188,7 +182,6 @@ static void account(lbt_luling *w, const int32_t *load, uint64_t seed, int64_t s
 	}
 }
 
-
 void lbt_luling_keys_init(lbt_luling_keys *keys, const lbt_luling *w, uint64_t seed, int64_t step)
 {
 	keys->seed = seed;
@@ -198,7 +191,6 @@ void lbt_luling_keys_init(lbt_luling_keys *keys, const lbt_luling *w, uint64_t s
 	for (int k = 0; k < 2; k++)
 		keys->remainder[k] = lbt_rand_key(seed, (uint64_t)step, (uint64_t)LBT_LULING_REMAINDER << 32 | (uint64_t)k);
 }
-
 
 void lbt_luling_apply(lbt_luling *w, const int64_t *set, const int64_t *at, const lbt_luling_keys *keys,
                       int64_t *packets, int64_t *hops)
@@ -222,13 +214,13 @@ void lbt_luling_shuffle(int64_t *list, int64_t n, uint64_t seed, int64_t step)
 
 void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t step, int64_t *packets, int64_t *hops)
 {
-	const int64_t P = w->P, n = w->ext[w->dims - 1];
+	const int64_t P = w->P;
 	memset(w->seen, 0, (size_t)((P + 63) / 64) * sizeof *w->seen);
 	if (w->C)
 		account(w, load, seed, step, packets, hops);
 	else
 		for (int64_t i = 0; i < P; i++)
-			w->pe[i].cur = load[lbt_luling_row(w, i / n) + i % n];
+			w->pe[i].cur = load[lbt_luling_at(w, i)];
 	int64_t ops = 0;
 	for (int64_t i = 0; i < P; i++)
 		if (lbt_luling_triggered(w, i))
@@ -242,7 +234,7 @@ void lbt_ref_luling_step(lbt_luling *w, int32_t *load, uint64_t seed, int64_t st
 	w->min = INT32_MAX;
 	w->total = 0;
 	for (int64_t i = 0; i < P; i++) {
-		const int32_t v = load[lbt_luling_row(w, i / n) + i % n] = w->pe[i].cur;
+		const int32_t v = load[lbt_luling_at(w, i)] = w->pe[i].cur;
 		w->max = v > w->max ? v : w->max;
 		w->min = v < w->min ? v : w->min;
 		w->total += v;

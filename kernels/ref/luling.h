@@ -94,6 +94,13 @@ static inline int64_t lbt_luling_row(const lbt_luling *w, int64_t r)
 	return at;
 }
 
+/* Where flat PE i's load is: load[lbt_luling_at(w, i)]. */
+static inline int64_t lbt_luling_at(const lbt_luling *w, int64_t i)
+{
+	const int64_t n = w->ext[w->dims - 1];
+	return lbt_luling_row(w, i / n) + i % n;
+}
+
 /* One step on the loads (laid out as w->stride says, already changed by the
  * workload phase): the workload's changes entered into the class counters,
  * then every triggered operation in an order drawn from (seed, step). Adds

@@ -261,8 +261,8 @@ static int luling_open(lbt_state *st, lbt_err *e)
 		return lbt_errf(e, LBT_ENOMEM, "no memory to gather %s's loads", st->method->name);
 	}
 	const int32_t *load = cut ? w->dense : st->grid.load;
-	for (int64_t i = 0, n = s->ext[s->dims - 1]; i < P; i++) {
-		k->pe[i].cur = k->pe[i].lold = load[lbt_luling_row(k, i / n) + i % n];
+	for (int64_t i = 0; i < P; i++) {
+		k->pe[i].cur = k->pe[i].lold = load[lbt_luling_at(k, i)];
 		if (k->C)
 			k->d[i * P + i] = k->pe[i].cur;
 	}
